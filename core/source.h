@@ -1,0 +1,51 @@
+/* Private: the interface every input reader offers the pipeline engine.
+ *
+ * A source is one opened input. The engine pulls records with next() and
+ * hands each to every stage that consumes the input: one read per input.
+ * Readers never print: warnings go to hooks->on_warning, fatal problems to
+ * the pp_error with the byte offset (or line:column) where reading stopped. */
+#ifndef PP_CORE_SOURCE_H
+#define PP_CORE_SOURCE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <jansson.h>
+
+#include <perfpipe/error.h>
+#include <perfpipe/records.h>
+
+typedef struct pp_source_hooks {
+    /* Every byte of the input exactly once, in file order, as it is
+     * consumed (for the content hash: identity must not cost a second
+     * read). May be NULL. */
+    void (*on_bytes)(void *user, const void *data, size_t len);
+    /* A non-fatal problem (truncated tail, dropped events...). May be NULL. */
+    void (*on_warning)(void *user, const pp_error *warning);
+    void *user;
+} pp_source_hooks;
+
+typedef struct pp_source_ops {
+    const char *kind;            /* "nettrace", "gcdump", "counters", "spans" */
+    uint32_t kind_bit;           /* PP_KIND_* */
+    /* Open and check the header. hooks is borrowed until close(). */
+    int (*open)(const char *path, const pp_source_hooks *hooks, void **src,
+                pp_error *err);
+    /* 1 = *rec filled (valid until the next call), 0 = end of input,
+     * < 0 = fatal error with err filled. After the end, on_bytes has seen the
+     * whole file. */
+    int (*next)(void *src, pp_record *rec, pp_error *err);
+    /* Add reader facts (format version, counts...) to the input's JSON
+     * object in the result document. Called after the end. May be NULL. */
+    int (*describe)(void *src, json_t *into);
+    void (*close)(void *src);
+} pp_source_ops;
+
+extern const pp_source_ops pp_nettrace_source_ops;
+extern const pp_source_ops pp_gcdump_source_ops;
+extern const pp_source_ops pp_counters_source_ops;
+extern const pp_source_ops pp_spans_source_ops;
+
+/* The reader for a kind name, or NULL. */
+const pp_source_ops *pp_source_lookup(const char *kind);
+
+#endif

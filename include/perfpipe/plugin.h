@@ -1,0 +1,223 @@
+/* perfpipe — analyzer plugin ABI, version 1.
+ *
+ * A plugin is a shared object exporting one function, perfpipe_plugin_entry,
+ * that returns a const descriptor (pp_analyzer). The host checks the
+ * descriptor before running any plugin code: abi_major must equal the host's,
+ * abi_minor must be <= the host's, struct_size must cover the declared
+ * version, name must be the one asked for.
+ *
+ * The host hands the plugin a function table (pp_host_api); plugins link no
+ * libperfpipe symbol, only libc. Both tables are append-only within a major:
+ * new members go at the end, and a reader of a table checks struct_size
+ * (PP_HOST_HAS) before touching a member added after 1.0.
+ *
+ * Ownership:
+ *  - everything the host passes to a callback (records, options, strings,
+ *    the ctx) is BORROWED, valid until that callback returns, except where a
+ *    comment gives a longer life (options: until destroy; trace sources:
+ *    until finish returns);
+ *  - plugin state (*state from create) belongs to the plugin; the host only
+ *    passes it back and calls destroy exactly once if create succeeded;
+ *  - strings the plugin passes to the host (table cells, findings) are
+ *    copied by the host before the call returns;
+ *  - errors come back as a negative PP_E* code plus the host-owned pp_error
+ *    the callback was given (fill it with host->error_set); never a string
+ *    the plugin allocated.
+ * No jansson or libyaml type crosses this boundary. */
+#ifndef PERFPIPE_PLUGIN_H
+#define PERFPIPE_PLUGIN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <perfpipe/error.h>
+#include <perfpipe/records.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define PP_ABI_MAJOR 1
+#define PP_ABI_MINOR 0
+
+/* The one symbol the loader looks up. */
+#define PP_PLUGIN_ENTRY_SYMBOL "perfpipe_plugin_entry"
+
+#if defined(__GNUC__)
+#define PP_PLUGIN_EXPORT __attribute__((visibility("default")))
+#define PP_PRINTF(f, a) __attribute__((format(printf, f, a)))
+#else
+#define PP_PLUGIN_EXPORT
+#define PP_PRINTF(f, a)
+#endif
+
+typedef struct pp_ctx pp_ctx;         /* one stage's view of the run (opaque) */
+typedef struct pp_options pp_options; /* the stage's validated options (opaque) */
+typedef struct pp_table pp_table;     /* a result table under construction */
+
+/* ---- options ---------------------------------------------------------- */
+
+#define PP_OPT_BOOL        1u
+#define PP_OPT_INT         2u   /* int64 */
+#define PP_OPT_DOUBLE      3u
+#define PP_OPT_STRING      4u
+#define PP_OPT_STRING_LIST 5u   /* YAML sequence, or comma-separated on the CLI */
+
+typedef struct pp_option_decl {
+    const char *name;
+    uint32_t type;               /* PP_OPT_* */
+    uint32_t reserved;
+    const char *default_value;   /* as text ("25", "true", "System.,Microsoft."); NULL = unset */
+    const char *help;            /* one line */
+} pp_option_decl;
+
+/* ---- results ---------------------------------------------------------- */
+
+#define PP_COL_STRING       1u
+#define PP_COL_COUNT        2u   /* int64 */
+#define PP_COL_BYTES        3u   /* int64, may be negative in deltas */
+#define PP_COL_DURATION_NS  4u   /* int64 */
+#define PP_COL_PERCENT      5u   /* double, 0..100 */
+#define PP_COL_TIMESTAMP_NS 6u   /* int64, ns since the input's start */
+#define PP_COL_NUMBER       7u   /* double, unitless (slopes, R^2, rates) */
+
+typedef struct pp_column {
+    const char *name;
+    uint32_t type;               /* PP_COL_* */
+    uint32_t reserved;
+} pp_column;
+
+#define PP_CELL_NULL   0u
+#define PP_CELL_STRING 1u
+#define PP_CELL_INT    2u
+#define PP_CELL_DOUBLE 3u
+
+typedef struct pp_cell {
+    uint32_t type;               /* PP_CELL_* */
+    uint32_t reserved;
+    union { const char *s; int64_t i; double d; } v;
+} pp_cell;
+
+static inline pp_cell pp_cell_str(const char *s) { pp_cell c = { PP_CELL_STRING, 0, { 0 } }; c.v.s = s; return c; }
+static inline pp_cell pp_cell_int(int64_t i) { pp_cell c = { PP_CELL_INT, 0, { 0 } }; c.v.i = i; return c; }
+static inline pp_cell pp_cell_dbl(double d) { pp_cell c = { PP_CELL_DOUBLE, 0, { 0 } }; c.v.d = d; return c; }
+static inline pp_cell pp_cell_null(void) { pp_cell c = { PP_CELL_NULL, 0, { 0 } }; return c; }
+
+#define PP_SEVERITY_INFO    0u
+#define PP_SEVERITY_WARNING 1u
+#define PP_SEVERITY_ERROR   2u
+
+#define PP_LOG_DEBUG 0
+#define PP_LOG_INFO  1
+#define PP_LOG_WARN  2
+
+/* Symbolization flags for trace_symbolize. */
+#define PP_SYM_SIGNATURE 0x1u    /* append the method signature */
+
+/* ---- the host table (host -> plugin) ------------------------------------ */
+
+typedef struct pp_host_api {
+    uint32_t struct_size;
+    uint32_t abi_major;
+    uint32_t abi_minor;
+    uint32_t reserved;
+    uint64_t host_features;
+
+    /* A message on stderr, prefixed with the stage id. */
+    void (*log)(pp_ctx *ctx, int level, const char *fmt, ...) PP_PRINTF(3, 4);
+    /* Fill a pp_error (NULL-safe). */
+    void (*error_set)(pp_error *err, int32_t code, const char *fmt, ...) PP_PRINTF(3, 4);
+
+    /* Options, validated against the descriptor before create(). Each returns
+     * PP_OK, or PP_ENOTFOUND if the option has no value (no default, unset),
+     * or PP_EINVAL if it is not declared with that type. Strings live until
+     * destroy. */
+    int (*opt_bool)(const pp_options *o, const char *name, int *out);
+    int (*opt_int)(const pp_options *o, const char *name, int64_t *out);
+    int (*opt_double)(const pp_options *o, const char *name, double *out);
+    int (*opt_string)(const pp_options *o, const char *name, const char **out);
+    int (*opt_list_count)(const pp_options *o, const char *name, uint32_t *out);
+    int (*opt_list_item)(const pp_options *o, const char *name, uint32_t index, const char **out);
+
+    /* A run knob (pipeline `knobs:` or --set), NULL if unset. Lives until destroy. */
+    const char *(*knob)(pp_ctx *ctx, const char *name);
+
+    /* Results, callable from finish() only. A table's first nkey columns are
+     * its key. table_new copies names; the table belongs to the host. */
+    pp_table *(*table_new)(pp_ctx *ctx, const char *name, uint32_t ncolumns,
+                           const pp_column *columns, uint32_t nkey);
+    /* Append one row of ncolumns cells; strings are copied. */
+    int (*table_row)(pp_table *t, const pp_cell *cells);
+    /* A finding with a stable dotted code ("alloc.no_ticks"). */
+    int (*finding)(pp_ctx *ctx, uint32_t severity, const char *code,
+                   const char *fmt, ...) PP_PRINTF(4, 5);
+    /* A named total of the stage (type is a PP_COL_* type). */
+    int (*total_int)(pp_ctx *ctx, const char *name, uint32_t type, int64_t value);
+    int (*total_double)(pp_ctx *ctx, const char *name, uint32_t type, double value);
+    int (*total_string)(pp_ctx *ctx, const char *name, const char *value);
+
+    /* Traces (kind nettrace). trace_field decodes one payload field by name
+     * (PP_OK, PP_ENOTFOUND, PP_EFORMAT). trace_symbolize names a code address
+     * as "Namespace.Type.Method" (or "?!0xADDR" / "module!?+0xOFF" when
+     * unresolved); the string lives until finish() returns. Method maps are
+     * complete only once the whole trace was read (rundown comes last), so
+     * resolve in finish(). */
+    int (*trace_field)(const pp_trace_event *ev, const char *name, pp_value *out);
+    const char *(*trace_symbolize)(const pp_trace_source *src, uint64_t ip, uint32_t flags);
+    int (*trace_info)(const pp_trace_source *src, pp_trace_info *out);
+} pp_host_api;
+
+#define PP_HOST_HAS(host, member) \
+    ((host)->struct_size >= offsetof(pp_host_api, member) + sizeof((host)->member))
+
+/* ---- the descriptor (plugin -> host) ------------------------------------ */
+
+typedef struct pp_analyzer {
+    uint32_t struct_size;
+    uint32_t abi_major;
+    uint32_t abi_minor;
+    uint32_t flags;
+    uint64_t required_host_features;
+
+    const char *name;            /* must equal the name the plugin is loaded by */
+    const char *version;         /* the analyzer's own version, e.g. "1.0.0" */
+    const char *summary;         /* one line for `perfpipe plugins` */
+
+    uint32_t input_kinds;        /* PP_KIND_* bits it consumes */
+    uint32_t input_slot_count;   /* how many inputs a stage gives it (>= 1) */
+    const char *const *input_slots; /* [input_slot_count] slot names, e.g.
+                                       {"baseline","candidate"}; NULL = {"input"} */
+
+    uint32_t option_count;
+    uint32_t reserved;
+    const pp_option_decl *options;
+
+    /* Make the stage's state. On failure return a PP_E* code, fill err,
+     * leave *state unset: destroy is then not called. */
+    int (*create)(const pp_host_api *host, pp_ctx *ctx, const pp_options *opts,
+                  void **state, pp_error *err);
+    /* One record of a kind in input_kinds. A failure ends the stage. */
+    int (*consume)(void *state, const pp_record *rec, pp_error *err);
+    /* All inputs are read: build tables, findings and totals. */
+    int (*finish)(void *state, pp_ctx *ctx, pp_error *err);
+    /* Release the state. Called once after create succeeded, even on failure. */
+    void (*destroy)(void *state);
+} pp_analyzer;
+
+/* The smallest descriptor a 1.0 host accepts. */
+#define PP_ANALYZER_MIN_SIZE_1_0 (offsetof(pp_analyzer, destroy) + sizeof(void (*)(void *)))
+
+/* Use inside the descriptor initializer: captures the versions and size the
+ * plugin was compiled with. */
+#define PP_ANALYZER_HEADER \
+    .struct_size = sizeof(pp_analyzer), .abi_major = PP_ABI_MAJOR, .abi_minor = PP_ABI_MINOR
+
+/* What every plugin defines:
+ *   PP_PLUGIN_EXPORT const pp_analyzer *perfpipe_plugin_entry(void);
+ * It must have no side effects: the host calls it to list plugins. */
+typedef const pp_analyzer *(*pp_plugin_entry_fn)(void);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

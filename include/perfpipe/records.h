@@ -1,0 +1,197 @@
+/* perfpipe — the records readers produce and plugins consume.
+ *
+ * Plain fixed-width structs: the hot path costs no call. Every struct starts
+ * with struct_size so fields can be appended within an ABI major; a consumer
+ * reads a field only if offsetof(field) + sizeof(field) <= struct_size
+ * (PP_HAS_FIELD). Everything reachable from a record is BORROWED: valid until
+ * the callback that received it returns, unless a comment says longer. */
+#ifndef PERFPIPE_RECORDS_H
+#define PERFPIPE_RECORDS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define PP_HAS_FIELD(ptr, type, field) \
+    ((ptr)->struct_size >= offsetof(type, field) + sizeof(((type *)0)->field))
+
+/* Input kinds, as bits so a plugin can declare several. */
+#define PP_KIND_NETTRACE  UINT32_C(0x1)
+#define PP_KIND_GCDUMP    UINT32_C(0x2)
+#define PP_KIND_COUNTERS  UINT32_C(0x4)
+#define PP_KIND_SPANS     UINT32_C(0x8)
+
+typedef struct pp_guid { uint8_t bytes[16]; } pp_guid;
+
+/* ---- nettrace --------------------------------------------------------- */
+
+/* Opaque handle of the trace an event came from; pass it to the host's
+ * trace_* functions. Valid until the stage's finish() returns. */
+typedef struct pp_trace_source pp_trace_source;
+
+/* Well-known providers, resolved once per metadata entry by the reader so a
+ * plugin can filter without comparing strings. */
+#define PP_PROVIDER_OTHER            0u
+#define PP_PROVIDER_RUNTIME          1u  /* Microsoft-Windows-DotNETRuntime */
+#define PP_PROVIDER_RUNDOWN          2u  /* Microsoft-Windows-DotNETRuntimeRundown */
+#define PP_PROVIDER_SAMPLE_PROFILER  3u  /* Microsoft-DotNETCore-SampleProfiler */
+#define PP_PROVIDER_EVENTPIPE        4u  /* Microsoft-DotNETCore-EventPipe */
+#define PP_PROVIDER_DIAGNOSTIC_SOURCE 5u /* Microsoft-Diagnostics-DiagnosticSource */
+#define PP_PROVIDER_TPL              6u  /* System.Threading.Tasks.TplEventSource */
+
+typedef struct pp_trace_event {
+    uint32_t struct_size;
+    uint32_t provider_known;     /* PP_PROVIDER_* */
+    uint32_t event_id;
+    uint32_t version;
+    uint32_t metadata_id;
+    uint32_t pointer_size;       /* 4 or 8 */
+    const char *provider;        /* UTF-8 provider name */
+    const char *name;            /* event name (metadata or runtime manifest); "" if unknown */
+    const pp_trace_source *source;
+    int64_t  time_ns;            /* nanoseconds since the trace's sync time */
+    uint64_t timestamp;          /* raw timestamp in clock ticks */
+    uint64_t thread_id;          /* OS thread the event is about */
+    uint64_t capture_thread_id;  /* OS thread that wrote it (0 if not recorded) */
+    uint32_t process_id;         /* 0 if unknown */
+    uint32_t processor_number;
+    uint32_t sequence_number;
+    uint32_t stack_id;           /* 0 = no stack */
+    pp_guid  activity_id;
+    pp_guid  related_activity_id;
+    const uint8_t *payload;
+    uint32_t payload_size;
+    uint32_t stack_depth;        /* number of frames in stack[] */
+    const uint64_t *stack;       /* instruction pointers, LEAF FIRST */
+} pp_trace_event;
+
+/* A decoded payload field (host->trace_field). */
+#define PP_VALUE_NONE   0u
+#define PP_VALUE_INT    1u   /* signed integers, bool, char */
+#define PP_VALUE_UINT   2u   /* unsigned integers, pointers */
+#define PP_VALUE_DOUBLE 3u
+#define PP_VALUE_STRING 4u   /* UTF-8, NUL-terminated */
+#define PP_VALUE_GUID   5u
+#define PP_VALUE_BYTES  6u   /* raw bytes of an array or struct */
+
+typedef struct pp_value {
+    uint32_t type;
+    uint32_t size;               /* bytes of .bytes / strlen of .s */
+    union {
+        int64_t i;
+        uint64_t u;
+        double d;
+        const char *s;           /* valid until the next trace_field call on
+                                    the same source or the callback returns */
+        pp_guid g;
+        const uint8_t *bytes;
+    } v;
+} pp_value;
+
+/* Facts of a whole trace (host->trace_info). */
+typedef struct pp_trace_info {
+    uint32_t struct_size;
+    uint32_t format_version;     /* 4, 5 or 6 */
+    uint32_t pointer_size;
+    uint32_t process_id;
+    uint64_t clock_frequency;    /* ticks per second */
+    int64_t  start_unix_ns;      /* wall-clock time of the sync point */
+    int64_t  first_event_ns;     /* time_ns of the earliest event */
+    int64_t  last_event_ns;      /* time_ns of the latest event (complete only at finish) */
+} pp_trace_info;
+
+/* ---- gcdump ----------------------------------------------------------- */
+
+typedef struct pp_heap_type {
+    const char *name;            /* e.g. "System.String", "System.Byte[]" */
+    const char *module;          /* module path or name, "" if unknown */
+} pp_heap_type;
+
+/* One whole heap snapshot, delivered as one record. Node and type indices
+ * are uint32; arrays are valid until the stage's finish() returns. */
+typedef struct pp_heap_snapshot {
+    uint32_t struct_size;
+    uint32_t pointer_size;
+    uint32_t node_count;
+    uint32_t type_count;
+    uint64_t edge_count;
+    uint32_t root;               /* index of the root node */
+    uint32_t sampled;            /* nonzero when the dump holds a sample of the heap */
+    const pp_heap_type *types;   /* [type_count] */
+    const uint32_t *node_type;   /* [node_count] type index of each node */
+    const uint64_t *node_size;   /* [node_count] bytes */
+    const uint64_t *node_address;/* [node_count] address, 0 for pseudo nodes */
+    const uint64_t *edge_start;  /* [node_count + 1] node i's children are
+                                    edges[edge_start[i] .. edge_start[i+1]) */
+    const uint32_t *edges;       /* [edge_count] child node indices */
+    const double *type_count_multiplier; /* [type_count] or NULL (unsampled) */
+    const double *type_size_multiplier;  /* [type_count] or NULL */
+} pp_heap_snapshot;
+
+/* ---- counters --------------------------------------------------------- */
+
+#define PP_COUNTER_GAUGE      1u  /* a level (working set, heap size) */
+#define PP_COUNTER_RATE       2u  /* a per-interval increment (CSV "Rate" rows) */
+#define PP_COUNTER_CUMULATIVE 3u  /* a running total */
+
+typedef struct pp_counter_sample {
+    uint32_t struct_size;
+    uint32_t counter_type;       /* PP_COUNTER_* */
+    int64_t  time_ns;            /* since the first sample of the file */
+    const char *provider;        /* e.g. "System.Runtime" */
+    const char *name;            /* counter name without unit or tags */
+    const char *tags;            /* "k=v;k=v" sorted, "" if none */
+    const char *unit;            /* "B", "%", "ms", "" ... */
+    const char *quantity;        /* canonical quantity (see counters.h), or NULL */
+    double   value;
+} pp_counter_sample;
+
+/* ---- spans ------------------------------------------------------------ */
+
+#define PP_SPAN_UNSPECIFIED 0u
+#define PP_SPAN_INTERNAL    1u
+#define PP_SPAN_SERVER      2u
+#define PP_SPAN_CLIENT      3u
+#define PP_SPAN_PRODUCER    4u
+#define PP_SPAN_CONSUMER    5u
+
+typedef struct pp_span_attr { const char *key; const char *value; } pp_span_attr;
+
+typedef struct pp_span {
+    uint32_t struct_size;
+    uint32_t kind;               /* PP_SPAN_* */
+    const char *trace_id;        /* hex */
+    const char *span_id;         /* hex */
+    const char *parent_span_id;  /* hex, "" for a root span */
+    const char *name;
+    const char *service;         /* service.name, "" if unknown */
+    int64_t  start_unix_ns;
+    int64_t  end_unix_ns;
+    uint32_t status;             /* 0 unset, 1 ok, 2 error */
+    uint32_t attr_count;
+    const pp_span_attr *attrs;
+} pp_span;
+
+/* ---- the envelope ------------------------------------------------------ */
+
+typedef struct pp_record {
+    uint32_t struct_size;
+    uint32_t kind;               /* one PP_KIND_* bit */
+    uint32_t input_index;        /* which of the stage's inputs (0-based, in
+                                    the order of the analyzer's input slots) */
+    uint32_t reserved;
+    union {
+        const pp_trace_event *event;
+        const pp_heap_snapshot *heap;
+        const pp_counter_sample *counter;
+        const pp_span *span;
+    } u;
+} pp_record;
+
+#ifdef __cplusplus
+}
+#endif
+#endif
