@@ -1,0 +1,171 @@
+#!/usr/bin/env bash
+# Checks the committed fixtures themselves (no dotnet needed): presence, sizes, MANIFEST completeness,
+# and agreement between each workload's ground truth and Microsoft's reader (the *.oracle.json files).
+# Prints one line per check and a last line "N passed, N failed"; exits 1 on any failure, 77 if python3 is missing.
+DATA="$(cd "$(dirname "$0")" && pwd)"
+PY=$(command -v python3 || true)
+if [ -z "$PY" ]; then echo "SKIP: check-fixtures (no python3)"; exit 77; fi
+exec "$PY" - "$DATA" <<'PYEOF'
+import json, os, sys
+data = sys.argv[1]
+passed = failed = 0
+def check(name, ok, why=""):
+    global passed, failed
+    if ok: passed += 1; print("PASS " + name)
+    else: failed += 1; print("FAIL " + name + (": " + why if why else ""))
+    return ok
+def load(p):
+    try:
+        with open(os.path.join(data, p)) as f: return json.load(f)
+    except Exception as e: return None
+def within(v, lo, hi): return v is not None and lo <= v <= hi
+
+MAX_FILE, MAX_TOTAL = 10 << 20, 30 << 20
+KINDS = {"nettrace", "gcdump", "counters-csv", "counters-json"}
+mpath = os.path.join(data, "MANIFEST")
+rows = []
+if check("MANIFEST exists", os.path.isfile(mpath)):
+    for ln, line in enumerate(open(mpath, encoding="utf-8"), 1):
+        line = line.rstrip("\n")
+        if not line or line.startswith("#"): continue
+        cols = line.split("\t")
+        if not check(f"MANIFEST line {ln} has 10 columns", len(cols) == 10, f"{len(cols)} columns"): continue
+        rows.append(dict(zip(["file","kind","scenario","knobs","truth","oracle","runtime","tool","tool_version","command"], cols)))
+listed = {r["file"] for r in rows}
+on_disk = sorted(f for f in os.listdir(data) if f.endswith((".nettrace", ".gcdump")) or
+                 (f.endswith((".csv", ".json")) and "counters" in f and not f.endswith((".truth.json", ".oracle.json"))))
+check("every capture in tests/data is listed in MANIFEST", set(on_disk) <= listed, ", ".join(sorted(set(on_disk) - listed)))
+for kind in sorted(KINDS):
+    check(f"MANIFEST has a {kind} fixture", any(r["kind"] == kind for r in rows))
+total = 0
+for r in rows:
+    f = r["file"]; p = os.path.join(data, f)
+    if not check(f"{f}: exists", os.path.isfile(p)): continue
+    sz = os.path.getsize(p); total += sz
+    check(f"{f}: size sane ({sz} bytes)", 1024 <= sz <= MAX_FILE)
+    check(f"{f}: kind '{r['kind']}' known", r["kind"] in KINDS)
+    check(f"{f}: runtime/tool recorded", r["runtime"] != "" and r["tool"] != "" and r["command"] != "")
+    check(f"{f}: truth {r['truth']} parses", isinstance(load(r["truth"]), dict))
+    o = load(r["oracle"])
+    if check(f"{f}: oracle {r['oracle']} parses", isinstance(o, dict)):
+        check(f"{f}: oracle schema/kind/bytes", o.get("schema") == "perfpipe-oracle/1" and o.get("kind") == r["kind"] and o.get("bytes") == sz,
+              f"schema={o.get('schema')} kind={o.get('kind')} bytes={o.get('bytes')} vs {sz}")
+tot_all = sum(os.path.getsize(os.path.join(dp, f)) for dp, _, fs in os.walk(data) for f in fs)
+check(f"tests/data total size {tot_all} <= {MAX_TOTAL}", tot_all <= MAX_TOTAL)
+
+def users(o):  # first-user-frame -> bytes
+    return {x["frame"]: x["bytes"] for x in o.get("alloc", {}).get("by_first_user_frame", [])}
+def bytype(o): return {x["type"]: x["bytes"] for x in o.get("alloc", {}).get("by_type", [])}
+
+for r in rows:
+    f, t, o = r["file"], load(r["truth"]), load(r["oracle"])
+    if not isinstance(t, dict) or not isinstance(o, dict): continue
+    if r["kind"] == "nettrace":
+        raw = o["raw"]
+        check(f"{f}: raw events > 0 and rows sum to total", raw["total_events"] > 0 and sum(e["count"] for e in raw["events"]) == raw["total_events"])
+        check(f"{f}: raw payload bytes sum to total", sum(e["payload_bytes"] for e in raw["events"]) == raw["total_payload_bytes"])
+        tl = o["tracelog"]
+        check(f"{f}: TraceLog pass ok and <= raw", tl.get("ok") and tl["total_events"] <= raw["total_events"], str(tl.get("error")))
+        check(f"{f}: no events lost", o["trace"]["events_lost"] == 0, str(o["trace"]["events_lost"]))
+    if r["scenario"] == "alloc" and r["kind"] == "nettrace":
+        u, ty = users(o), bytype(o)
+        a = o["alloc"]
+        check(f"{f}: allocation ticks present", a["ticks"] > 0 and a["stack_ticks"] == a["ticks"], f"ticks={a['ticks']} stack_ticks={a.get('stack_ticks')}")
+        for m in t["methods"]:
+            name = m["method"]
+            if not m["ran"]:
+                got = u.get(name, 0)
+                check(f"{f}: skipped {m['short']} has no sampled bytes", got == 0, f"{got} bytes")
+                continue
+            if m["short"] == "GrowListsJoinLinq":
+                got = sum(v for k, v in u.items() if k.startswith("Workload.AllocScenario") and "GrowListsJoinLinq" in k)
+                check(f"{f}: {m['short']} sampled bytes within 0.3x..3x of truth ({got} vs {m['bytes']})", within(got, 0.3 * m["bytes"], 3 * m["bytes"]))
+            else:
+                got = u.get(name, 0)
+                check(f"{f}: {m['short']} sampled bytes within 0.8x..1.25x of truth ({got} vs {m['bytes']})", within(got, 0.8 * m["bytes"], 1.25 * m["bytes"]))
+        s = next(m for m in t["methods"] if m["short"] == "MakeStrings")
+        if s["ran"]:
+            check(f"{f}: System.String sampled bytes >= 0.8x MakeStrings truth", ty.get("System.String", 0) >= 0.8 * s["bytes"])
+        b = next(m for m in t["methods"] if m["short"] == "MakeBuffers")
+        if b["ran"]:
+            check(f"{f}: System.Byte[] sampled bytes within 0.8x..1.25x of MakeBuffers truth", within(ty.get("System.Byte[]", 0), 0.8 * b["bytes"], 1.25 * b["bytes"]))
+        else:
+            check(f"{f}: System.Byte[] nearly absent when MakeBuffers skipped", ty.get("System.Byte[]", 0) < 5 << 20, str(ty.get("System.Byte[]", 0)))
+    if r["scenario"] == "cpu" and r["kind"] == "nettrace":
+        s = o["samples"]
+        check(f"{f}: thread samples by type sum to total", s["total"] > 0 and sum(s["by_type"].values()) == s["total"])
+        inc = {x["method"]: x for x in s["inclusive"]}
+        ha, hb = inc.get("Workload.CpuScenario.HotA", {}).get("total", 0), inc.get("Workload.CpuScenario.HotB", {}).get("total", 0)
+        tshare = next(m["share"] for m in t["methods"] if m["short"] == "HotA")
+        share = ha / (ha + hb) if ha + hb else 0
+        check(f"{f}: HotA inclusive share {share:.3f} within 0.08 of truth {tshare:.3f}", abs(share - tshare) <= 0.08)
+        for blocked in ("BlockedOnEvent", "SleepingThread"):
+            x = inc.get("Workload.CpuScenario." + blocked, {})
+            check(f"{f}: {blocked} sampled, mostly External", x.get("total", 0) > 0 and x.get("external", 0) >= 0.9 * x.get("total", 0), str(x))
+    if r["scenario"] == "db" and r["kind"] == "nettrace":
+        ef = o["diagnostic_source"]["ef"]
+        oc = {c["command_text"]: c for c in ef["commands"]}
+        check(f"{f}: EF starts == truth commands_total ({ef['starts']} vs {t['commands_total']})", ef["starts"] == t["commands_total"])
+        check(f"{f}: EF stops == starts, none unmatched", ef["stops"] == ef["starts"] and ef["unmatched_starts"] == 0 and ef["unmatched_stops"] == 0)
+        check(f"{f}: distinct command texts equal ({ef['distinct_commands']} vs {t['distinct_commands']})", ef["distinct_commands"] == t["distinct_commands"])
+        for c in t["commands"]:
+            oc1 = oc.get(c["command_text"], {})
+            check(f"{f}: count/sync/async of {c['command_text'][:40]!r}", (oc1.get("starts"), oc1.get("sync"), oc1.get("async")) == (c["count"], c["sync"], c["async"]),
+                  f"oracle {(oc1.get('starts'), oc1.get('sync'), oc1.get('async'))} truth {(c['count'], c['sync'], c['async'])}")
+        check(f"{f}: EF Duration sum within 0.5x..2x of interceptor's", within(ef["duration_ns"] / 1e6, 0.5 * t["db_total_ms_ef_duration"], 2 * t["db_total_ms_ef_duration"] + 1))
+    if r["scenario"] == "web" and r["kind"] == "nettrace":
+        ef = o["diagnostic_source"]["ef"]
+        want = sum(c["count"] for c in t["db_commands"])
+        check(f"{f}: all {t['requests']} requests ok", t["ok"] == t["requests"] and t["failed"] == 0)
+        check(f"{f}: EF starts == truth db command count ({ef['starts']} vs {want})", ef["starts"] == want and ef["stops"] == want)
+        inc = {x["method"]: x["total"] for x in o["samples"].get("inclusive", [])}
+        check(f"{f}: endpoint methods Cpu and Db sampled", all(inc.get("Workload.Endpoints." + m, 0) > 0 for m in ("Cpu", "Db")))
+    if r["kind"] == "gcdump":
+        g = {x["type"]: x for x in o["by_type"]}
+        check(f"{f}: node sizes sum to total", o["graph"]["sum_node_sizes"] == o["graph"]["total_size"])
+        phase = "before" if "before" in f else "after"
+        want = t["leaked_before"] if phase == "before" else t["leaked_after"]
+        got = g.get(t["leak_type"], {}).get("count")
+        check(f"{f}: {t['leak_type']} count == truth leaked_{phase} ({got} vs {want})", got == want)
+        check(f"{f}: {t['churn_type']} live count <= {t['churn_items_live_max']}", g.get(t["churn_type"], {}).get("count", 0) <= t["churn_items_live_max"])
+        check(f"{f}: LeakedSession size {t['leaked_session_object_bytes_each']} each", g.get(t["leak_type"], {}).get("bytes") == want * t["leaked_session_object_bytes_each"])
+    if r["kind"].startswith("counters-"):
+        ser = {x["name"]: x for x in o["series"]}
+        check(f"{f}: rows > 0 and series present", o["rows"] > 0 and o["series_count"] > 0)
+        alloc = next((x for n, x in ser.items() if n.startswith("dotnet.gc.heap.total_allocated")), None)
+        check(f"{f}: dotnet.gc.heap.total_allocated series present", alloc is not None)
+        if alloc and r["scenario"] == "churn":
+            bps = t["bytes_per_sec"]
+            check(f"{f}: peak allocation rate within 0.5x..1.6x of truth ({alloc['max']:.0f} vs {bps:.0f} B/s)", within(alloc["max"], 0.5 * bps, 1.6 * bps))
+
+# Leak delta across the two snapshots.
+b, a, lt = load("leak-before.oracle.json"), load("leak-after.oracle.json"), load("leak.truth.json")
+if b and a and lt:
+    cnt = lambda o: next((x["count"] for x in o["by_type"] if x["type"] == lt["leak_type"]), 0)
+    check(f"gcdump delta of {lt['leak_type']} == truth leaked_delta ({cnt(a) - cnt(b)} vs {lt['leaked_delta']})", cnt(a) - cnt(b) == lt["leaked_delta"])
+# A/B: MakeBuffers switched off.
+on, off = load("alloc-gcverbose.oracle.json"), load("alloc-gcverbose-skip-buffers.oracle.json")
+if on and off:
+    m = "Workload.AllocScenario.MakeBuffers"
+    check("A/B: MakeBuffers present in A, absent in B", users(on).get(m, 0) > 0 and users(off).get(m, 0) == 0)
+
+# Corpus facts (oracle output of the read-only public traces).
+co = lambda n: load(os.path.join("corpus-oracle", n + ".oracle.json"))
+mx = co("mixed_managed_external_samples")
+if mx:
+    s = mx["samples"]
+    check("corpus mixed_managed_external_samples: 6331 samples = 2427 External + 3904 Managed",
+          (s["total"], s["by_type"]["External"], s["by_type"]["Managed"]) == (6331, 2427, 3904), str(s["by_type"]))
+    check("corpus mixed: hottest managed leaf NoNativeStacks.Program.FindByte",
+          max(s["leaf"], key=lambda x: (x["managed"], x["method"]))["method"] == "NoNativeStacks.Program.FindByte")
+    inc = {x["method"]: x["total"] for x in s["inclusive"]}
+    check("corpus mixed: Program.Main inclusive in every sample", inc.get("NoNativeStacks.Program.Main") == 6331)
+at = co("eventpipe-dotnetcore5.0-win-x64-arraytypes")
+if at: check("corpus arraytypes: raw 1970 events, TraceLog 108", (at["raw"]["total_events"], at["tracelog"]["total_events"]) == (1970, 108))
+ec = co("eventpipe-dotnetcore6.0-win-x64-executioncheckpoints")
+if ec: check("corpus executioncheckpoints: raw 3, TraceLog 3", (ec["raw"]["total_events"], ec["tracelog"]["total_events"]) == (3, 3))
+if not (mx or at or ec): print("SKIP corpus-oracle (not generated)")
+
+print(f"{passed} passed, {failed} failed")
+sys.exit(1 if failed else 0)
+PYEOF
