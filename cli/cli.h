@@ -1,0 +1,51 @@
+/* Private to the perfpipe program: subcommands and shared helpers. The CLI
+ * parses arguments, chooses renderings and maps statuses to exit codes; it
+ * holds no analysis. */
+#ifndef PP_CLI_H
+#define PP_CLI_H
+
+#include <stdio.h>
+
+#include <perfpipe/error.h>
+
+#include "loader.h"
+
+/* Exit codes: documented in perfpipe(1) and `perfpipe --help`. */
+#define PP_EXIT_OK         0  /* success */
+#define PP_EXIT_REGRESSION 1  /* compare --fail-on: a regression was found */
+#define PP_EXIT_USAGE      2  /* bad arguments, or a pipeline that does not validate */
+#define PP_EXIT_INPUT      3  /* an input capture cannot be read (missing, malformed) */
+#define PP_EXIT_PLUGIN     4  /* a plugin was refused, or a stage failed (others' results kept) */
+#define PP_EXIT_OUTPUT     5  /* a result could not be written */
+
+extern const char *pp_prog;  /* "perfpipe" */
+
+int pp_cmd_run(int argc, char **argv);
+int pp_cmd_analyzer(const char *analyzer, int argc, char **argv); /* perfpipe ANALYZER INPUT... */
+int pp_cmd_validate(int argc, char **argv);
+int pp_cmd_plugins(int argc, char **argv);
+int pp_cmd_describe(int argc, char **argv);
+int pp_cmd_inspect(int argc, char **argv);
+int pp_cmd_render(int argc, char **argv);
+int pp_cmd_compare(int argc, char **argv);
+
+/* "perfpipe: message" on stderr. */
+void pp_cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* The exit code for a library status. */
+int pp_cli_exit_for(int status);
+
+/* A loader with the --plugin-dir directories given (may be 0), then the
+ * defaults. NULL after printing an error. */
+pp_loader *pp_cli_loader(char **dirs, int ndirs);
+
+/* Write text to path ("-" or NULL = stdout) atomically: a temporary file
+ * renamed into place, so a failed run never leaves a partial file. */
+typedef int (*pp_write_fn)(void *user, FILE *out);
+int pp_cli_write_output(const char *path, pp_write_fn fn, void *user);
+
+/* Progress on stderr, only when stderr is a terminal. */
+void pp_cli_progress(void *user, const char *input, unsigned long long done,
+                     unsigned long long total);
+void pp_cli_progress_done(void);
+
+#endif

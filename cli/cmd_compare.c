@@ -1,0 +1,171 @@
+/* `perfpipe compare BASELINE.json CANDIDATE.json`. */
+#include "config.h"
+
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <perfpipe/perfpipe.h>
+
+#include "cli.h"
+#include "compare.h"
+#include "result/result.h"
+
+#define MAX_THRESHOLDS 32
+
+static const char usage[] =
+"Usage: perfpipe compare BASELINE.json CANDIDATE.json [--noise PCT]\n"
+"                        [--fail-on regression] [--threshold TABLE.COLUMN=PCT]...\n"
+"                        [--allow-knob-drift] [--format FMT] [-o FILE]\n"
+"\n"
+"Join every table of two results of one pipeline by its key and show, per row,\n"
+"the absolute figures of both runs and their delta first, then the relative\n"
+"delta and the shares before and after, with a status: appeared, disappeared,\n"
+"grew, shrank or unchanged (within --noise PCT, default 5).\n"
+"\n"
+"Verdicts: a row that appeared or disappeared is STRUCTURAL (it holds across\n"
+"sessions); growth or shrinkage is STATISTICAL (confirm with a same-session A/B\n"
+"with identical knobs); shares that moved while absolutes did not are flagged as\n"
+"inflation by removal. Runs whose knobs differ are refused unless\n"
+"--allow-knob-drift, which marks every verdict weakened.\n"
+"\n"
+"  --fail-on regression   exit 1 when a row appeared, or its measure grew beyond its\n"
+"                         threshold (default: the noise)\n"
+"  --threshold T.C=PCT    e.g. by_frame.bytes=10: bytes of a frame up more than 10%\n"
+"                         is a regression (T or C may be *; C=* is each table's first measure)\n"
+"\n"
+"Example: perfpipe compare before.json after.json --fail-on regression --threshold by_frame.bytes=10\n";
+
+int
+pp_cmd_compare(int argc, char **argv)
+{
+    static const struct option opts[] = {
+        { "noise", required_argument, NULL, 'n' },
+        { "fail-on", required_argument, NULL, 'F' },
+        { "threshold", required_argument, NULL, 't' },
+        { "allow-knob-drift", no_argument, NULL, 'a' },
+        { "format", required_argument, NULL, 'f' },
+        { "output", required_argument, NULL, 'o' },
+        { "help", no_argument, NULL, 'h' },
+        { NULL, 0, NULL, 0 },
+    };
+    pp_compare_threshold thresholds[MAX_THRESHOLDS];
+    pp_compare_options opt = { 5.0, 0, thresholds, 0 };
+    const char *format = "table", *output = NULL;
+    int fail_on = 0, c, regressions = 0, rc;
+    json_t *docs[2] = { NULL, NULL }, *out = NULL;
+    pp_error err = PP_ERROR_INIT;
+    int status = PP_EXIT_OK;
+
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "f:o:h", opts, NULL)) != -1) {
+        char *end, *dot, *eq;
+
+        switch (c) {
+        case 'n':
+            opt.noise_percent = strtod(optarg, &end);
+            if (*end != '\0' || opt.noise_percent < 0) {
+                pp_cli_error("compare: --noise takes a percentage, not '%s'", optarg);
+                return PP_EXIT_USAGE;
+            }
+            break;
+        case 'F':
+            if (strcmp(optarg, "regression") != 0) {
+                pp_cli_error("compare: --fail-on takes 'regression', not '%s'", optarg);
+                return PP_EXIT_USAGE;
+            }
+            fail_on = 1;
+            break;
+        case 't':
+            dot = strchr(optarg, '.');
+            eq = strchr(optarg, '=');
+            if (dot == NULL || eq == NULL || eq < dot || opt.nthresholds >= MAX_THRESHOLDS) {
+                pp_cli_error("compare: --threshold takes TABLE.COLUMN=PCT, not '%s'", optarg);
+                return PP_EXIT_USAGE;
+            }
+            *dot = '\0';
+            *eq = '\0';
+            thresholds[opt.nthresholds].table = optarg;
+            thresholds[opt.nthresholds].column = dot + 1;
+            thresholds[opt.nthresholds].percent = strtod(eq + 1, &end);
+            if (*end != '\0') {
+                pp_cli_error("compare: --threshold percentage '%s' is not a number", eq + 1);
+                return PP_EXIT_USAGE;
+            }
+            opt.nthresholds++;
+            break;
+        case 'a':
+            opt.allow_knob_drift = 1;
+            break;
+        case 'f':
+            if (!pp_render_format_known(optarg)) {
+                pp_cli_error("unknown format '%s'", optarg);
+                return PP_EXIT_USAGE;
+            }
+            format = optarg;
+            break;
+        case 'o':
+            output = optarg;
+            break;
+        case 'h':
+            fputs(usage, stdout);
+            return PP_EXIT_OK;
+        default:
+            fputs(usage, stderr);
+            return PP_EXIT_USAGE;
+        }
+    }
+    if (optind + 2 != argc) {
+        fputs(usage, stderr);
+        return PP_EXIT_USAGE;
+    }
+    for (int i = 0; i < 2; i++) {
+        json_error_t jerr;
+        const char *file = argv[optind + i];
+
+        docs[i] = json_load_file(file, 0, &jerr);
+        if (docs[i] == NULL) {
+            pp_cli_error("%s:%d:%d: %s (expected a perfpipe result: perfpipe ... --format json)",
+                         file, jerr.line, jerr.column, jerr.text);
+            status = PP_EXIT_INPUT;
+            goto out;
+        }
+        if (pp_result_validate(docs[i], &err) != PP_OK) {
+            pp_cli_error("%s: %s", file, err.message);
+            status = PP_EXIT_INPUT;
+            goto out;
+        }
+    }
+    rc = pp_compare(docs[0], docs[1], &opt, &out, &regressions, &err);
+    if (rc != PP_OK) {
+        pp_cli_error("%s", err.message);
+        status = PP_EXIT_USAGE;
+        goto out;
+    }
+    {
+        FILE *f = stdout;
+
+        if (output != NULL && (f = fopen(output, "w")) == NULL) {
+            pp_cli_error("%s: cannot write", output);
+            status = PP_EXIT_OUTPUT;
+            goto out;
+        }
+        if (pp_render(out, format, f, &err) != PP_OK) {
+            pp_cli_error("%s", err.message);
+            status = PP_EXIT_OUTPUT;
+        }
+        if (f != stdout && fclose(f) != 0)
+            status = PP_EXIT_OUTPUT;
+    }
+    if (fail_on && regressions > 0 && status == PP_EXIT_OK) {
+        fprintf(stderr, "%s: compare: %d regression%s beyond threshold\n", pp_prog, regressions,
+                regressions == 1 ? "" : "s");
+        status = PP_EXIT_REGRESSION;
+    }
+out:
+    json_decref(docs[0]);
+    json_decref(docs[1]);
+    json_decref(out);
+    return status;
+}

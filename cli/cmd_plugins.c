@@ -1,0 +1,223 @@
+/* `perfpipe plugins` and `perfpipe describe ANALYZER`. */
+#include "config.h"
+
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "cli.h"
+#include "loader.h"
+#include "pipeline/options.h"
+
+#define MAX_DIRS 32
+
+static void
+kinds_text(uint32_t kinds, char *buf, size_t size)
+{
+    static const struct { uint32_t bit; const char *name; } names[] = {
+        { PP_KIND_NETTRACE, "nettrace" }, { PP_KIND_GCDUMP, "gcdump" },
+        { PP_KIND_COUNTERS, "counters" }, { PP_KIND_SPANS, "spans" },
+    };
+    size_t used = 0;
+
+    buf[0] = '\0';
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        if ((kinds & names[i].bit) && used < size) {
+            int n = snprintf(buf + used, size - used, "%s%s", used ? "," : "", names[i].name);
+            if (n > 0)
+                used += (size_t)n;
+        }
+}
+
+typedef struct listing {
+    int json;
+    json_t *array;
+    int refused;
+} listing;
+
+static void
+list_one(void *user, const pp_plugin_candidate *c)
+{
+    listing *ls = user;
+    char kinds[64] = "";
+
+    if (c->analyzer != NULL)
+        kinds_text(c->analyzer->input_kinds, kinds, sizeof kinds);
+    else
+        ls->refused++;
+    if (ls->json) {
+        json_t *o = json_object();
+
+        json_object_set_new(o, "name", json_string(c->analyzer ? c->analyzer->name : c->file_name));
+        json_object_set_new(o, "path", json_string(c->path));
+        if (c->analyzer != NULL) {
+            json_object_set_new(o, "status", json_string("ok"));
+            json_object_set_new(o, "version", json_string(c->analyzer->version));
+            json_object_set_new(o, "abi", json_sprintf("%u.%u", (unsigned)c->analyzer->abi_major,
+                                                       (unsigned)c->analyzer->abi_minor));
+            json_object_set_new(o, "inputs", json_string(kinds));
+            json_object_set_new(o, "summary", json_string(c->analyzer->summary ? c->analyzer->summary : ""));
+        } else {
+            json_object_set_new(o, "status", json_string("refused"));
+            json_object_set_new(o, "reason", json_string(c->refusal));
+        }
+        json_array_append_new(ls->array, o);
+        return;
+    }
+    if (c->analyzer != NULL)
+        printf("%-14s %-8s ABI %u.%u  %-9s %s\n%14s %s\n", c->analyzer->name, c->analyzer->version,
+               (unsigned)c->analyzer->abi_major, (unsigned)c->analyzer->abi_minor, kinds,
+               c->analyzer->summary ? c->analyzer->summary : "", "", c->path);
+    else
+        printf("%-14s REFUSED  %s\n", c->file_name, c->refusal);
+}
+
+static void
+plugins_help(FILE *out)
+{
+    fputs("Usage: perfpipe plugins [--plugin-dir DIR]... [--format table|json]\n"
+          "\n"
+          "List every analyzer plugin perfpipe can find, in search order, with its\n"
+          "version, plugin ABI, the input kinds it reads, its file, and for every\n"
+          "candidate that was refused, why (ABI mismatch, not a plugin, shadowed...).\n"
+          "Exit status 0 even when some candidates are refused.\n", out);
+}
+
+int
+pp_cmd_plugins(int argc, char **argv)
+{
+    static const struct option opts[] = {
+        { "plugin-dir", required_argument, NULL, 'P' },
+        { "format", required_argument, NULL, 'f' },
+        { "help", no_argument, NULL, 'h' },
+        { NULL, 0, NULL, 0 },
+    };
+    char *dirs[MAX_DIRS];
+    int ndirs = 0, c;
+    listing ls = { 0, NULL, 0 };
+    pp_loader *l;
+
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "P:f:h", opts, NULL)) != -1) {
+        switch (c) {
+        case 'P':
+            if (ndirs < MAX_DIRS)
+                dirs[ndirs++] = optarg;
+            break;
+        case 'f':
+            if (strcmp(optarg, "json") == 0)
+                ls.json = 1;
+            else if (strcmp(optarg, "table") != 0) {
+                pp_cli_error("plugins: --format takes table or json, not '%s'", optarg);
+                return PP_EXIT_USAGE;
+            }
+            break;
+        case 'h':
+            plugins_help(stdout);
+            return PP_EXIT_OK;
+        default:
+            plugins_help(stderr);
+            return PP_EXIT_USAGE;
+        }
+    }
+    if (optind < argc) {
+        pp_cli_error("plugins: unexpected argument '%s'", argv[optind]);
+        return PP_EXIT_USAGE;
+    }
+    if ((l = pp_cli_loader(dirs, ndirs)) == NULL)
+        return PP_EXIT_USAGE;
+    if (ls.json)
+        ls.array = json_array();
+    else {
+        printf("Search order:");
+        for (size_t i = 0; i < pp_loader_dir_count(l); i++)
+            printf("%s %s", i ? " ->" : "", pp_loader_dir(l, i));
+        printf("\n\n");
+    }
+    pp_loader_scan(l, list_one, &ls);
+    if (ls.json) {
+        json_dumpf(ls.array, stdout, JSON_INDENT(2));
+        fputc('\n', stdout);
+        json_decref(ls.array);
+    }
+    pp_loader_free(l);
+    return PP_EXIT_OK;
+}
+
+static void
+describe_help(FILE *out)
+{
+    fputs("Usage: perfpipe describe ANALYZER [--plugin-dir DIR]...\n"
+          "\n"
+          "Show what an analyzer reads, its options with their types, defaults and\n"
+          "help, and the shipped pipeline that runs it alone.\n", out);
+}
+
+int
+pp_cmd_describe(int argc, char **argv)
+{
+    static const struct option opts[] = {
+        { "plugin-dir", required_argument, NULL, 'P' },
+        { "help", no_argument, NULL, 'h' },
+        { NULL, 0, NULL, 0 },
+    };
+    char *dirs[MAX_DIRS];
+    int ndirs = 0, c;
+    pp_error err = PP_ERROR_INIT;
+    const pp_analyzer *a;
+    pp_loader *l;
+    char kinds[64];
+
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "P:h", opts, NULL)) != -1) {
+        switch (c) {
+        case 'P':
+            if (ndirs < MAX_DIRS)
+                dirs[ndirs++] = optarg;
+            break;
+        case 'h':
+            describe_help(stdout);
+            return PP_EXIT_OK;
+        default:
+            describe_help(stderr);
+            return PP_EXIT_USAGE;
+        }
+    }
+    if (optind + 1 != argc) {
+        describe_help(stderr);
+        return PP_EXIT_USAGE;
+    }
+    if ((l = pp_cli_loader(dirs, ndirs)) == NULL)
+        return PP_EXIT_USAGE;
+    if ((a = pp_loader_get(l, argv[optind], &err)) == NULL) {
+        pp_cli_error("%s", err.message);
+        pp_loader_free(l);
+        return err.code == PP_ENOTFOUND ? PP_EXIT_USAGE : PP_EXIT_PLUGIN;
+    }
+    kinds_text(a->input_kinds, kinds, sizeof kinds);
+    printf("%s %s — %s\n", a->name, a->version, a->summary ? a->summary : "");
+    printf("  plugin ABI %u.%u, file %s\n", (unsigned)a->abi_major, (unsigned)a->abi_minor,
+           pp_loader_path_of(l, a->name));
+    printf("  reads: %s; inputs:", kinds);
+    if (a->input_slot_count <= 1 || a->input_slots == NULL)
+        printf(" one\n");
+    else
+        for (uint32_t i = 0; i < a->input_slot_count; i++)
+            printf(" %s%s", a->input_slots[i], i + 1 < a->input_slot_count ? "," : "\n");
+    printf("\nOptions (set in a pipeline stage's `options:`, or --option KEY=VALUE):\n");
+    if (a->option_count == 0)
+        printf("  (none)\n");
+    for (uint32_t i = 0; i < a->option_count; i++) {
+        const pp_option_decl *o = &a->options[i];
+
+        printf("  %-18s %-11s default %-16s %s\n", o->name, pp_option_type_name(o->type),
+               o->default_value ? o->default_value : "(unset)", o->help ? o->help : "");
+    }
+    printf("\nQuick path: perfpipe %s INPUT...   Declared path: perfpipe run %s --input NAME=PATH\n",
+           a->name, a->name);
+    pp_loader_free(l);
+    return PP_EXIT_OK;
+}

@@ -1,0 +1,514 @@
+/* `perfpipe run`, `perfpipe validate` and the `perfpipe ANALYZER INPUT...`
+ * shorthand: all three load a pipeline, check it against the plugins, and
+ * (but validate) run it through one code path. */
+#include "config.h"
+
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <perfpipe/perfpipe.h>
+
+#include "cli.h"
+#include "paths.h"
+#include "pipeline/pipeline.h"
+#include "result/result.h"
+#include "run.h"
+
+#define MAX_ARGS 64
+
+typedef enum { MODE_RUN, MODE_VALIDATE, MODE_ANALYZER } run_mode;
+
+typedef struct run_args {
+    run_mode mode;
+    const char *pipeline;          /* name or path */
+    const char *analyzer;          /* MODE_ANALYZER */
+    char *positional[MAX_ARGS];    /* MODE_ANALYZER: input paths */
+    int npositional;
+    pp_pipeline_kv sets[MAX_ARGS];
+    size_t nsets;
+    pp_pipeline_kv inputs[MAX_ARGS];
+    size_t ninputs;
+    pp_pipeline_option_override options[MAX_ARGS];
+    size_t noptions;
+    char *plugin_dirs[MAX_ARGS];
+    int ndirs;
+    const char *format;            /* --format: replaces the pipeline's outputs */
+    const char *output;            /* -o */
+    const char *table;             /* --table for flame formats */
+    const char *hash;
+    int quiet;
+} run_args;
+
+/* The shipped one-stage pipeline of each shipped analyzer whose pipeline is
+ * not named after it; any other analyzer runs ANALYZER.yaml, or a
+ * pipeline made from its descriptor. */
+static const struct { const char *analyzer, *pipeline; } shipped[] = {
+    { "counters-csv", "counters" },
+    { "gcdump", "heap" },
+    { "gcdump-diff", "heap-diff" },
+};
+
+static void
+run_help(FILE *out, run_mode mode)
+{
+    if (mode == MODE_VALIDATE)
+        fputs("Usage: perfpipe validate PIPELINE [--input NAME=PATH]... [--set KEY=VALUE]...\n"
+              "\n"
+              "Check a pipeline without running it: YAML syntax, keys and types, that every\n"
+              "analyzer exists and accepts its inputs and options. Errors are printed as\n"
+              "FILE:LINE:COLUMN: what was expected. Exit 0 when valid, 2 when not, 4 when\n"
+              "a plugin is refused.\n", out);
+    else if (mode == MODE_ANALYZER)
+        fputs("Usage: perfpipe ANALYZER INPUT... [--top N] [--option KEY=VALUE]...\n"
+              "                [--format FMT] [-o FILE] [--set KEY=VALUE]...\n"
+              "\n"
+              "Run ANALYZER's shipped one-stage pipeline on the inputs (the same code path\n"
+              "as `perfpipe run`). `perfpipe describe ANALYZER` lists its options.\n"
+              "\n"
+              "  --top N              rows per table (sets the analyzer's `top` option)\n"
+              "  --option KEY=VALUE   set an analyzer option (lists: comma-separated)\n"
+              "  --from MS, --to MS   shorthands for --option from=MS / to=MS\n"
+              "  --format FMT         table (default), json, markdown, csv, folded, speedscope, svg\n"
+              "  --table NAME         the table the flame formats draw (default: the first stack table)\n"
+              "  -o, --output FILE    write there instead of stdout (written whole or not at all)\n"
+              "  --set KEY=VALUE      record a knob of the run (compare refuses runs whose knobs differ)\n"
+              "  --hash ALGO          input identity: xxh3-128 (default) or sha256\n"
+              "  --plugin-dir DIR     look for plugins in DIR first (repeatable)\n"
+              "  -q, --quiet          no warnings on stderr (they stay in the result)\n", out);
+    else
+        fputs("Usage: perfpipe run PIPELINE [--input NAME=PATH]... [--set KEY=VALUE]...\n"
+              "                   [--option STAGE.KEY=VALUE]... [--format FMT] [-o FILE]\n"
+              "\n"
+              "Run a declared pipeline. PIPELINE is a path, or a NAME searched as NAME.yaml\n"
+              "in PERFPIPE_PIPELINE_PATH, ~/.config/perfpipe/pipelines, then the installed\n"
+              "pipelines (" SYSCONFDIR "/perfpipe/pipelines).\n"
+              "\n"
+              "  --input NAME=PATH    the file for input NAME (replaces the pipeline's path)\n"
+              "  --set KEY=VALUE      a ${KEY} variable, also recorded among the run's knobs\n"
+              "  --option STAGE.KEY=VALUE  override a stage option (--top N for one-stage pipelines)\n"
+              "  --format FMT, -o FILE     replace the pipeline's outputs by one\n"
+              "  --table NAME         the table the flame formats draw\n"
+              "  --hash ALGO          xxh3-128 (default) or sha256\n"
+              "  --plugin-dir DIR     look for plugins in DIR first (repeatable)\n"
+              "  -q, --quiet          no warnings on stderr\n"
+              "\n"
+              "Example: perfpipe run alloc --input trace=app.nettrace --set scenario=cart -o a.json --format json\n",
+              out);
+}
+
+static int
+split_kv(const char *what, char *arg, pp_pipeline_kv *kv)
+{
+    char *eq = strchr(arg, '=');
+
+    if (eq == NULL || eq == arg) {
+        pp_cli_error("%s takes KEY=VALUE, not '%s'", what, arg);
+        return -1;
+    }
+    *eq = '\0';
+    kv->key = arg;
+    kv->value = eq + 1;
+    return 0;
+}
+
+static int
+add_option(run_args *a, const char *stage, const char *key, const char *value)
+{
+    if (a->noptions >= MAX_ARGS) {
+        pp_cli_error("too many options");
+        return -1;
+    }
+    a->options[a->noptions].stage = stage;
+    a->options[a->noptions].key = key;
+    a->options[a->noptions].value = value;
+    a->noptions++;
+    return 0;
+}
+
+static int
+parse_args(run_args *a, int argc, char **argv)
+{
+    static const struct option opts[] = {
+        { "input", required_argument, NULL, 'i' },
+        { "set", required_argument, NULL, 's' },
+        { "option", required_argument, NULL, 'O' },
+        { "top", required_argument, NULL, 't' },
+        { "from", required_argument, NULL, 'F' },
+        { "to", required_argument, NULL, 'T' },
+        { "format", required_argument, NULL, 'f' },
+        { "output", required_argument, NULL, 'o' },
+        { "table", required_argument, NULL, 'b' },
+        { "hash", required_argument, NULL, 'H' },
+        { "plugin-dir", required_argument, NULL, 'P' },
+        { "quiet", no_argument, NULL, 'q' },
+        { "help", no_argument, NULL, 'h' },
+        { NULL, 0, NULL, 0 },
+    };
+    int c;
+
+    optind = 1;
+    /* '-' keeps positionals in order, so inputs may come before options. */
+    while ((c = getopt_long(argc, argv, "-i:s:O:t:f:o:P:qh", opts, NULL)) != -1) {
+        pp_pipeline_kv kv;
+
+        switch (c) {
+        case 1:
+            if (a->mode == MODE_ANALYZER) {
+                if (a->npositional >= MAX_ARGS)
+                    return -1;
+                a->positional[a->npositional++] = optarg;
+            } else if (a->pipeline == NULL) {
+                a->pipeline = optarg;
+            } else {
+                pp_cli_error("unexpected argument '%s' (inputs are given as --input NAME=PATH)",
+                             optarg);
+                return -1;
+            }
+            break;
+        case 'i':
+            if (a->ninputs >= MAX_ARGS || split_kv("--input", optarg, &a->inputs[a->ninputs]) < 0)
+                return -1;
+            a->ninputs++;
+            break;
+        case 's':
+            if (a->nsets >= MAX_ARGS || split_kv("--set", optarg, &a->sets[a->nsets]) < 0)
+                return -1;
+            a->nsets++;
+            break;
+        case 'O': {
+            char *dot;
+
+            if (split_kv("--option", optarg, &kv) < 0)
+                return -1;
+            dot = strchr(kv.key, '.');
+            if (dot != NULL) {
+                *dot = '\0';
+                if (add_option(a, kv.key, dot + 1, kv.value) < 0)
+                    return -1;
+            } else if (add_option(a, "*", kv.key, kv.value) < 0) {
+                return -1;
+            }
+            break;
+        }
+        case 't':
+            if (add_option(a, "*", "top", optarg) < 0)
+                return -1;
+            break;
+        case 'F':
+            if (add_option(a, "*", "from", optarg) < 0)
+                return -1;
+            break;
+        case 'T':
+            if (add_option(a, "*", "to", optarg) < 0)
+                return -1;
+            break;
+        case 'f':
+            if (!pp_render_format_known(optarg)) {
+                pp_cli_error("unknown format '%s': use table, json, markdown, csv, folded, "
+                             "speedscope or svg", optarg);
+                return -1;
+            }
+            a->format = optarg;
+            break;
+        case 'o':
+            a->output = optarg;
+            break;
+        case 'b':
+            a->table = optarg;
+            break;
+        case 'H':
+            a->hash = optarg;
+            break;
+        case 'P':
+            if (a->ndirs < MAX_ARGS)
+                a->plugin_dirs[a->ndirs++] = optarg;
+            break;
+        case 'q':
+            a->quiet = 1;
+            break;
+        case 'h':
+            run_help(stdout, a->mode);
+            exit(PP_EXIT_OK);
+        default:
+            run_help(stderr, a->mode);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+static const pp_analyzer *
+lookup(void *user, const char *name, pp_error *err)
+{
+    return pp_loader_get(user, name, err);
+}
+
+/* A one-stage pipeline made from a descriptor, for third-party analyzers
+ * that ship none: one input per slot, of the first kind it reads. */
+static char *
+synthesize(const pp_analyzer *a)
+{
+    static const char *const kinds[] = { "nettrace", "gcdump", "counters", "spans" };
+    const char *kind = "nettrace";
+    uint32_t nslots = a->input_slot_count ? a->input_slot_count : 1;
+    size_t size = 1024 + 128 * nslots;
+    char *text = malloc(size);
+    size_t used;
+
+    if (text == NULL)
+        return NULL;
+    for (unsigned i = 0; i < 4; i++)
+        if (a->input_kinds & (1u << i)) {
+            kind = kinds[i];
+            break;
+        }
+    used = (size_t)snprintf(text, size, "version: 1\nname: %s\ninputs:\n", a->name);
+    for (uint32_t i = 0; i < nslots && used < size; i++)
+        used += (size_t)snprintf(text + used, size - used, "  %s: { kind: %s, path: \"${%s}\" }\n",
+                                 nslots > 1 && a->input_slots ? a->input_slots[i] : "input", kind,
+                                 nslots > 1 && a->input_slots ? a->input_slots[i] : "input");
+    if (used < size)
+        used += (size_t)snprintf(text + used, size - used, "stages:\n  - id: %s\n    analyzer: %s\n",
+                                 a->name, a->name);
+    if (nslots > 1 && used < size) {
+        used += (size_t)snprintf(text + used, size - used, "    inputs: [");
+        for (uint32_t i = 0; i < nslots && used < size; i++)
+            used += (size_t)snprintf(text + used, size - used, "%s%s", i ? ", " : "",
+                                     a->input_slots[i]);
+        if (used < size)
+            snprintf(text + used, size - used, "]\n");
+    }
+    return text;
+}
+
+typedef struct render_job {
+    const json_t *doc;
+    const char *format;
+    const char *table;
+} render_job;
+
+static int
+render_to(void *user, FILE *out)
+{
+    render_job *job = user;
+    pp_error err = PP_ERROR_INIT;
+    int rc = job->table != NULL || strcmp(job->format, "folded") == 0 ||
+                     strcmp(job->format, "speedscope") == 0 || strcmp(job->format, "svg") == 0
+                 ? pp_render_table_named(job->doc, job->format, job->table, out, &err)
+                 : pp_render(job->doc, job->format, out, &err);
+
+    if (rc != PP_OK) {
+        pp_cli_error("%s", err.message);
+        return rc == PP_EIO ? PP_EXIT_OUTPUT : PP_EXIT_USAGE;
+    }
+    return PP_EXIT_OK;
+}
+
+static void
+on_warning(void *user, const char *input, const char *message)
+{
+    const run_args *a = user;
+
+    if (!a->quiet) {
+        pp_cli_progress_done();
+        fprintf(stderr, "%s: %s: warning: %s\n", pp_prog, input, message);
+    }
+}
+
+static void
+on_log(void *user, int level, const char *message)
+{
+    const run_args *a = user;
+
+    if (!a->quiet || level >= PP_LOG_WARN) {
+        pp_cli_progress_done();
+        fprintf(stderr, "%s: %s\n", pp_prog, message);
+    }
+}
+
+static void
+on_progress(void *user, const char *input, uint64_t done, uint64_t total)
+{
+    pp_cli_progress(user, input, done, total);
+}
+
+static int
+execute(run_args *a)
+{
+    pp_error err = PP_ERROR_INIT;
+    pp_pipeline_vars vars = { 0 };
+    pp_pipeline *p = NULL;
+    pp_loader *loader = NULL;
+    pp_pipeline_kv positional_inputs[MAX_ARGS];
+    char *path = NULL, *text = NULL;
+    json_t *doc = NULL;
+    int rc, status = PP_EXIT_OK;
+
+    if ((loader = pp_cli_loader(a->plugin_dirs, a->ndirs)) == NULL)
+        return PP_EXIT_USAGE;
+    vars.sets = a->sets;
+    vars.set_count = a->nsets;
+    vars.inputs = a->inputs;
+    vars.input_count = a->ninputs;
+    vars.options = a->options;
+    vars.option_count = a->noptions;
+
+    if (a->mode == MODE_ANALYZER) {
+        const pp_analyzer *an = pp_loader_get(loader, a->analyzer, &err);
+        const char *name = a->analyzer;
+        pp_error ferr = PP_ERROR_INIT;
+
+        if (an == NULL) {
+            pp_cli_error("%s", err.message);
+            status = err.code == PP_ENOTFOUND ? PP_EXIT_USAGE : PP_EXIT_PLUGIN;
+            goto out;
+        }
+        for (size_t i = 0; i < sizeof shipped / sizeof shipped[0]; i++)
+            if (strcmp(shipped[i].analyzer, a->analyzer) == 0)
+                name = shipped[i].pipeline;
+        path = pp_pipeline_find(name, &ferr);
+        if (path != NULL) {
+            rc = pp_pipeline_load_file(path, &vars, &p, &err);
+        } else {
+            if ((text = synthesize(an)) == NULL) {
+                pp_cli_error("out of memory");
+                status = PP_EXIT_USAGE;
+                goto out;
+            }
+            rc = PP_OK;
+        }
+        /* Positional inputs fill the pipeline's inputs in declared order:
+         * load once to learn them, then again with the paths given. */
+        if (rc == PP_OK && text != NULL)
+            rc = pp_pipeline_load_string(a->analyzer, text, strlen(text), &vars, &p, &err);
+        if (rc == PP_OK && p != NULL) {
+            if ((uint32_t)a->npositional != p->input_count) {
+                pp_cli_error("%s takes %u input file%s (", a->analyzer, p->input_count,
+                             p->input_count == 1 ? "" : "s");
+                for (uint32_t i = 0; i < p->input_count; i++)
+                    fprintf(stderr, "%s%s", i ? ", " : "", p->inputs[i].name);
+                fprintf(stderr, "), got %d; see `perfpipe %s --help`\n", a->npositional,
+                        a->analyzer);
+                status = PP_EXIT_USAGE;
+                goto out;
+            }
+            for (uint32_t i = 0; i < p->input_count && a->ninputs + i < MAX_ARGS; i++) {
+                positional_inputs[i].key = p->inputs[i].name;
+                positional_inputs[i].value = a->positional[i];
+            }
+            /* positional_inputs borrows names from p: reload before freeing it. */
+            vars.inputs = positional_inputs;
+            vars.input_count = p->input_count;
+            {
+                pp_pipeline *q = NULL;
+
+                rc = text != NULL
+                         ? pp_pipeline_load_string(a->analyzer, text, strlen(text), &vars, &q, &err)
+                         : pp_pipeline_load_file(path, &vars, &q, &err);
+                pp_pipeline_free(p);
+                p = q;
+            }
+        }
+    } else {
+        if (a->pipeline == NULL) {
+            run_help(stderr, a->mode);
+            status = PP_EXIT_USAGE;
+            goto out;
+        }
+        if ((path = pp_pipeline_find(a->pipeline, &err)) == NULL) {
+            pp_cli_error("%s", err.message);
+            status = PP_EXIT_USAGE;
+            goto out;
+        }
+        rc = pp_pipeline_load_file(path, &vars, &p, &err);
+    }
+    if (rc != PP_OK) {
+        pp_cli_error("%s", err.message);
+        status = PP_EXIT_USAGE;
+        goto out;
+    }
+    if ((rc = pp_pipeline_check(p, lookup, loader, &err)) != PP_OK) {
+        pp_cli_error("%s", err.message);
+        status = rc == PP_EPLUGIN ? PP_EXIT_PLUGIN : PP_EXIT_USAGE;
+        goto out;
+    }
+    if (a->mode == MODE_VALIDATE) {
+        printf("%s: valid: pipeline '%s', %u input%s, %u stage%s, %u output%s\n", p->file, p->name,
+               p->input_count, p->input_count == 1 ? "" : "s", p->stage_count,
+               p->stage_count == 1 ? "" : "s", p->output_count, p->output_count == 1 ? "" : "s");
+        goto out;
+    }
+    {
+        pp_run_hooks hooks = { a->hash, on_progress, on_warning, on_log, a };
+
+        rc = pp_run_pipeline(p, &hooks, &doc, &err);
+        pp_cli_progress_done();
+    }
+    if (doc == NULL) {
+        pp_cli_error("%s", err.message);
+        status = pp_cli_exit_for(rc);
+        goto out;
+    }
+    if (rc != PP_OK) {
+        pp_cli_error("%s (the other stages' results are written)", err.message);
+        status = PP_EXIT_PLUGIN;
+    }
+    if (a->format != NULL || a->output != NULL) {
+        render_job job = { doc, a->format ? a->format : "table", a->table };
+        int w = pp_cli_write_output(a->output, render_to, &job);
+
+        if (w != PP_EXIT_OK)
+            status = w;
+    } else {
+        for (uint32_t i = 0; i < p->output_count; i++) {
+            render_job job = { doc, p->outputs[i].format, a->table };
+            int w = pp_cli_write_output(p->outputs[i].path, render_to, &job);
+
+            if (w != PP_EXIT_OK)
+                status = w;
+        }
+    }
+out:
+    json_decref(doc);
+    pp_pipeline_free(p);
+    pp_loader_free(loader);
+    free(path);
+    free(text);
+    return status;
+}
+
+int
+pp_cmd_run(int argc, char **argv)
+{
+    run_args a = { .mode = MODE_RUN };
+
+    if (parse_args(&a, argc, argv) < 0)
+        return PP_EXIT_USAGE;
+    return execute(&a);
+}
+
+int
+pp_cmd_validate(int argc, char **argv)
+{
+    run_args a = { .mode = MODE_VALIDATE };
+
+    if (parse_args(&a, argc, argv) < 0)
+        return PP_EXIT_USAGE;
+    return execute(&a);
+}
+
+int
+pp_cmd_analyzer(const char *analyzer, int argc, char **argv)
+{
+    run_args a = { .mode = MODE_ANALYZER, .analyzer = analyzer };
+
+    if (parse_args(&a, argc, argv) < 0)
+        return PP_EXIT_USAGE;
+    if (a.npositional == 0) {
+        run_help(stderr, MODE_ANALYZER);
+        return PP_EXIT_USAGE;
+    }
+    return execute(&a);
+}

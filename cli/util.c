@@ -1,0 +1,135 @@
+/* Helpers shared by the subcommands: messages, exit codes, outputs. */
+#include "config.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <perfpipe/perfpipe.h>
+
+#include "cli.h"
+
+const char *pp_prog = "perfpipe";
+
+void
+pp_cli_error(const char *fmt, ...)
+{
+    va_list ap;
+
+    pp_cli_progress_done();
+    fprintf(stderr, "%s: ", pp_prog);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputc('\n', stderr);
+}
+
+int
+pp_cli_exit_for(int status)
+{
+    switch (status) {
+    case PP_OK:           return PP_EXIT_OK;
+    case PP_EPLUGIN:      return PP_EXIT_PLUGIN;
+    case PP_EFORMAT:
+    case PP_EUNSUPPORTED:
+    case PP_EIO:
+    case PP_ELIMIT:       return PP_EXIT_INPUT;
+    default:              return PP_EXIT_USAGE;
+    }
+}
+
+pp_loader *
+pp_cli_loader(char **dirs, int ndirs)
+{
+    pp_error err = PP_ERROR_INIT;
+    pp_loader *l = pp_loader_new();
+
+    if (l == NULL) {
+        pp_cli_error("out of memory");
+        return NULL;
+    }
+    for (int i = 0; i < ndirs; i++)
+        if (pp_loader_add_dir(l, dirs[i], &err) != PP_OK)
+            goto fail;
+    if (pp_loader_add_defaults(l, &err) != PP_OK)
+        goto fail;
+    return l;
+fail:
+    pp_cli_error("%s", err.message);
+    pp_loader_free(l);
+    return NULL;
+}
+
+int
+pp_cli_write_output(const char *path, pp_write_fn fn, void *user)
+{
+    char *tmp;
+    size_t n;
+    FILE *f;
+    int fd, rc;
+
+    if (path == NULL || strcmp(path, "-") == 0) {
+        rc = fn(user, stdout);
+        if (fflush(stdout) != 0 || ferror(stdout)) {
+            pp_cli_error("cannot write to standard output: %s", strerror(errno));
+            return PP_EXIT_OUTPUT;
+        }
+        return rc;
+    }
+    n = strlen(path) + sizeof ".XXXXXX";
+    if ((tmp = malloc(n)) == NULL) {
+        pp_cli_error("out of memory");
+        return PP_EXIT_OUTPUT;
+    }
+    snprintf(tmp, n, "%s.XXXXXX", path);
+    if ((fd = mkstemp(tmp)) < 0 || (f = fdopen(fd, "w")) == NULL) {
+        pp_cli_error("%s: cannot create: %s (does the directory exist?)", path, strerror(errno));
+        if (fd >= 0) {
+            close(fd);
+            unlink(tmp);
+        }
+        free(tmp);
+        return PP_EXIT_OUTPUT;
+    }
+    rc = fn(user, f);
+    if (fclose(f) != 0 && rc == PP_EXIT_OK) {
+        pp_cli_error("%s: cannot write: %s", path, strerror(errno));
+        rc = PP_EXIT_OUTPUT;
+    }
+    if (rc == PP_EXIT_OK && rename(tmp, path) != 0) {
+        pp_cli_error("%s: cannot rename into place: %s", path, strerror(errno));
+        rc = PP_EXIT_OUTPUT;
+    }
+    if (rc != PP_EXIT_OK)
+        unlink(tmp);
+    free(tmp);
+    return rc;
+}
+
+static int progress_shown;
+
+void
+pp_cli_progress(void *user, const char *input, unsigned long long done, unsigned long long total)
+{
+    (void)user;
+    if (!isatty(STDERR_FILENO))
+        return;
+    if (total > 0)
+        fprintf(stderr, "\r%s: reading %s: %3.0f%% (%.1f of %.1f MB)\033[K", pp_prog, input,
+                100.0 * (double)done / (double)total, done / 1e6, total / 1e6);
+    else
+        fprintf(stderr, "\r%s: reading %s: %.1f MB\033[K", pp_prog, input, done / 1e6);
+    progress_shown = 1;
+}
+
+void
+pp_cli_progress_done(void)
+{
+    if (progress_shown) {
+        fputs("\r\033[K", stderr);
+        progress_shown = 0;
+    }
+}

@@ -1,0 +1,305 @@
+/* Running a checked pipeline in one pass over each input. */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include <perfpipe/perfpipe.h>
+
+#include "engine.h"
+#include "hash.h"
+#include "host.h"
+#include "result/result.h"
+#include "source.h"
+
+/* Progress is reported at most once per this many bytes. */
+#define PROGRESS_STEP (32u << 20)
+
+typedef struct stage_run {
+    const pp_plan_stage *plan;
+    pp_ctx ctx;
+    void *state;
+    int created;
+    int failed;
+} stage_run;
+
+typedef struct input_run {
+    const pp_plan_input *plan;
+    const pp_source_ops *ops;
+    void *src;
+    pp_hash *hash;
+    json_t *entry;               /* the input's object in the document */
+    uint64_t size;
+    uint64_t done;
+    uint64_t next_progress;
+    const pp_run_hooks *hooks;
+} input_run;
+
+static void
+on_bytes(void *user, const void *data, size_t len)
+{
+    input_run *in = user;
+
+    pp_hash_update(in->hash, data, len);
+    in->done += len;
+    if (in->hooks->progress != NULL && in->done >= in->next_progress) {
+        in->hooks->progress(in->hooks->user, in->plan->name, in->done, in->size);
+        in->next_progress = in->done + PROGRESS_STEP;
+    }
+}
+
+static void
+on_warning(void *user, const pp_error *w)
+{
+    input_run *in = user;
+    json_t *list = json_object_get(in->entry, "warnings");
+    char line[PP_ERROR_MESSAGE_MAX + 64];
+
+    if (w->offset >= 0 && strstr(w->message, "offset") == NULL)
+        snprintf(line, sizeof line, "offset %lld: %s", (long long)w->offset, w->message);
+    else
+        snprintf(line, sizeof line, "%s", w->message);
+    json_array_append_new(list, json_string(line));
+    if (in->hooks->warning != NULL)
+        in->hooks->warning(in->hooks->user, in->plan->path, line);
+}
+
+/* Prefix a reader's message with the file unless it names it already. */
+static void
+input_error(pp_error *err, const char *path, const pp_error *from)
+{
+    char msg[PP_ERROR_MESSAGE_MAX * 3];
+
+    if (strncmp(from->message, path, strlen(path)) == 0)
+        snprintf(msg, sizeof msg, "%s", from->message);
+    else if (from->offset >= 0 && strstr(from->message, "offset") == NULL)
+        snprintf(msg, sizeof msg, "%s: offset %lld: %s", path, (long long)from->offset,
+                 from->message);
+    else if (from->line > 0 && strstr(from->message, ":") == NULL)
+        snprintf(msg, sizeof msg, "%s:%u:%u: %s", path, from->line, from->column, from->message);
+    else
+        snprintf(msg, sizeof msg, "%s: %s", path, from->message);
+    pp_error_set(err, from->code < 0 ? from->code : PP_EFORMAT, "%s", msg);
+    if (err != NULL) {
+        err->offset = from->offset;
+        err->line = from->line;
+        err->column = from->column;
+    }
+}
+
+static void
+stage_fail(stage_run *s, pp_error *first, const char *fmt, const char *detail)
+{
+    char msg[PP_ERROR_MESSAGE_MAX * 2];
+
+    snprintf(msg, sizeof msg, fmt, s->plan->id, s->plan->analyzer->name, detail);
+    s->failed = 1;
+    pp_result_stage_failed(s->ctx.stage, msg);
+    if (first != NULL && first->code == PP_OK)
+        pp_error_set(first, PP_EPLUGIN, "%s", msg);
+}
+
+static int
+open_input(input_run *in, const pp_run_hooks *hooks, json_t *doc, pp_error *err)
+{
+    pp_source_hooks sh = { on_bytes, on_warning, in };
+    pp_error rerr = PP_ERROR_INIT;
+    struct stat st;
+    int rc;
+
+    in->hooks = hooks;
+    in->ops = pp_source_lookup(in->plan->kind);
+    if (in->ops == NULL) {
+        pp_error_set(err, PP_EINVAL, "input '%s': unknown kind '%s'", in->plan->name, in->plan->kind);
+        return PP_EINVAL;
+    }
+    if (stat(in->plan->path, &st) == 0)
+        in->size = (uint64_t)st.st_size;
+    in->next_progress = PROGRESS_STEP;
+    in->hash = pp_hash_new(hooks->hash_algo ? hooks->hash_algo : "xxh3-128", err);
+    if (in->hash == NULL)
+        return err ? err->code : PP_EINVAL;
+    in->entry = pp_result_add_input(doc, in->plan->name, in->plan->path, in->plan->kind,
+                                    (int64_t)in->size, NULL, NULL);
+    if (in->entry == NULL) {
+        pp_error_set(err, PP_ENOMEM, "out of memory");
+        return PP_ENOMEM;
+    }
+    json_object_set_new(in->entry, "warnings", json_array());
+    rc = in->ops->open(in->plan->path, &sh, &in->src, &rerr);
+    if (rc != PP_OK) {
+        in->src = NULL;
+        input_error(err, in->plan->path, &rerr);
+        return err ? err->code : rc;
+    }
+    return PP_OK;
+}
+
+/* Read one input to its end, feeding every stage that consumes it. */
+static int
+read_input(input_run *in, size_t index, stage_run *stages, size_t nstages, pp_error *first,
+           pp_error *err)
+{
+    pp_record rec;
+    pp_error rerr = PP_ERROR_INIT;
+    char digest[80];
+    json_t *hash;
+    int rc;
+
+    for (;;) {
+        memset(&rec, 0, sizeof rec);
+        rec.struct_size = sizeof rec;
+        rc = in->ops->next(in->src, &rec, &rerr);
+        if (rc <= 0)
+            break;
+        for (size_t s = 0; s < nstages; s++) {
+            stage_run *st = &stages[s];
+
+            if (st->failed || !(st->plan->analyzer->input_kinds & rec.kind))
+                continue;
+            for (uint32_t slot = 0; slot < st->plan->ninputs; slot++) {
+                pp_error perr = PP_ERROR_INIT;
+
+                if (st->plan->inputs[slot] != index)
+                    continue;
+                rec.input_index = slot;
+                pp_host_enter(&st->ctx);
+                rc = st->plan->analyzer->consume(st->state, &rec, &perr);
+                pp_host_leave();
+                if (rc != PP_OK)
+                    stage_fail(st, first, "stage '%s' (analyzer %s) failed while consuming: %s",
+                               perr.message[0] ? perr.message : "no reason given");
+                else if (st->ctx.violation[0] != '\0')
+                    stage_fail(st, first, "stage '%s' (analyzer %s) broke the plugin ABI: %s",
+                               st->ctx.violation);
+                if (st->failed)
+                    break;
+            }
+        }
+    }
+    if (rc < 0) {
+        input_error(err, in->plan->path, &rerr);
+        return err ? err->code : rc;
+    }
+    pp_hash_final(in->hash, digest, sizeof digest);
+    hash = json_object();
+    json_object_set_new(hash, "algo", json_string(pp_hash_algo(in->hash)));
+    json_object_set_new(hash, "value", json_string(digest));
+    json_object_set_new(in->entry, "hash", hash);
+    if (in->hooks->progress != NULL)
+        in->hooks->progress(in->hooks->user, in->plan->name, in->size, in->size);
+    if (in->ops->describe != NULL)
+        in->ops->describe(in->src, in->entry);
+    return PP_OK;
+}
+
+static json_t *
+knobs_object(const pp_plan *plan)
+{
+    json_t *knobs = json_object();
+
+    for (size_t i = 0; i < plan->nknobs; i++)
+        json_object_set_new(knobs, plan->knobs[i].key, json_string(plan->knobs[i].value));
+    return knobs;
+}
+
+int
+pp_engine_run(const pp_plan *plan, const pp_run_hooks *hooks, json_t **doc_out, pp_error *err)
+{
+    static const pp_run_hooks no_hooks;
+    const pp_host_api *host = pp_host_api_get();
+    stage_run *stages = calloc(plan->nstages ? plan->nstages : 1, sizeof *stages);
+    input_run *inputs = calloc(plan->ninputs ? plan->ninputs : 1, sizeof *inputs);
+    pp_error first = PP_ERROR_INIT;
+    json_t *doc = pp_result_new(plan->pipeline);
+    int rc = PP_OK;
+
+    *doc_out = NULL;
+    if (hooks == NULL)
+        hooks = &no_hooks;
+    if (stages == NULL || inputs == NULL || doc == NULL) {
+        pp_error_set(err, PP_ENOMEM, "out of memory starting the run");
+        rc = PP_ENOMEM;
+        goto out;
+    }
+    json_object_set_new(doc, "knobs", knobs_object(plan));
+
+    for (size_t s = 0; s < plan->nstages; s++) {
+        stage_run *st = &stages[s];
+        const pp_analyzer *a = plan->stages[s].analyzer;
+        pp_error perr = PP_ERROR_INIT;
+
+        st->plan = &plan->stages[s];
+        st->ctx.stage_id = st->plan->id;
+        st->ctx.stage = pp_result_add_stage(doc, st->plan->id, a->name, a->version);
+        st->ctx.knobs = json_object_get(doc, "knobs");
+        st->ctx.log = hooks->log;
+        st->ctx.log_user = hooks->user;
+        pp_host_enter(&st->ctx);
+        rc = a->create(host, &st->ctx, st->plan->options, &st->state, &perr);
+        pp_host_leave();
+        if (rc != PP_OK)
+            stage_fail(st, &first, "stage '%s' (analyzer %s) could not start: %s",
+                       perr.message[0] ? perr.message : "no reason given");
+        else
+            st->created = 1;
+    }
+
+    rc = PP_OK;
+    for (size_t i = 0; i < plan->ninputs; i++) {
+        inputs[i].plan = &plan->inputs[i];
+        if ((rc = open_input(&inputs[i], hooks, doc, err)) != PP_OK)
+            goto out;
+        if ((rc = read_input(&inputs[i], i, stages, plan->nstages, &first, err)) != PP_OK)
+            goto out;
+    }
+
+    for (size_t s = 0; s < plan->nstages; s++) {
+        stage_run *st = &stages[s];
+        pp_error perr = PP_ERROR_INIT;
+
+        if (st->failed)
+            continue;
+        st->ctx.finishing = 1;
+        pp_host_enter(&st->ctx);
+        rc = st->plan->analyzer->finish(st->state, &st->ctx, &perr);
+        pp_host_leave();
+        if (rc != PP_OK)
+            stage_fail(st, &first, "stage '%s' (analyzer %s) failed to finish: %s",
+                       perr.message[0] ? perr.message : "no reason given");
+        else if (st->ctx.violation[0] != '\0')
+            stage_fail(st, &first, "stage '%s' (analyzer %s) broke the plugin ABI: %s",
+                       st->ctx.violation);
+        st->ctx.finishing = 0;
+        if (st->failed) {
+            /* What a failed stage built is not a result. */
+            json_object_set_new(st->ctx.stage, "tables", json_array());
+            json_object_set_new(st->ctx.stage, "totals", json_object());
+        }
+    }
+    rc = PP_OK;
+    if (first.code != PP_OK) {
+        rc = PP_EPLUGIN;
+        pp_error_set(err, PP_EPLUGIN, "%s", first.message);
+    }
+    *doc_out = doc;
+    doc = NULL;
+out:
+    for (size_t s = 0; stages != NULL && s < plan->nstages; s++) {
+        if (stages[s].created)
+            stages[s].plan->analyzer->destroy(stages[s].state);
+        if (stages[s].ctx.stage != NULL)
+            pp_result_tables_release(stages[s].ctx.stage);
+    }
+    /* Sources close last: plugins resolve symbols through them in finish(). */
+    for (size_t i = 0; inputs != NULL && i < plan->ninputs; i++) {
+        if (inputs[i].src != NULL)
+            inputs[i].ops->close(inputs[i].src);
+        pp_hash_free(inputs[i].hash);
+    }
+    free(stages);
+    free(inputs);
+    json_decref(doc);
+    return rc;
+}

@@ -1,0 +1,63 @@
+/* Private: running a checked pipeline in one pass.
+ *
+ * The engine works on a plan (resolved inputs, loaded analyzers, built
+ * options), not on YAML, so the CLI's shorthand, `run` and the tests all go
+ * through the same code. Each input is opened once and read once; every
+ * record goes to every stage that consumes that input. */
+#ifndef PP_CORE_ENGINE_H
+#define PP_CORE_ENGINE_H
+
+#include <stdint.h>
+#include <jansson.h>
+
+#include <perfpipe/plugin.h>
+
+typedef struct pp_plan_input {
+    const char *name;
+    const char *kind;            /* "nettrace", "gcdump", "counters", "spans" */
+    const char *path;
+} pp_plan_input;
+
+typedef struct pp_plan_stage {
+    const char *id;
+    const pp_analyzer *analyzer;
+    const pp_options *options;   /* built against the analyzer's declarations */
+    uint32_t ninputs;            /* == analyzer's slot count */
+    const uint32_t *inputs;      /* per slot: index into pp_plan.inputs */
+} pp_plan_stage;
+
+typedef struct pp_plan_knob { const char *key; const char *value; } pp_plan_knob;
+
+typedef struct pp_plan {
+    const char *pipeline;
+    size_t nknobs;
+    const pp_plan_knob *knobs;
+    size_t ninputs;
+    const pp_plan_input *inputs;
+    size_t nstages;
+    const pp_plan_stage *stages;
+} pp_plan;
+
+typedef struct pp_run_hooks {
+    const char *hash_algo;       /* NULL = "xxh3-128" */
+    /* Progress of reading one input (throttled); may be NULL. */
+    void (*progress)(void *user, const char *input, uint64_t done, uint64_t total);
+    /* A reader warning (also recorded in the document); may be NULL. */
+    void (*warning)(void *user, const char *input, const char *message);
+    /* A plugin's log line, already prefixed with the stage id; may be NULL. */
+    void (*log)(void *user, int level, const char *message);
+    void *user;
+} pp_run_hooks;
+
+/* Run the plan. Returns:
+ *  PP_OK       every stage succeeded; *doc is the result document;
+ *  PP_EPLUGIN  one or more stages failed; *doc still holds every stage
+ *              (failed ones with status "failed" and their error), and err
+ *              names the first failure;
+ *  other < 0   an input could not be read (err: FILE: offset: what); *doc
+ *              is NULL — no partial result poses as a result.
+ * The caller owns *doc (json_decref). */
+int pp_engine_run(const pp_plan *plan, const pp_run_hooks *hooks, json_t **doc,
+                  pp_error *err);
+
+#endif

@@ -1,0 +1,441 @@
+/* Finding analyzer plugins by name and checking their descriptors. */
+#include "config.h"
+
+#include <dirent.h>
+#include <dlfcn.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/auxv.h>
+#include <sys/stat.h>
+
+#include <perfpipe/perfpipe.h>
+
+#include "loader.h"
+
+typedef struct loaded {
+    char *name;
+    char *path;
+    void *handle;
+    const pp_analyzer *analyzer;
+} loaded;
+
+struct pp_loader {
+    char **dirs;
+    size_t ndirs;
+    loaded *plugins;
+    size_t nplugins;
+};
+
+pp_loader *
+pp_loader_new(void)
+{
+    return calloc(1, sizeof(pp_loader));
+}
+
+void
+pp_loader_free(pp_loader *l)
+{
+    if (l == NULL)
+        return;
+    for (size_t i = 0; i < l->ndirs; i++)
+        free(l->dirs[i]);
+    free(l->dirs);
+    for (size_t i = 0; i < l->nplugins; i++) {
+        free(l->plugins[i].name);
+        free(l->plugins[i].path);
+        /* Handles stay open until here so plugin strings outlive the run;
+         * PERFPIPE_NO_DLCLOSE keeps them for sanitizer symbolization. */
+        if (l->plugins[i].handle != NULL && getenv("PERFPIPE_NO_DLCLOSE") == NULL)
+            dlclose(l->plugins[i].handle);
+    }
+    free(l->plugins);
+    free(l);
+}
+
+int
+pp_loader_add_dir(pp_loader *l, const char *dir, pp_error *err)
+{
+    char **dirs;
+    char *copy;
+
+    if (dir == NULL || dir[0] == '\0')
+        return PP_OK;
+    copy = strdup(dir);
+    dirs = realloc(l->dirs, (l->ndirs + 1) * sizeof *dirs);
+    if (copy == NULL || dirs == NULL) {
+        free(copy);
+        if (dirs != NULL)
+            l->dirs = dirs;
+        pp_error_set(err, PP_ENOMEM, "out of memory adding plugin directory");
+        return PP_ENOMEM;
+    }
+    l->dirs = dirs;
+    l->dirs[l->ndirs++] = copy;
+    return PP_OK;
+}
+
+int
+pp_loader_add_defaults(pp_loader *l, pp_error *err)
+{
+    /* A setuid/setgid perfpipe must not load code named by the caller's
+     * environment. */
+    const char *env = getauxval(AT_SECURE) ? NULL : getenv("PERFPIPE_PLUGIN_PATH");
+    int rc;
+
+    if (env != NULL) {
+        char *copy = strdup(env), *save = NULL;
+
+        if (copy == NULL) {
+            pp_error_set(err, PP_ENOMEM, "out of memory reading PERFPIPE_PLUGIN_PATH");
+            return PP_ENOMEM;
+        }
+        for (char *d = strtok_r(copy, ":", &save); d != NULL; d = strtok_r(NULL, ":", &save)) {
+            if ((rc = pp_loader_add_dir(l, d, err)) != PP_OK) {
+                free(copy);
+                return rc;
+            }
+        }
+        free(copy);
+    }
+    return pp_loader_add_dir(l, PLUGINDIR, err);
+}
+
+size_t
+pp_loader_dir_count(const pp_loader *l)
+{
+    return l->ndirs;
+}
+
+const char *
+pp_loader_dir(const pp_loader *l, size_t i)
+{
+    return i < l->ndirs ? l->dirs[i] : NULL;
+}
+
+int
+pp_plugin_check(const pp_analyzer *d, const char *name, const char *path, pp_error *err)
+{
+    if (d == NULL) {
+        pp_error_set(err, PP_EPLUGIN, "%s: perfpipe_plugin_entry returned no descriptor", path);
+        return PP_EPLUGIN;
+    }
+    /* The three leading words are the same in every ABI version. */
+    if (d->abi_major != PP_ABI_MAJOR) {
+        pp_error_set(err, PP_EPLUGIN,
+                     "%s: plugin ABI %u.%u, host ABI %u.%u: the major versions differ; "
+                     "rebuild the plugin against perfpipe's ABI %u headers",
+                     path, (unsigned)d->abi_major, (unsigned)d->abi_minor,
+                     PP_ABI_MAJOR, PP_ABI_MINOR, PP_ABI_MAJOR);
+        return PP_EPLUGIN;
+    }
+    if (d->abi_minor > PP_ABI_MINOR) {
+        pp_error_set(err, PP_EPLUGIN,
+                     "%s: plugin ABI %u.%u is newer than host ABI %u.%u: upgrade perfpipe",
+                     path, (unsigned)d->abi_major, (unsigned)d->abi_minor,
+                     PP_ABI_MAJOR, PP_ABI_MINOR);
+        return PP_EPLUGIN;
+    }
+    if (d->struct_size < PP_ANALYZER_MIN_SIZE_1_0) {
+        pp_error_set(err, PP_EPLUGIN,
+                     "%s: descriptor is %u bytes, ABI %u.%u needs at least %u "
+                     "(plugin ABI %u.%u, host ABI %u.%u)",
+                     path, (unsigned)d->struct_size, (unsigned)d->abi_major,
+                     (unsigned)d->abi_minor, (unsigned)PP_ANALYZER_MIN_SIZE_1_0,
+                     (unsigned)d->abi_major, (unsigned)d->abi_minor,
+                     PP_ABI_MAJOR, PP_ABI_MINOR);
+        return PP_EPLUGIN;
+    }
+    if (d->name == NULL || d->name[0] == '\0' || d->version == NULL) {
+        pp_error_set(err, PP_EPLUGIN, "%s: descriptor has no name or version", path);
+        return PP_EPLUGIN;
+    }
+    if (name != NULL && strcmp(d->name, name) != 0) {
+        pp_error_set(err, PP_EPLUGIN,
+                     "%s: descriptor names the analyzer '%s', but it was loaded as '%s' "
+                     "(the file must be NAME.so for analyzer NAME)", path, d->name, name);
+        return PP_EPLUGIN;
+    }
+    if (d->create == NULL || d->consume == NULL || d->finish == NULL || d->destroy == NULL) {
+        pp_error_set(err, PP_EPLUGIN, "%s: descriptor of '%s' lacks a callback "
+                     "(create, consume, finish and destroy are required)", path, d->name);
+        return PP_EPLUGIN;
+    }
+    if (d->input_kinds == 0) {
+        pp_error_set(err, PP_EPLUGIN, "%s: analyzer '%s' declares no input kind", path, d->name);
+        return PP_EPLUGIN;
+    }
+    if (d->input_slot_count > 1 && d->input_slots == NULL) {
+        pp_error_set(err, PP_EPLUGIN, "%s: analyzer '%s' takes %u inputs but names none",
+                     path, d->name, (unsigned)d->input_slot_count);
+        return PP_EPLUGIN;
+    }
+    if (d->option_count > 0 && d->options == NULL) {
+        pp_error_set(err, PP_EPLUGIN, "%s: analyzer '%s' declares %u options but no table",
+                     path, d->name, (unsigned)d->option_count);
+        return PP_EPLUGIN;
+    }
+    for (uint32_t i = 0; i < d->option_count; i++) {
+        if (d->options[i].name == NULL || d->options[i].type < PP_OPT_BOOL ||
+            d->options[i].type > PP_OPT_STRING_LIST) {
+            pp_error_set(err, PP_EPLUGIN, "%s: analyzer '%s': option %u has no name or an unknown type",
+                         path, d->name, (unsigned)i);
+            return PP_EPLUGIN;
+        }
+    }
+    return PP_OK;
+}
+
+/* Open path and check it; on success *handle and *out are set. */
+static int
+open_plugin(const char *path, const char *name, void **handle, const pp_analyzer **out,
+            pp_error *err)
+{
+    struct stat st;
+    void *h;
+    union { void *obj; pp_plugin_entry_fn fn; } entry;
+    const pp_analyzer *d;
+    int rc;
+
+    if (lstat(path, &st) != 0) {
+        pp_error_set(err, PP_ENOTFOUND, "%s: %s", path, strerror(errno));
+        return PP_ENOTFOUND;
+    }
+    if (!S_ISREG(st.st_mode)) {
+        pp_error_set(err, PP_EPLUGIN, "%s: not a regular file (symbolic links are not followed)", path);
+        return PP_EPLUGIN;
+    }
+    dlerror();
+    h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+    if (h == NULL) {
+        const char *why = dlerror();
+        pp_error_set(err, PP_EPLUGIN, "%s: cannot load: %s (is it a shared object built for this "
+                     "machine? `ldd %s` shows missing libraries)", path,
+                     why != NULL ? why : "unknown error", path);
+        return PP_EPLUGIN;
+    }
+    dlerror();
+    entry.obj = dlsym(h, PP_PLUGIN_ENTRY_SYMBOL);
+    if (entry.obj == NULL) {
+        pp_error_set(err, PP_EPLUGIN, "%s: no %s symbol: not a perfpipe plugin", path,
+                     PP_PLUGIN_ENTRY_SYMBOL);
+        dlclose(h);
+        return PP_EPLUGIN;
+    }
+    d = entry.fn();
+    if ((rc = pp_plugin_check(d, name, path, err)) != PP_OK) {
+        dlclose(h);
+        return rc;
+    }
+    *handle = h;
+    *out = d;
+    return PP_OK;
+}
+
+static loaded *
+find_loaded(pp_loader *l, const char *name)
+{
+    for (size_t i = 0; i < l->nplugins; i++)
+        if (strcmp(l->plugins[i].name, name) == 0)
+            return &l->plugins[i];
+    return NULL;
+}
+
+static int
+valid_name(const char *name)
+{
+    if (name[0] == '\0' || name[0] == '.')
+        return 0;
+    for (const char *p = name; *p; p++)
+        if (*p == '/')
+            return 0;
+    return 1;
+}
+
+static char *
+join(const char *dir, const char *file, const char *suffix)
+{
+    size_t n = strlen(dir) + strlen(file) + strlen(suffix) + 2;
+    char *p = malloc(n);
+
+    if (p != NULL)
+        snprintf(p, n, "%s/%s%s", dir, file, suffix);
+    return p;
+}
+
+const pp_analyzer *
+pp_loader_get(pp_loader *l, const char *name, pp_error *err)
+{
+    loaded *have = find_loaded(l, name), *grown;
+    void *handle = NULL;
+    const pp_analyzer *d = NULL;
+
+    if (have != NULL)
+        return have->analyzer;
+    if (!valid_name(name)) {
+        pp_error_set(err, PP_EINVAL, "'%s' is not an analyzer name", name);
+        return NULL;
+    }
+    for (size_t i = 0; i < l->ndirs; i++) {
+        char *path = join(l->dirs[i], name, ".so");
+        struct stat st;
+        int rc;
+
+        if (path == NULL) {
+            pp_error_set(err, PP_ENOMEM, "out of memory");
+            return NULL;
+        }
+        if (lstat(path, &st) != 0) {
+            free(path);
+            continue;
+        }
+        rc = open_plugin(path, name, &handle, &d, err);
+        if (rc != PP_OK) {
+            free(path);
+            return NULL;
+        }
+        grown = realloc(l->plugins, (l->nplugins + 1) * sizeof *grown);
+        if (grown == NULL || (grown[l->nplugins].name = strdup(name)) == NULL) {
+            if (grown != NULL)
+                l->plugins = grown;
+            dlclose(handle);
+            free(path);
+            pp_error_set(err, PP_ENOMEM, "out of memory");
+            return NULL;
+        }
+        l->plugins = grown;
+        l->plugins[l->nplugins].path = path;
+        l->plugins[l->nplugins].handle = handle;
+        l->plugins[l->nplugins].analyzer = d;
+        l->nplugins++;
+        return d;
+    }
+    {
+        char dirs[PP_ERROR_MESSAGE_MAX / 2] = "";
+        size_t used = 0;
+
+        for (size_t i = 0; i < l->ndirs && used < sizeof dirs - 1; i++) {
+            int n = snprintf(dirs + used, sizeof dirs - used, "%s%s", i ? ":" : "", l->dirs[i]);
+            if (n < 0)
+                break;
+            used += (size_t)n;
+        }
+        pp_error_set(err, PP_ENOTFOUND,
+                     "no analyzer '%s' (looked for %s.so in %s); `perfpipe plugins` lists "
+                     "what is installed, --plugin-dir DIR adds a directory",
+                     name, name, l->ndirs ? dirs : "no directory");
+    }
+    return NULL;
+}
+
+const char *
+pp_loader_path_of(pp_loader *l, const char *name)
+{
+    loaded *have = find_loaded(l, name);
+
+    return have != NULL ? have->path : NULL;
+}
+
+static int
+compare_names(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+void
+pp_loader_scan(pp_loader *l, pp_candidate_fn fn, void *user)
+{
+    /* Names already provided by an earlier directory (shadowing). */
+    char **seen = NULL;
+    char **seen_path = NULL;
+    size_t nseen = 0;
+
+    for (size_t i = 0; i < l->ndirs; i++) {
+        DIR *dir = opendir(l->dirs[i]);
+        struct dirent *e;
+        char **names = NULL;
+        size_t nnames = 0;
+
+        if (dir == NULL)
+            continue;
+        while ((e = readdir(dir)) != NULL) {
+            size_t n = strlen(e->d_name);
+            char **grown;
+
+            if (n <= 3 || strcmp(e->d_name + n - 3, ".so") != 0)
+                continue;
+            grown = realloc(names, (nnames + 1) * sizeof *names);
+            if (grown == NULL)
+                break;
+            names = grown;
+            if ((names[nnames] = strndup(e->d_name, n - 3)) != NULL)
+                nnames++;
+        }
+        closedir(dir);
+        qsort(names, nnames, sizeof *names, compare_names);
+        for (size_t k = 0; k < nnames; k++) {
+            pp_plugin_candidate c = { 0 };
+            pp_error err = PP_ERROR_INIT;
+            char *path = join(l->dirs[i], names[k], ".so");
+            char msg[PP_ERROR_MESSAGE_MAX];
+            const char *earlier = NULL;
+            void *handle = NULL;
+            const pp_analyzer *d = NULL;
+
+            if (path == NULL)
+                continue;
+            for (size_t s = 0; s < nseen; s++)
+                if (strcmp(seen[s], names[k]) == 0)
+                    earlier = seen_path[s];
+            c.path = path;
+            c.file_name = names[k];
+            if (earlier != NULL) {
+                snprintf(msg, sizeof msg, "another plugin named '%s' comes first in the search "
+                         "order: %s", names[k], earlier);
+                c.refusal = msg;
+            } else {
+                loaded *have = find_loaded(l, names[k]);
+
+                if (have != NULL && strcmp(have->path, path) == 0) {
+                    c.analyzer = have->analyzer;
+                } else if (open_plugin(path, names[k], &handle, &d, &err) == PP_OK) {
+                    c.analyzer = d;
+                } else {
+                    c.refusal = err.message;
+                }
+                {
+                    char **g1 = realloc(seen, (nseen + 1) * sizeof *seen);
+                    char **g2 = g1 ? realloc(seen_path, (nseen + 1) * sizeof *seen_path) : NULL;
+
+                    if (g1 != NULL)
+                        seen = g1;
+                    if (g2 != NULL) {
+                        seen_path = g2;
+                        seen[nseen] = strdup(names[k]);
+                        seen_path[nseen] = strdup(path);
+                        if (seen[nseen] != NULL && seen_path[nseen] != NULL)
+                            nseen++;
+                        else {
+                            free(seen[nseen]);
+                            free(seen_path[nseen]);
+                        }
+                    }
+                }
+            }
+            fn(user, &c);
+            if (handle != NULL)
+                dlclose(handle);
+            free(path);
+        }
+        for (size_t k = 0; k < nnames; k++)
+            free(names[k]);
+        free(names);
+    }
+    for (size_t s = 0; s < nseen; s++) {
+        free(seen[s]);
+        free(seen_path[s]);
+    }
+    free(seen);
+    free(seen_path);
+}

@@ -1,0 +1,59 @@
+/* Private: finding analyzer plugins by name and checking them before any of
+ * their code runs.
+ *
+ * Search order: every --plugin-dir in the order given, PERFPIPE_PLUGIN_PATH
+ * (colon-separated; ignored when the process runs with special privileges),
+ * then the installed plugin directory, versioned by ABI major. A plugin NAME
+ * is the regular file NAME.so in the first directory that has one; it is
+ * opened RTLD_NOW|RTLD_LOCAL and stays loaded until pp_loader_free. */
+#ifndef PP_CORE_LOADER_H
+#define PP_CORE_LOADER_H
+
+#include <perfpipe/plugin.h>
+
+typedef struct pp_loader pp_loader;
+
+/* One file seen while listing: ok, or refused with the reason. */
+typedef struct pp_plugin_candidate {
+    const char *path;
+    const char *file_name;        /* NAME from NAME.so */
+    const pp_analyzer *analyzer;  /* NULL when refused */
+    const char *refusal;          /* NULL when ok */
+} pp_plugin_candidate;
+
+typedef void (*pp_candidate_fn)(void *user, const pp_plugin_candidate *c);
+
+/* A loader with no directories. NULL on allocation failure. */
+pp_loader *pp_loader_new(void);
+void pp_loader_free(pp_loader *l);
+
+/* Append a search directory (copied). */
+int pp_loader_add_dir(pp_loader *l, const char *dir, pp_error *err);
+/* Append PERFPIPE_PLUGIN_PATH's directories (unless privileged), then the
+ * installed directory. Call after the --plugin-dir ones. */
+int pp_loader_add_defaults(pp_loader *l, pp_error *err);
+
+/* The analyzer called name, loading and checking it on first use.
+ * NULL with err filled (PP_ENOTFOUND: listing the directories searched;
+ * PP_EPLUGIN: the refusal, naming the file and both versions). The
+ * descriptor lives until pp_loader_free. */
+const pp_analyzer *pp_loader_get(pp_loader *l, const char *name, pp_error *err);
+
+/* Path of a loaded analyzer's file, or NULL. */
+const char *pp_loader_path_of(pp_loader *l, const char *name);
+
+/* Call fn for every *.so in every search directory, in search order, with
+ * the check's verdict. A file whose name a directory earlier in the order
+ * already provides is reported as shadowed. */
+void pp_loader_scan(pp_loader *l, pp_candidate_fn fn, void *user);
+
+/* The checks, usable alone: is d an acceptable descriptor for a plugin
+ * asked for as `name` (NULL: any name) from file `path`? */
+int pp_plugin_check(const pp_analyzer *d, const char *name, const char *path,
+                    pp_error *err);
+
+/* Number of directories searched, and each of them. */
+size_t pp_loader_dir_count(const pp_loader *l);
+const char *pp_loader_dir(const pp_loader *l, size_t i);
+
+#endif

@@ -1,0 +1,84 @@
+/* Running a checked pipeline: the declared model becomes the engine's plan. */
+#include "config.h"
+
+#include <stdlib.h>
+
+#include <perfpipe/perfpipe.h>
+
+#include "run.h"
+
+/* Record each stage's effective options, so compare can tell runs apart. */
+static void
+record_options(json_t *doc, const pp_pipeline *p)
+{
+    json_t *stages = json_object_get(doc, "stages");
+
+    for (uint32_t s = 0; s < p->stage_count && s < json_array_size(stages); s++) {
+        const pp_analyzer *a = p->stages[s].analyzer;
+        json_t *opts = json_object();
+
+        for (uint32_t i = 0; i < a->option_count; i++) {
+            const char *text = pp_options_text(p->stages[s].opts, a->options[i].name);
+
+            if (text != NULL)
+                json_object_set_new(opts, a->options[i].name, json_string(text));
+        }
+        json_object_set_new(json_array_get(stages, s), "options", opts);
+    }
+}
+
+int
+pp_run_pipeline(const pp_pipeline *p, const pp_run_hooks *hooks, json_t **doc, pp_error *err)
+{
+    pp_plan_knob *knobs = calloc(p->knob_count + 1, sizeof *knobs);
+    pp_plan_input *inputs = calloc(p->input_count + 1, sizeof *inputs);
+    pp_plan_stage *stages = calloc(p->stage_count + 1, sizeof *stages);
+    pp_plan plan;
+    int rc;
+
+    *doc = NULL;
+    if (!p->checked) {
+        pp_error_set(err, PP_EINVAL, "%s: pipeline was not checked", p->file);
+        rc = PP_EINVAL;
+        goto out;
+    }
+    if (knobs == NULL || inputs == NULL || stages == NULL) {
+        pp_error_set(err, PP_ENOMEM, "out of memory");
+        rc = PP_ENOMEM;
+        goto out;
+    }
+    for (uint32_t i = 0; i < p->knob_count; i++) {
+        knobs[i].key = p->knobs[i].key;
+        knobs[i].value = p->knobs[i].value;
+    }
+    for (uint32_t i = 0; i < p->input_count; i++) {
+        inputs[i].name = p->inputs[i].name;
+        inputs[i].kind = p->inputs[i].kind;
+        inputs[i].path = p->inputs[i].path;
+    }
+    for (uint32_t s = 0; s < p->stage_count; s++) {
+        stages[s].id = p->stages[s].id;
+        stages[s].analyzer = p->stages[s].analyzer;
+        stages[s].options = p->stages[s].opts;
+        stages[s].ninputs = p->stages[s].input_count;
+        stages[s].inputs = p->stages[s].input_index;
+    }
+    plan.pipeline = p->name;
+    plan.nknobs = p->knob_count;
+    plan.knobs = knobs;
+    plan.ninputs = p->input_count;
+    plan.inputs = inputs;
+    plan.nstages = p->stage_count;
+    plan.stages = stages;
+    rc = pp_engine_run(&plan, hooks, doc, err);
+    if (*doc != NULL) {
+        if (p->description != NULL)
+            json_object_set_new(*doc, "description", json_string(p->description));
+        record_options(*doc, p);
+    }
+out:
+    free(knobs);
+    free(inputs);
+    free(stages);
+    return rc;
+}
