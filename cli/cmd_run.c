@@ -342,6 +342,8 @@ execute(run_args *a)
     pp_pipeline *p = NULL;
     pp_loader *loader = NULL;
     pp_pipeline_kv positional_inputs[MAX_ARGS];
+    char *positional_names[MAX_ARGS];
+    uint32_t npositional_names = 0;
     char *path = NULL, *text = NULL;
     json_t *doc = NULL;
     int rc, status = PP_EXIT_OK;
@@ -360,6 +362,12 @@ execute(run_args *a)
         const char *name = a->analyzer;
         pp_error ferr = PP_ERROR_INIT;
 
+        if (a->npositional > MAX_ARGS / 2) {
+            pp_cli_error("too many inputs");
+            status = PP_EXIT_USAGE;
+            goto out;
+        }
+
         if (an == NULL) {
             pp_cli_error("%s", err.message);
             status = err.code == PP_ENOTFOUND ? PP_EXIT_USAGE : PP_EXIT_PLUGIN;
@@ -369,47 +377,46 @@ execute(run_args *a)
             if (strcmp(shipped[i].analyzer, a->analyzer) == 0)
                 name = shipped[i].pipeline;
         path = pp_pipeline_find(name, &ferr);
-        if (path != NULL) {
-            rc = pp_pipeline_load_file(path, &vars, &p, &err);
-        } else {
-            if ((text = synthesize(an)) == NULL) {
-                pp_cli_error("out of memory");
-                status = PP_EXIT_USAGE;
-                goto out;
-            }
-            rc = PP_OK;
+        if (path == NULL && (text = synthesize(an)) == NULL) {
+            pp_cli_error("out of memory");
+            status = PP_EXIT_USAGE;
+            goto out;
         }
         /* Positional inputs fill the pipeline's inputs in declared order:
-         * load once to learn them, then again with the paths given. */
-        if (rc == PP_OK && text != NULL)
-            rc = pp_pipeline_load_string(a->analyzer, text, strlen(text), &vars, &p, &err);
-        if (rc == PP_OK && p != NULL) {
-            if ((uint32_t)a->npositional != p->input_count) {
-                pp_cli_error("%s takes %u input file%s (", a->analyzer, p->input_count,
-                             p->input_count == 1 ? "" : "s");
-                for (uint32_t i = 0; i < p->input_count; i++)
-                    fprintf(stderr, "%s%s", i ? ", " : "", p->inputs[i].name);
+         * a names-only load learns them, the real load gets the paths. */
+        {
+            pp_pipeline_vars names = vars;
+            pp_pipeline *q = NULL;
+
+            names.names_only = 1;
+            rc = text != NULL
+                     ? pp_pipeline_load_string(a->analyzer, text, strlen(text), &names, &q, &err)
+                     : pp_pipeline_load_file(path, &names, &q, &err);
+            if (rc == PP_OK && (uint32_t)a->npositional != q->input_count) {
+                pp_cli_error("%s takes %u input file%s (", a->analyzer, q->input_count,
+                             q->input_count == 1 ? "" : "s");
+                for (uint32_t i = 0; i < q->input_count; i++)
+                    fprintf(stderr, "%s%s", i ? ", " : "", q->inputs[i].name);
                 fprintf(stderr, "), got %d; see `perfpipe %s --help`\n", a->npositional,
                         a->analyzer);
+                pp_pipeline_free(q);
                 status = PP_EXIT_USAGE;
                 goto out;
             }
-            for (uint32_t i = 0; i < p->input_count && a->ninputs + i < MAX_ARGS; i++) {
-                positional_inputs[i].key = p->inputs[i].name;
-                positional_inputs[i].value = a->positional[i];
-            }
-            /* positional_inputs borrows names from p: reload before freeing it. */
-            vars.inputs = positional_inputs;
-            vars.input_count = p->input_count;
-            {
-                pp_pipeline *q = NULL;
-
+            if (rc == PP_OK) {
+                for (uint32_t i = 0; i < q->input_count; i++) {
+                    positional_names[i] = strdup(q->inputs[i].name);
+                    positional_inputs[i].key = positional_names[i];
+                    positional_inputs[i].value = a->positional[i];
+                }
+                npositional_names = q->input_count;
+                vars.inputs = positional_inputs;
+                vars.input_count = q->input_count;
                 rc = text != NULL
-                         ? pp_pipeline_load_string(a->analyzer, text, strlen(text), &vars, &q, &err)
-                         : pp_pipeline_load_file(path, &vars, &q, &err);
-                pp_pipeline_free(p);
-                p = q;
+                         ? pp_pipeline_load_string(a->analyzer, text, strlen(text), &vars, &p, &err)
+                         : pp_pipeline_load_file(path, &vars, &p, &err);
             }
+            pp_pipeline_free(q);
         }
     } else {
         if (a->pipeline == NULL) {
@@ -471,6 +478,8 @@ execute(run_args *a)
         }
     }
 out:
+    for (uint32_t i = 0; i < npositional_names; i++)
+        free(positional_names[i]);
     json_decref(doc);
     pp_pipeline_free(p);
     pp_loader_free(loader);
