@@ -12,6 +12,16 @@
  *                "tables":[{"name","key":[..],"columns":[{"name","type"}],"rows":[[..]]}],
  *                "findings":[{"severity","code","message"}],
  *                "totals":{"name":{"type":"bytes","value":123}} } ] }
+ *
+ * Cells: string columns hold a JSON string or null; count, bytes,
+ * duration_ns and timestamp_ns hold exact JSON integers (int64); percent and
+ * number hold a JSON number, or null where the value was NaN or infinite.
+ * Severities are "info", "warning", "error". Totals of type "string" hold a
+ * JSON string.
+ *
+ * Threading: a document is built by one thread at a time. The pp_table
+ * wrappers are kept in a small process-wide registry (guarded) so that
+ * pp_result_tables_release can find them from the stage alone.
  */
 #ifndef PP_CORE_RESULT_H
 #define PP_CORE_RESULT_H
@@ -23,38 +33,124 @@
 
 #define PP_RESULT_FORMAT "perfpipe-result/1"
 
-/* A new empty document (new reference). */
+/* ---- building ----------------------------------------------------------- */
+
+/* A new empty document (new reference; NULL only when out of memory).
+ * tool.version is pp_version(); knobs, inputs and stages start empty. */
 json_t *pp_result_new(const char *pipeline_name);
 
-/* Append a stage entry; returns it (borrowed from doc). */
+/* Record a knob (copied; replaces an earlier value of the same name).
+ * PP_OK, PP_EINVAL (NULL name/value), PP_ENOMEM. */
+int pp_result_set_knob(json_t *doc, const char *name, const char *value);
+
+/* Append an input entry; returns it (borrowed from doc) so a reader can add
+ * its own facts, or NULL (bad argument / out of memory). hash_algo and
+ * hash_value may both be NULL (no "hash" member); bytes < 0 means unknown
+ * (member omitted). */
+json_t *pp_result_add_input(json_t *doc, const char *name, const char *path,
+                            const char *kind, int64_t bytes,
+                            const char *hash_algo, const char *hash_value);
+
+/* Append a stage entry (status "ok"); returns it (borrowed from doc), or
+ * NULL on a bad argument or out of memory. */
 json_t *pp_result_add_stage(json_t *doc, const char *id, const char *analyzer,
                             const char *analyzer_version);
 
-/* Host-table implementations on a stage entry. */
+/* Mark a stage failed with a one-line reason (copied). PP_OK or PP_EINVAL. */
+int pp_result_stage_failed(json_t *stage, const char *message);
+
+/* Host-table implementations on a stage entry.
+ *
+ * pp_result_table_new: a table named `name` (unique in the stage) with
+ * ncolumns typed columns (names copied, unique, types PP_COL_*), the first
+ * nkey of which are the key. The wrapper belongs to the result module until
+ * pp_result_tables_release(stage). NULL on a bad argument or out of memory;
+ * the _err variant says which in err. */
 pp_table *pp_result_table_new(json_t *stage, const char *name, uint32_t ncolumns,
                               const pp_column *columns, uint32_t nkey);
+pp_table *pp_result_table_new_err(json_t *stage, const char *name, uint32_t ncolumns,
+                                  const pp_column *columns, uint32_t nkey,
+                                  pp_error *err);
+/* Append one row of exactly ncolumns cells (strings copied). A cell whose
+ * type does not fit its column (string <- STRING/NULL; count, bytes,
+ * duration_ns, timestamp_ns <- INT; percent, number <- DOUBLE/INT/NULL)
+ * rejects the whole row with PP_EINVAL; the message names table, row and
+ * column and is kept in the table (pp_result_table_error) and, for the _err
+ * variant, in err. NaN and infinities are stored as null. PP_ENOMEM too. */
 int pp_result_table_row(pp_table *t, const pp_cell *cells);
+int pp_result_table_row_err(pp_table *t, const pp_cell *cells, pp_error *err);
+/* The message of the last rejected row or table_new problem, "" if none.
+ * Valid until the table is released. */
+const char *pp_result_table_error(const pp_table *t);
+
+/* Findings and totals. PP_OK, PP_EINVAL (bad severity/type/NULL), PP_ENOMEM.
+ * A total of the same name replaces the earlier one. */
 int pp_result_finding(json_t *stage, uint32_t severity, const char *code,
                       const char *message);
 int pp_result_total_int(json_t *stage, const char *name, uint32_t type, int64_t value);
 int pp_result_total_double(json_t *stage, const char *name, uint32_t type, double value);
 int pp_result_total_string(json_t *stage, const char *name, const char *value);
-/* Free the pp_table wrappers of a stage (the JSON stays in the document). */
+/* Free the pp_table wrappers of a stage (the JSON stays in the document).
+ * Safe to call on a stage with no tables, and more than once. */
 void pp_result_tables_release(json_t *stage);
 
 /* Column type names <-> PP_COL_*. */
-const char *pp_column_type_name(uint32_t type);
+const char *pp_column_type_name(uint32_t type);       /* NULL if unknown */
 uint32_t pp_column_type_from_name(const char *name);  /* 0 if unknown */
+/* Severity names <-> PP_SEVERITY_*: "info", "warning", "error". */
+const char *pp_severity_name(uint32_t severity);      /* NULL if unknown */
 
-/* Check that a loaded JSON is a perfpipe-result/1 document. */
+/* ---- checking ----------------------------------------------------------- */
+
+/* Check that a loaded JSON is a perfpipe-result/1 document: format string,
+ * tool, inputs, stages, each table's columns/key/rows and cell types,
+ * findings and totals. PP_OK, or PP_EFORMAT with one message naming the
+ * place ("stage \"alloc\" table \"by_type\" row 3 column 2 (\"bytes\"): ...
+ * at /stages/0/tables/0/rows/3/2"). */
 int pp_result_validate(const json_t *doc, pp_error *err);
 
-/* Render a document. Formats: "table" (aligned text, human units), "json",
- * "markdown", "csv". Returns PP_OK or PP_EINVAL for an unknown format. */
+/* ---- rendering ---------------------------------------------------------- */
+
+/* Render a document. Formats:
+ *   "table"      aligned text, human units (the default for people)
+ *   "json"       the document, indented 2, trailing newline
+ *   "markdown"   GitHub pipe tables, human units
+ *   "csv"        RFC 4180 blocks per table, raw machine values, CRLF
+ *   "folded"     `frame;frame;... weight` lines (flamegraph.pl, inferno)
+ *   "speedscope" speedscope's file format (sampled profile)
+ *   "svg"        a self-contained interactive flame graph
+ * The flame formats take a "stack table": first column `stack` (string,
+ * root first, frames joined by ';'), second column a count, bytes or
+ * duration_ns weight. Returns PP_OK, PP_EINVAL for an unknown format,
+ * PP_ENOTFOUND when a flame format finds no stack table, PP_EFORMAT for a
+ * document whose shape is wrong, PP_EIO when writing fails. The document
+ * should have passed pp_result_validate. */
 int pp_render(const json_t *doc, const char *format, FILE *out, pp_error *err);
 
-/* Human units used by the text renderers: "1.21 GB", "35.4 ms". */
+/* Same, restricted to one table. `table` is "NAME" (first stage having a
+ * table of that name) or "STAGE/NAME"; NULL means: for the flame formats
+ * the first stack table of the first stage that has one, for the others the
+ * whole document. PP_ENOTFOUND when the named table does not exist. */
+int pp_render_table_named(const json_t *doc, const char *format,
+                          const char *table, FILE *out, pp_error *err);
+
+/* Is this format name known to pp_render? */
+int pp_render_format_known(const char *format);
+
+/* Human units used by the text renderers. Decimal SI with 3 significant
+ * digits: 1 KB = 1000 B, MB = 10^6, GB = 10^9, TB = 10^12, PB = 10^15
+ * ("512 B", "35.4 KB", "1.21 GB"); durations "12 ns", "850 us", "35.4 ms",
+ * "1.20 s" (seconds stay seconds: "3600 s"). Negative values get a leading
+ * '-'; NaN/inf render as "-". buf is always NUL-terminated (size >= 1). */
 void pp_format_bytes(char *buf, size_t size, double bytes);
 void pp_format_duration_ns(char *buf, size_t size, double ns);
+/* "1,234,567", "-1,234". */
+void pp_format_count(char *buf, size_t size, int64_t n);
+/* "12.3%". */
+void pp_format_percent(char *buf, size_t size, double pct);
+/* A timestamp in ms with thousands separators: "1,234.5 ms". */
+void pp_format_timestamp_ns(char *buf, size_t size, int64_t ns);
+/* A unitless number: up to 4 significant digits ("0.9876", "12.35", "1.235e+06"). */
+void pp_format_number(char *buf, size_t size, double v);
 
 #endif

@@ -1,0 +1,172 @@
+/* pp_render: choose a renderer by format name, and pick the table the
+ * single-table (flame) formats draw. */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include <perfpipe/perfpipe.h>
+
+#include "result/result.h"
+#include "result/render_util.h"
+
+static const char *const flame_formats[] = { "folded", "speedscope", "svg" };
+static const char *const doc_formats[] = { "table", "json", "markdown", "csv" };
+
+static int
+is_flame(const char *format)
+{
+    for (size_t i = 0; i < sizeof flame_formats / sizeof flame_formats[0]; i++)
+        if (strcmp(format, flame_formats[i]) == 0)
+            return 1;
+    return 0;
+}
+
+int
+pp_render_format_known(const char *format)
+{
+    if (format == NULL)
+        return 0;
+    for (size_t i = 0; i < sizeof doc_formats / sizeof doc_formats[0]; i++)
+        if (strcmp(format, doc_formats[i]) == 0)
+            return 1;
+    return is_flame(format);
+}
+
+/* Find table `want` ("NAME" or "STAGE/NAME"; NULL = first stack table). */
+static int
+find_table(const json_t *doc, const char *want, int need_stack,
+           const json_t **st_out, const json_t **tj_out, size_t *si_out, size_t *ti_out,
+           pp_error *err)
+{
+    const json_t *stages = json_object_get(doc, "stages");
+    const char *slash = want ? strchr(want, '/') : NULL;
+    size_t si, ti;
+    const json_t *st, *tj;
+
+    json_array_foreach(stages, si, st) {
+        const char *sid = json_string_value(json_object_get(st, "id"));
+        if (slash != NULL && (sid == NULL || strlen(sid) != (size_t)(slash - want) ||
+                              strncmp(sid, want, (size_t)(slash - want)) != 0))
+            continue;
+        json_array_foreach(json_object_get(st, "tables"), ti, tj) {
+            const char *tn = json_string_value(json_object_get(tj, "name"));
+            if (want != NULL && (tn == NULL || strcmp(tn, slash ? slash + 1 : want) != 0))
+                continue;
+            if (want == NULL && !pp_render_is_stack_table(tj))
+                continue;
+            if (need_stack && !pp_render_is_stack_table(tj)) {
+                pp_error_set(err, PP_EINVAL,
+                             "table \"%s\" of stage \"%s\" is not a stack table (first column \"stack\", second a count, bytes or duration_ns weight)",
+                             tn, sid ? sid : "?");
+                return PP_EINVAL;
+            }
+            *st_out = st;
+            *tj_out = tj;
+            *si_out = si;
+            *ti_out = ti;
+            return PP_OK;
+        }
+    }
+    if (want == NULL)
+        pp_error_set(err, PP_ENOTFOUND,
+                     "no stack table in the result (a table whose first column is \"stack\") to draw");
+    else
+        pp_error_set(err, PP_ENOTFOUND, "no table \"%s\" in the result", want);
+    return PP_ENOTFOUND;
+}
+
+static int
+render_doc(const json_t *doc, const char *format, FILE *out, pp_error *err)
+{
+    if (strcmp(format, "table") == 0)
+        return pp_render_text_table(doc, out, err);
+    if (strcmp(format, "json") == 0)
+        return pp_render_json(doc, out, err);
+    if (strcmp(format, "markdown") == 0)
+        return pp_render_markdown(doc, out, err);
+    return pp_render_csv(doc, out, err);
+}
+
+static int
+render_flame(const json_t *doc, const char *format, const json_t *st, const json_t *tj,
+             FILE *out, pp_error *err)
+{
+    if (strcmp(format, "folded") == 0)
+        return pp_render_folded(doc, st, tj, out, err);
+    if (strcmp(format, "speedscope") == 0)
+        return pp_render_speedscope(doc, st, tj, out, err);
+    return pp_render_svg(doc, st, tj, out, err);
+}
+
+static int
+check_args(const json_t *doc, const char *format, FILE *out, pp_error *err)
+{
+    if (doc == NULL || out == NULL || format == NULL) {
+        pp_error_set(err, PP_EINVAL, "render: a document, a format and an output are required");
+        return PP_EINVAL;
+    }
+    if (!pp_render_format_known(format)) {
+        pp_error_set(err, PP_EINVAL,
+                     "unknown output format \"%s\" (expected table, json, markdown, csv, folded, speedscope or svg)",
+                     format);
+        return PP_EINVAL;
+    }
+    if (!json_is_array(json_object_get(doc, "stages"))) {
+        pp_error_set(err, PP_EFORMAT, "render: the document has no \"stages\" array");
+        return PP_EFORMAT;
+    }
+    return PP_OK;
+}
+
+int
+pp_render_table_named(const json_t *doc, const char *format, const char *table,
+                      FILE *out, pp_error *err)
+{
+    const json_t *st = NULL, *tj = NULL;
+    size_t si = 0, ti = 0;
+    json_t *copy, *stages, *s;
+    int rc;
+
+    if ((rc = check_args(doc, format, out, err)) != PP_OK)
+        return rc;
+    if (is_flame(format)) {
+        if ((rc = find_table(doc, table, 1, &st, &tj, &si, &ti, err)) != PP_OK)
+            return rc;
+        return render_flame(doc, format, st, tj, out, err);
+    }
+    if (table == NULL)
+        return render_doc(doc, format, out, err);
+    if ((rc = find_table(doc, table, 0, &st, &tj, &si, &ti, err)) != PP_OK)
+        return rc;
+    /* The document with only that stage, holding only that table. */
+    if ((copy = json_deep_copy(doc)) == NULL)
+        goto nomem;
+    stages = json_object_get(copy, "stages");
+    s = json_incref(json_array_get(stages, si));
+    if (json_array_clear(stages) != 0 || json_array_append_new(stages, s) != 0) {
+        json_decref(copy);
+        goto nomem;
+    }
+    {
+        json_t *tables = json_object_get(s, "tables");
+        json_t *t = json_incref(json_array_get(tables, ti));
+        if (json_array_clear(tables) != 0 || json_array_append_new(tables, t) != 0) {
+            json_decref(copy);
+            goto nomem;
+        }
+    }
+    rc = render_doc(copy, format, out, err);
+    json_decref(copy);
+    return rc;
+
+nomem:
+    pp_error_set(err, PP_ENOMEM, "render: out of memory");
+    return PP_ENOMEM;
+}
+
+int
+pp_render(const json_t *doc, const char *format, FILE *out, pp_error *err)
+{
+    return pp_render_table_named(doc, format, NULL, out, err);
+}

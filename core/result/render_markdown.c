@@ -1,0 +1,186 @@
+/* The markdown renderer: for pull requests and issues. A heading per
+ * stage, GitHub pipe tables with the human units of the table renderer,
+ * findings as a bullet list. Strings are kept whole and escaped so type
+ * names such as List`1[System.Int32] or <Main>g__Local show as written. */
+#include "config.h"
+
+#include <string.h>
+
+#include <perfpipe/perfpipe.h>
+
+#include "result/result.h"
+#include "result/render_util.h"
+
+static void
+md_text(FILE *out, const char *s)
+{
+    for (; s != NULL && *s; s++) {
+        switch (*s) {
+        case '\\': case '`': case '*': case '_': case '[': case ']':
+        case '<': case '>': case '|': case '#':
+            fputc('\\', out);
+            fputc(*s, out);
+            break;
+        case '\r': case '\n':
+            fputc(' ', out);
+            break;
+        default:
+            fputc(*s, out);
+        }
+    }
+}
+
+static void
+md_table(const json_t *tj, FILE *out)
+{
+    const json_t *cols = json_object_get(tj, "columns");
+    const json_t *col, *row;
+    size_t c, r, ncol = json_array_size(cols);
+    char buf[128];
+
+    fputs("### ", out);
+    md_text(out, json_string_value(json_object_get(tj, "name")));
+    fputs("\n\n", out);
+    if (json_array_size(json_object_get(tj, "rows")) == 0) {
+        fputs("(no rows)\n\n", out);
+        return;
+    }
+    fputc('|', out);
+    json_array_foreach(cols, c, col) {
+        fputc(' ', out);
+        md_text(out, json_string_value(json_object_get(col, "name")));
+        fputs(" |", out);
+    }
+    fputs("\n|", out);
+    json_array_foreach(cols, c, col)
+        fputs(pp_render_col_numeric(pp_render_col_type(col)) ? " --: |" : " :-- |", out);
+    fputc('\n', out);
+    json_array_foreach(json_object_get(tj, "rows"), r, row) {
+        fputc('|', out);
+        for (c = 0; c < ncol; c++) {
+            uint32_t t = pp_render_col_type(json_array_get(cols, c));
+            pp_render_cell_human(buf, sizeof buf, t, json_array_get(row, c));
+            fputc(' ', out);
+            if (t == PP_COL_STRING && json_is_string(json_array_get(row, c)))
+                md_text(out, json_string_value(json_array_get(row, c)));
+            else
+                md_text(out, buf);
+            fputs(" |", out);
+        }
+        fputc('\n', out);
+    }
+    fputc('\n', out);
+}
+
+int
+pp_render_markdown(const json_t *doc, FILE *out, pp_error *err)
+{
+    const json_t *tool = json_object_get(doc, "tool");
+    const json_t *knobs = json_object_get(doc, "knobs");
+    const json_t *pipeline = json_object_get(doc, "pipeline");
+    const json_t *inputs = json_object_get(doc, "inputs");
+    const json_t *st, *tj, *f, *v, *in;
+    const char *k;
+    size_t si, ti, fi, ii;
+    char buf[128];
+
+    fputs("# perfpipe result: ", out);
+    md_text(out, json_is_string(pipeline) ? json_string_value(pipeline) : "-");
+    fprintf(out, "\n\nperfpipe %s\n\n",
+            json_string_value(json_object_get(tool, "version")) ? json_string_value(json_object_get(tool, "version")) : "?");
+    if (json_object_size(knobs) > 0) {
+        fputs("Knobs:\n\n", out);
+        json_object_foreach((json_t *)knobs, k, v) {
+            fputs("- ", out);
+            md_text(out, k);
+            fputs(" = ", out);
+            if (json_is_string(v))
+                md_text(out, json_string_value(v));
+            else {
+                pp_render_cell_raw(buf, sizeof buf, v);
+                md_text(out, buf);
+            }
+            fputc('\n', out);
+        }
+        fputc('\n', out);
+    }
+    if (json_array_size(inputs) > 0) {
+        fputs("## Inputs\n\n| name | kind | bytes | hash | path |\n| :-- | :-- | --: | :-- | :-- |\n", out);
+        json_array_foreach(inputs, ii, in) {
+            const json_t *bytes = json_object_get(in, "bytes");
+            const json_t *hash = json_object_get(in, "hash");
+            fputs("| ", out);
+            md_text(out, json_string_value(json_object_get(in, "name")));
+            fputs(" | ", out);
+            md_text(out, json_string_value(json_object_get(in, "kind")));
+            pp_render_cell_human(buf, sizeof buf, PP_COL_BYTES, bytes ? bytes : json_null());
+            fprintf(out, " | %s | ", buf);
+            if (json_is_object(hash)) {
+                md_text(out, json_string_value(json_object_get(hash, "algo")));
+                fputc(':', out);
+                md_text(out, json_string_value(json_object_get(hash, "value")));
+            } else {
+                fputc('-', out);
+            }
+            fputs(" | ", out);
+            md_text(out, json_string_value(json_object_get(in, "path")));
+            fputs(" |\n", out);
+        }
+        fputc('\n', out);
+    }
+    json_array_foreach(json_object_get(doc, "stages"), si, st) {
+        const json_t *an = json_object_get(st, "analyzer");
+        const char *status = json_string_value(json_object_get(st, "status"));
+        const char *aver = json_string_value(json_object_get(an, "version"));
+        const json_t *totals = json_object_get(st, "totals");
+
+        fputs("## Stage ", out);
+        md_text(out, json_string_value(json_object_get(st, "id")));
+        fputs(" (", out);
+        md_text(out, json_string_value(json_object_get(an, "name")));
+        if (aver != NULL) {
+            fputc(' ', out);
+            md_text(out, aver);
+        }
+        fputs(")\n\n", out);
+        if (status != NULL && strcmp(status, "failed") == 0) {
+            fputs("**FAILED**: ", out);
+            md_text(out, json_string_value(json_object_get(st, "error")));
+            fputs("\n\n", out);
+        }
+        json_array_foreach(json_object_get(st, "tables"), ti, tj)
+            md_table(tj, out);
+        if (json_array_size(json_object_get(st, "findings")) > 0) {
+            fputs("Findings:\n\n", out);
+            json_array_foreach(json_object_get(st, "findings"), fi, f) {
+                fprintf(out, "- **%s** `", json_string_value(json_object_get(f, "severity")));
+                /* Inside a code span only a backtick would end it. */
+                for (const char *p = json_string_value(json_object_get(f, "code")); p && *p; p++)
+                    fputc(*p == '`' ? '\'' : *p, out);
+                fputs("`: ", out);
+                md_text(out, json_string_value(json_object_get(f, "message")));
+                fputc('\n', out);
+            }
+            fputc('\n', out);
+        }
+        if (json_object_size(totals) > 0) {
+            fputs("Totals:\n\n", out);
+            json_object_foreach((json_t *)totals, k, v) {
+                const char *ty = json_string_value(json_object_get(v, "type"));
+                const json_t *val = json_object_get(v, "value");
+                fputs("- ", out);
+                md_text(out, k);
+                fputs(": ", out);
+                if (ty != NULL && strcmp(ty, "string") == 0)
+                    md_text(out, json_string_value(val));
+                else {
+                    pp_render_cell_human(buf, sizeof buf, pp_column_type_from_name(ty), val);
+                    md_text(out, buf);
+                }
+                fputc('\n', out);
+            }
+            fputc('\n', out);
+        }
+    }
+    return pp_render_check_io(out, "markdown", err);
+}

@@ -1,0 +1,247 @@
+/* Helpers shared by the renderers: cell formatting, widths, stack tables. */
+#include "config.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <perfpipe/perfpipe.h>
+
+#include "result/result.h"
+#include "result/render_util.h"
+
+uint32_t
+pp_render_col_type(const json_t *col)
+{
+    return pp_column_type_from_name(json_string_value(json_object_get(col, "type")));
+}
+
+int
+pp_render_col_numeric(uint32_t type)
+{
+    return type != PP_COL_STRING;
+}
+
+void
+pp_render_cell_human(char *buf, size_t size, uint32_t type, const json_t *cell)
+{
+    double d = json_number_value(cell);
+    int64_t i = json_is_integer(cell) ? (int64_t)json_integer_value(cell) : (int64_t)d;
+
+    if (size == 0)
+        return;
+    if (json_is_null(cell) || cell == NULL) {
+        snprintf(buf, size, "-");
+        return;
+    }
+    switch (type) {
+    case PP_COL_STRING:
+        snprintf(buf, size, "%s", json_string_value(cell) ? json_string_value(cell) : "-");
+        break;
+    case PP_COL_COUNT:
+        pp_format_count(buf, size, i);
+        break;
+    case PP_COL_BYTES:
+        pp_format_bytes(buf, size, json_is_integer(cell) ? (double)i : d);
+        break;
+    case PP_COL_DURATION_NS:
+        pp_format_duration_ns(buf, size, json_is_integer(cell) ? (double)i : d);
+        break;
+    case PP_COL_PERCENT:
+        pp_format_percent(buf, size, d);
+        break;
+    case PP_COL_TIMESTAMP_NS:
+        pp_format_timestamp_ns(buf, size, i);
+        break;
+    default:
+        pp_format_number(buf, size, d);
+        break;
+    }
+}
+
+char *
+pp_render_flatten(char *s)
+{
+    for (char *p = s; p != NULL && *p; p++)
+        if ((unsigned char)*p < 0x20 || *p == 0x7f)
+            *p = ' ';
+    return s;
+}
+
+void
+pp_render_put_line_text(FILE *out, const char *s)
+{
+    for (; s != NULL && *s; s++)
+        fputc((unsigned char)*s < 0x20 || *s == 0x7f ? ' ' : *s, out);
+}
+
+size_t
+pp_render_width(const char *s)
+{
+    size_t w = 0;
+
+    for (; *s; s++)
+        if (((unsigned char)*s & 0xC0) != 0x80)
+            w++;
+    return w;
+}
+
+/* Byte offset of code point number `cp` in s. */
+static size_t
+cp_offset(const char *s, size_t cp)
+{
+    size_t i = 0, seen = 0;
+
+    for (; s[i]; i++) {
+        if (((unsigned char)s[i] & 0xC0) != 0x80) {
+            if (seen == cp)
+                return i;
+            seen++;
+        }
+    }
+    return i;
+}
+
+char *
+pp_render_ellipsize(const char *s, size_t width)
+{
+    size_t w = pp_render_width(s), head, tail, hb, tb, n;
+    char *out;
+
+    if (w <= width || width < 5)
+        return strdup(s);
+    /* Keep more of the tail: the method name is the end of a frame. */
+    head = (width - 3) / 2;
+    tail = width - 3 - head;
+    hb = cp_offset(s, head);
+    tb = cp_offset(s, w - tail);
+    n = strlen(s + tb);
+    if ((out = malloc(hb + 3 + n + 1)) == NULL)
+        return NULL;
+    memcpy(out, s, hb);
+    memcpy(out + hb, "...", 3);
+    memcpy(out + hb + 3, s + tb, n + 1);
+    return out;
+}
+
+void
+pp_render_cell_raw(char *buf, size_t size, const json_t *cell)
+{
+    if (size == 0)
+        return;
+    if (json_is_integer(cell)) {
+        snprintf(buf, size, "%" PRId64, (int64_t)json_integer_value(cell));
+    } else if (json_is_real(cell)) {
+        double d = json_real_value(cell);
+        /* Shortest of %.15g..%.17g that reads back exactly. */
+        for (int prec = 15; prec <= 17; prec++) {
+            snprintf(buf, size, "%.*g", prec, d);
+            if (strtod(buf, NULL) == d)
+                break;
+        }
+    } else if (json_is_string(cell)) {
+        snprintf(buf, size, "%s", json_string_value(cell));
+    } else {
+        buf[0] = '\0';
+    }
+}
+
+int
+pp_render_check_io(FILE *out, const char *format, pp_error *err)
+{
+    if (fflush(out) != 0 || ferror(out)) {
+        pp_error_set(err, PP_EIO, "writing the %s rendering failed: %s", format, strerror(errno));
+        return PP_EIO;
+    }
+    return PP_OK;
+}
+
+int
+pp_render_is_stack_table(const json_t *tj)
+{
+    const json_t *cols = json_object_get(tj, "columns");
+    const json_t *c0 = json_array_get(cols, 0), *c1 = json_array_get(cols, 1);
+    const char *n0 = json_string_value(json_object_get(c0, "name"));
+    uint32_t t1 = pp_render_col_type(c1);
+
+    return n0 != NULL && strcmp(n0, "stack") == 0 && pp_render_col_type(c0) == PP_COL_STRING &&
+           (t1 == PP_COL_COUNT || t1 == PP_COL_BYTES || t1 == PP_COL_DURATION_NS);
+}
+
+/* Frame-wise order: ';' sorts before every other byte, the end of the
+ * string before ';'. */
+static int
+stack_cmp(const char *a, const char *b)
+{
+    for (;; a++, b++) {
+        unsigned ca = (unsigned char)*a, cb = (unsigned char)*b;
+        ca = ca == 0 ? 0 : ca == ';' ? 1 : ca + 1;
+        cb = cb == 0 ? 0 : cb == ';' ? 1 : cb + 1;
+        if (ca != cb)
+            return ca < cb ? -1 : 1;
+        if (ca == 0)
+            return 0;
+    }
+}
+
+static int
+entry_cmp(const void *pa, const void *pb)
+{
+    const pp_stack_entry *a = pa, *b = pb;
+    return stack_cmp(a->stack, b->stack);
+}
+
+int
+pp_stacks_collect(const json_t *tj, pp_stacks *out, pp_error *err)
+{
+    const json_t *rows = json_object_get(tj, "rows");
+    size_t nrows = json_array_size(rows), r, o = 0;
+    const json_t *row;
+
+    memset(out, 0, sizeof *out);
+    out->weight_type = pp_render_col_type(json_array_get(json_object_get(tj, "columns"), 1));
+    if (nrows == 0)
+        return PP_OK;
+    if ((out->v = calloc(nrows, sizeof *out->v)) == NULL) {
+        pp_error_set(err, PP_ENOMEM, "flame graph: out of memory for %zu stacks", nrows);
+        return PP_ENOMEM;
+    }
+    json_array_foreach(rows, r, row) {
+        const char *s = json_string_value(json_array_get(row, 0));
+        const json_t *w = json_array_get(row, 1);
+        /* Stacks without a weight, or with a zero or negative one (deltas),
+         * have no width in a flame graph. */
+        if (!json_is_integer(w) || json_integer_value(w) <= 0)
+            continue;
+        out->v[o].stack = s != NULL ? s : "[no stack]";
+        out->v[o].weight = json_integer_value(w);
+        o++;
+    }
+    qsort(out->v, o, sizeof *out->v, entry_cmp);
+    out->n = 0;
+    for (size_t i = 0; i < o; i++) {
+        if (out->n > 0 && stack_cmp(out->v[out->n - 1].stack, out->v[i].stack) == 0) {
+            if (__builtin_add_overflow(out->v[out->n - 1].weight, out->v[i].weight,
+                                       &out->v[out->n - 1].weight))
+                goto overflow;
+        } else {
+            out->v[out->n++] = out->v[i];
+        }
+        if (__builtin_add_overflow(out->total, out->v[i].weight, &out->total))
+            goto overflow;
+    }
+    return PP_OK;
+
+overflow:
+    pp_stacks_free(out);
+    pp_error_set(err, PP_ELIMIT, "flame graph: the stack weights overflow a 64-bit total");
+    return PP_ELIMIT;
+}
+
+void
+pp_stacks_free(pp_stacks *s)
+{
+    free(s->v);
+    memset(s, 0, sizeof *s);
+}
