@@ -1,0 +1,226 @@
+/* plugins/alloc: who allocates (issue #5), by type and by responsible frame,
+ * from GCAllocationTick events with stacks. This file is the plugin's
+ * descriptor and its consume side: ticks are decoded and aggregated by
+ * (type, stack as IPs, kind); frames are named in finish() (report.c),
+ * when the method rundown at the end of the trace has been read. */
+#include "alloc.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tick.h"
+
+static const pp_option_decl alloc_options[] = {
+    { "top", PP_OPT_INT, 0, "25", "rows per table (0 = all)" },
+    { "top-stacks", PP_OPT_INT, 0, "0", "rows of by_stack, the flame-graph table (0 = all)" },
+    { "framework", PP_OPT_STRING_LIST, 0, "System.,Microsoft.,Internal.",
+      "name prefixes of framework code: the responsible frame is the first frame, from the allocation site outward, matching none" },
+    { "focus", PP_OPT_STRING_LIST, 0, NULL,
+      "name prefixes of the application's code: always responsible, even under a framework prefix" },
+    { "expect-min-bytes", PP_OPT_INT, 0, NULL,
+      "sampled bytes the scenario must at least allocate (also the run knob of that name); far less means the wrong process was traced" },
+    PP_PC_WINDOW_OPTION_DECLS,
+};
+
+static int parse_size(const char *s, int64_t *out)
+{
+    errno = 0;
+    char *end = NULL;
+    double v = strtod(s, &end);
+    if (end == s || errno || !(v >= 0))
+        return -1;
+    while (*end == ' ')
+        end++;
+    double mul = 1;
+    switch (*end) {
+    case 'k': case 'K': mul = 1e3; end++; break;
+    case 'm': case 'M': mul = 1e6; end++; break;
+    case 'g': case 'G': mul = 1e9; end++; break;
+    default: break;
+    }
+    if (*end == 'B' || *end == 'b')
+        end++;
+    if (*end || v * mul > 9.2e18)
+        return -1;
+    *out = (int64_t)(v * mul);
+    return 0;
+}
+
+static void alloc_destroy(void *state)
+{
+    pp_alloc *a = state;
+    if (!a)
+        return;
+    pp_pc_prefixes_free(&a->framework);
+    pp_pc_prefixes_free(&a->focus);
+    pp_pc_strtab_free(&a->types);
+    pp_pc_stackset_free(&a->stacks);
+    pp_pc_agg_free(&a->raw);
+    free(a->scratch);
+    free(a);
+}
+
+static int alloc_create(const pp_host_api *host, pp_ctx *ctx, const pp_options *opts,
+                        void **state, pp_error *err)
+{
+    pp_alloc *a = calloc(1, sizeof *a);
+    if (!a) {
+        host->error_set(err, PP_ENOMEM, "alloc: out of memory");
+        return PP_ENOMEM;
+    }
+    a->host = host;
+    a->ctx = ctx;
+    a->first_ns = INT64_MAX;
+    a->last_ns = INT64_MIN;
+    a->first_tick_ns = INT64_MAX;
+    a->last_tick_ns = INT64_MIN;
+    pp_pc_strtab_init(&a->types);
+    pp_pc_agg_init(&a->raw, 2);
+    int rc = PP_OK;
+    a->top = 25;
+    if (host->opt_int(opts, "top", &a->top) == PP_OK && a->top < 0) {
+        host->error_set(err, PP_EINVAL, "option 'top': expected a row count >= 0 (0 = all)");
+        rc = PP_EINVAL;
+    }
+    if (rc == PP_OK && host->opt_int(opts, "top-stacks", &a->top_stacks) == PP_OK && a->top_stacks < 0) {
+        host->error_set(err, PP_EINVAL, "option 'top-stacks': expected a row count >= 0 (0 = all)");
+        rc = PP_EINVAL;
+    }
+    if (rc == PP_OK)
+        rc = pp_pc_prefixes_load(host, opts, "framework", &a->framework, err);
+    if (rc == PP_OK)
+        rc = pp_pc_prefixes_load(host, opts, "focus", &a->focus, err);
+    if (rc == PP_OK)
+        rc = pp_pc_window_load(host, opts, &a->window, err);
+    if (rc == PP_OK) {
+        int64_t v = 0;
+        const char *knob = host->knob ? host->knob(ctx, "expect-min-bytes") : NULL;
+        if (host->opt_int(opts, "expect-min-bytes", &v) == PP_OK) {
+            if (v < 0) {
+                host->error_set(err, PP_EINVAL, "option 'expect-min-bytes': expected bytes >= 0");
+                rc = PP_EINVAL;
+            }
+            a->expect_min_bytes = v;
+            a->expect_from = "option";
+        } else if (knob) {
+            if (parse_size(knob, &v) != 0) {
+                host->error_set(err, PP_EINVAL,
+                                "knob 'expect-min-bytes': expected bytes (e.g. 200000000 or 200MB), got '%s'", knob);
+                rc = PP_EINVAL;
+            }
+            a->expect_min_bytes = v;
+            a->expect_from = "knob";
+        }
+    }
+    if (rc != PP_OK) {
+        alloc_destroy(a);
+        return rc;
+    }
+    *state = a;
+    return PP_OK;
+}
+
+static int oom(pp_alloc *a, pp_error *err)
+{
+    a->host->error_set(err, PP_ENOMEM, "alloc: out of memory");
+    return PP_ENOMEM;
+}
+
+static int alloc_consume(void *state, const pp_record *rec, pp_error *err)
+{
+    pp_alloc *a = state;
+    if (rec->kind != PP_KIND_NETTRACE)
+        return PP_OK;
+    const pp_trace_event *ev = rec->u.event;
+    a->events++;
+    if (!a->source)
+        a->source = ev->source;
+    if (ev->time_ns < a->first_ns)
+        a->first_ns = ev->time_ns;
+    if (ev->time_ns > a->last_ns)
+        a->last_ns = ev->time_ns;
+    if (ev->provider_known != PP_PROVIDER_RUNTIME || ev->event_id != PP_ALLOC_TICK_EVENT_ID)
+        return PP_OK;
+    a->ticks_seen++;
+    if (!pp_pc_window_admits(&a->window, ev))
+        return PP_OK;
+
+    /* the UTF-8 TypeName is at most 3/2 the payload: bounded by the input */
+    size_t need = (size_t)(ev->payload_size / 2) * 3 + 1;
+    if (need > a->scratch_cap) {
+        char *s = realloc(a->scratch, need);
+        if (!s)
+            return oom(a, err);
+        a->scratch = s;
+        a->scratch_cap = need;
+    }
+    pp_alloc_tick tick;
+    const char *what = NULL;
+    size_t at = 0;
+    if (pp_alloc_tick_decode(ev->payload, ev->payload_size, ev->version, ev->pointer_size,
+                             a->scratch, &tick, &what, &at) != 0) {
+        /* one bad event should not void the analysis: count it, report it once */
+        if (a->malformed++ == 0) {
+            a->malformed_first_ns = ev->time_ns;
+            snprintf(a->malformed_what, sizeof a->malformed_what,
+                     "V%u payload of %u bytes lacks %s at payload offset %zu",
+                     ev->version, ev->payload_size, what, at);
+        }
+        return PP_OK;
+    }
+    if (tick.amount > (uint64_t)INT64_MAX / 4)
+        tick.amount = (uint64_t)INT64_MAX / 4; /* keep sums exact-or-saturated, never wrapped */
+
+    uint32_t type_id;
+    const char *tname = tick.has_type ? tick.type : "[type not recorded: GCAllocationTick V0/V1]";
+    if (pp_pc_strtab_intern(&a->types, tname, strlen(tname), &type_id) != PP_OK)
+        return oom(a, err);
+    uint32_t stack_id = PP_ALLOC_NO_STACK;
+    if (ev->stack_depth > 0 && ev->stack) {
+        int rc = pp_pc_stackset_intern(&a->stacks, ev->stack, ev->stack_depth, &stack_id);
+        if (rc != PP_OK)
+            return oom(a, err);
+    } else {
+        a->ticks_no_stack++;
+    }
+    uint32_t key[3] = { type_id, stack_id, tick.kind };
+    int64_t delta[2] = { (int64_t)tick.amount, 1 };
+    if (pp_pc_agg_add(&a->raw, (const char *)key, sizeof key, delta, NULL) != PP_OK)
+        return oom(a, err);
+    a->ticks++;
+    if (ev->time_ns < a->first_tick_ns)
+        a->first_tick_ns = ev->time_ns;
+    if (ev->time_ns > a->last_tick_ns)
+        a->last_tick_ns = ev->time_ns;
+    return PP_OK;
+}
+
+static int alloc_finish(void *state, pp_ctx *ctx, pp_error *err)
+{
+    return pp_alloc_report(state, ctx, err);
+}
+
+static const pp_analyzer alloc_analyzer = {
+    PP_ANALYZER_HEADER,
+    .name = "alloc",
+    .version = "1.0.0",
+    .summary = "who allocates: sampled bytes by type, responsible frame, kind and stack (GCAllocationTick)",
+    .input_kinds = PP_KIND_NETTRACE,
+    .input_slot_count = 1,
+    .input_slots = NULL,
+    .option_count = sizeof alloc_options / sizeof alloc_options[0],
+    .options = alloc_options,
+    .create = alloc_create,
+    .consume = alloc_consume,
+    .finish = alloc_finish,
+    .destroy = alloc_destroy,
+};
+
+PP_PLUGIN_EXPORT const pp_analyzer *perfpipe_plugin_entry(void);
+
+PP_PLUGIN_EXPORT const pp_analyzer *perfpipe_plugin_entry(void)
+{
+    return &alloc_analyzer;
+}

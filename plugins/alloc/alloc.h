@@ -1,0 +1,56 @@
+/* plugins/alloc: the analyzer's state, shared by the consume side
+ * (alloc.c) and the report side (report.c). */
+#ifndef PP_ALLOC_ALLOC_H
+#define PP_ALLOC_ALLOC_H
+
+#include <stdint.h>
+
+#include <perfpipe/plugin.h>
+
+#include "../common/agg.h"
+#include "../common/frames.h"
+#include "../common/stackset.h"
+#include "../common/strtab.h"
+#include "../common/window.h"
+
+/* Stack id of a tick that carried no stack. */
+#define PP_ALLOC_NO_STACK UINT32_MAX
+
+/* Columns of the raw (type, stack, kind) aggregate. */
+enum { PP_ALLOC_BYTES = 0, PP_ALLOC_SAMPLES = 1 };
+
+typedef struct pp_alloc {
+    const pp_host_api *host;
+    pp_ctx *ctx;
+
+    /* options */
+    int64_t top;               /* rows per table, 0 = all */
+    int64_t top_stacks;        /* rows of by_stack, 0 = all */
+    pp_pc_prefixes framework;
+    pp_pc_prefixes focus;
+    pp_pc_window window;
+    int64_t expect_min_bytes;  /* 0 = no expectation */
+    const char *expect_from;   /* "option" or "knob" */
+
+    /* consumed */
+    const pp_trace_source *source;
+    pp_pc_strtab types;           /* type names */
+    pp_pc_stackset stacks;
+    pp_pc_agg raw;                /* key = {u32 type, u32 stack, u32 kind}, cols bytes, samples */
+    uint64_t ticks_seen;       /* every tick in the trace, before the window */
+    uint64_t ticks;            /* ticks inside the window */
+    uint64_t ticks_no_stack;
+    uint64_t malformed;
+    int64_t malformed_first_ns;
+    char malformed_what[96];
+    uint64_t events;
+    int64_t first_ns, last_ns;
+    int64_t first_tick_ns, last_tick_ns; /* admitted ticks: the allocating span */
+    char *scratch;             /* TypeName decoding buffer */
+    size_t scratch_cap;
+} pp_alloc;
+
+/* Build tables, findings and totals (report.c). */
+int pp_alloc_report(pp_alloc *a, pp_ctx *ctx, pp_error *err);
+
+#endif

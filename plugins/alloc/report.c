@@ -1,0 +1,368 @@
+/* plugins/alloc: the report side. In finish() the method maps are complete,
+ * so each distinct stack is named once, its responsible frame chosen, and
+ * the (type, stack, kind) aggregate folded into the result tables. */
+#include "alloc.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../common/strbuf.h"
+#include "tick.h"
+
+#define NO_STACK_NAME "[no stack]"
+#define ALL_FRAMEWORK_NAME "[framework only]"
+
+typedef struct stack_facts {
+    const char *responsible;   /* borrowed from the name table */
+    uint32_t folded;           /* id in the folded-stack table */
+    uint32_t frames;
+    uint32_t unresolved_frames;
+} stack_facts;
+
+typedef struct report {
+    pp_alloc *a;
+    pp_ctx *ctx;
+    pp_pc_strtab names;
+    pp_pc_strtab folded;
+    pp_pc_symcache syms;
+    stack_facts *facts;
+    pp_pc_strbuf buf;
+    pp_pc_agg by_type, by_frame, by_type_frame, by_kind, by_stack;
+    int64_t total_bytes;
+    int64_t total_ticks;
+    int64_t stack_frames, stack_unresolved;   /* tick-weighted */
+    int64_t unresolved_resp_bytes;
+} report;
+
+static int name_stacks(report *r)
+{
+    pp_alloc *a = r->a;
+    uint32_t n = a->stacks.count;
+    if (n == 0)
+        return PP_OK;
+    r->facts = calloc(n, sizeof *r->facts);
+    if (!r->facts)
+        return PP_ENOMEM;
+    uint32_t *ids = NULL;
+    size_t idcap = 0;
+    int rc = PP_OK;
+    for (uint32_t s = 0; s < n && rc == PP_OK; s++) {
+        uint32_t depth;
+        const uint64_t *ips = pp_pc_stackset_ips(&a->stacks, s, &depth);
+        if (depth > idcap) {
+            uint32_t *t = realloc(ids, depth * sizeof *ids);
+            if (!t) {
+                rc = PP_ENOMEM;
+                break;
+            }
+            ids = t;
+            idcap = depth;
+        }
+        stack_facts *f = &r->facts[s];
+        f->frames = depth;
+        f->responsible = NULL;
+        for (uint32_t i = 0; i < depth && rc == PP_OK; i++)
+            rc = pp_pc_symcache_name(&r->syms, a->source, ips[i], &ids[i]);
+        if (rc != PP_OK)
+            break;
+        /* walk from the allocation site (leaf, index 0) outward */
+        for (uint32_t i = 0; i < depth; i++) {
+            const char *name = pp_pc_strtab_get(&r->names, ids[i]);
+            int unresolved = pp_pc_frame_unresolved(name);
+            f->unresolved_frames += (uint32_t)unresolved;
+            if (!f->responsible &&
+                (pp_pc_prefixes_match(&a->focus, name) || !pp_pc_prefixes_match(&a->framework, name)))
+                f->responsible = name;
+        }
+        if (!f->responsible)
+            f->responsible = ALL_FRAMEWORK_NAME;
+        pp_pc_strbuf_clear(&r->buf);
+        for (uint32_t i = depth; i-- > 0 && rc == PP_OK;) {
+            rc = pp_pc_strbuf_adds(&r->buf, pp_pc_strtab_get(&r->names, ids[i]));
+            if (rc == PP_OK && i > 0)
+                rc = pp_pc_strbuf_add(&r->buf, ";", 1);
+        }
+        if (rc == PP_OK)
+            rc = pp_pc_strtab_intern(&r->folded, r->buf.data ? r->buf.data : "", r->buf.len, &f->folded);
+    }
+    free(ids);
+    return rc;
+}
+
+static int fold_rows(report *r)
+{
+    pp_alloc *a = r->a;
+    int rc = PP_OK;
+    char kindbuf[32];
+    for (uint32_t row = 0; row < pp_pc_agg_count(&a->raw) && rc == PP_OK; row++) {
+        uint32_t key[3];
+        memcpy(key, pp_pc_agg_key(&a->raw, row), sizeof key);
+        const int64_t *v = pp_pc_agg_vals(&a->raw, row);
+        int64_t d[2] = { v[PP_ALLOC_BYTES], v[PP_ALLOC_SAMPLES] };
+        const char *type = pp_pc_strtab_get(&a->types, key[0]);
+        const char *frame = NO_STACK_NAME;
+        const char *stack = NO_STACK_NAME;
+        if (key[1] != PP_ALLOC_NO_STACK) {
+            const stack_facts *f = &r->facts[key[1]];
+            frame = f->responsible;
+            stack = pp_pc_strtab_get(&r->folded, f->folded);
+            r->stack_frames += (int64_t)f->frames * d[1];
+            r->stack_unresolved += (int64_t)f->unresolved_frames * d[1];
+            if (pp_pc_frame_unresolved(frame))
+                r->unresolved_resp_bytes += d[0];
+        }
+        const char *kind = pp_alloc_kind_name(key[2]);
+        if (!kind) {
+            snprintf(kindbuf, sizeof kindbuf, "Unknown(%" PRIu32 ")", key[2]);
+            kind = kindbuf;
+        }
+        r->total_bytes += d[0];
+        r->total_ticks += d[1];
+        rc = pp_pc_agg_add(&r->by_type, type, strlen(type), d, NULL);
+        if (rc == PP_OK)
+            rc = pp_pc_agg_add(&r->by_frame, frame, strlen(frame), d, NULL);
+        if (rc == PP_OK)
+            rc = pp_pc_agg_add(&r->by_kind, kind, strlen(kind), d, NULL);
+        if (rc == PP_OK)
+            rc = pp_pc_agg_add(&r->by_stack, stack, strlen(stack), d, NULL);
+        if (rc == PP_OK) {
+            /* a tab cannot occur in a .NET type name: safe pair separator */
+            pp_pc_strbuf_clear(&r->buf);
+            rc = pp_pc_strbuf_adds(&r->buf, type);
+            if (rc == PP_OK)
+                rc = pp_pc_strbuf_add(&r->buf, "\t", 1);
+            if (rc == PP_OK)
+                rc = pp_pc_strbuf_adds(&r->buf, frame);
+            if (rc == PP_OK)
+                rc = pp_pc_agg_add(&r->by_type_frame, r->buf.data, r->buf.len, d, NULL);
+        }
+    }
+    return rc;
+}
+
+static double pct(int64_t part, int64_t whole) { return whole > 0 ? 100.0 * (double)part / (double)whole : 0.0; }
+
+/* A table "key, bytes, samples[, share]" from an aggregate, top rows. */
+static int emit_simple(report *r, const char *name, const char *keycol, const pp_pc_agg *g,
+                       int with_share, int64_t top)
+{
+    const pp_host_api *h = r->a->host;
+    pp_column cols[4] = {
+        { keycol, PP_COL_STRING, 0 },
+        { "bytes", PP_COL_BYTES, 0 },
+        { "samples", PP_COL_COUNT, 0 },
+        { "share", PP_COL_PERCENT, 0 },
+    };
+    pp_table *t = h->table_new(r->ctx, name, with_share ? 4 : 3, cols, 1);
+    if (!t)
+        return PP_ENOMEM;
+    uint32_t n = pp_pc_agg_count(g);
+    uint32_t *order = pp_pc_agg_rank(g, PP_ALLOC_BYTES, PP_ALLOC_SAMPLES);
+    if (n && !order)
+        return PP_ENOMEM;
+    if (top > 0 && (uint64_t)top < n)
+        n = (uint32_t)top;
+    int rc = PP_OK;
+    for (uint32_t i = 0; i < n && rc == PP_OK; i++) {
+        const int64_t *v = pp_pc_agg_vals(g, order[i]);
+        pp_cell c[4] = { pp_cell_str(pp_pc_agg_key(g, order[i])), pp_cell_int(v[0]), pp_cell_int(v[1]),
+                         pp_cell_dbl(pct(v[0], r->total_bytes)) };
+        rc = h->table_row(t, c);
+    }
+    free(order);
+    return rc;
+}
+
+static int emit_type_frame(report *r)
+{
+    const pp_host_api *h = r->a->host;
+    pp_column cols[4] = {
+        { "type", PP_COL_STRING, 0 },
+        { "frame", PP_COL_STRING, 0 },
+        { "bytes", PP_COL_BYTES, 0 },
+        { "samples", PP_COL_COUNT, 0 },
+    };
+    pp_table *t = h->table_new(r->ctx, "by_type_frame", 4, cols, 2);
+    if (!t)
+        return PP_ENOMEM;
+    const pp_pc_agg *g = &r->by_type_frame;
+    uint32_t n = pp_pc_agg_count(g);
+    uint32_t *order = pp_pc_agg_rank(g, PP_ALLOC_BYTES, PP_ALLOC_SAMPLES);
+    if (n && !order)
+        return PP_ENOMEM;
+    if (r->a->top > 0 && (uint64_t)r->a->top < n)
+        n = (uint32_t)r->a->top;
+    int rc = PP_OK;
+    char *pair = NULL;
+    for (uint32_t i = 0; i < n && rc == PP_OK; i++) {
+        const char *key = pp_pc_agg_key(g, order[i]);
+        free(pair);
+        pair = strdup(key);
+        if (!pair) {
+            rc = PP_ENOMEM;
+            break;
+        }
+        char *tab = strchr(pair, '\t');
+        if (!tab)
+            continue; /* cannot happen: every key was built with one */
+        *tab = '\0';
+        const int64_t *v = pp_pc_agg_vals(g, order[i]);
+        pp_cell c[4] = { pp_cell_str(pair), pp_cell_str(tab + 1), pp_cell_int(v[0]), pp_cell_int(v[1]) };
+        rc = h->table_row(t, c);
+    }
+    free(pair);
+    free(order);
+    return rc;
+}
+
+static void human_bytes(char *buf, size_t size, double b)
+{
+    static const char *const units[] = { "B", "KB", "MB", "GB", "TB" };
+    int u = 0;
+    while (b >= 1000.0 && u < 4) {
+        b /= 1000.0;
+        u++;
+    }
+    snprintf(buf, size, u ? "%.1f %s" : "%.0f %s", b, units[u]);
+}
+
+static int emit_findings_and_totals(report *r)
+{
+    pp_alloc *a = r->a;
+    const pp_host_api *h = a->host;
+    pp_ctx *ctx = r->ctx;
+    char win[160], b1[32], b2[32];
+    pp_pc_window_describe(&a->window, win, sizeof win);
+
+    int64_t first = a->first_ns, last = a->last_ns;
+    pp_trace_info info = { .struct_size = sizeof info };
+    if (a->source && PP_HOST_HAS(h, trace_info) && h->trace_info &&
+        h->trace_info(a->source, &info) == PP_OK && info.last_event_ns >= info.first_event_ns) {
+        first = info.first_event_ns;
+        last = info.last_event_ns;
+    }
+    int64_t duration = a->events ? pp_pc_window_span(&a->window, first, last) : 0;
+
+    int rc = h->total_int(ctx, "sampled_bytes", PP_COL_BYTES, r->total_bytes);
+    if (rc == PP_OK)
+        rc = h->total_int(ctx, "ticks", PP_COL_COUNT, r->total_ticks);
+    if (rc == PP_OK)
+        rc = h->total_int(ctx, "ticks_with_stack", PP_COL_COUNT, r->total_ticks - (int64_t)a->ticks_no_stack);
+    if (rc == PP_OK)
+        rc = h->total_int(ctx, "duration", PP_COL_DURATION_NS, duration);
+    if (rc == PP_OK)
+        rc = h->total_double(ctx, "bytes_per_second", PP_COL_NUMBER,
+                             duration > 0 ? (double)r->total_bytes * 1e9 / (double)duration : 0.0);
+    if (rc == PP_OK)
+        rc = h->total_int(ctx, "tick_span", PP_COL_DURATION_NS,
+                          a->ticks > 1 ? a->last_tick_ns - a->first_tick_ns : 0);
+    if (rc == PP_OK)
+        rc = h->total_double(ctx, "unresolved_frame_share", PP_COL_PERCENT, pct(r->stack_unresolved, r->stack_frames));
+    if (rc == PP_OK)
+        rc = h->total_double(ctx, "unresolved_responsible_share", PP_COL_PERCENT,
+                             pct(r->unresolved_resp_bytes, r->total_bytes));
+    if (rc == PP_OK)
+        rc = h->total_string(ctx, "method",
+                             "GCAllocationTick sampling: the runtime emits one tick per ~100 KB allocated "
+                             "per heap and attributes that amount to the object that crossed the threshold; "
+                             "bytes per row are estimates, trustworthy for large shares only");
+    if (rc == PP_OK && win[0])
+        rc = h->total_string(ctx, "filter", win);
+    if (rc != PP_OK)
+        return rc;
+
+    if (a->ticks_seen == 0) {
+        h->finding(ctx, PP_SEVERITY_WARNING, "alloc.no_ticks",
+                   "no GCAllocationTick events in this trace: capture with `dotnet-trace collect --profile gc-verbose` "
+                   "(the tick is a Verbose-level GC event: Microsoft-Windows-DotNETRuntime:0x1:5; at a lower level "
+                   "the runtime does not emit it)");
+        return PP_OK;
+    }
+    if (a->ticks == 0) {
+        h->finding(ctx, PP_SEVERITY_WARNING, "alloc.window_empty",
+                   "the trace has %" PRIu64 " GCAllocationTick events but none in the %s: widen from/to or check the thread id",
+                   a->ticks_seen, win);
+    }
+    h->finding(ctx, PP_SEVERITY_INFO, "alloc.sampled",
+               "bytes are sampled: one GCAllocationTick per ~100 KB allocated per heap; per-row bytes are "
+               "estimates (rows with few samples are noise), the total is exact to within one tick per heap");
+    if (a->malformed) {
+        h->finding(ctx, PP_SEVERITY_WARNING, "alloc.malformed_ticks",
+                   "%" PRIu64 " GCAllocationTick events were skipped as malformed; the first at %.3f ms: %s",
+                   a->malformed, (double)a->malformed_first_ns / 1e6, a->malformed_what);
+    }
+    if (a->ticks_no_stack) {
+        h->finding(ctx, PP_SEVERITY_WARNING, "alloc.no_stacks",
+                   "%" PRIu64 " of %" PRIu64 " ticks (%.1f%%) carry no stack and are listed as \"" NO_STACK_NAME "\": "
+                   "the session did not collect stacks; capture with `dotnet-trace collect --profile gc-verbose`, "
+                   "which records a stack with every tick",
+                   a->ticks_no_stack, a->ticks, pct((int64_t)a->ticks_no_stack, (int64_t)a->ticks));
+    }
+    double unres = pct(r->stack_unresolved, r->stack_frames);
+    if (r->stack_frames > 0 && unres > 50.0) {
+        h->finding(ctx, PP_SEVERITY_WARNING, "alloc.unresolved",
+                   "%.1f%% of the stack frames are unresolved (%.1f%% of the bytes have an unresolved responsible frame): "
+                   "the trace has no method rundown, so the capture was stopped abruptly; stop dotnet-trace with "
+                   "Enter or Ctrl+C and let it finish, and keep the traced process alive until it has",
+                   unres, pct(r->unresolved_resp_bytes, r->total_bytes));
+    }
+    if (a->expect_min_bytes > 0 && r->total_bytes < a->expect_min_bytes) {
+        human_bytes(b1, sizeof b1, (double)r->total_bytes);
+        human_bytes(b2, sizeof b2, (double)a->expect_min_bytes);
+        h->finding(ctx, PP_SEVERITY_WARNING, "alloc.low_total",
+                   "sampled %s allocated, far below the expected %s (expect-min-bytes %s): wrong process traced? "
+                   "the `dotnet run` wrapper instead of the app: trace the app's pid, or start it with "
+                   "`dotnet-trace collect -- dotnet app.dll`",
+                   b1, b2, a->expect_from);
+    }
+    return PP_OK;
+}
+
+int pp_alloc_report(pp_alloc *a, pp_ctx *ctx, pp_error *err)
+{
+    report r;
+    memset(&r, 0, sizeof r);
+    r.a = a;
+    r.ctx = ctx;
+    pp_pc_strtab_init(&r.names);
+    pp_pc_strtab_init(&r.folded);
+    pp_pc_symcache_init(&r.syms, a->host, &r.names);
+    pp_pc_agg_init(&r.by_type, 2);
+    pp_pc_agg_init(&r.by_frame, 2);
+    pp_pc_agg_init(&r.by_type_frame, 2);
+    pp_pc_agg_init(&r.by_kind, 2);
+    pp_pc_agg_init(&r.by_stack, 2);
+
+    int rc = name_stacks(&r);
+    if (rc == PP_OK)
+        rc = fold_rows(&r);
+    if (rc == PP_OK)
+        rc = emit_simple(&r, "by_type", "type", &r.by_type, 1, a->top);
+    if (rc == PP_OK)
+        rc = emit_simple(&r, "by_frame", "frame", &r.by_frame, 1, a->top);
+    if (rc == PP_OK)
+        rc = emit_type_frame(&r);
+    if (rc == PP_OK)
+        rc = emit_simple(&r, "by_kind", "kind", &r.by_kind, 0, 0);
+    if (rc == PP_OK)
+        rc = emit_simple(&r, "by_stack", "stack", &r.by_stack, 0, a->top_stacks);
+    if (rc == PP_OK)
+        rc = emit_findings_and_totals(&r);
+    if (rc != PP_OK)
+        a->host->error_set(err, rc, "alloc: %s while building the report",
+                           rc == PP_ENOMEM ? "out of memory" : "the host refused a result");
+
+    pp_pc_agg_free(&r.by_type);
+    pp_pc_agg_free(&r.by_frame);
+    pp_pc_agg_free(&r.by_type_frame);
+    pp_pc_agg_free(&r.by_kind);
+    pp_pc_agg_free(&r.by_stack);
+    pp_pc_symcache_free(&r.syms);
+    pp_pc_strtab_free(&r.names);
+    pp_pc_strtab_free(&r.folded);
+    pp_pc_strbuf_free(&r.buf);
+    free(r.facts);
+    return rc;
+}

@@ -1,0 +1,85 @@
+/* plugins/common: frame naming and classification (see frames.h). */
+#include "frames.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+int pp_pc_prefixes_load(const pp_host_api *host, const pp_options *opts, const char *name,
+                     pp_pc_prefixes *p, pp_error *err)
+{
+    p->items = NULL;
+    p->count = 0;
+    uint32_t n = 0;
+    int rc = host->opt_list_count(opts, name, &n);
+    if (rc == PP_ENOTFOUND || (rc == PP_OK && n == 0))
+        return PP_OK;
+    if (rc != PP_OK) {
+        host->error_set(err, PP_EINVAL, "option '%s': expected a list of strings", name);
+        return PP_EINVAL;
+    }
+    p->items = calloc(n, sizeof *p->items);
+    if (!p->items) {
+        host->error_set(err, PP_ENOMEM, "option '%s': out of memory", name);
+        return PP_ENOMEM;
+    }
+    for (uint32_t i = 0; i < n; i++) {
+        const char *s = NULL;
+        if (host->opt_list_item(opts, name, i, &s) != PP_OK || !s) {
+            host->error_set(err, PP_EINVAL, "option '%s': item %u is not a string", name, i + 1);
+            pp_pc_prefixes_free(p);
+            return PP_EINVAL;
+        }
+        if (*s)
+            p->items[p->count++] = s;
+    }
+    return PP_OK;
+}
+
+void pp_pc_prefixes_free(pp_pc_prefixes *p)
+{
+    free(p->items);
+    p->items = NULL;
+    p->count = 0;
+}
+
+int pp_pc_prefixes_match(const pp_pc_prefixes *p, const char *name)
+{
+    for (uint32_t i = 0; i < p->count; i++)
+        if (strncmp(name, p->items[i], strlen(p->items[i])) == 0)
+            return 1;
+    return 0;
+}
+
+int pp_pc_frame_unresolved(const char *name)
+{
+    return name[0] == '\0' || name[0] == '?' || strstr(name, "!?") != NULL;
+}
+
+void pp_pc_symcache_init(pp_pc_symcache *c, const pp_host_api *host, pp_pc_strtab *names)
+{
+    memset(c, 0, sizeof *c);
+    c->host = host;
+    c->names = names;
+}
+
+void pp_pc_symcache_free(pp_pc_symcache *c) { pp_pc_u64map_free(&c->ip_to_name); }
+
+int pp_pc_symcache_name(pp_pc_symcache *c, const pp_trace_source *src, uint64_t ip, uint32_t *id)
+{
+    if (pp_pc_u64map_get(&c->ip_to_name, ip, id))
+        return PP_OK;
+    const char *name = NULL;
+    char buf[32];
+    if (src && PP_HOST_HAS(c->host, trace_symbolize) && c->host->trace_symbolize)
+        name = c->host->trace_symbolize(src, ip, 0);
+    if (!name || !*name) {
+        snprintf(buf, sizeof buf, "?!0x%" PRIx64, ip);
+        name = buf;
+    }
+    int rc = pp_pc_strtab_intern(c->names, name, strlen(name), id);
+    if (rc != PP_OK)
+        return rc;
+    return pp_pc_u64map_put(&c->ip_to_name, ip, *id);
+}

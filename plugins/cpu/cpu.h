@@ -1,0 +1,79 @@
+/* plugins/cpu: the analyzer's state, shared by the consume side (cpu.c)
+ * and the report side (report.c). */
+#ifndef PP_CPU_CPU_H
+#define PP_CPU_CPU_H
+
+#include <stdint.h>
+
+#include <perfpipe/plugin.h>
+
+#include "../common/agg.h"
+#include "../common/frames.h"
+#include "../common/stackset.h"
+#include "../common/u64map.h"
+#include "../common/window.h"
+
+/* SampleProfiler ThreadSample: event id 0, payload u32 Type. */
+#define PP_CPU_SAMPLE_EVENT_ID 0u
+#define PP_CPU_SAMPLE_ERROR    0u
+#define PP_CPU_SAMPLE_EXTERNAL 1u
+#define PP_CPU_SAMPLE_MANAGED  2u
+
+/* Columns of the raw (thread, stack) aggregate; NS is filled in finish(). */
+enum { PP_CPU_SAMPLES = 0, PP_CPU_NS = 1 };
+
+/* A gap longer than this many median intervals is not all the sample's:
+ * the thread went unsampled (no managed frame, e.g. an idle finalizer
+ * thread, or sweeps skipped during a GC suspension). */
+#define PP_CPU_MAX_GAP_INTERVALS 100
+
+/* One admitted sample: its raw row and the gap to its thread's previous
+ * sample (-1 for a thread's first sample). */
+typedef struct pp_cpu_sample {
+    uint32_t row;
+    int64_t gap_ns;
+} pp_cpu_sample;
+
+typedef struct pp_cpu_thread {
+    uint64_t tid;
+    int64_t last_ns;           /* time of its previous sample, any type */
+} pp_cpu_thread;
+
+typedef struct pp_cpu {
+    const pp_host_api *host;
+    pp_ctx *ctx;
+
+    /* options */
+    int managed_only;          /* view=managed */
+    int sort_inclusive;        /* sort=inclusive */
+    int64_t top;
+    int64_t top_stacks;
+    const char *focus;         /* NULL = no caller/callee tables */
+    pp_pc_window window;
+
+    /* consumed */
+    const pp_trace_source *source;
+    pp_pc_stackset stacks;
+    pp_pc_u64map thread_index;    /* tid -> index in threads */
+    pp_cpu_thread *threads;
+    uint32_t nthreads, capthreads;
+    /* key {u32 thread index, u32 stack id}; cols samples, ns */
+    pp_pc_agg raw;
+    /* Weights are set in finish(), once the median interval is known: the
+     * first sample of a thread gets the median, a gap is capped at
+     * PP_CPU_MAX_GAP_INTERVALS medians. */
+    pp_cpu_sample *log;        /* admitted samples */
+    uint64_t nlog, caplog;
+    int64_t *intervals;        /* every sample-to-sample gap, for the median */
+    uint64_t nintervals, capintervals;
+    uint64_t samples_seen;     /* every ThreadSample in the trace */
+    uint64_t by_type[3];       /* admitted samples per type (Error, External, Managed) */
+    uint64_t samples;          /* admitted samples in the view */
+    uint64_t malformed;
+    uint64_t events;
+    int64_t first_ns, last_ns;
+} pp_cpu;
+
+int pp_cpu_report(pp_cpu *c, pp_ctx *ctx, pp_error *err);
+
+#endif
