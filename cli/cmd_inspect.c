@@ -94,7 +94,7 @@ pp_cmd_inspect(int argc, char **argv)
     const char *format = "table", *output = NULL, *table = NULL, *file = NULL;
     pp_error err = PP_ERROR_INIT;
     json_t *doc = NULL;
-    json_t *inputs, *warnings;
+    json_t *stages;
     int rc;
 
     if (parse(argc, argv, usage, &format, &output, &table, &file) < 0)
@@ -104,12 +104,20 @@ pp_cmd_inspect(int argc, char **argv)
         pp_cli_error("%s", err.message);
         return pp_cli_exit_for(rc == PP_OK ? PP_EFORMAT : rc);
     }
-    inputs = json_object_get(doc, "inputs");
-    for (size_t i = 0; i < json_array_size(inputs); i++) {
-        warnings = json_object_get(json_array_get(inputs, i), "warnings");
-        for (size_t k = 0; k < json_array_size(warnings); k++)
-            fprintf(stderr, "%s: %s: warning: %s\n", pp_prog, file,
-                    json_string_value(json_array_get(warnings, k)));
+    /* Damage (a truncated tail, dropped events) is said on stderr too, so a
+     * script reading stdout still sees it. */
+    stages = json_object_get(doc, "stages");
+    for (size_t i = 0; i < json_array_size(stages); i++) {
+        json_t *findings = json_object_get(json_array_get(stages, i), "findings");
+
+        for (size_t k = 0; k < json_array_size(findings); k++) {
+            json_t *f = json_array_get(findings, k);
+            const char *sev = json_string_value(json_object_get(f, "severity"));
+
+            if (sev != NULL && strcmp(sev, "info") != 0)
+                fprintf(stderr, "%s: %s: %s\n", pp_prog, sev,
+                        json_string_value(json_object_get(f, "message")));
+        }
     }
     {
         show_job job = { doc, format, table };

@@ -393,12 +393,15 @@ execute(run_args *a)
                      ? pp_pipeline_load_string(a->analyzer, text, strlen(text), &names, &q, &err)
                      : pp_pipeline_load_file(path, &names, &q, &err);
             if (rc == PP_OK && (uint32_t)a->npositional != q->input_count) {
-                pp_cli_error("%s takes %u input file%s (", a->analyzer, q->input_count,
-                             q->input_count == 1 ? "" : "s");
-                for (uint32_t i = 0; i < q->input_count; i++)
-                    fprintf(stderr, "%s%s", i ? ", " : "", q->inputs[i].name);
-                fprintf(stderr, "), got %d; see `perfpipe %s --help`\n", a->npositional,
-                        a->analyzer);
+                char names_text[512] = "";
+                size_t used = 0;
+
+                for (uint32_t i = 0; i < q->input_count && used < sizeof names_text; i++)
+                    used += (size_t)snprintf(names_text + used, sizeof names_text - used, "%s%s",
+                                             i ? ", " : "", q->inputs[i].name);
+                pp_cli_error("%s takes %u input file%s (%s), got %d; see `perfpipe %s --help`",
+                             a->analyzer, q->input_count, q->input_count == 1 ? "" : "s",
+                             names_text, a->npositional, a->analyzer);
                 pp_pipeline_free(q);
                 status = PP_EXIT_USAGE;
                 goto out;

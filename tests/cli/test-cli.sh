@@ -1,0 +1,131 @@
+#!/bin/bash
+# The perfpipe program as scripts see it: exit codes, one-line messages on
+# stderr, results on stdout, no partial output files. Runs on real captures.
+set -u
+PERFPIPE=${PERFPIPE:?}
+DATA=${PP_TESTDATA:?}
+FIXTURES=${PP_BUILDDIR:?}/tests/plugins/.libs
+SRC=${PP_SRCDIR:?}
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+pass=0; fail=0
+
+# expect CODE NAME -- CMD...: run CMD, check its exit code; stdout/stderr
+# land in $tmp/out and $tmp/err for the checks that follow.
+expect() {
+  local code=$1 name=$2; shift 3
+  "$@" >"$tmp/out" 2>"$tmp/err"; local got=$?
+  if [ "$got" -eq "$code" ]; then pass=$((pass + 1)); echo "PASS: $name"
+  else fail=$((fail + 1)); echo "FAIL: $name: exit $got, expected $code"; sed 's/^/  stderr: /' "$tmp/err" | head -5; fi
+}
+# has FILE NEEDLE NAME: FILE contains NEEDLE (fixed string)
+has() {
+  if grep -qF -- "$2" "$1"; then pass=$((pass + 1)); echo "PASS: $3"
+  else fail=$((fail + 1)); echo "FAIL: $3: '$2' not in $(basename "$1")"; head -5 "$1" | sed 's/^/  /'; fi
+}
+lines() {  # lines FILE N NAME: FILE has exactly N lines
+  local n; n=$(wc -l <"$1")
+  if [ "$n" -eq "$2" ]; then pass=$((pass + 1)); echo "PASS: $3"
+  else fail=$((fail + 1)); echo "FAIL: $3: $n lines, expected $2"; head -5 "$1" | sed 's/^/  /'; fi
+}
+
+expect 2 "no arguments is a usage error" -- "$PERFPIPE"
+has "$tmp/err" "Usage:" "usage goes to stderr"
+expect 0 "--help" -- "$PERFPIPE" --help
+has "$tmp/out" "Exit status:" "--help documents exit codes"
+expect 0 "--version" -- "$PERFPIPE" --version
+has "$tmp/out" "plugin ABI 1.0" "--version names the plugin ABI"
+expect 2 "unknown analyzer" -- "$PERFPIPE" no-such-analyzer x.nettrace
+has "$tmp/err" "no analyzer 'no-such-analyzer'" "unknown analyzer is named"
+lines "$tmp/err" 1 "unknown analyzer: one line"
+
+# Input errors: exit 3, one line naming the file, no output file left behind.
+expect 3 "inspect of a missing file" -- "$PERFPIPE" inspect "$tmp/missing.nettrace"
+has "$tmp/err" "$tmp/missing.nettrace" "missing file is named"
+head -c 4096 /dev/urandom >"$tmp/random.bin"
+expect 3 "inspect of random bytes" -- "$PERFPIPE" inspect "$tmp/random.bin"
+lines "$tmp/err" 1 "random bytes: one line"
+printf '\x14\x00\x00\x00!FastSerialization.1\x05\x05\x01' >"$tmp/old.netperf"
+head -c 200 /dev/zero >>"$tmp/old.netperf"
+expect 3 "inspect of a netperf (V1-V3) file" -- "$PERFPIPE" inspect "$tmp/old.netperf"
+has "$tmp/err" "etperf" "netperf file is named as such"
+expect 3 "analyzer on random bytes" -- "$PERFPIPE" alloc "$tmp/random.bin" -o "$tmp/never.json" --format json
+[ ! -e "$tmp/never.json" ] && { pass=$((pass + 1)); echo "PASS: no partial output on input error"; } ||
+  { fail=$((fail + 1)); echo "FAIL: partial output written on input error"; }
+
+# A truncated capture: results up to the last whole block, a warning with the offset.
+head -c 400000 "$DATA/alloc-gcverbose.nettrace" >"$tmp/cut.nettrace"
+expect 0 "inspect of a truncated trace" -- "$PERFPIPE" inspect "$tmp/cut.nettrace"
+has "$tmp/err" "warning" "truncation warns"
+has "$tmp/err" "truncated at byte" "truncation warning names the byte offset"
+
+# Pipelines: FILE:LINE:COLUMN pointing at the misspelled key.
+cat >"$tmp/typo.yaml" <<'YAML'
+version: 1
+name: typo
+inputs:
+  trace: { kind: nettrace, path: x.nettrace }
+stagse:
+  - analyzer: alloc
+YAML
+expect 2 "validate: misspelled key" -- "$PERFPIPE" validate "$tmp/typo.yaml"
+has "$tmp/err" "$tmp/typo.yaml:5:1: unknown key 'stagse'" "misspelled key at FILE:5:1"
+has "$tmp/err" "did you mean 'stages'" "misspelled key gets a suggestion"
+for p in "$SRC"/etc/perfpipe/pipelines/*.yaml; do
+  expect 0 "validate shipped $(basename "$p")" -- "$PERFPIPE" validate "$p" --set TRACE=x --set BASELINE=x \
+    --set CANDIDATE=x --set COUNTERS=x --set SPANS=x --set HEAP=x --set INPUT=x
+done
+
+# The shorthand and `run` are one code path: same JSON minus volatile fields.
+expect 0 "alloc shorthand to json" -- "$PERFPIPE" alloc "$DATA/alloc-gcverbose.nettrace" --format json -o "$tmp/a.json"
+expect 0 "run alloc to json" -- "$PERFPIPE" run alloc --input trace="$DATA/alloc-gcverbose.nettrace" --format json -o "$tmp/b.json"
+if cmp -s "$tmp/a.json" "$tmp/b.json"; then pass=$((pass + 1)); echo "PASS: shorthand = run"
+else fail=$((fail + 1)); echo "FAIL: shorthand and run differ"; diff "$tmp/a.json" "$tmp/b.json" | head -5; fi
+expect 0 "render a saved result as markdown" -- "$PERFPIPE" render "$tmp/a.json" --format markdown
+has "$tmp/out" "| type |" "markdown table rendered"
+expect 2 "gcdump-diff needs two inputs" -- "$PERFPIPE" gcdump-diff "$DATA/leak-before.gcdump"
+has "$tmp/err" "takes 2 input files (baseline, candidate)" "input count is explained"
+
+# A failing stage: exit 4, the error names it, the other stage's result is written.
+cat >"$tmp/two.yaml" <<YAML
+version: 1
+name: two
+inputs:
+  trace: { kind: nettrace, path: "$DATA/cpu-sampled.nettrace" }
+  other: { kind: nettrace, path: "$DATA/alloc-envvar.nettrace" }
+stages:
+  - { id: good, analyzer: fixture-good, inputs: [trace, other] }
+  - { id: bad, analyzer: fixture-finishfail, inputs: [trace, other] }
+outputs:
+  - { format: json }
+YAML
+expect 4 "a failing stage exits 4" -- "$PERFPIPE" run "$tmp/two.yaml" --plugin-dir "$FIXTURES"
+has "$tmp/err" "stage 'bad' (analyzer fixture-finishfail) failed to finish" "failing stage is named"
+has "$tmp/out" '"id": "good"' "the good stage's result is still written"
+
+# Plugins: refusals listed with both versions.
+expect 0 "plugins lists fixtures" -- "$PERFPIPE" plugins --plugin-dir "$FIXTURES"
+has "$tmp/out" "plugin ABI 2.0, host ABI 1.0" "ABI-2 plugin listed as refused with both versions"
+has "$tmp/out" "alloc" "shipped analyzers listed"
+expect 0 "describe alloc" -- "$PERFPIPE" describe alloc
+has "$tmp/out" "framework" "describe lists options"
+
+# compare: one allocating method switched off, same knobs.
+expect 0 "alloc baseline" -- "$PERFPIPE" alloc "$DATA/alloc-gcverbose.nettrace" --set scenario=alloc --format json -o "$tmp/base.json"
+expect 0 "alloc candidate" -- "$PERFPIPE" alloc "$DATA/alloc-gcverbose-skip-buffers.nettrace" --set scenario=alloc --format json -o "$tmp/cand.json"
+expect 0 "compare base -> cand" -- "$PERFPIPE" compare "$tmp/base.json" "$tmp/cand.json"
+has "$tmp/out" "Workload.AllocScenario.MakeBuffers" "compare lists the switched-off frame"
+has "$tmp/out" "disappeared" "the frame disappeared"
+has "$tmp/out" "structural" "disappearance is a structural verdict"
+has "$tmp/out" "share_inflation" "share inflation is flagged"
+expect 1 "fail-on regression: cand -> base brings a frame back" -- "$PERFPIPE" compare "$tmp/cand.json" "$tmp/base.json" --fail-on regression
+expect 0 "fail-on regression: base -> base" -- "$PERFPIPE" compare "$tmp/base.json" "$tmp/base.json" --fail-on regression
+expect 0 "other knobs" -- "$PERFPIPE" alloc "$DATA/alloc-gcverbose.nettrace" --set scenario=other --format json -o "$tmp/other.json"
+expect 2 "compare refuses differing knobs" -- "$PERFPIPE" compare "$tmp/base.json" "$tmp/other.json"
+has "$tmp/err" "scenario (alloc vs other)" "differing knob named with both values"
+expect 0 "compare with --allow-knob-drift" -- "$PERFPIPE" compare "$tmp/base.json" "$tmp/other.json" --allow-knob-drift
+has "$tmp/out" "knob_drift" "drift is reported"
+expect 0 "compare base -> cand with drift" -- "$PERFPIPE" compare "$tmp/other.json" "$tmp/cand.json" --allow-knob-drift
+has "$tmp/out" "WEAKENED" "drift weakens verdicts"
+
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]
