@@ -147,6 +147,10 @@ typedef struct pp_counter_sample {
     const char *unit;            /* "B", "%", "ms", "" ... */
     const char *quantity;        /* canonical quantity (see counters.h), or NULL */
     double   value;
+    /* Appended (counters reader): seconds a PP_COUNTER_RATE sample covers
+     * ("By / 5 sec" -> 5), so value / interval_s is a per-second rate; 0 for
+     * gauges. Check PP_HAS_FIELD before reading. */
+    double   interval_s;
 } pp_counter_sample;
 
 /* ---- spans ------------------------------------------------------------ */
