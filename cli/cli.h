@@ -43,6 +43,14 @@ pp_loader *pp_cli_loader(char **dirs, int ndirs);
 typedef int (*pp_write_fn)(void *user, FILE *out);
 int pp_cli_write_output(const char *path, pp_write_fn fn, void *user);
 
+/* The shipped one-stage pipeline that runs analyzer (its name, which is
+ * the analyzer's own name unless the pipeline is named for its input). */
+const char *pp_cli_pipeline_for(const char *analyzer);
+
+/* Whether fmt is a known output format; if not, print the list and
+ * return 0. */
+int pp_cli_format_ok(const char *fmt);
+
 /* Progress on stderr, only when stderr is a terminal. */
 void pp_cli_progress(void *user, const char *input, unsigned long long done,
                      unsigned long long total);

@@ -37,6 +37,24 @@ static const char usage[] =
 "\n"
 "Example: perfpipe compare before.json after.json --fail-on regression --threshold by_frame.bytes=10\n";
 
+typedef struct render_job {
+    const json_t *doc;
+    const char *format;
+} render_job;
+
+static int
+render_doc(void *user, FILE *out)
+{
+    render_job *job = user;
+    pp_error err = PP_ERROR_INIT;
+
+    if (pp_render(job->doc, job->format, out, &err) != PP_OK) {
+        pp_cli_error("%s", err.message);
+        return PP_EXIT_OUTPUT;
+    }
+    return PP_EXIT_OK;
+}
+
 int
 pp_cmd_compare(int argc, char **argv)
 {
@@ -99,8 +117,12 @@ pp_cmd_compare(int argc, char **argv)
             opt.allow_knob_drift = 1;
             break;
         case 'f':
-            if (!pp_render_format_known(optarg)) {
-                pp_cli_error("unknown format '%s'", optarg);
+            if (!pp_cli_format_ok(optarg))
+                return PP_EXIT_USAGE;
+            if (strcmp(optarg, "folded") == 0 || strcmp(optarg, "speedscope") == 0 ||
+                strcmp(optarg, "svg") == 0) {
+                pp_cli_error("compare: a comparison has no stack table: use table, json, "
+                             "markdown or csv");
                 return PP_EXIT_USAGE;
             }
             format = optarg;
@@ -144,19 +166,11 @@ pp_cmd_compare(int argc, char **argv)
         goto out;
     }
     {
-        FILE *f = stdout;
+        render_job job = { out, format };
+        int w = pp_cli_write_output(output, render_doc, &job);
 
-        if (output != NULL && (f = fopen(output, "w")) == NULL) {
-            pp_cli_error("%s: cannot write", output);
-            status = PP_EXIT_OUTPUT;
-            goto out;
-        }
-        if (pp_render(out, format, f, &err) != PP_OK) {
-            pp_cli_error("%s", err.message);
-            status = PP_EXIT_OUTPUT;
-        }
-        if (f != stdout && fclose(f) != 0)
-            status = PP_EXIT_OUTPUT;
+        if (w != PP_EXIT_OK)
+            status = w;
     }
     if (fail_on && regressions > 0 && status == PP_EXIT_OK) {
         fprintf(stderr, "%s: compare: %d regression%s beyond threshold\n", pp_prog, regressions,

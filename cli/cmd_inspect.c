@@ -50,11 +50,8 @@ parse(int argc, char **argv, const char *usage, const char **format, const char 
     while ((c = getopt_long(argc, argv, "f:o:h", opts, NULL)) != -1) {
         switch (c) {
         case 'f':
-            if (!pp_render_format_known(optarg)) {
-                pp_cli_error("unknown format '%s': use table, json, markdown, csv, folded, "
-                             "speedscope or svg", optarg);
+            if (!pp_cli_format_ok(optarg))
                 return -1;
-            }
             *format = optarg;
             break;
         case 'o':

@@ -10,6 +10,7 @@
 
 #include "cli.h"
 #include "loader.h"
+#include "paths.h"
 #include "pipeline/options.h"
 
 #define MAX_DIRS 32
@@ -153,7 +154,8 @@ describe_help(FILE *out)
     fputs("Usage: perfpipe describe ANALYZER [--plugin-dir DIR]...\n"
           "\n"
           "Show what an analyzer reads, its options with their types, defaults and\n"
-          "help, and the shipped pipeline that runs it alone.\n", out);
+          "help, and the shipped pipeline that runs it alone (whose options may\n"
+          "differ from the analyzer's defaults: `perfpipe validate NAME` shows it).\n", out);
 }
 
 int
@@ -213,11 +215,22 @@ pp_cmd_describe(int argc, char **argv)
     for (uint32_t i = 0; i < a->option_count; i++) {
         const pp_option_decl *o = &a->options[i];
 
-        printf("  %-18s %-11s default %-16s %s\n", o->name, pp_option_type_name(o->type),
+        printf("  %-20s %-11s default %-16s %s\n", o->name, pp_option_type_name(o->type),
                o->default_value ? o->default_value : "(unset)", o->help ? o->help : "");
     }
-    printf("\nQuick path: perfpipe %s INPUT...   Declared path: perfpipe run %s --input NAME=PATH\n",
-           a->name, a->name);
+    {
+        const char *pipeline = pp_cli_pipeline_for(a->name);
+        char *path = pp_pipeline_find(pipeline, &err);
+
+        printf("\nQuick path:    perfpipe %s INPUT...\n", a->name);
+        if (path != NULL)
+            printf("Declared path: perfpipe run %s --input NAME=PATH   (pipeline %s)\n", pipeline,
+                   path);
+        else
+            printf("Declared path: no shipped pipeline; the quick path runs a one-stage pipeline "
+                   "made from the descriptor\n");
+        free(path);
+    }
     pp_loader_free(l);
     return PP_EXIT_OK;
 }

@@ -41,15 +41,6 @@ typedef struct run_args {
     int quiet;
 } run_args;
 
-/* The shipped one-stage pipeline of each shipped analyzer whose pipeline is
- * not named after it; any other analyzer runs ANALYZER.yaml, or a
- * pipeline made from its descriptor. */
-static const struct { const char *analyzer, *pipeline; } shipped[] = {
-    { "counters-csv", "counters" },
-    { "gcdump", "heap" },
-    { "gcdump-diff", "heap-diff" },
-};
-
 static void
 run_help(FILE *out, run_mode mode)
 {
@@ -69,7 +60,8 @@ run_help(FILE *out, run_mode mode)
               "\n"
               "  --top N              rows per table (sets the analyzer's `top` option)\n"
               "  --option KEY=VALUE   set an analyzer option (lists: comma-separated)\n"
-              "  --from MS, --to MS   shorthands for --option from=MS / to=MS\n"
+              "  --from T, --to T     shorthands for --option from=T / to=T: the analyzer's\n"
+              "                       window (ms from trace start; seconds for counters-csv)\n"
               "  --format FMT         table (default), json, markdown, csv, folded, speedscope, svg\n"
               "  --table NAME         the table the flame formats draw (default: the first stack table)\n"
               "  -o, --output FILE    write there instead of stdout (written whole or not at all)\n"
@@ -205,11 +197,8 @@ parse_args(run_args *a, int argc, char **argv)
                 return -1;
             break;
         case 'f':
-            if (!pp_render_format_known(optarg)) {
-                pp_cli_error("unknown format '%s': use table, json, markdown, csv, folded, "
-                             "speedscope or svg", optarg);
+            if (!pp_cli_format_ok(optarg))
                 return -1;
-            }
             a->format = optarg;
             break;
         case 'o':
@@ -248,10 +237,16 @@ lookup(void *user, const char *name, pp_error *err)
 /* A one-stage pipeline made from a descriptor, for third-party analyzers
  * that ship none: one input per slot, of the first kind it reads. */
 static char *
-synthesize(const pp_analyzer *a)
+synthesize(const pp_analyzer *a, const char *first_input)
 {
     static const char *const kinds[] = { "nettrace", "gcdump", "counters", "spans" };
-    const char *kind = "nettrace";
+    static const struct { const char *ext; uint32_t kind; } by_ext[] = {
+        { ".nettrace", PP_KIND_NETTRACE }, { ".gcdump", PP_KIND_GCDUMP },
+        { ".csv", PP_KIND_COUNTERS }, { ".json", PP_KIND_COUNTERS }, { ".json", PP_KIND_SPANS },
+        { ".ndjson", PP_KIND_SPANS },
+    };
+    size_t len = first_input ? strlen(first_input) : 0;
+    const char *kind = NULL;
     uint32_t nslots = a->input_slot_count ? a->input_slot_count : 1;
     size_t size = 1024 + 128 * nslots;
     char *text = malloc(size);
@@ -259,11 +254,20 @@ synthesize(const pp_analyzer *a)
 
     if (text == NULL)
         return NULL;
-    for (unsigned i = 0; i < 4; i++)
-        if (a->input_kinds & (1u << i)) {
+    /* An analyzer that reads several kinds gets the one the file's name
+     * says; otherwise the first kind it reads. */
+    for (size_t i = 0; i < sizeof by_ext / sizeof by_ext[0] && kind == NULL; i++) {
+        size_t n = strlen(by_ext[i].ext);
+
+        if ((a->input_kinds & by_ext[i].kind) && len > n &&
+            strcmp(first_input + len - n, by_ext[i].ext) == 0)
+            for (unsigned k = 0; k < 4; k++)
+                if (by_ext[i].kind == (1u << k))
+                    kind = kinds[k];
+    }
+    for (unsigned i = 0; i < 4 && kind == NULL; i++)
+        if (a->input_kinds & (1u << i))
             kind = kinds[i];
-            break;
-        }
     used = (size_t)snprintf(text, size, "version: 1\nname: %s\ninputs:\n", a->name);
     for (uint32_t i = 0; i < nslots && used < size; i++)
         used += (size_t)snprintf(text + used, size - used, "  %s: { kind: %s, path: \"${%s}\" }\n",
@@ -322,7 +326,8 @@ on_log(void *user, int level, const char *message)
 {
     const run_args *a = user;
 
-    if (!a->quiet || level >= PP_LOG_WARN) {
+    /* Warnings unless -q; plugin chatter below that only on request. */
+    if ((level >= PP_LOG_WARN && !a->quiet) || getenv("PERFPIPE_DEBUG") != NULL) {
         pp_cli_progress_done();
         fprintf(stderr, "%s: %s\n", pp_prog, message);
     }
@@ -373,11 +378,9 @@ execute(run_args *a)
             status = err.code == PP_ENOTFOUND ? PP_EXIT_USAGE : PP_EXIT_PLUGIN;
             goto out;
         }
-        for (size_t i = 0; i < sizeof shipped / sizeof shipped[0]; i++)
-            if (strcmp(shipped[i].analyzer, a->analyzer) == 0)
-                name = shipped[i].pipeline;
+        name = pp_cli_pipeline_for(a->analyzer);
         path = pp_pipeline_find(name, &ferr);
-        if (path == NULL && (text = synthesize(an)) == NULL) {
+        if (path == NULL && (text = synthesize(an, a->positional[0])) == NULL) {
             pp_cli_error("out of memory");
             status = PP_EXIT_USAGE;
             goto out;
@@ -520,6 +523,11 @@ pp_cmd_analyzer(const char *analyzer, int argc, char **argv)
         return PP_EXIT_USAGE;
     if (a.npositional == 0) {
         run_help(stderr, MODE_ANALYZER);
+        return PP_EXIT_USAGE;
+    }
+    if (a.ninputs > 0) {
+        pp_cli_error("%s takes its inputs as arguments (perfpipe %s FILE...); --input is for "
+                     "`perfpipe run`", analyzer, analyzer);
         return PP_EXIT_USAGE;
     }
     return execute(&a);

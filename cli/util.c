@@ -11,6 +11,7 @@
 #include <perfpipe/perfpipe.h>
 
 #include "cli.h"
+#include "result/result.h"
 
 const char *pp_prog = "perfpipe";
 
@@ -132,4 +133,30 @@ pp_cli_progress_done(void)
         fputs("\r\033[K", stderr);
         progress_shown = 0;
     }
+}
+
+/* Shipped analyzers whose pipeline is named for what it reads. */
+static const struct { const char *analyzer, *pipeline; } shipped[] = {
+    { "counters-csv", "counters" },
+    { "gcdump", "heap" },
+    { "gcdump-diff", "heap-diff" },
+};
+
+const char *
+pp_cli_pipeline_for(const char *analyzer)
+{
+    for (size_t i = 0; i < sizeof shipped / sizeof shipped[0]; i++)
+        if (strcmp(shipped[i].analyzer, analyzer) == 0)
+            return shipped[i].pipeline;
+    return analyzer;
+}
+
+int
+pp_cli_format_ok(const char *fmt)
+{
+    if (pp_render_format_known(fmt))
+        return 1;
+    pp_cli_error("unknown format '%s': use table, json, markdown, csv, or for a stack table "
+                 "folded, speedscope or svg", fmt);
+    return 0;
 }

@@ -190,8 +190,8 @@ expand_path(pp_pipeline *p, char **path, pp_pos pos, const char *input_name, pp_
                              "(or $$ for a literal $)", *path);
     if (input_name != NULL)
         rc = pp_pipe_error(err, PP_EINVAL, p->file, pos,
-                           "undefined variable ${%s} (set it with --set %s=... or --input "
-                           "%s=PATH)", bad, bad, input_name);
+                           "undefined variable ${%s} (give the file with --input %s=PATH, "
+                           "or define it with --set %s=...)", bad, input_name, bad);
     else
         rc = pp_pipe_error(err, PP_EINVAL, p->file, pos,
                            "undefined variable ${%s} (set it with --set %s=...)", bad, bad);

@@ -12,10 +12,11 @@
  * (PP_HOST_HAS) before touching a member added after 1.0.
  *
  * Ownership:
- *  - everything the host passes to a callback (records, options, strings,
- *    the ctx) is BORROWED, valid until that callback returns, except where a
- *    comment gives a longer life (options: until destroy; trace sources:
- *    until finish returns);
+ *  - everything the host passes to a callback (records, strings) is
+ *    BORROWED, valid until that callback returns, except where a comment
+ *    gives a longer life: the ctx and the options live from create until
+ *    destroy (keep the ctx to log from consume); trace sources live until
+ *    finish returns;
  *  - plugin state (*state from create) belongs to the plugin; the host only
  *    passes it back and calls destroy exactly once if create succeeded;
  *  - strings the plugin passes to the host (table cells, findings) are

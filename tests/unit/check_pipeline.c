@@ -208,8 +208,8 @@ END_TEST
 START_TEST(error_undefined_var)
 {
     ck_assert_str_eq(fails("bad-undefined-var.yaml", NULL, PP_EINVAL, 0),
-                     "bad-undefined-var.yaml:3:34: undefined variable ${TRACE} (set it with "
-                     "--set TRACE=... or --input trace=PATH)");
+                     "bad-undefined-var.yaml:3:34: undefined variable ${TRACE} (give the file "
+                     "with --input trace=PATH, or define it with --set TRACE=...)");
 }
 END_TEST
 
