@@ -3,6 +3,7 @@
 # PERFPIPE names the perfpipe binary) compare perfpipe's per-event counts with TraceEvent's raw counts.
 # Exit: 0 pass, 1 fail, 77 skip (no dotnet / no python3). Cached tools/builds: < 1 min on 2 cores.
 set -uo pipefail
+if [ "${PP_LIVE:-1}" = 0 ]; then echo "SKIP: live capture (PP_LIVE=0: run once per CI, not per build flavour)"; exit 77; fi
 if ! command -v dotnet >/dev/null 2>&1; then echo "SKIP: live capture (no dotnet)"; exit 77; fi
 if ! command -v python3 >/dev/null 2>&1; then echo "SKIP: live capture (no python3)"; exit 77; fi
 . "$(dirname "$0")/../capture/env.sh"

@@ -1,0 +1,49 @@
+#!/bin/bash
+# The whole test suite, from a clean checkout: build with warnings as
+# errors and run every test (the live capture once), `make distcheck`, then
+# the suite again under AddressSanitizer + UndefinedBehaviorSanitizer.
+# Build trees go under ${PP_CHECK_DIR:-_check}. Exits non-zero on any failure.
+set -euo pipefail
+src=$(cd "$(dirname "$0")/.." && pwd)
+out=${PP_CHECK_DIR:-$src/_check}
+jobs=${PP_JOBS:-2}
+step() { printf '\n=== %s\n' "$*"; }
+
+# Check's own summary of every unit program, then one plain total line.
+summarize() {
+  local dir=$1
+  find "$dir/tests" -name '*.log' -newer "$dir/config.status" -print0 2>/dev/null |
+    xargs -0 grep -H -E '^[0-9]+%: Checks: ' 2>/dev/null | sed "s|^$dir/||" || true
+  awk '/^# (PASS|XFAIL):/ {p += $3} /^# (FAIL|XPASS|ERROR):/ {f += $3} /^# SKIP:/ {s += $3}
+       END {printf "%d passed, %d failed, %d skipped\n", p, f, s}' "$dir/test-suite.log" |
+    tee -a "$out/totals"
+}
+
+rm -f "$out/totals"; mkdir -p "$out"
+step "bootstrap"
+(cd "$src" && autoreconf -fi >/dev/null 2>&1) || { (cd "$src" && autoreconf -fi); exit 1; }
+
+step "build and test (--enable-werror)"
+rm -rf "$out/plain" && mkdir -p "$out/plain" && cd "$out/plain"
+"$src/configure" -q --enable-werror 2> >(grep -v 'rm: cannot remove .core.' >&2)
+make -s -j"$jobs"
+make -s -j"$jobs" check || { cat test-suite.log; summarize "$out/plain"; exit 1; }
+summarize "$out/plain"
+
+step "make distcheck"
+make -s distcheck DISTCHECK_CONFIGURE_FLAGS="--enable-werror" PP_LIVE=0 \
+  >"$out/distcheck.log" 2>&1 || { tail -60 "$out/distcheck.log"; exit 1; }
+grep -E '^(=+|.*archives ready for distribution)' "$out/distcheck.log" | tail -4
+
+step "build and test under ASan + UBSan"
+rm -rf "$out/asan" && mkdir -p "$out/asan" && cd "$out/asan"
+"$src/configure" -q --enable-werror --enable-asan --enable-ubsan 2> >(grep -v 'rm: cannot remove .core.' >&2)
+make -s -j"$jobs"
+ASAN_OPTIONS=detect_leaks=1 PP_LIVE=0 make -s -j"$jobs" check ||
+  { cat test-suite.log; summarize "$out/asan"; exit 1; }
+summarize "$out/asan"
+
+step "all green"
+# The closing line: every test program of both builds.
+awk -F'[ ,]+' '{p += $1; f += $3; s += $5} END {printf "%d passed, %d failed, %d skipped\n", p, f, s}' \
+  "$out/totals"
