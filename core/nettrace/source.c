@@ -1,0 +1,81 @@
+/* The engine adapter: pp_nettrace_source_ops (core/source.h). The engine's
+ * source pointer IS the reader, so ev->source handed to plugins is the same
+ * handle pp_nettrace_symbolize/info/field take, valid until close. */
+#include "config.h"
+
+#include <string.h>
+#include <jansson.h>
+
+#include "source.h"
+#include "nettrace/nettrace_internal.h"
+
+static int
+nt_src_open(const char *path, const pp_source_hooks *hooks, void **src, pp_error *err)
+{
+    pp_trace_source *r;
+    int rc = pp_nettrace_open(path, &r, err);
+    if (rc < 0)
+        return rc;
+    if (hooks)
+        pp_nettrace_set_callbacks(r, hooks->on_bytes, hooks->on_warning, hooks->user);
+    *src = r;
+    return PP_OK;
+}
+
+static int
+nt_src_next(void *src, pp_record *rec, pp_error *err)
+{
+    const pp_trace_event *ev;
+    int rc = pp_nettrace_next(src, &ev, err);
+    if (rc <= 0)
+        return rc;
+    memset(rec, 0, sizeof *rec);
+    rec->struct_size = sizeof *rec;
+    rec->kind = PP_KIND_NETTRACE;
+    rec->u.event = ev;
+    return 1;
+}
+
+static int
+nt_src_describe(void *src, json_t *into)
+{
+    pp_trace_source *r = src;
+    pp_trace_info info = { .struct_size = sizeof info };
+    pp_nettrace_stats st = { .struct_size = sizeof st };
+    uint32_t pids[64];
+
+    pp_nettrace_info(r, &info);
+    pp_nettrace_stats_get(r, &st);
+    json_t *o = json_object();
+    if (!o)
+        return PP_ENOMEM;
+    json_object_set_new(o, "format_version", json_integer(info.format_version));
+    json_object_set_new(o, "pointer_size", json_integer(info.pointer_size));
+    json_t *pa = json_array();
+    uint32_t n = pp_nettrace_process_ids(r, pids, 64);
+    for (uint32_t i = 0; i < n && i < 64; i++)
+        json_array_append_new(pa, json_integer(pids[i]));
+    json_object_set_new(o, "process_ids", pa);
+    json_object_set_new(o, "clock_frequency", json_integer((json_int_t)info.clock_frequency));
+    json_object_set_new(o, "start_unix_ns", json_integer(info.start_unix_ns));
+    json_object_set_new(o, "duration_ns", json_integer(info.last_event_ns - info.first_event_ns));
+    json_object_set_new(o, "events", json_integer((json_int_t)st.events));
+    json_object_set_new(o, "stacks", json_integer((json_int_t)st.stacks));
+    json_object_set_new(o, "metadata_entries", json_integer((json_int_t)st.metadata_entries));
+    json_object_set_new(o, "dropped_events", json_integer((json_int_t)st.dropped_events));
+    json_object_set_new(o, "methods", json_integer((json_int_t)st.methods));
+    if (st.truncated)
+        json_object_set_new(o, "truncated_at", json_integer(st.truncated_at));
+    json_object_set_new(into, "nettrace", o);
+    return PP_OK;
+}
+
+static void
+nt_src_close(void *src)
+{
+    pp_nettrace_close(src);
+}
+
+const pp_source_ops pp_nettrace_source_ops = {
+    "nettrace", PP_KIND_NETTRACE, nt_src_open, nt_src_next, nt_src_describe, nt_src_close
+};
