@@ -1,0 +1,576 @@
+/* plugins/db: finish() — cost per normalized command, the optional
+ * timeline, the callers (first non-framework frame of the start event's
+ * stack), and the findings: N+1, slow executions, unpaired events, EF Core's
+ * own Duration disagreeing with the measured pair, and no data at all. */
+#include <config.h>
+
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "db.h"
+#include "../common/frames.h"
+#include "../common/quantile.h"
+
+static double ms(int64_t ns) { return (double)ns / 1e6; }
+
+static int counted(const db_exec *x) { return x->done && !x->nested; }
+
+typedef struct db_cmd_agg {
+    int64_t total_ns, ef_ns;
+    uint32_t count, async, errors, slow, with_ef;
+    int64_t max_ns;
+    int64_t *walls;
+    uint32_t filled;
+} db_cmd_agg;
+
+static const db_cmd_agg *g_aggs;   /* qsort context (finish is single-threaded per stage) */
+
+static int cmp_cmd_total(const void *a, const void *b)
+{
+    const db_cmd_agg *x = &g_aggs[*(const uint32_t *)a], *y = &g_aggs[*(const uint32_t *)b];
+    if (x->total_ns != y->total_ns) return x->total_ns > y->total_ns ? -1 : 1;
+    return (*(const uint32_t *)a > *(const uint32_t *)b) - (*(const uint32_t *)a < *(const uint32_t *)b);
+}
+
+static const db_exec *g_execs;
+static int cmp_exec_start(const void *a, const void *b)
+{
+    const db_exec *x = &g_execs[*(const uint32_t *)a], *y = &g_execs[*(const uint32_t *)b];
+    if (x->start_ns != y->start_ns) return x->start_ns < y->start_ns ? -1 : 1;
+    return (*(const uint32_t *)a > *(const uint32_t *)b) - (*(const uint32_t *)a < *(const uint32_t *)b);
+}
+
+/* (group, command) pairs for N+1 detection. */
+typedef struct db_grp {
+    uint64_t group;
+    uint32_t cmd;
+    uint32_t exec;
+} db_grp;
+
+static int cmp_grp(const void *a, const void *b)
+{
+    const db_grp *x = a, *y = b;
+    if (x->group != y->group) return x->group < y->group ? -1 : 1;
+    if (x->cmd != y->cmd) return x->cmd < y->cmd ? -1 : 1;
+    return (x->exec > y->exec) - (x->exec < y->exec);
+}
+
+typedef struct db_caller_row {
+    uint32_t caller;   /* name id in the frame table */
+    uint32_t cmd;
+    uint32_t count;
+    int64_t total_ns;
+} db_caller_row;
+
+static int cmp_caller(const void *a, const void *b)
+{
+    const db_caller_row *x = a, *y = b;
+    if (x->caller != y->caller) return x->caller < y->caller ? -1 : 1;
+    return (x->cmd > y->cmd) - (x->cmd < y->cmd);
+}
+
+static int cmp_caller_total(const void *a, const void *b)
+{
+    const db_caller_row *x = a, *y = b;
+    if (x->total_ns != y->total_ns) return x->total_ns > y->total_ns ? -1 : 1;
+    return cmp_caller(a, b);
+}
+
+typedef struct db_work {
+    db_cmd_agg *aggs;
+    uint32_t *order;          /* commands by total time */
+    uint32_t *by_start;       /* counted executions by start time */
+    uint32_t nexec;
+    int64_t total_ns;
+    /* callers */
+    pp_pc_strtab frames;
+    pp_pc_symcache sym;
+    pp_pc_prefixes fw;
+    uint32_t *caller;         /* exec index -> caller name id, DB_NO_ID if none */
+    int have_callers;
+    db_grp *grp;
+    db_caller_row *crow;
+} db_work;
+
+static void work_free(db_state *st, db_work *w)
+{
+    if (w->aggs)
+        for (uint32_t i = 0; i < st->cmds.count; i++)
+            free(w->aggs[i].walls);
+    free(w->aggs);
+    free(w->order);
+    free(w->by_start);
+    free(w->caller);
+    free(w->grp);
+    free(w->crow);
+    if (w->have_callers)
+        pp_pc_symcache_free(&w->sym);
+    pp_pc_strtab_free(&w->frames);
+    pp_pc_prefixes_free(&w->fw);
+}
+
+static int aggregate(db_state *st, db_work *w)
+{
+    uint32_t nc = st->cmds.count;
+    w->aggs = calloc(nc ? nc : 1, sizeof(*w->aggs));
+    w->order = malloc((nc ? nc : 1) * sizeof(uint32_t));
+    w->by_start = malloc((st->count ? st->count : 1) * sizeof(uint32_t));
+    if (!w->aggs || !w->order || !w->by_start)
+        return PP_ENOMEM;
+    int64_t slow_ns = (int64_t)(st->slow_ms * 1e6);
+    for (uint32_t i = 0; i < st->count; i++) {
+        const db_exec *x = &st->execs[i];
+        if (!counted(x))
+            continue;
+        db_cmd_agg *a = &w->aggs[x->cmd];
+        int64_t wall = x->end_ns - x->start_ns;
+        a->count++;
+        a->total_ns += wall;
+        a->async += x->is_async;
+        a->errors += x->error;
+        a->slow += wall > slow_ns;
+        if (wall > a->max_ns)
+            a->max_ns = wall;
+        if (x->ef_ns >= 0) {
+            a->ef_ns += x->ef_ns;
+            a->with_ef++;
+        }
+        w->total_ns += wall;
+        w->by_start[w->nexec++] = i;
+    }
+    for (uint32_t c = 0; c < nc; c++) {
+        w->order[c] = c;
+        if (w->aggs[c].count &&
+            !(w->aggs[c].walls = malloc(w->aggs[c].count * sizeof(int64_t))))
+            return PP_ENOMEM;
+    }
+    g_execs = st->execs;
+    qsort(w->by_start, w->nexec, sizeof(uint32_t), cmp_exec_start);
+    for (uint32_t k = 0; k < w->nexec; k++) {
+        const db_exec *x = &st->execs[w->by_start[k]];
+        db_cmd_agg *a = &w->aggs[x->cmd];
+        a->walls[a->filled++] = x->end_ns - x->start_ns;
+    }
+    g_aggs = w->aggs;
+    qsort(w->order, nc, sizeof(uint32_t), cmp_cmd_total);
+    return PP_OK;
+}
+
+static uint32_t row_limit(const db_state *st, uint32_t n)
+{
+    return st->top > 0 && (uint64_t)st->top < n ? (uint32_t)st->top : n;
+}
+
+static int emit_by_command(db_state *st, pp_ctx *ctx, db_work *w)
+{
+    const pp_host_api *h = st->host;
+    static const pp_column cols[] = {
+        { "command", PP_COL_STRING, 0 },  { "count", PP_COL_COUNT, 0 },
+        { "total_ms", PP_COL_NUMBER, 0 }, { "mean_ms", PP_COL_NUMBER, 0 },
+        { "p50_ms", PP_COL_NUMBER, 0 },   { "p95_ms", PP_COL_NUMBER, 0 },
+        { "max_ms", PP_COL_NUMBER, 0 },   { "share", PP_COL_PERCENT, 0 },
+        { "ef_duration_ms", PP_COL_NUMBER, 0 }, { "async", PP_COL_COUNT, 0 },
+        { "errors", PP_COL_COUNT, 0 },    { "example", PP_COL_STRING, 0 },
+    };
+    pp_table *t = h->table_new(ctx, "by_command", 12, cols, 1);
+    if (!t)
+        return PP_ENOMEM;
+    uint32_t n = row_limit(st, st->cmds.count);
+    for (uint32_t k = 0, shown = 0; k < st->cmds.count && shown < n; k++) {
+        uint32_t c = w->order[k];
+        db_cmd_agg *a = &w->aggs[c];
+        if (a->count == 0)
+            continue;   /* only nested or unpaired executions */
+        shown++;
+        pp_pc_quantile_sort_i64(a->walls, a->count);
+        pp_cell row[12] = {
+            pp_cell_str(pp_pc_strtab_get(&st->cmds, c)),
+            pp_cell_int(a->count),
+            pp_cell_dbl(ms(a->total_ns)),
+            pp_cell_dbl(ms(a->total_ns) / a->count),
+            pp_cell_dbl(ms(pp_pc_quantile_sorted_i64(a->walls, a->count, 0.50))),
+            pp_cell_dbl(ms(pp_pc_quantile_sorted_i64(a->walls, a->count, 0.95))),
+            pp_cell_dbl(ms(a->max_ns)),
+            pp_cell_dbl(w->total_ns > 0 ? 100.0 * (double)a->total_ns / (double)w->total_ns : 0.0),
+            a->with_ef ? pp_cell_dbl(ms(a->ef_ns)) : pp_cell_null(),
+            pp_cell_int(a->async),
+            pp_cell_int(a->errors),
+            pp_cell_str(pp_pc_strtab_get(&st->raws, st->example[c])),
+        };
+        int rc = h->table_row(t, row);
+        if (rc < 0)
+            return rc;
+    }
+    return PP_OK;
+}
+
+static int emit_timeline(db_state *st, pp_ctx *ctx, db_work *w)
+{
+    const pp_host_api *h = st->host;
+    static const pp_column cols[] = {
+        { "start", PP_COL_TIMESTAMP_NS, 0 }, { "duration", PP_COL_DURATION_NS, 0 },
+        { "command", PP_COL_STRING, 0 },     { "thread", PP_COL_COUNT, 0 },
+    };
+    pp_table *t = h->table_new(ctx, "timeline", 4, cols, 1);
+    if (!t)
+        return PP_ENOMEM;
+    for (uint32_t k = 0; k < w->nexec; k++) {
+        const db_exec *x = &st->execs[w->by_start[k]];
+        pp_cell row[4] = {
+            pp_cell_int(x->start_ns),
+            pp_cell_int(x->end_ns - x->start_ns),
+            pp_cell_str(pp_pc_strtab_get(&st->cmds, x->cmd)),
+            pp_cell_int((int64_t)x->thread),
+        };
+        int rc = h->table_row(t, row);
+        if (rc < 0)
+            return rc;
+    }
+    return PP_OK;
+}
+
+/* The first frame (leaf first) that is resolved and not framework code. */
+static int resolve_callers(db_state *st, db_work *w, pp_error *err)
+{
+    int any = 0;
+    for (uint32_t k = 0; k < w->nexec && !any; k++)
+        any = st->execs[w->by_start[k]].stack_len > 0;
+    if (!any || !st->src || !PP_HOST_HAS(st->host, trace_symbolize))
+        return PP_OK;
+    int rc = pp_pc_prefixes_load(st->host, st->opts, "framework", &w->fw, err);
+    if (rc != PP_OK)
+        return rc;
+    pp_pc_symcache_init(&w->sym, st->host, &w->frames);
+    w->have_callers = 1;
+    w->caller = malloc(st->count * sizeof(uint32_t));
+    if (!w->caller)
+        return PP_ENOMEM;
+    for (uint32_t i = 0; i < st->count; i++)
+        w->caller[i] = DB_NO_ID;
+    for (uint32_t k = 0; k < w->nexec; k++) {
+        uint32_t i = w->by_start[k];
+        const db_exec *x = &st->execs[i];
+        for (uint32_t f = 0; f < x->stack_len; f++) {
+            uint32_t id;
+            if (pp_pc_symcache_name(&w->sym, st->src, st->ips[x->stack_off + f], &id) != PP_OK)
+                return PP_ENOMEM;
+            const char *name = pp_pc_strtab_get(&w->frames, id);
+            /* dynamicClass.* are runtime-generated (LCG) shapers, never the caller */
+            if (pp_pc_frame_unresolved(name) || pp_pc_prefixes_match(&w->fw, name) ||
+                strncmp(name, "dynamicClass.", 13) == 0)
+                continue;
+            w->caller[i] = id;
+            break;
+        }
+    }
+    return PP_OK;
+}
+
+static int emit_by_caller(db_state *st, pp_ctx *ctx, db_work *w)
+{
+    const pp_host_api *h = st->host;
+    w->crow = malloc((w->nexec ? w->nexec : 1) * sizeof(*w->crow));
+    if (!w->crow)
+        return PP_ENOMEM;
+    uint32_t n = 0;
+    for (uint32_t k = 0; k < w->nexec; k++) {
+        uint32_t i = w->by_start[k];
+        const db_exec *x = &st->execs[i];
+        w->crow[n++] = (db_caller_row){ w->caller[i], x->cmd, 1, x->end_ns - x->start_ns };
+    }
+    qsort(w->crow, n, sizeof(*w->crow), cmp_caller);
+    uint32_t m = 0;
+    for (uint32_t k = 0; k < n; k++) {
+        if (m > 0 && cmp_caller(&w->crow[m - 1], &w->crow[k]) == 0) {
+            w->crow[m - 1].count++;
+            w->crow[m - 1].total_ns += w->crow[k].total_ns;
+        } else {
+            w->crow[m++] = w->crow[k];
+        }
+    }
+    qsort(w->crow, m, sizeof(*w->crow), cmp_caller_total);
+    static const pp_column cols[] = {
+        { "caller", PP_COL_STRING, 0 },   { "command", PP_COL_STRING, 0 },
+        { "count", PP_COL_COUNT, 0 },     { "total_ms", PP_COL_NUMBER, 0 },
+        { "share", PP_COL_PERCENT, 0 },
+    };
+    pp_table *t = h->table_new(ctx, "by_caller", 5, cols, 2);
+    if (!t)
+        return PP_ENOMEM;
+    uint32_t lim = row_limit(st, m);
+    for (uint32_t k = 0; k < lim; k++) {
+        const db_caller_row *r = &w->crow[k];
+        pp_cell row[5] = {
+            pp_cell_str(r->caller == DB_NO_ID ? "(framework only)"
+                                              : pp_pc_strtab_get(&w->frames, r->caller)),
+            pp_cell_str(pp_pc_strtab_get(&st->cmds, r->cmd)),
+            pp_cell_int(r->count),
+            pp_cell_dbl(ms(r->total_ns)),
+            pp_cell_dbl(w->total_ns > 0 ? 100.0 * (double)r->total_ns / (double)w->total_ns : 0.0),
+        };
+        int rc = h->table_row(t, row);
+        if (rc < 0)
+            return rc;
+    }
+    return PP_OK;
+}
+
+/* INSERT/UPDATE/DELETE/MERGE: the fix of a repeated write is batching. */
+static int is_write(const char *cmd)
+{
+    static const char *const verbs[] = { "INSERT", "UPDATE", "DELETE", "MERGE", NULL };
+    for (const char *const *v = verbs; *v; v++)
+        if (strncasecmp(cmd, *v, strlen(*v)) == 0)
+            return 1;
+    return 0;
+}
+
+/* N+1: the same command many times inside one group — the creator
+ * activity when activity ids flow, else a burst of commands separated by
+ * less than burst_gap_ms. */
+static int find_n_plus_one(db_state *st, pp_ctx *ctx, db_work *w)
+{
+    const pp_host_api *h = st->host;
+    w->grp = malloc((w->nexec ? w->nexec : 1) * sizeof(*w->grp));
+    if (!w->grp)
+        return PP_ENOMEM;
+    /* A burst whose commands overlap holds several flows (concurrent
+     * requests): one command per request then looks like a loop. */
+    uint8_t *concurrent = calloc(w->nexec ? w->nexec : 1, 1);
+    if (!concurrent)
+        return PP_ENOMEM;
+    int64_t gap = (int64_t)(st->burst_gap_ms * 1e6);
+    uint64_t burst = 0;
+    int64_t last_end = INT64_MIN;
+    for (uint32_t k = 0; k < w->nexec; k++) {
+        const db_exec *x = &st->execs[w->by_start[k]];
+        if (k > 0 && x->start_ns - last_end > gap)
+            burst++;
+        else if (k > 0 && x->start_ns < last_end)
+            concurrent[burst] = 1;
+        if (x->end_ns > last_end)
+            last_end = x->end_ns;
+        static const pp_guid zero;
+        uint64_t g = memcmp(&x->related, &zero, 16) != 0
+                         ? db_guid_hash(&x->related) | UINT64_C(0x8000000000000000)
+                         : burst;
+        w->grp[k] = (db_grp){ g, x->cmd, w->by_start[k] };
+    }
+    qsort(w->grp, w->nexec, sizeof(*w->grp), cmp_grp);
+    /* the largest group per command */
+    uint32_t nc = st->cmds.count;
+    uint32_t *best = calloc(nc ? nc : 1, sizeof(uint32_t));
+    int64_t *span = calloc(nc ? nc : 1, sizeof(int64_t));
+    uint32_t *first = calloc(nc ? nc : 1, sizeof(uint32_t));
+    if (!best || !span || !first) {
+        free(best);
+        free(span);
+        free(first);
+        free(concurrent);
+        return PP_ENOMEM;
+    }
+    uint8_t *best_conc = calloc(nc ? nc : 1, 1);
+    if (!best_conc) {
+        free(best);
+        free(span);
+        free(first);
+        free(concurrent);
+        return PP_ENOMEM;
+    }
+    for (uint32_t i = 0; i < w->nexec;) {
+        uint32_t j = i;
+        int64_t s = INT64_MAX, e = INT64_MIN;
+        while (j < w->nexec && w->grp[j].group == w->grp[i].group && w->grp[j].cmd == w->grp[i].cmd) {
+            const db_exec *x = &st->execs[w->grp[j].exec];
+            if (x->start_ns < s) s = x->start_ns;
+            if (x->end_ns > e) e = x->end_ns;
+            j++;
+        }
+        uint32_t c = w->grp[i].cmd;
+        uint64_t g = w->grp[i].group;
+        if (j - i > best[c]) {
+            best[c] = j - i;
+            span[c] = e - s;
+            first[c] = w->grp[i].exec;
+            best_conc[c] = !(g & UINT64_C(0x8000000000000000)) && concurrent[g];
+        }
+        i = j;
+    }
+    static const pp_column cols[] = {
+        { "command", PP_COL_STRING, 0 },  { "executions", PP_COL_COUNT, 0 },
+        { "window_ms", PP_COL_NUMBER, 0 }, { "group", PP_COL_STRING, 0 },
+        { "caller", PP_COL_STRING, 0 },
+    };
+    pp_table *t = NULL;
+    int rc = PP_OK;
+    for (uint32_t k = 0; k < nc && rc == PP_OK; k++) {
+        uint32_t c = w->order[k];
+        if (best[c] < (uint64_t)st->nplus1)
+            continue;
+        if (!t && !(t = h->table_new(ctx, "n_plus_one", 5, cols, 1))) {
+            rc = PP_ENOMEM;
+            break;
+        }
+        static const pp_guid zero;
+        int by_activity = memcmp(&st->execs[first[c]].related, &zero, 16) != 0;
+        const char *caller = "";
+        if (w->caller && w->caller[first[c]] != DB_NO_ID)
+            caller = pp_pc_strtab_get(&w->frames, w->caller[first[c]]);
+        const char *group = by_activity ? "activity" : best_conc[c] ? "burst (concurrent)" : "burst";
+        if (best_conc[c])
+            h->finding(ctx, PP_SEVERITY_INFO, "db.n_plus_one",
+                       "maybe N+1: \"%s\" ran %u times within %.1f ms, but in a burst of "
+                       "overlapping commands (concurrent requests) with no activity id to tell "
+                       "them apart, so this may be one execution per request%s%s. To decide, "
+                       "rerun the load with one client, or check by_caller",
+                       pp_pc_strtab_get(&st->cmds, c), (unsigned)best[c], ms(span[c]),
+                       caller[0] ? "; called from " : "", caller);
+        else
+        h->finding(ctx, PP_SEVERITY_WARNING, "db.n_plus_one",
+                   "N+1: \"%s\" ran %u times within %.1f ms in one %s%s%s (%u executions, %.1f ms "
+                   "in all): %s",
+                   pp_pc_strtab_get(&st->cmds, c), (unsigned)best[c], ms(span[c]), group,
+                   caller[0] ? ", called from " : "", caller, (unsigned)w->aggs[c].count,
+                   ms(w->aggs[c].total_ns),
+                   is_write(pp_pc_strtab_get(&st->cmds, c))
+                       ? "batch the writes (one round trip: EF Core batching, ExecuteUpdate/"
+                         "ExecuteDelete, a bulk insert)"
+                       : "fetch the rows in one query (Include/join, WHERE ... IN) or cache them");
+        pp_cell row[5] = {
+            pp_cell_str(pp_pc_strtab_get(&st->cmds, c)), pp_cell_int(best[c]),
+            pp_cell_dbl(ms(span[c])), pp_cell_str(group),
+            pp_cell_str(caller),
+        };
+        rc = h->table_row(t, row);
+    }
+    free(best);
+    free(span);
+    free(first);
+    free(best_conc);
+    free(concurrent);
+    return rc;
+}
+
+static void findings(db_state *st, pp_ctx *ctx, db_work *w)
+{
+    const pp_host_api *h = st->host;
+    uint32_t slow_reported = 0, slow_cmds = 0;
+    for (uint32_t k = 0; k < st->cmds.count; k++) {
+        uint32_t c = w->order[k];
+        const db_cmd_agg *a = &w->aggs[c];
+        if (a->slow == 0)
+            continue;
+        slow_cmds++;
+        if (slow_reported++ < 10)
+            h->finding(ctx, PP_SEVERITY_WARNING, "db.slow_command",
+                       "\"%s\": %u of %u executions took over %.0f ms (max %.1f ms)",
+                       pp_pc_strtab_get(&st->cmds, c), (unsigned)a->slow, (unsigned)a->count,
+                       st->slow_ms, ms(a->max_ns));
+    }
+    if (slow_cmds > 10)
+        h->finding(ctx, PP_SEVERITY_WARNING, "db.slow_command",
+                   "%u more commands have slow executions (see max_ms in by_command)",
+                   (unsigned)(slow_cmds - 10));
+
+    uint32_t unmatched = 0;
+    for (uint32_t i = 0; i < st->count; i++)
+        unmatched += !st->execs[i].done && !st->execs[i].nested;
+    if (unmatched)
+        h->finding(ctx, PP_SEVERITY_WARNING, "db.unmatched_starts",
+                   "%u command starts have no stop (the trace ended mid-command, or a newer "
+                   "start on the same async flow replaced the activity); they are not counted",
+                   (unsigned)unmatched);
+    if (st->unmatched_stops)
+        h->finding(ctx, PP_SEVERITY_INFO, "db.unmatched_stops",
+                   "%llu command stops have no start (the trace began mid-command)",
+                   (unsigned long long)st->unmatched_stops);
+    if (st->undecodable)
+        h->finding(ctx, PP_SEVERITY_WARNING, "db.undecodable_events",
+                   "%llu DiagnosticSource events had a payload that is not SourceName, EventName, "
+                   "uint16 count, Key/Value pairs; they are skipped",
+                   (unsigned long long)st->undecodable);
+    if (st->zero_activity)
+        h->finding(ctx, PP_SEVERITY_INFO, "db.no_activity_ids",
+                   "%llu command starts carry no activity id, so starts and stops were paired by "
+                   "ConnectionId or thread; async commands may pair wrongly. Enable "
+                   "System.Threading.Tasks.TplEventSource:0x80 (TasksFlowActivityIds), as "
+                   "`dotnet-trace collect --profile database` does",
+                   (unsigned long long)st->zero_activity);
+
+    /* EF Core's Duration against the measured start/stop pair */
+    int64_t ef = 0, pair = 0;
+    for (uint32_t k = 0; k < w->nexec; k++) {
+        const db_exec *x = &st->execs[w->by_start[k]];
+        if (x->ef_ns < 0)
+            continue;
+        ef += x->ef_ns;
+        pair += x->end_ns - x->start_ns;
+    }
+    if (pair > 0) {
+        double diff = 100.0 * (double)(ef - pair) / (double)pair;
+        h->total_double(ctx, "ef_duration_ms", PP_COL_NUMBER, ms(ef));
+        if ((diff > 10.0 || diff < -10.0) && (ef - pair > 1000000 || pair - ef > 1000000))
+            h->finding(ctx, PP_SEVERITY_INFO, "db.duration_mismatch",
+                       "EF Core's own Duration adds up to %.1f ms, %+.1f%% off the %.1f ms "
+                       "between its CommandExecuting and CommandExecuted events; times here are "
+                       "the measured pairs (EF Core's Duration is in ef_duration_ms)",
+                       ms(ef), diff, ms(pair));
+    }
+}
+
+int db_report(db_state *st, pp_ctx *ctx, pp_error *err)
+{
+    const pp_host_api *h = st->host;
+    db_work w;
+    memset(&w, 0, sizeof(w));
+    int rc = PP_OK;
+    h->total_int(ctx, "diagnostic_source_events", PP_COL_COUNT, (int64_t)st->ds_events);
+    if (st->ds_events == 0) {
+        h->finding(ctx, PP_SEVERITY_ERROR, "db.no_diagnostic_source",
+                   "the trace has no Microsoft-Diagnostics-DiagnosticSource events, so there are "
+                   "no database commands to report. Capture with `dotnet-trace collect "
+                   "--profile database -p PID` (it enables EF Core's CommandExecuting/Executed "
+                   "and System.Data.SqlClient's WriteCommandBefore/After; Microsoft.Data.SqlClient "
+                   "publishes Microsoft.Data.SqlClient.* names that profile does not list — add "
+                   "them to its FilterAndPayloadSpecs)");
+        return PP_OK;
+    }
+    if ((rc = aggregate(st, &w)) != PP_OK)
+        goto done;
+    h->total_int(ctx, "commands", PP_COL_COUNT, w.nexec);
+    uint32_t distinct = 0;
+    for (uint32_t c = 0; c < st->cmds.count; c++)
+        distinct += w.aggs[c].count > 0;
+    h->total_int(ctx, "distinct_commands", PP_COL_COUNT, distinct);
+    h->total_double(ctx, "db_ms", PP_COL_NUMBER, ms(w.total_ns));
+    if (w.nexec == 0) {
+        h->finding(ctx, PP_SEVERITY_ERROR, "db.no_commands",
+                   "%llu DiagnosticSource events but no completed EF Core or SqlClient command: "
+                   "is the app using another data provider? Microsoft.Data.SqlClient publishes "
+                   "Microsoft.Data.SqlClient.WriteCommandBefore/After, which `--profile database` "
+                   "does not enable — add them to the FilterAndPayloadSpecs of "
+                   "Microsoft-Diagnostics-DiagnosticSource",
+                   (unsigned long long)st->ds_events);
+        findings(st, ctx, &w);
+        goto done;
+    }
+    if ((rc = resolve_callers(st, &w, err)) != PP_OK)
+        goto done;
+    if ((rc = emit_by_command(st, ctx, &w)) != PP_OK)
+        goto done;
+    if (st->timeline && (rc = emit_timeline(st, ctx, &w)) != PP_OK)
+        goto done;
+    if (w.caller && (rc = emit_by_caller(st, ctx, &w)) != PP_OK)
+        goto done;
+    if ((rc = find_n_plus_one(st, ctx, &w)) != PP_OK)
+        goto done;
+    findings(st, ctx, &w);
+done:
+    if (rc == PP_ENOMEM)
+        h->error_set(err, PP_ENOMEM, "db: out of memory");
+    else if (rc < 0 && err && err->code == 0)
+        h->error_set(err, rc, "db: could not add a result");
+    work_free(st, &w);
+    return rc;
+}
