@@ -28,6 +28,7 @@ int pp_cmd_describe(int argc, char **argv);
 int pp_cmd_inspect(int argc, char **argv);
 int pp_cmd_render(int argc, char **argv);
 int pp_cmd_compare(int argc, char **argv);
+int pp_cmd_candidates(int argc, char **argv);
 
 /* "perfpipe: message" on stderr. */
 void pp_cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -11,6 +11,7 @@
 #include <perfpipe/perfpipe.h>
 
 #include "cli.h"
+#include "evidence.h"
 #include "paths.h"
 #include "pipeline/pipeline.h"
 #include "result/result.h"
@@ -38,6 +39,7 @@ typedef struct run_args {
     const char *output;            /* -o */
     const char *table;             /* --table for flame formats */
     const char *hash;
+    const char *evidence_dir;      /* --evidence-dir */
     int quiet;
 } run_args;
 
@@ -68,6 +70,8 @@ run_help(FILE *out, run_mode mode)
               "  --set KEY=VALUE      record a knob of the run (compare refuses runs whose knobs differ)\n"
               "  --hash ALGO          input identity: xxh3-128 (default) or sha256\n"
               "  --plugin-dir DIR     look for plugins in DIR first (repeatable)\n"
+              "  --evidence-dir DIR   also keep the result (JSON + markdown) in DIR under a dated,\n"
+              "                       knob-stamped name, never overwriting; DIR/index.tsv lists runs\n"
               "  -q, --quiet          no warnings on stderr (they stay in the result)\n", out);
     else
         fputs("Usage: perfpipe run PIPELINE [--input NAME=PATH]... [--set KEY=VALUE]...\n"
@@ -84,6 +88,8 @@ run_help(FILE *out, run_mode mode)
               "  --table NAME         the table the flame formats draw\n"
               "  --hash ALGO          xxh3-128 (default) or sha256\n"
               "  --plugin-dir DIR     look for plugins in DIR first (repeatable)\n"
+              "  --evidence-dir DIR   also keep the result (JSON + markdown) in DIR under a dated,\n"
+              "                       knob-stamped name, never overwriting; DIR/index.tsv lists runs\n"
               "  -q, --quiet          no warnings on stderr\n"
               "\n"
               "Example: perfpipe run alloc --input trace=app.nettrace --set scenario=cart -o a.json --format json\n",
@@ -135,6 +141,7 @@ parse_args(run_args *a, int argc, char **argv)
         { "hash", required_argument, NULL, 'H' },
         { "plugin-dir", required_argument, NULL, 'P' },
         { "quiet", no_argument, NULL, 'q' },
+        { "evidence-dir", required_argument, NULL, 'E' },
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 },
     };
@@ -216,6 +223,9 @@ parse_args(run_args *a, int argc, char **argv)
             break;
         case 'q':
             a->quiet = 1;
+            break;
+        case 'E':
+            a->evidence_dir = optarg;
             break;
         case 'h':
             run_help(stdout, a->mode);
@@ -467,6 +477,17 @@ execute(run_args *a)
     if (rc != PP_OK) {
         pp_cli_error("%s (the other stages' results are written)", err.message);
         status = PP_EXIT_PLUGIN;
+    }
+    if (a->evidence_dir != NULL) {
+        char *kept = NULL;
+
+        if (pp_evidence_write(a->evidence_dir, doc, p->date, &kept, &err) != PP_OK) {
+            pp_cli_error("%s", err.message);
+            status = PP_EXIT_OUTPUT;
+        } else if (!a->quiet) {
+            fprintf(stderr, "%s: evidence kept in %s\n", pp_prog, kept);
+        }
+        free(kept);
     }
     if (a->format != NULL || a->output != NULL) {
         render_job job = { doc, a->format ? a->format : "table", a->table };

@@ -18,6 +18,7 @@ static const char usage[] =
 "  perfpipe inspect TRACE.nettrace [--format FMT]\n"
 "  perfpipe render RESULT.json [--format FMT] [--table NAME]\n"
 "  perfpipe compare BASELINE.json CANDIDATE.json [--noise PCT] [--fail-on regression]\n"
+"  perfpipe candidates RESULT.json... [--top N]\n"
 "  perfpipe plugins [--format table|json]\n"
 "  perfpipe describe ANALYZER\n"
 "\n"
@@ -34,6 +35,7 @@ static const char usage[] =
 "  perfpipe alloc app.nettrace --top 10              # who allocates, as a table\n"
 "  perfpipe cpu app.nettrace --format svg -o cpu.svg # interactive flame graph\n"
 "  perfpipe run alloc --input trace=app.nettrace --set scenario=cart --format json -o a.json\n"
+"  perfpipe candidates a.json cpu.json db.json       # ranked optimization candidates\n"
 "  perfpipe compare before.json after.json --fail-on regression\n"
 "\n"
 "Formats: table (default), json, markdown, csv, folded, speedscope, svg.\n"
@@ -85,6 +87,8 @@ main(int argc, char **argv)
         return pp_cmd_render(argc - 1, argv + 1);
     if (strcmp(cmd, "compare") == 0)
         return pp_cmd_compare(argc - 1, argv + 1);
+    if (strcmp(cmd, "candidates") == 0)
+        return pp_cmd_candidates(argc - 1, argv + 1);
     if (cmd[0] == '-') {
         pp_cli_error("unknown option '%s'; try `perfpipe --help`", cmd);
         return PP_EXIT_USAGE;

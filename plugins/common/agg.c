@@ -45,13 +45,18 @@ int pp_pc_agg_add(pp_pc_agg *a, const char *key, size_t len, const int64_t *delt
     return PP_OK;
 }
 
-/* qsort has no context argument in C11: the ranking context is
- * thread-local so stages running on different threads cannot collide. */
-static _Thread_local const pp_pc_agg *rank_agg;
-static _Thread_local uint32_t rank_col, rank_col2;
+/* The ranking context travels through glibc's qsort_r, not a global or a
+ * thread-local: TLS in a dlopen'd plugin trips LeakSanitizer (GCC 12). */
+typedef struct rank_ctx {
+    const pp_pc_agg *agg;
+    uint32_t col, col2;
+} rank_ctx;
 
-static int cmp_rows(const void *pa, const void *pb)
+static int cmp_rows(const void *pa, const void *pb, void *arg)
 {
+    const rank_ctx *rc = arg;
+    const pp_pc_agg *rank_agg = rc->agg;
+    uint32_t rank_col = rc->col, rank_col2 = rc->col2;
     uint32_t x = *(const uint32_t *)pa, y = *(const uint32_t *)pb;
     const int64_t *vx = pp_pc_agg_vals(rank_agg, x), *vy = pp_pc_agg_vals(rank_agg, y);
     if (vx[rank_col] != vy[rank_col])
@@ -71,10 +76,7 @@ uint32_t *pp_pc_agg_rank(const pp_pc_agg *a, uint32_t col, uint32_t col2)
         return NULL;
     for (uint32_t i = 0; i < n; i++)
         order[i] = i;
-    rank_agg = a;
-    rank_col = col;
-    rank_col2 = col2;
-    qsort(order, n, sizeof *order, cmp_rows);
-    rank_agg = NULL;
+    rank_ctx ctx = { a, col, col2 };
+    qsort_r(order, n, sizeof *order, cmp_rows, &ctx);
     return order;
 }

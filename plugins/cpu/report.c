@@ -236,13 +236,20 @@ static int fold_rows(report *r)
 static double ms(int64_t ns) { return (double)ns / 1e6; }
 static double pct(int64_t part, int64_t whole) { return whole > 0 ? 100.0 * (double)part / (double)whole : 0.0; }
 
-/* Ranking of name ids by sums; thread-local because qsort has no context. */
-static _Thread_local const method_sums *rank_sums;
-static _Thread_local const pp_pc_strtab *rank_names;
-static _Thread_local int rank_inclusive;
+/* Ranking of name ids by sums, through glibc's qsort_r (no TLS: it trips
+ * LeakSanitizer in dlopen'd plugins with GCC 12). */
+typedef struct rank_ctx {
+    const method_sums *sums;
+    const pp_pc_strtab *names;
+    int inclusive;
+} rank_ctx;
 
-static int cmp_methods(const void *pa, const void *pb)
+static int cmp_methods(const void *pa, const void *pb, void *arg)
 {
+    const rank_ctx *rc = arg;
+    const method_sums *rank_sums = rc->sums;
+    const pp_pc_strtab *rank_names = rc->names;
+    int rank_inclusive = rc->inclusive;
     uint32_t a = *(const uint32_t *)pa, b = *(const uint32_t *)pb;
     const method_sums *x = &rank_sums[a], *y = &rank_sums[b];
     int64_t k1x = rank_inclusive ? x->incl_ns : x->excl_ns, k1y = rank_inclusive ? y->incl_ns : y->excl_ns;
@@ -265,10 +272,8 @@ static uint32_t *ranked(report *r, const method_sums *sums, int inclusive, uint3
     for (uint32_t i = 0; i < r->names.count; i++)
         if (sums[i].incl_s > 0 || sums[i].excl_s > 0)
             order[n++] = i;
-    rank_sums = sums;
-    rank_names = &r->names;
-    rank_inclusive = inclusive;
-    qsort(order, n, sizeof *order, cmp_methods);
+    rank_ctx ctx = { sums, &r->names, inclusive };
+    qsort_r(order, n, sizeof *order, cmp_methods, &ctx);
     *count = n;
     return order;
 }

@@ -127,5 +127,31 @@ has "$tmp/out" "knob_drift" "drift is reported"
 expect 0 "compare base -> cand with drift" -- "$PERFPIPE" compare "$tmp/other.json" "$tmp/cand.json" --allow-knob-drift
 has "$tmp/out" "WEAKENED" "drift weakens verdicts"
 
+# Evidence: dated, knob-stamped, never overwritten, indexed.
+expect 0 "run with --evidence-dir" -- "$PERFPIPE" alloc "$DATA/alloc-gcverbose.nettrace" --set scenario=alloc --evidence-dir "$tmp/ev" -q
+expect 0 "run again into the same evidence dir" -- "$PERFPIPE" alloc "$DATA/alloc-gcverbose.nettrace" --set scenario=alloc --evidence-dir "$tmp/ev" -q
+n=$(ls "$tmp/ev"/*-alloc-scenario=alloc*.json 2>/dev/null | wc -l)
+[ "$n" -eq 2 ] && { pass=$((pass + 1)); echo "PASS: two runs, two evidence files (no overwrite)"; } ||
+  { fail=$((fail + 1)); echo "FAIL: expected 2 evidence files, found $n"; ls "$tmp/ev"; }
+[ "$(ls "$tmp/ev"/*.md | wc -l)" -eq 2 ] && { pass=$((pass + 1)); echo "PASS: markdown kept beside each"; } ||
+  { fail=$((fail + 1)); echo "FAIL: markdown renderings missing"; }
+has "$tmp/ev/index.tsv" "scenario=alloc" "index lists the run's knobs"
+lines "$tmp/ev/index.tsv" 3 "index: header + one line per run"
+
+# Candidates: ranked across analyzers, waits left out, follow-ups apart.
+expect 0 "cpu result" -- "$PERFPIPE" cpu "$DATA/cpu-sampled.nettrace" --format json -o "$tmp/cpu.json"
+expect 0 "candidates from alloc + cpu" -- "$PERFPIPE" candidates "$tmp/base.json" "$tmp/cpu.json" --format json -o "$tmp/cand-list.json"
+python3 - "$tmp/cand-list.json" <<'PY' && { pass=$((pass + 1)); echo "PASS: candidates ranked by share, top is MakeStrings, no waits"; } || { fail=$((fail + 1)); echo "FAIL: candidates"; }
+import json, sys
+d = json.load(open(sys.argv[1]))
+t = {x["name"]: x for x in d["stages"][0]["tables"]}
+rows = t["candidates"]["rows"]
+shares = [r[4] for r in rows]
+assert shares == sorted(shares, reverse=True), shares
+assert rows[0][2] == "Workload.AllocScenario.MakeStrings", rows[0]
+assert not any("Wait" in r[2] for r in rows), [r[2] for r in rows]
+assert all("perfpipe run" in r[6] and "compare" in r[6] for r in rows)
+PY
+
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

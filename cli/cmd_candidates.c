@@ -1,0 +1,126 @@
+/* `perfpipe candidates RESULT.json...`. */
+#include "config.h"
+
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <perfpipe/perfpipe.h>
+
+#include "candidates.h"
+#include "cli.h"
+#include "result/result.h"
+
+#define MAX_DOCS 64
+
+static const char usage[] =
+"Usage: perfpipe candidates RESULT.json... [--top N] [--format FMT] [-o FILE]\n"
+"\n"
+"Rank optimization candidates from one or more results (alloc, cpu, db,\n"
+"gcdump-diff) by the share of their axis — allocation churn, time, footprint —\n"
+"each with its absolute figure, where it points (frame, method, command,\n"
+"type), its evidence, and a verification plan: the pipeline and knobs to rerun\n"
+"and the compare verdict that would confirm the fix. Tooling follow-ups\n"
+"(unresolved frames, wrong profile, truncated capture...) are listed in a\n"
+"separate table, never among the candidates. --top N keeps N (default 10).\n";
+
+typedef struct job {
+    const json_t *doc;
+    const char *format;
+} job;
+
+static int
+write_doc(void *user, FILE *out)
+{
+    job *j = user;
+    pp_error err = PP_ERROR_INIT;
+
+    if (pp_render(j->doc, j->format, out, &err) != PP_OK) {
+        pp_cli_error("%s", err.message);
+        return PP_EXIT_OUTPUT;
+    }
+    return PP_EXIT_OK;
+}
+
+int
+pp_cmd_candidates(int argc, char **argv)
+{
+    static const struct option opts[] = {
+        { "top", required_argument, NULL, 't' },
+        { "format", required_argument, NULL, 'f' },
+        { "output", required_argument, NULL, 'o' },
+        { "help", no_argument, NULL, 'h' },
+        { NULL, 0, NULL, 0 },
+    };
+    const char *format = "table", *output = NULL;
+    json_t *docs[MAX_DOCS], *out = NULL;
+    size_t ndocs = 0, top = 10;
+    pp_error err = PP_ERROR_INIT;
+    int c, status = PP_EXIT_OK;
+
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "t:f:o:h", opts, NULL)) != -1) {
+        char *end;
+
+        switch (c) {
+        case 't':
+            top = strtoul(optarg, &end, 10);
+            if (*end != '\0' || top == 0) {
+                pp_cli_error("candidates: --top takes a positive number, not '%s'", optarg);
+                return PP_EXIT_USAGE;
+            }
+            break;
+        case 'f':
+            if (!pp_cli_format_ok(optarg))
+                return PP_EXIT_USAGE;
+            format = optarg;
+            break;
+        case 'o':
+            output = optarg;
+            break;
+        case 'h':
+            fputs(usage, stdout);
+            return PP_EXIT_OK;
+        default:
+            fputs(usage, stderr);
+            return PP_EXIT_USAGE;
+        }
+    }
+    if (optind >= argc || argc - optind > MAX_DOCS) {
+        fputs(usage, stderr);
+        return PP_EXIT_USAGE;
+    }
+    for (int i = optind; i < argc; i++) {
+        json_error_t jerr;
+
+        docs[ndocs] = json_load_file(argv[i], 0, &jerr);
+        if (docs[ndocs] == NULL) {
+            pp_cli_error("%s:%d:%d: %s (expected a perfpipe result: perfpipe ... --format json)",
+                         argv[i], jerr.line, jerr.column, jerr.text);
+            status = PP_EXIT_INPUT;
+            goto out;
+        }
+        ndocs++;
+        if (pp_result_validate(docs[ndocs - 1], &err) != PP_OK) {
+            pp_cli_error("%s: %s", argv[i], err.message);
+            status = PP_EXIT_INPUT;
+            goto out;
+        }
+    }
+    if (pp_candidates((const json_t *const *)docs, ndocs, top, &out, &err) != PP_OK) {
+        pp_cli_error("%s", err.message);
+        status = PP_EXIT_USAGE;
+        goto out;
+    }
+    {
+        job j = { out, format };
+
+        status = pp_cli_write_output(output, write_doc, &j);
+    }
+out:
+    for (size_t i = 0; i < ndocs; i++)
+        json_decref(docs[i]);
+    json_decref(out);
+    return status;
+}

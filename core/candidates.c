@@ -1,0 +1,304 @@
+/* Ranked optimization candidates from one or more results. */
+#include "config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <perfpipe/perfpipe.h>
+
+#include "candidates.h"
+#include "result/result.h"
+
+/* Where each analyzer's candidates come from. share_col NULL: the share is
+ * the row's figure over the sum of the table's positive figures. */
+typedef struct rule {
+    const char *analyzer;
+    const char *table;
+    const char *target_col;
+    const char *figure_col;
+    const char *share_col;
+    int figure_is_ms;            /* a PP_COL_NUMBER in milliseconds */
+    const char *axis;
+    const char *what;            /* what the target does, for the evidence text */
+    const char *growth_only;     /* status column: keep grew/appeared rows only */
+} rule;
+
+static const rule rules[] = {
+    { "alloc", "by_frame", "frame", "bytes", "share", 0, "allocation churn",
+      "allocates (sampled)", NULL },
+    { "cpu", "by_method", "method", "exclusive_ms", "share", 1, "time (thread samples)",
+      "runs itself (exclusive thread time)", NULL },
+    { "db", "by_command", "command", "total_ms", "share", 1, "time (database wall time)",
+      "spends in the database", NULL },
+    { "gcdump-diff", "by_type", "type", "bytes_delta", NULL, 0, "footprint (heap growth)",
+      "grew on the heap by", "status" },
+};
+
+/* Thread time spent blocked is not work a change can remove from that
+ * method: waits are left out of cpu candidates (and counted). */
+static int
+is_wait(const char *method)
+{
+    static const char *const waits[] = { "Wait", ".Sleep", "Semaphore", "SpinOnce", ".Join",
+                                         "epoll", "poll(", "ReadKey" };
+
+    for (size_t i = 0; i < sizeof waits / sizeof waits[0]; i++)
+        if (strstr(method, waits[i]) != NULL)
+            return 1;
+    return 0;
+}
+
+typedef struct cand {
+    const rule *r;
+    char target[512];
+    double figure;
+    double share;
+    const char *pipeline;
+    const json_t *knobs;
+    const char *stage;
+} cand;
+
+static int
+column_index(const json_t *table, const char *name)
+{
+    size_t i;
+    json_t *c;
+
+    json_array_foreach(json_object_get(table, "columns"), i, c)
+        if (strcmp(json_string_value(json_object_get(c, "name")), name) == 0)
+            return (int)i;
+    return -1;
+}
+
+static double
+num(const json_t *v)
+{
+    return json_is_integer(v) ? (double)json_integer_value(v) : json_is_real(v) ? json_real_value(v) : 0;
+}
+
+static int
+by_share(const void *a, const void *b)
+{
+    const cand *x = a, *y = b;
+
+    if (x->share != y->share)
+        return x->share < y->share ? 1 : -1;
+    return x->figure < y->figure ? 1 : x->figure > y->figure ? -1 : 0;
+}
+
+static void
+figure_text(const cand *c, char *buf, size_t size)
+{
+    if (c->r->figure_is_ms)
+        pp_format_duration_ns(buf, size, c->figure * 1e6);
+    else
+        pp_format_bytes(buf, size, c->figure);
+}
+
+static void
+knob_args(const json_t *knobs, char *buf, size_t size)
+{
+    const char *k;
+    json_t *v;
+    size_t used = 0;
+
+    buf[0] = '\0';
+    json_object_foreach((json_t *)knobs, k, v) {
+        int w = snprintf(buf + used, size - used, " --set %s=%s", k, json_string_value(v));
+
+        if (w < 0 || (size_t)w >= size - used)
+            break;
+        used += (size_t)w;
+    }
+}
+
+/* Collect a table's candidate rows into *list. */
+static int
+collect(const rule *r, const json_t *doc, const json_t *stage, const json_t *table, cand **list,
+        size_t *n, size_t *cap, size_t *waits)
+{
+    int ti = column_index(table, r->target_col), fi = column_index(table, r->figure_col);
+    int si = r->share_col ? column_index(table, r->share_col) : -1;
+    int sti = r->growth_only ? column_index(table, r->growth_only) : -1;
+    json_t *rows = json_object_get(table, "rows"), *row;
+    double total = 0;
+    size_t i;
+
+    if (ti < 0 || fi < 0)
+        return PP_OK;
+    if (si < 0)
+        json_array_foreach(rows, i, row) {
+            double f = num(json_array_get(row, (size_t)fi));
+            if (f > 0)
+                total += f;
+        }
+    json_array_foreach(rows, i, row) {
+        const char *target = json_string_value(json_array_get(row, (size_t)ti));
+        double f = num(json_array_get(row, (size_t)fi));
+        cand *c;
+
+        /* Unresolved or aggregate rows point nowhere a fix can go. */
+        if (target == NULL || target[0] == '[' || strncmp(target, "?!", 2) == 0 || f <= 0)
+            continue;
+        if (strcmp(r->analyzer, "cpu") == 0 && is_wait(target)) {
+            (*waits)++;
+            continue;
+        }
+        if (sti >= 0) {
+            const char *st = json_string_value(json_array_get(row, (size_t)sti));
+            if (st == NULL || (strcmp(st, "grew") != 0 && strcmp(st, "appeared") != 0))
+                continue;
+        }
+        if (*n == *cap) {
+            size_t ncap = *cap ? *cap * 2 : 64;
+            cand *grown = realloc(*list, ncap * sizeof *grown);
+
+            if (grown == NULL)
+                return PP_ENOMEM;
+            *list = grown;
+            *cap = ncap;
+        }
+        c = &(*list)[(*n)++];
+        c->r = r;
+        snprintf(c->target, sizeof c->target, "%s", target);
+        c->figure = f;
+        c->share = si >= 0 ? num(json_array_get(row, (size_t)si)) : total > 0 ? 100.0 * f / total : 0;
+        c->pipeline = json_string_value(json_object_get(doc, "pipeline"));
+        c->knobs = json_object_get(doc, "knobs");
+        c->stage = json_string_value(json_object_get(stage, "id"));
+    }
+    return PP_OK;
+}
+
+int
+pp_candidates(const json_t *const *docs, size_t ndocs, size_t top, json_t **out, pp_error *err)
+{
+    static const pp_column ccols[] = {
+        { "rank", PP_COL_COUNT, 0 },        { "axis", PP_COL_STRING, 0 },
+        { "target", PP_COL_STRING, 0 },     { "figure", PP_COL_STRING, 0 },
+        { "share", PP_COL_PERCENT, 0 },     { "evidence", PP_COL_STRING, 0 },
+        { "verify", PP_COL_STRING, 0 },
+    };
+    static const pp_column fcols[] = {
+        { "source", PP_COL_STRING, 0 }, { "severity", PP_COL_STRING, 0 },
+        { "code", PP_COL_STRING, 0 },   { "message", PP_COL_STRING, 0 },
+    };
+    cand *list = NULL;
+    size_t n = 0, cap = 0, waits = 0;
+    json_t *doc, *stage;
+    pp_table *t, *f;
+    int rc = PP_OK;
+
+    *out = NULL;
+    for (size_t d = 0; d < ndocs && rc == PP_OK; d++) {
+        size_t i;
+
+        json_array_foreach(json_object_get(docs[d], "stages"), i, stage) {
+            const char *an = json_string_value(json_object_get(json_object_get(stage, "analyzer"), "name"));
+            size_t k;
+            json_t *table;
+
+            if (an == NULL)
+                continue;
+            for (size_t r = 0; r < sizeof rules / sizeof rules[0]; r++) {
+                if (strcmp(rules[r].analyzer, an) != 0)
+                    continue;
+                json_array_foreach(json_object_get(stage, "tables"), k, table)
+                    if (strcmp(json_string_value(json_object_get(table, "name")), rules[r].table) == 0 &&
+                        (rc = collect(&rules[r], docs[d], stage, table, &list, &n, &cap,
+                                      &waits)) != PP_OK)
+                        break;
+            }
+        }
+    }
+    if (rc != PP_OK) {
+        free(list);
+        pp_error_set(err, rc, "out of memory ranking candidates");
+        return rc;
+    }
+    qsort(list, n, sizeof *list, by_share);
+
+    doc = pp_result_new("candidates");
+    stage = doc ? pp_result_add_stage(doc, "candidates", "candidates", pp_version()) : NULL;
+    t = stage ? pp_result_table_new_err(stage, "candidates", 7, ccols, 1, err) : NULL;
+    f = t ? pp_result_table_new_err(stage, "followups", 4, fcols, 3, err) : NULL;
+    if (f == NULL) {
+        free(list);
+        json_decref(doc);
+        if (err != NULL && err->code == PP_OK)
+            pp_error_set(err, PP_ENOMEM, "out of memory");
+        return err ? err->code : PP_ENOMEM;
+    }
+    for (size_t i = 0; i < n && i < top; i++) {
+        const cand *c = &list[i];
+        char fig[64], evidence[1024], verify[2048], knobs[1024];
+        pp_cell row[7];
+
+        figure_text(c, fig, sizeof fig);
+        snprintf(evidence, sizeof evidence, "%s %s %s (%.1f%% of the stage's %s) — stage '%s', "
+                 "table %s", c->target, c->r->what, fig, c->share, c->r->axis, c->stage,
+                 c->r->table);
+        knob_args(c->knobs, knobs, sizeof knobs);
+        snprintf(verify, sizeof verify, "rerun `perfpipe run %s --input ...%s` on a capture of the "
+                 "changed build and `perfpipe compare` it with this result: confirmed when '%s' "
+                 "disappears from %s (structural), or its %s falls beyond noise in a same-session "
+                 "A/B with identical knobs (statistical)", c->pipeline ? c->pipeline : "PIPELINE",
+                 knobs, c->target, c->r->table, c->r->figure_col);
+        row[0] = pp_cell_int((int64_t)i + 1);
+        row[1] = pp_cell_str(c->r->axis);
+        row[2] = pp_cell_str(c->target);
+        row[3] = pp_cell_str(fig);
+        row[4] = pp_cell_dbl(c->share);
+        row[5] = pp_cell_str(evidence);
+        row[6] = pp_cell_str(verify);
+        if ((rc = pp_result_table_row_err(t, row, err)) != PP_OK)
+            break;
+    }
+    /* Tooling follow-ups: every warning or error the inputs raised. */
+    for (size_t d = 0; d < ndocs && rc == PP_OK; d++) {
+        size_t i, k;
+        json_t *s, *fd;
+
+        json_array_foreach(json_object_get(docs[d], "stages"), i, s)
+            json_array_foreach(json_object_get(s, "findings"), k, fd) {
+                const char *sev = json_string_value(json_object_get(fd, "severity"));
+                char source[256];
+                pp_cell row[4];
+
+                if (sev == NULL || strcmp(sev, "info") == 0)
+                    continue;
+                snprintf(source, sizeof source, "%s/%s",
+                         json_string_value(json_object_get(docs[d], "pipeline")),
+                         json_string_value(json_object_get(s, "id")));
+                row[0] = pp_cell_str(source);
+                row[1] = pp_cell_str(sev);
+                row[2] = pp_cell_str(json_string_value(json_object_get(fd, "code")));
+                row[3] = pp_cell_str(json_string_value(json_object_get(fd, "message")));
+                if ((rc = pp_result_table_row_err(f, row, err)) != PP_OK)
+                    break;
+            }
+    }
+    pp_result_total_int(stage, "candidates", PP_COL_COUNT, (int64_t)(n < top ? n : top));
+    pp_result_tables_release(stage);
+    free(list);
+    if (rc != PP_OK) {
+        json_decref(doc);
+        return rc;
+    }
+    if (waits > 0) {
+        char msg[320];
+
+        snprintf(msg, sizeof msg, "%zu blocking method%s (waits, sleeps) left out: thread-time "
+                 "sampling counts blocked time, which no change to that method removes; async "
+                 "waits are invisible to it — use the db analyzer or spans for wall time",
+                 waits, waits == 1 ? "" : "s");
+        pp_result_finding(stage, PP_SEVERITY_INFO, "candidates.waits_left_out", msg);
+    }
+    if (n == 0)
+        pp_result_finding(stage, PP_SEVERITY_INFO, "candidates.none",
+                          "no candidate: the results hold no alloc, cpu, db or gcdump-diff rows "
+                          "that point at code or a type");
+    *out = doc;
+    return PP_OK;
+}
