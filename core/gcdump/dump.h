@@ -1,0 +1,51 @@
+/* Private: the decoded dump (struct pp_gcdump) shared by the entry-object
+ * reader (heapdump.c) and the graph decoder (graph.c). */
+#ifndef PP_GCDUMP_DUMP_H
+#define PP_GCDUMP_DUMP_H
+
+#include <stdint.h>
+
+#include <perfpipe/gcdump.h>
+
+#include "gcdump/fastser.h"
+
+/* GCHeapDump versions this reader understands (GCHeapDump.cs: reads >= 4,
+ * refuses exactly 8, is itself version 10). */
+#define PP_GCDUMP_READER_VERSION 10
+#define PP_GCDUMP_MIN_VERSION 4
+/* Graphs.MemoryGraph: 0 plain, 1 with the deferred-type region. */
+#define PP_GCDUMP_GRAPH_READER_VERSION 1
+
+struct pp_gcdump {
+    pp_heap_snapshot snap;
+    pp_gcdump_info info;
+
+    pp_heap_type *types;         /* [type_count] */
+    char **type_names;           /* [type_count] owned display names */
+    char **type_modules;         /* [type_count] owned module names or NULL */
+    int32_t *type_size;          /* [type_count] the file's per-type Size */
+    uint32_t *node_type;
+    uint64_t *node_size;
+    uint64_t *node_address;
+    uint64_t *edge_start;
+    uint32_t *edges;
+    double *count_mult;          /* [type_count] or NULL */
+    double *size_mult;
+
+    char **modules;              /* Graphs.Module paths from the deferred region */
+    uint32_t nmodules;
+
+    int is64;                    /* -1 unknown, else 0/1 */
+    char *creation_tool, *process_name, *machine_name, *collection_log;
+};
+
+/* Decode a Graphs.MemoryGraph object whose BeginObject and type reference
+ * were just read (type = its type record) through its EndObject, filling the
+ * graph half of d. */
+int pp_gcdump_read_graph(pp_fs *fs, const pp_fs_type *type, pp_gcdump *d);
+
+/* Decode a Graphs.Module payload (after its type reference, through its
+ * EndObject); *index is the module's slot in d->modules. */
+int pp_gcdump_read_module(pp_fs *fs, pp_gcdump *d, uint32_t *index);
+
+#endif

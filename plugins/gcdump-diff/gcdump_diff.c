@@ -1,0 +1,529 @@
+/* Analyzer `gcdump-diff`: two heap snapshots (baseline, candidate) joined by
+ * type name: counts, bytes, deltas and a status per type, totals for both,
+ * sample paths to the root for the top growers, and leak suspects (types
+ * whose count grew past a threshold and that hang off a static root). */
+#include "config.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <perfpipe/plugin.h>
+
+#include "heap_common.h"
+
+static const pp_option_decl options[] = {
+    { "top", PP_OPT_INT, 0, "50",
+      "rows of by_type, the largest byte changes either way (0 = all types)" },
+    { "paths", PP_OPT_INT, 0, "5", "top growers that get a sample path to the root" },
+    { "leak_threshold", PP_OPT_INT, 0, "1000",
+      "a type whose count grew by more than this, reachable from a static root, is a leak suspect" },
+    { "merge_size_buckets", PP_OPT_BOOL, 0, "true",
+      "merge dotnet-gcdump's \"T (Bytes > 10K)\" pseudo-types into T, so a type keeps "
+      "its identity when its instances change size bucket" },
+};
+
+static const char *const slots[] = { "baseline", "candidate" };
+
+typedef struct state {
+    const pp_host_api *host;
+    int64_t top, paths, threshold;
+    int merge;
+    const pp_heap_snapshot *snap[2];   /* valid until finish returns */
+} state;
+
+static int create(const pp_host_api *host, pp_ctx *ctx, const pp_options *opts,
+                  void **out, pp_error *err)
+{
+    (void)ctx;
+    state *st = calloc(1, sizeof(*st));
+    if (!st) {
+        host->error_set(err, PP_ENOMEM, "gcdump-diff: out of memory");
+        return PP_ENOMEM;
+    }
+    st->host = host;
+    st->top = 50;
+    st->paths = 5;
+    st->threshold = 1000;
+    st->merge = 1;
+    host->opt_int(opts, "top", &st->top);
+    host->opt_int(opts, "paths", &st->paths);
+    host->opt_int(opts, "leak_threshold", &st->threshold);
+    host->opt_bool(opts, "merge_size_buckets", &st->merge);
+    if (st->top < 0 || st->paths < 0 || st->threshold < 0) {
+        host->error_set(err, PP_EINVAL,
+                        "gcdump-diff: options top, paths and leak_threshold must be >= 0");
+        free(st);
+        return PP_EINVAL;
+    }
+    *out = st;
+    return PP_OK;
+}
+
+static int consume(void *p, const pp_record *rec, pp_error *err)
+{
+    state *st = p;
+    if (rec->kind != PP_KIND_GCDUMP)
+        return PP_OK;
+    if (rec->input_index > 1 || st->snap[rec->input_index]) {
+        st->host->error_set(err, PP_EINVAL,
+                            "gcdump-diff: expected one heap snapshot per input (baseline, candidate)");
+        return PP_EINVAL;
+    }
+    st->snap[rec->input_index] = rec->u.heap;
+    return PP_OK;
+}
+
+/* One row of the join. */
+typedef struct diff_row {
+    const char *name;
+    uint32_t key[2];             /* key index per side, HC_NONE if absent */
+    int64_t count[2], bytes[2];
+    int64_t dcount, dbytes;
+} diff_row;
+
+static int64_t rnd(double v) { return (int64_t)llround(v); }
+
+static int cmp_delta(const void *a, const void *b)
+{
+    const diff_row *x = a, *y = b;
+    if (x->dbytes != y->dbytes)
+        return x->dbytes > y->dbytes ? -1 : 1;
+    if (x->dcount != y->dcount)
+        return x->dcount > y->dcount ? -1 : 1;
+    return strcmp(x->name, y->name);
+}
+
+static int cmp_abs_delta(const void *a, const void *b)
+{
+    const diff_row *x = a, *y = b;
+    int64_t ax = llabs(x->dbytes), ay = llabs(y->dbytes);
+    if (ax != ay)
+        return ax > ay ? -1 : 1;
+    return cmp_delta(a, b);
+}
+
+static const char *status_of(const diff_row *r)
+{
+    if (r->count[0] == 0 && r->count[1] > 0)
+        return "appeared";
+    if (r->count[0] > 0 && r->count[1] == 0)
+        return "disappeared";
+    if (r->dbytes > 0 || (r->dbytes == 0 && r->dcount > 0))
+        return "grew";
+    if (r->dbytes < 0 || r->dcount < 0)
+        return "shrank";
+    return "unchanged";
+}
+
+/* A leak suspect and what it holds. Rows are in name order and never move;
+ * everything refers to them by index. */
+typedef struct suspect {
+    uint32_t row;
+    uint32_t owner_row;          /* row of the suspect whose instances own
+                                    (immediately dominate) most of this one's
+                                    instances, or HC_NONE */
+    uint64_t held;               /* candidate bytes its instances retain */
+} suspect;
+
+/* Comparators over row indexes (qsort_r: no global state, stages may run
+ * side by side). */
+static int cmp_order_delta(const void *a, const void *b, void *rows)
+{
+    const diff_row *g_rows = rows;
+    return cmp_delta(&g_rows[*(const uint32_t *)a], &g_rows[*(const uint32_t *)b]);
+}
+
+static int cmp_order_abs(const void *a, const void *b, void *rows)
+{
+    const diff_row *g_rows = rows;
+    return cmp_abs_delta(&g_rows[*(const uint32_t *)a], &g_rows[*(const uint32_t *)b]);
+}
+
+static int cmp_suspect(const void *a, const void *b, void *rows)
+{
+    const diff_row *g_rows = rows;
+    const suspect *x = a, *y = b;
+    int ox = x->owner_row != HC_NONE, oy = y->owner_row != HC_NONE;
+    if (ox != oy)
+        return ox - oy;
+    const diff_row *rx = &g_rows[x->row], *ry = &g_rows[y->row];
+    if (rx->dcount != ry->dcount)
+        return rx->dcount > ry->dcount ? -1 : 1;
+    return strcmp(rx->name, ry->name);
+}
+
+typedef struct work {
+    hc_keys k[2];
+    hc_dom dom;
+    diff_row *rows;
+    uint32_t nrows;
+    uint32_t *order;
+    uint32_t *parent;
+    uint8_t *from_static;
+    uint32_t nstatic;
+    uint32_t *sample;            /* [candidate keys] sample node */
+    uint32_t *row_of_key;        /* [candidate keys] */
+    suspect *sus;
+    uint32_t nsus;
+    char *buf;
+} work;
+
+#define PATH_BUF 4096
+
+static void work_free(work *w)
+{
+    hc_keys_free(&w->k[0]);
+    hc_keys_free(&w->k[1]);
+    hc_dom_free(&w->dom);
+    free(w->rows);
+    free(w->order);
+    free(w->parent);
+    free(w->from_static);
+    free(w->sample);
+    free(w->row_of_key);
+    free(w->sus);
+    free(w->buf);
+}
+
+static int join(state *st, work *w)
+{
+    if (hc_keys_build(st->snap[0], st->merge, &w->k[0]) != PP_OK ||
+        hc_keys_build(st->snap[1], st->merge, &w->k[1]) != PP_OK)
+        return PP_ENOMEM;
+    hc_keys *k = w->k;
+    w->rows = calloc((size_t)k[0].nkeys + k[1].nkeys + 1, sizeof(*w->rows));
+    w->order = malloc(((size_t)k[0].nkeys + k[1].nkeys + 1) * sizeof(uint32_t));
+    w->row_of_key = malloc(((size_t)k[1].nkeys + 1) * sizeof(uint32_t));
+    if (!w->rows || !w->order || !w->row_of_key)
+        return PP_ENOMEM;
+    for (uint32_t i = 0, j = 0; i < k[0].nkeys || j < k[1].nkeys;) {
+        int c = i == k[0].nkeys ? 1 : j == k[1].nkeys ? -1 : strcmp(k[0].name[i], k[1].name[j]);
+        diff_row *r = &w->rows[w->nrows];
+        r->key[0] = r->key[1] = HC_NONE;
+        if (c <= 0) {
+            r->name = k[0].name[i];
+            r->key[0] = i;
+            r->count[0] = rnd(k[0].scount[i]);
+            r->bytes[0] = rnd(k[0].sbytes[i]);
+            i++;
+        }
+        if (c >= 0) {
+            r->name = k[1].name[j];
+            r->key[1] = j;
+            r->count[1] = rnd(k[1].scount[j]);
+            r->bytes[1] = rnd(k[1].sbytes[j]);
+            w->row_of_key[j] = w->nrows;
+            j++;
+        }
+        r->dcount = r->count[1] - r->count[0];
+        r->dbytes = r->bytes[1] - r->bytes[0];
+        /* Types no node uses in either dump get no row. */
+        if (r->count[0] == 0 && r->count[1] == 0) {
+            if (r->key[1] != HC_NONE)
+                w->row_of_key[r->key[1]] = HC_NONE;
+            memset(r, 0, sizeof(*r));
+            continue;
+        }
+        w->order[w->nrows] = w->nrows;
+        w->nrows++;
+    }
+    return PP_OK;
+}
+
+/* Dominators, shortest paths and static reachability in the candidate; a
+ * sample instance per type: reachable from a static root if any is, then
+ * the one retaining the most (the path a leak hunter follows). */
+static int analyze_candidate(state *st, work *w)
+{
+    const pp_heap_snapshot *c = st->snap[1];
+    if (hc_dominators(c, &w->dom) != PP_OK || hc_bfs_parents(c, &w->parent) != PP_OK ||
+        hc_reachable_from_named(c, "[static vars]", &w->from_static, &w->nstatic) != PP_OK)
+        return PP_ENOMEM;
+    w->sample = malloc(((size_t)w->k[1].nkeys + 1) * sizeof(uint32_t));
+    w->buf = malloc(PATH_BUF);
+    if (!w->sample || !w->buf)
+        return PP_ENOMEM;
+    for (uint32_t i = 0; i < w->k[1].nkeys; i++)
+        w->sample[i] = HC_NONE;
+    for (uint32_t v = 0; v < c->node_count; v++) {
+        if (w->parent[v] == HC_NONE)
+            continue;
+        uint32_t key = w->k[1].type_key[c->node_type[v]];
+        uint32_t b = w->sample[key];
+        if (b == HC_NONE || (w->from_static[v] && !w->from_static[b]) ||
+            (w->from_static[v] == w->from_static[b] && w->dom.retained[v] > w->dom.retained[b]))
+            w->sample[key] = v;
+    }
+    return PP_OK;
+}
+
+static int find_suspects(state *st, work *w)
+{
+    const pp_heap_snapshot *c = st->snap[1];
+    w->sus = calloc((size_t)w->nrows + 1, sizeof(*w->sus));
+    uint32_t *sus_of_row = malloc(((size_t)w->nrows + 1) * sizeof(uint32_t));
+    uint64_t *ret = malloc(((size_t)w->k[1].nkeys + 1) * sizeof(uint64_t));
+    uint32_t *owned = NULL;
+    int rc = PP_ENOMEM;
+    if (!w->sus || !sus_of_row || !ret)
+        goto out;
+    for (uint32_t r = 0; r < w->nrows; r++) {
+        const diff_row *row = &w->rows[r];
+        sus_of_row[r] = HC_NONE;
+        if (row->dcount <= st->threshold || row->key[1] == HC_NONE)
+            continue;
+        uint32_t smp = w->sample[row->key[1]];
+        /* Without static roots in the dump (older writers) reachability
+         * cannot be checked; the finding says so. */
+        if (w->nstatic > 0 && (smp == HC_NONE || !w->from_static[smp]))
+            continue;
+        sus_of_row[r] = w->nsus;
+        w->sus[w->nsus++] = (suspect){ r, HC_NONE, 0 };
+    }
+    if (hc_retained_by_key(c, &w->dom, &w->k[1], ret) != PP_OK)
+        goto out;
+    for (uint32_t q = 0; q < w->nsus; q++)
+        w->sus[q].held = ret[w->rows[w->sus[q].row].key[1]];
+    if (w->nsus > 1) {
+        /* The owner of a suspect is the suspect whose instances immediately
+         * dominate more than half of its instances: a majority vote
+         * (Boyer-Moore) over the owners seen, then a count to confirm it.
+         * Memory stays linear however many types grew. */
+        owned = calloc((size_t)w->nsus * 3, sizeof(uint32_t));
+        if (!owned)
+            goto out;
+        uint32_t *cand = owned, *votes = owned + w->nsus, *hits = owned + 2 * (size_t)w->nsus;
+        for (int pass = 0; pass < 2; pass++) {
+            for (uint32_t v = 0; v < c->node_count; v++) {
+                uint32_t id = w->dom.idom[v];
+                if (id == HC_NONE || v == c->root)
+                    continue;
+                uint32_t ra = w->row_of_key[w->k[1].type_key[c->node_type[v]]];
+                uint32_t ro = w->row_of_key[w->k[1].type_key[c->node_type[id]]];
+                if (ra == HC_NONE || ro == HC_NONE)
+                    continue;
+                uint32_t a = sus_of_row[ra], o = sus_of_row[ro];
+                if (a == HC_NONE || o == HC_NONE || a == o)
+                    continue;
+                if (pass == 1) {
+                    hits[a] += cand[a] == o;
+                } else if (votes[a] == 0) {
+                    cand[a] = o;
+                    votes[a] = 1;
+                } else {
+                    votes[a] += cand[a] == o ? 1u : (uint32_t)-1;
+                }
+            }
+        }
+        for (uint32_t a = 0; a < w->nsus; a++) {
+            const diff_row *ra = &w->rows[w->sus[a].row];
+            if (2 * (int64_t)hits[a] > ra->count[1])
+                w->sus[a].owner_row = w->sus[cand[a]].row;
+        }
+        /* Mutual ownership cannot make both payloads: the larger growth
+         * stays independent. */
+        for (uint32_t a = 0; a < w->nsus; a++) {
+            uint32_t orow = w->sus[a].owner_row;
+            if (orow == HC_NONE)
+                continue;
+            suspect *o = &w->sus[sus_of_row[orow]];
+            if (o->owner_row == w->sus[a].row) {
+                if (w->rows[o->row].dcount >= w->rows[w->sus[a].row].dcount)
+                    o->owner_row = HC_NONE;
+                else
+                    w->sus[a].owner_row = HC_NONE;
+            }
+        }
+    }
+    qsort_r(w->sus, w->nsus, sizeof(*w->sus), cmp_suspect, w->rows);
+    rc = PP_OK;
+out:
+    free(owned);
+    free(sus_of_row);
+    free(ret);
+    return rc;
+}
+
+static int emit(state *st, work *w, pp_ctx *ctx)
+{
+    const pp_host_api *h = st->host;
+    const pp_heap_snapshot *c = st->snap[1];
+    int rc = PP_OK;
+
+    pp_column cols[8] = {
+        { "type", PP_COL_STRING, 0 }, { "baseline_count", PP_COL_COUNT, 0 },
+        { "candidate_count", PP_COL_COUNT, 0 }, { "count_delta", PP_COL_COUNT, 0 },
+        { "baseline_bytes", PP_COL_BYTES, 0 }, { "candidate_bytes", PP_COL_BYTES, 0 },
+        { "bytes_delta", PP_COL_BYTES, 0 }, { "status", PP_COL_STRING, 0 },
+    };
+    pp_table *t = h->table_new(ctx, "by_type", 8, cols, 1);
+    if (!t)
+        return PP_ENOMEM;
+    uint32_t shown = st->top == 0 || (uint64_t)st->top > w->nrows ? w->nrows : (uint32_t)st->top;
+    /* Keep the largest changes either way, then list by bytes_delta. */
+    qsort_r(w->order, w->nrows, sizeof(uint32_t), cmp_order_abs, w->rows);
+    qsort_r(w->order, shown, sizeof(uint32_t), cmp_order_delta, w->rows);
+    for (uint32_t i = 0; i < shown && rc == PP_OK; i++) {
+        const diff_row *r = &w->rows[w->order[i]];
+        pp_cell cells[8] = {
+            pp_cell_str(r->name), pp_cell_int(r->count[0]), pp_cell_int(r->count[1]),
+            pp_cell_int(r->dcount), pp_cell_int(r->bytes[0]), pp_cell_int(r->bytes[1]),
+            pp_cell_int(r->dbytes), pp_cell_str(status_of(r)),
+        };
+        rc = h->table_row(t, cells);
+    }
+    if (rc != PP_OK)
+        return rc;
+
+    /* Sample paths for the top growers, in the candidate. */
+    pp_column pcols[4] = { { "type", PP_COL_STRING, 0 }, { "bytes_delta", PP_COL_BYTES, 0 },
+                           { "depth", PP_COL_COUNT, 0 }, { "path", PP_COL_STRING, 0 } };
+    pp_table *pt = h->table_new(ctx, "paths", 4, pcols, 1);
+    if (!pt)
+        return PP_ENOMEM;
+    qsort_r(w->order, w->nrows, sizeof(uint32_t), cmp_order_delta, w->rows);
+    for (uint32_t i = 0, n = 0; i < w->nrows && n < (uint64_t)st->paths && rc == PP_OK; i++) {
+        const diff_row *r = &w->rows[w->order[i]];
+        if (r->dbytes <= 0 && r->dcount <= 0)
+            break;
+        if (r->key[1] == HC_NONE || w->sample[r->key[1]] == HC_NONE)
+            continue;
+        uint32_t depth = hc_path_string(c, w->parent, w->sample[r->key[1]], w->buf, PATH_BUF);
+        pp_cell cells[4] = { pp_cell_str(r->name), pp_cell_int(r->dbytes), pp_cell_int(depth),
+                             pp_cell_str(w->buf) };
+        rc = h->table_row(pt, cells);
+        n++;
+    }
+    if (rc != PP_OK)
+        return rc;
+
+    /* Leak suspects: independent ones first. */
+    pp_column scols[6] = { { "type", PP_COL_STRING, 0 }, { "count_delta", PP_COL_COUNT, 0 },
+                           { "bytes_delta", PP_COL_BYTES, 0 },
+                           { "retained_bytes", PP_COL_BYTES, 0 },
+                           { "owned_by", PP_COL_STRING, 0 }, { "path", PP_COL_STRING, 0 } };
+    pp_table *stab = h->table_new(ctx, "leak_suspects", 6, scols, 1);
+    if (!stab)
+        return PP_ENOMEM;
+    for (uint32_t q = 0; q < w->nsus && rc == PP_OK; q++) {
+        const suspect *s = &w->sus[q];
+        const diff_row *r = &w->rows[s->row];
+        hc_path_string(c, w->parent, w->sample[r->key[1]], w->buf, PATH_BUF);
+        pp_cell cells[6] = {
+            pp_cell_str(r->name), pp_cell_int(r->dcount), pp_cell_int(r->dbytes),
+            pp_cell_int((int64_t)s->held),
+            s->owner_row == HC_NONE ? pp_cell_str("") : pp_cell_str(w->rows[s->owner_row].name),
+            pp_cell_str(w->buf),
+        };
+        rc = h->table_row(stab, cells);
+        if (rc != PP_OK || s->owner_row != HC_NONE)
+            continue;
+        /* Name what grew along with it (its payload). */
+        char held[512];
+        size_t len = 0;
+        held[0] = '\0';
+        for (uint32_t o = 0; o < w->nsus; o++) {
+            const suspect *so = &w->sus[o];
+            if (so->owner_row != s->row || len + 8 >= sizeof(held))
+                continue;
+            int n = snprintf(held + len, sizeof(held) - len, "%s%s +%lld", len ? ", " : "",
+                             w->rows[so->row].name, (long long)w->rows[so->row].dcount);
+            if (n > 0)
+                len += (size_t)n < sizeof(held) - len ? (size_t)n : sizeof(held) - len - 1;
+        }
+        h->finding(ctx, PP_SEVERITY_WARNING, "gcdump.leak_suspect",
+                   "%s grew by %lld objects (%+lld bytes)%s; its instances retain %llu bytes%s%s%s; path: %s",
+                   r->name, (long long)r->dcount, (long long)r->dbytes,
+                   w->nstatic ? " and is reachable from a static root"
+                              : " (the dump records no static roots: reachability not checked)",
+                   (unsigned long long)s->held, len ? " (with " : "", held, len ? ")" : "", w->buf);
+    }
+    if (rc != PP_OK)
+        return rc;
+
+    static const char *const side[2] = { "baseline", "candidate" };
+    for (int i = 0; i < 2; i++) {
+        double cnt = 0, by = 0;
+        for (uint32_t key = 0; key < w->k[i].nkeys; key++) {
+            cnt += w->k[i].scount[key];
+            by += w->k[i].sbytes[key];
+        }
+        char name[40];
+        snprintf(name, sizeof(name), "%s_objects", side[i]);
+        h->total_int(ctx, name, PP_COL_COUNT, rnd(cnt));
+        snprintf(name, sizeof(name), "%s_bytes", side[i]);
+        h->total_int(ctx, name, PP_COL_BYTES, rnd(by));
+        if (st->snap[i]->sampled)
+            h->finding(ctx, PP_SEVERITY_WARNING, "gcdump.sampled",
+                       "the %s heap was sampled when the dump was taken: its counts and bytes "
+                       "are estimates scaled by the dump's per-type multipliers (%u objects "
+                       "recorded, about %.0f estimated)", side[i],
+                       (unsigned)st->snap[i]->node_count, cnt);
+    }
+    int64_t dc = 0, db = 0;
+    for (uint32_t r = 0; r < w->nrows; r++) {
+        dc += w->rows[r].dcount;
+        db += w->rows[r].dbytes;
+    }
+    h->total_int(ctx, "objects_delta", PP_COL_COUNT, dc);
+    h->total_int(ctx, "bytes_delta", PP_COL_BYTES, db);
+    h->total_int(ctx, "leak_suspects", PP_COL_COUNT, (int64_t)w->nsus);
+    if (st->snap[0]->pointer_size && c->pointer_size &&
+        st->snap[0]->pointer_size != c->pointer_size)
+        h->finding(ctx, PP_SEVERITY_WARNING, "gcdump.pointer_size_differs",
+                   "the dumps come from %u-bit and %u-bit processes: object sizes differ by design",
+                   (unsigned)st->snap[0]->pointer_size * 8, (unsigned)c->pointer_size * 8);
+    return PP_OK;
+}
+
+static int finish(void *p, pp_ctx *ctx, pp_error *err)
+{
+    state *st = p;
+    const pp_host_api *h = st->host;
+    if (!st->snap[0] || !st->snap[1]) {
+        h->error_set(err, PP_EINVAL, "gcdump-diff: needs two heap snapshots, got %s",
+                     st->snap[0] ? "no candidate" : "no baseline");
+        return PP_EINVAL;
+    }
+    work w;
+    memset(&w, 0, sizeof(w));
+    int rc = join(st, &w);
+    if (rc == PP_OK)
+        rc = analyze_candidate(st, &w);
+    if (rc == PP_OK)
+        rc = find_suspects(st, &w);
+    if (rc == PP_OK)
+        rc = emit(st, &w, ctx);
+    if (rc != PP_OK)
+        h->error_set(err, rc, "gcdump-diff: %s",
+                     rc == PP_ENOMEM ? "out of memory" : "could not add a result row");
+    work_free(&w);
+    return rc;
+}
+
+static void destroy(void *p) { free(p); }
+
+static const pp_analyzer descriptor = {
+    PP_ANALYZER_HEADER,
+    .name = "gcdump-diff",
+    .version = "1.0.0",
+    .summary = "Two heap snapshots compared by type: growth, leak suspects, paths to the root",
+    .input_kinds = PP_KIND_GCDUMP,
+    .input_slot_count = 2,
+    .input_slots = slots,
+    .option_count = sizeof(options) / sizeof(options[0]),
+    .options = options,
+    .create = create,
+    .consume = consume,
+    .finish = finish,
+    .destroy = destroy,
+};
+
+PP_PLUGIN_EXPORT const pp_analyzer *perfpipe_plugin_entry(void);
+
+PP_PLUGIN_EXPORT const pp_analyzer *perfpipe_plugin_entry(void)
+{
+    return &descriptor;
+}

@@ -1,0 +1,233 @@
+/* Analyzer `gcdump`: one heap snapshot by type (count, bytes, share), totals,
+ * and with `retained` the retained size per type from the dominator tree and
+ * one sample path to the root for each top type. */
+#include "config.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <perfpipe/plugin.h>
+
+#include "heap_common.h"
+
+static const pp_option_decl options[] = {
+    { "top", PP_OPT_INT, 0, "25", "rows of by_type (0 = all types)" },
+    { "retained", PP_OPT_BOOL, 0, "false",
+      "compute retained size per type (dominator tree) and sample paths to the root" },
+    { "merge_size_buckets", PP_OPT_BOOL, 0, "false",
+      "merge dotnet-gcdump's \"T (Bytes > 10K)\" pseudo-types into T" },
+};
+
+typedef struct state {
+    const pp_host_api *host;
+    int64_t top;
+    int retained;
+    int merge;
+    const pp_heap_snapshot *snap;  /* valid until finish returns */
+} state;
+
+static int create(const pp_host_api *host, pp_ctx *ctx, const pp_options *opts,
+                  void **out, pp_error *err)
+{
+    (void)ctx;
+    state *st = calloc(1, sizeof(*st));
+    if (!st) {
+        host->error_set(err, PP_ENOMEM, "gcdump: out of memory");
+        return PP_ENOMEM;
+    }
+    st->host = host;
+    st->top = 25;
+    host->opt_int(opts, "top", &st->top);
+    host->opt_bool(opts, "retained", &st->retained);
+    host->opt_bool(opts, "merge_size_buckets", &st->merge);
+    if (st->top < 0) {
+        host->error_set(err, PP_EINVAL, "gcdump: option top must be >= 0, got %lld",
+                        (long long)st->top);
+        free(st);
+        return PP_EINVAL;
+    }
+    *out = st;
+    return PP_OK;
+}
+
+static int consume(void *p, const pp_record *rec, pp_error *err)
+{
+    state *st = p;
+    if (rec->kind != PP_KIND_GCDUMP)
+        return PP_OK;
+    if (st->snap) {
+        st->host->error_set(err, PP_EINVAL, "gcdump: more than one heap snapshot; use gcdump-diff to compare two");
+        return PP_EINVAL;
+    }
+    st->snap = rec->u.heap;
+    return PP_OK;
+}
+
+typedef struct row_order {
+    uint32_t key;
+    double bytes;
+} row_order;
+
+static int cmp_rows(const void *a, const void *b)
+{
+    const row_order *x = a, *y = b;
+    if (x->bytes != y->bytes)
+        return x->bytes > y->bytes ? -1 : 1;
+    return x->key < y->key ? -1 : x->key > y->key;
+}
+
+static int64_t rnd(double v) { return (int64_t)llround(v); }
+
+static int finish(void *p, pp_ctx *ctx, pp_error *err)
+{
+    state *st = p;
+    const pp_host_api *h = st->host;
+    const pp_heap_snapshot *s = st->snap;
+    if (!s) {
+        h->error_set(err, PP_EINVAL, "gcdump: the input held no heap snapshot");
+        return PP_EINVAL;
+    }
+    int rc = PP_ENOMEM;
+    hc_keys k;
+    hc_dom dom = { 0 };
+    uint64_t *retained = NULL;
+    uint32_t *parent = NULL;
+    row_order *order = NULL;
+    if (hc_keys_build(s, st->merge, &k) != PP_OK)
+        goto oom;
+    double total_bytes = 0, total_objects = 0;
+    for (uint32_t i = 0; i < k.nkeys; i++) {
+        total_bytes += k.sbytes[i];
+        total_objects += k.scount[i];
+    }
+    if (st->retained) {
+        retained = malloc((k.nkeys ? k.nkeys : 1) * sizeof(uint64_t));
+        if (!retained || hc_dominators(s, &dom) != PP_OK ||
+            hc_retained_by_key(s, &dom, &k, retained) != PP_OK || hc_bfs_parents(s, &parent) != PP_OK)
+            goto oom;
+    }
+    order = malloc((k.nkeys ? k.nkeys : 1) * sizeof(*order));
+    if (!order)
+        goto oom;
+    /* Types no node uses (the type table lists them too) get no row. */
+    uint32_t nused = 0;
+    for (uint32_t i = 0; i < k.nkeys; i++)
+        if (k.count[i])
+            order[nused++] = (row_order){ i, k.sbytes[i] };
+    qsort(order, nused, sizeof(*order), cmp_rows);
+    uint32_t nrows = st->top == 0 || (uint64_t)st->top > nused ? nused : (uint32_t)st->top;
+
+    pp_column cols[6] = {
+        { "type", PP_COL_STRING, 0 }, { "count", PP_COL_COUNT, 0 },
+        { "bytes", PP_COL_BYTES, 0 }, { "share", PP_COL_PERCENT, 0 },
+        { "retained_bytes", PP_COL_BYTES, 0 }, { "retained_share", PP_COL_PERCENT, 0 },
+    };
+    pp_table *t = h->table_new(ctx, "by_type", st->retained ? 6 : 4, cols, 1);
+    if (!t)
+        goto oom;
+    rc = PP_OK;
+    uint64_t reach_bytes = st->retained ? dom.retained[s->root] : 0;
+    for (uint32_t r = 0; r < nrows; r++) {
+        uint32_t i = order[r].key;
+        pp_cell cells[6] = {
+            pp_cell_str(k.name[i]), pp_cell_int(rnd(k.scount[i])), pp_cell_int(rnd(k.sbytes[i])),
+            pp_cell_dbl(total_bytes > 0 ? 100.0 * k.sbytes[i] / total_bytes : 0.0),
+            pp_cell_null(), pp_cell_null(),
+        };
+        if (st->retained) {
+            cells[4] = pp_cell_int((int64_t)retained[i]);
+            cells[5] = pp_cell_dbl(reach_bytes ? 100.0 * (double)retained[i] / (double)reach_bytes : 0.0);
+        }
+        if ((rc = h->table_row(t, cells)) != PP_OK)
+            goto fail;
+    }
+
+    if (st->retained) {
+        /* One sample path per top type: its instance retaining the most. */
+        pp_column pcols[3] = { { "type", PP_COL_STRING, 0 }, { "depth", PP_COL_COUNT, 0 },
+                               { "path", PP_COL_STRING, 0 } };
+        pp_table *pt = h->table_new(ctx, "paths", 3, pcols, 1);
+        if (!pt)
+            goto oom;
+        uint32_t *best = malloc((k.nkeys ? k.nkeys : 1) * sizeof(uint32_t));
+        char *buf = malloc(4096);
+        if (!best || !buf) {
+            free(best);
+            free(buf);
+            goto oom;
+        }
+        for (uint32_t i = 0; i < k.nkeys; i++)
+            best[i] = HC_NONE;
+        for (uint32_t v = 0; v < s->node_count; v++) {
+            uint32_t key = k.type_key[s->node_type[v]];
+            if (parent[v] != HC_NONE &&
+                (best[key] == HC_NONE || dom.retained[v] > dom.retained[best[key]]))
+                best[key] = v;
+        }
+        for (uint32_t r = 0; r < nrows && rc == PP_OK; r++) {
+            uint32_t i = order[r].key;
+            if (best[i] == HC_NONE)
+                continue;
+            uint32_t depth = hc_path_string(s, parent, best[i], buf, 4096);
+            pp_cell cells[3] = { pp_cell_str(k.name[i]), pp_cell_int(depth), pp_cell_str(buf) };
+            rc = h->table_row(pt, cells);
+        }
+        free(best);
+        free(buf);
+        if (rc != PP_OK)
+            goto fail;
+        h->total_int(ctx, "reachable_bytes", PP_COL_BYTES, (int64_t)reach_bytes);
+        h->total_int(ctx, "unreachable_objects", PP_COL_COUNT,
+                     (int64_t)(s->node_count - dom.nreach));
+    }
+    h->total_int(ctx, "objects", PP_COL_COUNT, rnd(total_objects));
+    h->total_int(ctx, "bytes", PP_COL_BYTES, rnd(total_bytes));
+    h->total_int(ctx, "types", PP_COL_COUNT, (int64_t)nused);
+    if (s->sampled) {
+        h->total_int(ctx, "recorded_objects", PP_COL_COUNT, (int64_t)s->node_count);
+        h->finding(ctx, PP_SEVERITY_WARNING, "gcdump.sampled",
+                   "the heap was sampled when the dump was taken: counts and bytes are "
+                   "estimates scaled by the dump's per-type multipliers (%u objects recorded, "
+                   "about %.0f estimated)%s", (unsigned)s->node_count, total_objects,
+                   st->retained ? "; retained sizes and paths are of the recorded sample, unscaled" : "");
+    }
+    rc = PP_OK;
+    goto done;
+oom:
+    rc = PP_ENOMEM;
+fail:
+    h->error_set(err, rc, "gcdump: %s", rc == PP_ENOMEM ? "out of memory" : "could not add a result row");
+done:
+    free(order);
+    free(parent);
+    free(retained);
+    hc_dom_free(&dom);
+    hc_keys_free(&k);
+    return rc;
+}
+
+static void destroy(void *p) { free(p); }
+
+static const pp_analyzer descriptor = {
+    PP_ANALYZER_HEADER,
+    .name = "gcdump",
+    .version = "1.0.0",
+    .summary = "Heap snapshot by type: count, bytes, share; retained size and paths to the root",
+    .input_kinds = PP_KIND_GCDUMP,
+    .input_slot_count = 1,
+    .input_slots = NULL,
+    .option_count = sizeof(options) / sizeof(options[0]),
+    .options = options,
+    .create = create,
+    .consume = consume,
+    .finish = finish,
+    .destroy = destroy,
+};
+
+PP_PLUGIN_EXPORT const pp_analyzer *perfpipe_plugin_entry(void);
+
+PP_PLUGIN_EXPORT const pp_analyzer *perfpipe_plugin_entry(void)
+{
+    return &descriptor;
+}

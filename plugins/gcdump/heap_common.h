@@ -1,0 +1,73 @@
+/* Heap-graph analysis shared by the gcdump and gcdump-diff plugins
+ * (compiled into both; links only libc): per-type aggregation with a stable
+ * type identity, dominators and retained sizes, reachability and sample
+ * paths to the root. All functions return PP_OK or PP_ENOMEM; outputs are
+ * owned by the caller and released with the matching _free. */
+#ifndef PP_PLUGIN_HEAP_COMMON_H
+#define PP_PLUGIN_HEAP_COMMON_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <perfpipe/records.h>
+
+#define HC_NONE UINT32_MAX
+
+/* Per-type figures keyed by type name. Type indexes are per file and names
+ * repeat (one type per module; dotnet-gcdump's "(Bytes > 1K)" pseudo-types
+ * per size bucket), so the identity of a type is its display name, with the
+ * size-bucket suffix removed when merge_buckets is set. Keys are sorted by
+ * strcmp, so two dumps join by a merge. */
+typedef struct hc_keys {
+    uint32_t nkeys;
+    char **name;                 /* [nkeys] sorted, owned */
+    uint32_t *type_key;          /* [type_count] key of each type index */
+    uint64_t *count, *bytes;     /* [nkeys] as recorded */
+    double *scount, *sbytes;     /* [nkeys] scaled by the sampling
+                                    multipliers (= count/bytes unsampled) */
+} hc_keys;
+
+int hc_keys_build(const pp_heap_snapshot *s, int merge_buckets, hc_keys *k);
+void hc_keys_free(hc_keys *k);
+/* Index of name in k, or HC_NONE. */
+uint32_t hc_keys_find(const hc_keys *k, const char *name);
+/* Length of name without a trailing " (Bytes > 10K)"-style suffix. */
+size_t hc_base_name_len(const char *name);
+
+/* Dominator tree of the nodes reachable from the root (semi-NCA: Lengauer-
+ * Tarjan semidominators, then nearest common ancestors; O(m log n)). */
+typedef struct hc_dom {
+    uint32_t n;
+    uint32_t *idom;              /* [n] immediate dominator; HC_NONE when
+                                    unreachable; idom[root] = root */
+    uint64_t *retained;          /* [n] size of the dominator subtree (0 when
+                                    unreachable) */
+    uint32_t *rpo;               /* [nreach] reachable nodes in DFS preorder:
+                                    each comes after its immediate dominator */
+    uint32_t nreach;
+} hc_dom;
+
+int hc_dominators(const pp_heap_snapshot *s, hc_dom *d);
+void hc_dom_free(hc_dom *d);
+
+/* Retained bytes per key: the sum of retained[x] over nodes x of that key
+ * that have no dominator of the same key (so nested instances, a list
+ * node holding the next, count once). out is [k->nkeys]. */
+int hc_retained_by_key(const pp_heap_snapshot *s, const hc_dom *d, const hc_keys *k,
+                       uint64_t *out);
+
+/* Breadth-first search from the root: parent[] (HC_NONE when unreached,
+ * parent[root] = root), so parents give a shortest path to the root. */
+int hc_bfs_parents(const pp_heap_snapshot *s, uint32_t **parent);
+
+/* "root > a > b > node" in buf (type names, elided in the middle when more
+ * than 16 steps); returns the number of steps, 0 if node is unreachable. */
+uint32_t hc_path_string(const pp_heap_snapshot *s, const uint32_t *parent, uint32_t node,
+                        char *buf, size_t size);
+
+/* mark[i] = 1 for every node reachable from a node whose type is named
+ * root_name ("[static vars]"). *nstarts is how many such nodes exist. */
+int hc_reachable_from_named(const pp_heap_snapshot *s, const char *root_name,
+                            uint8_t **mark, uint32_t *nstarts);
+
+#endif

@@ -1,0 +1,67 @@
+#!/bin/bash
+# Install into a DESTDIR, build the example plugin there against the
+# installed headers with pkg-config (as a third party would), and check the
+# installed perfpipe loads it, and lists an ABI-2 plugin as refused naming
+# both versions.
+set -u
+BUILDDIR=${PP_BUILDDIR:?}
+SRC=${PP_SRCDIR:?}
+DATA=${PP_TESTDATA:?}
+tmp=$(mktemp -d); trap 'chmod -R u+w "$tmp"; rm -rf "$tmp"' EXIT
+pass=0; fail=0
+ok() { echo "PASS: $*"; pass=$((pass + 1)); }
+bad() { echo "FAIL: $*"; fail=$((fail + 1)); }
+command -v pkg-config >/dev/null || { echo "SKIP: no pkg-config"; exit 77; }
+command -v "${CC:-cc}" >/dev/null || { echo "SKIP: no C compiler"; exit 77; }
+
+dest=$tmp/root
+if ${MAKE:-make} -s -C "$BUILDDIR" install DESTDIR="$dest" >"$tmp/install.log" 2>&1; then
+  ok "make install DESTDIR"
+else
+  bad "make install DESTDIR"; tail -20 "$tmp/install.log"; echo "$pass passed, $fail failed"; exit 1
+fi
+pcdir=$(dirname "$(find "$dest" -name perfpipe-plugin.pc | head -1)")
+export PKG_CONFIG_PATH=$pcdir PKG_CONFIG_SYSROOT_DIR=$dest
+perfpipe=$(find "$dest" -type f -name perfpipe -perm -u+x | head -1)
+plugindir=$dest$(PKG_CONFIG_SYSROOT_DIR= pkg-config --variable=plugindir perfpipe-plugin)
+[ -x "$perfpipe" ] && ok "perfpipe installed" || bad "no installed perfpipe"
+[ -f "$plugindir/alloc.so" ] && ok "analyzers installed in the versioned plugindir ($plugindir)" ||
+  bad "alloc.so not in $plugindir"
+[ -f "$(dirname "$pcdir")/../include/perfpipe/plugin.h" ] || [ -n "$(find "$dest" -path '*include/perfpipe/plugin.h')" ] &&
+  ok "public headers installed" || bad "plugin.h not installed"
+[ -n "$(find "$dest" -path '*perfpipe/pipelines/alloc.yaml')" ] && ok "shipped pipelines installed" ||
+  bad "pipelines not installed"
+
+# The third party's build: a copy of the example, outside any perfpipe tree.
+cp -r "$SRC/examples/count-events" "$tmp/ext"
+chmod -R u+w "$tmp/ext"
+if make -s -C "$tmp/ext" CFLAGS="-O2 -Werror" >"$tmp/ext.log" 2>&1; then
+  ok "example plugin builds against installed headers"
+else
+  bad "example plugin build"; cat "$tmp/ext.log"
+fi
+make -s -C "$tmp/ext" install PLUGINDIR="$plugindir" >/dev/null 2>&1 && ok "example installed into plugindir" ||
+  bad "example install"
+
+# An ABI-2 plugin beside it: listed, refused, both versions named.
+sed 's/PP_ANALYZER_HEADER,/.struct_size = sizeof(pp_analyzer), .abi_major = 2, .abi_minor = 0,/; s/"count-events"/"future-abi"/' \
+  "$tmp/ext/count-events.c" >"$tmp/ext/future-abi.c"
+cc -std=c11 $(pkg-config --cflags perfpipe-plugin) -fPIC -shared -o "$plugindir/future-abi.so" "$tmp/ext/future-abi.c" &&
+  ok "ABI-2 plugin built" || bad "ABI-2 plugin build"
+
+# The installed perfpipe only knows its configured plugindir, which lives
+# under DESTDIR here: point it there as a packager's test would.
+unset PERFPIPE_PLUGIN_PATH
+"$perfpipe" plugins --plugin-dir "$plugindir" >"$tmp/plugins.txt" 2>&1
+grep -q '^count-events *1.0.0' "$tmp/plugins.txt" && ok "perfpipe plugins lists count-events" ||
+  { bad "count-events not listed"; cat "$tmp/plugins.txt"; }
+grep -q 'future-abi .*plugin ABI 2.0, host ABI 1.0' "$tmp/plugins.txt" &&
+  ok "ABI-2 plugin listed as refused, both versions named" || { bad "ABI-2 refusal"; cat "$tmp/plugins.txt"; }
+
+"$perfpipe" count-events "$DATA/cpu-sampled.nettrace" --plugin-dir "$plugindir" --format json \
+  -o "$tmp/count.json" 2>"$tmp/count.err" && ok "installed perfpipe runs the example" ||
+  { bad "running the example"; cat "$tmp/count.err"; }
+grep -q '"Microsoft-DotNETCore-SampleProfiler"' "$tmp/count.json" 2>/dev/null &&
+  ok "example counts the sample profiler's events" || bad "no SampleProfiler row"
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]
