@@ -34,6 +34,9 @@ static const char usage[] =
 "                         threshold (default: the noise)\n"
 "  --threshold T.C=PCT    e.g. by_frame.bytes=10: bytes of a frame up more than 10%\n"
 "                         is a regression (T or C may be *; C=* is each table's first measure)\n"
+"                         Stack tables (flame-graph rows) gate only when named: JIT inlining\n"
+"                         reshapes stacks between runs. Sampled rows (a samples/ticks column)\n"
+"                         change only beyond 3 standard deviations of their counts.\n"
 "\n"
 "Example: perfpipe compare before.json after.json --fail-on regression --threshold by_frame.bytes=10\n";
 

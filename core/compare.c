@@ -98,6 +98,7 @@ typedef struct joined {
     const json_t *b, *c;         /* rows, NULL when absent */
     double delta;                /* primary measure */
     const char *status;
+    int noise;                   /* too few samples for the change to mean anything */
 } joined;
 
 static int
@@ -135,18 +136,22 @@ row_key(const json_t *row, const size_t *keyidx, size_t nkey)
     return out;
 }
 
+/* stack_table: a flame-graph table (first column `stack`). JIT inlining
+ * reshapes stacks from run to run, so they gate only when a threshold
+ * names the table explicitly. */
 static double
-threshold_for(const pp_compare_options *o, const char *table, const char *column, int primary)
+threshold_for(const pp_compare_options *o, const char *table, const char *column, int primary,
+              int stack_table)
 {
     for (size_t i = 0; i < o->nthresholds; i++) {
         const pp_compare_threshold *t = &o->thresholds[i];
-        int tm = strcmp(t->table, "*") == 0 || strcmp(t->table, table) == 0;
+        int tm = (strcmp(t->table, "*") == 0 && !stack_table) || strcmp(t->table, table) == 0;
         int cm = strcmp(t->column, column) == 0 || (strcmp(t->column, "*") == 0 && primary);
 
         if (tm && cm)
             return t->percent;
     }
-    return primary ? o->noise_percent : INFINITY;
+    return primary && !stack_table ? o->noise_percent : INFINITY;
 }
 
 /* Compare one table; adds a table and findings to out_stage. */
@@ -160,6 +165,9 @@ compare_table(const json_t *tb, const json_t *tc, json_t *out_stage, const pp_co
     json_t *rows_b = json_object_get(tb, "rows"), *rows_c = json_object_get(tc, "rows");
     col keycols[MAX_COLUMNS], measures[MAX_COLUMNS], shares[MAX_COLUMNS];
     size_t nkey = 0, nmeas = 0, nshare = 0, keyidx[MAX_COLUMNS];
+    int samples_col = -1;        /* a sampled table's count column, if any */
+    int stack_table = 0;
+    int noise_rows = 0;
     size_t ncols = json_array_size(cols_b), nb = json_array_size(rows_b), nc = json_array_size(rows_c);
     pp_column outcols[MAX_COLUMNS * 4 + 2];
     char *names[MAX_COLUMNS * 4 + 2];
@@ -191,6 +199,9 @@ compare_table(const json_t *tb, const json_t *tc, json_t *out_stage, const pp_co
         for (size_t j = 0; j < json_array_size(keys); j++)
             if (strcmp(json_string_value(json_array_get(keys, j)), k.name) == 0)
                 is_key = 1;
+        if (!is_key && k.type == PP_COL_COUNT &&
+            (strcmp(k.name, "samples") == 0 || strcmp(k.name, "ticks") == 0))
+            samples_col = (int)i;
         if (is_key) {
             keyidx[nkey] = i;
             keycols[nkey++] = k;
@@ -202,6 +213,7 @@ compare_table(const json_t *tb, const json_t *tc, json_t *out_stage, const pp_co
     }
     if (nkey == 0 || nmeas == 0)
         return PP_OK;   /* nothing to join or to measure: not an A/B table */
+    stack_table = strcmp(keycols[0].name, "stack") == 0 && keyidx[0] == 0;
 
     /* Output columns: keys, status, absolutes (base, cand, delta) for every
      * measure, then relative deltas, then shares before/after. */
@@ -290,16 +302,29 @@ compare_table(const json_t *tb, const json_t *tc, json_t *out_stage, const pp_co
         double vb = rows[r].b ? num(json_array_get(rows[r].b, pi)) : 0;
         double vc = rows[r].c ? num(json_array_get(rows[r].c, pi)) : 0;
         double rel = vb != 0 ? 100.0 * (vc - vb) / fabs(vb) : 0;
+        int significant = 1;
 
+        /* Sampled rows (allocation ticks, thread samples) are Poisson
+         * counts: a change smaller than three standard deviations of the
+         * two counts is sampling noise, whatever its relative size. */
+        if (samples_col >= 0) {
+            double kb = rows[r].b ? num(json_array_get(rows[r].b, (size_t)samples_col)) : 0;
+            double kc = rows[r].c ? num(json_array_get(rows[r].c, (size_t)samples_col)) : 0;
+
+            significant = fabs(kc - kb) > 3.0 * sqrt(kb + kc);
+        }
         rows[r].delta = vc - vb;
+        rows[r].noise = !significant;
         if (rows[r].b == NULL)
-            rows[r].status = "appeared";
+            rows[r].status = significant ? "appeared" : "appeared (noise)";
         else if (rows[r].c == NULL)
-            rows[r].status = "disappeared";
-        else if (fabs(rel) <= o->noise_percent)
+            rows[r].status = significant ? "disappeared" : "disappeared (noise)";
+        else if (fabs(rel) <= o->noise_percent || !significant)
             rows[r].status = "unchanged";
         else
             rows[r].status = vc > vb ? "grew" : "shrank";
+        if (!significant && (rows[r].b == NULL || rows[r].c == NULL))
+            noise_rows++;
     }
     qsort(rows, nrows, sizeof *rows, by_abs_delta);
 
@@ -314,7 +339,7 @@ compare_table(const json_t *tb, const json_t *tc, json_t *out_stage, const pp_co
         size_t n = 0;
         const char *label = json_string_value(json_array_get(any, keyidx[0]));
         char primary_text[3][64];
-        int is_struct = rows[r].b == NULL || rows[r].c == NULL;
+        int is_struct = (rows[r].b == NULL || rows[r].c == NULL) && !rows[r].noise;
 
         for (size_t i = 0; i < nkey; i++) {
             json_t *v = json_array_get(any, keyidx[i]);
@@ -344,8 +369,8 @@ compare_table(const json_t *tb, const json_t *tc, json_t *out_stage, const pp_co
             double rel = vb != 0 ? 100.0 * (vc - vb) / fabs(vb) : NAN;
 
             cells[n++] = rows[r].b && rows[r].c && vb != 0 ? pp_cell_dbl(rel) : pp_cell_null();
-            if (rows[r].b != NULL && rows[r].c != NULL && vb != 0 &&
-                rel > threshold_for(o, name, measures[m].name, m == 0))
+            if (rows[r].b != NULL && rows[r].c != NULL && vb != 0 && !rows[r].noise &&
+                rel > threshold_for(o, name, measures[m].name, m == 0, stack_table))
                 (*regressions)++;
         }
         for (size_t p = 0; p < nshare; p++) {
@@ -366,9 +391,12 @@ compare_table(const json_t *tb, const json_t *tc, json_t *out_stage, const pp_co
             rc = err ? err->code : PP_EINVAL;
             goto out;
         }
-        if (rows[r].b == NULL) {
+        if (rows[r].noise && (rows[r].b == NULL || rows[r].c == NULL)) {
+            /* counted in noise_rows */
+        } else if (rows[r].b == NULL) {
             appeared++;
-            (*regressions)++;
+            if (threshold_for(o, name, measures[0].name, 1, stack_table) < INFINITY)
+                (*regressions)++;
         } else if (rows[r].c == NULL) {
             disappeared++;
         } else if (strcmp(rows[r].status, "grew") == 0) {
@@ -412,6 +440,12 @@ compare_table(const json_t *tb, const json_t *tc, json_t *out_stage, const pp_co
                 used += (size_t)snprintf(msg + used, sizeof msg - used, "%s %s", i ? ";" : "",
                                          ex_stat[i]);
             pp_result_finding(out_stage, PP_SEVERITY_INFO, "compare.statistical", msg);
+        }
+        if (noise_rows > 0) {
+            snprintf(msg, sizeof msg, "table %s: %d row%s came or went with too few samples to "
+                     "mean anything (within 3 standard deviations of sampling noise); no verdict",
+                     name, noise_rows, noise_rows == 1 ? "" : "s");
+            pp_result_finding(out_stage, PP_SEVERITY_INFO, "compare.sampling_noise", msg);
         }
         if (inflated > 0) {
             snprintf(msg, sizeof msg, "table %s: %d row%s changed share while %s stayed within "

@@ -6,6 +6,9 @@
  * of a trace that gives an analyzer nothing (wrong profile, wrong process).
  *
  * Everything it needs comes through the host table; it links only libc. */
+/* strdup is POSIX, not C11. */
+#define _POSIX_C_SOURCE 200809L
+
 #include <stdlib.h>
 #include <string.h>
 

@@ -15,6 +15,8 @@
 static const pp_option_decl alloc_options[] = {
     { "top", PP_OPT_INT, 0, "25", "rows per table (0 = all)" },
     { "top-stacks", PP_OPT_INT, 0, "0", "rows of by_stack, the flame-graph table (0 = all)" },
+    { "fold-generated", PP_OPT_BOOL, 0, "true",
+      "attribute lambdas, closures and async state machines to the method that wrote them" },
     { "framework", PP_OPT_STRING_LIST, 0, "System.,Microsoft.,Internal.",
       "name prefixes of framework code: the responsible frame is the first frame, from the allocation site outward, matching none" },
     { "focus", PP_OPT_STRING_LIST, 0, NULL,
@@ -88,6 +90,9 @@ static int alloc_create(const pp_host_api *host, pp_ctx *ctx, const pp_options *
         host->error_set(err, PP_EINVAL, "option 'top-stacks': expected a row count >= 0 (0 = all)");
         rc = PP_EINVAL;
     }
+    a->fold_generated = 1;
+    if (rc == PP_OK)
+        host->opt_bool(opts, "fold-generated", &a->fold_generated);
     if (rc == PP_OK)
         rc = pp_pc_prefixes_load(host, opts, "framework", &a->framework, err);
     if (rc == PP_OK)

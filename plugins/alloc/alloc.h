@@ -28,6 +28,7 @@ typedef struct pp_alloc {
     int64_t top_stacks;        /* rows of by_stack, 0 = all */
     pp_pc_prefixes framework;
     pp_pc_prefixes focus;
+    int fold_generated;       /* responsible frame: lambdas etc. -> their method */
     pp_pc_window window;
     int64_t expect_min_bytes;  /* 0 = no expectation */
     const char *expect_from;   /* "option" or "knob" */

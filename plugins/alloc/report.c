@@ -78,6 +78,17 @@ static int name_stacks(report *r)
         }
         if (!f->responsible)
             f->responsible = ALL_FRAMEWORK_NAME;
+        else if (a->fold_generated) {
+            char user[1024];
+            uint32_t id;
+
+            if (pp_pc_frame_user_method(f->responsible, user, sizeof user)) {
+                rc = pp_pc_strtab_intern(&r->names, user, strlen(user), &id);
+                if (rc != PP_OK)
+                    break;
+                f->responsible = pp_pc_strtab_get(&r->names, id);
+            }
+        }
         pp_pc_strbuf_clear(&r->buf);
         for (uint32_t i = depth; i-- > 0 && rc == PP_OK;) {
             rc = pp_pc_strbuf_adds(&r->buf, pp_pc_strtab_get(&r->names, ids[i]));

@@ -57,6 +57,35 @@ int pp_pc_frame_unresolved(const char *name)
     return name[0] == '\0' || name[0] == '?' || strstr(name, "!?") != NULL;
 }
 
+int pp_pc_frame_user_method(const char *name, char *out, size_t size)
+{
+    /* The first "<Ident>" with a non-empty identifier names the method;
+     * "<>c" (the lambda cache class) has none. */
+    for (const char *p = strchr(name, '<'); p != NULL; p = strchr(p + 1, '<')) {
+        const char *q = strchr(p + 1, '>');
+        size_t plen = (size_t)(p - name);
+
+        if (q == NULL)
+            return 0;
+        if (q == p + 1 || plen == 0)
+            continue;
+        /* Declaring type: the text before, without the trailing '.' or '+'
+         * and without a nested "+<>c..." closure class. */
+        while (plen > 0 && (name[plen - 1] == '.' || name[plen - 1] == '+'))
+            plen--;
+        for (size_t i = plen; i > 0; i--)
+            if (name[i - 1] == '+' && name[i] == '<') {
+                plen = i - 1;
+                break;
+            }
+        if (plen == 0 || (size_t)snprintf(out, size, "%.*s.%.*s", (int)plen, name,
+                                         (int)(q - p - 1), p + 1) >= size)
+            return 0;
+        return 1;
+    }
+    return 0;
+}
+
 void pp_pc_symcache_init(pp_pc_symcache *c, const pp_host_api *host, pp_pc_strtab *names)
 {
     memset(c, 0, sizeof *c);

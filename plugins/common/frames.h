@@ -32,6 +32,13 @@ int pp_pc_prefixes_match(const pp_pc_prefixes *p, const char *name);
 /* 1 when the host could not name the frame ("?!0x...", "module!?+0x..."). */
 int pp_pc_frame_unresolved(const char *name);
 
+/* The user method behind a compiler-generated frame: a lambda
+ * ("Ns.T+<>c.<M>b__8_0"), a closure ("Ns.T+<>c__DisplayClass5_0.<M>b__0"),
+ * an async or iterator state machine ("Ns.T+<M>d__3.MoveNext") or a local
+ * function ("Ns.T.<M>g__Local|3_0") becomes "Ns.T.M" in out. Returns 1 when
+ * name was such a frame (out filled), 0 otherwise (out untouched). */
+int pp_pc_frame_user_method(const char *name, char *out, size_t size);
+
 typedef struct pp_pc_symcache {
     const pp_host_api *host;
     pp_pc_u64map ip_to_name;  /* ip -> id in *names */

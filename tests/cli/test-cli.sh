@@ -153,5 +153,13 @@ assert not any("Wait" in r[2] for r in rows), [r[2] for r in rows]
 assert all("perfpipe run" in r[6] and "compare" in r[6] for r in rows)
 PY
 
+# The A/B example script: same knobs, one method switched off.
+export AB_DIR="$tmp/ab" PERFPIPE
+expect 0 "examples/ab: base -> skip-buffers is no regression" -- \
+  bash "$SRC/examples/ab/ab.sh" alloc trace "$DATA/alloc-gcverbose.nettrace" \
+  "$DATA/alloc-gcverbose-skip-buffers.nettrace" --set scenario=alloc
+has "$tmp/ab/compare.md" "disappeared" "examples/ab: compare.md keeps the verdict"
+has "$tmp/ab/evidence/index.tsv" "scenario=alloc" "examples/ab: evidence indexed"
+
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

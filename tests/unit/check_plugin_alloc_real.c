@@ -105,6 +105,8 @@ static mock_host *run_trace(const char *path, const char *framework)
     mock_host *mh = mock_host_new(perfpipe_plugin_entry());
     mock_host_forward_trace(mh, pp_nettrace_symbolize, pp_nettrace_info, pp_nettrace_field);
     mock_host_set_option(mh, "top", "0");
+    /* TraceEvent names frames as they are: compare with folding off. */
+    mock_host_set_option(mh, "fold-generated", "false");
     if (framework)
         mock_host_set_option(mh, "framework", framework);
     ck_assert_int_eq(mock_host_create(mh, &err), PP_OK);
