@@ -127,6 +127,26 @@ has "$tmp/out" "knob_drift" "drift is reported"
 expect 0 "compare base -> cand with drift" -- "$PERFPIPE" compare "$tmp/other.json" "$tmp/cand.json" --allow-knob-drift
 has "$tmp/out" "WEAKENED" "drift weakens verdicts"
 
+# The wrong capture for an analyzer is a finding with the fix, not an empty success.
+expect 0 "alloc on a thread-time capture" -- "$PERFPIPE" alloc "$DATA/cpu-sampled.nettrace"
+has "$tmp/out" "alloc.no_ticks" "alloc: no allocation ticks is a finding"
+has "$tmp/out" "--profile gc-verbose" "alloc: the finding gives the capture fix"
+expect 0 "alloc with an expectation far above the total" -- "$PERFPIPE" alloc "$DATA/alloc-envvar.nettrace" --option expect-min-bytes=2000000000
+has "$tmp/out" "alloc.low_total" "alloc: wrong-process finding"
+has "$tmp/out" "dotnet run" "alloc: names the dotnet run wrapper"
+expect 0 "db on a gc-verbose capture" -- "$PERFPIPE" db "$DATA/alloc-gcverbose.nettrace"
+has "$tmp/out" "db.no_diagnostic_source" "db: wrong profile is a finding"
+has "$tmp/out" "--profile database" "db: the finding gives the capture fix"
+# Folded stacks re-sum to the sample total.
+expect 0 "cpu folded" -- "$PERFPIPE" cpu "$DATA/cpu-sampled.nettrace" --format folded --table by_stack
+folded=$(awk '{s += $NF} END {print s}' "$tmp/out")
+expect 0 "cpu json" -- "$PERFPIPE" cpu "$DATA/cpu-sampled.nettrace" --format json
+samples=$(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['stages'][0]['totals']['samples']['value'])" "$tmp/out")
+[ "$folded" = "$samples" ] && [ "$samples" -gt 0 ] && { pass=$((pass + 1)); echo "PASS: folded stacks re-sum to $samples samples"; } ||
+  { fail=$((fail + 1)); echo "FAIL: folded stacks sum to $folded, samples $samples"; }
+expect 0 "cpu svg flame graph" -- "$PERFPIPE" cpu "$DATA/cpu-sampled.nettrace" --format svg -o "$tmp/cpu.svg"
+has "$tmp/cpu.svg" "<svg" "svg written"
+
 # Evidence: dated, knob-stamped, never overwritten, indexed.
 expect 0 "run with --evidence-dir" -- "$PERFPIPE" alloc "$DATA/alloc-gcverbose.nettrace" --set scenario=alloc --evidence-dir "$tmp/ev" -q
 expect 0 "run again into the same evidence dir" -- "$PERFPIPE" alloc "$DATA/alloc-gcverbose.nettrace" --set scenario=alloc --evidence-dir "$tmp/ev" -q

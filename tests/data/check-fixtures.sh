@@ -21,7 +21,7 @@ def load(p):
 def within(v, lo, hi): return v is not None and lo <= v <= hi
 
 MAX_FILE, MAX_TOTAL = 10 << 20, 30 << 20
-KINDS = {"nettrace", "gcdump", "counters-csv", "counters-json"}
+KINDS = {"nettrace", "gcdump", "counters-csv", "counters-json", "spans"}
 mpath = os.path.join(data, "MANIFEST")
 rows = []
 if check("MANIFEST exists", os.path.isfile(mpath)):
@@ -33,7 +33,8 @@ if check("MANIFEST exists", os.path.isfile(mpath)):
         rows.append(dict(zip(["file","kind","scenario","knobs","truth","oracle","runtime","tool","tool_version","command"], cols)))
 listed = {r["file"] for r in rows}
 on_disk = sorted(f for f in os.listdir(data) if f.endswith((".nettrace", ".gcdump")) or
-                 (f.endswith((".csv", ".json")) and "counters" in f and not f.endswith((".truth.json", ".oracle.json"))))
+                 (f.endswith((".csv", ".json")) and "counters" in f and not f.endswith((".truth.json", ".oracle.json"))) or
+                 f.endswith(".otlp.json"))
 check("every capture in tests/data is listed in MANIFEST", set(on_disk) <= listed, ", ".join(sorted(set(on_disk) - listed)))
 for kind in sorted(KINDS):
     check(f"MANIFEST has a {kind} fixture", any(r["kind"] == kind for r in rows))
@@ -46,6 +47,8 @@ for r in rows:
     check(f"{f}: kind '{r['kind']}' known", r["kind"] in KINDS)
     check(f"{f}: runtime/tool recorded", r["runtime"] != "" and r["tool"] != "" and r["command"] != "")
     check(f"{f}: truth {r['truth']} parses", isinstance(load(r["truth"]), dict))
+    if r["oracle"] == "-":   # no Microsoft reader for this kind (spans): the truth is the only reference
+        continue
     o = load(r["oracle"])
     if check(f"{f}: oracle {r['oracle']} parses", isinstance(o, dict)):
         check(f"{f}: oracle schema/kind/bytes", o.get("schema") == "perfpipe-oracle/1" and o.get("kind") == r["kind"] and o.get("bytes") == sz,
@@ -56,6 +59,36 @@ check(f"tests/data total size {tot_all} <= {MAX_TOTAL}", tot_all <= MAX_TOTAL)
 def users(o):  # first-user-frame -> bytes
     return {x["frame"]: x["bytes"] for x in o.get("alloc", {}).get("by_first_user_frame", [])}
 def bytype(o): return {x["type"]: x["bytes"] for x in o.get("alloc", {}).get("by_type", [])}
+
+def spans_of(doc):  # every span of an OTLP/JSON document (bare or aspire-wrapped)
+    doc = doc.get("data", doc)
+    for rs in doc.get("resourceSpans", []):
+        for ss in rs.get("scopeSpans", []):
+            for sp in ss.get("spans", []): yield sp
+def sattr(sp, k): return next((a["value"].get("stringValue") for a in sp.get("attributes", []) if a["key"] == k), None)
+
+for r in rows:
+    f, t = r["file"], load(r["truth"])
+    if r["kind"] != "spans" or not isinstance(t, dict): continue
+    doc = load(f)
+    if not check(f"{f}: parses as OTLP/JSON", isinstance(doc, dict) and "resourceSpans" in doc.get("data", doc)): continue
+    sp = list(spans_of(doc))
+    server = [x for x in sp if x.get("kind") in (2, "SPAN_KIND_SERVER")]
+    client = [x for x in sp if x.get("kind") in (3, "SPAN_KIND_CLIENT")]
+    eps = t.get("endpoints", {})
+    sent = sum(e["requests_sent"] for e in eps.values())
+    check(f"{f}: size < 1 MB", os.path.getsize(os.path.join(data, f)) < 1 << 20)
+    check(f"{f}: all {t['requests']} requests ok", t["ok"] == t["requests"] and t["failed"] == 0 and sent == t["requests"])
+    check(f"{f}: server spans == requests sent ({len(server)} vs {sent})", len(server) == sent)
+    for path, e in sorted(eps.items()):
+        n = sum(1 for x in server if sattr(x, "url.path") == path)
+        check(f"{f}: {path} server spans == requests sent ({n} vs {e['requests_sent']})", n == e["requests_sent"])
+    dbc = sum(e["db_commands"] for e in eps.values())
+    check(f"{f}: sqlite client spans == DB commands ({len(client)} vs {dbc})",
+          len(client) == dbc and all(sattr(x, "db.system") == "sqlite" for x in client))
+    ids = {x["spanId"] for x in server}
+    check(f"{f}: every client span's parent is a server span", all(x.get("parentSpanId") in ids for x in client))
+    check(f"{f}: span count == truth spans.spans", len(sp) == t.get("spans", {}).get("spans"))
 
 for r in rows:
     f, t, o = r["file"], load(r["truth"]), load(r["oracle"])
