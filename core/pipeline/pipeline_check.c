@@ -112,7 +112,9 @@ pp_pipeline_check_structure(pp_pipeline *p, pp_error *err)
                                      (unsigned)q->path_pos.line, (unsigned)q->path_pos.column);
         }
         for (uint32_t j = 0; o->path != NULL && j < p->input_count; j++)
-            if (strcmp(o->path, p->inputs[j].path) == 0)
+            /* A names-only load keeps inputs without a path (the shorthand
+             * fills them in later): nothing to collide with yet. */
+            if (p->inputs[j].path != NULL && strcmp(o->path, p->inputs[j].path) == 0)
                 return pp_pipe_error(err, PP_EINVAL, p->file, at,
                                      "output %u would overwrite input '%s' ('%s')",
                                      (unsigned)k + 1, p->inputs[j].name, o->path);

@@ -438,6 +438,30 @@ START_TEST(input_override_and_cli_options)
 }
 END_TEST
 
+/* Issue #12 (fuzz): a names-only load (the shorthand) keeps an input that
+ * has no path; the output/input collision check must skip it, not pass
+ * NULL to strcmp (tests/malformed/pipeline/input-without-path.yaml). */
+START_TEST(names_only_input_without_path)
+{
+    static const char text[] =
+        "version: 1\n"
+        "inputs:\n"
+        "  trace: { kind: nettrace }\n"
+        "stages:\n"
+        "  - analyzer: alloc\n"
+        "outputs:\n"
+        "  - { format: json, path: out.json }\n";
+    pp_pipeline_vars vars = { .names_only = 1 };
+    pp_error err = PP_ERROR_INIT;
+    pp_pipeline *p = NULL;
+
+    ck_assert_int_eq(pp_pipeline_load_string("mem.yaml", text, sizeof text - 1, &vars, &p, &err),
+                     PP_OK);
+    ck_assert_ptr_null(p->inputs[0].path);
+    pp_pipeline_free(p);
+}
+END_TEST
+
 START_TEST(cli_errors)
 {
     static const char text[] =
@@ -576,6 +600,7 @@ suite(void)
     tcase_add_test(v, full_model);
     tcase_add_test(v, prefixes);
     tcase_add_test(v, input_override_and_cli_options);
+    tcase_add_test(v, names_only_input_without_path);
     suite_add_tcase(s, e);
     suite_add_tcase(s, v);
     return s;

@@ -1,0 +1,54 @@
+/* libFuzzer target: the .gcdump reader (core/gcdump). Decodes the input with
+ * pp_gcdump_read_memory, then walks the whole snapshot the way gcdump and
+ * gcdump-diff do (every node's type and every edge), so an array the reader
+ * sized wrongly is read past its end under ASan. */
+#include "config.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <perfpipe/gcdump.h>
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int
+LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    pp_error err = PP_ERROR_INIT;
+    pp_gcdump *d = NULL;
+    if (pp_gcdump_read_memory(data, size, "fuzz.gcdump", &d, &err) < 0) {
+        (void)strlen(err.message);
+        return 0;
+    }
+    const pp_heap_snapshot *s = pp_gcdump_snapshot(d);
+    uint64_t sum = 0;
+    for (uint32_t t = 0; t < s->type_count; t++) {
+        sum += strlen(s->types[t].name) + strlen(s->types[t].module);
+        if (s->type_count_multiplier)
+            sum += (uint64_t)s->type_count_multiplier[t] + (uint64_t)s->type_size_multiplier[t];
+    }
+    if (s->node_count) {
+        if (s->root >= s->node_count)
+            abort();
+        for (uint32_t n = 0; n < s->node_count; n++) {
+            if (s->node_type[n] >= s->type_count)
+                abort();
+            sum += s->node_size[n] + s->node_address[n];
+            if (s->edge_start[n] > s->edge_start[n + 1] || s->edge_start[n + 1] > s->edge_count)
+                abort();
+            for (uint64_t e = s->edge_start[n]; e < s->edge_start[n + 1]; e++)
+                if (s->edges[e] >= s->node_count)
+                    abort();
+        }
+    }
+    pp_gcdump_info info;
+    memset(&info, 0, sizeof info);
+    info.struct_size = sizeof info;
+    if (pp_gcdump_get_info(d, &info) == PP_OK)
+        sum += strlen(info.creation_tool) + strlen(info.process_name) +
+               strlen(info.machine_name) + strlen(info.collection_log);
+    (void)sum;
+    pp_gcdump_free(d);
+    return 0;
+}

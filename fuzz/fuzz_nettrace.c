@@ -1,0 +1,117 @@
+/* libFuzzer target: the .nettrace reader (core/nettrace), symbolizer included.
+ *
+ * The input is written to a memfd and opened with pp_nettrace_open_fd (the
+ * reader maps a regular file, so this takes the same path as a real file).
+ * Every event is read; each payload field is decoded by index; every stack
+ * IP seen is kept (up to a cap) and symbolized after the end, with and
+ * without signatures, as the analyzers do. */
+#include "config.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <perfpipe/nettrace.h>
+#include <perfpipe/perfpipe.h>
+
+#define MAX_IPS 4096u
+#define MAX_FIELDS 64u
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static void
+on_bytes(void *user, const void *d, size_t n)
+{
+    /* Touch every byte handed out, so ASan sees an out-of-range span. */
+    const uint8_t *p = d;
+    uint64_t *sum = user;
+    for (size_t i = 0; i < n; i++)
+        *sum += p[i];
+}
+
+static void
+on_warning(void *user, const pp_error *w)
+{
+    (void)user;
+    (void)strlen(w->message);
+}
+
+int
+LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    int fd = memfd_create("fuzz.nettrace", MFD_CLOEXEC);
+    if (fd < 0)
+        abort();
+    size_t off = 0;
+    while (off < size) {
+        ssize_t w = write(fd, data + off, size - off);
+        if (w <= 0)
+            abort();
+        off += (size_t)w;
+    }
+    if (lseek(fd, 0, SEEK_SET) != 0)
+        abort();
+
+    pp_error err = PP_ERROR_INIT;
+    pp_trace_source *src = NULL;
+    if (pp_nettrace_open_fd(fd, "fuzz.nettrace", &src, &err) < 0) {
+        (void)strlen(err.message);
+        return 0;
+    }
+    uint64_t sum = 0;
+    pp_nettrace_set_callbacks(src, on_bytes, on_warning, &sum);
+
+    uint64_t *ips = calloc(MAX_IPS, sizeof *ips);
+    uint32_t nips = 0;
+    const pp_trace_event *ev;
+    int rc;
+    while ((rc = pp_nettrace_next(src, &ev, &err)) == 1) {
+        if (ev->provider)
+            (void)strlen(ev->provider);
+        if (ev->name)
+            (void)strlen(ev->name);
+        for (uint32_t i = 0; i < ev->payload_size; i++)
+            sum += ev->payload[i];
+        for (uint32_t i = 0; i < MAX_FIELDS; i++) {
+            pp_value v;
+            int frc = pp_nettrace_field_at(ev, i, &v);
+            if (frc == PP_ENOTFOUND)
+                break;
+            if (frc == PP_OK && v.type == PP_VALUE_STRING)
+                (void)strlen(v.v.s);
+            else if (frc == PP_OK && v.type == PP_VALUE_BYTES && v.size)
+                sum += v.v.bytes[v.size - 1];
+        }
+        pp_value v;
+        (void)pp_nettrace_field(ev, "TypeName", &v);
+        (void)pp_nettrace_field(ev, "MethodNamespace", &v);
+        for (uint32_t i = 0; i < ev->stack_depth; i++) {
+            if (ips && nips < MAX_IPS)
+                ips[nips++] = ev->stack[i];
+        }
+    }
+    if (rc < 0)
+        (void)strlen(err.message);
+
+    for (uint32_t i = 0; i < nips; i++) {
+        (void)strlen(pp_nettrace_symbolize(src, ips[i], 0));
+        (void)strlen(pp_nettrace_symbolize(src, ips[i], PP_SYM_SIGNATURE));
+        /* Inside a method, and just past its start. */
+        (void)strlen(pp_nettrace_symbolize(src, ips[i] + 1, 0));
+    }
+    pp_trace_info info;
+    memset(&info, 0, sizeof info);
+    info.struct_size = sizeof info;
+    (void)pp_nettrace_info(src, &info);
+    pp_nettrace_stats st;
+    memset(&st, 0, sizeof st);
+    st.struct_size = sizeof st;
+    (void)pp_nettrace_stats_get(src, &st);
+    uint32_t pids[8];
+    (void)pp_nettrace_process_ids(src, pids, 8);
+    free(ips);
+    pp_nettrace_close(src);
+    return 0;
+}

@@ -1,0 +1,45 @@
+/* libFuzzer target: the OpenTelemetry span reader (core/spans), over
+ * pp_spans_open_memory, reading every span and touching every string. */
+#include "config.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <perfpipe/spans.h>
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int
+LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    pp_error err = PP_ERROR_INIT;
+    pp_spans_reader *r = NULL;
+    if (pp_spans_open_memory(data, size, "fuzz.json", &r, &err) < 0) {
+        (void)strlen(err.message);
+        return 0;
+    }
+    const pp_span *sp;
+    int rc;
+    uint64_t sum = 0;
+    while ((rc = pp_spans_next(r, &sp, &err)) == 1) {
+        sum += strlen(sp->trace_id) + strlen(sp->span_id) + strlen(sp->parent_span_id) +
+               strlen(sp->name) + strlen(sp->service);
+        if (sp->attr_count > PP_SPANS_MAX_ATTRS)
+            abort();
+        for (uint32_t i = 0; i < sp->attr_count; i++)
+            sum += strlen(sp->attrs[i].key) + strlen(sp->attrs[i].value);
+    }
+    if (rc < 0) {
+        (void)strlen(err.message);
+        pp_error err2 = PP_ERROR_INIT;
+        if (pp_spans_next(r, &sp, &err2) != rc)
+            abort();
+    }
+    (void)pp_spans_count(r);
+    (void)pp_spans_documents(r);
+    (void)pp_spans_form(r);
+    (void)sum;
+    pp_spans_close(r);
+    return 0;
+}
