@@ -286,7 +286,15 @@ int pp_fs_type_ref(pp_fs *fs, const pp_fs_type **out)
         return pp_fs_fail(fs, PP_EFORMAT, at,
                           "expected a type reference (tag 1, 2 or 4), found byte 0x%02x", tag);
     const pp_fs_type *meta;
-    if ((rc = pp_fs_type_ref(fs, &meta)) != PP_OK)
+    /* A type record's own type is SerializationType, written as null: one
+     * level is all a valid file nests. Bound it so a hostile chain of
+     * BEGIN bytes cannot recurse the stack away. */
+    if (fs->type_depth >= 4)
+        return pp_fs_fail(fs, PP_EFORMAT, at, "type records nested more than 4 deep");
+    fs->type_depth++;
+    rc = pp_fs_type_ref(fs, &meta);
+    fs->type_depth--;
+    if (rc != PP_OK)
         return rc;
     if (meta)
         return pp_fs_fail(fs, PP_EFORMAT, at + 1,

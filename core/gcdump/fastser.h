@@ -50,6 +50,7 @@ typedef struct pp_fs {
     int fwd_loaded;              /* forward-reference table read (1) / absent (-1) */
     uint32_t fwd_count;
     size_t fwd_table;            /* offset of the first table entry */
+    uint32_t type_depth;      /* nesting of type records being read */
 } pp_fs;
 
 void pp_fs_init(pp_fs *fs, const uint8_t *data, size_t size, const char *name,

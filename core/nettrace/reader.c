@@ -88,8 +88,14 @@ ticks_to_ns(const pp_trace_source *r, uint64_t ts)
         return d;
     if (r->qpc_freq == 0)
         return 0;
-    int64_t f = (int64_t)r->qpc_freq;
-    return d / f * 1000000000 + (d % f) * 1000000000 / f;
+    /* The timestamp and the frequency come from the file: a hostile pair
+     * must saturate, not overflow. */
+    __int128 ns = (__int128)d * 1000000000 / (__int128)r->qpc_freq;
+    if (ns > INT64_MAX)
+        return INT64_MAX;
+    if (ns < INT64_MIN)
+        return INT64_MIN;
+    return (int64_t)ns;
 }
 
 static int64_t
@@ -97,7 +103,10 @@ systime_to_unix_ns(const uint16_t st[8])
 {
     /* days from civil (Howard Hinnant), SYSTEMTIME: y m dow d h mi s ms */
     int64_t y = (int16_t)st[0], m = st[1], d = st[3];
-    if (m < 1 || m > 12 || d < 1 || d > 31)
+    /* 0 = unknown: out-of-range fields, or a year whose nanoseconds since
+     * 1970 do not fit an int64 (1970..2261). */
+    if (m < 1 || m > 12 || d < 1 || d > 31 || y < 1970 || y > 2261 || st[4] > 23 ||
+        st[5] > 59 || st[6] > 60 || st[7] > 999)
         return 0;
     y -= m <= 2;
     int64_t era = (y >= 0 ? y : y - 399) / 400;
