@@ -30,6 +30,18 @@ make -s -j"$jobs"
 make -s -j"$jobs" check || { cat test-suite.log; summarize "$out/plain"; exit 1; }
 summarize "$out/plain"
 
+step "the CLI over every fixture under valgrind"
+rc=0
+PERFPIPE="$out/plain/perfpipe" PERFPIPE_PLUGIN_PATH="$out/plain/plugins/.libs" \
+PERFPIPE_PIPELINE_PATH="$src/etc/perfpipe/pipelines" "$src/tests/valgrind/run-valgrind.sh" \
+  >"$out/valgrind.log" 2>&1 || rc=$?
+tail -1 "$out/valgrind.log"
+case $rc in
+  0) echo "1 passed, 0 failed, 0 skipped" >>"$out/totals" ;;
+  77) echo "0 passed, 0 failed, 1 skipped" >>"$out/totals" ;;
+  *) cat "$out/valgrind.log"; exit 1 ;;
+esac
+
 step "make distcheck"
 make -s distcheck DISTCHECK_CONFIGURE_FLAGS="--enable-werror" PP_LIVE=0 \
   >"$out/distcheck.log" 2>&1 || { tail -60 "$out/distcheck.log"; exit 1; }
