@@ -52,6 +52,12 @@ const char *pp_cli_pipeline_for(const char *analyzer);
  * return 0. */
 int pp_cli_format_ok(const char *fmt);
 
+/* Render doc as format (table: for flame formats, NULL = first stack
+ * table) to path ("-"/NULL = stdout), atomically. An exit code. */
+struct json_t;
+int pp_cli_write_doc(const char *path, const struct json_t *doc, const char *format,
+                     const char *table);
+
 /* Progress on stderr, only when stderr is a terminal. */
 void pp_cli_progress(void *user, const char *input, unsigned long long done,
                      unsigned long long total);

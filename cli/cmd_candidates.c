@@ -25,24 +25,6 @@ static const char usage[] =
 "(unresolved frames, wrong profile, truncated capture...) are listed in a\n"
 "separate table, never among the candidates. --top N keeps N (default 10).\n";
 
-typedef struct job {
-    const json_t *doc;
-    const char *format;
-} job;
-
-static int
-write_doc(void *user, FILE *out)
-{
-    job *j = user;
-    pp_error err = PP_ERROR_INIT;
-
-    if (pp_render(j->doc, j->format, out, &err) != PP_OK) {
-        pp_cli_error("%s", err.message);
-        return PP_EXIT_OUTPUT;
-    }
-    return PP_EXIT_OK;
-}
-
 int
 pp_cmd_candidates(int argc, char **argv)
 {
@@ -113,11 +95,7 @@ pp_cmd_candidates(int argc, char **argv)
         status = PP_EXIT_USAGE;
         goto out;
     }
-    {
-        job j = { out, format };
-
-        status = pp_cli_write_output(output, write_doc, &j);
-    }
+    status = pp_cli_write_doc(output, out, format, NULL);
 out:
     for (size_t i = 0; i < ndocs; i++)
         json_decref(docs[i]);

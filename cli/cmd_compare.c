@@ -40,24 +40,6 @@ static const char usage[] =
 "\n"
 "Example: perfpipe compare before.json after.json --fail-on regression --threshold by_frame.bytes=10\n";
 
-typedef struct render_job {
-    const json_t *doc;
-    const char *format;
-} render_job;
-
-static int
-render_doc(void *user, FILE *out)
-{
-    render_job *job = user;
-    pp_error err = PP_ERROR_INIT;
-
-    if (pp_render(job->doc, job->format, out, &err) != PP_OK) {
-        pp_cli_error("%s", err.message);
-        return PP_EXIT_OUTPUT;
-    }
-    return PP_EXIT_OK;
-}
-
 int
 pp_cmd_compare(int argc, char **argv)
 {
@@ -169,8 +151,7 @@ pp_cmd_compare(int argc, char **argv)
         goto out;
     }
     {
-        render_job job = { out, format };
-        int w = pp_cli_write_output(output, render_doc, &job);
+        int w = pp_cli_write_doc(output, out, format, NULL);
 
         if (w != PP_EXIT_OK)
             status = w;

@@ -13,26 +13,6 @@
 #include "nettrace/inspect.h"
 #include "result/result.h"
 
-typedef struct show_job {
-    const json_t *doc;
-    const char *format;
-    const char *table;
-} show_job;
-
-static int
-show(void *user, FILE *out)
-{
-    show_job *job = user;
-    pp_error err = PP_ERROR_INIT;
-    int rc = pp_render_table_named(job->doc, job->format, job->table, out, &err);
-
-    if (rc != PP_OK) {
-        pp_cli_error("%s", err.message);
-        return rc == PP_EIO ? PP_EXIT_OUTPUT : PP_EXIT_USAGE;
-    }
-    return PP_EXIT_OK;
-}
-
 static int
 parse(int argc, char **argv, const char *usage, const char **format, const char **output,
       const char **table, const char **file)
@@ -116,11 +96,7 @@ pp_cmd_inspect(int argc, char **argv)
                         json_string_value(json_object_get(f, "message")));
         }
     }
-    {
-        show_job job = { doc, format, table };
-
-        rc = pp_cli_write_output(output, show, &job);
-    }
+    rc = pp_cli_write_doc(output, doc, format, table);
     json_decref(doc);
     return rc;
 }
@@ -152,11 +128,7 @@ pp_cmd_render(int argc, char **argv)
         json_decref(doc);
         return PP_EXIT_INPUT;
     }
-    {
-        show_job job = { doc, format, table };
-
-        rc = pp_cli_write_output(output, show, &job);
-    }
+    rc = pp_cli_write_doc(output, doc, format, table);
     json_decref(doc);
     return rc;
 }

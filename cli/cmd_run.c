@@ -297,29 +297,6 @@ synthesize(const pp_analyzer *a, const char *first_input)
     return text;
 }
 
-typedef struct render_job {
-    const json_t *doc;
-    const char *format;
-    const char *table;
-} render_job;
-
-static int
-render_to(void *user, FILE *out)
-{
-    render_job *job = user;
-    pp_error err = PP_ERROR_INIT;
-    int rc = job->table != NULL || strcmp(job->format, "folded") == 0 ||
-                     strcmp(job->format, "speedscope") == 0 || strcmp(job->format, "svg") == 0
-                 ? pp_render_table_named(job->doc, job->format, job->table, out, &err)
-                 : pp_render(job->doc, job->format, out, &err);
-
-    if (rc != PP_OK) {
-        pp_cli_error("%s", err.message);
-        return rc == PP_EIO ? PP_EXIT_OUTPUT : PP_EXIT_USAGE;
-    }
-    return PP_EXIT_OK;
-}
-
 static void
 on_warning(void *user, const char *input, const char *message)
 {
@@ -490,15 +467,13 @@ execute(run_args *a)
         free(kept);
     }
     if (a->format != NULL || a->output != NULL) {
-        render_job job = { doc, a->format ? a->format : "table", a->table };
-        int w = pp_cli_write_output(a->output, render_to, &job);
+        int w = pp_cli_write_doc(a->output, doc, a->format ? a->format : "table", a->table);
 
         if (w != PP_EXIT_OK)
             status = w;
     } else {
         for (uint32_t i = 0; i < p->output_count; i++) {
-            render_job job = { doc, p->outputs[i].format, a->table };
-            int w = pp_cli_write_output(p->outputs[i].path, render_to, &job);
+            int w = pp_cli_write_doc(p->outputs[i].path, doc, p->outputs[i].format, a->table);
 
             if (w != PP_EXIT_OK)
                 status = w;

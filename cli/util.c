@@ -8,6 +8,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <jansson.h>
+
 #include <perfpipe/perfpipe.h>
 
 #include "cli.h"
@@ -159,4 +161,36 @@ pp_cli_format_ok(const char *fmt)
     pp_cli_error("unknown format '%s': use table, json, markdown, csv, or for a stack table "
                  "folded, speedscope or svg", fmt);
     return 0;
+}
+
+typedef struct doc_job {
+    const json_t *doc;
+    const char *format;
+    const char *table;
+} doc_job;
+
+static int
+write_doc(void *user, FILE *out)
+{
+    doc_job *job = user;
+    pp_error err = PP_ERROR_INIT;
+    int flame = strcmp(job->format, "folded") == 0 || strcmp(job->format, "speedscope") == 0 ||
+                strcmp(job->format, "svg") == 0;
+    int rc = job->table != NULL || flame
+                 ? pp_render_table_named(job->doc, job->format, job->table, out, &err)
+                 : pp_render(job->doc, job->format, out, &err);
+
+    if (rc != PP_OK) {
+        pp_cli_error("%s", err.message);
+        return rc == PP_EIO ? PP_EXIT_OUTPUT : PP_EXIT_USAGE;
+    }
+    return PP_EXIT_OK;
+}
+
+int
+pp_cli_write_doc(const char *path, const json_t *doc, const char *format, const char *table)
+{
+    doc_job job = { doc, format, table };
+
+    return pp_cli_write_output(path, write_doc, &job);
 }
