@@ -53,8 +53,14 @@ hash_to(pp_trace_source *r, const uint8_t *base, uint64_t base_off, uint64_t off
 {
     if (off <= r->hashed)
         return;
-    if (r->on_bytes)
+    if (r->on_bytes) {
         r->on_bytes(r->user, base + (r->hashed - base_off), (size_t)(off - r->hashed));
+    } else if (r->hashed == r->early_len && off <= sizeof r->early) {
+        /* No callback yet (open reading the header): keep the bytes so
+         * set_callbacks can hand them over, whatever the read pattern. */
+        memcpy(r->early + r->early_len, base + (r->hashed - base_off), (size_t)(off - r->hashed));
+        r->early_len = (size_t)off;
+    }
     r->hashed = off;
 }
 

@@ -117,6 +117,10 @@ struct pp_trace_source {
     int seekable;                /* a regular file: pread() works */
     uint64_t pos;                /* absolute offset of the next unread byte */
     uint64_t hashed;             /* bytes already given to on_bytes */
+    /* Bytes consumed before callbacks were set (the header, read by open),
+     * replayed to on_bytes by pp_nettrace_set_callbacks. */
+    uint8_t early[4096];
+    size_t early_len;
     uint64_t released;           /* mapped bytes already madvise'd away */
     pp_nettrace_bytes_fn on_bytes;
     pp_nettrace_warning_fn on_warning;

@@ -363,6 +363,11 @@ pp_nettrace_set_callbacks(pp_trace_source *r, pp_nettrace_bytes_fn on_bytes,
     r->on_bytes = on_bytes;
     r->on_warning = on_warning;
     r->user = user;
+    /* Hand over what open already consumed, so every byte is seen once. */
+    if (on_bytes != NULL && r->early_len > 0 && r->early_len == r->hashed) {
+        on_bytes(user, r->early, r->early_len);
+        r->early_len = 0;
+    }
 }
 
 void

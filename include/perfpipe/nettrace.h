@@ -50,7 +50,7 @@ int pp_nettrace_open_fd(int fd, const char *name, pp_trace_source **out,
                         pp_error *err);
 
 /* Install the callbacks; call before the first pp_nettrace_next. Bytes of the
- * header already consumed by open are delivered at the next call. */
+ * header already consumed by open are handed to on_bytes by this call. */
 void pp_nettrace_set_callbacks(pp_trace_source *src, pp_nettrace_bytes_fn on_bytes,
                                pp_nettrace_warning_fn on_warning, void *user);
 
