@@ -22,8 +22,9 @@ format_path(const char *a, const char *b)
     return p;
 }
 
-size_t
-pp_pipeline_dirs(char **dirs, size_t max)
+/* The search directories in order: up to max malloc'd strings. */
+static size_t
+pipeline_dirs(char **dirs, size_t max)
 {
     const char *env = getauxval(AT_SECURE) ? NULL : getenv("PERFPIPE_PIPELINE_PATH");
     const char *xdg = getenv("XDG_CONFIG_HOME");
@@ -82,7 +83,7 @@ pp_pipeline_find(const char *arg, pp_error *err)
         pp_error_set(err, PP_ENOTFOUND, "%s: no such pipeline file", arg);
         return NULL;
     }
-    n = pp_pipeline_dirs(dirs, sizeof dirs / sizeof dirs[0]);
+    n = pipeline_dirs(dirs, sizeof dirs / sizeof dirs[0]);
     for (size_t i = 0; i < n; i++) {
         size_t len = strlen(arg) + 6;
         char *file = malloc(len), *path = NULL;

@@ -14,8 +14,4 @@
  * place searched (PP_ENOTFOUND). */
 char *pp_pipeline_find(const char *name_or_path, pp_error *err);
 
-/* The pipeline search directories, in order, for `perfpipe run --list` and
- * messages: fills dirs with up to max malloc'd strings; returns the count. */
-size_t pp_pipeline_dirs(char **dirs, size_t max);
-
 #endif

@@ -20,12 +20,3 @@ pp_source_lookup(const char *kind)
             return sources[i];
     return NULL;
 }
-
-const pp_source_ops *
-pp_source_by_bit(uint32_t bit)
-{
-    for (size_t i = 0; i < sizeof sources / sizeof sources[0]; i++)
-        if (sources[i]->kind_bit == bit)
-            return sources[i];
-    return NULL;
-}

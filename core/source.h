@@ -47,7 +47,5 @@ extern const pp_source_ops pp_spans_source_ops;
 
 /* The reader for a kind name, or NULL. */
 const pp_source_ops *pp_source_lookup(const char *kind);
-/* The reader for a PP_KIND_* bit, or NULL. */
-const pp_source_ops *pp_source_by_bit(uint32_t bit);
 
 #endif
