@@ -246,11 +246,46 @@ int64_t nt_utf16z_to_utf8(const uint8_t *p, size_t n, char **buf, size_t *cap,
 int nt_methods_add_verbose(pp_trace_source *r, const pp_trace_event *ev);
 void nt_methods_free(pp_trace_source *r);
 
-/* ---- reader.c ---- */
-const nt_meta *nt_event_meta(const pp_trace_event *ev);
+/* ---- util.c (calls nothing else in the folder) ---- */
+/* Grow *p to hold need elements (doubling); NULL if out of memory or the
+ * size overflows, then *p is unchanged and still owned by the caller. */
+void *nt_grow(void *p, size_t *cap, size_t need, size_t elem);
+/* Set err (code, message, byte offset off), mark the reader failed and
+ * return code. */
 int nt_fail_at(pp_trace_source *r, pp_error *err, int code, uint64_t off,
                const char *fmt, ...) __attribute__((format(printf, 5, 6)));
-void *nt_grow(void *p, size_t *cap, size_t need, size_t elem);
+/* Hand a PP_EFORMAT warning at byte off to on_warning, if set. */
+void nt_warn_at(pp_trace_source *r, uint64_t off, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* ---- rows.c ---- */
+/* Read an event block's header at p (n bytes at file offset off): sets the
+ * block flags, resets the compressed-header state, *at = first row. */
+int nt_event_block_header(pp_trace_source *r, const uint8_t *p, size_t n, uint64_t off,
+                          size_t *at, pp_error *err);
+/* Decode one event row header at b[*atp] of a block of n bytes at file
+ * offset boff; sets *payload, *psize, r->h, advances *atp past the row. */
+int nt_decode_header(pp_trace_source *r, const uint8_t *b, size_t n, size_t *atp,
+                     const uint8_t **payload, uint32_t *psize, uint64_t boff, pp_error *err);
+
+/* ---- blocks.c ---- */
+/* Read blocks until an event block is current (1), the end (0) or an error. */
+int nt_next_block(pp_trace_source *r, pp_error *err);
+/* Remember a process id (once); -1 if out of memory. */
+int nt_add_pid(pp_trace_source *r, uint32_t pid);
+/* Row of the (provider, id, version) counter, created if new; SIZE_MAX if
+ * out of memory. provider/name must live until close. */
+size_t nt_count_row(pp_trace_source *r, const char *provider, const char *name, uint32_t id,
+                    uint32_t ver);
+/* The stack of the current region with that id, or NULL. */
+const nt_stack *nt_find_stack(pp_trace_source *r, uint32_t id);
+/* Account sequence number seq of a capture thread (from an event, or from a
+ * sequence point / remove-thread block when from_sp): gaps are drops. */
+void nt_seq_check(pp_trace_source *r, uint64_t thread, uint32_t seq, int from_sp);
+
+/* ---- fields.c ---- */
+/* The metadata entry of a handed-out event, or NULL. */
+const nt_meta *nt_event_meta(const pp_trace_event *ev);
 
 /* varuint readers: return bytes consumed, 0 on overrun/overlong. */
 static inline size_t
