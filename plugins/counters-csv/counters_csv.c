@@ -226,7 +226,8 @@ emit_series(cc_state *st, pp_ctx *ctx, const cc_row *rows, size_t n,
 static int
 skip_zeros_for(const char *q)
 {
-    /* Heap sizes after the last GC read 0 until the first GC happened. */
+    /* Heap sizes after the last GC read 0 until the first GC happened: those
+     * zeros are samples, but the trend starts after them. */
     return q != NULL && (strncmp(q, "gc.heap.", 8) == 0 || strcmp(q, "gc.committed") == 0);
 }
 

@@ -44,14 +44,18 @@ typedef struct cc_stats {
     double r2;                   /* NAN when undefined (flat series, n < 3) */
     double growth_pct;           /* GAUGE: slope x window / mean, in %; NAN if undefined */
     int64_t t_first, t_last;
+    int64_t t_trend;             /* where the trend starts (see trend_after_zeros) */
+    double trend_first;          /* the value there */
 } cc_stats;
 
-/* Compute stats of series over [from_ns, to_ns]. Footprint heap sizes read
- * 0 until the first GC: leading zeros of those are skipped (skip_leading_zeros).
+/* Compute stats of series over [from_ns, to_ns]. Every finite point in the
+ * window is a sample (n, first, min, mean...), leading zeros included.
+ * Footprint heap sizes read 0 until the first GC: with trend_after_zeros the
+ * trend (slope, r2, growth) starts at the first non-zero point (t_trend).
  * Returns 0 if no point is in the window. Uses scratch (grown as needed);
  * PP_ENOMEM on failure. */
 int cc_stats_compute(const cc_series *s, int64_t from_ns, int64_t to_ns,
-                     int skip_leading_zeros, double **scratch, size_t *scratch_cap,
+                     int trend_after_zeros, double **scratch, size_t *scratch_cap,
                      cc_stats *out);
 
 /* d rounded and clamped into int64 (NaN -> 0): casts of out-of-range

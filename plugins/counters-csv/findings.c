@@ -100,7 +100,7 @@ cc_findings(const pp_host_api *h, pp_ctx *ctx, cc_row *rows, size_t n,
         if (!r->leak)
             continue;
         fmt_bytes(a, sizeof a, r->st.slope_per_min);
-        fmt_bytes(b, sizeof b, r->st.first);
+        fmt_bytes(b, sizeof b, r->st.trend_first);
         fmt_bytes(c, sizeof c, r->st.last);
         label(lab, sizeof lab, r->s);
         rc = h->finding(ctx, PP_SEVERITY_WARNING, "counters.leak_suspect",
@@ -109,7 +109,7 @@ cc_findings(const pp_host_api *h, pp_ctx *ctx, cc_row *rows, size_t n,
                         "minutes apart: dotnet-gcdump collect -p PID, and run perfpipe "
                         "gcdump-diff BASE CAND",
                         r->s->quantity, lab, a, r->st.r2, r->st.growth_pct,
-                        (double)(r->st.t_last - r->st.t_first) / 1e9, b, c);
+                        (double)(r->st.t_last - r->st.t_trend) / 1e9, b, c);
     }
     alloc = find_q(rows, n, "alloc.bytes");
     gen2 = find_q(rows, n, "gc.heap.gen2");

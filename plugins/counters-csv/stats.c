@@ -41,13 +41,13 @@ cc_axis(const char *q)
 
 int
 cc_stats_compute(const cc_series *s, int64_t from_ns, int64_t to_ns,
-                 int skip_leading_zeros, double **scratch, size_t *scratch_cap,
+                 int trend_after_zeros, double **scratch, size_t *scratch_cap,
                  cc_stats *out)
 {
     int rate = s->counter_type == PP_COUNTER_RATE;
     double div = rate ? s->interval_s : 1;
     double sum = 0, raw_sum = 0, mx = 0, my = 0, sxx = 0, sxy = 0, syy = 0;
-    size_t n = 0, begin = 0;
+    size_t n = 0, nt = 0, begin = 0;
     double *v;
 
     memset(out, 0, sizeof *out);
@@ -60,25 +60,16 @@ cc_stats_compute(const cc_series *s, int64_t from_ns, int64_t to_ns,
         *scratch_cap = s->n;
     }
     v = *scratch;
-    /* A heap that never had a GC in the window stays 0: then 0 is the level. */
-    if (skip_leading_zeros) {
-        int nonzero = 0;
-        for (size_t i = 0; i < s->n && !nonzero; i++)
-            nonzero = s->pts[i].t >= from_ns && s->pts[i].t <= to_ns &&
-                      isfinite(s->pts[i].v) && s->pts[i].v != 0;
-        skip_leading_zeros = nonzero;
-    }
-    /* Points in the window with a finite value. */
+    /* Every point in the window with a finite value is a sample, a leading 0
+     * too (a heap size reads 0 until the first GC: that is what the process
+     * reported, and CSV and JSON of one run must count the same samples). */
     for (size_t i = 0; i < s->n; i++) {
         const cc_point *p = &s->pts[i];
         if (p->t < from_ns || p->t > to_ns || !isfinite(p->v))
             continue;
-        if (skip_leading_zeros && n == 0 && p->v == 0)
-            continue;
         if (n == 0) {
             out->t_first = p->t;
             out->first = p->v / div;
-            begin = i;
         }
         out->t_last = p->t;
         out->last = p->v / div;
@@ -91,26 +82,48 @@ cc_stats_compute(const cc_series *s, int64_t from_ns, int64_t to_ns,
     for (size_t i = 0; i < n; i++)
         sum += v[i];
     out->mean = sum / (double)n;
-    /* Least squares over time in minutes, for levels only. */
-    if (!rate && n >= 3) {
-        size_t k = 0;
-        for (size_t i = begin; i < s->n && k < n; i++) {
+    /* The trend of a heap size starts at its first GC: the zeros before it
+     * are no level, and a fit through them would call warm-up a leak. */
+    out->t_trend = out->t_first;
+    out->trend_first = out->first;
+    nt = n;
+    if (trend_after_zeros) {
+        size_t lead = 0;
+        for (size_t i = 0; i < s->n; i++) {
             const cc_point *p = &s->pts[i];
             if (p->t < from_ns || p->t > to_ns || !isfinite(p->v))
                 continue;
-            mx += (double)(p->t - out->t_first) / 60e9;
+            if (p->v == 0) {
+                lead++;
+                continue;
+            }
+            begin = i;
+            out->t_trend = p->t;
+            out->trend_first = p->v / div;
+            nt = n - lead;
+            break;
+        }
+    }
+    /* Least squares over time in minutes, for levels only. */
+    if (!rate && nt >= 3) {
+        size_t k = 0;
+        for (size_t i = begin; i < s->n && k < nt; i++) {
+            const cc_point *p = &s->pts[i];
+            if (p->t < from_ns || p->t > to_ns || !isfinite(p->v))
+                continue;
+            mx += (double)(p->t - out->t_trend) / 60e9;
             my += p->v;
             k++;
         }
-        mx /= (double)n;
-        my /= (double)n;
+        mx /= (double)nt;
+        my /= (double)nt;
         k = 0;
-        for (size_t i = begin; i < s->n && k < n; i++) {
+        for (size_t i = begin; i < s->n && k < nt; i++) {
             const cc_point *p = &s->pts[i];
             double dx, dy;
             if (p->t < from_ns || p->t > to_ns || !isfinite(p->v))
                 continue;
-            dx = (double)(p->t - out->t_first) / 60e9 - mx;
+            dx = (double)(p->t - out->t_trend) / 60e9 - mx;
             dy = p->v - my;
             sxx += dx * dx;
             sxy += dx * dy;
@@ -123,7 +136,7 @@ cc_stats_compute(const cc_series *s, int64_t from_ns, int64_t to_ns,
                 out->r2 = (sxy * sxy) / (sxx * syy);
             if (my != 0)
                 out->growth_pct = out->slope_per_min *
-                                  ((double)(out->t_last - out->t_first) / 60e9) / my * 100.0;
+                                  ((double)(out->t_last - out->t_trend) / 60e9) / my * 100.0;
         }
     }
     qsort(v, n, sizeof *v, cmp_double);
