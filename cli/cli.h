@@ -39,10 +39,21 @@ int pp_cli_exit_for(int status);
  * defaults. NULL after printing an error. */
 pp_loader *pp_cli_loader(char **dirs, int ndirs);
 
-/* Write text to path ("-" or NULL = stdout) atomically: a temporary file
- * renamed into place, so a failed run never leaves a partial file. */
+/* Write text to path ("-" or NULL = stdout) without destroying anything
+ * (core/outfile.h): a regular file is replaced atomically, a symlink's
+ * target is replaced and the link kept, a device or FIFO is written in
+ * place. An exit code: PP_EXIT_OUTPUT on any write error. */
 typedef int (*pp_write_fn)(void *user, FILE *out);
 int pp_cli_write_output(const char *path, pp_write_fn fn, void *user);
+
+/* Flush stdout; on a write error print it and return PP_EXIT_OUTPUT. Every
+ * command ends with it, so `perfpipe plugins >/dev/full` fails. */
+int pp_cli_flush_stdout(void);
+
+/* The tracker that removes temporary output files when SIGINT, SIGTERM,
+ * SIGHUP or SIGPIPE ends the program (installs the handlers once). */
+struct pp_outfile_tracker;
+const struct pp_outfile_tracker *pp_cli_temp_tracker(void);
 
 /* The shipped one-stage pipeline that runs analyzer (its name, which is
  * the analyzer's own name unless the pipeline is named for its input). */

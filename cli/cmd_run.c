@@ -12,6 +12,7 @@
 
 #include "cli.h"
 #include "evidence.h"
+#include "outfile.h"
 #include "paths.h"
 #include "pipeline/pipeline.h"
 #include "result/result.h"
@@ -326,6 +327,24 @@ on_progress(void *user, const char *input, uint64_t done, uint64_t total)
     pp_cli_progress(user, input, done, total);
 }
 
+/* An output that is an input under another name (./x, a hard link, a
+ * symlink) would destroy the capture: compared by device and inode. */
+static int
+output_over_input(const pp_pipeline *p, const char *cli_output)
+{
+    for (uint32_t k = 0; k <= p->output_count; k++) {
+        const char *out = k < p->output_count ? p->outputs[k].path : cli_output;
+
+        for (uint32_t i = 0; out != NULL && i < p->input_count; i++)
+            if (pp_same_file(out, p->inputs[i].path)) {
+                pp_cli_error("output '%s' is input '%s' ('%s'): refusing to overwrite a capture",
+                             out, p->inputs[i].name, p->inputs[i].path);
+                return -1;
+            }
+    }
+    return 0;
+}
+
 static int
 execute(run_args *a)
 {
@@ -434,6 +453,10 @@ execute(run_args *a)
         status = rc == PP_EPLUGIN ? PP_EXIT_PLUGIN : PP_EXIT_USAGE;
         goto out;
     }
+    if (output_over_input(p, a->output) != 0) {
+        status = PP_EXIT_USAGE;
+        goto out;
+    }
     if (a->mode == MODE_VALIDATE) {
         printf("%s: valid: pipeline '%s', %u input%s, %u stage%s, %u output%s\n", p->file, p->name,
                p->input_count, p->input_count == 1 ? "" : "s", p->stage_count,
@@ -458,7 +481,7 @@ execute(run_args *a)
     if (a->evidence_dir != NULL) {
         char *kept = NULL;
 
-        if (pp_evidence_write(a->evidence_dir, doc, p->date, &kept, &err) != PP_OK) {
+        if (pp_evidence_write(a->evidence_dir, doc, p->date, pp_cli_temp_tracker(), &kept, &err) != PP_OK) {
             pp_cli_error("%s", err.message);
             status = PP_EXIT_OUTPUT;
         } else if (!a->quiet) {

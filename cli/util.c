@@ -2,6 +2,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,6 +14,7 @@
 #include <perfpipe/perfpipe.h>
 
 #include "cli.h"
+#include "outfile.h"
 #include "result/result.h"
 
 const char *pp_prog = "perfpipe";
@@ -66,50 +68,108 @@ fail:
     return NULL;
 }
 
+/* Temporary files being written, removed if a signal ends the program:
+ * the CLI is the one place that may own process-wide state. */
+#define MAX_PENDING 8
+static const char *volatile pending[MAX_PENDING];
+
+static void
+on_fatal_signal(int sig)
+{
+    for (int i = 0; i < MAX_PENDING; i++)
+        if (pending[i] != NULL)
+            unlink(pending[i]);
+    signal(sig, SIG_DFL);
+    raise(sig);
+}
+
+static void
+track_add(void *user, const char *tmp)
+{
+    (void)user;
+    for (int i = 0; i < MAX_PENDING; i++)
+        if (pending[i] == NULL) {
+            pending[i] = tmp;
+            return;
+        }
+}
+
+static void
+track_remove(void *user, const char *tmp)
+{
+    (void)user;
+    for (int i = 0; i < MAX_PENDING; i++)
+        if (pending[i] == tmp)
+            pending[i] = NULL;
+}
+
+const pp_outfile_tracker *
+pp_cli_temp_tracker(void)
+{
+    static const pp_outfile_tracker tracker = { track_add, track_remove, NULL };
+    static int installed;
+
+    if (!installed) {
+        struct sigaction sa;
+        static const int sigs[] = { SIGINT, SIGTERM, SIGHUP, SIGPIPE };
+
+        memset(&sa, 0, sizeof sa);
+        sa.sa_handler = on_fatal_signal;
+        sigemptyset(&sa.sa_mask);
+        for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++) {
+            struct sigaction old;
+
+            /* Keep a signal the caller chose to ignore (nohup, SIGPIPE). */
+            if (sigaction(sigs[i], NULL, &old) == 0 && old.sa_handler == SIG_IGN)
+                continue;
+            sigaction(sigs[i], &sa, NULL);
+        }
+        installed = 1;
+    }
+    return &tracker;
+}
+
+int
+pp_cli_flush_stdout(void)
+{
+    if (fflush(stdout) != 0 || ferror(stdout)) {
+        pp_cli_error("cannot write to standard output: %s", strerror(errno ? errno : EIO));
+        return PP_EXIT_OUTPUT;
+    }
+    return PP_EXIT_OK;
+}
+
 int
 pp_cli_write_output(const char *path, pp_write_fn fn, void *user)
 {
-    char *tmp;
-    size_t n;
-    FILE *f;
-    int fd, rc;
+    pp_error err = PP_ERROR_INIT;
+    pp_outfile of;
+    int rc;
 
     if (path == NULL || strcmp(path, "-") == 0) {
         rc = fn(user, stdout);
-        if (fflush(stdout) != 0 || ferror(stdout)) {
-            pp_cli_error("cannot write to standard output: %s", strerror(errno));
-            return PP_EXIT_OUTPUT;
+        if (rc == PP_EXIT_OUTPUT) {   /* already said */
+            fflush(stdout);
+            return rc;
         }
+        if (pp_cli_flush_stdout() != PP_EXIT_OK)
+            return PP_EXIT_OUTPUT;
         return rc;
     }
-    n = strlen(path) + sizeof ".XXXXXX";
-    if ((tmp = malloc(n)) == NULL) {
-        pp_cli_error("out of memory");
+    if (pp_outfile_open(&of, path, 0, pp_cli_temp_tracker(), &err) != PP_OK) {
+        pp_cli_error("%s", err.message);
         return PP_EXIT_OUTPUT;
     }
-    snprintf(tmp, n, "%s.XXXXXX", path);
-    if ((fd = mkstemp(tmp)) < 0 || (f = fdopen(fd, "w")) == NULL) {
-        pp_cli_error("%s: cannot create: %s (does the directory exist?)", path, strerror(errno));
-        if (fd >= 0) {
-            close(fd);
-            unlink(tmp);
-        }
-        free(tmp);
+    rc = fn(user, of.f);
+    if (rc != PP_EXIT_OK) {
+        pp_outfile_abort(&of);
+        return rc;
+    }
+    if (pp_outfile_commit(&of, &err) != PP_OK) {
+        pp_cli_error("%s", err.message);
         return PP_EXIT_OUTPUT;
     }
-    rc = fn(user, f);
-    if (fclose(f) != 0 && rc == PP_EXIT_OK) {
-        pp_cli_error("%s: cannot write: %s", path, strerror(errno));
-        rc = PP_EXIT_OUTPUT;
-    }
-    if (rc == PP_EXIT_OK && rename(tmp, path) != 0) {
-        pp_cli_error("%s: cannot rename into place: %s", path, strerror(errno));
-        rc = PP_EXIT_OUTPUT;
-    }
-    if (rc != PP_EXIT_OK)
-        unlink(tmp);
-    free(tmp);
-    return rc;
+    return PP_EXIT_OK;
 }
 
 static int progress_shown;
@@ -164,6 +224,7 @@ pp_cli_format_ok(const char *fmt)
 }
 
 typedef struct doc_job {
+    const char *path;
     const json_t *doc;
     const char *format;
     const char *table;
@@ -180,9 +241,13 @@ write_doc(void *user, FILE *out)
                  ? pp_render_table_named(job->doc, job->format, job->table, out, &err)
                  : pp_render(job->doc, job->format, out, &err);
 
+    if (rc == PP_EIO) {
+        pp_cli_error("%s: %s", job->path ? job->path : "standard output", err.message);
+        return PP_EXIT_OUTPUT;
+    }
     if (rc != PP_OK) {
         pp_cli_error("%s", err.message);
-        return rc == PP_EIO ? PP_EXIT_OUTPUT : PP_EXIT_USAGE;
+        return PP_EXIT_USAGE;
     }
     return PP_EXIT_OK;
 }
@@ -190,7 +255,7 @@ write_doc(void *user, FILE *out)
 int
 pp_cli_write_doc(const char *path, const json_t *doc, const char *format, const char *table)
 {
-    doc_job job = { doc, format, table };
+    doc_job job = { path, doc, format, table };
 
     return pp_cli_write_output(path, write_doc, &job);
 }

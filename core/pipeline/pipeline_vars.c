@@ -167,13 +167,46 @@ lookup_var(void *user, const char *name)
     return NULL;
 }
 
+/* A value substituted into an output path is a name, never a path: '/',
+ * ".." or a control character would move or forge the output (see
+ * perfpipe-pipeline(5)). Such a value reads as undefined; unsafe says why. */
+typedef struct out_lookup { const pp_pipeline *p; const char *unsafe; } out_lookup;
+
+static const char *
+lookup_output_var(void *user, const char *name)
+{
+    out_lookup *o = user;
+    const char *v = lookup_var((void *)o->p, name);
+
+    if (v != NULL && (strchr(v, '/') != NULL || strstr(v, "..") != NULL)) {
+        o->unsafe = "contains '/' or '..'";
+        return NULL;
+    }
+    for (const unsigned char *c = (const unsigned char *)v; c != NULL && *c; c++)
+        if (*c < 0x20 || *c == 0x7f) {
+            o->unsafe = "contains a control character";
+            return NULL;
+        }
+    return v;
+}
+
 /* Expand *path in place; hint names the flag that could define a missing
  * variable for this path. */
 static int
 expand_path(pp_pipeline *p, char **path, pp_pos pos, const char *input_name, pp_error *err)
 {
     char *out = NULL, *bad = NULL;
-    int rc = pp_expand(*path, lookup_var, p, &out, &bad);
+    out_lookup ol = { p, NULL };
+    int rc = input_name != NULL ? pp_expand(*path, lookup_var, p, &out, &bad)
+                                : pp_expand(*path, lookup_output_var, &ol, &out, &bad);
+
+    if (rc != PP_OK && ol.unsafe != NULL && bad != NULL) {
+        rc = pp_pipe_error(err, PP_EINVAL, p->file, pos,
+                           "the value of ${%s} %s; a value in an output path must be a plain "
+                           "name", bad, ol.unsafe);
+        free(bad);
+        return rc;
+    }
 
     if (rc == PP_OK) {
         free(*path);
