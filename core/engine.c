@@ -7,6 +7,7 @@
 
 #include <perfpipe/perfpipe.h>
 
+#include "damage.h"
 #include "engine.h"
 #include "hash.h"
 #include "host.h"
@@ -34,6 +35,10 @@ typedef struct input_run {
     uint64_t done;
     uint64_t next_progress;
     const pp_run_hooks *hooks;
+    pp_source_hooks sh;          /* borrowed by the reader until close */
+    uint64_t warnings;           /* reader warnings: each is damage */
+    pp_source_damage damage;
+    int damaged;
 } input_run;
 
 static void
@@ -61,6 +66,7 @@ on_warning(void *user, const pp_error *w)
     else
         snprintf(line, sizeof line, "%s", w->message);
     json_array_append_new(list, json_string(line));
+    in->warnings++;
     if (in->hooks->warning != NULL)
         in->hooks->warning(in->hooks->user, in->plan->path, line);
 }
@@ -103,7 +109,6 @@ stage_fail(stage_run *s, pp_error *first, const char *fmt, const char *detail)
 static int
 open_input(input_run *in, const pp_run_hooks *hooks, json_t *doc, pp_error *err)
 {
-    pp_source_hooks sh = { on_bytes, on_warning, in };
     pp_error rerr = PP_ERROR_INIT;
     struct stat st;
     int rc;
@@ -127,7 +132,10 @@ open_input(input_run *in, const pp_run_hooks *hooks, json_t *doc, pp_error *err)
         return PP_ENOMEM;
     }
     json_object_set_new(in->entry, "warnings", json_array());
-    rc = in->ops->open(in->plan->path, &sh, &in->src, &rerr);
+    /* The reader keeps the hooks until close: they live in the input_run,
+     * not on this stack frame. */
+    in->sh = (pp_source_hooks){ on_bytes, on_warning, in };
+    rc = in->ops->open(in->plan->path, &in->sh, &in->src, &rerr);
     if (rc != PP_OK) {
         in->src = NULL;
         input_error(err, in->plan->path, &rerr);
@@ -191,7 +199,37 @@ read_input(input_run *in, size_t index, stage_run *stages, size_t nstages, pp_er
         in->hooks->progress(in->hooks->user, in->plan->name, in->size, in->size);
     if (in->ops->describe != NULL)
         in->ops->describe(in->src, in->entry);
+    memset(&in->damage, 0, sizeof in->damage);
+    in->damage.truncated_at = -1;
+    if (in->ops->damage != NULL)
+        in->ops->damage(in->src, &in->damage);
+    in->damaged = pp_damage_any(&in->damage, in->warnings);
+    if (in->damaged && in->warnings == 0 && in->hooks->warning != NULL) {
+        /* Damage no reader warning told (sequence gaps): say it once. */
+        char text[PP_ERROR_MESSAGE_MAX * 2];
+
+        pp_damage_text(text, sizeof text, in->plan->name, in->plan->path, &in->damage, 0);
+        in->hooks->warning(in->hooks->user, in->plan->path, text);
+    }
+    json_object_set_new(in->entry, "damage", pp_damage_json(&in->damage, in->warnings));
     return PP_OK;
+}
+
+/* Every stage that read a damaged input says so in its status. */
+static void
+mark_damaged(const pp_plan *plan, stage_run *stages, const input_run *inputs)
+{
+    for (size_t s = 0; s < plan->nstages; s++)
+        for (uint32_t slot = 0; slot < stages[s].plan->ninputs; slot++) {
+            const input_run *in = &inputs[stages[s].plan->inputs[slot]];
+            char text[PP_ERROR_MESSAGE_MAX * 2];
+
+            if (!in->damaged)
+                continue;
+            pp_damage_text(text, sizeof text, in->plan->name, in->plan->path, &in->damage,
+                           in->warnings);
+            pp_damage_mark_stage(stages[s].ctx.stage, text);
+        }
 }
 
 static json_t *
@@ -278,6 +316,7 @@ pp_engine_run(const pp_plan *plan, const pp_run_hooks *hooks, json_t **doc_out, 
             json_object_set_new(st->ctx.stage, "totals", json_object());
         }
     }
+    mark_damaged(plan, stages, inputs);
     rc = PP_OK;
     if (first.code != PP_OK) {
         rc = PP_EPLUGIN;

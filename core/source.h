@@ -24,6 +24,17 @@ typedef struct pp_source_hooks {
     void *user;
 } pp_source_hooks;
 
+/* What a reader knows of the damage of its input (fields that do not apply
+ * to a kind stay 0, truncated_at -1). */
+typedef struct pp_source_damage {
+    int64_t  truncated_at;       /* byte offset where reading stopped, or -1 */
+    uint64_t dropped_events;     /* sequence numbers never seen */
+    uint64_t repeated_blocks;    /* blocks skipped as copies of earlier ones */
+    uint64_t reordered_blocks;   /* blocks whose sequence numbers went back */
+    uint64_t missing_blocks;     /* blocks known to be absent */
+    uint64_t sequence_gaps;      /* jumps forward in sequence numbers */
+} pp_source_damage;
+
 typedef struct pp_source_ops {
     const char *kind;            /* "nettrace", "gcdump", "counters", "spans" */
     uint32_t kind_bit;           /* PP_KIND_* */
@@ -38,6 +49,9 @@ typedef struct pp_source_ops {
      * object in the result document. Called after the end. May be NULL. */
     int (*describe)(void *src, json_t *into);
     void (*close)(void *src);
+    /* Fill *out after the end (out is zeroed, truncated_at -1, before the
+     * call). May be NULL: then only reader warnings mark damage. */
+    void (*damage)(void *src, pp_source_damage *out);
 } pp_source_ops;
 
 extern const pp_source_ops pp_nettrace_source_ops;

@@ -242,6 +242,7 @@ parse_sp_block(pp_trace_source *r, const uint8_t *p, size_t n, uint64_t off, pp_
         r->last_meta = NULL;
     }
     r->st.sequence_points++;
+    nt_sequence_point(r);
     return PP_OK;
 bad:
     return nt_fail_at(r, err, PP_EFORMAT, off, "%s: sequence point block at byte %llu: "
@@ -571,6 +572,8 @@ nt_next_block(pp_trace_source *r, pp_error *err)
         switch (kind) {
         case 2: {
             size_t at;
+            if (nt_sequence_block(r, body, len, off))
+                continue;
             rc = nt_event_block_header(r, body, len, off, &at, err);
             if (rc < 0)
                 return rc;

@@ -148,7 +148,7 @@ pp_nettrace_next(pp_trace_source *r, const pp_trace_event **out, pp_error *err)
             ev->stack_depth = 0;
         }
         if (r->h.capture_tid)
-            nt_seq_check(r, r->h.capture_tid, r->h.seq, 0);
+            nt_sequence_event(r, r->h.capture_tid, r->h.seq);
         r->counts[row].count++;
         r->counts[row].payload_bytes += psize;
         r->st.events++;

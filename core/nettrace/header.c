@@ -210,6 +210,7 @@ free_all(pp_trace_source *r)
     free(r->thread_rows);
     free(r->labels);
     pp_u64map_free(&r->seq_by_thread);
+    nt_sequence_free(&r->seqs);
     pp_u64map_free(&r->label_map);
     free(r->pids);
     free(r->counts);

@@ -145,6 +145,17 @@ pp_nettrace_inspect_doc(const char *path, json_t **doc_out, pp_error *err)
         pp_result_finding(stage, PP_SEVERITY_WARNING, "nettrace.dropped_events", buf);
     }
 
+    if (r->seqs.repeated_blocks || r->seqs.reordered_blocks) {
+        pp_result_total_int(stage, "repeated_blocks", PP_COL_COUNT,
+                            (int64_t)r->seqs.repeated_blocks);
+        pp_result_total_int(stage, "reordered_blocks", PP_COL_COUNT,
+                            (int64_t)r->seqs.reordered_blocks);
+        snprintf(buf, sizeof buf, "%llu event blocks repeated (skipped), %llu out of order",
+                 (unsigned long long)r->seqs.repeated_blocks,
+                 (unsigned long long)r->seqs.reordered_blocks);
+        pp_result_finding(stage, PP_SEVERITY_WARNING, "nettrace.block_order", buf);
+    }
+
     static const pp_column cols[] = {
         { "provider", PP_COL_STRING, 0 }, { "event_id", PP_COL_COUNT, 0 },
         { "version", PP_COL_COUNT, 0 }, { "name", PP_COL_STRING, 0 },
@@ -159,7 +170,8 @@ pp_nettrace_inspect_doc(const char *path, json_t **doc_out, pp_error *err)
         pp_error_set(err, PP_ENOMEM, "out of memory");
         return PP_ENOMEM;
     }
-    memcpy(sorted, r->counts, r->ncounts * sizeof *sorted);
+    if (r->ncounts > 0)          /* a header-only trace has no counts array */
+        memcpy(sorted, r->counts, r->ncounts * sizeof *sorted);
     qsort(sorted, r->ncounts, sizeof *sorted, cmp_count);
     for (size_t i = 0; i < r->ncounts; i++) {
         if (!sorted[i].count)

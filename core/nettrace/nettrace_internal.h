@@ -13,6 +13,7 @@
 #include <perfpipe/nettrace.h>
 
 #include "nettrace/u64map.h"
+#include "nettrace/sequence.h"
 
 /* TypeCodes of metadata (System.TypeCode + EventPipe/V6 additions), plus
  * the manifest-only pointer-sized integer. */
@@ -175,6 +176,7 @@ struct pp_trace_source {
     pp_u64map label_map;         /* V6 label list index -> slot in labels */
 
     pp_u64map seq_by_thread;     /* capture thread -> last sequence number */
+    nt_sequence seqs;            /* repeated/reordered blocks (sequence.c) */
     uint32_t *pids;
     size_t npids, pids_cap;
 

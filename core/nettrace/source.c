@@ -71,11 +71,24 @@ nt_src_describe(void *src, json_t *into)
 }
 
 static void
+nt_src_damage(void *src, pp_source_damage *out)
+{
+    pp_trace_source *r = src;
+
+    out->truncated_at = r->st.truncated ? r->st.truncated_at : -1;
+    out->dropped_events = r->st.dropped_events;
+    out->repeated_blocks = r->seqs.repeated_blocks;
+    out->reordered_blocks = r->seqs.reordered_blocks;
+    out->sequence_gaps = r->seqs.sequence_gaps;
+}
+
+static void
 nt_src_close(void *src)
 {
     pp_nettrace_close(src);
 }
 
 const pp_source_ops pp_nettrace_source_ops = {
-    "nettrace", PP_KIND_NETTRACE, nt_src_open, nt_src_next, nt_src_describe, nt_src_close
+    "nettrace", PP_KIND_NETTRACE, nt_src_open, nt_src_next, nt_src_describe, nt_src_close,
+    nt_src_damage
 };

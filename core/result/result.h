@@ -7,8 +7,11 @@
  * { "format": "perfpipe-result/1",
  *   "tool": {"name": "perfpipe", "version": "X.Y.Z"},
  *   "pipeline": "alloc", "knobs": {"k": "v", ...},
- *   "inputs": [ {"name","path","kind","bytes","hash":{"algo","value"}, "warnings":[...], ...reader facts} ],
- *   "stages": [ {"id","analyzer":{"name","version"},"status":"ok"|"failed","error":"...",
+ *   "inputs": [ {"name","path","kind","bytes","hash":{"algo","value"}, "warnings":[...],
+ *                "damage":{"truncated_at":N|null,"dropped_events","repeated_blocks",
+ *                          "reordered_blocks","missing_blocks","sequence_gaps",
+ *                          "reader_warnings"}, ...reader facts} ],
+ *   "stages": [ {"id","analyzer":{"name","version"},"status":"ok"|"partial"|"failed","error":"...",
  *                "tables":[{"name","key":[..],"columns":[{"name","type"}],"rows":[[..]]}],
  *                "findings":[{"severity","code","message"}],
  *                "totals":{"name":{"type":"bytes","value":123}} } ] }
@@ -17,7 +20,8 @@
  * duration_ns and timestamp_ns hold exact JSON integers (int64); percent and
  * number hold a JSON number, or null where the value was NaN or infinite.
  * Severities are "info", "warning", "error". Totals of type "string" hold a
- * JSON string.
+ * JSON string. A stage is "partial" when an input it read is damaged (see
+ * core/damage.h): it then carries an `input.damaged` warning.
  *
  * Threading: a document is built by one thread at a time. The pp_table
  * wrappers are kept in a small process-wide registry (guarded) so that

@@ -181,8 +181,9 @@ check_stage(const json_t *st, size_t si, pp_error *err)
                    sid, si);
     if (status != NULL && !(json_is_string(status) &&
                             (strcmp(json_string_value(status), "ok") == 0 ||
+                             strcmp(json_string_value(status), "partial") == 0 ||
                              strcmp(json_string_value(status), "failed") == 0)))
-        return bad(err, "stage \"%s\": \"status\" must be \"ok\" or \"failed\" at /stages/%zu/status", sid, si);
+        return bad(err, "stage \"%s\": \"status\" must be \"ok\", \"partial\" or \"failed\" at /stages/%zu/status", sid, si);
     if (tables != NULL) {
         if (!json_is_array(tables))
             return bad(err, "stage \"%s\": \"tables\" must be an array at /stages/%zu/tables", sid, si);

@@ -315,7 +315,7 @@ START_TEST(validation_messages)
     expect_invalid(HEAD "\"stages\":[{\"analyzer\":{\"name\":\"alloc\"}}]}",
                    "not a perfpipe-result/1 document: stage 0 has no \"id\" string at /stages/0/id");
     expect_invalid(HEAD "\"stages\":[{\"id\":\"a\",\"analyzer\":{\"name\":\"alloc\"},\"status\":\"meh\"}]}",
-                   "not a perfpipe-result/1 document: stage \"a\": \"status\" must be \"ok\" or \"failed\" at /stages/0/status");
+                   "not a perfpipe-result/1 document: stage \"a\": \"status\" must be \"ok\", \"partial\" or \"failed\" at /stages/0/status");
 }
 END_TEST
 
