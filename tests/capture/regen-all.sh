@@ -23,6 +23,7 @@ pp_install_tools
 if [ -z "$ONLY" ] || [ "$ONLY" = nettrace ]; then
   set -- alloc alloc-skip cpu db envvar; [ "$WEB" = 0 ] || set -- "$@" web
   "$PP_TESTS/capture/capture-nettrace.sh" "$@"
+  "$PP_TESTS/capture/capture-verdicts.sh" blocking allocexact
 fi
 if [ -z "$ONLY" ] || [ "$ONLY" = counters ]; then
   "$PP_TESTS/capture/capture-counters-gcdump.sh" churn leak

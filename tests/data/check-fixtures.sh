@@ -135,6 +135,23 @@ for r in rows:
         for blocked in ("BlockedOnEvent", "SleepingThread"):
             x = inc.get("Workload.CpuScenario." + blocked, {})
             check(f"{f}: {blocked} sampled, mostly External", x.get("total", 0) > 0 and x.get("external", 0) >= 0.9 * x.get("total", 0), str(x))
+    if r["scenario"] == "blocking" and r["kind"] == "nettrace":
+        s = o["samples"]
+        inc = {x["method"]: x for x in s["inclusive"]}
+        hot = inc.get(t["hot_method"], {})
+        check(f"{f}: hot method sampled, mostly Managed", hot.get("total", 0) > 0 and hot.get("managed", 0) >= 0.9 * hot.get("total", 0), str(hot))
+        for b in {x["method"] for x in t["blocked"] if x["method"]}:
+            x = inc.get(b, {})
+            check(f"{f}: {b} sampled, mostly External (a spin or a wake-up is Managed)", x.get("total", 0) > 0 and x.get("external", 0) >= 0.95 * x.get("total", 0), str(x))
+        blocked_total = sum(inc.get(b, {}).get("total", 0) for b in {x["method"] for x in t["blocked"] if x["method"]})
+        check(f"{f}: more samples blocked ({blocked_total}) than in the hot method ({hot.get('total', 0)})", blocked_total > 2 * hot.get("total", 0))
+        check(f"{f}: under 1 MB", os.path.getsize(os.path.join(data, f)) < 1 << 20)
+    if r["scenario"] == "allocexact" and r["kind"] == "nettrace":
+        ev = [e for e in o["raw"]["events"] if e["provider"] == "Workload-AllocMarker"]
+        check(f"{f}: one marker event per truth marker", t.get("marker_enabled") and sum(e["count"] for e in ev) == len(t["markers"]), str(ev))
+        last = t["markers"][-1]["total_allocated_bytes"]
+        check(f"{f}: sampled total {o['alloc']['sampled_bytes']} within 1% of the process's exact count {last}",
+              within(o["alloc"]["sampled_bytes"], 0.99 * last, 1.01 * last))
     if r["scenario"] == "db" and r["kind"] == "nettrace":
         ef = o["diagnostic_source"]["ef"]
         oc = {c["command_text"]: c for c in ef["commands"]}

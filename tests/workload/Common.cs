@@ -144,6 +144,8 @@ namespace Workload
                 case "leak": LeakScenario.Run(a, truth); break;
                 case "churn": ChurnScenario.Run(a, truth); break;
                 case "web": WebScenario.Run(a, truth).GetAwaiter().GetResult(); break;
+                case "blocking": BlockingScenario.Run(a, truth); break;
+                case "allocexact": AllocExactScenario.Run(a, truth); break;
                 default: Console.Error.WriteLine("unknown scenario: " + a.Scenario + " (alloc|cpu|db|leak|churn|web)"); return 2;
             }
             Truth.Emit(a, truth);
