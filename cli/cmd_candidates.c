@@ -23,7 +23,13 @@ static const char usage[] =
 "type), its evidence, and a verification plan: the pipeline and knobs to rerun\n"
 "and the compare verdict that would confirm the fix. Tooling follow-ups\n"
 "(unresolved frames, wrong profile, truncated capture...) are listed in a\n"
-"separate table, never among the candidates. --top N keeps N (default 10).\n";
+"separate table, never among the candidates. --top N keeps N (default 10).\n"
+"\n"
+"Time is ranked on running thread time only (the cpu stage's `running`\n"
+"table): a thread blocked in a read, poll, WaitOne, Monitor.Wait, a semaphore\n"
+"or Sleep is sampled too, but no change to the waiting method removes that\n"
+"time; the waits left out are counted in a finding and listed by the cpu\n"
+"stage's `waiting` table.\n";
 
 int
 pp_cmd_candidates(int argc, char **argv)

@@ -22,17 +22,32 @@ typedef struct rule {
     const char *axis;
     const char *what;            /* what the target does, for the evidence text */
     const char *growth_only;     /* status column: keep grew/appeared rows only */
+    const char *superseded_by;   /* skip this rule where the stage has that table */
+    const char *skip_if;         /* skip rows whose string in this column is not empty */
+    const char *const *extra;    /* columns quoted in the evidence, NULL-terminated */
+    int waits_filter;            /* leave out rows naming a known wait */
 } rule;
+
+static const char *const growth_extra[] = { "count_delta", "payload", "path", NULL };
+static const char *const running_extra[] = { "samples", NULL };
 
 static const rule rules[] = {
     { "alloc", "by_frame", "frame", "bytes", "share", 0, "allocation churn",
-      "allocates (sampled)", NULL },
+      "allocates (sampled)", NULL, NULL, NULL, NULL, 0 },
+    /* cpu: running samples only, by responsible method (blocked.c); results
+     * written before the split fall back to by_method without known waits. */
+    { "cpu", "running", "method", "ms", "share", 1, "time (running thread samples)",
+      "runs (thread time while running, waits excluded, framework callees included)", NULL,
+      NULL, NULL, running_extra, 0 },
     { "cpu", "by_method", "method", "exclusive_ms", "share", 1, "time (thread samples)",
-      "runs itself (exclusive thread time)", NULL },
+      "runs itself (exclusive thread time)", NULL, "running", NULL, NULL, 1 },
     { "db", "by_command", "command", "total_ms", "share", 1, "time (database wall time)",
-      "spends in the database", NULL },
+      "spends in the database", NULL, NULL, NULL, NULL, 0 },
+    /* heap: by retained growth, owners only (a payload is its owner's evidence) */
+    { "gcdump-diff", "growth", "type", "retained_delta", "share", 0, "footprint (heap growth)",
+      "holds more on the heap (retained growth)", NULL, NULL, "owned_by", growth_extra, 0 },
     { "gcdump-diff", "by_type", "type", "bytes_delta", NULL, 0, "footprint (heap growth)",
-      "grew on the heap by", "status" },
+      "grew on the heap by", "status", "growth", NULL, NULL, 0 },
 };
 
 /* Thread time spent blocked is not work a change can remove from that
@@ -57,6 +72,7 @@ typedef struct cand {
     const char *pipeline;
     const json_t *knobs;
     const char *stage;
+    char extra[1536];            /* quoted columns (rule->extra) */
 } cand;
 
 static int
@@ -113,6 +129,58 @@ knob_args(const json_t *knobs, char *buf, size_t size)
     }
 }
 
+/* "; col: value" for each of the rule's extra columns that has a value. */
+static void
+extra_text(const rule *r, const json_t *table, const json_t *row, char *buf, size_t size)
+{
+    size_t used = 0;
+
+    buf[0] = '\0';
+    for (size_t k = 0; r->extra != NULL && r->extra[k] != NULL; k++) {
+        int ci = column_index(table, r->extra[k]);
+        json_t *v = ci >= 0 ? json_array_get(row, (size_t)ci) : NULL;
+        char val[1200];
+        int w;
+
+        if (json_is_string(v) && json_string_length(v) > 0)
+            snprintf(val, sizeof val, "%s", json_string_value(v));
+        else if (json_is_integer(v))
+            snprintf(val, sizeof val, "%lld", (long long)json_integer_value(v));
+        else
+            continue;
+        w = snprintf(buf + used, size - used, "; %s: %s", r->extra[k], val);
+        if (w < 0 || (size_t)w >= size - used)
+            break;
+        used += (size_t)w;
+    }
+}
+
+/* Rows of the stage's `waiting` table (the waits a cpu stage set aside). */
+static size_t
+waiting_rows(const json_t *stage)
+{
+    size_t k;
+    json_t *t;
+
+    json_array_foreach(json_object_get(stage, "tables"), k, t)
+        if (strcmp(json_string_value(json_object_get(t, "name")), "waiting") == 0)
+            return json_array_size(json_object_get(t, "rows"));
+    return 0;
+}
+
+/* 1 when stage has a table of that name. */
+static int
+has_table(const json_t *stage, const char *name)
+{
+    size_t k;
+    json_t *t;
+
+    json_array_foreach(json_object_get(stage, "tables"), k, t)
+        if (strcmp(json_string_value(json_object_get(t, "name")), name) == 0)
+            return 1;
+    return 0;
+}
+
 /* Collect a table's candidate rows into *list. */
 static int
 collect(const rule *r, const json_t *doc, const json_t *stage, const json_t *table, cand **list,
@@ -141,9 +209,15 @@ collect(const rule *r, const json_t *doc, const json_t *stage, const json_t *tab
         /* Unresolved or aggregate rows point nowhere a fix can go. */
         if (target == NULL || target[0] == '[' || strncmp(target, "?!", 2) == 0 || f <= 0)
             continue;
-        if (strcmp(r->analyzer, "cpu") == 0 && is_wait(target)) {
+        if (r->waits_filter && is_wait(target)) {
             (*waits)++;
             continue;
+        }
+        if (r->skip_if) {
+            int ki = column_index(table, r->skip_if);
+            const char *v = ki >= 0 ? json_string_value(json_array_get(row, (size_t)ki)) : NULL;
+            if (v != NULL && v[0] != '\0')
+                continue;
         }
         if (sti >= 0) {
             const char *st = json_string_value(json_array_get(row, (size_t)sti));
@@ -167,6 +241,7 @@ collect(const rule *r, const json_t *doc, const json_t *stage, const json_t *tab
         c->pipeline = json_string_value(json_object_get(doc, "pipeline"));
         c->knobs = json_object_get(doc, "knobs");
         c->stage = json_string_value(json_object_get(stage, "id"));
+        extra_text(r, table, row, c->extra, sizeof c->extra);
     }
     return PP_OK;
 }
@@ -202,8 +277,11 @@ pp_candidates(const json_t *const *docs, size_t ndocs, size_t top, json_t **out,
             if (an == NULL)
                 continue;
             for (size_t r = 0; r < sizeof rules / sizeof rules[0]; r++) {
-                if (strcmp(rules[r].analyzer, an) != 0)
+                if (strcmp(rules[r].analyzer, an) != 0 ||
+                    (rules[r].superseded_by && has_table(stage, rules[r].superseded_by)))
                     continue;
+                if (strcmp(rules[r].table, "running") == 0)
+                    waits += waiting_rows(stage);
                 json_array_foreach(json_object_get(stage, "tables"), k, table)
                     if (strcmp(json_string_value(json_object_get(table, "name")), rules[r].table) == 0 &&
                         (rc = collect(&rules[r], docs[d], stage, table, &list, &n, &cap,
@@ -232,13 +310,13 @@ pp_candidates(const json_t *const *docs, size_t ndocs, size_t top, json_t **out,
     }
     for (size_t i = 0; i < n && i < top; i++) {
         const cand *c = &list[i];
-        char fig[64], evidence[1024], verify[2048], knobs[1024];
+        char fig[64], evidence[3072], verify[2048], knobs[1024];
         pp_cell row[7];
 
         figure_text(c, fig, sizeof fig);
         snprintf(evidence, sizeof evidence, "%s %s %s (%.1f%% of the stage's %s) — stage '%s', "
-                 "table %s", c->target, c->r->what, fig, c->share, c->r->axis, c->stage,
-                 c->r->table);
+                 "table %s%s", c->target, c->r->what, fig, c->share, c->r->axis, c->stage,
+                 c->r->table, c->extra);
         knob_args(c->knobs, knobs, sizeof knobs);
         snprintf(verify, sizeof verify, "rerun `perfpipe run %s --input ...%s` on a capture of the "
                  "changed build and `perfpipe compare` it with this result: confirmed when '%s' "
@@ -287,12 +365,13 @@ pp_candidates(const json_t *const *docs, size_t ndocs, size_t top, json_t **out,
         return rc;
     }
     if (waits > 0) {
-        char msg[320];
+        char msg[512];
 
-        snprintf(msg, sizeof msg, "%zu blocking method%s (waits, sleeps) left out: thread-time "
-                 "sampling counts blocked time, which no change to that method removes; async "
-                 "waits are invisible to it — use the db analyzer or spans for wall time",
-                 waits, waits == 1 ? "" : "s");
+        snprintf(msg, sizeof msg, "%zu wait%s (blocking calls: reads, polls, WaitOne, "
+                 "Monitor.Wait, semaphores, sleeps) left out: thread-time sampling counts blocked "
+                 "time, which no change to the waiting method removes (the cpu stage's `waiting` "
+                 "table lists them); async waits are invisible to it — use the db analyzer or "
+                 "spans for wall time", waits, waits == 1 ? "" : "s");
         pp_result_finding(stage, PP_SEVERITY_INFO, "candidates.waits_left_out", msg);
     }
     if (n == 0)

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "../common/strbuf.h"
+#include "blocked.h"
 #include "waits.h"
 
 #define NO_STACK_NAME "[no stack]"
@@ -53,6 +54,7 @@ typedef struct report {
     int64_t *thread_s, *thread_ns;
     pp_pc_agg thread_leaf;        /* key {slot, name id}: samples, ns */
     pp_pc_agg by_stack;           /* folded: samples, ns */
+    pp_cpu_states states;         /* running vs waiting, per stack (blocked.c) */
     pp_pc_strbuf buf;
 } report;
 
@@ -130,6 +132,8 @@ static int name_stacks(report *r)
             rc = pp_pc_strbuf_adds(&r->buf, NO_STACK_NAME);
         if (rc == PP_OK)
             rc = pp_pc_strtab_intern(&r->folded, r->buf.data, r->buf.len, &f->folded);
+        if (rc == PP_OK)
+            rc = pp_cpu_states_stack(&r->states, s, &r->names, r->ids + off, depth);
         off += depth;
     }
     return rc;
@@ -220,6 +224,7 @@ static int fold_rows(report *r)
             }
         }
 
+        pp_cpu_states_add(&r->states, key[1], s, ns);
         r->thread_s[key[0]] += s;
         r->thread_ns[key[0]] += ns;
         uint32_t tk[2] = { key[0], f->leaf };
@@ -576,11 +581,15 @@ int pp_cpu_report(pp_cpu *c, pp_ctx *ctx, pp_error *err)
 
     median_interval(&r);
     weigh_samples(&r);
-    int rc = name_stacks(&r);
+    int rc = pp_cpu_states_init(&r.states, c->stacks.count);
+    if (rc == PP_OK)
+        rc = name_stacks(&r);
     if (rc == PP_OK)
         rc = alloc_sums(&r);
     if (rc == PP_OK)
         rc = fold_rows(&r);
+    if (rc == PP_OK)
+        rc = pp_cpu_states_emit(&r.states, c->host, ctx, c->top);
     if (rc == PP_OK)
         rc = emit_methods(&r);
     if (rc == PP_OK)
@@ -604,6 +613,7 @@ int pp_cpu_report(pp_cpu *c, pp_ctx *ctx, pp_error *err)
     pp_pc_strtab_free(&r.folded);
     pp_pc_agg_free(&r.thread_leaf);
     pp_pc_agg_free(&r.by_stack);
+    pp_cpu_states_free(&r.states);
     pp_pc_strbuf_free(&r.buf);
     free(r.facts);
     free(r.ids);

@@ -11,6 +11,7 @@
 
 #include <perfpipe/plugin.h>
 
+#include "../../plugins/cpu/blocked.h"
 #include "../../plugins/cpu/waits.h"
 #include "mock_host.h"
 
@@ -364,6 +365,64 @@ START_TEST(test_wait_names)
     ck_assert(pp_cpu_is_wait("System.Threading.SpinWait.SpinOnce"));
     ck_assert(!pp_cpu_is_wait("App.Work.HotA"));
     ck_assert(!pp_cpu_is_wait("System.String.Ctor"));
+    /* blocking syscalls by their P/Invoke, matched whole */
+    ck_assert(pp_cpu_frame_blocks("Interop+Sys.Read"));
+    ck_assert(pp_cpu_frame_blocks("Interop+Sys.ReceiveMessage"));
+    ck_assert(pp_cpu_frame_blocks("Interop+Sys.WaitForSocketEvents"));
+    ck_assert(pp_cpu_frame_blocks("Interop+Sys.Poll"));
+    ck_assert(pp_cpu_frame_blocks("Interop+Sys.LowLevelMonitor_Wait"));
+    ck_assert(!pp_cpu_frame_blocks("Interop+Sys.ReadLink"));
+    ck_assert(!pp_cpu_frame_blocks("Interop+Sys.ReadDirR"));
+    ck_assert(!pp_cpu_frame_blocks("Interop+Sys.Write"));
+    ck_assert(pp_cpu_frame_blocks("System.Threading.WaitHandle.WaitOneNoCheck"));
+    ck_assert(pp_cpu_frame_blocks("System.Threading.SemaphoreSlim.Wait"));
+    ck_assert(pp_cpu_frame_blocks("System.Threading.Tasks.Task`1[System.__Canon].GetResultCore"));
+    /* the GC poll inside a hot loop is running code */
+    ck_assert(!pp_cpu_frame_blocks("System.Threading.Thread.<PollGC>g__PollGCWorker|67_0"));
+    ck_assert(!pp_cpu_frame_blocks("App.Work.WaitForCustomer"));
+    ck_assert(pp_cpu_frame_framework("System.Threading.Thread.Sleep"));
+    ck_assert(pp_cpu_frame_framework("Interop+Sys.Read"));
+    ck_assert(pp_cpu_frame_framework("?!0x7f00"));
+    ck_assert(!pp_cpu_frame_framework("App.Work.HotA"));
+}
+END_TEST
+
+/* Stacks split into running (by responsible method) and waiting (by wait
+ * and waiter). */
+START_TEST(test_states_split)
+{
+    pp_pc_strtab names;
+    pp_cpu_states st;
+    const char *frames[] = { "System.Threading.Thread.<PollGC>g__PollGCWorker|67_0", "App.Hot",
+                             "Interop+Sys.Read", "System.IO.Pipes.PipeStream.Read", "App.Reader",
+                             "System.Threading.LowLevelLifoSemaphore.WaitForSignal",
+                             "System.Threading.PortableThreadPool+WorkerThread.WorkerThreadStart",
+                             "System.Threading.Thread.StartCallback" };
+    uint32_t id[8];
+    pp_pc_strtab_init(&names);
+    for (int i = 0; i < 8; i++)
+        ck_assert_int_eq(pp_pc_strtab_intern(&names, frames[i], strlen(frames[i]), &id[i]), PP_OK);
+    ck_assert_int_eq(pp_cpu_states_init(&st, 4), PP_OK);
+    uint32_t hot[2] = { id[0], id[1] }, rd[3] = { id[2], id[3], id[4] }, tp[3] = { id[5], id[6], id[7] };
+    ck_assert_int_eq(pp_cpu_states_stack(&st, 0, &names, hot, 2), PP_OK);
+    ck_assert_int_eq(pp_cpu_states_stack(&st, 1, &names, rd, 3), PP_OK);
+    ck_assert_int_eq(pp_cpu_states_stack(&st, 2, &names, tp, 3), PP_OK);
+    ck_assert_int_eq(pp_cpu_states_stack(&st, 3, &names, NULL, 0), PP_OK);
+    pp_cpu_states_add(&st, 0, 10, 10000000);
+    pp_cpu_states_add(&st, 1, 30, 30000000);
+    pp_cpu_states_add(&st, 2, 5, 5000000);
+    pp_cpu_states_add(&st, 3, 1, 1000000);
+    ck_assert_int_eq(st.run_s, 11);
+    ck_assert_int_eq(st.wait_s, 35);
+    ck_assert_uint_eq(pp_pc_agg_count(&st.running), 2);
+    ck_assert_str_eq(pp_pc_agg_key(&st.running, st.row[0]), "App.Hot");
+    ck_assert_str_eq(pp_pc_agg_key(&st.waits, st.row[1]), "Interop+Sys.Read\tApp.Reader");
+    ck_assert_str_eq(pp_pc_agg_key(&st.waits, st.row[2]),
+                     "System.Threading.LowLevelLifoSemaphore.WaitForSignal\t"
+                     "System.Threading.PortableThreadPool+WorkerThread.WorkerThreadStart");
+    ck_assert_str_eq(pp_pc_agg_key(&st.running, st.row[3]), "[no stack]");
+    pp_cpu_states_free(&st);
+    pp_pc_strtab_free(&names);
 }
 END_TEST
 
@@ -406,6 +465,7 @@ static Suite *suite(void)
     tcase_add_test(tc, test_gap_cap);
     tcase_add_test(tc, test_focus_not_found_and_bad_options);
     tcase_add_test(tc, test_wait_names);
+    tcase_add_test(tc, test_states_split);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -1,0 +1,284 @@
+/* plugins/cpu: running versus waiting (see blocked.h). */
+#include "blocked.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../common/frames.h"
+
+#define NO_STACK "[no stack]"
+
+/* P/Invokes that park the thread in the kernel until data or an event
+ * arrives; matched whole, since their neighbours (ReadLink, ReadDir,
+ * Write...) return at once. */
+static const char *const blocking_pinvokes[] = {
+    "Interop+Sys.Read", "Interop+Sys.ReadV", "Interop+Sys.PRead", "Interop+Sys.ReadStdin",
+    "Interop+Sys.Receive", "Interop+Sys.ReceiveMessage", "Interop+Sys.Accept",
+    "Interop+Sys.Poll", "Interop+Sys.PollEvents", "Interop+Sys.WaitForSocketEvents",
+    "Interop+Sys.LowLevelMonitor_Wait", "Interop+Sys.LowLevelMonitor_TimedWait",
+    "Interop+Sys.WaitPidExitedNoHang", "Interop+Sys.Select",
+    "Interop+Kernel32.WaitForSingleObject", "Interop+Kernel32.WaitForMultipleObjects",
+    "Interop+Kernel32.WaitForMultipleObjectsEx", "Interop+Kernel32.SleepEx",
+    "Interop+Kernel32.ReadFile", "Interop+Kernel32.GetQueuedCompletionStatus",
+    "Interop+Kernel32.GetQueuedCompletionStatusEx", "Interop+Winsock.recv",
+    "Interop+Winsock.WSARecv", "Interop+Winsock.select", "Interop+Winsock.accept",
+};
+
+/* Managed waits: a name that starts with `prefix` (and, when `also` is set,
+ * contains it after the prefix: generic instantiations sit in between). */
+static const struct { const char *prefix, *also; } blocking_calls[] = {
+    { "System.Threading.Monitor.Wait", NULL },
+    { "System.Threading.Monitor.ObjWait", NULL },
+    { "System.Threading.Monitor.Enter", NULL },          /* a sample there is contention */
+    { "System.Threading.Monitor.ReliableEnter", NULL },
+    { "System.Threading.Lock.TryEnterSlow", NULL },
+    { "System.Threading.Lock.EnterAndGetCurrentThreadId", NULL },
+    { "System.Threading.WaitHandle.Wait", NULL },
+    { "System.Threading.Thread.Sleep", NULL },
+    { "System.Threading.Thread.Join", NULL },
+    { "System.Threading.SpinWait.", NULL },
+    { "System.Threading.LowLevelLifoSemaphore.Wait", NULL },
+    { "System.Threading.LowLevelMonitor.Wait", NULL },
+    { "System.Threading.LowLevelLock.WaitAndAcquire", NULL },
+    { "System.Threading.LowLevelSpinWaiter.", NULL },
+    { "System.Threading.ManualResetEventSlim.Wait", NULL },
+    { "System.Threading.SemaphoreSlim.Wait", NULL },
+    { "System.Threading.CountdownEvent.Wait", NULL },
+    { "System.Threading.Barrier.SignalAndWait", NULL },
+    { "System.Threading.ReaderWriterLockSlim.WaitOnEvent", NULL },
+    { "System.Threading.WaitSubsystem.", NULL },
+    { "System.Threading.Tasks.Task.Wait", NULL },
+    { "System.Threading.Tasks.Task.InternalWait", NULL },
+    { "System.Threading.Tasks.Task.SpinThenBlockingWait", NULL },
+    { "System.Threading.Tasks.Task`1", ".GetResultCore" },
+    { "System.Console.ReadLine", NULL },
+    { "System.Console.ReadKey", NULL },
+    { "System.IO.StdInReader.ReadKey", NULL },
+};
+
+/* Loops whose callee is the wait even when that callee is not resolved (the
+ * epoll thread's P/Invoke stub often has no name): waiting unless they are
+ * the leaf themselves. */
+static const char *const waiting_loops[] = {
+    "System.Net.Sockets.SocketAsyncEngine.EventLoop",
+};
+
+static int
+same_method(const char *name, const char *m)
+{
+    size_t n = strlen(m);
+    return strncmp(name, m, n) == 0 && (name[n] == '\0' || name[n] == '(');
+}
+
+int
+pp_cpu_frame_blocks(const char *name)
+{
+    if (strncmp(name, "Interop", 7) == 0) {
+        for (size_t i = 0; i < sizeof blocking_pinvokes / sizeof blocking_pinvokes[0]; i++)
+            if (same_method(name, blocking_pinvokes[i]))
+                return 1;
+        return 0;
+    }
+    for (size_t i = 0; i < sizeof blocking_calls / sizeof blocking_calls[0]; i++) {
+        size_t n = strlen(blocking_calls[i].prefix);
+        if (strncmp(name, blocking_calls[i].prefix, n) == 0 &&
+            (!blocking_calls[i].also || strstr(name + n, blocking_calls[i].also)))
+            return 1;
+    }
+    return 0;
+}
+
+int
+pp_cpu_frame_framework(const char *name)
+{
+    static const char *const prefixes[] = { "System.", "Microsoft.", "Interop+", "Interop.",
+                                            "Internal.", "[" };
+    if (pp_pc_frame_unresolved(name))
+        return 1;
+    for (size_t i = 0; i < sizeof prefixes / sizeof prefixes[0]; i++)
+        if (strncmp(name, prefixes[i], strlen(prefixes[i])) == 0)
+            return 1;
+    return 0;
+}
+
+static int
+waiting_loop(const char *name)
+{
+    for (size_t i = 0; i < sizeof waiting_loops / sizeof waiting_loops[0]; i++)
+        if (same_method(name, waiting_loops[i]))
+            return 1;
+    return 0;
+}
+
+int
+pp_cpu_states_init(pp_cpu_states *st, uint32_t nstacks)
+{
+    memset(st, 0, sizeof *st);
+    pp_pc_agg_init(&st->running, 2);
+    pp_pc_agg_init(&st->waits, 2);
+    st->nstacks = nstacks;
+    st->is_waiting = calloc(nstacks ? nstacks : 1, 1);
+    st->row = calloc(nstacks ? nstacks : 1, sizeof *st->row);
+    return st->is_waiting && st->row ? PP_OK : PP_ENOMEM;
+}
+
+void
+pp_cpu_states_free(pp_cpu_states *st)
+{
+    free(st->is_waiting);
+    free(st->row);
+    pp_pc_agg_free(&st->running);
+    pp_pc_agg_free(&st->waits);
+    memset(st, 0, sizeof *st);
+}
+
+int
+pp_cpu_states_stack(pp_cpu_states *st, uint32_t stack, const pp_pc_strtab *names,
+                    const uint32_t *ids, uint32_t depth)
+{
+    static const int64_t zero[2] = { 0, 0 };
+    int32_t wait = -1, user = -1;
+
+    if (stack >= st->nstacks)
+        return PP_EINVAL;
+    if (depth == 0)
+        return pp_pc_agg_add(&st->running, NO_STACK, strlen(NO_STACK), zero, &st->row[stack]);
+    for (uint32_t i = 0; i < depth; i++) {
+        const char *f = pp_pc_strtab_get(names, ids[i]);
+        if (!pp_cpu_frame_framework(f)) {
+            user = (int32_t)i;
+            break;
+        }
+        if (wait < 0 && (pp_cpu_frame_blocks(f) || (i > 0 && waiting_loop(f))))
+            wait = (int32_t)i;
+    }
+    if (wait < 0) {
+        const char *m = pp_pc_strtab_get(names, ids[user >= 0 ? (uint32_t)user : 0]);
+        return pp_pc_agg_add(&st->running, m, strlen(m), zero, &st->row[stack]);
+    }
+    /* The waiter: the user frame, else the first frame above the wait that
+     * is not itself part of the wait (the framework loop that called it). */
+    uint32_t w = (uint32_t)wait;
+    if (user >= 0) {
+        w = (uint32_t)user;
+    } else {
+        while (w + 1 < depth && pp_cpu_frame_blocks(pp_pc_strtab_get(names, ids[w + 1])))
+            w++;
+        w = w + 1 < depth ? w + 1 : w;
+    }
+    const char *wf = pp_pc_strtab_get(names, ids[wait]);
+    const char *wr = pp_pc_strtab_get(names, ids[w]);
+    size_t a = strlen(wf), b = strlen(wr);
+    char *key = malloc(a + b + 2);
+    if (!key)
+        return PP_ENOMEM;
+    memcpy(key, wf, a);
+    key[a] = '\t';
+    memcpy(key + a + 1, wr, b + 1);
+    st->is_waiting[stack] = 1;
+    int rc = pp_pc_agg_add(&st->waits, key, a + b + 1, zero, &st->row[stack]);
+    free(key);
+    return rc;
+}
+
+void
+pp_cpu_states_add(pp_cpu_states *st, uint32_t stack, int64_t s, int64_t ns)
+{
+    int64_t *v = pp_pc_agg_vals_mut(st->is_waiting[stack] ? &st->waits : &st->running, st->row[stack]);
+    v[0] += s;
+    v[1] += ns;
+    if (st->is_waiting[stack]) {
+        st->wait_s += s;
+        st->wait_ns += ns;
+    } else {
+        st->run_s += s;
+        st->run_ns += ns;
+    }
+}
+
+static double pct(int64_t part, int64_t whole) { return whole > 0 ? 100.0 * (double)part / (double)whole : 0.0; }
+
+static int
+emit_table(const pp_cpu_states *st, const pp_host_api *h, pp_ctx *ctx, int64_t top, int waits)
+{
+    const pp_pc_agg *a = waits ? &st->waits : &st->running;
+    pp_column run_cols[4] = {
+        { "method", PP_COL_STRING, 0 }, { "samples", PP_COL_COUNT, 0 },
+        { "ms", PP_COL_NUMBER, 0 },     { "share", PP_COL_PERCENT, 0 },
+    };
+    pp_column wait_cols[5] = {
+        { "wait", PP_COL_STRING, 0 }, { "waiter", PP_COL_STRING, 0 },
+        { "samples", PP_COL_COUNT, 0 }, { "ms", PP_COL_NUMBER, 0 },
+        { "share", PP_COL_PERCENT, 0 },
+    };
+    pp_table *t = waits ? h->table_new(ctx, "waiting", 5, wait_cols, 2)
+                        : h->table_new(ctx, "running", 4, run_cols, 1);
+    if (!t)
+        return PP_ENOMEM;
+    uint32_t n = pp_pc_agg_count(a);
+    uint32_t *order = n ? pp_pc_agg_rank(a, 1, 0) : NULL;
+    if (n && !order)
+        return PP_ENOMEM;
+    int64_t whole = waits ? st->wait_ns : st->run_ns;
+    int rc = PP_OK;
+    for (uint32_t i = 0, shown = 0; i < n && rc == PP_OK; i++) {
+        const int64_t *v = pp_pc_agg_vals(a, order[i]);
+        if (v[0] == 0)
+            continue;            /* a stack outside the view or window */
+        if (top > 0 && shown >= (uint64_t)top)
+            break;
+        shown++;
+        const char *key = pp_pc_agg_key(a, order[i]);
+        if (waits) {
+            const char *tab = strchr(key, '\t');
+            char wait[1024];
+            size_t wl = (size_t)(tab - key) < sizeof wait - 1 ? (size_t)(tab - key) : sizeof wait - 1;
+            memcpy(wait, key, wl);
+            wait[wl] = '\0';
+            pp_cell c[5] = { pp_cell_str(wait), pp_cell_str(tab + 1), pp_cell_int(v[0]),
+                             pp_cell_dbl((double)v[1] / 1e6), pp_cell_dbl(pct(v[1], whole)) };
+            rc = h->table_row(t, c);
+        } else {
+            pp_cell c[4] = { pp_cell_str(key), pp_cell_int(v[0]), pp_cell_dbl((double)v[1] / 1e6),
+                             pp_cell_dbl(pct(v[1], whole)) };
+            rc = h->table_row(t, c);
+        }
+    }
+    free(order);
+    return rc;
+}
+
+int
+pp_cpu_states_emit(const pp_cpu_states *st, const pp_host_api *h, pp_ctx *ctx, int64_t top)
+{
+    int rc = emit_table(st, h, ctx, top, 0);
+    if (rc == PP_OK)
+        rc = emit_table(st, h, ctx, top, 1);
+    if (rc == PP_OK)
+        rc = h->total_int(ctx, "running_time", PP_COL_DURATION_NS, st->run_ns);
+    if (rc == PP_OK)
+        rc = h->total_int(ctx, "waiting_time", PP_COL_DURATION_NS, st->wait_ns);
+    if (rc != PP_OK || st->wait_ns <= st->run_ns / 4)
+        return rc;
+    /* the heaviest wait, for the message */
+    const char *top_key = NULL;
+    int64_t top_ns = -1;
+    for (uint32_t i = 0; i < pp_pc_agg_count(&st->waits); i++)
+        if (pp_pc_agg_vals(&st->waits, i)[1] > top_ns) {
+            top_ns = pp_pc_agg_vals(&st->waits, i)[1];
+            top_key = pp_pc_agg_key(&st->waits, i);
+        }
+    char wait[512];
+    snprintf(wait, sizeof wait, "%s", top_key ? top_key : "");
+    char *tab = strchr(wait, '\t');
+    if (tab)
+        *tab = '\0';
+    h->finding(ctx, PP_SEVERITY_INFO, "cpu.blocked_time",
+               "%.1f%% of the thread time is threads waiting (top: %s in %s, %.0f ms): blocked time "
+               "is no work a change to the waiting method removes, so the `running` table and "
+               "candidates count running samples only (%.0f ms), and `waiting` lists the waits",
+               pct(st->wait_ns, st->wait_ns + st->run_ns), wait, tab ? tab + 1 : "?",
+               (double)top_ns / 1e6, (double)st->run_ns / 1e6);
+    return PP_OK;
+}

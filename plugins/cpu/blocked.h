@@ -1,0 +1,63 @@
+/* plugins/cpu: running versus waiting.
+ *
+ * Thread-time sampling (SampleProfiler) samples every managed thread, blocked
+ * or not: a thread parked in read(2), epoll_wait, a futex behind WaitOne or
+ * Monitor.Wait, or Thread.Sleep weighs as much as one that computes. No change
+ * to the waiting method removes that time, so it must never rank as work.
+ *
+ * A sample is waiting when, walking its stack from the leaf up to the first
+ * frame of user code, one frame is a known blocking call (the wait). Otherwise
+ * it is running, and belongs to its responsible method: the first user frame
+ * from the leaf (so a hot loop caught in a framework helper, e.g. the GC poll,
+ * still counts for the loop), or the leaf when the stack has no user frame.
+ * The waiter of a waiting sample is its first user frame, or else the frame
+ * that called the wait. */
+#ifndef PP_CPU_BLOCKED_H
+#define PP_CPU_BLOCKED_H
+
+#include <stdint.h>
+
+#include <perfpipe/plugin.h>
+
+#include "../common/agg.h"
+#include "../common/strtab.h"
+
+/* 1 when the frame name is a blocking call (a wait: syscalls that block in
+ * read/recv/poll/epoll, WaitHandle and Monitor waits, semaphores, Sleep,
+ * Join, SpinWait, console reads). Exact for P/Invoke names (Interop+Sys.Read
+ * is a wait, Interop+Sys.ReadLink is not). */
+int pp_cpu_frame_blocks(const char *name);
+
+/* 1 when the frame is framework code (System., Microsoft., Interop, Internal.)
+ * or unresolved: not where a user's change goes. */
+int pp_cpu_frame_framework(const char *name);
+
+typedef struct pp_cpu_states {
+    uint32_t nstacks;
+    uint8_t *is_waiting;         /* [nstacks] 1 waiting, 0 running */
+    uint32_t *row;               /* [nstacks] row in running or waits */
+    pp_pc_agg running;           /* key: responsible method; samples, ns */
+    pp_pc_agg waits;             /* key: wait "\t" waiter; samples, ns */
+    int64_t run_s, run_ns, wait_s, wait_ns;
+} pp_cpu_states;
+
+/* Ready for nstacks stacks (ids 0..nstacks-1). PP_OK or PP_ENOMEM;
+ * pp_cpu_states_free is safe after either. */
+int pp_cpu_states_init(pp_cpu_states *st, uint32_t nstacks);
+void pp_cpu_states_free(pp_cpu_states *st);
+
+/* Classify stack `stack`, whose frames are ids[0..depth) in names, leaf
+ * first (depth 0: no stack, counted as running "[no stack]"). */
+int pp_cpu_states_stack(pp_cpu_states *st, uint32_t stack, const pp_pc_strtab *names,
+                        const uint32_t *ids, uint32_t depth);
+
+/* Add samples s weighing ns to the state of stack. */
+void pp_cpu_states_add(pp_cpu_states *st, uint32_t stack, int64_t s, int64_t ns);
+
+/* Tables `running` (method: samples, ms, share of running time) and
+ * `waiting` (wait, waiter: samples, ms, share of waiting time), at most top
+ * rows each (0 = all); totals running_time, waiting_time; the finding
+ * cpu.blocked_time when waiting outweighs running. */
+int pp_cpu_states_emit(const pp_cpu_states *st, const pp_host_api *h, pp_ctx *ctx, int64_t top);
+
+#endif

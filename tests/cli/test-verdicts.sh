@@ -1,0 +1,90 @@
+#!/bin/bash
+# Verdicts checked like numbers (issue #16): on real captures whose truth the
+# workload knows, candidates rank the cause (the hot method, never a wait; the
+# heap owner before its payload), and the figures behind them equal
+# TraceEvent's (oracle) or the workload's own counts.
+set -u
+PERFPIPE=${PERFPIPE:?}
+DATA=${PP_TESTDATA:?}
+CORPUS=${PP_CORPUS:-}
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+pass=0; fail=0
+command -v python3 >/dev/null || { echo "SKIP: python3 not found"; exit 77; }
+
+# check NAME SCRIPT ARGS...: python3 SCRIPT (stdin) with ARGS must exit 0
+check() {
+  local name=$1; shift
+  if python3 - "$@" >"$tmp/py.out" 2>&1; then pass=$((pass + 1)); echo "PASS: $name"; sed 's/^/  /' "$tmp/py.out"
+  else fail=$((fail + 1)); echo "FAIL: $name"; sed 's/^/  /' "$tmp/py.out" | tail -15; fi
+}
+run() { # run NAME CMD...: must exit 0
+  local name=$1; shift
+  if "$@" >"$tmp/out" 2>"$tmp/err"; then return 0; fi
+  fail=$((fail + 1)); echo "FAIL: $name: exit $?"; sed 's/^/  stderr: /' "$tmp/err" | head -5; return 1
+}
+
+# ---- cpu: a hot method among threads blocked in reads, polls, waits ---------
+for f in cpu-blocking cpu-sampled; do
+  [ -f "$DATA/$f.nettrace" ] || { echo "SKIP: $f.nettrace absent"; continue; }
+  run "$f: cpu" "$PERFPIPE" cpu "$DATA/$f.nettrace" --top 0 --format json -o "$tmp/$f.json" || continue
+  run "$f: candidates" "$PERFPIPE" candidates "$tmp/$f.json" --top 50 --format json -o "$tmp/$f.cand.json" || continue
+  check "$f: running/waiting split equals TraceEvent, hot method first everywhere" \
+    "$tmp/$f.json" "$tmp/$f.cand.json" "$DATA/$f.truth.json" "$DATA/$f.oracle.json" <<'PY'
+import json, sys
+res, cand, truth, oracle = (json.load(open(p)) for p in sys.argv[1:5])
+st = res["stages"][0]
+tables = {t["name"]: t for t in st["tables"]}
+def rows(t):
+    cols = [c["name"] if isinstance(c, dict) else c for c in t["columns"]]
+    return [dict(zip(cols, r)) for r in t["rows"]]
+running, waiting = rows(tables["running"]), rows(tables["waiting"])
+inc = {r["method"]: r for r in oracle["samples"]["inclusive"]}
+if truth["scenario"] == "blocking":
+    hot = truth["hot_method"]
+    hot_ms = truth["hot_busy_ms"]
+    blocked = [b["method"] for b in truth["blocked"] if b["method"]]
+else:
+    hot = max((m for m in truth["methods"] if m["state"] == "running"), key=lambda m: m["busy_ms"])
+    hot_ms, hot = hot["busy_ms"], hot["method"]
+    blocked = [m["method"] for m in truth["methods"] if m["state"] == "blocked"]
+# every sample is running or waiting: the counts add up to TraceEvent's
+n = sum(r["samples"] for r in running) + sum(r["samples"] for r in waiting)
+assert n == oracle["samples"]["total"], (n, oracle["samples"]["total"])
+# the hot method tops the running view, with every sample that has it on the stack
+assert running[0]["method"] == hot, running[:3]
+assert running[0]["samples"] == inc[hot]["total"], (running[0], inc[hot])
+ratio = running[0]["ms"] / hot_ms
+assert 0.9 <= ratio <= 1.1, ("running ms vs the workload's Stopwatch", running[0]["ms"], hot_ms)
+# each blocked thread: all its samples waiting, none running (TraceEvent's inclusive count)
+for m in blocked:
+    w = sum(r["samples"] for r in waiting if r["waiter"] == m)
+    assert w == inc[m]["total"], (m, w, inc[m]["total"])
+    assert not any(r["method"] == m for r in running), m
+# candidates: the hot method first; no wait and no blocked method anywhere
+crow = [dict(zip([c["name"] if isinstance(c, dict) else c for c in t["columns"]], r))
+        for t in cand["stages"][0]["tables"] if t["name"] == "candidates" for r in t["rows"]]
+assert crow[0]["target"] == hot, crow[0]
+waits = {r["wait"] for r in waiting}
+for c in crow:
+    assert c["target"] not in waits and c["target"] not in blocked, c["target"]
+print(f"{hot}: {running[0]['samples']} samples = TraceEvent, {running[0]['ms']:.0f} ms vs "
+      f"{hot_ms:.0f} ms busy (x{ratio:.3f}); {len(blocked)} blocked methods all waiting; "
+      f"{len(waiting)} waits left out of {len(crow)} candidates")
+PY
+done
+if [ -n "$CORPUS" ] && [ -f "$CORPUS/mixed_managed_external_samples.nettrace" ]; then
+  run "corpus: cpu" "$PERFPIPE" cpu "$CORPUS/mixed_managed_external_samples.nettrace" --format json -o "$tmp/corpus.json" &&
+  check "corpus: ReadKey waits, FindByte tops the running view" "$tmp/corpus.json" <<'PY'
+import json, sys
+st = json.load(open(sys.argv[1]))["stages"][0]
+t = {x["name"]: x for x in st["tables"]}
+run, wait = t["running"]["rows"], t["waiting"]["rows"]
+# TraceEvent: FindByte 2590 managed + 1 External leaf; ReadKey 2298 External leaf
+assert run[0][0] == "NoNativeStacks.Program.FindByte" and run[0][1] == 2591, run[0]
+assert wait[0][0] == "System.IO.StdInReader.ReadKey", wait[0]
+print("FindByte", run[0][1], "running samples; ReadKey waiting", wait[0][2])
+PY
+fi
+
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]
