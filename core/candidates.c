@@ -262,6 +262,7 @@ pp_candidates(const json_t *const *docs, size_t ndocs, size_t top, json_t **out,
     cand *list = NULL;
     size_t n = 0, cap = 0, waits = 0;
     json_t *doc, *stage;
+    pp_table_set set = { NULL, NULL };
     pp_table *t, *f;
     int rc = PP_OK;
 
@@ -299,9 +300,10 @@ pp_candidates(const json_t *const *docs, size_t ndocs, size_t top, json_t **out,
 
     doc = pp_result_new("candidates");
     stage = doc ? pp_result_add_stage(doc, "candidates", "candidates", pp_version()) : NULL;
-    t = stage ? pp_result_table_new_err(stage, "candidates", 7, ccols, 1, err) : NULL;
-    f = t ? pp_result_table_new_err(stage, "followups", 4, fcols, 3, err) : NULL;
+    t = stage ? pp_result_table_new(&set, stage, "candidates", 7, ccols, 1, err) : NULL;
+    f = t ? pp_result_table_new(&set, stage, "followups", 4, fcols, 3, err) : NULL;
     if (f == NULL) {
+        pp_result_tables_release(&set);
         free(list);
         json_decref(doc);
         if (err != NULL && err->code == PP_OK)
@@ -330,7 +332,7 @@ pp_candidates(const json_t *const *docs, size_t ndocs, size_t top, json_t **out,
         row[4] = pp_cell_dbl(c->share);
         row[5] = pp_cell_str(evidence);
         row[6] = pp_cell_str(verify);
-        if ((rc = pp_result_table_row_err(t, row, err)) != PP_OK)
+        if ((rc = pp_result_table_row(t, row, err)) != PP_OK)
             break;
     }
     /* Tooling follow-ups: every warning or error the inputs raised. */
@@ -353,12 +355,12 @@ pp_candidates(const json_t *const *docs, size_t ndocs, size_t top, json_t **out,
                 row[1] = pp_cell_str(sev);
                 row[2] = pp_cell_str(json_string_value(json_object_get(fd, "code")));
                 row[3] = pp_cell_str(json_string_value(json_object_get(fd, "message")));
-                if ((rc = pp_result_table_row_err(f, row, err)) != PP_OK)
+                if ((rc = pp_result_table_row(f, row, err)) != PP_OK)
                     break;
             }
     }
     pp_result_total_int(stage, "candidates", PP_COL_COUNT, (int64_t)(n < top ? n : top));
-    pp_result_tables_release(stage);
+    pp_result_tables_release(&set);
     free(list);
     if (rc != PP_OK) {
         json_decref(doc);

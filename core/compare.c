@@ -173,6 +173,7 @@ compare_table(const json_t *tb, const json_t *tc, json_t *out_stage, const pp_co
     char *names[MAX_COLUMNS * 4 + 2];
     size_t nout = 0;
     joined *rows = NULL;
+    pp_table_set set = { NULL, NULL };
     size_t nrows = 0;
     json_t *index = NULL;
     pp_table *t;
@@ -328,8 +329,8 @@ compare_table(const json_t *tb, const json_t *tc, json_t *out_stage, const pp_co
     }
     qsort(rows, nrows, sizeof *rows, by_abs_delta);
 
-    if ((t = pp_result_table_new_err(out_stage, name, (uint32_t)nout, outcols, (uint32_t)nkey,
-                                     err)) == NULL) {
+    if ((t = pp_result_table_new(&set, out_stage, name, (uint32_t)nout, outcols, (uint32_t)nkey,
+                                 err)) == NULL) {
         rc = err ? err->code : PP_EINVAL;
         goto out;
     }
@@ -387,7 +388,7 @@ compare_table(const json_t *tb, const json_t *tc, json_t *out_stage, const pp_co
                              label ? label : "?", num(sb), num(sc));
             }
         }
-        if (pp_result_table_row_err(t, cells, err) != PP_OK) {
+        if (pp_result_table_row(t, cells, err) != PP_OK) {
             rc = err ? err->code : PP_EINVAL;
             goto out;
         }
@@ -456,6 +457,7 @@ compare_table(const json_t *tb, const json_t *tc, json_t *out_stage, const pp_co
         }
     }
 out:
+    pp_result_tables_release(&set);
     for (size_t i = nkey + 1; i < nout; i++)
         free(names[i]);
     free(rows);
@@ -562,7 +564,6 @@ pp_compare(const json_t *base, const json_t *cand, const pp_compare_options *o, 
             if ((rc = compare_table(tb, tc, out_stage, o, weakened, regressions, err)) != PP_OK)
                 break;
         }
-        pp_result_tables_release(out_stage);
         if (rc != PP_OK)
             break;
     }

@@ -172,9 +172,7 @@ read_input(input_run *in, size_t index, stage_run *stages, size_t nstages, pp_er
                 if (st->plan->inputs[slot] != index)
                     continue;
                 rec.input_index = slot;
-                pp_host_enter(&st->ctx);
                 rc = st->plan->analyzer->consume(st->state, &rec, &perr);
-                pp_host_leave();
                 if (rc != PP_OK)
                     stage_fail(st, first, "stage '%s' (analyzer %s) failed while consuming: %s",
                                perr.message[0] ? perr.message : "no reason given");
@@ -274,9 +272,7 @@ pp_engine_run(const pp_plan *plan, const pp_run_hooks *hooks, json_t **doc_out, 
         st->ctx.knobs = json_object_get(doc, "knobs");
         st->ctx.log = hooks->log;
         st->ctx.log_user = hooks->user;
-        pp_host_enter(&st->ctx);
         rc = a->create(host, &st->ctx, st->plan->options, &st->state, &perr);
-        pp_host_leave();
         if (rc != PP_OK)
             stage_fail(st, &first, "stage '%s' (analyzer %s) could not start: %s",
                        perr.message[0] ? perr.message : "no reason given");
@@ -300,9 +296,7 @@ pp_engine_run(const pp_plan *plan, const pp_run_hooks *hooks, json_t **doc_out, 
         if (st->failed)
             continue;
         st->ctx.finishing = 1;
-        pp_host_enter(&st->ctx);
         rc = st->plan->analyzer->finish(st->state, &st->ctx, &perr);
-        pp_host_leave();
         if (rc != PP_OK)
             stage_fail(st, &first, "stage '%s' (analyzer %s) failed to finish: %s",
                        perr.message[0] ? perr.message : "no reason given");
@@ -328,8 +322,7 @@ out:
     for (size_t s = 0; stages != NULL && s < plan->nstages; s++) {
         if (stages[s].created)
             stages[s].plan->analyzer->destroy(stages[s].state);
-        if (stages[s].ctx.stage != NULL)
-            pp_result_tables_release(stages[s].ctx.stage);
+        pp_result_tables_release(&stages[s].ctx.tables);
     }
     /* Sources close last: plugins resolve symbols through them in finish(). */
     for (size_t i = 0; inputs != NULL && i < plan->ninputs; i++) {

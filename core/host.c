@@ -15,20 +15,6 @@
 #include "pipeline/options.h"
 #include "result/result.h"
 
-static pp_ctx *current;
-
-void
-pp_host_enter(pp_ctx *ctx)
-{
-    current = ctx;
-}
-
-void
-pp_host_leave(void)
-{
-    current = NULL;
-}
-
 static void
 violate(pp_ctx *ctx, const char *fmt, ...) PP_PRINTF(2, 3);
 
@@ -87,6 +73,7 @@ static pp_table *
 host_table_new(pp_ctx *ctx, const char *name, uint32_t ncolumns, const pp_column *columns,
                uint32_t nkey)
 {
+    pp_error e = PP_ERROR_INIT;
     pp_table *t;
 
     if (ctx == NULL)
@@ -100,24 +87,31 @@ host_table_new(pp_ctx *ctx, const char *name, uint32_t ncolumns, const pp_column
                 name ? name : "(null)");
         return NULL;
     }
-    t = pp_result_table_new(ctx->stage, name, ncolumns, columns, nkey);
+    ctx->tables.owner = ctx;
+    t = pp_result_table_new(&ctx->tables, ctx->stage, name, ncolumns, columns, nkey, &e);
     if (t == NULL)
-        violate(ctx, "table_new('%s') refused (duplicate name or bad column)", name);
+        violate(ctx, "table_new: %s", e.message);
     return t;
 }
 
+/* table_row gets no ctx: the table leads to its stage. A NULL or stale
+ * table has no stage to blame; it is refused (and table_new, which gave
+ * NULL, already marked the stage). */
 static int
 host_table_row(pp_table *t, const pp_cell *cells)
 {
+    pp_ctx *ctx = pp_result_table_owner(t);
     int rc;
 
-    if (t == NULL || cells == NULL) {
-        violate(current, "table_row on no table (did table_new fail?)");
+    if (ctx == NULL)
+        return PP_EINVAL;
+    if (!ctx->finishing) {
+        violate(ctx, "table_row called outside finish()");
         return PP_EINVAL;
     }
-    rc = pp_result_table_row(t, cells);
+    rc = pp_result_table_row(t, cells, NULL);
     if (rc != PP_OK)
-        violate(current, "%s", pp_result_table_error(t));
+        violate(ctx, "table_row: %s", pp_result_table_error(t));
     return rc;
 }
 

@@ -6,6 +6,8 @@
 
 #include <perfpipe/plugin.h>
 
+#include "result/result.h"
+
 struct pp_ctx {
     const char *stage_id;
     json_t *stage;               /* the stage's entry in the result document */
@@ -14,12 +16,8 @@ struct pp_ctx {
     char violation[PP_ERROR_MESSAGE_MAX]; /* first ABI rule the plugin broke */
     void (*log)(void *user, int level, const char *message);
     void *log_user;
+    pp_table_set tables;         /* the stage's table wrappers (owner = this ctx) */
 };
-
-/* The stage whose callback is running (the engine is single-threaded), so
- * functions that get no ctx, like table_row, can blame the right stage. */
-void pp_host_enter(pp_ctx *ctx);
-void pp_host_leave(void);
 
 /* The host table handed to every plugin (static storage). */
 const pp_host_api *pp_host_api_get(void);

@@ -161,9 +161,11 @@ pp_nettrace_inspect_doc(const char *path, json_t **doc_out, pp_error *err)
         { "version", PP_COL_COUNT, 0 }, { "name", PP_COL_STRING, 0 },
         { "count", PP_COL_COUNT, 0 }, { "payload_bytes", PP_COL_BYTES, 0 },
     };
-    pp_table *t = pp_result_table_new(stage, "events", 6, cols, 3);
+    pp_table_set set = { NULL, NULL };
+    pp_table *t = pp_result_table_new(&set, stage, "events", 6, cols, 3, err);
     nt_count *sorted = malloc((r->ncounts + 1) * sizeof *sorted);
     if (!t || !sorted) {
+        pp_result_tables_release(&set);
         free(sorted);
         json_decref(doc);
         pp_nettrace_close(r);
@@ -181,10 +183,10 @@ pp_nettrace_inspect_doc(const char *path, json_t **doc_out, pp_error *err)
             pp_cell_int(sorted[i].version), pp_cell_str(sorted[i].name),
             pp_cell_int((int64_t)sorted[i].count), pp_cell_int((int64_t)sorted[i].payload_bytes),
         };
-        pp_result_table_row(t, cells);
+        pp_result_table_row(t, cells, NULL);
     }
     free(sorted);
-    pp_result_tables_release(stage);
+    pp_result_tables_release(&set);
     pp_nettrace_close(r);
     *doc_out = doc;
     return PP_OK;

@@ -4,7 +4,6 @@
 #include "config.h"
 
 #include <math.h>
-#include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,7 +13,8 @@
 #include "result/result.h"
 
 struct pp_table {
-    json_t *stage;          /* borrowed: the registry key */
+    uint32_t magic;         /* TABLE_MAGIC while live: catches a stale handle */
+    pp_table_set *set;      /* the stage's set that owns this wrapper */
     json_t *rows;           /* borrowed from the document */
     char *name;
     uint32_t ncolumns;
@@ -25,23 +25,7 @@ struct pp_table {
     struct pp_table *next;
 };
 
-/* The wrappers of every live stage. A spin lock is enough: the critical
- * sections are a list push and a list unlink, and it needs no libpthread. */
-static pp_table *registry;
-static atomic_flag registry_lock = ATOMIC_FLAG_INIT;
-
-static void
-registry_acquire(void)
-{
-    while (atomic_flag_test_and_set_explicit(&registry_lock, memory_order_acquire))
-        ;
-}
-
-static void
-registry_release(void)
-{
-    atomic_flag_clear_explicit(&registry_lock, memory_order_release);
-}
+#define TABLE_MAGIC 0x7461626cu   /* "tabl" */
 
 static const char *const column_type_names[] = {
     NULL, "string", "count", "bytes", "duration_ns", "percent", "timestamp_ns", "number"
@@ -294,8 +278,8 @@ table_free(pp_table *t)
 }
 
 pp_table *
-pp_result_table_new_err(json_t *stage, const char *name, uint32_t ncolumns,
-                        const pp_column *columns, uint32_t nkey, pp_error *err)
+pp_result_table_new(pp_table_set *set, json_t *stage, const char *name, uint32_t ncolumns,
+                    const pp_column *columns, uint32_t nkey, pp_error *err)
 {
     json_t *tables = json_object_get(stage, "tables");
     json_t *tj = NULL, *cols = NULL, *key = NULL, *rows = NULL;
@@ -304,8 +288,8 @@ pp_result_table_new_err(json_t *stage, const char *name, uint32_t ncolumns,
     json_t *other;
     int rc = PP_OK;
 
-    if (!json_is_array(tables) || name == NULL || name[0] == '\0') {
-        pp_error_set(err, PP_EINVAL, "result table: a stage and a non-empty name are required");
+    if (set == NULL || !json_is_array(tables) || name == NULL || name[0] == '\0') {
+        pp_error_set(err, PP_EINVAL, "result table: a set, a stage and a non-empty name are required");
         return NULL;
     }
     if (ncolumns == 0 || columns == NULL) {
@@ -385,12 +369,10 @@ pp_result_table_new_err(json_t *stage, const char *name, uint32_t ncolumns,
         tj = NULL;
         goto nomem;
     }
-    t->stage = stage;
-
-    registry_acquire();
-    t->next = registry;
-    registry = t;
-    registry_release();
+    t->magic = TABLE_MAGIC;
+    t->set = set;
+    t->next = set->head;
+    set->head = t;
     return t;
 
 nomem:
@@ -401,13 +383,6 @@ nomem:
     table_free(t);
     pp_error_set(err, PP_ENOMEM, "result table \"%s\": out of memory", name);
     return NULL;
-}
-
-pp_table *
-pp_result_table_new(json_t *stage, const char *name, uint32_t ncolumns,
-                    const pp_column *columns, uint32_t nkey)
-{
-    return pp_result_table_new_err(stage, name, ncolumns, columns, nkey, NULL);
 }
 
 static const char *
@@ -457,12 +432,19 @@ cell_json(uint32_t coltype, const pp_cell *cell, int *bad)
 }
 
 int
-pp_result_table_row_err(pp_table *t, const pp_cell *cells, pp_error *err)
+pp_result_table_row(pp_table *t, const pp_cell *cells, pp_error *err)
 {
     json_t *row;
 
-    if (t == NULL || cells == NULL) {
-        pp_error_set(err, PP_EINVAL, "result row: a table and its cells are required");
+    if (t == NULL || t->magic != TABLE_MAGIC) {
+        pp_error_set(err, PP_EINVAL, "result row: argument 1 (table) is %s",
+                     t == NULL ? "NULL" : "not a live table");
+        return PP_EINVAL;
+    }
+    if (cells == NULL) {
+        snprintf(t->error, sizeof t->error, "result table \"%s\": argument 2 (cells) is NULL",
+                 t->name);
+        pp_error_set(err, PP_EINVAL, "%s", t->error);
         return PP_EINVAL;
     }
     if ((row = json_array()) == NULL)
@@ -495,41 +477,29 @@ nomem:
     return PP_ENOMEM;
 }
 
-int
-pp_result_table_row(pp_table *t, const pp_cell *cells)
-{
-    return pp_result_table_row_err(t, cells, NULL);
-}
-
 const char *
 pp_result_table_error(const pp_table *t)
 {
     return t != NULL ? t->error : "";
 }
 
-void
-pp_result_tables_release(json_t *stage)
+void *
+pp_result_table_owner(const pp_table *t)
 {
-    pp_table **pp, *dead = NULL;
+    return t != NULL && t->magic == TABLE_MAGIC ? t->set->owner : NULL;
+}
 
-    if (stage == NULL)
+void
+pp_result_tables_release(pp_table_set *set)
+{
+    if (set == NULL)
         return;
-    registry_acquire();
-    for (pp = &registry; *pp != NULL;) {
-        pp_table *t = *pp;
-        if (t->stage == stage) {
-            *pp = t->next;
-            t->next = dead;
-            dead = t;
-        } else {
-            pp = &t->next;
-        }
-    }
-    registry_release();
-    while (dead != NULL) {
-        pp_table *next = dead->next;
-        table_free(dead);
-        dead = next;
+    while (set->head != NULL) {
+        pp_table *next = set->head->next;
+
+        set->head->magic = 0;
+        table_free(set->head);
+        set->head = next;
     }
 }
 

@@ -23,9 +23,8 @@
  * JSON string. A stage is "partial" when an input it read is damaged (see
  * core/damage.h): it then carries an `input.damaged` warning.
  *
- * Threading: a document is built by one thread at a time. The pp_table
- * wrappers are kept in a small process-wide registry (guarded) so that
- * pp_result_tables_release can find them from the stage alone.
+ * Threading: a document is built by one thread at a time; there is no
+ * process-wide state (table wrappers live in caller-owned sets).
  */
 #ifndef PP_CORE_RESULT_H
 #define PP_CORE_RESULT_H
@@ -65,27 +64,37 @@ int pp_result_stage_failed(json_t *stage, const char *message);
 
 /* Host-table implementations on a stage entry.
  *
+ * A stage's table wrappers live in a set the caller owns (the engine keeps
+ * one per stage), so nothing is process-wide: two documents can be built at
+ * once in one process. owner is the caller's (the host stores its stage
+ * context there, so table_row can blame the right stage).
+ *
  * pp_result_table_new: a table named `name` (unique in the stage) with
  * ncolumns typed columns (names copied, unique, types PP_COL_*), the first
- * nkey of which are the key. The wrapper belongs to the result module until
- * pp_result_tables_release(stage). NULL on a bad argument or out of memory;
- * the _err variant says which in err. */
-pp_table *pp_result_table_new(json_t *stage, const char *name, uint32_t ncolumns,
-                              const pp_column *columns, uint32_t nkey);
-pp_table *pp_result_table_new_err(json_t *stage, const char *name, uint32_t ncolumns,
-                                  const pp_column *columns, uint32_t nkey,
-                                  pp_error *err);
+ * nkey of which are the key. The wrapper belongs to set until
+ * pp_result_tables_release(set). NULL on a bad argument or out of memory,
+ * with err (may be NULL) saying which. */
+typedef struct pp_table_set {
+    pp_table *head;
+    void *owner;
+} pp_table_set;
+
+pp_table *pp_result_table_new(pp_table_set *set, json_t *stage, const char *name,
+                              uint32_t ncolumns, const pp_column *columns, uint32_t nkey,
+                              pp_error *err);
 /* Append one row of exactly ncolumns cells (strings copied). A cell whose
  * type does not fit its column (string <- STRING/NULL; count, bytes,
  * duration_ns, timestamp_ns <- INT; percent, number <- DOUBLE/INT/NULL)
  * rejects the whole row with PP_EINVAL; the message names table, row and
- * column and is kept in the table (pp_result_table_error) and, for the _err
- * variant, in err. NaN and infinities are stored as null. PP_ENOMEM too. */
-int pp_result_table_row(pp_table *t, const pp_cell *cells);
-int pp_result_table_row_err(pp_table *t, const pp_cell *cells, pp_error *err);
+ * column and is kept in the table (pp_result_table_error) and in err (may
+ * be NULL). A NULL or released table is PP_EINVAL naming argument 1. NaN
+ * and infinities are stored as null. PP_ENOMEM too. */
+int pp_result_table_row(pp_table *t, const pp_cell *cells, pp_error *err);
 /* The message of the last rejected row or table_new problem, "" if none.
  * Valid until the table is released. */
 const char *pp_result_table_error(const pp_table *t);
+/* The set's owner for a live table, else NULL. */
+void *pp_result_table_owner(const pp_table *t);
 
 /* Findings and totals. PP_OK, PP_EINVAL (bad severity/type/NULL), PP_ENOMEM.
  * A total of the same name replaces the earlier one. */
@@ -94,9 +103,9 @@ int pp_result_finding(json_t *stage, uint32_t severity, const char *code,
 int pp_result_total_int(json_t *stage, const char *name, uint32_t type, int64_t value);
 int pp_result_total_double(json_t *stage, const char *name, uint32_t type, double value);
 int pp_result_total_string(json_t *stage, const char *name, const char *value);
-/* Free the pp_table wrappers of a stage (the JSON stays in the document).
- * Safe to call on a stage with no tables, and more than once. */
-void pp_result_tables_release(json_t *stage);
+/* Free the pp_table wrappers of a set (the JSON stays in the document).
+ * Safe on an empty set, and more than once. */
+void pp_result_tables_release(pp_table_set *set);
 
 /* Column type names <-> PP_COL_*. */
 const char *pp_column_type_name(uint32_t type);       /* NULL if unknown */

@@ -11,6 +11,9 @@
 
 #include "result/result.h"
 
+/* The table wrappers of the stage under construction (result.h). */
+static pp_table_set test_set;
+
 static const pp_column by_type_cols[] = {
     { "type", PP_COL_STRING, 0 },
     { "ticks", PP_COL_COUNT, 0 },
@@ -127,21 +130,21 @@ START_TEST(builds_document_shape)
     ck_assert_int_eq(json_integer_value(json_object_get(in, "bytes")), 424402);
     st = pp_result_add_stage(doc, "alloc", "alloc", "1.0.0");
     ck_assert_ptr_nonnull(st);
-    t = pp_result_table_new_err(st, "by_type", 4, by_type_cols, 1, &err);
+    t = pp_result_table_new(&test_set, st, "by_type", 4, by_type_cols, 1, &err);
     ck_assert_msg(t != NULL, "%s", err.message);
 
     row[0] = pp_cell_str("System.String");
     row[1] = pp_cell_int(523);
     row[2] = pp_cell_int(INT64_MAX);   /* exact, not through a double */
     row[3] = pp_cell_dbl(66.0);
-    ck_assert_int_eq(pp_result_table_row(t, row), PP_OK);
+    ck_assert_int_eq(pp_result_table_row(t, row, NULL), PP_OK);
     row[0] = pp_cell_null();
     row[1] = pp_cell_int(-1);
     row[2] = pp_cell_int(INT64_MIN);
     row[3] = pp_cell_dbl(NAN);
-    ck_assert_int_eq(pp_result_table_row(t, row), PP_OK);
+    ck_assert_int_eq(pp_result_table_row(t, row, NULL), PP_OK);
     row[3] = pp_cell_int(5);            /* percent <- INT is allowed */
-    ck_assert_int_eq(pp_result_table_row(t, row), PP_OK);
+    ck_assert_int_eq(pp_result_table_row(t, row, NULL), PP_OK);
 
     ck_assert_int_eq(pp_result_finding(st, PP_SEVERITY_WARNING, "alloc.no_ticks", "none"), PP_OK);
     ck_assert_int_eq(pp_result_finding(st, 9, "x", "y"), PP_EINVAL);
@@ -175,8 +178,8 @@ START_TEST(builds_document_shape)
         json_decref(back);
         free(s);
     }
-    pp_result_tables_release(st);
-    pp_result_tables_release(st);   /* idempotent */
+    pp_result_tables_release(&test_set);
+    pp_result_tables_release(&test_set);   /* idempotent */
     json_decref(doc);
 }
 END_TEST
@@ -185,28 +188,28 @@ START_TEST(rejects_bad_cells_with_message)
 {
     json_t *doc = pp_result_new("p");
     json_t *st = pp_result_add_stage(doc, "s", "a", NULL);
-    pp_table *t = pp_result_table_new(st, "by_type", 4, by_type_cols, 1);
+    pp_table *t = pp_result_table_new(&test_set, st, "by_type", 4, by_type_cols, 1, NULL);
     pp_cell row[4] = { pp_cell_str("x"), pp_cell_dbl(1.5), pp_cell_int(1), pp_cell_dbl(1) };
     pp_error err = PP_ERROR_INIT;
 
-    ck_assert_int_eq(pp_result_table_row_err(t, row, &err), PP_EINVAL);
+    ck_assert_int_eq(pp_result_table_row(t, row, &err), PP_EINVAL);
     ck_assert_int_eq(err.code, PP_EINVAL);
     ck_assert_str_eq(err.message,
                      "result table \"by_type\" row 0 column 1 (\"ticks\"): a count column cannot hold a double cell");
     ck_assert_str_eq(pp_result_table_error(t), err.message);
     row[1] = pp_cell_int(1);
     row[0] = pp_cell_int(7);
-    ck_assert_int_eq(pp_result_table_row(t, row), PP_EINVAL);
+    ck_assert_int_eq(pp_result_table_row(t, row, NULL), PP_EINVAL);
     ck_assert_ptr_nonnull(strstr(pp_result_table_error(t), "a string column cannot hold a integer cell"));
     row[0] = pp_cell_str("x");
     row[3] = pp_cell_str("12%");
-    ck_assert_int_eq(pp_result_table_row(t, row), PP_EINVAL);
+    ck_assert_int_eq(pp_result_table_row(t, row, NULL), PP_EINVAL);
     row[2] = pp_cell_null();
     row[3] = pp_cell_dbl(1.0);
-    ck_assert_int_eq(pp_result_table_row(t, row), PP_EINVAL);
+    ck_assert_int_eq(pp_result_table_row(t, row, NULL), PP_EINVAL);
     /* Nothing half-appended. */
     ck_assert_int_eq(json_array_size(json_object_get(json_array_get(json_object_get(st, "tables"), 0), "rows")), 0);
-    pp_result_tables_release(st);
+    pp_result_tables_release(&test_set);
     json_decref(doc);
 }
 END_TEST
@@ -219,17 +222,17 @@ START_TEST(rejects_bad_tables)
     pp_column dup[2] = { { "a", PP_COL_COUNT, 0 }, { "a", PP_COL_BYTES, 0 } };
     pp_column badtype[1] = { { "a", 99, 0 } };
 
-    ck_assert_ptr_null(pp_result_table_new_err(st, "t", 2, dup, 1, &err));
+    ck_assert_ptr_null(pp_result_table_new(&test_set, st, "t", 2, dup, 1, &err));
     ck_assert_str_eq(err.message, "result table \"t\": column \"a\" appears twice");
-    ck_assert_ptr_null(pp_result_table_new_err(st, "t", 1, badtype, 0, &err));
+    ck_assert_ptr_null(pp_result_table_new(&test_set, st, "t", 1, badtype, 0, &err));
     ck_assert_str_eq(err.message, "result table \"t\": column \"a\" has unknown type 99");
-    ck_assert_ptr_null(pp_result_table_new_err(st, "t", 4, by_type_cols, 5, &err));
+    ck_assert_ptr_null(pp_result_table_new(&test_set, st, "t", 4, by_type_cols, 5, &err));
     ck_assert_str_eq(err.message, "result table \"t\": 5 key columns but only 4 columns");
-    ck_assert_ptr_null(pp_result_table_new_err(st, "t", 0, by_type_cols, 0, &err));
-    ck_assert_ptr_nonnull(pp_result_table_new_err(st, "t", 4, by_type_cols, 1, &err));
-    ck_assert_ptr_null(pp_result_table_new_err(st, "t", 4, by_type_cols, 1, &err));
+    ck_assert_ptr_null(pp_result_table_new(&test_set, st, "t", 0, by_type_cols, 0, &err));
+    ck_assert_ptr_nonnull(pp_result_table_new(&test_set, st, "t", 4, by_type_cols, 1, &err));
+    ck_assert_ptr_null(pp_result_table_new(&test_set, st, "t", 4, by_type_cols, 1, &err));
     ck_assert_str_eq(err.message, "result table \"t\": the stage already has a table of that name");
-    pp_result_tables_release(st);
+    pp_result_tables_release(&test_set);
     json_decref(doc);
 }
 END_TEST
@@ -238,18 +241,18 @@ START_TEST(invalid_utf8_is_replaced)
 {
     json_t *doc = pp_result_new("p");
     json_t *st = pp_result_add_stage(doc, "s", "a", "1");
-    pp_table *t = pp_result_table_new(st, "by_type", 4, by_type_cols, 1);
+    pp_table *t = pp_result_table_new(&test_set, st, "by_type", 4, by_type_cols, 1, NULL);
     pp_cell row[4] = { pp_cell_str("ab\xff" "c\xc3"), pp_cell_int(1), pp_cell_int(2), pp_cell_dbl(3) };
     json_t *cell;
     char *s;
 
-    ck_assert_int_eq(pp_result_table_row(t, row), PP_OK);
+    ck_assert_int_eq(pp_result_table_row(t, row, NULL), PP_OK);
     cell = json_array_get(json_array_get(json_object_get(json_array_get(json_object_get(st, "tables"), 0), "rows"), 0), 0);
     ck_assert_str_eq(json_string_value(cell), "ab\xef\xbf\xbd" "c\xef\xbf\xbd");
     s = json_dumps(doc, 0);
     ck_assert_ptr_nonnull(s);
     free(s);
-    pp_result_tables_release(st);
+    pp_result_tables_release(&test_set);
     json_decref(doc);
 }
 END_TEST

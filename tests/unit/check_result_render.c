@@ -21,6 +21,9 @@
 
 #include "result/result.h"
 
+/* The table wrappers of the stage under construction (result.h). */
+static pp_table_set test_set;
+
 static const char *
 srcdir(void)
 {
@@ -133,21 +136,21 @@ hand_doc(void)
     pp_result_add_input(doc, "heap", "captures/a b.gcdump", "gcdump", 512, NULL, NULL);
 
     st = pp_result_add_stage(doc, "alloc", "alloc", "1.0.0");
-    t = pp_result_table_new(st, "by_type", 4, types, 1);
-    pp_result_table_row(t, (pp_cell[]){ pp_cell_str("System.String"), pp_cell_int(1234567), pp_cell_int(1210000000), pp_cell_dbl(66.04) });
+    t = pp_result_table_new(&test_set, st, "by_type", 4, types, 1, NULL);
+    pp_result_table_row(t, (pp_cell[]){ pp_cell_str("System.String"), pp_cell_int(1234567), pp_cell_int(1210000000), pp_cell_dbl(66.04) }, NULL);
     pp_result_table_row(t, (pp_cell[]){ pp_cell_str("System.Collections.Generic.Dictionary`2+Entry[System.String,System.Collections.Generic.List`1[System.Int32]][]"),
-                                        pp_cell_int(999), pp_cell_int(35400), pp_cell_dbl(0.049) });
-    pp_result_table_row(t, (pp_cell[]){ pp_cell_str("Weird|name, with \"quotes\"\nand <Main>g__x_0"), pp_cell_int(0), pp_cell_int(-512), pp_cell_dbl(NAN) });
-    pp_result_table_row(t, (pp_cell[]){ pp_cell_str("Caf\xc3\xa9.Cr\xc3\xa8me"), pp_cell_int(1), pp_cell_int(1000), pp_cell_int(100) });
-    pp_result_table_row(t, (pp_cell[]){ pp_cell_null(), pp_cell_int(INT64_MAX), pp_cell_int(INT64_MIN), pp_cell_null() });
-    t = pp_result_table_new(st, "stacks", 2, stacks, 1);
-    pp_result_table_row(t, (pp_cell[]){ pp_cell_str("Main;Run;MakeStrings;String.Ctor"), pp_cell_int(600) });
-    pp_result_table_row(t, (pp_cell[]){ pp_cell_str("Main;Run;MakeBuffers"), pp_cell_int(300) });
-    pp_result_table_row(t, (pp_cell[]){ pp_cell_str("Main;Run;MakeStrings"), pp_cell_int(50) });
-    pp_result_table_row(t, (pp_cell[]){ pp_cell_str("Main;Run;MakeStrings;String.Ctor"), pp_cell_int(40) });
-    pp_result_table_row(t, (pp_cell[]){ pp_cell_str("Main;Run.Inner;<Lambda>b__0_0 & co"), pp_cell_int(10) });
-    pp_result_table_row(t, (pp_cell[]){ pp_cell_str("Main;Freed"), pp_cell_int(-70) });
-    pp_result_table_row(t, (pp_cell[]){ pp_cell_str("Main;Zero"), pp_cell_int(0) });
+                                        pp_cell_int(999), pp_cell_int(35400), pp_cell_dbl(0.049) }, NULL);
+    pp_result_table_row(t, (pp_cell[]){ pp_cell_str("Weird|name, with \"quotes\"\nand <Main>g__x_0"), pp_cell_int(0), pp_cell_int(-512), pp_cell_dbl(NAN) }, NULL);
+    pp_result_table_row(t, (pp_cell[]){ pp_cell_str("Caf\xc3\xa9.Cr\xc3\xa8me"), pp_cell_int(1), pp_cell_int(1000), pp_cell_int(100) }, NULL);
+    pp_result_table_row(t, (pp_cell[]){ pp_cell_null(), pp_cell_int(INT64_MAX), pp_cell_int(INT64_MIN), pp_cell_null() }, NULL);
+    t = pp_result_table_new(&test_set, st, "stacks", 2, stacks, 1, NULL);
+    pp_result_table_row(t, (pp_cell[]){ pp_cell_str("Main;Run;MakeStrings;String.Ctor"), pp_cell_int(600) }, NULL);
+    pp_result_table_row(t, (pp_cell[]){ pp_cell_str("Main;Run;MakeBuffers"), pp_cell_int(300) }, NULL);
+    pp_result_table_row(t, (pp_cell[]){ pp_cell_str("Main;Run;MakeStrings"), pp_cell_int(50) }, NULL);
+    pp_result_table_row(t, (pp_cell[]){ pp_cell_str("Main;Run;MakeStrings;String.Ctor"), pp_cell_int(40) }, NULL);
+    pp_result_table_row(t, (pp_cell[]){ pp_cell_str("Main;Run.Inner;<Lambda>b__0_0 & co"), pp_cell_int(10) }, NULL);
+    pp_result_table_row(t, (pp_cell[]){ pp_cell_str("Main;Freed"), pp_cell_int(-70) }, NULL);
+    pp_result_table_row(t, (pp_cell[]){ pp_cell_str("Main;Zero"), pp_cell_int(0) }, NULL);
     pp_result_finding(st, PP_SEVERITY_WARNING, "alloc.wrapper_process",
                       "sampled bytes are far below expectation: the dotnet run wrapper was traced, not the app");
     pp_result_finding(st, PP_SEVERITY_INFO, "alloc.top_type", "System.String is 66.0% of sampled bytes");
@@ -155,23 +158,23 @@ hand_doc(void)
     pp_result_total_int(st, "ticks", PP_COL_COUNT, 18345);
     pp_result_total_double(st, "top_share", PP_COL_PERCENT, 66.04);
     pp_result_total_string(st, "axis", "allocation churn");
-    pp_result_tables_release(st);
+    pp_result_tables_release(&test_set);
 
     st = pp_result_add_stage(doc, "cpu", "cpu", "0.9.1");
-    t = pp_result_table_new(st, "spans", 5, spans, 1);
+    t = pp_result_table_new(&test_set, st, "spans", 5, spans, 1, NULL);
     pp_result_table_row(t, (pp_cell[]){ pp_cell_str("GET /cart"), pp_cell_int(1234500000), pp_cell_int(35400000),
-                                        pp_cell_dbl(0.98765), pp_cell_str("a detail that is long but sits in the last column, so it is kept whole, never cut in the middle of the text") });
-    pp_result_table_row(t, (pp_cell[]){ pp_cell_str("db"), pp_cell_int(0), pp_cell_int(850000), pp_cell_dbl(-12.5), pp_cell_null() });
-    t = pp_result_table_new(st, "cpu_stacks", 2, cpu_stacks, 1);
-    pp_result_table_row(t, (pp_cell[]){ pp_cell_str("Thread.StartCallback;Worker.Run;Spin"), pp_cell_int(7) });
-    pp_result_table_row(t, (pp_cell[]){ pp_cell_str("Thread.StartCallback;Worker.Run"), pp_cell_int(2) });
-    pp_result_table_row(t, (pp_cell[]){ pp_cell_str("Thread.StartCallback;WaitHandle.WaitOne"), pp_cell_int(11) });
-    pp_result_tables_release(st);
+                                        pp_cell_dbl(0.98765), pp_cell_str("a detail that is long but sits in the last column, so it is kept whole, never cut in the middle of the text") }, NULL);
+    pp_result_table_row(t, (pp_cell[]){ pp_cell_str("db"), pp_cell_int(0), pp_cell_int(850000), pp_cell_dbl(-12.5), pp_cell_null() }, NULL);
+    t = pp_result_table_new(&test_set, st, "cpu_stacks", 2, cpu_stacks, 1, NULL);
+    pp_result_table_row(t, (pp_cell[]){ pp_cell_str("Thread.StartCallback;Worker.Run;Spin"), pp_cell_int(7) }, NULL);
+    pp_result_table_row(t, (pp_cell[]){ pp_cell_str("Thread.StartCallback;Worker.Run"), pp_cell_int(2) }, NULL);
+    pp_result_table_row(t, (pp_cell[]){ pp_cell_str("Thread.StartCallback;WaitHandle.WaitOne"), pp_cell_int(11) }, NULL);
+    pp_result_tables_release(&test_set);
 
     st = pp_result_add_stage(doc, "db", "db", "1.0.0");
     pp_result_stage_failed(st, "no DiagnosticSource events in trace: capture with the database profile");
-    t = pp_result_table_new(st, "commands", 2, spans + 1, 0);
-    pp_result_tables_release(st);
+    t = pp_result_table_new(&test_set, st, "commands", 2, spans + 1, 0, NULL);
+    pp_result_tables_release(&test_set);
     return doc;
 }
 
@@ -222,32 +225,32 @@ real_doc(void)
                         json_integer_value(json_object_get(in, "bytes")), "xxh3-128",
                         json_string_value(hash_in));
     st = pp_result_add_stage(doc, "alloc", "alloc", "1.0.0");
-    t = pp_result_table_new(st, "by_type", 4, by_type, 1);
+    t = pp_result_table_new(&test_set, st, "by_type", 4, by_type, 1, NULL);
     json_array_foreach(json_object_get(in, "by_type"), i, v) {
         int64_t b = json_integer_value(json_object_get(v, "bytes"));
         ck_assert_int_eq(pp_result_table_row(t, (pp_cell[]){
             pp_cell_str(json_string_value(json_object_get(v, "type"))),
             pp_cell_int(json_integer_value(json_object_get(v, "ticks"))),
-            pp_cell_int(b), pp_cell_dbl(100.0 * (double)b / (double)total) }), PP_OK);
+            pp_cell_int(b), pp_cell_dbl(100.0 * (double)b / (double)total) }, NULL), PP_OK);
     }
-    t = pp_result_table_new(st, "by_kind", 3, by_kind, 1);
+    t = pp_result_table_new(&test_set, st, "by_kind", 3, by_kind, 1, NULL);
     json_array_foreach(json_object_get(in, "by_kind"), i, v)
         ck_assert_int_eq(pp_result_table_row(t, (pp_cell[]){
             pp_cell_str(json_string_value(json_object_get(v, "kind"))),
             pp_cell_int(json_integer_value(json_object_get(v, "ticks"))),
-            pp_cell_int(json_integer_value(json_object_get(v, "bytes"))) }), PP_OK);
-    t = pp_result_table_new(st, "frame_type_stacks", 3, stacks, 1);
+            pp_cell_int(json_integer_value(json_object_get(v, "bytes"))) }, NULL), PP_OK);
+    t = pp_result_table_new(&test_set, st, "frame_type_stacks", 3, stacks, 1, NULL);
     json_array_foreach(json_object_get(in, "by_type_top_frame"), i, v) {
         char stack[1024];
         snprintf(stack, sizeof stack, "%s;%s", json_string_value(json_object_get(v, "frame")),
                  json_string_value(json_object_get(v, "type")));
         ck_assert_int_eq(pp_result_table_row(t, (pp_cell[]){
             pp_cell_str(stack), pp_cell_int(json_integer_value(json_object_get(v, "bytes"))),
-            pp_cell_int(json_integer_value(json_object_get(v, "ticks"))) }), PP_OK);
+            pp_cell_int(json_integer_value(json_object_get(v, "ticks"))) }, NULL), PP_OK);
     }
     pp_result_total_int(st, "ticks", PP_COL_COUNT, json_integer_value(json_object_get(in, "ticks")));
     pp_result_total_int(st, "sampled_bytes", PP_COL_BYTES, total);
-    pp_result_tables_release(st);
+    pp_result_tables_release(&test_set);
     json_decref(in);
     return doc;
 }
@@ -442,7 +445,7 @@ START_TEST(flame_pathological)
 {
     json_t *doc = pp_result_new("p"), *st = pp_result_add_stage(doc, "s", "a", "1");
     static const pp_column cols[] = { { "stack", PP_COL_STRING, 0 }, { "n", PP_COL_COUNT, 0 } };
-    pp_table *t = pp_result_table_new(st, "deep", 2, cols, 1);
+    pp_table *t = pp_result_table_new(&test_set, st, "deep", 2, cols, 1, NULL);
     size_t depth = 6000, len = 0;
     char *deep = malloc(depth * 4 + 1);
     pp_error err = PP_ERROR_INIT;
@@ -452,10 +455,10 @@ START_TEST(flame_pathological)
 
     for (size_t i = 0; i < depth; i++)
         len += (size_t)sprintf(deep + len, "%sf%zu", i ? ";" : "", i % 10);
-    pp_result_table_row(t, (pp_cell[]){ pp_cell_str(deep), pp_cell_int(5) });
-    pp_result_table_row(t, (pp_cell[]){ pp_cell_str(""), pp_cell_int(1) });
-    pp_result_table_row(t, (pp_cell[]){ pp_cell_str(";;"), pp_cell_int(1) });
-    pp_result_table_row(t, (pp_cell[]){ pp_cell_null(), pp_cell_int(2) });
+    pp_result_table_row(t, (pp_cell[]){ pp_cell_str(deep), pp_cell_int(5) }, NULL);
+    pp_result_table_row(t, (pp_cell[]){ pp_cell_str(""), pp_cell_int(1) }, NULL);
+    pp_result_table_row(t, (pp_cell[]){ pp_cell_str(";;"), pp_cell_int(1) }, NULL);
+    pp_result_table_row(t, (pp_cell[]){ pp_cell_null(), pp_cell_int(2) }, NULL);
     for (size_t i = 0; i < sizeof formats / sizeof formats[0]; i++) {
         rc = pp_render_table_named(doc, formats[i].format, "deep", f, &err);
         ck_assert_msg(rc == PP_OK, "%s: %s", formats[i].format, err.message);
@@ -465,14 +468,14 @@ START_TEST(flame_pathological)
     ck_assert_int_le(count(s, "<g class=\"f\""), 4096 + 1 + 1 + 3 + 1 + 1);
     free(s);
 
-    t = pp_result_table_new(st, "overflow", 2, cols, 1);
-    pp_result_table_row(t, (pp_cell[]){ pp_cell_str("a"), pp_cell_int(INT64_MAX) });
-    pp_result_table_row(t, (pp_cell[]){ pp_cell_str("b"), pp_cell_int(1) });
+    t = pp_result_table_new(&test_set, st, "overflow", 2, cols, 1, NULL);
+    pp_result_table_row(t, (pp_cell[]){ pp_cell_str("a"), pp_cell_int(INT64_MAX) }, NULL);
+    pp_result_table_row(t, (pp_cell[]){ pp_cell_str("b"), pp_cell_int(1) }, NULL);
     ck_assert_int_eq(pp_render_table_named(doc, "speedscope", "overflow", f, &err), PP_ELIMIT);
     ck_assert_str_eq(err.message, "flame graph: the stack weights overflow a 64-bit total");
 
-    t = pp_result_table_new(st, "nothing", 2, cols, 1);
-    pp_result_table_row(t, (pp_cell[]){ pp_cell_str("a"), pp_cell_int(0) });
+    t = pp_result_table_new(&test_set, st, "nothing", 2, cols, 1, NULL);
+    pp_result_table_row(t, (pp_cell[]){ pp_cell_str("a"), pp_cell_int(0) }, NULL);
     s = render(doc, "svg", "nothing", &rc, NULL);
     ck_assert_ptr_nonnull(strstr(s, "(no stacks with a positive weight)"));
     free(s);
@@ -480,7 +483,7 @@ START_TEST(flame_pathological)
     ck_assert_str_eq(s, "");
     free(s);
 
-    pp_result_tables_release(st);
+    pp_result_tables_release(&test_set);
     json_decref(doc);
     free(deep);
     fclose(f);
