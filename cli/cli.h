@@ -29,6 +29,12 @@ int pp_cmd_inspect(int argc, char **argv);
 int pp_cmd_render(int argc, char **argv);
 int pp_cmd_compare(int argc, char **argv);
 int pp_cmd_candidates(int argc, char **argv);
+int pp_cmd_ps(int argc, char **argv);
+int pp_cmd_collect(int argc, char **argv);
+
+/* A duration: 30, 30s, 500ms, 2m, 1h or dd:hh:mm:ss, in seconds; < 0 if
+ * it is none of these. */
+double pp_cli_parse_duration(const char *s);
 
 /* "perfpipe: message" on stderr. */
 void pp_cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -19,6 +19,8 @@ static const char usage[] =
 "  perfpipe render RESULT.json [--format FMT] [--table NAME]\n"
 "  perfpipe compare BASELINE.json CANDIDATE.json [--noise PCT] [--fail-on regression]\n"
 "  perfpipe candidates RESULT.json... [--top N]\n"
+"  perfpipe ps [--format table|json]\n"
+"  perfpipe collect -p PID|-n NAME|--diagnostic-port PATH [--profile P] [--duration T] [-o F]\n"
 "  perfpipe plugins [--format table|json]\n"
 "  perfpipe describe ANALYZER\n"
 "\n"
@@ -89,6 +91,10 @@ main(int argc, char **argv)
         return pp_cmd_compare(argc - 1, argv + 1);
     if (strcmp(cmd, "candidates") == 0)
         return pp_cmd_candidates(argc - 1, argv + 1);
+    if (strcmp(cmd, "ps") == 0)
+        return pp_cmd_ps(argc - 1, argv + 1);
+    if (strcmp(cmd, "collect") == 0)
+        return pp_cmd_collect(argc - 1, argv + 1);
     if (cmd[0] == '-') {
         pp_cli_error("unknown option '%s'; try `perfpipe --help`", cmd);
         return PP_EXIT_USAGE;

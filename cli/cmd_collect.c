@@ -1,0 +1,354 @@
+/* perfpipe collect: capture a .nettrace from a live runtime over the
+ * diagnostics IPC protocol, with no .NET SDK. The stream is read by the
+ * nettrace reader as it arrives (events counted, sequence gaps seen) and
+ * written to the kept file byte for byte. */
+#include "config.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/stat.h>
+
+#include <perfpipe/nettrace.h>
+#include <perfpipe/perfpipe.h>
+
+#include "cli.h"
+#include "ipc/capture.h"
+#include "ipc/ipc.h"
+#include "nettrace/nettrace_internal.h"
+
+static const char collect_usage[] =
+"Usage: perfpipe collect (-p PID | -n NAME | --diagnostic-port PATH[,connect|,listen])\n"
+"                        [--profile LIST] [--providers SPEC] [--counters [LIST]] [--interval S]\n"
+"                        [--duration TIME] [-o FILE.nettrace] [--follow-child] [--buffersize MB]\n"
+"\n"
+"Captures an EventPipe trace from a running .NET process over the runtime's\n"
+"diagnostics IPC protocol, with no .NET SDK or dotnet-trace. Stops after\n"
+"--duration, or on Ctrl-C / SIGTERM with StopTracing, so the file is whole\n"
+"(rundown included). A second Ctrl-C cuts the capture at once.\n"
+"\n"
+"Target:\n"
+"  -p, --process-id PID     the process (`perfpipe ps` lists them)\n"
+"  -n, --name NAME          the process whose entry assembly or executable is NAME\n"
+"  --diagnostic-port PATH[,connect]   connect to a runtime's socket (a sandbox, another\n"
+"                           pid namespace)\n"
+"  --diagnostic-port PATH[,listen]    listen at PATH and trace from startup a process\n"
+"                           started with DOTNET_DiagnosticPorts=PATH (it waits, suspended,\n"
+"                           until the session runs; perfpipe then resumes it)\n"
+"  --follow-child           given a `dotnet run`/`watch`/`test` host, trace its app\n"
+"                           (without it such a target is refused, naming the app's pid)\n"
+"What:\n"
+"  --profile LIST           comma-separated: dotnet-common, dotnet-sampled-thread-time,\n"
+"                           gc-verbose, gc-collect, database; cpu-sampling (older name).\n"
+"                           Default (no --profile, no --providers):\n"
+"                           dotnet-common,dotnet-sampled-thread-time\n"
+"  --providers SPEC         dotnet-trace syntax: Name[:Keywords[:Level[:k=v;k2=v2]]],...\n"
+"                           (keywords hex; these win over a profile's same provider)\n"
+"  --counters [LIST]        also the counter providers (default System.Runtime; e.g.\n"
+"                           System.Runtime,Microsoft.AspNetCore.Hosting), in the SAME session:\n"
+"                           one file, no second tool attached\n"
+"  --interval S             counter interval in seconds (default 1)\n"
+"  --buffersize MB          the runtime's session buffer (default 256)\n"
+"When and where:\n"
+"  --duration TIME          30, 30s, 500ms, 2m, 1h or dd:hh:mm:ss (default: until Ctrl-C)\n"
+"  -o, --output FILE        default NAME_yyyyMMdd_HHmmss.nettrace; an existing regular file\n"
+"                           is replaced only when the capture succeeds; a symlink, FIFO or\n"
+"                           device is never replaced\n"
+"  --listen-timeout S       listen mode: give up when no runtime connects (default: wait)\n"
+"  -q, --quiet              no summary line\n"
+"\n"
+"Progress (bytes, events, elapsed) is shown on a terminal only. The summary names\n"
+"dropped events (sequence-number gaps) if the runtime's buffer overflowed.\n"
+"Exit: 0 whole capture; 2 usage or a refused target (a `dotnet run` host); 3 no such\n"
+"process / cannot attach / the capture ended early (the file is kept and says where);\n"
+"5 the output cannot be written. Details: man perfpipe-collect.\n";
+
+static volatile sig_atomic_t signals_seen;
+
+static void
+on_signal(int sig)
+{
+    (void)sig;
+    signals_seen++;
+    pp_capture_signal(signals_seen > 1);
+}
+
+/* 30, 30s, 500ms, 2m, 1h, or dd:hh:mm:ss; seconds, < 0 on error. */
+double
+pp_cli_parse_duration(const char *s)
+{
+    char *end;
+    if (strchr(s, ':')) {
+        unsigned v[4] = { 0 };
+        int n = sscanf(s, "%u:%u:%u:%u", &v[0], &v[1], &v[2], &v[3]);
+        if (n < 2)
+            return -1;
+        /* the fields are right-aligned: ss, mm:ss, hh:mm:ss, dd:hh:mm:ss */
+        double secs = 0, mult[4] = { 1, 60, 3600, 86400 };
+        for (int i = 0; i < n; i++)
+            secs += v[n - 1 - i] * mult[i];
+        return secs;
+    }
+    double d = strtod(s, &end);
+    if (end == s || d < 0)
+        return -1;
+    if (*end == '\0' || strcmp(end, "s") == 0)
+        return d;
+    if (strcmp(end, "ms") == 0)
+        return d / 1000;
+    if (strcmp(end, "m") == 0 || strcmp(end, "min") == 0)
+        return d * 60;
+    if (strcmp(end, "h") == 0)
+        return d * 3600;
+    return -1;
+}
+
+typedef struct collect_run {
+    pp_capture *cap;
+    int tty;
+    uint64_t events;
+    struct timespec last;
+    int warned;
+} collect_run;
+
+static void
+tee_bytes(void *user, const void *data, size_t len)
+{
+    collect_run *r = user;
+    pp_capture_write(r->cap, data, len);
+}
+
+static void
+on_warning(void *user, const pp_error *w)
+{
+    collect_run *r = user;
+    if (r->tty)
+        fputs("\r\033[K", stderr);
+    pp_cli_error("collect: %s", w->message);
+    r->warned = 1;
+}
+
+static void
+progress(collect_run *r, int force)
+{
+    struct timespec t;
+    if (!r->tty)
+        return;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    if (!force && (t.tv_sec - r->last.tv_sec) * 1000 + (t.tv_nsec - r->last.tv_nsec) / 1000000 < 250)
+        return;
+    r->last = t;
+    fprintf(stderr, "\r%s: collecting %s (pid %llu): %.1f MB, %llu events, %.1f s  [Ctrl-C stops]\033[K",
+            pp_prog, pp_capture_process_name(r->cap), (unsigned long long)pp_capture_pid(r->cap),
+            pp_capture_bytes(r->cap) / 1e6, (unsigned long long)r->events,
+            pp_capture_elapsed(r->cap));
+}
+
+static int
+check_output(const char *path)
+{
+    struct stat st;
+    if (path && lstat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+        pp_cli_error("collect: %s exists and is not a regular file; refusing to replace it "
+                     "(choose another -o)", path);
+        return PP_EXIT_OUTPUT;
+    }
+    return PP_EXIT_OK;
+}
+
+/* Read the stream to its end, teeing it; 1 if the stream ended whole. */
+static int
+read_stream(collect_run *r, pp_error *err)
+{
+    pp_trace_source *src;
+    const pp_trace_event *ev;
+    int fd = dup(pp_capture_stream_fd(r->cap)), rc;
+
+    if (fd < 0) {
+        pp_error_set(err, PP_EIO, "dup: %s", strerror(errno));
+        return -1;
+    }
+    if ((rc = pp_nettrace_open_fd(fd, pp_capture_output(r->cap), &src, err)) != PP_OK)
+        return -1;
+    pp_nettrace_set_callbacks(src, tee_bytes, on_warning, r);
+    while ((rc = pp_nettrace_next(src, &ev, err)) > 0) {
+        r->events++;
+        progress(r, 0);
+    }
+    if (rc < 0) {
+        /* Keep the bytes whole even if the reader could not follow them. */
+        if (r->tty)
+            fputs("\r\033[K", stderr);
+        pp_cli_error("collect: %s; keeping the rest of the stream as it comes", err->message);
+        nt_input_drain(src);
+    }
+    pp_nettrace_stats st = { .struct_size = sizeof st };
+    pp_nettrace_stats_get(src, &st);
+    pp_nettrace_close(src);
+    if (st.dropped_events && r->tty)
+        fputs("\r\033[K", stderr);
+    if (st.dropped_events)
+        pp_cli_error("collect: the runtime dropped %llu events (its buffer overflowed; a "
+                     "larger --buffersize or fewer providers help)",
+                     (unsigned long long)st.dropped_events);
+    return rc == 0 && !st.truncated;
+}
+
+static int
+parse_args(int argc, char **argv, pp_capture_spec *spec, int *quiet)
+{
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+#define NEED() do { if (!v) { pp_cli_error("collect: %s needs a value", a); return PP_EXIT_USAGE; } i++; } while (0)
+        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+            fputs(collect_usage, stdout);
+            return -1;
+        } else if (strcmp(a, "-p") == 0 || strcmp(a, "--process-id") == 0) {
+            NEED();
+            char *end;
+            unsigned long long pid = strtoull(v, &end, 10);
+            if (*end || pid == 0) {
+                pp_cli_error("collect: -p takes a process id, not '%s'", v);
+                return PP_EXIT_USAGE;
+            }
+            spec->pid = pid;
+        } else if (strcmp(a, "-n") == 0 || strcmp(a, "--name") == 0) {
+            NEED();
+            spec->process_name = v;
+        } else if (strcmp(a, "--diagnostic-port") == 0 || strcmp(a, "--dport") == 0) {
+            NEED();
+            spec->diagnostic_port = v;
+        } else if (strcmp(a, "--follow-child") == 0) {
+            spec->follow_child = 1;
+        } else if (strcmp(a, "--profile") == 0) {
+            NEED();
+            spec->profile = v;
+        } else if (strcmp(a, "--providers") == 0) {
+            NEED();
+            spec->providers = v;
+        } else if (strcmp(a, "--counters") == 0) {
+            spec->counters = 1;
+            if (v && v[0] != '-') {
+                spec->counter_list = v;
+                i++;
+            }
+        } else if (strcmp(a, "--interval") == 0 || strcmp(a, "--refresh-interval") == 0) {
+            NEED();
+            char *end;
+            unsigned long s = strtoul(v, &end, 10);
+            if (*end || s == 0 || s > 3600) {
+                pp_cli_error("collect: --interval takes whole seconds (1-3600), not '%s'", v);
+                return PP_EXIT_USAGE;
+            }
+            spec->interval_s = (unsigned)s;
+        } else if (strcmp(a, "--duration") == 0) {
+            NEED();
+            if ((spec->duration_s = pp_cli_parse_duration(v)) <= 0) {
+                pp_cli_error("collect: --duration '%s' is not a time (30, 30s, 500ms, 2m, 1h or "
+                             "dd:hh:mm:ss)", v);
+                return PP_EXIT_USAGE;
+            }
+        } else if (strcmp(a, "--buffersize") == 0) {
+            NEED();
+            char *end;
+            unsigned long mb = strtoul(v, &end, 10);
+            if (*end || mb == 0 || mb > 4096) {
+                pp_cli_error("collect: --buffersize takes MB (1-4096), not '%s'", v);
+                return PP_EXIT_USAGE;
+            }
+            spec->buffer_mb = (uint32_t)mb;
+        } else if (strcmp(a, "-o") == 0 || strcmp(a, "--output") == 0) {
+            NEED();
+            spec->output = v;
+        } else if (strcmp(a, "--listen-timeout") == 0) {
+            NEED();
+            double s = pp_cli_parse_duration(v);
+            if (s <= 0) {
+                pp_cli_error("collect: --listen-timeout '%s' is not a time", v);
+                return PP_EXIT_USAGE;
+            }
+            spec->listen_timeout_ms = (int)(s * 1000);
+        } else if (strcmp(a, "-q") == 0 || strcmp(a, "--quiet") == 0) {
+            *quiet = 1;
+        } else {
+            pp_cli_error("collect: unknown argument '%s'; try `perfpipe collect --help`", a);
+            return PP_EXIT_USAGE;
+        }
+#undef NEED
+    }
+    int targets = (spec->pid != 0) + (spec->process_name != NULL) + (spec->diagnostic_port != NULL);
+    if (targets != 1) {
+        pp_cli_error("collect: give exactly one target: -p PID, -n NAME or --diagnostic-port "
+                     "PATH (`perfpipe ps` lists the processes)");
+        return PP_EXIT_USAGE;
+    }
+    return PP_EXIT_OK;
+}
+
+int
+pp_cmd_collect(int argc, char **argv)
+{
+    pp_capture_spec spec = { .listen_timeout_ms = -1 };
+    pp_error err = PP_ERROR_INIT;
+    collect_run r = { 0 };
+    int quiet = 0, rc;
+    struct sigaction sa, old_int, old_term;
+
+    if ((rc = parse_args(argc, argv, &spec, &quiet)) != PP_EXIT_OK)
+        return rc < 0 ? PP_EXIT_OK : rc;
+    if ((rc = check_output(spec.output)) != PP_EXIT_OK)
+        return rc;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_signal;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, &old_int);
+    sigaction(SIGTERM, &sa, &old_term);
+    r.tty = isatty(STDERR_FILENO);
+    if (spec.diagnostic_port && r.tty && !strstr(spec.diagnostic_port, ",connect"))
+        fprintf(stderr, "%s: waiting for a runtime at %s (start it with "
+                "DOTNET_DiagnosticPorts=%s)\n", pp_prog, spec.diagnostic_port,
+                spec.diagnostic_port);
+    rc = pp_capture_open(&spec, &r.cap, &err);
+    if (rc != PP_OK) {
+        pp_cli_error("collect: %s", err.message);
+        rc = rc == PP_EINVAL ? PP_EXIT_USAGE : rc == PP_EIO && strstr(err.message, "cannot create")
+             ? PP_EXIT_OUTPUT : PP_EXIT_INPUT;
+        goto out;
+    }
+    int whole = read_stream(&r, &err);
+    if (r.tty)
+        fputs("\r\033[K", stderr);
+    const char *why = pp_capture_stop_reason(r.cap);
+    if (pp_capture_finish(r.cap, whole > 0, &err) != PP_OK) {
+        pp_cli_error("collect: %s", err.message);
+        rc = strstr(err.message, "no trace data") ? PP_EXIT_INPUT : PP_EXIT_OUTPUT;
+        goto out;
+    }
+    why = pp_capture_stop_reason(r.cap);
+    if (whole <= 0 || strcmp(why, "abort") == 0) {
+        pp_cli_error("collect: the capture ended early (%s): kept %llu bytes in %s; it reads "
+                     "up to where it stopped", strcmp(why, "abort") == 0 ? "cut by a second "
+                     "signal or a rundown that did not end" : "the stream was cut: the process "
+                     "exited or was killed?", (unsigned long long)pp_capture_bytes(r.cap),
+                     pp_capture_output(r.cap));
+        rc = PP_EXIT_INPUT;
+        goto out;
+    }
+    if (!quiet)
+        fprintf(stderr, "%s: wrote %s from %s (pid %llu): %llu events, %.1f MB in %.1f s "
+                "(stopped by %s)\n", pp_prog, pp_capture_output(r.cap),
+                pp_capture_process_name(r.cap), (unsigned long long)pp_capture_pid(r.cap),
+                (unsigned long long)r.events,
+                pp_capture_bytes(r.cap) / 1e6, pp_capture_elapsed(r.cap), why);
+    rc = PP_EXIT_OK;
+out:
+    pp_capture_free(r.cap);
+    sigaction(SIGINT, &old_int, NULL);
+    sigaction(SIGTERM, &old_term, NULL);
+    return rc;
+}
