@@ -29,7 +29,11 @@ static const char usage[] =
 "table): a thread blocked in a read, poll, WaitOne, Monitor.Wait, a semaphore\n"
 "or Sleep is sampled too, but no change to the waiting method removes that\n"
 "time; the waits left out are counted in a finding and listed by the cpu\n"
-"stage's `waiting` table.\n";
+"stage's `waiting` table.\n"
+"\n"
+"Heap growth is ranked on retained growth (gcdump-diff's `growth` table):\n"
+"the owner ranks, its payload (what its instances hold) is its evidence,\n"
+"with the path that holds the growth.\n";
 
 int
 pp_cmd_candidates(int argc, char **argv)

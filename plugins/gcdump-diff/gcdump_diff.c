@@ -161,6 +161,16 @@ typedef struct work {
     uint32_t nrows;
     uint32_t *order;
     uint32_t *parent;
+    uint32_t *bfs;               /* candidate nodes in BFS order */
+    uint32_t nbfs;
+    uint64_t *mass;              /* [candidate nodes] scratch of growth paths */
+    uint64_t *ret[2];            /* [keys of each side] retained bytes */
+    uint32_t *owner;             /* [rows] row whose instances hold this
+                                    (accumulating) type's, or HC_NONE */
+    char **gpath;                /* [rows] growth path, computed on demand */
+    uint32_t gpaths_left;        /* growth paths still allowed (each costs a
+                                    pass over the heap) */
+    int unknown_class;           /* a shown static root has no declaring class */
     uint8_t *from_static;
     uint32_t nstatic;
     uint32_t *sample;            /* [candidate keys] sample node */
@@ -185,6 +195,15 @@ static void work_free(work *w)
     free(w->row_of_key);
     free(w->sus);
     free(w->buf);
+    free(w->bfs);
+    free(w->mass);
+    free(w->ret[0]);
+    free(w->ret[1]);
+    free(w->owner);
+    if (w->gpath)
+        for (uint32_t r = 0; r < w->nrows; r++)
+            free(w->gpath[r]);
+    free(w->gpath);
 }
 
 static int join(state *st, work *w)
@@ -238,7 +257,7 @@ static int join(state *st, work *w)
 static int analyze_candidate(state *st, work *w)
 {
     const pp_heap_snapshot *c = st->snap[1];
-    if (hc_dominators(c, &w->dom) != PP_OK || hc_bfs_parents(c, &w->parent) != PP_OK ||
+    if (hc_dominators(c, &w->dom) != PP_OK || hc_bfs_order(c, &w->parent, &w->bfs, &w->nbfs) != PP_OK ||
         hc_reachable_from_named(c, "[static vars]", &w->from_static, &w->nstatic) != PP_OK)
         return PP_ENOMEM;
     w->sample = malloc(((size_t)w->k[1].nkeys + 1) * sizeof(uint32_t));
@@ -284,6 +303,7 @@ static int find_suspects(state *st, work *w)
     }
     if (hc_retained_by_key(c, &w->dom, &w->k[1], ret) != PP_OK)
         goto out;
+    memcpy(w->ret[1], ret, (size_t)w->k[1].nkeys * sizeof(uint64_t));
     for (uint32_t q = 0; q < w->nsus; q++)
         w->sus[q].held = ret[w->rows[w->sus[q].row].key[1]];
     if (w->nsus > 1) {
@@ -346,6 +366,208 @@ out:
     return rc;
 }
 
+/* Retained bytes per key on both sides (the baseline's dominator tree is
+ * built and dropped here, before the candidate's). */
+static int retained_both(state *st, work *w)
+{
+    hc_dom d0;
+    w->ret[0] = malloc(((size_t)w->k[0].nkeys + 1) * sizeof(uint64_t));
+    w->ret[1] = malloc(((size_t)w->k[1].nkeys + 1) * sizeof(uint64_t));
+    if (!w->ret[0] || !w->ret[1] || hc_dominators(st->snap[0], &d0) != PP_OK)
+        return PP_ENOMEM;
+    int rc = hc_retained_by_key(st->snap[0], &d0, &w->k[0], w->ret[0]);
+    hc_dom_free(&d0);
+    return rc;
+}
+
+static int accumulating(const diff_row *r) { return r->dcount > 0 && r->key[1] != HC_NONE; }
+
+static int64_t retained_delta(const work *w, const diff_row *r)
+{
+    int64_t a = r->key[0] != HC_NONE ? (int64_t)w->ret[0][r->key[0]] : 0;
+    int64_t b = r->key[1] != HC_NONE ? (int64_t)w->ret[1][r->key[1]] : 0;
+    return b - a;
+}
+
+/* The owner of an accumulating type: the accumulating type whose instances
+ * are, for more than half of its instances, the nearest accumulating
+ * dominator (containers whose count did not grow, like a list's array, are
+ * looked through). A majority vote (Boyer-Moore) and a count to confirm:
+ * memory stays linear in nodes and rows. */
+static int find_owners(state *st, work *w)
+{
+    const pp_heap_snapshot *c = st->snap[1];
+    uint32_t n = c->node_count;
+    uint32_t *a1 = malloc((n ? n : 1) * sizeof(uint32_t)), *a2 = malloc((n ? n : 1) * sizeof(uint32_t));
+    uint32_t *cand = calloc((size_t)w->nrows + 1, sizeof(uint32_t));
+    uint32_t *votes = calloc((size_t)w->nrows + 1, sizeof(uint32_t));
+    uint32_t *hits = calloc((size_t)w->nrows + 1, sizeof(uint32_t));
+    w->owner = malloc(((size_t)w->nrows + 1) * sizeof(uint32_t));
+    int rc = PP_ENOMEM;
+    if (!a1 || !a2 || !cand || !votes || !hits || !w->owner)
+        goto out;
+#define ROW_OF(v) w->row_of_key[w->k[1].type_key[c->node_type[(v)]]]
+    /* a1/a2: the nearest two distinct accumulating rows among a node's
+     * strict dominators, in dominator preorder (dominators first). */
+    for (uint32_t i = 0; i < w->dom.nreach; i++) {
+        uint32_t v = w->dom.rpo[i];
+        a1[v] = a2[v] = HC_NONE;
+        if (v == c->root)
+            continue;
+        uint32_t id = w->dom.idom[v], rid = ROW_OF(id);
+        uint32_t seq[3] = { rid != HC_NONE && accumulating(&w->rows[rid]) ? rid : HC_NONE, a1[id], a2[id] };
+        for (int k = 0; k < 3; k++) {
+            if (seq[k] == HC_NONE)
+                continue;
+            if (a1[v] == HC_NONE)
+                a1[v] = seq[k];
+            else if (seq[k] != a1[v] && a2[v] == HC_NONE)
+                a2[v] = seq[k];
+        }
+    }
+    for (int pass = 0; pass < 2; pass++)
+        for (uint32_t i = 0; i < w->dom.nreach; i++) {
+            uint32_t v = w->dom.rpo[i], ra = ROW_OF(v);
+            if (v == c->root || ra == HC_NONE || !accumulating(&w->rows[ra]))
+                continue;
+            uint32_t o = a1[v] != ra ? a1[v] : a2[v];
+            if (o == HC_NONE)
+                continue;
+            if (pass == 1)
+                hits[ra] += cand[ra] == o;
+            else if (votes[ra] == 0) {
+                cand[ra] = o;
+                votes[ra] = 1;
+            } else
+                votes[ra] += cand[ra] == o ? 1u : (uint32_t)-1;
+        }
+#undef ROW_OF
+    for (uint32_t r = 0; r < w->nrows; r++) {
+        w->owner[r] = HC_NONE;
+        if (accumulating(&w->rows[r]) && 2 * (uint64_t)hits[r] > w->k[1].count[w->rows[r].key[1]])
+            w->owner[r] = cand[r];
+    }
+    /* Mutual ownership cannot make both payloads: the larger count growth
+     * stays the owner. */
+    for (uint32_t r = 0; r < w->nrows; r++) {
+        uint32_t o = w->owner[r];
+        if (o != HC_NONE && w->owner[o] == r) {
+            if (w->rows[o].dcount >= w->rows[r].dcount)
+                w->owner[o] = HC_NONE;
+            else
+                w->owner[r] = HC_NONE;
+        }
+    }
+    w->gpath = calloc((size_t)w->nrows + 1, sizeof(char *));
+    w->gpaths_left = (uint32_t)(st->paths < 1000 ? st->paths : 1000) + 10;
+    w->mass = malloc((n ? n : 1) * sizeof(uint64_t));
+    rc = w->gpath && w->mass ? PP_OK : PP_ENOMEM;
+out:
+    free(a1);
+    free(a2);
+    free(cand);
+    free(votes);
+    free(hits);
+    return rc;
+}
+
+/* The path that holds most of row r's bytes (computed once per row, at most
+ * gpaths_left times); the sample path beyond that. NULL on ENOMEM. */
+static const char *growth_path(state *st, work *w, uint32_t r)
+{
+    const pp_heap_snapshot *c = st->snap[1];
+    if (w->gpath[r])
+        return w->gpath[r];
+    uint32_t end = HC_NONE;
+    if (w->rows[r].key[1] != HC_NONE) {
+        if (w->gpaths_left > 0) {
+            w->gpaths_left--;
+            end = hc_growth_path_end(c, w->parent, w->bfs, w->nbfs, w->k[1].type_key,
+                                     w->rows[r].key[1], w->mass);
+        }
+        if (end == HC_NONE)
+            end = w->sample[w->rows[r].key[1]];
+    }
+    hc_path_string_ex(c, w->parent, end, w->buf, PATH_BUF, &w->unknown_class);
+    w->gpath[r] = strdup(w->buf);
+    return w->gpath[r];
+}
+
+static int cmp_order_retained(const void *a, const void *b, void *arg)
+{
+    const work *w = arg;
+    const diff_row *x = &w->rows[*(const uint32_t *)a], *y = &w->rows[*(const uint32_t *)b];
+    int64_t rx = retained_delta(w, x), ry = retained_delta(w, y);
+    if (rx != ry)
+        return rx > ry ? -1 : 1;
+    return cmp_delta(x, y);
+}
+
+/* Table growth: accumulating types by retained growth, owners with their
+ * payloads, each with the path that holds most of it. */
+static int emit_growth(state *st, work *w, pp_ctx *ctx)
+{
+    const pp_host_api *h = st->host;
+    pp_column cols[10] = {
+        { "type", PP_COL_STRING, 0 },          { "count_delta", PP_COL_COUNT, 0 },
+        { "bytes_delta", PP_COL_BYTES, 0 },    { "baseline_retained", PP_COL_BYTES, 0 },
+        { "candidate_retained", PP_COL_BYTES, 0 }, { "retained_delta", PP_COL_BYTES, 0 },
+        { "share", PP_COL_PERCENT, 0 },        { "owned_by", PP_COL_STRING, 0 },
+        { "payload", PP_COL_STRING, 0 },       { "path", PP_COL_STRING, 0 },
+    };
+    pp_table *t = h->table_new(ctx, "growth", 10, cols, 1);
+    if (!t)
+        return PP_ENOMEM;
+    uint32_t n = 0;
+    int64_t gross = 0;
+    uint32_t *order = malloc(((size_t)w->nrows + 1) * sizeof(uint32_t));
+    if (!order)
+        return PP_ENOMEM;
+    for (uint32_t r = 0; r < w->nrows; r++) {
+        if (w->rows[r].dbytes > 0)
+            gross += w->rows[r].dbytes;
+        if (accumulating(&w->rows[r]))
+            order[n++] = r;
+    }
+    qsort_r(order, n, sizeof(uint32_t), cmp_order_retained, w);
+    uint32_t shown = st->top == 0 || (uint64_t)st->top > n ? n : (uint32_t)st->top;
+    int rc = PP_OK;
+    for (uint32_t i = 0; i < shown && rc == PP_OK; i++) {
+        uint32_t r = order[i];
+        const diff_row *row = &w->rows[r];
+        char payload[1024];
+        size_t len = 0;
+        payload[0] = '\0';
+        for (uint32_t q = 0; q < w->nrows; q++) {
+            if (w->owner[q] != r || len + 8 >= sizeof(payload))
+                continue;
+            char by[32];
+            snprintf(by, sizeof(by), "%+lld B", (long long)w->rows[q].dbytes);
+            int k = snprintf(payload + len, sizeof(payload) - len, "%s%s %+lld objects, %s", len ? "; " : "",
+                             w->rows[q].name, (long long)w->rows[q].dcount, by);
+            if (k > 0)
+                len += (size_t)k < sizeof(payload) - len ? (size_t)k : sizeof(payload) - len - 1;
+        }
+        const char *path = growth_path(st, w, r);
+        if (!path) {
+            free(order);
+            return PP_ENOMEM;
+        }
+        int64_t rd = retained_delta(w, row);
+        pp_cell cells[10] = {
+            pp_cell_str(row->name), pp_cell_int(row->dcount), pp_cell_int(row->dbytes),
+            pp_cell_int(row->key[0] != HC_NONE ? (int64_t)w->ret[0][row->key[0]] : 0),
+            pp_cell_int((int64_t)w->ret[1][row->key[1]]), pp_cell_int(rd),
+            pp_cell_dbl(gross > 0 ? 100.0 * (double)rd / (double)gross : 0.0),
+            pp_cell_str(w->owner[r] != HC_NONE ? w->rows[w->owner[r]].name : ""),
+            pp_cell_str(payload), pp_cell_str(path),
+        };
+        rc = h->table_row(t, cells);
+    }
+    free(order);
+    return rc;
+}
+
 static int emit(state *st, work *w, pp_ctx *ctx)
 {
     const pp_host_api *h = st->host;
@@ -358,6 +580,9 @@ static int emit(state *st, work *w, pp_ctx *ctx)
         { "baseline_bytes", PP_COL_BYTES, 0 }, { "candidate_bytes", PP_COL_BYTES, 0 },
         { "bytes_delta", PP_COL_BYTES, 0 }, { "status", PP_COL_STRING, 0 },
     };
+    rc = emit_growth(st, w, ctx);
+    if (rc != PP_OK)
+        return rc;
     pp_table *t = h->table_new(ctx, "by_type", 8, cols, 1);
     if (!t)
         return PP_ENOMEM;
@@ -390,9 +615,14 @@ static int emit(state *st, work *w, pp_ctx *ctx)
             break;
         if (r->key[1] == HC_NONE || w->sample[r->key[1]] == HC_NONE)
             continue;
-        uint32_t depth = hc_path_string(c, w->parent, w->sample[r->key[1]], w->buf, PATH_BUF);
+        const char *gp = growth_path(st, w, w->order[i]);
+        if (!gp)
+            return PP_ENOMEM;
+        uint32_t depth = 1;
+        for (const char *q = strstr(gp, " > "); q; q = strstr(q + 3, " > "))
+            depth++;
         pp_cell cells[4] = { pp_cell_str(r->name), pp_cell_int(r->dbytes), pp_cell_int(depth),
-                             pp_cell_str(w->buf) };
+                             pp_cell_str(gp) };
         rc = h->table_row(pt, cells);
         n++;
     }
@@ -410,7 +640,10 @@ static int emit(state *st, work *w, pp_ctx *ctx)
     for (uint32_t q = 0; q < w->nsus && rc == PP_OK; q++) {
         const suspect *s = &w->sus[q];
         const diff_row *r = &w->rows[s->row];
-        hc_path_string(c, w->parent, w->sample[r->key[1]], w->buf, PATH_BUF);
+        const char *gp = growth_path(st, w, s->row);
+        if (!gp)
+            return PP_ENOMEM;
+        snprintf(w->buf, PATH_BUF, "%s", gp);
         pp_cell cells[6] = {
             pp_cell_str(r->name), pp_cell_int(r->dcount), pp_cell_int(r->dbytes),
             pp_cell_int((int64_t)s->held),
@@ -470,6 +703,13 @@ static int emit(state *st, work *w, pp_ctx *ctx)
     h->total_int(ctx, "objects_delta", PP_COL_COUNT, dc);
     h->total_int(ctx, "bytes_delta", PP_COL_BYTES, db);
     h->total_int(ctx, "leak_suspects", PP_COL_COUNT, (int64_t)w->nsus);
+    if (w->unknown_class)
+        h->finding(ctx, PP_SEVERITY_INFO, "gcdump.static_class_unknown",
+                   "paths show static roots as [static field ?.NAME]: this dump names each static "
+                   "by the type of the object it holds (the runtime's GCBulkRootStaticVar event "
+                   "carries no declaring class), so the class declaring NAME is not recorded; the "
+                   "next step of the path is the held object's type: look for a static field NAME "
+                   "of that type");
     if (st->snap[0]->pointer_size && c->pointer_size &&
         st->snap[0]->pointer_size != c->pointer_size)
         h->finding(ctx, PP_SEVERITY_WARNING, "gcdump.pointer_size_differs",
@@ -491,9 +731,13 @@ static int finish(void *p, pp_ctx *ctx, pp_error *err)
     memset(&w, 0, sizeof(w));
     int rc = join(st, &w);
     if (rc == PP_OK)
+        rc = retained_both(st, &w);
+    if (rc == PP_OK)
         rc = analyze_candidate(st, &w);
     if (rc == PP_OK)
         rc = find_suspects(st, &w);
+    if (rc == PP_OK)
+        rc = find_owners(st, &w);
     if (rc == PP_OK)
         rc = emit(st, &w, ctx);
     if (rc != PP_OK)

@@ -1,6 +1,7 @@
 /* Heap-graph analysis shared by the gcdump and gcdump-diff plugins. */
 #include "config.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -382,8 +383,43 @@ static void append(char *buf, size_t size, size_t *len, const char *s)
 
 #define HC_PATH_SHOW 16
 
-uint32_t hc_path_string(const pp_heap_snapshot *s, const uint32_t *parent, uint32_t node,
-                        char *buf, size_t size)
+/* A node's label in a path. dotnet-gcdump names a static root
+ * "[static var T.f]" with T the type the runtime logged for it: CoreCLR's
+ * GCBulkRootStaticVar carries the held object's type, not the declaring
+ * class, so when T is the type of the next node the class is unknown
+ * ("[static field ?.f]"); a T that differs (writers that record the
+ * declaring class) names it ("[static T.f]"). */
+static void append_label(char *buf, size_t size, size_t *len, const pp_heap_snapshot *s,
+                         uint32_t node, uint32_t next, int *unknown_class)
+{
+    const char *name = s->types[s->node_type[node]].name;
+    static const char pre[] = "[static var ";
+    size_t n = strlen(name), pl = sizeof(pre) - 1;
+    if (n > pl + 1 && memcmp(name, pre, pl) == 0 && name[n - 1] == ']' && next != HC_NONE) {
+        const char *inner = name + pl, *end = name + n - 1, *dot = NULL;
+        for (const char *p = inner; p < end; p++)
+            if (*p == '.')
+                dot = p;
+        if (dot && dot > inner && dot + 1 < end) {
+            const char *held = s->types[s->node_type[next]].name;
+            size_t hl = hc_base_name_len(held), tl = (size_t)(dot - inner);
+            char label[1024];
+            if (hl == tl && memcmp(held, inner, tl) == 0) {
+                snprintf(label, sizeof(label), "[static field ?.%.*s]", (int)(end - dot - 1), dot + 1);
+                if (unknown_class)
+                    *unknown_class = 1;
+            } else {
+                snprintf(label, sizeof(label), "[static %.*s]", (int)(end - inner), inner);
+            }
+            append(buf, size, len, label);
+            return;
+        }
+    }
+    append(buf, size, len, name);
+}
+
+uint32_t hc_path_string_ex(const pp_heap_snapshot *s, const uint32_t *parent, uint32_t node,
+                           char *buf, size_t size, int *unknown_class)
 {
     if (size)
         buf[0] = '\0';
@@ -417,16 +453,91 @@ uint32_t hc_path_string(const pp_heap_snapshot *s, const uint32_t *parent, uint3
     for (uint32_t i = 0; i < head_n; i++) {
         if (i)
             append(buf, size, &len, " > ");
-        append(buf, size, &len, s->types[s->node_type[root_end[i]]].name);
+        append_label(buf, size, &len, s, root_end[i], i + 1 < head_n ? root_end[i + 1] : HC_NONE,
+                     unknown_class);
     }
     if (tail_n) {
         append(buf, size, &len, " > ...");
         for (uint32_t i = tail_n; i-- > 0;) {
             append(buf, size, &len, " > ");
-            append(buf, size, &len, s->types[s->node_type[steps[i]]].name);
+            append_label(buf, size, &len, s, steps[i], i > 0 ? steps[i - 1] : HC_NONE,
+                         unknown_class);
         }
     }
     return depth;
+}
+
+uint32_t hc_path_string(const pp_heap_snapshot *s, const uint32_t *parent, uint32_t node,
+                        char *buf, size_t size)
+{
+    return hc_path_string_ex(s, parent, node, buf, size, NULL);
+}
+
+int hc_bfs_order(const pp_heap_snapshot *s, uint32_t **parent_out, uint32_t **order_out,
+                 uint32_t *nreach)
+{
+    uint32_t n = s->node_count;
+    uint32_t *parent = malloc((n ? n : 1) * sizeof(uint32_t));
+    uint32_t *queue = malloc((n ? n : 1) * sizeof(uint32_t));
+    if (!parent || !queue) {
+        free(parent);
+        free(queue);
+        return PP_ENOMEM;
+    }
+    for (uint32_t i = 0; i < n; i++)
+        parent[i] = HC_NONE;
+    uint32_t head = 0, tail = 0;
+    parent[s->root] = s->root;
+    queue[tail++] = s->root;
+    while (head < tail) {
+        uint32_t v = queue[head++];
+        for (uint64_t e = s->edge_start[v]; e < s->edge_start[v + 1]; e++) {
+            uint32_t w = s->edges[e];
+            if (parent[w] == HC_NONE) {
+                parent[w] = v;
+                queue[tail++] = w;
+            }
+        }
+    }
+    *parent_out = parent;
+    *order_out = queue;
+    *nreach = tail;
+    return PP_OK;
+}
+
+uint32_t hc_growth_path_end(const pp_heap_snapshot *s, const uint32_t *parent,
+                            const uint32_t *order, uint32_t nreach, const uint32_t *type_key,
+                            uint32_t key, uint64_t *mass)
+{
+    /* Bytes of the key's instances in each node's shortest-path subtree,
+     * leaves first (reverse BFS order). */
+    for (uint32_t i = 0; i < nreach; i++)
+        mass[order[i]] = 0;
+    for (uint32_t i = nreach; i-- > 0;) {
+        uint32_t v = order[i];
+        if (type_key[s->node_type[v]] == key)
+            mass[v] += s->node_size[v] ? s->node_size[v] : 1;
+        if (v != s->root)
+            mass[parent[v]] += mass[v];
+    }
+    if (mass[s->root] == 0)
+        return HC_NONE;
+    /* Down from the root, always into the child holding the most, until
+     * the first instance of the key (the outermost: it holds the rest). */
+    uint32_t v = s->root;
+    while (type_key[s->node_type[v]] != key) {
+        uint32_t best = HC_NONE;
+        for (uint64_t e = s->edge_start[v]; e < s->edge_start[v + 1]; e++) {
+            uint32_t w = s->edges[e];
+            if (w != s->root && parent[w] == v && mass[w] > 0 &&
+                (best == HC_NONE || mass[w] > mass[best]))
+                best = w;
+        }
+        if (best == HC_NONE)
+            break;
+        v = best;
+    }
+    return v;
 }
 
 int hc_reachable_from_named(const pp_heap_snapshot *s, const char *root_name,

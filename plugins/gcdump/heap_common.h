@@ -61,9 +61,29 @@ int hc_retained_by_key(const pp_heap_snapshot *s, const hc_dom *d, const hc_keys
 int hc_bfs_parents(const pp_heap_snapshot *s, uint32_t **parent);
 
 /* "root > a > b > node" in buf (type names, elided in the middle when more
- * than 16 steps); returns the number of steps, 0 if node is unreachable. */
+ * than 16 steps); returns the number of steps, 0 if node is unreachable.
+ * A static root "[static var T.f]" reads "[static T.f]" when T names the
+ * declaring class, and "[static field ?.f]" when T is only the held
+ * object's type (CoreCLR dumps: the class is not recorded); then
+ * *unknown_class (if not NULL) is set to 1. */
 uint32_t hc_path_string(const pp_heap_snapshot *s, const uint32_t *parent, uint32_t node,
                         char *buf, size_t size);
+uint32_t hc_path_string_ex(const pp_heap_snapshot *s, const uint32_t *parent, uint32_t node,
+                           char *buf, size_t size, int *unknown_class);
+
+/* hc_bfs_parents plus the BFS order of the *nreach reachable nodes (root
+ * first), both owned by the caller. */
+int hc_bfs_order(const pp_heap_snapshot *s, uint32_t **parent, uint32_t **order,
+                 uint32_t *nreach);
+
+/* The path that holds the most of one type: from the root, down the
+ * shortest-path tree into the child whose subtree holds the most bytes of
+ * the key's instances, to the first instance. Returns that instance (give
+ * it to hc_path_string), HC_NONE if none is reachable. mass is scratch
+ * [node_count]. O(nodes + edges). */
+uint32_t hc_growth_path_end(const pp_heap_snapshot *s, const uint32_t *parent,
+                            const uint32_t *order, uint32_t nreach, const uint32_t *type_key,
+                            uint32_t key, uint64_t *mass);
 
 /* mark[i] = 1 for every node reachable from a node whose type is named
  * root_name ("[static vars]"). *nstarts is how many such nodes exist. */

@@ -86,5 +86,38 @@ print("FindByte", run[0][1], "running samples; ReadKey waiting", wait[0][2])
 PY
 fi
 
+# ---- heap: a static list of small sessions, each holding a byte[] ----------
+if [ -f "$DATA/leak-before.gcdump" ] && [ -f "$DATA/leak-after.gcdump" ]; then
+  run "leak: gcdump-diff" "$PERFPIPE" gcdump-diff "$DATA/leak-before.gcdump" "$DATA/leak-after.gcdump" \
+    --format json -o "$tmp/leak.json" &&
+  run "leak: candidates" "$PERFPIPE" candidates "$tmp/leak.json" --format json -o "$tmp/leak.cand.json" &&
+  check "leak: the owner ranks first, its byte[] payload is its evidence, the path goes through the static list" \
+    "$tmp/leak.json" "$tmp/leak.cand.json" "$DATA/leak.truth.json" <<'PY'
+import json, sys
+res, cand, truth = (json.load(open(p)) for p in sys.argv[1:4])
+def rows(t):
+    cols = [c["name"] if isinstance(c, dict) else c for c in t["columns"]]
+    return [dict(zip(cols, r)) for r in t["rows"]]
+growth = rows(next(t for t in res["stages"][0]["tables"] if t["name"] == "growth"))
+crow = rows(next(t for t in cand["stages"][0]["tables"] if t["name"] == "candidates"))
+leak, payload = truth["leak_type"], truth["leak_state_type"]
+dl = truth["leaked_delta"]
+each = truth["leaked_session_object_bytes_each"] + truth["leak_state_object_bytes_each"]
+g = {r["type"]: r for r in growth}
+assert g[leak]["retained_delta"] == dl * each, (g[leak]["retained_delta"], dl * each)
+assert g[payload]["owned_by"] == leak, g[payload]
+top = crow[0]
+assert top["axis"].startswith("footprint") and top["target"] == leak, top
+assert not any(c["target"] == payload for c in crow), [c["target"] for c in crow]
+assert "payload: " + payload in top["evidence"], top["evidence"]
+field = truth["retained_by"].rsplit(".", 1)[1]
+step = "[static field ?.%s] > System.Collections.Generic.List<%s> > " % (field, leak)
+assert step in top["evidence"], top["evidence"]
+assert step in g[payload]["path"], g[payload]["path"]
+print(f"#1 {leak}: retained +{g[leak]['retained_delta']} B = {dl} x {each} B (truth), "
+      f"share {top['share']:.1f}%; {payload} owned by it; path {g[payload]['path']}")
+PY
+fi
+
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

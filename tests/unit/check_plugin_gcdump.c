@@ -20,7 +20,7 @@
 /* ---- mock host ------------------------------------------------------------ */
 
 #define MAX_TABLES 8
-#define MAX_COLS 8
+#define MAX_COLS 12
 
 typedef struct mock_table {
     char name[64];
@@ -606,6 +606,46 @@ START_TEST(test_diff_leak_truth)
     const mock_table *p = table(&r, "paths");
     ck_assert_uint_ge(p->nrows, 1);
     ck_assert_ptr_nonnull(strstr(cell(s, 0, "path")->v.s, "[static vars]"));
+    /* growth: the owner first by retained growth, its byte[] payload named
+     * under it (and owned by it), and both paths through the static list
+     * the workload keeps them in (truth: retained_by names the field). */
+    const mock_table *g = table(&r, "growth");
+    const char *state = json_string_value(json_object_get(truth, "leak_state_type"));
+    int64_t dl = json_integer_value(json_object_get(truth, "leaked_delta"));
+    int64_t each = json_integer_value(json_object_get(truth, "leaked_session_object_bytes_each"));
+    int64_t state_each = json_integer_value(json_object_get(truth, "leak_state_object_bytes_each"));
+    ck_assert_str_eq(cell(g, 0, "type")->v.s, leak);
+    ck_assert_str_eq(cell(g, 0, "owned_by")->v.s, "");
+    ck_assert_int_eq(cell(g, 0, "count_delta")->v.i, dl);
+    /* every session retains itself and its byte[]: exact */
+    ck_assert_int_eq(cell(g, 0, "retained_delta")->v.i, dl * (each + state_each));
+    for (uint32_t k = 1; k < g->nrows; k++)
+        ck_assert_int_ge(cell(g, k - 1, "retained_delta")->v.i, cell(g, k, "retained_delta")->v.i);
+    ck_assert_msg(strstr(cell(g, 0, "payload")->v.s, state) != NULL, "%s", cell(g, 0, "payload")->v.s);
+    int gs = find_row(g, state);
+    ck_assert_int_ge(gs, 0);
+    ck_assert_str_eq(cell(g, (uint32_t)gs, "owned_by")->v.s, leak);
+    const char *rb = json_string_value(json_object_get(truth, "retained_by"));
+    const char *field = strrchr(rb, '.') + 1;          /* "...LeakScenario.Sessions" */
+    char step[128];
+    snprintf(step, sizeof(step), " > [static field ?.%s] > System.Collections.Generic.List<%s> > ",
+             field, leak);
+    for (int k = 0; k < 2; k++) {
+        const char *gp = cell(g, k == 0 ? 0 : (uint32_t)gs, "path")->v.s;
+        ck_assert_msg(strstr(gp, step) != NULL, "%s", gp);
+    }
+    /* The dump itself has no declaring class for the static: no name in it
+     * mentions LeakScenario (the "?" is the honest label). */
+    const pp_heap_snapshot *cs = snaps[1];
+    for (uint32_t ty = 0; ty < cs->type_count; ty++)
+        ck_assert_ptr_null(strstr(cs->types[ty].name, "LeakScenario"));
+    int unknown = 0;
+    for (uint32_t f = 0; f < r.nfindings; f++)
+        unknown |= strcmp(r.finding_code[f], "gcdump.static_class_unknown") == 0;
+    ck_assert(unknown);
+    printf("plugin gcdump-diff growth: %s retained %+lld (truth %lld x (%lld + %lld)), payload %s; path %s\n",
+           leak, (long long)cell(g, 0, "retained_delta")->v.i, (long long)dl, (long long)each,
+           (long long)state_each, cell(g, 0, "payload")->v.s, cell(g, (uint32_t)gs, "path")->v.s);
     printf("plugin gcdump-diff: %s count_delta %lld (truth %lld), bytes_delta %lld; top by bytes: %s %+lld; "
            "first suspect %s; finding: %s\n", leak,
            (long long)cell(t, (uint32_t)at, "count_delta")->v.i,
@@ -798,6 +838,42 @@ START_TEST(test_diff_suspects_built)
 }
 END_TEST
 
+/* A static whose recorded type is not the held object's: that type is the
+ * declaring class, and the label says so; the payload type nested below
+ * a container is owned through it. */
+START_TEST(test_diff_static_declaring_class)
+{
+    static const pp_heap_type types[] = {
+        { "[.NET Roots]", "" }, { "[static vars]", "" }, { "[static var App.Holder.Cache]", "" },
+        { "L", "" }, { "Sess[]", "" }, { "Sess", "" }, { "Buf", "" }, { "[local vars]", "" },
+        { "Local", "" },
+    };
+    built b0, b1;
+    build_leak(&b0, 10, 0);
+    build_leak(&b1, 1010, 0);
+    b0.s.types = types;
+    b1.s.types = types;
+    const pp_heap_snapshot *snaps[2] = { &b0.s, &b1.s };
+    mock_run r;
+    memset(&r, 0, sizeof(r));
+    pp_error err = PP_ERROR_INIT;
+    ck_assert_int_eq(run("gcdump-diff", snaps, 2, &r, &err), PP_OK);
+    const mock_table *g = table(&r, "growth");
+    ck_assert_str_eq(cell(g, 0, "type")->v.s, "Sess");
+    ck_assert_int_eq(cell(g, 0, "retained_delta")->v.i, 1000 * 320);
+    ck_assert_str_eq(cell(g, 0, "payload")->v.s, "Buf +1000 objects, +280000 B");
+    ck_assert_str_eq(cell(g, 1, "type")->v.s, "Buf");
+    ck_assert_str_eq(cell(g, 1, "owned_by")->v.s, "Sess");
+    ck_assert_str_eq(cell(g, 1, "path")->v.s,
+                     "[.NET Roots] > [static vars] > [static App.Holder.Cache] > L > Sess[] > Sess > Buf");
+    for (uint32_t f = 0; f < r.nfindings; f++)
+        ck_assert_str_ne(r.finding_code[f], "gcdump.static_class_unknown");
+    run_free(&r);
+    built_free(&b0);
+    built_free(&b1);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("plugin_gcdump");
@@ -812,6 +888,7 @@ int main(void)
     tcase_add_test(tc, test_diff_leak_truth);
     tcase_add_test(tc, test_diff_identity_and_status);
     tcase_add_test(tc, test_diff_suspects_built);
+    tcase_add_test(tc, test_diff_static_declaring_class);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);
