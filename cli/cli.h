@@ -9,6 +9,7 @@
 #include <perfpipe/error.h>
 
 #include "loader.h"
+#include "result/result.h"
 
 /* Exit codes: documented in perfpipe(1) and `perfpipe --help`. */
 #define PP_EXIT_OK         0  /* success */
@@ -74,6 +75,20 @@ int pp_cli_format_ok(const char *fmt);
 struct json_t;
 int pp_cli_write_doc(const char *path, const struct json_t *doc, const char *format,
                      const char *table);
+
+/* Layout of every rendering (--wide, --weight, --top, $COLUMNS). */
+extern pp_render_opts pp_cli_render;
+/* Take --wide and --weight out of argv (in place, argv[argc] = NULL) into
+ * pp_cli_render, note --top N there too (left in argv), and read the width
+ * from $COLUMNS or the terminal. -1 after printing an error. */
+int pp_cli_take_render_flags(int *argc, char **argv);
+
+/* CSV directory: perfpipe ... --format csv -o DIR/ writes one file per
+ * table (TABLE.csv, or STAGE.TABLE.csv when the pipeline has several
+ * stages), totals.csv and findings.csv, each atomically. Is path meant as
+ * such a directory (ends in '/', or is one)? And write it: an exit code. */
+int pp_cli_is_dir_output(const char *path);
+int pp_cli_write_csv_dir(const char *dir, const struct json_t *doc);
 
 /* Progress on stderr, only when stderr is a terminal. */
 void pp_cli_progress(void *user, const char *input, unsigned long long done,

@@ -41,6 +41,11 @@ static const char usage[] =
 "  perfpipe compare before.json after.json --fail-on regression\n"
 "\n"
 "Formats: table (default), json, markdown, csv, folded, speedscope, svg.\n"
+"  table fits $COLUMNS or the terminal (cut from the front: the end of a frame\n"
+"  stays); --wide never cuts; --top N limits every table shown. csv with\n"
+"  -o DIR/ writes one file per table plus totals.csv and findings.csv.\n"
+"  Flame formats weigh by time (ms) where the table has it; --weight samples\n"
+"  weighs by the sample count.\n"
 "Plugins are found in --plugin-dir DIR (repeatable), PERFPIPE_PLUGIN_PATH, then\n"
 "  " PLUGINDIR "\n"
 "Pipelines are found in PERFPIPE_PIPELINE_PATH, ~/.config/perfpipe/pipelines, then\n"
@@ -75,6 +80,8 @@ main(int argc, char **argv)
         printf("perfpipe %s (plugin ABI %d.%d)\n", PACKAGE_VERSION, PP_ABI_MAJOR, PP_ABI_MINOR);
         return PP_EXIT_OK;
     }
+    if (pp_cli_take_render_flags(&argc, argv) < 0)
+        return PP_EXIT_USAGE;
     if (strcmp(cmd, "run") == 0)
         return pp_cmd_run(argc - 1, argv + 1);
     if (strcmp(cmd, "validate") == 0)

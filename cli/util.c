@@ -235,11 +235,7 @@ write_doc(void *user, FILE *out)
 {
     doc_job *job = user;
     pp_error err = PP_ERROR_INIT;
-    int flame = strcmp(job->format, "folded") == 0 || strcmp(job->format, "speedscope") == 0 ||
-                strcmp(job->format, "svg") == 0;
-    int rc = job->table != NULL || flame
-                 ? pp_render_table_named(job->doc, job->format, job->table, out, &err)
-                 : pp_render(job->doc, job->format, out, &err);
+    int rc = pp_render_opts_table(job->doc, job->format, job->table, &pp_cli_render, out, &err);
 
     if (rc == PP_EIO) {
         pp_cli_error("%s: %s", job->path ? job->path : "standard output", err.message);
@@ -257,5 +253,7 @@ pp_cli_write_doc(const char *path, const json_t *doc, const char *format, const 
 {
     doc_job job = { path, doc, format, table };
 
+    if (table == NULL && strcmp(format, "csv") == 0 && pp_cli_is_dir_output(path))
+        return pp_cli_write_csv_dir(path, doc);
     return pp_cli_write_output(path, write_doc, &job);
 }

@@ -76,27 +76,46 @@ find_table(const json_t *doc, const char *want, int need_stack,
     return PP_ENOTFOUND;
 }
 
+/* speedscope by default draws one profile per thread: when the stage's
+ * first stack table has no "thread" column, a later stack table of the
+ * same stage that has one (cpu's by_thread_stack) holds the same stacks
+ * per thread. */
+static const json_t *
+per_thread_twin(const json_t *st, const json_t *tj)
+{
+    const json_t *t;
+    size_t i;
+
+    if (pp_stacks_thread_column(tj) > 0)
+        return tj;
+    json_array_foreach(json_object_get(st, "tables"), i, t)
+        if (pp_render_is_stack_table(t) && pp_stacks_thread_column(t) > 0)
+            return t;
+    return tj;
+}
+
 static int
-render_doc(const json_t *doc, const char *format, FILE *out, pp_error *err)
+render_doc(const json_t *doc, const char *format, const pp_render_opts *o, FILE *out,
+           pp_error *err)
 {
     if (strcmp(format, "table") == 0)
-        return pp_render_text_table(doc, out, err);
+        return pp_render_text_table(doc, o, out, err);
     if (strcmp(format, "json") == 0)
         return pp_render_json(doc, out, err);
     if (strcmp(format, "markdown") == 0)
-        return pp_render_markdown(doc, out, err);
+        return pp_render_markdown(doc, o, out, err);
     return pp_render_csv(doc, out, err);
 }
 
 static int
 render_flame(const json_t *doc, const char *format, const json_t *st, const json_t *tj,
-             FILE *out, pp_error *err)
+             const pp_render_opts *o, FILE *out, pp_error *err)
 {
     if (strcmp(format, "folded") == 0)
-        return pp_render_folded(doc, st, tj, out, err);
+        return pp_render_folded(doc, st, tj, o, out, err);
     if (strcmp(format, "speedscope") == 0)
-        return pp_render_speedscope(doc, st, tj, out, err);
-    return pp_render_svg(doc, st, tj, out, err);
+        return pp_render_speedscope(doc, st, tj, o, out, err);
+    return pp_render_svg(doc, st, tj, o, out, err);
 }
 
 static int
@@ -123,6 +142,15 @@ int
 pp_render_table_named(const json_t *doc, const char *format, const char *table,
                       FILE *out, pp_error *err)
 {
+    return pp_render_opts_table(doc, format, table, NULL, out, err);
+}
+
+int
+pp_render_opts_table(const json_t *doc, const char *format, const char *table,
+                     const pp_render_opts *opts, FILE *out, pp_error *err)
+{
+    static const pp_render_opts defaults = PP_RENDER_OPTS_INIT;
+    const pp_render_opts *o = opts != NULL ? opts : &defaults;
     const json_t *st = NULL, *tj = NULL;
     size_t si = 0, ti = 0;
     json_t *copy, *stages, *s;
@@ -133,10 +161,12 @@ pp_render_table_named(const json_t *doc, const char *format, const char *table,
     if (is_flame(format)) {
         if ((rc = find_table(doc, table, 1, &st, &tj, &si, &ti, err)) != PP_OK)
             return rc;
-        return render_flame(doc, format, st, tj, out, err);
+        if (table == NULL && strcmp(format, "speedscope") == 0)
+            tj = per_thread_twin(st, tj);
+        return render_flame(doc, format, st, tj, o, out, err);
     }
     if (table == NULL)
-        return render_doc(doc, format, out, err);
+        return render_doc(doc, format, o, out, err);
     if ((rc = find_table(doc, table, 0, &st, &tj, &si, &ti, err)) != PP_OK)
         return rc;
     /* The document with only that stage, holding only that table. */
@@ -156,7 +186,10 @@ pp_render_table_named(const json_t *doc, const char *format, const char *table,
             goto nomem;
         }
     }
-    rc = render_doc(copy, format, out, err);
+    /* One named table in csv is a plain table: one header row, no marker
+     * line, so a spreadsheet reads it as is. */
+    rc = strcmp(format, "csv") == 0 ? pp_render_csv_one(tj, out, err)
+                                    : render_doc(copy, format, o, out, err);
     json_decref(copy);
     return rc;
 

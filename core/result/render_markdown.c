@@ -31,7 +31,7 @@ md_text(FILE *out, const char *s)
 }
 
 static void
-md_table(const json_t *tj, FILE *out)
+md_table(const json_t *tj, const pp_render_opts *o, FILE *out)
 {
     const json_t *cols = json_object_get(tj, "columns");
     const json_t *col, *row;
@@ -56,10 +56,14 @@ md_table(const json_t *tj, FILE *out)
         fputs(pp_render_col_numeric(pp_render_col_type(col)) ? " --: |" : " :-- |", out);
     fputc('\n', out);
     json_array_foreach(json_object_get(tj, "rows"), r, row) {
+        if (o->top > 0 && (uint64_t)r >= (uint64_t)o->top)
+            break;
         fputc('|', out);
         for (c = 0; c < ncol; c++) {
-            uint32_t t = pp_render_col_type(json_array_get(cols, c));
-            pp_render_cell_human(buf, sizeof buf, t, json_array_get(row, c));
+            const json_t *cj = json_array_get(cols, c);
+            uint32_t t = pp_render_col_type(cj);
+            pp_render_cell_named(buf, sizeof buf, json_string_value(json_object_get(cj, "name")), t,
+                                 json_array_get(row, c));
             fputc(' ', out);
             if (t == PP_COL_STRING && json_is_string(json_array_get(row, c)))
                 md_text(out, json_string_value(json_array_get(row, c)));
@@ -69,11 +73,16 @@ md_table(const json_t *tj, FILE *out)
         }
         fputc('\n', out);
     }
+    if (o->top > 0 && json_array_size(json_object_get(tj, "rows")) > (uint64_t)o->top) {
+        pp_format_count(buf, sizeof buf,
+                        (int64_t)(json_array_size(json_object_get(tj, "rows")) - (size_t)o->top));
+        fprintf(out, "\n(%s more rows not shown; json and csv carry every row)\n", buf);
+    }
     fputc('\n', out);
 }
 
 int
-pp_render_markdown(const json_t *doc, FILE *out, pp_error *err)
+pp_render_markdown(const json_t *doc, const pp_render_opts *o, FILE *out, pp_error *err)
 {
     const json_t *tool = json_object_get(doc, "tool");
     const json_t *knobs = json_object_get(doc, "knobs");
@@ -149,7 +158,7 @@ pp_render_markdown(const json_t *doc, FILE *out, pp_error *err)
             fputs("\n\n", out);
         }
         json_array_foreach(json_object_get(st, "tables"), ti, tj)
-            md_table(tj, out);
+            md_table(tj, o, out);
         if (json_array_size(json_object_get(st, "findings")) > 0) {
             fputs("Findings:\n\n", out);
             json_array_foreach(json_object_get(st, "findings"), fi, f) {
@@ -174,7 +183,7 @@ pp_render_markdown(const json_t *doc, FILE *out, pp_error *err)
                 if (ty != NULL && strcmp(ty, "string") == 0)
                     md_text(out, json_string_value(val));
                 else {
-                    pp_render_cell_human(buf, sizeof buf, pp_column_type_from_name(ty), val);
+                    pp_render_cell_named(buf, sizeof buf, k, pp_column_type_from_name(ty), val);
                     md_text(out, buf);
                 }
                 fputc('\n', out);

@@ -137,25 +137,21 @@ typedef struct svg_ctx {
     FILE *out;
     double scale;            /* px per weight unit */
     int64_t total;
-    uint32_t weight_type;
+    const pp_stacks *stacks;
     double base_y;           /* y of the depth-0 row */
 } svg_ctx;
 
 static void
-weight_text(char *buf, size_t size, uint32_t type, int64_t w)
+weight_text(char *buf, size_t size, const pp_stacks *st, int64_t w)
 {
-    char human[64], exact[64];
+    char human[64], exact[80];
 
-    pp_format_count(exact, sizeof exact, w);
-    if (type == PP_COL_BYTES) {
-        pp_format_bytes(human, sizeof human, (double)w);
-        snprintf(buf, size, "%s (%s bytes)", human, exact);
-    } else if (type == PP_COL_DURATION_NS) {
-        pp_format_duration_ns(human, sizeof human, (double)w);
-        snprintf(buf, size, "%s (%s ns)", human, exact);
-    } else {
-        snprintf(buf, size, "%s samples", exact);
-    }
+    pp_stacks_weight_human(st, w, human, sizeof human);
+    pp_stacks_weight_exact(st, w, exact, sizeof exact);
+    if (strcmp(human, exact) == 0 || st->weight_type == PP_COL_COUNT)
+        snprintf(buf, size, "%s", exact);
+    else
+        snprintf(buf, size, "%s (%s)", human, exact);
 }
 
 static void
@@ -163,7 +159,7 @@ draw(svg_ctx *c, const node *n, double x, int depth)
 {
     double w = (double)n->weight * c->scale;
     double y = c->base_y - depth * FRAME_H;
-    char wt[160];
+    char wt[200];
     int r, g, b, cut;
     size_t lb;
     double sub = x;
@@ -171,7 +167,7 @@ draw(svg_ctx *c, const node *n, double x, int depth)
     if (w < MIN_PX)
         return;
     colour(n->name, n->name_len, &r, &g, &b);
-    weight_text(wt, sizeof wt, c->weight_type, n->weight);
+    weight_text(wt, sizeof wt, c->stacks, n->weight);
     fprintf(c->out, "<g class=\"f\" data-x=\"%.2f\" data-w=\"%.2f\" data-d=\"%d\" data-n=\"",
             x - PAD, w, depth);
     xml_text(c->out, n->name, n->name_len);
@@ -245,18 +241,20 @@ static const char svg_script[] =
 "]]></script>\n";
 
 int
-pp_render_svg(const json_t *doc, const json_t *st, const json_t *tj, FILE *out, pp_error *err)
+pp_render_svg(const json_t *doc, const json_t *st, const json_t *tj,
+              const pp_render_opts *o, FILE *out, pp_error *err)
 {
     pp_stacks s;
     node *root;
     svg_ctx c;
     int rc, depth;
     double height;
-    char total[160];
+    char total[200];
     const char *sid = json_string_value(json_object_get(st, "id"));
     const char *tn = json_string_value(json_object_get(tj, "name"));
 
-    if ((rc = pp_stacks_collect(tj, &s, err)) != PP_OK)
+    (void)doc;
+    if ((rc = pp_stacks_collect_ex(tj, o->weight, 0, &s, err)) != PP_OK)
         return rc;
     if ((root = calloc(1, sizeof *root)) == NULL)
         goto nomem;
@@ -268,7 +266,7 @@ pp_render_svg(const json_t *doc, const json_t *st, const json_t *tj, FILE *out, 
         const char *f = s.v[i].stack;
         int d = 0;
         for (;;) {
-            const char *semi = strchr(f, ';');
+            const char *semi = pp_render_frame_end(f);
             /* Past MAX_DEPTH the rest of the stack is one frame: a
              * pathological input must not make the recursion unbounded. */
             size_t len = semi != NULL && d < MAX_DEPTH ? (size_t)(semi - f) : strlen(f);
@@ -287,9 +285,9 @@ pp_render_svg(const json_t *doc, const json_t *st, const json_t *tj, FILE *out, 
     c.out = out;
     c.scale = s.total > 0 ? (IMG_W - 2 * PAD) / (double)s.total : 0.0;
     c.total = s.total;
-    c.weight_type = s.weight_type;
+    c.stacks = &s;
     c.base_y = TOP_H + depth * FRAME_H;
-    weight_text(total, sizeof total, s.weight_type, s.total);
+    weight_text(total, sizeof total, &s, s.total);
 
     fprintf(out,
             "<?xml version=\"1.0\" encoding=\"UTF-8\" standalone=\"no\"?>\n"

@@ -1,9 +1,10 @@
 /* The table renderer: aligned text for people. Inputs first, then per
  * stage a heading, each table with aligned columns (strings left, numbers
- * right, human units), the findings and the totals. A string cell wider
- * than PP_RENDER_MAX_CELL is cut in the middle unless it sits in the last
- * column, which keeps it whole (that is where stacks and long method names
- * go); the json and csv formats always keep the full text. */
+ * right, human units), the findings and the totals. Tables are fitted to
+ * the width (pp_render_opts): string columns shrink, the widest first, and
+ * their cells are cut from the front, keeping the end of a frame or stack;
+ * numbers are never cut, findings and string totals wrap at spaces. --wide
+ * keeps everything whole; json and csv always keep the full text. */
 #include "config.h"
 
 #include <stdlib.h>
@@ -37,14 +38,54 @@ put_cell(FILE *out, const char *s, size_t w, int right, int last)
         pad(out, w > sw ? w - sw : 0);
 }
 
+/* Column caps that fit `avail` characters: only string columns shrink,
+ * the widest first, never below their header or PP_RENDER_MIN_CELL; no
+ * cut at all when the table cannot fit anyway. */
+static void
+fit_columns(size_t *width, const uint32_t *type, const size_t *minw, size_t ncol, size_t avail)
+{
+    size_t total = 0, least = 0;
+
+    for (size_t c = 0; c < ncol; c++) {
+        total += width[c];
+        least += type[c] == PP_COL_STRING && width[c] > minw[c] ? minw[c] : width[c];
+    }
+    /* Cutting that cannot make the table fit only loses text: when the
+     * numbers alone are wider than the terminal, the terminal wraps. */
+    if (least > avail)
+        return;
+    while (total > avail) {
+        size_t best = ncol;
+        for (size_t c = 0; c < ncol; c++)
+            if (type[c] == PP_COL_STRING && width[c] > minw[c] &&
+                (best == ncol || width[c] > width[best]))
+                best = c;
+        if (best == ncol)
+            return;     /* only numbers left: they are never cut */
+        width[best]--;
+        total--;
+    }
+}
+
+/* The columns available to a table's cells: the width less the indent
+ * and the gaps. */
+static size_t
+cells_avail(const pp_render_opts *o, size_t ncol)
+{
+    size_t w = o->width ? o->width : PP_RENDER_DEFAULT_WIDTH;
+    size_t used = strlen(GAP) * ncol;
+
+    return w > used ? w - used : 0;
+}
+
 static int
-render_one_table(const json_t *tj, FILE *out, pp_error *err)
+render_one_table(const json_t *tj, const pp_render_opts *o, FILE *out, pp_error *err)
 {
     const json_t *cols = json_object_get(tj, "columns");
     const json_t *rows = json_object_get(tj, "rows");
     const json_t *key = json_object_get(tj, "key");
-    size_t ncol = json_array_size(cols), nrow = json_array_size(rows);
-    size_t *width = NULL;
+    size_t ncol = json_array_size(cols), nrow = json_array_size(rows), shown;
+    size_t *width = NULL, *minw = NULL;
     uint32_t *type = NULL;
     char **cell = NULL;
     size_t c, r;
@@ -64,28 +105,34 @@ render_one_table(const json_t *tj, FILE *out, pp_error *err)
         fputs(GAP "(no rows)\n", out);
         return PP_OK;
     }
+    shown = o->top > 0 && (uint64_t)o->top < nrow ? (size_t)o->top : nrow;
     width = calloc(ncol, sizeof *width);
+    minw = calloc(ncol, sizeof *minw);
     type = calloc(ncol, sizeof *type);
-    /* nrow and ncol come from an in-memory document, so their product
+    /* shown and ncol come from an in-memory document, so their product
      * fits: the document already holds that many cells. */
-    cell = calloc((nrow + 1) * ncol, sizeof *cell);
-    if (width == NULL || type == NULL || cell == NULL)
+    cell = calloc((shown + 1) * ncol, sizeof *cell);
+    if (width == NULL || minw == NULL || type == NULL || cell == NULL)
         goto nomem;
     json_array_foreach(cols, c, v) {
         type[c] = pp_render_col_type(v);
         if ((cell[c] = strdup(json_string_value(json_object_get(v, "name")))) == NULL)
             goto nomem;
         pp_render_flatten(cell[c]);
+        minw[c] = pp_render_width(cell[c]);
+        if (minw[c] < PP_RENDER_MIN_CELL)
+            minw[c] = PP_RENDER_MIN_CELL;
     }
-    json_array_foreach(rows, r, v) {
+    for (r = 0; r < shown; r++) {
+        const json_t *row = json_array_get(rows, r);
         for (c = 0; c < ncol; c++) {
-            const json_t *x = json_array_get(v, c);
+            const json_t *x = json_array_get(row, c);
             char **slot = &cell[(r + 1) * ncol + c];
+            const char *cname = json_string_value(json_object_get(json_array_get(cols, c), "name"));
             if (type[c] == PP_COL_STRING && json_is_string(x))
-                *slot = c + 1 == ncol ? strdup(json_string_value(x))
-                                      : pp_render_ellipsize(json_string_value(x), PP_RENDER_MAX_CELL);
+                *slot = strdup(json_string_value(x));
             else {
-                pp_render_cell_human(buf, sizeof buf, type[c], x);
+                pp_render_cell_named(buf, sizeof buf, cname, type[c], x);
                 *slot = strdup(buf);
             }
             if (*slot == NULL)
@@ -93,13 +140,27 @@ render_one_table(const json_t *tj, FILE *out, pp_error *err)
             pp_render_flatten(*slot);
         }
     }
-    for (r = 0; r <= nrow; r++)
+    for (r = 0; r <= shown; r++)
         for (c = 0; c < ncol; c++) {
             size_t w = pp_render_width(cell[r * ncol + c]);
             if (w > width[c])
                 width[c] = w;
         }
-    for (r = 0; r <= nrow; r++) {
+    if (!o->wide) {
+        fit_columns(width, type, minw, ncol, cells_avail(o, ncol));
+        for (r = 1; r <= shown; r++)
+            for (c = 0; c < ncol; c++) {
+                char **slot = &cell[r * ncol + c];
+                if (type[c] == PP_COL_STRING && pp_render_width(*slot) > width[c]) {
+                    char *cut = pp_render_ellipsize(*slot, width[c]);
+                    if (cut == NULL)
+                        goto nomem;
+                    free(*slot);
+                    *slot = cut;
+                }
+            }
+    }
+    for (r = 0; r <= shown; r++) {
         fputs(GAP, out);
         for (c = 0; c < ncol; c++) {
             if (c > 0)
@@ -108,6 +169,11 @@ render_one_table(const json_t *tj, FILE *out, pp_error *err)
         }
         fputc('\n', out);
     }
+    if (shown < nrow) {
+        pp_format_count(buf, sizeof buf, (int64_t)(nrow - shown));
+        fprintf(out, GAP "(%s more row%s not shown: --top 0 shows all; json and csv carry every row)\n",
+                buf, nrow - shown == 1 ? "" : "s");
+    }
     goto done;
 
 nomem:
@@ -115,12 +181,55 @@ nomem:
     rc = PP_ENOMEM;
 done:
     if (cell != NULL)
-        for (size_t i = 0; i < (nrow + 1) * ncol; i++)
+        for (size_t i = 0; i < (shown + 1) * ncol; i++)
             free(cell[i]);
     free(cell);
     free(width);
+    free(minw);
     free(type);
     return rc;
+}
+
+/* Text at column `col` (already there), wrapped at spaces to the width,
+ * continuation lines indented by `indent`; a word longer than a line is
+ * printed whole, never cut. --wide, or no width known: one line. */
+static void
+put_wrapped(FILE *out, const char *s, size_t col, size_t indent, const pp_render_opts *o)
+{
+    size_t w = o->width ? o->width : PP_RENDER_DEFAULT_WIDTH;
+    size_t at = col;
+
+    /* Unknown width (a pipe, a file): one line, so grep finds a phrase. */
+    if (o->wide || o->width == 0 || s == NULL) {
+        pp_render_put_line_text(out, s);
+        return;
+    }
+    for (int first = 1; *s; first = 0) {
+        size_t wl = 0, bytes = 0;
+        while (*s == ' ')
+            s++;
+        if (!*s)
+            break;
+        while (s[bytes] && s[bytes] != ' ') {
+            if (((unsigned char)s[bytes] & 0xC0) != 0x80)
+                wl++;
+            bytes++;
+        }
+        if (!first) {
+            if (at + 1 + wl > w && at > indent) {
+                fputc('\n', out);
+                pad(out, indent);
+                at = indent;
+            } else {
+                fputc(' ', out);
+                at++;
+            }
+        }
+        for (size_t i = 0; i < bytes; i++)
+            fputc((unsigned char)s[i] < 0x20 || s[i] == 0x7f ? ' ' : s[i], out);
+        at += wl;
+        s += bytes;
+    }
 }
 
 /* "xxh3-128:0123456789abcdef" (the first 16 hex digits are enough to tell
@@ -178,7 +287,7 @@ render_inputs(const json_t *doc, FILE *out)
 }
 
 static void
-render_totals(const json_t *totals, FILE *out)
+render_totals(const json_t *totals, const pp_render_opts *o, FILE *out)
 {
     const char *k;
     const json_t *v;
@@ -196,17 +305,20 @@ render_totals(const json_t *totals, FILE *out)
         if (ty != NULL && strcmp(ty, "string") == 0)
             snprintf(buf, sizeof buf, "%s", json_string_value(val) ? json_string_value(val) : "-");
         else
-            pp_render_cell_human(buf, sizeof buf, pp_column_type_from_name(ty), val);
+            pp_render_cell_named(buf, sizeof buf, k, pp_column_type_from_name(ty), val);
         fputs(GAP, out);
         put_cell(out, k, w, 0, 0);
         fputs(GAP, out);
-        pp_render_put_line_text(out, buf);
+        /* A string total can be a sentence (how a figure is measured):
+         * wrapped under its own column, never cut. */
+        put_wrapped(out, ty != NULL && strcmp(ty, "string") == 0 ? json_string_value(val) : buf,
+                    2 * strlen(GAP) + w, 2 * strlen(GAP) + w, o);
         fputc('\n', out);
     }
 }
 
 int
-pp_render_text_table(const json_t *doc, FILE *out, pp_error *err)
+pp_render_text_table(const json_t *doc, const pp_render_opts *o, FILE *out, pp_error *err)
 {
     const json_t *tool = json_object_get(doc, "tool");
     const json_t *knobs = json_object_get(doc, "knobs");
@@ -252,19 +364,23 @@ pp_render_text_table(const json_t *doc, FILE *out, pp_error *err)
         }
         json_array_foreach(json_object_get(st, "tables"), ti, tj) {
             fputc('\n', out);
-            if ((rc = render_one_table(tj, out, err)) != PP_OK)
+            if ((rc = render_one_table(tj, o, out, err)) != PP_OK)
                 return rc;
         }
         if (json_array_size(json_object_get(st, "findings")) > 0)
             fputc('\n', out);
         json_array_foreach(json_object_get(st, "findings"), fi, f) {
-            fprintf(out, "%s [", json_string_value(json_object_get(f, "severity")));
-            pp_render_put_line_text(out, json_string_value(json_object_get(f, "code")));
+            const char *sev = json_string_value(json_object_get(f, "severity"));
+            const char *code = json_string_value(json_object_get(f, "code"));
+            fprintf(out, "%s [", sev);
+            pp_render_put_line_text(out, code);
             fputs("] ", out);
-            pp_render_put_line_text(out, json_string_value(json_object_get(f, "message")));
+            put_wrapped(out, json_string_value(json_object_get(f, "message")),
+                        pp_render_width(sev ? sev : "") + pp_render_width(code ? code : "") + 4,
+                        4, o);
             fputc('\n', out);
         }
-        render_totals(json_object_get(st, "totals"), out);
+        render_totals(json_object_get(st, "totals"), o, out);
     }
     return pp_render_check_io(out, "table", err);
 }

@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -106,23 +107,51 @@ cp_offset(const char *s, size_t cp)
 char *
 pp_render_ellipsize(const char *s, size_t width)
 {
-    size_t w = pp_render_width(s), head, tail, hb, tb, n;
+    size_t w = pp_render_width(s), tb, n;
     char *out;
 
-    if (w <= width || width < 5)
+    if (w <= width || width < 4)
         return strdup(s);
-    /* Keep more of the tail: the method name is the end of a frame. */
-    head = (width - 3) / 2;
-    tail = width - 3 - head;
-    hb = cp_offset(s, head);
-    tb = cp_offset(s, w - tail);
+    /* Keep the end: the method is the end of a frame, the leaf the end of
+     * a stack, and that is what tells two rows apart. */
+    tb = cp_offset(s, w - (width - 3));
     n = strlen(s + tb);
-    if ((out = malloc(hb + 3 + n + 1)) == NULL)
+    if ((out = malloc(3 + n + 1)) == NULL)
         return NULL;
-    memcpy(out, s, hb);
-    memcpy(out + hb, "...", 3);
-    memcpy(out + hb + 3, s + tb, n + 1);
+    memcpy(out, "...", 3);
+    memcpy(out + 3, s + tb, n + 1);
     return out;
+}
+
+int
+pp_render_name_is_ms(const char *name)
+{
+    size_t n = name ? strlen(name) : 0;
+
+    return name != NULL && (strcmp(name, "ms") == 0 || (n > 3 && strcmp(name + n - 3, "_ms") == 0));
+}
+
+void
+pp_render_cell_named(char *buf, size_t size, const char *name, uint32_t type, const json_t *cell)
+{
+    if (size == 0)
+        return;
+    if (type == PP_COL_NUMBER && json_is_number(cell) && name != NULL) {
+        double d = json_number_value(cell);
+        if (pp_render_name_is_ms(name)) {
+            pp_format_duration_ns(buf, size, d * 1e6);
+            return;
+        }
+        if (strstr(name, "bytes_per_s") != NULL) {
+            size_t n;
+            pp_format_bytes(buf, size, d);
+            n = strlen(buf);
+            if (n + 3 <= size)
+                memcpy(buf + n, "/s", 3);
+            return;
+        }
+    }
+    pp_render_cell_human(buf, size, type, cell);
 }
 
 void
@@ -192,15 +221,103 @@ entry_cmp(const void *pa, const void *pb)
     return stack_cmp(a->stack, b->stack);
 }
 
+const char *
+pp_render_frame_end(const char *f)
+{
+    int depth = 0;
+
+    for (; *f; f++) {
+        switch (*f) {
+        case '(': case '[': case '<': case '{':
+            depth++;
+            break;
+        case ')': case ']': case '>': case '}':
+            if (depth > 0)
+                depth--;
+            break;
+        case ';':
+            if (depth == 0)
+                return f;
+            break;
+        default:
+            break;
+        }
+    }
+    return NULL;
+}
+
+size_t
+pp_stacks_weight_column(const json_t *tj, int weight_mode)
+{
+    const json_t *cols = json_object_get(tj, "columns"), *col;
+    size_t c;
+
+    if (weight_mode == PP_RENDER_WEIGHT_TIME) {
+        json_array_foreach(cols, c, col)
+            if (c > 0 && pp_render_col_type(col) == PP_COL_DURATION_NS)
+                return c;
+        json_array_foreach(cols, c, col)
+            if (c > 0 && pp_render_col_type(col) == PP_COL_NUMBER &&
+                pp_render_name_is_ms(json_string_value(json_object_get(col, "name"))))
+                return c;
+    }
+    return 1;
+}
+
+size_t
+pp_stacks_thread_column(const json_t *tj)
+{
+    const json_t *cols = json_object_get(tj, "columns"), *col;
+    size_t c;
+
+    json_array_foreach(cols, c, col) {
+        const char *n = json_string_value(json_object_get(col, "name"));
+        if (c > 0 && n != NULL && strcmp(n, "thread") == 0 && pp_render_col_type(col) == PP_COL_STRING)
+            return c;
+    }
+    return 0;
+}
+
+static int
+entry_thread_cmp(const void *pa, const void *pb)
+{
+    const pp_stack_entry *a = pa, *b = pb;
+    int c = strcmp(a->thread ? a->thread : "", b->thread ? b->thread : "");
+    return c != 0 ? c : stack_cmp(a->stack, b->stack);
+}
+
+/* A row's weight in the collected unit; 0 (left out) when absent. */
+static int64_t
+row_weight(const json_t *w, uint32_t col_type, int64_t ns_per_unit)
+{
+    if (json_is_integer(w))
+        return json_integer_value(w);
+    if (col_type == PP_COL_NUMBER && ns_per_unit == 1000 && json_is_number(w)) {
+        double us = json_number_value(w) * 1000.0;
+        if (!isfinite(us) || us <= 0.0 || us >= 9.2e18)
+            return 0;
+        return (int64_t)llround(us);
+    }
+    return 0;
+}
+
 int
-pp_stacks_collect(const json_t *tj, pp_stacks *out, pp_error *err)
+pp_stacks_collect_ex(const json_t *tj, int weight_mode, int keep_threads, pp_stacks *out,
+                     pp_error *err)
 {
     const json_t *rows = json_object_get(tj, "rows");
+    const json_t *cols = json_object_get(tj, "columns");
     size_t nrows = json_array_size(rows), r, o = 0;
+    size_t wc = pp_stacks_weight_column(tj, weight_mode);
+    size_t thc = pp_stacks_thread_column(tj);
     const json_t *row;
+    uint32_t ct;
 
     memset(out, 0, sizeof *out);
-    out->weight_type = pp_render_col_type(json_array_get(json_object_get(tj, "columns"), 1));
+    ct = pp_render_col_type(json_array_get(cols, wc));
+    out->weight_column = json_string_value(json_object_get(json_array_get(cols, wc), "name"));
+    out->weight_type = ct == PP_COL_NUMBER ? PP_COL_DURATION_NS : ct;
+    out->ns_per_unit = ct == PP_COL_NUMBER ? 1000 : ct == PP_COL_DURATION_NS ? 1 : 0;
     if (nrows == 0)
         return PP_OK;
     if ((out->v = calloc(nrows, sizeof *out->v)) == NULL) {
@@ -209,19 +326,20 @@ pp_stacks_collect(const json_t *tj, pp_stacks *out, pp_error *err)
     }
     json_array_foreach(rows, r, row) {
         const char *s = json_string_value(json_array_get(row, 0));
-        const json_t *w = json_array_get(row, 1);
+        int64_t w = row_weight(json_array_get(row, wc), ct, out->ns_per_unit);
         /* Stacks without a weight, or with a zero or negative one (deltas),
          * have no width in a flame graph. */
-        if (!json_is_integer(w) || json_integer_value(w) <= 0)
+        if (w <= 0)
             continue;
         out->v[o].stack = s != NULL ? s : "[no stack]";
-        out->v[o].weight = json_integer_value(w);
+        out->v[o].weight = w;
+        out->v[o].thread = thc > 0 && keep_threads ? json_string_value(json_array_get(row, thc)) : NULL;
         o++;
     }
-    qsort(out->v, o, sizeof *out->v, entry_cmp);
+    qsort(out->v, o, sizeof *out->v, keep_threads ? entry_thread_cmp : entry_cmp);
     out->n = 0;
     for (size_t i = 0; i < o; i++) {
-        if (out->n > 0 && stack_cmp(out->v[out->n - 1].stack, out->v[i].stack) == 0) {
+        if (out->n > 0 && entry_thread_cmp(&out->v[out->n - 1], &out->v[i]) == 0) {
             if (__builtin_add_overflow(out->v[out->n - 1].weight, out->v[i].weight,
                                        &out->v[out->n - 1].weight))
                 goto overflow;
@@ -237,6 +355,44 @@ overflow:
     pp_stacks_free(out);
     pp_error_set(err, PP_ELIMIT, "flame graph: the stack weights overflow a 64-bit total");
     return PP_ELIMIT;
+}
+
+int
+pp_stacks_collect(const json_t *tj, pp_stacks *out, pp_error *err)
+{
+    return pp_stacks_collect_ex(tj, PP_RENDER_WEIGHT_SAMPLES, 0, out, err);
+}
+
+void
+pp_stacks_weight_human(const pp_stacks *s, int64_t w, char *buf, size_t size)
+{
+    if (s->ns_per_unit > 0)
+        pp_format_duration_ns(buf, size, (double)w * (double)s->ns_per_unit);
+    else if (s->weight_type == PP_COL_BYTES)
+        pp_format_bytes(buf, size, (double)w);
+    else {
+        char n[64];
+        pp_format_count(n, sizeof n, w);
+        snprintf(buf, size, "%s %s", n, s->weight_column ? s->weight_column : "samples");
+    }
+}
+
+void
+pp_stacks_weight_exact(const pp_stacks *s, int64_t w, char *buf, size_t size)
+{
+    char n[64];
+
+    if (s->ns_per_unit == 1000) {
+        pp_format_count(n, sizeof n, w / 1000);
+        snprintf(buf, size, "%s.%03d ms", n, (int)(w % 1000));
+    } else if (s->ns_per_unit == 1) {
+        pp_format_count(n, sizeof n, w);
+        snprintf(buf, size, "%s ns", n);
+    } else {
+        pp_format_count(n, sizeof n, w);
+        snprintf(buf, size, "%s %s", n, s->weight_type == PP_COL_BYTES ? "bytes"
+                                     : s->weight_column ? s->weight_column : "samples");
+    }
 }
 
 void

@@ -8,10 +8,12 @@
 
 #include <perfpipe/error.h>
 
-/* Long strings (method names, stacks) in a text cell that is not the last
- * column are cut in the middle to this many characters ("abc...xyz"); the
- * last column keeps them whole. JSON and CSV always keep the full text. */
-#define PP_RENDER_MAX_CELL 60
+/* The table renderer fits this many columns when no width is given. */
+#define PP_RENDER_DEFAULT_WIDTH 120
+/* A string column is never cut narrower than this (or its header). */
+#define PP_RENDER_MIN_CELL 16
+
+#include "result/result.h"
 
 /* The PP_COL_* type of a column object, 0 if unknown. */
 uint32_t pp_render_col_type(const json_t *col);
@@ -21,6 +23,13 @@ int pp_render_col_numeric(uint32_t type);
 
 /* A cell in human units into buf ("-" for null). */
 void pp_render_cell_human(char *buf, size_t size, uint32_t type, const json_t *cell);
+/* Same, knowing the column's (or total's) name: a number named "ms" or
+ * "*_ms" is a duration in milliseconds ("35.4 ms", "1.20 s"), one named
+ * "*bytes_per_s*" a byte rate ("47.2 MB/s"). */
+void pp_render_cell_named(char *buf, size_t size, const char *name, uint32_t type,
+                          const json_t *cell);
+/* A number column holding milliseconds by its name ("ms", "*_ms")? */
+int pp_render_name_is_ms(const char *name);
 
 /* Replace control characters (line breaks, tabs) by spaces in place, so a
  * cell stays on its line. Returns s. */
@@ -32,8 +41,9 @@ void pp_render_put_line_text(FILE *out, const char *s);
 /* Number of UTF-8 code points in s (the display width we assume). */
 size_t pp_render_width(const char *s);
 
-/* s cut in the middle to at most `width` code points with "..." (a new
- * malloc'd string, NULL when out of memory). */
+/* s cut from the front to at most `width` code points, "..." + its end
+ * (the method of a frame, the leaf of a stack), a new malloc'd string (NULL
+ * when out of memory). width < 4 keeps s whole. */
 char *pp_render_ellipsize(const char *s, size_t width);
 
 /* Exact text of a number for machine output: integers as such, reals with
@@ -48,15 +58,26 @@ int pp_render_check_io(FILE *out, const char *format, pp_error *err);
 int pp_render_is_stack_table(const json_t *tj);
 
 /* The renderers. Each writes the whole document to out. */
-int pp_render_text_table(const json_t *doc, FILE *out, pp_error *err);
+int pp_render_text_table(const json_t *doc, const pp_render_opts *o, FILE *out, pp_error *err);
 int pp_render_json(const json_t *doc, FILE *out, pp_error *err);
-int pp_render_markdown(const json_t *doc, FILE *out, pp_error *err);
+int pp_render_markdown(const json_t *doc, const pp_render_opts *o, FILE *out, pp_error *err);
 int pp_render_csv(const json_t *doc, FILE *out, pp_error *err);
+/* One table as a plain RFC 4180 file: a header row with units
+ * (pp_render_csv_header), then the rows. */
+int pp_render_csv_one(const json_t *tj, FILE *out, pp_error *err);
+/* A column's CSV header: its name with the unit of its type appended
+ * unless the name already says it ("share" -> "share_pct", "wall" ->
+ * "wall_ns", "size" -> "size_bytes"; "bytes", "ms", "total_ns" stay). */
+void pp_render_csv_header(char *buf, size_t size, const json_t *col);
+int pp_render_html(const json_t *doc, const pp_render_opts *o, FILE *out, pp_error *err);
 
 /* The flame renderers take one stack table (tj) of stage st. */
-int pp_render_folded(const json_t *doc, const json_t *st, const json_t *tj, FILE *out, pp_error *err);
-int pp_render_speedscope(const json_t *doc, const json_t *st, const json_t *tj, FILE *out, pp_error *err);
-int pp_render_svg(const json_t *doc, const json_t *st, const json_t *tj, FILE *out, pp_error *err);
+int pp_render_folded(const json_t *doc, const json_t *st, const json_t *tj,
+                     const pp_render_opts *o, FILE *out, pp_error *err);
+int pp_render_speedscope(const json_t *doc, const json_t *st, const json_t *tj,
+                         const pp_render_opts *o, FILE *out, pp_error *err);
+int pp_render_svg(const json_t *doc, const json_t *st, const json_t *tj,
+                  const pp_render_opts *o, FILE *out, pp_error *err);
 
 /* Merged stacks of a stack table: rows with a positive weight, sorted frame
  * by frame (';' orders before any other byte, so every frame's descendants
@@ -64,6 +85,7 @@ int pp_render_svg(const json_t *doc, const json_t *st, const json_t *tj, FILE *o
 typedef struct pp_stack_entry {
     const char *stack;        /* borrowed from the document */
     int64_t weight;
+    const char *thread;       /* the row's "thread" cell, NULL without one */
 } pp_stack_entry;
 
 typedef struct pp_stacks {
@@ -71,10 +93,35 @@ typedef struct pp_stacks {
     size_t n;
     int64_t total;
     uint32_t weight_type;     /* PP_COL_COUNT, _BYTES or _DURATION_NS */
+    /* For time weights: nanoseconds per weight unit (1 for a duration_ns
+     * column; 1000 for an "ms" number column, kept in whole microseconds so
+     * sums stay exact). 0 otherwise. */
+    int64_t ns_per_unit;
+    const char *weight_column;    /* borrowed: the column weighed by */
 } pp_stacks;
 
-/* PP_OK, PP_ENOMEM, or PP_ELIMIT when the weights overflow int64. */
+/* The ';' that ends the frame starting at f, or NULL for the last frame.
+ * A ';' inside brackets ((), [], <>, {}) belongs to the frame's name (a
+ * signature, a generic argument), so such a frame is never split. */
+const char *pp_render_frame_end(const char *f);
+
+/* The weight column of stack table tj for a weighting mode (index >= 1). */
+size_t pp_stacks_weight_column(const json_t *tj, int weight_mode);
+/* Index of tj's string column named "thread", 0 when none. */
+size_t pp_stacks_thread_column(const json_t *tj);
+
+/* Collect tj weighted per weight_mode (PP_RENDER_WEIGHT_*). With
+ * keep_threads, rows of different threads (the "thread" column) are not
+ * merged and entries sort by thread, then stack; without, threads merge.
+ * PP_OK, PP_ENOMEM, or PP_ELIMIT when the weights overflow int64. */
+int pp_stacks_collect_ex(const json_t *tj, int weight_mode, int keep_threads,
+                         pp_stacks *out, pp_error *err);
 int pp_stacks_collect(const json_t *tj, pp_stacks *out, pp_error *err);
 void pp_stacks_free(pp_stacks *s);
+
+/* A weight of s in its unit for people ("12.3 ms", "1.21 GB", "1,234
+ * samples") and exactly ("12.345 ms", "1,210,000 bytes"). */
+void pp_stacks_weight_human(const pp_stacks *s, int64_t w, char *buf, size_t size);
+void pp_stacks_weight_exact(const pp_stacks *s, int64_t w, char *buf, size_t size);
 
 #endif

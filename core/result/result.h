@@ -147,6 +147,39 @@ int pp_render(const json_t *doc, const char *format, FILE *out, pp_error *err);
 int pp_render_table_named(const json_t *doc, const char *format,
                           const char *table, FILE *out, pp_error *err);
 
+/* How the text and flame renderers lay things out. Zero (or
+ * PP_RENDER_OPTS_INIT) is the default: text cut to fit 120 columns, flame
+ * graphs weighted by time where the table has it.
+ *   width    columns the table renderer fits (0 = 120); cells of string
+ *            columns are cut from the front ("...Type.Method": the end of a
+ *            frame is what tells two apart); numbers, totals and findings
+ *            are never cut (findings wrap at spaces).
+ *   wide     never cut, never wrap (width ignored).
+ *   top      table and markdown show at most this many rows per table and
+ *            say how many they left out (0 = all); json, csv and the flame
+ *            formats always carry every row.
+ *   weight   flame formats: PP_RENDER_WEIGHT_TIME (default) weighs stacks by
+ *            the table's time column (a duration_ns column, else a number
+ *            column named "ms" or "*_ms"), falling back to its second
+ *            column; PP_RENDER_WEIGHT_SAMPLES by the second column. */
+enum { PP_RENDER_WEIGHT_TIME = 0, PP_RENDER_WEIGHT_SAMPLES = 1 };
+typedef struct pp_render_opts {
+    unsigned width;
+    int wide;
+    int64_t top;
+    int weight;
+} pp_render_opts;
+#define PP_RENDER_OPTS_INIT { 0, 0, 0, PP_RENDER_WEIGHT_TIME }
+
+/* pp_render_table_named with layout options (NULL = defaults). */
+int pp_render_opts_table(const json_t *doc, const char *format, const char *table,
+                         const pp_render_opts *opts, FILE *out, pp_error *err);
+
+/* The two side files of a CSV directory: totals.csv (stage, name, type,
+ * value) and findings.csv (stage, severity, code, message). RFC 4180, CRLF. */
+int pp_render_csv_totals(const json_t *doc, FILE *out, pp_error *err);
+int pp_render_csv_findings(const json_t *doc, FILE *out, pp_error *err);
+
 /* Is this format name known to pp_render? */
 int pp_render_format_known(const char *format);
 
@@ -163,7 +196,9 @@ void pp_format_count(char *buf, size_t size, int64_t n);
 void pp_format_percent(char *buf, size_t size, double pct);
 /* A timestamp in ms with thousands separators: "1,234.5 ms". */
 void pp_format_timestamp_ns(char *buf, size_t size, int64_t ns);
-/* A unitless number: up to 4 significant digits ("0.9876", "12.35", "1.235e+06"). */
+/* A unitless number, never in scientific notation: 4 significant digits
+ * below 1000 ("0.9876", "12.35", "123.5"), whole with separators above
+ * ("12,346", "1,234,567"); magnitudes below 0.00005 print "0". */
 void pp_format_number(char *buf, size_t size, double v);
 
 #endif

@@ -80,7 +80,7 @@ pp_format_duration_ns(char *buf, size_t size, double ns)
 static void
 group_digits(char *buf, size_t size, const char *sign, const char *digits, const char *tail)
 {
-    char tmp[64];
+    char tmp[512];
     size_t n = strlen(digits), o = 0;
 
     for (size_t i = 0; i < n && o + 2 < sizeof tmp; i++) {
@@ -138,13 +138,39 @@ pp_format_timestamp_ns(char *buf, size_t size, int64_t ns)
 void
 pp_format_number(char *buf, size_t size, double v)
 {
+    double a;
+
     if (size == 0)
         return;
     if (!isfinite(v)) {
         snprintf(buf, size, "-");
         return;
     }
-    if (v == 0.0)
-        v = 0.0;        /* fold -0 */
-    snprintf(buf, size, "%.4g", v);
+    a = fabs(v);
+    if (a < 0.00005) {
+        snprintf(buf, size, "0");
+        return;
+    }
+    if (a >= 999.5) {
+        /* Whole, grouped: exact as long as the double holds the integer;
+         * beyond 2^63 the digits are the double's own. */
+        char digits[400];
+        snprintf(digits, sizeof digits, "%.0f", a);
+        group_digits(buf, size, v < 0 ? "-" : "", digits, "");
+        return;
+    }
+    /* 4 significant digits, fixed point, trailing zeros dropped. */
+    {
+        int prec = a >= 99.995 ? 1 : a >= 9.9995 ? 2 : a >= 0.99995 ? 3
+                 : a >= 0.099995 ? 4 : a >= 0.0099995 ? 5 : a >= 0.00099995 ? 6 : 7;
+        char *dot, *end;
+        snprintf(buf, size, "%.*f", prec, v);
+        if ((dot = strchr(buf, '.')) != NULL) {
+            end = buf + strlen(buf);
+            while (end > dot + 1 && end[-1] == '0')
+                *--end = '\0';
+            if (end == dot + 1)
+                *dot = '\0';
+        }
+    }
 }

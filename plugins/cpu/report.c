@@ -438,6 +438,44 @@ static int emit_stacks(report *r)
     return rc;
 }
 
+/* by_thread_stack: the stacks of each thread, for flame formats that keep
+ * threads apart (speedscope's per-thread profiles); the renderer merges
+ * threads back for the all-threads view. Ranked by time. */
+static int emit_thread_stacks(report *r)
+{
+    pp_cpu *c = r->c;
+    const pp_host_api *h = c->host;
+    pp_column cols[4] = {
+        { "stack", PP_COL_STRING, 0 },
+        { "samples", PP_COL_COUNT, 0 },
+        { "ms", PP_COL_NUMBER, 0 },
+        { "thread", PP_COL_STRING, 0 },
+    };
+    /* no key: thread ids differ between runs, so compare has nothing to join */
+    pp_table *t = h->table_new(r->ctx, "by_thread_stack", 4, cols, 0);
+    if (!t)
+        return PP_ENOMEM;
+    uint32_t n = pp_pc_agg_count(&c->raw);
+    uint32_t *order = pp_pc_agg_rank(&c->raw, PP_CPU_NS, 0);
+    if (n && !order)
+        return PP_ENOMEM;
+    int rc = PP_OK;
+    for (uint32_t i = 0; i < n && rc == PP_OK; i++) {
+        uint32_t key[2];
+        memcpy(key, pp_pc_agg_key(&c->raw, order[i]), sizeof key);
+        const int64_t *v = pp_pc_agg_vals(&c->raw, order[i]);
+        if (v[PP_CPU_SAMPLES] <= 0)
+            continue;
+        char tid[24];
+        snprintf(tid, sizeof tid, "%" PRIu64, c->threads[key[0]].tid);
+        pp_cell cells[4] = { pp_cell_str(pp_pc_strtab_get(&r->folded, r->facts[key[1]].folded)),
+                             pp_cell_int(v[PP_CPU_SAMPLES]), pp_cell_dbl(ms(v[PP_CPU_NS])), pp_cell_str(tid) };
+        rc = h->table_row(t, cells);
+    }
+    free(order);
+    return rc;
+}
+
 static int emit_totals(report *r, int64_t span)
 {
     pp_cpu *c = r->c;
@@ -600,6 +638,8 @@ int pp_cpu_report(pp_cpu *c, pp_ctx *ctx, pp_error *err)
         rc = emit_relatives(&r, "callees", "callee", r.callees);
     if (rc == PP_OK)
         rc = emit_stacks(&r);
+    if (rc == PP_OK)
+        rc = emit_thread_stacks(&r);
     if (rc == PP_OK)
         rc = emit_totals(&r, span);
     if (rc == PP_OK)

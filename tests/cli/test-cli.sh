@@ -137,8 +137,8 @@ has "$tmp/out" "dotnet run" "alloc: names the dotnet run wrapper"
 expect 0 "db on a gc-verbose capture" -- "$PERFPIPE" db "$DATA/alloc-gcverbose.nettrace"
 has "$tmp/out" "db.no_diagnostic_source" "db: wrong profile is a finding"
 has "$tmp/out" "--profile database" "db: the finding gives the capture fix"
-# Folded stacks re-sum to the sample total.
-expect 0 "cpu folded" -- "$PERFPIPE" cpu "$DATA/cpu-sampled.nettrace" --format folded --table by_stack
+# Folded stacks re-sum to the sample total (--weight samples; time is the default).
+expect 0 "cpu folded" -- "$PERFPIPE" cpu "$DATA/cpu-sampled.nettrace" --format folded --table by_stack --weight samples
 folded=$(awk '{s += $NF} END {print s}' "$tmp/out")
 expect 0 "cpu json" -- "$PERFPIPE" cpu "$DATA/cpu-sampled.nettrace" --format json
 samples=$(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['stages'][0]['totals']['samples']['value'])" "$tmp/out")

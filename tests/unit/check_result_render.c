@@ -31,6 +31,9 @@ srcdir(void)
     return s != NULL && *s ? s : TEST_SRCDIR;
 }
 
+/* Layout options of the next renderings (NULL = the defaults). */
+static const pp_render_opts *g_opts;
+
 /* Render doc in format (optionally one table) into a malloc'd string. */
 static char *
 render(const json_t *doc, const char *format, const char *table, int *rc, size_t *len)
@@ -41,7 +44,8 @@ render(const json_t *doc, const char *format, const char *table, int *rc, size_t
     pp_error err = PP_ERROR_INIT;
 
     ck_assert_ptr_nonnull(f);
-    *rc = pp_render_table_named(doc, format, table, f, &err);
+    *rc = g_opts ? pp_render_opts_table(doc, format, table, g_opts, f, &err)
+                 : pp_render_table_named(doc, format, table, f, &err);
     fclose(f);
     ck_assert_msg(*rc == PP_OK, "render %s: %s", format, err.message);
     if (len)
@@ -297,6 +301,122 @@ START_TEST(real_goldens)
 }
 END_TEST
 
+/* Layout: --wide keeps every cell whole; a narrow terminal cuts string
+ * columns from the front (the end of a frame stays) and never a number;
+ * --top limits every table and says how many rows it left out. */
+START_TEST(layout_goldens)
+{
+    static const struct { pp_render_opts o; const char *format, *name; } cases[] = {
+        { { 0, 1, 0, 0 }, "table", "hand.wide.table.txt" },
+        { { 60, 0, 0, 0 }, "table", "hand.w60.table.txt" },
+        { { 0, 0, 2, 0 }, "table", "hand.top2.table.txt" },
+        { { 0, 0, 2, 0 }, "markdown", "hand.top2.md" },
+    };
+    json_t *doc = hand_doc();
+
+    g_opts = &cases[_i].o;
+    golden(doc, cases[_i].format, NULL, cases[_i].name);
+    g_opts = NULL;
+    json_decref(doc);
+}
+END_TEST
+
+/* The stacks of a cpu stage, as the cpu analyzer writes them: by_stack
+ * (samples, ms) and by_thread_stack (the same per thread). One frame holds
+ * a ';' inside its signature. */
+static json_t *
+thread_doc(void)
+{
+    static const pp_column cols[] = {
+        { "stack", PP_COL_STRING, 0 }, { "samples", PP_COL_COUNT, 0 }, { "ms", PP_COL_NUMBER, 0 },
+    };
+    static const pp_column tcols[] = {
+        { "stack", PP_COL_STRING, 0 }, { "samples", PP_COL_COUNT, 0 }, { "ms", PP_COL_NUMBER, 0 },
+        { "thread", PP_COL_STRING, 0 },
+    };
+    static const struct { const char *stack, *thread; int64_t s; double ms; } rows[] = {
+        { "Main;Run;Parse(a;b);Spin", "101", 7, 12.5 },
+        { "Main;Run;Parse(a;b);Spin", "202", 3, 4.25 },
+        { "Main;Run;Wait", "101", 2, 250.0 },
+        { "Worker;Work", "202", 11, 0.125 },
+    };
+    json_t *doc = pp_result_new("cpu");
+    json_t *tool = json_object_get(doc, "tool");
+    json_t *st = pp_result_add_stage(doc, "cpu", "cpu", "1.0.0");
+    pp_table *a = pp_result_table_new(&test_set, st, "by_stack", 3, cols, 1, NULL);
+    pp_table *b = pp_result_table_new(&test_set, st, "by_thread_stack", 4, tcols, 0, NULL);
+
+    json_object_set_new(tool, "version", json_string("0.0.0-test"));
+    {
+        pp_cell c1[3] = { pp_cell_str("Main;Run;Parse(a;b);Spin"), pp_cell_int(10), pp_cell_dbl(16.75) };
+        pp_cell c2[3] = { pp_cell_str("Main;Run;Wait"), pp_cell_int(2), pp_cell_dbl(250.0) };
+        pp_cell c3[3] = { pp_cell_str("Worker;Work"), pp_cell_int(11), pp_cell_dbl(0.125) };
+        ck_assert_int_eq(pp_result_table_row(a, c2, NULL), PP_OK);
+        ck_assert_int_eq(pp_result_table_row(a, c1, NULL), PP_OK);
+        ck_assert_int_eq(pp_result_table_row(a, c3, NULL), PP_OK);
+    }
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+        pp_cell c[4] = { pp_cell_str(rows[i].stack), pp_cell_int(rows[i].s), pp_cell_dbl(rows[i].ms),
+                         pp_cell_str(rows[i].thread) };
+        ck_assert_int_eq(pp_result_table_row(b, c, NULL), PP_OK);
+    }
+    pp_result_tables_release(&test_set);
+    return doc;
+}
+
+START_TEST(thread_goldens)
+{
+    static const pp_render_opts samples = { 0, 0, 0, PP_RENDER_WEIGHT_SAMPLES };
+    json_t *doc = thread_doc();
+
+    golden(doc, "speedscope", NULL, "thread.speedscope.json");
+    golden(doc, "folded", NULL, "thread.folded");
+    golden(doc, "svg", NULL, "thread.svg");
+    g_opts = &samples;
+    golden(doc, "folded", NULL, "thread.samples.folded");
+    g_opts = NULL;
+    json_decref(doc);
+}
+END_TEST
+
+/* Per-thread speedscope: all threads first, then one profile per thread,
+ * in milliseconds; the signature's ';' does not split its frame. */
+START_TEST(speedscope_per_thread)
+{
+    json_t *doc = thread_doc(), *ss, *profiles, *frames, *p, *v;
+    int rc;
+    char *s = render(doc, "speedscope", NULL, &rc, NULL);
+    json_error_t je;
+    size_t i, j;
+
+    ss = json_loads(s, 0, &je);
+    ck_assert_msg(ss != NULL, "speedscope output does not parse: %s", je.text);
+    profiles = json_object_get(ss, "profiles");
+    frames = json_object_get(json_object_get(ss, "shared"), "frames");
+    ck_assert_int_eq(json_array_size(profiles), 3);
+    ck_assert_str_eq(json_string_value(json_object_get(json_array_get(profiles, 0), "name")), "cpu: all threads");
+    ck_assert_str_eq(json_string_value(json_object_get(json_array_get(profiles, 1), "name")), "cpu: thread 101");
+    ck_assert_str_eq(json_string_value(json_object_get(json_array_get(profiles, 2), "name")), "cpu: thread 202");
+    json_array_foreach(profiles, i, p) {
+        double sum = 0;
+        ck_assert_str_eq(json_string_value(json_object_get(p, "unit")), "milliseconds");
+        json_array_foreach(json_object_get(p, "weights"), j, v)
+            sum += json_number_value(v);
+        ck_assert_double_eq_tol(sum, json_number_value(json_object_get(p, "endValue")), 1e-9);
+    }
+    ck_assert_double_eq_tol(json_number_value(json_object_get(json_array_get(profiles, 0), "endValue")),
+                            266.875, 1e-9);
+    ck_assert_double_eq_tol(json_number_value(json_object_get(json_array_get(profiles, 1), "endValue")),
+                            262.5, 1e-9);
+    /* Main, Run, Parse(a;b), Spin, Wait, Worker, Work */
+    ck_assert_int_eq(json_array_size(frames), 7);
+    ck_assert_str_eq(json_string_value(json_object_get(json_array_get(frames, 2), "name")), "Parse(a;b)");
+    json_decref(ss);
+    free(s);
+    json_decref(doc);
+}
+END_TEST
+
 START_TEST(json_round_trips)
 {
     json_t *doc = hand_doc(), *back;
@@ -529,10 +649,16 @@ START_TEST(one_table_csv)
     int rc;
     char *s = render(doc, "csv", "cpu/cpu_stacks", &rc, NULL);
 
-    ck_assert_str_eq(s, "# stage=cpu table=cpu_stacks\r\nstack,samples\r\n"
+    /* One table is a plain file a spreadsheet opens: no marker line. */
+    ck_assert_str_eq(s, "stack,samples\r\n"
                         "Thread.StartCallback;Worker.Run;Spin,7\r\n"
                         "Thread.StartCallback;Worker.Run,2\r\n"
                         "Thread.StartCallback;WaitHandle.WaitOne,11\r\n");
+    free(s);
+    /* Units in the header: a percent is _pct, bytes say bytes. */
+    s = render(doc, "csv", "by_type", &rc, NULL);
+    ck_assert_int_eq(rc, PP_OK);
+    ck_assert_msg(strncmp(s, "type,ticks,bytes,share_pct\r\n", 28) == 0, "header: %.40s", s);
     free(s);
     json_decref(doc);
 }
@@ -587,6 +713,9 @@ render_suite(void)
     tcase_add_test(fl, folded_resums_to_total);
     tcase_add_test(fl, real_folded_resums_to_traceevent_total);
     tcase_add_test(fl, speedscope_shape);
+    tcase_add_test(fl, speedscope_per_thread);
+    tcase_add_test(g, thread_goldens);
+    tcase_add_loop_test(g, layout_goldens, 0, 4);
     tcase_add_test(fl, svg_shape);
     tcase_add_test(fl, flame_pathological);
     tcase_add_test(m, json_round_trips);
