@@ -42,6 +42,7 @@ typedef struct run_args {
     const char *hash;
     const char *evidence_dir;      /* --evidence-dir */
     int quiet;
+    unsigned stage_timeout;        /* --stage-timeout, 0 = the default */
 } run_args;
 
 static void
@@ -73,7 +74,10 @@ run_help(FILE *out, run_mode mode)
               "  --plugin-dir DIR     look for plugins in DIR first (repeatable)\n"
               "  --evidence-dir DIR   also keep the result (JSON + markdown) in DIR under a dated,\n"
               "                       knob-stamped name, never overwriting; DIR/index.tsv lists runs\n"
-              "  -q, --quiet          no warnings on stderr (they stay in the result)\n", out);
+              "  -q, --quiet          no warnings on stderr (they stay in the result)\n"
+              "  --stage-timeout S    fail a stage whose plugin makes no progress for S seconds\n"
+              "                       (default 60; each stage runs isolated: a crash fails it alone)\n"
+              , out);
     else
         fputs("Usage: perfpipe run PIPELINE [--input NAME=PATH]... [--set KEY=VALUE]...\n"
               "                   [--option STAGE.KEY=VALUE]... [--format FMT] [-o FILE]\n"
@@ -92,6 +96,8 @@ run_help(FILE *out, run_mode mode)
               "  --evidence-dir DIR   also keep the result (JSON + markdown) in DIR under a dated,\n"
               "                       knob-stamped name, never overwriting; DIR/index.tsv lists runs\n"
               "  -q, --quiet          no warnings on stderr\n"
+              "  --stage-timeout S    fail a stage whose plugin makes no progress for S seconds\n"
+              "                       (default 60; each stage runs isolated: a crash fails it alone)\n"
               "\n"
               "Example: perfpipe run alloc --input trace=app.nettrace --set scenario=cart -o a.json --format json\n",
               out);
@@ -143,6 +149,7 @@ parse_args(run_args *a, int argc, char **argv)
         { "plugin-dir", required_argument, NULL, 'P' },
         { "quiet", no_argument, NULL, 'q' },
         { "evidence-dir", required_argument, NULL, 'E' },
+        { "stage-timeout", required_argument, NULL, 'W' },
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 },
     };
@@ -228,6 +235,17 @@ parse_args(run_args *a, int argc, char **argv)
         case 'E':
             a->evidence_dir = optarg;
             break;
+        case 'W': {
+            char *end;
+            unsigned long v = strtoul(optarg, &end, 10);
+
+            if (end == optarg || *end != '\0' || v == 0 || v > 86400 || optarg[0] == '-') {
+                pp_cli_error("--stage-timeout wants whole seconds from 1 to 86400, not '%s'", optarg);
+                return -1;
+            }
+            a->stage_timeout = (unsigned)v;
+            break;
+        }
         case 'h':
             run_help(stdout, a->mode);
             exit(PP_EXIT_OK);
@@ -464,7 +482,7 @@ execute(run_args *a)
         goto out;
     }
     {
-        pp_run_hooks hooks = { a->hash, on_progress, on_warning, on_log, a };
+        pp_run_hooks hooks = { a->hash, on_progress, on_warning, on_log, a, 1, a->stage_timeout };
 
         rc = pp_run_pipeline(p, &hooks, &doc, &err);
         pp_cli_progress_done();

@@ -9,6 +9,7 @@
 
 #include "damage.h"
 #include "engine.h"
+#include "guard.h"
 #include "hash.h"
 #include "host.h"
 #include "result/result.h"
@@ -16,6 +17,26 @@
 
 /* Progress is reported at most once per this many bytes. */
 #define PROGRESS_STEP (32u << 20)
+
+/* Tell a watching parent which plugin callback runs (guard.h). */
+static inline void
+watch_enter(const pp_guard *g, size_t stage, uint32_t phase)
+{
+    if (g != NULL && g->watch != NULL) {
+        g->watch->stage = (uint32_t)stage;
+        g->watch->phase = phase;
+        g->watch->beat++;
+    }
+}
+
+static inline void
+watch_leave(const pp_guard *g)
+{
+    if (g != NULL && g->watch != NULL) {
+        g->watch->phase = PP_PHASE_IDLE;
+        g->watch->beat++;
+    }
+}
 
 typedef struct stage_run {
     const pp_plan_stage *plan;
@@ -146,8 +167,8 @@ open_input(input_run *in, const pp_run_hooks *hooks, json_t *doc, pp_error *err)
 
 /* Read one input to its end, feeding every stage that consumes it. */
 static int
-read_input(input_run *in, size_t index, stage_run *stages, size_t nstages, pp_error *first,
-           pp_error *err)
+read_input(input_run *in, size_t index, stage_run *stages, size_t nstages, const pp_guard *g,
+           pp_error *first, pp_error *err)
 {
     pp_record rec;
     pp_error rerr = PP_ERROR_INIT;
@@ -172,7 +193,13 @@ read_input(input_run *in, size_t index, stage_run *stages, size_t nstages, pp_er
                 if (st->plan->inputs[slot] != index)
                     continue;
                 rec.input_index = slot;
+                if (g != NULL && g->watch != NULL) {
+                    g->watch->records[s]++;
+                    g->watch->input_bytes = in->done;
+                }
+                watch_enter(g, s, PP_PHASE_CONSUME);
                 rc = st->plan->analyzer->consume(st->state, &rec, &perr);
+                watch_leave(g);
                 if (rc != PP_OK)
                     stage_fail(st, first, "stage '%s' (analyzer %s) failed while consuming: %s",
                                perr.message[0] ? perr.message : "no reason given");
@@ -243,6 +270,13 @@ knobs_object(const pp_plan *plan)
 int
 pp_engine_run(const pp_plan *plan, const pp_run_hooks *hooks, json_t **doc_out, pp_error *err)
 {
+    return pp_engine_run_guarded(plan, hooks, NULL, doc_out, err);
+}
+
+int
+pp_engine_run_guarded(const pp_plan *plan, const pp_run_hooks *hooks, const pp_guard *g,
+                      json_t **doc_out, pp_error *err)
+{
     static const pp_run_hooks no_hooks;
     const pp_host_api *host = pp_host_api_get();
     stage_run *stages = calloc(plan->nstages ? plan->nstages : 1, sizeof *stages);
@@ -272,7 +306,18 @@ pp_engine_run(const pp_plan *plan, const pp_run_hooks *hooks, json_t **doc_out, 
         st->ctx.knobs = json_object_get(doc, "knobs");
         st->ctx.log = hooks->log;
         st->ctx.log_user = hooks->user;
+        if (g != NULL && g->faults != NULL && g->faults[s] != NULL) {
+            /* An earlier attempt found this stage faulty: it does not run. */
+            st->failed = 1;
+            pp_result_stage_failed_with(st->ctx.stage, json_incref(g->faults[s]));
+            if (first.code == PP_OK)
+                pp_error_set(&first, PP_EPLUGIN, "%s", json_string_value(json_object_get(
+                                                           g->faults[s], "message")));
+            continue;
+        }
+        watch_enter(g, s, PP_PHASE_CREATE);
         rc = a->create(host, &st->ctx, st->plan->options, &st->state, &perr);
+        watch_leave(g);
         if (rc != PP_OK)
             stage_fail(st, &first, "stage '%s' (analyzer %s) could not start: %s",
                        perr.message[0] ? perr.message : "no reason given");
@@ -285,7 +330,7 @@ pp_engine_run(const pp_plan *plan, const pp_run_hooks *hooks, json_t **doc_out, 
         inputs[i].plan = &plan->inputs[i];
         if ((rc = open_input(&inputs[i], hooks, doc, err)) != PP_OK)
             goto out;
-        if ((rc = read_input(&inputs[i], i, stages, plan->nstages, &first, err)) != PP_OK)
+        if ((rc = read_input(&inputs[i], i, stages, plan->nstages, g, &first, err)) != PP_OK)
             goto out;
     }
 
@@ -296,7 +341,9 @@ pp_engine_run(const pp_plan *plan, const pp_run_hooks *hooks, json_t **doc_out, 
         if (st->failed)
             continue;
         st->ctx.finishing = 1;
+        watch_enter(g, s, PP_PHASE_FINISH);
         rc = st->plan->analyzer->finish(st->state, &st->ctx, &perr);
+        watch_leave(g);
         if (rc != PP_OK)
             stage_fail(st, &first, "stage '%s' (analyzer %s) failed to finish: %s",
                        perr.message[0] ? perr.message : "no reason given");
@@ -320,8 +367,11 @@ pp_engine_run(const pp_plan *plan, const pp_run_hooks *hooks, json_t **doc_out, 
     doc = NULL;
 out:
     for (size_t s = 0; stages != NULL && s < plan->nstages; s++) {
-        if (stages[s].created)
+        if (stages[s].created) {
+            watch_enter(g, s, PP_PHASE_DESTROY);
             stages[s].plan->analyzer->destroy(stages[s].state);
+            watch_leave(g);
+        }
         pp_result_tables_release(&stages[s].ctx.tables);
     }
     /* Sources close last: plugins resolve symbols through them in finish(). */

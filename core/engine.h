@@ -47,7 +47,17 @@ typedef struct pp_run_hooks {
     /* A plugin's log line, already prefixed with the stage id; may be NULL. */
     void (*log)(void *user, int level, const char *message);
     void *user;
+    /* Run the stages in a child process (core/isolate.h), so a plugin that
+     * crashes, exits, writes to stdout or stops making progress fails its
+     * stage alone. Only pp_run_pipeline honours it. */
+    int isolate;
+    /* Seconds one plugin callback may run without returning before its
+     * stage is failed (isolate only); 0 = PP_STAGE_TIMEOUT_DEFAULT. */
+    uint32_t stage_timeout_s;
 } pp_run_hooks;
+
+/* The documented default progress limit (perfpipe(1) --stage-timeout). */
+#define PP_STAGE_TIMEOUT_DEFAULT 60u
 
 /* Run the plan. Returns:
  *  PP_OK       every stage succeeded; *doc is the result document;
@@ -59,5 +69,11 @@ typedef struct pp_run_hooks {
  * The caller owns *doc (json_decref). */
 int pp_engine_run(const pp_plan *plan, const pp_run_hooks *hooks, json_t **doc,
                   pp_error *err);
+
+/* The same, telling g->watch (may be NULL) which callback runs, and not
+ * running the stages g->faults names (they fail with that error object). */
+struct pp_guard;
+int pp_engine_run_guarded(const pp_plan *plan, const pp_run_hooks *hooks,
+                          const struct pp_guard *g, json_t **doc, pp_error *err);
 
 #endif

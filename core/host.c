@@ -15,6 +15,10 @@
 #include "pipeline/options.h"
 #include "result/result.h"
 
+/* No real table comes near; a lying count must not make the host read
+ * past the plugin's column array for ever. */
+#define PP_HOST_MAX_COLUMNS 1024u
+
 static void
 violate(pp_ctx *ctx, const char *fmt, ...) PP_PRINTF(2, 3);
 
@@ -63,8 +67,12 @@ host_knob(pp_ctx *ctx, const char *name)
 {
     json_t *v;
 
-    if (ctx == NULL || name == NULL || ctx->knobs == NULL)
+    if (ctx == NULL || ctx->knobs == NULL)
         return NULL;
+    if (name == NULL) {
+        violate(ctx, "knob: argument 2 (name) is NULL");
+        return NULL;
+    }
     v = json_object_get(ctx->knobs, name);
     return json_is_string(v) ? json_string_value(v) : NULL;
 }
@@ -82,9 +90,15 @@ host_table_new(pp_ctx *ctx, const char *name, uint32_t ncolumns, const pp_column
         violate(ctx, "table_new('%s') called outside finish()", name ? name : "(null)");
         return NULL;
     }
-    if (name == NULL || columns == NULL || ncolumns == 0 || nkey > ncolumns) {
-        violate(ctx, "table_new('%s'): needs a name, at least one column and nkey <= ncolumns",
-                name ? name : "(null)");
+    if (name == NULL || columns == NULL) {
+        violate(ctx, "table_new: argument %d (%s) is NULL", name == NULL ? 2 : 4,
+                name == NULL ? "name" : "columns");
+        return NULL;
+    }
+    if (ncolumns == 0 || ncolumns > PP_HOST_MAX_COLUMNS || nkey > ncolumns) {
+        violate(ctx, "table_new('%.64s'): argument 3 (ncolumns) is %u and argument 5 (nkey) %u: "
+                "needs 1..%u columns and nkey <= ncolumns", name, ncolumns, nkey,
+                PP_HOST_MAX_COLUMNS);
         return NULL;
     }
     ctx->tables.owner = ctx;
@@ -122,7 +136,9 @@ host_finding(pp_ctx *ctx, uint32_t severity, const char *code, const char *fmt, 
     va_list ap;
 
     if (ctx == NULL || code == NULL || fmt == NULL || severity > PP_SEVERITY_ERROR) {
-        violate(ctx, "finding: needs a severity 0..2, a code and a message");
+        violate(ctx, "finding: argument %s", severity > PP_SEVERITY_ERROR ? "2 (severity) is not 0..2"
+                                             : code == NULL ? "3 (code) is NULL"
+                                                            : "4 (fmt) is NULL");
         return PP_EINVAL;
     }
     if (!ctx->finishing) {
@@ -165,6 +181,53 @@ host_total_string(pp_ctx *ctx, const char *name, const char *value)
     return pp_result_total_string(ctx->stage, name, value);
 }
 
+/* The functions that get no ctx cannot mark a stage; they refuse a NULL
+ * argument with PP_EINVAL instead of crashing in the plugin's stead. */
+#define OPT_WRAPPER(fn, type)                                                  \
+    static int host_##fn(const pp_options *o, const char *name, type *out)    \
+    {                                                                          \
+        if (o == NULL || name == NULL || out == NULL)                          \
+            return PP_EINVAL;                                                  \
+        return pp_options_##fn(o, name, out);                                  \
+    }
+OPT_WRAPPER(bool, int)
+OPT_WRAPPER(int, int64_t)
+OPT_WRAPPER(double, double)
+OPT_WRAPPER(string, const char *)
+OPT_WRAPPER(list_count, uint32_t)
+
+static int
+host_list_item(const pp_options *o, const char *name, uint32_t index, const char **out)
+{
+    if (o == NULL || name == NULL || out == NULL)
+        return PP_EINVAL;
+    return pp_options_list_item(o, name, index, out);
+}
+
+static int
+host_trace_field(const pp_trace_event *ev, const char *name, pp_value *out)
+{
+    if (ev == NULL || name == NULL || out == NULL)
+        return PP_EINVAL;
+    return pp_nettrace_field(ev, name, out);
+}
+
+static const char *
+host_trace_symbolize(const pp_trace_source *src, uint64_t ip, uint32_t flags)
+{
+    if (src == NULL)
+        return "?";
+    return pp_nettrace_symbolize(src, ip, flags);
+}
+
+static int
+host_trace_info(const pp_trace_source *src, pp_trace_info *out)
+{
+    if (src == NULL || out == NULL)
+        return PP_EINVAL;
+    return pp_nettrace_info(src, out);
+}
+
 static const pp_host_api host_api = {
     .struct_size = sizeof(pp_host_api),
     .abi_major = PP_ABI_MAJOR,
@@ -172,12 +235,12 @@ static const pp_host_api host_api = {
     .host_features = 0,
     .log = host_log,
     .error_set = host_error_set,
-    .opt_bool = pp_options_bool,
-    .opt_int = pp_options_int,
-    .opt_double = pp_options_double,
-    .opt_string = pp_options_string,
-    .opt_list_count = pp_options_list_count,
-    .opt_list_item = pp_options_list_item,
+    .opt_bool = host_bool,
+    .opt_int = host_int,
+    .opt_double = host_double,
+    .opt_string = host_string,
+    .opt_list_count = host_list_count,
+    .opt_list_item = host_list_item,
     .knob = host_knob,
     .table_new = host_table_new,
     .table_row = host_table_row,
@@ -185,9 +248,9 @@ static const pp_host_api host_api = {
     .total_int = host_total_int,
     .total_double = host_total_double,
     .total_string = host_total_string,
-    .trace_field = pp_nettrace_field,
-    .trace_symbolize = pp_nettrace_symbolize,
-    .trace_info = pp_nettrace_info,
+    .trace_field = host_trace_field,
+    .trace_symbolize = host_trace_symbolize,
+    .trace_info = host_trace_info,
 };
 
 const pp_host_api *

@@ -12,7 +12,16 @@
 
 #include <perfpipe/perfpipe.h>
 
+#include "host.h"
 #include "loader.h"
+
+/* Bounds on what a descriptor may declare: far above any real analyzer,
+ * low enough that a lying descriptor cannot make the host allocate or loop
+ * without end. */
+#define PP_MAX_ANALYZER_NAME 64
+#define PP_MAX_INPUT_SLOTS 16
+#define PP_MAX_OPTIONS 256
+#define PP_KIND_ALL (PP_KIND_NETTRACE | PP_KIND_GCDUMP | PP_KIND_COUNTERS | PP_KIND_SPANS)
 
 typedef struct loaded {
     char *name;
@@ -147,8 +156,29 @@ pp_plugin_check(const pp_analyzer *d, const char *name, const char *path, pp_err
                      PP_ABI_MAJOR, PP_ABI_MINOR);
         return PP_EPLUGIN;
     }
+    if (d->struct_size > sizeof(pp_analyzer)) {
+        /* A plugin of minor <= ours cannot know a longer descriptor. */
+        pp_error_set(err, PP_EPLUGIN, "%s: descriptor claims %u bytes, ABI %u.%u has %u: "
+                     "struct_size is wrong", path, (unsigned)d->struct_size, PP_ABI_MAJOR,
+                     PP_ABI_MINOR, (unsigned)sizeof(pp_analyzer));
+        return PP_EPLUGIN;
+    }
+    if (d->required_host_features & ~pp_host_api_get()->host_features) {
+        pp_error_set(err, PP_EPLUGIN, "%s: the plugin requires host features 0x%llx, this "
+                     "perfpipe offers 0x%llx: upgrade perfpipe", path,
+                     (unsigned long long)d->required_host_features,
+                     (unsigned long long)pp_host_api_get()->host_features);
+        return PP_EPLUGIN;
+    }
     if (d->name == NULL || d->name[0] == '\0' || d->version == NULL) {
         pp_error_set(err, PP_EPLUGIN, "%s: descriptor has no name or version", path);
+        return PP_EPLUGIN;
+    }
+    if (strnlen(d->name, PP_MAX_ANALYZER_NAME + 1) > PP_MAX_ANALYZER_NAME ||
+        strnlen(d->version, 65) > 64 ||
+        (d->summary != NULL && strnlen(d->summary, 1025) > 1024)) {
+        pp_error_set(err, PP_EPLUGIN, "%s: descriptor name (max %d), version (64) or summary "
+                     "(1024) is too long", path, PP_MAX_ANALYZER_NAME);
         return PP_EPLUGIN;
     }
     if (name != NULL && strcmp(d->name, name) != 0) {
@@ -166,6 +196,23 @@ pp_plugin_check(const pp_analyzer *d, const char *name, const char *path, pp_err
         pp_error_set(err, PP_EPLUGIN, "%s: analyzer '%s' declares no input kind", path, d->name);
         return PP_EPLUGIN;
     }
+    if (d->input_kinds & ~(uint32_t)PP_KIND_ALL) {
+        pp_error_set(err, PP_EPLUGIN, "%s: analyzer '%s' declares unknown input kinds 0x%x",
+                     path, d->name, (unsigned)(d->input_kinds & ~(uint32_t)PP_KIND_ALL));
+        return PP_EPLUGIN;
+    }
+    if (d->input_slot_count > PP_MAX_INPUT_SLOTS || d->option_count > PP_MAX_OPTIONS) {
+        pp_error_set(err, PP_EPLUGIN, "%s: analyzer '%s' declares %u input slots (max %d) and "
+                     "%u options (max %d)", path, d->name, (unsigned)d->input_slot_count,
+                     PP_MAX_INPUT_SLOTS, (unsigned)d->option_count, PP_MAX_OPTIONS);
+        return PP_EPLUGIN;
+    }
+    for (uint32_t i = 0; d->input_slots != NULL && i < d->input_slot_count; i++)
+        if (d->input_slots[i] == NULL || d->input_slots[i][0] == '\0') {
+            pp_error_set(err, PP_EPLUGIN, "%s: analyzer '%s': input slot %u has no name",
+                         path, d->name, (unsigned)i);
+            return PP_EPLUGIN;
+        }
     if (d->input_slot_count > 1 && d->input_slots == NULL) {
         pp_error_set(err, PP_EPLUGIN, "%s: analyzer '%s' takes %u inputs but names none",
                      path, d->name, (unsigned)d->input_slot_count);

@@ -5,6 +5,7 @@
 
 #include <perfpipe/perfpipe.h>
 
+#include "isolate.h"
 #include "run.h"
 
 /* Record each stage's effective options, so compare can tell runs apart. */
@@ -70,7 +71,8 @@ pp_run_pipeline(const pp_pipeline *p, const pp_run_hooks *hooks, json_t **doc, p
     plan.inputs = inputs;
     plan.nstages = p->stage_count;
     plan.stages = stages;
-    rc = pp_engine_run(&plan, hooks, doc, err);
+    rc = hooks != NULL && hooks->isolate ? pp_isolate_run(&plan, hooks, doc, err)
+                                         : pp_engine_run(&plan, hooks, doc, err);
     if (*doc != NULL) {
         if (p->description != NULL)
             json_object_set_new(*doc, "description", json_string(p->description));

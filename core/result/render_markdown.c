@@ -154,7 +154,7 @@ pp_render_markdown(const json_t *doc, const pp_render_opts *o, FILE *out, pp_err
         fputs(")\n\n", out);
         if (status != NULL && strcmp(status, "failed") == 0) {
             fputs("**FAILED**: ", out);
-            md_text(out, json_string_value(json_object_get(st, "error")));
+            md_text(out, pp_result_stage_error(st));
             fputs("\n\n", out);
         }
         json_array_foreach(json_object_get(st, "tables"), ti, tj)

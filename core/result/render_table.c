@@ -357,7 +357,7 @@ pp_render_text_table(const json_t *doc, const pp_render_opts *o, FILE *out, pp_e
                 json_string_value(json_object_get(an, "name")),
                 aver ? " " : "", aver ? aver : "");
         if (status != NULL && strcmp(status, "failed") == 0) {
-            const char *e = json_string_value(json_object_get(st, "error"));
+            const char *e = pp_result_stage_error(st);
             fputs("FAILED: ", out);
             pp_render_put_line_text(out, e ? e : "(no reason given)");
             fputc('\n', out);

@@ -256,11 +256,33 @@ pp_result_add_stage(json_t *doc, const char *id, const char *analyzer,
 int
 pp_result_stage_failed(json_t *stage, const char *message)
 {
-    if (!json_is_object(stage) || message == NULL)
+    if (message == NULL)
         return PP_EINVAL;
-    if (set_new(stage, "status", json_string("failed")) != PP_OK)
+    return pp_result_stage_failed_with(stage, json_pack("{s:s}", "message", message));
+}
+
+int
+pp_result_stage_failed_with(json_t *stage, json_t *error)
+{
+    if (!json_is_object(stage) || !json_is_string(json_object_get(error, "message"))) {
+        json_decref(error);
+        return PP_EINVAL;
+    }
+    if (set_new(stage, "status", json_string("failed")) != PP_OK) {
+        json_decref(error);
         return PP_ENOMEM;
-    return set_new(stage, "error", json_string(message));
+    }
+    return set_new(stage, "error", error);
+}
+
+const char *
+pp_result_stage_error(const json_t *stage)
+{
+    const json_t *e = json_object_get(stage, "error");
+
+    if (json_is_string(e))        /* documents written before errors were objects */
+        return json_string_value(e);
+    return json_string_value(json_object_get(e, "message"));
 }
 
 static void

@@ -11,7 +11,8 @@
  *                "damage":{"truncated_at":N|null,"dropped_events","repeated_blocks",
  *                          "reordered_blocks","missing_blocks","sequence_gaps",
  *                          "reader_warnings"}, ...reader facts} ],
- *   "stages": [ {"id","analyzer":{"name","version"},"status":"ok"|"partial"|"failed","error":"...",
+ *   "stages": [ {"id","analyzer":{"name","version"},"status":"ok"|"partial"|"failed",
+ *                "error":{"message",...} (failed only),
  *                "tables":[{"name","key":[..],"columns":[{"name","type"}],"rows":[[..]]}],
  *                "findings":[{"severity","code","message"}],
  *                "totals":{"name":{"type":"bytes","value":123}} } ] }
@@ -59,8 +60,18 @@ json_t *pp_result_add_input(json_t *doc, const char *name, const char *path,
 json_t *pp_result_add_stage(json_t *doc, const char *id, const char *analyzer,
                             const char *analyzer_version);
 
-/* Mark a stage failed with a one-line reason (copied). PP_OK or PP_EINVAL. */
+/* Mark a stage failed: status "failed" and "error": {"message": ...}
+ * (copied). PP_OK, PP_EINVAL or PP_ENOMEM. */
 int pp_result_stage_failed(json_t *stage, const char *message);
+/* The same with a whole error object (reference stolen): "message" (string,
+ * required), and where known "phase" (create/consume/finish/destroy),
+ * "signal" (name), "exit_status", "limit_s" (the progress limit that was
+ * hit), "last_record" (1-based record number the stage was given last),
+ * "input_offset" (bytes of the input read by then). */
+int pp_result_stage_failed_with(json_t *stage, json_t *error);
+/* A failed stage's message ("error" as an object or, in older documents, a
+ * string), or NULL. */
+const char *pp_result_stage_error(const json_t *stage);
 
 /* Host-table implementations on a stage entry.
  *

@@ -189,7 +189,7 @@ END_TEST
 START_TEST(sha256_on_request_matches_sha256sum)
 {
     static const char *const names[] = { "fixture-good" };
-    pp_run_hooks hooks = { "sha256", NULL, NULL, NULL, NULL };
+    pp_run_hooks hooks = { .hash_algo = "sha256" };
     pp_error err = PP_ERROR_INIT;
     json_t *doc = NULL, *in;
     char cmd[4200], want[65] = "";
@@ -234,12 +234,12 @@ START_TEST(failing_stages_are_contained)
                      "ok");
     ck_assert_int_eq(records_of(stage_of(doc, "fixture-good"), "first"), oracle_total_events());
 
-    msg = json_string_value(json_object_get(stage_of(doc, "fixture-createfail"), "error"));
+    msg = pp_result_stage_error(stage_of(doc, "fixture-createfail"));
     ck_assert_ptr_nonnull(strstr(msg, "stage 'fixture-createfail' (analyzer fixture-createfail) "
                                       "could not start: refusing to start"));
-    msg = json_string_value(json_object_get(stage_of(doc, "fixture-finishfail"), "error"));
+    msg = pp_result_stage_error(stage_of(doc, "fixture-finishfail"));
     ck_assert_ptr_nonnull(strstr(msg, "failed to finish: finish fails"));
-    msg = json_string_value(json_object_get(stage_of(doc, "fixture-badrow"), "error"));
+    msg = pp_result_stage_error(stage_of(doc, "fixture-badrow"));
     ck_assert_ptr_nonnull(strstr(msg, "broke the plugin ABI"));
     ck_assert_str_eq(json_string_value(json_object_get(stage_of(doc, "fixture-badrow"), "status")),
                      "failed");

@@ -1,0 +1,346 @@
+/* Stage isolation: the engine in a child, a watching parent (isolate.h). */
+#define _GNU_SOURCE 1   /* fopencookie */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <perfpipe/perfpipe.h>
+
+#include "guard.h"
+#include "isolate.h"
+#include "result/result.h"
+
+/* What the child sends before the document text. */
+typedef struct child_msg {
+    int32_t rc;
+    pp_error err;
+    uint64_t doc_len;            /* bytes of compact JSON that follow; 0 = no document */
+} child_msg;
+
+static const char *const phase_names[] = { "idle", "create", "consume", "finish", "destroy" };
+
+static double
+now_s(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static int
+write_all(int fd, const void *p, size_t n)
+{
+    const char *c = p;
+
+    while (n > 0) {
+        ssize_t w = write(fd, c, n);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0)
+            return -1;
+        c += w;
+        n -= (size_t)w;
+    }
+    return 0;
+}
+
+/* ---- the child ------------------------------------------------------------ */
+
+typedef struct stdout_trap { pp_guard_watch *watch; size_t nstages; } stdout_trap;
+
+/* A plugin's printf lands here: counted against the running stage, never
+ * mixed into the document the parent writes. */
+static ssize_t
+trap_write(void *cookie, const char *buf, size_t size)
+{
+    stdout_trap *t = cookie;
+
+    (void)buf;
+    if (t->watch->phase != PP_PHASE_IDLE && t->watch->stage < t->nstages)
+        t->watch->records[t->nstages + t->watch->stage] += size;
+    return (ssize_t)size;
+}
+
+static void
+run_child(const pp_plan *plan, const pp_run_hooks *hooks, const pp_guard *g, int fd)
+{
+    stdout_trap *trap = malloc(sizeof *trap);   /* lives until _exit */
+    cookie_io_functions_t io = { NULL, trap_write, NULL, NULL };
+    child_msg msg;
+    json_t *doc = NULL;
+    char *text = NULL;
+    int null_fd;
+    FILE *f;
+
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    /* Raw write(1, ...) goes nowhere; stdio writes are counted. */
+    if ((null_fd = open("/dev/null", O_WRONLY)) >= 0) {
+        dup2(null_fd, STDOUT_FILENO);
+        close(null_fd);
+    }
+    if (trap != NULL) {
+        trap->watch = g->watch;
+        trap->nstages = plan->nstages;
+    }
+    if (trap != NULL && (f = fopencookie(trap, "w", io)) != NULL) {
+        setvbuf(f, NULL, _IONBF, 0);
+        stdout = f;
+    }
+    memset(&msg, 0, sizeof msg);
+    msg.err = (pp_error)PP_ERROR_INIT;
+    msg.rc = pp_engine_run_guarded(plan, hooks, g, &doc, &msg.err);
+    if (doc != NULL && (text = json_dumps(doc, JSON_COMPACT)) == NULL) {
+        msg.rc = PP_ENOMEM;
+        pp_error_set(&msg.err, PP_ENOMEM, "out of memory writing the result document");
+    }
+    msg.doc_len = text != NULL ? strlen(text) : 0;
+    if (write_all(fd, &msg, sizeof msg) != 0 || (text && write_all(fd, text, msg.doc_len) != 0))
+        _exit(120);
+    _exit(0);
+}
+
+/* ---- the parent ----------------------------------------------------------- */
+
+typedef struct attempt {
+    char *buf;
+    size_t len, cap;
+    int timed_out;
+    uint32_t stage, phase;       /* where the limit was hit */
+    int status;                  /* waitpid status */
+} attempt;
+
+static int
+grow(attempt *a, size_t need)
+{
+    char *p;
+    size_t cap = a->cap ? a->cap : 65536;
+
+    while (cap < need)
+        cap *= 2;
+    if (cap == a->cap)
+        return 0;
+    if ((p = realloc(a->buf, cap)) == NULL)
+        return -1;
+    a->buf = p;
+    a->cap = cap;
+    return 0;
+}
+
+/* Read the child's message to EOF, killing it when one callback makes no
+ * progress within limit seconds. -1 only when out of memory. */
+static int
+watch_child(pid_t pid, int fd, pp_guard_watch *w, uint32_t limit, attempt *a)
+{
+    uint64_t beat = w->beat;
+    double since = now_s();
+    int oom = 0;
+
+    for (;;) {
+        struct pollfd p = { fd, POLLIN, 0 };
+        int n = poll(&p, 1, 200);
+
+        if (n < 0 && errno != EINTR)
+            break;
+        if (n > 0) {
+            ssize_t r;
+
+            if (grow(a, a->len + 65536) != 0) {
+                oom = 1;
+                kill(pid, SIGKILL);
+                break;
+            }
+            r = read(fd, a->buf + a->len, a->cap - a->len);
+            if (r < 0 && errno == EINTR)
+                continue;
+            if (r <= 0)
+                break;
+            a->len += (size_t)r;
+            continue;
+        }
+        if (w->beat != beat || w->phase == PP_PHASE_IDLE) {
+            beat = w->beat;
+            since = now_s();
+        } else if (!a->timed_out && now_s() - since >= limit) {
+            a->timed_out = 1;
+            a->stage = w->stage;
+            a->phase = w->phase;
+            kill(pid, SIGKILL);
+        }
+    }
+    while (waitpid(pid, &a->status, 0) < 0 && errno == EINTR)
+        ;
+    return oom ? -1 : 0;
+}
+
+/* The error object for the stage a failed attempt blames, or NULL when the
+ * child died outside plugin code. */
+static json_t *
+blame(const pp_plan *plan, const pp_guard_watch *w, const attempt *a, uint32_t limit,
+      uint32_t *stage)
+{
+    uint32_t s = a->timed_out ? a->stage : w->stage;
+    uint32_t phase = a->timed_out ? a->phase : w->phase;
+    char what[160], msg[PP_ERROR_MESSAGE_MAX];
+    json_t *e;
+
+    if (phase == PP_PHASE_IDLE || phase > PP_PHASE_DESTROY || s >= plan->nstages)
+        return NULL;
+    if (a->timed_out)
+        snprintf(what, sizeof what, "made no progress for %u s (the progress limit; "
+                 "--stage-timeout changes it)", limit);
+    else if (WIFSIGNALED(a->status))
+        snprintf(what, sizeof what, "was killed by signal %d (%s)", WTERMSIG(a->status),
+                 strsignal(WTERMSIG(a->status)));
+    else if (WIFEXITED(a->status))
+        snprintf(what, sizeof what, "called exit(%d)", WEXITSTATUS(a->status));
+    else
+        snprintf(what, sizeof what, "ended the run");
+    snprintf(msg, sizeof msg, "stage '%s' (analyzer %s) %s in %s(), after %llu record%s "
+             "(input read to byte %llu)", plan->stages[s].id, plan->stages[s].analyzer->name,
+             what, phase_names[phase], (unsigned long long)w->records[s],
+             w->records[s] == 1 ? "" : "s", (unsigned long long)w->input_bytes);
+    e = json_pack("{s:s, s:s, s:I, s:I}", "message", msg, "phase", phase_names[phase],
+                  "last_record", (json_int_t)w->records[s],
+                  "input_offset", (json_int_t)w->input_bytes);
+    if (e == NULL)
+        return NULL;
+    if (a->timed_out)
+        json_object_set_new(e, "limit_s", json_integer(limit));
+    else if (WIFSIGNALED(a->status))
+        json_object_set_new(e, "signal", json_string(sigabbrev_np(WTERMSIG(a->status))
+                                                         ? sigabbrev_np(WTERMSIG(a->status))
+                                                         : "?"));
+    else if (WIFEXITED(a->status))
+        json_object_set_new(e, "exit_status", json_integer(WEXITSTATUS(a->status)));
+    *stage = s;
+    return e;
+}
+
+/* A stage that wrote to stdout fails after the fact: the document is
+ * clean, but a plugin that prints is broken. */
+static void
+stdout_faults(const pp_plan *plan, const pp_guard_watch *w, json_t *doc, int *rc, pp_error *err)
+{
+    json_t *stages = json_object_get(doc, "stages");
+
+    for (size_t s = 0; s < plan->nstages; s++) {
+        uint64_t n = w->records[plan->nstages + s];
+        json_t *st = json_array_get(stages, s);
+        char msg[PP_ERROR_MESSAGE_MAX];
+
+        if (n == 0 || st == NULL)
+            continue;
+        snprintf(msg, sizeof msg, "stage '%s' (analyzer %s) wrote %llu bytes to standard output "
+                 "(stdout carries the result; a plugin must log through the host)",
+                 plan->stages[s].id, plan->stages[s].analyzer->name, (unsigned long long)n);
+        pp_result_stage_failed_with(st, json_pack("{s:s, s:I}", "message", msg,
+                                                  "stdout_bytes", (json_int_t)n));
+        json_object_set_new(st, "tables", json_array());
+        json_object_set_new(st, "totals", json_object());
+        if (*rc == PP_OK) {
+            *rc = PP_EPLUGIN;
+            pp_error_set(err, PP_EPLUGIN, "%s", msg);
+        }
+    }
+}
+
+int
+pp_isolate_run(const pp_plan *plan, const pp_run_hooks *hooks, json_t **doc, pp_error *err)
+{
+    uint32_t limit = hooks->stage_timeout_s ? hooks->stage_timeout_s : PP_STAGE_TIMEOUT_DEFAULT;
+    size_t wsize = sizeof(pp_guard_watch) + 2 * (plan->nstages + 1) * sizeof(uint64_t);
+    json_t **faults = calloc(plan->nstages + 1, sizeof *faults);
+    pp_guard_watch *w = mmap(NULL, wsize, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS,
+                             -1, 0);
+    pp_guard g = { w, (json_t *const *)faults };
+    int rc = PP_EPLUGIN;
+
+    *doc = NULL;
+    if (faults == NULL || w == MAP_FAILED) {
+        free(faults);
+        if (w != MAP_FAILED)
+            munmap(w, wsize);
+        pp_error_set(err, PP_ENOMEM, "out of memory starting the run");
+        return PP_ENOMEM;
+    }
+    /* Each attempt either succeeds or blames one more stage. */
+    for (size_t tries = 0; tries <= plan->nstages; tries++) {
+        attempt a = { 0 };
+        child_msg msg;
+        uint32_t culprit = 0;
+        json_t *e;
+        int fds[2];
+        pid_t pid;
+
+        memset(w, 0, wsize);
+        fflush(stdout);
+        fflush(stderr);
+        if (pipe2(fds, O_CLOEXEC) != 0 || (pid = fork()) < 0) {
+            pp_error_set(err, PP_EIO, "cannot start the stages' process: %s", strerror(errno));
+            rc = PP_EIO;
+            break;
+        }
+        if (pid == 0) {
+            close(fds[0]);
+            run_child(plan, hooks, &g, fds[1]);
+        }
+        close(fds[1]);
+        if (watch_child(pid, fds[0], w, limit, &a) != 0) {
+            close(fds[0]);
+            free(a.buf);
+            pp_error_set(err, PP_ENOMEM, "out of memory reading the result document");
+            rc = PP_ENOMEM;
+            break;
+        }
+        close(fds[0]);
+        memset(&msg, 0, sizeof msg);
+        if (a.len >= sizeof msg)
+            memcpy(&msg, a.buf, sizeof msg);
+        if (!a.timed_out && WIFEXITED(a.status) && WEXITSTATUS(a.status) == 0 &&
+            a.len >= sizeof msg && a.len - sizeof msg == msg.doc_len) {
+            json_error_t je;
+
+            rc = msg.rc;
+            if (err != NULL)
+                *err = msg.err;
+            if (msg.doc_len > 0 &&
+                (*doc = json_loadb(a.buf + sizeof msg, msg.doc_len, 0, &je)) == NULL) {
+                pp_error_set(err, PP_ENOMEM, "out of memory reading the result document");
+                rc = PP_ENOMEM;
+            }
+            if (*doc != NULL)
+                stdout_faults(plan, w, *doc, &rc, err);
+            free(a.buf);
+            break;
+        }
+        free(a.buf);
+        if ((e = blame(plan, w, &a, limit, &culprit)) == NULL) {
+            pp_error_set(err, PP_EIO, "the run died outside any plugin (%s %d) reading input "
+                         "at byte %llu: this is a perfpipe bug, please report it with the input",
+                         WIFSIGNALED(a.status) ? "signal" : "exit status",
+                         WIFSIGNALED(a.status) ? WTERMSIG(a.status) : WEXITSTATUS(a.status),
+                         (unsigned long long)w->input_bytes);
+            rc = PP_EIO;
+            break;
+        }
+        json_decref(faults[culprit]);
+        faults[culprit] = e;
+    }
+    for (size_t s = 0; s < plan->nstages; s++)
+        json_decref(faults[s]);
+    free(faults);
+    munmap(w, wsize);
+    return rc;
+}

@@ -1,0 +1,168 @@
+/* A fault plugin, compiled once per fault (FAULT=...), to run beside a
+ * shipped analyzer: the shipped stage's result must be written and right
+ * whatever this one does (tests/faults/test-faults.sh).
+ *   segv      writes through a wild pointer in consume
+ *   abort     abort() in finish
+ *   exit      exit(0) in consume
+ *   stdout    printf in consume (the document is on stdout)
+ *   loop      never returns from consume
+ *   sleep     sleeps in finish
+ *   nullargs  NULL to every host function, then goes on
+ *   garbage   a 2^30-column table, then a row on a forged table handle
+ *   destroyrow keeps its table and adds a row from destroy()
+ *   bigdesc / slots / features: a lying descriptor (struct_size 0xFFFFFFFF,
+ *             10^8 input slots, host features nobody offers) */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <perfpipe/plugin.h>
+
+#define F_SEGV 1
+#define F_ABORT 2
+#define F_EXIT 3
+#define F_STDOUT 4
+#define F_LOOP 5
+#define F_SLEEP 6
+#define F_NULLARGS 7
+#define F_GARBAGE 8
+#define F_DESTROYROW 9
+#define F_BIGDESC 10
+#define F_SLOTS 11
+#define F_FEATURES 12
+
+#ifndef FAULT
+#error FAULT must name the fault
+#endif
+#ifndef FAULT_NAME
+#error FAULT_NAME must name the plugin
+#endif
+
+typedef struct state {
+    const pp_host_api *host;
+    const pp_options *opts;
+    uint64_t records;
+    pp_table *kept;
+} state;
+
+static int
+create(const pp_host_api *host, pp_ctx *ctx, const pp_options *opts, void **out, pp_error *err)
+{
+    state *s = calloc(1, sizeof *s);
+
+    (void)ctx;
+    if (s == NULL) {
+        host->error_set(err, PP_ENOMEM, "out of memory");
+        return PP_ENOMEM;
+    }
+    s->host = host;
+    s->opts = opts;
+    *out = s;
+    return PP_OK;
+}
+
+static int
+consume(void *st, const pp_record *rec, pp_error *err)
+{
+    state *s = st;
+    volatile int spin = 1;
+    volatile uintptr_t wild = 0x10;
+
+    (void)err;
+    s->records++;
+    if (s->records < 100)       /* fail mid-input, not on the first record */
+        return PP_OK;
+    switch (FAULT) {
+    case F_SEGV: *(volatile int *)wild = 1; break;
+    case F_EXIT: exit(0);
+    case F_STDOUT: if (s->records == 100) printf("hello from a plugin\n"); break;
+    case F_LOOP: while (spin) ; break;
+    case F_NULLARGS:
+        if (s->records == 100) {
+            pp_value v;
+            int64_t i;
+
+            s->host->opt_int(s->opts, "top", NULL);
+            s->host->opt_int(NULL, "top", &i);
+            s->host->opt_string(s->opts, NULL, NULL);
+            s->host->trace_field(NULL, "x", &v);
+            s->host->trace_field(rec->u.event, NULL, &v);
+            s->host->trace_symbolize(NULL, 0x1234, 0);
+            s->host->trace_info(NULL, NULL);
+            s->host->error_set(NULL, PP_EINVAL, "x");
+        }
+        break;
+    default: break;
+    }
+    return PP_OK;
+}
+
+static int
+finish(void *st, pp_ctx *ctx, pp_error *err)
+{
+    static const pp_column cols[] = { { "records", PP_COL_COUNT, 0 } };
+    state *s = st;
+    pp_cell row[1] = { pp_cell_int((int64_t)s->records) };
+
+    (void)err;
+    if (FAULT == F_ABORT)
+        abort();
+    if (FAULT == F_SLEEP)
+        sleep(1000);
+    if (FAULT == F_NULLARGS) {
+        s->host->table_new(ctx, NULL, 1, cols, 1);
+        s->host->table_new(ctx, "t", 1, NULL, 1);
+        s->host->table_row(NULL, row);
+        s->host->finding(ctx, 1, NULL, "x");
+        s->host->total_int(ctx, NULL, PP_COL_COUNT, 1);
+        s->host->knob(ctx, NULL);
+        s->host->log(ctx, PP_LOG_DEBUG, NULL);
+    }
+    if (FAULT == F_GARBAGE) {
+        s->host->table_new(ctx, "huge", 1u << 30, cols, 0);
+        s->host->table_row((pp_table *)(uintptr_t)0x1000, row);
+    }
+    s->kept = s->host->table_new(ctx, "records", 1, cols, 1);
+    s->host->table_row(s->kept, row);
+    return PP_OK;
+}
+
+static void
+destroy(void *st)
+{
+    state *s = st;
+    pp_cell row[1] = { pp_cell_int(-1) };
+
+    if (FAULT == F_DESTROYROW && s->kept != NULL)
+        s->host->table_row(s->kept, row);
+    free(s);
+}
+
+static const char *const slots[] = { "input" };
+
+static const pp_analyzer descriptor = {
+    .struct_size = FAULT == F_BIGDESC ? 0xFFFFFFFFu : sizeof(pp_analyzer),
+    .abi_major = PP_ABI_MAJOR,
+    .abi_minor = PP_ABI_MINOR,
+    .required_host_features = FAULT == F_FEATURES ? UINT64_C(1) << 63 : 0,
+    .name = FAULT_NAME,
+    .version = "1.0.0",
+    .summary = "test fault plugin",
+    .input_kinds = PP_KIND_NETTRACE,
+    .input_slot_count = FAULT == F_SLOTS ? 100000000u : 1,
+    .input_slots = slots,
+    .create = create,
+    .consume = consume,
+    .finish = finish,
+    .destroy = destroy,
+};
+
+PP_PLUGIN_EXPORT const pp_analyzer *perfpipe_plugin_entry(void);
+
+PP_PLUGIN_EXPORT const pp_analyzer *
+perfpipe_plugin_entry(void)
+{
+    return &descriptor;
+}
