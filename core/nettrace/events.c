@@ -134,6 +134,7 @@ pp_nettrace_next(pp_trace_source *r, const pp_trace_event **out, pp_error *err)
             ev->activity_id = r->h.act;
             ev->related_activity_id = r->h.rel;
         }
+        ev->stack_region = (uint32_t)r->st.sequence_points;
         if (r->h.stack_id) {
             const nt_stack *s = nt_find_stack(r, r->h.stack_id);
             if (s) {

@@ -66,6 +66,12 @@ typedef struct pp_trace_event {
     uint32_t payload_size;
     uint32_t stack_depth;        /* number of frames in stack[] */
     const uint64_t *stack;       /* instruction pointers, LEAF FIRST */
+    /* ABI 1.1: the stack region the event belongs to. stack_id names one
+     * stack only inside a region (the reader's stack cache is flushed at
+     * each sequence point); (stack_region, stack_id) names it in the whole
+     * trace, so a consumer can cache per-stack work by it. Check
+     * struct_size before reading. */
+    uint32_t stack_region;
 } pp_trace_event;
 
 /* A decoded payload field (host->trace_field). */

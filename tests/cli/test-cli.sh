@@ -6,6 +6,7 @@ PERFPIPE=${PERFPIPE:?}
 DATA=${PP_TESTDATA:?}
 FIXTURES=${PP_BUILDDIR:?}/tests/plugins/.libs
 SRC=${PP_SRCDIR:?}
+ABI_MINOR=$(awk '$2=="PP_ABI_MINOR"{print $3}' "$SRC/include/perfpipe/plugin.h")
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 pass=0; fail=0
 
@@ -33,7 +34,7 @@ has "$tmp/err" "Usage:" "usage goes to stderr"
 expect 0 "--help" -- "$PERFPIPE" --help
 has "$tmp/out" "Exit status:" "--help documents exit codes"
 expect 0 "--version" -- "$PERFPIPE" --version
-has "$tmp/out" "plugin ABI 1.0" "--version names the plugin ABI"
+has "$tmp/out" "plugin ABI 1.$ABI_MINOR" "--version names the plugin ABI"
 expect 2 "unknown analyzer" -- "$PERFPIPE" no-such-analyzer x.nettrace
 has "$tmp/err" "no analyzer 'no-such-analyzer'" "unknown analyzer is named"
 lines "$tmp/err" 1 "unknown analyzer: one line"
@@ -104,7 +105,7 @@ has "$tmp/out" '"id": "good"' "the good stage's result is still written"
 
 # Plugins: refusals listed with both versions.
 expect 0 "plugins lists fixtures" -- "$PERFPIPE" plugins --plugin-dir "$FIXTURES"
-has "$tmp/out" "plugin ABI 2.0, host ABI 1.0" "ABI-2 plugin listed as refused with both versions"
+has "$tmp/out" "plugin ABI 2.$ABI_MINOR, host ABI 1.$ABI_MINOR" "ABI-2 plugin listed as refused with both versions"
 has "$tmp/out" "alloc" "shipped analyzers listed"
 expect 0 "describe alloc" -- "$PERFPIPE" describe alloc
 has "$tmp/out" "framework" "describe lists options"

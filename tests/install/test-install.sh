@@ -6,6 +6,7 @@
 set -u
 BUILDDIR=${PP_BUILDDIR:?}
 SRC=${PP_SRCDIR:?}
+ABI_MINOR=$(awk '$2=="PP_ABI_MINOR"{print $3}' "$SRC/include/perfpipe/plugin.h")
 DATA=${PP_TESTDATA:?}
 tmp=$(mktemp -d); trap 'chmod -R u+w "$tmp"; rm -rf "$tmp"' EXIT
 pass=0; fail=0
@@ -55,7 +56,7 @@ unset PERFPIPE_PLUGIN_PATH
 "$perfpipe" plugins --plugin-dir "$plugindir" >"$tmp/plugins.txt" 2>&1
 grep -q '^count-events *1.0.0' "$tmp/plugins.txt" && ok "perfpipe plugins lists count-events" ||
   { bad "count-events not listed"; cat "$tmp/plugins.txt"; }
-grep -q 'future-abi .*plugin ABI 2.0, host ABI 1.0' "$tmp/plugins.txt" &&
+grep -q "future-abi .*plugin ABI 2.0, host ABI 1.$ABI_MINOR" "$tmp/plugins.txt" &&
   ok "ABI-2 plugin listed as refused, both versions named" || { bad "ABI-2 refusal"; cat "$tmp/plugins.txt"; }
 
 "$perfpipe" count-events "$DATA/cpu-sampled.nettrace" --plugin-dir "$plugindir" --format json \
