@@ -184,7 +184,7 @@ static int alloc_consume(void *state, const pp_record *rec, pp_error *err)
         return oom(a, err);
     uint32_t stack_id = PP_ALLOC_NO_STACK;
     if (ev->stack_depth > 0 && ev->stack) {
-        int rc = pp_pc_stackset_intern(&a->stacks, ev->stack, ev->stack_depth, &stack_id);
+        int rc = pp_pc_stackset_event(&a->stacks, ev, &stack_id);
         if (rc != PP_OK)
             return oom(a, err);
     } else {

@@ -50,7 +50,7 @@ static int name_stacks(report *r)
     int rc = PP_OK;
     for (uint32_t s = 0; s < n && rc == PP_OK; s++) {
         uint32_t depth;
-        const uint64_t *ips = pp_pc_stackset_ips(&a->stacks, s, &depth);
+        const uint32_t *frames = pp_pc_stackset_frames(&a->stacks, s, &depth);
         if (depth > idcap) {
             uint32_t *t = realloc(ids, depth * sizeof *ids);
             if (!t) {
@@ -64,7 +64,7 @@ static int name_stacks(report *r)
         f->frames = depth;
         f->responsible = NULL;
         for (uint32_t i = 0; i < depth && rc == PP_OK; i++)
-            rc = pp_pc_symcache_name(&r->syms, a->source, ips[i], &ids[i]);
+            rc = pp_pc_symcache_name(&r->syms, a->source, pp_pc_stackset_ip(&a->stacks, frames[i]), &ids[i]);
         if (rc != PP_OK)
             break;
         /* walk from the allocation site (leaf, index 0) outward */

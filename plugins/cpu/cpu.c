@@ -27,10 +27,14 @@ static void cpu_destroy(void *state)
         return;
     pp_pc_stackset_free(&c->stacks);
     pp_pc_u64map_free(&c->thread_index);
-    pp_pc_agg_free(&c->raw);
+    pp_pc_u64map_free(&c->raw_index);
+    free(c->raw_key);
+    free(c->raw_vals);
     free(c->threads);
     free(c->intervals);
+    free(c->intervals_big.v);
     free(c->log);
+    free(c->log_big.v);
     free(c);
 }
 
@@ -47,7 +51,6 @@ static int cpu_create(const pp_host_api *host, pp_ctx *ctx, const pp_options *op
     c->first_ns = INT64_MAX;
     c->last_ns = INT64_MIN;
     c->top = 25;
-    pp_pc_agg_init(&c->raw, 2);
     int rc = PP_OK;
     const char *s = NULL;
     if (host->opt_string(opts, "view", &s) == PP_OK) {
@@ -95,6 +98,60 @@ static int oom(pp_cpu *c, pp_error *err)
 {
     c->host->error_set(err, PP_ENOMEM, "cpu: out of memory");
     return PP_ENOMEM;
+}
+
+static int push_i64(pp_cpu_i64s *l, int64_t v)
+{
+    if (l->n == l->cap) {
+        uint64_t cap = l->cap ? l->cap * 2 : 16;
+        int64_t *t = realloc(l->v, (size_t)cap * sizeof *t);
+        if (!t)
+            return PP_ENOMEM;
+        l->v = t;
+        l->cap = cap;
+    }
+    l->v[l->n++] = v;
+    return PP_OK;
+}
+
+/* A gap (>= 0) in 32 bits; a big one goes exactly to `big`. */
+static int gap32(int64_t w, pp_cpu_i64s *big, uint32_t *out)
+{
+    if (w < (int64_t)PP_CPU_GAP_BIG) {
+        *out = (uint32_t)w;
+        return PP_OK;
+    }
+    *out = PP_CPU_GAP_BIG;
+    return push_i64(big, w);
+}
+
+/* The raw row of (slot, stack), created at zero. */
+static int raw_row(pp_cpu *c, uint32_t slot, uint32_t stack, uint32_t *row)
+{
+    uint64_t key = (uint64_t)slot << 32 | stack;
+    if (pp_pc_u64map_get(&c->raw_index, key, row))
+        return PP_OK;
+    if (c->nraw == UINT32_MAX - 1)
+        return PP_ENOMEM;
+    if (c->nraw == c->capraw) {
+        uint32_t cap = c->capraw ? c->capraw * 2 : 256;
+        uint64_t *k = realloc(c->raw_key, (size_t)cap * sizeof *k);
+        if (!k)
+            return PP_ENOMEM;
+        c->raw_key = k;
+        int64_t *v = realloc(c->raw_vals, (size_t)cap * 2 * sizeof *v);
+        if (!v)
+            return PP_ENOMEM;
+        c->raw_vals = v;
+        c->capraw = cap;
+    }
+    if (pp_pc_u64map_put(&c->raw_index, key, c->nraw) != PP_OK)
+        return PP_ENOMEM;
+    c->raw_key[c->nraw] = key;
+    c->raw_vals[(size_t)c->nraw * 2] = 0;
+    c->raw_vals[(size_t)c->nraw * 2 + 1] = 0;
+    *row = c->nraw++;
+    return PP_OK;
 }
 
 static int thread_slot(pp_cpu *c, uint64_t tid, uint32_t *slot, int *fresh)
@@ -156,13 +213,15 @@ static int cpu_consume(void *state, const pp_record *rec, pp_error *err)
             weight = 0; /* file order is not time order across capture threads */
         if (c->nintervals == c->capintervals) {
             uint64_t cap = c->capintervals ? c->capintervals * 2 : 1024;
-            int64_t *iv = realloc(c->intervals, (size_t)cap * sizeof *iv);
+            uint32_t *iv = realloc(c->intervals, (size_t)cap * sizeof *iv);
             if (!iv)
                 return oom(c, err);
             c->intervals = iv;
             c->capintervals = cap;
         }
-        c->intervals[c->nintervals++] = weight;
+        if (gap32(weight, &c->intervals_big, &c->intervals[c->nintervals]) != PP_OK)
+            return oom(c, err);
+        c->nintervals++;
     }
     if (fresh || ev->time_ns > th->last_ns)
         th->last_ns = ev->time_ns;
@@ -173,12 +232,14 @@ static int cpu_consume(void *state, const pp_record *rec, pp_error *err)
     if (c->managed_only && type != PP_CPU_SAMPLE_MANAGED)
         return PP_OK;
     uint32_t stack_id;
-    if (pp_pc_stackset_intern(&c->stacks, ev->stack, ev->stack ? ev->stack_depth : 0, &stack_id) != PP_OK)
+    if (pp_pc_stackset_event(&c->stacks, ev, &stack_id) != PP_OK)
         return oom(c, err);
-    uint32_t key[2] = { slot, stack_id };
-    int64_t delta[2] = { 1, 0 };
     uint32_t row;
-    if (pp_pc_agg_add(&c->raw, (const char *)key, sizeof key, delta, &row) != PP_OK)
+    if (raw_row(c, slot, stack_id, &row) != PP_OK)
+        return oom(c, err);
+    pp_cpu_raw_vals(c, row)[PP_CPU_SAMPLES]++;
+    uint32_t gap = PP_CPU_GAP_FIRST;
+    if (weight >= 0 && gap32(weight, &c->log_big, &gap) != PP_OK)
         return oom(c, err);
     if (c->nlog == c->caplog) {
         uint64_t cap = c->caplog ? c->caplog * 2 : 1024;
@@ -188,7 +249,7 @@ static int cpu_consume(void *state, const pp_record *rec, pp_error *err)
         c->log = l;
         c->caplog = cap;
     }
-    c->log[c->nlog++] = (pp_cpu_sample){ row, weight };
+    c->log[c->nlog++] = (pp_cpu_sample){ row, gap };
     c->samples++;
     return PP_OK;
 }

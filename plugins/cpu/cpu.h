@@ -27,12 +27,24 @@ enum { PP_CPU_SAMPLES = 0, PP_CPU_NS = 1 };
  * thread, or sweeps skipped during a GC suspension). */
 #define PP_CPU_MAX_GAP_INTERVALS 100
 
+/* Gaps are kept in 32 bits (8 bytes a sample, not 16): a thread's first
+ * sample has none, and a gap of PP_CPU_GAP_BIG ns or more (4.3 s) is kept
+ * exactly in a side list, in the order of the samples. */
+#define PP_CPU_GAP_FIRST UINT32_MAX
+#define PP_CPU_GAP_BIG   (UINT32_MAX - 1)
+
 /* One admitted sample: its raw row and the gap to its thread's previous
- * sample (-1 for a thread's first sample). */
+ * sample (PP_CPU_GAP_FIRST for a thread's first sample). */
 typedef struct pp_cpu_sample {
     uint32_t row;
-    int64_t gap_ns;
+    uint32_t gap;
 } pp_cpu_sample;
+
+/* An append-only list of exact int64 values (the big gaps). */
+typedef struct pp_cpu_i64s {
+    int64_t *v;
+    uint64_t n, cap;
+} pp_cpu_i64s;
 
 typedef struct pp_cpu_thread {
     uint64_t tid;
@@ -57,15 +69,21 @@ typedef struct pp_cpu {
     pp_pc_u64map thread_index;    /* tid -> index in threads */
     pp_cpu_thread *threads;
     uint32_t nthreads, capthreads;
-    /* key {u32 thread index, u32 stack id}; cols samples, ns */
-    pp_pc_agg raw;
+    /* The raw aggregate: one row per (thread slot, stack id), in first-seen
+     * order, with columns samples and ns (PP_CPU_SAMPLES, PP_CPU_NS). */
+    pp_pc_u64map raw_index;    /* slot << 32 | stack id -> row */
+    uint64_t *raw_key;         /* [nraw] slot << 32 | stack id */
+    int64_t *raw_vals;         /* [nraw * 2] */
+    uint32_t nraw, capraw;
     /* Weights are set in finish(), once the median interval is known: the
      * first sample of a thread gets the median, a gap is capped at
      * PP_CPU_MAX_GAP_INTERVALS medians. */
     pp_cpu_sample *log;        /* admitted samples */
     uint64_t nlog, caplog;
-    int64_t *intervals;        /* every sample-to-sample gap, for the median */
+    pp_cpu_i64s log_big;       /* exact gaps of the log's PP_CPU_GAP_BIG entries */
+    uint32_t *intervals;       /* every sample-to-sample gap, for the median */
     uint64_t nintervals, capintervals;
+    pp_cpu_i64s intervals_big; /* exact values of the PP_CPU_GAP_BIG intervals */
     uint64_t samples_seen;     /* every ThreadSample in the trace */
     uint64_t by_type[3];       /* admitted samples per type (Error, External, Managed) */
     uint64_t samples;          /* admitted samples in the view */
@@ -73,6 +91,11 @@ typedef struct pp_cpu {
     uint64_t events;
     int64_t first_ns, last_ns;
 } pp_cpu;
+
+/* Row `row` of the raw aggregate: its thread slot, stack id and columns. */
+static inline uint32_t pp_cpu_raw_slot(const pp_cpu *c, uint32_t row) { return (uint32_t)(c->raw_key[row] >> 32); }
+static inline uint32_t pp_cpu_raw_stack(const pp_cpu *c, uint32_t row) { return (uint32_t)c->raw_key[row]; }
+static inline int64_t *pp_cpu_raw_vals(const pp_cpu *c, uint32_t row) { return c->raw_vals + (size_t)row * 2; }
 
 int pp_cpu_report(pp_cpu *c, pp_ctx *ctx, pp_error *err);
 

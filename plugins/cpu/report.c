@@ -1,8 +1,10 @@
 /* plugins/cpu: the report side. In finish() the method maps are complete:
- * each distinct stack is named once, then the (thread, stack) aggregate is
+ * each distinct IP is named once, then the (thread, stack) aggregate is
  * folded into methods (exclusive at the leaf; inclusive once per sample for
  * every distinct method on the stack, so recursion is not double-counted),
- * threads, callers/callees of the focus method and folded stacks. */
+ * threads, callers/callees of the focus method and folded stacks. Stacks
+ * stay arrays of ids: a folded stack is a distinct sequence of name ids, and
+ * its string is made only for the rows emitted. */
 #include "cpu.h"
 
 #include <inttypes.h>
@@ -21,10 +23,9 @@
 
 typedef struct stack_facts {
     uint32_t leaf;             /* name id */
-    uint32_t folded;           /* id in the folded table */
+    uint32_t folded;           /* folded stack id */
     uint32_t depth;
     uint32_t unresolved;
-    uint32_t ids_off;          /* frames' name ids, leaf first, in report.ids */
 } stack_facts;
 
 typedef struct method_sums { int64_t excl_s, excl_ns, incl_s, incl_ns; } method_sums;
@@ -32,10 +33,20 @@ typedef struct method_sums { int64_t excl_s, excl_ns, incl_s, incl_ns; } method_
 typedef struct report {
     pp_cpu *c;
     pp_ctx *ctx;
-    pp_pc_strtab names, folded;
+    pp_pc_strtab names;
     pp_pc_symcache syms;
     stack_facts *facts;
-    uint32_t *ids;             /* all stacks' name ids */
+    uint32_t *ip_name;         /* [stacks.nip] name id of each distinct IP */
+    /* Folded stacks: distinct name-id sequences. A name holding ';' could
+     * make two sequences one string, so then the strings are the key
+     * (folded_by_string, the folded table). */
+    int folded_by_string;
+    pp_pc_strtab folded;
+    uint32_t nfolded;
+    uint32_t *folded_stack;    /* [nfolded] a stack with that sequence */
+    uint32_t *fslots;          /* open addressing over folded ids + 1 */
+    uint32_t nfslots;
+    int64_t *folded_vals;      /* [nfolded * 2] samples, ns */
     uint32_t no_stack_name, root_name, self_name;
     int64_t median_ns;
     int64_t unsampled_ns;      /* gap time beyond the cap, attributed to nobody */
@@ -53,8 +64,8 @@ typedef struct report {
     int64_t focus_s, focus_ns;
     int64_t *thread_s, *thread_ns;
     pp_pc_agg thread_leaf;        /* key {slot, name id}: samples, ns */
-    pp_pc_agg by_stack;           /* folded: samples, ns */
     pp_cpu_states states;         /* running vs waiting, per stack (blocked.c) */
+    uint32_t *tmp_ids;            /* one stack's name ids, for states */
     pp_pc_strbuf buf;
 } report;
 
@@ -65,14 +76,40 @@ static int cmp_i64(const void *a, const void *b)
 }
 
 /* The first sample of a thread has no predecessor: it gets the median gap
- * of all threads, the sampler's effective period. */
-static void median_interval(report *r)
+ * of all threads, the sampler's effective period: the element at n/2 of the
+ * sorted gaps, found by counting (two passes over 16-bit halves) instead of
+ * sorting a copy. */
+static int median_interval(report *r)
 {
     pp_cpu *c = r->c;
-    if (!c->nintervals)
-        return;
-    qsort(c->intervals, c->nintervals, sizeof *c->intervals, cmp_i64);
-    r->median_ns = c->intervals[c->nintervals / 2];
+    uint64_t n = c->nintervals, k = n / 2;
+    if (!n)
+        return PP_OK;
+    uint64_t *cnt = calloc(65536, sizeof *cnt);
+    if (!cnt)
+        return PP_ENOMEM;
+    for (uint64_t i = 0; i < n; i++)
+        cnt[c->intervals[i] >> 16]++;
+    uint32_t hi = 0;
+    while (k >= cnt[hi])
+        k -= cnt[hi++];
+    memset(cnt, 0, 65536 * sizeof *cnt);
+    for (uint64_t i = 0; i < n; i++)
+        if (c->intervals[i] >> 16 == hi)
+            cnt[c->intervals[i] & 0xFFFF]++;
+    uint32_t lo = 0;
+    while (k >= cnt[lo])
+        k -= cnt[lo++];
+    free(cnt);
+    uint32_t v = hi << 16 | lo;
+    if (v != PP_CPU_GAP_BIG) {
+        r->median_ns = v;
+        return PP_OK;
+    }
+    /* the median is one of the big gaps: the k-th of their exact values */
+    qsort(c->intervals_big.v, c->intervals_big.n, sizeof *c->intervals_big.v, cmp_i64);
+    r->median_ns = c->intervals_big.v[k];
+    return PP_OK;
 }
 
 /* Each admitted sample's weight into its raw row. */
@@ -80,8 +117,10 @@ static void weigh_samples(report *r)
 {
     pp_cpu *c = r->c;
     int64_t cap = r->median_ns * PP_CPU_MAX_GAP_INTERVALS;
+    uint64_t big = 0;
     for (uint64_t i = 0; i < c->nlog; i++) {
-        int64_t w = c->log[i].gap_ns;
+        uint32_t g = c->log[i].gap;
+        int64_t w = g == PP_CPU_GAP_FIRST ? -1 : g == PP_CPU_GAP_BIG ? c->log_big.v[big++] : (int64_t)g;
         if (w < 0)
             w = r->median_ns;
         else if (w > cap) {
@@ -89,8 +128,115 @@ static void weigh_samples(report *r)
             r->capped_samples++;
             w = cap;
         }
-        pp_pc_agg_vals_mut(&c->raw, c->log[i].row)[PP_CPU_NS] += w;
+        pp_cpu_raw_vals(c, c->log[i].row)[PP_CPU_NS] += w;
     }
+}
+
+/* Walks a folded string (root first, frames joined by ';') without
+ * building it, for ordering. */
+typedef struct fold_cursor {
+    const report *r;
+    const uint32_t *frames;    /* IP ids, leaf first */
+    uint32_t left;             /* frames not yet started */
+    const char *p;
+} fold_cursor;
+
+static void fold_start(fold_cursor *k, const report *r, uint32_t stack)
+{
+    uint32_t depth;
+    k->r = r;
+    k->frames = pp_pc_stackset_frames(&r->c->stacks, stack, &depth);
+    k->left = depth;
+    if (depth == 0) {
+        k->p = NO_STACK_NAME;
+        return;
+    }
+    k->left--;
+    k->p = pp_pc_strtab_get(&r->names, r->ip_name[k->frames[k->left]]);
+}
+
+static int fold_next(fold_cursor *k)
+{
+    if (*k->p)
+        return (unsigned char)*k->p++;
+    if (k->left == 0)
+        return -1;
+    k->left--;
+    k->p = pp_pc_strtab_get(&k->r->names, k->r->ip_name[k->frames[k->left]]);
+    return ';';
+}
+
+/* strcmp of two folded stacks' strings. */
+static int folded_cmp(const report *r, uint32_t a, uint32_t b)
+{
+    if (r->folded_by_string)
+        return strcmp(pp_pc_strtab_get(&r->folded, a), pp_pc_strtab_get(&r->folded, b));
+    fold_cursor x, y;
+    fold_start(&x, r, r->folded_stack[a]);
+    fold_start(&y, r, r->folded_stack[b]);
+    for (;;) {
+        int cx = fold_next(&x), cy = fold_next(&y);
+        if (cx != cy)
+            return cx < cy ? -1 : 1;   /* the end (-1) sorts first, as NUL does */
+        if (cx < 0)
+            return 0;
+    }
+}
+
+/* The folded string of stack s into r->buf. */
+static int fold_string(report *r, uint32_t s)
+{
+    fold_cursor k;
+    int ch, rc = PP_OK;
+    pp_pc_strbuf_clear(&r->buf);
+    fold_start(&k, r, s);
+    while (rc == PP_OK && (ch = fold_next(&k)) >= 0) {
+        char cch = (char)ch;
+        rc = pp_pc_strbuf_add(&r->buf, &cch, 1);
+    }
+    if (rc == PP_OK && !r->buf.data)
+        rc = pp_pc_strbuf_add(&r->buf, "", 0);
+    return rc;
+}
+
+static int same_names(const report *r, uint32_t a, uint32_t b)
+{
+    uint32_t na, nb;
+    const uint32_t *fa = pp_pc_stackset_frames(&r->c->stacks, a, &na);
+    const uint32_t *fb = pp_pc_stackset_frames(&r->c->stacks, b, &nb);
+    if (na != nb)
+        return 0;
+    for (uint32_t i = 0; i < na; i++)
+        if (r->ip_name[fa[i]] != r->ip_name[fb[i]])
+            return 0;
+    return 1;
+}
+
+/* The folded id of stack s (a new one for a new name sequence). */
+static int fold_id(report *r, uint32_t s, uint32_t *out)
+{
+    if (r->folded_by_string) {
+        int rc = fold_string(r, s);
+        return rc == PP_OK ? pp_pc_strtab_intern(&r->folded, r->buf.data, r->buf.len, out) : rc;
+    }
+    uint32_t depth;
+    const uint32_t *fr = pp_pc_stackset_frames(&r->c->stacks, s, &depth);
+    uint64_t h = depth;
+    for (uint32_t i = 0; i < depth; i++)
+        h = pp_pc_hash_u64(h ^ r->ip_name[fr[i]]);
+    uint32_t i = (uint32_t)h & (r->nfslots - 1);
+    while (r->fslots[i]) {
+        uint32_t f = r->fslots[i] - 1;
+        if (same_names(r, r->folded_stack[f], s)) {
+            *out = f;
+            return PP_OK;
+        }
+        i = (i + 1) & (r->nfslots - 1);
+    }
+    r->folded_stack[r->nfolded] = s;
+    r->fslots[i] = r->nfolded + 1;
+    *out = r->nfolded++;
+    return PP_OK;
 }
 
 static int name_stacks(report *r)
@@ -104,37 +250,58 @@ static int name_stacks(report *r)
         rc = pp_pc_strtab_intern(&r->names, SELF_NAME, strlen(SELF_NAME), &r->self_name);
     if (rc != PP_OK || n == 0)
         return rc;
+    /* IP ids are numbered in the order the stacks first showed them, so
+     * naming them in id order interns the names in the order naming every
+     * stack's frames would. */
+    r->ip_name = malloc((size_t)(c->stacks.nip ? c->stacks.nip : 1) * sizeof *r->ip_name);
     r->facts = calloc(n, sizeof *r->facts);
-    r->ids = malloc((size_t)(c->stacks.nips ? c->stacks.nips : 1) * sizeof *r->ids);
-    if (!r->facts || !r->ids)
+    r->folded_stack = malloc((size_t)n * sizeof *r->folded_stack);
+    r->nfslots = 1;
+    while (r->nfslots < (uint64_t)n * 2)
+        r->nfslots *= 2;
+    r->fslots = calloc(r->nfslots, sizeof *r->fslots);
+    uint32_t maxdepth = 1;
+    for (uint32_t s = 0; s < n; s++)
+        if (c->stacks.len[s] > maxdepth)
+            maxdepth = c->stacks.len[s];
+    r->tmp_ids = malloc((size_t)maxdepth * sizeof *r->tmp_ids);
+    if (!r->ip_name || !r->facts || !r->folded_stack || !r->fslots || !r->tmp_ids)
         return PP_ENOMEM;
-    uint32_t off = 0;
+    for (uint32_t i = 0; i < c->stacks.nip && rc == PP_OK; i++)
+        rc = pp_pc_symcache_name(&r->syms, c->source, pp_pc_stackset_ip(&c->stacks, i), &r->ip_name[i]);
+    if (rc != PP_OK)
+        return rc;
+    uint8_t *unres = calloc(r->names.count ? r->names.count : 1, 1);
+    if (!unres)
+        return PP_ENOMEM;
+    for (uint32_t i = 0; i < r->names.count; i++) {
+        const char *name = pp_pc_strtab_get(&r->names, i);
+        unres[i] = (uint8_t)pp_pc_frame_unresolved(name);
+        if (strchr(name, ';'))
+            r->folded_by_string = 1;
+    }
     for (uint32_t s = 0; s < n && rc == PP_OK; s++) {
         uint32_t depth;
-        const uint64_t *ips = pp_pc_stackset_ips(&c->stacks, s, &depth);
+        const uint32_t *fr = pp_pc_stackset_frames(&c->stacks, s, &depth);
         stack_facts *f = &r->facts[s];
         f->depth = depth;
-        f->ids_off = off;
-        for (uint32_t i = 0; i < depth && rc == PP_OK; i++)
-            rc = pp_pc_symcache_name(&r->syms, c->source, ips[i], &r->ids[off + i]);
-        if (rc != PP_OK)
-            break;
-        f->leaf = depth ? r->ids[off] : r->no_stack_name;
-        pp_pc_strbuf_clear(&r->buf);
-        for (uint32_t i = depth; i-- > 0 && rc == PP_OK;) {
-            const char *name = pp_pc_strtab_get(&r->names, r->ids[off + i]);
-            f->unresolved += (uint32_t)pp_pc_frame_unresolved(name);
-            rc = pp_pc_strbuf_adds(&r->buf, name);
-            if (rc == PP_OK && i > 0)
-                rc = pp_pc_strbuf_add(&r->buf, ";", 1);
+        f->leaf = depth ? r->ip_name[fr[0]] : r->no_stack_name;
+        for (uint32_t i = 0; i < depth; i++)
+            f->unresolved += unres[r->ip_name[fr[i]]];
+        rc = fold_id(r, s, &f->folded);
+        if (rc == PP_OK) {
+            for (uint32_t i = 0; i < depth; i++)
+                r->tmp_ids[i] = r->ip_name[fr[i]];
+            rc = pp_cpu_states_stack(&r->states, s, &r->names, r->tmp_ids, depth);
         }
-        if (rc == PP_OK && depth == 0)
-            rc = pp_pc_strbuf_adds(&r->buf, NO_STACK_NAME);
-        if (rc == PP_OK)
-            rc = pp_pc_strtab_intern(&r->folded, r->buf.data, r->buf.len, &f->folded);
-        if (rc == PP_OK)
-            rc = pp_cpu_states_stack(&r->states, s, &r->names, r->ids + off, depth);
-        off += depth;
+    }
+    free(unres);
+    if (rc == PP_OK && r->folded_by_string)
+        r->nfolded = r->folded.count;
+    if (rc == PP_OK) {
+        r->folded_vals = calloc((size_t)(r->nfolded ? r->nfolded : 1) * 2, sizeof *r->folded_vals);
+        if (!r->folded_vals)
+            rc = PP_ENOMEM;
     }
     return rc;
 }
@@ -183,14 +350,16 @@ static int fold_rows(report *r)
 {
     pp_cpu *c = r->c;
     int rc = PP_OK;
-    for (uint32_t row = 0; row < pp_pc_agg_count(&c->raw) && rc == PP_OK; row++) {
-        uint32_t key[2];
-        memcpy(key, pp_pc_agg_key(&c->raw, row), sizeof key);
-        const int64_t *v = pp_pc_agg_vals(&c->raw, row);
+    for (uint32_t row = 0; row < c->nraw && rc == PP_OK; row++) {
+        uint32_t key[2] = { pp_cpu_raw_slot(c, row), pp_cpu_raw_stack(c, row) };
+        const int64_t *v = pp_cpu_raw_vals(c, row);
         int64_t s = v[PP_CPU_SAMPLES];
         int64_t ns = v[PP_CPU_NS];
         const stack_facts *f = &r->facts[key[1]];
-        const uint32_t *ids = r->ids + f->ids_off;
+        uint32_t depth_unused;
+        const uint32_t *frames = pp_pc_stackset_frames(&c->stacks, key[1], &depth_unused);
+        const uint32_t *ipn = r->ip_name;
+#define ids(i) ipn[frames[i]]
         r->total_samples += s;
         r->total_ns += ns;
         r->frames += (int64_t)f->depth * s;
@@ -204,23 +373,23 @@ static int fold_rows(report *r)
         if (f->depth == 0)
             once(r, r->m, f->leaf, s, ns);
         for (uint32_t i = 0; i < f->depth; i++)
-            once(r, r->m, ids[i], s, ns);
+            once(r, r->m, ids(i), s, ns);
 
         if (r->focus_names) {
             int hit = 0;
             for (uint32_t i = 0; i < f->depth; i++)
-                hit |= r->is_focus[ids[i]];
+                hit |= r->is_focus[ids(i)];
             if (hit) {
                 r->focus_s += s;
                 r->focus_ns += ns;
                 r->stamp_now++;
                 for (uint32_t i = 0; i < f->depth; i++)
-                    if (r->is_focus[ids[i]])
-                        once(r, r->callers, i + 1 < f->depth ? ids[i + 1] : r->root_name, s, ns);
+                    if (r->is_focus[ids(i)])
+                        once(r, r->callers, i + 1 < f->depth ? ids(i + 1) : r->root_name, s, ns);
                 r->stamp_now++;
                 for (uint32_t i = 0; i < f->depth; i++)
-                    if (r->is_focus[ids[i]])
-                        once(r, r->callees, i > 0 ? ids[i - 1] : r->self_name, s, ns);
+                    if (r->is_focus[ids(i)])
+                        once(r, r->callees, i > 0 ? ids(i - 1) : r->self_name, s, ns);
             }
         }
 
@@ -230,10 +399,9 @@ static int fold_rows(report *r)
         uint32_t tk[2] = { key[0], f->leaf };
         int64_t d[2] = { s, ns };
         rc = pp_pc_agg_add(&r->thread_leaf, (const char *)tk, sizeof tk, d, NULL);
-        if (rc == PP_OK) {
-            const char *folded = pp_pc_strtab_get(&r->folded, f->folded);
-            rc = pp_pc_agg_add(&r->by_stack, folded, strlen(folded), d, NULL);
-        }
+        r->folded_vals[(size_t)f->folded * 2] += s;
+        r->folded_vals[(size_t)f->folded * 2 + 1] += ns;
+#undef ids
     }
     return rc;
 }
@@ -411,6 +579,20 @@ static int emit_threads(report *r)
     return rc;
 }
 
+/* by_stack's order: ms, then samples, descending, then the folded string
+ * ascending (what ranking the string-keyed aggregate gave). */
+static int cmp_folded(const void *pa, const void *pb, void *arg)
+{
+    const report *r = arg;
+    uint32_t a = *(const uint32_t *)pa, b = *(const uint32_t *)pb;
+    const int64_t *va = r->folded_vals + (size_t)a * 2, *vb = r->folded_vals + (size_t)b * 2;
+    if (va[1] != vb[1])
+        return va[1] > vb[1] ? -1 : 1;
+    if (va[0] != vb[0])
+        return va[0] > vb[0] ? -1 : 1;
+    return folded_cmp(r, a, b);
+}
+
 static int emit_stacks(report *r)
 {
     const pp_host_api *h = r->c->host;
@@ -422,16 +604,36 @@ static int emit_stacks(report *r)
     pp_table *t = h->table_new(r->ctx, "by_stack", 3, cols, 1);
     if (!t)
         return PP_ENOMEM;
-    uint32_t n = pp_pc_agg_count(&r->by_stack);
-    uint32_t *order = pp_pc_agg_rank(&r->by_stack, 1, 0);
-    if (n && !order)
+    /* only folded stacks some row reached (a stack outside the view has
+     * none), as the string-keyed aggregate held */
+    uint32_t n = 0;
+    uint32_t *order = malloc((size_t)(r->nfolded ? r->nfolded : 1) * sizeof *order);
+    uint8_t *used = calloc(r->nfolded ? r->nfolded : 1, 1);
+    if (!order || !used) {
+        free(order);
+        free(used);
         return PP_ENOMEM;
+    }
+    for (uint32_t row = 0; row < r->c->nraw; row++)
+        used[r->facts[pp_cpu_raw_stack(r->c, row)].folded] = 1;
+    for (uint32_t f = 0; f < r->nfolded; f++)
+        if (used[f])
+            order[n++] = f;
+    free(used);
+    qsort_r(order, n, sizeof *order, cmp_folded, r);
     if (r->c->top_stacks > 0 && (uint64_t)r->c->top_stacks < n)
         n = (uint32_t)r->c->top_stacks;
     int rc = PP_OK;
     for (uint32_t i = 0; i < n && rc == PP_OK; i++) {
-        const int64_t *v = pp_pc_agg_vals(&r->by_stack, order[i]);
-        pp_cell cells[3] = { pp_cell_str(pp_pc_agg_key(&r->by_stack, order[i])), pp_cell_int(v[0]), pp_cell_dbl(ms(v[1])) };
+        const int64_t *v = r->folded_vals + (size_t)order[i] * 2;
+        if (r->folded_by_string) {
+            pp_pc_strbuf_clear(&r->buf);
+            rc = pp_pc_strbuf_adds(&r->buf, pp_pc_strtab_get(&r->folded, order[i]));
+        } else
+            rc = fold_string(r, r->folded_stack[order[i]]);
+        if (rc != PP_OK)
+            break;
+        pp_cell cells[3] = { pp_cell_str(r->buf.data), pp_cell_int(v[0]), pp_cell_dbl(ms(v[1])) };
         rc = h->table_row(t, cells);
     }
     free(order);
@@ -606,7 +808,6 @@ int pp_cpu_report(pp_cpu *c, pp_ctx *ctx, pp_error *err)
     pp_pc_strtab_init(&r.folded);
     pp_pc_symcache_init(&r.syms, c->host, &r.names);
     pp_pc_agg_init(&r.thread_leaf, 2);
-    pp_pc_agg_init(&r.by_stack, 2);
 
     int64_t first = c->first_ns, last = c->last_ns;
     pp_trace_info info = { .struct_size = sizeof info };
@@ -617,9 +818,11 @@ int pp_cpu_report(pp_cpu *c, pp_ctx *ctx, pp_error *err)
     }
     int64_t span = c->events ? pp_pc_window_span(&c->window, first, last) : 0;
 
-    median_interval(&r);
-    weigh_samples(&r);
-    int rc = pp_cpu_states_init(&r.states, c->stacks.count);
+    int rc = median_interval(&r);
+    if (rc == PP_OK) {
+        weigh_samples(&r);
+        rc = pp_cpu_states_init(&r.states, c->stacks.count);
+    }
     if (rc == PP_OK)
         rc = name_stacks(&r);
     if (rc == PP_OK)
@@ -652,11 +855,14 @@ int pp_cpu_report(pp_cpu *c, pp_ctx *ctx, pp_error *err)
     pp_pc_strtab_free(&r.names);
     pp_pc_strtab_free(&r.folded);
     pp_pc_agg_free(&r.thread_leaf);
-    pp_pc_agg_free(&r.by_stack);
     pp_cpu_states_free(&r.states);
+    free(r.tmp_ids);
     pp_pc_strbuf_free(&r.buf);
     free(r.facts);
-    free(r.ids);
+    free(r.ip_name);
+    free(r.folded_stack);
+    free(r.fslots);
+    free(r.folded_vals);
     free(r.m);
     free(r.stamp);
     free(r.is_focus);

@@ -98,6 +98,10 @@ static void tick(built *b, mock_host *mh, uint32_t version, uint64_t amount, uin
         b->ev.stack = b->stack;
         b->ev.stack_depth = depth;
         b->ev.stack_id = 1;
+        /* a region of its own per synthetic tick: id 1 names a different
+         * stack each time */
+        static uint32_t region;
+        b->ev.stack_region = ++region;
     }
 }
 

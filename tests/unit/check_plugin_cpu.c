@@ -62,6 +62,10 @@ static void sample(mock_host *mh, uint32_t type, int64_t t, uint64_t tid, const 
     b.ev.stack = b.stack;
     b.ev.stack_depth = depth;
     b.ev.stack_id = depth ? 1 : 0;
+    /* every synthetic sample is a stack region of its own: stack id 1 names
+     * a different stack each time (a reader would number them) */
+    static uint32_t region;
+    b.ev.stack_region = ++region;
     pp_error err = PP_ERROR_INIT;
     ck_assert_int_eq(mock_host_consume_event(mh, &b.ev, &err), PP_OK);
 }
