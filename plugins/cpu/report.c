@@ -640,6 +640,27 @@ static int emit_stacks(report *r)
     return rc;
 }
 
+/* The raw rows' order as ranking the aggregate keyed by the 8 key bytes
+ * {slot, stack id} gave: ns, then samples, descending, then strcmp of the
+ * key bytes (which stops at the first zero byte). */
+static int cmp_raw(const void *pa, const void *pb, void *arg)
+{
+    const pp_cpu *c = arg;
+    uint32_t a = *(const uint32_t *)pa, b = *(const uint32_t *)pb;
+    const int64_t *va = pp_cpu_raw_vals(c, a), *vb = pp_cpu_raw_vals(c, b);
+    if (va[PP_CPU_NS] != vb[PP_CPU_NS])
+        return va[PP_CPU_NS] > vb[PP_CPU_NS] ? -1 : 1;
+    if (va[PP_CPU_SAMPLES] != vb[PP_CPU_SAMPLES])
+        return va[PP_CPU_SAMPLES] > vb[PP_CPU_SAMPLES] ? -1 : 1;
+    uint32_t ka[2] = { pp_cpu_raw_slot(c, a), pp_cpu_raw_stack(c, a) };
+    uint32_t kb[2] = { pp_cpu_raw_slot(c, b), pp_cpu_raw_stack(c, b) };
+    char sa[sizeof ka + 1], sb[sizeof kb + 1];
+    memcpy(sa, ka, sizeof ka);
+    memcpy(sb, kb, sizeof kb);
+    sa[sizeof ka] = sb[sizeof kb] = 0;
+    return strcmp(sa, sb);
+}
+
 /* by_thread_stack: the stacks of each thread, for flame formats that keep
  * threads apart (speedscope's per-thread profiles); the renderer merges
  * threads back for the all-threads view. Ranked by time. */
@@ -657,21 +678,32 @@ static int emit_thread_stacks(report *r)
     pp_table *t = h->table_new(r->ctx, "by_thread_stack", 4, cols, 0);
     if (!t)
         return PP_ENOMEM;
-    uint32_t n = pp_pc_agg_count(&c->raw);
-    uint32_t *order = pp_pc_agg_rank(&c->raw, PP_CPU_NS, 0);
-    if (n && !order)
+    uint32_t n = c->nraw;
+    uint32_t *order = malloc((size_t)(n ? n : 1) * sizeof *order);
+    if (!order)
         return PP_ENOMEM;
+    for (uint32_t i = 0; i < n; i++)
+        order[i] = i;
+    qsort_r(order, n, sizeof *order, cmp_raw, c);
     int rc = PP_OK;
     for (uint32_t i = 0; i < n && rc == PP_OK; i++) {
-        uint32_t key[2];
-        memcpy(key, pp_pc_agg_key(&c->raw, order[i]), sizeof key);
-        const int64_t *v = pp_pc_agg_vals(&c->raw, order[i]);
+        uint32_t slot = pp_cpu_raw_slot(c, order[i]), stack = pp_cpu_raw_stack(c, order[i]);
+        const int64_t *v = pp_cpu_raw_vals(c, order[i]);
         if (v[PP_CPU_SAMPLES] <= 0)
             continue;
         char tid[24];
-        snprintf(tid, sizeof tid, "%" PRIu64, c->threads[key[0]].tid);
-        pp_cell cells[4] = { pp_cell_str(pp_pc_strtab_get(&r->folded, r->facts[key[1]].folded)),
-                             pp_cell_int(v[PP_CPU_SAMPLES]), pp_cell_dbl(ms(v[PP_CPU_NS])), pp_cell_str(tid) };
+        snprintf(tid, sizeof tid, "%" PRIu64, c->threads[slot].tid);
+        uint32_t f = r->facts[stack].folded;
+        if (r->folded_by_string) {
+            pp_pc_strbuf_clear(&r->buf);
+            rc = pp_pc_strbuf_adds(&r->buf, pp_pc_strtab_get(&r->folded, f));
+        } else {
+            rc = fold_string(r, r->folded_stack[f]);
+        }
+        if (rc != PP_OK)
+            break;
+        pp_cell cells[4] = { pp_cell_str(r->buf.data), pp_cell_int(v[PP_CPU_SAMPLES]), pp_cell_dbl(ms(v[PP_CPU_NS])),
+                             pp_cell_str(tid) };
         rc = h->table_row(t, cells);
     }
     free(order);
