@@ -61,6 +61,7 @@ static void alloc_destroy(void *state)
     pp_pc_stackset_free(&a->stacks);
     pp_pc_agg_free(&a->raw);
     free(a->scratch);
+    pp_pc_u64map_free(&a->heap_kinds);
     free(a);
 }
 
@@ -146,6 +147,9 @@ static int alloc_consume(void *state, const pp_record *rec, pp_error *err)
         a->first_ns = ev->time_ns;
     if (ev->time_ns > a->last_ns)
         a->last_ns = ev->time_ns;
+    if (ev->provider_known == PP_PROVIDER_RUNTIME && ev->event_id == 1 &&
+        pp_pc_window_admits_time(&a->window, ev->time_ns))
+        a->gcs++;                /* GCStart: contexts are retired */
     if (ev->provider_known != PP_PROVIDER_RUNTIME || ev->event_id != PP_ALLOC_TICK_EVENT_ID)
         return PP_OK;
     a->ticks_seen++;
@@ -189,6 +193,13 @@ static int alloc_consume(void *state, const pp_record *rec, pp_error *err)
             return oom(a, err);
     } else {
         a->ticks_no_stack++;
+    }
+    uint64_t hk = (uint64_t)tick.heap_index << 8 | (tick.kind & 0xff);
+    uint32_t seen;
+    if (!pp_pc_u64map_get(&a->heap_kinds, hk, &seen)) {
+        if (pp_pc_u64map_put(&a->heap_kinds, hk, 1) != PP_OK)
+            return oom(a, err);
+        a->nheap_kinds++;
     }
     uint32_t key[3] = { type_id, stack_id, tick.kind };
     int64_t delta[2] = { (int64_t)tick.amount, 1 };

@@ -8,6 +8,7 @@
 #include <perfpipe/plugin.h>
 
 #include "../common/agg.h"
+#include "../common/u64map.h"
 #include "../common/frames.h"
 #include "../common/stackset.h"
 #include "../common/strtab.h"
@@ -49,7 +50,16 @@ typedef struct pp_alloc {
     int64_t first_tick_ns, last_tick_ns; /* admitted ticks: the allocating span */
     char *scratch;             /* TypeName decoding buffer */
     size_t scratch_cap;
+    /* The bound on the sampled total: each (heap, kind) keeps its own
+     * running amount, under one threshold left unreported at any instant. */
+    pp_pc_u64map heap_kinds;   /* (heap index << 8 | kind) of admitted ticks */
+    uint32_t nheap_kinds;
+    uint64_t gcs;              /* GC/Start events in the window */
 } pp_alloc;
+
+/* GCAllocationTick fires once a heap's running amount for a kind passes
+ * this (gc.cpp etw_allocation_tick: 100 KB). */
+#define PP_ALLOC_TICK_THRESHOLD (100 * 1024)
 
 /* Build tables, findings and totals (report.c). */
 int pp_alloc_report(pp_alloc *a, pp_ctx *ctx, pp_error *err);

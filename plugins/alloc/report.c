@@ -258,6 +258,9 @@ static int emit_findings_and_totals(report *r)
 
     int rc = h->total_int(ctx, "sampled_bytes", PP_COL_BYTES, r->total_bytes);
     if (rc == PP_OK)
+        rc = h->total_int(ctx, "sampled_bytes_bound", PP_COL_BYTES,
+                          (int64_t)a->nheap_kinds * PP_ALLOC_TICK_THRESHOLD);
+    if (rc == PP_OK)
         rc = h->total_int(ctx, "ticks", PP_COL_COUNT, r->total_ticks);
     if (rc == PP_OK)
         rc = h->total_int(ctx, "ticks_with_stack", PP_COL_COUNT, r->total_ticks - (int64_t)a->ticks_no_stack);
@@ -297,8 +300,16 @@ static int emit_findings_and_totals(report *r)
                    a->ticks_seen, win);
     }
     h->finding(ctx, PP_SEVERITY_INFO, "alloc.sampled",
-               "bytes are sampled: one GCAllocationTick per ~100 KB allocated per heap; per-row bytes are "
-               "estimates (rows with few samples are noise), the total is exact to within one tick per heap");
+               "bytes are sampled: each heap adds the allocation contexts it hands out (about 8 KB each for "
+               "small objects, the object itself for large and pinned ones) to a running amount per object "
+               "kind and emits a GCAllocationTick carrying it once it passes 100 KB, so per-row bytes are "
+               "estimates (rows with few samples are noise). The total counts bytes handed out, not object "
+               "bytes: it is at most %" PRIu32 " x 100 KB (one threshold per heap and kind seen: "
+               "sampled_bytes_bound) below what was handed out in the window, since what a heap handed out "
+               "after its last tick is in no tick, and a capture that starts mid-run adds up to that much "
+               "from before; what is handed out exceeds the objects' bytes by the unused ends of "
+               "contexts retired at each GC (%" PRIu64 " GCs here; up to one context per allocating "
+               "thread each)", a->nheap_kinds, a->gcs);
     if (a->malformed) {
         h->finding(ctx, PP_SEVERITY_WARNING, "alloc.malformed_ticks",
                    "%" PRIu64 " GCAllocationTick events were skipped as malformed; the first at %.3f ms: %s",

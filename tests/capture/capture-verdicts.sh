@@ -33,7 +33,11 @@ collect() { # out providers-args scenario knobs...
 }
 
 cap_blocking()   { collect cpu-blocking.nettrace "--profile dotnet-common,dotnet-sampled-thread-time" blocking --seconds 2; }
-cap_allocexact() { collect alloc-exact.nettrace "--profile gc-verbose --providers Workload-AllocMarker" allocexact --mb-buffers 20 --mb-strings 10; }
+# A 1 MB gen0 budget: GCs retire allocation contexts during the run (both terms of the bound).
+cap_allocexact() {
+  DOTNET_GCgen0size=0x100000 collect alloc-exact.nettrace "--profile gc-verbose --providers Workload-AllocMarker" allocexact --mb-buffers 20 --mb-strings 10
+  [ -z "${PP_MANIFEST_DIR:-}" ] || sed -i 's/\tdotnet-trace collect /\tDOTNET_GCgen0size=0x100000 dotnet-trace collect /' "$PP_MANIFEST_DIR/alloc-exact.nettrace"
+}
 
 [ $# -gt 0 ] || set -- blocking allocexact
 for c in "$@"; do
