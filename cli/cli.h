@@ -33,6 +33,26 @@ int pp_cmd_candidates(int argc, char **argv);
 int pp_cmd_ps(int argc, char **argv);
 int pp_cmd_collect(int argc, char **argv);
 
+/* Live-capture options of the analyzer shorthand (capture_opts.c). */
+#define PP_CLI_CAPTURE_MAX 16
+typedef struct pp_cli_capture {
+    int n;
+    const char *keys[PP_CLI_CAPTURE_MAX];
+    const char *values[PP_CLI_CAPTURE_MAX];
+} pp_cli_capture;
+/* Record --NAME VALUE (pid, process, diagnostic-port, profile, providers,
+ * counters, interval, duration, keep, follow-child, buffersize); -1 after
+ * printing an error. */
+int pp_cli_capture_opt(pp_cli_capture *c, const char *name, const char *value);
+/* The capture spec (an input path, "capture:...") for analyzer, with the
+ * analyzer's default profile when none is given. Caller frees. */
+char *pp_cli_capture_spec(const char *analyzer, const pp_cli_capture *c);
+/* If a pipeline input is captured live: Ctrl-C / SIGTERM stop open
+ * captures cleanly (a second one cuts them; with none open they act as
+ * usual) and 1 is returned; else 0 and nothing changes. */
+struct pp_pipeline;
+int pp_cli_capture_signals(const struct pp_pipeline *p);
+
 /* A duration: 30, 30s, 500ms, 2m, 1h or dd:hh:mm:ss, in seconds; < 0 if
  * it is none of these. */
 double pp_cli_parse_duration(const char *s);

@@ -43,6 +43,7 @@ typedef struct run_args {
     const char *evidence_dir;      /* --evidence-dir */
     int quiet;
     unsigned stage_timeout;        /* --stage-timeout, 0 = the default */
+    pp_cli_capture capture;        /* --pid N ...: capture live (capture_opts.c) */
 } run_args;
 
 static void
@@ -77,7 +78,17 @@ run_help(FILE *out, run_mode mode)
               "  -q, --quiet          no warnings on stderr (they stay in the result)\n"
               "  --stage-timeout S    fail a stage whose plugin makes no progress for S seconds\n"
               "                       (default 60; each stage runs isolated: a crash fails it alone)\n"
-              , out);
+              "\n"
+              "Live, instead of INPUT (a nettrace analyzer; see perfpipe-collect(1)):\n"
+              "  --pid N | --process NAME | --diagnostic-port PATH[,connect]   capture from a\n"
+              "                       running process; the result is ready when the capture ends\n"
+              "  --duration T         stop after T (30s, 2m; default: Ctrl-C)\n"
+              "  --keep FILE          where the capture is kept (default NAME_yyyyMMdd_HHmmss.nettrace);\n"
+              "                       re-running on it gives the same result\n"
+              "  --profile P, --providers S, --counters[=LIST], --interval S, --buffersize MB,\n"
+              "  --follow-child       as for `perfpipe collect` (alloc defaults to gc-verbose,\n"
+              "                       db to database, others to dotnet-trace's default)\n"
+              "Example: perfpipe alloc --pid 4242 --duration 30s --keep alloc.nettrace\n", out);
     else
         fputs("Usage: perfpipe run PIPELINE [--input NAME=PATH]... [--set KEY=VALUE]...\n"
               "                   [--option STAGE.KEY=VALUE]... [--format FMT] [-o FILE]\n"
@@ -150,14 +161,25 @@ parse_args(run_args *a, int argc, char **argv)
         { "quiet", no_argument, NULL, 'q' },
         { "evidence-dir", required_argument, NULL, 'E' },
         { "stage-timeout", required_argument, NULL, 'W' },
+        { "pid", required_argument, NULL, 0x100 },
+        { "process", required_argument, NULL, 0x100 },
+        { "diagnostic-port", required_argument, NULL, 0x100 },
+        { "profile", required_argument, NULL, 0x100 },
+        { "providers", required_argument, NULL, 0x100 },
+        { "counters", optional_argument, NULL, 0x100 },
+        { "interval", required_argument, NULL, 0x100 },
+        { "duration", required_argument, NULL, 0x100 },
+        { "keep", required_argument, NULL, 0x100 },
+        { "follow-child", no_argument, NULL, 0x100 },
+        { "buffersize", required_argument, NULL, 0x100 },
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 },
     };
-    int c;
+    int c, li = 0;
 
     optind = 1;
     /* '-' keeps positionals in order, so inputs may come before options. */
-    while ((c = getopt_long(argc, argv, "-i:s:O:t:f:o:P:qh", opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "-i:s:O:t:f:o:P:qh", opts, &li)) != -1) {
         pp_pipeline_kv kv;
 
         switch (c) {
@@ -246,6 +268,15 @@ parse_args(run_args *a, int argc, char **argv)
             a->stage_timeout = (unsigned)v;
             break;
         }
+        case 0x100:
+            if (a->mode != MODE_ANALYZER) {
+                pp_cli_error("--%s is for the `perfpipe ANALYZER --pid N` shorthand; in a "
+                             "pipeline, give the input a `capture:` mapping", opts[li].name);
+                return -1;
+            }
+            if (pp_cli_capture_opt(&a->capture, opts[li].name, optarg) < 0)
+                return -1;
+            break;
         case 'h':
             run_help(stdout, a->mode);
             exit(PP_EXIT_OK);
@@ -482,7 +513,11 @@ execute(run_args *a)
         goto out;
     }
     {
-        pp_run_hooks hooks = { a->hash, on_progress, on_warning, on_log, a, 1, a->stage_timeout };
+        /* A live capture is read once and cannot be replayed to a repeated
+         * child: runs that capture are not isolated (their kept file is). */
+        int live = pp_cli_capture_signals(p);
+        pp_run_hooks hooks = { a->hash, on_progress, on_warning, on_log, a, !live,
+                               a->stage_timeout };
 
         rc = pp_run_pipeline(p, &hooks, &doc, &err);
         pp_cli_progress_done();
@@ -558,6 +593,24 @@ pp_cmd_analyzer(const char *analyzer, int argc, char **argv)
 
     if (parse_args(&a, argc, argv) < 0)
         return PP_EXIT_USAGE;
+    if (a.capture.n > 0) {
+        char *spec;
+        int rc;
+
+        if (a.npositional > 0) {
+            pp_cli_error("%s: give an input file or --pid/--process/--diagnostic-port, not both",
+                         analyzer);
+            return PP_EXIT_USAGE;
+        }
+        if ((spec = pp_cli_capture_spec(analyzer, &a.capture)) == NULL) {
+            pp_cli_error("out of memory");
+            return PP_EXIT_USAGE;
+        }
+        a.positional[a.npositional++] = spec;
+        rc = execute(&a);
+        free(spec);
+        return rc;
+    }
     if (a.npositional == 0) {
         run_help(stderr, MODE_ANALYZER);
         return PP_EXIT_USAGE;

@@ -135,7 +135,7 @@ open_input(input_run *in, const pp_run_hooks *hooks, json_t *doc, pp_error *err)
     int rc;
 
     in->hooks = hooks;
-    in->ops = pp_source_lookup(in->plan->kind);
+    in->ops = pp_source_for_input(in->plan->kind, in->plan->path);
     if (in->ops == NULL) {
         pp_error_set(err, PP_EINVAL, "input '%s': unknown kind '%s'", in->plan->name, in->plan->kind);
         return PP_EINVAL;

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "source.h"
+#include "ipc/capture_source.h"
 
 static const pp_source_ops *const sources[] = {
     &pp_nettrace_source_ops,
@@ -19,4 +20,13 @@ pp_source_lookup(const char *kind)
         if (strcmp(sources[i]->kind, kind) == 0)
             return sources[i];
     return NULL;
+}
+
+const pp_source_ops *
+pp_source_for_input(const char *kind, const char *path)
+{
+    /* A nettrace input whose path is a capture spec is read live. */
+    if (strcmp(kind, "nettrace") == 0 && pp_capture_spec_is(path))
+        return &pp_capture_source_ops;
+    return pp_source_lookup(kind);
 }

@@ -61,5 +61,9 @@ extern const pp_source_ops pp_spans_source_ops;
 
 /* The reader for a kind name, or NULL. */
 const pp_source_ops *pp_source_lookup(const char *kind);
+/* The reader for one input: pp_source_lookup, except that a nettrace input
+ * whose path is a capture spec ("capture:pid=N;...") is read live from the
+ * runtime (core/ipc/capture_source.h). */
+const pp_source_ops *pp_source_for_input(const char *kind, const char *path);
 
 #endif

@@ -62,16 +62,19 @@ since(const struct timespec *t0)
     return (double)(t.tv_sec - t0->tv_sec) + (double)(t.tv_nsec - t0->tv_nsec) / 1e9;
 }
 
-void
+int
 pp_capture_signal(int abort)
 {
     char b = abort ? 'a' : 's';
+    int n = 0;
     pp_ipc_cancel = 1;
     for (int i = 0; i < MAX_OPEN; i++)
         if (open_ctl[i] >= 0) {
             ssize_t k = write(open_ctl[i], &b, 1);
             (void)k;
+            n++;
         }
+    return n;
 }
 
 void

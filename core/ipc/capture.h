@@ -48,8 +48,9 @@ int pp_capture_stream_fd(const pp_capture *c);
  * remembered and reported by finish). */
 void pp_capture_write(pp_capture *c, const void *data, size_t len);
 /* Async-signal-safe: ask every open capture to stop (StopTracing; the
- * stream then ends whole), or with abort = 1 to end now (the file is cut). */
-void pp_capture_signal(int abort);
+ * stream then ends whole), or with abort = 1 to end now (the file is cut).
+ * Returns how many captures were asked (0: none is open). */
+int pp_capture_signal(int abort);
 /* Ask this capture to stop (not from a signal handler). */
 void pp_capture_request_stop(pp_capture *c);
 /* After the stream's end (or a read error): stop the session if it still

@@ -21,6 +21,10 @@ int pp_pipeline_apply_vars(pp_pipeline *p, const pp_pipeline_vars *vars, pp_erro
  * are not declared, inputs without a path, output path collisions. */
 int pp_pipeline_check_structure(pp_pipeline *p, pp_error *err);
 
+/* The `capture:` mapping of an input as its path, a capture spec
+ * ("capture:KEY=VALUE;..."). Errors name the key at fault. */
+int pp_pipe_capture_path(const char *file, const pp_ynode *capture, char **path, pp_error *err);
+
 /* Whether s is a name usable as an id / knob / variable:
  * [A-Za-z_][A-Za-z0-9_.-]*. */
 int pp_pipeline_valid_ident(const char *s);

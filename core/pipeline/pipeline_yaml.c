@@ -15,7 +15,7 @@ typedef struct ctx {
 
 static const char *const top_keys[] = { "version", "name", "description", "knobs",
                                         "inputs", "stages", "outputs", NULL };
-static const char *const input_keys[] = { "kind", "path", NULL };
+static const char *const input_keys[] = { "kind", "path", "capture", NULL };
 static const char *const stage_keys[] = { "id", "analyzer", "input", "inputs", "options", NULL };
 static const char *const output_keys[] = { "format", "path", NULL };
 
@@ -229,6 +229,15 @@ parse_inputs(ctx *c, const pp_ynode *m, pp_pipeline *p)
             /* An absent path is fine here: --input may give it (checked
              * after the overrides). */
             if ((rc = scalar_dup(c, path, "'path'", &in->path)) != PP_OK)
+                return rc;
+            in->path_pos = path->pos;
+        }
+        if ((path = get(val, "capture", NULL)) != NULL) {
+            if (in->path != NULL || in->kind_bit != PP_KIND_NETTRACE)
+                return pp_pipe_error(c->err, PP_EINVAL, c->file, path->pos,
+                                     "input '%s': 'capture' is for a nettrace input without "
+                                     "'path' (the capture is kept at capture.keep)", in->name);
+            if ((rc = pp_pipe_capture_path(c->file, path, &in->path, c->err)) != PP_OK)
                 return rc;
             in->path_pos = path->pos;
         }

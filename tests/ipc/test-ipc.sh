@@ -152,6 +152,44 @@ EOF
   kill $APP $RUNPID 2>/dev/null
 fi
 
+# ---- live pipelines: the one-pass engine reads the stream while it is kept; the kept file
+# re-analyzes to the same result (same tables, same content hash)
+start_wl live alloc --mb-strings 50 --mb-buffers 25 --list-items 100000
+"$PERFPIPE" alloc --pid "$WL_PID" --keep live.nettrace --format json -o live.json 2> live.err &
+C=$!; sleep 1; go live; wait $C; rc=$?
+check "live: perfpipe alloc --pid exit 0 ($(cat live.err))" [ $rc = 0 ]
+"$PERFPIPE" alloc live.nettrace --format json -o file.json 2>/dev/null
+cat > live.yaml <<'EOF2'
+version: 1
+name: live-cpu
+inputs:
+  trace:
+    kind: nettrace
+    capture: { pid: "${PID}", duration: 2s, keep: "yaml-${PID}.nettrace" }
+stages:
+  - { id: cpu, analyzer: cpu, input: trace }
+outputs:
+  - { format: json, path: "yaml-live.json" }
+EOF2
+start_wl yaml cpu --seconds 20
+go yaml
+"$PERFPIPE" run live.yaml --set PID="$WL_PID" 2> yaml.err; rc=$?
+check "live: a pipeline with a capture: input, exit 0 ($(cat yaml.err))" [ $rc = 0 ]
+kill "$WL_PID" 2>/dev/null
+"$PERFPIPE" run live.yaml --set PID="$WL_PID" --input trace="yaml-$WL_PID.nettrace" --format json -o yaml-file.json 2>/dev/null
+python3 - "$WL_PID" <<'EOF2' && pass "live: results equal re-running on the kept files (alloc shorthand, cpu pipeline)" || fail "live == kept"
+import json, sys
+for live, kept, path in (("live.json", "file.json", "live.nettrace"),
+                         ("yaml-live.json", "yaml-file.json", "yaml-%s.nettrace" % sys.argv[1])):
+    a, b = json.load(open(live)), json.load(open(kept))
+    ia, ib = a["inputs"][0], b["inputs"][0]
+    assert ia["path"] == path, ia["path"]
+    assert ia["hash"] == ib["hash"], (ia["hash"], ib["hash"])
+    assert ia["capture"]["pid"] > 0 and ia["capture"]["kept"] == path
+    assert a["stages"] == b["stages"], "stages differ for " + live
+    assert any(t["rows"] for t in a["stages"][0]["tables"]), "no rows in " + live
+EOF2
+
 # ---- the captures, read by TraceEvent and by perfpipe
 for t in alloc cpu sig dur start; do
   [ -s $t.nettrace ] || continue

@@ -1,0 +1,22 @@
+/* Private: the live capture source (core/source.h) and its spec, the
+ * `capture:KEY=VALUE;...` text a pipeline input's path holds when the
+ * input is captured live (YAML `capture:` mapping, --input NAME=capture:...,
+ * or the `perfpipe ANALYZER --pid N` shorthand). */
+#ifndef PP_CORE_IPC_CAPTURE_SOURCE_H
+#define PP_CORE_IPC_CAPTURE_SOURCE_H
+
+#include "ipc/capture.h"
+#include "source.h"
+
+#define PP_CAPTURE_PREFIX "capture:"
+
+extern const pp_source_ops pp_capture_source_ops;
+
+/* Whether path is a capture spec. */
+int pp_capture_spec_is(const char *path);
+/* Parse a capture spec into *spec; its strings point into *storage (the
+ * caller frees it after the spec's last use). PP_EINVAL with the key. */
+int pp_capture_spec_parse(const char *path, pp_capture_spec *spec, char **storage,
+                          pp_error *err);
+
+#endif
