@@ -7,13 +7,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/auxv.h>
 #include <sys/stat.h>
 
 #include <perfpipe/perfpipe.h>
 
 #include "host.h"
 #include "loader.h"
+#include "paths.h"
 
 /* Bounds on what a descriptor may declare: far above any real analyzer,
  * low enough that a lying descriptor cannot make the host allocate or loop
@@ -88,27 +88,18 @@ pp_loader_add_dir(pp_loader *l, const char *dir, pp_error *err)
 int
 pp_loader_add_defaults(pp_loader *l, pp_error *err)
 {
-    /* A setuid/setgid perfpipe must not load code named by the caller's
-     * environment. */
-    const char *env = getauxval(AT_SECURE) ? NULL : getenv("PERFPIPE_PLUGIN_PATH");
-    int rc;
+    /* The order and the privilege rule live in paths.c, shared with
+     * `perfpipe plugins` and the build-tree detection. */
+    char *dirs[64];
+    int n = pp_plugin_default_dirs(dirs, sizeof dirs / sizeof dirs[0], err);
+    int rc = n < 0 ? PP_ENOMEM : PP_OK;
 
-    if (env != NULL) {
-        char *copy = strdup(env), *save = NULL;
-
-        if (copy == NULL) {
-            pp_error_set(err, PP_ENOMEM, "out of memory reading PERFPIPE_PLUGIN_PATH");
-            return PP_ENOMEM;
-        }
-        for (char *d = strtok_r(copy, ":", &save); d != NULL; d = strtok_r(NULL, ":", &save)) {
-            if ((rc = pp_loader_add_dir(l, d, err)) != PP_OK) {
-                free(copy);
-                return rc;
-            }
-        }
-        free(copy);
+    for (int i = 0; i < n; i++) {
+        if (rc == PP_OK)
+            rc = pp_loader_add_dir(l, dirs[i], err);
+        free(dirs[i]);
     }
-    return pp_loader_add_dir(l, PLUGINDIR, err);
+    return rc;
 }
 
 size_t

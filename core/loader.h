@@ -3,7 +3,8 @@
  *
  * Search order: every --plugin-dir in the order given, PERFPIPE_PLUGIN_PATH
  * (colon-separated; ignored when the process runs with special privileges),
- * then the installed plugin directory, versioned by ABI major. A plugin NAME
+ * the user's ~/.local/lib/perfpipe/plugins-ABI, then the installed plugin
+ * directory, versioned by ABI major (or the build tree's, see paths.h). A plugin NAME
  * is the regular file NAME.so in the first directory that has one; it is
  * opened RTLD_NOW|RTLD_LOCAL and stays loaded until pp_loader_free. */
 #ifndef PP_CORE_LOADER_H
@@ -29,8 +30,10 @@ void pp_loader_free(pp_loader *l);
 
 /* Append a search directory (copied). */
 int pp_loader_add_dir(pp_loader *l, const char *dir, pp_error *err);
-/* Append PERFPIPE_PLUGIN_PATH's directories (unless privileged), then the
- * installed directory. Call after the --plugin-dir ones. */
+/* Append PERFPIPE_PLUGIN_PATH's directories and the user's
+ * ~/.local/lib/perfpipe/plugins-ABI (both unless privileged), then the
+ * installed directory, or the build tree's plugins when the program runs
+ * from its build tree (paths.h). Call after the --plugin-dir ones. */
 int pp_loader_add_defaults(pp_loader *l, pp_error *err);
 
 /* The analyzer called name, loading and checking it on first use.

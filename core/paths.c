@@ -1,13 +1,18 @@
-/* Where shipped and user pipelines are found. */
+/* Where plugins and pipelines are found: the environment, the user's
+ * directories, then the installed ones, or the build tree's when perfpipe
+ * runs from the tree it was built in. */
 #include "config.h"
 
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/auxv.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <perfpipe/perfpipe.h>
+#include <perfpipe/plugin.h>
 
 #include "paths.h"
 
@@ -22,33 +27,160 @@ format_path(const char *a, const char *b)
     return p;
 }
 
-/* The search directories in order: up to max malloc'd strings. */
-static size_t
-pipeline_dirs(char **dirs, size_t max)
+/* A setuid/setgid perfpipe must not take code or files named by the
+ * caller's environment. */
+static const char *
+safe_getenv(const char *name)
 {
-    const char *env = getauxval(AT_SECURE) ? NULL : getenv("PERFPIPE_PIPELINE_PATH");
+    return getauxval(AT_SECURE) ? NULL : getenv(name);
+}
+
+/* Append the colon-separated directories of env to dirs; -1 when out of
+ * memory. Empty elements are skipped. */
+static int
+add_list(const char *env, char **dirs, size_t max, size_t *n)
+{
+    char *copy, *save = NULL;
+
+    if (env == NULL || env[0] == '\0')
+        return 0;
+    if ((copy = strdup(env)) == NULL)
+        return -1;
+    for (char *d = strtok_r(copy, ":", &save); d != NULL && *n < max;
+         d = strtok_r(NULL, ":", &save)) {
+        if ((dirs[*n] = strdup(d)) == NULL) {
+            free(copy);
+            return -1;
+        }
+        (*n)++;
+    }
+    free(copy);
+    return 0;
+}
+
+static int
+add_one(char *dir, char **dirs, size_t max, size_t *n)
+{
+    if (dir == NULL)
+        return -1;
+    if (*n >= max) {
+        free(dir);
+        return 0;
+    }
+    dirs[(*n)++] = dir;
+    return 0;
+}
+
+/* Read KEY=VALUE lines of the marker; 1 when both keys were found. */
+static int
+read_marker(const char *file, char *plugindir, size_t psize, char *pipelinedir, size_t qsize)
+{
+    FILE *f = fopen(file, "r");
+    char line[PATH_MAX + 32];
+    int found = 0;
+
+    if (f == NULL)
+        return 0;
+    while (fgets(line, sizeof line, f) != NULL) {
+        size_t len = strcspn(line, "\r\n");
+        struct { const char *key; char *buf; size_t size; int bit; } keys[] = {
+            { "plugindir=", plugindir, psize, 1 }, { "pipelinedir=", pipelinedir, qsize, 2 },
+        };
+
+        line[len] = '\0';
+        for (size_t k = 0; k < 2; k++) {
+            size_t klen = strlen(keys[k].key);
+
+            char real[PATH_MAX];
+
+            if (strncmp(line, keys[k].key, klen) != 0 || line[klen] != '/')
+                continue;
+            /* configure writes BUILD/.. for ../configure: say it plainly. */
+            if (realpath(line + klen, real) == NULL)
+                snprintf(real, sizeof real, "%s", line + klen);
+            if (strlen(real) < keys[k].size) {
+                memcpy(keys[k].buf, real, strlen(real) + 1);
+                found |= keys[k].bit;
+            }
+        }
+    }
+    fclose(f);
+    return found == 3;
+}
+
+int
+pp_build_tree_dirs(char *plugindir, size_t psize, char *pipelinedir, size_t qsize)
+{
+    char exe[PATH_MAX], file[PATH_MAX + sizeof PP_BUILD_TREE_MARKER + 8];
+    ssize_t n;
+    char *slash;
+
+    if (getauxval(AT_SECURE))
+        return 0;
+    n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (n <= 0)
+        return 0;
+    exe[n] = '\0';
+    if ((slash = strrchr(exe, '/')) == NULL)
+        return 0;
+    *slash = '\0';
+    snprintf(file, sizeof file, "%s/%s", exe, PP_BUILD_TREE_MARKER);
+    if (read_marker(file, plugindir, psize, pipelinedir, qsize))
+        return 1;
+    /* A libtool wrapper runs the real program from .libs/. */
+    if ((slash = strrchr(exe, '/')) != NULL && strcmp(slash, "/.libs") == 0) {
+        *slash = '\0';
+        snprintf(file, sizeof file, "%s/%s", exe, PP_BUILD_TREE_MARKER);
+        return read_marker(file, plugindir, psize, pipelinedir, qsize);
+    }
+    return 0;
+}
+
+int
+pp_plugin_default_dirs(char **dirs, size_t max, pp_error *err)
+{
+    const char *home = safe_getenv("HOME");
+    char built[PATH_MAX], unused[PATH_MAX];
+    size_t n = 0;
+    int rc = add_list(safe_getenv("PERFPIPE_PLUGIN_PATH"), dirs, max, &n);
+
+    if (rc == 0 && home != NULL && home[0] == '/') {
+        char user[64];
+
+        snprintf(user, sizeof user, ".local/lib/perfpipe/plugins-%d", PP_ABI_MAJOR);
+        rc = add_one(format_path(home, user), dirs, max, &n);
+    }
+    if (rc == 0)
+        rc = add_one(strdup(pp_build_tree_dirs(built, sizeof built, unused, sizeof unused)
+                                ? built : PLUGINDIR), dirs, max, &n);
+    if (rc < 0) {
+        for (size_t i = 0; i < n; i++)
+            free(dirs[i]);
+        pp_error_set(err, PP_ENOMEM, "out of memory listing the plugin directories");
+        return -1;
+    }
+    return (int)n;
+}
+
+size_t
+pp_pipeline_dirs(char **dirs, size_t max)
+{
     const char *xdg = getenv("XDG_CONFIG_HOME");
     const char *home = getenv("HOME");
+    char unused[PATH_MAX], source[PATH_MAX];
     size_t n = 0;
 
-    if (env != NULL && env[0] != '\0') {
-        char *copy = strdup(env), *save = NULL;
-
-        for (char *d = copy ? strtok_r(copy, ":", &save) : NULL; d != NULL && n < max;
-             d = strtok_r(NULL, ":", &save))
-            if ((dirs[n] = strdup(d)) != NULL)
-                n++;
-        free(copy);
+    (void)add_list(safe_getenv("PERFPIPE_PIPELINE_PATH"), dirs, max, &n);
+    if (xdg != NULL && xdg[0] == '/')
+        (void)add_one(format_path(xdg, "perfpipe/pipelines"), dirs, max, &n);
+    else if (home != NULL && home[0] != '\0')
+        (void)add_one(format_path(home, ".config/perfpipe/pipelines"), dirs, max, &n);
+    if (pp_build_tree_dirs(unused, sizeof unused, source, sizeof source)) {
+        (void)add_one(strdup(source), dirs, max, &n);
+    } else {
+        (void)add_one(strdup(SYSCONFDIR "/perfpipe/pipelines"), dirs, max, &n);
+        (void)add_one(strdup(PKGDATADIR "/pipelines"), dirs, max, &n);
     }
-    if (n < max && xdg != NULL && xdg[0] == '/') {
-        if ((dirs[n] = format_path(xdg, "perfpipe/pipelines")) != NULL)
-            n++;
-    } else if (n < max && home != NULL && home[0] != '\0') {
-        if ((dirs[n] = format_path(home, ".config/perfpipe/pipelines")) != NULL)
-            n++;
-    }
-    if (n < max && (dirs[n] = strdup(SYSCONFDIR "/perfpipe/pipelines")) != NULL)
-        n++;
     return n;
 }
 
@@ -72,7 +204,7 @@ looks_like_path(const char *s)
 char *
 pp_pipeline_find(const char *arg, pp_error *err)
 {
-    char *dirs[16];
+    char *dirs[32];
     size_t n;
     char searched[PP_ERROR_MESSAGE_MAX / 2] = "";
     size_t used = 0;
@@ -83,7 +215,7 @@ pp_pipeline_find(const char *arg, pp_error *err)
         pp_error_set(err, PP_ENOTFOUND, "%s: no such pipeline file", arg);
         return NULL;
     }
-    n = pipeline_dirs(dirs, sizeof dirs / sizeof dirs[0]);
+    n = pp_pipeline_dirs(dirs, sizeof dirs / sizeof dirs[0]);
     for (size_t i = 0; i < n; i++) {
         size_t len = strlen(arg) + 6;
         char *file = malloc(len), *path = NULL;
