@@ -57,6 +57,10 @@ int pp_cli_capture_signals(const struct pp_pipeline *p);
  * it is none of these. */
 double pp_cli_parse_duration(const char *s);
 
+/* What `describe` prints of analyzer name, found with the --plugin-dir
+ * directories given then the defaults. An exit code. */
+int pp_cli_describe(const char *name, char **dirs, int ndirs);
+
 /* "perfpipe: message" on stderr. */
 void pp_cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* The exit code for a library status. */

@@ -168,10 +168,6 @@ pp_cmd_describe(int argc, char **argv)
     };
     char *dirs[MAX_DIRS];
     int ndirs = 0, c;
-    pp_error err = PP_ERROR_INIT;
-    const pp_analyzer *a;
-    pp_loader *l;
-    char kinds[64];
 
     optind = 1;
     while ((c = getopt_long(argc, argv, "P:h", opts, NULL)) != -1) {
@@ -192,9 +188,20 @@ pp_cmd_describe(int argc, char **argv)
         describe_help(stderr);
         return PP_EXIT_USAGE;
     }
+    return pp_cli_describe(argv[optind], dirs, ndirs);
+}
+
+int
+pp_cli_describe(const char *name, char **dirs, int ndirs)
+{
+    pp_error err = PP_ERROR_INIT;
+    const pp_analyzer *a;
+    pp_loader *l;
+    char kinds[64];
+
     if ((l = pp_cli_loader(dirs, ndirs)) == NULL)
         return PP_EXIT_USAGE;
-    if ((a = pp_loader_get(l, argv[optind], &err)) == NULL) {
+    if ((a = pp_loader_get(l, name, &err)) == NULL) {
         pp_cli_error("%s", err.message);
         pp_loader_free(l);
         return err.code == PP_ENOTFOUND ? PP_EXIT_USAGE : PP_EXIT_PLUGIN;

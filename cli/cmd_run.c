@@ -14,6 +14,7 @@
 #include "evidence.h"
 #include "outfile.h"
 #include "paths.h"
+#include "pipeline/options.h"
 #include "pipeline/pipeline.h"
 #include "result/result.h"
 #include "run.h"
@@ -33,6 +34,7 @@ typedef struct run_args {
     pp_pipeline_kv inputs[MAX_ARGS];
     size_t ninputs;
     pp_pipeline_option_override options[MAX_ARGS];
+    const char *option_flags[MAX_ARGS]; /* the flag that set options[i], for messages */
     size_t noptions;
     char *plugin_dirs[MAX_ARGS];
     int ndirs;
@@ -71,6 +73,7 @@ run_help(FILE *out, run_mode mode)
               "  --table NAME         the table the flame formats draw (default: the first stack table)\n"
               "  -o, --output FILE    write there instead of stdout (written whole or not at all)\n"
               "  --set KEY=VALUE      record a knob of the run (compare refuses runs whose knobs differ)\n"
+              "  --                   ends the options: every later argument is an input file\n"
               "  --hash ALGO          input identity: xxh3-128 (default) or sha256\n"
               "  --plugin-dir DIR     look for plugins in DIR first (repeatable)\n"
               "  --evidence-dir DIR   also keep the result (JSON + markdown) in DIR under a dated,\n"
@@ -94,11 +97,13 @@ run_help(FILE *out, run_mode mode)
               "                   [--option STAGE.KEY=VALUE]... [--format FMT] [-o FILE]\n"
               "\n"
               "Run a declared pipeline. PIPELINE is a path, or a NAME searched as NAME.yaml\n"
-              "in PERFPIPE_PIPELINE_PATH, ~/.config/perfpipe/pipelines, then the installed\n"
-              "pipelines (" SYSCONFDIR "/perfpipe/pipelines).\n"
+              "in PERFPIPE_PIPELINE_PATH, ~/.config/perfpipe/pipelines,\n"
+              SYSCONFDIR "/perfpipe/pipelines, then the shipped " PKGDATADIR "/pipelines.\n"
               "\n"
               "  --input NAME=PATH    the file for input NAME (replaces the pipeline's path)\n"
-              "  --set KEY=VALUE      a ${KEY} variable, also recorded among the run's knobs\n"
+              "  --set KEY=VALUE      a ${KEY} variable, also recorded among the run's knobs;\n"
+              "                       a KEY whose ${KEY} is an input's whole path (TRACE in\n"
+              "                       path: \"${TRACE}\") is that input's file, not a knob\n"
               "  --option STAGE.KEY=VALUE  override a stage option (--top N for one-stage pipelines)\n"
               "  --format FMT, -o FILE     replace the pipeline's outputs by one\n"
               "  --table NAME         the table the flame formats draw\n"
@@ -130,16 +135,69 @@ split_kv(const char *what, char *arg, pp_pipeline_kv *kv)
 }
 
 static int
-add_option(run_args *a, const char *stage, const char *key, const char *value)
+add_option(run_args *a, const char *flag, const char *stage, const char *key, const char *value)
 {
     if (a->noptions >= MAX_ARGS) {
         pp_cli_error("too many options");
         return -1;
     }
+    a->option_flags[a->noptions] = flag;
     a->options[a->noptions].stage = stage;
     a->options[a->noptions].key = key;
     a->options[a->noptions].value = value;
     a->noptions++;
+    return 0;
+}
+
+/* --top, --from, --to are the CLI's own options: checked here, as options
+ * of the command line, before any pipeline or analyzer is involved. */
+static int
+cli_number(const char *flag, const char *arg, int integer)
+{
+    int64_t i;
+    double d;
+
+    if (integer && pp_option_parse_int(arg, &i) != PP_OK) {
+        pp_cli_error("option %s expects an integer, got '%s'", flag, arg);
+        return -1;
+    }
+    if (integer && i < 0) {
+        pp_cli_error("option %s expects an integer >= 0 (0 = every row), got '%s'", flag, arg);
+        return -1;
+    }
+    if (!integer && (pp_option_parse_double(arg, &d) != PP_OK || d < 0)) {
+        pp_cli_error("option %s expects a number >= 0 (ms from the trace start; seconds for "
+                     "counters-csv), got '%s'", flag, arg);
+        return -1;
+    }
+    return 0;
+}
+
+/* `perfpipe ANALYZER --help` goes on with what `describe` says of it. */
+static int
+analyzer_help(const run_args *a)
+{
+    fputs("\n", stdout);
+    fflush(stdout);
+    return pp_cli_describe(a->analyzer, (char **)a->plugin_dirs, a->ndirs);
+}
+
+/* A positional argument (before or after `--`). */
+static int
+add_positional(run_args *a, char *arg)
+{
+    if (a->mode == MODE_ANALYZER) {
+        if (a->npositional >= MAX_ARGS) {
+            pp_cli_error("too many inputs");
+            return -1;
+        }
+        a->positional[a->npositional++] = arg;
+    } else if (a->pipeline == NULL) {
+        a->pipeline = arg;
+    } else {
+        pp_cli_error("unexpected argument '%s' (inputs are given as --input NAME=PATH)", arg);
+        return -1;
+    }
     return 0;
 }
 
@@ -184,17 +242,8 @@ parse_args(run_args *a, int argc, char **argv)
 
         switch (c) {
         case 1:
-            if (a->mode == MODE_ANALYZER) {
-                if (a->npositional >= MAX_ARGS)
-                    return -1;
-                a->positional[a->npositional++] = optarg;
-            } else if (a->pipeline == NULL) {
-                a->pipeline = optarg;
-            } else {
-                pp_cli_error("unexpected argument '%s' (inputs are given as --input NAME=PATH)",
-                             optarg);
+            if (add_positional(a, optarg) < 0)
                 return -1;
-            }
             break;
         case 'i':
             if (a->ninputs >= MAX_ARGS || split_kv("--input", optarg, &a->inputs[a->ninputs]) < 0)
@@ -214,23 +263,24 @@ parse_args(run_args *a, int argc, char **argv)
             dot = strchr(kv.key, '.');
             if (dot != NULL) {
                 *dot = '\0';
-                if (add_option(a, kv.key, dot + 1, kv.value) < 0)
+                if (add_option(a, "--option", kv.key, dot + 1, kv.value) < 0)
                     return -1;
-            } else if (add_option(a, "*", kv.key, kv.value) < 0) {
+            } else if (add_option(a, "--option", "*", kv.key, kv.value) < 0) {
                 return -1;
             }
             break;
         }
         case 't':
-            if (add_option(a, "*", "top", optarg) < 0)
+            if (cli_number("--top", optarg, 1) < 0 || add_option(a, "--top", "*", "top", optarg) < 0)
                 return -1;
             break;
         case 'F':
-            if (add_option(a, "*", "from", optarg) < 0)
+            if (cli_number("--from", optarg, 0) < 0 ||
+                add_option(a, "--from", "*", "from", optarg) < 0)
                 return -1;
             break;
         case 'T':
-            if (add_option(a, "*", "to", optarg) < 0)
+            if (cli_number("--to", optarg, 0) < 0 || add_option(a, "--to", "*", "to", optarg) < 0)
                 return -1;
             break;
         case 'f':
@@ -279,12 +329,16 @@ parse_args(run_args *a, int argc, char **argv)
             break;
         case 'h':
             run_help(stdout, a->mode);
-            exit(PP_EXIT_OK);
+            exit(a->mode == MODE_ANALYZER ? analyzer_help(a) : PP_EXIT_OK);
         default:
             run_help(stderr, a->mode);
             return -1;
         }
     }
+    /* After `--` every argument is positional, even one that starts with -. */
+    for (; optind < argc; optind++)
+        if (add_positional(a, argv[optind]) < 0)
+            return -1;
     return 0;
 }
 
@@ -395,108 +449,295 @@ output_over_input(const pp_pipeline *p, const char *cli_output)
 }
 
 static int
+load(const run_args *a, const char *path, const char *text, const pp_pipeline_vars *vars,
+     pp_pipeline **out, pp_error *err)
+{
+    return text != NULL ? pp_pipeline_load_string(a->analyzer, text, strlen(text), vars, out, err)
+                        : pp_pipeline_load_file(path, vars, out, err);
+}
+
+/* The pipeline to load: *path (a file), or *text (made from the analyzer's
+ * descriptor when it ships none). An exit code. */
+static int
+find_source(const run_args *a, pp_loader *loader, char **path, char **text)
+{
+    pp_error err = PP_ERROR_INIT;
+
+    if (a->mode == MODE_ANALYZER) {
+        const pp_analyzer *an = pp_loader_get(loader, a->analyzer, &err);
+        pp_error ferr = PP_ERROR_INIT;
+
+        if (an == NULL) {
+            pp_cli_error("%s", err.message);
+            return err.code == PP_ENOTFOUND ? PP_EXIT_USAGE : PP_EXIT_PLUGIN;
+        }
+        *path = pp_pipeline_find(pp_cli_pipeline_for(a->analyzer), &ferr);
+        if (*path == NULL && (*text = synthesize(an, a->positional[0])) == NULL) {
+            pp_cli_error("out of memory");
+            return PP_EXIT_USAGE;
+        }
+        return PP_EXIT_OK;
+    }
+    if (a->pipeline == NULL) {
+        run_help(stderr, a->mode);
+        return PP_EXIT_USAGE;
+    }
+    if ((*path = pp_pipeline_find(a->pipeline, &err)) == NULL) {
+        pp_cli_error("%s", err.message);
+        return PP_EXIT_USAGE;
+    }
+    return PP_EXIT_OK;
+}
+
+/* The command line's inputs and variables, bound to the pipeline's inputs. */
+typedef struct bound {
+    pp_pipeline_kv inputs[MAX_ARGS];
+    size_t ninputs;
+    pp_pipeline_kv sets[MAX_ARGS];
+    size_t nsets;
+    char *names[MAX_ARGS];         /* owned copies of input names */
+    size_t nnames;
+} bound;
+
+static void
+bound_free(bound *b)
+{
+    for (size_t i = 0; i < b->nnames; i++)
+        free(b->names[i]);
+}
+
+static int
+bind_input(bound *b, const char *name, const char *path)
+{
+    if (b->ninputs >= MAX_ARGS || b->nnames >= MAX_ARGS ||
+        (b->names[b->nnames] = strdup(name)) == NULL) {
+        pp_cli_error("too many inputs");
+        return -1;
+    }
+    b->inputs[b->ninputs].key = b->names[b->nnames++];
+    b->inputs[b->ninputs++].value = path;
+    return 0;
+}
+
+static const pp_pipeline_kv *
+bound_input(const bound *b, const char *name)
+{
+    for (size_t i = 0; i < b->ninputs; i++)
+        if (strcmp(b->inputs[i].key, name) == 0)
+            return &b->inputs[i];
+    return NULL;
+}
+
+/* The input whose whole path is ${key}, in a names-only model (paths are
+ * not expanded there), or NULL. */
+static const pp_pipeline_input *
+input_named_by_var(const pp_pipeline *q, const char *key)
+{
+    for (uint32_t i = 0; i < q->input_count; i++) {
+        const char *path = q->inputs[i].path;
+        size_t n = strlen(key);
+
+        if (path != NULL && strncmp(path, "${", 2) == 0 && strncmp(path + 2, key, n) == 0 &&
+            strcmp(path + 2 + n, "}") == 0)
+            return &q->inputs[i];
+    }
+    return NULL;
+}
+
+/* Positional files fill the pipeline's inputs in declared order; a --set
+ * KEY=PATH whose ${KEY} is an input's whole path is that input, not a knob
+ * (so two runs over different files stay comparable). An exit code. */
+static int
+bind_args(const run_args *a, const pp_pipeline *q, bound *b)
+{
+    if (a->mode == MODE_ANALYZER) {
+        if ((uint32_t)a->npositional != q->input_count) {
+            char names[512] = "";
+            size_t used = 0;
+
+            for (uint32_t i = 0; i < q->input_count && used < sizeof names; i++)
+                used += (size_t)snprintf(names + used, sizeof names - used, "%s%s",
+                                         i ? ", " : "", q->inputs[i].name);
+            pp_cli_error("%s takes %u input file%s (%s), got %d; see `perfpipe %s --help`",
+                         a->analyzer, q->input_count, q->input_count == 1 ? "" : "s", names,
+                         a->npositional, a->analyzer);
+            return PP_EXIT_USAGE;
+        }
+        for (uint32_t i = 0; i < q->input_count; i++)
+            if (bind_input(b, q->inputs[i].name, a->positional[i]) < 0)
+                return PP_EXIT_USAGE;
+    } else {
+        for (size_t i = 0; i < a->ninputs; i++)
+            if (bind_input(b, a->inputs[i].key, a->inputs[i].value) < 0)
+                return PP_EXIT_USAGE;
+    }
+    for (size_t i = 0; i < a->nsets; i++) {
+        const pp_pipeline_input *in = input_named_by_var(q, a->sets[i].key);
+        const pp_pipeline_kv *given = in != NULL ? bound_input(b, in->name) : NULL;
+
+        if (in == NULL) {
+            b->sets[b->nsets++] = a->sets[i];
+        } else if (given != NULL && strcmp(given->value, a->sets[i].value) != 0) {
+            pp_cli_error("--set %s=%s: ${%s} is the path of input '%s', already given as '%s'",
+                         a->sets[i].key, a->sets[i].value, a->sets[i].key, in->name,
+                         given->value);
+            return PP_EXIT_USAGE;
+        } else if (given == NULL && bind_input(b, in->name, a->sets[i].value) < 0) {
+            return PP_EXIT_USAGE;
+        }
+    }
+    return PP_EXIT_OK;
+}
+
+/* Each command-line option, checked against the analyzer of its stage, so
+ * a wrong name or value blames the flag that gave it, not the pipeline file
+ * it was merged into. An exit code. */
+static int
+check_cli_options(const run_args *a, const pp_pipeline *p, pp_loader *loader)
+{
+    for (size_t i = 0; i < a->noptions; i++) {
+        const pp_pipeline_option_override *ov = &a->options[i];
+        const pp_pipeline_stage *s = NULL;
+        const pp_analyzer *an;
+        const char *pair[2] = { ov->key, ov->value };
+        pp_options *o = NULL;
+        pp_error err = PP_ERROR_INIT;
+        int rc;
+
+        for (uint32_t k = 0; k < p->stage_count && s == NULL; k++)
+            if (strcmp(ov->stage, "*") == 0 || strcmp(p->stages[k].id, ov->stage) == 0)
+                s = &p->stages[k];
+        if (s == NULL || (an = pp_loader_get(loader, s->analyzer_name, &err)) == NULL)
+            continue;   /* the pipeline check names what is missing */
+        rc = pp_options_build(an, pair, 1, &o, &err);
+        pp_options_free(o);
+        if (rc == PP_OK)
+            continue;
+        if (strcmp(a->option_flags[i], "--option") != 0)
+            pp_cli_error("%s %s: %s", a->option_flags[i], ov->value, err.message);
+        else if (strcmp(ov->stage, "*") == 0)
+            pp_cli_error("--option %s=%s: %s", ov->key, ov->value, err.message);
+        else
+            pp_cli_error("--option %s.%s=%s: %s", ov->stage, ov->key, ov->value, err.message);
+        return rc == PP_EPLUGIN ? PP_EXIT_PLUGIN : PP_EXIT_USAGE;
+    }
+    return PP_EXIT_OK;
+}
+
+/* An error-severity finding means the stage could not give its answer
+ * (perfpipe(1), "Exit status"): exit 4 like a failed stage, with the result
+ * still written. Warnings and infos never change the exit status. */
+static const char *
+text_of(const json_t *o, const char *key)
+{
+    const char *v = json_string_value(json_object_get(o, key));
+
+    return v != NULL ? v : "?";
+}
+
+static int
+error_findings(const json_t *doc)
+{
+    const json_t *stages = json_object_get(doc, "stages"), *st, *f;
+    size_t i, k;
+    int n = 0;
+
+    json_array_foreach(stages, i, st) {
+        json_array_foreach(json_object_get(st, "findings"), k, f) {
+            if (strcmp(text_of(f, "severity"), "error") != 0)
+                continue;
+            n++;
+            pp_cli_error("stage '%s' could not answer: error [%s] %s (exit 4)", text_of(st, "id"),
+                         text_of(f, "code"), text_of(f, "message"));
+        }
+    }
+    return n;
+}
+
+static int
+write_results(const run_args *a, const pp_pipeline *p, const json_t *doc)
+{
+    pp_error err = PP_ERROR_INIT;
+    int status = PP_EXIT_OK;
+
+    if (a->evidence_dir != NULL) {
+        char *kept = NULL;
+
+        if (pp_evidence_write(a->evidence_dir, doc, p->date, pp_cli_temp_tracker(), &kept,
+                              &err) != PP_OK) {
+            pp_cli_error("%s", err.message);
+            status = PP_EXIT_OUTPUT;
+        } else if (!a->quiet) {
+            fprintf(stderr, "%s: evidence kept in %s\n", pp_prog, kept);
+        }
+        free(kept);
+    }
+    if (a->format != NULL || a->output != NULL) {
+        int w = pp_cli_write_doc(a->output, doc, a->format ? a->format : "table", a->table);
+
+        if (w != PP_EXIT_OK)
+            status = w;
+    } else {
+        for (uint32_t i = 0; i < p->output_count; i++) {
+            int w = pp_cli_write_doc(p->outputs[i].path, doc, p->outputs[i].format, a->table);
+
+            if (w != PP_EXIT_OK)
+                status = w;
+        }
+    }
+    return status;
+}
+
+static int
 execute(run_args *a)
 {
     pp_error err = PP_ERROR_INIT;
     pp_pipeline_vars vars = { 0 };
-    pp_pipeline *p = NULL;
+    pp_pipeline *p = NULL, *q = NULL;
     pp_loader *loader = NULL;
-    pp_pipeline_kv positional_inputs[MAX_ARGS];
-    char *positional_names[MAX_ARGS];
-    uint32_t npositional_names = 0;
+    bound b = { 0 };
     char *path = NULL, *text = NULL;
     json_t *doc = NULL;
-    int rc, status = PP_EXIT_OK;
+    int rc, status;
 
     if ((loader = pp_cli_loader(a->plugin_dirs, a->ndirs)) == NULL)
         return PP_EXIT_USAGE;
+    if ((status = find_source(a, loader, &path, &text)) != PP_EXIT_OK)
+        goto out;
+    /* A names-only load learns the inputs (names, raw paths), the real load
+     * gets the bound files. */
     vars.sets = a->sets;
     vars.set_count = a->nsets;
-    vars.inputs = a->inputs;
-    vars.input_count = a->ninputs;
+    vars.inputs = a->mode == MODE_ANALYZER ? NULL : a->inputs;
+    vars.input_count = a->mode == MODE_ANALYZER ? 0 : a->ninputs;
     vars.options = a->options;
     vars.option_count = a->noptions;
+    vars.names_only = 1;
+    if ((rc = load(a, path, text, &vars, &q, &err)) != PP_OK) {
+        /* Report what a full load reports (it checks paths too, in file
+         * order), unless it passes. */
+        pp_error full = PP_ERROR_INIT;
 
-    if (a->mode == MODE_ANALYZER) {
-        const pp_analyzer *an = pp_loader_get(loader, a->analyzer, &err);
-        const char *name = a->analyzer;
-        pp_error ferr = PP_ERROR_INIT;
-
-        if (a->npositional > MAX_ARGS / 2) {
-            pp_cli_error("too many inputs");
-            status = PP_EXIT_USAGE;
-            goto out;
-        }
-
-        if (an == NULL) {
-            pp_cli_error("%s", err.message);
-            status = err.code == PP_ENOTFOUND ? PP_EXIT_USAGE : PP_EXIT_PLUGIN;
-            goto out;
-        }
-        name = pp_cli_pipeline_for(a->analyzer);
-        path = pp_pipeline_find(name, &ferr);
-        if (path == NULL && (text = synthesize(an, a->positional[0])) == NULL) {
-            pp_cli_error("out of memory");
-            status = PP_EXIT_USAGE;
-            goto out;
-        }
-        /* Positional inputs fill the pipeline's inputs in declared order:
-         * a names-only load learns them, the real load gets the paths. */
-        {
-            pp_pipeline_vars names = vars;
-            pp_pipeline *q = NULL;
-
-            names.names_only = 1;
-            rc = text != NULL
-                     ? pp_pipeline_load_string(a->analyzer, text, strlen(text), &names, &q, &err)
-                     : pp_pipeline_load_file(path, &names, &q, &err);
-            if (rc == PP_OK && (uint32_t)a->npositional != q->input_count) {
-                char names_text[512] = "";
-                size_t used = 0;
-
-                for (uint32_t i = 0; i < q->input_count && used < sizeof names_text; i++)
-                    used += (size_t)snprintf(names_text + used, sizeof names_text - used, "%s%s",
-                                             i ? ", " : "", q->inputs[i].name);
-                pp_cli_error("%s takes %u input file%s (%s), got %d; see `perfpipe %s --help`",
-                             a->analyzer, q->input_count, q->input_count == 1 ? "" : "s",
-                             names_text, a->npositional, a->analyzer);
-                pp_pipeline_free(q);
-                status = PP_EXIT_USAGE;
-                goto out;
-            }
-            if (rc == PP_OK) {
-                for (uint32_t i = 0; i < q->input_count; i++) {
-                    positional_names[i] = strdup(q->inputs[i].name);
-                    positional_inputs[i].key = positional_names[i];
-                    positional_inputs[i].value = a->positional[i];
-                }
-                npositional_names = q->input_count;
-                vars.inputs = positional_inputs;
-                vars.input_count = q->input_count;
-                rc = text != NULL
-                         ? pp_pipeline_load_string(a->analyzer, text, strlen(text), &vars, &p, &err)
-                         : pp_pipeline_load_file(path, &vars, &p, &err);
-            }
-            pp_pipeline_free(q);
-        }
-    } else {
-        if (a->pipeline == NULL) {
-            run_help(stderr, a->mode);
-            status = PP_EXIT_USAGE;
-            goto out;
-        }
-        if ((path = pp_pipeline_find(a->pipeline, &err)) == NULL) {
-            pp_cli_error("%s", err.message);
-            status = PP_EXIT_USAGE;
-            goto out;
-        }
-        rc = pp_pipeline_load_file(path, &vars, &p, &err);
+        vars.names_only = 0;
+        pp_cli_error("%s", load(a, path, text, &vars, &p, &full) != PP_OK ? full.message
+                                                                           : err.message);
+        status = PP_EXIT_USAGE;
+        goto out;
     }
-    if (rc != PP_OK) {
+    if ((status = bind_args(a, q, &b)) != PP_EXIT_OK)
+        goto out;
+    vars.names_only = 0;
+    vars.sets = b.sets;
+    vars.set_count = b.nsets;
+    vars.inputs = b.inputs;
+    vars.input_count = b.ninputs;
+    if ((rc = load(a, path, text, &vars, &p, &err)) != PP_OK) {
         pp_cli_error("%s", err.message);
         status = PP_EXIT_USAGE;
         goto out;
     }
+    if ((status = check_cli_options(a, p, loader)) != PP_EXIT_OK)
+        goto out;
     if ((rc = pp_pipeline_check(p, lookup, loader, &err)) != PP_OK) {
         pp_cli_error("%s", err.message);
         status = rc == PP_EPLUGIN ? PP_EXIT_PLUGIN : PP_EXIT_USAGE;
@@ -530,35 +771,19 @@ execute(run_args *a)
     if (rc != PP_OK) {
         pp_cli_error("%s (the other stages' results are written)", err.message);
         status = PP_EXIT_PLUGIN;
+    } else if (error_findings(doc) > 0) {
+        status = PP_EXIT_PLUGIN;
     }
-    if (a->evidence_dir != NULL) {
-        char *kept = NULL;
-
-        if (pp_evidence_write(a->evidence_dir, doc, p->date, pp_cli_temp_tracker(), &kept, &err) != PP_OK) {
-            pp_cli_error("%s", err.message);
-            status = PP_EXIT_OUTPUT;
-        } else if (!a->quiet) {
-            fprintf(stderr, "%s: evidence kept in %s\n", pp_prog, kept);
-        }
-        free(kept);
-    }
-    if (a->format != NULL || a->output != NULL) {
-        int w = pp_cli_write_doc(a->output, doc, a->format ? a->format : "table", a->table);
+    {
+        int w = write_results(a, p, doc);
 
         if (w != PP_EXIT_OK)
             status = w;
-    } else {
-        for (uint32_t i = 0; i < p->output_count; i++) {
-            int w = pp_cli_write_doc(p->outputs[i].path, doc, p->outputs[i].format, a->table);
-
-            if (w != PP_EXIT_OK)
-                status = w;
-        }
     }
 out:
-    for (uint32_t i = 0; i < npositional_names; i++)
-        free(positional_names[i]);
+    bound_free(&b);
     json_decref(doc);
+    pp_pipeline_free(q);
     pp_pipeline_free(p);
     pp_loader_free(loader);
     free(path);

@@ -7,6 +7,7 @@
 #include <perfpipe/plugin.h>
 
 #include "cli.h"
+#include "paths.h"
 
 static const char usage[] =
 "perfpipe - turn .NET performance captures into ranked, comparable answers\n"
@@ -23,6 +24,7 @@ static const char usage[] =
 "  perfpipe collect -p PID|-n NAME|--diagnostic-port PATH [--profile P] [--duration T] [-o F]\n"
 "  perfpipe plugins [--format table|json]\n"
 "  perfpipe describe ANALYZER\n"
+"  perfpipe help [COMMAND]\n"
 "\n"
 "Analyzers (shipped):\n"
 "  alloc        who allocates: bytes by type and responsible frame   (dotnet-trace --profile gc-verbose)\n"
@@ -46,62 +48,118 @@ static const char usage[] =
 "  -o DIR/ writes one file per table plus totals.csv and findings.csv.\n"
 "  Flame formats weigh by time (ms) where the table has it; --weight samples\n"
 "  weighs by the sample count.\n"
-"Plugins are found in --plugin-dir DIR (repeatable), PERFPIPE_PLUGIN_PATH, then\n"
-"  " PLUGINDIR "\n"
-"Pipelines are found in PERFPIPE_PIPELINE_PATH, ~/.config/perfpipe/pipelines, then\n"
-"  " SYSCONFDIR "/perfpipe/pipelines\n"
+"Plugins are found in --plugin-dir DIR (repeatable), PERFPIPE_PLUGIN_PATH,\n"
+"  ~/.local/lib/perfpipe/plugins-1, then " PLUGINDIR "\n"
+"Pipelines are found in PERFPIPE_PIPELINE_PATH, ~/.config/perfpipe/pipelines,\n"
+"  " SYSCONFDIR "/perfpipe/pipelines (the administrator's), then\n"
+"  " PKGDATADIR "/pipelines (shipped).\n"
+"Run from its build tree, perfpipe uses the built plugins and the source tree's\n"
+"pipelines instead of the installed ones (`perfpipe --version` says so).\n"
 "\n"
 "Exit status:\n"
 "  0  success\n"
 "  1  compare --fail-on: a regression was found\n"
 "  2  usage error, or a pipeline that does not validate (FILE:LINE:COLUMN: ...)\n"
 "  3  an input cannot be read: missing, not a capture of the expected kind, or corrupt\n"
-"  4  a plugin was refused, or a stage failed (the other stages' results are still written)\n"
+"  4  a plugin was refused, a stage failed, or a stage reported an error-severity\n"
+"     finding (it could not answer); the other stages' results are still written\n"
 "  5  a result could not be written\n"
 "\n"
-"`perfpipe COMMAND --help` describes one command; man perfpipe(1), perfpipe-pipeline(5),\n"
-"perfpipe-plugin(7) have the details.\n";
+"`perfpipe help COMMAND` (= `perfpipe COMMAND --help`) describes one command;\n"
+"`--` ends the options of any command. man perfpipe(1), perfpipe-pipeline(5),\n"
+"perfpipe-plugin(7) have the details, and the environment variables.\n";
+
+typedef int (*pp_cmd_fn)(int argc, char **argv);
+
+/* Subcommands; a name not listed here is an analyzer. */
+static const struct { const char *name; pp_cmd_fn fn; } commands[] = {
+    { "run", pp_cmd_run },
+    { "validate", pp_cmd_validate },
+    { "plugins", pp_cmd_plugins },
+    { "describe", pp_cmd_describe },
+    { "inspect", pp_cmd_inspect },
+    { "render", pp_cmd_render },
+    { "compare", pp_cmd_compare },
+    { "candidates", pp_cmd_candidates },
+    { "ps", pp_cmd_ps },
+    { "collect", pp_cmd_collect },
+};
+
+static pp_cmd_fn
+command(const char *name)
+{
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+        if (strcmp(commands[i].name, name) == 0)
+            return commands[i].fn;
+    return NULL;
+}
+
+static int
+version(void)
+{
+    char plugindir[4096], pipelinedir[4096];
+
+    printf("perfpipe %s (plugin ABI %d.%d)\n", PACKAGE_VERSION, PP_ABI_MAJOR, PP_ABI_MINOR);
+    printf("Copyright (c) 2026 The perfpipe authors. License: MIT (the LICENSE file;\n"
+           "https://opensource.org/licenses/MIT). There is NO WARRANTY.\n");
+    if (pp_build_tree_dirs(plugindir, sizeof plugindir, pipelinedir, sizeof pipelinedir))
+        printf("Running from its build tree: plugins from %s,\n  pipelines from %s\n",
+               plugindir, pipelinedir);
+    return PP_EXIT_OK;
+}
+
+/* `perfpipe help CMD` is `perfpipe CMD --help`. */
+static int
+help(int argc, char **argv)
+{
+    char *args[3];
+    pp_cmd_fn fn;
+
+    if (argc < 3) {
+        fputs(usage, stdout);
+        return PP_EXIT_OK;
+    }
+    if (argc > 3) {
+        pp_cli_error("help takes one command, not %d; try `perfpipe help`", argc - 2);
+        return PP_EXIT_USAGE;
+    }
+    args[0] = argv[2];
+    args[1] = (char *)"--help";
+    args[2] = NULL;
+    if (strcmp(argv[2], "help") == 0) {
+        fputs(usage, stdout);
+        return PP_EXIT_OK;
+    }
+    if ((fn = command(argv[2])) != NULL)
+        return fn(2, args);
+    if (argv[2][0] == '-') {
+        pp_cli_error("help: '%s' is not a command; try `perfpipe help`", argv[2]);
+        return PP_EXIT_USAGE;
+    }
+    return pp_cmd_analyzer(argv[2], 2, args);
+}
 
 int
 main(int argc, char **argv)
 {
     const char *cmd;
+    pp_cmd_fn fn;
 
     if (argc < 2) {
         fputs(usage, stderr);
         return PP_EXIT_USAGE;
     }
     cmd = argv[1];
-    if (strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0 || strcmp(cmd, "help") == 0) {
-        fputs(usage, stdout);
-        return PP_EXIT_OK;
-    }
-    if (strcmp(cmd, "--version") == 0 || strcmp(cmd, "-V") == 0) {
-        printf("perfpipe %s (plugin ABI %d.%d)\n", PACKAGE_VERSION, PP_ABI_MAJOR, PP_ABI_MINOR);
-        return PP_EXIT_OK;
-    }
+    if (strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0)
+        return help(1, argv);
+    if (strcmp(cmd, "help") == 0)
+        return help(argc, argv);
+    if (strcmp(cmd, "--version") == 0 || strcmp(cmd, "-V") == 0)
+        return version();
     if (pp_cli_take_render_flags(&argc, argv) < 0)
         return PP_EXIT_USAGE;
-    if (strcmp(cmd, "run") == 0)
-        return pp_cmd_run(argc - 1, argv + 1);
-    if (strcmp(cmd, "validate") == 0)
-        return pp_cmd_validate(argc - 1, argv + 1);
-    if (strcmp(cmd, "plugins") == 0)
-        return pp_cmd_plugins(argc - 1, argv + 1);
-    if (strcmp(cmd, "describe") == 0)
-        return pp_cmd_describe(argc - 1, argv + 1);
-    if (strcmp(cmd, "inspect") == 0)
-        return pp_cmd_inspect(argc - 1, argv + 1);
-    if (strcmp(cmd, "render") == 0)
-        return pp_cmd_render(argc - 1, argv + 1);
-    if (strcmp(cmd, "compare") == 0)
-        return pp_cmd_compare(argc - 1, argv + 1);
-    if (strcmp(cmd, "candidates") == 0)
-        return pp_cmd_candidates(argc - 1, argv + 1);
-    if (strcmp(cmd, "ps") == 0)
-        return pp_cmd_ps(argc - 1, argv + 1);
-    if (strcmp(cmd, "collect") == 0)
-        return pp_cmd_collect(argc - 1, argv + 1);
+    if ((fn = command(cmd)) != NULL)
+        return fn(argc - 1, argv + 1);
     if (cmd[0] == '-') {
         pp_cli_error("unknown option '%s'; try `perfpipe --help`", cmd);
         return PP_EXIT_USAGE;

@@ -68,7 +68,7 @@ cc_findings(const pp_host_api *h, pp_ctx *ctx, cc_row *rows, size_t n,
     int rc = PP_OK;
 
     if (n == 0)
-        return h->finding(ctx, PP_SEVERITY_ERROR, "counters.no_samples",
+        return h->finding(ctx, PP_SEVERITY_WARNING, "counters.no_samples",
                           "no counter samples in the analysed window: the capture is empty "
                           "or the from/to options exclude every sample");
     for (size_t i = 0; i < n; i++) {

@@ -527,7 +527,7 @@ int db_report(db_state *st, pp_ctx *ctx, pp_error *err)
     int rc = PP_OK;
     h->total_int(ctx, "diagnostic_source_events", PP_COL_COUNT, (int64_t)st->ds_events);
     if (st->ds_events == 0) {
-        h->finding(ctx, PP_SEVERITY_ERROR, "db.no_diagnostic_source",
+        h->finding(ctx, PP_SEVERITY_WARNING, "db.no_diagnostic_source",
                    "the trace has no Microsoft-Diagnostics-DiagnosticSource events, so there are "
                    "no database commands to report. Capture with `dotnet-trace collect "
                    "--profile database -p PID` (it enables EF Core's CommandExecuting/Executed "
@@ -545,7 +545,7 @@ int db_report(db_state *st, pp_ctx *ctx, pp_error *err)
     h->total_int(ctx, "distinct_commands", PP_COL_COUNT, distinct);
     h->total_double(ctx, "db_ms", PP_COL_NUMBER, ms(w.total_ns));
     if (w.nexec == 0) {
-        h->finding(ctx, PP_SEVERITY_ERROR, "db.no_commands",
+        h->finding(ctx, PP_SEVERITY_WARNING, "db.no_commands",
                    "%llu DiagnosticSource events but no completed EF Core or SqlClient command: "
                    "is the app using another data provider? Microsoft.Data.SqlClient publishes "
                    "Microsoft.Data.SqlClient.WriteCommandBefore/After, which `--profile database` "

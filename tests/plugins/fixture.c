@@ -5,7 +5,7 @@
  *   FIXTURE_MAJOR/MINOR/SIZE  the ABI words it claims
  *   FIXTURE_MODE     0 good, 1 create fails, 2 consume crashes, 3 finish
  *                    fails, 4 breaks a rule (wrong cell type), 5 exports no
- *                    entry symbol
+ *                    entry symbol, 6 finishes with an error-severity finding
  * The good one counts records per input slot and kind, so tests can check
  * that the engine handed it every record exactly once. */
 #include <stdint.h>
@@ -107,6 +107,9 @@ finish(void *st, pp_ctx *ctx, pp_error *err)
         s->host->error_set(err, PP_EFORMAT, "finish fails, as this fixture always does");
         return PP_EFORMAT;
     }
+    if (FIXTURE_MODE == 6)
+        s->host->finding(ctx, PP_SEVERITY_ERROR, "fixture.cannot_answer",
+                         "this fixture never has an answer");
     t = s->host->table_new(ctx, "records", 3, cols, 2);
     for (int slot = 0; slot < 2; slot++)
         for (int k = 0; k < 4; k++) {
