@@ -344,13 +344,14 @@ else
   for f in "$main" "$libs" "$devel"; do
     echo "--- $(basename "$f")"; rpm -qlp "$f" | sed 's/^/    /'
   done
-  rpm -qp --qf '[%{FILEFLAGS:fflags} %{FILENAMES}\n]' "$main" | has '^cn /etc/perfpipe/pipelines/alloc.yaml$' ||
-    die "alloc.yaml is not %config(noreplace) in $(basename "$main")"
+  rpm -qlp "$main" | has '^/usr/share/perfpipe/pipelines/alloc.yaml$' ||
+    die "no /usr/share/perfpipe/pipelines/alloc.yaml in $(basename "$main")"
+  rpm -qlp "$main" | has '^/etc/' && die "$(basename "$main") ships files in /etc (pipelines belong in /usr/share)"
   rpm -qlp "$main" | has '/perfpipe/plugins-1/alloc.so$' || die "no plugins-1/alloc.so in $(basename "$main")"
   rpm -qlp "$libs" | has '/libperfpipe.so.0$' || die "no libperfpipe.so.0 in $(basename "$libs")"
   rpm -qlp "$devel" | has '^/usr/include/perfpipe/plugin.h$' || die "no /usr/include/perfpipe/plugin.h in $(basename "$devel")"
   rpm -qp --provides "$libs" | has '^libperfpipe.so.0' || die "perfpipe-libs does not provide libperfpipe.so.0"
-  ok "perfpipe, perfpipe-libs, perfpipe-devel; pipelines are %config(noreplace)"
+  ok "perfpipe, perfpipe-libs, perfpipe-devel; pipelines in /usr/share/perfpipe/pipelines"
 fi
 
 step "done"
