@@ -35,6 +35,7 @@ kinds_text(uint32_t kinds, char *buf, size_t size)
 
 typedef struct listing {
     int json;
+    int names;                  /* --format names: loadable names, one a line */
     json_t *array;
     int refused;
 } listing;
@@ -49,6 +50,11 @@ list_one(void *user, const pp_plugin_candidate *c)
         kinds_text(c->analyzer->input_kinds, kinds, sizeof kinds);
     else
         ls->refused++;
+    if (ls->names) {
+        if (c->analyzer != NULL)
+            printf("%s\n", c->analyzer->name);
+        return;
+    }
     if (ls->json) {
         json_t *o = json_object();
 
@@ -79,11 +85,13 @@ list_one(void *user, const pp_plugin_candidate *c)
 static void
 plugins_help(FILE *out)
 {
-    fputs("Usage: perfpipe plugins [--plugin-dir DIR]... [--format table|json]\n"
+    fputs("Usage: perfpipe plugins [--plugin-dir DIR]... [--format table|json|names]\n"
           "\n"
           "List every analyzer plugin perfpipe can find, in search order, with its\n"
           "version, plugin ABI, the input kinds it reads, its file, and for every\n"
           "candidate that was refused, why (ABI mismatch, not a plugin, shadowed...).\n"
+          "--format names prints the loadable analyzers' names alone, one a line\n"
+          "(what shell completion uses).\n"
           "Exit status 0 even when some candidates are refused.\n", out);
 }
 
@@ -98,7 +106,7 @@ pp_cmd_plugins(int argc, char **argv)
     };
     char *dirs[MAX_DIRS];
     int ndirs = 0, c;
-    listing ls = { 0, NULL, 0 };
+    listing ls = { 0 };
     pp_loader *l;
 
     optind = 1;
@@ -111,8 +119,10 @@ pp_cmd_plugins(int argc, char **argv)
         case 'f':
             if (strcmp(optarg, "json") == 0)
                 ls.json = 1;
+            else if (strcmp(optarg, "names") == 0)
+                ls.names = 1;
             else if (strcmp(optarg, "table") != 0) {
-                pp_cli_error("plugins: --format takes table or json, not '%s'", optarg);
+                pp_cli_error("plugins: --format takes table, json or names, not '%s'", optarg);
                 return PP_EXIT_USAGE;
             }
             break;
@@ -132,7 +142,7 @@ pp_cmd_plugins(int argc, char **argv)
         return PP_EXIT_USAGE;
     if (ls.json)
         ls.array = json_array();
-    else {
+    else if (!ls.names) {
         printf("Search order:");
         for (size_t i = 0; i < pp_loader_dir_count(l); i++)
             printf("%s %s", i ? " ->" : "", pp_loader_dir(l, i));
@@ -151,11 +161,34 @@ pp_cmd_plugins(int argc, char **argv)
 static void
 describe_help(FILE *out)
 {
-    fputs("Usage: perfpipe describe ANALYZER [--plugin-dir DIR]...\n"
+    fputs("Usage: perfpipe describe ANALYZER [--plugin-dir DIR]... [--format text|names]\n"
           "\n"
           "Show what an analyzer reads, its options with their types, defaults and\n"
           "help, and the shipped pipeline that runs it alone (whose options may\n"
-          "differ from the analyzer's defaults: `perfpipe validate NAME` shows it).\n", out);
+          "differ from the analyzer's defaults: `perfpipe validate NAME` shows it).\n"
+          "--format names prints the option names alone, one a line (for completion).\n",
+          out);
+}
+
+/* describe --format names: the analyzer's option names, one a line. */
+static int
+option_names(const char *name, char **dirs, int ndirs)
+{
+    pp_error err = PP_ERROR_INIT;
+    pp_loader *l = pp_cli_loader(dirs, ndirs);
+    const pp_analyzer *a;
+
+    if (l == NULL)
+        return PP_EXIT_USAGE;
+    if ((a = pp_loader_get(l, name, &err)) == NULL) {
+        pp_cli_error("%s", err.message);
+        pp_loader_free(l);
+        return err.code == PP_ENOTFOUND ? PP_EXIT_USAGE : PP_EXIT_PLUGIN;
+    }
+    for (uint32_t i = 0; i < a->option_count; i++)
+        printf("%s\n", a->options[i].name);
+    pp_loader_free(l);
+    return PP_EXIT_OK;
 }
 
 int
@@ -163,18 +196,27 @@ pp_cmd_describe(int argc, char **argv)
 {
     static const struct option opts[] = {
         { "plugin-dir", required_argument, NULL, 'P' },
+        { "format", required_argument, NULL, 'f' },
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 },
     };
     char *dirs[MAX_DIRS];
-    int ndirs = 0, c;
+    int ndirs = 0, c, names = 0;
 
     optind = 1;
-    while ((c = getopt_long(argc, argv, "P:h", opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "P:f:h", opts, NULL)) != -1) {
         switch (c) {
         case 'P':
             if (ndirs < MAX_DIRS)
                 dirs[ndirs++] = optarg;
+            break;
+        case 'f':
+            if (strcmp(optarg, "names") == 0)
+                names = 1;
+            else if (strcmp(optarg, "text") != 0) {
+                pp_cli_error("describe: --format takes text or names, not '%s'", optarg);
+                return PP_EXIT_USAGE;
+            }
             break;
         case 'h':
             describe_help(stdout);
@@ -188,7 +230,8 @@ pp_cmd_describe(int argc, char **argv)
         describe_help(stderr);
         return PP_EXIT_USAGE;
     }
-    return pp_cli_describe(argv[optind], dirs, ndirs);
+    return names ? option_names(argv[optind], dirs, ndirs)
+                 : pp_cli_describe(argv[optind], dirs, ndirs);
 }
 
 int

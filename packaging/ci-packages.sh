@@ -289,6 +289,13 @@ for f in "$SHARE"/*.yaml; do
 done
 [ "$n" -ge 7 ] || die "only $n pipelines in $SHARE"
 ok "$n shipped pipelines listed and resolved from $SHARE"
+[ -f /usr/share/doc/perfpipe/README.md ] || [ -f /usr/share/doc/perfpipe/README.md.gz ] ||
+  die "no README in /usr/share/doc/perfpipe"
+BASHCOMP=/usr/share/bash-completion/completions/perfpipe
+[ -f "$BASHCOMP" ] && [ -f /usr/share/zsh/vendor-completions/_perfpipe ] || die "completion not installed"
+got=$(bash -c 'source "$1"; COMP_WORDS=(perfpipe ""); COMP_CWORD=1; _perfpipe; printf "%s\n" "${COMPREPLY[@]}"' _ "$BASHCOMP" | grep -cx -e alloc -e spans -e compare)
+[ "$got" = 3 ] || die "bash completion of the installed perfpipe does not offer alloc, spans, compare"
+ok "README in /usr/share/doc/perfpipe; bash completion offers the installed analyzers"
 # The administrator's copy: perfpipe prefers it; no package owns it.
 ADMIN=/etc/perfpipe/pipelines/alloc.yaml
 mkdir -p /etc/perfpipe/pipelines

@@ -33,6 +33,41 @@ plugindir=$dest$(PKG_CONFIG_SYSROOT_DIR= pkg-config --variable=plugindir perfpip
 [ -n "$(find "$dest" -path '*perfpipe/pipelines/alloc.yaml')" ] && ok "shipped pipelines installed" ||
   bad "pipelines not installed"
 
+# The layout a distro expects: shipped pipelines under the data dir (not
+# /etc, the administrator's), docs, completion for bash and zsh.
+[ -n "$(find "$dest" -path '*/share/perfpipe/pipelines/alloc.yaml')" ] &&
+  ok "shipped pipelines in \$(pkgdatadir)/pipelines" || bad "no share/perfpipe/pipelines/alloc.yaml"
+[ -z "$(find "$dest" -path '*/etc/*' -type f)" ] && ok "nothing installed under sysconfdir (the administrator's)" ||
+  bad "files under etc: $(find "$dest" -path '*/etc/*' -type f | head -3)"
+[ -n "$(find "$dest" -path '*/share/doc/perfpipe/README.md')" ] && ok "README installed as doc" || bad "no doc/perfpipe/README.md"
+[ -n "$(find "$dest" -path '*/share/doc/perfpipe/examples/count-events/count-events.c')" ] &&
+  ok "examples installed as doc" || bad "no doc/perfpipe/examples/count-events"
+[ -n "$(find "$dest" -path '*/bash-completion/completions/perfpipe')" ] && ok "bash completion installed" ||
+  bad "no bash-completion/completions/perfpipe"
+[ -n "$(find "$dest" -name _perfpipe -path '*/zsh/*')" ] && ok "zsh completion installed" || bad "no zsh _perfpipe"
+[ -z "$(find "$dest" -name .perfpipe-build-tree)" ] && ok "no build-tree marker installed" || bad "marker installed"
+
+# A static link through pkg-config: the whole of libperfpipe (the objects the
+# shared library is made of, from the build's convenience archive) linked
+# into a program with only what `pkg-config --static --libs perfpipe` adds.
+# It fails when perfpipe.pc's Requires.private/Libs.private miss a library.
+mkdir -p "$tmp/static"
+cp "$BUILDDIR/core/.libs/libppcore.a" "$tmp/static/libperfpipe.a"
+cat >"$tmp/use-static.c" <<'C'
+#include <stdio.h>
+#include <perfpipe/perfpipe.h>
+int main(void) { printf("libperfpipe %s\n", pp_version()); return 0; }
+C
+if ${CC:-cc} -std=c11 $(pkg-config --cflags perfpipe) -o "$tmp/use-static" "$tmp/use-static.c" \
+     -L"$tmp/static" -Wl,--whole-archive -lperfpipe -Wl,--no-whole-archive \
+     $(pkg-config --static --libs perfpipe) >"$tmp/static.log" 2>&1 && "$tmp/use-static" | grep -q '^libperfpipe '; then
+  ok "static link with pkg-config --static --libs perfpipe ($(pkg-config --static --libs-only-l perfpipe | xargs))"
+else
+  bad "static link through perfpipe.pc"; head -8 "$tmp/static.log"
+fi
+pkg-config --print-requires-private perfpipe | grep -q '^yaml-0.1' && ok "perfpipe.pc: Requires.private lists yaml-0.1" ||
+  bad "perfpipe.pc has no Requires.private"
+
 # The third party's build: a copy of the example, outside any perfpipe tree.
 cp -r "$SRC/examples/count-events" "$tmp/ext"
 chmod -R u+w "$tmp/ext"
