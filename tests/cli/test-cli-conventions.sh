@@ -94,7 +94,7 @@ expect 0 "the same fixture without the finding exits 0" -- "$PERFPIPE" fixture-g
   "$T" --plugin-dir "$FIXTURES" --format json -o "$tmp/good.json"
 
 # --- help CMD = CMD --help, for every command and an analyzer.
-for c in run validate inspect render compare candidates plugins describe alloc cpu; do
+for c in run validate inspect render compare candidates ps collect plugins describe alloc cpu; do
   "$PERFPIPE" help "$c" >"$tmp/h1" 2>&1; r1=$?
   "$PERFPIPE" "$c" --help >"$tmp/h2" 2>&1; r2=$?
   if [ $r1 -eq 0 ] && [ $r2 -eq 0 ] && cmp -s "$tmp/h1" "$tmp/h2" && [ -s "$tmp/h1" ]; then
