@@ -69,7 +69,7 @@ run_help(FILE *out, run_mode mode)
               "  --option KEY=VALUE   set an analyzer option (lists: comma-separated)\n"
               "  --from T, --to T     shorthands for --option from=T / to=T: the analyzer's\n"
               "                       window (ms from trace start; seconds for counters-csv)\n"
-              "  --format FMT         table (default), json, markdown, csv, folded, speedscope, svg\n"
+              "  --format FMT         table (default), json, markdown, csv, html, folded, speedscope, svg\n"
               "  --table NAME         the table the flame formats draw (default: the first stack table)\n"
               "  -o, --output FILE    write there instead of stdout (written whole or not at all)\n"
               "  --set KEY=VALUE      record a knob of the run (compare refuses runs whose knobs differ)\n"
@@ -844,6 +844,15 @@ pp_cmd_analyzer(const char *analyzer, int argc, char **argv)
         pp_cli_error("%s takes its inputs as arguments (perfpipe %s FILE...); --input is for "
                      "`perfpipe run`", analyzer, analyzer);
         return PP_EXIT_USAGE;
+    }
+    /* A picture of a counters run needs its samples (the series table). */
+    if (strcmp(analyzer, "counters-csv") == 0 && a.format != NULL &&
+        (strcmp(a.format, "html") == 0 || strcmp(a.format, "svg") == 0)) {
+        int given = 0;
+        for (size_t i = 0; i < a.noptions; i++)
+            given |= strcmp(a.options[i].key, "series") == 0;
+        if (!given && add_option(&a, "*", "series", "true") < 0)
+            return PP_EXIT_USAGE;
     }
     return execute(&a);
 }

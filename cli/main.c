@@ -42,7 +42,7 @@ static const char usage[] =
 "  perfpipe candidates a.json cpu.json db.json       # ranked optimization candidates\n"
 "  perfpipe compare before.json after.json --fail-on regression\n"
 "\n"
-"Formats: table (default), json, markdown, csv, folded, speedscope, svg.\n"
+"Formats: table (default), json, markdown, csv, html, folded, speedscope, svg.\n"
 "  table fits $COLUMNS or the terminal (cut from the front: the end of a frame\n"
 "  stays); --wide never cuts; --top N limits every table shown. csv with\n"
 "  -o DIR/ writes one file per table plus totals.csv and findings.csv.\n"

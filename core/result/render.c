@@ -11,7 +11,7 @@
 #include "result/render_util.h"
 
 static const char *const flame_formats[] = { "folded", "speedscope", "svg" };
-static const char *const doc_formats[] = { "table", "json", "markdown", "csv" };
+static const char *const doc_formats[] = { "table", "json", "markdown", "csv", "html" };
 
 static int
 is_flame(const char *format)
@@ -104,6 +104,8 @@ render_doc(const json_t *doc, const char *format, const pp_render_opts *o, FILE 
         return pp_render_json(doc, out, err);
     if (strcmp(format, "markdown") == 0)
         return pp_render_markdown(doc, o, out, err);
+    if (strcmp(format, "html") == 0)
+        return pp_render_html(doc, o, out, err);
     return pp_render_csv(doc, out, err);
 }
 
@@ -127,7 +129,7 @@ check_args(const json_t *doc, const char *format, FILE *out, pp_error *err)
     }
     if (!pp_render_format_known(format)) {
         pp_error_set(err, PP_EINVAL,
-                     "unknown output format \"%s\" (expected table, json, markdown, csv, folded, speedscope or svg)",
+                     "unknown output format \"%s\" (expected table, json, markdown, csv, html, folded, speedscope or svg)",
                      format);
         return PP_EINVAL;
     }
@@ -159,8 +161,12 @@ pp_render_opts_table(const json_t *doc, const char *format, const char *table,
     if ((rc = check_args(doc, format, out, err)) != PP_OK)
         return rc;
     if (is_flame(format)) {
-        if ((rc = find_table(doc, table, 1, &st, &tj, &si, &ti, err)) != PP_OK)
+        if ((rc = find_table(doc, table, 1, &st, &tj, &si, &ti, err)) != PP_OK) {
+            /* svg of a result without stacks: the counters charts. */
+            if (rc == PP_ENOTFOUND && table == NULL && strcmp(format, "svg") == 0)
+                return pp_render_counters_svg(doc, out, err);
             return rc;
+        }
         if (table == NULL && strcmp(format, "speedscope") == 0)
             tj = per_thread_twin(st, tj);
         return render_flame(doc, format, st, tj, o, out, err);

@@ -70,6 +70,9 @@ int pp_render_csv_one(const json_t *tj, FILE *out, pp_error *err);
  * "wall_ns", "size" -> "size_bytes"; "bytes", "ms", "total_ns" stay). */
 void pp_render_csv_header(char *buf, size_t size, const json_t *col);
 int pp_render_html(const json_t *doc, const pp_render_opts *o, FILE *out, pp_error *err);
+/* The counters charts of the first stage that has footprint series, as
+ * one svg; PP_ENOTFOUND when there is none. */
+int pp_render_counters_svg(const json_t *doc, FILE *out, pp_error *err);
 
 /* The flame renderers take one stack table (tj) of stage st. */
 int pp_render_folded(const json_t *doc, const json_t *st, const json_t *tj,

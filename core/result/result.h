@@ -142,7 +142,11 @@ int pp_result_validate(const json_t *doc, pp_error *err);
  *   "csv"        RFC 4180 blocks per table, raw machine values, CRLF
  *   "folded"     `frame;frame;... weight` lines (flamegraph.pl, inferno)
  *   "speedscope" speedscope's file format (sampled profile)
- *   "svg"        a self-contained interactive flame graph
+ *   "svg"        a self-contained interactive flame graph; for a result
+ *                without a stack table, the counters charts (footprint
+ *                series over time, trend lines, leak verdicts)
+ *   "html"       one self-contained page: header, findings first, flame
+ *                graphs, charts, totals, sortable and filterable tables
  * The flame formats take a "stack table": first column `stack` (string,
  * root first, frames joined by ';'), second column a count, bytes or
  * duration_ns weight. Returns PP_OK, PP_EINVAL for an unknown format,

@@ -277,6 +277,7 @@ END_TEST
 static const struct { const char *format, *suffix; } formats[] = {
     { "table", "table.txt" }, { "json", "json" }, { "markdown", "md" }, { "csv", "csv" },
     { "folded", "folded" }, { "speedscope", "speedscope.json" }, { "svg", "svg" },
+    { "html", "html" },
 };
 
 START_TEST(hand_goldens)
@@ -617,7 +618,7 @@ START_TEST(render_errors)
     FILE *f = fopen("/dev/null", "w");
 
     ck_assert_int_eq(pp_render(doc, "yaml", f, &err), PP_EINVAL);
-    ck_assert_str_eq(err.message, "unknown output format \"yaml\" (expected table, json, markdown, csv, folded, speedscope or svg)");
+    ck_assert_str_eq(err.message, "unknown output format \"yaml\" (expected table, json, markdown, csv, html, folded, speedscope or svg)");
     ck_assert_int_eq(pp_render_table_named(doc, "folded", "by_type", f, &err), PP_EINVAL);
     ck_assert_str_eq(err.message, "table \"by_type\" of stage \"alloc\" is not a stack table (first column \"stack\", second a count, bytes or duration_ns weight)");
     ck_assert_int_eq(pp_render_table_named(doc, "csv", "nope", f, &err), PP_ENOTFOUND);

@@ -1,0 +1,25 @@
+/* Private to the html renderer of core/result: its assets and helpers
+ * shared by the page builder and the charts. */
+#ifndef PP_CORE_RESULT_RENDER_HTML_H
+#define PP_CORE_RESULT_RENDER_HTML_H
+
+#include <stdio.h>
+#include <jansson.h>
+
+#include <perfpipe/error.h>
+
+extern const char pp_html_css[];
+extern const char pp_html_js[];
+extern const char pp_html_js_head[];
+
+/* Text escaped for HTML content and attribute values (& < > " '); control
+ * characters other than tab/newline are dropped. */
+void pp_html_text(FILE *out, const char *s);
+
+/* The charts of a stage drawn as inline <svg class="chart"> elements
+ * (counters: one line chart per footprint series with its trend line and
+ * the leak verdict). Writes nothing for a stage without chartable data.
+ * PP_OK or PP_ENOMEM. */
+int pp_html_stage_charts(const json_t *st, FILE *out, pp_error *err);
+
+#endif
