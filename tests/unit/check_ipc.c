@@ -1,0 +1,345 @@
+/* The diagnostics IPC client without a runtime: framing and UTF-16
+ * strings, dotnet-trace's profile and --providers merging, capture specs,
+ * and the client's side of ProcessInfo2 (with the ProcessInfo fallback),
+ * CollectTracing2 and StopTracing against a scripted server on a Unix
+ * socket. The real runtime is tests/ipc/test-ipc.sh. */
+#include "config.h"
+
+#include <check.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+
+#include <perfpipe/perfpipe.h>
+
+#include "ipc/capture_source.h"
+#include "ipc/ipc.h"
+#include "ipc/providers.h"
+
+START_TEST(strings_round_trip)
+{
+    const char *s = "Workload \xc3\xa9t\xc3\xa9 \xf0\x9f\x98\x80";   /* é, U+1F600 */
+    pp_ipc_buf b = { 0 };
+    pp_ipc_buf_string(&b, s);
+    pp_ipc_buf_string(&b, "");
+    ck_assert(!b.failed);
+    /* 9 BMP chars + "t" ... count: "Workload " 9, "été" 3, " " 1, surrogate pair 2, NUL 1 */
+    uint32_t units = (uint32_t)b.data[0] | (uint32_t)b.data[1] << 8;
+    ck_assert_uint_eq(units, 9 + 3 + 1 + 2 + 1);
+    pp_ipc_cursor c = { b.data, b.len, 0, 0 };
+    char *back = pp_ipc_get_string(&c), *empty = pp_ipc_get_string(&c);
+    ck_assert_str_eq(back, s);
+    ck_assert_str_eq(empty, "");
+    ck_assert(!c.failed);
+    ck_assert_ptr_null(pp_ipc_get_string(&c));              /* past the end */
+    ck_assert(c.failed);
+    free(back);
+    free(empty);
+    pp_ipc_buf_free(&b);
+
+    /* A count larger than the payload is refused, not read past. */
+    uint8_t bad[8] = { 0xff, 0xff, 0, 0, 'a', 0, 0, 0 };
+    pp_ipc_cursor c2 = { bad, sizeof bad, 0, 0 };
+    ck_assert_ptr_null(pp_ipc_get_string(&c2));
+}
+END_TEST
+
+static const pp_ipc_provider *
+prov(const pp_capture_providers *cp, const char *name)
+{
+    for (size_t i = 0; i < cp->n; i++)
+        if (strcmp(cp->v[i].name, name) == 0)
+            return &cp->v[i];
+    return NULL;
+}
+
+START_TEST(profiles_and_providers)
+{
+    pp_capture_providers cp = { 0 };
+    pp_error err = PP_ERROR_INIT;
+    const pp_ipc_provider *p;
+
+    ck_assert_int_eq(pp_capture_add_profiles(&cp, "gc-verbose", &err), PP_OK);
+    ck_assert_int_eq(pp_capture_providers_finish(&cp, &err), PP_OK);
+    ck_assert_uint_eq(cp.n, 1);
+    ck_assert_str_eq(cp.v[0].name, "Microsoft-Windows-DotNETRuntime");
+    ck_assert_uint_eq(cp.v[0].keywords, 0x8003);
+    ck_assert_uint_eq(cp.v[0].level, 5);
+    ck_assert_uint_eq(cp.rundown_keyword, PP_IPC_DEFAULT_RUNDOWN_KEYWORD);
+    pp_capture_providers_free(&cp);
+
+    /* Profiles union: same provider, keywords OR'ed, highest level. */
+    ck_assert_int_eq(pp_capture_add_profiles(&cp, "dotnet-common, gc-verbose", &err), PP_OK);
+    p = prov(&cp, "Microsoft-Windows-DotNETRuntime");
+    ck_assert_ptr_nonnull(p);
+    ck_assert_uint_eq(p->keywords, UINT64_C(0x100003801D) | 0x8003);
+    ck_assert_uint_eq(p->level, 5);
+    pp_capture_providers_free(&cp);
+
+    /* --providers wins over a profile's entry for the same provider. */
+    ck_assert_int_eq(pp_capture_add_providers(&cp, "Microsoft-Windows-DotNETRuntime:0x1:Informational,"
+                                              "My-Source:0x2:5:a=\"x,y\";b=1", &err), PP_OK);
+    ck_assert_int_eq(pp_capture_add_profiles(&cp, "gc-verbose", &err), PP_OK);
+    ck_assert_uint_eq(cp.n, 2);
+    p = prov(&cp, "Microsoft-Windows-DotNETRuntime");
+    ck_assert_uint_eq(p->keywords, 0x1);
+    ck_assert_uint_eq(p->level, 4);
+    p = prov(&cp, "My-Source");
+    ck_assert_str_eq(p->arguments, "a=\"x,y\";b=1");
+    pp_capture_providers_free(&cp);
+
+    /* gc-collect asks for rundown keyword 0x1 (CollectTracing4). */
+    ck_assert_int_eq(pp_capture_add_profiles(&cp, "gc-collect", &err), PP_OK);
+    ck_assert_int_eq(pp_capture_providers_finish(&cp, &err), PP_OK);
+    ck_assert_uint_eq(cp.rundown_keyword, 0x1);
+    ck_assert_ptr_nonnull(prov(&cp, "Microsoft-Windows-DotNETRuntimePrivate"));
+    pp_capture_providers_free(&cp);
+
+    /* Nothing given: dotnet-trace's default pair. */
+    ck_assert_int_eq(pp_capture_providers_finish(&cp, &err), PP_OK);
+    ck_assert_uint_eq(cp.n, 2);
+    ck_assert_uint_eq(prov(&cp, "Microsoft-DotNETCore-SampleProfiler")->keywords,
+                      UINT64_C(0xF00000000000));
+    pp_capture_providers_free(&cp);
+
+    /* Counters: EventCounters with the interval, and the meter listener. */
+    ck_assert_int_eq(pp_capture_add_counters(&cp, "System.Runtime,Microsoft.AspNetCore.Hosting", 2,
+                                             &err), PP_OK);
+    ck_assert_str_eq(prov(&cp, "System.Runtime")->arguments, "EventCounterIntervalSec=2");
+    p = prov(&cp, "System.Diagnostics.Metrics");
+    ck_assert_uint_eq(p->keywords, 0x2);
+    ck_assert_ptr_nonnull(strstr(p->arguments, "Metrics=System.Runtime,Microsoft.AspNetCore.Hosting;"));
+    ck_assert_ptr_nonnull(strstr(p->arguments, "RefreshInterval=2;"));
+    pp_capture_providers_free(&cp);
+
+    ck_assert_int_eq(pp_capture_add_profiles(&cp, "cpu-samplin", &err), PP_ENOTFOUND);
+    ck_assert_ptr_nonnull(strstr(err.message, "unknown profile 'cpu-samplin'"));
+    ck_assert_int_eq(pp_capture_add_providers(&cp, "X:0xZZ", &err), PP_EINVAL);
+    ck_assert_ptr_nonnull(strstr(err.message, "not hexadecimal"));
+    ck_assert_int_eq(pp_capture_add_providers(&cp, "X:1:9", &err), PP_EINVAL);
+    pp_capture_providers_free(&cp);
+}
+END_TEST
+
+START_TEST(capture_specs)
+{
+    pp_capture_spec spec;
+    pp_error err = PP_ERROR_INIT;
+    char *text;
+
+    ck_assert(pp_capture_spec_is("capture:pid=1"));
+    ck_assert(!pp_capture_spec_is("trace.nettrace"));
+    ck_assert_int_eq(pp_capture_spec_parse("capture:pid=42;profile=gc-verbose;duration=2m;"
+                                           "providers=A:0x1:4:k=v\\;k2=v2;keep=x.nettrace;"
+                                           "counters=true;follow_child=yes",
+                                           &spec, &text, &err), PP_OK);
+    ck_assert_uint_eq(spec.pid, 42);
+    ck_assert_str_eq(spec.profile, "gc-verbose");
+    ck_assert_str_eq(spec.providers, "A:0x1:4:k=v;k2=v2");
+    ck_assert(spec.duration_s == 120);
+    ck_assert_str_eq(spec.output, "x.nettrace");
+    ck_assert(spec.counters && spec.counter_list == NULL && spec.follow_child);
+    free(text);
+    ck_assert_int_eq(pp_capture_spec_parse("capture:pid=1;color=red", &spec, &text, &err), PP_EINVAL);
+    ck_assert_ptr_nonnull(strstr(err.message, "unknown key 'color'"));
+    ck_assert_int_eq(pp_capture_spec_parse("capture:pid=1;process=a", &spec, &text, &err), PP_EINVAL);
+    ck_assert_int_eq(pp_capture_spec_parse("capture:pid=1;duration=soon", &spec, &text, &err), PP_EINVAL);
+}
+END_TEST
+
+/* ---- a scripted server ------------------------------------------------- */
+
+typedef struct server {
+    int lfd;
+    int script;                  /* 0: ProcessInfo2 refused then ProcessInfo; 1: session */
+    uint8_t req[4][512];         /* requests as received */
+    size_t req_len[4];
+} server;
+
+static size_t
+read_msg(int fd, uint8_t *out, size_t cap)
+{
+    size_t got = 0, want = 20;
+    while (got < want && got < cap) {
+        ssize_t k = read(fd, out + got, (want < cap ? want : cap) - got);
+        if (k <= 0)
+            break;
+        got += (size_t)k;
+        if (got >= 16)
+            want = (size_t)out[14] | (size_t)out[15] << 8;
+    }
+    return got;
+}
+
+static void
+reply(int fd, uint8_t set, uint8_t id, const pp_ipc_buf *payload)
+{
+    pp_ipc_send(fd, set, id, payload ? payload->data : NULL, payload ? payload->len : 0, NULL);
+}
+
+static void *
+serve(void *arg)
+{
+    server *sv = arg;
+    int n = 2, stream_fd = -1;
+    for (int i = 0; i < n; i++) {
+        int fd = accept(sv->lfd, NULL, NULL);
+        if (fd < 0)
+            return NULL;
+        sv->req_len[i] = read_msg(fd, sv->req[i], sizeof sv->req[i]);
+        pp_ipc_buf b = { 0 };
+        if (sv->script == 0 && i == 0) {
+            pp_ipc_buf_u32(&b, PP_IPC_HR_UNKNOWN_COMMAND);
+            reply(fd, 0xFF, 0xFF, &b);
+        } else if (sv->script == 0) {
+            uint8_t cookie[16] = { 1, 2, 3 };
+            pp_ipc_buf_u64(&b, 4242);
+            for (int k = 0; k < 16; k++)
+                pp_ipc_buf_u8(&b, cookie[k]);
+            pp_ipc_buf_string(&b, "/usr/bin/dotnet App.dll --x");
+            pp_ipc_buf_string(&b, "Linux");
+            pp_ipc_buf_string(&b, "x64");
+            reply(fd, 0xFF, 0x00, &b);
+        } else if (i == 0) {
+            pp_ipc_buf_u64(&b, 77);
+            reply(fd, 0xFF, 0x00, &b);
+            /* the "stream"; the connection stays open while StopTracing comes */
+            ssize_t k = write(fd, "Nettrace", 8);
+            (void)k;
+            stream_fd = fd;
+            pp_ipc_buf_free(&b);
+            continue;
+        } else {
+            pp_ipc_buf_u64(&b, 77);
+            reply(fd, 0xFF, 0x00, &b);
+        }
+        pp_ipc_buf_free(&b);
+        close(fd);
+    }
+    if (stream_fd >= 0)
+        close(stream_fd);
+    return NULL;
+}
+
+static void
+start_server(server *sv, char *path, size_t size, pthread_t *t)
+{
+    struct sockaddr_un sa = { .sun_family = AF_UNIX };
+    snprintf(path, size, "/tmp/pp-check-ipc-%ld-%d.sock", (long)getpid(), sv->script);
+    unlink(path);
+    snprintf(sa.sun_path, sizeof sa.sun_path, "%s", path);
+    sv->lfd = socket(AF_UNIX, SOCK_STREAM, 0);
+    ck_assert_int_eq(bind(sv->lfd, (struct sockaddr *)&sa, sizeof sa), 0);
+    ck_assert_int_eq(listen(sv->lfd, 4), 0);
+    pthread_create(t, NULL, serve, sv);
+}
+
+START_TEST(process_info_fallback)
+{
+    server sv = { .script = 0 };
+    char path[128];
+    pthread_t t;
+    pp_ipc_endpoint ep;
+    pp_ipc_process_info info;
+    pp_error err = PP_ERROR_INIT;
+
+    start_server(&sv, path, sizeof path, &t);
+    ck_assert_int_eq(pp_ipc_endpoint_connect(&ep, path, &err), PP_OK);
+    ck_assert_int_eq(pp_ipc_process_info_get(&ep, 5000, &info, &err), PP_OK);
+    pthread_join(t, NULL);
+    /* First ProcessInfo2 (0x04 0x04), refused, then ProcessInfo (0x04 0x00). */
+    ck_assert_uint_eq(sv.req_len[0], 20);
+    ck_assert_mem_eq(sv.req[0], "DOTNET_IPC_V1\0\x14\0\x04\x04\0\0", 20);
+    ck_assert_mem_eq(sv.req[1], "DOTNET_IPC_V1\0\x14\0\x04\x00\0\0", 20);
+    ck_assert_uint_eq(info.pid, 4242);
+    ck_assert_uint_eq(info.cookie[2], 3);
+    ck_assert_str_eq(info.command_line, "/usr/bin/dotnet App.dll --x");
+    ck_assert_str_eq(info.os, "Linux");
+    ck_assert_str_eq(info.arch, "x64");
+    ck_assert_ptr_null(info.clr_version);
+    pp_ipc_process_info_free(&info);
+    close(sv.lfd);
+    unlink(path);
+}
+END_TEST
+
+START_TEST(session_start_stop)
+{
+    server sv = { .script = 1 };
+    char path[128], got[8];
+    pthread_t t;
+    pp_ipc_endpoint ep;
+    pp_ipc_session *s;
+    pp_error err = PP_ERROR_INIT;
+    pp_ipc_provider p = { "Microsoft-Windows-DotNETRuntime", 0x8003, 5, NULL };
+    pp_ipc_session_config cfg = { 0, PP_IPC_DEFAULT_RUNDOWN_KEYWORD, 1, 1, &p };
+
+    start_server(&sv, path, sizeof path, &t);
+    ck_assert_int_eq(pp_ipc_endpoint_connect(&ep, path, &err), PP_OK);
+    ck_assert_int_eq(pp_ipc_session_start(&ep, &cfg, 5000, &s, &err), PP_OK);
+    ck_assert_uint_eq(pp_ipc_session_id(s), 77);
+    ck_assert_int_eq((int)read(pp_ipc_session_fd(s), got, 8), 8);
+    ck_assert_mem_eq(got, "Nettrace", 8);
+    ck_assert_int_eq(pp_ipc_session_stop(s, 5000, &err), PP_OK);
+    ck_assert_int_eq(pp_ipc_session_stop(s, 5000, &err), PP_OK);   /* once only */
+    pp_ipc_session_close(s);
+    pthread_join(t, NULL);
+
+    /* CollectTracing2: uint bufMB 256, uint format 1, bool rundown, 1 provider
+     * {u64 keywords, u32 level, string name, string args (0)}. */
+    const uint8_t *q = sv.req[0];
+    size_t name_units = strlen(p.name) + 1;
+    size_t want = 20 + 4 + 4 + 1 + 4 + 8 + 4 + 4 + 2 * name_units + 4;
+    ck_assert_uint_eq(sv.req_len[0], want);
+    ck_assert_uint_eq(q[14] | q[15] << 8, want);
+    ck_assert_uint_eq(q[16], 0x02);
+    ck_assert_uint_eq(q[17], 0x03);
+    ck_assert_uint_eq(q[20] | q[21] << 8, 256);
+    ck_assert_uint_eq(q[24], 1);
+    ck_assert_uint_eq(q[28], 1);                              /* rundown */
+    ck_assert_uint_eq(q[29], 1);                              /* one provider */
+    ck_assert_uint_eq(q[33] | q[34] << 8, 0x8003);
+    ck_assert_uint_eq(q[41], 5);
+    ck_assert_uint_eq(q[45], name_units);
+    ck_assert_uint_eq(q[49], 'M');
+    /* StopTracing 0x02 0x01 with the session id. */
+    ck_assert_uint_eq(sv.req_len[1], 28);
+    ck_assert_uint_eq(sv.req[1][16], 0x02);
+    ck_assert_uint_eq(sv.req[1][17], 0x01);
+    ck_assert_uint_eq(sv.req[1][20], 77);
+    close(sv.lfd);
+    unlink(path);
+}
+END_TEST
+
+START_TEST(missing_process)
+{
+    pp_ipc_endpoint ep;
+    pp_error err = PP_ERROR_INIT;
+    ck_assert_int_eq(pp_ipc_endpoint_pid(&ep, 999999999, &err), PP_ENOTFOUND);
+    ck_assert_ptr_nonnull(strstr(err.message, "no .NET diagnostics socket"));
+}
+END_TEST
+
+int
+main(void)
+{
+    Suite *s = suite_create("ipc");
+    TCase *tc = tcase_create("client");
+    tcase_add_test(tc, strings_round_trip);
+    tcase_add_test(tc, profiles_and_providers);
+    tcase_add_test(tc, capture_specs);
+    tcase_add_test(tc, process_info_fallback);
+    tcase_add_test(tc, session_start_stop);
+    tcase_add_test(tc, missing_process);
+    suite_add_tcase(s, tc);
+    SRunner *sr = srunner_create(s);
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? 1 : 0;
+}
