@@ -851,7 +851,7 @@ pp_cmd_analyzer(const char *analyzer, int argc, char **argv)
         int given = 0;
         for (size_t i = 0; i < a.noptions; i++)
             given |= strcmp(a.options[i].key, "series") == 0;
-        if (!given && add_option(&a, "*", "series", "true") < 0)
+        if (!given && add_option(&a, "--format", "*", "series", "true") < 0)
             return PP_EXIT_USAGE;
     }
     return execute(&a);
