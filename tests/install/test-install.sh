@@ -58,7 +58,11 @@ cat >"$tmp/use-static.c" <<'C'
 #include <perfpipe/perfpipe.h>
 int main(void) { printf("libperfpipe %s\n", pp_version()); return 0; }
 C
-if ${CC:-cc} -std=c11 $(pkg-config --cflags perfpipe) -o "$tmp/use-static" "$tmp/use-static.c" \
+# A sanitizer build's objects need its runtime, which no .pc names.
+san=
+nm "$tmp/static/libperfpipe.a" 2>/dev/null | grep -q ' U __asan_' && san="$san -fsanitize=address"
+nm "$tmp/static/libperfpipe.a" 2>/dev/null | grep -q ' U __ubsan_' && san="$san -fsanitize=undefined"
+if ${CC:-cc} -std=c11 $san $(pkg-config --cflags perfpipe) -o "$tmp/use-static" "$tmp/use-static.c" \
      -L"$tmp/static" -Wl,--whole-archive -lperfpipe -Wl,--no-whole-archive \
      $(pkg-config --static --libs perfpipe) >"$tmp/static.log" 2>&1 && "$tmp/use-static" | grep -q '^libperfpipe '; then
   ok "static link with pkg-config --static --libs perfpipe ($(pkg-config --static --libs-only-l perfpipe | xargs))"
