@@ -18,6 +18,8 @@
 #define PP_EXIT_INPUT      3  /* an input capture cannot be read (missing, malformed) */
 #define PP_EXIT_PLUGIN     4  /* a plugin was refused, or a stage failed (others' results kept) */
 #define PP_EXIT_OUTPUT     5  /* a result could not be written */
+#define PP_EXIT_CANNOT_JUDGE 6 /* compare --fail-on: a side is truncated, damaged, lost events
+                                  or has a stage that is not ok */
 
 extern const char *pp_prog;  /* "perfpipe" */
 

@@ -17,26 +17,43 @@
 static const char usage[] =
 "Usage: perfpipe compare BASELINE.json CANDIDATE.json [--noise PCT]\n"
 "                        [--fail-on regression] [--threshold TABLE.COLUMN=PCT]...\n"
-"                        [--allow-knob-drift] [--format FMT] [-o FILE]\n"
+"                        [--replaced PCT] [--allow-knob-drift] [--format FMT] [-o FILE]\n"
 "\n"
-"Join every table of two results of one pipeline by its key and show, per row,\n"
-"the absolute figures of both runs and their delta first, then the relative\n"
-"delta and the shares before and after, with a status: appeared, disappeared,\n"
-"grew, shrank or unchanged (within --noise PCT, default 5).\n"
+"First the totals of every stage (table `totals`): both runs, delta, relative\n"
+"delta. A total some table's measure adds up to is an AXIS and gates (db:\n"
+"commands, db_ms; alloc: sampled_bytes, ticks; cpu: samples, thread_time).\n"
+"Then every table of two results of one pipeline is joined by its key and\n"
+"shown per row: the absolute figures of both runs and their delta first, then\n"
+"the relative delta and the shares before and after, with a status: appeared,\n"
+"disappeared, grew, shrank, unchanged (within --noise PCT, default 5), or\n"
+"replaced: a row that appeared while its table's axis total fell by at least\n"
+"--replaced PCT (default 25) is what the work became, not a regression.\n"
 "\n"
 "Verdicts: a row that appeared or disappeared is STRUCTURAL (it holds across\n"
 "sessions); growth or shrinkage is STATISTICAL (confirm with a same-session A/B\n"
 "with identical knobs); shares that moved while absolutes did not are flagged as\n"
 "inflation by removal. Runs whose knobs differ are refused unless\n"
-"--allow-knob-drift, which marks every verdict weakened.\n"
+"--allow-knob-drift, which marks every verdict weakened. A side whose input was\n"
+"truncated, damaged or lost events, or whose stage is not ok, CANNOT BE JUDGED:\n"
+"every stage says so (compare.cannot_judge) and --fail-on exits 6.\n"
 "\n"
-"  --fail-on regression   exit 1 when a row appeared, or its measure grew beyond its\n"
-"                         threshold (default: the noise)\n"
+"  --fail-on regression   exit 1 when a row appeared (not replaced), its measure grew\n"
+"                         beyond its threshold (default: the noise), or an axis total\n"
+"                         grew (counts and bytes: the noise; times: max(noise, 25%));\n"
+"                         exit 6 when either side cannot be judged\n"
 "  --threshold T.C=PCT    e.g. by_frame.bytes=10: bytes of a frame up more than 10%\n"
-"                         is a regression (T or C may be *; C=* is each table's first measure)\n"
+"                         is a regression (T or C may be *; C=* is each table's first measure;\n"
+"                         T=totals names a total: totals.db_ms=10)\n"
 "                         Stack tables (flame-graph rows) gate only when named: JIT inlining\n"
 "                         reshapes stacks between runs. Sampled rows (a samples/ticks column)\n"
 "                         change only beyond 3 standard deviations of their counts.\n"
+"\n"
+"  --replaced PCT         how far an axis total must fall for new rows to be\n"
+"                         \"replaced\" (default 25)\n"
+"\n"
+"Exit status: 0 judged (no regression, or no --fail-on); 1 regression (with\n"
+"--fail-on); 2 the runs are not comparable; 3 a result cannot be read;\n"
+"5 the output cannot be written; 6 cannot judge (with --fail-on).\n"
 "\n"
 "Example: perfpipe compare before.json after.json --fail-on regression --threshold by_frame.bytes=10\n";
 
@@ -48,15 +65,17 @@ pp_cmd_compare(int argc, char **argv)
         { "fail-on", required_argument, NULL, 'F' },
         { "threshold", required_argument, NULL, 't' },
         { "allow-knob-drift", no_argument, NULL, 'a' },
+        { "replaced", required_argument, NULL, 'r' },
         { "format", required_argument, NULL, 'f' },
         { "output", required_argument, NULL, 'o' },
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 },
     };
     pp_compare_threshold thresholds[MAX_THRESHOLDS];
-    pp_compare_options opt = { 5.0, 0, thresholds, 0 };
+    pp_compare_options opt = { 5.0, 0, thresholds, 0, 25.0 };
+    pp_compare_verdict verdict;
     const char *format = "table", *output = NULL;
-    int fail_on = 0, c, regressions = 0, rc;
+    int fail_on = 0, c, rc;
     json_t *docs[2] = { NULL, NULL }, *out = NULL;
     pp_error err = PP_ERROR_INIT;
     int status = PP_EXIT_OK;
@@ -101,6 +120,13 @@ pp_cmd_compare(int argc, char **argv)
         case 'a':
             opt.allow_knob_drift = 1;
             break;
+        case 'r':
+            opt.replaced_percent = strtod(optarg, &end);
+            if (*end != '\0' || opt.replaced_percent <= 0 || opt.replaced_percent > 100) {
+                pp_cli_error("compare: --replaced takes a percentage in (0, 100], not '%s'", optarg);
+                return PP_EXIT_USAGE;
+            }
+            break;
         case 'f':
             if (!pp_cli_format_ok(optarg))
                 return PP_EXIT_USAGE;
@@ -144,7 +170,7 @@ pp_cmd_compare(int argc, char **argv)
             goto out;
         }
     }
-    rc = pp_compare(docs[0], docs[1], &opt, &out, &regressions, &err);
+    rc = pp_compare(docs[0], docs[1], &opt, &out, &verdict, &err);
     if (rc != PP_OK) {
         pp_cli_error("%s", err.message);
         status = PP_EXIT_USAGE;
@@ -156,9 +182,14 @@ pp_cmd_compare(int argc, char **argv)
         if (w != PP_EXIT_OK)
             status = w;
     }
-    if (fail_on && regressions > 0 && status == PP_EXIT_OK) {
-        fprintf(stderr, "%s: compare: %d regression%s beyond threshold\n", pp_prog, regressions,
-                regressions == 1 ? "" : "s");
+    if (fail_on && verdict.cannot_judge > 0 && status == PP_EXIT_OK) {
+        fprintf(stderr, "%s: compare: cannot judge: %s (see compare.cannot_judge)\n", pp_prog,
+                json_string_value(json_array_get(json_object_get(json_object_get(out, "compared"),
+                                                                 "cannot_judge"), 0)));
+        status = PP_EXIT_CANNOT_JUDGE;
+    } else if (fail_on && verdict.regressions > 0 && status == PP_EXIT_OK) {
+        fprintf(stderr, "%s: compare: %d regression%s beyond threshold\n", pp_prog,
+                verdict.regressions, verdict.regressions == 1 ? "" : "s");
         status = PP_EXIT_REGRESSION;
     }
 out:

@@ -64,6 +64,8 @@ static const char usage[] =
 "  4  a plugin was refused, a stage failed, or a stage reported an error-severity\n"
 "     finding (it could not answer); the other stages' results are still written\n"
 "  5  a result could not be written\n"
+"  6  compare --fail-on: cannot judge (a side was truncated, damaged, lost events, or a\n"
+"     stage is not ok)\n"
 "\n"
 "`perfpipe help COMMAND` (= `perfpipe COMMAND --help`) describes one command;\n"
 "`--` ends the options of any command. man perfpipe(1), perfpipe-pipeline(5),\n"

@@ -1,14 +1,22 @@
 /* Private: comparing two result documents of the same pipeline (A/B).
  *
- * Every table is joined by its key columns. For each row: the absolute
+ * Totals first: every numeric total of every stage in both runs (absolute,
+ * delta, relative). A total that some table's measure adds up to is an
+ * AXIS (db: commands, db_ms; alloc: sampled_bytes, ticks; cpu: samples,
+ * thread_time) and gates: counts and bytes past the noise, times past
+ * max(noise, 25 %) unless a threshold names them (`totals.db_ms=10`).
+ * Then every table is joined by its key columns. For each row: the absolute
  * figures of both runs and their delta first, relative delta and shares
- * after; a status (appeared, disappeared, grew, shrank, unchanged — the
- * primary measure, the first non-percent numeric column, moved by more than
- * the noise threshold); and verdicts as findings: a row that appeared or
- * disappeared is structural (it survives a cross-session baseline), growth
- * or shrinkage is statistical (confirm with a same-session A/B, identical
- * knobs), and shares that moved while absolutes did not are flagged as
- * inflation by removal. */
+ * after; a status (appeared, disappeared, grew, shrank, unchanged, or
+ * replaced: a row that appeared while the axis total of its table fell by
+ * at least replaced_percent — what the work became, not a regression); and
+ * verdicts as findings: a row that appeared or disappeared is structural
+ * (it survives a cross-session baseline), growth or shrinkage is
+ * statistical (confirm with a same-session A/B, identical knobs), and
+ * shares that moved while absolutes did not are flagged as inflation by
+ * removal. A side whose input was truncated, damaged or lost events, or
+ * whose stage is not "ok", cannot be judged: compare says so in every
+ * stage (compare.cannot_judge) and in compared.verdict. */
 #ifndef PP_CORE_COMPARE_H
 #define PP_CORE_COMPARE_H
 
@@ -17,8 +25,8 @@
 #include <perfpipe/error.h>
 
 typedef struct pp_compare_threshold {
-    const char *table;           /* table name, or "*" */
-    const char *column;          /* measure column, or "*" for the primary */
+    const char *table;           /* table name, "totals", or "*" */
+    const char *column;          /* measure column or total name, or "*" for the primary */
     double percent;              /* relative growth that counts as a regression */
 } pp_compare_threshold;
 
@@ -27,17 +35,23 @@ typedef struct pp_compare_options {
     int allow_knob_drift;        /* compare anyway; every verdict is marked weakened */
     const pp_compare_threshold *thresholds;
     size_t nthresholds;
+    double replaced_percent;     /* an axis total down this much makes new rows "replaced"; 25 */
 } pp_compare_options;
+
+typedef struct pp_compare_verdict {
+    int regressions;             /* rows that appeared or grew past their threshold, axes that grew */
+    int cannot_judge;            /* reasons a side cannot be judged (0 = both whole) */
+} pp_compare_verdict;
 
 /* Compare base and cand (both validated perfpipe-result/1 documents).
  * *out is a new result document (pipeline "compare") whose stages mirror
- * the inputs'. *regressions counts rows that appeared, or whose measure grew
- * beyond its threshold (the noise when none is given).
+ * the inputs'; *v says how many regressions were found and whether either
+ * side cannot be judged.
  * Errors: PP_EINVAL when the documents come from different pipelines or
  * analyzers, incompatible analyzer versions (major differs), or differing
  * knobs without allow_knob_drift (the message lists each knob and both
- * values). */
+ * values); PP_ENOMEM. */
 int pp_compare(const json_t *base, const json_t *cand, const pp_compare_options *opt,
-               json_t **out, int *regressions, pp_error *err);
+               json_t **out, pp_compare_verdict *v, pp_error *err);
 
 #endif

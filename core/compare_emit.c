@@ -1,0 +1,350 @@
+/* compare: the output tables and the verdicts (findings) of one stage. */
+#include "config.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <perfpipe/perfpipe.h>
+
+#include "compare_internal.h"
+#include "result/result.h"
+
+#define EXAMPLES 5
+#define MAX_OUT (CMP_MAX_COLUMNS * 4 + 2)
+
+static void
+human(char *buf, size_t size, uint32_t type, double v)
+{
+    if (type == PP_COL_BYTES)
+        pp_format_bytes(buf, size, v);
+    else if (type == PP_COL_DURATION_NS)
+        pp_format_duration_ns(buf, size, v);
+    else if (type == PP_COL_COUNT)
+        pp_format_count(buf, size, (int64_t)llround(v));
+    else
+        pp_format_number(buf, size, v);
+}
+
+static const char *
+total_status(const cmp_total *t, const pp_compare_options *o)
+{
+    double rel = cmp_total_rel(t);
+
+    if (!t->in_b)
+        return "appeared";
+    if (!t->in_c)
+        return "disappeared";
+    if (t->b == t->c || (!isnan(rel) && fabs(rel) <= o->noise_percent))
+        return "unchanged";
+    return t->c > t->b ? "grew" : "shrank";
+}
+
+/* The `totals` table: every numeric total of the stage in both runs, and
+ * the gate on the axes (the totals a table's measure adds up to). */
+int
+cmp_emit_totals(json_t *out_stage, const cmp_stage *s, const pp_compare_options *o,
+                int *regressions, pp_error *err)
+{
+    static const pp_column cols[] = {
+        { "total", PP_COL_STRING, 0 },   { "status", PP_COL_STRING, 0 },
+        { "base", PP_COL_NUMBER, 0 },    { "cand", PP_COL_NUMBER, 0 },
+        { "delta", PP_COL_NUMBER, 0 },   { "delta_pct", PP_COL_PERCENT, 0 },
+        { "gate", PP_COL_STRING, 0 },
+    };
+    char msg[1536], a[64], b[64];
+    size_t used = 0;
+    int naxes = 0, rc = PP_OK;
+    pp_table_set set = { NULL, NULL };
+    pp_table *t;
+
+    if (s->ntotals == 0)
+        return PP_OK;
+    if ((t = pp_result_table_new(&set, out_stage, "totals", 7, cols, 1, err)) == NULL)
+        return err ? err->code : PP_EINVAL;
+    for (size_t i = 0; i < s->ntotals; i++) {
+        const cmp_total *x = &s->totals[i];
+        double rel = cmp_total_rel(x);
+        int reg = cmp_total_regressed(o, x);
+        pp_cell row[7] = {
+            pp_cell_str(x->name), pp_cell_str(total_status(x, o)),
+            x->in_b ? pp_cell_dbl(x->b) : pp_cell_null(), x->in_c ? pp_cell_dbl(x->c) : pp_cell_null(),
+            x->in_b && x->in_c ? pp_cell_dbl(x->c - x->b) : pp_cell_null(),
+            isnan(rel) ? pp_cell_null() : pp_cell_dbl(rel),
+            pp_cell_str(!x->axis ? "" : reg ? "REGRESSION" : "axis"),
+        };
+
+        if (pp_result_table_row(t, row, err) != PP_OK) {
+            rc = err ? err->code : PP_EINVAL;
+            break;
+        }
+        *regressions += reg;
+        if (!x->axis || !x->in_b || !x->in_c || used >= sizeof msg)
+            continue;
+        human(a, sizeof a, x->type, x->b);
+        human(b, sizeof b, x->type, x->c);
+        used += (size_t)snprintf(msg + used, sizeof msg - used, "%s%s %s -> %s", naxes++ ? "; " : "",
+                                 x->name, a, b);
+        if (!isnan(rel) && used < sizeof msg)
+            used += (size_t)snprintf(msg + used, sizeof msg - used, " (%+.1f%%%s)", rel,
+                                     reg ? ", REGRESSION" : "");
+    }
+    pp_result_tables_release(&set);
+    if (rc == PP_OK && naxes > 0) {
+        char line[1700];
+
+        snprintf(line, sizeof line, "totals (absolute first): %s", msg);
+        rc = pp_result_finding(out_stage, PP_SEVERITY_INFO, "compare.totals", line);
+    }
+    return rc;
+}
+
+/* Output columns: keys, status, absolutes (base, cand, delta) for every
+ * measure, then relative deltas, then shares before/after. names[] gets
+ * the allocated names (from nkey + 1 on). */
+static int
+out_columns(const cmp_table *t, pp_column *outcols, char **names, size_t *nout)
+{
+    static const char *const abs_suffix[] = { "_base", "_cand", "_delta" };
+    static const char *const share_suffix[] = { "_base", "_cand" };
+    size_t n = 0;
+
+    for (size_t i = 0; i < t->nkey; i++)
+        outcols[n++] = (pp_column){ t->keys[i].name, t->keys[i].type, 0 };
+    outcols[n++] = (pp_column){ "status", PP_COL_STRING, 0 };
+    for (size_t m = 0; m < t->nmeas; m++)
+        for (int s = 0; s < 3; s++) {
+            size_t len = strlen(t->measures[m].name) + 8;
+
+            if ((names[n] = malloc(len)) == NULL)
+                return *nout = n, PP_ENOMEM;
+            snprintf(names[n], len, "%s%s", t->measures[m].name, abs_suffix[s]);
+            outcols[n] = (pp_column){ names[n], t->measures[m].type, 0 };
+            n++;
+        }
+    for (size_t m = 0; m < t->nmeas; m++) {
+        size_t len = strlen(t->measures[m].name) + 12;
+
+        if ((names[n] = malloc(len)) == NULL)
+            return *nout = n, PP_ENOMEM;
+        snprintf(names[n], len, "%s_delta_pct", t->measures[m].name);
+        outcols[n] = (pp_column){ names[n], PP_COL_PERCENT, 0 };
+        n++;
+    }
+    for (size_t p = 0; p < t->nshare; p++)
+        for (int s = 0; s < 2; s++) {
+            size_t len = strlen(t->shares[p].name) + 8;
+
+            if ((names[n] = malloc(len)) == NULL)
+                return *nout = n, PP_ENOMEM;
+            snprintf(names[n], len, "%s%s", t->shares[p].name, share_suffix[s]);
+            outcols[n] = (pp_column){ names[n], PP_COL_PERCENT, 0 };
+            n++;
+        }
+    *nout = n;
+    return PP_OK;
+}
+
+typedef struct tally {
+    int appeared, disappeared, grew, shrank, inflated, noise_rows, replaced;
+    char ex_struct[EXAMPLES][256], ex_stat[EXAMPLES][256], ex_repl[EXAMPLES][256], ex_infl[256];
+    int nex_struct, nex_stat, nex_repl;
+} tally;
+
+static pp_cell
+key_cell(const json_t *v)
+{
+    return json_is_string(v) ? pp_cell_str(json_string_value(v))
+           : json_is_integer(v) ? pp_cell_int(json_integer_value(v))
+           : json_is_real(v) ? pp_cell_dbl(json_real_value(v)) : pp_cell_null();
+}
+
+/* The cells of one joined row; counts rows whose measure grew past its
+ * threshold and share moves with an unchanged absolute. */
+static size_t
+row_cells(const cmp_table *t, const cmp_row *row, const pp_compare_options *o, pp_cell *cells,
+          int *regressions, tally *ty)
+{
+    const json_t *any = row->b ? row->b : row->c;
+    const char *label = json_string_value(json_array_get(any, t->keyidx[0]));
+    size_t n = 0;
+
+    for (size_t i = 0; i < t->nkey; i++)
+        cells[n++] = key_cell(json_array_get(any, t->keyidx[i]));
+    cells[n++] = pp_cell_str(row->status);
+    for (size_t m = 0; m < t->nmeas; m++) {
+        double vb = row->b ? cmp_num(json_array_get(row->b, t->measures[m].index)) : 0;
+        double vc = row->c ? cmp_num(json_array_get(row->c, t->measures[m].index)) : 0;
+
+        if (t->measures[m].type == PP_COL_NUMBER) {
+            cells[n++] = pp_cell_dbl(vb);
+            cells[n++] = pp_cell_dbl(vc);
+            cells[n++] = pp_cell_dbl(vc - vb);
+        } else {
+            cells[n++] = pp_cell_int((int64_t)llround(vb));
+            cells[n++] = pp_cell_int((int64_t)llround(vc));
+            cells[n++] = pp_cell_int((int64_t)llround(vc - vb));
+        }
+    }
+    for (size_t m = 0; m < t->nmeas; m++) {
+        double vb = row->b ? cmp_num(json_array_get(row->b, t->measures[m].index)) : 0;
+        double vc = row->c ? cmp_num(json_array_get(row->c, t->measures[m].index)) : 0;
+        double rel = vb != 0 ? 100.0 * (vc - vb) / fabs(vb) : NAN;
+        int both = row->b != NULL && row->c != NULL && vb != 0;
+
+        cells[n++] = both ? pp_cell_dbl(rel) : pp_cell_null();
+        if (both && !row->noise &&
+            rel > cmp_threshold(o, t->name, t->measures[m].name, m == 0, t->stack_table))
+            (*regressions)++;
+    }
+    for (size_t p = 0; p < t->nshare; p++) {
+        const json_t *sb = row->b ? json_array_get(row->b, t->shares[p].index) : NULL;
+        const json_t *sc = row->c ? json_array_get(row->c, t->shares[p].index) : NULL;
+
+        cells[n++] = sb ? pp_cell_dbl(cmp_num(sb)) : pp_cell_null();
+        cells[n++] = sc ? pp_cell_dbl(cmp_num(sc)) : pp_cell_null();
+        /* Shares moved while the absolute did not: inflation by removal. */
+        if (p == 0 && sb && sc && strcmp(row->status, "unchanged") == 0 &&
+            fabs(cmp_num(sc) - cmp_num(sb)) > 1.0 && ty->inflated++ == 0)
+            snprintf(ty->ex_infl, sizeof ty->ex_infl, "'%s' %.1f%% -> %.1f%%",
+                     label ? label : "?", cmp_num(sb), cmp_num(sc));
+    }
+    return n;
+}
+
+/* Count the row in its verdict and keep the first examples. */
+static void
+tally_row(const cmp_table *t, const cmp_row *row, const pp_compare_options *o, int *regressions,
+          tally *ty)
+{
+    const json_t *any = row->b ? row->b : row->c;
+    const char *label = json_string_value(json_array_get(any, t->keyidx[0]));
+    int is_struct = (row->b == NULL || row->c == NULL) && !row->noise;
+    int replaced = strcmp(row->status, "replaced") == 0;
+    char pb[64], pc[64], ex[256];
+
+    human(pb, sizeof pb, t->measures[0].type,
+          row->b ? cmp_num(json_array_get(row->b, t->measures[0].index)) : 0);
+    human(pc, sizeof pc, t->measures[0].type,
+          row->c ? cmp_num(json_array_get(row->c, t->measures[0].index)) : 0);
+    snprintf(ex, sizeof ex, "%s '%s' (%s %s -> %s)", row->status, label ? label : "?",
+             t->measures[0].name, pb, pc);
+    if (row->noise && (row->b == NULL || row->c == NULL)) {
+        ty->noise_rows++;
+        return;
+    }
+    if (replaced) {
+        ty->replaced++;
+        if (ty->nex_repl < EXAMPLES)
+            snprintf(ty->ex_repl[ty->nex_repl++], sizeof ty->ex_repl[0], "'%s' (%s %s)",
+                     label ? label : "?", t->measures[0].name, pc);
+        return;
+    }
+    if (row->b == NULL) {
+        ty->appeared++;
+        if (cmp_threshold(o, t->name, t->measures[0].name, 1, t->stack_table) < INFINITY)
+            (*regressions)++;
+    } else if (row->c == NULL) {
+        ty->disappeared++;
+    } else if (strcmp(row->status, "grew") == 0) {
+        ty->grew++;
+    } else if (strcmp(row->status, "shrank") == 0) {
+        ty->shrank++;
+    }
+    if (is_struct && ty->nex_struct < EXAMPLES)
+        memcpy(ty->ex_struct[ty->nex_struct++], ex, sizeof ex);
+    else if (!is_struct && strcmp(row->status, "unchanged") != 0 && ty->nex_stat < EXAMPLES)
+        memcpy(ty->ex_stat[ty->nex_stat++], ex, sizeof ex);
+}
+
+static size_t
+list(char *msg, size_t size, size_t used, char ex[][256], int n)
+{
+    for (int i = 0; i < n && used < size; i++)
+        used += (size_t)snprintf(msg + used, size - used, "%s %s", i ? ";" : "", ex[i]);
+    return used;
+}
+
+static void
+verdicts(json_t *out_stage, const cmp_table *t, const pp_compare_options *o, const char *weakened,
+         tally *ty)
+{
+    char msg[2048];
+    size_t used;
+
+    if (ty->appeared + ty->disappeared > 0) {
+        used = (size_t)snprintf(msg, sizeof msg, "table %s: %d appeared, %d disappeared — "
+                                "structural verdict (a row that comes or goes holds across "
+                                "sessions)%s:", t->name, ty->appeared, ty->disappeared, weakened);
+        list(msg, sizeof msg, used, ty->ex_struct, ty->nex_struct);
+        pp_result_finding(out_stage, PP_SEVERITY_WARNING, "compare.structural", msg);
+    }
+    if (ty->replaced > 0) {
+        used = (size_t)snprintf(msg, sizeof msg, "table %s: %d row%s appeared while %s fell "
+                                "%.0f -> %.0f (%+.1f%%, at least %.0f%% down): replaced, not a "
+                                "regression — the new rows are what the work became%s:", t->name,
+                                ty->replaced, ty->replaced == 1 ? "" : "s", t->axis->name,
+                                t->axis->b, t->axis->c, cmp_total_rel(t->axis),
+                                o->replaced_percent, weakened);
+        list(msg, sizeof msg, used, ty->ex_repl, ty->nex_repl);
+        pp_result_finding(out_stage, PP_SEVERITY_INFO, "compare.replaced", msg);
+    }
+    if (ty->grew + ty->shrank > 0) {
+        used = (size_t)snprintf(msg, sizeof msg, "table %s: %d grew, %d shrank beyond the "
+                                "%.1f%% noise — statistical verdict: confirm with a same-session "
+                                "A/B with identical knobs%s:", t->name, ty->grew, ty->shrank,
+                                o->noise_percent, weakened);
+        list(msg, sizeof msg, used, ty->ex_stat, ty->nex_stat);
+        pp_result_finding(out_stage, PP_SEVERITY_INFO, "compare.statistical", msg);
+    }
+    if (ty->noise_rows > 0) {
+        snprintf(msg, sizeof msg, "table %s: %d row%s came or went with too few samples to "
+                 "mean anything (within 3 standard deviations of sampling noise); no verdict",
+                 t->name, ty->noise_rows, ty->noise_rows == 1 ? "" : "s");
+        pp_result_finding(out_stage, PP_SEVERITY_INFO, "compare.sampling_noise", msg);
+    }
+    if (ty->inflated > 0) {
+        snprintf(msg, sizeof msg, "table %s: %d row%s changed share while %s stayed within "
+                 "noise (e.g. %s): shares inflate when another slice is removed; read the "
+                 "absolute columns", t->name, ty->inflated, ty->inflated == 1 ? "" : "s",
+                 t->measures[0].name, ty->ex_infl);
+        pp_result_finding(out_stage, PP_SEVERITY_WARNING, "compare.share_inflation", msg);
+    }
+}
+
+int
+cmp_emit_table(json_t *out_stage, const cmp_table *t, const pp_compare_options *o,
+               const char *weakened, int *regressions, pp_error *err)
+{
+    pp_column outcols[MAX_OUT];
+    char *names[MAX_OUT];
+    size_t nout = 0;
+    tally *ty = calloc(1, sizeof *ty);
+    pp_table *out = NULL;
+    pp_table_set set = { NULL, NULL };
+    int rc = ty != NULL ? out_columns(t, outcols, names, &nout) : PP_ENOMEM;
+
+    if (rc == PP_OK &&
+        (out = pp_result_table_new(&set, out_stage, t->name, (uint32_t)nout, outcols,
+                                   (uint32_t)t->nkey, err)) == NULL)
+        rc = err ? err->code : PP_EINVAL;
+    for (size_t r = 0; rc == PP_OK && r < t->nrows; r++) {
+        pp_cell cells[MAX_OUT];
+
+        row_cells(t, &t->rows[r], o, cells, regressions, ty);
+        if (pp_result_table_row(out, cells, err) != PP_OK)
+            rc = err ? err->code : PP_EINVAL;
+        else
+            tally_row(t, &t->rows[r], o, regressions, ty);
+    }
+    pp_result_tables_release(&set);
+    if (rc == PP_OK)
+        verdicts(out_stage, t, o, weakened, ty);
+    for (size_t i = t->nkey + 1; i < nout; i++)
+        free(names[i]);
+    free(ty);
+    if (rc == PP_ENOMEM)
+        pp_error_set(err, PP_ENOMEM, "out of memory comparing table %s", t->name);
+    return rc;
+}

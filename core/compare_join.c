@@ -1,0 +1,145 @@
+/* compare: which columns of a table are keys, measures and shares, and the
+ * join of both runs' rows by key. */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include <perfpipe/perfpipe.h>
+
+#include "compare_internal.h"
+#include "result/result.h"
+
+double
+cmp_num(const json_t *v)
+{
+    return json_is_integer(v) ? (double)json_integer_value(v) : json_is_real(v) ? json_real_value(v) : 0.0;
+}
+
+static int
+is_measure(uint32_t t)
+{
+    return t == PP_COL_COUNT || t == PP_COL_BYTES || t == PP_COL_DURATION_NS || t == PP_COL_NUMBER;
+}
+
+int
+cmp_columns(const json_t *tb, cmp_table *t)
+{
+    const json_t *cols = json_object_get(tb, "columns"), *keys = json_object_get(tb, "key");
+    size_t ncols = json_array_size(cols);
+
+    memset(t, 0, sizeof *t);
+    t->name = json_string_value(json_object_get(tb, "name"));
+    t->samples_col = -1;
+    if (ncols > CMP_MAX_COLUMNS)
+        return 0;
+    for (size_t i = 0; i < ncols; i++) {
+        const json_t *c = json_array_get(cols, i);
+        cmp_col k = { json_string_value(json_object_get(c, "name")),
+                      pp_column_type_from_name(json_string_value(json_object_get(c, "type"))), i };
+        int is_key = 0;
+
+        if (k.name == NULL)
+            return 0;
+        for (size_t j = 0; j < json_array_size(keys); j++) {
+            const char *kn = json_string_value(json_array_get(keys, j));
+
+            if (kn != NULL && strcmp(kn, k.name) == 0)
+                is_key = 1;
+        }
+        if (!is_key && k.type == PP_COL_COUNT &&
+            (strcmp(k.name, "samples") == 0 || strcmp(k.name, "ticks") == 0))
+            t->samples_col = (int)i;
+        if (is_key) {
+            t->keyidx[t->nkey] = i;
+            t->keys[t->nkey++] = k;
+        } else if (is_measure(k.type)) {
+            t->measures[t->nmeas++] = k;
+        } else if (k.type == PP_COL_PERCENT) {
+            t->shares[t->nshare++] = k;
+        }
+    }
+    if (t->nkey == 0 || t->nmeas == 0)
+        return 0;   /* nothing to join or to measure: not an A/B table */
+    t->stack_table = strcmp(t->keys[0].name, "stack") == 0 && t->keyidx[0] == 0;
+    return 1;
+}
+
+static char *
+row_key(const json_t *row, const size_t *keyidx, size_t nkey)
+{
+    char *out = NULL;
+    size_t len = 0;
+
+    for (size_t i = 0; i < nkey; i++) {
+        char *part = json_dumps(json_array_get(row, keyidx[i]), JSON_ENCODE_ANY | JSON_COMPACT);
+        size_t n = part ? strlen(part) : 0;
+        char *grown = realloc(out, len + n + 2);
+
+        if (grown == NULL) {
+            free(part);
+            free(out);
+            return NULL;
+        }
+        out = grown;
+        memcpy(out + len, part ? part : "", n);
+        len += n;
+        out[len++] = '\x1f';
+        out[len] = '\0';
+        free(part);
+    }
+    return out;
+}
+
+int
+cmp_join(const json_t *tb, const json_t *tc, cmp_table *t)
+{
+    const json_t *rows_b = json_object_get(tb, "rows"), *rows_c = json_object_get(tc, "rows");
+    size_t nb = json_array_size(rows_b), nc = json_array_size(rows_c);
+    json_t *index = json_object();
+    int rc = PP_OK;
+
+    t->rows = calloc(nb + nc + 1, sizeof *t->rows);
+    if (index == NULL || t->rows == NULL) {
+        json_decref(index);
+        return PP_ENOMEM;
+    }
+    for (size_t i = 0; i < nb && rc == PP_OK; i++) {
+        char *k = row_key(json_array_get(rows_b, i), t->keyidx, t->nkey);
+
+        if (k == NULL) {
+            rc = PP_ENOMEM;
+            break;
+        }
+        t->rows[t->nrows].b = json_array_get(rows_b, i);
+        if (json_object_set_new(index, k, json_integer((json_int_t)t->nrows)) != 0)
+            rc = PP_ENOMEM;
+        t->nrows++;
+        free(k);
+    }
+    for (size_t i = 0; i < nc && rc == PP_OK; i++) {
+        char *k = row_key(json_array_get(rows_c, i), t->keyidx, t->nkey);
+        json_t *at;
+
+        if (k == NULL) {
+            rc = PP_ENOMEM;
+            break;
+        }
+        at = json_object_get(index, k);
+        if (at != NULL)
+            t->rows[json_integer_value(at)].c = json_array_get(rows_c, i);
+        else
+            t->rows[t->nrows++].c = json_array_get(rows_c, i);
+        free(k);
+    }
+    json_decref(index);
+    return rc;
+}
+
+void
+cmp_table_free(cmp_table *t)
+{
+    free(t->rows);
+    t->rows = NULL;
+    t->nrows = 0;
+}
