@@ -237,7 +237,35 @@ read_input(input_run *in, size_t index, stage_run *stages, size_t nstages, const
         in->hooks->warning(in->hooks->user, in->plan->path, text);
     }
     json_object_set_new(in->entry, "damage", pp_damage_json(&in->damage, in->warnings));
+    {
+        size_t i;
+        json_t *f;
+
+        json_array_foreach(json_object_get(in->entry, "findings"), i, f)
+            if (in->hooks->warning != NULL)
+                in->hooks->warning(in->hooks->user, in->plan->path,
+                                   json_string_value(json_object_get(f, "message")));
+    }
     return PP_OK;
+}
+
+/* Findings a reader attached to its input (inputs[].findings: e.g. the
+ * nettrace reader's input.wrong_process) go to every stage that read it. */
+static void
+input_findings(const input_run *in, json_t *stage)
+{
+    size_t i;
+    json_t *f;
+
+    json_array_foreach(json_object_get(in->entry, "findings"), i, f) {
+        const char *sev = json_string_value(json_object_get(f, "severity"));
+
+        pp_result_finding(stage, sev != NULL && strcmp(sev, "error") == 0 ? PP_SEVERITY_ERROR
+                                 : sev != NULL && strcmp(sev, "info") == 0 ? PP_SEVERITY_INFO
+                                 : PP_SEVERITY_WARNING,
+                          json_string_value(json_object_get(f, "code")),
+                          json_string_value(json_object_get(f, "message")));
+    }
 }
 
 /* Every stage that read a damaged input says so in its status. */
@@ -249,6 +277,7 @@ mark_damaged(const pp_plan *plan, stage_run *stages, const input_run *inputs)
             const input_run *in = &inputs[stages[s].plan->inputs[slot]];
             char text[PP_ERROR_MESSAGE_MAX * 2];
 
+            input_findings(in, stages[s].ctx.stage);
             if (!in->damaged)
                 continue;
             pp_damage_text(text, sizeof text, in->plan->name, in->plan->path, &in->damage,

@@ -14,6 +14,7 @@
 
 #include "nettrace/u64map.h"
 #include "nettrace/sequence.h"
+#include "nettrace/process.h"
 
 /* TypeCodes of metadata (System.TypeCode + EventPipe/V6 additions), plus
  * the manifest-only pointer-sized integer. */
@@ -204,6 +205,7 @@ struct pp_trace_source {
     pp_nettrace_stats st;
     int64_t first_ns, last_ns;
     int have_time;
+    pp_nt_process proc;          /* the traced process, as the engine adapter saw it (process.c) */
 };
 
 /* ---- input.c ---- */

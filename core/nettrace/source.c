@@ -29,6 +29,7 @@ nt_src_next(void *src, pp_record *rec, pp_error *err)
     int rc = pp_nettrace_next(src, &ev, err);
     if (rc <= 0)
         return rc;
+    pp_nt_process_observe(&((pp_trace_source *)src)->proc, ev);
     memset(rec, 0, sizeof *rec);
     rec->struct_size = sizeof *rec;
     rec->kind = PP_KIND_NETTRACE;
@@ -40,6 +41,7 @@ static int
 nt_src_describe(void *src, json_t *into)
 {
     pp_trace_source *r = src;
+    char warning[PP_ERROR_MESSAGE_MAX * 2];
     pp_trace_info info = { .struct_size = sizeof info };
     pp_nettrace_stats st = { .struct_size = sizeof st };
     uint32_t pids[64];
@@ -66,6 +68,13 @@ nt_src_describe(void *src, json_t *into)
     json_object_set_new(o, "methods", json_integer((json_int_t)st.methods));
     if (st.truncated)
         json_object_set_new(o, "truncated_at", json_integer(st.truncated_at));
+    if (pp_nt_process_describe(&r->proc, info.process_id, o, warning, sizeof warning)) {
+        /* the engine hands inputs[].findings to every stage that read it */
+        json_t *list = json_array();
+        json_array_append_new(list, json_pack("{s:s,s:s,s:s}", "severity", "warning", "code",
+                                              "input.wrong_process", "message", warning));
+        json_object_set_new(into, "findings", list);
+    }
     json_object_set_new(into, "nettrace", o);
     return PP_OK;
 }
@@ -85,6 +94,8 @@ nt_src_damage(void *src, pp_source_damage *out)
 static void
 nt_src_close(void *src)
 {
+    if (src != NULL)
+        pp_nt_process_free(&((pp_trace_source *)src)->proc);
     pp_nettrace_close(src);
 }
 

@@ -1,0 +1,228 @@
+/* Process identity and wrong-process detection (see process.h). */
+#include "config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <perfpipe/nettrace.h>
+
+#include "nettrace/process.h"
+
+static void
+keep(char **slot, const pp_trace_event *ev, const char *field)
+{
+    pp_value v;
+
+    if (pp_nettrace_field(ev, field, &v) != PP_OK || v.type != PP_VALUE_STRING || v.v.s[0] == '\0')
+        return;
+    free(*slot);
+    *slot = strdup(v.v.s);
+}
+
+static unsigned
+u16_field(const pp_trace_event *ev, const char *field)
+{
+    pp_value v;
+
+    return pp_nettrace_field(ev, field, &v) == PP_OK && v.type == PP_VALUE_UINT ? (unsigned)v.v.u : 0;
+}
+
+/* Namespaces that are not the app: the framework, the SDK, NuGet and
+ * MSBuild, and what the runtime generates. */
+static int
+framework_namespace(const char *ns)
+{
+    static const char *const prefixes[] = {
+        "System.", "Microsoft.", "Internal.", "Interop", "NuGet.", "Newtonsoft.Json",
+        "MS.", "Mono.", "ILStubClass", "dynamicClass", "<Module>", "FxResources.",
+    };
+
+    if (ns[0] == '\0' || strcmp(ns, "System") == 0)
+        return 1;
+    for (size_t i = 0; i < sizeof prefixes / sizeof prefixes[0]; i++)
+        if (strncmp(ns, prefixes[i], strlen(prefixes[i])) == 0)
+            return 1;
+    return 0;
+}
+
+void
+pp_nt_process_observe(pp_nt_process *p, const pp_trace_event *ev)
+{
+    pp_value v;
+
+    if (ev->provider_known == PP_PROVIDER_EVENTPIPE && ev->event_id == 1) {
+        keep(&p->command_line, ev, "CommandLine");
+        keep(&p->os, ev, "OSInformation");
+        keep(&p->arch, ev, "ArchInformation");
+        return;
+    }
+    if (ev->provider_known != PP_PROVIDER_RUNTIME && ev->provider_known != PP_PROVIDER_RUNDOWN)
+        return;
+    if (ev->event_id == 187) {   /* RuntimeInformationStart / DCStart */
+        keep(&p->runtime_dll, ev, "RuntimeDllPath");
+        if (p->command_line == NULL)
+            keep(&p->command_line, ev, "CommandLine");
+        p->bcl[0] = u16_field(ev, "BclMajorVersion");
+        p->bcl[1] = u16_field(ev, "BclMinorVersion");
+        p->bcl[2] = u16_field(ev, "BclBuildNumber");
+        p->bcl[3] = u16_field(ev, "BclQfeNumber");
+        p->have_runtime = 1;
+        return;
+    }
+    /* MethodLoadVerbose (143), MethodDCStartVerbose (143) and
+     * MethodDCEndVerbose (144) name every method the trace can symbolize. */
+    if ((ev->event_id == 143 || ev->event_id == 144) &&
+        pp_nettrace_field(ev, "MethodNamespace", &v) == PP_OK && v.type == PP_VALUE_STRING) {
+        p->methods++;
+        p->user_methods += !framework_namespace(v.v.s);
+    }
+}
+
+/* The file name of a path-like token, both separators. */
+static const char *
+base_of(const char *tok, size_t len, size_t *blen)
+{
+    size_t i = len;
+
+    while (i > 0 && tok[i - 1] != '/' && tok[i - 1] != '\\')
+        i--;
+    *blen = len - i;
+    return tok + i;
+}
+
+static int
+token_is(const char *base, size_t blen, const char *name)
+{
+    return blen == strlen(name) && strncmp(base, name, blen) == 0;
+}
+
+const char *
+pp_nt_process_host(const char *cl)
+{
+    static const char *const tools[] = { "dotnet-trace", "dotnet-counters", "dotnet-gcdump",
+                                         "dotnet-dump", "dotnet-monitor", "dotnet-dsrouter" };
+    const char *p = cl;
+    int after_sdk = 0;
+
+    if (cl == NULL)
+        return NULL;
+    while (*p) {
+        size_t len, blen;
+        const char *base;
+
+        while (*p == ' ' || *p == '"')
+            p++;
+        len = strcspn(p, " \"");
+        if (len == 0)
+            break;
+        base = base_of(p, len, &blen);
+        if (after_sdk) {   /* the verb after the SDK's dotnet.dll */
+            if (token_is(base, blen, "run"))
+                return "dotnet run";
+            if (token_is(base, blen, "watch"))
+                return "dotnet watch";
+            if (token_is(base, blen, "test"))
+                return "dotnet test";
+            if (base[0] != '-')
+                return NULL;
+        }
+        if (token_is(base, blen, "dotnet.dll"))
+            after_sdk = 1;
+        if (token_is(base, blen, "dotnet-watch.dll") || token_is(base, blen, "dotnet-watch"))
+            return "dotnet watch";
+        if (token_is(base, blen, "vstest.console.dll"))
+            return "dotnet test";
+        if (token_is(base, blen, "MSBuild.dll"))
+            return "MSBuild (dotnet build)";
+        for (size_t i = 0; i < sizeof tools / sizeof tools[0]; i++) {
+            size_t n = strlen(tools[i]);
+
+            if (blen >= n && strncmp(base, tools[i], n) == 0 &&
+                (blen == n || strncmp(base + n, ".dll", 4) == 0 || strncmp(base + n, ".exe", 4) == 0))
+                return tools[i];
+        }
+        p += len;
+    }
+    return NULL;
+}
+
+/* ".../shared/Microsoft.NETCore.App/10.0.12/libcoreclr.so" -> "10.0.12". */
+static int
+version_from_path(const char *path, char *out, size_t size)
+{
+    const char *app = strstr(path, "Microsoft.NETCore.App");
+    const char *v, *end;
+
+    if (app == NULL || (app[21] != '/' && app[21] != '\\'))
+        return 0;
+    v = app + 22;
+    end = v + strcspn(v, "/\\");
+    if (end == v || *end == '\0' || (size_t)(end - v) >= size)
+        return 0;
+    memcpy(out, v, (size_t)(end - v));
+    out[end - v] = '\0';
+    return 1;
+}
+
+static void
+set_str(json_t *o, const char *key, const char *value)
+{
+    if (value != NULL)
+        json_object_set_new(o, key, json_string(value));
+}
+
+int
+pp_nt_process_describe(const pp_nt_process *p, uint32_t pid, json_t *nettrace, char *warning,
+                       size_t size)
+{
+    json_t *o = json_object();
+    const char *host = pp_nt_process_host(p->command_line);
+    char version[64];
+    char reason[256] = "";
+
+    warning[0] = '\0';
+    if (o == NULL)
+        return 0;
+    if (pid != 0)
+        json_object_set_new(o, "pid", json_integer(pid));
+    set_str(o, "command_line", p->command_line);
+    if (p->runtime_dll != NULL && version_from_path(p->runtime_dll, version, sizeof version))
+        set_str(o, "runtime_version", version);
+    else if (p->have_runtime && p->bcl[0] != 0) {
+        snprintf(version, sizeof version, "%u.%u.%u", p->bcl[0], p->bcl[1], p->bcl[2]);
+        set_str(o, "runtime_version", version);
+    }
+    set_str(o, "os", p->os);
+    set_str(o, "arch", p->arch);
+    if (host != NULL)
+        snprintf(reason, sizeof reason, "the trace is of `%s`, not of the app", host);
+    else if (p->methods >= 100 && p->user_methods == 0)
+        snprintf(reason, sizeof reason, "none of the %llu methods the trace names is user code "
+                 "(all framework, SDK or tool code)", (unsigned long long)p->methods);
+    if (reason[0] != '\0') {
+        json_object_set_new(o, "wrong_process", json_string(reason));
+        snprintf(warning, size,
+                 "wrong process? %s (pid %u%s%.160s%s): its figures are the host's, not your "
+                 "code's. Find the app's own pid: `dotnet-trace ps` lists it under the app's "
+                 "name (the host shows as dotnet), or `pgrep -P %u` lists the host's children; "
+                 "then `dotnet-trace collect -p APP_PID ...`, or start the app itself under the "
+                 "tool: `dotnet-trace collect ... -- dotnet bin/Release/net10.0/App.dll` (not "
+                 "`-- dotnet run`)",
+                 reason, (unsigned)pid, p->command_line ? ": " : "",
+                 p->command_line ? p->command_line : "", p->command_line &&
+                 strlen(p->command_line) > 160 ? "..." : "", (unsigned)pid);
+    }
+    json_object_set_new(nettrace, "process", o);
+    return reason[0] != '\0';
+}
+
+void
+pp_nt_process_free(pp_nt_process *p)
+{
+    free(p->command_line);
+    free(p->os);
+    free(p->arch);
+    free(p->runtime_dll);
+    memset(p, 0, sizeof *p);
+}

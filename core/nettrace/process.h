@@ -1,0 +1,48 @@
+/* Private: which process a trace recorded, and whether it is the app.
+ *
+ * The reader's events are watched as they pass (EventPipe ProcessInfo:
+ * command line, OS, architecture; RuntimeInformation: the runtime's path
+ * and version; MethodLoad/rundown Verbose: whether any method is user
+ * code). At the end, describe writes `nettrace.process` (CONTRACTS.md,
+ * "Process identity": pid, command_line, runtime_version, os, arch; each
+ * absent when the trace lacks it) and, when the trace is of a host rather
+ * than the app (`dotnet run`/`watch`/`test`, dotnet-trace or another
+ * diagnostics tool, or no user-code method at all), a warning that says how
+ * to find the app's pid. */
+#ifndef PP_NETTRACE_PROCESS_H
+#define PP_NETTRACE_PROCESS_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <jansson.h>
+
+#include <perfpipe/records.h>
+
+typedef struct pp_nt_process {
+    char *command_line;          /* UTF-8, NULL if no ProcessInfo */
+    char *os, *arch;
+    char *runtime_dll;           /* RuntimeDllPath of RuntimeInformation */
+    unsigned bcl[4];             /* BclMajor.Minor.Build.Qfe, when no path says more */
+    int have_runtime;
+    uint64_t methods;            /* method load/rundown events with a namespace */
+    uint64_t user_methods;       /* of which not framework, SDK or tool code */
+} pp_nt_process;
+
+/* Look at one event; cheap for every event that is not one of the few
+ * identity events. Out of memory only loses a fact. */
+void pp_nt_process_observe(pp_nt_process *p, const pp_trace_event *ev);
+
+/* The host a command line names ("dotnet run", "dotnet-trace", ...), or
+ * NULL when it looks like the app. */
+const char *pp_nt_process_host(const char *command_line);
+
+/* Write `process` into the input's nettrace object. When the trace is not
+ * of the app, also write process.wrong_process (the reason) and put the
+ * whole warning, with the fix, in warning (NUL-terminated; "" otherwise).
+ * Returns 1 when the warning applies. */
+int pp_nt_process_describe(const pp_nt_process *p, uint32_t pid, json_t *nettrace,
+                           char *warning, size_t size);
+
+void pp_nt_process_free(pp_nt_process *p);
+
+#endif
