@@ -24,6 +24,7 @@ if [ -z "$ONLY" ] || [ "$ONLY" = nettrace ]; then
   set -- alloc alloc-skip cpu db envvar; [ "$WEB" = 0 ] || set -- "$@" web
   "$PP_TESTS/capture/capture-nettrace.sh" "$@"
   "$PP_TESTS/capture/capture-verdicts.sh" blocking allocexact
+  "$PP_TESTS/capture/capture-webdb.sh" webdb wrapper
 fi
 if [ -z "$ONLY" ] || [ "$ONLY" = counters ]; then
   "$PP_TESTS/capture/capture-counters-gcdump.sh" churn leak
