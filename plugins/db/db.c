@@ -5,6 +5,7 @@
  * commands fall back to ConnectionId, SqlClient ones to the thread. */
 #include <config.h>
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -15,10 +16,11 @@
 
 static const pp_option_decl options[] = {
     { "nplus1", PP_OPT_INT, 0, "10",
-      "executions of one command within one burst or activity that raise an N+1 finding" },
+      "executions of one command in one request (without request boundaries: per execution of "
+      "the command that drives it) that raise an N+1 finding" },
     { "slow_ms", PP_OPT_DOUBLE, 0, "100", "an execution longer than this (ms) is slow" },
     { "burst_gap_ms", PP_OPT_DOUBLE, 0, "100",
-      "commands closer than this (ms) belong to one burst (N+1 detection)" },
+      "without request boundaries: the longest gap (ms) inside one serial run of a command" },
     { "timeline", PP_OPT_BOOL, 0, "false", "add the timeline table (one row per execution)" },
     { "top", PP_OPT_INT, 0, "0", "rows of by_command and by_caller (0 = all)" },
     { "framework", PP_OPT_STRING_LIST, 0,
@@ -248,6 +250,32 @@ static void on_stop(db_state *st, const pp_trace_event *e, const db_ds_event *d,
         (void)pp_pc_u64map_put(&st->pending, db_guid_hash(&x->activity), DB_NO_ID);
 }
 
+/* A request boundary: the request's activity id is the related id of
+ * every command start inside it. */
+static int on_request(db_state *st, const pp_trace_event *e, int kind, const char *method,
+                      const char *path)
+{
+    st->request_events++;
+    if (kind == 2) {
+        pp_pc_requests_stop(&st->reqs, &e->activity_id, e->time_ns);
+        return PP_OK;
+    }
+    return pp_pc_requests_start(&st->reqs, &e->activity_id, e->time_ns, method, path);
+}
+
+static int on_hosting(db_state *st, const pp_trace_event *e, int kind)
+{
+    char method[32] = "", path[448] = "";
+    pp_value v;
+    if (kind == 1 && PP_HOST_HAS(st->host, trace_field)) {
+        if (st->host->trace_field(e, "method", &v) == PP_OK && v.type == PP_VALUE_STRING)
+            snprintf(method, sizeof(method), "%s", v.v.s);
+        if (st->host->trace_field(e, "path", &v) == PP_OK && v.type == PP_VALUE_STRING)
+            snprintf(path, sizeof(path), "%s", v.v.s);
+    }
+    return on_request(st, e, kind, method, path);
+}
+
 static int db_consume(void *state, const pp_record *rec, pp_error *err)
 {
     db_state *st = state;
@@ -256,6 +284,14 @@ static int db_consume(void *state, const pp_record *rec, pp_error *err)
     const pp_trace_event *e = rec->u.event;
     if (!st->src)
         st->src = e->source;
+    int hk = e->provider_known == PP_PROVIDER_OTHER ? pp_pc_requests_hosting_kind(e) : 0;
+    if (hk) {
+        if (on_hosting(st, e, hk) != PP_OK) {
+            st->host->error_set(err, PP_ENOMEM, "db: out of memory");
+            return PP_ENOMEM;
+        }
+        return PP_OK;
+    }
     if (e->provider_known != PP_PROVIDER_DIAGNOSTIC_SOURCE &&
         !(e->provider && strcmp(e->provider, "Microsoft-Diagnostics-DiagnosticSource") == 0))
         return PP_OK;
@@ -274,6 +310,14 @@ static int db_consume(void *state, const pp_record *rec, pp_error *err)
         return PP_OK;
     }
     const db_ds_event *d = &st->ev;
+    int rk = pp_pc_requests_ds_kind(d->source, d->event);
+    if (rk) {
+        if (on_request(st, e, rk, db_ds_arg_get(d, "Method"), db_ds_arg_get(d, "Path")) != PP_OK) {
+            st->host->error_set(err, PP_ENOMEM, "db: out of memory");
+            return PP_ENOMEM;
+        }
+        return PP_OK;
+    }
     uint32_t source = 0;
     int start = 0, stop = 0, error = 0;
     if (strcmp(d->source, EF_SOURCE) == 0) {
@@ -294,6 +338,8 @@ static int db_consume(void *state, const pp_record *rec, pp_error *err)
     } else if (strstr(d->event, "Command")) {
         st->other_commands++;
     }
+    if (start || stop || error)
+        st->command_event_bytes += e->payload_size;
     if (start) {
         if (on_start(st, e, d, source) != PP_OK) {
             st->host->error_set(err, PP_ENOMEM, "db: out of memory");
@@ -323,13 +369,14 @@ static void db_destroy(void *state)
     pp_pc_strtab_free(&st->raws);
     free(st->example);
     free(st->ips);
+    pp_pc_requests_free(&st->reqs);
     free(st);
 }
 
 static const pp_analyzer descriptor = {
     PP_ANALYZER_HEADER,
     .name = "db",
-    .version = "1.0.0",
+    .version = "1.1.0",
     .summary = "Database commands (EF Core / SqlClient DiagnosticSource): cost per command, N+1, slow",
     .input_kinds = PP_KIND_NETTRACE,
     .input_slot_count = 1,

@@ -12,6 +12,7 @@
 
 #include "../common/strtab.h"
 #include "../common/u64map.h"
+#include "../common/requests.h"
 #include "dsevent.h"
 
 #define DB_SRC_EF        1u   /* Microsoft.EntityFrameworkCore CommandExecuting/Executed */
@@ -70,6 +71,10 @@ typedef struct db_state {
     uint64_t unmatched_stops;
     uint64_t zero_activity;       /* starts without an activity id */
     uint64_t other_commands;      /* command-like events of listeners we do not decode */
+
+    uint64_t command_event_bytes; /* payload bytes of the command start/stop events */
+    pp_pc_requests reqs;          /* request boundaries (Hosting events, HttpRequestIn) */
+    uint64_t request_events;      /* boundary events seen, with or without activity id */
 } db_state;
 
 /* A hash of a GUID for the pending map (0 reserved for "none"). */

@@ -4,25 +4,17 @@
  * own Duration disagreeing with the measured pair, and no data at all. */
 #include <config.h>
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
 #include "db.h"
+#include "report.h"
 #include "../common/frames.h"
 #include "../common/quantile.h"
 
-static double ms(int64_t ns) { return (double)ns / 1e6; }
-
 static int counted(const db_exec *x) { return x->done && !x->nested; }
-
-typedef struct db_cmd_agg {
-    int64_t total_ns, ef_ns;
-    uint32_t count, async, errors, slow, with_ef;
-    int64_t max_ns;
-    int64_t *walls;
-    uint32_t filled;
-} db_cmd_agg;
 
 static const db_cmd_agg *g_aggs;   /* qsort context (finish is single-threaded per stage) */
 
@@ -39,21 +31,6 @@ static int cmp_exec_start(const void *a, const void *b)
     const db_exec *x = &g_execs[*(const uint32_t *)a], *y = &g_execs[*(const uint32_t *)b];
     if (x->start_ns != y->start_ns) return x->start_ns < y->start_ns ? -1 : 1;
     return (*(const uint32_t *)a > *(const uint32_t *)b) - (*(const uint32_t *)a < *(const uint32_t *)b);
-}
-
-/* (group, command) pairs for N+1 detection. */
-typedef struct db_grp {
-    uint64_t group;
-    uint32_t cmd;
-    uint32_t exec;
-} db_grp;
-
-static int cmp_grp(const void *a, const void *b)
-{
-    const db_grp *x = a, *y = b;
-    if (x->group != y->group) return x->group < y->group ? -1 : 1;
-    if (x->cmd != y->cmd) return x->cmd < y->cmd ? -1 : 1;
-    return (x->exec > y->exec) - (x->exec < y->exec);
 }
 
 typedef struct db_caller_row {
@@ -77,22 +54,6 @@ static int cmp_caller_total(const void *a, const void *b)
     return cmp_caller(a, b);
 }
 
-typedef struct db_work {
-    db_cmd_agg *aggs;
-    uint32_t *order;          /* commands by total time */
-    uint32_t *by_start;       /* counted executions by start time */
-    uint32_t nexec;
-    int64_t total_ns;
-    /* callers */
-    pp_pc_strtab frames;
-    pp_pc_symcache sym;
-    pp_pc_prefixes fw;
-    uint32_t *caller;         /* exec index -> caller name id, DB_NO_ID if none */
-    int have_callers;
-    db_grp *grp;
-    db_caller_row *crow;
-} db_work;
-
 static void work_free(db_state *st, db_work *w)
 {
     if (w->aggs)
@@ -102,7 +63,7 @@ static void work_free(db_state *st, db_work *w)
     free(w->order);
     free(w->by_start);
     free(w->caller);
-    free(w->grp);
+    free(w->req);
     free(w->crow);
     if (w->have_callers)
         pp_pc_symcache_free(&w->sym);
@@ -187,13 +148,13 @@ static int emit_by_command(db_state *st, pp_ctx *ctx, db_work *w)
         pp_cell row[12] = {
             pp_cell_str(pp_pc_strtab_get(&st->cmds, c)),
             pp_cell_int(a->count),
-            pp_cell_dbl(ms(a->total_ns)),
-            pp_cell_dbl(ms(a->total_ns) / a->count),
-            pp_cell_dbl(ms(pp_pc_quantile_sorted_i64(a->walls, a->count, 0.50))),
-            pp_cell_dbl(ms(pp_pc_quantile_sorted_i64(a->walls, a->count, 0.95))),
-            pp_cell_dbl(ms(a->max_ns)),
+            pp_cell_dbl(db_ms(a->total_ns)),
+            pp_cell_dbl(db_ms(a->total_ns) / a->count),
+            pp_cell_dbl(db_ms(pp_pc_quantile_sorted_i64(a->walls, a->count, 0.50))),
+            pp_cell_dbl(db_ms(pp_pc_quantile_sorted_i64(a->walls, a->count, 0.95))),
+            pp_cell_dbl(db_ms(a->max_ns)),
             pp_cell_dbl(w->total_ns > 0 ? 100.0 * (double)a->total_ns / (double)w->total_ns : 0.0),
-            a->with_ef ? pp_cell_dbl(ms(a->ef_ns)) : pp_cell_null(),
+            a->with_ef ? pp_cell_dbl(db_ms(a->ef_ns)) : pp_cell_null(),
             pp_cell_int(a->async),
             pp_cell_int(a->errors),
             pp_cell_str(pp_pc_strtab_get(&st->raws, st->example[c])),
@@ -306,7 +267,7 @@ static int emit_by_caller(db_state *st, pp_ctx *ctx, db_work *w)
                                               : pp_pc_strtab_get(&w->frames, r->caller)),
             pp_cell_str(pp_pc_strtab_get(&st->cmds, r->cmd)),
             pp_cell_int(r->count),
-            pp_cell_dbl(ms(r->total_ns)),
+            pp_cell_dbl(db_ms(r->total_ns)),
             pp_cell_dbl(w->total_ns > 0 ? 100.0 * (double)r->total_ns / (double)w->total_ns : 0.0),
         };
         int rc = h->table_row(t, row);
@@ -316,141 +277,7 @@ static int emit_by_caller(db_state *st, pp_ctx *ctx, db_work *w)
     return PP_OK;
 }
 
-/* INSERT/UPDATE/DELETE/MERGE: the fix of a repeated write is batching. */
-static int is_write(const char *cmd)
-{
-    static const char *const verbs[] = { "INSERT", "UPDATE", "DELETE", "MERGE", NULL };
-    for (const char *const *v = verbs; *v; v++)
-        if (strncasecmp(cmd, *v, strlen(*v)) == 0)
-            return 1;
-    return 0;
-}
-
-/* N+1: the same command many times inside one group — the creator
- * activity when activity ids flow, else a burst of commands separated by
- * less than burst_gap_ms. */
-static int find_n_plus_one(db_state *st, pp_ctx *ctx, db_work *w)
-{
-    const pp_host_api *h = st->host;
-    w->grp = malloc((w->nexec ? w->nexec : 1) * sizeof(*w->grp));
-    if (!w->grp)
-        return PP_ENOMEM;
-    /* A burst whose commands overlap holds several flows (concurrent
-     * requests): one command per request then looks like a loop. */
-    uint8_t *concurrent = calloc(w->nexec ? w->nexec : 1, 1);
-    if (!concurrent)
-        return PP_ENOMEM;
-    int64_t gap = (int64_t)(st->burst_gap_ms * 1e6);
-    uint64_t burst = 0;
-    int64_t last_end = INT64_MIN;
-    for (uint32_t k = 0; k < w->nexec; k++) {
-        const db_exec *x = &st->execs[w->by_start[k]];
-        if (k > 0 && x->start_ns - last_end > gap)
-            burst++;
-        else if (k > 0 && x->start_ns < last_end)
-            concurrent[burst] = 1;
-        if (x->end_ns > last_end)
-            last_end = x->end_ns;
-        static const pp_guid zero;
-        uint64_t g = memcmp(&x->related, &zero, 16) != 0
-                         ? db_guid_hash(&x->related) | UINT64_C(0x8000000000000000)
-                         : burst;
-        w->grp[k] = (db_grp){ g, x->cmd, w->by_start[k] };
-    }
-    qsort(w->grp, w->nexec, sizeof(*w->grp), cmp_grp);
-    /* the largest group per command */
-    uint32_t nc = st->cmds.count;
-    uint32_t *best = calloc(nc ? nc : 1, sizeof(uint32_t));
-    int64_t *span = calloc(nc ? nc : 1, sizeof(int64_t));
-    uint32_t *first = calloc(nc ? nc : 1, sizeof(uint32_t));
-    if (!best || !span || !first) {
-        free(best);
-        free(span);
-        free(first);
-        free(concurrent);
-        return PP_ENOMEM;
-    }
-    uint8_t *best_conc = calloc(nc ? nc : 1, 1);
-    if (!best_conc) {
-        free(best);
-        free(span);
-        free(first);
-        free(concurrent);
-        return PP_ENOMEM;
-    }
-    for (uint32_t i = 0; i < w->nexec;) {
-        uint32_t j = i;
-        int64_t s = INT64_MAX, e = INT64_MIN;
-        while (j < w->nexec && w->grp[j].group == w->grp[i].group && w->grp[j].cmd == w->grp[i].cmd) {
-            const db_exec *x = &st->execs[w->grp[j].exec];
-            if (x->start_ns < s) s = x->start_ns;
-            if (x->end_ns > e) e = x->end_ns;
-            j++;
-        }
-        uint32_t c = w->grp[i].cmd;
-        uint64_t g = w->grp[i].group;
-        if (j - i > best[c]) {
-            best[c] = j - i;
-            span[c] = e - s;
-            first[c] = w->grp[i].exec;
-            best_conc[c] = !(g & UINT64_C(0x8000000000000000)) && concurrent[g];
-        }
-        i = j;
-    }
-    static const pp_column cols[] = {
-        { "command", PP_COL_STRING, 0 },  { "executions", PP_COL_COUNT, 0 },
-        { "window_ms", PP_COL_NUMBER, 0 }, { "group", PP_COL_STRING, 0 },
-        { "caller", PP_COL_STRING, 0 },
-    };
-    pp_table *t = NULL;
-    int rc = PP_OK;
-    for (uint32_t k = 0; k < nc && rc == PP_OK; k++) {
-        uint32_t c = w->order[k];
-        if (best[c] < (uint64_t)st->nplus1)
-            continue;
-        if (!t && !(t = h->table_new(ctx, "n_plus_one", 5, cols, 1))) {
-            rc = PP_ENOMEM;
-            break;
-        }
-        static const pp_guid zero;
-        int by_activity = memcmp(&st->execs[first[c]].related, &zero, 16) != 0;
-        const char *caller = "";
-        if (w->caller && w->caller[first[c]] != DB_NO_ID)
-            caller = pp_pc_strtab_get(&w->frames, w->caller[first[c]]);
-        const char *group = by_activity ? "activity" : best_conc[c] ? "burst (concurrent)" : "burst";
-        if (best_conc[c])
-            h->finding(ctx, PP_SEVERITY_INFO, "db.n_plus_one",
-                       "maybe N+1: \"%s\" ran %u times within %.1f ms, but in a burst of "
-                       "overlapping commands (concurrent requests) with no activity id to tell "
-                       "them apart, so this may be one execution per request%s%s. To decide, "
-                       "rerun the load with one client, or check by_caller",
-                       pp_pc_strtab_get(&st->cmds, c), (unsigned)best[c], ms(span[c]),
-                       caller[0] ? "; called from " : "", caller);
-        else
-        h->finding(ctx, PP_SEVERITY_WARNING, "db.n_plus_one",
-                   "N+1: \"%s\" ran %u times within %.1f ms in one %s%s%s (%u executions, %.1f ms "
-                   "in all): %s",
-                   pp_pc_strtab_get(&st->cmds, c), (unsigned)best[c], ms(span[c]), group,
-                   caller[0] ? ", called from " : "", caller, (unsigned)w->aggs[c].count,
-                   ms(w->aggs[c].total_ns),
-                   is_write(pp_pc_strtab_get(&st->cmds, c))
-                       ? "batch the writes (one round trip: EF Core batching, ExecuteUpdate/"
-                         "ExecuteDelete, a bulk insert)"
-                       : "fetch the rows in one query (Include/join, WHERE ... IN) or cache them");
-        pp_cell row[5] = {
-            pp_cell_str(pp_pc_strtab_get(&st->cmds, c)), pp_cell_int(best[c]),
-            pp_cell_dbl(ms(span[c])), pp_cell_str(group),
-            pp_cell_str(caller),
-        };
-        rc = h->table_row(t, row);
-    }
-    free(best);
-    free(span);
-    free(first);
-    free(best_conc);
-    free(concurrent);
-    return rc;
-}
+static void duration_findings(db_state *st, pp_ctx *ctx, db_work *w);
 
 static void findings(db_state *st, pp_ctx *ctx, db_work *w)
 {
@@ -466,7 +293,7 @@ static void findings(db_state *st, pp_ctx *ctx, db_work *w)
             h->finding(ctx, PP_SEVERITY_WARNING, "db.slow_command",
                        "\"%s\": %u of %u executions took over %.0f ms (max %.1f ms)",
                        pp_pc_strtab_get(&st->cmds, c), (unsigned)a->slow, (unsigned)a->count,
-                       st->slow_ms, ms(a->max_ns));
+                       st->slow_ms, db_ms(a->max_ns));
     }
     if (slow_cmds > 10)
         h->finding(ctx, PP_SEVERITY_WARNING, "db.slow_command",
@@ -498,25 +325,58 @@ static void findings(db_state *st, pp_ctx *ctx, db_work *w)
                    "`dotnet-trace collect --profile database` does",
                    (unsigned long long)st->zero_activity);
 
-    /* EF Core's Duration against the measured start/stop pair */
+    duration_findings(st, ctx, w);
+}
+
+/* What tracing costs the figures, and which of the two times to trust.
+ * EF Core starts its stopwatch before it writes CommandExecuting and reads
+ * it before it writes CommandExecuted; the trace times the two events
+ * themselves. Under `--profile database` each event carries the command's
+ * arguments, serialized inside the command's own time, so both figures
+ * include the profiler's work and neither is the untraced time. */
+static void duration_findings(db_state *st, pp_ctx *ctx, db_work *w)
+{
+    const pp_host_api *h = st->host;
     int64_t ef = 0, pair = 0;
+    uint32_t n = 0;
     for (uint32_t k = 0; k < w->nexec; k++) {
         const db_exec *x = &st->execs[w->by_start[k]];
         if (x->ef_ns < 0)
             continue;
         ef += x->ef_ns;
         pair += x->end_ns - x->start_ns;
+        n++;
     }
-    if (pair > 0) {
-        double diff = 100.0 * (double)(ef - pair) / (double)pair;
-        h->total_double(ctx, "ef_duration_ms", PP_COL_NUMBER, ms(ef));
-        if ((diff > 10.0 || diff < -10.0) && (ef - pair > 1000000 || pair - ef > 1000000))
-            h->finding(ctx, PP_SEVERITY_INFO, "db.duration_mismatch",
-                       "EF Core's own Duration adds up to %.1f ms, %+.1f%% off the %.1f ms "
-                       "between its CommandExecuting and CommandExecuted events; times here are "
-                       "the measured pairs (EF Core's Duration is in ef_duration_ms)",
-                       ms(ef), diff, ms(pair));
+    if (w->nexec > 0) {
+        double per = (double)st->command_event_bytes / w->nexec;
+        h->total_double(ctx, "event_bytes_per_command", PP_COL_NUMBER, per);
+        char both[96] = "";
+        if (n)
+            snprintf(both, sizeof(both), " and EF Core's Duration (%.1f ms) both", db_ms(ef));
+        h->finding(ctx, PP_SEVERITY_INFO, "db.profiler_overhead",
+                   "these times come from a traced run: every command wrote a start and a stop "
+                   "DiagnosticSource event carrying its arguments (%.0f bytes per command here), "
+                   "serialized on the command's own thread inside its measured time, so db_ms "
+                   "(%.1f ms)%s over-state the untraced time by the profiler's share. Compare "
+                   "traced runs with traced runs; for absolute database time use a run without "
+                   "`--profile database` (EF Core's own metrics, dotnet-counters "
+                   "Microsoft.EntityFrameworkCore)",
+                   per, db_ms(w->total_ns), both);
     }
+    if (pair <= 0)
+        return;
+    double diff = 100.0 * (double)(ef - pair) / (double)pair;
+    h->total_double(ctx, "ef_duration_ms", PP_COL_NUMBER, db_ms(ef));
+    if ((diff > 10.0 || diff < -10.0) && (ef - pair > 1000000 || pair - ef > 1000000))
+        h->finding(ctx, PP_SEVERITY_INFO, "db.duration_mismatch",
+                   "EF Core's own Duration adds up to %.1f ms, %+.1f%% off the %.1f ms between its "
+                   "CommandExecuting and CommandExecuted events. Trust the span between the events "
+                   "(db_ms, the times in these tables) for where this run waited: the trace timed "
+                   "both ends itself. EF Core's stopwatch starts before it writes CommandExecuting "
+                   "and so also counts that event's argument serialization and EF's own logging "
+                   "(ef_duration_ms keeps it). Neither is the untraced time (see "
+                   "db.profiler_overhead)",
+                   db_ms(ef), diff, db_ms(pair));
 }
 
 int db_report(db_state *st, pp_ctx *ctx, pp_error *err)
@@ -543,7 +403,7 @@ int db_report(db_state *st, pp_ctx *ctx, pp_error *err)
     for (uint32_t c = 0; c < st->cmds.count; c++)
         distinct += w.aggs[c].count > 0;
     h->total_int(ctx, "distinct_commands", PP_COL_COUNT, distinct);
-    h->total_double(ctx, "db_ms", PP_COL_NUMBER, ms(w.total_ns));
+    h->total_double(ctx, "db_ms", PP_COL_NUMBER, db_ms(w.total_ns));
     if (w.nexec == 0) {
         h->finding(ctx, PP_SEVERITY_WARNING, "db.no_commands",
                    "%llu DiagnosticSource events but no completed EF Core or SqlClient command: "
@@ -557,13 +417,16 @@ int db_report(db_state *st, pp_ctx *ctx, pp_error *err)
     }
     if ((rc = resolve_callers(st, &w, err)) != PP_OK)
         goto done;
+    /* per-request figures first, when the trace has request boundaries */
+    if ((rc = db_requests_resolve(st, &w)) != PP_OK || (rc = db_emit_per_request(st, ctx, &w)) != PP_OK)
+        goto done;
     if ((rc = emit_by_command(st, ctx, &w)) != PP_OK)
         goto done;
     if (st->timeline && (rc = emit_timeline(st, ctx, &w)) != PP_OK)
         goto done;
     if (w.caller && (rc = emit_by_caller(st, ctx, &w)) != PP_OK)
         goto done;
-    if ((rc = find_n_plus_one(st, ctx, &w)) != PP_OK)
+    if ((rc = db_find_n_plus_one(st, ctx, &w)) != PP_OK)
         goto done;
     findings(st, ctx, &w);
 done:

@@ -291,26 +291,54 @@ START_TEST(literals_aggregate_percentiles_timeline)
 }
 END_TEST
 
-START_TEST(n_plus_one_burst)
+/* Without request boundaries a repeated command is an N+1 only when
+ * another command, run at least twice and interleaved with it, drives it. */
+START_TEST(n_plus_one_driver)
 {
     mock_host *mh = new_host(NULL, NULL);
-    ef_command(mh, "SELECT \"b\".\"Id\" FROM \"Blogs\" AS \"b\"", 0, 2 * MS, 1, 1, 1,
-               "00:00:00.0020000", "False");
-    for (int i = 0; i < 12; i++)
-        ef_command(mh, "SELECT \"p\".\"Id\" FROM \"Posts\" AS \"p\" WHERE \"p\".\"BlogId\" = @blog_Id",
-                   (3 + i * 2) * MS, (4 + i * 2) * MS, 1, 1, (uint8_t)(10 + i), "00:00:00.0010000",
-                   "False");
-    /* 9 of another command in a later burst: under the threshold */
+    uint8_t act = 10;
+    for (int p = 0; p < 2; p++) {
+        int64_t t = p * 100 * MS;
+        ef_command(mh, "SELECT \"b\".\"Id\" FROM \"Blogs\" AS \"b\"", t, t + 2 * MS, 1, 1, act++,
+                   "00:00:00.0020000", "False");
+        for (int i = 0; i < 12; i++)
+            ef_command(mh, "SELECT \"p\".\"Id\" FROM \"Posts\" AS \"p\" WHERE \"p\".\"BlogId\" = @blog_Id",
+                       t + (3 + i * 2) * MS, t + (4 + i * 2) * MS, 1, 1, act++, "00:00:00.0010000",
+                       "False");
+    }
+    /* 9 of another command later: under the threshold */
     for (int i = 0; i < 9; i++)
         ef_command(mh, "SELECT x FROM y", (5000 + i) * MS, (5000 + i) * MS + MS / 2, 1, 1,
                    (uint8_t)(100 + i), "00:00:00.0005000", "False");
     finish(mh);
-    const char *msg = mock_host_finding(mh, "db.n_plus_one", NULL);
+    uint32_t sev;
+    const char *msg = mock_host_finding(mh, "db.n_plus_one", &sev);
     ck_assert_ptr_nonnull(msg);
-    ck_assert_msg(strstr(msg, "WHERE \"p\".\"BlogId\" = @blog_Id\" ran 12 times") != NULL, "%s", msg);
-    ck_assert_msg(strstr(msg, "burst") != NULL, "%s", msg);
+    ck_assert_uint_eq(sev, PP_SEVERITY_WARNING);
+    ck_assert_msg(strstr(msg, "WHERE \"p\".\"BlogId\" = @blog_Id\" ran 24 times, 12.0 per execution of") != NULL, "%s", msg);
+    ck_assert_msg(strstr(msg, "confidence medium") != NULL, "%s", msg);
+    ck_assert_msg(strstr(msg, "--providers Microsoft.AspNetCore.Hosting") != NULL, "%s", msg);
     ck_assert_msg(strstr(msg, "SELECT x") == NULL, "%s", msg);
-    ck_assert_uint_eq(mock_host_finding_count(mh), 1);
+    const mock_table *t = mock_host_table(mh, "n_plus_one");
+    ck_assert_uint_eq(mock_table_rows(t), 1);
+    ck_near(mock_table_dbl(t, 0, "per_request"), 12.0);
+    ck_assert_int_eq(mock_table_int(t, 0, "requests"), 2);
+    ck_assert_str_eq(mock_table_str(t, 0, "confidence"), "medium");
+    mock_host_free(mh);
+
+    /* one parent and no stacks: a loop, or one query per request after a
+     * start-up query; no verdict, only the capture that would decide */
+    mh = new_host(NULL, NULL);
+    ef_command(mh, "SELECT 0", 0, MS, 1, 1, 9, "00:00:00.0010000", "False");
+    for (int i = 0; i < 12; i++)
+        ef_command(mh, "SELECT 1", (2 + i) * MS, (2 + i) * MS + MS / 2, 1, 1, (uint8_t)(10 + i),
+                   "00:00:00.0005000", "False");
+    finish(mh);
+    ck_assert_ptr_null(mock_host_finding(mh, "db.n_plus_one", NULL));
+    msg = mock_host_finding(mh, "db.repeated_command", &sev);
+    ck_assert_ptr_nonnull(msg);
+    ck_assert_uint_eq(sev, PP_SEVERITY_INFO);
+    ck_assert_msg(strstr(msg, "confidence low") && strstr(msg, "--providers Microsoft.AspNetCore.Hosting"), "%s", msg);
     mock_host_free(mh);
 
     /* the threshold is an option */
@@ -320,13 +348,14 @@ START_TEST(n_plus_one_burst)
                    "00:00:00.0005000", "False");
     finish(mh);
     ck_assert_ptr_null(mock_host_finding(mh, "db.n_plus_one", NULL));
+    ck_assert_ptr_null(mock_host_finding(mh, "db.repeated_command", NULL));
     mock_host_free(mh);
 }
 END_TEST
 
 /* Overlapping executions come from concurrent flows: one per request looks
- * like a loop, so without activity ids it is only a "maybe" (info). */
-START_TEST(n_plus_one_concurrent_burst_is_info)
+ * like a loop, so without request boundaries there is no N+1 verdict. */
+START_TEST(n_plus_one_concurrent_without_driver_is_no_verdict)
 {
     mock_host *mh = new_host(NULL, NULL);
     for (int i = 0; i < 12; i++)   /* 4 ms each, a new one every 2 ms: they overlap */
@@ -334,13 +363,90 @@ START_TEST(n_plus_one_concurrent_burst_is_info)
                    (uint64_t)(1 + i % 4), (uint64_t)(1 + i % 4), (uint8_t)(10 + i),
                    "00:00:00.0040000", "True");
     finish(mh);
+    ck_assert_ptr_null(mock_host_finding(mh, "db.n_plus_one", NULL));
+    ck_assert_ptr_null(mock_host_table(mh, "n_plus_one"));
     uint32_t sev;
-    const char *msg = mock_host_finding(mh, "db.n_plus_one", &sev);
+    const char *msg = mock_host_finding(mh, "db.repeated_command", &sev);
     ck_assert_ptr_nonnull(msg);
     ck_assert_uint_eq(sev, PP_SEVERITY_INFO);
-    ck_assert_msg(strncmp(msg, "maybe N+1", 9) == 0, "%s", msg);
+    ck_assert_msg(strstr(msg, "overlapping") && strstr(msg, "no N+1 verdict"), "%s", msg);
+    mock_host_free(mh);
+}
+END_TEST
+
+/* A Hosting RequestStart/RequestStop pair; its activity id is the related
+ * id of the commands inside. */
+static void request_event(mock_host *mh, const char *name, int64_t t, uint8_t act)
+{
+    built b;
+    memset(&b.ev, 0, sizeof(b.ev));
+    b.ev.struct_size = sizeof(b.ev);
+    b.ev.provider_known = PP_PROVIDER_OTHER;
+    b.ev.provider = "Microsoft.AspNetCore.Hosting";
+    b.ev.name = name;
+    b.ev.event_id = strcmp(name, "RequestStart") == 0 ? 3 : 4;
+    b.ev.source = mock_host_source(mh);
+    b.ev.time_ns = t;
+    b.ev.pointer_size = 8;
+    b.ev.activity_id.bytes[0] = act;
+    b.ev.activity_id.bytes[15] = 0x59;
+    feed(mh, &b);
+}
+
+static void ef_in(mock_host *mh, const char *sql, int64_t t0, int64_t t1, uint8_t act, uint8_t req)
+{
+    built b;
+    build(&b, mh, "Activity2Start", t0, 1, act, req, EF, EXECUTING, "CommandText", sql,
+          "IsAsync", "True", (const char *)NULL);
+    feed(mh, &b);
+    build(&b, mh, "Activity2Stop", t1, 2, act, 0, EF, EXECUTED, "Duration", "00:00:00.0001000",
+          "IsAsync", "True", (const char *)NULL);
+    feed(mh, &b);
+}
+
+/* With request boundaries: K per request, inside each request, however the
+ * requests overlap; a query run once per request is never an N+1. */
+START_TEST(n_plus_one_inside_requests)
+{
+    mock_host *mh = new_host(NULL, NULL);
+    uint8_t act = 1;
+    /* four concurrent requests (the stop of one arrives before the start of
+     * another in the file, as in real traces) */
+    for (int r = 0; r < 4; r++)
+        request_event(mh, "RequestStart", r * MS, (uint8_t)(200 + r));
+    for (int i = 0; i < 11; i++)
+        for (int r = 0; r < 4; r++)
+            ef_in(mh, "SELECT c FROM p WHERE b = @id", (10 + i * 4 + r) * MS, (11 + i * 4 + r) * MS,
+                  act++, (uint8_t)(200 + r));
+    for (int r = 0; r < 4; r++)
+        request_event(mh, "RequestStop", (100 + r) * MS, (uint8_t)(200 + r));
+    /* twelve other requests, one query each, back to back */
+    for (int r = 0; r < 12; r++) {
+        request_event(mh, "RequestStart", (200 + 3 * r) * MS, (uint8_t)(210 + r));
+        ef_in(mh, "SELECT one FROM q", (201 + 3 * r) * MS, (202 + 3 * r) * MS, act++,
+              (uint8_t)(210 + r));
+        request_event(mh, "RequestStop", (202 + 3 * r) * MS, (uint8_t)(210 + r));
+    }
+    finish(mh);
+    const char *msg = mock_host_finding(mh, "db.n_plus_one", NULL);
+    ck_assert_ptr_nonnull(msg);
+    ck_assert_msg(strstr(msg, "\"SELECT c FROM p WHERE b = @id\" ran 11 times per request") != NULL, "%s", msg);
+    ck_assert_msg(strstr(msg, "in 4 requests") && strstr(msg, "confidence high"), "%s", msg);
+    ck_assert_msg(strstr(msg, "SELECT one") == NULL, "%s", msg);
+    ck_assert_ptr_null(mock_host_finding(mh, "db.repeated_command", NULL));
     const mock_table *t = mock_host_table(mh, "n_plus_one");
-    ck_assert_str_eq(mock_table_str(t, 0, "group"), "burst (concurrent)");
+    ck_assert_uint_eq(mock_table_rows(t), 1);
+    ck_assert_str_eq(mock_table_str(t, 0, "group"), "request");
+    ck_assert_int_eq(mock_table_int(t, 0, "executions"), 44);
+    const mock_table *pr = mock_host_table(mh, "per_request");
+    ck_assert_ptr_nonnull(pr);
+    ck_assert_uint_eq(mock_table_rows(pr), 1);   /* no path field: one unknown route */
+    ck_assert_int_eq(mock_table_int(pr, 0, "requests"), 16);
+    ck_assert_int_eq(mock_table_int(pr, 0, "commands"), 56);
+    ck_assert_int_eq(mock_table_int(pr, 0, "max_per_request"), 11);
+    int64_t n;
+    ck_assert(mock_host_total_int(mh, "requests", &n));
+    ck_assert_int_eq(n, 16);
     mock_host_free(mh);
 }
 END_TEST
@@ -507,8 +613,9 @@ static Suite *suite(void)
     tcase_add_test(tc, normalize);
     tcase_add_test(tc, pair_by_activity_across_threads);
     tcase_add_test(tc, literals_aggregate_percentiles_timeline);
-    tcase_add_test(tc, n_plus_one_burst);
-    tcase_add_test(tc, n_plus_one_concurrent_burst_is_info);
+    tcase_add_test(tc, n_plus_one_driver);
+    tcase_add_test(tc, n_plus_one_concurrent_without_driver_is_no_verdict);
+    tcase_add_test(tc, n_plus_one_inside_requests);
     tcase_add_test(tc, slow_and_unmatched);
     tcase_add_test(tc, sqlclient_under_ef_counted_once);
     tcase_add_test(tc, no_activity_ids_fallback);
