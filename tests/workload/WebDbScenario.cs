@@ -1,6 +1,7 @@
-// webdb: one ASP.NET Core endpoint with a known number of SQL commands per request, for request-aware N+1 checks.
-//   --endpoint one      GET /one    : ONE query per request (blogs with their post counts, a join)
-//   --endpoint nplus1   GET /nplus1 : the N+1 of the same answer: 1 query for the blogs, then 1 COUNT per blog (K = --blogs)
+// webdb: one ASP.NET Core endpoint, GET /blogs, with a known number of SQL commands per request, for
+// request-aware N+1 checks. The same route in both variants, so a capture of each is an N+1 -> fixed A/B:
+//   --endpoint one      ONE query per request (blogs with their post counts, a correlated subquery)
+//   --endpoint nplus1   the N+1 of the same answer: 1 query for the blogs, then 1 COUNT per blog (K = --blogs)
 // Both are async (ToListAsync/CountAsync), as real handlers are. A bounded in-process load generator sends
 // --requests requests from --concurrency virtual users. No warm-up: every request the server saw is in the truth.
 using System;
@@ -42,7 +43,7 @@ namespace Workload
             builder.Logging.ClearProviders();
             builder.WebHost.UseUrls("http://127.0.0.1:0");
             var app = builder.Build();
-            string path = "/" + endpoint;
+            const string path = "/blogs";
             var perRequest = new List<int>();              // DB commands of each request, as the server saw them
             double totalMs = 0, dbMs = 0;
             app.Use(async (ctx, next) =>
@@ -60,9 +61,9 @@ namespace Workload
                 }
             });
             if (endpoint == "one")
-                app.MapGet("/one", async () => Results.Text((await WebDbEndpoints.One(cs, counter)).ToString()));
+                app.MapGet(path, async () => Results.Text((await WebDbEndpoints.One(cs, counter)).ToString()));
             else
-                app.MapGet("/nplus1", async () => Results.Text((await WebDbEndpoints.NPlusOne(cs, counter)).ToString()));
+                app.MapGet(path, async () => Results.Text((await WebDbEndpoints.NPlusOne(cs, counter)).ToString()));
             await app.StartAsync();
             string url = app.Services.GetRequiredService<IServer>().Features.Get<IServerAddressesFeature>().Addresses.First();
             using var http = new HttpClient { BaseAddress = new Uri(url), Timeout = TimeSpan.FromSeconds(20) };
@@ -85,7 +86,7 @@ namespace Workload
             var cmds = new JsonArray();
             foreach (var t in counter.Order) cmds.Add(counter.ByText[t].DeepClone());
             var per = new JsonArray(); foreach (int n in perRequest) per.Add(n);
-            truth["endpoint"] = path;
+            truth["endpoint"] = endpoint;
             truth["route"] = path;
             truth["requests"] = requests;
             truth["concurrency"] = concurrency;
