@@ -67,10 +67,34 @@ expect_has "describe --plugin-dir FIXTURES fixture-g<TAB>" "fixture-good" descri
 expect_words "alloc DATA/alloc-gcverbose.n<TAB>: the file" "$DATA/alloc-gcverbose.nettrace" alloc "$DATA/alloc-gcverbose.n"
 expect_words "after --, files only" "$DATA/cpu-sampled.nettrace" alloc -- "$DATA/cpu-sampled.n"
 
+# zsh: the completion function with the completion system's builtins
+# replaced by ones that print what would be offered.
+zsh_complete() {  # zsh_complete WORD... (the last is the word being completed)
+  zsh -f -c '
+    compadd() { local i=${@[(i)--]}; print -l -- ${@[i+1,-1]} }
+    _describe() { local a=${@[-1]}; print -l -- ${${(P)a}%%:*} }
+    _files() { print -- "<files>" }
+    words=("$@"); CURRENT=$#; PREFIX=${words[-1]}
+    source "$COMPLETION"' zsh "$PERFPIPE" "$@" 2>&1 | sort | xargs
+}
 if command -v zsh >/dev/null; then
-  zsh -n "$SRC/completion/_perfpipe" && ok "zsh completion parses" || bad "zsh -n completion/_perfpipe"
+  export COMPLETION=$SRC/completion/_perfpipe
+  zsh -n "$COMPLETION" && ok "zsh completion parses" || bad "zsh -n completion/_perfpipe"
+  got=$(zsh_complete "")
+  for w in run candidates alloc spans; do
+    [[ " $got " == *" $w "* ]] && ok "zsh: first word offers $w" || bad "zsh: first word lacks $w: $got"
+  done
+  want=$("$PERFPIPE" describe cpu --format names | sort | xargs)
+  [ "$(zsh_complete cpu x.nettrace --option "")" = "$want" ] && ok "zsh: cpu --option offers cpu's options" ||
+    bad "zsh: cpu --option: $(zsh_complete cpu x.nettrace --option "")"
+  [ "$(zsh_complete alloc x --format "")" = "csv folded json markdown speedscope svg table" ] &&
+    ok "zsh: --format offers the formats" || bad "zsh: --format: $(zsh_complete alloc x --format "")"
+  [ "$(zsh_complete describe "")" = "$analyzers" ] && ok "zsh: describe offers the analyzers" ||
+    bad "zsh: describe: $(zsh_complete describe "")"
+  [ "$(zsh_complete alloc "")" = "<files>" ] && ok "zsh: an analyzer's argument is a file" ||
+    bad "zsh: alloc arg: $(zsh_complete alloc "")"
 else
-  echo "SKIP: zsh not installed (zsh -n check)"
+  echo "SKIP: zsh not installed (the zsh completion checks)"
 fi
 head -1 "$SRC/completion/_perfpipe" | grep -qx '#compdef perfpipe' && ok "zsh completion declares #compdef perfpipe" ||
   bad "zsh completion lacks #compdef"
