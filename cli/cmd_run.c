@@ -45,6 +45,7 @@ typedef struct run_args {
     const char *evidence_dir;      /* --evidence-dir */
     int quiet;
     unsigned stage_timeout;        /* --stage-timeout, 0 = the default */
+    int no_isolate;                /* --no-isolate: stages in this process */
     pp_cli_capture capture;        /* --pid N ...: capture live (capture_opts.c) */
 } run_args;
 
@@ -81,6 +82,8 @@ run_help(FILE *out, run_mode mode)
               "  -q, --quiet          no warnings on stderr (they stay in the result)\n"
               "  --stage-timeout S    fail a stage whose plugin makes no progress for S seconds\n"
               "                       (default 60; each stage runs isolated: a crash fails it alone)\n"
+              "  --no-isolate         run the stages in this process (for a debugger; a plugin\n"
+              "                       crash then ends the run)\n"
               "\n"
               "Live, instead of INPUT (a nettrace analyzer; see perfpipe-collect(1)):\n"
               "  --pid N | --process NAME | --diagnostic-port PATH[,connect]   capture from a\n"
@@ -114,6 +117,8 @@ run_help(FILE *out, run_mode mode)
               "  -q, --quiet          no warnings on stderr\n"
               "  --stage-timeout S    fail a stage whose plugin makes no progress for S seconds\n"
               "                       (default 60; each stage runs isolated: a crash fails it alone)\n"
+              "  --no-isolate         run the stages in this process (for a debugger; a plugin\n"
+              "                       crash then ends the run)\n"
               "\n"
               "Example: perfpipe run alloc --input trace=app.nettrace --set scenario=cart -o a.json --format json\n",
               out);
@@ -219,6 +224,7 @@ parse_args(run_args *a, int argc, char **argv)
         { "quiet", no_argument, NULL, 'q' },
         { "evidence-dir", required_argument, NULL, 'E' },
         { "stage-timeout", required_argument, NULL, 'W' },
+        { "no-isolate", no_argument, NULL, 'N' },
         { "pid", required_argument, NULL, 0x100 },
         { "process", required_argument, NULL, 0x100 },
         { "diagnostic-port", required_argument, NULL, 0x100 },
@@ -306,6 +312,9 @@ parse_args(run_args *a, int argc, char **argv)
             break;
         case 'E':
             a->evidence_dir = optarg;
+            break;
+        case 'N':
+            a->no_isolate = 1;
             break;
         case 'W': {
             char *end;
@@ -688,6 +697,33 @@ write_results(const run_args *a, const pp_pipeline *p, const json_t *doc)
     return status;
 }
 
+/* Everything after the run: the message, the evidence, the outputs. With
+ * isolated stages it runs in the stages' process, so the document never
+ * has to cross to the parent (core/isolate.h). Returns the exit status. */
+typedef struct deliver_job { const run_args *a; const pp_pipeline *p; } deliver_job;
+
+static int
+deliver(void *user, json_t *doc, int rc, const pp_error *err)
+{
+    const deliver_job *dj = user;
+    int status = PP_EXIT_OK, w;
+
+    pp_cli_progress_done();
+    if (doc == NULL) {
+        pp_cli_error("%s", err->message);
+        return pp_cli_exit_for(rc);
+    }
+    if (rc != PP_OK) {
+        pp_cli_error("%s (the other stages' results are written)", err->message);
+        status = PP_EXIT_PLUGIN;
+    } else if (error_findings(doc) > 0) {
+        status = PP_EXIT_PLUGIN;
+    }
+    if ((w = write_results(dj->a, dj->p, doc)) != PP_EXIT_OK)
+        status = w;
+    return status;
+}
+
 static int
 execute(run_args *a)
 {
@@ -698,7 +734,7 @@ execute(run_args *a)
     bound b = { 0 };
     char *path = NULL, *text = NULL;
     json_t *doc = NULL;
-    int rc, status;
+    int rc, status, delivered = -1;
 
     if ((loader = pp_cli_loader(a->plugin_dirs, a->ndirs)) == NULL)
         return PP_EXIT_USAGE;
@@ -757,28 +793,14 @@ execute(run_args *a)
         /* A live capture is read once and cannot be replayed to a repeated
          * child: runs that capture are not isolated (their kept file is). */
         int live = pp_cli_capture_signals(p);
-        pp_run_hooks hooks = { a->hash, on_progress, on_warning, on_log, a, !live,
-                               a->stage_timeout };
+        deliver_job dj = { a, p };
+        pp_run_hooks hooks = { a->hash, on_progress, on_warning, on_log, a,
+                               !live && !a->no_isolate, a->stage_timeout,
+                               deliver, &dj, &delivered };
 
         rc = pp_run_pipeline(p, &hooks, &doc, &err);
         pp_cli_progress_done();
-    }
-    if (doc == NULL) {
-        pp_cli_error("%s", err.message);
-        status = pp_cli_exit_for(rc);
-        goto out;
-    }
-    if (rc != PP_OK) {
-        pp_cli_error("%s (the other stages' results are written)", err.message);
-        status = PP_EXIT_PLUGIN;
-    } else if (error_findings(doc) > 0) {
-        status = PP_EXIT_PLUGIN;
-    }
-    {
-        int w = write_results(a, p, doc);
-
-        if (w != PP_EXIT_OK)
-            status = w;
+        status = delivered >= 0 ? delivered : deliver(&dj, doc, rc, &err);
     }
 out:
     bound_free(&b);

@@ -54,6 +54,14 @@ typedef struct pp_run_hooks {
     /* Seconds one plugin callback may run without returning before its
      * stage is failed (isolate only); 0 = PP_STAGE_TIMEOUT_DEFAULT. */
     uint32_t stage_timeout_s;
+    /* Isolate only, may be NULL: called in the stages' process with the
+     * finished document (NULL when rc < 0: an input error), to render and
+     * write it there, so a large document never crosses to the parent. Its
+     * return (an exit status 0..255) is stored in *delivered, which stays
+     * -1 when deliver did not run (then *doc is returned as usual). */
+    int (*deliver)(void *user, json_t *doc, int rc, const pp_error *err);
+    void *deliver_user;
+    int *delivered;
 } pp_run_hooks;
 
 /* The documented default progress limit (perfpipe(1) --stage-timeout). */

@@ -26,6 +26,7 @@ typedef struct child_msg {
     int32_t rc;
     pp_error err;
     uint64_t doc_len;            /* bytes of compact JSON that follow; 0 = no document */
+    int32_t delivered;           /* deliver's status + 1; 0 = not delivered */
 } child_msg;
 
 static const char *const phase_names[] = { "idle", "create", "consume", "finish", "destroy" };
@@ -56,6 +57,9 @@ write_all(int fd, const void *p, size_t n)
     return 0;
 }
 
+static void stdout_faults(const pp_plan *plan, const pp_guard_watch *w, json_t *doc, int *rc,
+                          pp_error *err);
+
 /* ---- the child ------------------------------------------------------------ */
 
 typedef struct stdout_trap { pp_guard_watch *watch; size_t nstages; } stdout_trap;
@@ -81,10 +85,11 @@ run_child(const pp_plan *plan, const pp_run_hooks *hooks, const pp_guard *g, int
     child_msg msg;
     json_t *doc = NULL;
     char *text = NULL;
-    int null_fd;
-    FILE *f;
+    FILE *real_stdout = stdout, *f = NULL;
+    int null_fd, saved_fd = dup(STDOUT_FILENO), rc;
 
-    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    /* SIGTERM, not SIGKILL: the CLI's handler removes temporary files. */
+    prctl(PR_SET_PDEATHSIG, SIGTERM);
     /* Raw write(1, ...) goes nowhere; stdio writes are counted. */
     if ((null_fd = open("/dev/null", O_WRONLY)) >= 0) {
         dup2(null_fd, STDOUT_FILENO);
@@ -100,7 +105,22 @@ run_child(const pp_plan *plan, const pp_run_hooks *hooks, const pp_guard *g, int
     }
     memset(&msg, 0, sizeof msg);
     msg.err = (pp_error)PP_ERROR_INIT;
-    msg.rc = pp_engine_run_guarded(plan, hooks, g, &doc, &msg.err);
+    rc = pp_engine_run_guarded(plan, hooks, g, &doc, &msg.err);
+    if (doc != NULL)
+        stdout_faults(plan, g->watch, doc, &rc, &msg.err);
+    msg.rc = rc;
+    /* The plugins are done: the real stdout is back for the outputs. */
+    if (f != NULL)
+        fflush(f);
+    stdout = real_stdout;
+    if (saved_fd >= 0)
+        dup2(saved_fd, STDOUT_FILENO);
+    if (hooks->deliver != NULL) {
+        msg.delivered = hooks->deliver(hooks->deliver_user, doc, msg.rc, &msg.err) + 1;
+        fflush(stdout);
+        json_decref(doc);
+        doc = NULL;
+    }
     if (doc != NULL && (text = json_dumps(doc, JSON_COMPACT)) == NULL) {
         msg.rc = PP_ENOMEM;
         pp_error_set(&msg.err, PP_ENOMEM, "out of memory writing the result document");
@@ -228,8 +248,9 @@ blame(const pp_plan *plan, const pp_guard_watch *w, const attempt *a, uint32_t l
     return e;
 }
 
-/* A stage that wrote to stdout fails after the fact: the document is
- * clean, but a plugin that prints is broken. */
+/* A stage that wrote to stdout fails after the fact (in the child, before
+ * the document is delivered): the document is clean, but a plugin that
+ * prints is broken. */
 static void
 stdout_faults(const pp_plan *plan, const pp_guard_watch *w, json_t *doc, int *rc, pp_error *err)
 {
@@ -315,13 +336,13 @@ pp_isolate_run(const pp_plan *plan, const pp_run_hooks *hooks, json_t **doc, pp_
             rc = msg.rc;
             if (err != NULL)
                 *err = msg.err;
+            if (msg.delivered > 0 && hooks->delivered != NULL)
+                *hooks->delivered = msg.delivered - 1;
             if (msg.doc_len > 0 &&
                 (*doc = json_loadb(a.buf + sizeof msg, msg.doc_len, 0, &je)) == NULL) {
                 pp_error_set(err, PP_ENOMEM, "out of memory reading the result document");
                 rc = PP_ENOMEM;
             }
-            if (*doc != NULL)
-                stdout_faults(plan, w, *doc, &rc, err);
             free(a.buf);
             break;
         }

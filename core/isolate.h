@@ -7,8 +7,9 @@
  * result is still written. A plugin's writes to stdout (stdio) are caught
  * in the child: the stage fails and the document on stdout stays clean.
  *
- * Cost on a healthy run: one fork, and the result document crossing a pipe
- * as JSON (bench/RESULTS.md has the figures). A faulty stage costs one more
+ * Cost on a healthy run: one fork; the document is delivered (rendered and
+ * written) in the child through hooks->deliver, or else crosses a pipe as
+ * JSON (bench/RESULTS.md has the figures). A faulty stage costs one more
  * read of the inputs per fault. */
 #ifndef PP_CORE_ISOLATE_H
 #define PP_CORE_ISOLATE_H

@@ -28,6 +28,28 @@ record_options(json_t *doc, const pp_pipeline *p)
     }
 }
 
+static void
+decorate(json_t *doc, const pp_pipeline *p)
+{
+    if (p->description != NULL)
+        json_object_set_new(doc, "description", json_string(p->description));
+    record_options(doc, p);
+}
+
+/* In the stages' process: the document gets what the pipeline knows
+ * before the caller's deliver sees it. */
+typedef struct run_deliver { const pp_pipeline *p; const pp_run_hooks *outer; } run_deliver;
+
+static int
+decorate_and_deliver(void *user, json_t *doc, int rc, const pp_error *err)
+{
+    run_deliver *rd = user;
+
+    if (doc != NULL)
+        decorate(doc, rd->p);
+    return rd->outer->deliver(rd->outer->deliver_user, doc, rc, err);
+}
+
 int
 pp_run_pipeline(const pp_pipeline *p, const pp_run_hooks *hooks, json_t **doc, pp_error *err)
 {
@@ -71,13 +93,20 @@ pp_run_pipeline(const pp_pipeline *p, const pp_run_hooks *hooks, json_t **doc, p
     plan.inputs = inputs;
     plan.nstages = p->stage_count;
     plan.stages = stages;
-    rc = hooks != NULL && hooks->isolate ? pp_isolate_run(&plan, hooks, doc, err)
-                                         : pp_engine_run(&plan, hooks, doc, err);
-    if (*doc != NULL) {
-        if (p->description != NULL)
-            json_object_set_new(*doc, "description", json_string(p->description));
-        record_options(*doc, p);
+    if (hooks != NULL && hooks->isolate) {
+        pp_run_hooks h = *hooks;
+        run_deliver rd = { p, hooks };
+
+        if (h.deliver != NULL) {
+            h.deliver = decorate_and_deliver;
+            h.deliver_user = &rd;
+        }
+        rc = pp_isolate_run(&plan, &h, doc, err);
+    } else {
+        rc = pp_engine_run(&plan, hooks, doc, err);
     }
+    if (*doc != NULL)
+        decorate(*doc, p);
 out:
     free(knobs);
     free(inputs);
