@@ -11,6 +11,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/signalfd.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -134,6 +135,8 @@ run_child(const pp_plan *plan, const pp_run_hooks *hooks, const pp_guard *g, int
 /* ---- the parent ----------------------------------------------------------- */
 
 typedef struct attempt {
+    int sfd;                     /* signalfd of SIGINT/SIGTERM/SIGHUP, or -1 */
+    int signal;                  /* one of them arrived: forwarded to the child */
     char *buf;
     size_t len, cap;
     int timed_out;
@@ -168,11 +171,22 @@ watch_child(pid_t pid, int fd, pp_guard_watch *w, uint32_t limit, attempt *a)
     int oom = 0;
 
     for (;;) {
-        struct pollfd p = { fd, POLLIN, 0 };
-        int n = poll(&p, 1, 200);
+        struct pollfd p[2] = { { fd, POLLIN, 0 }, { a->sfd, POLLIN, 0 } };
+        int n = poll(p, a->sfd >= 0 ? 2 : 1, 200);
 
         if (n < 0 && errno != EINTR)
             break;
+        if (n > 0 && a->sfd >= 0 && (p[1].revents & POLLIN)) {
+            struct signalfd_siginfo si;
+
+            /* Interrupted: the child removes its temporary files first. */
+            if (read(a->sfd, &si, sizeof si) == (ssize_t)sizeof si) {
+                a->signal = (int)si.ssi_signo;
+                kill(pid, a->signal);
+            }
+            if (!(p[0].revents & (POLLIN | POLLHUP)))
+                continue;
+        }
         if (n > 0) {
             ssize_t r;
 
@@ -286,7 +300,8 @@ pp_isolate_run(const pp_plan *plan, const pp_run_hooks *hooks, json_t **doc, pp_
     pp_guard_watch *w = mmap(NULL, wsize, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS,
                              -1, 0);
     pp_guard g = { w, (json_t *const *)faults };
-    int rc = PP_EPLUGIN;
+    sigset_t forward, old_mask;
+    int rc = PP_EPLUGIN, sfd, got_signal = 0;
 
     *doc = NULL;
     if (faults == NULL || w == MAP_FAILED) {
@@ -296,9 +311,18 @@ pp_isolate_run(const pp_plan *plan, const pp_run_hooks *hooks, json_t **doc, pp_
         pp_error_set(err, PP_ENOMEM, "out of memory starting the run");
         return PP_ENOMEM;
     }
+    /* SIGINT, SIGTERM and SIGHUP reach the parent through a signalfd and
+     * are passed on to the child, which cleans up; then the parent takes
+     * the same signal. */
+    sigemptyset(&forward);
+    sigaddset(&forward, SIGINT);
+    sigaddset(&forward, SIGTERM);
+    sigaddset(&forward, SIGHUP);
+    sigprocmask(SIG_BLOCK, &forward, &old_mask);
+    sfd = signalfd(-1, &forward, SFD_CLOEXEC);
     /* Each attempt either succeeds or blames one more stage. */
-    for (size_t tries = 0; tries <= plan->nstages; tries++) {
-        attempt a = { 0 };
+    for (size_t tries = 0; tries <= plan->nstages && !got_signal; tries++) {
+        attempt a = { .sfd = sfd };
         child_msg msg;
         uint32_t culprit = 0;
         json_t *e;
@@ -315,6 +339,9 @@ pp_isolate_run(const pp_plan *plan, const pp_run_hooks *hooks, json_t **doc, pp_
         }
         if (pid == 0) {
             close(fds[0]);
+            if (sfd >= 0)
+                close(sfd);
+            sigprocmask(SIG_SETMASK, &old_mask, NULL);
             run_child(plan, hooks, &g, fds[1]);
         }
         close(fds[1]);
@@ -326,6 +353,14 @@ pp_isolate_run(const pp_plan *plan, const pp_run_hooks *hooks, json_t **doc, pp_
             break;
         }
         close(fds[0]);
+        if (a.signal != 0) {
+            got_signal = a.signal;
+            free(a.buf);
+            pp_error_set(err, PP_EIO, "interrupted by signal %d (%s)", got_signal,
+                         strsignal(got_signal));
+            rc = PP_EIO;
+            break;
+        }
         memset(&msg, 0, sizeof msg);
         if (a.len >= sizeof msg)
             memcpy(&msg, a.buf, sizeof msg);
@@ -363,5 +398,10 @@ pp_isolate_run(const pp_plan *plan, const pp_run_hooks *hooks, json_t **doc, pp_
         json_decref(faults[s]);
     free(faults);
     munmap(w, wsize);
+    if (sfd >= 0)
+        close(sfd);
+    sigprocmask(SIG_SETMASK, &old_mask, NULL);
+    if (got_signal != 0)
+        raise(got_signal);       /* ends the program as the signal would have */
     return rc;
 }
