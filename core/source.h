@@ -63,7 +63,8 @@ extern const pp_source_ops pp_spans_source_ops;
 const pp_source_ops *pp_source_lookup(const char *kind);
 /* The reader for one input: pp_source_lookup, except that a nettrace input
  * whose path is a capture spec ("capture:pid=N;...") is read live from the
- * runtime (core/ipc/capture_source.h). */
+ * runtime (core/ipc/capture_source.h), and a counters input named *.nettrace
+ * is read for its System.Diagnostics.Metrics events. */
 const pp_source_ops *pp_source_for_input(const char *kind, const char *path);
 
 #endif

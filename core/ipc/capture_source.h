@@ -11,6 +11,9 @@
 #define PP_CAPTURE_PREFIX "capture:"
 
 extern const pp_source_ops pp_capture_source_ops;
+/* Counters (kind "counters") from the System.Diagnostics.Metrics events of
+ * a .nettrace (counters_events.c). */
+extern const pp_source_ops pp_counters_nettrace_source_ops;
 
 /* Whether path is a capture spec. */
 int pp_capture_spec_is(const char *path);

@@ -4,7 +4,9 @@
 # default profile) writes traces that TraceEvent reads with per-event counts equal to perfpipe's
 # reading, and alloc/cpu figures within the test bed's bounds of the workload's ground truth; SIGINT
 # stops cleanly; --duration stops; listen mode traces from startup; a `dotnet run` host is refused
-# (naming the app's pid) or followed; outputs that are not regular files are never replaced.
+# (naming the app's pid) or followed; outputs that are not regular files are never replaced; live
+# pipelines equal re-runs on their kept files; --counters gives counter series and alloc figures
+# from one file (allocation rate within 3 % of dotnet-counters' CSV of the same scenario).
 # Exit: 0 pass, 1 fail, 77 skip (no dotnet, no python3, PP_LIVE=0). About 40 s with warm caches.
 set -uo pipefail
 if [ "${PP_LIVE:-1}" = 0 ]; then echo "SKIP: ipc capture (PP_LIVE=0)"; exit 77; fi
@@ -189,6 +191,58 @@ for live, kept, path in (("live.json", "file.json", "live.nettrace"),
     assert a["stages"] == b["stages"], "stages differ for " + live
     assert any(t["rows"] for t in a["stages"][0]["tables"]), "no rows in " + live
 EOF2
+
+# ---- counters in the same session: alloc figures and counter series from one file
+start_wl cnt churn --seconds 10 --mb-per-sec 50 --truth cnt.truth.json
+"$PERFPIPE" collect -p "$WL_PID" --profile gc-verbose --counters --interval 1 -o cnt.nettrace -q 2> cnt.err &
+C=$!; sleep 1; go cnt; wait $C; rc=$?
+check "collect --counters: exit 0 ($(cat cnt.err))" [ $rc = 0 ]
+"$PERFPIPE" counters-csv cnt.nettrace --option series=true --format json -o cnt.counters.json 2> cnt.cerr
+"$PERFPIPE" alloc cnt.nettrace --format json -o cnt.alloc.json 2> cnt.aerr
+python3 - "$PP_DATA" <<'EOF2' > cnt.py.out
+import json, statistics, sys
+data = sys.argv[1]
+passed = failed = 0
+def check(name, ok, why=""):
+    global passed, failed
+    print(("PASS " if ok else "FAIL ") + name + ("" if ok else ": " + why))
+    passed += ok; failed += not ok
+truth = json.load(open("cnt.truth.json"))
+d = json.load(open("cnt.counters.json"))
+series = next(t for t in d["stages"][0]["tables"] if t["name"] == "series")
+pts = sorted((r[0], r[3]) for r in series["rows"] if r[1] == "dotnet.gc.heap.total_allocated")
+rates = [v for _, v in pts]
+gc = {}
+for r in series["rows"]:
+    if r[1] == "dotnet.gc.collections":
+        gc[r[2]] = gc.get(r[2], 0) + r[3]
+# The allocation rate as dotnet-counters writes it (each interval's increment), median over the
+# run, against dotnet-counters' CSV of the same scenario and rate (tests/data/churn-counters.csv).
+csv_rows = [float(l.rsplit(",", 1)[1]) for l in open(data + "/churn-counters.csv")
+            if ",dotnet.gc.heap.total_allocated (By / 1 sec)," in l]
+csv_rate = statistics.median(csv_rows)
+med = statistics.median(rates) if rates else 0
+check(f"counters: allocation rate {med/1e6:.2f} MB/s (median of {len(rates)} intervals) within 3 % of "
+      f"dotnet-counters' CSV {csv_rate/1e6:.2f} MB/s", med > 0 and abs(med - csv_rate) <= 0.03 * csv_rate)
+# The increments cover the run but for the partial intervals at its ends (at most two).
+tb = truth["bytes_allocated"]
+check(f"counters: allocation increments {sum(rates)/1e6:.1f} MB cover the truth {tb/1e6:.1f} MB "
+      f"but for at most two intervals", tb - 2 * med <= sum(rates) <= 1.01 * tb)
+g0, g1, g2 = (gc.get("gc.heap.generation=gen%d" % i, 0) for i in range(3))
+# GC.CollectionCount(n) counts collections of generation n or higher; the meter counts each GC once.
+# (one GC of slack: a collection at the very start or end may fall outside the published intervals)
+check(f"counters: GC counts gen0+1+2={g0+g1+g2:.0f}, gen1+2={g1+g2:.0f}, gen2={g2:.0f} match the run's "
+      f"GC.CollectionCount {truth['gc_count_gen0']}/{truth['gc_count_gen1']}/{truth['gc_count_gen2']} (within 1)",
+      all(abs(x - y) <= 1 for x, y in zip((g0 + g1 + g2, g1 + g2, g2),
+          (truth["gc_count_gen0"], truth["gc_count_gen1"], truth["gc_count_gen2"]))))
+a = json.load(open("cnt.alloc.json"))["stages"][0]["totals"]["sampled_bytes"]["value"]
+check(f"counters: the same file's alloc sampled bytes {a/1e6:.1f} MB within 0.8x..1.25x of the truth",
+      0.8 * truth["bytes_allocated"] <= a <= 1.25 * truth["bytes_allocated"])
+print(f"__CNT {passed} {failed}")
+EOF2
+grep -v '^__CNT' cnt.py.out
+read -r _ cp cf < <(grep '^__CNT' cnt.py.out || echo "__CNT 0 1")
+passed=$((passed + cp)); failed=$((failed + cf))
 
 # ---- the captures, read by TraceEvent and by perfpipe
 for t in alloc cpu sig dur start; do
