@@ -213,10 +213,20 @@ typedef struct pp_analyzer {
 #define PP_ANALYZER_HEADER \
     .struct_size = sizeof(pp_analyzer), .abi_major = PP_ABI_MAJOR, .abi_minor = PP_ABI_MINOR
 
-/* What every plugin defines:
- *   PP_PLUGIN_EXPORT const pp_analyzer *perfpipe_plugin_entry(void);
- * It must have no side effects: the host calls it to list plugins. */
+/* What every plugin defines, once, after its descriptor (as GStreamer's
+ * GST_PLUGIN_DEFINE): the one exported entry, returning DESC, a static const
+ * pp_analyzer. The entry must have no side effects: the host calls it to list
+ * plugins. Write `PP_PLUGIN_DEFINE(my_analyzer);` at file scope; the macro
+ * ends in a declaration so that the semicolon is not an empty one. */
 typedef const pp_analyzer *(*pp_plugin_entry_fn)(void);
+
+#define PP_PLUGIN_DEFINE(desc)                                              \
+    PP_PLUGIN_EXPORT const pp_analyzer *perfpipe_plugin_entry(void);        \
+    PP_PLUGIN_EXPORT const pp_analyzer *perfpipe_plugin_entry(void)         \
+    {                                                                       \
+        return &(desc);                                                     \
+    }                                                                       \
+    extern const pp_analyzer *perfpipe_plugin_entry(void)
 
 #ifdef __cplusplus
 }

@@ -234,9 +234,4 @@ static const pp_analyzer alloc_analyzer = {
     .destroy = alloc_destroy,
 };
 
-PP_PLUGIN_EXPORT const pp_analyzer *perfpipe_plugin_entry(void);
-
-PP_PLUGIN_EXPORT const pp_analyzer *perfpipe_plugin_entry(void)
-{
-    return &alloc_analyzer;
-}
+PP_PLUGIN_DEFINE(alloc_analyzer);

@@ -318,10 +318,4 @@ static const pp_analyzer cc_descriptor = {
     .destroy = cc_destroy,
 };
 
-PP_PLUGIN_EXPORT const pp_analyzer *perfpipe_plugin_entry(void);
-
-PP_PLUGIN_EXPORT const pp_analyzer *
-perfpipe_plugin_entry(void)
-{
-    return &cc_descriptor;
-}
+PP_PLUGIN_DEFINE(cc_descriptor);

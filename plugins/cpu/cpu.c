@@ -275,9 +275,4 @@ static const pp_analyzer cpu_analyzer = {
     .destroy = cpu_destroy,
 };
 
-PP_PLUGIN_EXPORT const pp_analyzer *perfpipe_plugin_entry(void);
-
-PP_PLUGIN_EXPORT const pp_analyzer *perfpipe_plugin_entry(void)
-{
-    return &cpu_analyzer;
-}
+PP_PLUGIN_DEFINE(cpu_analyzer);

@@ -389,9 +389,4 @@ static const pp_analyzer descriptor = {
     .destroy = db_destroy,
 };
 
-PP_PLUGIN_EXPORT const pp_analyzer *perfpipe_plugin_entry(void);
-
-PP_PLUGIN_EXPORT const pp_analyzer *perfpipe_plugin_entry(void)
-{
-    return &descriptor;
-}
+PP_PLUGIN_DEFINE(descriptor);
