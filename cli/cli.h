@@ -20,6 +20,7 @@
 #define PP_EXIT_OUTPUT     5  /* a result could not be written */
 #define PP_EXIT_CANNOT_JUDGE 6 /* compare --fail-on: a side is truncated, damaged, lost events
                                   or has a stage that is not ok */
+#define PP_EXIT_NOMEM      7  /* out of memory */
 
 extern const char *pp_prog;  /* "perfpipe" */
 

@@ -66,6 +66,7 @@ static const char usage[] =
 "  5  a result could not be written\n"
 "  6  compare --fail-on: cannot judge (a side was truncated, damaged, lost events, or a\n"
 "     stage is not ok)\n"
+"  7  out of memory\n"
 "\n"
 "`perfpipe help COMMAND` (= `perfpipe COMMAND --help`) describes one command;\n"
 "`--` ends the options of any command. man perfpipe(1), perfpipe-pipeline(5),\n"
@@ -141,8 +142,8 @@ help(int argc, char **argv)
     return pp_cmd_analyzer(argv[2], 2, args);
 }
 
-int
-main(int argc, char **argv)
+static int
+dispatch(int argc, char **argv)
 {
     const char *cmd;
     pp_cmd_fn fn;
@@ -167,4 +168,16 @@ main(int argc, char **argv)
         return PP_EXIT_USAGE;
     }
     return pp_cmd_analyzer(cmd, argc - 1, argv + 1);
+}
+
+/* Every command's stdout is checked once more at the end, so a listing or
+ * a help text on a full device is exit 5, not a quiet 0. */
+int
+main(int argc, char **argv)
+{
+    int rc = dispatch(argc, argv);
+
+    if (pp_cli_flush_stdout() != PP_EXIT_OK && rc == PP_EXIT_OK)
+        rc = PP_EXIT_OUTPUT;
+    return rc;
 }

@@ -37,6 +37,7 @@ pp_cli_exit_for(int status)
 {
     switch (status) {
     case PP_OK:           return PP_EXIT_OK;
+    case PP_ENOMEM:       return PP_EXIT_NOMEM;
     case PP_EPLUGIN:      return PP_EXIT_PLUGIN;
     case PP_EFORMAT:
     case PP_EUNSUPPORTED:

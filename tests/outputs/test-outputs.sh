@@ -65,6 +65,10 @@ if [ -w /dev/full ]; then
   run "$PERFPIPE" alloc "$trace" --format json
   "$PERFPIPE" alloc "$trace" --format json >/dev/full 2>"$tmp/err"; echo $? >"$tmp/rc"
   check "stdout on a full device: exit 5" rc 5
+  for cmd in plugins --help --version "describe alloc"; do
+    "$PERFPIPE" $cmd >/dev/full 2>"$tmp/err"; echo $? >"$tmp/rc"
+    check "perfpipe $cmd >/dev/full: exit 5" rc 5
+  done
 fi
 mkdir "$tmp/dir"
 run "$PERFPIPE" alloc "$trace" --format json -o "$tmp/dir"
