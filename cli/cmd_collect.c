@@ -20,6 +20,7 @@
 #include "ipc/capture.h"
 #include "ipc/ipc.h"
 #include "nettrace/nettrace_internal.h"
+#include "native/native.h"
 
 static const char collect_usage[] =
 "Usage: perfpipe collect (-p PID | -n NAME | --diagnostic-port PATH[,connect|,listen])\n"
@@ -320,15 +321,20 @@ pp_cmd_collect(int argc, char **argv)
              ? PP_EXIT_OUTPUT : PP_EXIT_INPUT;
         goto out;
     }
+    pp_native_maps early;   /* module map for native frame names (core/native) */
+    pp_native_maps_read_proc(pp_capture_pid(r.cap), &early, NULL);
     int whole = read_stream(&r, &err);
     if (r.tty)
         fputs("\r\033[K", stderr);
     const char *why = pp_capture_stop_reason(r.cap);
     if (pp_capture_finish(r.cap, whole > 0, &err) != PP_OK) {
+        pp_native_maps_free(&early);
         pp_cli_error("collect: %s", err.message);
         rc = strstr(err.message, "no trace data") ? PP_EXIT_INPUT : PP_EXIT_OUTPUT;
         goto out;
     }
+    if (pp_native_maps_keep(pp_capture_pid(r.cap), &early, pp_capture_output(r.cap), &err) != PP_OK)
+        fprintf(stderr, "%s: collect: warning: %s\n", pp_prog, err.message);
     why = pp_capture_stop_reason(r.cap);
     if (whole <= 0 || strcmp(why, "abort") == 0) {
         pp_cli_error("collect: the capture ended early (%s): kept %llu bytes in %s; it reads "

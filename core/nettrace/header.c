@@ -270,7 +270,10 @@ pp_nettrace_open(const char *path, pp_trace_source **out, pp_error *err)
         pp_error_set(err, PP_EIO, "%s: cannot open: %s", path, strerror(errno));
         return PP_EIO;
     }
-    return pp_nettrace_open_fd(fd, path, out, err);
+    int rc = pp_nettrace_open_fd(fd, path, out, err);
+    if (rc == PP_OK)
+        nt_native_attach(*out, path);
+    return rc;
 }
 
 void

@@ -195,6 +195,7 @@ struct pp_trace_source {
     size_t unresolved_at;        /* nmethods when that cache was filled */
     nt_arena sym_arena;
     const char **method_sym;     /* [nmethods*2] cached names of sorted methods */
+    struct pp_native_syms *native;   /* module map sidecar (core/native), or NULL */
 
     /* ---- the event handed out ---- */
     pp_trace_event ev;
@@ -207,6 +208,10 @@ struct pp_trace_source {
     int have_time;
     pp_nt_process proc;          /* the traced process, as the engine adapter saw it (process.c) */
 };
+
+/* ---- symbols.c ---- */
+/* Load PATH.maps (the module map perfpipe collect saves) when it exists. */
+void nt_native_attach(pp_trace_source *r, const char *path);
 
 /* ---- input.c ---- */
 int nt_input_open(pp_trace_source *r, int fd, pp_error *err);

@@ -11,6 +11,7 @@
 
 #include <perfpipe/perfpipe.h>
 #include "nettrace/nettrace_internal.h"
+#include "native/native.h"
 
 #define NT_ARENA_CHUNK (64u << 10)
 
@@ -255,17 +256,40 @@ pp_nettrace_symbolize(const pp_trace_source *src, uint64_t ip, uint32_t flags)
     uint64_t *v = pp_u64map_get(&r->unresolved[sig], ip);
     if (v)
         return (const char *)(uintptr_t)*v;
-    char *out = arena_alloc(&r->sym_arena, 24);
+    char nat[512];
+    int named = r->native ? pp_native_syms_name(r->native, ip, nat, sizeof nat) : 0;
+    size_t outlen = named ? strlen(nat) + 1 : 24;
+    char *out = arena_alloc(&r->sym_arena, outlen);
     if (!out)
         return oom;
-    snprintf(out, 24, "?!0x%" PRIx64, ip);
+    if (named)
+        memcpy(out, nat, outlen);
+    else
+        snprintf(out, 24, "?!0x%" PRIx64, ip);
     if (pp_u64map_put(&r->unresolved[sig], ip, (uint64_t)(uintptr_t)out) < 0)
         return oom;
     if (!sig) {
         r->st.symbolized++;
-        r->st.unresolved++;
+        r->st.unresolved += named != 1;
     }
     return out;
+}
+
+void
+nt_native_attach(pp_trace_source *r, const char *path)
+{
+    /* A missing or unreadable sidecar leaves today's "?!0xADDR" names. */
+    size_t n = strlen(path);
+    char *mp = malloc(n + 6);
+    pp_native_maps maps;
+    if (!mp)
+        return;
+    memcpy(mp, path, n);
+    memcpy(mp + n, ".maps", 6);
+    if (pp_native_maps_load(mp, &maps, NULL) == PP_OK &&
+        pp_native_syms_new(&maps, &r->native) != PP_OK)
+        pp_native_maps_free(&maps);
+    free(mp);
 }
 
 void
@@ -277,4 +301,6 @@ nt_methods_free(pp_trace_source *r)
     pp_u64map_free(&r->unresolved[0]);
     pp_u64map_free(&r->unresolved[1]);
     arena_free(&r->sym_arena);
+    pp_native_syms_free(r->native);
+    r->native = NULL;
 }

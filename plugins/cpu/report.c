@@ -54,6 +54,8 @@ typedef struct report {
     int64_t total_ns;          /* thread time in the view */
     int64_t total_samples;
     int64_t frames, unresolved_frames;   /* sample-weighted */
+    uint32_t bare_addrs;       /* "?!0x..." names: native, no module map */
+    int native_named;          /* some "module!fn" name: the trace had a map */
     uint64_t truncated_samples;
     method_sums *m;            /* [names.count] */
     uint32_t *stamp;           /* [names.count] per-sample dedupe marks */
@@ -277,6 +279,8 @@ static int name_stacks(report *r)
     for (uint32_t i = 0; i < r->names.count; i++) {
         const char *name = pp_pc_strtab_get(&r->names, i);
         unres[i] = (uint8_t)pp_pc_frame_unresolved(name);
+        r->bare_addrs += strncmp(name, "?!0x", 4) == 0;
+        r->native_named |= name[0] != '?' && strchr(name, '!') != NULL;
         if (strchr(name, ';'))
             r->folded_by_string = 1;
     }
@@ -780,6 +784,11 @@ static void emit_findings(report *r, int64_t span)
                    "%.1f%% of the sampled frames are unresolved: the trace has no method rundown, so the capture was "
                    "stopped abruptly; stop dotnet-trace with Enter or Ctrl+C and let it finish, and keep the traced "
                    "process alive until it has", unres);
+    if (r->bare_addrs > 0 && !r->native_named)
+        h->finding(ctx, PP_SEVERITY_INFO, "cpu.native_unnamed",
+                   "%" PRIu32 " native code addresses have no name (?!0x...): the trace has no module map; "
+                   "capture with `perfpipe collect -p PID -o FILE.nettrace` (it saves FILE.nettrace.maps "
+                   "beside it) to name them module!function", r->bare_addrs);
     if (r->total_samples < 200 || span < 500000000) {
         /* 95% interval of a share p from n samples: 1.96 * sqrt(p(1-p)/n) */
         double half = 196.0 * sqrt(0.25 / (double)r->total_samples);

@@ -1,0 +1,87 @@
+/* core/native: names for native code addresses in a trace.
+ *
+ * While capturing, perfpipe saves the target's module map (its file-backed
+ * /proc/PID/maps lines plus each file's ELF build id) as a text sidecar next
+ * to the trace (FILE.nettrace.maps, format in docs/native-frames.md). When
+ * the trace is read, an address no method covers is looked up in that map
+ * and named "module!function+0xOFF" from the module's ELF symbol table
+ * (.symtab, else .dynsym, read with elfutils' libelf), "module!?+0xOFF"
+ * when no symbol covers it, and "module!?(build-id mismatch)+0xOFF" when the
+ * file on disk is not the one that was mapped. Internal to libperfpipe. */
+#ifndef PP_NATIVE_H
+#define PP_NATIVE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <perfpipe/error.h>
+
+#define PP_NATIVE_MAPS_MAGIC "# perfpipe-maps/1"
+#define PP_NATIVE_BUILD_ID_MAX 64          /* hex digits kept (32 bytes) */
+
+typedef struct pp_native_mapping {
+    uint64_t start, end, offset;            /* [start, end) maps file offset */
+    char perms[5];                          /* "r-xp" */
+    char build_id[PP_NATIVE_BUILD_ID_MAX + 1];   /* hex, or "-" when unknown */
+    char *path;                             /* owned */
+    uint32_t module;                        /* index into the symbolizer's modules */
+} pp_native_mapping;
+
+typedef struct pp_native_maps {
+    uint64_t pid;
+    pp_native_mapping *v;                   /* sorted by start */
+    size_t n, cap;
+} pp_native_maps;
+
+/* ---- maps.c ---- */
+/* Snapshot the file-backed mappings of a live process, with build ids read
+ * from the files (through /proc/PID/root so a container's view is used).
+ * *out is caller-owned (pp_native_maps_free). PP_EIO when the maps cannot
+ * be read (process gone, no permission). */
+int pp_native_maps_read_proc(uint64_t pid, pp_native_maps *out, pp_error *err);
+/* Parse a sidecar. Malformed text fails with PP_EFORMAT and
+ * "FILE:LINE:COLUMN: expected ..." (err->line/column set); PP_ENOTFOUND
+ * when the file does not exist. */
+int pp_native_maps_load(const char *path, pp_native_maps *out, pp_error *err);
+/* Parse sidecar text held in memory; name is used in messages. */
+int pp_native_maps_parse(const char *text, size_t len, const char *name,
+                         pp_native_maps *out, pp_error *err);
+/* Write a sidecar through a temporary file renamed into place; refuses to
+ * replace anything but a regular file. */
+int pp_native_maps_save(const pp_native_maps *m, const char *path, pp_error *err);
+void pp_native_maps_free(pp_native_maps *m);
+/* What perfpipe collect keeps: the process's maps now (all modules the run
+ * loaded), else *early (taken when the capture started; consumed either
+ * way), saved as TRACE.maps. */
+int pp_native_maps_keep(uint64_t pid, pp_native_maps *early, const char *trace, pp_error *err);
+
+/* ---- elfsym.c ---- */
+typedef struct pp_native_elf pp_native_elf;
+/* Open an ELF file and build its sorted function table (sized STT_FUNC
+ * symbols of .symtab, or of .dynsym when there is no .symtab). PP_EIO when
+ * the file cannot be opened, PP_EFORMAT when it is not ELF. */
+int pp_native_elf_open(const char *path, pp_native_elf **out, pp_error *err);
+/* The GNU build id in hex (NUL-terminated into hex[PP_NATIVE_BUILD_ID_MAX+1]),
+ * or "-" when the file has none. */
+const char *pp_native_elf_build_id(const pp_native_elf *e);
+/* Translate a file offset to a virtual address through the PT_LOAD
+ * segments; 0 when no segment holds it (then *vaddr is untouched). */
+int pp_native_elf_offset_to_vaddr(const pp_native_elf *e, uint64_t off, uint64_t *vaddr);
+/* The function covering vaddr (its name, owned by e, and *off the distance
+ * from its start), or NULL. */
+const char *pp_native_elf_lookup(const pp_native_elf *e, uint64_t vaddr, uint64_t *off);
+size_t pp_native_elf_nsyms(const pp_native_elf *e);
+/* Whether the table came from .symtab (1) or .dynsym (0). */
+int pp_native_elf_full_symtab(const pp_native_elf *e);
+void pp_native_elf_close(pp_native_elf *e);
+
+/* ---- symbolize.c ---- */
+typedef struct pp_native_syms pp_native_syms;
+/* Take ownership of maps; modules are opened lazily on first hit and kept. */
+int pp_native_syms_new(pp_native_maps *maps, pp_native_syms **out);
+/* Name ip into buf ("module!fn+0xOFF" etc.). 0 when no mapping holds ip,
+ * 1 when named (function found), 2 when only the module is known. */
+int pp_native_syms_name(pp_native_syms *s, uint64_t ip, char *buf, size_t size);
+void pp_native_syms_free(pp_native_syms *s);
+
+#endif
