@@ -57,7 +57,7 @@ task() {
 }
 file_of() {
   case $1 in
-    inspect|alloc) echo "$PP_BENCH_DIR/alloc-deep.nettrace" ;;
+    inspect|alloc) echo "${PP_BENCH_ALLOC_TRACE:-$PP_BENCH_DIR/alloc-deep.nettrace}" ;;
     cpu-*) echo "$PP_BENCH_DIR/cpu-deep-${1#cpu-}.nettrace" ;;
     gcdump) echo "$PP_BENCH_GCDUMP" ;;
   esac

@@ -38,6 +38,97 @@ cmp_count(const void *a, const void *b)
     return x->version < y->version ? -1 : x->version > y->version;
 }
 
+/* Events per stack of the current stack region; the frames of each stack
+ * are copied once, at its first event in the region. */
+typedef struct region_count {
+    uint32_t region;
+    uint32_t *slot;              /* [stack_id] entry + 1, 0 = not seen */
+    size_t slot_cap;
+    struct rc_entry { uint32_t id, depth; size_t first; uint64_t events; } *e;
+    size_t ne, e_cap;
+    uint64_t *ips;
+    size_t nips, ips_cap;
+} region_count;
+
+#define RC_MAX_ID (1u << 20)     /* ids above are counted frame by frame */
+
+static int
+add_frames(pp_u64map *ips, const uint64_t *stack, uint32_t depth, uint64_t n)
+{
+    for (uint32_t i = 0; i < depth; i++) {
+        uint64_t *c = pp_u64map_get(ips, stack[i]);
+        if (c)
+            *c += n;
+        else if (pp_u64map_put(ips, stack[i], n) < 0)
+            return -1;
+    }
+    return 0;
+}
+
+static int
+region_flush(region_count *k, pp_u64map *ips)
+{
+    for (size_t i = 0; i < k->ne; i++) {
+        if (add_frames(ips, k->ips + k->e[i].first, k->e[i].depth, k->e[i].events) < 0)
+            return -1;
+        k->slot[k->e[i].id] = 0;
+    }
+    k->ne = 0;
+    k->nips = 0;
+    return 0;
+}
+
+static int
+region_add(region_count *k, pp_u64map *ips, const pp_trace_event *ev)
+{
+    uint32_t id = ev->stack_id;
+    if (ev->stack_depth == 0)
+        return 0;
+    if (id == 0 || id >= RC_MAX_ID)
+        return add_frames(ips, ev->stack, ev->stack_depth, 1);
+    if (ev->stack_region != k->region) {
+        if (region_flush(k, ips) < 0)
+            return -1;
+        k->region = ev->stack_region;
+    }
+    if (id >= k->slot_cap) {
+        size_t cap = k->slot_cap ? k->slot_cap : 1024;
+        while (cap <= id)
+            cap *= 2;
+        uint32_t *s = realloc(k->slot, cap * sizeof *s);
+        if (!s)
+            return -1;
+        memset(s + k->slot_cap, 0, (cap - k->slot_cap) * sizeof *s);
+        k->slot = s;
+        k->slot_cap = cap;
+    }
+    if (k->slot[id]) {
+        k->e[k->slot[id] - 1].events++;
+        return 0;
+    }
+    struct rc_entry *e = nt_grow(k->e, &k->e_cap, k->ne + 1, sizeof *e);
+    if (!e)
+        return -1;
+    k->e = e;
+    uint64_t *p = nt_grow(k->ips, &k->ips_cap, k->nips + ev->stack_depth, sizeof *p);
+    if (!p)
+        return -1;
+    k->ips = p;
+    memcpy(k->ips + k->nips, ev->stack, ev->stack_depth * sizeof *p);
+    e[k->ne] = (struct rc_entry){ id, ev->stack_depth, k->nips, 1 };
+    k->nips += ev->stack_depth;
+    k->slot[id] = (uint32_t)++k->ne;
+    return 0;
+}
+
+static void
+region_free(region_count *k)
+{
+    free(k->slot);
+    free(k->e);
+    free(k->ips);
+}
+
 int
 pp_nettrace_inspect_doc(const char *path, json_t **doc_out, pp_error *err)
 {
@@ -54,21 +145,22 @@ pp_nettrace_inspect_doc(const char *path, json_t **doc_out, pp_error *err)
         return rc;
     pp_nettrace_set_callbacks(r, NULL, on_warning, &ws);
     /* Count frames by distinct address during the read; resolve them once
-     * at the end, when the rundown has completed the method map. */
+     * at the end, when the rundown has completed the method map. Events of
+     * one stack region repeat a few stacks: count events per stack id and
+     * add each stack's frames once, when its region ends. */
+    region_count rc_ = { 0 };
     while ((rc = pp_nettrace_next(r, &ev, err)) == 1) {
-        for (uint32_t i = 0; i < ev->stack_depth; i++) {
-            uint64_t *c = pp_u64map_get(&ips, ev->stack[i]);
-            if (c)
-                (*c)++;
-            else if (pp_u64map_put(&ips, ev->stack[i], 1) < 0) {
-                rc = PP_ENOMEM;
-                pp_error_set(err, rc, "%s: out of memory", path);
-                break;
-            }
-        }
-        if (rc < 0)
+        if (region_add(&rc_, &ips, ev) < 0) {
+            rc = PP_ENOMEM;
+            pp_error_set(err, rc, "%s: out of memory", path);
             break;
+        }
     }
+    if (rc >= 0 && region_flush(&rc_, &ips) < 0) {
+        rc = PP_ENOMEM;
+        pp_error_set(err, rc, "%s: out of memory", path);
+    }
+    region_free(&rc_);
     if (rc < 0) {
         pp_u64map_free(&ips);
         pp_nettrace_close(r);

@@ -6,15 +6,13 @@
 
 #include <perfpipe/error.h>
 
+/* xxHash compiled in (header-only): plugins link nothing but libc. */
+#define XXH_INLINE_ALL
+#include <xxhash.h>
+
 uint64_t pp_pc_hash_bytes(const void *p, size_t n, uint64_t seed)
 {
-    const unsigned char *b = p;
-    uint64_t h = UINT64_C(0xcbf29ce484222325) ^ seed;
-    for (size_t i = 0; i < n; i++) {
-        h ^= b[i];
-        h *= UINT64_C(0x100000001b3);
-    }
-    return h;
+    return XXH3_64bits_withSeed(p, n, seed);
 }
 
 void pp_pc_strtab_init(pp_pc_strtab *t) { memset(t, 0, sizeof *t); }

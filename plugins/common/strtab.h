@@ -31,7 +31,8 @@ int pp_pc_strtab_find(const pp_pc_strtab *t, const char *s, size_t len, uint32_t
 /* The string of an id (borrowed from t). id must be < t->count. */
 static inline const char *pp_pc_strtab_get(const pp_pc_strtab *t, uint32_t id) { return t->strs[id]; }
 
-/* FNV-1a over bytes, shared by the other helpers. */
+/* XXH3 (64-bit) over bytes, shared by the other helpers. Only lookups
+ * depend on it: ids are first-seen order, so results do not. */
 uint64_t pp_pc_hash_bytes(const void *p, size_t n, uint64_t seed);
 /* A strong 64-bit mixer (splitmix64 finalizer). */
 static inline uint64_t pp_pc_hash_u64(uint64_t x)
