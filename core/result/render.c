@@ -162,9 +162,23 @@ pp_render_opts_table(const json_t *doc, const char *format, const char *table,
         return rc;
     if (is_flame(format)) {
         if ((rc = find_table(doc, table, 1, &st, &tj, &si, &ti, err)) != PP_OK) {
+            const json_t *hs;
+            size_t i;
+            if (rc != PP_ENOTFOUND || table != NULL)
+                return rc;
+            /* A heap result: its root paths as a flame graph. */
+            json_array_foreach(json_object_get(doc, "stages"), i, hs) {
+                json_t *heap = pp_render_heap_stacks(hs);
+                if (heap != NULL) {
+                    rc = render_flame(doc, format, hs, heap, o, out, err);
+                    json_decref(heap);
+                    return rc;
+                }
+            }
             /* svg of a result without stacks: the counters charts. */
-            if (rc == PP_ENOTFOUND && table == NULL && strcmp(format, "svg") == 0)
+            if (strcmp(format, "svg") == 0) {
                 return pp_render_counters_svg(doc, out, err);
+            }
             return rc;
         }
         if (table == NULL && strcmp(format, "speedscope") == 0)

@@ -421,20 +421,26 @@ put_flame(const json_t *doc, const json_t *st, const pp_render_opts *o, FILE *ou
     int rc;
     double h = 0;
 
+    json_t *heap = NULL;
+
     json_array_foreach(json_object_get(st, "tables"), i, t)
         if (pp_render_is_stack_table(t)) {
             tj = t;
             break;
         }
+    if (tj == NULL && (heap = pp_render_heap_stacks(st)) != NULL)
+        tj = heap;
     if (tj == NULL)
         return PP_OK;
     if ((mem = open_memstream(&buf, &n)) == NULL) {
+        json_decref(heap);
         pp_error_set(err, PP_ENOMEM, "html rendering: out of memory");
         return PP_ENOMEM;
     }
     rc = pp_render_svg(doc, st, tj, o, mem, err);
     fclose(mem);
     if (rc != PP_OK) {
+        json_decref(heap);
         free(buf);
         return rc;
     }
@@ -443,8 +449,9 @@ put_flame(const json_t *doc, const json_t *st, const pp_render_opts *o, FILE *ou
         const char *hp = strstr(body, "height=\"");
         if (hp != NULL)
             h = strtod(hp + 8, NULL);
-        fputs("<h3>Flame graph <small>", out);
+        fputs(heap != NULL ? "<h3>Heap by root path <small>" : "<h3>Flame graph <small>", out);
         pp_html_text(out, str(tj, "name"));
+        fputs(heap != NULL ? " &middot; width: bytes of the listed types below each node" : "", out);
         fputs(" &middot; click a frame to zoom, / to search</small></h3>\n", out);
         fprintf(out, "<iframe class=\"flame\" title=\"flame graph\" height=\"%.0f\" srcdoc=\"", h > 0 ? h + 4 : 400.0);
         pp_html_text(out, "<!DOCTYPE html><html><head><meta charset=\"utf-8\"></head><body style=\"margin:0\">");
@@ -452,6 +459,7 @@ put_flame(const json_t *doc, const json_t *st, const pp_render_opts *o, FILE *ou
         pp_html_text(out, "</body></html>");
         fputs("\"></iframe>\n", out);
     }
+    json_decref(heap);
     free(buf);
     return PP_OK;
 }

@@ -70,6 +70,11 @@ int pp_render_csv_one(const json_t *tj, FILE *out, pp_error *err);
  * "wall_ns", "size" -> "size_bytes"; "bytes", "ms", "total_ns" stay). */
 void pp_render_csv_header(char *buf, size_t size, const json_t *col);
 int pp_render_html(const json_t *doc, const pp_render_opts *o, FILE *out, pp_error *err);
+/* A stack table (new reference) of a gcdump or gcdump-diff stage: each
+ * listed type's root path as a stack, weighted by its bytes (or bytes
+ * growth); NULL when the stage has no such tables or out of memory. */
+json_t *pp_render_heap_stacks(const json_t *st);
+
 /* The counters charts of the first stage that has footprint series, as
  * one svg; PP_ENOTFOUND when there is none. */
 int pp_render_counters_svg(const json_t *doc, FILE *out, pp_error *err);

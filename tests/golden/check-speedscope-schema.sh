@@ -33,6 +33,8 @@ for t in cpu-sampled web-sampled-db; do
 done
 "$PERFPIPE" alloc "$DATA/alloc-gcverbose.nettrace" --format speedscope -o "$tmp/alloc.speedscope.json" ||
   { echo "FAIL: alloc speedscope"; exit 1; }
+"$PERFPIPE" gcdump "$DATA/leak-after.gcdump" --format speedscope -o "$tmp/heap.speedscope.json" ||
+  { echo "FAIL: gcdump speedscope"; exit 1; }
 
 "$py" - "$schema" "$tmp" "$SRC/tests/golden" <<'PY'
 import glob, json, os, sys
@@ -51,7 +53,7 @@ def check(path):
         return None
     print("PASS: %s validates against speedscope's schema" % os.path.basename(path))
     return doc
-for p in sorted(glob.glob(os.path.join(golden, "*.speedscope.json"))) + [os.path.join(tmp, "alloc.speedscope.json")]:
+for p in sorted(glob.glob(os.path.join(golden, "*.speedscope.json"))) + [os.path.join(tmp, "alloc.speedscope.json"), os.path.join(tmp, "heap.speedscope.json")]:
     check(p)
 for t in ("cpu-sampled", "web-sampled-db"):
     ss = check(os.path.join(tmp, t + ".speedscope.json"))

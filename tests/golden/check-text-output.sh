@@ -104,5 +104,33 @@ PY
 [ "$(cat "$tmp/csvcheck")" = ok ] && ok "csv -o DIR/: one file per table + totals + findings, equal to the JSON" ||
   ko "csv -o DIR/: $(cat "$tmp/csvcheck")"
 
+# A heap as a flame graph: gcdump's root paths weighted by each listed
+# type's bytes; the leaked Byte[] sits under Workload.LeakedSession, and the
+# lines re-sum to the listed types' bytes of the JSON document.
+"$PERFPIPE" gcdump "$DATA/leak-after.gcdump" --format folded >"$tmp/heap.folded" 2>"$tmp/err" ||
+  ko "gcdump folded: $(head -1 "$tmp/err")"
+"$PERFPIPE" gcdump "$DATA/leak-after.gcdump" --format json -o "$tmp/heap.json" 2>/dev/null
+want=$("$py" -c '
+import json, sys
+st = json.load(open(sys.argv[1]))["stages"][0]
+t = {x["name"]: x for x in st["tables"]}
+b = {r[0]: r[2] for r in t["by_type"]["rows"]}
+print(sum(b[r[0]] for r in t["paths"]["rows"] if r[0] in b and b[r[0]] > 0))' "$tmp/heap.json")
+got=$(awk '{s += $NF} END {print s}' "$tmp/heap.folded")
+[ "$got" = "$want" ] && [ "$got" -gt 0 ] && ok "gcdump folded re-sums to the listed types' $want bytes" ||
+  ko "gcdump folded sums to $got, listed types hold $want"
+grep -q ';Workload.LeakedSession;System.Byte\[\] [0-9]*$' "$tmp/heap.folded" &&
+  grep -q '(Bytes > 100K);Workload.LeakedSession;' "$tmp/heap.folded" &&
+  ok "gcdump folded: the leaked bytes under their owner, size buckets kept whole" ||
+  ko "gcdump folded: leak path not found"
+"$PERFPIPE" gcdump-diff "$DATA/leak-before.gcdump" "$DATA/leak-after.gcdump" --format svg -o "$tmp/growth.svg" 2>"$tmp/err" &&
+  grep -q 'data-n="Workload.LeakedSession"' "$tmp/growth.svg" && ok "gcdump-diff svg: growth by root path" ||
+  ko "gcdump-diff svg: $(head -1 "$tmp/err")"
+# Counters as a chart: one series per footprint counter, trend and verdict.
+"$PERFPIPE" counters-csv "$DATA/leak-counters.csv" --format svg -o "$tmp/counters.svg" 2>"$tmp/err" &&
+  [ "$(grep -c '<g class="series' "$tmp/counters.svg")" -ge 3 ] && grep -q 'class="trend"' "$tmp/counters.svg" &&
+  grep -q 'leak suspect' "$tmp/counters.svg" && ok "counters svg: footprint charts with trends and the leak verdict" ||
+  ko "counters svg: $(head -1 "$tmp/err")"
+
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

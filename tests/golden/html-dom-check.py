@@ -197,6 +197,8 @@ def main():
                     and t["columns"][1]["type"] in ("count", "bytes", "duration_ns")
                     and any(isinstance(r[1], int) and r[1] > 0 for r in t["rows"])
                     for st in doc["stages"] for t in st.get("tables", []))
+    has_stack = has_stack or any(t["name"] == "paths" and t["rows"] for st in doc["stages"]
+                                 for t in st.get("tables", []))
     if has_stack and dom.svgs == 0:
         bad.append("no flame graph frames")
     if any(t["name"] == "series" for st in doc["stages"] for t in st.get("tables", [])) and dom.charts == 0:
