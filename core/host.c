@@ -130,6 +130,20 @@ host_table_row(pp_table *t, const pp_cell *cells)
 }
 
 static int
+host_table_hint(pp_table *t, const char *key, const char *value)
+{
+    pp_ctx *ctx = pp_result_table_owner(t);
+    int rc;
+
+    if (ctx == NULL)
+        return PP_EINVAL;
+    rc = pp_result_table_hint(ctx->stage, t, key, value);
+    if (rc == PP_EINVAL)
+        violate(ctx, "table_hint('%s'): needs a key and a value", key ? key : "(null)");
+    return rc;
+}
+
+static int
 host_finding(pp_ctx *ctx, uint32_t severity, const char *code, const char *fmt, ...)
 {
     char msg[2048];
@@ -251,6 +265,7 @@ static const pp_host_api host_api = {
     .trace_field = host_trace_field,
     .trace_symbolize = host_trace_symbolize,
     .trace_info = host_trace_info,
+    .table_hint = host_table_hint,
 };
 
 const pp_host_api *

@@ -598,3 +598,25 @@ pp_result_total_string(json_t *stage, const char *name, const char *value)
         return PP_EINVAL;
     return total_set(stage, name, "string", string_lossy(value));
 }
+
+int
+pp_result_table_hint(json_t *stage, pp_table *t, const char *key, const char *value)
+{
+    json_t *tj, *hints;
+    size_t i;
+
+    if (t == NULL || key == NULL || key[0] == '\0' || value == NULL)
+        return PP_EINVAL;
+    json_array_foreach(json_object_get(stage, "tables"), i, tj) {
+        if (json_object_get(tj, "rows") != t->rows)
+            continue;
+        hints = json_object_get(tj, "hints");
+        if (hints == NULL) {
+            if (set_new(tj, "hints", json_object()) != PP_OK)
+                return PP_ENOMEM;
+            hints = json_object_get(tj, "hints");
+        }
+        return set_new(hints, key, string_lossy(value));
+    }
+    return PP_EINVAL;
+}

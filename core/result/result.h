@@ -107,6 +107,10 @@ const char *pp_result_table_error(const pp_table *t);
 /* The set's owner for a live table, else NULL. */
 void *pp_result_table_owner(const pp_table *t);
 
+/* A consumer hint on table t of stage ("hints": {key: value}, copied; a
+ * later value of the same key replaces it). PP_OK, PP_EINVAL, PP_ENOMEM. */
+int pp_result_table_hint(json_t *stage, pp_table *t, const char *key, const char *value);
+
 /* Findings and totals. PP_OK, PP_EINVAL (bad severity/type/NULL), PP_ENOMEM.
  * A total of the same name replaces the earlier one. */
 int pp_result_finding(json_t *stage, uint32_t severity, const char *code,

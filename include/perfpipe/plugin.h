@@ -166,6 +166,15 @@ typedef struct pp_host_api {
     int (*trace_field)(const pp_trace_event *ev, const char *name, pp_value *out);
     const char *(*trace_symbolize)(const pp_trace_source *src, uint64_t ip, uint32_t flags);
     int (*trace_info)(const pp_trace_source *src, pp_trace_info *out);
+
+    /* ABI 1.1. A hint for consumers of the result document, kept on the
+     * table as "hints": {key: value} (both copied). Known hints:
+     * "compare" = "bench" (rows are BenchmarkDotNet cases: compare them with
+     * a two-sample test on their per-iteration samples, named by the
+     * "samples" hint) or "samples" (a table of per-iteration samples that
+     * compare reads through the table that names it, never row by row).
+     * PP_OK, PP_EINVAL (no table, empty key), PP_ENOMEM. */
+    int (*table_hint)(pp_table *t, const char *key, const char *value);
 } pp_host_api;
 
 #define PP_HOST_HAS(host, member) \

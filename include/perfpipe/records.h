@@ -23,6 +23,7 @@ extern "C" {
 #define PP_KIND_GCDUMP    UINT32_C(0x2)
 #define PP_KIND_COUNTERS  UINT32_C(0x4)
 #define PP_KIND_SPANS     UINT32_C(0x8)
+#define PP_KIND_BENCH     UINT32_C(0x10)  /* since ABI 1.1 */
 
 typedef struct pp_guid { uint8_t bytes[16]; } pp_guid;
 
@@ -185,6 +186,72 @@ typedef struct pp_span {
     const pp_span_attr *attrs;
 } pp_span;
 
+/* ---- bench (BenchmarkDotNet results, since ABI 1.1) -------------------- */
+
+/* One measured iteration as BenchmarkDotNet records it. */
+#define PP_BENCH_MODE_OTHER     0u
+#define PP_BENCH_MODE_OVERHEAD  1u
+#define PP_BENCH_MODE_WORKLOAD  2u
+
+#define PP_BENCH_STAGE_OTHER    0u
+#define PP_BENCH_STAGE_JITTING  1u
+#define PP_BENCH_STAGE_PILOT    2u
+#define PP_BENCH_STAGE_WARMUP   3u
+#define PP_BENCH_STAGE_ACTUAL   4u
+#define PP_BENCH_STAGE_RESULT   5u   /* workload minus overhead: what the statistics use */
+
+typedef struct pp_bench_measurement {
+    uint32_t mode;               /* PP_BENCH_MODE_* */
+    uint32_t stage;              /* PP_BENCH_STAGE_* */
+    uint32_t launch_index;       /* 1-based */
+    uint32_t iteration_index;    /* 1-based */
+    int64_t  operations;         /* invocations in the iteration */
+    double   nanoseconds;        /* the whole iteration */
+} pp_bench_measurement;
+
+/* Which groups of fields a result carries (CSV exports have no
+ * measurements; brief JSON exports none either). */
+#define PP_BENCH_HAS_STATISTICS   0x1u
+#define PP_BENCH_HAS_MEMORY       0x2u   /* MemoryDiagnoser was on */
+#define PP_BENCH_HAS_MEASUREMENTS 0x4u
+#define PP_BENCH_HAS_GC_COUNTS    0x8u   /* gen0..2 collections and total operations */
+#define PP_BENCH_ALLOC_ROUNDED    0x10u  /* bytes_per_op came from a rounded "1.38 KB" cell */
+
+/* One benchmark case (method + parameter set + job) of one run. Strings are
+ * "" when the export lacks them, never NULL. */
+typedef struct pp_bench_result {
+    uint32_t struct_size;
+    uint32_t flags;              /* PP_BENCH_HAS_* */
+    const char *full_name;       /* "Ns.Type.Method(N: 16)" (JSON) */
+    const char *benchmark;       /* "Ns.Type.Method" (JSON) or "Method" (CSV) */
+    const char *parameters;      /* "N=16", "" without parameters */
+    const char *job;             /* job id, e.g. "ShortRun", "DefaultJob" */
+    const char *display_info;
+    /* Statistics (per operation, nanoseconds) when PP_BENCH_HAS_STATISTICS. */
+    uint32_t n;                  /* iterations the statistics use (after outlier removal) */
+    uint32_t outliers;           /* iterations removed as outliers */
+    double   mean_ns;
+    double   error_ns;           /* half of the 99.9 % confidence interval */
+    double   stddev_ns;
+    double   median_ns;
+    double   min_ns;
+    double   max_ns;
+    /* Memory when PP_BENCH_HAS_MEMORY. */
+    int64_t  bytes_per_op;       /* exact in JSON */
+    int64_t  gen0_collections, gen1_collections, gen2_collections;
+    int64_t  total_operations;
+    double   gen0_per_1k, gen1_per_1k, gen2_per_1k;  /* collections per 1000 operations */
+    /* Every measurement, in file order, when PP_BENCH_HAS_MEASUREMENTS. */
+    uint32_t measurement_count;
+    const pp_bench_measurement *measurements;
+    /* The run's environment (same for every result of one export). */
+    const char *bdn_version;     /* "0.15.8" */
+    const char *runtime_version; /* ".NET 10.0.12 (...)" */
+    const char *configuration;   /* "RELEASE", "DEBUG", "" if unknown */
+    int32_t  has_debugger;       /* 1 attached, 0 not, -1 unknown */
+    uint32_t reserved;
+} pp_bench_result;
+
 /* ---- the envelope ------------------------------------------------------ */
 
 typedef struct pp_record {
@@ -198,6 +265,7 @@ typedef struct pp_record {
         const pp_heap_snapshot *heap;
         const pp_counter_sample *counter;
         const pp_span *span;
+        const pp_bench_result *bench;   /* since ABI 1.1 */
     } u;
 } pp_record;
 

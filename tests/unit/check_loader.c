@@ -74,6 +74,20 @@ END_TEST
 #define PLUGIN_ABI_1 "plugin ABI 1." ABI_STR(PP_ABI_MINOR)
 #define PLUGIN_ABI_2 "plugin ABI 2." ABI_STR(PP_ABI_MINOR)
 
+/* A plugin built against ABI 1.0 loads in a host of a later minor. */
+START_TEST(loads_older_minor)
+{
+    pp_error err = PP_ERROR_INIT;
+    pp_loader *l = fixture_loader();
+    const pp_analyzer *a = pp_loader_get(l, "fixture-abi10", &err);
+
+    ck_assert_msg(a != NULL, "%s", err.message);
+    ck_assert_uint_eq(a->abi_minor, 0);
+    ck_assert_uint_lt(a->abi_minor, PP_ABI_MINOR);
+    pp_loader_free(l);
+}
+END_TEST
+
 START_TEST(refuses_other_major)
 {
     static const char *const needles[] = { "fixture-major2.so", PLUGIN_ABI_2, HOST_ABI,
@@ -207,7 +221,7 @@ START_TEST(scan_lists_every_candidate)
     memset(&s, 0, sizeof s);
     pp_loader_scan(l, collect, &s);
     /* good, createfail, crash, finishfail, badrow, errfinding load; 5 refused. */
-    ck_assert_int_eq(s.ok, 6);
+    ck_assert_int_eq(s.ok, 7);   /* and abi10 */
     ck_assert_int_eq(s.refused, 5);
     for (int i = 0; i < s.ok + s.refused; i++)
         if (strcmp(s.names[i], "fixture-major2") == 0) {
@@ -265,6 +279,7 @@ loader_suite(void)
 
     tcase_add_checked_fixture(tc, setup, NULL);
     tcase_add_test(tc, loads_good_plugin);
+    tcase_add_test(tc, loads_older_minor);
     tcase_add_test(tc, refuses_other_major);
     tcase_add_test(tc, refuses_newer_minor);
     tcase_add_test(tc, refuses_short_descriptor);
