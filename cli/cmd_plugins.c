@@ -21,6 +21,7 @@ kinds_text(uint32_t kinds, char *buf, size_t size)
     static const struct { uint32_t bit; const char *name; } names[] = {
         { PP_KIND_NETTRACE, "nettrace" }, { PP_KIND_GCDUMP, "gcdump" },
         { PP_KIND_COUNTERS, "counters" }, { PP_KIND_SPANS, "spans" },
+        { PP_KIND_BENCH, "bench" },
     };
     size_t used = 0;
 

@@ -362,7 +362,7 @@ lookup(void *user, const char *name, pp_error *err)
 static char *
 synthesize(const pp_analyzer *a, const char *first_input)
 {
-    static const char *const kinds[] = { "nettrace", "gcdump", "counters", "spans" };
+    static const char *const kinds[] = { "nettrace", "gcdump", "counters", "spans", "bench" };
     static const struct { const char *ext; uint32_t kind; } by_ext[] = {
         { ".nettrace", PP_KIND_NETTRACE }, { ".gcdump", PP_KIND_GCDUMP },
         { ".csv", PP_KIND_COUNTERS }, { ".json", PP_KIND_COUNTERS }, { ".json", PP_KIND_SPANS },
@@ -384,11 +384,11 @@ synthesize(const pp_analyzer *a, const char *first_input)
 
         if ((a->input_kinds & by_ext[i].kind) && len > n &&
             strcmp(first_input + len - n, by_ext[i].ext) == 0)
-            for (unsigned k = 0; k < 4; k++)
+            for (unsigned k = 0; k < 5; k++)
                 if (by_ext[i].kind == (1u << k))
                     kind = kinds[k];
     }
-    for (unsigned i = 0; i < 4 && kind == NULL; i++)
+    for (unsigned i = 0; i < 5 && kind == NULL; i++)
         if (a->input_kinds & (1u << i))
             kind = kinds[i];
     used = (size_t)snprintf(text, size, "version: 1\nname: %s\ninputs:\n", a->name);

@@ -11,6 +11,7 @@ static const pp_source_ops *const sources[] = {
     &pp_gcdump_source_ops,
     &pp_counters_source_ops,
     &pp_spans_source_ops,
+    &pp_bdn_source_ops,
 };
 
 const pp_source_ops *

@@ -6,7 +6,7 @@
 
 #include "pipeline/pipeline.h"
 
-const char *const pp_pipeline_kind_names[] = { "nettrace", "gcdump", "counters", "spans", NULL };
+const char *const pp_pipeline_kind_names[] = { "nettrace", "gcdump", "counters", "spans", "bench", NULL };
 const char *const pp_pipeline_format_names[] = { "table", "json", "markdown", "csv",
                                                  "folded", "speedscope", "svg", NULL };
 
@@ -14,7 +14,7 @@ uint32_t
 pp_pipeline_kind_bit(const char *kind)
 {
     static const uint32_t bits[] = { PP_KIND_NETTRACE, PP_KIND_GCDUMP, PP_KIND_COUNTERS,
-                                     PP_KIND_SPANS };
+                                     PP_KIND_SPANS, PP_KIND_BENCH };
     for (size_t k = 0; pp_pipeline_kind_names[k] != NULL; k++)
         if (strcmp(kind, pp_pipeline_kind_names[k]) == 0)
             return bits[k];

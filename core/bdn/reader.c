@@ -1,0 +1,252 @@
+/* The BenchmarkDotNet export reader (bdn.h): file intake, kind detection,
+ * positions in messages and the facts every form shares. The forms' walks
+ * live in json.c and csv.c. */
+#include "config.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include <perfpipe/perfpipe.h>
+
+#include "bdn/bdn_private.h"
+
+char *
+pp_bdn_strdup(const char *s)
+{
+    return strdup(s != NULL ? s : "");
+}
+
+/* 1-based line and byte column of `offset`. */
+static void
+locate(const char *buf, size_t len, size_t offset, uint32_t *line, uint32_t *col)
+{
+    uint32_t l = 1, c = 1;
+
+    if (offset > len)
+        offset = len;
+    for (size_t i = 0; i < offset; i++) {
+        if (buf[i] == '\n') {
+            l++;
+            c = 1;
+        } else {
+            c++;
+        }
+    }
+    *line = l;
+    *col = c;
+}
+
+int
+pp_bdn_fail(pp_bdn_reader *r, pp_error *err, int code, size_t offset, const char *fmt, ...)
+{
+    char what[PP_ERROR_MESSAGE_MAX];
+    uint32_t line, col;
+    va_list ap;
+
+    va_start(ap, fmt);
+    vsnprintf(what, sizeof what, fmt, ap);
+    va_end(ap);
+    locate(r->buf, r->len, offset, &line, &col);
+    r->failure = (pp_error)PP_ERROR_INIT;
+    pp_error_set_at(&r->failure, code, (int64_t)offset, "%s:%u:%u: %s", r->name, (unsigned)line,
+                    (unsigned)col, what);
+    r->failure.line = line;
+    r->failure.column = col;
+    r->failed = code;
+    if (err != NULL) {
+        uint32_t size = err->struct_size;
+
+        *err = r->failure;
+        if (size != 0)
+            err->struct_size = size;
+    }
+    return code;
+}
+
+void
+pp_bdn_truncated(pp_bdn_reader *r, size_t offset, const char *what)
+{
+    uint32_t line, col;
+
+    locate(r->buf, r->len, offset, &line, &col);
+    r->truncated_at = (int64_t)offset;
+    r->has_warning = 1;
+    r->warning = (pp_error)PP_ERROR_INIT;
+    pp_error_set_at(&r->warning, PP_EFORMAT, (int64_t)offset,
+                    "%s:%u:%u: truncated at byte %zu of %zu %s; read %llu whole benchmark%s "
+                    "before it", r->name, (unsigned)line, (unsigned)col, offset, r->len, what,
+                    (unsigned long long)r->count, r->count == 1 ? "" : "s");
+    r->warning.line = line;
+    r->warning.column = col;
+}
+
+int
+pp_bdn_read_file(const char *path, char **buf, size_t *len, pp_error *err)
+{
+    FILE *f = fopen(path, "rb");
+    struct stat st;
+    size_t size, got;
+    char *b;
+    int rerr;
+
+    if (f == NULL) {
+        pp_error_set(err, PP_EIO, "%s: cannot open: %s", path, strerror(errno));
+        return PP_EIO;
+    }
+    if (fstat(fileno(f), &st) != 0 || !S_ISREG(st.st_mode)) {
+        fclose(f);
+        pp_error_set(err, PP_EIO, "%s: not a regular file (BenchmarkDotNet exports are files "
+                     "under BenchmarkDotNet.Artifacts/results)", path);
+        return PP_EIO;
+    }
+    size = (size_t)st.st_size;
+    if ((b = malloc(size + 1)) == NULL) {
+        fclose(f);
+        pp_error_set(err, PP_ENOMEM, "%s: out of memory reading %zu bytes", path, size);
+        return PP_ENOMEM;
+    }
+    got = fread(b, 1, size, f);
+    rerr = ferror(f);
+    fclose(f);
+    if (rerr || got != size) {
+        free(b);
+        pp_error_set(err, PP_EIO, "%s: read failed after %zu of %zu bytes", path, got, size);
+        return PP_EIO;
+    }
+    b[size] = '\0';
+    *buf = b;
+    *len = size;
+    return PP_OK;
+}
+
+/* JSON starts with '{' (after a UTF-8 BOM and blanks); CSV with a header
+ * whose first cell is "Method" (BenchmarkDotNet always puts it first). */
+static uint32_t
+detect(const char *buf, size_t len, size_t *start)
+{
+    size_t i = 0;
+
+    if (len >= 3 && (unsigned char)buf[0] == 0xEF && (unsigned char)buf[1] == 0xBB &&
+        (unsigned char)buf[2] == 0xBF)
+        i = 3;
+    *start = i;
+    while (i < len && (buf[i] == ' ' || buf[i] == '\t' || buf[i] == '\r' || buf[i] == '\n'))
+        i++;
+    if (i < len && buf[i] == '{') {
+        *start = i;
+        return PP_BDN_FORM_JSON;
+    }
+    if (len - *start >= 6 && memcmp(buf + *start, "Method", 6) == 0 &&
+        (buf[*start + 6] == ',' || buf[*start + 6] == ';' || buf[*start + 6] == '\t'))
+        return PP_BDN_FORM_CSV;
+    return 0;
+}
+
+int
+pp_bdn_open_buffer(char *buf, size_t len, const char *name, pp_bdn_reader **out, pp_error *err)
+{
+    pp_bdn_reader *r = calloc(1, sizeof *r);
+    size_t start = 0;
+
+    *out = NULL;
+    if (r == NULL || (r->name = strdup(name != NULL ? name : "<memory>")) == NULL) {
+        free(r);
+        free(buf);
+        pp_error_set(err, PP_ENOMEM, "out of memory opening a BenchmarkDotNet export");
+        return PP_ENOMEM;
+    }
+    r->buf = buf;
+    r->len = len;
+    r->truncated_at = -1;
+    r->has_debugger = -1;
+    r->form = detect(buf, len, &start);
+    r->pos = start;
+    if (r->form == 0) {
+        int rc = pp_bdn_fail(r, err, PP_EFORMAT, start,
+                             len == 0 ? "empty file: expected a BenchmarkDotNet export"
+                                      : "expected a BenchmarkDotNet export: a JSON object "
+                                        "(JsonExporter) or a CSV summary whose header starts "
+                                        "with \"Method\" (CsvExporter)");
+        pp_bdn_close(r);
+        return rc;
+    }
+    *out = r;
+    return PP_OK;
+}
+
+int
+pp_bdn_open(const char *path, pp_bdn_reader **out, pp_error *err)
+{
+    char *buf;
+    size_t len;
+    int rc = pp_bdn_read_file(path, &buf, &len, err);
+
+    *out = NULL;
+    if (rc != PP_OK)
+        return rc;
+    return pp_bdn_open_buffer(buf, len, path, out, err);
+}
+
+int
+pp_bdn_next(pp_bdn_reader *r, const pp_bench_result **res, pp_error *err)
+{
+    int rc;
+
+    *res = NULL;
+    if (r->failed) {
+        if (err != NULL) {
+            uint32_t size = err->struct_size;
+
+            *err = r->failure;
+            if (size != 0)
+                err->struct_size = size;
+        }
+        return r->failed;
+    }
+    if (r->done)
+        return 0;
+    rc = r->form == PP_BDN_FORM_JSON ? pp_bdn_json_next(r, err) : pp_bdn_csv_next(r, err);
+    if (rc == 1) {
+        r->count++;
+        r->cur.struct_size = sizeof r->cur;
+        r->cur.bdn_version = r->bdn_version ? r->bdn_version : "";
+        r->cur.runtime_version = r->runtime_version ? r->runtime_version : "";
+        r->cur.configuration = r->configuration ? r->configuration : "";
+        r->cur.has_debugger = r->has_debugger;
+        *res = &r->cur;
+    } else if (rc == 0) {
+        r->done = 1;
+    }
+    return rc;
+}
+
+uint32_t pp_bdn_form(const pp_bdn_reader *r) { return r->form; }
+uint64_t pp_bdn_count(const pp_bdn_reader *r) { return r->count; }
+int64_t pp_bdn_truncated_at(const pp_bdn_reader *r) { return r->truncated_at; }
+const pp_error *pp_bdn_warning(const pp_bdn_reader *r) { return r->has_warning ? &r->warning : NULL; }
+const char *pp_bdn_title(const pp_bdn_reader *r) { return r->title ? r->title : ""; }
+const char *pp_bdn_version(const pp_bdn_reader *r) { return r->bdn_version ? r->bdn_version : ""; }
+
+void
+pp_bdn_close(pp_bdn_reader *r)
+{
+    if (r == NULL)
+        return;
+    json_decref(r->cur_json);
+    free(r->cur_strings);
+    free(r->meas);
+    for (uint32_t i = 0; i < r->ncols; i++)
+        free(r->cols[i]);
+    free(r->cols);
+    free(r->title);
+    free(r->bdn_version);
+    free(r->runtime_version);
+    free(r->configuration);
+    free(r->buf);
+    free(r->name);
+    free(r);
+}
