@@ -13,6 +13,7 @@
 
 #include "compare.h"
 #include "compare_internal.h"
+#include "compare_stats.h"
 #include "result/result.h"
 
 static int
@@ -267,7 +268,8 @@ compare_stage(const json_t *stage, const json_t *other, json_t *out_stage,
 
         if (rc != PP_OK)
             break;
-        if (tc != NULL)
+        if (tc != NULL &&
+            !pp_compare_hinted(stage, other, tb, tc, out_stage, o, weakened, regressions, &rc, err))
             rc = compare_table(tb, tc, s, out_stage, o, weakened, regressions, err);
     }
     free(s);
