@@ -30,6 +30,7 @@ if [ -z "$ONLY" ] || [ "$ONLY" = counters ]; then
   "$PP_TESTS/capture/capture-counters-gcdump.sh" churn leak
 fi
 if [ -z "$ONLY" ] || [ "$ONLY" = spans ]; then "$PP_TESTS/capture/capture-spans.sh"; fi
+if [ -z "$ONLY" ] || [ "$ONLY" = bench ]; then "$PP_TESTS/capture/capture-bench.sh"; fi
 
 # MANIFEST: merge this run's rows with rows of fixtures not regenerated (partial runs via --only).
 {

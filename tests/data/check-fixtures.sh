@@ -21,7 +21,7 @@ def load(p):
 def within(v, lo, hi): return v is not None and lo <= v <= hi
 
 MAX_FILE, MAX_TOTAL = 10 << 20, 30 << 20
-KINDS = {"nettrace", "gcdump", "counters-csv", "counters-json", "spans"}
+KINDS = {"nettrace", "gcdump", "counters-csv", "counters-json", "spans", "bench"}
 mpath = os.path.join(data, "MANIFEST")
 rows = []
 if check("MANIFEST exists", os.path.isfile(mpath)):
@@ -46,6 +46,8 @@ for r in rows:
     check(f"{f}: size sane ({sz} bytes)", 1024 <= sz <= MAX_FILE)
     check(f"{f}: kind '{r['kind']}' known", r["kind"] in KINDS)
     check(f"{f}: runtime/tool recorded", r["runtime"] != "" and r["tool"] != "" and r["command"] != "")
+    if r["kind"] == "bench":   # BenchmarkDotNet's markdown table is the reference (tests/cli/test-bench.sh)
+        check(f"{f}: reference {r['truth']} exists", os.path.isfile(os.path.join(data, r["truth"]))); continue
     check(f"{f}: truth {r['truth']} parses", isinstance(load(r["truth"]), dict))
     if r["oracle"] == "-":   # no Microsoft reader for this kind (spans): the truth is the only reference
         continue
