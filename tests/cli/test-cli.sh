@@ -73,7 +73,7 @@ has "$tmp/err" "$tmp/typo.yaml:5:1: unknown key 'stagse'" "misspelled key at FIL
 has "$tmp/err" "did you mean 'stages'" "misspelled key gets a suggestion"
 for p in "$SRC"/etc/perfpipe/pipelines/*.yaml; do
   expect 0 "validate shipped $(basename "$p")" -- "$PERFPIPE" validate "$p" --set TRACE=x --set BASELINE=x \
-    --set CANDIDATE=x --set COUNTERS=x --set SPANS=x --set HEAP=x --set INPUT=x
+    --set CANDIDATE=x --set COUNTERS=x --set SPANS=x --set HEAP=x --set INPUT=x --set RESULTS=x
 done
 
 # The shorthand and `run` are one code path: same JSON minus volatile fields.
