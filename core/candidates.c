@@ -8,6 +8,7 @@
 #include <perfpipe/perfpipe.h>
 
 #include "candidates.h"
+#include "candidates_bench.h"
 #include "result/result.h"
 
 /* Where each analyzer's candidates come from. share_col NULL: the share is
@@ -325,6 +326,7 @@ pp_candidates(const json_t *const *docs, size_t ndocs, size_t top, json_t **out,
                  "disappears from %s (structural), or its %s falls beyond noise in a same-session "
                  "A/B with identical knobs (statistical)", c->pipeline ? c->pipeline : "PIPELINE",
                  knobs, c->target, c->r->table, c->r->figure_col);
+        pp_candidates_bench_plan(c->knobs, c->r->axis, c->target, verify, sizeof verify);
         row[0] = pp_cell_int((int64_t)i + 1);
         row[1] = pp_cell_str(c->r->axis);
         row[2] = pp_cell_str(c->target);

@@ -141,5 +141,30 @@ has "$tmp/err" "Memory.BytesAllocatedPerOperation: expected an integer" "the fie
 grep -qE 'type\.json:[0-9]+:[0-9]+:' "$tmp/err" && { pass=$((pass + 1)); echo "PASS: FILE:LINE:COLUMN"; } ||
   { fail=$((fail + 1)); echo "FAIL: no FILE:LINE:COLUMN"; cat "$tmp/err"; }
 
+# Candidates point at the benchmark that covers them (knobs benchmark, benchmark_covers).
+if [ -f "$DATA/alloc-gcverbose.nettrace" ]; then
+  expect 0 "L3 run naming its benchmark" -- "$PERFPIPE" run alloc --input trace="$DATA/alloc-gcverbose.nettrace" \
+    --set benchmark=Perfpipe.Benchmarks.KeyBench.FormatKeys --set benchmark_covers=MakeStrings --format json -o "$tmp/l3.json"
+  expect 0 "candidates of it" -- "$PERFPIPE" candidates "$tmp/l3.json" --top 3 --format json -o "$tmp/cand.json"
+  expect 0 "only the covered candidate's plan names the benchmark" -- py "
+import json
+d = json.load(open('$tmp/cand.json'))
+t = [x for x in d['stages'][0]['tables'] if x['name'] == 'candidates'][0]
+cols = [c['name'] for c in t['columns']]
+rows = [dict(zip(cols, r)) for r in t['rows']]
+plans = {r[cols[2]]: r[cols[6]] for r in rows}
+hit = [k for k, v in plans.items() if 'rerun benchmark Perfpipe.Benchmarks.KeyBench.FormatKeys' in v]
+assert hit == ['Workload.AllocScenario.MakeStrings'], hit
+assert 'allocated bytes/op falls' in plans['Workload.AllocScenario.MakeStrings']
+"
+  expect 0 "examples/l1-l3-l1 passes on the fix" -- env L1L3_DIR="$tmp/l1l3" PERFPIPE="$PERFPIPE" \
+    bash "$SRC/examples/l1-l3-l1/l1-l3-l1.sh" "$A" "$DATA/alloc-gcverbose.nettrace" "$B" \
+    Perfpipe.Benchmarks.KeyBench.FormatKeys MakeStrings
+  has "$tmp/l1l3/candidates.md" "then L1: rerun benchmark" "the example's candidates name the benchmark"
+  expect 1 "examples/l1-l3-l1 fails on the regression" -- env L1L3_DIR="$tmp/l1l3r" PERFPIPE="$PERFPIPE" \
+    bash "$SRC/examples/l1-l3-l1/l1-l3-l1.sh" "$B" "$DATA/alloc-gcverbose.nettrace" "$A" \
+    Perfpipe.Benchmarks.KeyBench.FormatKeys
+fi
+
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]
