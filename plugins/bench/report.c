@@ -78,7 +78,7 @@ tables(bn_state *st, pp_ctx *ctx, pp_error *err)
 
     if (bt == NULL)
         goto fail;
-    if (PP_HOST_HAS(h, table_hint)) {
+    if (PP_HOST_HAS(h, table_hint) && h->table_hint != NULL) {
         snprintf(delta, sizeof delta, "%.17g", st->min_delta_ns);
         if (h->table_hint(bt, "compare", "bench") != PP_OK ||
             h->table_hint(bt, "samples", "iterations") != PP_OK ||
@@ -107,7 +107,8 @@ tables(bn_state *st, pp_ctx *ctx, pp_error *err)
     }
     if ((it = h->table_new(ctx, "iterations", 8, icols, 5)) == NULL)
         goto fail;
-    if (PP_HOST_HAS(h, table_hint) && h->table_hint(it, "compare", "samples") != PP_OK)
+    if (PP_HOST_HAS(h, table_hint) && h->table_hint != NULL &&
+        h->table_hint(it, "compare", "samples") != PP_OK)
         goto fail;
     for (uint32_t i = 0; i < st->count; i++) {
         const bn_case *c = &st->cases[i];
