@@ -279,7 +279,7 @@ step "pipelines: shipped in /usr/share, overridden from /etc, then from the user
 SHARE=/usr/share/perfpipe/pipelines
 dpkg-query --control-show perfpipe conffiles 2>/dev/null | has . &&
   die "perfpipe has conffiles: shipped pipelines belong in $SHARE"
-VARS=(--set TRACE=x --set BASELINE=x --set CANDIDATE=x --set COUNTERS=x --set SPANS=x --set HEAP=x --set INPUT=x)
+VARS=(--set TRACE=x --set BASELINE=x --set CANDIDATE=x --set COUNTERS=x --set SPANS=x --set HEAP=x --set INPUT=x --set RESULTS=x)
 n=0
 for f in "$SHARE"/*.yaml; do
   name=$(basename "$f" .yaml)
