@@ -56,9 +56,6 @@ char *pp_cli_capture_spec(const char *analyzer, const pp_cli_capture *c);
 struct pp_pipeline;
 int pp_cli_capture_signals(const struct pp_pipeline *p);
 
-/* A duration: 30, 30s, 500ms, 2m, 1h or dd:hh:mm:ss, in seconds; < 0 if
- * it is none of these. */
-double pp_cli_parse_duration(const char *s);
 
 /* What `describe` prints of analyzer name, found with the --plugin-dir
  * directories given then the defaults. An exit code. */

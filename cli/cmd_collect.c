@@ -18,6 +18,7 @@
 
 #include "cli.h"
 #include "ipc/capture.h"
+#include "ipc/capture_source.h"
 #include "ipc/ipc.h"
 #include "nettrace/nettrace_internal.h"
 #include "native/native.h"
@@ -76,36 +77,6 @@ on_signal(int sig)
     (void)sig;
     signals_seen++;
     pp_capture_signal(signals_seen > 1);
-}
-
-/* 30, 30s, 500ms, 2m, 1h, or dd:hh:mm:ss; seconds, < 0 on error. */
-double
-pp_cli_parse_duration(const char *s)
-{
-    char *end;
-    if (strchr(s, ':')) {
-        unsigned v[4] = { 0 };
-        int n = sscanf(s, "%u:%u:%u:%u", &v[0], &v[1], &v[2], &v[3]);
-        if (n < 2)
-            return -1;
-        /* the fields are right-aligned: ss, mm:ss, hh:mm:ss, dd:hh:mm:ss */
-        double secs = 0, mult[4] = { 1, 60, 3600, 86400 };
-        for (int i = 0; i < n; i++)
-            secs += v[n - 1 - i] * mult[i];
-        return secs;
-    }
-    double d = strtod(s, &end);
-    if (end == s || d < 0)
-        return -1;
-    if (*end == '\0' || strcmp(end, "s") == 0)
-        return d;
-    if (strcmp(end, "ms") == 0)
-        return d / 1000;
-    if (strcmp(end, "m") == 0 || strcmp(end, "min") == 0)
-        return d * 60;
-    if (strcmp(end, "h") == 0)
-        return d * 3600;
-    return -1;
 }
 
 typedef struct collect_run {
@@ -249,7 +220,7 @@ parse_args(int argc, char **argv, pp_capture_spec *spec, int *quiet)
             spec->interval_s = (unsigned)s;
         } else if (strcmp(a, "--duration") == 0) {
             NEED();
-            if ((spec->duration_s = pp_cli_parse_duration(v)) <= 0) {
+            if ((spec->duration_s = pp_capture_parse_duration(v)) <= 0) {
                 pp_cli_error("collect: --duration '%s' is not a time (30, 30s, 500ms, 2m, 1h or "
                              "dd:hh:mm:ss)", v);
                 return PP_EXIT_USAGE;
@@ -268,7 +239,7 @@ parse_args(int argc, char **argv, pp_capture_spec *spec, int *quiet)
             spec->output = v;
         } else if (strcmp(a, "--listen-timeout") == 0) {
             NEED();
-            double s = pp_cli_parse_duration(v);
+            double s = pp_capture_parse_duration(v);
             if (s <= 0) {
                 pp_cli_error("collect: --listen-timeout '%s' is not a time", v);
                 return PP_EXIT_USAGE;

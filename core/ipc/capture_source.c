@@ -40,9 +40,8 @@ pp_capture_spec_is(const char *path)
     return path != NULL && strncmp(path, PP_CAPTURE_PREFIX, strlen(PP_CAPTURE_PREFIX)) == 0;
 }
 
-/* 30, 30s, 500ms, 2m, 1h or dd:hh:mm:ss in seconds; < 0 if none. */
-static double
-parse_duration(const char *s)
+double
+pp_capture_parse_duration(const char *s)
 {
     char *end;
     if (strchr(s, ':')) {
@@ -147,7 +146,7 @@ pp_capture_spec_parse(const char *path, pp_capture_spec *spec, char **storage, p
             }
             spec->interval_s = (unsigned)s;
         } else if (strcmp(k, "duration") == 0) {
-            if ((spec->duration_s = parse_duration(v)) <= 0) {
+            if ((spec->duration_s = pp_capture_parse_duration(v)) <= 0) {
                 pp_error_set(err, PP_EINVAL, "capture: duration '%s' is not a time (30s, 2m, "
                              "500ms, dd:hh:mm:ss)", v);
                 goto bad;

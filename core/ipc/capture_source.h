@@ -17,6 +17,10 @@ extern const pp_source_ops pp_counters_nettrace_source_ops;
 
 /* Whether path is a capture spec. */
 int pp_capture_spec_is(const char *path);
+
+/* A duration as collect and capture: specs take it: 30, 30s, 500ms, 2m, 1h
+ * or dd:hh:mm:ss, in seconds; < 0 if it is none of these. */
+double pp_capture_parse_duration(const char *s);
 /* Parse a capture spec into *spec; its strings point into *storage (the
  * caller frees it after the spec's last use). PP_EINVAL with the key. */
 int pp_capture_spec_parse(const char *path, pp_capture_spec *spec, char **storage,
