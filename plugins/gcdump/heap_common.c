@@ -341,32 +341,12 @@ int hc_retained_by_key(const pp_heap_snapshot *s, const hc_dom *d, const hc_keys
 
 int hc_bfs_parents(const pp_heap_snapshot *s, uint32_t **parent_out)
 {
-    uint32_t n = s->node_count;
-    uint32_t *parent = malloc(n * sizeof(uint32_t));
-    uint32_t *queue = malloc(n * sizeof(uint32_t));
-    if (!parent || !queue) {
-        free(parent);
-        free(queue);
-        return PP_ENOMEM;
-    }
-    for (uint32_t i = 0; i < n; i++)
-        parent[i] = HC_NONE;
-    uint32_t head = 0, tail = 0;
-    parent[s->root] = s->root;
-    queue[tail++] = s->root;
-    while (head < tail) {
-        uint32_t v = queue[head++];
-        for (uint64_t e = s->edge_start[v]; e < s->edge_start[v + 1]; e++) {
-            uint32_t w = s->edges[e];
-            if (parent[w] == HC_NONE) {
-                parent[w] = v;
-                queue[tail++] = w;
-            }
-        }
-    }
-    free(queue);
-    *parent_out = parent;
-    return PP_OK;
+    uint32_t *order, nreach;
+    int rc = hc_bfs_order(s, parent_out, &order, &nreach);
+
+    if (rc == PP_OK)
+        free(order);
+    return rc;
 }
 
 static void append(char *buf, size_t size, size_t *len, const char *s)
