@@ -23,23 +23,6 @@
 
 #define SHOWN_ROWS 50     /* rows shown before "show all" */
 
-void
-pp_html_text(FILE *out, const char *s)
-{
-    for (; s != NULL && *s; s++) {
-        switch (*s) {
-        case '&':  fputs("&amp;", out); break;
-        case '<':  fputs("&lt;", out); break;
-        case '>':  fputs("&gt;", out); break;
-        case '"':  fputs("&quot;", out); break;
-        case '\'': fputs("&#39;", out); break;
-        default:
-            if ((unsigned char)*s >= 0x20 || *s == '\t' || *s == '\n')
-                fputc(*s, out);
-        }
-    }
-}
-
 static const char *
 str(const json_t *o, const char *key)
 {

@@ -12,10 +12,6 @@ extern const char pp_html_css[];
 extern const char pp_html_js[];
 extern const char pp_html_js_head[];
 
-/* Text escaped for HTML content and attribute values (& < > " '); control
- * characters other than tab/newline are dropped. */
-void pp_html_text(FILE *out, const char *s);
-
 /* The charts of a stage drawn as inline <svg class="chart"> elements
  * (counters: one line chart per footprint series with its trend line and
  * the leak verdict). Writes nothing for a stage without chartable data.

@@ -401,3 +401,20 @@ pp_stacks_free(pp_stacks *s)
     free(s->v);
     memset(s, 0, sizeof *s);
 }
+
+void
+pp_html_text(FILE *out, const char *s)
+{
+    for (; s != NULL && *s; s++) {
+        switch (*s) {
+        case '&':  fputs("&amp;", out); break;
+        case '<':  fputs("&lt;", out); break;
+        case '>':  fputs("&gt;", out); break;
+        case '"':  fputs("&quot;", out); break;
+        case '\'': fputs("&#39;", out); break;
+        default:
+            if ((unsigned char)*s >= 0x20 || *s == '\t' || *s == '\n')
+                fputc(*s, out);
+        }
+    }
+}

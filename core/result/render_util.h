@@ -132,4 +132,9 @@ void pp_stacks_free(pp_stacks *s);
 void pp_stacks_weight_human(const pp_stacks *s, int64_t w, char *buf, size_t size);
 void pp_stacks_weight_exact(const pp_stacks *s, int64_t w, char *buf, size_t size);
 
+/* Text escaped for HTML content and attribute values (& < > " '); control
+ * characters other than tab/newline are dropped. Here, a layer below the
+ * html page and its charts, which both escape with it. */
+void pp_html_text(FILE *out, const char *s);
+
 #endif
