@@ -164,6 +164,8 @@ struct pp_counters_reader {
     char *provider_s;
 };
 
+/* ---- sample.c: below reader.c, csv.c and json.c ------------------------ */
+
 /* Emit a warning through the hook with the current position. */
 void pp_counters_warn(pp_counters_reader *r, int32_t code, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
