@@ -223,38 +223,3 @@ pp_cli_format_ok(const char *fmt)
                  "folded, speedscope or svg", fmt);
     return 0;
 }
-
-typedef struct doc_job {
-    const char *path;
-    const json_t *doc;
-    const char *format;
-    const char *table;
-} doc_job;
-
-static int
-write_doc(void *user, FILE *out)
-{
-    doc_job *job = user;
-    pp_error err = PP_ERROR_INIT;
-    int rc = pp_render_opts_table(job->doc, job->format, job->table, &pp_cli_render, out, &err);
-
-    if (rc == PP_EIO) {
-        pp_cli_error("%s: %s", job->path ? job->path : "standard output", err.message);
-        return PP_EXIT_OUTPUT;
-    }
-    if (rc != PP_OK) {
-        pp_cli_error("%s", err.message);
-        return PP_EXIT_USAGE;
-    }
-    return PP_EXIT_OK;
-}
-
-int
-pp_cli_write_doc(const char *path, const json_t *doc, const char *format, const char *table)
-{
-    doc_job job = { path, doc, format, table };
-
-    if (table == NULL && strcmp(format, "csv") == 0 && pp_cli_is_dir_output(path))
-        return pp_cli_write_csv_dir(path, doc);
-    return pp_cli_write_output(path, write_doc, &job);
-}

@@ -1,0 +1,48 @@
+/* A result document rendered to a file or standard output: above the
+ * shared helpers (util.c), the render flags (render_flags.c) and the csv
+ * directory writer (csv_dir.c), which it chooses between. */
+#include "config.h"
+
+#include <string.h>
+
+#include <jansson.h>
+
+#include <perfpipe/perfpipe.h>
+
+#include "cli.h"
+#include "result/result.h"
+
+typedef struct doc_job {
+    const char *path;
+    const json_t *doc;
+    const char *format;
+    const char *table;
+} doc_job;
+
+static int
+write_doc(void *user, FILE *out)
+{
+    doc_job *job = user;
+    pp_error err = PP_ERROR_INIT;
+    int rc = pp_render_opts_table(job->doc, job->format, job->table, &pp_cli_render, out, &err);
+
+    if (rc == PP_EIO) {
+        pp_cli_error("%s: %s", job->path ? job->path : "standard output", err.message);
+        return PP_EXIT_OUTPUT;
+    }
+    if (rc != PP_OK) {
+        pp_cli_error("%s", err.message);
+        return PP_EXIT_USAGE;
+    }
+    return PP_EXIT_OK;
+}
+
+int
+pp_cli_write_doc(const char *path, const json_t *doc, const char *format, const char *table)
+{
+    doc_job job = { path, doc, format, table };
+
+    if (table == NULL && strcmp(format, "csv") == 0 && pp_cli_is_dir_output(path))
+        return pp_cli_write_csv_dir(path, doc);
+    return pp_cli_write_output(path, write_doc, &job);
+}
