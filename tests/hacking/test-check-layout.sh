@@ -1,0 +1,65 @@
+#!/bin/bash
+# check-layout.py must fail on each rule it enforces: a scratch tree with
+# one breach of each (a file of 801 lines, a function of 151, two files of a
+# folder calling each other, a mutable static in core/), compiled the way
+# the build names objects, then the same tree with every breach mended.
+# Exit: 0 pass, 1 fail, 77 skip (no cc, nm, objdump or universal-ctags).
+set -uo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+check=$here/check-layout.py
+for t in cc nm objdump python3; do
+  command -v "$t" >/dev/null || { echo "SKIP: no $t"; exit 77; }
+done
+ctags --version 2>/dev/null | grep -q 'Universal Ctags' ||
+  { echo "SKIP: no universal-ctags"; exit 77; }
+work=$(mktemp -d /tmp/pp-layout.XXXXXX)
+trap 'rm -rf "$work"' EXIT
+pass=0 fail=0
+ok() { echo "PASS: $*"; pass=$((pass + 1)); }
+bad() { echo "FAIL: $*"; fail=$((fail + 1)); }
+
+src=$work/src build=$work/build
+mkdir -p "$src/core/x" "$src/plugins/p" "$src/cli" "$build/core/x/.libs" "$build/plugins/p/.libs"
+# A function of n lines (its first and last line included).
+body() { echo "int $1(void)"; echo "{"; echo "    int v = 0;"
+         for ((i = 0; i < $2 - 5; i++)); do echo "    v += $i;"; done
+         echo "    return v;"; echo "}"; }
+make_tree() {  # $1 = 1: with the breaches
+  {
+    echo "int b_two(void);"
+    echo "int a_one(void) { return ${1:+b_two() + }1; }"
+    [ "$1" = 1 ] && echo "static int counter; int a_bump(void) { return ++counter; }"
+    [ "$1" = 1 ] && body long_one 151 || body long_one 150
+  } >"$src/core/x/a.c"
+  { echo "int a_one(void);"; echo "int b_two(void) { return a_one() + 2; }"; } >"$src/core/x/b.c"
+  # Over the limit by one line, or at it.
+  { echo "static const int table[] = {"
+    for ((i = 0; i < (${1:-0} == 1 ? 798 : 797); i++)); do echo "    $i,"; done
+    echo "};"; echo "int p_get(int i) { return table[i]; }"; } >"$src/plugins/p/big.c"
+  for f in a b; do
+    cc -c -fPIC -o "$build/core/x/.libs/libx_la-$f.o" "$src/core/x/$f.c" || return 1
+  done
+  cc -c -fPIC -o "$build/plugins/p/.libs/p_la-big.o" "$src/plugins/p/big.c"
+}
+run() { PP_SRCDIR=$src PP_BUILDDIR=$build PP_LAYOUT_MIN_FUNCTIONS=3 python3 "$check" >"$work/out" 2>&1; }
+
+make_tree 1 || { echo "FAIL: cannot compile the scratch tree"; exit 1; }
+run; rc=$?
+[ "$rc" -eq 1 ] && ok "a tree with breaches fails (exit 1)" || bad "exit $rc with breaches"
+grep -q '^FAIL: plugins/p/big.c: 801 lines' "$work/out" && ok "the 801-line file is named" ||
+  bad "no file-size failure"
+grep -q '^FAIL: core/x/a.c:[0-9]*: long_one is 151 lines' "$work/out" && ok "the 151-line function is named" ||
+  bad "no function-size failure"
+grep -q '^FAIL: core/x/: files call each other: a.c -> b.c (b_two); b.c -> a.c (a_one)' "$work/out" &&
+  ok "the circle a.c <-> b.c is named with its symbols" || bad "no circle failure"
+grep -q "^FAIL: core/x/a.c: mutable static 'counter' (.bss)" "$work/out" &&
+  ok "the mutable static is named" || bad "no mutable-static failure"
+[ "$rc" -eq 1 ] || cat "$work/out"
+
+rm -rf "$src" "$build"
+mkdir -p "$src/core/x" "$src/plugins/p" "$src/cli" "$build/core/x/.libs" "$build/plugins/p/.libs"
+make_tree "" || { echo "FAIL: cannot compile the scratch tree"; exit 1; }
+run; rc=$?
+[ "$rc" -eq 0 ] && ok "the mended tree passes" || { bad "exit $rc on the mended tree"; cat "$work/out"; }
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]
