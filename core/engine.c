@@ -172,6 +172,10 @@ read_input(input_run *in, size_t index, stage_run *stages, size_t nstages, const
 {
     pp_record rec;
     pp_error rerr = PP_ERROR_INIT;
+    /* One error struct for every consume call: initialising 536 bytes per
+     * record and stage cost 5-6 % of a deep-stack alloc run. Only the code
+     * and the message are read after a call, and both are reset before it. */
+    pp_error perr = PP_ERROR_INIT;
     char digest[80];
     json_t *hash;
     int rc;
@@ -188,10 +192,10 @@ read_input(input_run *in, size_t index, stage_run *stages, size_t nstages, const
             if (st->failed || !(st->plan->analyzer->input_kinds & rec.kind))
                 continue;
             for (uint32_t slot = 0; slot < st->plan->ninputs; slot++) {
-                pp_error perr = PP_ERROR_INIT;
-
                 if (st->plan->inputs[slot] != index)
                     continue;
+                perr.code = PP_OK;
+                perr.message[0] = '\0';
                 rec.input_index = slot;
                 if (g != NULL && g->watch != NULL) {
                     g->watch->records[s]++;
