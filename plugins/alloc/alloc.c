@@ -59,7 +59,9 @@ static void alloc_destroy(void *state)
     pp_pc_prefixes_free(&a->focus);
     pp_pc_strtab_free(&a->types);
     pp_pc_stackset_free(&a->stacks);
-    pp_pc_agg_free(&a->raw);
+    pp_alloc_stackcache_free(&a->stack_cache);
+    pp_alloc_typecache_free(&a->type_cache);
+    pp_alloc_rows_free(&a->raw);
     free(a->scratch);
     pp_pc_u64map_free(&a->heap_kinds);
     free(a);
@@ -80,7 +82,6 @@ static int alloc_create(const pp_host_api *host, pp_ctx *ctx, const pp_options *
     a->first_tick_ns = INT64_MAX;
     a->last_tick_ns = INT64_MIN;
     pp_pc_strtab_init(&a->types);
-    pp_pc_agg_init(&a->raw, 2);
     int rc = PP_OK;
     a->top = 25;
     if (host->opt_int(opts, "top", &a->top) == PP_OK && a->top < 0) {
@@ -156,39 +157,43 @@ static int alloc_consume(void *state, const pp_record *rec, pp_error *err)
     if (!pp_pc_window_admits(&a->window, ev))
         return PP_OK;
 
-    /* the UTF-8 TypeName is at most 3/2 the payload: bounded by the input */
-    size_t need = (size_t)(ev->payload_size / 2) * 3 + 1;
-    if (need > a->scratch_cap) {
-        char *s = realloc(a->scratch, need);
-        if (!s)
-            return oom(a, err);
-        a->scratch = s;
-        a->scratch_cap = need;
-    }
     pp_alloc_tick tick;
-    const char *what = NULL;
-    size_t at = 0;
-    if (pp_alloc_tick_decode(ev->payload, ev->payload_size, ev->version, ev->pointer_size,
-                             a->scratch, &tick, &what, &at) != 0) {
-        /* one bad event should not void the analysis: count it, report it once */
-        if (a->malformed++ == 0) {
-            a->malformed_first_ns = ev->time_ns;
-            snprintf(a->malformed_what, sizeof a->malformed_what,
-                     "V%u payload of %u bytes lacks %s at payload offset %zu",
-                     ev->version, ev->payload_size, what, at);
+    uint32_t type_id;
+    if (!pp_alloc_typecache_hit(&a->type_cache, ev->payload, ev->payload_size, ev->version,
+                                ev->pointer_size, &tick, &type_id)) {
+        /* the UTF-8 TypeName is at most 3/2 the payload: bounded by the input */
+        size_t need = (size_t)(ev->payload_size / 2) * 3 + 1;
+        if (need > a->scratch_cap) {
+            char *s = realloc(a->scratch, need);
+            if (!s)
+                return oom(a, err);
+            a->scratch = s;
+            a->scratch_cap = need;
         }
-        return PP_OK;
+        const char *what = NULL;
+        size_t at = 0;
+        if (pp_alloc_tick_decode(ev->payload, ev->payload_size, ev->version, ev->pointer_size,
+                                 a->scratch, &tick, &what, &at) != 0) {
+            /* one bad event should not void the analysis: count it, report it once */
+            if (a->malformed++ == 0) {
+                a->malformed_first_ns = ev->time_ns;
+                snprintf(a->malformed_what, sizeof a->malformed_what,
+                         "V%u payload of %u bytes lacks %s at payload offset %zu",
+                         ev->version, ev->payload_size, what, at);
+            }
+            return PP_OK;
+        }
+        const char *tname = tick.has_type ? tick.type : "[type not recorded: GCAllocationTick V0/V1]";
+        if (pp_pc_strtab_intern(&a->types, tname, strlen(tname), &type_id) != PP_OK)
+            return oom(a, err);
+        pp_alloc_typecache_put(&a->type_cache, ev->payload, ev->pointer_size, &tick, type_id);
     }
     if (tick.amount > (uint64_t)INT64_MAX / 4)
         tick.amount = (uint64_t)INT64_MAX / 4; /* keep sums exact-or-saturated, never wrapped */
 
-    uint32_t type_id;
-    const char *tname = tick.has_type ? tick.type : "[type not recorded: GCAllocationTick V0/V1]";
-    if (pp_pc_strtab_intern(&a->types, tname, strlen(tname), &type_id) != PP_OK)
-        return oom(a, err);
     uint32_t stack_id = PP_ALLOC_NO_STACK;
     if (ev->stack_depth > 0 && ev->stack) {
-        int rc = pp_pc_stackset_event(&a->stacks, ev, &stack_id);
+        int rc = pp_alloc_stackcache_id(&a->stack_cache, &a->stacks, ev, &stack_id);
         if (rc != PP_OK)
             return oom(a, err);
     } else {
@@ -201,9 +206,7 @@ static int alloc_consume(void *state, const pp_record *rec, pp_error *err)
             return oom(a, err);
         a->nheap_kinds++;
     }
-    uint32_t key[3] = { type_id, stack_id, tick.kind };
-    int64_t delta[2] = { (int64_t)tick.amount, 1 };
-    if (pp_pc_agg_add(&a->raw, (const char *)key, sizeof key, delta, NULL) != PP_OK)
+    if (pp_alloc_rows_add(&a->raw, type_id, stack_id, tick.kind, (int64_t)tick.amount) != PP_OK)
         return oom(a, err);
     a->ticks++;
     if (ev->time_ns < a->first_tick_ns)

@@ -13,11 +13,14 @@
 #include "../common/stackset.h"
 #include "../common/strtab.h"
 #include "../common/window.h"
+#include "rows.h"
+#include "stackcache.h"
+#include "typecache.h"
 
 /* Stack id of a tick that carried no stack. */
 #define PP_ALLOC_NO_STACK UINT32_MAX
 
-/* Columns of the raw (type, stack, kind) aggregate. */
+/* Columns of the aggregates built in finish(). */
 enum { PP_ALLOC_BYTES = 0, PP_ALLOC_SAMPLES = 1 };
 
 typedef struct pp_alloc {
@@ -38,7 +41,9 @@ typedef struct pp_alloc {
     const pp_trace_source *source;
     pp_pc_strtab types;           /* type names */
     pp_pc_stackset stacks;
-    pp_pc_agg raw;                /* key = {u32 type, u32 stack, u32 kind}, cols bytes, samples */
+    pp_alloc_stackcache stack_cache;  /* content key -> stacks id */
+    pp_alloc_typecache type_cache;    /* TypeID + raw name -> types id */
+    pp_alloc_rows raw;            /* bytes, samples by (type, stack, kind) */
     uint64_t ticks_seen;       /* every tick in the trace, before the window */
     uint64_t ticks;            /* ticks inside the window */
     uint64_t ticks_no_stack;

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "../common/strbuf.h"
+#include "folded.h"
 #include "tick.h"
 
 #define NO_STACK_NAME "[no stack]"
@@ -25,11 +26,14 @@ typedef struct report {
     pp_alloc *a;
     pp_ctx *ctx;
     pp_pc_strtab names;
-    pp_pc_strtab folded;
+    pp_alloc_folded folded;
     pp_pc_symcache syms;
     stack_facts *facts;
     pp_pc_strbuf buf;
-    pp_pc_agg by_type, by_frame, by_type_frame, by_kind, by_stack;
+    pp_pc_agg by_type, by_frame, by_type_frame, by_kind;
+    int64_t (*by_stack)[2];          /* [folded id] bytes, samples */
+    int64_t no_stack[2];             /* the "[no stack]" row */
+    int have_no_stack;
     int64_t total_bytes;
     int64_t total_ticks;
     int64_t stack_frames, stack_unresolved;   /* tick-weighted */
@@ -89,14 +93,20 @@ static int name_stacks(report *r)
                 f->responsible = pp_pc_strtab_get(&r->names, id);
             }
         }
-        pp_pc_strbuf_clear(&r->buf);
-        for (uint32_t i = depth; i-- > 0 && rc == PP_OK;) {
-            rc = pp_pc_strbuf_adds(&r->buf, pp_pc_strtab_get(&r->names, ids[i]));
-            if (rc == PP_OK && i > 0)
-                rc = pp_pc_strbuf_add(&r->buf, ";", 1);
-        }
+    }
+    /* Fold once every name is known: a ';' in any of them means folding by
+     * the joined strings (folded.h). The names come from the cache now. */
+    int by_string = 0;
+    for (uint32_t i = 0; i < r->names.count && !by_string; i++)
+        by_string = strchr(pp_pc_strtab_get(&r->names, i), ';') != NULL;
+    pp_alloc_folded_init(&r->folded, &r->names, by_string);
+    for (uint32_t s = 0; s < n && rc == PP_OK; s++) {
+        uint32_t depth;
+        const uint32_t *frames = pp_pc_stackset_frames(&a->stacks, s, &depth);
+        for (uint32_t i = 0; i < depth && rc == PP_OK; i++)
+            rc = pp_pc_symcache_name(&r->syms, a->source, pp_pc_stackset_ip(&a->stacks, frames[i]), &ids[i]);
         if (rc == PP_OK)
-            rc = pp_pc_strtab_intern(&r->folded, r->buf.data ? r->buf.data : "", r->buf.len, &f->folded);
+            rc = pp_alloc_folded_intern(&r->folded, ids, depth, &r->facts[s].folded);
     }
     free(ids);
     return rc;
@@ -107,18 +117,27 @@ static int fold_rows(report *r)
     pp_alloc *a = r->a;
     int rc = PP_OK;
     char kindbuf[32];
-    for (uint32_t row = 0; row < pp_pc_agg_count(&a->raw) && rc == PP_OK; row++) {
-        uint32_t key[3];
-        memcpy(key, pp_pc_agg_key(&a->raw, row), sizeof key);
-        const int64_t *v = pp_pc_agg_vals(&a->raw, row);
-        int64_t d[2] = { v[PP_ALLOC_BYTES], v[PP_ALLOC_SAMPLES] };
+    pp_alloc_row *rows = pp_alloc_rows_ordered(&a->raw);
+    if (a->raw.count && !rows)
+        return PP_ENOMEM;
+    r->by_stack = calloc(pp_alloc_folded_count(&r->folded) + 1, sizeof *r->by_stack);
+    if (!r->by_stack) {
+        free(rows);
+        return PP_ENOMEM;
+    }
+    for (uint32_t row = 0; row < a->raw.count && rc == PP_OK; row++) {
+        const pp_alloc_row *w = &rows[row];
+        uint32_t key[3] = { w->type, w->stack, w->kind };
+        int64_t d[2] = { w->bytes, w->samples };
         const char *type = pp_pc_strtab_get(&a->types, key[0]);
         const char *frame = NO_STACK_NAME;
-        const char *stack = NO_STACK_NAME;
-        if (key[1] != PP_ALLOC_NO_STACK) {
+        int64_t *stack_v = r->no_stack;
+        if (key[1] == PP_ALLOC_NO_STACK)
+            r->have_no_stack = 1;
+        else {
             const stack_facts *f = &r->facts[key[1]];
             frame = f->responsible;
-            stack = pp_pc_strtab_get(&r->folded, f->folded);
+            stack_v = r->by_stack[f->folded];
             r->stack_frames += (int64_t)f->frames * d[1];
             r->stack_unresolved += (int64_t)f->unresolved_frames * d[1];
             if (pp_pc_frame_unresolved(frame))
@@ -136,8 +155,8 @@ static int fold_rows(report *r)
             rc = pp_pc_agg_add(&r->by_frame, frame, strlen(frame), d, NULL);
         if (rc == PP_OK)
             rc = pp_pc_agg_add(&r->by_kind, kind, strlen(kind), d, NULL);
-        if (rc == PP_OK)
-            rc = pp_pc_agg_add(&r->by_stack, stack, strlen(stack), d, NULL);
+        stack_v[0] += d[0];
+        stack_v[1] += d[1];
         if (rc == PP_OK) {
             /* a tab cannot occur in a .NET type name: safe pair separator */
             pp_pc_strbuf_clear(&r->buf);
@@ -150,6 +169,7 @@ static int fold_rows(report *r)
                 rc = pp_pc_agg_add(&r->by_type_frame, r->buf.data, r->buf.len, d, NULL);
         }
     }
+    free(rows);
     return rc;
 }
 
@@ -180,6 +200,65 @@ static int emit_simple(report *r, const char *name, const char *keycol, const pp
         const int64_t *v = pp_pc_agg_vals(g, order[i]);
         pp_cell c[4] = { pp_cell_str(pp_pc_agg_key(g, order[i])), pp_cell_int(v[0]), pp_cell_int(v[1]),
                          pp_cell_dbl(pct(v[0], r->total_bytes)) };
+        rc = h->table_row(t, c);
+    }
+    free(order);
+    return rc;
+}
+
+/* by_stack ranks like pp_pc_agg_rank: bytes, then samples, descending,
+ * then the folded string ascending (compared without building it). The
+ * "[no stack]" row has id UINT32_MAX. */
+static int cmp_stacks(const void *pa, const void *pb, void *arg)
+{
+    report *r = arg;
+    uint32_t x = *(const uint32_t *)pa, y = *(const uint32_t *)pb;
+    const int64_t *vx = x == UINT32_MAX ? r->no_stack : r->by_stack[x];
+    const int64_t *vy = y == UINT32_MAX ? r->no_stack : r->by_stack[y];
+    if (vx[0] != vy[0])
+        return vx[0] > vy[0] ? -1 : 1;
+    if (vx[1] != vy[1])
+        return vx[1] > vy[1] ? -1 : 1;
+    if (x == UINT32_MAX)
+        return pp_alloc_folded_cmp_lit(&r->folded, NO_STACK_NAME, y);
+    if (y == UINT32_MAX)
+        return -pp_alloc_folded_cmp_lit(&r->folded, NO_STACK_NAME, x);
+    return pp_alloc_folded_cmp(&r->folded, x, y);
+}
+
+static int emit_by_stack(report *r, int64_t top)
+{
+    const pp_host_api *h = r->a->host;
+    pp_column cols[3] = {
+        { "stack", PP_COL_STRING, 0 },
+        { "bytes", PP_COL_BYTES, 0 },
+        { "samples", PP_COL_COUNT, 0 },
+    };
+    pp_table *t = h->table_new(r->ctx, "by_stack", 3, cols, 1);
+    if (!t)
+        return PP_ENOMEM;
+    uint32_t nf = pp_alloc_folded_count(&r->folded), n = 0;
+    uint32_t *order = malloc(((size_t)nf + 1) * sizeof *order);
+    if (!order)
+        return PP_ENOMEM;
+    for (uint32_t i = 0; i < nf; i++)
+        if (r->by_stack[i][1] != 0)
+            order[n++] = i;
+    if (r->have_no_stack)
+        order[n++] = UINT32_MAX;
+    qsort_r(order, n, sizeof *order, cmp_stacks, r);
+    if (top > 0 && (uint64_t)top < n)
+        n = (uint32_t)top;
+    int rc = PP_OK;
+    for (uint32_t i = 0; i < n && rc == PP_OK; i++) {
+        const int64_t *v = order[i] == UINT32_MAX ? r->no_stack : r->by_stack[order[i]];
+        const char *key = order[i] == UINT32_MAX ? NO_STACK_NAME
+                                                  : pp_alloc_folded_string(&r->folded, order[i]);
+        if (!key) {
+            rc = PP_ENOMEM;
+            break;
+        }
+        pp_cell c[3] = { pp_cell_str(key), pp_cell_int(v[0]), pp_cell_int(v[1]) };
         rc = h->table_row(t, c);
     }
     free(order);
@@ -349,13 +428,12 @@ int pp_alloc_report(pp_alloc *a, pp_ctx *ctx, pp_error *err)
     r.a = a;
     r.ctx = ctx;
     pp_pc_strtab_init(&r.names);
-    pp_pc_strtab_init(&r.folded);
+    pp_alloc_folded_init(&r.folded, &r.names, 0);
     pp_pc_symcache_init(&r.syms, a->host, &r.names);
     pp_pc_agg_init(&r.by_type, 2);
     pp_pc_agg_init(&r.by_frame, 2);
     pp_pc_agg_init(&r.by_type_frame, 2);
     pp_pc_agg_init(&r.by_kind, 2);
-    pp_pc_agg_init(&r.by_stack, 2);
 
     int rc = name_stacks(&r);
     if (rc == PP_OK)
@@ -369,7 +447,7 @@ int pp_alloc_report(pp_alloc *a, pp_ctx *ctx, pp_error *err)
     if (rc == PP_OK)
         rc = emit_simple(&r, "by_kind", "kind", &r.by_kind, 0, 0);
     if (rc == PP_OK)
-        rc = emit_simple(&r, "by_stack", "stack", &r.by_stack, 0, a->top_stacks);
+        rc = emit_by_stack(&r, a->top_stacks);
     if (rc == PP_OK)
         rc = emit_findings_and_totals(&r);
     if (rc != PP_OK)
@@ -380,10 +458,10 @@ int pp_alloc_report(pp_alloc *a, pp_ctx *ctx, pp_error *err)
     pp_pc_agg_free(&r.by_frame);
     pp_pc_agg_free(&r.by_type_frame);
     pp_pc_agg_free(&r.by_kind);
-    pp_pc_agg_free(&r.by_stack);
+    free(r.by_stack);
     pp_pc_symcache_free(&r.syms);
     pp_pc_strtab_free(&r.names);
-    pp_pc_strtab_free(&r.folded);
+    pp_alloc_folded_free(&r.folded);
     pp_pc_strbuf_free(&r.buf);
     free(r.facts);
     return rc;

@@ -46,6 +46,7 @@ int pp_alloc_tick_decode(const uint8_t *payload, size_t size, uint32_t version,
     }
     out->type = scratch;
     out->has_type = 1;
+    out->type_raw_len = used;
     off += used;
     if (size < off + 4) {
         *what = "HeapIndex (u32 after TypeName)";

@@ -24,6 +24,7 @@ typedef struct pp_alloc_tick {
     const char *type;      /* UTF-8, in the caller's scratch buffer; "" when absent */
     size_t type_len;
     uint32_t heap_index;   /* valid when has_type */
+    size_t type_raw_len;   /* bytes of the UTF-16 TypeName with its terminator (has_type) */
 } pp_alloc_tick;
 
 /* Decode payload[0..size) of a tick of the given version and pointer size.
