@@ -62,6 +62,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <perfpipe/defs.h>
 #include <perfpipe/error.h>
 #include <perfpipe/records.h>
 
@@ -90,12 +91,12 @@ typedef struct pp_counters_hooks {
  * JSON file. hooks may be NULL. On success *out is the caller's, release it
  * with pp_counters_close. Errors: PP_EIO (open/read), PP_EFORMAT (not a
  * dotnet-counters file; err has line:column), PP_ENOMEM. */
-int pp_counters_open(const char *path, const pp_counters_hooks *hooks,
+PP_API int pp_counters_open(const char *path, const pp_counters_hooks *hooks,
                      pp_counters_reader **out, pp_error *err);
 
 /* Same over a buffer the caller keeps alive until close; name is used in
  * messages (copied). */
-int pp_counters_open_memory(const void *data, size_t size, const char *name,
+PP_API int pp_counters_open_memory(const void *data, size_t size, const char *name,
                             const pp_counters_hooks *hooks,
                             pp_counters_reader **out, pp_error *err);
 
@@ -103,37 +104,37 @@ int pp_counters_open_memory(const void *data, size_t size, const char *name,
  * until the next call or close), 0 = end of input, < 0 = a PP_E* error with
  * err filled (line, column and byte offset where reading stopped). After an
  * error, further calls return the same error. */
-int pp_counters_next(pp_counters_reader *r, pp_counter_sample *out, pp_error *err);
+PP_API int pp_counters_next(pp_counters_reader *r, pp_counter_sample *out, pp_error *err);
 
 /* PP_COUNTERS_FORMAT_CSV or PP_COUNTERS_FORMAT_JSON. */
-uint32_t pp_counters_format(const pp_counters_reader *r);
+PP_API uint32_t pp_counters_format(const pp_counters_reader *r);
 
 /* Samples returned so far. */
-uint64_t pp_counters_sample_count(const pp_counters_reader *r);
+PP_API uint64_t pp_counters_sample_count(const pp_counters_reader *r);
 
 /* Nonzero once the reader found the input cut short (a JSON capture never
  * closed by the tool, a CSV whose last row has no newline). */
-int pp_counters_truncated(const pp_counters_reader *r);
+PP_API int pp_counters_truncated(const pp_counters_reader *r);
 
 /* Wall-clock time of the first sample, ns since 1970 (CSV: the local time
  * read as if it were UTC, the file has no zone); 0 before the first sample. */
-int64_t pp_counters_start_unix_ns(const pp_counters_reader *r);
+PP_API int64_t pp_counters_start_unix_ns(const pp_counters_reader *r);
 
 /* The process name JSON captures record ("TargetProcess"), or "" (CSV).
  * Valid until close. */
-const char *pp_counters_target_process(const pp_counters_reader *r);
+PP_API const char *pp_counters_target_process(const pp_counters_reader *r);
 
 /* Release the reader (NULL-safe). */
-void pp_counters_close(pp_counters_reader *r);
+PP_API void pp_counters_close(pp_counters_reader *r);
 
 /* The canonical quantity (list above) of a counter, or NULL. name is
  * without unit or tags; tags in the "k=v;k=v" form. Static strings. */
-const char *pp_counters_quantity(const char *provider, const char *name,
+PP_API const char *pp_counters_quantity(const char *provider, const char *name,
                                  const char *tags);
 
 /* The axis of a canonical quantity: "churn", "time", "footprint", or NULL
  * for NULL/unknown. Static strings. */
-const char *pp_counters_quantity_axis(const char *quantity);
+PP_API const char *pp_counters_quantity_axis(const char *quantity);
 
 #ifdef __cplusplus
 }

@@ -11,6 +11,8 @@
 
 #include <stdint.h>
 
+#include <perfpipe/defs.h>
+
 #ifdef __cplusplus
 extern "C" {
 #endif

@@ -18,6 +18,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <perfpipe/defs.h>
 #include <perfpipe/error.h>
 #include <perfpipe/records.h>
 
@@ -52,28 +53,28 @@ typedef struct pp_gcdump_info {
 /* Decode a .gcdump held in memory. data is borrowed for the call only (the
  * result copies what it keeps). On success *out is a new reader the caller
  * frees with pp_gcdump_free(). name is used in messages (may be NULL). */
-int pp_gcdump_read_memory(const uint8_t *data, size_t size, const char *name,
+PP_API int pp_gcdump_read_memory(const uint8_t *data, size_t size, const char *name,
                           pp_gcdump **out, pp_error *err);
 
 /* Read and decode the file at path (PP_EIO if it cannot be read). */
-int pp_gcdump_read_file(const char *path, pp_gcdump **out, pp_error *err);
+PP_API int pp_gcdump_read_file(const char *path, pp_gcdump **out, pp_error *err);
 
 /* The decoded heap graph; valid until pp_gcdump_free(). Never NULL for a
  * successfully read dump. */
-const pp_heap_snapshot *pp_gcdump_snapshot(const pp_gcdump *dump);
+PP_API const pp_heap_snapshot *pp_gcdump_snapshot(const pp_gcdump *dump);
 
 /* The type table's own Size of type_index: the size of the first node the
  * writer gave that type (what `dotnet-gcdump report` prints), -1 when no
  * node used it; INT64_MIN if type_index is out of range. Per-type totals
  * come from the nodes (node_size), not from this. */
-int64_t pp_gcdump_type_size(const pp_gcdump *dump, uint32_t type_index);
+PP_API int64_t pp_gcdump_type_size(const pp_gcdump *dump, uint32_t type_index);
 
 /* Copy the dump's facts into *out (out->struct_size must be set by the
  * caller; only that many bytes are written). PP_EINVAL on NULL. */
-int pp_gcdump_get_info(const pp_gcdump *dump, pp_gcdump_info *out);
+PP_API int pp_gcdump_get_info(const pp_gcdump *dump, pp_gcdump_info *out);
 
 /* Release the reader and everything it handed out. NULL is a no-op. */
-void pp_gcdump_free(pp_gcdump *dump);
+PP_API void pp_gcdump_free(pp_gcdump *dump);
 
 #ifdef __cplusplus
 }

@@ -23,6 +23,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <perfpipe/defs.h>
 #include <perfpipe/error.h>
 #include <perfpipe/records.h>
 
@@ -41,17 +42,17 @@ typedef void (*pp_nettrace_warning_fn)(void *user, const pp_error *warning);
  * must be closed with pp_nettrace_close. A file that is not nettrace (NetPerf
  * V1-V3, a major version above 6, anything else) fails with PP_EFORMAT or
  * PP_EUNSUPPORTED and a message saying what it is. */
-int pp_nettrace_open(const char *path, pp_trace_source **out, pp_error *err);
+PP_API int pp_nettrace_open(const char *path, pp_trace_source **out, pp_error *err);
 
 /* Same over an open descriptor (regular file, pipe or socket). The reader
  * takes ownership of fd (closed by pp_nettrace_close, also on failure).
  * name is used in messages and may be NULL. */
-int pp_nettrace_open_fd(int fd, const char *name, pp_trace_source **out,
+PP_API int pp_nettrace_open_fd(int fd, const char *name, pp_trace_source **out,
                         pp_error *err);
 
 /* Install the callbacks; call before the first pp_nettrace_next. Bytes of the
  * header already consumed by open are handed to on_bytes by this call. */
-void pp_nettrace_set_callbacks(pp_trace_source *src, pp_nettrace_bytes_fn on_bytes,
+PP_API void pp_nettrace_set_callbacks(pp_trace_source *src, pp_nettrace_bytes_fn on_bytes,
                                pp_nettrace_warning_fn on_warning, void *user);
 
 /* The next event in file order. Returns 1 and sets *ev (borrowed, valid
@@ -59,35 +60,32 @@ void pp_nettrace_set_callbacks(pp_trace_source *src, pp_nettrace_bytes_fn on_byt
  * ends the trace with a warning naming the offset), or a negative PP_E* code
  * with err naming the byte offset and what was expected. After the end the
  * source stays usable for symbolize/info/stats until close. */
-int pp_nettrace_next(pp_trace_source *src, const pp_trace_event **ev, pp_error *err);
+PP_API int pp_nettrace_next(pp_trace_source *src, const pp_trace_event **ev, pp_error *err);
 
 /* Decode payload field `name` of ev (ev must come from pp_nettrace_next on a
  * still-open source). PP_OK, PP_ENOTFOUND (no such field, or the layout is
  * unknown), PP_EFORMAT (the payload is too short for the field). Strings are
  * UTF-8 and valid until the next field call on the same source or the next
  * event; arrays and nested structs come back as PP_VALUE_BYTES. */
-int pp_nettrace_field(const pp_trace_event *ev, const char *name, pp_value *out);
+PP_API int pp_nettrace_field(const pp_trace_event *ev, const char *name, pp_value *out);
 
 /* Precomputed field access: look the index up once per (source,
  * metadata_id), then decode with it. An index stays valid for every event of
  * the same metadata_id until close (V6: until a metadata flush redefines the
  * id). Same return codes as pp_nettrace_field. */
-int pp_nettrace_field_index(const pp_trace_event *ev, const char *name, uint32_t *index);
-int pp_nettrace_field_at(const pp_trace_event *ev, uint32_t index, pp_value *out);
+PP_API int pp_nettrace_field_index(const pp_trace_event *ev, const char *name, uint32_t *index);
+PP_API int pp_nettrace_field_at(const pp_trace_event *ev, uint32_t index, pp_value *out);
 
 /* Name a code address: "Namespace.Type.Method", with the signature's
- * parameter list appended when flags has PP_SYM_SIGNATURE (plugin.h); an
+ * parameter list appended when flags has PP_SYM_SIGNATURE (defs.h); an
  * unresolved address gets the stable name "?!0xADDR". Never NULL; the string
  * lives until close. Methods come from MethodLoad(Verbose) and rundown
  * MethodDCStart/DCEnd(Verbose) events read so far: call after the end for
  * complete results. */
-#ifndef PP_SYM_SIGNATURE
-#define PP_SYM_SIGNATURE 0x1u
-#endif
-const char *pp_nettrace_symbolize(const pp_trace_source *src, uint64_t ip, uint32_t flags);
+PP_API const char *pp_nettrace_symbolize(const pp_trace_source *src, uint64_t ip, uint32_t flags);
 
 /* Facts of the trace (pp_trace_info in records.h). PP_OK or PP_EINVAL. */
-int pp_nettrace_info(const pp_trace_source *src, pp_trace_info *out);
+PP_API int pp_nettrace_info(const pp_trace_source *src, pp_trace_info *out);
 
 /* Counters of the read so far. Set struct_size before the call. */
 typedef struct pp_nettrace_stats {
@@ -109,15 +107,15 @@ typedef struct pp_nettrace_stats {
     uint32_t reserved;
 } pp_nettrace_stats;
 
-int pp_nettrace_stats_get(const pp_trace_source *src, pp_nettrace_stats *out);
+PP_API int pp_nettrace_stats_get(const pp_trace_source *src, pp_nettrace_stats *out);
 
 /* The distinct process ids of the trace: writes up to max ids into ids and
  * returns how many exist (V4/V5: the header's one id). */
-uint32_t pp_nettrace_process_ids(const pp_trace_source *src, uint32_t *ids, uint32_t max);
+PP_API uint32_t pp_nettrace_process_ids(const pp_trace_source *src, uint32_t *ids, uint32_t max);
 
 /* Close and free everything, including strings returned by symbolize.
  * NULL-safe. */
-void pp_nettrace_close(pp_trace_source *src);
+PP_API void pp_nettrace_close(pp_trace_source *src);
 
 #ifdef __cplusplus
 }

@@ -31,6 +31,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <perfpipe/defs.h>
 #include <perfpipe/error.h>
 #include <perfpipe/records.h>
 
@@ -43,14 +44,6 @@ extern "C" {
 
 /* The one symbol the loader looks up. */
 #define PP_PLUGIN_ENTRY_SYMBOL "perfpipe_plugin_entry"
-
-#if defined(__GNUC__)
-#define PP_PLUGIN_EXPORT __attribute__((visibility("default")))
-#define PP_PRINTF(f, a) __attribute__((format(printf, f, a)))
-#else
-#define PP_PLUGIN_EXPORT
-#define PP_PRINTF(f, a)
-#endif
 
 typedef struct pp_ctx pp_ctx;         /* one stage's view of the run (opaque) */
 typedef struct pp_options pp_options; /* the stage's validated options (opaque) */
@@ -112,8 +105,7 @@ static inline pp_cell pp_cell_null(void) { pp_cell c = { PP_CELL_NULL, 0, { 0 } 
 #define PP_LOG_INFO  1
 #define PP_LOG_WARN  2
 
-/* Symbolization flags for trace_symbolize. */
-#define PP_SYM_SIGNATURE 0x1u    /* append the method signature */
+/* Symbolization flags for trace_symbolize: PP_SYM_SIGNATURE (defs.h). */
 
 /* ---- the host table (host -> plugin) ------------------------------------ */
 

@@ -20,6 +20,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <perfpipe/defs.h>
 #include <perfpipe/error.h>
 #include <perfpipe/records.h>
 
@@ -40,25 +41,26 @@ typedef struct pp_spans_reader pp_spans_reader;
 /* Open a span export file. The whole file is read now (bounded by its
  * size). On success *out is the reader, to be released with the close call;
  * on failure *out is NULL and err says why. */
-int pp_spans_open(const char *path, pp_spans_reader **out, pp_error *err);
+PP_API int pp_spans_open(const char *path, pp_spans_reader **out, pp_error *err);
 
 /* Same over bytes in memory (copied; `name` is used in messages, may be
  * NULL). */
-int pp_spans_open_memory(const void *data, size_t len, const char *name,
+PP_API int pp_spans_open_memory(const void *data, size_t len, const char *name,
                          pp_spans_reader **out, pp_error *err);
 
 /* The next span: 1 and *span set (borrowed: valid until the next call or
  * close), 0 at the end, or a negative PP_E* code with err filled (line and
  * column set). After an error every further call returns the same code. */
-int pp_spans_next(pp_spans_reader *r, const pp_span **span, pp_error *err);
+PP_API int pp_spans_next(pp_spans_reader *r, const pp_span **span, pp_error *err);
 
-/* Facts after (or during) reading. */
-uint64_t pp_spans_count(const pp_spans_reader *r);      /* spans delivered */
-uint64_t pp_spans_documents(const pp_spans_reader *r);  /* top-level JSON values */
-uint32_t pp_spans_form(const pp_spans_reader *r);       /* PP_SPANS_FORM_* of the first document */
+/* Facts after (or during) reading: the spans delivered, the top-level JSON
+ * values read, the PP_SPANS_FORM_* of the first document. */
+PP_API uint64_t pp_spans_count(const pp_spans_reader *r);
+PP_API uint64_t pp_spans_documents(const pp_spans_reader *r);
+PP_API uint32_t pp_spans_form(const pp_spans_reader *r);
 
 /* Release the reader and everything it handed out. NULL is a no-op. */
-void pp_spans_close(pp_spans_reader *r);
+PP_API void pp_spans_close(pp_spans_reader *r);
 
 #ifdef __cplusplus
 }
