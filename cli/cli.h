@@ -33,6 +33,7 @@ int pp_cmd_inspect(int argc, char **argv);
 int pp_cmd_render(int argc, char **argv);
 int pp_cmd_compare(int argc, char **argv);
 int pp_cmd_candidates(int argc, char **argv);
+int pp_cmd_rules(int argc, char **argv);
 int pp_cmd_ps(int argc, char **argv);
 int pp_cmd_collect(int argc, char **argv);
 

@@ -11,11 +11,12 @@
 #include "candidates.h"
 #include "cli.h"
 #include "result/result.h"
+#include "rules/rules.h"
 
 #define MAX_DOCS 64
 
 static const char usage[] =
-"Usage: perfpipe candidates RESULT.json... [--top N] [--format FMT] [-o FILE]\n"
+"Usage: perfpipe candidates RESULT.json... [--top N] [--no-rules] [--format FMT] [-o FILE]\n"
 "\n"
 "Rank optimization candidates from one or more results (alloc, cpu, db,\n"
 "gcdump-diff) by the share of their axis — allocation churn, time, footprint —\n"
@@ -33,7 +34,17 @@ static const char usage[] =
 "\n"
 "Heap growth is ranked on retained growth (gcdump-diff's `growth` table):\n"
 "the owner ranks, its payload (what its instances hold) is its evidence,\n"
-"with the path that holds the growth.\n";
+"with the path that holds the growth.\n"
+"\n"
+"Fix shapes: every candidate lists the rules (`perfpipe rules list`) its\n"
+"evidence matches, each with what to change, a confidence and a public\n"
+"documentation link (columns `rules` and `fix`; in JSON also the table's\n"
+"`row_rules`, one list per row); `none matched` says no known antipattern\n"
+"fits. Rules that report on their own (a blocked waiter, a counter trend, a\n"
+"leak path) are listed in the `rule_findings` table. Your rules in\n"
+"~/.config/perfpipe/rules add to and override the shipped ones by id; an\n"
+"invalid rule file stops with FILE:LINE:COLUMN and exit status 2.\n"
+"--no-rules leaves rules out.\n";
 
 int
 pp_cmd_candidates(int argc, char **argv)
@@ -42,6 +53,7 @@ pp_cmd_candidates(int argc, char **argv)
         { "top", required_argument, NULL, 't' },
         { "format", required_argument, NULL, 'f' },
         { "output", required_argument, NULL, 'o' },
+        { "no-rules", no_argument, NULL, 'R' },
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 },
     };
@@ -49,7 +61,8 @@ pp_cmd_candidates(int argc, char **argv)
     json_t *docs[MAX_DOCS], *out = NULL;
     size_t ndocs = 0, top = 10;
     pp_error err = PP_ERROR_INIT;
-    int c, status = PP_EXIT_OK;
+    pp_ruleset rules = PP_RULESET_INIT;
+    int c, status = PP_EXIT_OK, use_rules = 1;
 
     optind = 1;
     while ((c = getopt_long(argc, argv, "t:f:o:h", opts, NULL)) != -1) {
@@ -71,6 +84,9 @@ pp_cmd_candidates(int argc, char **argv)
         case 'o':
             output = optarg;
             break;
+        case 'R':
+            use_rules = 0;
+            break;
         case 'h':
             fputs(usage, stdout);
             return PP_EXIT_OK;
@@ -82,6 +98,11 @@ pp_cmd_candidates(int argc, char **argv)
     if (optind >= argc || argc - optind > MAX_DOCS) {
         fputs(usage, stderr);
         return PP_EXIT_USAGE;
+    }
+    if (use_rules && (c = pp_rules_load_default(&rules, &err)) != PP_OK) {
+        pp_cli_error("%s", err.message);
+        pp_ruleset_free(&rules);
+        return c == PP_EIO ? PP_EXIT_INPUT : c == PP_ENOMEM ? PP_EXIT_NOMEM : PP_EXIT_USAGE;
     }
     for (int i = optind; i < argc; i++) {
         json_error_t jerr;
@@ -100,7 +121,8 @@ pp_cmd_candidates(int argc, char **argv)
             goto out;
         }
     }
-    if (pp_candidates((const json_t *const *)docs, ndocs, top, &out, &err) != PP_OK) {
+    if (pp_candidates((const json_t *const *)docs, ndocs, top, use_rules ? &rules : NULL, &out,
+                      &err) != PP_OK) {
         pp_cli_error("%s", err.message);
         status = PP_EXIT_USAGE;
         goto out;
@@ -110,5 +132,6 @@ out:
     for (size_t i = 0; i < ndocs; i++)
         json_decref(docs[i]);
     json_decref(out);
+    pp_ruleset_free(&rules);
     return status;
 }

@@ -20,6 +20,7 @@ static const char usage[] =
 "  perfpipe render RESULT.json [--format FMT] [--table NAME]\n"
 "  perfpipe compare BASELINE.json CANDIDATE.json [--noise PCT] [--fail-on regression]\n"
 "  perfpipe candidates RESULT.json... [--top N]\n"
+"  perfpipe rules list|show ID|validate [FILE...]\n"
 "  perfpipe ps [--format table|json]\n"
 "  perfpipe collect -p PID|-n NAME|--diagnostic-port PATH [--profile P] [--duration T] [-o F]\n"
 "  perfpipe plugins [--format table|json]\n"
@@ -85,6 +86,7 @@ static const struct { const char *name; pp_cmd_fn fn; } commands[] = {
     { "render", pp_cmd_render },
     { "compare", pp_cmd_compare },
     { "candidates", pp_cmd_candidates },
+    { "rules", pp_cmd_rules },
     { "ps", pp_cmd_ps },
     { "collect", pp_cmd_collect },
 };

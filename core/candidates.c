@@ -10,10 +10,12 @@
 #include "candidates.h"
 #include "candidates_bench.h"
 #include "result/result.h"
+#include "rules/evidence.h"
+#include "rules/rules.h"
 
 /* Where each analyzer's candidates come from. share_col NULL: the share is
  * the row's figure over the sum of the table's positive figures. */
-typedef struct rule {
+typedef struct cand_source {
     const char *analyzer;
     const char *table;
     const char *target_col;
@@ -23,16 +25,16 @@ typedef struct rule {
     const char *axis;
     const char *what;            /* what the target does, for the evidence text */
     const char *growth_only;     /* status column: keep grew/appeared rows only */
-    const char *superseded_by;   /* skip this rule where the stage has that table */
+    const char *superseded_by;   /* skip this source where the stage has that table */
     const char *skip_if;         /* skip rows whose string in this column is not empty */
     const char *const *extra;    /* columns quoted in the evidence, NULL-terminated */
     int waits_filter;            /* leave out rows naming a known wait */
-} rule;
+} cand_source;
 
 static const char *const growth_extra[] = { "count_delta", "payload", "path", NULL };
 static const char *const running_extra[] = { "samples", NULL };
 
-static const rule rules[] = {
+static const cand_source sources[] = {
     { "alloc", "by_frame", "frame", "bytes", "share", 0, "allocation churn",
       "allocates (sampled)", NULL, NULL, NULL, NULL, 0 },
     /* cpu: running samples only, by responsible method (blocked.c); results
@@ -66,14 +68,15 @@ is_wait(const char *method)
 }
 
 typedef struct cand {
-    const rule *r;
+    const cand_source *r;
     char target[512];
     double figure;
     double share;
     const char *pipeline;
     const json_t *knobs;
     const char *stage;
-    char extra[1536];            /* quoted columns (rule->extra) */
+    const json_t *stage_obj;
+    char extra[1536];            /* quoted columns (source->extra) */
 } cand;
 
 static int
@@ -130,9 +133,9 @@ knob_args(const json_t *knobs, char *buf, size_t size)
     }
 }
 
-/* "; col: value" for each of the rule's extra columns that has a value. */
+/* "; col: value" for each of the source's extra columns that has a value. */
 static void
-extra_text(const rule *r, const json_t *table, const json_t *row, char *buf, size_t size)
+extra_text(const cand_source *r, const json_t *table, const json_t *row, char *buf, size_t size)
 {
     size_t used = 0;
 
@@ -184,7 +187,7 @@ has_table(const json_t *stage, const char *name)
 
 /* Collect a table's candidate rows into *list. */
 static int
-collect(const rule *r, const json_t *doc, const json_t *stage, const json_t *table, cand **list,
+collect(const cand_source *r, const json_t *doc, const json_t *stage, const json_t *table, cand **list,
         size_t *n, size_t *cap, size_t *waits)
 {
     int ti = column_index(table, r->target_col), fi = column_index(table, r->figure_col);
@@ -242,79 +245,71 @@ collect(const rule *r, const json_t *doc, const json_t *stage, const json_t *tab
         c->pipeline = json_string_value(json_object_get(doc, "pipeline"));
         c->knobs = json_object_get(doc, "knobs");
         c->stage = json_string_value(json_object_get(stage, "id"));
+        c->stage_obj = stage;
         extra_text(r, table, row, c->extra, sizeof c->extra);
     }
     return PP_OK;
 }
 
-int
-pp_candidates(const json_t *const *docs, size_t ndocs, size_t top, json_t **out, pp_error *err)
+/* "id (confidence), ..." and "fix (confidence c; doc) | ..." of the rules
+ * a candidate carries, and their {id, fix, confidence, doc} list. */
+static json_t *
+rule_cells(const pp_rule *const *hits, size_t nhits, char *ids, size_t isize, char *fix,
+           size_t fsize)
 {
-    static const pp_column ccols[] = {
-        { "rank", PP_COL_COUNT, 0 },        { "axis", PP_COL_STRING, 0 },
-        { "target", PP_COL_STRING, 0 },     { "figure", PP_COL_STRING, 0 },
-        { "share", PP_COL_PERCENT, 0 },     { "evidence", PP_COL_STRING, 0 },
-        { "verify", PP_COL_STRING, 0 },
-    };
-    static const pp_column fcols[] = {
-        { "source", PP_COL_STRING, 0 }, { "severity", PP_COL_STRING, 0 },
-        { "code", PP_COL_STRING, 0 },   { "message", PP_COL_STRING, 0 },
-    };
-    cand *list = NULL;
-    size_t n = 0, cap = 0, waits = 0;
-    json_t *doc, *stage;
-    pp_table_set set = { NULL, NULL };
-    pp_table *t, *f;
+    json_t *arr = json_array();
+    size_t iu = 0, fu = 0;
+
+    if (nhits == 0) {
+        snprintf(ids, isize, "none matched");
+        snprintf(fix, fsize, "no rule matched: no known antipattern in this evidence (docs/rules.md "
+                 "says how to teach perfpipe your own)");
+    } else {
+        ids[0] = fix[0] = '\0';
+    }
+    for (size_t h = 0; h < nhits; h++) {
+        const pp_rule *r = hits[h];
+        int w = snprintf(ids + iu, isize - iu, "%s%s (%s)", h ? ", " : "", r->id, r->confidence);
+
+        iu += w > 0 && (size_t)w < isize - iu ? (size_t)w : 0;
+        w = snprintf(fix + fu, fsize - fu, "%s%s: %s (confidence %s; %s)", h ? " | " : "", r->id,
+                     r->fix, r->confidence, r->doc);
+        fu += w > 0 && (size_t)w < fsize - fu ? (size_t)w : 0;
+        json_array_append_new(arr, json_pack("{s:s,s:s,s:s,s:s}", "id", r->id, "fix", r->fix,
+                                             "confidence", r->confidence, "doc", r->doc));
+    }
+    return arr;
+}
+
+/* The table object `name` of stage (to add row-aligned data to it). */
+static json_t *
+stage_table_obj(json_t *stage, const char *name)
+{
+    size_t k;
+    json_t *t;
+
+    json_array_foreach(json_object_get(stage, "tables"), k, t)
+        if (strcmp(json_string_value(json_object_get(t, "name")), name) == 0)
+            return t;
+    return NULL;
+}
+
+#define MAX_HITS 16
+
+static int
+emit_candidates(const cand *list, size_t n, size_t top, const json_t *const *docs, size_t ndocs,
+                const pp_ruleset *rules, pp_ev_cache *cache, pp_table *t, json_t *row_rules,
+                pp_error *err)
+{
     int rc = PP_OK;
 
-    *out = NULL;
-    for (size_t d = 0; d < ndocs && rc == PP_OK; d++) {
-        size_t i;
-
-        json_array_foreach(json_object_get(docs[d], "stages"), i, stage) {
-            const char *an = json_string_value(json_object_get(json_object_get(stage, "analyzer"), "name"));
-            size_t k;
-            json_t *table;
-
-            if (an == NULL)
-                continue;
-            for (size_t r = 0; r < sizeof rules / sizeof rules[0]; r++) {
-                if (strcmp(rules[r].analyzer, an) != 0 ||
-                    (rules[r].superseded_by && has_table(stage, rules[r].superseded_by)))
-                    continue;
-                if (strcmp(rules[r].table, "running") == 0)
-                    waits += waiting_rows(stage);
-                json_array_foreach(json_object_get(stage, "tables"), k, table)
-                    if (strcmp(json_string_value(json_object_get(table, "name")), rules[r].table) == 0 &&
-                        (rc = collect(&rules[r], docs[d], stage, table, &list, &n, &cap,
-                                      &waits)) != PP_OK)
-                        break;
-            }
-        }
-    }
-    if (rc != PP_OK) {
-        free(list);
-        pp_error_set(err, rc, "out of memory ranking candidates");
-        return rc;
-    }
-    qsort(list, n, sizeof *list, by_share);
-
-    doc = pp_result_new("candidates");
-    stage = doc ? pp_result_add_stage(doc, "candidates", "candidates", pp_version()) : NULL;
-    t = stage ? pp_result_table_new(&set, stage, "candidates", 7, ccols, 1, err) : NULL;
-    f = t ? pp_result_table_new(&set, stage, "followups", 4, fcols, 3, err) : NULL;
-    if (f == NULL) {
-        pp_result_tables_release(&set);
-        free(list);
-        json_decref(doc);
-        if (err != NULL && err->code == PP_OK)
-            pp_error_set(err, PP_ENOMEM, "out of memory");
-        return err ? err->code : PP_ENOMEM;
-    }
-    for (size_t i = 0; i < n && i < top; i++) {
+    for (size_t i = 0; i < n && i < top && rc == PP_OK; i++) {
         const cand *c = &list[i];
-        char fig[64], evidence[3072], verify[2048], knobs[1024];
-        pp_cell row[7];
+        const pp_rule *hits[MAX_HITS];
+        size_t nhits = rules ? pp_rules_for_target(rules, cache, docs, ndocs, c->stage_obj,
+                                                   c->target, hits, MAX_HITS) : 0;
+        char fig[64], evidence[3072], verify[2048], knobs[1024], ids[1024], fix[4096];
+        pp_cell row[9];
 
         figure_text(c, fig, sizeof fig);
         snprintf(evidence, sizeof evidence, "%s %s %s (%.1f%% of the stage's %s) — stage '%s', "
@@ -327,6 +322,7 @@ pp_candidates(const json_t *const *docs, size_t ndocs, size_t top, json_t **out,
                  "A/B with identical knobs (statistical)", c->pipeline ? c->pipeline : "PIPELINE",
                  knobs, c->target, c->r->table, c->r->figure_col);
         pp_candidates_bench_plan(c->knobs, c->r->axis, c->target, verify, sizeof verify);
+        json_array_append_new(row_rules, rule_cells(hits, nhits, ids, sizeof ids, fix, sizeof fix));
         row[0] = pp_cell_int((int64_t)i + 1);
         row[1] = pp_cell_str(c->r->axis);
         row[2] = pp_cell_str(c->target);
@@ -334,10 +330,20 @@ pp_candidates(const json_t *const *docs, size_t ndocs, size_t top, json_t **out,
         row[4] = pp_cell_dbl(c->share);
         row[5] = pp_cell_str(evidence);
         row[6] = pp_cell_str(verify);
-        if ((rc = pp_result_table_row(t, row, err)) != PP_OK)
-            break;
+        row[7] = pp_cell_str(ids);
+        row[8] = pp_cell_str(fix);
+        rc = pp_result_table_row(t, row, err);
     }
-    /* Tooling follow-ups: every warning or error the inputs raised. */
+    return rc;
+}
+
+/* Tooling follow-ups: every warning or error the inputs raised (rule
+ * findings go to rule_findings, judged with the rules in force). */
+static int
+emit_followups(const json_t *const *docs, size_t ndocs, pp_table *f, pp_error *err)
+{
+    int rc = PP_OK;
+
     for (size_t d = 0; d < ndocs && rc == PP_OK; d++) {
         size_t i, k;
         json_t *s, *fd;
@@ -345,25 +351,175 @@ pp_candidates(const json_t *const *docs, size_t ndocs, size_t top, json_t **out,
         json_array_foreach(json_object_get(docs[d], "stages"), i, s)
             json_array_foreach(json_object_get(s, "findings"), k, fd) {
                 const char *sev = json_string_value(json_object_get(fd, "severity"));
+                const char *code = json_string_value(json_object_get(fd, "code"));
                 char source[256];
                 pp_cell row[4];
 
-                if (sev == NULL || strcmp(sev, "info") == 0)
+                if (sev == NULL || strcmp(sev, "info") == 0 ||
+                    (code != NULL && strncmp(code, "rule.", 5) == 0))
                     continue;
                 snprintf(source, sizeof source, "%s/%s",
                          json_string_value(json_object_get(docs[d], "pipeline")),
                          json_string_value(json_object_get(s, "id")));
                 row[0] = pp_cell_str(source);
                 row[1] = pp_cell_str(sev);
-                row[2] = pp_cell_str(json_string_value(json_object_get(fd, "code")));
+                row[2] = pp_cell_str(code);
                 row[3] = pp_cell_str(json_string_value(json_object_get(fd, "message")));
                 if ((rc = pp_result_table_row(f, row, err)) != PP_OK)
                     break;
             }
     }
+    return rc;
+}
+
+typedef struct finding_job {
+    pp_table *t;
+    const char *source;
+    pp_error *err;
+    int rc;
+} finding_job;
+
+static void
+add_rule_finding(void *user, const pp_rule *r, const char *text)
+{
+    finding_job *j = user;
+    pp_cell row[5];
+
+    if (j->rc != PP_OK)
+        return;
+    row[0] = pp_cell_str(j->source);
+    row[1] = pp_cell_str(r->id);
+    row[2] = pp_cell_str(r->finding == PP_RULE_FINDING_WARNING ? "warning" : "info");
+    row[3] = pp_cell_str(r->confidence);
+    row[4] = pp_cell_str(text);
+    j->rc = pp_result_table_row(j->t, row, j->err);
+}
+
+/* Rules that report on their own, over every stage of the inputs. */
+static int
+emit_rule_findings(const json_t *const *docs, size_t ndocs, const pp_ruleset *rules,
+                   pp_ev_cache *cache, pp_table *t, pp_error *err)
+{
+    finding_job job = { t, NULL, err, PP_OK };
+
+    for (size_t d = 0; d < ndocs && rules != NULL && job.rc == PP_OK; d++) {
+        size_t i;
+        json_t *s;
+
+        json_array_foreach(json_object_get(docs[d], "stages"), i, s) {
+            char source[256];
+
+            snprintf(source, sizeof source, "%s/%s",
+                     json_string_value(json_object_get(docs[d], "pipeline")),
+                     json_string_value(json_object_get(s, "id")));
+            job.source = source;
+            pp_rules_stage_findings(rules, cache, docs, ndocs, s, add_rule_finding, &job);
+        }
+    }
+    return job.rc;
+}
+
+/* Every candidate row of every document, unsorted. */
+static int
+gather(const json_t *const *docs, size_t ndocs, cand **list, size_t *n, size_t *waits)
+{
+    size_t cap = 0;
+    int rc = PP_OK;
+
+    for (size_t d = 0; d < ndocs && rc == PP_OK; d++) {
+        size_t i;
+        json_t *stage;
+
+        json_array_foreach(json_object_get(docs[d], "stages"), i, stage) {
+            const char *an = json_string_value(json_object_get(json_object_get(stage, "analyzer"), "name"));
+            size_t k;
+            json_t *table;
+
+            if (an == NULL)
+                continue;
+            for (size_t r = 0; r < sizeof sources / sizeof sources[0] && rc == PP_OK; r++) {
+                if (strcmp(sources[r].analyzer, an) != 0 ||
+                    (sources[r].superseded_by && has_table(stage, sources[r].superseded_by)))
+                    continue;
+                if (strcmp(sources[r].table, "running") == 0)
+                    *waits += waiting_rows(stage);
+                json_array_foreach(json_object_get(stage, "tables"), k, table)
+                    if (strcmp(json_string_value(json_object_get(table, "name")), sources[r].table) == 0 &&
+                        (rc = collect(&sources[r], docs[d], stage, table, list, n, &cap,
+                                      waits)) != PP_OK)
+                        break;
+            }
+        }
+    }
+    return rc;
+}
+
+int
+pp_candidates(const json_t *const *docs, size_t ndocs, size_t top, const pp_ruleset *rules,
+              json_t **out, pp_error *err)
+{
+    static const pp_column ccols[] = {
+        { "rank", PP_COL_COUNT, 0 },        { "axis", PP_COL_STRING, 0 },
+        { "target", PP_COL_STRING, 0 },     { "figure", PP_COL_STRING, 0 },
+        { "share", PP_COL_PERCENT, 0 },     { "evidence", PP_COL_STRING, 0 },
+        { "verify", PP_COL_STRING, 0 },     { "rules", PP_COL_STRING, 0 },
+        { "fix", PP_COL_STRING, 0 },
+    };
+    static const pp_column fcols[] = {
+        { "source", PP_COL_STRING, 0 }, { "severity", PP_COL_STRING, 0 },
+        { "code", PP_COL_STRING, 0 },   { "message", PP_COL_STRING, 0 },
+    };
+    static const pp_column rcols[] = {
+        { "source", PP_COL_STRING, 0 },     { "rule", PP_COL_STRING, 0 },
+        { "severity", PP_COL_STRING, 0 },   { "confidence", PP_COL_STRING, 0 },
+        { "message", PP_COL_STRING, 0 },
+    };
+    cand *list = NULL;
+    size_t n = 0, waits = 0;
+    json_t *doc, *stage, *row_rules = json_array();
+    pp_table_set set = { NULL, NULL };
+    pp_table *t, *f, *rf;
+    pp_ev_cache *cache = pp_ev_cache_new();
+    int rc;
+
+    *out = NULL;
+    if (row_rules == NULL || cache == NULL ||
+        (rc = gather(docs, ndocs, &list, &n, &waits)) != PP_OK) {
+        free(list);
+        json_decref(row_rules);
+        pp_ev_cache_free(cache);
+        pp_error_set(err, PP_ENOMEM, "out of memory ranking candidates");
+        return PP_ENOMEM;
+    }
+    qsort(list, n, sizeof *list, by_share);
+
+    doc = pp_result_new("candidates");
+    stage = doc ? pp_result_add_stage(doc, "candidates", "candidates", pp_version()) : NULL;
+    t = stage ? pp_result_table_new(&set, stage, "candidates", 9, ccols, 1, err) : NULL;
+    f = t ? pp_result_table_new(&set, stage, "followups", 4, fcols, 3, err) : NULL;
+    rf = f ? pp_result_table_new(&set, stage, "rule_findings", 5, rcols, 2, err) : NULL;
+    if (rf == NULL) {
+        pp_result_tables_release(&set);
+        free(list);
+        json_decref(doc);
+        json_decref(row_rules);
+        pp_ev_cache_free(cache);
+        if (err != NULL && err->code == PP_OK)
+            pp_error_set(err, PP_ENOMEM, "out of memory");
+        return err ? err->code : PP_ENOMEM;
+    }
+    rc = emit_candidates(list, n, top, docs, ndocs, rules, cache, t, row_rules, err);
+    if (rc == PP_OK)
+        rc = emit_followups(docs, ndocs, f, err);
+    if (rc == PP_OK)
+        rc = emit_rule_findings(docs, ndocs, rules, cache, rf, err);
     pp_result_total_int(stage, "candidates", PP_COL_COUNT, (int64_t)(n < top ? n : top));
     pp_result_tables_release(&set);
+    pp_ev_cache_free(cache);
     free(list);
+    /* One list of {id, fix, confidence, doc} per candidate row, in row
+     * order (CONTRACTS: "rules" of each candidate). */
+    json_object_set_new(stage_table_obj(stage, "candidates"), "row_rules", row_rules);
     if (rc != PP_OK) {
         json_decref(doc);
         return rc;

@@ -15,10 +15,15 @@
 
 #include <perfpipe/error.h>
 
-/* docs: validated result documents. *out: a new result document (pipeline
- * "candidates") with tables `candidates` (at most top rows) and
- * `followups`. */
-int pp_candidates(const json_t *const *docs, size_t ndocs, size_t top, json_t **out,
-                  pp_error *err);
+struct pp_ruleset;
+
+/* docs: validated result documents; rules: the rules in force (borrowed;
+ * NULL: none). *out: a new result document (pipeline "candidates") with
+ * tables `candidates` (at most top rows; each with the rules matching it in
+ * columns `rules` and `fix` and, per row, in the table's `row_rules` array
+ * of {id, fix, confidence, doc} lists), `followups` (tooling) and
+ * `rule_findings` (rules that report on their own, docs/rules.md). */
+int pp_candidates(const json_t *const *docs, size_t ndocs, size_t top,
+                  const struct pp_ruleset *rules, json_t **out, pp_error *err);
 
 #endif

@@ -6,6 +6,7 @@
 #include <perfpipe/perfpipe.h>
 
 #include "isolate.h"
+#include "rules/rules.h"
 #include "run.h"
 
 /* Record each stage's effective options, so compare can tell runs apart. */
@@ -28,17 +29,25 @@ record_options(json_t *doc, const pp_pipeline *p)
     }
 }
 
+/* Rules that report on their own add their findings to the stage that
+ * owns the evidence (docs/rules.md); idempotent, like the rest. */
 static void
-decorate(json_t *doc, const pp_pipeline *p)
+decorate(json_t *doc, const pp_pipeline *p, const pp_ruleset *rules)
 {
     if (p->description != NULL)
         json_object_set_new(doc, "description", json_string(p->description));
     record_options(doc, p);
+    if (rules != NULL)
+        (void)pp_rules_annotate(rules, doc);
 }
 
 /* In the stages' process: the document gets what the pipeline knows
  * before the caller's deliver sees it. */
-typedef struct run_deliver { const pp_pipeline *p; const pp_run_hooks *outer; } run_deliver;
+typedef struct run_deliver {
+    const pp_pipeline *p;
+    const pp_run_hooks *outer;
+    const pp_ruleset *rules;
+} run_deliver;
 
 static int
 decorate_and_deliver(void *user, json_t *doc, int rc, const pp_error *err)
@@ -46,7 +55,7 @@ decorate_and_deliver(void *user, json_t *doc, int rc, const pp_error *err)
     run_deliver *rd = user;
 
     if (doc != NULL)
-        decorate(doc, rd->p);
+        decorate(doc, rd->p, rd->rules);
     return rd->outer->deliver(rd->outer->deliver_user, doc, rc, err);
 }
 
@@ -57,6 +66,7 @@ pp_run_pipeline(const pp_pipeline *p, const pp_run_hooks *hooks, json_t **doc, p
     pp_plan_input *inputs = calloc(p->input_count + 1, sizeof *inputs);
     pp_plan_stage *stages = calloc(p->stage_count + 1, sizeof *stages);
     pp_plan plan;
+    pp_ruleset rules = PP_RULESET_INIT;
     int rc;
 
     *doc = NULL;
@@ -68,6 +78,12 @@ pp_run_pipeline(const pp_pipeline *p, const pp_run_hooks *hooks, json_t **doc, p
     if (knobs == NULL || inputs == NULL || stages == NULL) {
         pp_error_set(err, PP_ENOMEM, "out of memory");
         rc = PP_ENOMEM;
+        goto out;
+    }
+    /* An invalid rule file is a configuration error, found before any work. */
+    if ((rc = pp_rules_load_default(&rules, err)) != PP_OK) {
+        if (rc != PP_ENOMEM && rc != PP_EIO)
+            rc = PP_EINVAL;
         goto out;
     }
     for (uint32_t i = 0; i < p->knob_count; i++) {
@@ -95,7 +111,7 @@ pp_run_pipeline(const pp_pipeline *p, const pp_run_hooks *hooks, json_t **doc, p
     plan.stages = stages;
     if (hooks != NULL && hooks->isolate) {
         pp_run_hooks h = *hooks;
-        run_deliver rd = { p, hooks };
+        run_deliver rd = { p, hooks, &rules };
 
         if (h.deliver != NULL) {
             h.deliver = decorate_and_deliver;
@@ -106,8 +122,9 @@ pp_run_pipeline(const pp_pipeline *p, const pp_run_hooks *hooks, json_t **doc, p
         rc = pp_engine_run(&plan, hooks, doc, err);
     }
     if (*doc != NULL)
-        decorate(*doc, p);
+        decorate(*doc, p, &rules);
 out:
+    pp_ruleset_free(&rules);
     free(knobs);
     free(inputs);
     free(stages);

@@ -1,0 +1,556 @@
+/* The evidence rules match: the shipped analyzers' tables, columns derived
+ * from them and views derived from several (evidence.h). */
+#include "config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rules/evidence.h"
+
+/* The schema: "name:k" pairs, k = s (string) or n (number). Derived
+ * columns and views are marked in their comment; `module` is the
+ * landing-place column team `where` adds to frame rows (absent cells fail
+ * every condition, so rules may name it before every trace has it). */
+typedef struct ev_schema {
+    const char *analyzer, *table, *columns;
+} ev_schema;
+
+static const ev_schema schema[] = {
+    { "alloc", "by_type", "type:s,bytes:n,samples:n,share:n" },
+    { "alloc", "by_frame", "frame:s,bytes:n,samples:n,share:n,module:s" },
+    { "alloc", "by_type_frame", "type:s,frame:s,bytes:n,samples:n,module:s" },
+    { "alloc", "by_type_frame_kind", "type:s,frame:s,kind:s,bytes:n,samples:n,module:s" },
+    { "alloc", "by_kind", "kind:s,bytes:n,samples:n" },
+    { "alloc", "by_stack", "stack:s,bytes:n,samples:n" },
+    { "alloc", "callees", "frame:s,callee:s,bytes:n,share:n" },                 /* derived view */
+    { "cpu", "running", "method:s,samples:n,ms:n,share:n,module:s" },
+    { "cpu", "waiting", "wait:s,waiter:s,samples:n,ms:n,share:n,module:s" },
+    { "cpu", "by_method", "method:s,exclusive:n,inclusive:n,exclusive_ms:n,inclusive_ms:n,"
+                          "share:n,module:s" },
+    { "cpu", "by_thread", "thread:s,samples:n,ms:n,top_method:s" },
+    { "cpu", "by_stack", "stack:s,samples:n,ms:n" },
+    { "cpu", "callees", "frame:s,callee:s,ms:n,share:n" },                      /* derived view */
+    { "db", "by_command", "command:s,count:n,total_ms:n,mean_ms:n,p50_ms:n,p95_ms:n,max_ms:n,"
+                          "share:n,ef_duration_ms:n,async:n,errors:n,example:s,"
+                          "verb:s,select_columns:n,sync:n" },                  /* last 3 derived */
+    { "db", "by_caller", "caller:s,command:s,count:n,total_ms:n,share:n,module:s" },
+    { "db", "n_plus_one", "command:s,executions:n,window_ms:n,group:s,caller:s,per_request:n,"
+                          "requests:n,confidence:s" },
+    { "db", "per_request", "route:s,requests:n,commands:n,commands_per_request:n,"
+                           "max_per_request:n,db_ms:n,db_ms_per_request:n,"
+                           "request_ms_per_request:n" },
+    { "counters-csv", "by_counter", "provider:s,counter:s,tags:s,unit:s,samples:n,min:n,mean:n,"
+                                    "max:n,p95:n,last:n,rate:n,slope_per_min:n,r2:n,axis:s,"
+                                    "quantity:s,first:n,delta:n,kind:s" },
+    { "gcdump-diff", "growth", "type:s,count_delta:n,bytes_delta:n,baseline_retained:n,"
+                               "candidate_retained:n,retained_delta:n,share:n,owned_by:s,"
+                               "payload:s,path:s,root_kind:s" },               /* root_kind derived */
+    { "gcdump-diff", "by_type", "type:s,baseline_count:n,candidate_count:n,count_delta:n,"
+                                "baseline_bytes:n,candidate_bytes:n,bytes_delta:n,status:s" },
+    { "gcdump-diff", "paths", "type:s,bytes_delta:n,depth:n,path:s,root_kind:s" },
+    { "gcdump-diff", "leak_suspects", "type:s,count_delta:n,bytes_delta:n,retained_bytes:n,"
+                                      "owned_by:s,path:s,root_kind:s" },
+    { "gcdump", "by_type", "type:s,count:n,bytes:n,share:n,retained_bytes:n,retained_share:n" },
+    { "gcdump", "paths", "type:s,depth:n,path:s,root_kind:s" },
+    { "spans", "by_operation", "operation:s,requests:n,p50_ms:n,p95_ms:n,max_ms:n,overlaps:n,"
+                               "total_ms:n" },
+    { "spans", "attribution", "operation:s,kind:s,downstream:s,ms:n,share:n,calls:n" },
+};
+
+#define NSCHEMA (sizeof schema / sizeof schema[0])
+
+/* The kind of `column` in a "name:k,..." list. */
+static pp_ev_kind
+column_kind(const char *list, const char *column)
+{
+    size_t n = strlen(column);
+
+    for (const char *p = list; *p != '\0';) {
+        const char *colon = strchr(p, ':');
+
+        if (colon == NULL)
+            break;
+        if ((size_t)(colon - p) == n && strncmp(p, column, n) == 0)
+            return colon[1] == 'n' ? PP_EV_NUMBER : PP_EV_STRING;
+        p = strchr(colon, ',');
+        if (p == NULL)
+            break;
+        p++;
+    }
+    return PP_EV_COLUMN_UNKNOWN;
+}
+
+pp_ev_kind
+pp_ev_schema(const char *analyzer, const char *table, const char *column)
+{
+    int known = 0;
+
+    for (size_t i = 0; i < NSCHEMA; i++) {
+        if (strcmp(schema[i].analyzer, analyzer) != 0)
+            continue;
+        known = 1;
+        if (strcmp(schema[i].table, table) != 0)
+            continue;
+        return column == NULL ? PP_EV_STRING : column_kind(schema[i].columns, column);
+    }
+    return known ? PP_EV_TABLE_UNKNOWN : PP_EV_ANALYZER_UNKNOWN;
+}
+
+void
+pp_ev_schema_list(const char *analyzer, const char *table, char *buf, size_t size)
+{
+    size_t used = 0;
+
+    buf[0] = '\0';
+    for (size_t i = 0; i < NSCHEMA && used < size; i++) {
+        int w = 0;
+
+        if (strcmp(schema[i].analyzer, analyzer) != 0)
+            continue;
+        if (table == NULL) {
+            w = snprintf(buf + used, size - used, "%s%s", used ? ", " : "", schema[i].table);
+        } else if (strcmp(schema[i].table, table) == 0) {
+            /* "a:s,b:n" -> "a, b" */
+            for (const char *p = schema[i].columns; *p != '\0' && used < size; p++) {
+                if (*p == ':') {
+                    while (*p != '\0' && *p != ',')
+                        p++;
+                    if (*p == '\0')
+                        break;
+                    w = snprintf(buf + used, size - used, ", ");
+                } else {
+                    w = snprintf(buf + used, size - used, "%c", *p);
+                }
+                if (w < 0 || (size_t)w >= size - used)
+                    return;
+                used += (size_t)w;
+            }
+            return;
+        }
+        if (w < 0 || (size_t)w >= size - used)
+            return;
+        used += (size_t)w;
+    }
+}
+
+const char *
+pp_ev_analyzer(const json_t *stage)
+{
+    return json_string_value(json_object_get(json_object_get(stage, "analyzer"), "name"));
+}
+
+static const json_t *
+stage_table(const json_t *stage, const char *name)
+{
+    size_t k;
+    json_t *t;
+
+    json_array_foreach(json_object_get(stage, "tables"), k, t)
+        if (strcmp(json_string_value(json_object_get(t, "name")), name) == 0)
+            return t;
+    return NULL;
+}
+
+static int
+raw_column(const json_t *table, const char *name)
+{
+    size_t i;
+    json_t *c;
+
+    json_array_foreach(json_object_get(table, "columns"), i, c) {
+        const char *n = json_is_object(c) ? json_string_value(json_object_get(c, "name"))
+                                          : json_string_value(c);
+        if (n != NULL && strcmp(n, name) == 0)
+            return (int)i;
+    }
+    return -1;
+}
+
+int
+pp_ev_column(const pp_ev_table *t, const char *name)
+{
+    size_t i;
+    json_t *c;
+
+    json_array_foreach(t->columns, i, c)
+        if (strcmp(json_string_value(c), name) == 0)
+            return (int)i;
+    return -1;
+}
+
+/* ---- derived columns ---- */
+
+/* SELECT, INSERT, ... of a normalized command; "" when it has no word. */
+static void
+sql_verb(const char *cmd, char *buf, size_t size)
+{
+    size_t n = 0;
+
+    while (*cmd == ' ' || *cmd == '(')
+        cmd++;
+    while (n + 1 < size && ((*cmd >= 'A' && *cmd <= 'Z') || (*cmd >= 'a' && *cmd <= 'z'))) {
+        buf[n++] = (char)(*cmd >= 'a' ? *cmd - 32 : *cmd);
+        cmd++;
+    }
+    buf[n] = '\0';
+}
+
+/* Top-level items of the SELECT list (commas outside parentheses and
+ * quotes, up to the top-level FROM); 0 when the command is no SELECT. */
+static json_int_t
+select_columns(const char *cmd)
+{
+    const char *p = cmd;
+    json_int_t items = 1;
+    int depth = 0;
+    char quote = 0;
+
+    while (*p == ' ' || *p == '(')
+        p++;
+    if (strncasecmp(p, "SELECT", 6) != 0)
+        return 0;
+    for (p += 6; *p != '\0'; p++) {
+        if (quote) {
+            if (*p == quote)
+                quote = 0;
+        } else if (*p == '"' || *p == '\'' || *p == '`' || *p == '[') {
+            quote = *p == '[' ? ']' : *p;
+        } else if (*p == '(') {
+            depth++;
+        } else if (*p == ')') {
+            depth--;
+        } else if (depth == 0 && *p == ',') {
+            items++;
+        } else if (depth == 0 && strncasecmp(p, " FROM ", 6) == 0) {
+            break;
+        }
+    }
+    return items;
+}
+
+/* The root group a heap path starts from: its segment after
+ * "[.NET Roots] > ". */
+static const char *
+root_kind(const char *path)
+{
+    const char *seg = strstr(path, "[.NET Roots] > ");
+    char low[64];
+    size_t n = 0;
+
+    if (seg == NULL)
+        return "other";
+    seg += strlen("[.NET Roots] > ");
+    while (n + 1 < sizeof low && seg[n] != '\0' && seg[n] != '>') {
+        char ch = seg[n];
+        low[n++] = (char)(ch >= 'A' && ch <= 'Z' ? ch + 32 : ch);
+    }
+    low[n] = '\0';
+    if (strstr(low, "static") != NULL)
+        return "static";
+    if (strstr(low, "finaliz") != NULL)
+        return "finalizer";
+    if (strstr(low, "local") != NULL || strstr(low, "stack") != NULL)
+        return "local";
+    if (strstr(low, "handle") != NULL || strstr(low, "pinned") != NULL)
+        return "handle";
+    return "other";
+}
+
+/* Copy the stage's table (names only for columns) and append the derived
+ * columns its analyzer has. */
+static int
+copy_table(const char *analyzer, const json_t *table, pp_ev_table *out)
+{
+    const char *name = json_string_value(json_object_get(table, "name"));
+    int is_cmd = strcmp(analyzer, "db") == 0 && strcmp(name, "by_command") == 0;
+    int is_heap = strncmp(analyzer, "gcdump", 6) == 0 && raw_column(table, "path") >= 0;
+    int ci = raw_column(table, "command"), cnt = raw_column(table, "count");
+    int ai = raw_column(table, "async"), pi = raw_column(table, "path");
+    size_t i;
+    json_t *c, *row;
+
+    out->columns = json_array();
+    out->rows = json_array();
+    if (out->columns == NULL || out->rows == NULL)
+        return -1;
+    json_array_foreach(json_object_get(table, "columns"), i, c) {
+        const char *n = json_is_object(c) ? json_string_value(json_object_get(c, "name"))
+                                          : json_string_value(c);
+        json_array_append_new(out->columns, json_string(n != NULL ? n : ""));
+    }
+    if (is_cmd) {
+        json_array_append_new(out->columns, json_string("verb"));
+        json_array_append_new(out->columns, json_string("select_columns"));
+        json_array_append_new(out->columns, json_string("sync"));
+    }
+    if (is_heap && raw_column(table, "root_kind") < 0)
+        json_array_append_new(out->columns, json_string("root_kind"));
+    json_array_foreach(json_object_get(table, "rows"), i, row) {
+        json_t *copy = json_copy(row);
+
+        if (copy == NULL)
+            return -1;
+        if (is_cmd) {
+            const char *cmd = ci >= 0 ? json_string_value(json_array_get(row, (size_t)ci)) : NULL;
+            json_t *cv = cnt >= 0 ? json_array_get(row, (size_t)cnt) : NULL;
+            json_t *av = ai >= 0 ? json_array_get(row, (size_t)ai) : NULL;
+            char verb[16];
+
+            sql_verb(cmd != NULL ? cmd : "", verb, sizeof verb);
+            json_array_append_new(copy, json_string(verb));
+            json_array_append_new(copy, json_integer(cmd != NULL ? select_columns(cmd) : 0));
+            json_array_append_new(copy, json_is_integer(cv) && json_is_integer(av)
+                                            ? json_integer(json_integer_value(cv) -
+                                                           json_integer_value(av))
+                                            : json_null());
+        }
+        if (is_heap && raw_column(table, "root_kind") < 0) {
+            const char *p = json_string_value(json_array_get(row, (size_t)pi));
+            json_array_append_new(copy, json_string(root_kind(p != NULL ? p : "")));
+        }
+        json_array_append_new(out->rows, copy);
+    }
+    return 0;
+}
+
+/* ---- the callees view ---- */
+
+typedef struct pair { const char *frame, *callee; double w; } pair;
+
+static int
+by_weight(const void *a, const void *b)
+{
+    const pair *x = a, *y = b;
+    int c;
+
+    if (x->w != y->w)
+        return x->w < y->w ? 1 : -1;
+    if ((c = strcmp(x->frame, y->frame)) != 0)
+        return c;
+    return strcmp(x->callee, y->callee);
+}
+
+/* Add the frames of `col` in `table` to the set `frames` (name -> 0.0). */
+static void
+add_frames(json_t *frames, const json_t *table, const char *col)
+{
+    int ci = table ? raw_column(table, col) : -1;
+    size_t i;
+    json_t *row;
+
+    if (ci < 0)
+        return;
+    json_array_foreach(json_object_get(table, "rows"), i, row) {
+        const char *f = json_string_value(json_array_get(row, (size_t)ci));
+        if (f != NULL && f[0] != '[' && json_object_get(frames, f) == NULL)
+            json_object_set_new(frames, f, json_real(0));
+    }
+}
+
+/* One stack "a;b;c" of weight w: each frame of the set it passes through
+ * gets w (once), and each distinct frame deeper than that frame's first
+ * occurrence gets w in the (frame, callee) sums. */
+static int
+fold_stack(json_t *frames, json_t *sums, char *stack, double w)
+{
+    char *names[512];
+    size_t n = 0;
+    json_t *seen = json_object();
+
+    if (seen == NULL)
+        return -1;
+    for (char *save = NULL, *f = strtok_r(stack, ";", &save); f != NULL && n < 512;
+         f = strtok_r(NULL, ";", &save))
+        names[n++] = f;
+    for (size_t i = 0; i < n; i++) {
+        json_t *tot = json_object_get(frames, names[i]);
+
+        if (tot == NULL || json_object_get(seen, names[i]) != NULL)
+            continue;
+        json_object_set_new(seen, names[i], json_true());
+        json_real_set(tot, json_real_value(tot) + w);
+        {
+            json_t *callees = json_object();
+
+            if (callees == NULL) {
+                json_decref(seen);
+                return -1;
+            }
+            for (size_t j = i + 1; j < n; j++) {
+                char key[2048];
+                json_t *s;
+
+                if (strcmp(names[j], names[i]) == 0 || json_object_get(callees, names[j]) != NULL)
+                    continue;
+                json_object_set_new(callees, names[j], json_true());
+                snprintf(key, sizeof key, "%s\x1f%s", names[i], names[j]);
+                if ((s = json_object_get(sums, key)) != NULL)
+                    json_real_set(s, json_real_value(s) + w);
+                else
+                    json_object_set_new(sums, key, json_real(w));
+            }
+            json_decref(callees);
+        }
+    }
+    json_decref(seen);
+    return 0;
+}
+
+/* alloc/cpu `callees`: frame, callee, weight (bytes or ms), share of the
+ * frame's own stacks, largest first. */
+static int
+build_callees(const char *analyzer, const json_t *stage, pp_ev_table *out)
+{
+    int is_cpu = strcmp(analyzer, "cpu") == 0;
+    const char *wcol = is_cpu ? "ms" : "bytes";
+    const json_t *stacks = stage_table(stage, "by_stack");
+    int si = stacks ? raw_column(stacks, "stack") : -1, wi = stacks ? raw_column(stacks, wcol) : -1;
+    json_t *frames = json_object(), *sums = json_object(), *row, *v;
+    pair *pairs = NULL;
+    size_t i, n = 0;
+    const char *key;
+    int rc = -1;
+
+    out->columns = json_pack("[ssss]", "frame", "callee", wcol, "share");
+    out->rows = json_array();
+    if (frames == NULL || sums == NULL || out->columns == NULL || out->rows == NULL)
+        goto out;
+    if (is_cpu) {
+        add_frames(frames, stage_table(stage, "running"), "method");
+        add_frames(frames, stage_table(stage, "waiting"), "waiter");
+    } else {
+        add_frames(frames, stage_table(stage, "by_frame"), "frame");
+    }
+    if (si >= 0 && wi >= 0)
+        json_array_foreach(json_object_get(stacks, "rows"), i, row) {
+            const char *s = json_string_value(json_array_get(row, (size_t)si));
+            json_t *wv = json_array_get(row, (size_t)wi);
+            double w = json_is_integer(wv) ? (double)json_integer_value(wv) : json_real_value(wv);
+            char *copy;
+
+            if (s == NULL || w <= 0 || (copy = strdup(s)) == NULL)
+                continue;
+            rc = fold_stack(frames, sums, copy, w);
+            free(copy);
+            if (rc != 0)
+                goto out;
+        }
+    rc = -1;
+    if ((pairs = calloc(json_object_size(sums) + 1, sizeof *pairs)) == NULL)
+        goto out;
+    json_object_foreach(sums, key, v) {
+        const char *sep = strchr(key, '\x1f');
+        pairs[n].frame = key;
+        pairs[n].callee = sep + 1;
+        pairs[n].w = json_real_value(v);
+        n++;
+    }
+    /* the frame part of each key, copied (the key stays whole in sums) */
+    for (i = 0; i < n; i++) {
+        size_t fl = (size_t)(pairs[i].callee - 1 - pairs[i].frame);
+        char *f = strndup(pairs[i].frame, fl);
+
+        if (f == NULL)
+            goto out;
+        pairs[i].frame = f;
+    }
+    qsort(pairs, n, sizeof *pairs, by_weight);
+    for (i = 0; i < n; i++) {
+        double tot = json_real_value(json_object_get(frames, pairs[i].frame));
+        json_t *r = json_array();
+
+        json_array_append_new(r, json_string(pairs[i].frame));
+        json_array_append_new(r, json_string(pairs[i].callee));
+        json_array_append_new(r, is_cpu ? json_real(pairs[i].w) : json_integer((json_int_t)pairs[i].w));
+        json_array_append_new(r, json_real(tot > 0 ? 100.0 * pairs[i].w / tot : 0));
+        json_array_append_new(out->rows, r);
+    }
+    rc = 0;
+out:
+    for (i = 0; pairs != NULL && i < n; i++)
+        if (pairs[i].frame != NULL && strchr(pairs[i].frame, '\x1f') == NULL)
+            free((char *)pairs[i].frame);
+    free(pairs);
+    /* the rows hold copies: sums (whose keys the callees point into) can go */
+    json_decref(frames);
+    json_decref(sums);
+    return rc;
+}
+
+/* ---- the cache ---- */
+
+typedef struct ev_entry {
+    const json_t *stage;
+    char name[64];
+    pp_ev_table t;
+    int present;
+} ev_entry;
+
+struct pp_ev_cache {
+    ev_entry *e;
+    size_t n, cap;
+};
+
+pp_ev_cache *
+pp_ev_cache_new(void)
+{
+    return calloc(1, sizeof(pp_ev_cache));
+}
+
+void
+pp_ev_cache_free(pp_ev_cache *c)
+{
+    if (c == NULL)
+        return;
+    for (size_t i = 0; i < c->n; i++) {
+        json_decref(c->e[i].t.columns);
+        json_decref(c->e[i].t.rows);
+    }
+    free(c->e);
+    free(c);
+}
+
+const pp_ev_table *
+pp_ev_get(pp_ev_cache *c, const json_t *stage, const char *name)
+{
+    const char *an = pp_ev_analyzer(stage);
+    const json_t *raw;
+    ev_entry *e;
+    int rc;
+
+    if (c == NULL || an == NULL || strlen(name) >= sizeof c->e[0].name)
+        return NULL;
+    for (size_t i = 0; i < c->n; i++)
+        if (c->e[i].stage == stage && strcmp(c->e[i].name, name) == 0)
+            return c->e[i].present ? &c->e[i].t : NULL;
+    if (c->n == c->cap) {
+        size_t ncap = c->cap ? c->cap * 2 : 16;
+        ev_entry *g = realloc(c->e, ncap * sizeof *g);
+
+        if (g == NULL)
+            return NULL;
+        c->e = g;
+        c->cap = ncap;
+    }
+    e = &c->e[c->n++];
+    memset(e, 0, sizeof *e);
+    e->stage = stage;
+    snprintf(e->name, sizeof e->name, "%s", name);
+    if (strcmp(name, "callees") == 0 && (strcmp(an, "alloc") == 0 || strcmp(an, "cpu") == 0) &&
+        stage_table(stage, "callees") == NULL) {
+        rc = build_callees(an, stage, &e->t);
+    } else if ((raw = stage_table(stage, name)) != NULL) {
+        rc = copy_table(an, raw, &e->t);
+    } else {
+        return NULL;
+    }
+    if (rc != 0) {
+        json_decref(e->t.columns);
+        json_decref(e->t.rows);
+        e->t.columns = e->t.rows = NULL;
+        return NULL;
+    }
+    e->present = 1;
+    return &e->t;
+}

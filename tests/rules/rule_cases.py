@@ -1,0 +1,272 @@
+#!/usr/bin/env python3
+"""Every shipped rule on a minimal result document: it must fire (on the
+named candidate, or as its own finding) and must not fire - nor any other
+rule - on the healthy variant of that document.
+
+Usage: rule_cases.py PERFPIPE SRCDIR TMPDIR
+The documents are built here from the analyzers' real column lists (the
+ones `perfpipe ANALYZER` writes), with the smallest rows that carry, or
+just miss, each rule's evidence. A shipped rule without a case fails."""
+import copy
+import json
+import os
+import subprocess
+import sys
+
+PERFPIPE, SRC, TMP = sys.argv[1], sys.argv[2], sys.argv[3]
+
+COLUMNS = {
+    ("alloc", "by_frame"): "frame:string bytes:bytes samples:count share:percent",
+    ("alloc", "by_type_frame"): "type:string frame:string bytes:bytes samples:count",
+    ("alloc", "by_type_frame_kind"): "type:string frame:string kind:string bytes:bytes samples:count",
+    ("alloc", "by_stack"): "stack:string bytes:bytes samples:count",
+    ("cpu", "running"): "method:string samples:count ms:number share:percent",
+    ("cpu", "waiting"): "wait:string waiter:string samples:count ms:number share:percent",
+    ("cpu", "by_stack"): "stack:string samples:count ms:number",
+    ("db", "by_command"): "command:string count:count total_ms:number mean_ms:number "
+                          "p50_ms:number p95_ms:number max_ms:number share:percent "
+                          "ef_duration_ms:number async:count errors:count example:string",
+    ("db", "n_plus_one"): "command:string executions:count window_ms:number group:string "
+                          "caller:string per_request:number requests:count confidence:string",
+    ("db", "per_request"): "route:string requests:count commands:count commands_per_request:number "
+                           "max_per_request:count db_ms:number db_ms_per_request:number "
+                           "request_ms_per_request:number",
+    ("counters-csv", "by_counter"): "provider:string counter:string tags:string unit:string "
+                                    "samples:count min:number mean:number max:number p95:number "
+                                    "last:number rate:number slope_per_min:number r2:number "
+                                    "axis:string quantity:string first:number delta:number kind:string",
+    ("gcdump-diff", "growth"): "type:string count_delta:count bytes_delta:bytes "
+                               "baseline_retained:bytes candidate_retained:bytes "
+                               "retained_delta:bytes share:percent owned_by:string "
+                               "payload:string path:string",
+}
+
+
+def doc(analyzer, tables):
+    """A valid perfpipe-result/1 document with one stage of analyzer."""
+    out = []
+    for name, rows in tables.items():
+        cols = [c.split(":") for c in COLUMNS[(analyzer, name)].split()]
+        for r in rows:
+            assert len(r) == len(cols), (analyzer, name, r)
+        out.append({"name": name, "key": [cols[0][0]],
+                    "columns": [{"name": n, "type": t} for n, t in cols], "rows": rows})
+    return {"format": "perfpipe-result/1", "tool": {"name": "perfpipe", "version": "0.0.0-test"},
+            "pipeline": analyzer, "knobs": {}, "inputs": [],
+            "stages": [{"id": analyzer, "analyzer": {"name": analyzer, "version": "1.0.0"},
+                        "status": "ok", "tables": out, "findings": [], "totals": {}}]}
+
+
+# ---- building blocks -------------------------------------------------------
+
+def alloc_callee(frame, callee, share_pct, extra_tables=None):
+    """frame allocates 10 MB; share_pct of it through callee."""
+    through = 10_000_000 * share_pct // 100
+    stacks = [[f"App.Main;{frame};{callee};System.GC.Alloc", through, 10]]
+    if through < 10_000_000:
+        stacks.append([f"App.Main;{frame};System.Object.MemberwiseClone", 10_000_000 - through, 10])
+    t = {"by_frame": [[frame, 10_000_000, 20, 80.0], ["App.Other.Work", 2_500_000, 5, 20.0]],
+         "by_stack": stacks}
+    t.update(extra_tables or {})
+    return doc("alloc", t)
+
+
+def alloc_type(frame, typ, nbytes, kind=None):
+    t = {"by_frame": [[frame, 10_000_000, 20, 100.0]],
+         "by_type_frame": [[typ, frame, nbytes, 10], ["System.Object", frame, 10_000_000 - nbytes, 10]],
+         "by_stack": [[f"App.Main;{frame}", 10_000_000, 20]]}
+    if kind is not None:
+        t["by_type_frame_kind"] = [[typ, frame, kind, nbytes, 10]]
+    return doc("alloc", t)
+
+
+def cpu_callee(method, callee, share_pct, total_ms=1000.0):
+    through = total_ms * share_pct / 100
+    stacks = [[f"App.Main;{method};{callee};System.Threading.Monitor.Wait", 10, through]]
+    if through < total_ms:
+        stacks.append([f"App.Main;{method};App.Math.Work", 10, total_ms - through])
+    return doc("cpu", {"running": [[method, 100, total_ms, 90.0], ["App.Other.Run", 10, 100.0, 10.0]],
+                       "waiting": [], "by_stack": stacks})
+
+
+def cpu_wait(wait, waiter, share_pct):
+    return doc("cpu", {"running": [["App.Hot.Run", 100, 1000.0, 100.0]],
+                       "waiting": [[wait, waiter, 50, 500.0 * share_pct / 10, share_pct]],
+                       "by_stack": [["App.Main;App.Hot.Run", 100, 1000.0]]})
+
+
+def db(by_command=(), n_plus_one=(), per_request=()):
+    return doc("db", {"by_command": list(by_command), "n_plus_one": list(n_plus_one),
+                      "per_request": list(per_request)})
+
+
+def cmd(text, count, asyncs):
+    return [text, count, 100.0, 100.0 / count, 1.0, 2.0, 3.0, 50.0, 100.0, asyncs, 0, text]
+
+
+def counter(quantity, rate=0.0, mx=0.0, delta=0.0):
+    return ["System.Runtime", "dotnet." + quantity, "", "/s", 10, 0, rate, mx, mx, mx, rate, None,
+            None, "time", quantity, 0, delta, "rate"]
+
+
+def counters(*rows):
+    return doc("counters-csv", {"by_counter": list(rows)})
+
+
+def growth(typ, retained, path):
+    return doc("gcdump-diff", {"growth": [[typ, 1000, 40_000, 0, retained, retained, 90.0, "", "",
+                                           path]]})
+
+
+STATIC = "[.NET Roots] > [static vars] > [static field ?.Cache] > "
+N1 = 'SELECT "p"."Id" FROM "Posts" AS "p" WHERE "p"."BlogId" = @id'
+WIDE = ('SELECT "o"."Id", "o"."A", "o"."B", "o"."C", "o"."D", "o"."E", "o"."F", "o"."G" '
+        'FROM "Orders" AS "o"')
+NARROW = 'SELECT "o"."Id", "o"."A" FROM "Orders" AS "o"'
+
+# rule id -> (firing document, healthy document, target or None for a finding)
+CASES = {
+    "ef.n-plus-one": (
+        db([cmd(N1, 240, 240)], [[N1, 240, 36.0, "request", "", 12, 20, "high"]]),
+        db([cmd(N1, 20, 20)], [[N1, 20, 36.0, "request", "", 1, 20, "low"]]), N1),
+    "ef.chatty-request": (
+        db([cmd(N1, 500, 500)], per_request=[["GET /blogs", 20, 500, 25, 25, 100.0, 5.0, 9.0]]),
+        db([cmd(N1, 40, 40)], per_request=[["GET /blogs", 20, 40, 2, 2, 10.0, 0.5, 2.0]]), None),
+    "ef.missing-projection": (db([cmd(WIDE, 100, 100)]), db([cmd(NARROW, 100, 100)]), WIDE),
+    "ef.tracking-read-only": (
+        alloc_type("App.Orders.List",
+                   "Microsoft.EntityFrameworkCore.ChangeTracking.Internal.InternalEntityEntry",
+                   3_000_000),
+        alloc_type("App.Orders.List", "App.Orders.OrderDto", 3_000_000), "App.Orders.List"),
+    "ef.sync-io": (db([cmd(NARROW, 100, 0)]), db([cmd(NARROW, 100, 100)]), NARROW),
+    "mem.loh-array-churn": (
+        alloc_type("App.Files.Copy", "System.Byte[]", 5_000_000, "Large"),
+        alloc_type("App.Files.Copy", "System.Byte[]", 5_000_000, "Small"), "App.Files.Copy"),
+    "str.concat-in-loop": (
+        alloc_callee("App.Report.Rows", "System.String.Concat", 60),
+        alloc_callee("App.Report.Rows", "System.String.Concat", 5), "App.Report.Rows"),
+    "str.builder-no-capacity": (
+        alloc_callee("App.Report.Rows", "System.Text.StringBuilder.ExpandByABlock", 50),
+        alloc_callee("App.Report.Rows", "System.Text.StringBuilder.Append", 50), "App.Report.Rows"),
+    "linq.hot-path": (
+        alloc_callee("App.Cart.Total", "System.Linq.Enumerable.Select", 40),
+        alloc_callee("App.Cart.Total", "System.Collections.Generic.List`1.Add", 40),
+        "App.Cart.Total"),
+    "box.non-generic-collection": (
+        alloc_callee("App.Legacy.Fill", "System.Collections.ArrayList.Add", 50),
+        alloc_callee("App.Legacy.Fill", "System.Collections.Generic.List`1.Add", 50),
+        "App.Legacy.Fill"),
+    "box.enum-key": (
+        alloc_callee("App.Flags.Key", "System.Enum.GetHashCode", 50),
+        alloc_callee("App.Flags.Key", "System.Int32.GetHashCode", 50), "App.Flags.Key"),
+    "regex.per-call": (
+        cpu_callee("App.Validate.Email", "System.Text.RegularExpressions.RegexParser.Parse", 40),
+        cpu_callee("App.Validate.Email", "System.Text.RegularExpressions.Regex.IsMatch", 40),
+        "App.Validate.Email"),
+    "json.options-per-call": (
+        alloc_callee("App.Api.Serialize",
+                     "System.Text.Json.Serialization.Metadata.DefaultJsonTypeInfoResolver.GetTypeInfo",
+                     40),
+        alloc_callee("App.Api.Serialize", "System.Text.Json.JsonSerializer.Serialize", 40),
+        "App.Api.Serialize"),
+    "log.no-source-generator": (
+        alloc_callee("App.Api.Handle", "Microsoft.Extensions.Logging.LoggerExtensions.LogInformation",
+                     40),
+        alloc_callee("App.Api.Handle", "App.Api.Log.Handled", 40), "App.Api.Handle"),
+    "http.client-per-request": (
+        cpu_callee("App.Client.Fetch", "System.Net.Http.HttpClient..ctor", 10),
+        cpu_callee("App.Client.Fetch", "System.Net.Http.HttpClient.SendAsync", 10),
+        "App.Client.Fetch"),
+    "async.sync-over-async": (
+        cpu_callee("App.Sync.Get", "System.Threading.Tasks.Task`1.get_Result", 30),
+        cpu_callee("App.Sync.Get", "System.Threading.Tasks.Task`1.get_IsCompleted", 30),
+        "App.Sync.Get"),
+    "async.threadpool-starvation": (
+        counters(counter("threadpool.threads", 20, 24, 16), counter("threadpool.queue_length", 40, 120)),
+        counters(counter("threadpool.threads", 4, 4, 0), counter("threadpool.queue_length", 0, 0)),
+        None),
+    "lock.contention": (
+        cpu_wait("System.Threading.Monitor.Enter_Slowpath", "App.Cache.Get", 30),
+        cpu_wait("System.Threading.Monitor.Enter_Slowpath", "App.Cache.Get", 1), None),
+    "exc.control-flow": (
+        cpu_callee("App.Parse.Number", "System.Runtime.EH.RhThrowEx", 40),
+        cpu_callee("App.Parse.Number", "System.Int32.TryParse", 40), "App.Parse.Number"),
+    "gc.induced-collect": (
+        cpu_callee("App.Jobs.Cleanup", "System.GC.Collect", 20),
+        cpu_callee("App.Jobs.Cleanup", "System.GC.KeepAlive", 20), "App.Jobs.Cleanup"),
+    "leak.static-collection": (
+        growth("App.Session", 4_000_000,
+               STATIC + "System.Collections.Generic.List<App.Session> > App.Session[] > App.Session"),
+        growth("App.Session", 4_000_000,
+               "[.NET Roots] > [local vars] > System.Collections.Generic.List<App.Session> > "
+               "App.Session[] > App.Session"), "App.Session"),
+    "leak.event-handler": (
+        growth("App.View", 4_000_000,
+               STATIC + "App.Bus > System.EventHandler<App.Msg> > System.Object[] > App.View"),
+        growth("App.View", 4_000_000, "[.NET Roots] > [local vars] > App.Bus > App.View"),
+        "App.View"),
+    "leak.timer-root": (
+        growth("App.Poller", 2_000_000,
+               "[.NET Roots] > [handles] > System.Threading.TimerQueue > "
+               "System.Threading.TimerQueueTimer > App.Poller"),
+        growth("App.Poller", 2_000_000, "[.NET Roots] > [local vars] > App.Poller"), "App.Poller"),
+    "gc.finalizer-backlog": (
+        growth("App.NativeHandle", 4_000_000, "[.NET Roots] > [finalization handles] > App.NativeHandle"),
+        growth("App.NativeHandle", 4_000_000, "[.NET Roots] > [local vars] > App.NativeHandle"),
+        "App.NativeHandle"),
+}
+
+
+def run_candidates(name, d):
+    path = os.path.join(TMP, name + ".json")
+    out = os.path.join(TMP, name + ".cand.json")
+    with open(path, "w") as f:
+        json.dump(d, f)
+    env = dict(os.environ, HOME=TMP, XDG_CONFIG_HOME=os.path.join(TMP, "xdg"))
+    env.pop("PERFPIPE_RULES_PATH", None)
+    p = subprocess.run([PERFPIPE, "candidates", path, "--top", "50", "--format", "json", "-o", out],
+                       env=env, capture_output=True, text=True)
+    if p.returncode != 0:
+        raise AssertionError(f"{name}: perfpipe candidates exit {p.returncode}: {p.stderr}")
+    res = json.load(open(out))
+    t = {x["name"]: x for x in res["stages"][0]["tables"]}
+    cols = [c["name"] for c in t["candidates"]["columns"]]
+    on_target = {}
+    for row, rules in zip(t["candidates"]["rows"], t["candidates"]["row_rules"]):
+        r = dict(zip(cols, row))
+        on_target[r["target"]] = [x["id"] for x in rules]
+        if not rules:
+            assert r["rules"] == "none matched", r
+    own = [r[1] for r in t["rule_findings"]["rows"]]
+    return on_target, own
+
+
+def main():
+    listed = subprocess.run([PERFPIPE, "rules", "list", "--format", "json"], capture_output=True,
+                            text=True, env=dict(os.environ, HOME=TMP))
+    shipped = {r["id"] for r in json.loads(listed.stdout)}
+    passed = failed = 0
+    for rid in sorted(shipped - set(CASES)):
+        print(f"FAIL {rid}: shipped rule without a case in tests/rules/rule_cases.py")
+        failed += 1
+    for rid, (fires, healthy, target) in sorted(CASES.items()):
+        try:
+            on, own = run_candidates(rid + ".fires", copy.deepcopy(fires))
+            if target is not None:
+                assert target in on, f"no candidate '{target}' (candidates: {list(on)})"
+                assert rid in on[target], f"not on '{target}': it carries {on[target]}"
+            else:
+                assert rid in own, f"no finding of its own (rule_findings: {own})"
+            on, own = run_candidates(rid + ".healthy", copy.deepcopy(healthy))
+            fired = sorted({i for ids in on.values() for i in ids} | set(own))
+            assert not fired, f"healthy variant: {fired} fired"
+            print(f"PASS {rid}: fires on {target or 'its own finding'}, silent on the healthy variant")
+            passed += 1
+        except AssertionError as e:
+            print(f"FAIL {rid}: {e}")
+            failed += 1
+    print(f"{passed} passed, {failed} failed")
+    return 1 if failed else 0
+
+
+sys.exit(main())
