@@ -95,6 +95,16 @@ const char *pp_cli_pipeline_for(const char *analyzer);
  * return 0. */
 int pp_cli_format_ok(const char *fmt);
 
+/* `perfpipe ANALYZER FILE` with --format FORMAT (NULL = the shipped
+ * pipeline's table), --table TABLE, --evidence-dir DIR: appends to
+ * opts/flags[0..*n) (capacity max) the options that spare the stage tables
+ * that one output never shows, unless the user gave them; the strings are
+ * static or borrowed from opts. 0, or -1 with a message when full
+ * (cli/quick_options.c). */
+struct pp_pipeline_option_override;
+int pp_cli_quick_options(const char *analyzer, const char *format, const char *table, const char *evidence_dir,
+                         struct pp_pipeline_option_override *opts, const char **flags, size_t *n, size_t max);
+
 /* Render doc as format (table: for flame formats, NULL = first stack
  * table) to path ("-"/NULL = stdout), atomically. An exit code. */
 struct json_t;

@@ -838,7 +838,9 @@ pp_cmd_analyzer(const char *analyzer, int argc, char **argv)
 {
     run_args a = { .mode = MODE_ANALYZER, .analyzer = analyzer };
 
-    if (parse_args(&a, argc, argv) < 0)
+    if (parse_args(&a, argc, argv) < 0 ||
+        pp_cli_quick_options(analyzer, a.format, a.table, a.evidence_dir, a.options,
+                             a.option_flags, &a.noptions, MAX_ARGS) < 0)
         return PP_EXIT_USAGE;
     if (a.capture.n > 0) {
         char *spec;

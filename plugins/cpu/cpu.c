@@ -14,6 +14,11 @@ static const pp_option_decl cpu_options[] = {
       "thread-time: every sample (running, and blocked in native code); managed: only samples of threads running managed code" },
     { "top", PP_OPT_INT, 0, "25", "rows per table (0 = all)" },
     { "top-stacks", PP_OPT_INT, 0, "0", "rows of by_stack, the flame-graph table (0 = all)" },
+    /* no declared default: an unset option is not echoed in the document,
+     * which stays what it was before the option existed */
+    { "thread-stacks", PP_OPT_BOOL, 0, NULL,
+      "emit by_thread_stack, every stack per thread for speedscope's per-thread profiles (default true; "
+      "`perfpipe cpu FILE` sets false unless the format is json, csv or speedscope)" },
     { "sort", PP_OPT_STRING, 0, "exclusive", "order of by_method: exclusive or inclusive time" },
     { "focus", PP_OPT_STRING, 0, NULL,
       "a method (full name, or its last dotted parts) whose callers and callees to list" },
@@ -75,6 +80,11 @@ static int cpu_create(const pp_host_api *host, pp_ctx *ctx, const pp_options *op
     }
     if (rc == PP_OK && host->opt_int(opts, "top-stacks", &c->top_stacks) == PP_OK && c->top_stacks < 0) {
         host->error_set(err, PP_EINVAL, "option 'top-stacks': expected a row count >= 0 (0 = all)");
+        rc = PP_EINVAL;
+    }
+    c->thread_stacks = 1;
+    if (rc == PP_OK && host->opt_bool(opts, "thread-stacks", &c->thread_stacks) == PP_EINVAL) {
+        host->error_set(err, PP_EINVAL, "option 'thread-stacks': expected true or false");
         rc = PP_EINVAL;
     }
     if (rc == PP_OK && host->opt_string(opts, "focus", &s) == PP_OK) {

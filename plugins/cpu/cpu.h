@@ -60,6 +60,7 @@ typedef struct pp_cpu {
     int sort_inclusive;        /* sort=inclusive */
     int64_t top;
     int64_t top_stacks;
+    int thread_stacks;         /* emit by_thread_stack (thread-stacks=true) */
     const char *focus;         /* NULL = no caller/callee tables */
     pp_pc_window window;
 

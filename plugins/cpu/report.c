@@ -882,7 +882,7 @@ int pp_cpu_report(pp_cpu *c, pp_ctx *ctx, pp_error *err)
         rc = emit_relatives(&r, "callees", "callee", r.callees);
     if (rc == PP_OK)
         rc = emit_stacks(&r);
-    if (rc == PP_OK)
+    if (rc == PP_OK && c->thread_stacks)
         rc = emit_thread_stacks(&r);
     if (rc == PP_OK)
         rc = emit_totals(&r, span);
