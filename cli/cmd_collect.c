@@ -19,6 +19,7 @@
 #include "cli.h"
 #include "ipc/capture.h"
 #include "ipc/capture_source.h"
+#include "ipc/heapsnap.h"
 #include "ipc/ipc.h"
 #include "nettrace/nettrace_internal.h"
 #include "native/native.h"
@@ -27,6 +28,8 @@ static const char collect_usage[] =
 "Usage: perfpipe collect (-p PID | -n NAME | --diagnostic-port PATH[,connect|,listen])\n"
 "                        [--profile LIST] [--providers SPEC] [--counters [LIST]] [--interval S]\n"
 "                        [--duration TIME] [-o FILE.nettrace] [--follow-child] [--buffersize MB]\n"
+"       perfpipe collect --gcdump (-p PID | -n NAME | --diagnostic-port PATH)\n"
+"                        [-o FILE.gcdump] [--timeout TIME] [--buffersize MB]\n"
 "\n"
 "Captures an EventPipe trace from a running .NET process over the runtime's\n"
 "diagnostics IPC protocol, with no .NET SDK or dotnet-trace. Stops after\n"
@@ -62,12 +65,24 @@ static const char collect_usage[] =
 "                           device is never replaced\n"
 "  --listen-timeout S       listen mode: give up when no runtime connects (default: wait)\n"
 "  -q, --quiet              no summary line\n"
+"Heap snapshot (--gcdump):\n"
+"  --gcdump                 take a heap snapshot instead of a trace, as dotnet-gcdump does:\n"
+"                           the runtime runs one induced blocking gen2 GC (the process pauses\n"
+"                           for it) and streams the heap as bulk events; the .gcdump is read\n"
+"                           by `perfpipe gcdump`, `gcdump-diff`, `dotnet-gcdump report` and\n"
+"                           PerfView. Per-type counts and bytes equal dotnet-gcdump's.\n"
+"  -o, --output FILE        default yyyyMMdd_HHmmss_PID.gcdump (written whole or not at all)\n"
+"  --timeout TIME           give up when the dump has not ended (default 30s)\n"
+"  e.g. perfpipe collect --gcdump -p 4242 -o before.gcdump\n"
+"       perfpipe gcdump-diff before.gcdump after.gcdump\n"
 "\n"
 "Progress (bytes, events, elapsed) is shown on a terminal only. The summary names\n"
 "dropped events (sequence-number gaps) if the runtime's buffer overflowed.\n"
 "Exit: 0 whole capture; 2 usage or a refused target (a `dotnet run` host); 3 no such\n"
 "process / cannot attach / the capture ended early (the file is kept and says where);\n"
-"5 the output cannot be written. Details: man perfpipe-collect.\n";
+"5 the output cannot be written; 7 out of memory. --gcdump: 3 also when the heap dump\n"
+"did not complete (timeout, interrupted, events dropped: no file is written).\n"
+"Details: man perfpipe-collect.\n";
 
 static volatile sig_atomic_t signals_seen;
 
@@ -76,7 +91,7 @@ on_signal(int sig)
 {
     (void)sig;
     signals_seen++;
-    pp_capture_signal(signals_seen > 1);
+    pp_capture_signal(signals_seen > 1);     /* and a heap snapshot's */
 }
 
 typedef struct collect_run {
@@ -170,8 +185,14 @@ read_stream(collect_run *r, pp_error *err)
     return rc == 0 && !st.truncated;
 }
 
+typedef struct gc_opts {
+    int gcdump;
+    double timeout_s;
+    const char *trace_only;      /* a trace option given with --gcdump */
+} gc_opts;
+
 static int
-parse_args(int argc, char **argv, pp_capture_spec *spec, int *quiet)
+parse_args(int argc, char **argv, pp_capture_spec *spec, int *quiet, gc_opts *gc)
 {
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -247,11 +268,28 @@ parse_args(int argc, char **argv, pp_capture_spec *spec, int *quiet)
             spec->listen_timeout_ms = (int)(s * 1000);
         } else if (strcmp(a, "-q") == 0 || strcmp(a, "--quiet") == 0) {
             *quiet = 1;
+        } else if (strcmp(a, "--gcdump") == 0) {
+            gc->gcdump = 1;
+        } else if (strcmp(a, "--timeout") == 0) {
+            NEED();
+            if ((gc->timeout_s = pp_capture_parse_duration(v)) <= 0) {
+                pp_cli_error("collect: --timeout '%s' is not a time (30s, 2m...)", v);
+                return PP_EXIT_USAGE;
+            }
         } else {
             pp_cli_error("collect: unknown argument '%s'; try `perfpipe collect --help`", a);
             return PP_EXIT_USAGE;
         }
 #undef NEED
+    }
+    if (gc->gcdump && (spec->profile || spec->providers || spec->counters || spec->duration_s > 0)) {
+        pp_cli_error("collect: --gcdump takes a heap snapshot; --profile, --providers, --counters "
+                     "and --duration are for traces (see `perfpipe collect --help`)");
+        return PP_EXIT_USAGE;
+    }
+    if (!gc->gcdump && gc->timeout_s > 0) {
+        pp_cli_error("collect: --timeout is for --gcdump (a trace stops with --duration)");
+        return PP_EXIT_USAGE;
     }
     int targets = (spec->pid != 0) + (spec->process_name != NULL) + (spec->diagnostic_port != NULL);
     if (targets != 1) {
@@ -262,19 +300,106 @@ parse_args(int argc, char **argv, pp_capture_spec *spec, int *quiet)
     return PP_EXIT_OK;
 }
 
+static void
+gc_progress(void *user, const pp_heapsnap_progress *p)
+{
+    (void)user;
+    fprintf(stderr, "\r%s: heap snapshot: %s, %llu objects, %.1f MB of events, %.1f s  "
+            "[Ctrl-C stops]\033[K", pp_prog, p->phase, (unsigned long long)p->graph.nodes,
+            p->stream_bytes / 1e6, p->elapsed_s);
+}
+
+static int
+gc_exit_code(int rc, const pp_error *err)
+{
+    if (rc == PP_EINVAL)
+        return PP_EXIT_USAGE;
+    if (rc == PP_ENOMEM)
+        return PP_EXIT_NOMEM;
+    /* The output's own errors name it: "FILE: cannot create/write". */
+    if (rc == PP_ELIMIT || (rc == PP_EIO && (strstr(err->message, ": cannot create") ||
+                                             strstr(err->message, ": cannot write"))))
+        return PP_EXIT_OUTPUT;
+    return PP_EXIT_INPUT;
+}
+
+/* collect --gcdump: one heap snapshot (core/ipc/heapsnap.h). */
+static int
+collect_gcdump(pp_capture_spec *spec, const gc_opts *gc, int quiet)
+{
+    pp_heapsnap_spec hs = { .target = *spec, .timeout_s = gc->timeout_s };
+    pp_heapsnap_result res;
+    pp_error err = PP_ERROR_INIT;
+    char def[256];
+    struct sigaction sa, old_int, old_term;
+    int tty = isatty(STDERR_FILENO);
+
+    if (!hs.target.output) {
+        time_t now = time(NULL);
+        struct tm tm;
+        char stamp[32];
+        localtime_r(&now, &tm);
+        strftime(stamp, sizeof stamp, "%Y%m%d_%H%M%S", &tm);
+        if (spec->pid)
+            snprintf(def, sizeof def, "%s_%llu.gcdump", stamp, (unsigned long long)spec->pid);
+        else
+            snprintf(def, sizeof def, "%s_%s.gcdump", stamp,
+                     spec->process_name ? spec->process_name : "dotnet");
+        hs.target.output = def;
+        int crc = check_output(def);
+        if (crc != PP_EXIT_OK)
+            return crc;
+    }
+    if (tty) {
+        hs.progress = gc_progress;
+        if (spec->diagnostic_port && !strstr(spec->diagnostic_port, ",connect"))
+            fprintf(stderr, "%s: waiting for a runtime at %s (start it with "
+                    "DOTNET_DiagnosticPorts=%s)\n", pp_prog, spec->diagnostic_port,
+                    spec->diagnostic_port);
+    }
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_signal;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, &old_int);
+    sigaction(SIGTERM, &sa, &old_term);
+    int rc = pp_heapsnap_collect(&hs, &res, &err);
+    sigaction(SIGINT, &old_int, NULL);
+    sigaction(SIGTERM, &old_term, NULL);
+    if (tty)
+        fputs("\r\033[K", stderr);
+    if (rc != PP_OK) {
+        pp_cli_error("collect: %s", err.message);
+        return gc_exit_code(rc, &err);
+    }
+    if (res.graph.rcw_ignored)
+        fprintf(stderr, "%s: collect: note: %llu RCWs (COM interop) were not attributed\n",
+                pp_prog, (unsigned long long)res.graph.rcw_ignored);
+    if (!quiet)
+        fprintf(stderr, "%s: wrote %s from %s (pid %llu): %llu objects, %.1f MB of heap, "
+                "%llu references, %u types; GC dump %.1f s, %.1f s in all, %.1f MB\n",
+                pp_prog, hs.target.output, res.process, (unsigned long long)res.pid,
+                (unsigned long long)res.graph.nodes, res.graph.bytes / 1e6,
+                (unsigned long long)res.graph.edges, res.type_count, res.dump_s,
+                res.elapsed_s, res.file_bytes / 1e6);
+    return PP_EXIT_OK;
+}
+
 int
 pp_cmd_collect(int argc, char **argv)
 {
     pp_capture_spec spec = { .listen_timeout_ms = -1 };
     pp_error err = PP_ERROR_INIT;
     collect_run r = { 0 };
+    gc_opts gc = { 0 };
     int quiet = 0, rc;
     struct sigaction sa, old_int, old_term;
 
-    if ((rc = parse_args(argc, argv, &spec, &quiet)) != PP_EXIT_OK)
+    if ((rc = parse_args(argc, argv, &spec, &quiet, &gc)) != PP_EXIT_OK)
         return rc < 0 ? PP_EXIT_OK : rc;
     if ((rc = check_output(spec.output)) != PP_EXIT_OK)
         return rc;
+    if (gc.gcdump)
+        return collect_gcdump(&spec, &gc, quiet);
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = on_signal;
     sigemptyset(&sa.sa_mask);

@@ -29,6 +29,8 @@ pp_source_for_input(const char *kind, const char *path)
     /* A nettrace input whose path is a capture spec is read live. */
     if (strcmp(kind, "nettrace") == 0 && pp_capture_spec_is(path))
         return &pp_capture_source_ops;
+    if (strcmp(kind, "gcdump") == 0 && pp_capture_spec_is(path))
+        return &pp_gcdump_capture_source_ops;
     /* A counters input that is a trace of `collect --counters`. */
     size_t n = path ? strlen(path) : 0;
     if (strcmp(kind, "counters") == 0 && n > 9 && strcmp(path + n - 9, ".nettrace") == 0)

@@ -18,6 +18,7 @@
 #include <perfpipe/perfpipe.h>
 
 #include "ipc/capture.h"
+#include "ipc/heapsnap.h"
 #include "ipc/ipc.h"
 #include "ipc/procs.h"
 #include "ipc/providers.h"
@@ -68,6 +69,7 @@ pp_capture_signal(int abort)
     char b = abort ? 'a' : 's';
     int n = 0;
     pp_ipc_cancel = 1;
+    pp_heapsnap_signal(abort);          /* a heap snapshot in progress, too */
     for (int i = 0; i < MAX_OPEN; i++)
         if (open_ctl[i] >= 0) {
             ssize_t k = write(open_ctl[i], &b, 1);
@@ -312,6 +314,35 @@ build_providers(pp_capture *c, const pp_capture_spec *spec, pp_error *err)
         rc = pp_capture_add_counters(&c->prov, spec->counter_list, spec->interval_s, err);
     if (rc == PP_OK)
         rc = pp_capture_providers_finish(&c->prov, err);
+    return rc;
+}
+
+int
+pp_capture_target(const pp_capture_spec *spec, pp_ipc_endpoint *ep, pp_error *err)
+{
+    pp_capture *c = calloc(1, sizeof *c);
+    int rc;
+
+    memset(ep, 0, sizeof *ep);
+    ep->listen_fd = ep->pending_fd = -1;
+    if (!c) {
+        pp_error_set(err, PP_ENOMEM, "out of memory");
+        return PP_ENOMEM;
+    }
+    c->ep.listen_fd = c->ep.pending_fd = -1;
+    if (spec->diagnostic_port)
+        rc = open_port(c, spec, err);
+    else if (spec->pid || spec->process_name)
+        rc = resolve_process(c, spec, err);
+    else {
+        pp_error_set(err, PP_EINVAL, "no target: give -p PID, -n NAME or --diagnostic-port PATH");
+        rc = PP_EINVAL;
+    }
+    if (rc == PP_OK)
+        *ep = c->ep;
+    else
+        pp_ipc_endpoint_close(&c->ep);
+    free(c);
     return rc;
 }
 

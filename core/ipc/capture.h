@@ -32,6 +32,8 @@ typedef struct pp_capture_spec {
     uint32_t buffer_mb;          /* runtime buffer; 0 = 256 */
     const char *output;          /* kept file; NULL = NAME_yyyyMMdd_HHmmss.nettrace */
     int listen_timeout_ms;       /* listen mode: wait for the runtime; < 0 = forever */
+    double delay_s;              /* capture: inputs: wait this long before starting */
+    double timeout_s;            /* gcdump captures: give up after this long; 0 = 30 s */
 } pp_capture_spec;
 
 typedef struct pp_capture pp_capture;
@@ -42,6 +44,11 @@ typedef struct pp_capture pp_capture;
  * (a host named without follow_child: the message names the app's pid;
  * an output that is not a regular file; bad providers), PP_EIO. */
 int pp_capture_open(const pp_capture_spec *spec, pp_capture **out, pp_error *err);
+/* Resolve spec's target (pid, name or diagnostic port) as pp_capture_open
+ * does, without starting a session: *ep is the caller's to close with
+ * pp_ipc_endpoint_close. Same errors as pp_capture_open. */
+struct pp_ipc_endpoint;
+int pp_capture_target(const pp_capture_spec *spec, struct pp_ipc_endpoint *ep, pp_error *err);
 /* The streaming socket (owned by the capture). */
 int pp_capture_stream_fd(const pp_capture *c);
 /* Tee: append bytes of the stream to the kept file (errors are

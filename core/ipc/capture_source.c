@@ -151,6 +151,17 @@ pp_capture_spec_parse(const char *path, pp_capture_spec *spec, char **storage, p
                              "500ms, dd:hh:mm:ss)", v);
                 goto bad;
             }
+        } else if (strcmp(k, "delay") == 0 || strcmp(k, "timeout") == 0) {
+            double d = pp_capture_parse_duration(v);
+            if (d < 0 || (d == 0 && k[0] == 't')) {
+                pp_error_set(err, PP_EINVAL, "capture: %s '%s' is not a time (30s, 2m, 500ms, "
+                             "dd:hh:mm:ss)", k, v);
+                goto bad;
+            }
+            if (k[0] == 'd')
+                spec->delay_s = d;
+            else
+                spec->timeout_s = d;
         } else if (strcmp(k, "keep") == 0) {
             spec->output = v;
         } else if (strcmp(k, "follow_child") == 0) {
@@ -165,7 +176,7 @@ pp_capture_spec_parse(const char *path, pp_capture_spec *spec, char **storage, p
         } else {
             pp_error_set(err, PP_EINVAL, "capture: unknown key '%s'; keys: pid, process, port, "
                          "profile, providers, counters, interval, duration, keep, follow_child, "
-                         "buffersize", k);
+                         "buffersize, delay, timeout", k);
             goto bad;
         }
     }
@@ -213,6 +224,13 @@ cs_open(const char *path, const pp_source_hooks *hooks, void **src, pp_error *er
     cs->hooks = hooks;
     if ((rc = pp_capture_spec_parse(path, &cs->spec, &cs->text, err)) != PP_OK)
         goto fail;
+    if (cs->spec.timeout_s > 0) {
+        pp_error_set(err, PP_EINVAL, "capture: timeout is for gcdump captures (a trace stops "
+                     "after its duration)");
+        rc = PP_EINVAL;
+        goto fail;
+    }
+    pp_capture_delay(cs->spec.delay_s);
     if ((rc = pp_capture_open(&cs->spec, &cs->cap, err)) != PP_OK) {
         /* No such process is an input that cannot be read (exit 3), as a
          * missing file is; a refused target stays a usage error. */

@@ -15,6 +15,12 @@ extern const pp_source_ops pp_capture_source_ops;
  * a .nettrace (counters_events.c). */
 extern const pp_source_ops pp_counters_nettrace_source_ops;
 
+/* Heap snapshots (kind gcdump) taken live (heapsnap_source.c). */
+extern const pp_source_ops pp_gcdump_capture_source_ops;
+/* Sleep for a capture's delay (interrupted by a signal that sets
+ * pp_ipc_cancel). */
+void pp_capture_delay(double seconds);
+
 /* Whether path is a capture spec. */
 int pp_capture_spec_is(const char *path);
 

@@ -13,7 +13,7 @@
 
 static const char *const capture_keys[] = { "pid", "process", "port", "profile", "providers",
                                             "counters", "interval", "duration", "keep",
-                                            "follow_child", "buffersize", NULL };
+                                            "follow_child", "buffersize", "delay", "timeout", NULL };
 
 static int
 append(char **buf, size_t *len, size_t *cap, const char *s)
@@ -74,7 +74,7 @@ pp_pipe_capture_path(const char *file, const pp_ynode *m, char **path, pp_error 
             return pp_pipe_error(err, PP_EINVAL, file, key->pos, "unknown key '%s' in "
                                  "'capture'; expected one of: pid, process, port, profile, "
                                  "providers, counters, interval, duration, keep, follow_child, "
-                                 "buffersize", key->text);
+                                 "buffersize, delay, timeout", key->text);
         }
         if (append(&buf, &len, &cap, key->text) < 0 || append(&buf, &len, &cap, "=") < 0)
             goto oom;

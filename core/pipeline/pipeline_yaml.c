@@ -233,10 +233,12 @@ parse_inputs(ctx *c, const pp_ynode *m, pp_pipeline *p)
             in->path_pos = path->pos;
         }
         if ((path = get(val, "capture", NULL)) != NULL) {
-            if (in->path != NULL || in->kind_bit != PP_KIND_NETTRACE)
+            if (in->path != NULL ||
+                (in->kind_bit != PP_KIND_NETTRACE && in->kind_bit != PP_KIND_GCDUMP))
                 return pp_pipe_error(c->err, PP_EINVAL, c->file, path->pos,
-                                     "input '%s': 'capture' is for a nettrace input without "
-                                     "'path' (the capture is kept at capture.keep)", in->name);
+                                     "input '%s': 'capture' is for a nettrace or gcdump input "
+                                     "without 'path' (the capture is kept at capture.keep)",
+                                     in->name);
             if ((rc = pp_pipe_capture_path(c->file, path, &in->path, c->err)) != PP_OK)
                 return rc;
             in->path_pos = path->pos;

@@ -1,0 +1,422 @@
+/* One heap snapshot of a live runtime to a .gcdump (heapsnap.h): the
+ * type-flush session, the GCHeapSnapshot session read by the nettrace
+ * reader into the streamed graph, its control thread (stop at the dump's
+ * end, timeout, signals, cut a stream that does not end), and the file. */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+
+#include <perfpipe/nettrace.h>
+#include <perfpipe/perfpipe.h>
+
+#include "gcdump/writer.h"
+#include "ipc/heapsnap.h"
+#include "ipc/ipc.h"
+#include "nettrace/nettrace_internal.h"
+#include "outfile.h"
+
+#define CMD_TIMEOUT_MS 10000
+#define RUNDOWN_TIMEOUT_S 60.0
+#define FLUSH_WAIT_MS 3000
+#define DEFAULT_TIMEOUT_S 30.0
+
+enum { WHY_RUNNING, WHY_DONE, WHY_TIMEOUT, WHY_SIGNAL, WHY_ABORT };
+
+typedef struct ctl {
+    pp_ipc_session *session;
+    int pipe[2];
+    double timeout_s;
+    struct timespec t0;
+    volatile int why;
+    volatile int stopped;
+} ctl;
+
+static volatile sig_atomic_t signal_fd = -1;
+
+void pp_heapsnap_signal(int abort)
+{
+    int fd = signal_fd;
+    if (fd >= 0) {
+        char b = abort ? 'a' : 's';
+        ssize_t k = write(fd, &b, 1);
+        (void)k;
+    }
+}
+
+static double since(const struct timespec *t0)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)(t.tv_sec - t0->tv_sec) + (double)(t.tv_nsec - t0->tv_nsec) / 1e9;
+}
+
+static void send_ctl(ctl *c, char b)
+{
+    ssize_t k = write(c->pipe[1], &b, 1);
+    (void)k;
+}
+
+/* Stop when the dump ended ('d'), on a signal ('s'), at the timeout; cut
+ * the stream on 'a' or when the rundown does not end; leave on 'q'. */
+static void *control(void *arg)
+{
+    ctl *c = arg;
+    double stop_at = 0;
+    for (;;) {
+        double left = c->stopped ? RUNDOWN_TIMEOUT_S - (since(&c->t0) - stop_at)
+                                 : c->timeout_s - since(&c->t0);
+        int timeout = left <= 0 ? 0 : (int)(left * 1000) + 1;
+        struct pollfd p = { c->pipe[0], POLLIN, 0 };
+        int pr = poll(&p, 1, timeout);
+        char b = 0;
+        if (pr < 0 && errno == EINTR)
+            continue;
+        if (pr > 0 && read(c->pipe[0], &b, 1) != 1)
+            b = 0;
+        if (b == 'q')
+            return NULL;
+        if (b == 'a' || (pr == 0 && c->stopped)) {
+            if (b == 'a' || c->why == WHY_RUNNING)
+                c->why = WHY_ABORT;
+            shutdown(pp_ipc_session_fd(c->session), SHUT_RDWR);
+            c->stopped = 1;
+            stop_at = since(&c->t0);
+            continue;
+        }
+        if (c->stopped)
+            continue;
+        if (b == 'd' || b == 's' || pr == 0) {
+            if (c->why == WHY_RUNNING)
+                c->why = b == 'd' ? WHY_DONE : b == 's' ? WHY_SIGNAL : WHY_TIMEOUT;
+            c->stopped = 1;
+            stop_at = since(&c->t0);
+            if (pp_ipc_session_stop(c->session, CMD_TIMEOUT_MS, NULL) != PP_OK)
+                shutdown(pp_ipc_session_fd(c->session), SHUT_RDWR);
+        }
+    }
+}
+
+static void *stop_async(void *arg)
+{
+    pp_ipc_session_stop(arg, CMD_TIMEOUT_MS, NULL);
+    return NULL;
+}
+
+/* Read and drop a session's stream until it ends, within limit_ms. */
+static void drain_fd(int fd, int limit_ms)
+{
+    struct timespec t0;
+    char buf[65536];
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    for (;;) {
+        int left = limit_ms - (int)(since(&t0) * 1000);
+        struct pollfd p = { fd, POLLIN, 0 };
+        if (left <= 0 || poll(&p, 1, left) <= 0)
+            return;
+        ssize_t k = read(fd, buf, sizeof buf);
+        if (k <= 0 && !(k < 0 && errno == EINTR))
+            return;
+    }
+}
+
+/* Step 1: a session without the Type keyword resets the runtime's record
+ * of logged types (dotnet-gcdump's "type table flushing" session). */
+static int flush_types(pp_ipc_endpoint *ep, pp_error *err)
+{
+    pp_ipc_provider p = { "Microsoft-DotNETCore-SampleProfiler", 0, 4, NULL };
+    pp_ipc_session_config cfg = { .buffer_mb = 16, .nproviders = 1, .providers = &p };
+    pp_ipc_session *s;
+    int rc = pp_ipc_session_start(ep, &cfg, CMD_TIMEOUT_MS, &s, err);
+    if (rc != PP_OK)
+        return rc;
+    int fd = pp_ipc_session_fd(s);
+    struct pollfd pf = { fd, POLLIN, 0 };
+    poll(&pf, 1, FLUSH_WAIT_MS);         /* the session runs: data arrives */
+    pthread_t t;
+    int started = pthread_create(&t, NULL, stop_async, s) == 0;
+    if (!started)
+        pp_ipc_session_stop(s, CMD_TIMEOUT_MS, NULL);
+    drain_fd(fd, 15000);
+    if (started)
+        pthread_join(t, NULL);
+    pp_ipc_session_close(s);
+    return PP_OK;
+}
+
+typedef struct run {
+    const pp_heapsnap_spec *spec;
+    pp_heapsnap_result *res;
+    pp_heap_graph *g;
+    ctl c;
+    pp_trace_source *src;
+    uint64_t bytes;
+    struct timespec t0, last;
+    double dump_end;
+} run;
+
+static void on_bytes(void *user, const void *data, size_t len)
+{
+    (void)data;
+    ((run *)user)->bytes += len;
+}
+
+static void on_warning(void *user, const pp_error *w)
+{
+    (void)user;
+    (void)w;                     /* dropped events are checked after the end */
+}
+
+static void progress(run *r, const char *phase, int force)
+{
+    if (!r->spec->progress)
+        return;
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    if (!force && (t.tv_sec - r->last.tv_sec) * 1000 + (t.tv_nsec - r->last.tv_nsec) / 1000000 < 250)
+        return;
+    r->last = t;
+    pp_heapsnap_progress p = { .phase = phase, .elapsed_s = since(&r->t0),
+                               .stream_bytes = r->bytes };
+    pp_heap_graph_stats_get(r->g, &p.graph);
+    r->spec->progress(r->spec->user, &p);
+}
+
+/* Step 2-3: the dump session, read to its end. */
+static int read_dump(run *r, pp_error *err)
+{
+    int fd = dup(pp_ipc_session_fd(r->c.session)), rc;
+    if (fd < 0) {
+        pp_error_set(err, PP_EIO, "dup: %s", strerror(errno));
+        return PP_EIO;
+    }
+    if ((rc = pp_nettrace_open_fd(fd, "heap-dump session", &r->src, err)) != PP_OK) {
+        r->src = NULL;
+        return rc;
+    }
+    pp_nettrace_set_callbacks(r->src, on_bytes, on_warning, r);
+    const pp_trace_event *ev;
+    pp_error rerr = PP_ERROR_INIT;
+    int failed = 0, asked = 0;
+    while ((rc = pp_nettrace_next(r->src, &ev, &rerr)) > 0) {
+        if (failed)
+            continue;
+        if (pp_heap_graph_event(r->g, ev, err) != PP_OK) {
+            failed = err->code;
+            send_ctl(&r->c, 's');        /* stop; the rest of the stream is dropped */
+            continue;
+        }
+        if (!asked && pp_heap_graph_done(r->g)) {
+            asked = 1;
+            r->dump_end = since(&r->t0);
+            send_ctl(&r->c, 'd');
+        }
+        pp_heap_graph_stats st;
+        pp_heap_graph_stats_get(r->g, &st);
+        progress(r, asked ? "rundown" : st.state == 0 ? "waiting for the GC" : "dumping", 0);
+    }
+    if (rc < 0) {
+        nt_input_drain(r->src);
+        if (!failed) {
+            *err = rerr;
+            failed = rerr.code ? rerr.code : PP_EIO;
+        }
+    }
+    pp_nettrace_stats st = { .struct_size = sizeof st };
+    pp_nettrace_stats_get(r->src, &st);
+    if (!failed && st.dropped_events && !pp_heap_graph_done(r->g)) {
+        pp_error_set(err, PP_EFORMAT, "the runtime dropped %llu events of the heap dump (its "
+                     "buffer overflowed): a larger --buffersize helps",
+                     (unsigned long long)st.dropped_events);
+        failed = PP_EFORMAT;
+    }
+    return failed ? failed : PP_OK;
+}
+
+static int why_error(run *r, pp_error *err)
+{
+    if (r->c.why == WHY_SIGNAL || r->c.why == WHY_ABORT) {
+        pp_error_set(err, PP_EIO, "interrupted before the heap dump was complete; nothing "
+                     "was written");
+        return PP_EIO;
+    }
+    if (r->c.why == WHY_TIMEOUT) {
+        pp_heap_graph_stats st;
+        pp_heap_graph_stats_get(r->g, &st);
+        pp_error_set(err, PP_EIO, "timed out after %.0f s %s (%llu objects so far): a larger "
+                     "--timeout, or is the process suspended?", r->c.timeout_s,
+                     st.state == 0 ? "waiting for the runtime's heap-dump GC"
+                                   : "before the heap dump ended",
+                     (unsigned long long)st.nodes);
+        return PP_EIO;
+    }
+    return PP_OK;
+}
+
+static int write_file(run *r, const pp_heap_snapshot *snap, pp_ipc_process_info *info,
+                      pp_error *err)
+{
+    pp_outfile o;
+    int rc = pp_outfile_open(&o, r->spec->target.output, 0, NULL, err);
+    if (rc != PP_OK)
+        return rc;
+    /* DateTime ticks (100 ns since 0001-01-01) of now, UTC. */
+    struct timespec now;
+    clock_gettime(CLOCK_REALTIME, &now);
+    int64_t ticks = INT64_C(621355968000000000) + (int64_t)now.tv_sec * 10000000 +
+                    now.tv_nsec / 100;
+    char host[256] = "";
+    gethostname(host, sizeof host - 1);
+    pp_gcdump_write_info wi = {
+        .creation_tool = "perfpipe", .process_name = r->res->process,
+        .machine_name = host[0] ? host : NULL, .process_id = (uint32_t)r->res->pid,
+        .time_collected_ticks = ticks,
+    };
+    (void)info;
+    if ((rc = pp_gcdump_write(o.f, r->spec->target.output, snap, &wi, err)) != PP_OK) {
+        pp_outfile_abort(&o);
+        return rc;
+    }
+    if ((rc = pp_outfile_commit(&o, err)) != PP_OK)
+        return rc;
+    struct stat st;
+    if (stat(r->spec->target.output, &st) == 0)
+        r->res->file_bytes = (uint64_t)st.st_size;
+    return PP_OK;
+}
+
+static const char *base_of(const char *p)
+{
+    const char *s = strrchr(p, '/');
+    return s ? s + 1 : p;
+}
+
+static int start_dump(run *r, pp_ipc_endpoint *ep, pp_error *err)
+{
+    pp_ipc_provider p = { "Microsoft-Windows-DotNETRuntime", PP_HEAPSNAP_KEYWORDS, 5, NULL };
+    pp_ipc_session_config cfg = {
+        .buffer_mb = r->spec->target.buffer_mb ? r->spec->target.buffer_mb : 256,
+        .rundown_keyword = PP_IPC_DEFAULT_RUNDOWN_KEYWORD,   /* module names */
+        .request_stackwalk = 0,
+        .nproviders = 1,
+        .providers = &p,
+    };
+    int rc = pp_ipc_session_start(ep, &cfg, CMD_TIMEOUT_MS, &r->c.session, err);
+    if (rc != PP_OK)
+        return rc;
+    clock_gettime(CLOCK_MONOTONIC, &r->c.t0);
+    if (pipe2(r->c.pipe, O_CLOEXEC) != 0) {
+        pp_error_set(err, PP_EIO, "pipe: %s", strerror(errno));
+        return PP_EIO;
+    }
+    return PP_OK;
+}
+
+int pp_heapsnap_collect(const pp_heapsnap_spec *spec, pp_heapsnap_result *res, pp_error *err)
+{
+    run r = { .spec = spec, .res = res, .c = { .pipe = { -1, -1 } } };
+    pp_ipc_endpoint ep;
+    pp_ipc_process_info info;
+    pthread_t thread;
+    int rc, have_info = 0, thread_started = 0;
+
+    memset(res, 0, sizeof *res);
+    memset(&info, 0, sizeof info);
+    clock_gettime(CLOCK_MONOTONIC, &r.t0);
+    if (!spec->target.output) {
+        pp_error_set(err, PP_EINVAL, "a heap snapshot needs an output file");
+        return PP_EINVAL;
+    }
+    r.c.timeout_s = spec->timeout_s > 0 ? spec->timeout_s : DEFAULT_TIMEOUT_S;
+    if ((rc = pp_capture_target(&spec->target, &ep, err)) != PP_OK)
+        return rc;
+    if ((rc = pp_ipc_process_info_get(&ep, CMD_TIMEOUT_MS, &info, err)) != PP_OK)
+        goto out;
+    have_info = 1;
+    res->pid = ep.pid ? ep.pid : info.pid;
+    snprintf(res->process, sizeof res->process, "%s",
+             info.entrypoint_assembly && *info.entrypoint_assembly ? info.entrypoint_assembly
+             : info.command_line ? base_of(info.command_line) : "dotnet");
+    char *sp = strchr(res->process, ' ');
+    if (sp)
+        *sp = '\0';
+    if ((rc = pp_heap_graph_new(&r.g, err)) != PP_OK)
+        goto out;
+    progress(&r, "flushing types", 1);
+    if ((rc = flush_types(&ep, err)) != PP_OK)
+        goto out;
+    if ((rc = start_dump(&r, &ep, err)) != PP_OK)
+        goto out;
+    if (ep.mode == PP_IPC_LISTEN) {
+        pp_error ignored = PP_ERROR_INIT;
+        pp_ipc_resume_runtime(&ep, CMD_TIMEOUT_MS, &ignored);
+    }
+    signal_fd = r.c.pipe[1];
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_BLOCK, &all, &old);
+    int prc = pthread_create(&thread, NULL, control, &r.c);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    if (prc != 0) {
+        pp_error_set(err, PP_EIO, "cannot start the control thread: %s", strerror(prc));
+        rc = PP_EIO;
+        goto out;
+    }
+    thread_started = 1;
+    rc = read_dump(&r, err);
+    if (rc == PP_OK)
+        rc = why_error(&r, err);
+    if (rc == PP_OK && !pp_heap_graph_done(r.g))
+        rc = r.c.why != WHY_RUNNING ? why_error(&r, err) : PP_OK;
+    signal_fd = -1;
+    send_ctl(&r.c, 'q');
+    pthread_join(thread, NULL);
+    thread_started = 0;
+    res->stream_bytes = r.bytes;
+    res->dump_s = r.dump_end;
+    pp_heap_graph_stats_get(r.g, &res->graph);
+    if (rc != PP_OK)
+        goto out;
+    const pp_heap_snapshot *snap;
+    progress(&r, "writing", 1);
+    if ((rc = pp_heap_graph_finish(r.g, &snap, err)) != PP_OK) {
+        if (rc == PP_EFORMAT)
+            rc = PP_EIO;         /* the runtime's stream, not a file, was short */
+        goto out;
+    }
+    res->node_count = snap->node_count;
+    res->type_count = snap->type_count;
+    res->edge_count = snap->edge_count;
+    if ((rc = write_file(&r, snap, &info, err)) != PP_OK)
+        goto out;
+    res->elapsed_s = since(&r.t0);
+out:
+    signal_fd = -1;
+    if (thread_started) {
+        send_ctl(&r.c, 'q');
+        pthread_join(thread, NULL);
+    }
+    if (r.src)
+        pp_nettrace_close(r.src);
+    if (r.c.session)
+        pp_ipc_session_close(r.c.session);
+    if (r.c.pipe[0] >= 0)
+        close(r.c.pipe[0]);
+    if (r.c.pipe[1] >= 0)
+        close(r.c.pipe[1]);
+    pp_heap_graph_free(r.g);
+    if (have_info)
+        pp_ipc_process_info_free(&info);
+    pp_ipc_endpoint_close(&ep);
+    return rc;
+}
