@@ -91,7 +91,7 @@ on_signal(int sig)
 {
     (void)sig;
     signals_seen++;
-    pp_capture_signal(signals_seen > 1);     /* and a heap snapshot's */
+    pp_capture_signal(signals_seen > 1);     /* a heap snapshot watches it too */
 }
 
 typedef struct collect_run {

@@ -18,7 +18,6 @@
 #include <perfpipe/perfpipe.h>
 
 #include "ipc/capture.h"
-#include "ipc/heapsnap.h"
 #include "ipc/ipc.h"
 #include "ipc/procs.h"
 #include "ipc/providers.h"
@@ -68,8 +67,7 @@ pp_capture_signal(int abort)
 {
     char b = abort ? 'a' : 's';
     int n = 0;
-    pp_ipc_cancel = 1;
-    pp_heapsnap_signal(abort);          /* a heap snapshot in progress, too */
+    pp_ipc_cancel = 1;                  /* a heap snapshot in progress watches it */
     for (int i = 0; i < MAX_OPEN; i++)
         if (open_ctl[i] >= 0) {
             ssize_t k = write(open_ctl[i], &b, 1);

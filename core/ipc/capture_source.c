@@ -11,7 +11,9 @@
  * duration, keep, follow_child, buffersize. */
 #include "config.h"
 
+#include <errno.h>
 #include <stdio.h>
+#include <time.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -22,6 +24,7 @@
 
 #include "ipc/capture.h"
 #include "ipc/capture_source.h"
+#include "ipc/ipc.h"
 #include "nettrace/nettrace_internal.h"
 #include "source.h"
 
@@ -66,6 +69,16 @@ pp_capture_parse_duration(const char *s)
     if (strcmp(end, "h") == 0)
         return d * 3600;
     return -1;
+}
+
+void
+pp_capture_delay(double seconds)
+{
+    if (seconds <= 0)
+        return;
+    struct timespec left = { (time_t)seconds, (long)((seconds - (double)(time_t)seconds) * 1e9) };
+    while (nanosleep(&left, &left) != 0 && errno == EINTR && !pp_ipc_cancel)
+        ;
 }
 
 static int

@@ -30,6 +30,7 @@
 #define RUNDOWN_TIMEOUT_S 60.0
 #define FLUSH_WAIT_MS 3000
 #define DEFAULT_TIMEOUT_S 30.0
+#define CANCEL_POLL_MS 100
 
 enum { WHY_RUNNING, WHY_DONE, WHY_TIMEOUT, WHY_SIGNAL, WHY_ABORT };
 
@@ -41,18 +42,6 @@ typedef struct ctl {
     volatile int why;
     volatile int stopped;
 } ctl;
-
-static volatile sig_atomic_t signal_fd = -1;
-
-void pp_heapsnap_signal(int abort)
-{
-    int fd = signal_fd;
-    if (fd >= 0) {
-        char b = abort ? 'a' : 's';
-        ssize_t k = write(fd, &b, 1);
-        (void)k;
-    }
-}
 
 static double since(const struct timespec *t0)
 {
@@ -77,13 +66,22 @@ static void *control(void *arg)
         double left = c->stopped ? RUNDOWN_TIMEOUT_S - (since(&c->t0) - stop_at)
                                  : c->timeout_s - since(&c->t0);
         int timeout = left <= 0 ? 0 : (int)(left * 1000) + 1;
+        /* A signal reaches us through pp_ipc_cancel (pp_capture_signal):
+         * look at it every CANCEL_POLL_MS. */
+        int wait_ms = timeout < CANCEL_POLL_MS ? timeout : CANCEL_POLL_MS;
         struct pollfd p = { c->pipe[0], POLLIN, 0 };
-        int pr = poll(&p, 1, timeout);
+        int pr = poll(&p, 1, wait_ms);
         char b = 0;
         if (pr < 0 && errno == EINTR)
             continue;
         if (pr > 0 && read(c->pipe[0], &b, 1) != 1)
             b = 0;
+        if (pr == 0 && wait_ms < timeout) {
+            if (!pp_ipc_cancel || c->stopped)
+                continue;
+            b = 's';             /* interrupted */
+            pr = 1;
+        }
         if (b == 'q')
             return NULL;
         if (b == 'a' || (pr == 0 && c->stopped)) {
@@ -361,7 +359,6 @@ int pp_heapsnap_collect(const pp_heapsnap_spec *spec, pp_heapsnap_result *res, p
         pp_error ignored = PP_ERROR_INIT;
         pp_ipc_resume_runtime(&ep, CMD_TIMEOUT_MS, &ignored);
     }
-    signal_fd = r.c.pipe[1];
     sigset_t all, old;
     sigfillset(&all);
     pthread_sigmask(SIG_BLOCK, &all, &old);
@@ -378,7 +375,6 @@ int pp_heapsnap_collect(const pp_heapsnap_spec *spec, pp_heapsnap_result *res, p
         rc = why_error(&r, err);
     if (rc == PP_OK && !pp_heap_graph_done(r.g))
         rc = r.c.why != WHY_RUNNING ? why_error(&r, err) : PP_OK;
-    signal_fd = -1;
     send_ctl(&r.c, 'q');
     pthread_join(thread, NULL);
     thread_started = 0;
@@ -401,7 +397,6 @@ int pp_heapsnap_collect(const pp_heapsnap_spec *spec, pp_heapsnap_result *res, p
         goto out;
     res->elapsed_s = since(&r.t0);
 out:
-    signal_fd = -1;
     if (thread_started) {
         send_ctl(&r.c, 'q');
         pthread_join(thread, NULL);

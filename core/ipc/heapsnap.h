@@ -13,7 +13,9 @@
  * 4. the graph (heap_graph.h) is written through a temporary file renamed
  *    into place (core/outfile.h).
  *
- * Nothing here prints; progress goes to the caller's callback. */
+ * Nothing here prints; progress goes to the caller's callback. A signal
+ * handler stops a snapshot in progress with pp_capture_signal() (it sets
+ * pp_ipc_cancel, which the snapshot watches): no file is written then. */
 #ifndef PP_CORE_IPC_HEAPSNAP_H
 #define PP_CORE_IPC_HEAPSNAP_H
 
@@ -63,9 +65,5 @@ typedef struct pp_heapsnap_result {
  * events), PP_ENOMEM, PP_ELIMIT (too big for the format). On error no file
  * is left at the output. */
 int pp_heapsnap_collect(const pp_heapsnap_spec *spec, pp_heapsnap_result *res, pp_error *err);
-
-/* Async-signal-safe: stop the snapshot in progress (abort = 0: ends with
- * an error once the session has stopped; 1: cut the stream now). */
-void pp_heapsnap_signal(int abort);
 
 #endif

@@ -33,15 +33,6 @@ typedef struct snap_src {
     pp_heapsnap_result res;
 } snap_src;
 
-void pp_capture_delay(double seconds)
-{
-    if (seconds <= 0)
-        return;
-    struct timespec left = { (time_t)seconds, (long)((seconds - (double)(time_t)seconds) * 1e9) };
-    while (nanosleep(&left, &left) != 0 && errno == EINTR && !pp_ipc_cancel)
-        ;
-}
-
 static char *default_name(uint64_t pid)
 {
     char stamp[32], *p = malloc(300);
