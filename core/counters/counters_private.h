@@ -162,6 +162,7 @@ struct pp_counters_reader {
     pp_ctext scratch;            /* split display name lives here */
     pp_ctext tags;
     char *provider_s;
+    pp_counter_sample api_sample;   /* reader_api.c: the sample next lends out */
 };
 
 /* ---- sample.c: below reader.c, csv.c and json.c ------------------------ */

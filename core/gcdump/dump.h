@@ -37,6 +37,7 @@ struct pp_gcdump {
 
     int is64;                    /* -1 unknown, else 0/1 */
     char *creation_tool, *process_name, *machine_name, *collection_log;
+    int delivered;               /* reader_api.c: the graph went out through next */
 };
 
 /* Decode a Graphs.MemoryGraph object whose BeginObject and type reference

@@ -65,6 +65,7 @@
 #include <perfpipe/defs.h>
 #include <perfpipe/error.h>
 #include <perfpipe/records.h>
+#include <perfpipe/reader.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -135,6 +136,33 @@ PP_API const char *pp_counters_quantity(const char *provider, const char *name,
 /* The axis of a canonical quantity: "churn", "time", "footprint", or NULL
  * for NULL/unknown. Static strings. */
 PP_API const char *pp_counters_quantity_axis(const char *quantity);
+
+/* ---- the reader API (reader.h): the verbs every reader shares ---------- */
+
+/* The reader's facts, the getters above in one struct. */
+typedef struct pp_counters_info {
+    uint32_t struct_size;
+    uint32_t format;             /* PP_COUNTERS_FORMAT_* */
+    uint64_t sample_count;       /* samples returned so far */
+    int64_t  start_unix_ns;      /* first sample's wall-clock time, 0 before it */
+    int32_t  truncated;          /* nonzero once the input was found cut short */
+    uint32_t reserved;
+    const char *target_process;  /* JSON's "TargetProcess", or ""; valid until close */
+} pp_counters_info;
+
+/* open: as pp_counters_open, with the shared hooks struct. */
+PP_API int pp_counters_reader_open(const char *path, const pp_reader_hooks *hooks,
+                                   pp_counters_reader **out, pp_error *err);
+/* open_memory: data is borrowed until close (reader.h) and read in place. */
+PP_API int pp_counters_reader_open_memory(const void *data, size_t size, const char *name,
+                                          const pp_reader_hooks *hooks,
+                                          pp_counters_reader **out, pp_error *err);
+/* next: the next sample, borrowed until the next call or close. */
+PP_API int pp_counters_reader_next(pp_counters_reader *r, const pp_counter_sample **sample,
+                                   pp_error *err);
+/* close: as pp_counters_close. */
+PP_API void pp_counters_reader_close(pp_counters_reader *r);
+PP_API int pp_counters_reader_get_info(const pp_counters_reader *r, pp_counters_info *out);
 
 #ifdef __cplusplus
 }

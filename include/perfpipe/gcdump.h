@@ -21,6 +21,7 @@
 #include <perfpipe/defs.h>
 #include <perfpipe/error.h>
 #include <perfpipe/records.h>
+#include <perfpipe/reader.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -75,6 +76,27 @@ PP_API int pp_gcdump_get_info(const pp_gcdump *dump, pp_gcdump_info *out);
 
 /* Release the reader and everything it handed out. NULL is a no-op. */
 PP_API void pp_gcdump_free(pp_gcdump *dump);
+
+/* ---- the reader API (reader.h): the verbs every reader shares ---------- */
+
+typedef struct pp_gcdump pp_gcdump_reader;
+
+/* open: read and decode the file at path (as pp_gcdump_read_file); every
+ * byte reaches hooks->on_bytes once, before decoding. */
+PP_API int pp_gcdump_reader_open(const char *path, const pp_reader_hooks *hooks,
+                                 pp_gcdump_reader **out, pp_error *err);
+/* open_memory: data is borrowed until close (reader.h); this reader decodes
+ * it during the call and keeps none of it. */
+PP_API int pp_gcdump_reader_open_memory(const void *data, size_t size, const char *name,
+                                        const pp_reader_hooks *hooks,
+                                        pp_gcdump_reader **out, pp_error *err);
+/* next: the one heap graph of the dump (1), then 0. */
+PP_API int pp_gcdump_reader_next(pp_gcdump_reader *r, const pp_heap_snapshot **snap,
+                                 pp_error *err);
+/* close: as pp_gcdump_free. */
+PP_API void pp_gcdump_reader_close(pp_gcdump_reader *r);
+/* get_info: pp_gcdump_info, as pp_gcdump_get_info. */
+PP_API int pp_gcdump_reader_get_info(const pp_gcdump_reader *r, pp_gcdump_info *out);
 
 #ifdef __cplusplus
 }

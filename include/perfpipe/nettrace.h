@@ -26,6 +26,7 @@
 #include <perfpipe/defs.h>
 #include <perfpipe/error.h>
 #include <perfpipe/records.h>
+#include <perfpipe/reader.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -116,6 +117,28 @@ PP_API uint32_t pp_nettrace_process_ids(const pp_trace_source *src, uint32_t *id
 /* Close and free everything, including strings returned by symbolize.
  * NULL-safe. */
 PP_API void pp_nettrace_close(pp_trace_source *src);
+
+/* ---- the reader API (reader.h): the verbs every reader shares ---------- */
+
+typedef struct pp_trace_source pp_nettrace_reader;
+
+/* open: as pp_nettrace_open, with the hooks installed before any byte is
+ * read (bytes of the header reach on_bytes too). */
+PP_API int pp_nettrace_reader_open(const char *path, const pp_reader_hooks *hooks,
+                                   pp_nettrace_reader **out, pp_error *err);
+/* open_memory: data is borrowed until close (reader.h); this version reads
+ * it through an anonymous memory file, one copy. */
+PP_API int pp_nettrace_reader_open_memory(const void *data, size_t size, const char *name,
+                                          const pp_reader_hooks *hooks,
+                                          pp_nettrace_reader **out, pp_error *err);
+/* next: as pp_nettrace_next. */
+PP_API int pp_nettrace_reader_next(pp_nettrace_reader *r, const pp_trace_event **ev,
+                                   pp_error *err);
+/* close: as pp_nettrace_close. */
+PP_API void pp_nettrace_reader_close(pp_nettrace_reader *r);
+/* get_info: pp_trace_info (records.h), as pp_nettrace_info; the read's
+ * counters stay with pp_nettrace_stats_get. */
+PP_API int pp_nettrace_reader_get_info(const pp_nettrace_reader *r, pp_trace_info *out);
 
 #ifdef __cplusplus
 }

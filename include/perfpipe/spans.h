@@ -23,6 +23,7 @@
 #include <perfpipe/defs.h>
 #include <perfpipe/error.h>
 #include <perfpipe/records.h>
+#include <perfpipe/reader.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -61,6 +62,31 @@ PP_API uint32_t pp_spans_form(const pp_spans_reader *r);
 
 /* Release the reader and everything it handed out. NULL is a no-op. */
 PP_API void pp_spans_close(pp_spans_reader *r);
+
+/* ---- the reader API (reader.h): the verbs every reader shares ---------- */
+
+/* The reader's facts, the getters above in one struct. */
+typedef struct pp_spans_info {
+    uint32_t struct_size;
+    uint32_t form;               /* PP_SPANS_FORM_* of the first document */
+    uint64_t spans;              /* spans delivered so far */
+    uint64_t documents;          /* top-level JSON values read */
+} pp_spans_info;
+
+/* open: as pp_spans_open; the whole file is read at open, so on_bytes sees
+ * all of it then. No warnings are raised by this reader today. */
+PP_API int pp_spans_reader_open(const char *path, const pp_reader_hooks *hooks,
+                                pp_spans_reader **out, pp_error *err);
+/* open_memory: data is borrowed until close (reader.h); this version copies
+ * it (its parser wants a terminated buffer). */
+PP_API int pp_spans_reader_open_memory(const void *data, size_t size, const char *name,
+                                       const pp_reader_hooks *hooks,
+                                       pp_spans_reader **out, pp_error *err);
+/* next: as pp_spans_next. */
+PP_API int pp_spans_reader_next(pp_spans_reader *r, const pp_span **span, pp_error *err);
+/* close: as pp_spans_close. */
+PP_API void pp_spans_reader_close(pp_spans_reader *r);
+PP_API int pp_spans_reader_get_info(const pp_spans_reader *r, pp_spans_info *out);
 
 #ifdef __cplusplus
 }

@@ -41,7 +41,7 @@ if [ -z "$diffs" ]; then
   ok "libperfpipe.so exports the $(grep -c . "$work/exported") symbols of debian/libperfpipe0.symbols"
 else
   bad "libperfpipe.so and debian/libperfpipe0.symbols differ (a build tree from before PP_API may need 'make clean'):"
-  printf '  %s\n' "$diffs"
+  printf '%s\n' "$diffs" | sed 's/^/  /'
 fi
 
 # A wrong list must fail: one name dropped, one name added.
