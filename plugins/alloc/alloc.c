@@ -192,8 +192,9 @@ static int alloc_consume(void *state, const pp_record *rec, pp_error *err)
         tick.amount = (uint64_t)INT64_MAX / 4; /* keep sums exact-or-saturated, never wrapped */
 
     uint32_t stack_id = PP_ALLOC_NO_STACK;
+    uint32_t no_hint = 0, *hint = &no_hint;   /* the stack's last row + 1 (rows.h) */
     if (ev->stack_depth > 0 && ev->stack) {
-        int rc = pp_alloc_stackcache_id(&a->stack_cache, &a->stacks, ev, &stack_id);
+        int rc = pp_alloc_stackcache_id(&a->stack_cache, &a->stacks, ev, &stack_id, &hint);
         if (rc != PP_OK)
             return oom(a, err);
     } else {
@@ -206,7 +207,7 @@ static int alloc_consume(void *state, const pp_record *rec, pp_error *err)
             return oom(a, err);
         a->nheap_kinds++;
     }
-    if (pp_alloc_rows_add(&a->raw, type_id, stack_id, tick.kind, (int64_t)tick.amount) != PP_OK)
+    if (pp_alloc_rows_add(&a->raw, type_id, stack_id, tick.kind, (int64_t)tick.amount, hint) != PP_OK)
         return oom(a, err);
     a->ticks++;
     if (ev->time_ns < a->first_tick_ns)

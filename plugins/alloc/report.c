@@ -117,14 +117,10 @@ static int fold_rows(report *r)
     pp_alloc *a = r->a;
     int rc = PP_OK;
     char kindbuf[32];
-    pp_alloc_row *rows = pp_alloc_rows_ordered(&a->raw);
-    if (a->raw.count && !rows)
-        return PP_ENOMEM;
+    const pp_alloc_row *rows = a->raw.row;
     r->by_stack = calloc(pp_alloc_folded_count(&r->folded) + 1, sizeof *r->by_stack);
-    if (!r->by_stack) {
-        free(rows);
+    if (!r->by_stack)
         return PP_ENOMEM;
-    }
     for (uint32_t row = 0; row < a->raw.count && rc == PP_OK; row++) {
         const pp_alloc_row *w = &rows[row];
         uint32_t key[3] = { w->type, w->stack, w->kind };
@@ -169,7 +165,6 @@ static int fold_rows(report *r)
                 rc = pp_pc_agg_add(&r->by_type_frame, r->buf.data, r->buf.len, d, NULL);
         }
     }
-    free(rows);
     return rc;
 }
 

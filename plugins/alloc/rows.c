@@ -17,6 +17,7 @@ static uint32_t slot_of(uint32_t type, uint32_t stack, uint32_t kind, uint32_t n
 
 void pp_alloc_rows_free(pp_alloc_rows *r)
 {
+    free(r->row);
     free(r->slot);
     memset(r, 0, sizeof *r);
 }
@@ -26,17 +27,15 @@ static int rehash(pp_alloc_rows *r)
     uint32_t n = r->nslots ? r->nslots * 2 : 1024;
     if (n == 0)
         return PP_ENOMEM;
-    pp_alloc_row *s = calloc(n, sizeof *s);
+    struct pp_alloc_rows_slot *s = calloc(n, sizeof *s);
     if (!s)
         return PP_ENOMEM;
-    for (uint32_t i = 0; i < r->nslots; i++) {
-        const pp_alloc_row *w = &r->slot[i];
-        if (!w->seq)
-            continue;
+    for (uint32_t i = 0; i < r->count; i++) {
+        const pp_alloc_row *w = &r->row[i];
         uint32_t j = slot_of(w->type, w->stack, w->kind, n);
-        while (s[j].seq)
+        while (s[j].row1)
             j = (j + 1) & (n - 1);
-        s[j] = *w;
+        s[j] = (struct pp_alloc_rows_slot){ w->type, w->stack, w->kind, i + 1 };
     }
     free(r->slot);
     r->slot = s;
@@ -44,34 +43,53 @@ static int rehash(pp_alloc_rows *r)
     return PP_OK;
 }
 
-int pp_alloc_rows_add(pp_alloc_rows *r, uint32_t type, uint32_t stack, uint32_t kind, int64_t bytes)
+int pp_alloc_rows_add(pp_alloc_rows *r, uint32_t type, uint32_t stack, uint32_t kind, int64_t bytes,
+                      uint32_t *hint)
 {
+    /* the hinted row, then the other rows of its stack */
+    uint32_t h = *hint, link = 0;
+    for (int steps = 0; h && h <= r->count && steps < 8; steps++) {
+        pp_alloc_row *w = &r->row[h - 1];
+        if (w->stack != stack)
+            break;
+        link = link ? link : h;
+        if (w->type == type && w->kind == kind) {
+            w->bytes += bytes;
+            w->samples++;
+            *hint = h;
+            return PP_OK;
+        }
+        h = w->next;
+    }
     if ((uint64_t)(r->count + 1) * 2 > r->nslots && rehash(r) != PP_OK)
         return PP_ENOMEM;
     uint32_t j = slot_of(type, stack, kind, r->nslots);
-    for (; r->slot[j].seq; j = (j + 1) & (r->nslots - 1)) {
-        pp_alloc_row *w = &r->slot[j];
-        if (w->type == type && w->stack == stack && w->kind == kind) {
+    for (; r->slot[j].row1; j = (j + 1) & (r->nslots - 1)) {
+        const struct pp_alloc_rows_slot *s = &r->slot[j];
+        if (s->type == type && s->stack == stack && s->kind == kind) {
+            pp_alloc_row *w = &r->row[s->row1 - 1];
             w->bytes += bytes;
             w->samples++;
+            *hint = s->row1;
             return PP_OK;
         }
     }
     if (r->count == UINT32_MAX - 1)
         return PP_ENOMEM;
-    r->slot[j] = (pp_alloc_row){ type, stack, kind, ++r->count, bytes, 1 };
+    if (r->count == r->cap) {
+        uint32_t cap = r->cap ? r->cap * 2 : 1024;
+        pp_alloc_row *t = realloc(r->row, (size_t)cap * sizeof *t);
+        if (!t)
+            return PP_ENOMEM;
+        r->row = t;
+        r->cap = cap;
+    }
+    r->row[r->count] = (pp_alloc_row){ type, stack, kind, 0, bytes, 1 };
+    if (link) {                  /* a row of the same stack: join its list */
+        r->row[r->count].next = r->row[link - 1].next;
+        r->row[link - 1].next = r->count + 1;
+    }
+    r->slot[j] = (struct pp_alloc_rows_slot){ type, stack, kind, ++r->count };
+    *hint = r->count;
     return PP_OK;
-}
-
-pp_alloc_row *pp_alloc_rows_ordered(const pp_alloc_rows *r)
-{
-    if (r->count == 0)
-        return NULL;
-    pp_alloc_row *o = malloc((size_t)r->count * sizeof *o);
-    if (!o)
-        return NULL;
-    for (uint32_t i = 0; i < r->nslots; i++)
-        if (r->slot[i].seq)
-            o[r->slot[i].seq - 1] = r->slot[i];
-    return o;
 }

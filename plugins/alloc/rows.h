@@ -3,9 +3,12 @@
  *
  * A string-keyed aggregate (common/agg.h) costs a hash, a pointer chase and
  * a compare of a separately allocated key per tick: a third of consume time
- * on deep-stack traces. Here a slot holds the key and its sums inline (32
- * bytes, one cache line a probe); pp_alloc_rows_ordered gives the rows in
- * first-seen order. */
+ * on deep-stack traces. Most stacks allocate one type of one kind, so the
+ * caller keeps a hint per stack (its last row + 1, in memory the stack
+ * lookup touched anyway: stackcache.h) and rows are dense in first-seen
+ * order, each linked to the other rows of its stack (a stack that
+ * allocates a few types alternates between them); a wrong or missing hint
+ * goes through an open-addressing table holding the key inline. */
 #ifndef PP_ALLOC_ROWS_H
 #define PP_ALLOC_ROWS_H
 
@@ -13,21 +16,22 @@
 
 typedef struct pp_alloc_row {
     uint32_t type, stack, kind;
-    uint32_t seq;                /* first-seen order + 1; 0 = empty slot */
+    uint32_t next;               /* row + 1 of another row of this stack, 0 = none */
     int64_t bytes, samples;
 } pp_alloc_row;
 
 typedef struct pp_alloc_rows {
-    pp_alloc_row *slot;          /* open addressing, power of two */
-    uint32_t count, nslots;
+    pp_alloc_row *row;           /* [count], first-seen order */
+    uint32_t count, cap;
+    struct pp_alloc_rows_slot { uint32_t type, stack, kind, row1; } *slot;  /* row1 = row + 1 */
+    uint32_t nslots;             /* power of two, or 0 */
 } pp_alloc_rows;
 
 /* A zeroed pp_alloc_rows is empty. */
 void pp_alloc_rows_free(pp_alloc_rows *r);
-/* Add bytes and one sample to (type, stack, kind). PP_OK or PP_ENOMEM. */
-int pp_alloc_rows_add(pp_alloc_rows *r, uint32_t type, uint32_t stack, uint32_t kind, int64_t bytes);
-/* The rows in first-seen order, malloc'd [r->count] (caller frees); NULL
- * when out of memory or empty. */
-pp_alloc_row *pp_alloc_rows_ordered(const pp_alloc_rows *r);
+/* Add bytes and one sample to (type, stack, kind). *hint is a row + 1 to
+ * try first (checked) and is set to the row used. PP_OK or PP_ENOMEM. */
+int pp_alloc_rows_add(pp_alloc_rows *r, uint32_t type, uint32_t stack, uint32_t kind, int64_t bytes,
+                      uint32_t *hint);
 
 #endif

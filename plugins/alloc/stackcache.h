@@ -27,6 +27,7 @@ typedef struct pp_alloc_stackcache {
     uint32_t region;
     int have_region;
     uint32_t *by_id;
+    uint32_t *by_id_slot;              /* [by_id_cap] its content slot (memo lives there) */
     uint32_t by_id_cap;
     uint32_t *touched;                 /* ids set this region */
     uint32_t ntouched, touched_cap;
@@ -36,8 +37,13 @@ typedef struct pp_alloc_stackcache {
 void pp_alloc_stackcache_free(pp_alloc_stackcache *c);
 
 /* The stack set id of ev's stack (ev->stack_depth > 0): the same id
- * pp_pc_stackset_event(s, ev, id) gives. PP_OK, PP_ENOMEM or PP_ELIMIT. */
+ * pp_pc_stackset_event(s, ev, id) gives. PP_OK, PP_ENOMEM or PP_ELIMIT.
+ * *memo points at a word the caller may keep a hint in for this stack
+ * (0 at first; e.g. its last aggregate row): it sits in memory the lookup
+ * has just touched, so reading it costs no cache miss. Valid until the
+ * next call; a hint may be lost or stale, never wrong about identity (the
+ * caller checks what it names). */
 int pp_alloc_stackcache_id(pp_alloc_stackcache *c, pp_pc_stackset *s, const pp_trace_event *ev,
-                           uint32_t *id);
+                           uint32_t *id, uint32_t **memo);
 
 #endif
