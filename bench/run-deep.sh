@@ -14,7 +14,8 @@
 # 3) is kept, with the 1-minute load average at that run. Raw runs: $PP_BENCH_DIR/results-deep/.
 # Environment: PERFPIPE (default $PP_BENCH_BUILD/perfpipe), PP_BENCH_BUILD (default /tmp/b-bench,
 # an -O2 build without sanitizers), PERFPIPE_PLUGIN_PATH (default $PP_BENCH_BUILD/plugins/.libs),
-# PP_BUILD_DIR (where bench-traceevent is built).
+# PP_BUILD_DIR (where bench-traceevent is built), PP_BENCH_BEFORE (an older build directory: its
+# perfpipe runs too, interleaved, as tool "before", for before/after figures in the same load).
 set -euo pipefail
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 REPO="$(cd "$HERE/.." && pwd)"
@@ -90,6 +91,10 @@ for i in $(seq "$RUNS"); do
     else
       [ "$NO_TE" = 1 ] || timed "$t" peer "$i" "${B[@]}"; timed "$t" perfpipe "$i" "${A[@]}"
     fi
+    if [ -n "${PP_BENCH_BEFORE:-}" ]; then
+      PERFPIPE_PLUGIN_PATH="$PP_BENCH_BEFORE/plugins/.libs" timed "$t" before "$i" \
+        "$PP_BENCH_BEFORE/perfpipe" "${A[@]:1}"
+    fi
   done
 done
 
@@ -107,4 +112,15 @@ for t in "${TASKS[@]}"; do
       xc = (("peer" in w) && c["perfpipe"] > 0) ? sprintf("%.1f", c["peer"]/c["perfpipe"]) : "-"
       printf "| %s | %s | %s | %s | %s | %s | %s |\n", t, mb, pw, bw, xw, xc, l["perfpipe"] }' "$OUT/runs"
 done | tee "$OUT/table.md"
+if [ -n "${PP_BENCH_BEFORE:-}" ]; then
+  echo
+  printf '| task | before wall s | cpu s | max RSS MB | after wall s | cpu s | max RSS MB | x cpu |\n|---|---:|---:|---:|---:|---:|---:|---:|\n'
+  for t in "${TASKS[@]}"; do
+    awk -v t="$t" '
+      $1==t { n=$2; if (!(n in w) || $3 < w[n]) { w[n]=$3 } if (!(n in c) || $4 < c[n]) c[n]=$4; if ($5 > r[n]) r[n]=$5 }
+      END { if (("before" in w) && ("perfpipe" in w))
+              printf "| %s | %.2f | %.2f | %.1f | %.2f | %.2f | %.1f | %.2f |\n", t, w["before"], c["before"],
+                     r["before"]/1024, w["perfpipe"], c["perfpipe"], r["perfpipe"]/1024, c["before"]/c["perfpipe"] }' "$OUT/runs"
+  done | tee -a "$OUT/table.md"
+fi
 echo "raw runs: $OUT/runs (task tool wall cpu rss_kb load1)"

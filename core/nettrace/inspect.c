@@ -45,8 +45,8 @@ cmp_count(const void *a, const void *b)
  * definition), so a per-region count still walks most frames. Stacks are
  * counted by content instead: a definition costs one XXH3-128 of its IPs and
  * one probe; the frames of each distinct stack are added to the address
- * counts once, at the end (or when the table reaches its bound, so memory
- * stays bounded whatever the trace).
+ * counts once, at the end. The table is bounded (SC_MAX_*), so memory is
+ * bounded whatever the trace.
  *
  * A stack's identity is its XXH3-128 plus its depth, leaf and root IP, all
  * in the entry: comparing the stored frames instead cost a cache miss per
@@ -73,10 +73,23 @@ typedef struct stack_count {
     size_t by_id_cap;
     uint32_t *touched;           /* ids set in by_id this region */
     size_t ntouched, touched_cap;
+    /* Once full: how often a lookup found its stack. When most do not (the
+     * trace has far more stacks than the table), hashing is skipped and
+     * every frame is counted directly: a hash and a probe cost about what
+     * 15-20 frame lookups do, so it pays only above a ~40 % hit rate. */
+    uint64_t full_lookups, full_misses;
+    int direct;
 } stack_count;
 
 #define SC_MAX_ID (1u << 20)     /* ids above are looked up by content each time */
-#define SC_MAX_IPS ((size_t)2 << 20)   /* flush past 16 MB of stored frames */
+/* The table keeps the first stacks it sees up to these bounds (16 MB of
+ * frames, 8 MB of slots); a stack seen later that is not in it has its
+ * frames counted directly, as before this table. Emptying the table when
+ * full instead thrashed on a trace with 263 k distinct stacks (inspect
+ * 1.45x slower than per-frame counting). */
+#define SC_MAX_IPS ((size_t)2 << 20)
+#define SC_MAX_ENTRIES ((size_t)1 << 16)
+#define SC_NONE (SIZE_MAX - 1)   /* not in the table, and the table is full */
 
 static int
 add_frames(pp_u64map *ips, const uint64_t *stack, uint32_t depth, uint64_t n)
@@ -99,7 +112,8 @@ region_reset(stack_count *k)
     k->ntouched = 0;
 }
 
-/* Add every stored stack's frames to the address counts and empty the table. */
+/* Add every stored stack's frames to the address counts (at the end) and
+ * empty the table. */
 static int
 sc_flush(stack_count *k, pp_u64map *ips)
 {
@@ -147,23 +161,33 @@ sc_rehash(stack_count *k, size_t nslots)
     return 0;
 }
 
-/* The slot of stack[0..depth), depth > 0 (created with 0 events); SIZE_MAX
- * when out of memory. A flush or a rehash resets the region map. */
+/* The slot of stack[0..depth), depth > 0 (created with 0 events); SC_NONE
+ * when it is not there and the table is full; SIZE_MAX when out of
+ * memory. A rehash resets the region map. */
 static size_t
-sc_entry_of(stack_count *k, pp_u64map *ips, const uint64_t *stack, uint32_t depth)
+sc_entry_of(stack_count *k, const uint64_t *stack, uint32_t depth)
 {
+    if (k->direct)
+        return SC_NONE;
     XXH128_hash_t h = XXH3_128bits(stack, (size_t)depth * sizeof *stack);
+    int full = k->nips + depth > SC_MAX_IPS || k->ne >= SC_MAX_ENTRIES;
 
-    if (k->nips + depth > SC_MAX_IPS && k->ne > 0 && sc_flush(k, ips) < 0)
-        return SIZE_MAX;
-    if ((k->ne + 1) * 2 > k->nslots) {
+    if (!full && (k->ne + 1) * 2 > k->nslots) {
         if (sc_rehash(k, k->nslots ? k->nslots * 2 : 4096) < 0)
             return SIZE_MAX;
         region_reset(k);
     }
     size_t j = sc_probe(k->slot, k->nslots, h, stack, depth);
+    if (full) {
+        k->full_lookups++;
+        k->full_misses += k->slot[j].depth == 0;
+        if (k->full_lookups >= 65536 && k->full_misses * 10 > k->full_lookups * 6)
+            k->direct = 1;
+    }
     if (k->slot[j].depth)
         return j;
+    if (full)
+        return SC_NONE;
     uint64_t *p = nt_grow(k->ips, &k->ips_cap, k->nips + depth, sizeof *p);
     if (!p)
         return SIZE_MAX;
@@ -184,8 +208,10 @@ sc_add(stack_count *k, pp_u64map *ips, const pp_trace_event *ev)
     if (ev->stack_depth == 0)
         return 0;
     if (id == 0 || id >= SC_MAX_ID) {
-        if ((e = sc_entry_of(k, ips, ev->stack, ev->stack_depth)) == SIZE_MAX)
+        if ((e = sc_entry_of(k, ev->stack, ev->stack_depth)) == SIZE_MAX)
             return -1;
+        if (e == SC_NONE)
+            return add_frames(ips, ev->stack, ev->stack_depth, 1);
         k->slot[e].events++;
         return 0;
     }
@@ -208,9 +234,11 @@ sc_add(stack_count *k, pp_u64map *ips, const pp_trace_event *ev)
         k->slot[k->by_id[id] - 1].events++;
         return 0;
     }
-    /* A flush or rehash inside resets the region map: set the id after it. */
-    if ((e = sc_entry_of(k, ips, ev->stack, ev->stack_depth)) == SIZE_MAX)
+    /* A rehash inside resets the region map: set the id after it. */
+    if ((e = sc_entry_of(k, ev->stack, ev->stack_depth)) == SIZE_MAX)
         return -1;
+    if (e == SC_NONE)            /* not cached: the next event looks again */
+        return add_frames(ips, ev->stack, ev->stack_depth, 1);
     uint32_t *t = nt_grow(k->touched, &k->touched_cap, k->ntouched + 1, sizeof *t);
     if (!t)
         return -1;
