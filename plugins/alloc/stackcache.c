@@ -82,11 +82,10 @@ static int by_content(pp_alloc_stackcache *c, pp_pc_stackset *s, const uint64_t 
 int pp_alloc_stackcache_id(pp_alloc_stackcache *c, pp_pc_stackset *s, const pp_trace_event *ev,
                            uint32_t *id, uint32_t **memo)
 {
-    static uint32_t no_memo;     /* written, never trusted: callers check hints */
     const uint64_t *ips = ev->stack;
     uint32_t n = ips ? ev->stack_depth : 0;
     uint32_t sid = ev->stack_id;
-    *memo = &no_memo;
+    *memo = &c->no_memo;     /* written, never trusted: callers check hints */
     if (n == 0)
         return pp_pc_stackset_intern(s, ips, n, id);
     /* As pp_pc_stackset_event: only a stack the reader found is cached by

@@ -31,6 +31,7 @@ typedef struct pp_alloc_stackcache {
     uint32_t by_id_cap;
     uint32_t *touched;                 /* ids set this region */
     uint32_t ntouched, touched_cap;
+    uint32_t no_memo;                  /* the memo of stacks not cached */
 } pp_alloc_stackcache;
 
 /* A zeroed cache is empty. */
