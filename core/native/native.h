@@ -46,10 +46,12 @@ int pp_native_maps_load(const char *path, pp_native_maps *out, pp_error *err);
 /* Parse sidecar text held in memory; name is used in messages. */
 int pp_native_maps_parse(const char *text, size_t len, const char *name,
                          pp_native_maps *out, pp_error *err);
-/* Write a sidecar through a temporary file renamed into place; refuses to
- * replace anything but a regular file. */
-int pp_native_maps_save(const pp_native_maps *m, const char *path, pp_error *err);
 void pp_native_maps_free(pp_native_maps *m);
+
+/* ---- keep.c ---- */
+/* Write a sidecar by the output rules of core/outfile.h (atomic for a
+ * regular file, mode from the umask, symlinks followed). */
+int pp_native_maps_save(const pp_native_maps *m, const char *path, pp_error *err);
 /* What perfpipe collect keeps: the process's maps now (all modules the run
  * loaded), else *early (taken when the capture started; consumed either
  * way), saved as TRACE.maps. */
@@ -74,6 +76,19 @@ size_t pp_native_elf_nsyms(const pp_native_elf *e);
 /* Whether the table came from .symtab (1) or .dynsym (0). */
 int pp_native_elf_full_symtab(const pp_native_elf *e);
 void pp_native_elf_close(pp_native_elf *e);
+
+/* ---- r2r.c ---- */
+typedef struct pp_native_r2r pp_native_r2r;
+/* Open a ReadyToRun (precompiled managed, x64) PE image and index which
+ * runtime function starts which MethodDef. PP_EIO when it cannot be opened,
+ * PP_EFORMAT when it is not an x64 R2R image. Close with pp_native_r2r_close. */
+int pp_native_r2r_open(const char *path, pp_native_r2r **out, pp_error *err);
+/* "Namespace.Type+Nested.Method" of the method whose main body holds file
+ * offset foff (owned by r, valid until the next lookup), *off the distance
+ * from its start; NULL for funclets, generic instantiations, stubs and
+ * offsets outside code. */
+const char *pp_native_r2r_lookup(pp_native_r2r *r, uint64_t foff, uint64_t *off);
+void pp_native_r2r_close(pp_native_r2r *r);
 
 /* ---- symbolize.c ---- */
 typedef struct pp_native_syms pp_native_syms;

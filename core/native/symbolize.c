@@ -10,12 +10,15 @@
 #include <perfpipe/perfpipe.h>
 #include "native/native.h"
 
+enum module_state { UNOPENED, ELF_OK, MISSING, BUILD_ID_DIFFERS, R2R_OK, UNKNOWN_FORMAT };
+
 typedef struct native_module {
     const char *path;               /* borrowed from the first mapping */
     const char *base;               /* basename of path */
     const char *build_id;           /* as recorded at capture */
     pp_native_elf *elf;             /* NULL until opened, or when unusable */
-    int state;                      /* 0 unopened, 1 ok, 2 missing, 3 build id differs */
+    pp_native_r2r *r2r;             /* a ReadyToRun image instead of an ELF file */
+    int state;                      /* enum module_state */
 } native_module;
 
 struct pp_native_syms {
@@ -55,12 +58,19 @@ pp_native_syms_new(pp_native_maps *maps, pp_native_syms **out)
 static native_module *
 module_open(native_module *m)
 {
-    if (m->state == 0) {
-        m->state = pp_native_elf_open(m->path, &m->elf, NULL) == PP_OK ? 1 : 2;
-        if (m->state == 1 && strcmp(m->build_id, "-") != 0 &&
-            strcmp(m->build_id, pp_native_elf_build_id(m->elf)) != 0)
-            m->state = 3;             /* the file was replaced since: its symbols would lie */
-    }
+    if (m->state != UNOPENED)
+        return m;
+    int rc = pp_native_elf_open(m->path, &m->elf, NULL);
+    if (rc == PP_OK) {
+        m->state = ELF_OK;
+        if (strcmp(m->build_id, "-") != 0 && strcmp(m->build_id, pp_native_elf_build_id(m->elf)) != 0)
+            m->state = BUILD_ID_DIFFERS;   /* the file was replaced since: its symbols would lie */
+    } else if (rc == PP_EFORMAT)
+        /* Managed .dll files are mapped PE images; precompiled (R2R) code in
+         * them is named from the image's own tables. */
+        m->state = pp_native_r2r_open(m->path, &m->r2r, NULL) == PP_OK ? R2R_OK : UNKNOWN_FORMAT;
+    else
+        m->state = MISSING;
     return m;
 }
 
@@ -81,14 +91,24 @@ pp_native_syms_name(pp_native_syms *s, uint64_t ip, char *buf, size_t size)
     native_module *m = module_open(&s->mods[x->module]);
     uint64_t foff = ip - x->start + x->offset, vaddr, off;
     const char *fn = NULL;
-    if (m->state == 1 && pp_native_elf_offset_to_vaddr(m->elf, foff, &vaddr))
+    if (m->state == R2R_OK && (fn = pp_native_r2r_lookup(m->r2r, foff, &off)) != NULL) {
+        /* A managed method: named as the runtime's method events name it. */
+        snprintf(buf, size, "%s", fn);
+        return 1;
+    }
+    if (m->state == ELF_OK && pp_native_elf_offset_to_vaddr(m->elf, foff, &vaddr))
         fn = pp_native_elf_lookup(m->elf, vaddr, &off);
     if (fn) {
-        snprintf(buf, size, "%s!%s+0x%" PRIx64, m->base, fn, off);
+        /* No offset: samples aggregate per function, as managed frames do. */
+        snprintf(buf, size, "%s!%s", m->base, fn);
         return 1;
     }
     snprintf(buf, size, "%s!?%s+0x%" PRIx64, m->base,
-             m->state == 3 ? "(build-id mismatch)" : m->state == 2 ? "(file missing)" : "", foff);
+             m->state == BUILD_ID_DIFFERS ? "(build-id mismatch)"
+             : m->state == MISSING        ? "(file missing)"
+             : m->state == UNKNOWN_FORMAT ? "(not ELF or ReadyToRun)"
+                                          : "",
+             foff);
     return 2;
 }
 
@@ -97,8 +117,10 @@ pp_native_syms_free(pp_native_syms *s)
 {
     if (!s)
         return;
-    for (size_t i = 0; i < s->nmods; i++)
+    for (size_t i = 0; i < s->nmods; i++) {
         pp_native_elf_close(s->mods[i].elf);
+        pp_native_r2r_close(s->mods[i].r2r);
+    }
     free(s->mods);
     pp_native_maps_free(&s->maps);
     free(s);

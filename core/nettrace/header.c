@@ -283,6 +283,12 @@ pp_nettrace_set_callbacks(pp_trace_source *r, pp_nettrace_bytes_fn on_bytes,
     r->on_bytes = on_bytes;
     r->on_warning = on_warning;
     r->user = user;
+    if (on_warning != NULL && r->native_warning[0]) {
+        pp_error w = PP_ERROR_INIT;
+        pp_error_set(&w, PP_EFORMAT, "%s", r->native_warning);
+        r->native_warning[0] = 0;
+        on_warning(user, &w);
+    }
     /* Hand over what open already consumed, so every byte is seen once. */
     if (on_bytes != NULL && r->early_len > 0 && r->early_len == r->hashed) {
         on_bytes(user, r->early, r->early_len);

@@ -196,6 +196,7 @@ struct pp_trace_source {
     nt_arena sym_arena;
     const char **method_sym;     /* [nmethods*2] cached names of sorted methods */
     struct pp_native_syms *native;   /* module map sidecar (core/native), or NULL */
+    char native_warning[PP_ERROR_MESSAGE_MAX];   /* a bad sidecar, told once callbacks are set */
 
     /* ---- the event handed out ---- */
     pp_trace_event ev;

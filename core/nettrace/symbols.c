@@ -258,12 +258,15 @@ pp_nettrace_symbolize(const pp_trace_source *src, uint64_t ip, uint32_t flags)
         return (const char *)(uintptr_t)*v;
     char nat[512];
     int named = r->native ? pp_native_syms_name(r->native, ip, nat, sizeof nat) : 0;
-    size_t outlen = named ? strlen(nat) + 1 : 24;
+    size_t outlen = named ? strlen(nat) + 1 : 24 + 12;
     char *out = arena_alloc(&r->sym_arena, outlen);
     if (!out)
         return oom;
     if (named)
         memcpy(out, nat, outlen);
+    else if (r->native)
+        /* The map is there but no module holds ip: JIT stubs, anonymous code. */
+        snprintf(out, 24 + 12, "?(unmapped)!0x%" PRIx64, ip);
     else
         snprintf(out, 24, "?!0x%" PRIx64, ip);
     if (pp_u64map_put(&r->unresolved[sig], ip, (uint64_t)(uintptr_t)out) < 0)
@@ -278,7 +281,8 @@ pp_nettrace_symbolize(const pp_trace_source *src, uint64_t ip, uint32_t flags)
 void
 nt_native_attach(pp_trace_source *r, const char *path)
 {
-    /* A missing or unreadable sidecar leaves today's "?!0xADDR" names. */
+    /* A missing sidecar leaves today's "?!0xADDR" names; a damaged one too,
+     * with a warning in the result (given when the callbacks are set). */
     size_t n = strlen(path);
     char *mp = malloc(n + 6);
     pp_native_maps maps;
@@ -286,9 +290,13 @@ nt_native_attach(pp_trace_source *r, const char *path)
         return;
     memcpy(mp, path, n);
     memcpy(mp + n, ".maps", 6);
-    if (pp_native_maps_load(mp, &maps, NULL) == PP_OK &&
-        pp_native_syms_new(&maps, &r->native) != PP_OK)
+    pp_error e = PP_ERROR_INIT;
+    int rc = pp_native_maps_load(mp, &maps, &e);
+    if (rc == PP_OK && pp_native_syms_new(&maps, &r->native) != PP_OK)
         pp_native_maps_free(&maps);
+    else if (rc != PP_OK && rc != PP_ENOTFOUND)
+        snprintf(r->native_warning, sizeof r->native_warning,
+                 "%.440s; native frames are left unnamed", e.message);
     free(mp);
 }
 
