@@ -417,9 +417,12 @@ pp_cmd_collect(int argc, char **argv)
              ? PP_EXIT_OUTPUT : PP_EXIT_INPUT;
         goto out;
     }
-    pp_native_maps early;   /* module map for native frame names (core/native) */
-    pp_native_maps_read_proc(pp_capture_pid(r.cap), &early, NULL);
+    /* The module map for native frame names (core/native), watched through
+     * the run so modules loaded late are kept even if the process exits. */
+    pp_native_watch *watch = pp_native_watch_start(pp_capture_pid(r.cap), 1000);
     int whole = read_stream(&r, &err);
+    pp_native_maps early;
+    pp_native_watch_stop(watch, &early);
     if (r.tty)
         fputs("\r\033[K", stderr);
     const char *why = pp_capture_stop_reason(r.cap);

@@ -320,3 +320,30 @@ pp_native_maps_read_proc(uint64_t pid, pp_native_maps *out, pp_error *err)
     }
     return PP_OK;
 }
+
+int
+pp_native_maps_merge(pp_native_maps *into, pp_native_maps *from)
+{
+    /* A mapping overlapping one already kept is dropped: the first file seen
+     * at an address is the one the earlier samples ran in. */
+    size_t had = into->n;
+    for (size_t i = 0; i < from->n; i++) {
+        pp_native_mapping *y = &from->v[i];
+        int clash = 0;
+        for (size_t j = 0; j < had && !clash; j++)
+            clash = y->start < into->v[j].end && into->v[j].start < y->end;
+        if (clash)
+            continue;
+        pp_native_mapping *x = maps_push(into);
+        if (!x)
+            return PP_ENOMEM;
+        *x = *y;
+        y->path = NULL;                 /* moved */
+    }
+    if (!into->pid)
+        into->pid = from->pid;
+    if (into->n > had)
+        qsort(into->v, into->n, sizeof *into->v, cmp_map);
+    pp_native_maps_free(from);
+    return PP_OK;
+}

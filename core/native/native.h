@@ -47,15 +47,27 @@ int pp_native_maps_load(const char *path, pp_native_maps *out, pp_error *err);
 int pp_native_maps_parse(const char *text, size_t len, const char *name,
                          pp_native_maps *out, pp_error *err);
 void pp_native_maps_free(pp_native_maps *m);
+/* Add from's mappings to into (sorted again), skipping any that overlaps a
+ * mapping into already has; from is consumed (freed) either way.
+ * PP_ENOMEM leaves into valid with what was added so far. */
+int pp_native_maps_merge(pp_native_maps *into, pp_native_maps *from);
 
 /* ---- keep.c ---- */
 /* Write a sidecar by the output rules of core/outfile.h (atomic for a
  * regular file, mode from the umask, symlinks followed). */
 int pp_native_maps_save(const pp_native_maps *m, const char *path, pp_error *err);
-/* What perfpipe collect keeps: the process's maps now (all modules the run
- * loaded), else *early (taken when the capture started; consumed either
- * way), saved as TRACE.maps. */
-int pp_native_maps_keep(uint64_t pid, pp_native_maps *early, const char *trace, pp_error *err);
+/* What perfpipe collect keeps: *seen (consumed) merged with the process's
+ * maps now when it is still alive, saved as TRACE.maps. */
+int pp_native_maps_keep(uint64_t pid, pp_native_maps *seen, const char *trace, pp_error *err);
+/* A thread re-reading a live process's maps every interval_ms while it is
+ * captured, so modules loaded during the run are kept even when the process
+ * exits before the capture ends. NULL when the thread cannot start (then
+ * only the final snapshot is kept). */
+typedef struct pp_native_watch pp_native_watch;
+pp_native_watch *pp_native_watch_start(uint64_t pid, unsigned interval_ms);
+/* Stop and join the thread; *out (caller-owned) gets every mapping seen.
+ * w may be NULL: *out is then empty. */
+void pp_native_watch_stop(pp_native_watch *w, pp_native_maps *out);
 
 /* ---- elfsym.c ---- */
 typedef struct pp_native_elf pp_native_elf;

@@ -254,6 +254,43 @@ corelib(void)
     return path[0] ? path : NULL;
 }
 
+START_TEST(maps_merge_keeps_first_seen)
+{
+    const char *a = "# perfpipe-maps/1 pid=7\n"
+                    "3000-4000 r-xp 00000000 - /lib/b.so\n";
+    const char *b = "# perfpipe-maps/1 pid=7\n"
+                    "1000-2000 r-xp 00000000 - /lib/a.so\n"
+                    "3800-4800 r-xp 00000000 - /lib/reused.so\n"
+                    "5000-6000 r-xp 00001000 - /lib/c.so\n";
+    pp_native_maps into, from;
+    ck_assert_int_eq(pp_native_maps_parse(a, strlen(a), "a", &into, NULL), PP_OK);
+    ck_assert_int_eq(pp_native_maps_parse(b, strlen(b), "b", &from, NULL), PP_OK);
+    ck_assert_int_eq(pp_native_maps_merge(&into, &from), PP_OK);
+    ck_assert_uint_eq(into.n, 3);           /* the overlapping reused.so is dropped */
+    ck_assert_str_eq(into.v[0].path, "/lib/a.so");
+    ck_assert_str_eq(into.v[1].path, "/lib/b.so");
+    ck_assert_str_eq(into.v[2].path, "/lib/c.so");
+    ck_assert_uint_eq(from.n, 0);
+    pp_native_maps_free(&into);
+}
+END_TEST
+
+START_TEST(watch_sees_this_process)
+{
+    pp_native_watch *w = pp_native_watch_start((uint64_t)getpid(), 50);
+    ck_assert_ptr_nonnull(w);
+    usleep(120000);
+    pp_native_maps m;
+    pp_native_watch_stop(w, &m);
+    ck_assert_uint_gt(m.n, 2);
+    for (size_t i = 1; i < m.n; i++)
+        ck_assert_uint_le(m.v[i - 1].end, m.v[i].start);
+    pp_native_maps_free(&m);
+    pp_native_watch_stop(NULL, &m);
+    ck_assert_uint_eq(m.n, 0);
+}
+END_TEST
+
 START_TEST(r2r_refuses_other_files)
 {
     pp_native_r2r *r;
@@ -342,6 +379,8 @@ main(void)
     tcase_add_test(tc, elf_lookup_self_symtab);
     tcase_add_test(tc, elf_lookup_libc_dynsym);
     tcase_add_test(tc, build_id_mismatch_is_said);
+    tcase_add_test(tc, maps_merge_keeps_first_seen);
+    tcase_add_test(tc, watch_sees_this_process);
     tcase_add_test(tc, r2r_refuses_other_files);
     tcase_add_test(tc, r2r_corelib_names_and_damage);
     tcase_set_timeout(tc, 60);
