@@ -305,6 +305,8 @@ cs_next(void *src, pp_record *rec, pp_error *err)
             return rc;
         return 0;
     }
+    /* the process identity (and so the app whose code a frame is) */
+    pp_nt_process_observe(&cs->r->proc, ev);
     memset(rec, 0, sizeof *rec);
     rec->struct_size = sizeof *rec;
     rec->kind = PP_KIND_NETTRACE;
@@ -347,8 +349,10 @@ cs_close(void *src)
             nt_input_drain(cs->r);
         cs_finish(cs, 0, &ignored);
     }
-    if (cs->r)
+    if (cs->r) {
+        pp_nt_process_free(&cs->r->proc);
         pp_nettrace_close(cs->r);
+    }
     pp_capture_free(cs->cap);
     free(cs->text);
     free(cs);

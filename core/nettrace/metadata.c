@@ -654,6 +654,9 @@ nt_meta_finish(pp_trace_source *r, nt_meta *m)
             m->kind = NT_KIND_METHOD_VERBOSE;
         else if (m->provider_known == PP_PROVIDER_RUNTIME && m->event_id == 144)
             m->kind = NT_KIND_METHOD_UNLOAD_VERBOSE;
+        else if ((m->provider_known == PP_PROVIDER_RUNTIME && (m->event_id == 152 || m->event_id == 153)) ||
+                 (m->provider_known == PP_PROVIDER_RUNDOWN && (m->event_id == 153 || m->event_id == 154)))
+            m->kind = NT_KIND_MODULE;
     }
     return PP_OK;
 }

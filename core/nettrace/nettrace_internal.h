@@ -69,7 +69,8 @@ typedef struct nt_meta {
 enum {
     NT_KIND_NONE = 0,
     NT_KIND_METHOD_VERBOSE,      /* MethodLoadVerbose, DCStart/DCEndVerbose */
-    NT_KIND_METHOD_UNLOAD_VERBOSE
+    NT_KIND_METHOD_UNLOAD_VERBOSE,
+    NT_KIND_MODULE               /* ModuleLoad/Unload, rundown ModuleDCStart/DCEnd */
 };
 
 /* A stack of the current sequence-point region. */
@@ -87,7 +88,17 @@ typedef struct nt_method {
     uint32_t str_len;
     uint32_t size;
     uint32_t seq;                /* definition order, to keep dedup stable */
+    uint64_t module_id;          /* ModuleID of the method's event (modules.c) */
 } nt_method;
+
+/* A module (assembly file) of the trace, from its load/rundown event. */
+typedef struct nt_module {
+    uint64_t id;
+    char *path;                  /* ModuleILPath, UTF-8 */
+    char *name;                  /* assembly name (file name without .dll) */
+    int cls;                     /* pp_lands_class, or -1 before classification */
+    const char *why;             /* static reason of cls */
+} nt_module;
 
 /* A per-(provider,event id,version) counter; provider strings interned. */
 typedef struct nt_count {
@@ -197,6 +208,10 @@ struct pp_trace_source {
     const char **method_sym;     /* [nmethods*2] cached names of sorted methods */
     struct pp_native_syms *native;   /* module map sidecar (core/native), or NULL */
     char native_warning[PP_ERROR_MESSAGE_MAX];   /* a bad sidecar, told once callbacks are set */
+    nt_module *modules;          /* modules.c: every module the trace names */
+    size_t nmodules, modules_cap;
+    pp_u64map module_index;      /* ModuleID -> index in modules */
+    size_t modules_classified;   /* nmodules when the classes were computed */
 
     /* ---- the event handed out ---- */
     pp_trace_event ev;
@@ -251,6 +266,13 @@ int nt_decode_member(pp_trace_source *r, const nt_meta *m, uint32_t member,
  * number of source bytes consumed including the terminator, or -1. */
 int64_t nt_utf16z_to_utf8(const uint8_t *p, size_t n, char **buf, size_t *cap,
                           size_t *outlen);
+
+/* ---- modules.c ---- */
+int nt_modules_add(pp_trace_source *r, const pp_trace_event *ev);
+/* The module facts flags ask for (PP_SYM_MODULE*) of module_id (0: none
+ * known): a string that lives until close, never NULL. */
+const char *nt_module_string(pp_trace_source *r, uint64_t module_id, uint32_t flags);
+void nt_modules_free(pp_trace_source *r);
 
 /* ---- symbols.c ---- */
 int nt_methods_add_verbose(pp_trace_source *r, const pp_trace_event *ev);

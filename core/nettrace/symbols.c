@@ -121,6 +121,7 @@ nt_methods_add_verbose(pp_trace_source *r, const pp_trace_event *ev)
     m[r->nmethods].str = str;
     m[r->nmethods].str_len = (uint32_t)(n - 36);
     m[r->nmethods].seq = (uint32_t)r->nmethods;
+    m[r->nmethods].module_id = nt_rd64(p + 8);
     r->nmethods++;
     return 0;
 }
@@ -237,6 +238,8 @@ pp_nettrace_symbolize(const pp_trace_source *src, uint64_t ip, uint32_t flags)
     if (lo > 0) {
         const nt_method *m = &r->methods[lo - 1];
         if (ip - m->start < m->size) {
+            if (flags & PP_SYM_MODULE_ANY)
+                return nt_module_string(r, m->module_id, flags);
             const char **slot = &r->method_sym[(lo - 1) * 2 + (size_t)sig];
             if (*slot)
                 return *slot;
@@ -248,6 +251,8 @@ pp_nettrace_symbolize(const pp_trace_source *src, uint64_t ip, uint32_t flags)
             return *slot;
         }
     }
+    if (flags & PP_SYM_MODULE_ANY)
+        return nt_module_string(r, 0, flags);
     if (r->unresolved_at != r->nmethods) {
         pp_u64map_clear(&r->unresolved[0]);
         pp_u64map_clear(&r->unresolved[1]);
@@ -311,4 +316,5 @@ nt_methods_free(pp_trace_source *r)
     arena_free(&r->sym_arena);
     pp_native_syms_free(r->native);
     r->native = NULL;
+    nt_modules_free(r);
 }

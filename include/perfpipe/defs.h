@@ -23,5 +23,13 @@
 /* Symbolization flag (host->trace_symbolize, pp_nettrace_symbolize):
  * append the method's parameter list to its name. */
 #define PP_SYM_SIGNATURE 0x1u
+/* Module facts instead of the method's name (nettrace.h says what each
+ * returns; docs/landing.md); a host offers them when its host_features has
+ * PP_HOST_SYM_MODULE (plugin.h). */
+#define PP_SYM_MODULE        0x2u   /* assembly name */
+#define PP_SYM_MODULE_PATH   0x4u   /* the module's file */
+#define PP_SYM_MODULE_CLASS  0x8u   /* application, package, framework, unknown */
+#define PP_SYM_MODULE_WHY    0x10u  /* the rule that gave that class */
+#define PP_SYM_MODULE_ANY    0x1eu
 
 #endif

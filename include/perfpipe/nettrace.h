@@ -80,7 +80,12 @@ PP_API int pp_nettrace_field_at(const pp_trace_event *ev, uint32_t index, pp_val
 /* Name a code address: "Namespace.Type.Method", with the signature's
  * parameter list appended when flags has PP_SYM_SIGNATURE (defs.h); an
  * unresolved address gets the stable name "?!0xADDR". Never NULL; the string
- * lives until close. Methods come from MethodLoad(Verbose) and rundown
+ * lives until close. With a PP_SYM_MODULE* flag it names the method's module
+ * instead (from ModuleLoad or rundown ModuleDCStart/DCEnd events):
+ * PP_SYM_MODULE its assembly name ("Shop.Reports"), PP_SYM_MODULE_PATH its
+ * file, PP_SYM_MODULE_CLASS where a fix lands ("application", "package",
+ * "framework" or "unknown"), PP_SYM_MODULE_WHY the reason for that class;
+ * "" (class "unknown") when the trace does not say. Methods come from MethodLoad(Verbose) and rundown
  * MethodDCStart/DCEnd(Verbose) events read so far: call after the end for
  * complete results. */
 PP_API const char *pp_nettrace_symbolize(const pp_trace_source *src, uint64_t ip, uint32_t flags);

@@ -106,6 +106,8 @@ static inline pp_cell pp_cell_null(void) { pp_cell c = { PP_CELL_NULL, 0, { 0 } 
 #define PP_LOG_WARN  2
 
 /* Symbolization flags for trace_symbolize: PP_SYM_SIGNATURE (defs.h). */
+/* host_features bits. */
+#define PP_HOST_SYM_MODULE   UINT64_C(0x1)   /* trace_symbolize knows PP_SYM_MODULE* (defs.h) */
 
 /* ---- the host table (host -> plugin) ------------------------------------ */
 
