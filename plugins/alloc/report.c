@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../common/modules.h"
 #include "../common/strbuf.h"
 #include "folded.h"
 #include "tick.h"
@@ -20,6 +21,8 @@ typedef struct stack_facts {
     uint32_t folded;           /* id in the folded-stack table */
     uint32_t frames;
     uint32_t unresolved_frames;
+    uint32_t module;           /* of the responsible frame (common/modules.h) */
+    const char *call_site;     /* first application frame from it outward, or "" */
 } stack_facts;
 
 typedef struct report {
@@ -38,7 +41,33 @@ typedef struct report {
     int64_t total_ticks;
     int64_t stack_frames, stack_unresolved;   /* tick-weighted */
     int64_t unresolved_resp_bytes;
+    pp_pc_modules mods;
+    /* per by_frame row: the module and call site of its heaviest stack */
+    uint32_t *bf_mod;
+    const char **bf_call;
+    int64_t *bf_best;
+    uint32_t bf_cap;
 } report;
+
+/* The responsible frame's module, and the first application frame from it
+ * outward: where the fix of a framework or package frame is made. */
+static int lands(report *r, stack_facts *f, const uint32_t *frames, const uint32_t *ids,
+                 uint32_t depth, uint32_t at)
+{
+    pp_alloc *a = r->a;
+    int rc = pp_pc_modules_of(&r->mods, a->source, pp_pc_stackset_ip(&a->stacks, frames[at]), &f->module);
+    f->call_site = "";
+    for (uint32_t i = at; i < depth && rc == PP_OK; i++) {
+        uint32_t mod = f->module;
+        if (i > at)
+            rc = pp_pc_modules_of(&r->mods, a->source, pp_pc_stackset_ip(&a->stacks, frames[i]), &mod);
+        if (rc == PP_OK && pp_pc_modules_is_app(&r->mods, mod)) {
+            f->call_site = i == at ? f->responsible : pp_pc_strtab_get(&r->names, ids[i]);
+            break;
+        }
+    }
+    return rc;
+}
 
 static int name_stacks(report *r)
 {
@@ -65,8 +94,10 @@ static int name_stacks(report *r)
             idcap = depth;
         }
         stack_facts *f = &r->facts[s];
+        uint32_t at = 0;
         f->frames = depth;
         f->responsible = NULL;
+        f->call_site = "";
         for (uint32_t i = 0; i < depth && rc == PP_OK; i++)
             rc = pp_pc_symcache_name(&r->syms, a->source, pp_pc_stackset_ip(&a->stacks, frames[i]), &ids[i]);
         if (rc != PP_OK)
@@ -77,11 +108,15 @@ static int name_stacks(report *r)
             int unresolved = pp_pc_frame_unresolved(name);
             f->unresolved_frames += (uint32_t)unresolved;
             if (!f->responsible &&
-                (pp_pc_prefixes_match(&a->focus, name) || !pp_pc_prefixes_match(&a->framework, name)))
+                (pp_pc_prefixes_match(&a->focus, name) || !pp_pc_prefixes_match(&a->framework, name))) {
                 f->responsible = name;
+                at = i;
+            }
         }
         if (!f->responsible)
             f->responsible = ALL_FRAMEWORK_NAME;
+        else if ((rc = lands(r, f, frames, ids, depth, at)) != PP_OK)
+            break;
         else if (a->fold_generated) {
             char user[1024];
             uint32_t id;
@@ -92,6 +127,14 @@ static int name_stacks(report *r)
                     break;
                 f->responsible = pp_pc_strtab_get(&r->names, id);
             }
+        }
+        if (rc == PP_OK && a->fold_generated && f->call_site[0] != '\0' && f->call_site != f->responsible) {
+            char user[1024];
+            uint32_t id;
+
+            if (pp_pc_frame_user_method(f->call_site, user, sizeof user) &&
+                (rc = pp_pc_strtab_intern(&r->names, user, strlen(user), &id)) == PP_OK)
+                f->call_site = pp_pc_strtab_get(&r->names, id);
         }
     }
     /* Fold once every name is known: a ';' in any of them means folding by
@@ -112,6 +155,39 @@ static int name_stacks(report *r)
     return rc;
 }
 
+/* Keep the module and call site of by_frame row bf's heaviest stack. */
+static int note_lands(report *r, uint32_t bf, const stack_facts *f, int64_t bytes)
+{
+    if (bf >= r->bf_cap) {
+        uint32_t cap = r->bf_cap ? r->bf_cap * 2 : 64;
+        while (cap <= bf)
+            cap *= 2;
+        uint32_t *m = realloc(r->bf_mod, cap * sizeof *m);
+        if (m)
+            r->bf_mod = m;
+        const char **c = realloc(r->bf_call, cap * sizeof *c);
+        if (c)
+            r->bf_call = c;
+        int64_t *b = realloc(r->bf_best, cap * sizeof *b);
+        if (b)
+            r->bf_best = b;
+        if (!m || !c || !b)
+            return PP_ENOMEM;
+        for (uint32_t i = r->bf_cap; i < cap; i++) {
+            r->bf_mod[i] = 0;
+            r->bf_call[i] = "";
+            r->bf_best[i] = -1;
+        }
+        r->bf_cap = cap;
+    }
+    if (bytes > r->bf_best[bf]) {
+        r->bf_best[bf] = bytes;
+        r->bf_mod[bf] = f ? f->module : 0;
+        r->bf_call[bf] = f && f->call_site ? f->call_site : "";
+    }
+    return PP_OK;
+}
+
 static int fold_rows(report *r)
 {
     pp_alloc *a = r->a;
@@ -128,10 +204,11 @@ static int fold_rows(report *r)
         const char *type = pp_pc_strtab_get(&a->types, key[0]);
         const char *frame = NO_STACK_NAME;
         int64_t *stack_v = r->no_stack;
+        const stack_facts *f = NULL;
         if (key[1] == PP_ALLOC_NO_STACK)
             r->have_no_stack = 1;
         else {
-            const stack_facts *f = &r->facts[key[1]];
+            f = &r->facts[key[1]];
             frame = f->responsible;
             stack_v = r->by_stack[f->folded];
             r->stack_frames += (int64_t)f->frames * d[1];
@@ -147,8 +224,11 @@ static int fold_rows(report *r)
         r->total_bytes += d[0];
         r->total_ticks += d[1];
         rc = pp_pc_agg_add(&r->by_type, type, strlen(type), d, NULL);
+        uint32_t bf = 0;
         if (rc == PP_OK)
-            rc = pp_pc_agg_add(&r->by_frame, frame, strlen(frame), d, NULL);
+            rc = pp_pc_agg_add(&r->by_frame, frame, strlen(frame), d, &bf);
+        if (rc == PP_OK)
+            rc = note_lands(r, bf, f, d[0]);
         if (rc == PP_OK)
             rc = pp_pc_agg_add(&r->by_kind, kind, strlen(kind), d, NULL);
         stack_v[0] += d[0];
@@ -172,16 +252,18 @@ static double pct(int64_t part, int64_t whole) { return whole > 0 ? 100.0 * (dou
 
 /* A table "key, bytes, samples[, share]" from an aggregate, top rows. */
 static int emit_simple(report *r, const char *name, const char *keycol, const pp_pc_agg *g,
-                       int with_share, int64_t top)
+                       int with_share, int64_t top, int with_lands)
 {
     const pp_host_api *h = r->a->host;
-    pp_column cols[4] = {
+    pp_column cols[6] = {
         { keycol, PP_COL_STRING, 0 },
         { "bytes", PP_COL_BYTES, 0 },
         { "samples", PP_COL_COUNT, 0 },
         { "share", PP_COL_PERCENT, 0 },
+        { "module", PP_COL_STRING, 0 },
+        { "call_site", PP_COL_STRING, 0 },
     };
-    pp_table *t = h->table_new(r->ctx, name, with_share ? 4 : 3, cols, 1);
+    pp_table *t = h->table_new(r->ctx, name, with_share ? (with_lands ? 6 : 4) : 3, cols, 1);
     if (!t)
         return PP_ENOMEM;
     uint32_t n = pp_pc_agg_count(g);
@@ -193,8 +275,13 @@ static int emit_simple(report *r, const char *name, const char *keycol, const pp
     int rc = PP_OK;
     for (uint32_t i = 0; i < n && rc == PP_OK; i++) {
         const int64_t *v = pp_pc_agg_vals(g, order[i]);
-        pp_cell c[4] = { pp_cell_str(pp_pc_agg_key(g, order[i])), pp_cell_int(v[0]), pp_cell_int(v[1]),
-                         pp_cell_dbl(pct(v[0], r->total_bytes)) };
+        uint32_t row = order[i], mod = with_lands && row < r->bf_cap ? r->bf_mod[row] : 0;
+        pp_cell c[6] = { pp_cell_str(pp_pc_agg_key(g, row)), pp_cell_int(v[0]), pp_cell_int(v[1]),
+                         pp_cell_dbl(pct(v[0], r->total_bytes)),
+                         pp_cell_str(pp_pc_modules_name(&r->mods, mod)),
+                         pp_cell_str(with_lands && row < r->bf_cap ? r->bf_call[row] : "") };
+        if (with_lands)
+            pp_pc_modules_use(&r->mods, mod);
         rc = h->table_row(t, c);
     }
     free(order);
@@ -425,6 +512,7 @@ int pp_alloc_report(pp_alloc *a, pp_ctx *ctx, pp_error *err)
     pp_pc_strtab_init(&r.names);
     pp_alloc_folded_init(&r.folded, &r.names, 0);
     pp_pc_symcache_init(&r.syms, a->host, &r.names);
+    pp_pc_modules_init(&r.mods, a->host);
     pp_pc_agg_init(&r.by_type, 2);
     pp_pc_agg_init(&r.by_frame, 2);
     pp_pc_agg_init(&r.by_type_frame, 2);
@@ -434,15 +522,17 @@ int pp_alloc_report(pp_alloc *a, pp_ctx *ctx, pp_error *err)
     if (rc == PP_OK)
         rc = fold_rows(&r);
     if (rc == PP_OK)
-        rc = emit_simple(&r, "by_type", "type", &r.by_type, 1, a->top);
+        rc = emit_simple(&r, "by_type", "type", &r.by_type, 1, a->top, 0);
     if (rc == PP_OK)
-        rc = emit_simple(&r, "by_frame", "frame", &r.by_frame, 1, a->top);
+        rc = emit_simple(&r, "by_frame", "frame", &r.by_frame, 1, a->top, 1);
     if (rc == PP_OK)
         rc = emit_type_frame(&r);
     if (rc == PP_OK)
-        rc = emit_simple(&r, "by_kind", "kind", &r.by_kind, 0, 0);
+        rc = emit_simple(&r, "by_kind", "kind", &r.by_kind, 0, 0, 0);
     if (rc == PP_OK)
         rc = emit_by_stack(&r, a->top_stacks);
+    if (rc == PP_OK)
+        rc = pp_pc_modules_emit(&r.mods, ctx);
     if (rc == PP_OK)
         rc = emit_findings_and_totals(&r);
     if (rc != PP_OK)
@@ -455,6 +545,10 @@ int pp_alloc_report(pp_alloc *a, pp_ctx *ctx, pp_error *err)
     pp_pc_agg_free(&r.by_kind);
     free(r.by_stack);
     pp_pc_symcache_free(&r.syms);
+    pp_pc_modules_free(&r.mods);
+    free(r.bf_mod);
+    free(r.bf_call);
+    free(r.bf_best);
     pp_pc_strtab_free(&r.names);
     pp_alloc_folded_free(&r.folded);
     pp_pc_strbuf_free(&r.buf);

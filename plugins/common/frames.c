@@ -1,5 +1,6 @@
 /* plugins/common: frame naming and classification (see frames.h). */
 #include "frames.h"
+#include "modules.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -93,7 +94,53 @@ void pp_pc_symcache_init(pp_pc_symcache *c, const pp_host_api *host, pp_pc_strta
     c->names = names;
 }
 
-void pp_pc_symcache_free(pp_pc_symcache *c) { pp_pc_u64map_free(&c->ip_to_name); }
+void pp_pc_symcache_free(pp_pc_symcache *c)
+{
+    pp_pc_u64map_free(&c->ip_to_name);
+    if (c->mods)
+        pp_pc_modules_free(c->mods);
+    free(c->mods);
+    free(c->name_mod);
+    c->mods = NULL;
+    c->name_mod = NULL;
+}
+
+int pp_pc_symcache_track_modules(pp_pc_symcache *c)
+{
+    if (c->mods)
+        return PP_OK;
+    c->mods = malloc(sizeof *c->mods);
+    if (!c->mods)
+        return PP_ENOMEM;
+    pp_pc_modules_init(c->mods, c->host);
+    return PP_OK;
+}
+
+const char *pp_pc_symcache_module(pp_pc_symcache *c, const char *name)
+{
+    uint32_t id;
+    if (!c->mods || !pp_pc_strtab_find(c->names, name, strlen(name), &id) || id >= c->name_mod_cap)
+        return "";
+    pp_pc_modules_use(c->mods, c->name_mod[id]);
+    return pp_pc_modules_name(c->mods, c->name_mod[id]);
+}
+
+/* Note the module of ip for name id (a name keeps its first known one). */
+static int note_module(pp_pc_symcache *c, const pp_trace_source *src, uint64_t ip, uint32_t id)
+{
+    if (id >= c->name_mod_cap) {
+        uint32_t cap = c->name_mod_cap ? c->name_mod_cap : 256;
+        while (cap <= id)
+            cap *= 2;
+        uint32_t *m = realloc(c->name_mod, cap * sizeof *m);
+        if (!m)
+            return PP_ENOMEM;
+        memset(m + c->name_mod_cap, 0, (cap - c->name_mod_cap) * sizeof *m);
+        c->name_mod = m;
+        c->name_mod_cap = cap;
+    }
+    return c->name_mod[id] ? PP_OK : pp_pc_modules_of(c->mods, src, ip, &c->name_mod[id]);
+}
 
 int pp_pc_symcache_name(pp_pc_symcache *c, const pp_trace_source *src, uint64_t ip, uint32_t *id)
 {
@@ -108,6 +155,8 @@ int pp_pc_symcache_name(pp_pc_symcache *c, const pp_trace_source *src, uint64_t 
         name = buf;
     }
     int rc = pp_pc_strtab_intern(c->names, name, strlen(name), id);
+    if (rc == PP_OK && c->mods && c->mods->on)
+        rc = note_module(c, src, ip, *id);
     if (rc != PP_OK)
         return rc;
     return pp_pc_u64map_put(&c->ip_to_name, ip, *id);

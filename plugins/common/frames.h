@@ -39,10 +39,15 @@ int pp_pc_frame_unresolved(const char *name);
  * name was such a frame (out filled), 0 otherwise (out untouched). */
 int pp_pc_frame_user_method(const char *name, char *out, size_t size);
 
+struct pp_pc_modules;
+
 typedef struct pp_pc_symcache {
     const pp_host_api *host;
     pp_pc_u64map ip_to_name;  /* ip -> id in *names */
     pp_pc_strtab *names;      /* borrowed: the plugin's name table */
+    struct pp_pc_modules *mods;   /* NULL, or each name's module (track_modules) */
+    uint32_t *name_mod;       /* [name_mod_cap] module id of a name id, 0 unknown */
+    uint32_t name_mod_cap;
 } pp_pc_symcache;
 
 void pp_pc_symcache_init(pp_pc_symcache *c, const pp_host_api *host, pp_pc_strtab *names);
@@ -51,5 +56,12 @@ void pp_pc_symcache_free(pp_pc_symcache *c);
  * method maps are complete at the end of the trace. src may be NULL (no
  * event was seen): the frame is then named "?!0xADDR". PP_OK or PP_ENOMEM. */
 int pp_pc_symcache_name(pp_pc_symcache *c, const pp_trace_source *src, uint64_t ip, uint32_t *id);
+
+/* From now on also note each name's module (common/modules.h; the first of
+ * its addresses with a known module). PP_OK or PP_ENOMEM. */
+int pp_pc_symcache_track_modules(pp_pc_symcache *c);
+/* The module of a name the cache gave out ("" unknown), marked for the
+ * `modules` table. */
+const char *pp_pc_symcache_module(pp_pc_symcache *c, const char *name);
 
 #endif

@@ -1,5 +1,6 @@
 /* plugins/cpu: running versus waiting (see blocked.h). */
 #include "blocked.h"
+#include "../common/modules.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -112,6 +113,15 @@ waiting_loop(const char *name)
 }
 
 int
+pp_cpu_states_init_with(pp_cpu_states *st, uint32_t nstacks, pp_pc_symcache *syms)
+{
+    int rc = pp_cpu_states_init(st, nstacks);
+    if (rc == PP_OK && syms && (rc = pp_pc_symcache_track_modules(syms)) == PP_OK && syms->mods->on)
+        st->syms = syms;
+    return rc;
+}
+
+int
 pp_cpu_states_init(pp_cpu_states *st, uint32_t nstacks)
 {
     memset(st, 0, sizeof *st);
@@ -203,9 +213,10 @@ static int
 emit_table(const pp_cpu_states *st, const pp_host_api *h, pp_ctx *ctx, int64_t top, int waits)
 {
     const pp_pc_agg *a = waits ? &st->waits : &st->running;
-    pp_column run_cols[4] = {
+    pp_column run_cols[5] = {
         { "method", PP_COL_STRING, 0 }, { "samples", PP_COL_COUNT, 0 },
         { "ms", PP_COL_NUMBER, 0 },     { "share", PP_COL_PERCENT, 0 },
+        { "module", PP_COL_STRING, 0 },
     };
     pp_column wait_cols[5] = {
         { "wait", PP_COL_STRING, 0 }, { "waiter", PP_COL_STRING, 0 },
@@ -213,7 +224,7 @@ emit_table(const pp_cpu_states *st, const pp_host_api *h, pp_ctx *ctx, int64_t t
         { "share", PP_COL_PERCENT, 0 },
     };
     pp_table *t = waits ? h->table_new(ctx, "waiting", 5, wait_cols, 2)
-                        : h->table_new(ctx, "running", 4, run_cols, 1);
+                        : h->table_new(ctx, "running", st->syms ? 5 : 4, run_cols, 1);
     if (!t)
         return PP_ENOMEM;
     uint32_t n = pp_pc_agg_count(a);
@@ -240,8 +251,9 @@ emit_table(const pp_cpu_states *st, const pp_host_api *h, pp_ctx *ctx, int64_t t
                              pp_cell_dbl((double)v[1] / 1e6), pp_cell_dbl(pct(v[1], whole)) };
             rc = h->table_row(t, c);
         } else {
-            pp_cell c[4] = { pp_cell_str(key), pp_cell_int(v[0]), pp_cell_dbl((double)v[1] / 1e6),
-                             pp_cell_dbl(pct(v[1], whole)) };
+            pp_cell c[5] = { pp_cell_str(key), pp_cell_int(v[0]), pp_cell_dbl((double)v[1] / 1e6),
+                             pp_cell_dbl(pct(v[1], whole)),
+                             pp_cell_str(st->syms ? pp_pc_symcache_module(st->syms, key) : "") };
             rc = h->table_row(t, c);
         }
     }
@@ -255,6 +267,8 @@ pp_cpu_states_emit(const pp_cpu_states *st, const pp_host_api *h, pp_ctx *ctx, i
     int rc = emit_table(st, h, ctx, top, 0);
     if (rc == PP_OK)
         rc = emit_table(st, h, ctx, top, 1);
+    if (rc == PP_OK && st->syms)
+        rc = pp_pc_modules_emit(st->syms->mods, ctx);
     if (rc == PP_OK)
         rc = h->total_int(ctx, "running_time", PP_COL_DURATION_NS, st->run_ns);
     if (rc == PP_OK)

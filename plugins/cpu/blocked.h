@@ -21,6 +21,7 @@
 
 #include "../common/agg.h"
 #include "../common/strtab.h"
+#include "../common/frames.h"
 
 /* 1 when the frame name is a blocking call (a wait: syscalls that block in
  * read/recv/poll/epoll, WaitHandle and Monitor waits, semaphores, Sleep,
@@ -39,11 +40,16 @@ typedef struct pp_cpu_states {
     pp_pc_agg running;           /* key: responsible method; samples, ns */
     pp_pc_agg waits;             /* key: wait "\t" waiter; samples, ns */
     int64_t run_s, run_ns, wait_s, wait_ns;
+    pp_pc_symcache *syms;        /* NULL, or names' modules: `running` gains `module` */
 } pp_cpu_states;
 
 /* Ready for nstacks stacks (ids 0..nstacks-1). PP_OK or PP_ENOMEM;
  * pp_cpu_states_free is safe after either. */
 int pp_cpu_states_init(pp_cpu_states *st, uint32_t nstacks);
+/* Same, and the `running` rows name their method's module (the cache then
+ * notes modules as it names frames: call before naming) plus a `modules`
+ * table (common/modules.h). */
+int pp_cpu_states_init_with(pp_cpu_states *st, uint32_t nstacks, pp_pc_symcache *syms);
 void pp_cpu_states_free(pp_cpu_states *st);
 
 /* Classify stack `stack`, whose frames are ids[0..depth) in names, leaf

@@ -862,7 +862,7 @@ int pp_cpu_report(pp_cpu *c, pp_ctx *ctx, pp_error *err)
     int rc = median_interval(&r);
     if (rc == PP_OK) {
         weigh_samples(&r);
-        rc = pp_cpu_states_init(&r.states, c->stacks.count);
+        rc = pp_cpu_states_init_with(&r.states, c->stacks.count, &r.syms);
     }
     if (rc == PP_OK)
         rc = name_stacks(&r);
