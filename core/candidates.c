@@ -9,6 +9,7 @@
 
 #include "candidates.h"
 #include "candidates_bench.h"
+#include "candidates_lands.h"
 #include "result/result.h"
 #include "rules/evidence.h"
 #include "rules/rules.h"
@@ -77,6 +78,7 @@ typedef struct cand {
     const char *stage;
     const json_t *stage_obj;
     char extra[1536];            /* quoted columns (source->extra) */
+    pp_lands lands;              /* where the fix lands (candidates_lands.c) */
 } cand;
 
 static int
@@ -247,6 +249,7 @@ collect(const cand_source *r, const json_t *doc, const json_t *stage, const json
         c->stage = json_string_value(json_object_get(stage, "id"));
         c->stage_obj = stage;
         extra_text(r, table, row, c->extra, sizeof c->extra);
+        pp_candidates_lands(stage, table, row, target, &c->lands);
     }
     return PP_OK;
 }
@@ -299,7 +302,7 @@ stage_table_obj(json_t *stage, const char *name)
 static int
 emit_candidates(const cand *list, size_t n, size_t top, const json_t *const *docs, size_t ndocs,
                 const pp_ruleset *rules, pp_ev_cache *cache, pp_table *t, json_t *row_rules,
-                pp_error *err)
+                json_t *row_lands, pp_error *err)
 {
     int rc = PP_OK;
 
@@ -309,7 +312,7 @@ emit_candidates(const cand *list, size_t n, size_t top, const json_t *const *doc
         size_t nhits = rules ? pp_rules_for_target(rules, cache, docs, ndocs, c->stage_obj,
                                                    c->target, hits, MAX_HITS) : 0;
         char fig[64], evidence[3072], verify[2048], knobs[1024], ids[1024], fix[4096];
-        pp_cell row[9];
+        pp_cell row[13];
 
         figure_text(c, fig, sizeof fig);
         snprintf(evidence, sizeof evidence, "%s %s %s (%.1f%% of the stage's %s) — stage '%s', "
@@ -332,6 +335,13 @@ emit_candidates(const cand *list, size_t n, size_t top, const json_t *const *doc
         row[6] = pp_cell_str(verify);
         row[7] = pp_cell_str(ids);
         row[8] = pp_cell_str(fix);
+        row[9] = pp_cell_str(c->lands.module);
+        row[10] = pp_cell_str(c->lands.cls);
+        row[11] = pp_cell_str(c->lands.call_site);
+        row[12] = pp_cell_str(c->lands.why);
+        json_array_append_new(row_lands, json_pack("{s:s,s:s,s:s,s:s}", "module", c->lands.module,
+                                                   "class", c->lands.cls, "call_site",
+                                                   c->lands.call_site, "why", c->lands.why));
         rc = pp_result_table_row(t, row, err);
     }
     return rc;
@@ -464,6 +474,8 @@ pp_candidates(const json_t *const *docs, size_t ndocs, size_t top, const pp_rule
         { "share", PP_COL_PERCENT, 0 },     { "evidence", PP_COL_STRING, 0 },
         { "verify", PP_COL_STRING, 0 },     { "rules", PP_COL_STRING, 0 },
         { "fix", PP_COL_STRING, 0 },
+        { "module", PP_COL_STRING, 0 },     { "lands", PP_COL_STRING, 0 },
+        { "call_site", PP_COL_STRING, 0 },  { "lands_why", PP_COL_STRING, 0 },
     };
     static const pp_column fcols[] = {
         { "source", PP_COL_STRING, 0 }, { "severity", PP_COL_STRING, 0 },
@@ -476,17 +488,18 @@ pp_candidates(const json_t *const *docs, size_t ndocs, size_t top, const pp_rule
     };
     cand *list = NULL;
     size_t n = 0, waits = 0;
-    json_t *doc, *stage, *row_rules = json_array();
+    json_t *doc, *stage, *row_rules = json_array(), *row_lands = json_array();
     pp_table_set set = { NULL, NULL };
     pp_table *t, *f, *rf;
     pp_ev_cache *cache = pp_ev_cache_new();
     int rc;
 
     *out = NULL;
-    if (row_rules == NULL || cache == NULL ||
+    if (row_rules == NULL || row_lands == NULL || cache == NULL ||
         (rc = gather(docs, ndocs, &list, &n, &waits)) != PP_OK) {
         free(list);
         json_decref(row_rules);
+        json_decref(row_lands);
         pp_ev_cache_free(cache);
         pp_error_set(err, PP_ENOMEM, "out of memory ranking candidates");
         return PP_ENOMEM;
@@ -495,7 +508,7 @@ pp_candidates(const json_t *const *docs, size_t ndocs, size_t top, const pp_rule
 
     doc = pp_result_new("candidates");
     stage = doc ? pp_result_add_stage(doc, "candidates", "candidates", pp_version()) : NULL;
-    t = stage ? pp_result_table_new(&set, stage, "candidates", 9, ccols, 1, err) : NULL;
+    t = stage ? pp_result_table_new(&set, stage, "candidates", 13, ccols, 1, err) : NULL;
     f = t ? pp_result_table_new(&set, stage, "followups", 4, fcols, 3, err) : NULL;
     rf = f ? pp_result_table_new(&set, stage, "rule_findings", 5, rcols, 2, err) : NULL;
     if (rf == NULL) {
@@ -503,12 +516,13 @@ pp_candidates(const json_t *const *docs, size_t ndocs, size_t top, const pp_rule
         free(list);
         json_decref(doc);
         json_decref(row_rules);
+        json_decref(row_lands);
         pp_ev_cache_free(cache);
         if (err != NULL && err->code == PP_OK)
             pp_error_set(err, PP_ENOMEM, "out of memory");
         return err ? err->code : PP_ENOMEM;
     }
-    rc = emit_candidates(list, n, top, docs, ndocs, rules, cache, t, row_rules, err);
+    rc = emit_candidates(list, n, top, docs, ndocs, rules, cache, t, row_rules, row_lands, err);
     if (rc == PP_OK)
         rc = emit_followups(docs, ndocs, f, err);
     if (rc == PP_OK)
@@ -520,6 +534,9 @@ pp_candidates(const json_t *const *docs, size_t ndocs, size_t top, const pp_rule
     /* One list of {id, fix, confidence, doc} per candidate row, in row
      * order (CONTRACTS: "rules" of each candidate). */
     json_object_set_new(stage_table_obj(stage, "candidates"), "row_rules", row_rules);
+    /* and where each one's fix lands: {module, class, call_site, why}
+     * (CONTRACTS: "lands"; docs/landing.md) */
+    json_object_set_new(stage_table_obj(stage, "candidates"), "row_lands", row_lands);
     if (rc != PP_OK) {
         json_decref(doc);
         return rc;

@@ -1,0 +1,112 @@
+/* Where a candidate's fix lands (see candidates_lands.h). */
+#include "config.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "candidates_lands.h"
+
+static int
+col(const json_t *table, const char *name)
+{
+    size_t i;
+    json_t *c;
+
+    json_array_foreach(json_object_get(table, "columns"), i, c) {
+        const char *n = json_is_string(c) ? json_string_value(c)
+                                          : json_string_value(json_object_get(c, "name"));
+        if (n != NULL && strcmp(n, name) == 0)
+            return (int)i;
+    }
+    return -1;
+}
+
+static const char *
+cell(const json_t *table, const json_t *row, const char *name)
+{
+    int i = col(table, name);
+    const char *s = i >= 0 ? json_string_value(json_array_get(row, (size_t)i)) : NULL;
+
+    return s != NULL ? s : "";
+}
+
+static const json_t *
+table_of(const json_t *stage, const char *name)
+{
+    size_t k;
+    json_t *t;
+
+    json_array_foreach(json_object_get(stage, "tables"), k, t)
+        if (strcmp(json_string_value(json_object_get(t, "name")), name) == 0)
+            return t;
+    return NULL;
+}
+
+/* A db command's heaviest caller (by_caller is ranked): call site and module. */
+static void
+db_caller(const json_t *stage, const char *command, pp_lands *out)
+{
+    const json_t *t = table_of(stage, "by_caller");
+    size_t i;
+    json_t *row;
+
+    json_array_foreach(t ? json_object_get(t, "rows") : NULL, i, row)
+        if (strcmp(cell(t, row, "command"), command) == 0) {
+            snprintf(out->call_site, sizeof out->call_site, "%s", cell(t, row, "caller"));
+            snprintf(out->module, sizeof out->module, "%s", cell(t, row, "module"));
+            return;
+        }
+}
+
+void
+pp_candidates_lands(const json_t *stage, const json_t *table, const json_t *row,
+                    const char *target, pp_lands *out)
+{
+    const json_t *mods = table_of(stage, "modules");
+    const char *an = json_string_value(json_object_get(json_object_get(stage, "analyzer"), "name"));
+    int has_module = col(table, "module") >= 0;
+    size_t i;
+    json_t *m;
+
+    memset(out, 0, sizeof *out);
+    snprintf(out->cls, sizeof out->cls, "unknown");
+    snprintf(out->module, sizeof out->module, "%s", cell(table, row, "module"));
+    snprintf(out->call_site, sizeof out->call_site, "%s", cell(table, row, "call_site"));
+    if (an != NULL && strcmp(an, "db") == 0) {
+        db_caller(stage, target, out);
+        has_module = 1;
+    }
+    if (out->call_site[0] == '(' || out->call_site[0] == '[')
+        out->call_site[0] = '\0';   /* "(framework only)", "[no stack]": no frame of the app */
+    if (an != NULL && strncmp(an, "gcdump", 6) == 0) {
+        snprintf(out->why, sizeof out->why, "a heap type: a heap snapshot names no module; the "
+                 "fix lands where instances are created or kept (alloc by_type_frame, or the "
+                 "retention path)");
+        return;
+    }
+    if (!has_module) {
+        snprintf(out->why, sizeof out->why, "the stage records no module for its rows (a result "
+                 "written before module identity): rerun the analyzer on the capture");
+        return;
+    }
+    if (out->module[0] == '\0') {
+        snprintf(out->why, sizeof out->why, "no module: the trace has no module and method "
+                 "rundown for this frame; let the capture end normally (`dotnet-trace collect ... "
+                 "-- dotnet App.dll`, stopped with Enter or Ctrl+C, without `--rundown false`), "
+                 "so MethodDCEndVerbose and ModuleDCEnd name every frame's module");
+        return;
+    }
+    json_array_foreach(mods ? json_object_get(mods, "rows") : NULL, i, m)
+        if (strcmp(cell(mods, m, "module"), out->module) == 0) {
+            snprintf(out->cls, sizeof out->cls, "%s", cell(mods, m, "class"));
+            snprintf(out->why, sizeof out->why, "%s", cell(mods, m, "why"));
+            break;
+        }
+    if (strcmp(out->cls, "application") == 0 && out->call_site[0] == '\0')
+        snprintf(out->call_site, sizeof out->call_site, "%s", target);
+    else if (out->call_site[0] == '\0' && strcmp(out->cls, "unknown") != 0) {
+        size_t n = strlen(out->why);
+        snprintf(out->why + n, sizeof out->why - n, "%sno application frame on its stacks "
+                 "reached it", n ? "; " : "");
+    }
+}
