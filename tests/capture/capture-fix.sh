@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# Captures the fix-shape fixtures (issue #24): for each shape of the workload's `fix` scenario, the
+# antipattern (`--variant bad`) and its healthy twin (`--variant good`), each run by several clients
+# at once, as fix-SHAPE-VARIANT.nettrace with the workload's truth beside it. One provider set for
+# all: thread samples, the runtime's GC (with GCAllocationTick), loader, JIT, exception, contention
+# and thread-pool events at verbose level, and the method/module rundown at the end (so every frame
+# knows its module: the landing place of the fix).
+#   capture-fix.sh [SHAPE]...      (default: every shape)
+# Writes into $PP_DATA; MANIFEST rows to $PP_MANIFEST_DIR (one file per fixture) if set (regen-all.sh).
+# Run alone, it merges its rows into $PP_DATA/MANIFEST itself and runs the oracle on what it made.
+set -euo pipefail
+. "$(dirname "$0")/env.sh"
+cd "$PP_DATA"
+W='$WORKLOAD'
+RT=$(pp_runtime_version)
+SHAPES="loh strconcat regex jsonoptions exceptions boxing lock syncasync"
+# Also known to the workload, not committed (their method rundown alone is 1-5 MB: EF Core and
+# System.Net.Http JIT thousands of methods): httpclient eftracking. Name them to capture them.
+EXTRA="httpclient eftracking"
+# GC 0x1, Loader 0x8 (no Jit 0x10: the rundown names the methods, JIT-time events would triple the size), Contention 0x4000, Exception 0x8000, Threading 0x10000,
+# ThreadTransfer 0x20000, the dotnet-common set otherwise; Verbose for GCAllocationTick.
+PROV="--profile dotnet-sampled-thread-time --providers Microsoft-Windows-DotNETRuntime:0x100003C00D:5"
+
+ALONE=0
+if [ -z "${PP_MANIFEST_DIR:-}" ]; then
+  ALONE=1; PP_MANIFEST_DIR=$(mktemp -d /tmp/pp-manifest.XXXXXX); trap 'rm -rf "$PP_MANIFEST_DIR"' EXIT
+fi
+
+manifest() { # file kind scenario knobs truth command
+  [ -n "${PP_MANIFEST_DIR:-}" ] || return 0
+  printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$1" "$2" "$3" "$4" "$5" "${1%.*}.oracle.json" "$RT" \
+    dotnet-trace "$PP_TOOL_VERSION" "$6" > "$PP_MANIFEST_DIR/$1"
+}
+
+collect() { # shape variant
+  local out="fix-$1-$2.nettrace" truth="fix-$1-$2.truth.json"
+  rm -f "$out" "$truth"
+  pp_log "dotnet-trace collect $PROV -> $out"
+  # shellcheck disable=SC2086
+  "$PP_TRACE" collect $PROV -o "$out" -- dotnet "$PP_WORKLOAD_DLL" fix --shape "$1" --variant "$2" --truth "$truth" >/dev/null
+  [ -s "$out" ] && [ -s "$truth" ] || { pp_log "capture failed: $out"; return 1; }
+  manifest "$out" nettrace fix "--shape $1 --variant $2" "$truth" \
+    "dotnet-trace collect $PROV -o $out -- dotnet $W fix --shape $1 --variant $2 --truth $truth"
+}
+
+[ $# -gt 0 ] || set -- $SHAPES
+for s in "$@"; do
+  case " $SHAPES $EXTRA " in *" $s "*) ;; *) echo "unknown shape: $s (one of: $SHAPES $EXTRA)" >&2; exit 2 ;; esac
+  collect "$s" bad
+  collect "$s" good
+done
+[ "$ALONE" = 1 ] || exit 0
+{
+  grep '^#' MANIFEST
+  { grep -v '^#' MANIFEST | while IFS=$'\t' read -r f rest; do
+      [ -e "$PP_MANIFEST_DIR/$f" ] || printf '%s\t%s\n' "$f" "$rest"; done
+    cat "$PP_MANIFEST_DIR"/*; } | LC_ALL=C sort
+} > MANIFEST.tmp
+mv MANIFEST.tmp MANIFEST
+for f in "$PP_MANIFEST_DIR"/*; do
+  f=$(basename "$f"); pp_log "oracle $f"; pp_oracle "$f" -o "${f%.nettrace}.oracle.json"
+done
