@@ -20,7 +20,7 @@ def load(p):
     except Exception as e: return None
 def within(v, lo, hi): return v is not None and lo <= v <= hi
 
-MAX_FILE, MAX_TOTAL = 10 << 20, 30 << 20
+MAX_FILE, MAX_TOTAL = 10 << 20, 40 << 20   # 30 MB + the fix-shape captures (issue #24)
 KINDS = {"nettrace", "gcdump", "counters-csv", "counters-json", "spans", "bench"}
 mpath = os.path.join(data, "MANIFEST")
 rows = []
@@ -217,6 +217,41 @@ on, off = load("alloc-gcverbose.oracle.json"), load("alloc-gcverbose-skip-buffer
 if on and off:
     m = "Workload.AllocScenario.MakeBuffers"
     check("A/B: MakeBuffers present in A, absent in B", users(on).get(m, 0) > 0 and users(off).get(m, 0) == 0)
+
+# Fix-shape fixtures (issue #24, capture/capture-fix.sh): antipattern and healthy twin per shape.
+fix = [r for r in rows if r["scenario"] == "fix"]
+for r in fix:
+    f, t, o = r["file"], load(r["truth"]), load(r["oracle"])
+    if not (t and o): continue
+    check(f"{f}: under 1 MB", os.path.getsize(os.path.join(data, f)) < 1 << 20)
+    check(f"{f}: truth names the shape and variant of its knobs",
+          r["knobs"] == f"--shape {t['shape']} --variant {t['variant']}" and f == f"fix-{t['shape']}-{t['variant']}.nettrace",
+          r["knobs"])
+    check(f"{f}: {t['clients']} clients made {t['calls']} calls", t["clients"] >= 4 and t["calls"] >= t["clients"] * 50)
+    check(f"{f}: the method rundown names every module (TraceEvent: ModuleDCStop rows)",
+          any(e["name"] == "Loader/ModuleDCStop" and e["count"] >= 5 for e in o["raw"]["events"]))
+    meth = t["method"]
+    fuf = users(o)
+    inc = {x["method"]: x["total"] for x in o.get("samples", {}).get("inclusive", [])}
+    check(f"{f}: TraceEvent sees {meth} (first user frame of ticks or on sampled stacks)",
+          meth in fuf or inc.get(meth, 0) > 0, f"not in by_first_user_frame nor inclusive samples")
+    if t["shape"] == "loh":
+        large = {x["kind"]: x["bytes"] for x in o["alloc"]["by_kind"]}.get("Large", 0)
+        if t["variant"] == "bad":
+            check(f"{f}: Large-object bytes sampled 0.8x..1.25x of the clients' bytes", within(large / max(t["client_bytes"], 1), 0.8, 1.25),
+                  f"{large} vs {t['client_bytes']}")
+        else:
+            check(f"{f}: the pooled twin allocates under 1% of that on the LOH", large < 0.01 * 800 * t["facts"]["buffer_bytes"], str(large))
+    if t["shape"] == "boxing":
+        boxed = bytype(o).get("System.Int32", 0)
+        check(f"{f}: boxed System.Int32 bytes follow the variant", (boxed > 10 << 20) if t["variant"] == "bad" else (boxed < 1 << 20), str(boxed))
+    if t["shape"] == "exceptions":
+        thrown = sum(e["count"] for e in o["raw"]["events"] if e["name"] == "Exception/Start")
+        check(f"{f}: TraceEvent counts the exceptions the workload threw (>=)", thrown >= t["facts"]["exceptions_thrown"],
+              f"{thrown} vs {t['facts']['exceptions_thrown']}")
+check("fix-shape fixtures: at least eight shapes, each with its healthy twin",
+      len({(load(r["truth"]) or {}).get("shape") for r in fix}) >= 8 and
+      all(any(x["file"] == r["file"].replace("-bad.", "-good.") for x in fix) for r in fix if "-bad." in r["file"]))
 
 # Corpus facts (oracle output of the read-only public traces).
 co = lambda n: load(os.path.join("corpus-oracle", n + ".oracle.json"))
