@@ -69,7 +69,7 @@ list_one(void *user, const pp_plugin_candidate *c)
             json_object_set_new(o, "inputs", json_string(kinds));
             json_object_set_new(o, "summary", json_string(c->analyzer->summary ? c->analyzer->summary : ""));
         } else {
-            json_object_set_new(o, "status", json_string("refused"));
+            json_object_set_new(o, "status", json_string(c->broken ? "broken" : "refused"));
             json_object_set_new(o, "reason", json_string(c->refusal));
         }
         json_array_append_new(ls->array, o);
@@ -80,7 +80,7 @@ list_one(void *user, const pp_plugin_candidate *c)
                (unsigned)c->analyzer->abi_major, (unsigned)c->analyzer->abi_minor, kinds,
                c->analyzer->summary ? c->analyzer->summary : "", "", c->path);
     else
-        printf("%-14s REFUSED  %s\n", c->file_name, c->refusal);
+        printf("%-14s %-8s %s\n", c->file_name, c->broken ? "BROKEN" : "REFUSED", c->refusal);
 }
 
 static void
@@ -91,9 +91,13 @@ plugins_help(FILE *out)
           "List every analyzer plugin perfpipe can find, in search order, with its\n"
           "version, plugin ABI, the input kinds it reads, its file, and for every\n"
           "candidate that was refused, why (ABI mismatch, not a plugin, shadowed...).\n"
+          "Each file is first loaded in a child process: one that crashes, calls exit,\n"
+          "prints or does not finish loading within 10 s is listed as BROKEN with the\n"
+          "reason, and the listing goes on.\n"
           "--format names prints the loadable analyzers' names alone, one a line\n"
           "(what shell completion uses).\n"
-          "Exit status 0 even when some candidates are refused.\n", out);
+          "Exit status 0 even when some candidates are refused or broken (their lines\n"
+          "say why); 2 on a usage error; 5 when the listing cannot be written.\n", out);
 }
 
 int
@@ -167,7 +171,10 @@ describe_help(FILE *out)
           "Show what an analyzer reads, its options with their types, defaults and\n"
           "help, and the shipped pipeline that runs it alone (whose options may\n"
           "differ from the analyzer's defaults: `perfpipe validate NAME` shows it).\n"
-          "--format names prints the option names alone, one a line (for completion).\n",
+          "--format names prints the option names alone, one a line (for completion).\n"
+          "The plugin is loaded in a child process first, so a broken one is reported,\n"
+          "not crashed on. Exit status 0; 2 when there is no such analyzer; 4 when its\n"
+          "plugin is refused or broken (the line says why); 5 when stdout fails.\n",
           out);
 }
 

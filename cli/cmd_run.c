@@ -351,10 +351,12 @@ parse_args(run_args *a, int argc, char **argv)
     return 0;
 }
 
+/* A refused plugin checks as its stand-in (loader.h): its stage fails
+ * alone when run; validate reports it. */
 static const pp_analyzer *
 lookup(void *user, const char *name, pp_error *err)
 {
-    return pp_loader_get(user, name, err);
+    return pp_loader_get_or_standin(user, name, err);
 }
 
 /* A one-stage pipeline made from a descriptor, for third-party analyzers
@@ -455,6 +457,24 @@ output_over_input(const pp_pipeline *p, const char *cli_output)
             }
     }
     return 0;
+}
+
+/* validate: a stage whose plugin was refused (a stand-in, loader.h) makes
+ * the pipeline unrunnable as written. An exit code. */
+static int
+refused_stages(const pp_pipeline *p)
+{
+    int status = PP_EXIT_OK;
+
+    for (uint32_t k = 0; k < p->stage_count; k++)
+        if (p->stages[k].analyzer->flags & PP_ANALYZER_FLAG_STANDIN) {
+            pp_cli_error("%s:%u:%u: stage '%s': analyzer '%s' is refused: %s", p->file,
+                         (unsigned)p->stages[k].analyzer_pos.line,
+                         (unsigned)p->stages[k].analyzer_pos.column, p->stages[k].id,
+                         p->stages[k].analyzer_name, p->stages[k].analyzer->summary);
+            status = PP_EXIT_PLUGIN;
+        }
+    return status;
 }
 
 static int
@@ -738,6 +758,12 @@ execute(run_args *a)
 
     if ((loader = pp_cli_loader(a->plugin_dirs, a->ndirs)) == NULL)
         return PP_EXIT_USAGE;
+    /* Plugins are tried in a child before this process loads them, within
+     * the stage limit when one is given; --no-isolate trusts them. */
+    if (a->no_isolate)
+        pp_loader_set_probe(loader, 0);
+    else if (a->stage_timeout > 0)
+        pp_loader_set_probe(loader, a->stage_timeout);
     if ((status = find_source(a, loader, &path, &text)) != PP_EXIT_OK)
         goto out;
     /* A names-only load learns the inputs (names, raw paths), the real load
@@ -783,6 +809,8 @@ execute(run_args *a)
         status = PP_EXIT_USAGE;
         goto out;
     }
+    if (a->mode == MODE_VALIDATE && (status = refused_stages(p)) != PP_EXIT_OK)
+        goto out;
     if (a->mode == MODE_VALIDATE) {
         printf("%s: valid: pipeline '%s', %u input%s, %u stage%s, %u output%s\n", p->file, p->name,
                p->input_count, p->input_count == 1 ? "" : "s", p->stage_count,

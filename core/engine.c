@@ -12,6 +12,7 @@
 #include "guard.h"
 #include "hash.h"
 #include "host.h"
+#include "loader.h"
 #include "result/result.h"
 #include "source.h"
 
@@ -339,6 +340,19 @@ pp_engine_run_guarded(const pp_plan *plan, const pp_run_hooks *hooks, const pp_g
         st->ctx.knobs = json_object_get(doc, "knobs");
         st->ctx.log = hooks->log;
         st->ctx.log_user = hooks->user;
+        if (a->flags & PP_ANALYZER_FLAG_STANDIN) {
+            /* A plugin the loader refused (its stand-in, loader.h). */
+            char msg[PP_ERROR_MESSAGE_MAX * 2];
+
+            snprintf(msg, sizeof msg, "stage '%s' (analyzer %s) was not loaded: %s",
+                     st->plan->id, a->name, a->summary ? a->summary : "refused");
+            st->failed = 1;
+            pp_result_stage_failed_with(st->ctx.stage, json_pack("{s:s, s:s}", "message", msg,
+                                                                 "phase", "load"));
+            if (first.code == PP_OK)
+                pp_error_set(&first, PP_EPLUGIN, "%s", msg);
+            continue;
+        }
         if (g != NULL && g->faults != NULL && g->faults[s] != NULL) {
             /* An earlier attempt found this stage faulty: it does not run. */
             st->failed = 1;

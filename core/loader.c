@@ -13,6 +13,7 @@
 
 #include "host.h"
 #include "loader.h"
+#include "loader_probe.h"
 #include "paths.h"
 
 /* Bounds on what a descriptor may declare: far above any real analyzer,
@@ -21,13 +22,19 @@
 #define PP_MAX_ANALYZER_NAME 64
 #define PP_MAX_INPUT_SLOTS 16
 #define PP_MAX_OPTIONS 256
+#define PP_MAX_TEXT 1024
 #define PP_KIND_ALL (PP_KIND_NETTRACE | PP_KIND_GCDUMP | PP_KIND_COUNTERS | PP_KIND_SPANS | PP_KIND_BENCH)
 
+/* A plugin asked for by name: loaded, or refused (then `refusal` says why
+ * and `standin` is made on demand). */
 typedef struct loaded {
     char *name;
     char *path;
     void *handle;
     const pp_analyzer *analyzer;
+    char *refusal;
+    int broken;
+    pp_analyzer *standin;
 } loaded;
 
 struct pp_loader {
@@ -35,12 +42,23 @@ struct pp_loader {
     size_t ndirs;
     loaded *plugins;
     size_t nplugins;
+    uint32_t probe_s;            /* 0: load in process without a probe */
 };
 
 pp_loader *
 pp_loader_new(void)
 {
-    return calloc(1, sizeof(pp_loader));
+    pp_loader *l = calloc(1, sizeof(pp_loader));
+
+    if (l != NULL)
+        l->probe_s = PP_LOADER_PROBE_TIMEOUT_DEFAULT;
+    return l;
+}
+
+void
+pp_loader_set_probe(pp_loader *l, uint32_t limit_s)
+{
+    l->probe_s = limit_s;
 }
 
 void
@@ -54,6 +72,8 @@ pp_loader_free(pp_loader *l)
     for (size_t i = 0; i < l->nplugins; i++) {
         free(l->plugins[i].name);
         free(l->plugins[i].path);
+        free(l->plugins[i].refusal);
+        free(l->plugins[i].standin);
         /* Handles stay open until here so plugin strings outlive the run;
          * PERFPIPE_NO_DLCLOSE keeps them for sanitizer symbolization. */
         if (l->plugins[i].handle != NULL && getenv("PERFPIPE_NO_DLCLOSE") == NULL)
@@ -154,6 +174,11 @@ pp_plugin_check(const pp_analyzer *d, const char *name, const char *path, pp_err
                      PP_ABI_MINOR, (unsigned)sizeof(pp_analyzer));
         return PP_EPLUGIN;
     }
+    if (d->flags & PP_ANALYZER_FLAG_STANDIN) {
+        pp_error_set(err, PP_EPLUGIN, "%s: descriptor sets flags bit 31, which is the host's",
+                     path);
+        return PP_EPLUGIN;
+    }
     if (d->required_host_features & ~pp_host_api_get()->host_features) {
         pp_error_set(err, PP_EPLUGIN, "%s: the plugin requires host features 0x%llx, this "
                      "perfpipe offers 0x%llx: upgrade perfpipe", path,
@@ -167,7 +192,7 @@ pp_plugin_check(const pp_analyzer *d, const char *name, const char *path, pp_err
     }
     if (strnlen(d->name, PP_MAX_ANALYZER_NAME + 1) > PP_MAX_ANALYZER_NAME ||
         strnlen(d->version, 65) > 64 ||
-        (d->summary != NULL && strnlen(d->summary, 1025) > 1024)) {
+        (d->summary != NULL && strnlen(d->summary, PP_MAX_TEXT + 1) > PP_MAX_TEXT)) {
         pp_error_set(err, PP_EPLUGIN, "%s: descriptor name (max %d), version (64) or summary "
                      "(1024) is too long", path, PP_MAX_ANALYZER_NAME);
         return PP_EPLUGIN;
@@ -214,21 +239,41 @@ pp_plugin_check(const pp_analyzer *d, const char *name, const char *path, pp_err
                      path, d->name, (unsigned)d->option_count);
         return PP_EPLUGIN;
     }
+    for (uint32_t i = 0; d->input_slots != NULL && i < d->input_slot_count; i++)
+        if (strnlen(d->input_slots[i], PP_MAX_ANALYZER_NAME + 1) > PP_MAX_ANALYZER_NAME) {
+            pp_error_set(err, PP_EPLUGIN, "%s: analyzer '%s': input slot %u's name is longer "
+                         "than %d", path, d->name, (unsigned)i, PP_MAX_ANALYZER_NAME);
+            return PP_EPLUGIN;
+        }
     for (uint32_t i = 0; i < d->option_count; i++) {
-        if (d->options[i].name == NULL || d->options[i].type < PP_OPT_BOOL ||
-            d->options[i].type > PP_OPT_STRING_LIST) {
+        const pp_option_decl *o = &d->options[i];
+
+        if (o->name == NULL || o->type < PP_OPT_BOOL || o->type > PP_OPT_STRING_LIST) {
             pp_error_set(err, PP_EPLUGIN, "%s: analyzer '%s': option %u has no name or an unknown type",
                          path, d->name, (unsigned)i);
+            return PP_EPLUGIN;
+        }
+        /* Every string `describe` and the option parser read, read once
+         * here (in the probe's child first: a wild pointer crashes it). */
+        if (strnlen(o->name, PP_MAX_ANALYZER_NAME + 1) > PP_MAX_ANALYZER_NAME ||
+            (o->help != NULL && strnlen(o->help, PP_MAX_TEXT + 1) > PP_MAX_TEXT) ||
+            (o->default_value != NULL &&
+             strnlen(o->default_value, PP_MAX_TEXT + 1) > PP_MAX_TEXT)) {
+            pp_error_set(err, PP_EPLUGIN, "%s: analyzer '%s': option %u's name (max %d), help or "
+                         "default (%d) is too long", path, d->name, (unsigned)i,
+                         PP_MAX_ANALYZER_NAME, PP_MAX_TEXT);
             return PP_EPLUGIN;
         }
     }
     return PP_OK;
 }
 
-/* Open path and check it; on success *handle and *out are set. */
+/* Open path and check it, in a probe's child first when l says so; on
+ * success *handle and *out are set; on PP_EPLUGIN *broken says whether the
+ * probe saw it crash, exit, loop or print. */
 static int
-open_plugin(const char *path, const char *name, void **handle, const pp_analyzer **out,
-            pp_error *err)
+open_plugin(const pp_loader *l, const char *path, const char *name, void **handle,
+            const pp_analyzer **out, int *broken, pp_error *err)
 {
     struct stat st;
     void *h;
@@ -236,6 +281,7 @@ open_plugin(const char *path, const char *name, void **handle, const pp_analyzer
     const pp_analyzer *d;
     int rc;
 
+    *broken = 0;
     if (lstat(path, &st) != 0) {
         pp_error_set(err, PP_ENOTFOUND, "%s: %s", path, strerror(errno));
         return PP_ENOTFOUND;
@@ -244,6 +290,10 @@ open_plugin(const char *path, const char *name, void **handle, const pp_analyzer
         pp_error_set(err, PP_EPLUGIN, "%s: not a regular file (symbolic links are not followed)", path);
         return PP_EPLUGIN;
     }
+    /* No child to probe in (fork refused): load in process as before. */
+    if (l->probe_s > 0 && (rc = pp_loader_probe(path, name, l->probe_s, broken, err)) != PP_OK &&
+        rc != PP_EIO)
+        return rc;
     dlerror();
     h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
     if (h == NULL) {
@@ -302,13 +352,51 @@ join(const char *dir, const char *file, const char *suffix)
     return p;
 }
 
+/* Remember name at path: loaded (handle, d) or refused (why). Takes path. */
+static loaded *
+remember(pp_loader *l, const char *name, char *path, void *handle, const pp_analyzer *d,
+         const pp_error *why, int broken, pp_error *err)
+{
+    loaded *grown = realloc(l->plugins, (l->nplugins + 1) * sizeof *grown), *e;
+
+    if (grown != NULL)
+        l->plugins = grown;
+    e = grown != NULL ? &grown[l->nplugins] : NULL;
+    if (e != NULL) {
+        memset(e, 0, sizeof *e);
+        e->name = strdup(name);
+        e->refusal = why != NULL ? strdup(why->message) : NULL;
+    }
+    if (e == NULL || e->name == NULL || (why != NULL && e->refusal == NULL)) {
+        if (e != NULL) {
+            free(e->name);
+            free(e->refusal);
+        }
+        if (handle != NULL)
+            dlclose(handle);
+        free(path);
+        pp_error_set(err, PP_ENOMEM, "out of memory");
+        return NULL;
+    }
+    e->path = path;
+    e->handle = handle;
+    e->analyzer = d;
+    e->broken = broken;
+    l->nplugins++;
+    return e;
+}
+
 const pp_analyzer *
 pp_loader_get(pp_loader *l, const char *name, pp_error *err)
 {
-    loaded *have = find_loaded(l, name), *grown;
+    loaded *have = find_loaded(l, name);
     void *handle = NULL;
     const pp_analyzer *d = NULL;
 
+    if (have != NULL && have->refusal != NULL) {
+        pp_error_set(err, PP_EPLUGIN, "%s", have->refusal);
+        return NULL;
+    }
     if (have != NULL)
         return have->analyzer;
     if (!valid_name(name)) {
@@ -318,7 +406,7 @@ pp_loader_get(pp_loader *l, const char *name, pp_error *err)
     for (size_t i = 0; i < l->ndirs; i++) {
         char *path = join(l->dirs[i], name, ".so");
         struct stat st;
-        int rc;
+        int rc, broken = 0;
 
         if (path == NULL) {
             pp_error_set(err, PP_ENOMEM, "out of memory");
@@ -328,26 +416,20 @@ pp_loader_get(pp_loader *l, const char *name, pp_error *err)
             free(path);
             continue;
         }
-        rc = open_plugin(path, name, &handle, &d, err);
+        rc = open_plugin(l, path, name, &handle, &d, &broken, err);
+        if (rc == PP_EPLUGIN) {
+            /* Refused: asked again (or for a stand-in), it says the same. */
+            pp_error why = *err;
+
+            remember(l, name, path, NULL, NULL, &why, broken, err);
+            *err = why;
+            return NULL;
+        }
         if (rc != PP_OK) {
             free(path);
             return NULL;
         }
-        grown = realloc(l->plugins, (l->nplugins + 1) * sizeof *grown);
-        if (grown == NULL || (grown[l->nplugins].name = strdup(name)) == NULL) {
-            if (grown != NULL)
-                l->plugins = grown;
-            dlclose(handle);
-            free(path);
-            pp_error_set(err, PP_ENOMEM, "out of memory");
-            return NULL;
-        }
-        l->plugins = grown;
-        l->plugins[l->nplugins].path = path;
-        l->plugins[l->nplugins].handle = handle;
-        l->plugins[l->nplugins].analyzer = d;
-        l->nplugins++;
-        return d;
+        return remember(l, name, path, handle, d, NULL, 0, err) != NULL ? d : NULL;
     }
     {
         char dirs[PP_ERROR_MESSAGE_MAX / 2] = "";
@@ -365,6 +447,32 @@ pp_loader_get(pp_loader *l, const char *name, pp_error *err)
                      name, name, l->ndirs ? dirs : "no directory");
     }
     return NULL;
+}
+
+const pp_analyzer *
+pp_loader_get_or_standin(pp_loader *l, const char *name, pp_error *err)
+{
+    const pp_analyzer *d = pp_loader_get(l, name, err);
+    loaded *have;
+    pp_analyzer *s;
+
+    if (d != NULL || err == NULL || err->code != PP_EPLUGIN ||
+        (have = find_loaded(l, name)) == NULL || have->refusal == NULL)
+        return d;
+    if (have->standin == NULL && (s = calloc(1, sizeof *s)) != NULL) {
+        /* Host-made: every pointer is the loader's; create == NULL marks
+         * it as never to be run. */
+        s->struct_size = sizeof *s;
+        s->abi_major = PP_ABI_MAJOR;
+        s->abi_minor = PP_ABI_MINOR;
+        s->name = have->name;
+        s->version = "unloaded";
+        s->summary = have->refusal;
+        s->input_kinds = PP_KIND_ALL;
+        s->flags = PP_ANALYZER_FLAG_STANDIN;
+        have->standin = s;
+    }
+    return have->standin;
 }
 
 const char *
@@ -434,13 +542,17 @@ pp_loader_scan(pp_loader *l, pp_candidate_fn fn, void *user)
                 c.refusal = msg;
             } else {
                 loaded *have = find_loaded(l, names[k]);
+                int broken = 0;
 
                 if (have != NULL && strcmp(have->path, path) == 0) {
                     c.analyzer = have->analyzer;
-                } else if (open_plugin(path, names[k], &handle, &d, &err) == PP_OK) {
+                    c.refusal = have->refusal;
+                    c.broken = have->broken;
+                } else if (open_plugin(l, path, names[k], &handle, &d, &broken, &err) == PP_OK) {
                     c.analyzer = d;
                 } else {
                     c.refusal = err.message;
+                    c.broken = broken;
                 }
                 {
                     char **g1 = realloc(seen, (nseen + 1) * sizeof *seen);

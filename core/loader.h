@@ -20,6 +20,8 @@ typedef struct pp_plugin_candidate {
     const char *file_name;        /* NAME from NAME.so */
     const pp_analyzer *analyzer;  /* NULL when refused */
     const char *refusal;          /* NULL when ok */
+    int broken;                   /* refused because loading it crashed, exited,
+                                     printed or ran out of time (in the probe) */
 } pp_plugin_candidate;
 
 typedef void (*pp_candidate_fn)(void *user, const pp_plugin_candidate *c);
@@ -41,6 +43,24 @@ int pp_loader_add_defaults(pp_loader *l, pp_error *err);
  * PP_EPLUGIN: the refusal, naming the file and both versions). The
  * descriptor lives until pp_loader_free. */
 const pp_analyzer *pp_loader_get(pp_loader *l, const char *name, pp_error *err);
+
+/* The flags bit only the host's stand-ins carry (a plugin setting it is
+ * refused): such a descriptor is never run. */
+#define PP_ANALYZER_FLAG_STANDIN 0x80000000u
+
+/* The same, but a plugin that was found and refused (PP_EPLUGIN, err
+ * filled) gives a stand-in instead of NULL: a host-made descriptor with
+ * PP_ANALYZER_FLAG_STANDIN, the plugin's name, version "unloaded", the
+ * refusal as summary, every input kind, no options and no callbacks, so a
+ * pipeline can be checked (its stage unchecked) and run with that stage
+ * failing alone. NULL still for an analyzer that is not found. Lives until
+ * pp_loader_free. */
+const pp_analyzer *pp_loader_get_or_standin(pp_loader *l, const char *name, pp_error *err);
+
+/* Load each plugin in a throwaway child first (loader_probe.h), allowing
+ * limit_s seconds; 0 loads in process without one (a debugger's choice).
+ * The default is PP_LOADER_PROBE_TIMEOUT_DEFAULT. */
+void pp_loader_set_probe(pp_loader *l, uint32_t limit_s);
 
 /* Path of a loaded analyzer's file, or NULL. */
 const char *pp_loader_path_of(pp_loader *l, const char *name);

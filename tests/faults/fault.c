@@ -10,8 +10,12 @@
  *   nullargs  NULL to every host function, then goes on
  *   garbage   a 2^30-column table, then a row on a forged table handle
  *   destroyrow keeps its table and adds a row from destroy()
- *   bigdesc / slots / features: a lying descriptor (struct_size 0xFFFFFFFF,
- *             10^8 input slots, host features nobody offers) */
+ *   bigdesc / slots / features / badname / badopt: a lying descriptor
+ *             (struct_size 0xFFFFFFFF, 10^8 input slots, host features
+ *             nobody offers, a name or an option help pointing nowhere)
+ *   ctor      crashes in its constructor, while being loaded
+ *   loadprint printf in its entry function
+ *   entrysleep never returns from its entry function */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,6 +36,11 @@
 #define F_BIGDESC 10
 #define F_SLOTS 11
 #define F_FEATURES 12
+#define F_BADNAME 13
+#define F_BADOPT 14
+#define F_CTOR 15
+#define F_LOADPRINT 16
+#define F_ENTRYSLEEP 17
 
 #ifndef FAULT
 #error FAULT must name the fault
@@ -142,17 +151,36 @@ destroy(void *st)
 
 static const char *const slots[] = { "input" };
 
+/* Pointers into the first page: mapped by nobody. */
+#define WILD_TEXT ((const char *)(uintptr_t)0x18)
+
+static const pp_option_decl options[] = {
+    { "top", PP_OPT_INT, 0, "10", FAULT == F_BADOPT ? WILD_TEXT : "rows" },
+};
+
+#if FAULT == F_CTOR
+__attribute__((constructor)) static void
+crash_when_loaded(void)
+{
+    volatile uintptr_t wild = 0x10;
+
+    *(volatile int *)wild = 1;
+}
+#endif
+
 static const pp_analyzer descriptor = {
     .struct_size = FAULT == F_BIGDESC ? 0xFFFFFFFFu : sizeof(pp_analyzer),
     .abi_major = PP_ABI_MAJOR,
     .abi_minor = PP_ABI_MINOR,
     .required_host_features = FAULT == F_FEATURES ? UINT64_C(1) << 63 : 0,
-    .name = FAULT_NAME,
+    .name = FAULT == F_BADNAME ? WILD_TEXT : FAULT_NAME,
     .version = "1.0.0",
     .summary = "test fault plugin",
     .input_kinds = PP_KIND_NETTRACE,
     .input_slot_count = FAULT == F_SLOTS ? 100000000u : 1,
     .input_slots = slots,
+    .option_count = FAULT == F_BADOPT ? 1 : 0,
+    .options = options,
     .create = create,
     .consume = consume,
     .finish = finish,
@@ -164,5 +192,9 @@ PP_PLUGIN_EXPORT const pp_analyzer *perfpipe_plugin_entry(void);
 PP_PLUGIN_EXPORT const pp_analyzer *
 perfpipe_plugin_entry(void)
 {
+    if (FAULT == F_LOADPRINT)
+        printf("hello from a plugin being loaded\n");
+    if (FAULT == F_ENTRYSLEEP)
+        sleep(1000);
     return &descriptor;
 }
