@@ -24,6 +24,8 @@ typedef struct pp_plan_stage {
     const pp_options *options;   /* built against the analyzer's declarations */
     uint32_t ninputs;            /* == analyzer's slot count */
     const uint32_t *inputs;      /* per slot: index into pp_plan.inputs */
+    uint32_t timeout_s;          /* the stage's progress limit (isolate only);
+                                    0 = the run's (pp_run_hooks) */
 } pp_plan_stage;
 
 typedef struct pp_plan_knob { const char *key; const char *value; } pp_plan_knob;
@@ -52,7 +54,9 @@ typedef struct pp_run_hooks {
      * stage alone. Only pp_run_pipeline honours it. */
     int isolate;
     /* Seconds one plugin callback may run without returning before its
-     * stage is failed (isolate only); 0 = PP_STAGE_TIMEOUT_DEFAULT. */
+     * stage is failed (isolate only); when set it wins over every stage's
+     * timeout_s (the command line over the file); 0 = each stage's
+     * timeout_s, else PP_STAGE_TIMEOUT_DEFAULT. */
     uint32_t stage_timeout_s;
     /* Isolate only, may be NULL: called in the stages' process with the
      * finished document (NULL when rc < 0: an input error), to render and

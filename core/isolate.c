@@ -161,10 +161,23 @@ grow(attempt *a, size_t need)
     return 0;
 }
 
+/* Stage s's progress limit: the command line's, else the stage's
+ * `timeout`, else the default. */
+static uint32_t
+stage_limit(const pp_plan *plan, uint32_t cli, uint32_t s)
+{
+    if (cli > 0)
+        return cli;
+    if (s < plan->nstages && plan->stages[s].timeout_s > 0)
+        return plan->stages[s].timeout_s;
+    return PP_STAGE_TIMEOUT_DEFAULT;
+}
+
 /* Read the child's message to EOF, killing it when one callback makes no
- * progress within limit seconds. -1 only when out of memory. */
+ * progress within its stage's limit. -1 only when out of memory. */
 static int
-watch_child(pid_t pid, int fd, pp_guard_watch *w, uint32_t limit, attempt *a)
+watch_child(pid_t pid, int fd, pp_guard_watch *w, const pp_plan *plan, uint32_t cli,
+            attempt *a)
 {
     uint64_t beat = w->beat;
     double since = now_s();
@@ -206,7 +219,7 @@ watch_child(pid_t pid, int fd, pp_guard_watch *w, uint32_t limit, attempt *a)
         if (w->beat != beat || w->phase == PP_PHASE_IDLE) {
             beat = w->beat;
             since = now_s();
-        } else if (!a->timed_out && now_s() - since >= limit) {
+        } else if (!a->timed_out && now_s() - since >= stage_limit(plan, cli, w->stage)) {
             a->timed_out = 1;
             a->stage = w->stage;
             a->phase = w->phase;
@@ -221,19 +234,20 @@ watch_child(pid_t pid, int fd, pp_guard_watch *w, uint32_t limit, attempt *a)
 /* The error object for the stage a failed attempt blames, or NULL when the
  * child died outside plugin code. */
 static json_t *
-blame(const pp_plan *plan, const pp_guard_watch *w, const attempt *a, uint32_t limit,
+blame(const pp_plan *plan, const pp_guard_watch *w, const attempt *a, uint32_t cli,
       uint32_t *stage)
 {
     uint32_t s = a->timed_out ? a->stage : w->stage;
     uint32_t phase = a->timed_out ? a->phase : w->phase;
+    uint32_t limit = stage_limit(plan, cli, s);
     char what[160], msg[PP_ERROR_MESSAGE_MAX];
     json_t *e;
 
     if (phase == PP_PHASE_IDLE || phase > PP_PHASE_DESTROY || s >= plan->nstages)
         return NULL;
     if (a->timed_out)
-        snprintf(what, sizeof what, "made no progress for %u s (the progress limit; "
-                 "--stage-timeout changes it)", limit);
+        snprintf(what, sizeof what, "made no progress for %u s (the progress limit: "
+                 "the stage's 'timeout' key or --stage-timeout changes it)", limit);
     else if (WIFSIGNALED(a->status))
         snprintf(what, sizeof what, "was killed by signal %d (%s)", WTERMSIG(a->status),
                  strsignal(WTERMSIG(a->status)));
@@ -294,7 +308,7 @@ stdout_faults(const pp_plan *plan, const pp_guard_watch *w, json_t *doc, int *rc
 int
 pp_isolate_run(const pp_plan *plan, const pp_run_hooks *hooks, json_t **doc, pp_error *err)
 {
-    uint32_t limit = hooks->stage_timeout_s ? hooks->stage_timeout_s : PP_STAGE_TIMEOUT_DEFAULT;
+    uint32_t cli = hooks->stage_timeout_s;
     size_t wsize = sizeof(pp_guard_watch) + 2 * (plan->nstages + 1) * sizeof(uint64_t);
     json_t **faults = calloc(plan->nstages + 1, sizeof *faults);
     pp_guard_watch *w = mmap(NULL, wsize, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS,
@@ -345,7 +359,7 @@ pp_isolate_run(const pp_plan *plan, const pp_run_hooks *hooks, json_t **doc, pp_
             run_child(plan, hooks, &g, fds[1]);
         }
         close(fds[1]);
-        if (watch_child(pid, fds[0], w, limit, &a) != 0) {
+        if (watch_child(pid, fds[0], w, plan, cli, &a) != 0) {
             close(fds[0]);
             free(a.buf);
             pp_error_set(err, PP_ENOMEM, "out of memory reading the result document");
@@ -382,7 +396,7 @@ pp_isolate_run(const pp_plan *plan, const pp_run_hooks *hooks, json_t **doc, pp_
             break;
         }
         free(a.buf);
-        if ((e = blame(plan, w, &a, limit, &culprit)) == NULL) {
+        if ((e = blame(plan, w, &a, cli, &culprit)) == NULL) {
             pp_error_set(err, PP_EIO, "the run died outside any plugin (%s %d) reading input "
                          "at byte %llu: this is a perfpipe bug, please report it with the input",
                          WIFSIGNALED(a.status) ? "signal" : "exit status",

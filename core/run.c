@@ -101,6 +101,7 @@ pp_run_pipeline(const pp_pipeline *p, const pp_run_hooks *hooks, json_t **doc, p
         stages[s].options = p->stages[s].opts;
         stages[s].ninputs = p->stages[s].input_count;
         stages[s].inputs = p->stages[s].input_index;
+        stages[s].timeout_s = p->stages[s].timeout_s;
     }
     plan.pipeline = p->name;
     plan.nknobs = p->knob_count;

@@ -95,7 +95,12 @@ typedef struct pp_pipeline_stage {
     const pp_analyzer *analyzer;  /* borrowed from the lookup */
     pp_options *opts;             /* owned */
     uint32_t *input_index;        /* [input_count] indices into p->inputs */
+    uint32_t timeout_s;           /* `timeout:` seconds, 0 = not given */
+    pp_pos timeout_pos;
 } pp_pipeline_stage;
+
+/* Most seconds a stage's `timeout` (and --stage-timeout) may give. */
+#define PP_PIPELINE_MAX_TIMEOUT 86400u
 
 typedef struct pp_pipeline_output {
     char *format;                 /* table json markdown csv folded speedscope svg */

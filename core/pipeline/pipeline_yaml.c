@@ -16,7 +16,8 @@ typedef struct ctx {
 static const char *const top_keys[] = { "version", "name", "description", "knobs",
                                         "inputs", "stages", "outputs", NULL };
 static const char *const input_keys[] = { "kind", "path", "capture", NULL };
-static const char *const stage_keys[] = { "id", "analyzer", "input", "inputs", "options", NULL };
+static const char *const stage_keys[] = { "id", "analyzer", "input", "inputs", "options",
+                                          "timeout", NULL };
 static const char *const output_keys[] = { "format", "path", NULL };
 
 static int
@@ -289,6 +290,29 @@ parse_option(ctx *c, const pp_ynode *key, const pp_ynode *val, pp_pipeline_optio
     return PP_OK;
 }
 
+/* A stage's `timeout`: its progress limit in whole seconds (isolate.h). */
+static int
+parse_timeout(ctx *c, const pp_ynode *v, const char *where, pp_pipeline_stage *s)
+{
+    unsigned long n = 0;
+    const char *p;
+    char what[320];
+    int rc;
+
+    snprintf(what, sizeof what, "'timeout' of %s", where);
+    if ((rc = want(c, v, PP_YNODE_SCALAR, what)) != PP_OK)
+        return rc;
+    for (p = v->text; *p >= '0' && *p <= '9' && n <= PP_PIPELINE_MAX_TIMEOUT; p++)
+        n = n * 10 + (unsigned long)(*p - '0');
+    if (p == v->text || *p != '\0' || n == 0 || n > PP_PIPELINE_MAX_TIMEOUT)
+        return pp_pipe_error(c->err, PP_EINVAL, c->file, v->pos,
+                             "%s wants whole seconds from 1 to %u, not '%s'",
+                             what, PP_PIPELINE_MAX_TIMEOUT, v->text);
+    s->timeout_s = (uint32_t)n;
+    s->timeout_pos = v->pos;
+    return PP_OK;
+}
+
 static int
 parse_stage(ctx *c, const pp_ynode *m, uint32_t index, pp_pipeline_stage *s)
 {
@@ -363,6 +387,8 @@ parse_stage(ctx *c, const pp_ynode *m, uint32_t index, pp_pipeline_stage *s)
         }
     }
 
+    if ((v = get(m, "timeout", NULL)) != NULL && (rc = parse_timeout(c, v, where, s)) != PP_OK)
+        return rc;
     if ((v = get(m, "options", NULL)) != NULL) {
         char what[320];
         snprintf(what, sizeof what, "'options' of %s", where);
