@@ -71,7 +71,7 @@ pp_cmd_candidates(int argc, char **argv)
         switch (c) {
         case 't':
             top = strtoul(optarg, &end, 10);
-            if (*end != '\0' || top == 0) {
+            if (end == optarg || *end != '\0' || top == 0 || optarg[0] == '-') {
                 pp_cli_error("candidates: --top takes a positive number, not '%s'", optarg);
                 return PP_EXIT_USAGE;
             }

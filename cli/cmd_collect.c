@@ -205,7 +205,7 @@ parse_args(int argc, char **argv, pp_capture_spec *spec, int *quiet, gc_opts *gc
             NEED();
             char *end;
             unsigned long long pid = strtoull(v, &end, 10);
-            if (*end || pid == 0) {
+            if (*end || pid == 0 || end == v || v[0] == '-' || pid > INT32_MAX) {
                 pp_cli_error("collect: -p takes a process id, not '%s'", v);
                 return PP_EXIT_USAGE;
             }

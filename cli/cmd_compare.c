@@ -87,7 +87,8 @@ pp_cmd_compare(int argc, char **argv)
         switch (c) {
         case 'n':
             opt.noise_percent = strtod(optarg, &end);
-            if (*end != '\0' || opt.noise_percent < 0) {
+            if (end == optarg || *end != '\0' || !(opt.noise_percent >= 0) ||
+                opt.noise_percent > 1e6) {
                 pp_cli_error("compare: --noise takes a percentage, not '%s'", optarg);
                 return PP_EXIT_USAGE;
             }
@@ -111,8 +112,9 @@ pp_cmd_compare(int argc, char **argv)
             thresholds[opt.nthresholds].table = optarg;
             thresholds[opt.nthresholds].column = dot + 1;
             thresholds[opt.nthresholds].percent = strtod(eq + 1, &end);
-            if (*end != '\0') {
-                pp_cli_error("compare: --threshold percentage '%s' is not a number", eq + 1);
+            if (end == eq + 1 || *end != '\0' || !(thresholds[opt.nthresholds].percent >= 0) ||
+                thresholds[opt.nthresholds].percent > 1e6) {
+                pp_cli_error("compare: --threshold percentage '%s' is not a number >= 0", eq + 1);
                 return PP_EXIT_USAGE;
             }
             opt.nthresholds++;
@@ -122,7 +124,7 @@ pp_cmd_compare(int argc, char **argv)
             break;
         case 'r':
             opt.replaced_percent = strtod(optarg, &end);
-            if (*end != '\0' || opt.replaced_percent <= 0 || opt.replaced_percent > 100) {
+            if (*end != '\0' || !(opt.replaced_percent > 0 && opt.replaced_percent <= 100)) {
                 pp_cli_error("compare: --replaced takes a percentage in (0, 100], not '%s'", optarg);
                 return PP_EXIT_USAGE;
             }

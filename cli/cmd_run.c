@@ -7,6 +7,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <perfpipe/perfpipe.h>
 
@@ -81,7 +83,8 @@ run_help(FILE *out, run_mode mode)
               "                       knob-stamped name, never overwriting; DIR/index.tsv lists runs\n"
               "  -q, --quiet          no warnings on stderr (they stay in the result)\n"
               "  --stage-timeout S    fail a stage whose plugin makes no progress for S seconds\n"
-              "                       (default 60; each stage runs isolated: a crash fails it alone)\n"
+              "                       (default: the stage's `timeout:` key, else 60; each stage\n"
+              "                       runs isolated: a crash fails it alone)\n"
               "  --no-isolate         run the stages in this process (for a debugger; a plugin\n"
               "                       crash then ends the run)\n"
               "\n"
@@ -116,7 +119,8 @@ run_help(FILE *out, run_mode mode)
               "                       knob-stamped name, never overwriting; DIR/index.tsv lists runs\n"
               "  -q, --quiet          no warnings on stderr\n"
               "  --stage-timeout S    fail a stage whose plugin makes no progress for S seconds\n"
-              "                       (default 60; each stage runs isolated: a crash fails it alone)\n"
+              "                       (default: the stage's `timeout:` key, else 60; each stage\n"
+              "                       runs isolated: a crash fails it alone)\n"
               "  --no-isolate         run the stages in this process (for a debugger; a plugin\n"
               "                       crash then ends the run)\n"
               "\n"
@@ -320,8 +324,10 @@ parse_args(run_args *a, int argc, char **argv)
             char *end;
             unsigned long v = strtoul(optarg, &end, 10);
 
-            if (end == optarg || *end != '\0' || v == 0 || v > 86400 || optarg[0] == '-') {
-                pp_cli_error("--stage-timeout wants whole seconds from 1 to 86400, not '%s'", optarg);
+            if (end == optarg || *end != '\0' || v == 0 || v > PP_PIPELINE_MAX_TIMEOUT ||
+                optarg[0] == '-') {
+                pp_cli_error("--stage-timeout wants whole seconds from 1 to %u, not '%s'",
+                             PP_PIPELINE_MAX_TIMEOUT, optarg);
                 return -1;
             }
             a->stage_timeout = (unsigned)v;
@@ -457,6 +463,48 @@ output_over_input(const pp_pipeline *p, const char *cli_output)
             }
     }
     return 0;
+}
+
+/* `-` as an input is standard input. The nettrace and counters readers
+ * read in one pass and take a pipe; the others need the whole file, so a
+ * pipe is refused for them (stdin redirected from a regular file is fine
+ * for every kind). *single_pass is set when stdin is a pipe or a device: it
+ * cannot be read again, so the stages are not isolated (perfpipe(1)). An
+ * exit code. */
+static int
+stdin_inputs(pp_pipeline *p, int *single_pass)
+{
+    struct stat st;
+    int regular = fstat(STDIN_FILENO, &st) == 0 && S_ISREG(st.st_mode);
+    uint32_t seen = 0;
+
+    *single_pass = 0;
+    for (uint32_t i = 0; i < p->input_count; i++) {
+        pp_pipeline_input *in = &p->inputs[i];
+        char *dev;
+
+        if (in->path == NULL || strcmp(in->path, "-") != 0)
+            continue;
+        if (seen++ > 0) {
+            pp_cli_error("inputs '%s' and '%s' are both '-': standard input can be read once",
+                         p->inputs[i - 1].name, in->name);
+            return PP_EXIT_USAGE;
+        }
+        if (!regular && strcmp(in->kind, "nettrace") != 0 && strcmp(in->kind, "counters") != 0) {
+            pp_cli_error("input '%s' is '-', a pipe, but the %s reader needs the whole file "
+                         "(only nettrace and counters are read in one pass): save it to a file "
+                         "first, or redirect stdin from one (< FILE)", in->name, in->kind);
+            return PP_EXIT_USAGE;
+        }
+        if ((dev = strdup("/dev/stdin")) == NULL) {
+            pp_cli_error("out of memory");
+            return PP_EXIT_NOMEM;
+        }
+        free(in->path);
+        in->path = dev;
+        *single_pass = !regular;
+    }
+    return PP_EXIT_OK;
 }
 
 /* validate: a stage whose plugin was refused (a stand-in, loader.h) makes
@@ -683,6 +731,24 @@ error_findings(const json_t *doc)
     return n;
 }
 
+/* A stage whose create() refused an option value (PP_EINVAL: `--option
+ * top=-3`) makes the run a usage error: its message, exit 2, and nothing
+ * written (a document without that stage's answer would pose as one). */
+static const char *
+option_refusal(const json_t *doc)
+{
+    const json_t *st, *e;
+    size_t i;
+
+    json_array_foreach(json_object_get(doc, "stages"), i, st) {
+        e = json_object_get(st, "error");
+        if (json_is_object(e) && strcmp(text_of(e, "phase"), "create") == 0 &&
+            json_integer_value(json_object_get(e, "code")) == PP_EINVAL)
+            return text_of(e, "message");
+    }
+    return NULL;
+}
+
 static int
 write_results(const run_args *a, const pp_pipeline *p, const json_t *doc)
 {
@@ -733,6 +799,10 @@ deliver(void *user, json_t *doc, int rc, const pp_error *err)
         pp_cli_error("%s", err->message);
         return pp_cli_exit_for(rc);
     }
+    if (option_refusal(doc) != NULL) {
+        pp_cli_error("%s", option_refusal(doc));
+        return PP_EXIT_USAGE;
+    }
     if (rc != PP_OK) {
         pp_cli_error("%s (the other stages' results are written)", err->message);
         status = PP_EXIT_PLUGIN;
@@ -754,7 +824,7 @@ execute(run_args *a)
     bound b = { 0 };
     char *path = NULL, *text = NULL;
     json_t *doc = NULL;
-    int rc, status, delivered = -1;
+    int rc, status, delivered = -1, single_pass = 0;
 
     if ((loader = pp_cli_loader(a->plugin_dirs, a->ndirs)) == NULL)
         return PP_EXIT_USAGE;
@@ -805,6 +875,8 @@ execute(run_args *a)
         status = rc == PP_EPLUGIN ? PP_EXIT_PLUGIN : PP_EXIT_USAGE;
         goto out;
     }
+    if ((status = stdin_inputs(p, &single_pass)) != PP_EXIT_OK)
+        goto out;
     if (output_over_input(p, a->output) != 0) {
         status = PP_EXIT_USAGE;
         goto out;
@@ -818,9 +890,10 @@ execute(run_args *a)
         goto out;
     }
     {
-        /* A live capture is read once and cannot be replayed to a repeated
-         * child: runs that capture are not isolated (their kept file is). */
-        int live = pp_cli_capture_signals(p);
+        /* A live capture or a piped stdin is read once and cannot be
+         * replayed to a repeated child: such runs are not isolated (a
+         * capture's kept file, or a saved stdin, is). */
+        int live = pp_cli_capture_signals(p) || single_pass;
         deliver_job dj = { a, p };
         pp_run_hooks hooks = { a->hash, on_progress, on_warning, on_log, a,
                                !live && !a->no_isolate, a->stage_timeout,

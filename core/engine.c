@@ -160,6 +160,8 @@ open_input(input_run *in, const pp_run_hooks *hooks, json_t *doc, pp_error *err)
     rc = in->ops->open(in->plan->path, &in->sh, &in->src, &rerr);
     if (rc != PP_OK) {
         in->src = NULL;
+        if (rc != PP_ENOMEM)
+            pp_source_wrong_kind(in->plan->kind, in->plan->path, &rerr);
         input_error(err, in->plan->path, &rerr);
         return err ? err->code : rc;
     }
@@ -217,6 +219,8 @@ read_input(input_run *in, size_t index, stage_run *stages, size_t nstages, const
         }
     }
     if (rc < 0) {
+        if (rc != PP_ENOMEM)
+            pp_source_wrong_kind(in->plan->kind, in->plan->path, &rerr);
         input_error(err, in->plan->path, &rerr);
         return err ? err->code : rc;
     }
@@ -365,10 +369,16 @@ pp_engine_run_guarded(const pp_plan *plan, const pp_run_hooks *hooks, const pp_g
         watch_enter(g, s, PP_PHASE_CREATE);
         rc = a->create(host, &st->ctx, st->plan->options, &st->state, &perr);
         watch_leave(g);
-        if (rc != PP_OK)
+        if (rc != PP_OK) {
             stage_fail(st, &first, "stage '%s' (analyzer %s) could not start: %s",
                        perr.message[0] ? perr.message : "no reason given");
-        else
+            /* PP_EINVAL from create: an option value out of range (the
+             * CLI makes that a usage error, plugin.h). */
+            json_object_set_new(json_object_get(st->ctx.stage, "error"), "phase",
+                                json_string("create"));
+            json_object_set_new(json_object_get(st->ctx.stage, "error"), "code",
+                                json_integer(rc));
+        } else
             st->created = 1;
     }
 

@@ -133,7 +133,7 @@ pp_capture_spec_parse(const char *path, pp_capture_spec *spec, char **storage, p
         char *end;
         if (strcmp(k, "pid") == 0) {
             spec->pid = strtoull(v, &end, 10);
-            if (*end || spec->pid == 0) {
+            if (*end || spec->pid == 0 || end == v || v[0] == '-' || spec->pid > INT32_MAX) {
                 pp_error_set(err, PP_EINVAL, "capture: pid '%s' is not a process id", v);
                 goto bad;
             }

@@ -134,7 +134,7 @@ has "$tmp/err" "head.json:" "refusal names the file"
   { fail=$((fail + 1)); echo "FAIL: refusal is not one line"; cat "$tmp/err"; }
 printf '{"resourceSpans": []}' >"$tmp/spans.json"
 expect 3 "a span export is not a BenchmarkDotNet export" -- "$PERFPIPE" bench "$tmp/spans.json"
-has "$tmp/err" "no \"Benchmarks\" array" "wrong kind says what was expected"
+has "$tmp/err" "this is a spans JSON" "wrong kind says what the file is"
 sed 's/"BytesAllocatedPerOperation":1408/"BytesAllocatedPerOperation":"1408"/' "$A" >"$tmp/type.json"
 expect 3 "a wrong-typed field is refused" -- "$PERFPIPE" bench "$tmp/type.json"
 has "$tmp/err" "Memory.BytesAllocatedPerOperation: expected an integer" "the field is named"

@@ -1,0 +1,106 @@
+/* What kind of input a file really is, for the message when a reader
+ * refuses it (source.h: pp_source_wrong_kind). Only a confident look at
+ * the first bytes: a file it cannot place keeps the reader's own message. */
+#define _GNU_SOURCE 1   /* memmem */
+#include "config.h"
+
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <perfpipe/perfpipe.h>
+
+#include "source.h"
+
+#define SNIFF_BYTES 4096
+
+typedef struct found_kind {
+    const char *kind;            /* the input kind, or "netperf" (no reader) */
+    const char *what;            /* for people */
+    const char *use;             /* what reads it */
+} found_kind;
+
+static const found_kind kinds[] = {
+    { "nettrace", "a nettrace trace (dotnet-trace)",
+      "`perfpipe alloc`, `cpu` or `db` read it (kind nettrace; `counters-csv` reads its "
+      "counters)" },
+    { "netperf", "a NetPerf trace (EventPipe V1-V3, .NET Core 2.x)",
+      "no analyzer reads it: convert it to nettrace with PerfView" },
+    { "gcdump", "a gcdump heap snapshot (dotnet-gcdump)",
+      "`perfpipe gcdump FILE` or `gcdump-diff BEFORE AFTER` read it (kind gcdump)" },
+    { "counters", "a counters CSV (dotnet-counters --format csv)",
+      "`perfpipe counters-csv` reads it (kind counters)" },
+    { "counters", "a counters JSON (dotnet-counters --format json)",
+      "`perfpipe counters-csv` reads it (kind counters)" },
+    { "spans", "a spans JSON (OpenTelemetry OTLP export)",
+      "`perfpipe spans` reads it (kind spans)" },
+    { "bench", "a BenchmarkDotNet export",
+      "`perfpipe bench` reads it (kind bench)" },
+};
+
+static int
+has(const char *buf, size_t n, const char *needle)
+{
+    return memmem(buf, n, needle, strlen(needle)) != NULL;
+}
+
+/* Index into kinds[] for the first n bytes of a file, or -1. */
+static int
+classify(const char *b, size_t n)
+{
+    size_t i = 0;
+
+    if (n >= 8 && memcmp(b, "Nettrace", 8) == 0)
+        return 0;
+    if (n >= 24 && memcmp(b, "\x14\0\0\0!FastSerialization.1", 24) == 0) {
+        if (has(b, n < 256 ? n : 256, "GCHeapDump"))
+            return 2;
+        if (has(b, n < 256 ? n : 256, "EventPipeFile"))
+            return 1;
+        return -1;
+    }
+    if (n >= 15 && memcmp(b, "Timestamp,Provider,Counter Name", n < 31 ? n : 31) == 0)
+        return 3;
+    if (has(b, n, "BenchmarkDotNet") || (n >= 7 && memcmp(b, "Method,", 7) == 0))
+        return 6;
+    while (i < n && (b[i] == ' ' || b[i] == '\t' || b[i] == '\r' || b[i] == '\n'))
+        i++;
+    if (i < n && b[i] == '{') {
+        if (has(b, n, "\"resourceSpans\""))
+            return 5;
+        if (has(b, n, "\"TargetProcess\"") && has(b, n, "\"Events\""))
+            return 4;
+    }
+    return -1;
+}
+
+void
+pp_source_wrong_kind(const char *kind, const char *path, pp_error *err)
+{
+    char buf[SNIFF_BYTES];
+    struct stat st;
+    ssize_t n;
+    int fd, k;
+
+    if (err == NULL || path == NULL || strcmp(path, "-") == 0)
+        return;
+    /* Only a regular file: a FIFO or a device must not lose bytes here. */
+    if ((fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)) < 0)
+        return;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        close(fd);
+        return;
+    }
+    n = read(fd, buf, sizeof buf);
+    close(fd);
+    if (n <= 0 || (k = classify(buf, (size_t)n)) < 0 || strcmp(kinds[k].kind, kind) == 0)
+        return;
+    /* A counters input may be a `collect --counters` trace (source.h). */
+    if (strcmp(kind, "counters") == 0 && strcmp(kinds[k].kind, "nettrace") == 0)
+        return;
+    pp_error_set(err, PP_EFORMAT, "%s: this is %s, not an input of kind %s: %s", path,
+                 kinds[k].what, kind, kinds[k].use);
+    err->offset = 0;
+}
