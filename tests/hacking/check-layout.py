@@ -42,7 +42,7 @@ MUTABLE_ALLOWED = {
     ("core/ipc/capture.c", "open_ctl"),
 }
 # Symbols sanitizers and coverage add to every object; not the code's own.
-TOOL_SYMBOL = re.compile(r"^(\.|_*asan|_*ubsan|_*sancov|_*llvm|_*gcov|__profc|__profd)")
+TOOL_SYMBOL = re.compile(r"^(\.|_*asan|_*odr_asan|_*ubsan|_*sancov|_*llvm|_*gcov|__profc|__profd)")
 
 TOPS = ("core", "plugins", "cli")
 src = os.environ.get("PP_SRCDIR") or sys.exit("PP_SRCDIR is not set")
