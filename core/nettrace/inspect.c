@@ -258,6 +258,36 @@ sc_free(stack_count *k)
     free(k->touched);
 }
 
+/* Truncation, dropped events and block order: totals and a warning each. */
+static void
+add_damage(json_t *stage, const pp_trace_source *r, const pp_nettrace_stats *st,
+           const warn_sink *ws)
+{
+    char buf[128];
+
+    if (st->truncated) {
+        pp_result_total_int(stage, "truncated_at", PP_COL_BYTES, st->truncated_at);
+        pp_result_finding(stage, PP_SEVERITY_WARNING, "nettrace.truncated",
+                          ws->have ? ws->msg : "the trace is truncated");
+    }
+    if (st->dropped_events) {
+        snprintf(buf, sizeof buf, "%llu events were dropped by the runtime (sequence gaps)",
+                 (unsigned long long)st->dropped_events);
+        pp_result_finding(stage, PP_SEVERITY_WARNING, "nettrace.dropped_events", buf);
+    }
+
+    if (r->seqs.repeated_blocks || r->seqs.reordered_blocks) {
+        pp_result_total_int(stage, "repeated_blocks", PP_COL_COUNT,
+                            (int64_t)r->seqs.repeated_blocks);
+        pp_result_total_int(stage, "reordered_blocks", PP_COL_COUNT,
+                            (int64_t)r->seqs.reordered_blocks);
+        snprintf(buf, sizeof buf, "%llu event blocks repeated (skipped), %llu out of order",
+                 (unsigned long long)r->seqs.repeated_blocks,
+                 (unsigned long long)r->seqs.reordered_blocks);
+        pp_result_finding(stage, PP_SEVERITY_WARNING, "nettrace.block_order", buf);
+    }
+}
+
 int
 pp_nettrace_inspect_doc(const char *path, json_t **doc_out, pp_error *err)
 {
@@ -354,27 +384,7 @@ pp_nettrace_inspect_doc(const char *path, json_t **doc_out, pp_error *err)
     pp_result_total_double(stage, "unresolved_frame_share", PP_COL_PERCENT,
                            frames ? 100.0 * (double)unresolved / (double)frames : 0.0);
     pp_result_total_int(stage, "dropped_events", PP_COL_COUNT, (int64_t)st.dropped_events);
-    if (st.truncated) {
-        pp_result_total_int(stage, "truncated_at", PP_COL_BYTES, st.truncated_at);
-        pp_result_finding(stage, PP_SEVERITY_WARNING, "nettrace.truncated",
-                          ws.have ? ws.msg : "the trace is truncated");
-    }
-    if (st.dropped_events) {
-        snprintf(buf, sizeof buf, "%llu events were dropped by the runtime (sequence gaps)",
-                 (unsigned long long)st.dropped_events);
-        pp_result_finding(stage, PP_SEVERITY_WARNING, "nettrace.dropped_events", buf);
-    }
-
-    if (r->seqs.repeated_blocks || r->seqs.reordered_blocks) {
-        pp_result_total_int(stage, "repeated_blocks", PP_COL_COUNT,
-                            (int64_t)r->seqs.repeated_blocks);
-        pp_result_total_int(stage, "reordered_blocks", PP_COL_COUNT,
-                            (int64_t)r->seqs.reordered_blocks);
-        snprintf(buf, sizeof buf, "%llu event blocks repeated (skipped), %llu out of order",
-                 (unsigned long long)r->seqs.repeated_blocks,
-                 (unsigned long long)r->seqs.reordered_blocks);
-        pp_result_finding(stage, PP_SEVERITY_WARNING, "nettrace.block_order", buf);
-    }
+    add_damage(stage, r, &st, &ws);
 
     static const pp_column cols[] = {
         { "provider", PP_COL_STRING, 0 }, { "event_id", PP_COL_COUNT, 0 },

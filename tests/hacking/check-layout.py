@@ -29,9 +29,6 @@ MAX_FUNCTION_LINES = 150
 FILE_EXCEPTIONS = {
 }
 FUNCTION_EXCEPTIONS = {
-    # pnt's room (issue #22): the inspect document grew by the stack-region
-    # counts; its table helpers go to a file of their own with that work.
-    ("core/nettrace/inspect.c", "pp_nettrace_inspect_doc"): 153,
 }
 # Process-wide mutable state core/ may keep, and why it cannot travel with
 # a call. Caches belong here too (with what bounds them).
