@@ -504,7 +504,8 @@ pp_candidates(const json_t *const *docs, size_t ndocs, size_t top, const pp_rule
         pp_error_set(err, PP_ENOMEM, "out of memory ranking candidates");
         return PP_ENOMEM;
     }
-    qsort(list, n, sizeof *list, by_share);
+    if (n > 1)                  /* list is NULL when nothing qualified */
+        qsort(list, n, sizeof *list, by_share);
 
     doc = pp_result_new("candidates");
     stage = doc ? pp_result_add_stage(doc, "candidates", "candidates", pp_version()) : NULL;
