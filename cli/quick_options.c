@@ -57,11 +57,17 @@ pp_cli_quick_options(const char *analyzer, const char *format, const char *table
 {
     static const char *const text[] = { "table", "markdown", NULL };
     static const char *const per_thread[] = { "json", "csv", "speedscope", NULL };
+    static const char *const every_stack[] = { "folded", "speedscope", NULL };
+    int alloc = strcmp(analyzer, "alloc") == 0;
 
     if (format == NULL)
         format = "table";
+    /* alloc keeps its 1000 heaviest stacks (the rest in one row); the
+     * formats other tools read as a whole profile get every stack */
+    if (alloc && in(format, every_stack))
+        return add(opts, flags, n, max, "top-stacks", "0");
     /* --evidence-dir keeps the whole document; --table picks any table */
-    if (strcmp(analyzer, "cpu") != 0 || evidence_dir != NULL || table != NULL)
+    if ((!alloc && strcmp(analyzer, "cpu") != 0) || evidence_dir != NULL || table != NULL)
         return 0;
     /* A text report prints by_stack beside tables of `top` rows: 329,193
      * stacks of ~1.7 KB each on a 97 MB trace are neither readable nor
@@ -73,7 +79,7 @@ pp_cli_quick_options(const char *analyzer, const char *format, const char *table
             return -1;
     }
     /* by_thread_stack only feeds speedscope's per-thread profiles */
-    if (!in(format, per_thread))
+    if (!alloc && !in(format, per_thread))
         return add(opts, flags, n, max, "thread-stacks", "false");
     return 0;
 }

@@ -14,7 +14,8 @@
 
 static const pp_option_decl alloc_options[] = {
     { "top", PP_OPT_INT, 0, "25", "rows per table (0 = all)" },
-    { "top-stacks", PP_OPT_INT, 0, "0", "rows of by_stack, the flame-graph table (0 = all)" },
+    { "top-stacks", PP_OPT_INT, 0, "1000",
+      "rows of by_stack, heaviest first; the rest are summed in one row \"[other stacks]\" (0 = every stack)" },
     { "fold-generated", PP_OPT_BOOL, 0, "true",
       "attribute lambdas, closures and async state machines to the method that wrote them" },
     { "framework", PP_OPT_STRING_LIST, 0, "System.,Microsoft.,Internal.",
@@ -84,6 +85,7 @@ static int alloc_create(const pp_host_api *host, pp_ctx *ctx, const pp_options *
     pp_pc_strtab_init(&a->types);
     int rc = PP_OK;
     a->top = 25;
+    a->top_stacks = PP_ALLOC_TOP_STACKS;
     if (host->opt_int(opts, "top", &a->top) == PP_OK && a->top < 0) {
         host->error_set(err, PP_EINVAL, "option 'top': expected a row count >= 0 (0 = all)");
         rc = PP_EINVAL;

@@ -15,6 +15,8 @@
 
 #define NO_STACK_NAME "[no stack]"
 #define ALL_FRAMEWORK_NAME "[framework only]"
+/* The last row of a cut by_stack: every stack past top-stacks, summed. */
+#define OTHER_STACKS_NAME "[other stacks]"
 
 typedef struct stack_facts {
     const char *responsible;   /* borrowed from the name table */
@@ -47,6 +49,10 @@ typedef struct report {
     const char **bf_call;
     int64_t *bf_best;
     uint32_t bf_cap;
+    /* by_stack past top-stacks: how many stacks, their bytes and ticks */
+    uint32_t cut_stacks;
+    uint32_t listed_stacks;
+    int64_t cut[2];
 } report;
 
 /* The responsible frame's module, and the first application frame from it
@@ -329,8 +335,17 @@ static int emit_by_stack(report *r, int64_t top)
     if (r->have_no_stack)
         order[n++] = UINT32_MAX;
     qsort_r(order, n, sizeof *order, cmp_stacks, r);
-    if (top > 0 && (uint64_t)top < n)
+    if (top > 0 && (uint64_t)top < n) {
+        /* the stacks left out stay in the sums: one row holds them */
+        for (uint32_t i = (uint32_t)top; i < n; i++) {
+            const int64_t *v = order[i] == UINT32_MAX ? r->no_stack : r->by_stack[order[i]];
+            r->cut[0] += v[0];
+            r->cut[1] += v[1];
+        }
+        r->cut_stacks = n - (uint32_t)top;
         n = (uint32_t)top;
+    }
+    r->listed_stacks = n;
     int rc = PP_OK;
     for (uint32_t i = 0; i < n && rc == PP_OK; i++) {
         const int64_t *v = order[i] == UINT32_MAX ? r->no_stack : r->by_stack[order[i]];
@@ -341,6 +356,10 @@ static int emit_by_stack(report *r, int64_t top)
             break;
         }
         pp_cell c[3] = { pp_cell_str(key), pp_cell_int(v[0]), pp_cell_int(v[1]) };
+        rc = h->table_row(t, c);
+    }
+    if (rc == PP_OK && r->cut_stacks) {
+        pp_cell c[3] = { pp_cell_str(OTHER_STACKS_NAME), pp_cell_int(r->cut[0]), pp_cell_int(r->cut[1]) };
         rc = h->table_row(t, c);
     }
     free(order);
@@ -471,6 +490,14 @@ static int emit_findings_and_totals(report *r)
                "from before; what is handed out exceeds the objects' bytes by the unused ends of "
                "contexts retired at each GC (%" PRIu64 " GCs here; up to one context per allocating "
                "thread each)", a->nheap_kinds, a->gcs);
+    if (r->cut_stacks) {
+        h->finding(ctx, PP_SEVERITY_INFO, "alloc.stacks_cut",
+                   "by_stack lists the %" PRIu32 " heaviest of %" PRIu64 " distinct stacks; the other %" PRIu32
+                   " (%.1f%% of the sampled bytes, %" PRId64 " ticks) are summed in the row \"" OTHER_STACKS_NAME "\". "
+                   "Every stack: --option top-stacks=0, or --format folded / speedscope",
+                   r->listed_stacks, (uint64_t)r->listed_stacks + r->cut_stacks, r->cut_stacks,
+                   pct(r->cut[0], r->total_bytes), r->cut[1]);
+    }
     if (a->malformed) {
         h->finding(ctx, PP_SEVERITY_WARNING, "alloc.malformed_ticks",
                    "%" PRIu64 " GCAllocationTick events were skipped as malformed; the first at %.3f ms: %s",

@@ -35,6 +35,7 @@ for r in "${runs[@]}"; do
   # the quick path's table holds top-stacks=top rows of by_stack and no
   # by_thread_stack (cli/quick_options.c): the json to compare holds the same
   same=(); [ "$1" = cpu ] && same=(--option top-stacks=25 --option thread-stacks=false)
+  [ "$1" = alloc ] && same=(--option top-stacks=25)
   "$PERFPIPE" "$@" "${same[@]}" --format json -o "$tmp/$i.json" 2>"$tmp/err" ||
     { ko "$name: json run failed: $(head -1 "$tmp/err")"; continue; }
   for fmt in table markdown; do

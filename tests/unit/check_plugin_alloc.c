@@ -243,6 +243,7 @@ START_TEST(test_tables_exact)
     ck_assert_ptr_nonnull(t);
     ck_assert_str_eq(mock_table_column(t, 0)->name, "stack");
     ck_assert_uint_eq(mock_table_rows(t), 5);
+    ck_assert_ptr_null(mock_host_finding(mh, "alloc.stacks_cut", NULL));   /* nothing left out */
     row_is(t, 0, "stack", "Workload.Program.Main;Workload.AllocScenario.MakeStrings;System.String.Ctor", 200200, 2);
     row_is(t, 1, "stack",
            "Workload.Program.Main;?!0x9000;Microsoft.Extensions.Thing.Run;System.Linq.Enumerable.ToArray", 110000, 1);
@@ -315,11 +316,20 @@ START_TEST(test_top)
     run(mh);
     ck_assert_uint_eq(mock_table_rows(mock_host_table(mh, "by_type")), 2);
     ck_assert_uint_eq(mock_table_rows(mock_host_table(mh, "by_frame")), 2);
-    ck_assert_uint_eq(mock_table_rows(mock_host_table(mh, "by_stack")), 1);
+    /* the heaviest stack, then the others summed in one row */
+    const mock_table *st = mock_host_table(mh, "by_stack");
+    ck_assert_uint_eq(mock_table_rows(st), 2);
+    ck_assert_str_eq(mock_table_str(st, 1, "stack"), "[other stacks]");
     /* shares stay relative to the whole, not to the rows shown */
     int64_t v;
     ck_assert(mock_host_total_int(mh, "sampled_bytes", &v));
     ck_assert_int_eq(v, 616600);
+    ck_assert_int_eq(mock_table_int(st, 0, "bytes") + mock_table_int(st, 1, "bytes"), v);
+    uint32_t sev = 0;
+    const char *msg = mock_host_finding(mh, "alloc.stacks_cut", &sev);
+    ck_assert_ptr_nonnull(msg);
+    ck_assert_uint_eq(sev, PP_SEVERITY_INFO);
+    ck_assert_ptr_nonnull(strstr(msg, "the 1 heaviest of "));
     mock_host_free(mh);
 }
 END_TEST
