@@ -35,7 +35,7 @@ typedef struct report {
     pp_pc_symcache syms;
     stack_facts *facts;
     pp_pc_strbuf buf;
-    pp_pc_agg by_type, by_frame, by_type_frame, by_kind;
+    pp_pc_agg by_type, by_frame, by_type_frame, by_type_frame_kind, by_kind;
     int64_t (*by_stack)[2];          /* [folded id] bytes, samples */
     int64_t no_stack[2];             /* the "[no stack]" row */
     int have_no_stack;
@@ -249,6 +249,14 @@ static int fold_rows(report *r)
                 rc = pp_pc_strbuf_adds(&r->buf, frame);
             if (rc == PP_OK)
                 rc = pp_pc_agg_add(&r->by_type_frame, r->buf.data, r->buf.len, d, NULL);
+            /* the size class per (type, frame): large-object-heap churn
+             * is a rule's evidence (docs/rules.md) */
+            if (rc == PP_OK)
+                rc = pp_pc_strbuf_add(&r->buf, "\t", 1);
+            if (rc == PP_OK)
+                rc = pp_pc_strbuf_adds(&r->buf, kind);
+            if (rc == PP_OK)
+                rc = pp_pc_agg_add(&r->by_type_frame_kind, r->buf.data, r->buf.len, d, NULL);
         }
     }
     return rc;
@@ -366,19 +374,27 @@ static int emit_by_stack(report *r, int64_t top)
     return rc;
 }
 
-static int emit_type_frame(report *r)
+/* by_type_frame (keys type, frame) or, with_kind, by_type_frame_kind
+ * (type, frame, kind): tab-separated keys split into columns. */
+static int emit_type_frame(report *r, int with_kind)
 {
     const pp_host_api *h = r->a->host;
-    pp_column cols[4] = {
+    pp_column cols[5] = {
         { "type", PP_COL_STRING, 0 },
         { "frame", PP_COL_STRING, 0 },
+        { "kind", PP_COL_STRING, 0 },
         { "bytes", PP_COL_BYTES, 0 },
         { "samples", PP_COL_COUNT, 0 },
     };
-    pp_table *t = h->table_new(r->ctx, "by_type_frame", 4, cols, 2);
+    if (!with_kind) {
+        cols[2] = cols[3];
+        cols[3] = cols[4];
+    }
+    pp_table *t = h->table_new(r->ctx, with_kind ? "by_type_frame_kind" : "by_type_frame",
+                               with_kind ? 5 : 4, cols, with_kind ? 3 : 2);
     if (!t)
         return PP_ENOMEM;
-    const pp_pc_agg *g = &r->by_type_frame;
+    const pp_pc_agg *g = with_kind ? &r->by_type_frame_kind : &r->by_type_frame;
     uint32_t n = pp_pc_agg_count(g);
     uint32_t *order = pp_pc_agg_rank(g, PP_ALLOC_BYTES, PP_ALLOC_SAMPLES);
     if (n && !order)
@@ -399,8 +415,19 @@ static int emit_type_frame(report *r)
         if (!tab)
             continue; /* cannot happen: every key was built with one */
         *tab = '\0';
+        char *tab2 = with_kind ? strrchr(tab + 1, '\t') : NULL;
+        if (with_kind && !tab2)
+            continue;
+        if (tab2)
+            *tab2 = '\0';
         const int64_t *v = pp_pc_agg_vals(g, order[i]);
-        pp_cell c[4] = { pp_cell_str(pair), pp_cell_str(tab + 1), pp_cell_int(v[0]), pp_cell_int(v[1]) };
+        pp_cell c[5] = { pp_cell_str(pair), pp_cell_str(tab + 1), pp_cell_int(v[0]), pp_cell_int(v[1]),
+                         pp_cell_null() };
+        if (with_kind) {
+            c[2] = pp_cell_str(tab2 + 1);
+            c[3] = pp_cell_int(v[0]);
+            c[4] = pp_cell_int(v[1]);
+        }
         rc = h->table_row(t, c);
     }
     free(pair);
@@ -543,6 +570,7 @@ int pp_alloc_report(pp_alloc *a, pp_ctx *ctx, pp_error *err)
     pp_pc_agg_init(&r.by_type, 2);
     pp_pc_agg_init(&r.by_frame, 2);
     pp_pc_agg_init(&r.by_type_frame, 2);
+    pp_pc_agg_init(&r.by_type_frame_kind, 2);
     pp_pc_agg_init(&r.by_kind, 2);
 
     int rc = name_stacks(&r);
@@ -553,7 +581,9 @@ int pp_alloc_report(pp_alloc *a, pp_ctx *ctx, pp_error *err)
     if (rc == PP_OK)
         rc = emit_simple(&r, "by_frame", "frame", &r.by_frame, 1, a->top, 1);
     if (rc == PP_OK)
-        rc = emit_type_frame(&r);
+        rc = emit_type_frame(&r, 0);
+    if (rc == PP_OK)
+        rc = emit_type_frame(&r, 1);
     if (rc == PP_OK)
         rc = emit_simple(&r, "by_kind", "kind", &r.by_kind, 0, 0, 0);
     if (rc == PP_OK)
@@ -569,6 +599,7 @@ int pp_alloc_report(pp_alloc *a, pp_ctx *ctx, pp_error *err)
     pp_pc_agg_free(&r.by_type);
     pp_pc_agg_free(&r.by_frame);
     pp_pc_agg_free(&r.by_type_frame);
+    pp_pc_agg_free(&r.by_type_frame_kind);
     pp_pc_agg_free(&r.by_kind);
     free(r.by_stack);
     pp_pc_symcache_free(&r.syms);
