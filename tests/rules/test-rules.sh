@@ -180,6 +180,33 @@ codes = [f["code"] for s in d["stages"] for f in s["findings"]]
 assert codes.count("rule.leak.static-collection") == 1, codes
 PY
 
+# the alloc capture: LINQ reached from GrowListsJoinLinq (Select/ToArray, the
+# workload's own truth) is linq.hot-path; new string / new byte[] 64 KB (small
+# object heap: by_type_frame_kind says Small) carry no rule, LOH churn included
+expect 0 "alloc result (gc-verbose capture)" -- "$PERFPIPE" alloc "$DATA/alloc-gcverbose.nettrace" --format json -o "$tmp/alloc.json"
+expect 0 "candidates of it" -- "$PERFPIPE" candidates "$tmp/alloc.json" --format json -o "$tmp/alloc.cand.json"
+rules_of "$tmp/alloc.cand.json" >"$tmp/alloc.rules"
+if grep -qx 'Workload.AllocScenario.GrowListsJoinLinq	linq.hot-path:medium' "$tmp/alloc.rules" &&
+   grep -qx 'Workload.AllocScenario.MakeStrings	' "$tmp/alloc.rules" &&
+   grep -qx 'Workload.AllocScenario.MakeBuffers	' "$tmp/alloc.rules"; then
+  ok "alloc capture: GrowListsJoinLinq carries linq.hot-path; MakeStrings, MakeBuffers no rule"
+else
+  ko "alloc capture rules"; sed 's/^/  /' "$tmp/alloc.rules"
+fi
+python3 - "$tmp/alloc.json" >"$tmp/py" 2>&1 <<'PY' && ok "alloc: by_type_frame_kind sums to by_type_frame, MakeBuffers' byte[] all Small" || { ko "by_type_frame_kind"; cat "$tmp/py"; }
+import json, sys
+d = json.load(open(sys.argv[1]))
+t = {x["name"]: x["rows"] for x in d["stages"][0]["tables"]}
+pair = {(r[0], r[1]): r[2] for r in t["by_type_frame"]}
+kinds = {}
+for ty, fr, kind, b, s in t["by_type_frame_kind"]:
+    kinds[(ty, fr)] = kinds.get((ty, fr), 0) + b
+for k, b in pair.items():
+    assert kinds.get(k) == b or k not in kinds, (k, b, kinds.get(k))
+mb = [r for r in t["by_type_frame_kind"] if r[1] == "Workload.AllocScenario.MakeBuffers" and r[0] == "System.Byte[]"]
+assert mb and all(r[2] == "Small" for r in mb), mb
+PY
+
 # ---- user rules: picked up, validated, override by id ----
 mkdir -p "$HOME/.config/perfpipe/rules"
 cat >"$HOME/.config/perfpipe/rules/team.yaml" <<'EOF'
