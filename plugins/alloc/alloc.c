@@ -65,6 +65,7 @@ static void alloc_destroy(void *state)
     pp_alloc_rows_free(&a->raw);
     free(a->scratch);
     pp_pc_u64map_free(&a->heap_kinds);
+    pp_pc_u64map_free(&a->big_threads);
     free(a);
 }
 
@@ -210,6 +211,9 @@ static int alloc_consume(void *state, const pp_record *rec, pp_error *err)
         a->nheap_kinds++;
     }
     if (pp_alloc_rows_add(&a->raw, type_id, stack_id, tick.kind, (int64_t)tick.amount, hint) != PP_OK)
+        return oom(a, err);
+    if (tick.kind != 0 && *hint > 0 &&
+        pp_pc_u64map_put(&a->big_threads, (uint64_t)(*hint - 1) << 32 | (uint32_t)ev->thread_id, 1) != PP_OK)
         return oom(a, err);
     a->ticks++;
     if (ev->time_ns < a->first_tick_ns)

@@ -68,6 +68,11 @@ typedef struct pp_alloc {
     pp_pc_u64map heap_kinds;   /* (heap index << 8 | kind) of admitted ticks */
     uint32_t nheap_kinds;
     uint64_t gcs;              /* GC/Start events in the window */
+    /* (raw row << 32 | thread) of each Large/Pinned tick: how many threads
+     * allocate a row's large objects (a pool allocates once per thread, a
+     * per-call buffer once per call). Bounded by the large ticks, one per
+     * 100 KB of large objects; small ticks never touch it. */
+    pp_pc_u64map big_threads;
 } pp_alloc;
 
 /* GCAllocationTick fires once a heap's running amount for a kind passes

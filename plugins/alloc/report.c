@@ -53,6 +53,7 @@ typedef struct report {
     uint32_t cut_stacks;
     uint32_t listed_stacks;
     int64_t cut[2];
+    uint32_t *tfk_of_row;            /* [raw row] its by_type_frame_kind row */
 } report;
 
 /* The responsible frame's module, and the first application frame from it
@@ -201,7 +202,8 @@ static int fold_rows(report *r)
     char kindbuf[32];
     const pp_alloc_row *rows = a->raw.row;
     r->by_stack = calloc(pp_alloc_folded_count(&r->folded) + 1, sizeof *r->by_stack);
-    if (!r->by_stack)
+    r->tfk_of_row = calloc((size_t)a->raw.count + 1, sizeof *r->tfk_of_row);
+    if (!r->by_stack || !r->tfk_of_row)
         return PP_ENOMEM;
     for (uint32_t row = 0; row < a->raw.count && rc == PP_OK; row++) {
         const pp_alloc_row *w = &rows[row];
@@ -255,10 +257,39 @@ static int fold_rows(report *r)
                 rc = pp_pc_strbuf_add(&r->buf, "\t", 1);
             if (rc == PP_OK)
                 rc = pp_pc_strbuf_adds(&r->buf, kind);
+            int64_t d3[3] = { d[0], d[1], 0 };
             if (rc == PP_OK)
-                rc = pp_pc_agg_add(&r->by_type_frame_kind, r->buf.data, r->buf.len, d, NULL);
+                rc = pp_pc_agg_add(&r->by_type_frame_kind, r->buf.data, r->buf.len, d3,
+                                   &r->tfk_of_row[row]);
         }
     }
+    return rc;
+}
+
+/* The threads column of by_type_frame_kind: distinct threads whose large
+ * (Large/Pinned) ticks fell in each row. A pooled buffer is allocated about
+ * once per thread that rents it, a per-call one once per call: samples per
+ * thread is the rule evidence that scales with calls (docs/rules.md). */
+static int count_big_threads(report *r)
+{
+    const pp_pc_u64map *m = &r->a->big_threads;
+    pp_pc_u64map seen = { 0 };
+    int rc = PP_OK;
+    for (uint32_t i = 0; i < m->nslots && rc == PP_OK; i++) {
+        if (!m->used[i])
+            continue;
+        uint32_t raw = (uint32_t)(m->keys[i] >> 32), one;
+        if (raw >= r->a->raw.count)
+            continue;
+        uint32_t row = r->tfk_of_row[raw];
+        uint64_t key = (uint64_t)row << 32 | (m->keys[i] & 0xffffffffu);
+        if (pp_pc_u64map_get(&seen, key, &one))
+            continue;
+        rc = pp_pc_u64map_put(&seen, key, 1);
+        if (rc == PP_OK)
+            pp_pc_agg_vals_mut(&r->by_type_frame_kind, row)[2]++;
+    }
+    pp_pc_u64map_free(&seen);
     return rc;
 }
 
@@ -379,19 +410,20 @@ static int emit_by_stack(report *r, int64_t top)
 static int emit_type_frame(report *r, int with_kind)
 {
     const pp_host_api *h = r->a->host;
-    pp_column cols[5] = {
+    pp_column cols[6] = {
         { "type", PP_COL_STRING, 0 },
         { "frame", PP_COL_STRING, 0 },
         { "kind", PP_COL_STRING, 0 },
         { "bytes", PP_COL_BYTES, 0 },
         { "samples", PP_COL_COUNT, 0 },
+        { "threads", PP_COL_COUNT, 0 },  /* of large ticks only: 0 for Small */
     };
     if (!with_kind) {
         cols[2] = cols[3];
         cols[3] = cols[4];
     }
     pp_table *t = h->table_new(r->ctx, with_kind ? "by_type_frame_kind" : "by_type_frame",
-                               with_kind ? 5 : 4, cols, with_kind ? 3 : 2);
+                               with_kind ? 6 : 4, cols, with_kind ? 3 : 2);
     if (!t)
         return PP_ENOMEM;
     const pp_pc_agg *g = with_kind ? &r->by_type_frame_kind : &r->by_type_frame;
@@ -421,12 +453,13 @@ static int emit_type_frame(report *r, int with_kind)
         if (tab2)
             *tab2 = '\0';
         const int64_t *v = pp_pc_agg_vals(g, order[i]);
-        pp_cell c[5] = { pp_cell_str(pair), pp_cell_str(tab + 1), pp_cell_int(v[0]), pp_cell_int(v[1]),
-                         pp_cell_null() };
+        pp_cell c[6] = { pp_cell_str(pair), pp_cell_str(tab + 1), pp_cell_int(v[0]), pp_cell_int(v[1]),
+                         pp_cell_null(), pp_cell_null() };
         if (with_kind) {
             c[2] = pp_cell_str(tab2 + 1);
             c[3] = pp_cell_int(v[0]);
             c[4] = pp_cell_int(v[1]);
+            c[5] = pp_cell_int(v[2]);
         }
         rc = h->table_row(t, c);
     }
@@ -570,12 +603,14 @@ int pp_alloc_report(pp_alloc *a, pp_ctx *ctx, pp_error *err)
     pp_pc_agg_init(&r.by_type, 2);
     pp_pc_agg_init(&r.by_frame, 2);
     pp_pc_agg_init(&r.by_type_frame, 2);
-    pp_pc_agg_init(&r.by_type_frame_kind, 2);
+    pp_pc_agg_init(&r.by_type_frame_kind, 3);
     pp_pc_agg_init(&r.by_kind, 2);
 
     int rc = name_stacks(&r);
     if (rc == PP_OK)
         rc = fold_rows(&r);
+    if (rc == PP_OK)
+        rc = count_big_threads(&r);
     if (rc == PP_OK)
         rc = emit_simple(&r, "by_type", "type", &r.by_type, 1, a->top, 0);
     if (rc == PP_OK)
@@ -607,6 +642,7 @@ int pp_alloc_report(pp_alloc *a, pp_ctx *ctx, pp_error *err)
     free(r.bf_mod);
     free(r.bf_call);
     free(r.bf_best);
+    free(r.tfk_of_row);
     pp_pc_strtab_free(&r.names);
     pp_alloc_folded_free(&r.folded);
     pp_pc_strbuf_free(&r.buf);
