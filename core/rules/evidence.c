@@ -20,7 +20,8 @@ static const ev_schema schema[] = {
     { "alloc", "by_type", "type:s,bytes:n,samples:n,share:n" },
     { "alloc", "by_frame", "frame:s,bytes:n,samples:n,share:n,module:s" },
     { "alloc", "by_type_frame", "type:s,frame:s,bytes:n,samples:n,module:s" },
-    { "alloc", "by_type_frame_kind", "type:s,frame:s,kind:s,bytes:n,samples:n,module:s" },
+    { "alloc", "by_type_frame_kind", "type:s,frame:s,kind:s,bytes:n,samples:n,threads:n,module:s,"
+                                     "per_thread:n" },                     /* per_thread derived */
     { "alloc", "by_kind", "kind:s,bytes:n,samples:n" },
     { "alloc", "by_stack", "stack:s,bytes:n,samples:n" },
     { "alloc", "callees", "frame:s,callee:s,bytes:n,share:n" },                 /* derived view */
@@ -265,6 +266,9 @@ copy_table(const char *analyzer, const json_t *table, pp_ev_table *out)
     const char *name = json_string_value(json_object_get(table, "name"));
     int is_cmd = strcmp(analyzer, "db") == 0 && strcmp(name, "by_command") == 0;
     int is_heap = strncmp(analyzer, "gcdump", 6) == 0 && raw_column(table, "path") >= 0;
+    int is_tfk = strcmp(analyzer, "alloc") == 0 && strcmp(name, "by_type_frame_kind") == 0 &&
+                 raw_column(table, "per_thread") < 0;
+    int si = raw_column(table, "samples"), thi = raw_column(table, "threads");
     int ci = raw_column(table, "command"), cnt = raw_column(table, "count");
     int ai = raw_column(table, "async"), pi = raw_column(table, "path");
     size_t i;
@@ -286,6 +290,8 @@ copy_table(const char *analyzer, const json_t *table, pp_ev_table *out)
     }
     if (is_heap && raw_column(table, "root_kind") < 0)
         json_array_append_new(out->columns, json_string("root_kind"));
+    if (is_tfk)
+        json_array_append_new(out->columns, json_string("per_thread"));
     json_array_foreach(json_object_get(table, "rows"), i, row) {
         json_t *copy = json_copy(row);
 
@@ -308,6 +314,17 @@ copy_table(const char *analyzer, const json_t *table, pp_ev_table *out)
         if (is_heap && raw_column(table, "root_kind") < 0) {
             const char *p = json_string_value(json_array_get(row, (size_t)pi));
             json_array_append_new(copy, json_string(root_kind(p != NULL ? p : "")));
+        }
+        if (is_tfk) {
+            /* samples per allocating thread: a pooled buffer is allocated
+             * about once per thread, a per-call one once per call */
+            json_t *sv = si >= 0 ? json_array_get(row, (size_t)si) : NULL;
+            json_t *tv = thi >= 0 ? json_array_get(row, (size_t)thi) : NULL;
+            double th = json_is_number(tv) ? json_number_value(tv) : 0;
+
+            json_array_append_new(copy, json_is_number(sv) && th > 0
+                                            ? json_real(json_number_value(sv) / th)
+                                            : json_null());
         }
         json_array_append_new(out->rows, copy);
     }

@@ -133,8 +133,6 @@ for r, l in zip(rows, lands):
 KNOWN = {
     "fix-exceptions-bad": "exc.control-flow does not fire on the catching method; lock.contention "
                           "does instead",
-    "fix-loh-bad": "mem.loh-array-churn matches alloc/by_type_frame_kind, a table alloc does not write "
-                   "(core/rules/evidence.c declares it)",
     "fix-jsonoptions-good": "json.options-per-call fires on the cached-options twin (its method, Main, "
                             "FixScenario.Run)",
     "fix-regex-good": "regex.per-call fires on the static-Regex twin (its method, the .cctor that "

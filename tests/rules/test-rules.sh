@@ -199,13 +199,38 @@ d = json.load(open(sys.argv[1]))
 t = {x["name"]: x["rows"] for x in d["stages"][0]["tables"]}
 pair = {(r[0], r[1]): r[2] for r in t["by_type_frame"]}
 kinds = {}
-for ty, fr, kind, b, s in t["by_type_frame_kind"]:
+for ty, fr, kind, b, s, th in t["by_type_frame_kind"]:
+    assert (th == 0) == (kind == "Small"), ("threads: 0 exactly for Small", ty, fr, kind, th)
     kinds[(ty, fr)] = kinds.get((ty, fr), 0) + b
 for k, b in pair.items():
     assert kinds.get(k) == b or k not in kinds, (k, b, kinds.get(k))
 mb = [r for r in t["by_type_frame_kind"] if r[1] == "Workload.AllocScenario.MakeBuffers" and r[0] == "System.Byte[]"]
 assert mb and all(r[2] == "Small" for r in mb), mb
 PY
+
+# the LOH fix-shape captures: the large byte[] row of each twin names as many
+# allocating threads as the workload ran (its clients plus Main's warm-up calls);
+# per call (CopyNewBuffer) that is about calls / threads large ticks each, pooled
+# (CopyPooledBuffer) about one: the evidence mem.loh-array-churn judges by
+for v in bad good; do
+  [ -f "$DATA/fix-loh-$v.nettrace" ] || { ko "no fix-loh-$v.nettrace in $DATA"; continue; }
+  expect 0 "alloc of fix-loh-$v" -- "$PERFPIPE" alloc "$DATA/fix-loh-$v.nettrace" --top 0 --format json -o "$tmp/loh-$v.json"
+  python3 - "$tmp/loh-$v.json" "$DATA/fix-loh-$v.truth.json" >"$tmp/py" 2>&1 <<'PY' && ok "fix-loh-$v: by_type_frame_kind threads = clients + 1 ($(cat "$tmp/py"))" || { ko "fix-loh-$v threads"; cat "$tmp/py"; }
+import json, sys
+d, truth = (json.load(open(p)) for p in sys.argv[1:3])
+t = {x["name"]: x["rows"] for x in d["stages"][0]["tables"]}
+big = [r for r in t["by_type_frame_kind"] if r[1] == truth["method"] and r[0] == "System.Byte[]" and r[2] == "Large"]
+assert len(big) == 1, big
+ty, fr, kind, b, samples, threads = big[0]
+assert threads == truth["clients"] + 1, (threads, truth["clients"])
+per = samples / threads
+if truth["variant"] == "bad":
+    assert per >= truth["calls"] / (truth["clients"] + 1) * 0.5, (per, truth["calls"])
+else:
+    assert per <= 2, per
+print("%d large ticks, %d threads, %.1f per thread" % (samples, threads, per))
+PY
+done
 
 # ---- user rules: picked up, validated, override by id ----
 mkdir -p "$HOME/.config/perfpipe/rules"
