@@ -5,6 +5,7 @@
  * between sweeps and skips sweeps during GC suspensions), and aggregated by
  * (thread, stack as IPs); frames are named in finish() (report.c). */
 #include "cpu.h"
+#include "rtevents.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -31,6 +32,7 @@ static void cpu_destroy(void *state)
     if (!c)
         return;
     pp_pc_stackset_free(&c->stacks);
+    pp_cpu_rt_free(c->rt);
     pp_pc_u64map_free(&c->thread_index);
     pp_pc_u64map_free(&c->raw_index);
     free(c->raw_key);
@@ -53,6 +55,11 @@ static int cpu_create(const pp_host_api *host, pp_ctx *ctx, const pp_options *op
     }
     c->host = host;
     c->ctx = ctx;
+    if (!(c->rt = pp_cpu_rt_new(host))) {
+        free(c);
+        host->error_set(err, PP_ENOMEM, "cpu: out of memory");
+        return PP_ENOMEM;
+    }
     c->first_ns = INT64_MAX;
     c->last_ns = INT64_MIN;
     c->top = 25;
@@ -197,6 +204,11 @@ static int cpu_consume(void *state, const pp_record *rec, pp_error *err)
         c->first_ns = ev->time_ns;
     if (ev->time_ns > c->last_ns)
         c->last_ns = ev->time_ns;
+    if (ev->provider_known == PP_PROVIDER_RUNTIME) {
+        if (pp_pc_window_admits(&c->window, ev) && pp_cpu_rt_event(c->rt, ev) != PP_OK)
+            return oom(c, err);
+        return PP_OK;
+    }
     if (ev->provider_known != PP_PROVIDER_SAMPLE_PROFILER || ev->event_id != PP_CPU_SAMPLE_EVENT_ID)
         return PP_OK;
     c->samples_seen++;

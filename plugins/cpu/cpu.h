@@ -91,6 +91,7 @@ typedef struct pp_cpu {
     uint64_t malformed;
     uint64_t events;
     int64_t first_ns, last_ns;
+    struct pp_cpu_rt *rt;      /* exception and contention events (rtevents.h) */
 } pp_cpu;
 
 /* Row `row` of the raw aggregate: its thread slot, stack id and columns. */

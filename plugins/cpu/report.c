@@ -6,6 +6,7 @@
  * stay arrays of ids: a folded stack is a distinct sequence of name ids, and
  * its string is made only for the rows emitted. */
 #include "report.h"
+#include "rtevents.h"
 
 #include <inttypes.h>
 #include <math.h>
@@ -420,6 +421,8 @@ int pp_cpu_report(pp_cpu *c, pp_ctx *ctx, pp_error *err)
         rc = pp_cpu_emit_stacks(&r);
     if (rc == PP_OK && c->thread_stacks)
         rc = pp_cpu_emit_thread_stacks(&r);
+    if (rc == PP_OK)
+        rc = pp_cpu_rt_emit(c->rt, ctx, c->source, c->top, span, r.states.run_ns + r.states.wait_ns);
     if (rc == PP_OK)
         rc = pp_cpu_emit_totals(&r, span);
     if (rc == PP_OK)
