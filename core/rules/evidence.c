@@ -31,7 +31,9 @@ static const ev_schema schema[] = {
                           "share:n,module:s" },
     { "cpu", "by_thread", "thread:s,samples:n,ms:n,top_method:s" },
     { "cpu", "by_stack", "stack:s,samples:n,ms:n" },
-    { "cpu", "callees", "frame:s,callee:s,ms:n,share:n" },                      /* derived view */
+    { "cpu", "callees", "frame:s,callee:s,ms:n,share:n,pool_ms:n" },            /* derived view */
+    { "cpu", "exceptions", "frame:s,type:s,count:n,per_sec:n" },
+    { "cpu", "contention", "lock:s,waiter:s,count:n,ms:n,share:n" },
     { "db", "by_command", "command:s,count:n,total_ms:n,mean_ms:n,p50_ms:n,p95_ms:n,max_ms:n,"
                           "share:n,ef_duration_ms:n,async:n,errors:n,example:s,"
                           "verb:s,select_columns:n,sync:n" },                  /* last 3 derived */
@@ -333,7 +335,7 @@ copy_table(const char *analyzer, const json_t *table, pp_ev_table *out)
 
 /* ---- the callees view ---- */
 
-typedef struct pair { const char *frame, *callee; double w; } pair;
+typedef struct pair { const char *frame, *callee, *key; double w; } pair;
 
 static int
 by_weight(const void *a, const void *b)
@@ -368,12 +370,35 @@ add_frames(json_t *frames, const json_t *table, const char *col)
 /* One stack "a;b;c" of weight w: each frame of the set it passes through
  * gets w (once), and each distinct frame deeper than that frame's first
  * occurrence gets w in the (frame, callee) sums. */
+/* A stack run by a thread-pool thread: it passes through the pool's
+ * dispatch loop (a thread of its own, Main, or a timer thread does not). */
 static int
-fold_stack(json_t *frames, json_t *sums, char *stack, double w)
+pool_stack(const char *stack)
+{
+    static const char *const loops[] = {
+        "System.Threading.ThreadPoolWorkQueue.Dispatch",
+        "System.Threading.PortableThreadPool+WorkerThread.",
+        "System.Threading.PortableThreadPool+IOCompletionPoller.",
+        "System.Threading.WindowsThreadPool.",
+        "System.Threading._ThreadPoolWaitCallback.",
+    };
+    for (size_t i = 0; i < sizeof loops / sizeof loops[0]; i++) {
+        const char *p = strstr(stack, loops[i]);
+        if (p != NULL && (p == stack || p[-1] == ';'))
+            return 1;
+    }
+    return 0;
+}
+
+/* pool: the stack is a thread-pool thread's; its weight also goes to the
+ * (frame, callee) sums of `psums` (cpu's pool_ms). */
+static int
+fold_stack(json_t *frames, json_t *sums, json_t *psums, char *stack, double w)
 {
     char *names[512];
     size_t n = 0;
     json_t *seen = json_object();
+    int pool = psums != NULL && pool_stack(stack);
 
     if (seen == NULL)
         return -1;
@@ -406,6 +431,10 @@ fold_stack(json_t *frames, json_t *sums, char *stack, double w)
                     json_real_set(s, json_real_value(s) + w);
                 else
                     json_object_set_new(sums, key, json_real(w));
+                if (pool && (s = json_object_get(psums, key)) != NULL)
+                    json_real_set(s, json_real_value(s) + w);
+                else if (pool)
+                    json_object_set_new(psums, key, json_real(w));
             }
             json_decref(callees);
         }
@@ -424,14 +453,17 @@ build_callees(const char *analyzer, const json_t *stage, pp_ev_table *out)
     const json_t *stacks = stage_table(stage, "by_stack");
     int si = stacks ? raw_column(stacks, "stack") : -1, wi = stacks ? raw_column(stacks, wcol) : -1;
     json_t *frames = json_object(), *sums = json_object(), *row, *v;
+    json_t *psums = is_cpu ? json_object() : NULL;
     pair *pairs = NULL;
     size_t i, n = 0;
     const char *key;
     int rc = -1;
 
-    out->columns = json_pack("[ssss]", "frame", "callee", wcol, "share");
+    out->columns = is_cpu ? json_pack("[sssss]", "frame", "callee", wcol, "share", "pool_ms")
+                          : json_pack("[ssss]", "frame", "callee", wcol, "share");
     out->rows = json_array();
-    if (frames == NULL || sums == NULL || out->columns == NULL || out->rows == NULL)
+    if (frames == NULL || sums == NULL || (is_cpu && psums == NULL) || out->columns == NULL ||
+        out->rows == NULL)
         goto out;
     if (is_cpu) {
         add_frames(frames, stage_table(stage, "running"), "method");
@@ -448,7 +480,7 @@ build_callees(const char *analyzer, const json_t *stage, pp_ev_table *out)
 
             if (s == NULL || w <= 0 || (copy = strdup(s)) == NULL)
                 continue;
-            rc = fold_stack(frames, sums, copy, w);
+            rc = fold_stack(frames, sums, psums, copy, w);
             free(copy);
             if (rc != 0)
                 goto out;
@@ -458,7 +490,7 @@ build_callees(const char *analyzer, const json_t *stage, pp_ev_table *out)
         goto out;
     json_object_foreach(sums, key, v) {
         const char *sep = strchr(key, '\x1f');
-        pairs[n].frame = key;
+        pairs[n].frame = pairs[n].key = key;
         pairs[n].callee = sep + 1;
         pairs[n].w = json_real_value(v);
         n++;
@@ -481,6 +513,10 @@ build_callees(const char *analyzer, const json_t *stage, pp_ev_table *out)
         json_array_append_new(r, json_string(pairs[i].callee));
         json_array_append_new(r, is_cpu ? json_real(pairs[i].w) : json_integer((json_int_t)pairs[i].w));
         json_array_append_new(r, json_real(tot > 0 ? 100.0 * pairs[i].w / tot : 0));
+        if (is_cpu) {
+            json_t *p = json_object_get(psums, pairs[i].key);
+            json_array_append_new(r, json_real(p != NULL ? json_real_value(p) : 0));
+        }
         json_array_append_new(out->rows, r);
     }
     rc = 0;
@@ -492,6 +528,7 @@ out:
     /* the rows hold copies: sums (whose keys the callees point into) can go */
     json_decref(frames);
     json_decref(sums);
+    json_decref(psums);
     return rc;
 }
 

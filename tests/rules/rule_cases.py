@@ -24,6 +24,8 @@ COLUMNS = {
     ("cpu", "running"): "method:string samples:count ms:number share:percent",
     ("cpu", "waiting"): "wait:string waiter:string samples:count ms:number share:percent",
     ("cpu", "by_stack"): "stack:string samples:count ms:number",
+    ("cpu", "exceptions"): "frame:string type:string count:count per_sec:number",
+    ("cpu", "contention"): "lock:string waiter:string count:count ms:number share:percent",
     ("db", "by_command"): "command:string count:count total_ms:number mean_ms:number "
                           "p50_ms:number p95_ms:number max_ms:number share:percent "
                           "ef_duration_ms:number async:count errors:count example:string",
@@ -83,11 +85,17 @@ def alloc_type(frame, typ, nbytes, kind=None, threads=None):
     return doc("alloc", t)
 
 
-def cpu_callee(method, callee, share_pct, total_ms=1000.0):
+POOL = ("System.Threading.Thread.StartCallback;System.Threading.PortableThreadPool+WorkerThread."
+        "WorkerThreadStart;System.Threading.ThreadPoolWorkQueue.Dispatch")
+
+
+def cpu_callee(method, callee, share_pct, total_ms=1000.0, root="App.Main"):
+    """method spends share_pct of its time in callee; root: the thread's first frames
+    (POOL: a thread-pool thread)."""
     through = total_ms * share_pct / 100
-    stacks = [[f"App.Main;{method};{callee};System.Threading.Monitor.Wait", 10, through]]
+    stacks = [[f"{root};{method};{callee};System.Threading.Monitor.Wait", 10, through]]
     if through < total_ms:
-        stacks.append([f"App.Main;{method};App.Math.Work", 10, total_ms - through])
+        stacks.append([f"{root};{method};App.Math.Work", 10, total_ms - through])
     return doc("cpu", {"running": [[method, 100, total_ms, 90.0], ["App.Other.Run", 10, 100.0, 10.0]],
                        "waiting": [], "by_stack": stacks})
 
@@ -96,6 +104,17 @@ def cpu_wait(wait, waiter, share_pct):
     return doc("cpu", {"running": [["App.Hot.Run", 100, 1000.0, 100.0]],
                        "waiting": [[wait, waiter, 50, 500.0 * share_pct / 10, share_pct]],
                        "by_stack": [["App.Main;App.Hot.Run", 100, 1000.0]]})
+
+
+def cpu_events(exceptions=(), contention=(), waiting=()):
+    """A cpu stage with the runtime's exception / contention event tables."""
+    t = {"running": [["App.Hot.Run", 100, 1000.0, 100.0]], "waiting": list(waiting),
+         "by_stack": [["App.Main;App.Hot.Run", 100, 1000.0]]}
+    if exceptions:
+        t["exceptions"] = list(exceptions)
+    if contention:
+        t["contention"] = list(contention)
+    return doc("cpu", t)
 
 
 def db(by_command=(), n_plus_one=(), per_request=()):
@@ -189,8 +208,8 @@ CASES = {
         cpu_callee("App.Client.Fetch", "System.Net.Http.HttpClient.SendAsync", 10),
         "App.Client.Fetch"),
     "async.sync-over-async": (
-        cpu_callee("App.Sync.Get", "System.Threading.Tasks.Task`1.get_Result", 30),
-        cpu_callee("App.Sync.Get", "System.Threading.Tasks.Task`1.get_IsCompleted", 30),
+        cpu_callee("App.Sync.Get", "System.Threading.Tasks.Task`1.get_Result", 30, root=POOL),
+        cpu_callee("App.Sync.Get", "System.Threading.Tasks.Task`1.get_IsCompleted", 30, root=POOL),
         "App.Sync.Get"),
     "async.threadpool-starvation": (
         counters(counter("threadpool.threads", 20, 24, 16), counter("threadpool.queue_length", 40, 120)),
@@ -228,6 +247,30 @@ CASES = {
 }
 
 
+# More cases for rules with several kinds of evidence: "RULE#what" -> as in CASES.
+EXTRA_CASES = {
+    # the entry thread's one wait for the async flows it started holds no pool thread
+    "async.sync-over-async#entry-thread": (
+        cpu_callee("App.Sync.Get", "System.Threading.Tasks.Task`1.get_Result", 30, root=POOL),
+        cpu_callee("App.Sync.Get", "System.Threading.Tasks.Task`1.get_Result", 30), "App.Sync.Get"),
+    # the runtime's exception events: the catching method, 1200 catches at 3000/s vs 40
+    "exc.control-flow#events": (
+        cpu_events(exceptions=[["App.Hot.Run", "System.FormatException", 1200, 3000.0]]),
+        cpu_events(exceptions=[["App.Hot.Run", "System.FormatException", 40, 3000.0]]), "App.Hot.Run"),
+    # the runtime's contention events: 40 % of the thread time blocked on the lock vs 0.01 %
+    "lock.contention#events": (
+        cpu_events(contention=[["System.Threading.Monitor.Enter_Slowpath", "App.Hot.Run", 119,
+                                5000.0, 40.0]]),
+        cpu_events(contention=[["System.Threading.Monitor.Wait", "App.Hot.Run", 13, 0.9, 0.01]]),
+        "App.Hot.Run"),
+    # six samples of threads spinning once in Enter_Slowpath are no measure of contention
+    "lock.contention#few-samples": (
+        cpu_wait("System.Threading.Monitor.Enter_Slowpath", "App.Cache.Get", 30),
+        cpu_events(waiting=[["System.Threading.Monitor.Enter_Slowpath", "App.Hot.Run", 6, 18.8, 80.0]]),
+        None),
+}
+
+
 def run_candidates(name, d):
     path = os.path.join(TMP, name + ".json")
     out = os.path.join(TMP, name + ".cand.json")
@@ -260,22 +303,23 @@ def main():
     for rid in sorted(shipped - set(CASES)):
         print(f"FAIL {rid}: shipped rule without a case in tests/rules/rule_cases.py")
         failed += 1
-    for rid, (fires, healthy, target) in sorted(CASES.items()):
+    for name, (fires, healthy, target) in sorted(CASES.items()) + sorted(EXTRA_CASES.items()):
+        rid = name.split("#")[0]
         try:
-            on, own = run_candidates(rid + ".fires", copy.deepcopy(fires))
+            on, own = run_candidates(name + ".fires", copy.deepcopy(fires))
             if target is not None:
                 assert target in on, f"no candidate '{target}' (candidates: {list(on)})"
                 assert rid in on[target], f"not on '{target}': it carries {on[target]}"
             else:
                 assert rid in own, f"no finding of its own (rule_findings: {own})"
             for k, h in enumerate(healthy if isinstance(healthy, list) else [healthy]):
-                on, own = run_candidates(f"{rid}.healthy{k}", copy.deepcopy(h))
+                on, own = run_candidates(f"{name}.healthy{k}", copy.deepcopy(h))
                 fired = sorted({i for ids in on.values() for i in ids} | set(own))
                 assert not fired, f"healthy variant {k}: {fired} fired"
-            print(f"PASS {rid}: fires on {target or 'its own finding'}, silent on the healthy variant")
+            print(f"PASS {name}: fires on {target or 'its own finding'}, silent on the healthy variant")
             passed += 1
         except AssertionError as e:
-            print(f"FAIL {rid}: {e}")
+            print(f"FAIL {name}: {e}")
             failed += 1
     print(f"{passed} passed, {failed} failed")
     return 1 if failed else 0
