@@ -138,9 +138,46 @@ pp_cpu_states_free(pp_cpu_states *st)
 {
     free(st->is_waiting);
     free(st->row);
+    free(st->run_site);
+    free(st->wait_site);
     pp_pc_agg_free(&st->running);
     pp_pc_agg_free(&st->waits);
     memset(st, 0, sizeof *st);
+}
+
+/* Note row's call site (once: its first stack, in stack order): the first
+ * application frame from ids[from] outward. */
+static int
+note_site(pp_cpu_states *st, int waits, uint32_t row, const uint32_t *ids, uint32_t depth,
+          uint32_t from)
+{
+    uint32_t **v = waits ? &st->wait_site : &st->run_site;
+    uint32_t *cap = waits ? &st->wait_site_cap : &st->run_site_cap;
+    const pp_pc_symcache *sc = st->syms;
+
+    if (!sc)
+        return PP_OK;
+    if (row >= *cap) {
+        uint32_t ncap = *cap ? *cap : 64;
+        while (ncap <= row)
+            ncap *= 2;
+        uint32_t *g = realloc(*v, ncap * sizeof *g);
+        if (!g)
+            return PP_ENOMEM;
+        memset(g + *cap, 0, (ncap - *cap) * sizeof *g);
+        *v = g;
+        *cap = ncap;
+    }
+    if ((*v)[row])
+        return PP_OK;
+    for (uint32_t i = from; i < depth; i++) {
+        uint32_t mod = ids[i] < sc->name_mod_cap ? sc->name_mod[ids[i]] : 0;
+        if (mod && pp_pc_modules_is_app(sc->mods, mod)) {
+            (*v)[row] = ids[i] + 1;
+            break;
+        }
+    }
+    return PP_OK;
 }
 
 int
@@ -164,8 +201,10 @@ pp_cpu_states_stack(pp_cpu_states *st, uint32_t stack, const pp_pc_strtab *names
             wait = (int32_t)i;
     }
     if (wait < 0) {
-        const char *m = pp_pc_strtab_get(names, ids[user >= 0 ? (uint32_t)user : 0]);
-        return pp_pc_agg_add(&st->running, m, strlen(m), zero, &st->row[stack]);
+        uint32_t at = user >= 0 ? (uint32_t)user : 0;
+        const char *m = pp_pc_strtab_get(names, ids[at]);
+        int rc = pp_pc_agg_add(&st->running, m, strlen(m), zero, &st->row[stack]);
+        return rc == PP_OK ? note_site(st, 0, st->row[stack], ids, depth, at) : rc;
     }
     /* The waiter: the user frame, else the first frame above the wait that
      * is not itself part of the wait (the framework loop that called it). */
@@ -189,7 +228,7 @@ pp_cpu_states_stack(pp_cpu_states *st, uint32_t stack, const pp_pc_strtab *names
     st->is_waiting[stack] = 1;
     int rc = pp_pc_agg_add(&st->waits, key, a + b + 1, zero, &st->row[stack]);
     free(key);
-    return rc;
+    return rc == PP_OK ? note_site(st, 1, st->row[stack], ids, depth, w) : rc;
 }
 
 void
@@ -213,18 +252,21 @@ static int
 emit_table(const pp_cpu_states *st, const pp_host_api *h, pp_ctx *ctx, int64_t top, int waits)
 {
     const pp_pc_agg *a = waits ? &st->waits : &st->running;
-    pp_column run_cols[5] = {
+    pp_column run_cols[6] = {
         { "method", PP_COL_STRING, 0 }, { "samples", PP_COL_COUNT, 0 },
         { "ms", PP_COL_NUMBER, 0 },     { "share", PP_COL_PERCENT, 0 },
-        { "module", PP_COL_STRING, 0 },
+        { "module", PP_COL_STRING, 0 }, { "call_site", PP_COL_STRING, 0 },
     };
-    pp_column wait_cols[5] = {
+    pp_column wait_cols[7] = {
         { "wait", PP_COL_STRING, 0 }, { "waiter", PP_COL_STRING, 0 },
         { "samples", PP_COL_COUNT, 0 }, { "ms", PP_COL_NUMBER, 0 },
         { "share", PP_COL_PERCENT, 0 },
+        { "module", PP_COL_STRING, 0 }, { "call_site", PP_COL_STRING, 0 },
     };
-    pp_table *t = waits ? h->table_new(ctx, "waiting", 5, wait_cols, 2)
-                        : h->table_new(ctx, "running", st->syms ? 5 : 4, run_cols, 1);
+    const uint32_t *sites = waits ? st->wait_site : st->run_site;
+    uint32_t nsites = waits ? st->wait_site_cap : st->run_site_cap;
+    pp_table *t = waits ? h->table_new(ctx, "waiting", st->syms ? 7 : 5, wait_cols, 2)
+                        : h->table_new(ctx, "running", st->syms ? 6 : 4, run_cols, 1);
     if (!t)
         return PP_ENOMEM;
     uint32_t n = pp_pc_agg_count(a);
@@ -241,19 +283,24 @@ emit_table(const pp_cpu_states *st, const pp_host_api *h, pp_ctx *ctx, int64_t t
             break;
         shown++;
         const char *key = pp_pc_agg_key(a, order[i]);
+        const char *site = st->syms && order[i] < nsites && sites[order[i]]
+                               ? pp_pc_strtab_get(st->syms->names, sites[order[i]] - 1) : "";
         if (waits) {
             const char *tab = strchr(key, '\t');
             char wait[1024];
             size_t wl = (size_t)(tab - key) < sizeof wait - 1 ? (size_t)(tab - key) : sizeof wait - 1;
             memcpy(wait, key, wl);
             wait[wl] = '\0';
-            pp_cell c[5] = { pp_cell_str(wait), pp_cell_str(tab + 1), pp_cell_int(v[0]),
-                             pp_cell_dbl((double)v[1] / 1e6), pp_cell_dbl(pct(v[1], whole)) };
+            pp_cell c[7] = { pp_cell_str(wait), pp_cell_str(tab + 1), pp_cell_int(v[0]),
+                             pp_cell_dbl((double)v[1] / 1e6), pp_cell_dbl(pct(v[1], whole)),
+                             pp_cell_str(st->syms ? pp_pc_symcache_module(st->syms, tab + 1) : ""),
+                             pp_cell_str(site) };
             rc = h->table_row(t, c);
         } else {
-            pp_cell c[5] = { pp_cell_str(key), pp_cell_int(v[0]), pp_cell_dbl((double)v[1] / 1e6),
+            pp_cell c[6] = { pp_cell_str(key), pp_cell_int(v[0]), pp_cell_dbl((double)v[1] / 1e6),
                              pp_cell_dbl(pct(v[1], whole)),
-                             pp_cell_str(st->syms ? pp_pc_symcache_module(st->syms, key) : "") };
+                             pp_cell_str(st->syms ? pp_pc_symcache_module(st->syms, key) : ""),
+                             pp_cell_str(site) };
             rc = h->table_row(t, c);
         }
     }

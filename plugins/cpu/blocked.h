@@ -40,7 +40,10 @@ typedef struct pp_cpu_states {
     pp_pc_agg running;           /* key: responsible method; samples, ns */
     pp_pc_agg waits;             /* key: wait "\t" waiter; samples, ns */
     int64_t run_s, run_ns, wait_s, wait_ns;
-    pp_pc_symcache *syms;        /* NULL, or names' modules: `running` gains `module` */
+    pp_pc_symcache *syms;        /* NULL, or names' modules: `running` gains `module` and
+                                    `call_site`, `waiting` gains both */
+    uint32_t *run_site, *wait_site;   /* [agg row] call site name id + 1 (0: none) */
+    uint32_t run_site_cap, wait_site_cap;
 } pp_cpu_states;
 
 /* Ready for nstacks stacks (ids 0..nstacks-1). PP_OK or PP_ENOMEM;
@@ -61,7 +64,9 @@ int pp_cpu_states_stack(pp_cpu_states *st, uint32_t stack, const pp_pc_strtab *n
 void pp_cpu_states_add(pp_cpu_states *st, uint32_t stack, int64_t s, int64_t ns);
 
 /* Tables `running` (method: samples, ms, share of running time) and
- * `waiting` (wait, waiter: samples, ms, share of waiting time), at most top
+ * `waiting` (wait, waiter: samples, ms, share of waiting time), with the
+ * method's / waiter's module and call site (the first application frame
+ * from it outward on its first stack) when modules are known, at most top
  * rows each (0 = all); totals running_time, waiting_time; the finding
  * cpu.blocked_time when waiting outweighs running. */
 int pp_cpu_states_emit(const pp_cpu_states *st, const pp_host_api *h, pp_ctx *ctx, int64_t top);

@@ -38,6 +38,8 @@ typedef struct db_caller_row {
     uint32_t cmd;
     uint32_t count;
     int64_t total_ns;
+    uint32_t mod;      /* the caller's module id */
+    uint32_t site;     /* call site name id, DB_NO_ID if none */
 } db_caller_row;
 
 static int cmp_caller(const void *a, const void *b)
@@ -63,6 +65,10 @@ static void work_free(db_state *st, db_work *w)
     free(w->order);
     free(w->by_start);
     free(w->caller);
+    free(w->caller_mod);
+    free(w->caller_site);
+    if (w->have_callers)
+        pp_pc_modules_free(&w->mods);
     free(w->req);
     free(w->crow);
     if (w->have_callers)
@@ -191,6 +197,35 @@ static int emit_timeline(db_state *st, pp_ctx *ctx, db_work *w)
     return PP_OK;
 }
 
+/* Where the fix of execution i's caller (its frame f) lands: the caller's
+ * module, and the first application frame from it outward (the caller
+ * itself when it is application code; a package's caller otherwise). */
+static int caller_lands(db_state *st, db_work *w, uint32_t i, uint32_t f)
+{
+    const db_exec *x = &st->execs[i];
+    if (!w->mods.on)
+        return PP_OK;
+    for (uint32_t g = f; g < x->stack_len; g++) {
+        uint32_t mod, id;
+        uint64_t ip = st->ips[x->stack_off + g];
+        if (pp_pc_modules_of(&w->mods, st->src, ip, &mod) != PP_OK)
+            return PP_ENOMEM;
+        if (g == f) {
+            w->caller_mod[i] = mod;
+            if (mod == 0)
+                return PP_OK;      /* no rundown for it: nothing to say */
+            w->any_module = 1;
+        }
+        if (pp_pc_modules_is_app(&w->mods, mod)) {
+            if (pp_pc_symcache_name(&w->sym, st->src, ip, &id) != PP_OK)
+                return PP_ENOMEM;
+            w->caller_site[i] = id;
+            return PP_OK;
+        }
+    }
+    return PP_OK;
+}
+
 /* The first frame (leaf first) that is resolved and not framework code. */
 static int resolve_callers(db_state *st, db_work *w, pp_error *err)
 {
@@ -203,12 +238,15 @@ static int resolve_callers(db_state *st, db_work *w, pp_error *err)
     if (rc != PP_OK)
         return rc;
     pp_pc_symcache_init(&w->sym, st->host, &w->frames);
+    pp_pc_modules_init(&w->mods, st->host);
     w->have_callers = 1;
     w->caller = malloc(st->count * sizeof(uint32_t));
-    if (!w->caller)
+    w->caller_mod = calloc(st->count ? st->count : 1, sizeof(uint32_t));
+    w->caller_site = malloc((st->count ? st->count : 1) * sizeof(uint32_t));
+    if (!w->caller || !w->caller_mod || !w->caller_site)
         return PP_ENOMEM;
     for (uint32_t i = 0; i < st->count; i++)
-        w->caller[i] = DB_NO_ID;
+        w->caller[i] = w->caller_site[i] = DB_NO_ID;
     for (uint32_t k = 0; k < w->nexec; k++) {
         uint32_t i = w->by_start[k];
         const db_exec *x = &st->execs[i];
@@ -222,6 +260,8 @@ static int resolve_callers(db_state *st, db_work *w, pp_error *err)
                 strncmp(name, "dynamicClass.", 13) == 0)
                 continue;
             w->caller[i] = id;
+            if (caller_lands(st, w, i, f) != PP_OK)
+                return PP_ENOMEM;
             break;
         }
     }
@@ -238,7 +278,9 @@ static int emit_by_caller(db_state *st, pp_ctx *ctx, db_work *w)
     for (uint32_t k = 0; k < w->nexec; k++) {
         uint32_t i = w->by_start[k];
         const db_exec *x = &st->execs[i];
-        w->crow[n++] = (db_caller_row){ w->caller[i], x->cmd, 1, x->end_ns - x->start_ns };
+        w->crow[n++] = (db_caller_row){ w->caller[i], x->cmd, 1, x->end_ns - x->start_ns,
+                                        w->caller_mod ? w->caller_mod[i] : 0,
+                                        w->caller_site ? w->caller_site[i] : DB_NO_ID };
     }
     qsort(w->crow, n, sizeof(*w->crow), cmp_caller);
     uint32_t m = 0;
@@ -246,6 +288,11 @@ static int emit_by_caller(db_state *st, pp_ctx *ctx, db_work *w)
         if (m > 0 && cmp_caller(&w->crow[m - 1], &w->crow[k]) == 0) {
             w->crow[m - 1].count++;
             w->crow[m - 1].total_ns += w->crow[k].total_ns;
+            /* one caller name, one module; the call site: the lowest id, whatever qsort did */
+            if (w->crow[k].site < w->crow[m - 1].site)
+                w->crow[m - 1].site = w->crow[k].site;
+            if (w->crow[m - 1].mod == 0)
+                w->crow[m - 1].mod = w->crow[k].mod;
         } else {
             w->crow[m++] = w->crow[k];
         }
@@ -255,26 +302,34 @@ static int emit_by_caller(db_state *st, pp_ctx *ctx, db_work *w)
         { "caller", PP_COL_STRING, 0 },   { "command", PP_COL_STRING, 0 },
         { "count", PP_COL_COUNT, 0 },     { "total_ms", PP_COL_NUMBER, 0 },
         { "share", PP_COL_PERCENT, 0 },
+        { "module", PP_COL_STRING, 0 },   { "call_site", PP_COL_STRING, 0 },
     };
-    pp_table *t = h->table_new(ctx, "by_caller", 5, cols, 2);
+    /* module and call_site only where the trace has module rundown: a result of a
+     * trace without it stays what it was */
+    uint32_t ncols = w->any_module ? 7 : 5;
+    pp_table *t = h->table_new(ctx, "by_caller", ncols, cols, 2);
     if (!t)
         return PP_ENOMEM;
     uint32_t lim = row_limit(st, m);
     for (uint32_t k = 0; k < lim; k++) {
         const db_caller_row *r = &w->crow[k];
-        pp_cell row[5] = {
+        if (w->any_module && r->caller != DB_NO_ID)
+            pp_pc_modules_use(&w->mods, r->mod);
+        pp_cell row[7] = {
             pp_cell_str(r->caller == DB_NO_ID ? "(framework only)"
                                               : pp_pc_strtab_get(&w->frames, r->caller)),
             pp_cell_str(pp_pc_strtab_get(&st->cmds, r->cmd)),
             pp_cell_int(r->count),
             pp_cell_dbl(db_ms(r->total_ns)),
             pp_cell_dbl(w->total_ns > 0 ? 100.0 * (double)r->total_ns / (double)w->total_ns : 0.0),
+            pp_cell_str(r->caller == DB_NO_ID ? "" : pp_pc_modules_name(&w->mods, r->mod)),
+            pp_cell_str(r->site == DB_NO_ID ? "" : pp_pc_strtab_get(&w->frames, r->site)),
         };
         int rc = h->table_row(t, row);
         if (rc < 0)
             return rc;
     }
-    return PP_OK;
+    return w->any_module ? pp_pc_modules_emit(&w->mods, ctx) : PP_OK;
 }
 
 static void duration_findings(db_state *st, pp_ctx *ctx, db_work *w);

@@ -7,6 +7,7 @@
 
 #include "db.h"
 #include "../common/frames.h"
+#include "../common/modules.h"
 
 static inline double db_ms(int64_t ns) { return (double)ns / 1e6; }
 
@@ -29,6 +30,11 @@ typedef struct db_work {
     pp_pc_symcache sym;
     pp_pc_prefixes fw;
     uint32_t *caller;         /* exec index -> caller name id, DB_NO_ID if none */
+    uint32_t *caller_mod;     /* exec index -> the caller's module id (0 unknown) */
+    uint32_t *caller_site;    /* exec index -> call site name id (first application frame
+                                 from the caller outward), DB_NO_ID if none */
+    pp_pc_modules mods;       /* the callers' modules (rundown), for module/call_site */
+    int any_module;           /* some caller's module is known: by_caller gains them */
     int have_callers;
     struct db_caller_row *crow;
     /* requests (requests.c) */
