@@ -2,42 +2,65 @@
 # Build the seed corpora for the fuzz targets from the repository's fixtures.
 #   fuzz/seed-corpus.sh OUTDIR [CORPUS]
 # OUTDIR/<target>/ gets one file per seed (content-named, so re-running is
-# idempotent). Small fixtures go in whole; big ones (captures of MBs) go in as
-# their first 64 KB and 16 KB, which keeps the header, metadata and the first
-# blocks -- whole they would only slow every execution down. CORPUS is the
-# public nettrace corpus (default: ../shared/corpus beside the checkout).
+# idempotent), for every target of fuzz/run-fuzz.sh: the reader targets
+# (nettrace gcdump counters spans pipeline) and the engine targets
+# (run-nettrace run-gcdump run-counters run-spans run-bench run-pipeline)
+# get the same seeds of their kind. Small fixtures go in whole; big ones
+# (captures of MBs) go in as their first 64 KB and 16 KB, which keeps the
+# header, metadata and the first blocks -- whole they would only slow every
+# execution down. CORPUS is the public nettrace corpus (default:
+# ../shared/corpus beside the checkout).
+#
+# V6 nettrace seeds: no capture of ours is V6 (collect-linux needs
+# user_events, which this kernel lacks), so fuzz/gen-nettrace-seeds.c builds
+# them from the format spec here, at seed time, with $CC (default cc); they
+# are never committed.
 set -eu
 here=$(cd "$(dirname "$0")/.." && pwd)
 out=${1:?usage: fuzz/seed-corpus.sh OUTDIR [CORPUS]}
 corpus=${2:-$here/../shared/corpus}
 SMALL=65536
 
-add() { # target file
-    t=$1 f=$2
+add() { # kind file: the seed goes to the reader target and the engine target
+    k=$1 f=$2
     [ -f "$f" ] || return 0
-    mkdir -p "$out/$t"
+    case $k in
+        bench) set -- run-bench ;;
+        *) set -- "$k" "run-$k" ;;
+    esac
     size=$(wc -c < "$f")
-    if [ "$size" -le "$SMALL" ]; then
-        cp "$f" "$out/$t/$(basename "$f")"
-    else
-        head -c 65536 "$f" > "$out/$t/$(basename "$f").64k"
-        head -c 16384 "$f" > "$out/$t/$(basename "$f").16k"
-    fi
+    for t in "$@"; do
+        mkdir -p "$out/$t"
+        if [ "$size" -le "$SMALL" ]; then
+            cp "$f" "$out/$t/$(basename "$f")"
+        else
+            head -c 65536 "$f" > "$out/$t/$(basename "$f").64k"
+            head -c 16384 "$f" > "$out/$t/$(basename "$f").16k"
+        fi
+    done
 }
 
-for f in "$here"/tests/data/*.nettrace "$corpus"/*.nettrace; do add nettrace "$f"; done
+gen=$(mktemp -d "${TMPDIR:-/tmp}/pp-seeds.XXXXXX")
+trap 'rm -rf "$gen"' EXIT
+${CC:-cc} -std=c11 -O1 -o "$gen/gen-nettrace-seeds" "$here/fuzz/gen-nettrace-seeds.c"
+mkdir -p "$gen/v6"
+"$gen/gen-nettrace-seeds" "$gen/v6"
+
+for f in "$here"/tests/data/*.nettrace "$corpus"/*.nettrace "$gen"/v6/*; do add nettrace "$f"; done
 for f in "$here"/tests/data/*.gcdump "$here"/tests/gcdump/*.gcdump; do add gcdump "$f"; done
 for f in "$here"/tests/data/*-counters.csv "$here"/tests/data/*-counters.json \
          "$here"/tests/counters/*.csv "$here"/tests/counters/*.json; do add counters "$f"; done
 for f in "$here"/tests/spans/*.json "$here"/tests/spans/*.ndjson; do add spans "$f"; done
+for f in "$here"/tests/data/bench-*.report*; do add bench "$f"; done
 for f in "$here"/tests/pipelines/*.yaml "$here"/etc/perfpipe/pipelines/*.yaml; do add pipeline "$f"; done
 # Reproducers found earlier are seeds too (regression).
-for t in nettrace gcdump counters spans pipeline; do
-    for f in "$here"/tests/malformed/$t/*; do
+for k in nettrace gcdump counters spans pipeline bench; do
+    for f in "$here"/tests/malformed/$k/*; do
         case $f in *.expected|*.args) continue ;; esac
-        add "$t" "$f"
+        add "$k" "$f"
     done
 done
-for t in nettrace gcdump counters spans pipeline; do
-    printf '%-9s %s seeds\n' "$t" "$(ls "$out/$t" 2>/dev/null | wc -l)"
+for t in nettrace gcdump counters spans pipeline \
+         run-nettrace run-gcdump run-counters run-spans run-bench run-pipeline; do
+    printf '%-13s %s seeds\n' "$t" "$(ls "$out/$t" 2>/dev/null | wc -l)"
 done

@@ -1,0 +1,343 @@
+/* libFuzzer target: the path `perfpipe run` takes, in-process. One binary
+ * per input kind (FUZZ_RUN_KIND, set by fuzz/Makefile.inc):
+ *
+ *   nettrace  the input as a .nettrace file, read by alloc, cpu and db, and
+ *             the same file again as a counters input (the Metrics events
+ *             of `collect --counters`) read by counters-csv;
+ *   gcdump    the input read by gcdump and, as both of its sides, by
+ *             gcdump-diff;
+ *   counters  the input (CSV or JSON, sniffed) read by counters-csv;
+ *   spans     the input read by spans;
+ *   bench     the input (BenchmarkDotNet CSV or JSON) read by bench;
+ *   pipeline  the input is the pipeline YAML; its ${VARS} name small
+ *             fixtures of every kind; when it checks against the shipped
+ *             analyzers and reads only those fixtures, it runs.
+ *
+ * Each run goes through pp_pipeline_load_string, pp_pipeline_check with the
+ * build tree's plugin loader (the shipped .so analyzers, dlopen'ed once),
+ * pp_run_pipeline without isolation (the engine, the sources and their
+ * hooks: the gcdump source keeping the engine's hooks struct is exactly the
+ * kind of bug only this path reaches: with the engine's hooks on its stack,
+ * a 90-second run from the gcdump fixtures finds the stack-use-after-scope),
+ * pp_result_validate, and the JSON renderer plus one more picked by the
+ * input's size into /dev/null. The engine's contracts are checked: no document
+ * beside an input error, a document that validates.
+ *
+ * PP_FUZZ_PLUGIN_DIR overrides the plugin directory (default: the build
+ * tree's plugins/.libs beside this program's directory); PP_FUZZ_SRCDIR the
+ * source tree the pipeline target takes its fixtures from; PP_FUZZ_VERBOSE
+ * prints each run's outcome (to see that seeds reach the stages). */
+#include "config.h"
+
+#include <fcntl.h>
+#include <limits.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <jansson.h>
+
+#include <perfpipe/perfpipe.h>
+
+#include "engine.h"
+#include "loader.h"
+#include "pipeline/pipeline.h"
+#include "result/result.h"
+#include "run.h"
+
+#ifndef FUZZ_RUN_KIND
+#error FUZZ_RUN_KIND must name the input kind
+#endif
+#ifndef PP_FUZZ_SRCDIR
+#define PP_FUZZ_SRCDIR "."
+#endif
+
+int LLVMFuzzerInitialize(int *argc, char ***argv);
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static pp_loader *loader;
+static pp_pipeline *fixed;       /* the data kinds: loaded and checked once */
+static FILE *sink;
+static int verbose;
+static int no_render;            /* PP_FUZZ_NO_RENDER=1: stop after validating */              /* PP_FUZZ_VERBOSE=1: each run's outcome on stderr */
+static char dir[PATH_MAX];
+static char input[PATH_MAX];
+
+static const char *const formats[] = { "table", "json", "markdown", "csv", "folded",
+                                       "speedscope", "svg", "html" };
+#define NFORMATS (sizeof formats / sizeof formats[0])
+
+/* Fixtures for the pipeline target: variable name, file under the source
+ * tree. Small, so a run costs little; one per kind the shipped pipelines
+ * read. */
+static const struct { const char *var, *file; } fixtures[] = {
+    { "TRACE", "tests/data/run-wrapper-gcverbose.nettrace" },
+    { "GCDUMP", "tests/gcdump/small.gcdump" },
+    { "BASELINE", "tests/gcdump/small.gcdump" },
+    { "CANDIDATE", "tests/gcdump/sampled.gcdump" },
+    { "COUNTERS", "tests/counters/threadpool-queue.csv" },
+    { "SPANS", "tests/spans/otlp-enums.json" },
+    { "RESULTS", "tests/data/bench-alloc.report.csv" },
+};
+#define NFIXTURES (sizeof fixtures / sizeof fixtures[0])
+static char fixture_path[NFIXTURES][PATH_MAX];
+static pp_pipeline_kv sets[NFIXTURES + 1];
+
+static const pp_analyzer *
+lookup(void *user, const char *name, pp_error *err)
+{
+    return pp_loader_get(user, name, err);
+}
+
+static void
+on_warning(void *user, const char *in, const char *message)
+{
+    (void)user;
+    /* Touch both strings: a dangling one is an ASan report here. */
+    if (strlen(in) + strlen(message) == SIZE_MAX)
+        abort();
+}
+
+static void
+on_log(void *user, int level, const char *message)
+{
+    (void)user;
+    (void)level;
+    if (strlen(message) == SIZE_MAX)
+        abort();
+}
+
+static void
+fail(const char *what, const char *detail)
+{
+    fprintf(stderr, "fuzz_run: %s%s%s\n", what, detail ? ": " : "", detail ? detail : "");
+    abort();
+}
+
+/* The pipeline the data kinds run: every shipped analyzer of the kind. */
+static char *
+pipeline_text(const char *kind, const char *path)
+{
+    char *t = NULL;
+    int n = -1;
+
+    if (strcmp(kind, "nettrace") == 0)
+        n = asprintf(&t, "version: 1\nname: fuzz-nettrace\n"
+                         "inputs:\n  trace: { kind: nettrace, path: \"%s\" }\n"
+                         "  metrics: { kind: counters, path: \"%s\" }\n"
+                         "stages:\n  - { id: alloc, analyzer: alloc, input: trace }\n"
+                         "  - { id: cpu, analyzer: cpu, input: trace }\n"
+                         "  - { id: db, analyzer: db, input: trace }\n"
+                         "  - { id: counters, analyzer: counters-csv, input: metrics }\n",
+                     path, path);
+    else if (strcmp(kind, "gcdump") == 0)
+        n = asprintf(&t, "version: 1\nname: fuzz-gcdump\n"
+                         "inputs:\n  heap: { kind: gcdump, path: \"%s\" }\n"
+                         "  again: { kind: gcdump, path: \"%s\" }\n"
+                         "stages:\n  - { id: gcdump, analyzer: gcdump, input: heap }\n"
+                         "  - { id: diff, analyzer: gcdump-diff, inputs: [heap, again] }\n",
+                     path, path);
+    else if (strcmp(kind, "counters") == 0)
+        n = asprintf(&t, "version: 1\nname: fuzz-counters\n"
+                         "inputs:\n  counters: { kind: counters, path: \"%s\" }\n"
+                         "stages:\n  - { id: counters, analyzer: counters-csv, input: counters }\n",
+                     path);
+    else if (strcmp(kind, "spans") == 0)
+        n = asprintf(&t, "version: 1\nname: fuzz-spans\n"
+                         "inputs:\n  spans: { kind: spans, path: \"%s\" }\n"
+                         "stages:\n  - { id: spans, analyzer: spans, input: spans }\n",
+                     path);
+    else if (strcmp(kind, "bench") == 0)
+        n = asprintf(&t, "version: 1\nname: fuzz-bench\n"
+                         "inputs:\n  results: { kind: bench, path: \"%s\" }\n"
+                         "stages:\n  - { id: bench, analyzer: bench, input: results }\n",
+                     path);
+    return n < 0 ? NULL : t;
+}
+
+static const char *
+extension(const char *kind)
+{
+    if (strcmp(kind, "nettrace") == 0)
+        return ".nettrace";   /* the counters input then reads its Metrics events */
+    if (strcmp(kind, "gcdump") == 0)
+        return ".gcdump";
+    return strcmp(kind, "counters") == 0 || strcmp(kind, "spans") == 0 ? ".json" : ".txt";
+}
+
+static void
+load_plugins(char **argv)
+{
+    const char *pd = getenv("PP_FUZZ_PLUGIN_DIR");
+    char exe[PATH_MAX], buf[PATH_MAX + 32];
+    pp_error err = PP_ERROR_INIT;
+    ssize_t n;
+
+    if (pd == NULL) {
+        n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+        if (n <= 0)
+            snprintf(exe, sizeof exe, "%s", argv[0]);
+        else
+            exe[n] = '\0';
+        char *slash = strrchr(exe, '/');
+        if (slash != NULL)
+            *slash = '\0';
+        else
+            snprintf(exe, sizeof exe, ".");
+        snprintf(buf, sizeof buf, "%s/../plugins/.libs", exe);
+        pd = buf;
+    }
+    loader = pp_loader_new();
+    if (loader == NULL || pp_loader_add_dir(loader, pd, &err) != PP_OK)
+        fail("cannot use the plugin directory (set PP_FUZZ_PLUGIN_DIR)", err.message);
+}
+
+static void
+cleanup(void)
+{
+    if (input[0] != '\0')
+        unlink(input);
+    if (dir[0] != '\0')
+        rmdir(dir);
+}
+
+int
+LLVMFuzzerInitialize(int *argc, char ***argv)
+{
+    const char *kind = FUZZ_RUN_KIND;
+    const char *tmp = getenv("TMPDIR");
+    pp_error err = PP_ERROR_INIT;
+
+    (void)argc;
+    verbose = getenv("PP_FUZZ_VERBOSE") != NULL;
+    no_render = getenv("PP_FUZZ_NO_RENDER") != NULL;
+    load_plugins(*argv);
+    if ((sink = fopen("/dev/null", "w")) == NULL)
+        fail("cannot open /dev/null", NULL);
+    snprintf(dir, sizeof dir, "%s/pp-fuzz-run-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+    if (mkdtemp(dir) == NULL)
+        fail("mkdtemp", dir);
+    atexit(cleanup);
+    if (strcmp(kind, "pipeline") == 0) {
+        const char *src = getenv("PP_FUZZ_SRCDIR");
+
+        for (size_t i = 0; i < NFIXTURES; i++) {
+            snprintf(fixture_path[i], sizeof fixture_path[i], "%s/%s", src ? src : PP_FUZZ_SRCDIR,
+                     fixtures[i].file);
+            if (access(fixture_path[i], R_OK) != 0)
+                fail("missing fixture (set PP_FUZZ_SRCDIR)", fixture_path[i]);
+            sets[i].key = fixtures[i].var;
+            sets[i].value = fixture_path[i];
+        }
+        return 0;
+    }
+    snprintf(input, sizeof input, "%s/input%s", dir, extension(kind));
+    int fd = open(input, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    if (fd < 0)
+        fail("cannot create", input);
+    close(fd);
+    char *text = pipeline_text(kind, input);
+    if (text == NULL)
+        fail("unknown FUZZ_RUN_KIND", kind);
+    if (pp_pipeline_load_string("fuzz.yaml", text, strlen(text), NULL, &fixed, &err) != PP_OK ||
+        pp_pipeline_check(fixed, lookup, loader, &err) != PP_OK)
+        fail("the target's own pipeline does not check", err.message);
+    free(text);
+    return 0;
+}
+
+/* Run a checked pipeline the way `perfpipe run --no-isolate` does and hold
+ * the engine to its contracts. */
+static void
+run(const pp_pipeline *p, size_t size)
+{
+    pp_run_hooks hooks = { NULL, NULL, on_warning, on_log, NULL, 0, 0, NULL, NULL, NULL };
+    pp_error err = PP_ERROR_INIT;
+    json_t *doc = NULL;
+    int rc = pp_run_pipeline(p, &hooks, &doc, &err);
+
+    if (verbose) {
+        size_t i;
+        json_t *st;
+
+        fprintf(stderr, "fuzz_run: rc %d%s%s\n", rc, err.message[0] ? ": " : "", err.message);
+        json_array_foreach(json_object_get(doc, "stages"), i, st)
+            fprintf(stderr, "fuzz_run: stage %s: %s, %zu tables\n",
+                    json_string_value(json_object_get(st, "id")),
+                    json_string_value(json_object_get(st, "status")),
+                    json_array_size(json_object_get(st, "tables")));
+    }
+    if (rc != PP_OK && rc != PP_EPLUGIN) {
+        if (doc != NULL)
+            fail("a document beside an input error", err.message);
+        if (err.message[0] == '\0')
+            fail("an input error without a message", NULL);
+        return;
+    }
+    if (doc == NULL)
+        fail("no document and no error", NULL);
+    if (pp_result_validate(doc, &err) != PP_OK)
+        fail("the result document does not validate", err.message);
+    /* JSON always, one other renderer picked by the input's size: all
+     * eight on every run would cost a third of the time for little. */
+    for (size_t i = 0; !no_render && i < 2; i++) {
+        pp_error rerr = PP_ERROR_INIT;
+
+        (void)pp_render(doc, i == 0 ? "json" : formats[size % NFORMATS], sink, &rerr);
+    }
+    fflush(sink);
+    json_decref(doc);
+}
+
+/* The pipeline target runs only what reads the fixtures: a mutated path
+ * could name a device or a FIFO, which is not this target's subject. */
+static int
+reads_only_fixtures(const pp_pipeline *p)
+{
+    for (uint32_t i = 0; i < p->input_count; i++) {
+        size_t k = 0;
+
+        while (k < NFIXTURES && strcmp(p->inputs[i].path, fixture_path[k]) != 0)
+            k++;
+        if (k == NFIXTURES)
+            return 0;
+    }
+    return 1;
+}
+
+static void
+run_yaml(const uint8_t *data, size_t size)
+{
+    pp_pipeline_vars vars = { sets, NFIXTURES, NULL, 0, NULL, 0, "2026-01-01", 0 };
+    pp_error err = PP_ERROR_INIT;
+    pp_pipeline *p = NULL;
+
+    if (pp_pipeline_load_string("fuzz.yaml", (const char *)data, size, &vars, &p, &err) != PP_OK)
+        return;
+    if (pp_pipeline_check(p, lookup, loader, &err) == PP_OK && reads_only_fixtures(p))
+        run(p, size);
+    pp_pipeline_free(p);
+}
+
+int
+LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    if (fixed == NULL) {
+        run_yaml(data, size);
+        return 0;
+    }
+    int fd = open(input, O_WRONLY | O_TRUNC);
+    if (fd < 0)
+        fail("cannot rewrite", input);
+    for (size_t done = 0; done < size;) {
+        ssize_t w = write(fd, data + done, size - done);
+        if (w <= 0)
+            fail("cannot write", input);
+        done += (size_t)w;
+    }
+    close(fd);
+    run(fixed, size);
+    return 0;
+}
