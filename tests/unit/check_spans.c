@@ -325,6 +325,89 @@ START_TEST(source_ops)
 }
 END_TEST
 
+
+/* One span is parsed at a time, and no value handed to jansson may pass
+ * 1 MiB (docs/limits.md): a span of 2 MiB of tiny values is refused at its
+ * '{' with the limit named, after the spans before it were delivered. */
+START_TEST(span_value_limit)
+{
+    size_t n = 1 << 20;
+    const char *good = "{\"traceId\":\"01\",\"spanId\":\"02\",\"name\":\"x\","
+                       "\"startTimeUnixNano\":\"1\",\"endTimeUnixNano\":\"2\"},\n";
+    char *text = malloc(strlen(SPAN_PREFIX) + strlen(good) + 2 * n + 64);
+    ck_assert_ptr_nonnull(text);
+    char *p = text;
+    p += sprintf(p, "%s%s{\"attributes\":[", SPAN_PREFIX, good);
+    for (size_t i = 0; i < n; i++) {
+        *p++ = '0';
+        *p++ = ',';
+    }
+    strcpy(p - 1, "]}]}]}]}");
+    pp_error err = PP_ERROR_INIT;
+    pp_spans_reader *r;
+    const pp_span *s;
+    ck_assert_int_eq(pp_spans_open_memory(text, strlen(text), "big.json", &r, &err), PP_OK);
+    ck_assert_int_eq(pp_spans_next(r, &s, &err), 1);
+    ck_assert_str_eq(s->name, "x");
+    ck_assert_int_eq(pp_spans_next(r, &s, &err), PP_ELIMIT);
+    ck_assert_uint_eq(err.line, 3);
+    ck_assert_uint_eq(err.column, 1);
+    ck_assert_msg(strstr(err.message, "more than the limit 1048576") != NULL, "%s", err.message);
+    pp_spans_close(r);
+    free(text);
+}
+END_TEST
+
+/* A syntax error inside a span is jansson's message at a position in the
+ * file; a duplicate member name is refused (positions name the first). */
+START_TEST(span_syntax_and_duplicates)
+{
+    pp_error err = PP_ERROR_INIT;
+    uint64_t n;
+    int rc = read_all(SPAN_PREFIX "{\"traceId\":\"01\",\"spanId\":\"02\",\"name\":\"x\",\n"
+                      "  \"startTimeUnixNano\":\"1\",\"endTimeUnixNano\":\"2\",\"kind\":tru}]}]}]}",
+                      &n, &err);
+    ck_assert_int_eq(rc, PP_EFORMAT);
+    ck_assert_uint_eq(err.line, 3);
+    ck_assert_msg(strstr(err.message, "invalid JSON") != NULL, "%s", err.message);
+    err = (pp_error)PP_ERROR_INIT;
+    rc = read_all(SPAN_PREFIX "{\"traceId\":\"01\",\"traceId\":\"03\",\"spanId\":\"02\",\"name\":\"x\","
+                  "\"startTimeUnixNano\":\"1\",\"endTimeUnixNano\":\"2\"}]}]}]}", &n, &err);
+    ck_assert_int_eq(rc, PP_EFORMAT);
+    ck_assert_msg(strstr(err.message, "duplicate") != NULL, "%s", err.message);
+    /* bad punctuation between spans: the walk's own message */
+    err = (pp_error)PP_ERROR_INIT;
+    rc = read_all(SPAN_PREFIX "{\"traceId\":\"01\",\"spanId\":\"02\",\"name\":\"x\","
+                  "\"startTimeUnixNano\":\"1\",\"endTimeUnixNano\":\"2\"} {}]}]}]}", &n, &err);
+    ck_assert_int_eq(rc, PP_EFORMAT);
+    ck_assert_uint_eq(n, 1);
+    ck_assert_msg(strstr(err.message, "expected ',' or ']' in array") != NULL, "%s", err.message);
+}
+END_TEST
+
+/* Numbers keep the text the file wrote, inside lists too; members may come
+ * in any order (the resource after the spans still names the service). */
+START_TEST(number_text_and_member_order)
+{
+    pp_error err = PP_ERROR_INIT;
+    pp_spans_reader *r;
+    const char *text =
+        "{\"resourceSpans\":[{\"scopeSpans\":[{\"spans\":[{\"traceId\":\"01\",\"spanId\":\"02\","
+        "\"name\":\"x\",\"startTimeUnixNano\":\"1\",\"endTimeUnixNano\":\"2\",\"attributes\":["
+        "{\"key\":\"d\",\"value\":{\"doubleValue\":1.50e3}},"
+        "{\"key\":\"l\",\"value\":{\"arrayValue\":{\"values\":[{\"intValue\":7},{\"doubleValue\":-0.10}]}}}"
+        "]}]}],\"resource\":{\"attributes\":[{\"key\":\"service.name\",\"value\":{\"stringValue\":\"late\"}}]}}]}";
+    const pp_span *s;
+    ck_assert_int_eq(pp_spans_open_memory(text, strlen(text), "mem.json", &r, &err), PP_OK);
+    ck_assert_int_eq(pp_spans_next(r, &s, &err), 1);
+    ck_assert_str_eq(attr(s, "d"), "1.50e3");
+    ck_assert_str_eq(attr(s, "l"), "[7, -0.10]");
+    ck_assert_str_eq(s->service, "late");
+    ck_assert_int_eq(pp_spans_next(r, &s, &err), 0);
+    pp_spans_close(r);
+}
+END_TEST
+
 static Suite *spans_suite(void)
 {
     Suite *s = suite_create("spans");
@@ -340,6 +423,9 @@ static Suite *spans_suite(void)
     tcase_add_test(tc, truncated_file);
     tcase_add_test(tc, nesting_limit);
     tcase_add_test(tc, source_ops);
+    tcase_add_test(tc, span_value_limit);
+    tcase_add_test(tc, span_syntax_and_duplicates);
+    tcase_add_test(tc, number_text_and_member_order);
     suite_add_tcase(s, tc);
     return s;
 }
