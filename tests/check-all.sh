@@ -1,7 +1,8 @@
 #!/bin/bash
 # The whole test suite, from a clean checkout: build with warnings as
 # errors and run every test (the live capture once), `make distcheck`, then
-# the suite again under AddressSanitizer + UndefinedBehaviorSanitizer.
+# the suite again under AddressSanitizer + UndefinedBehaviorSanitizer, then
+# a short libFuzzer run of every fuzz target (clang).
 # Build trees go under ${PP_CHECK_DIR:-_check}. Exits non-zero on any failure.
 set -euo pipefail
 src=$(cd "$(dirname "$0")/.." && pwd)
@@ -58,6 +59,17 @@ make -s -j"$jobs"
 ASAN_OPTIONS=detect_leaks=1 PP_LIVE=0 make -s -j"$jobs" check ||
   { cat test-suite.log; summarize "$out/asan"; exit 1; }
 summarize "$out/asan"
+
+step "fuzz smoke (${PP_FUZZ_SMOKE_SECS:-60} s per target)"
+# Every CI run fuzzes a little: each target of fuzz/run-fuzz.sh (the readers
+# and the `perfpipe run` path of every input kind), PP_JOBS at a time; a
+# crash, leak, UB report, hang or OOM fails the run (fuzz/smoke.sh).
+rc=0
+rm -rf "$out/fuzz"
+"$src/fuzz/smoke.sh" "$out/fuzz" "${PP_FUZZ_SMOKE_SECS:-60}" "$jobs" >"$out/fuzz.log" 2>&1 || rc=$?
+cat "$out/fuzz.log"
+tail -1 "$out/fuzz.log" >>"$out/totals"
+case $rc in 0|77) ;; *) exit 1 ;; esac
 
 step "all green"
 # The closing line: every test program of both builds.
