@@ -1,5 +1,5 @@
 /* libFuzzer target: the dotnet-counters CSV/JSON reader (core/counters),
- * over pp_counters_open_memory, reading every sample and touching every
+ * through the verbs of reader.h (pp_counters_reader_open_memory), reading every sample and touching every
  * string it hands out. */
 #include "config.h"
 
@@ -38,21 +38,21 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         return 0;
     memcpy(copy, data, size);
     uint64_t sum = 0;
-    pp_counters_hooks hooks = { sizeof hooks, 0, on_bytes, on_warning, &sum };
+    pp_reader_hooks hooks = { sizeof hooks, 0, on_bytes, on_warning, &sum };
     pp_error err = PP_ERROR_INIT;
     pp_counters_reader *r = NULL;
-    if (pp_counters_open_memory(copy, size, "fuzz", &hooks, &r, &err) < 0) {
+    if (pp_counters_reader_open_memory(copy, size, "fuzz", &hooks, &r, &err) < 0) {
         (void)strlen(err.message);
         free(copy);
         return 0;
     }
-    pp_counter_sample s;
+    const pp_counter_sample *s;
     int rc;
     unsigned long guard = 0;
-    while ((rc = pp_counters_next(r, &s, &err)) == 1) {
-        sum += strlen(s.provider) + strlen(s.name) + strlen(s.tags) + strlen(s.unit);
-        if (s.quantity)
-            sum += strlen(s.quantity);
+    while ((rc = pp_counters_reader_next(r, &s, &err)) == 1) {
+        sum += strlen(s->provider) + strlen(s->name) + strlen(s->tags) + strlen(s->unit);
+        if (s->quantity)
+            sum += strlen(s->quantity);
         if (++guard > 10u * 1000u * 1000u)
             abort(); /* more samples than bytes: a loop */
     }
@@ -60,15 +60,16 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         (void)strlen(err.message);
         /* "After an error, further calls return the same error." */
         pp_error err2 = PP_ERROR_INIT;
-        if (pp_counters_next(r, &s, &err2) != rc)
+        if (pp_counters_reader_next(r, &s, &err2) != rc)
             abort();
     }
-    (void)pp_counters_format(r);
-    (void)pp_counters_sample_count(r);
-    (void)pp_counters_truncated(r);
-    (void)pp_counters_start_unix_ns(r);
-    sum += strlen(pp_counters_target_process(r));
-    pp_counters_close(r);
+    pp_counters_info info;
+    memset(&info, 0, sizeof info);
+    info.struct_size = sizeof info;
+    if (pp_counters_reader_get_info(r, &info) != PP_OK || info.target_process == NULL)
+        abort();
+    sum += strlen(info.target_process);
+    pp_counters_reader_close(r);
     free(copy);
     return 0;
 }

@@ -1,5 +1,6 @@
-/* libFuzzer target: the .gcdump reader (core/gcdump). Decodes the input with
- * pp_gcdump_read_memory, then walks the whole snapshot the way gcdump and
+/* libFuzzer target: the .gcdump reader (core/gcdump) through the verbs of
+ * reader.h. Decodes the input with pp_gcdump_reader_open_memory, takes its
+ * one graph from pp_gcdump_reader_next (twice: the second call ends), walks the whole snapshot the way gcdump and
  * gcdump-diff do (every node's type and every edge), so an array the reader
  * sized wrongly is read past its end under ASan. */
 #include "config.h"
@@ -12,16 +13,32 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
+static void
+on_bytes(void *user, const void *d, size_t n)
+{
+    (void)d;
+    *(uint64_t *)user += n;
+}
+
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     pp_error err = PP_ERROR_INIT;
-    pp_gcdump *d = NULL;
-    if (pp_gcdump_read_memory(data, size, "fuzz.gcdump", &d, &err) < 0) {
+    pp_gcdump_reader *d = NULL;
+    pp_reader_hooks hooks = PP_READER_HOOKS_INIT;
+    uint64_t seen = 0;
+    hooks.on_bytes = on_bytes;
+    hooks.user = &seen;
+    if (pp_gcdump_reader_open_memory(data, size, "fuzz.gcdump", &hooks, &d, &err) < 0) {
         (void)strlen(err.message);
         return 0;
     }
-    const pp_heap_snapshot *s = pp_gcdump_snapshot(d);
+    if (seen != size)
+        abort(); /* on_bytes sees every byte once */
+    const pp_heap_snapshot *s = NULL, *again = NULL;
+    if (pp_gcdump_reader_next(d, &s, &err) != 1 || s == NULL ||
+        pp_gcdump_reader_next(d, &again, &err) != 0)
+        abort();
     uint64_t sum = 0;
     for (uint32_t t = 0; t < s->type_count; t++) {
         sum += strlen(s->types[t].name) + strlen(s->types[t].module);
@@ -45,10 +62,10 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     pp_gcdump_info info;
     memset(&info, 0, sizeof info);
     info.struct_size = sizeof info;
-    if (pp_gcdump_get_info(d, &info) == PP_OK)
+    if (pp_gcdump_reader_get_info(d, &info) == PP_OK)
         sum += strlen(info.creation_tool) + strlen(info.process_name) +
                strlen(info.machine_name) + strlen(info.collection_log);
     (void)sum;
-    pp_gcdump_free(d);
+    pp_gcdump_reader_close(d);
     return 0;
 }

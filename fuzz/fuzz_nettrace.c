@@ -1,7 +1,7 @@
 /* libFuzzer target: the .nettrace reader (core/nettrace), symbolizer included.
  *
- * The input is written to a memfd and opened with pp_nettrace_open_fd (the
- * reader maps a regular file, so this takes the same path as a real file).
+ * The input is opened with pp_nettrace_reader_open_memory (reader.h), which
+ * copies it into a memfd, so the reader maps it as it maps a real file.
  * Every event is read; each payload field is decoded by index; every stack
  * IP seen is kept (up to a cap) and symbolized after the end, with and
  * without signatures, as the analyzers do. */
@@ -10,8 +10,6 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <unistd.h>
 
 #include <perfpipe/nettrace.h>
 #include <perfpipe/perfpipe.h>
@@ -41,33 +39,20 @@ on_warning(void *user, const pp_error *w)
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    int fd = memfd_create("fuzz.nettrace", MFD_CLOEXEC);
-    if (fd < 0)
-        abort();
-    size_t off = 0;
-    while (off < size) {
-        ssize_t w = write(fd, data + off, size - off);
-        if (w <= 0)
-            abort();
-        off += (size_t)w;
-    }
-    if (lseek(fd, 0, SEEK_SET) != 0)
-        abort();
-
     pp_error err = PP_ERROR_INIT;
-    pp_trace_source *src = NULL;
-    if (pp_nettrace_open_fd(fd, "fuzz.nettrace", &src, &err) < 0) {
+    pp_nettrace_reader *src = NULL;
+    uint64_t sum = 0;
+    pp_reader_hooks hooks = { sizeof hooks, 0, on_bytes, on_warning, &sum };
+    if (pp_nettrace_reader_open_memory(data, size, "fuzz.nettrace", &hooks, &src, &err) < 0) {
         (void)strlen(err.message);
         return 0;
     }
-    uint64_t sum = 0;
-    pp_nettrace_set_callbacks(src, on_bytes, on_warning, &sum);
 
     uint64_t *ips = calloc(MAX_IPS, sizeof *ips);
     uint32_t nips = 0;
     const pp_trace_event *ev;
     int rc;
-    while ((rc = pp_nettrace_next(src, &ev, &err)) == 1) {
+    while ((rc = pp_nettrace_reader_next(src, &ev, &err)) == 1) {
         if (ev->provider)
             (void)strlen(ev->provider);
         if (ev->name)
@@ -104,7 +89,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     pp_trace_info info;
     memset(&info, 0, sizeof info);
     info.struct_size = sizeof info;
-    (void)pp_nettrace_info(src, &info);
+    (void)pp_nettrace_reader_get_info(src, &info);
     pp_nettrace_stats st;
     memset(&st, 0, sizeof st);
     st.struct_size = sizeof st;
@@ -112,6 +97,6 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     uint32_t pids[8];
     (void)pp_nettrace_process_ids(src, pids, 8);
     free(ips);
-    pp_nettrace_close(src);
+    pp_nettrace_reader_close(src);
     return 0;
 }
