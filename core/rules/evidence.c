@@ -24,14 +24,14 @@ static const ev_schema schema[] = {
                                      "per_thread:n" },                     /* per_thread derived */
     { "alloc", "by_kind", "kind:s,bytes:n,samples:n" },
     { "alloc", "by_stack", "stack:s,bytes:n,samples:n" },
-    { "alloc", "callees", "frame:s,callee:s,bytes:n,share:n" },                 /* derived view */
+    { "alloc", "callees", "frame:s,callee:s,bytes:n,share:n,samples:n" },       /* derived view */
     { "cpu", "running", "method:s,samples:n,ms:n,share:n,module:s" },
     { "cpu", "waiting", "wait:s,waiter:s,samples:n,ms:n,share:n,module:s" },
     { "cpu", "by_method", "method:s,exclusive:n,inclusive:n,exclusive_ms:n,inclusive_ms:n,"
                           "share:n,module:s" },
     { "cpu", "by_thread", "thread:s,samples:n,ms:n,top_method:s" },
     { "cpu", "by_stack", "stack:s,samples:n,ms:n" },
-    { "cpu", "callees", "frame:s,callee:s,ms:n,share:n,pool_ms:n" },            /* derived view */
+    { "cpu", "callees", "frame:s,callee:s,ms:n,share:n,pool_ms:n,samples:n" },  /* derived view */
     { "cpu", "exceptions", "frame:s,type:s,count:n,per_sec:n" },
     { "cpu", "contention", "lock:s,waiter:s,count:n,ms:n,share:n" },
     { "db", "by_command", "command:s,count:n,total_ms:n,mean_ms:n,p50_ms:n,p95_ms:n,max_ms:n,"
@@ -367,9 +367,6 @@ add_frames(json_t *frames, const json_t *table, const char *col)
     }
 }
 
-/* One stack "a;b;c" of weight w: each frame of the set it passes through
- * gets w (once), and each distinct frame deeper than that frame's first
- * occurrence gets w in the (frame, callee) sums. */
 /* A stack run by a thread-pool thread: it passes through the pool's
  * dispatch loop (a thread of its own, Main, or a timer thread does not). */
 static int
@@ -390,10 +387,15 @@ pool_stack(const char *stack)
     return 0;
 }
 
-/* pool: the stack is a thread-pool thread's; its weight also goes to the
- * (frame, callee) sums of `psums` (cpu's pool_ms). */
+/* One stack "a;b;c" of weight w and `samples` ticks or samples: each frame
+ * of the set it passes through gets w (once), and each distinct frame
+ * deeper than that frame's first occurrence gets w in the (frame, callee)
+ * sums and samples in `nsums`. pool: the stack is a thread-pool thread's;
+ * its weight also goes to the (frame, callee) sums of `psums` (cpu's
+ * pool_ms). */
 static int
-fold_stack(json_t *frames, json_t *sums, json_t *psums, char *stack, double w)
+fold_stack(json_t *frames, json_t *sums, json_t *psums, json_t *nsums, char *stack, double w,
+           json_int_t samples)
 {
     char *names[512];
     size_t n = 0;
@@ -431,6 +433,10 @@ fold_stack(json_t *frames, json_t *sums, json_t *psums, char *stack, double w)
                     json_real_set(s, json_real_value(s) + w);
                 else
                     json_object_set_new(sums, key, json_real(w));
+                if ((s = json_object_get(nsums, key)) != NULL)
+                    json_integer_set(s, json_integer_value(s) + samples);
+                else
+                    json_object_set_new(nsums, key, json_integer(samples));
                 if (pool && (s = json_object_get(psums, key)) != NULL)
                     json_real_set(s, json_real_value(s) + w);
                 else if (pool)
@@ -444,7 +450,10 @@ fold_stack(json_t *frames, json_t *sums, json_t *psums, char *stack, double w)
 }
 
 /* alloc/cpu `callees`: frame, callee, weight (bytes or ms), share of the
- * frame's own stacks, largest first. */
+ * frame's own stacks, largest first, (cpu) pool_ms, and the ticks (alloc)
+ * or samples (cpu) through the callee: a count that grows with the calls
+ * that reach it, where a share need not (a construction made once is most
+ * of a frame that does little else). */
 static int
 build_callees(const char *analyzer, const json_t *stage, pp_ev_table *out)
 {
@@ -452,18 +461,19 @@ build_callees(const char *analyzer, const json_t *stage, pp_ev_table *out)
     const char *wcol = is_cpu ? "ms" : "bytes";
     const json_t *stacks = stage_table(stage, "by_stack");
     int si = stacks ? raw_column(stacks, "stack") : -1, wi = stacks ? raw_column(stacks, wcol) : -1;
-    json_t *frames = json_object(), *sums = json_object(), *row, *v;
+    int ni = stacks ? raw_column(stacks, "samples") : -1;
+    json_t *frames = json_object(), *sums = json_object(), *nsums = json_object(), *row, *v;
     json_t *psums = is_cpu ? json_object() : NULL;
     pair *pairs = NULL;
     size_t i, n = 0;
     const char *key;
     int rc = -1;
 
-    out->columns = is_cpu ? json_pack("[sssss]", "frame", "callee", wcol, "share", "pool_ms")
-                          : json_pack("[ssss]", "frame", "callee", wcol, "share");
+    out->columns = is_cpu ? json_pack("[ssssss]", "frame", "callee", wcol, "share", "pool_ms", "samples")
+                          : json_pack("[sssss]", "frame", "callee", wcol, "share", "samples");
     out->rows = json_array();
-    if (frames == NULL || sums == NULL || (is_cpu && psums == NULL) || out->columns == NULL ||
-        out->rows == NULL)
+    if (frames == NULL || sums == NULL || nsums == NULL || (is_cpu && psums == NULL) ||
+        out->columns == NULL || out->rows == NULL)
         goto out;
     if (is_cpu) {
         add_frames(frames, stage_table(stage, "running"), "method");
@@ -475,12 +485,14 @@ build_callees(const char *analyzer, const json_t *stage, pp_ev_table *out)
         json_array_foreach(json_object_get(stacks, "rows"), i, row) {
             const char *s = json_string_value(json_array_get(row, (size_t)si));
             json_t *wv = json_array_get(row, (size_t)wi);
+            json_t *nv = ni >= 0 ? json_array_get(row, (size_t)ni) : NULL;
             double w = json_is_integer(wv) ? (double)json_integer_value(wv) : json_real_value(wv);
+            json_int_t ns = json_is_integer(nv) ? json_integer_value(nv) : 0;
             char *copy;
 
             if (s == NULL || w <= 0 || (copy = strdup(s)) == NULL)
                 continue;
-            rc = fold_stack(frames, sums, psums, copy, w);
+            rc = fold_stack(frames, sums, psums, nsums, copy, w, ns);
             free(copy);
             if (rc != 0)
                 goto out;
@@ -517,6 +529,8 @@ build_callees(const char *analyzer, const json_t *stage, pp_ev_table *out)
             json_t *p = json_object_get(psums, pairs[i].key);
             json_array_append_new(r, json_real(p != NULL ? json_real_value(p) : 0));
         }
+        json_array_append_new(r, json_integer(json_integer_value(json_object_get(nsums,
+                                                                                 pairs[i].key))));
         json_array_append_new(out->rows, r);
     }
     rc = 0;
@@ -528,6 +542,7 @@ out:
     /* the rows hold copies: sums (whose keys the callees point into) can go */
     json_decref(frames);
     json_decref(sums);
+    json_decref(nsums);
     json_decref(psums);
     return rc;
 }
