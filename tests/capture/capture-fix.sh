@@ -6,6 +6,8 @@
 # and thread-pool events at verbose level, and the method/module rundown at the end (so every frame
 # knows its module: the landing place of the fix).
 #   capture-fix.sh [SHAPE]...      (default: every shape)
+# PP_FIX_KNOBS adds workload knobs to every run (e.g. "--clients 8 --calls 500": more load from
+# parallel clients than the committed fixtures have); they are recorded in the MANIFEST row.
 # Writes into $PP_DATA; MANIFEST rows to $PP_MANIFEST_DIR (one file per fixture) if set (regen-all.sh).
 # Run alone, it merges its rows into $PP_DATA/MANIFEST itself and runs the oracle on what it made.
 set -euo pipefail
@@ -37,10 +39,10 @@ collect() { # shape variant
   rm -f "$out" "$truth"
   pp_log "dotnet-trace collect $PROV -> $out"
   # shellcheck disable=SC2086
-  "$PP_TRACE" collect $PROV -o "$out" -- dotnet "$PP_WORKLOAD_DLL" fix --shape "$1" --variant "$2" --truth "$truth" >/dev/null
+  "$PP_TRACE" collect $PROV -o "$out" -- dotnet "$PP_WORKLOAD_DLL" fix --shape "$1" --variant "$2" ${PP_FIX_KNOBS:-} --truth "$truth" >/dev/null
   [ -s "$out" ] && [ -s "$truth" ] || { pp_log "capture failed: $out"; return 1; }
-  manifest "$out" nettrace fix "--shape $1 --variant $2" "$truth" \
-    "dotnet-trace collect $PROV -o $out -- dotnet $W fix --shape $1 --variant $2 --truth $truth"
+  manifest "$out" nettrace fix "--shape $1 --variant $2${PP_FIX_KNOBS:+ $PP_FIX_KNOBS}" "$truth" \
+    "dotnet-trace collect $PROV -o $out -- dotnet $W fix --shape $1 --variant $2${PP_FIX_KNOBS:+ $PP_FIX_KNOBS} --truth $truth"
 }
 
 [ $# -gt 0 ] || set -- $SHAPES
