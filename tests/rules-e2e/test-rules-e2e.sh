@@ -131,10 +131,6 @@ for r, l in zip(rows, lands):
 # Rule defects this test found on these captures, reported to the rules owners: each is expected
 # to fail here (printed as KNOWN) and must be removed once it passes (XPASS fails the test).
 KNOWN = {
-    "fix-jsonoptions-good": "json.options-per-call fires on the cached-options twin (its method, Main, "
-                            "FixScenario.Run)",
-    "fix-regex-good": "regex.per-call fires on the static-Regex twin (its method, the .cctor that "
-                      "builds the one Regex, Main)",
 }
 name = "fix-%s-%s" % (truth["shape"], truth["variant"])
 try:
