@@ -103,6 +103,22 @@ pp_cpu_frame_framework(const char *name)
     return 0;
 }
 
+/* Lock acquisitions that spin in managed code before they block. (The
+ * pool's idle LowLevelSpinWaiter and SpinWait also spin, but they wait for
+ * work, not for a lock: they stay waiting.) */
+static int
+spins_first(const char *name)
+{
+    static const char *const prefixes[] = {
+        "System.Threading.Monitor.Enter", "System.Threading.Monitor.ReliableEnter",
+        "System.Threading.Lock.TryEnterSlow", "System.Threading.Lock.EnterAndGetCurrentThreadId",
+    };
+    for (size_t i = 0; i < sizeof prefixes / sizeof prefixes[0]; i++)
+        if (strncmp(name, prefixes[i], strlen(prefixes[i])) == 0)
+            return 1;
+    return 0;
+}
+
 static int
 waiting_loop(const char *name)
 {
@@ -200,6 +216,10 @@ pp_cpu_states_stack(pp_cpu_states *st, uint32_t stack, const pp_pc_strtab *names
         if (wait < 0 && (pp_cpu_frame_blocks(f) || (i > 0 && waiting_loop(f))))
             wait = (int32_t)i;
     }
+    if (wait >= 0 && st->stack_samples && stack < st->stack_known &&
+        2 * (uint64_t)st->stack_managed[stack] > st->stack_samples[stack] &&
+        spins_first(pp_pc_strtab_get(names, ids[wait])))
+        wait = -1;                   /* spinning: the thread runs */
     if (wait < 0) {
         uint32_t at = user >= 0 ? (uint32_t)user : 0;
         const char *m = pp_pc_strtab_get(names, ids[at]);

@@ -11,7 +11,15 @@
  * from the leaf (so a hot loop caught in a framework helper, e.g. the GC poll,
  * still counts for the loop), or the leaf when the stack has no user frame.
  * The waiter of a waiting sample is its first user frame, or else the frame
- * that called the wait. */
+ * that called the wait.
+ *
+ * A lock's slow path spins before it blocks (Monitor.Enter_Slowpath,
+ * Lock.TryEnterSlow): a stack whose wait is one
+ * of those and whose samples are mostly of type Managed (the runtime says the
+ * thread ran managed code, a blocked one is External) is spinning, which
+ * burns the CPU: running, not waiting. Eight threads throwing at once spin on
+ * the resource lookup's lock in every throw (74 Managed samples, 0 External,
+ * 3 Contention events): that is the throw's cost, not a lock wait. */
 #ifndef PP_CPU_BLOCKED_H
 #define PP_CPU_BLOCKED_H
 
@@ -43,6 +51,9 @@ typedef struct pp_cpu_states {
     pp_pc_symcache *syms;        /* NULL, or names' modules: `running` gains `module` and
                                     `call_site`, `waiting` gains both */
     uint32_t *run_site, *wait_site;   /* [agg row] call site name id + 1 (0: none) */
+    /* NULL, or per stack id its samples and its Managed-type samples (borrowed) */
+    const uint32_t *stack_samples, *stack_managed;
+    uint32_t stack_known;
     uint32_t run_site_cap, wait_site_cap;
 } pp_cpu_states;
 

@@ -33,6 +33,8 @@ static void cpu_destroy(void *state)
         return;
     pp_pc_stackset_free(&c->stacks);
     pp_cpu_rt_free(c->rt);
+    free(c->stack_samples);
+    free(c->stack_managed);
     pp_pc_u64map_free(&c->thread_index);
     pp_pc_u64map_free(&c->raw_index);
     free(c->raw_key);
@@ -256,6 +258,24 @@ static int cpu_consume(void *state, const pp_record *rec, pp_error *err)
     uint32_t stack_id;
     if (pp_pc_stackset_event(&c->stacks, ev, &stack_id) != PP_OK)
         return oom(c, err);
+    if (stack_id >= c->stack_cap) {
+        uint32_t cap = c->stack_cap ? c->stack_cap : 256;
+        while (cap <= stack_id)
+            cap *= 2;
+        uint32_t *a = realloc(c->stack_samples, (size_t)cap * sizeof *a);
+        if (!a)
+            return oom(c, err);
+        c->stack_samples = a;
+        uint32_t *m = realloc(c->stack_managed, (size_t)cap * sizeof *m);
+        if (!m)
+            return oom(c, err);
+        c->stack_managed = m;
+        memset(a + c->stack_cap, 0, (size_t)(cap - c->stack_cap) * sizeof *a);
+        memset(m + c->stack_cap, 0, (size_t)(cap - c->stack_cap) * sizeof *m);
+        c->stack_cap = cap;
+    }
+    c->stack_samples[stack_id]++;
+    c->stack_managed[stack_id] += type == PP_CPU_SAMPLE_MANAGED;
     uint32_t row;
     if (raw_row(c, slot, stack_id, &row) != PP_OK)
         return oom(c, err);

@@ -92,6 +92,10 @@ typedef struct pp_cpu {
     uint64_t events;
     int64_t first_ns, last_ns;
     struct pp_cpu_rt *rt;      /* exception and contention events (rtevents.h) */
+    /* Per stack id: admitted samples, and those of type Managed (the thread
+     * ran managed code): a lock's spin loop is not a wait (blocked.h). */
+    uint32_t *stack_samples, *stack_managed;
+    uint32_t stack_cap;
 } pp_cpu;
 
 /* Row `row` of the raw aggregate: its thread slot, stack id and columns. */

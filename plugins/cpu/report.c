@@ -400,6 +400,9 @@ int pp_cpu_report(pp_cpu *c, pp_ctx *ctx, pp_error *err)
     if (rc == PP_OK) {
         weigh_samples(&r);
         rc = pp_cpu_states_init_with(&r.states, c->stacks.count, &r.syms);
+        r.states.stack_samples = c->stack_samples;
+        r.states.stack_managed = c->stack_managed;
+        r.states.stack_known = c->stack_cap;
     }
     if (rc == PP_OK)
         rc = name_stacks(&r);
