@@ -4,7 +4,8 @@
 #   - exceptions: the catches at the catching method equal TraceEvent's ExceptionCatch/Start count
 #     and the workload's own count of thrown exceptions, with the truth's exception type;
 #   - contention: the waits equal TraceEvent's Contention/Start count, the waiter is the truth's
-#     method, and its blocked ms agree with the thread samples' waiting ms there (within 25 %);
+#     method, and its blocked ms agree with the thread samples' waiting ms there (0.67x-1.5x: one
+#     measures each wait, the other weighs samples by the sampler's gaps);
 #   - threads spinning in Monitor.Enter_Slowpath (all their samples of type Managed, per TraceEvent)
 #     are running, not waiting; blocked ones (External) stay waiting;
 #   - traces without those events have neither table (their results keep their bytes).
@@ -65,7 +66,7 @@ else:
     if truth.get("shape") == "lock":
         assert top["waiter"] == truth["method"], top
         waited = sum(r["ms"] for r in rows("waiting") if r["waiter"] == truth["method"])
-        assert 0.75 * waited <= top["ms"] <= 1.25 * waited, (top["ms"], waited)
+        assert waited / 1.5 <= top["ms"] <= 1.5 * waited, (top["ms"], waited)
         out.append("samples wait %.0f ms there" % waited)
     out.append("%d contentions (TraceEvent %d), top %s in %s: %.0f ms, %.1f%% of thread time" % (
         top["count"], starts, top["waiter"], top["lock"], top["ms"], top["share"]))

@@ -291,7 +291,9 @@ EXTRA_CASES = {
     "lock.contention#events": (
         cpu_events(contention=[["System.Threading.Monitor.Enter_Slowpath", "App.Hot.Run", 119,
                                 5000.0, 40.0]]),
-        cpu_events(contention=[["System.Threading.Monitor.Wait", "App.Hot.Run", 13, 0.9, 0.01]]),
+        [cpu_events(contention=[["System.Threading.Monitor.Wait", "App.Hot.Run", 13, 0.9, 0.01]]),
+         # contentions the runtime logged without a stack name no frame to change
+         cpu_events(contention=[["[no stack]", "[no stack]", 20, 62.0, 12.4]])],
         "App.Hot.Run"),
     # six samples of threads spinning once in Enter_Slowpath are no measure of contention
     "lock.contention#few-samples": (
