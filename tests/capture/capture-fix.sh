@@ -8,6 +8,8 @@
 #   capture-fix.sh [SHAPE]...      (default: every shape)
 # PP_FIX_KNOBS adds workload knobs to every run (e.g. "--clients 8 --calls 500": more load from
 # parallel clients than the committed fixtures have); they are recorded in the MANIFEST row.
+# Without it, the thread/exception shapes run under more load than their defaults (load_args): more
+# threads than cores contend, throw and block at once, as a service under parallel requests does.
 # Writes into $PP_DATA; MANIFEST rows to $PP_MANIFEST_DIR (one file per fixture) if set (regen-all.sh).
 # Run alone, it merges its rows into $PP_DATA/MANIFEST itself and runs the oracle on what it made.
 set -euo pipefail
@@ -34,8 +36,18 @@ manifest() { # file kind scenario knobs truth command
     dotnet-trace "$PP_TOOL_VERSION" "$6" > "$PP_MANIFEST_DIR/$1"
 }
 
+load_args() { # shape: its load knobs (the committed captures were made with these)
+  case $1 in
+    exceptions) echo "--clients 8 --calls 60" ;;    # 8 threads throwing at once: ~1900 throws, < 1 MB
+    lock) echo "--clients 8 --calls 100" ;;         # 8 threads on one lock
+    syncasync) echo "--clients 16 --calls 50" ;;    # 16 flows blocking pool threads: the pool grows
+    *) echo "" ;;
+  esac
+}
+
 collect() { # shape variant
   local out="fix-$1-$2.nettrace" truth="fix-$1-$2.truth.json"
+  local PP_FIX_KNOBS=${PP_FIX_KNOBS-$(load_args "$1")}
   rm -f "$out" "$truth"
   pp_log "dotnet-trace collect $PROV -> $out"
   # shellcheck disable=SC2086
