@@ -5,7 +5,7 @@
 #
 # OLD_BUILD and NEW_BUILD are build directories (perfpipe and plugins/.libs inside). For each
 # trace, runs inspect, alloc and cpu (json, plus alloc/cpu with options that change which rows
-# are emitted and how: top=0, top-stacks=7, focus, fold-generated=false, the table, folded and
+# are emitted and how: top=0, top-stacks=7 and 0, focus, fold-generated=false, the table, folded and
 # speedscope formats), and `cmp`s the two outputs. The input path is the same for both, so the
 # documents must be identical. Prints one line per difference and exits 1 if there was one.
 # Run it after any change to the reader, the engine or an analyzer's aggregation (bench/README.md).
@@ -17,6 +17,7 @@ runs=(
   "inspect --format json"
   "alloc --format json"
   "alloc --format json --option top=0 --option top-stacks=7"
+  "alloc --format json --option top-stacks=0"
   "alloc --format json --option focus=Bench. --option fold-generated=false"
   "alloc"
   "alloc --format folded"

@@ -10,11 +10,10 @@
 #include "../common/agg.h"
 #include "../common/u64map.h"
 #include "../common/frames.h"
-#include "../common/stackset.h"
 #include "../common/strtab.h"
 #include "../common/window.h"
 #include "rows.h"
-#include "stackcache.h"
+#include "stacks.h"
 #include "typecache.h"
 
 /* Stack id of a tick that carried no stack. */
@@ -48,8 +47,7 @@ typedef struct pp_alloc {
     /* consumed */
     const pp_trace_source *source;
     pp_pc_strtab types;           /* type names */
-    pp_pc_stackset stacks;
-    pp_alloc_stackcache stack_cache;  /* content key -> stacks id */
+    pp_alloc_stacks stacks;           /* distinct stacks, by content */
     pp_alloc_typecache type_cache;    /* TypeID + raw name -> types id */
     pp_alloc_rows raw;            /* bytes, samples by (type, stack, kind) */
     uint64_t ticks_seen;       /* every tick in the trace, before the window */

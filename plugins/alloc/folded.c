@@ -1,4 +1,4 @@
-/* plugins/alloc: folded stacks as name-id sequences (see folded.h). */
+/* plugins/alloc: folded stacks as representative IP stacks (see folded.h). */
 #include "folded.h"
 
 #include <stdlib.h>
@@ -6,22 +6,65 @@
 
 #include <perfpipe/error.h>
 
-void pp_alloc_folded_init(pp_alloc_folded *f, const pp_pc_strtab *names, int by_string)
+#define XXH_INLINE_ALL
+#include <xxhash.h>
+
+void pp_alloc_folded_init(pp_alloc_folded *f, const pp_pc_strtab *names, const pp_alloc_stacks *stacks,
+                          const uint32_t *ipname, int by_string)
 {
     memset(f, 0, sizeof *f);
     f->names = names;
+    f->stacks = stacks;
+    f->ipname = ipname;
     f->by_string = by_string;
     pp_pc_strtab_init(&f->strs);
 }
 
 void pp_alloc_folded_free(pp_alloc_folded *f)
 {
-    pp_pc_stackset_free(&f->seqs);
+    free(f->rep);
+    free(f->hash);
+    free(f->slots);
     pp_pc_strtab_free(&f->strs);
     pp_pc_strbuf_free(&f->buf);
+    memset(f, 0, sizeof *f);
 }
 
-int pp_alloc_folded_intern(pp_alloc_folded *f, const uint32_t *ids, uint32_t n, uint32_t *id)
+/* Name id of frame i (0 = leaf) of folded id's representative. */
+static inline uint32_t rep_name(const pp_alloc_folded *f, uint32_t id, uint32_t i)
+{
+    return f->ipname[pp_alloc_stacks_frame(f->stacks, f->rep[id], i)];
+}
+
+static int rehash(pp_alloc_folded *f, uint32_t n)
+{
+    uint32_t *s = calloc(n, sizeof *s);
+    if (!s)
+        return PP_ENOMEM;
+    for (uint32_t id = 0; id < f->count; id++) {
+        uint32_t j = (uint32_t)f->hash[id] & (n - 1);
+        while (s[j])
+            j = (j + 1) & (n - 1);
+        s[j] = id + 1;
+    }
+    free(f->slots);
+    f->slots = s;
+    f->nslots = n;
+    return PP_OK;
+}
+
+/* Same names, frame by frame, as ids[0..n)? */
+static int same_names(const pp_alloc_folded *f, uint32_t id, const uint32_t *ids, uint32_t n)
+{
+    if (pp_alloc_stacks_depth(f->stacks, f->rep[id]) != n)
+        return 0;
+    for (uint32_t i = 0; i < n; i++)
+        if (rep_name(f, id, i) != ids[i])
+            return 0;
+    return 1;
+}
+
+int pp_alloc_folded_intern(pp_alloc_folded *f, uint32_t stack, const uint32_t *ids, uint32_t n, uint32_t *id)
 {
     if (f->by_string) {
         pp_pc_strbuf_clear(&f->buf);
@@ -35,37 +78,53 @@ int pp_alloc_folded_intern(pp_alloc_folded *f, const uint32_t *ids, uint32_t n, 
             return rc;
         return pp_pc_strtab_intern(&f->strs, f->buf.data ? f->buf.data : "", f->buf.len, id);
     }
-    if (n == 0)
-        return pp_pc_stackset_intern(&f->seqs, NULL, 0, id);
-    uint64_t small[64];
-    uint64_t *seq = n <= 64 ? small : malloc((size_t)n * sizeof *seq);
-    if (!seq)
+    if ((uint64_t)(f->count + 1) * 2 > f->nslots && rehash(f, f->nslots ? f->nslots * 2 : 1024) != PP_OK)
         return PP_ENOMEM;
-    for (uint32_t i = 0; i < n; i++)
-        seq[i] = ids[n - 1 - i];
-    int rc = pp_pc_stackset_intern(&f->seqs, seq, n, id);
-    if (seq != small)
-        free(seq);
-    return rc;
+    uint64_t h = XXH3_64bits_withSeed(ids, (size_t)n * sizeof *ids, n);
+    uint32_t mask = f->nslots - 1, j = (uint32_t)h & mask;
+    for (; f->slots[j]; j = (j + 1) & mask) {
+        uint32_t c = f->slots[j] - 1;
+        if (f->hash[c] == h && same_names(f, c, ids, n)) {
+            *id = c;
+            return PP_OK;
+        }
+    }
+    if (f->count == UINT32_MAX - 1)
+        return PP_ENOMEM;
+    if (f->count == f->cap) {
+        uint32_t cap = f->cap ? f->cap * 2 : 1024;
+        uint32_t *r = realloc(f->rep, (size_t)cap * sizeof *r);
+        if (!r)
+            return PP_ENOMEM;
+        f->rep = r;
+        uint64_t *hs = realloc(f->hash, (size_t)cap * sizeof *hs);
+        if (!hs)
+            return PP_ENOMEM;
+        f->hash = hs;
+        f->cap = cap;
+    }
+    f->rep[f->count] = stack;
+    f->hash[f->count] = h;
+    f->slots[j] = f->count + 1;
+    *id = f->count++;
+    return PP_OK;
 }
 
 uint32_t pp_alloc_folded_count(const pp_alloc_folded *f)
 {
-    return f->by_string ? f->strs.count : f->seqs.count;
+    return f->by_string ? f->strs.count : f->count;
 }
 
 const char *pp_alloc_folded_string(pp_alloc_folded *f, uint32_t id)
 {
     if (f->by_string)
         return pp_pc_strtab_get(&f->strs, id);
-    uint32_t n;
-    const uint32_t *fr = pp_pc_stackset_frames(&f->seqs, id, &n);
+    uint32_t n = pp_alloc_stacks_depth(f->stacks, f->rep[id]);
     pp_pc_strbuf_clear(&f->buf);
-    for (uint32_t i = 0; i < n; i++) {
-        if (i > 0 && pp_pc_strbuf_add(&f->buf, ";", 1) != PP_OK)
+    for (uint32_t i = n; i-- > 0;) {           /* root first */
+        if (pp_pc_strbuf_adds(&f->buf, pp_pc_strtab_get(f->names, rep_name(f, id, i))) != PP_OK)
             return NULL;
-        const char *name = pp_pc_strtab_get(f->names, (uint32_t)pp_pc_stackset_ip(&f->seqs, fr[i]));
-        if (pp_pc_strbuf_adds(&f->buf, name) != PP_OK)
+        if (i > 0 && pp_pc_strbuf_add(&f->buf, ";", 1) != PP_OK)
             return NULL;
     }
     return f->buf.data ? f->buf.data : "";
@@ -74,17 +133,20 @@ const char *pp_alloc_folded_string(pp_alloc_folded *f, uint32_t id)
 /* The characters of a folded string, one at a time, without building it. */
 typedef struct cursor {
     const pp_alloc_folded *f;
-    const uint32_t *fr;          /* sequence, or NULL for a literal */
-    uint32_t n, i;               /* frames, current frame */
+    uint32_t id;                 /* folded id, unless a literal */
+    int lit;
+    uint32_t left;               /* frames after the current one (toward the leaf) */
     const char *p;               /* in the current name (or the literal) */
 } cursor;
 
 static void cursor_seq(cursor *c, const pp_alloc_folded *f, uint32_t id)
 {
+    uint32_t n = pp_alloc_stacks_depth(f->stacks, f->rep[id]);
     c->f = f;
-    c->fr = pp_pc_stackset_frames(&f->seqs, id, &c->n);
-    c->i = 0;
-    c->p = c->n ? pp_pc_strtab_get(f->names, (uint32_t)pp_pc_stackset_ip(&f->seqs, c->fr[0])) : "";
+    c->id = id;
+    c->lit = 0;
+    c->left = n ? n - 1 : 0;
+    c->p = n ? pp_pc_strtab_get(f->names, rep_name(f, id, n - 1)) : "";
 }
 
 /* The next byte (as unsigned), or 0 at the end of the string. */
@@ -92,10 +154,10 @@ static unsigned next_char(cursor *c)
 {
     if (*c->p)
         return (unsigned char)*c->p++;
-    if (!c->fr || c->i + 1 >= c->n)
+    if (c->lit || c->left == 0)
         return 0;
-    c->i++;
-    c->p = pp_pc_strtab_get(c->f->names, (uint32_t)pp_pc_stackset_ip(&c->f->seqs, c->fr[c->i]));
+    c->left--;
+    c->p = pp_pc_strtab_get(c->f->names, rep_name(c->f, c->id, c->left));
     return ';';
 }
 
@@ -124,7 +186,7 @@ int pp_alloc_folded_cmp_lit(const pp_alloc_folded *f, const char *lit, uint32_t 
 {
     if (f->by_string)
         return strcmp(lit, pp_pc_strtab_get(&f->strs, b));
-    cursor x = { f, NULL, 0, 0, lit }, y;
+    cursor x = { f, 0, 1, 0, lit }, y;
     cursor_seq(&y, f, b);
     return cmp_cursors(&x, &y);
 }

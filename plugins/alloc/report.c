@@ -33,6 +33,7 @@ typedef struct report {
     pp_pc_strtab names;
     pp_alloc_folded folded;
     pp_pc_symcache syms;
+    uint32_t *ipname;                /* [IP id] name id */
     stack_facts *facts;
     pp_pc_strbuf buf;
     pp_pc_agg by_type, by_frame, by_type_frame, by_type_frame_kind, by_kind;
@@ -62,18 +63,58 @@ static int lands(report *r, stack_facts *f, const uint32_t *frames, const uint32
                  uint32_t depth, uint32_t at)
 {
     pp_alloc *a = r->a;
-    int rc = pp_pc_modules_of(&r->mods, a->source, pp_pc_stackset_ip(&a->stacks, frames[at]), &f->module);
+    int rc = pp_pc_modules_of(&r->mods, a->source, pp_alloc_stacks_ip(&a->stacks, frames[at]), &f->module);
     f->call_site = "";
     for (uint32_t i = at; i < depth && rc == PP_OK; i++) {
         uint32_t mod = f->module;
         if (i > at)
-            rc = pp_pc_modules_of(&r->mods, a->source, pp_pc_stackset_ip(&a->stacks, frames[i]), &mod);
+            rc = pp_pc_modules_of(&r->mods, a->source, pp_alloc_stacks_ip(&a->stacks, frames[i]), &mod);
         if (rc == PP_OK && pp_pc_modules_is_app(&r->mods, mod)) {
             f->call_site = i == at ? f->responsible : pp_pc_strtab_get(&r->names, ids[i]);
             break;
         }
     }
     return rc;
+}
+
+/* Every IP's name, once: stacks share their IPs (112 distinct IPs under
+ * 10.8 M frames on a 1.6 GB trace). IP ids are first-seen order along the
+ * stacks, so names are interned in the order naming stack by stack did. */
+static int name_ips(report *r)
+{
+    pp_alloc *a = r->a;
+    uint32_t nip = a->stacks.nip;
+    r->ipname = malloc(((size_t)nip + 1) * sizeof *r->ipname);
+    if (!r->ipname)
+        return PP_ENOMEM;
+    int rc = PP_OK;
+    for (uint32_t k = 0; k < nip && rc == PP_OK; k++)
+        rc = pp_pc_symcache_name(&r->syms, a->source, pp_alloc_stacks_ip(&a->stacks, k), &r->ipname[k]);
+    return rc;
+}
+
+/* The IP ids of stack s into *fr and their name ids into *ids (leaf
+ * first), both grown to its depth. */
+static int stack_names(report *r, uint32_t s, uint32_t **fr, uint32_t **ids, size_t *cap, uint32_t *depth)
+{
+    pp_alloc *a = r->a;
+    uint32_t n = pp_alloc_stacks_depth(&a->stacks, s);
+    if (n > *cap) {
+        uint32_t *t = realloc(*fr, (size_t)n * sizeof *t);
+        if (!t)
+            return PP_ENOMEM;
+        *fr = t;
+        t = realloc(*ids, (size_t)n * sizeof *t);
+        if (!t)
+            return PP_ENOMEM;
+        *ids = t;
+        *cap = n;
+    }
+    pp_alloc_stacks_frames(&a->stacks, s, *fr);
+    for (uint32_t i = 0; i < n; i++)
+        (*ids)[i] = r->ipname[(*fr)[i]];
+    *depth = n;
+    return PP_OK;
 }
 
 static int name_stacks(report *r)
@@ -85,30 +126,18 @@ static int name_stacks(report *r)
     r->facts = calloc(n, sizeof *r->facts);
     if (!r->facts)
         return PP_ENOMEM;
-    uint32_t *ids = NULL;
+    int rc = name_ips(r);
+    uint32_t *ids = NULL, *frames = NULL;
     size_t idcap = 0;
-    int rc = PP_OK;
     for (uint32_t s = 0; s < n && rc == PP_OK; s++) {
         uint32_t depth;
-        const uint32_t *frames = pp_pc_stackset_frames(&a->stacks, s, &depth);
-        if (depth > idcap) {
-            uint32_t *t = realloc(ids, depth * sizeof *ids);
-            if (!t) {
-                rc = PP_ENOMEM;
-                break;
-            }
-            ids = t;
-            idcap = depth;
-        }
+        if ((rc = stack_names(r, s, &frames, &ids, &idcap, &depth)) != PP_OK)
+            break;
         stack_facts *f = &r->facts[s];
         uint32_t at = 0;
         f->frames = depth;
         f->responsible = NULL;
         f->call_site = "";
-        for (uint32_t i = 0; i < depth && rc == PP_OK; i++)
-            rc = pp_pc_symcache_name(&r->syms, a->source, pp_pc_stackset_ip(&a->stacks, frames[i]), &ids[i]);
-        if (rc != PP_OK)
-            break;
         /* walk from the allocation site (leaf, index 0) outward */
         for (uint32_t i = 0; i < depth; i++) {
             const char *name = pp_pc_strtab_get(&r->names, ids[i]);
@@ -145,20 +174,20 @@ static int name_stacks(report *r)
         }
     }
     /* Fold once every name is known: a ';' in any of them means folding by
-     * the joined strings (folded.h). The names come from the cache now. */
+     * the joined strings (folded.h). */
     int by_string = 0;
     for (uint32_t i = 0; i < r->names.count && !by_string; i++)
         by_string = strchr(pp_pc_strtab_get(&r->names, i), ';') != NULL;
-    pp_alloc_folded_init(&r->folded, &r->names, by_string);
+    pp_alloc_folded_free(&r->folded);
+    pp_alloc_folded_init(&r->folded, &r->names, &a->stacks, r->ipname, by_string);
     for (uint32_t s = 0; s < n && rc == PP_OK; s++) {
         uint32_t depth;
-        const uint32_t *frames = pp_pc_stackset_frames(&a->stacks, s, &depth);
-        for (uint32_t i = 0; i < depth && rc == PP_OK; i++)
-            rc = pp_pc_symcache_name(&r->syms, a->source, pp_pc_stackset_ip(&a->stacks, frames[i]), &ids[i]);
+        rc = stack_names(r, s, &frames, &ids, &idcap, &depth);
         if (rc == PP_OK)
-            rc = pp_alloc_folded_intern(&r->folded, ids, depth, &r->facts[s].folded);
+            rc = pp_alloc_folded_intern(&r->folded, s, ids, depth, &r->facts[s].folded);
     }
     free(ids);
+    free(frames);
     return rc;
 }
 
@@ -597,7 +626,7 @@ int pp_alloc_report(pp_alloc *a, pp_ctx *ctx, pp_error *err)
     r.a = a;
     r.ctx = ctx;
     pp_pc_strtab_init(&r.names);
-    pp_alloc_folded_init(&r.folded, &r.names, 0);
+    pp_alloc_folded_init(&r.folded, &r.names, &a->stacks, NULL, 0);
     pp_pc_symcache_init(&r.syms, a->host, &r.names);
     pp_pc_modules_init(&r.mods, a->host);
     pp_pc_agg_init(&r.by_type, 2);
@@ -645,6 +674,7 @@ int pp_alloc_report(pp_alloc *a, pp_ctx *ctx, pp_error *err)
     free(r.tfk_of_row);
     pp_pc_strtab_free(&r.names);
     pp_alloc_folded_free(&r.folded);
+    free(r.ipname);
     pp_pc_strbuf_free(&r.buf);
     free(r.facts);
     return rc;

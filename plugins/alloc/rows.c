@@ -22,20 +22,27 @@ void pp_alloc_rows_free(pp_alloc_rows *r)
     memset(r, 0, sizeof *r);
 }
 
+void pp_alloc_rows_seal(pp_alloc_rows *r)
+{
+    free(r->slot);
+    r->slot = NULL;
+    r->nslots = 0;
+}
+
 static int rehash(pp_alloc_rows *r)
 {
     uint32_t n = r->nslots ? r->nslots * 2 : 1024;
     if (n == 0)
         return PP_ENOMEM;
-    struct pp_alloc_rows_slot *s = calloc(n, sizeof *s);
+    uint32_t *s = calloc(n, sizeof *s);
     if (!s)
         return PP_ENOMEM;
     for (uint32_t i = 0; i < r->count; i++) {
         const pp_alloc_row *w = &r->row[i];
         uint32_t j = slot_of(w->type, w->stack, w->kind, n);
-        while (s[j].row1)
+        while (s[j])
             j = (j + 1) & (n - 1);
-        s[j] = (struct pp_alloc_rows_slot){ w->type, w->stack, w->kind, i + 1 };
+        s[j] = i + 1;
     }
     free(r->slot);
     r->slot = s;
@@ -64,13 +71,12 @@ int pp_alloc_rows_add(pp_alloc_rows *r, uint32_t type, uint32_t stack, uint32_t 
     if ((uint64_t)(r->count + 1) * 2 > r->nslots && rehash(r) != PP_OK)
         return PP_ENOMEM;
     uint32_t j = slot_of(type, stack, kind, r->nslots);
-    for (; r->slot[j].row1; j = (j + 1) & (r->nslots - 1)) {
-        const struct pp_alloc_rows_slot *s = &r->slot[j];
-        if (s->type == type && s->stack == stack && s->kind == kind) {
-            pp_alloc_row *w = &r->row[s->row1 - 1];
+    for (; r->slot[j]; j = (j + 1) & (r->nslots - 1)) {
+        pp_alloc_row *w = &r->row[r->slot[j] - 1];
+        if (w->type == type && w->stack == stack && w->kind == kind) {
             w->bytes += bytes;
             w->samples++;
-            *hint = s->row1;
+            *hint = r->slot[j];
             return PP_OK;
         }
     }
@@ -89,7 +95,7 @@ int pp_alloc_rows_add(pp_alloc_rows *r, uint32_t type, uint32_t stack, uint32_t 
         r->row[r->count].next = r->row[link - 1].next;
         r->row[link - 1].next = r->count + 1;
     }
-    r->slot[j] = (struct pp_alloc_rows_slot){ type, stack, kind, ++r->count };
+    r->slot[j] = ++r->count;
     *hint = r->count;
     return PP_OK;
 }

@@ -8,7 +8,8 @@
  * lookup touched anyway: stackcache.h) and rows are dense in first-seen
  * order, each linked to the other rows of its stack (a stack that
  * allocates a few types alternates between them); a wrong or missing hint
- * goes through an open-addressing table holding the key inline. */
+ * goes through an open-addressing table of row numbers (4 bytes a slot: the
+ * key is compared in the row), dropped once the trace is read. */
 #ifndef PP_ALLOC_ROWS_H
 #define PP_ALLOC_ROWS_H
 
@@ -23,7 +24,7 @@ typedef struct pp_alloc_row {
 typedef struct pp_alloc_rows {
     pp_alloc_row *row;           /* [count], first-seen order */
     uint32_t count, cap;
-    struct pp_alloc_rows_slot { uint32_t type, stack, kind, row1; } *slot;  /* row1 = row + 1 */
+    uint32_t *slot;              /* row + 1, 0 = empty */
     uint32_t nslots;             /* power of two, or 0 */
 } pp_alloc_rows;
 
@@ -31,6 +32,8 @@ typedef struct pp_alloc_rows {
 void pp_alloc_rows_free(pp_alloc_rows *r);
 /* Add bytes and one sample to (type, stack, kind). *hint is a row + 1 to
  * try first (checked) and is set to the row used. PP_OK or PP_ENOMEM. */
+/* The trace is read: drop the lookup table (the rows stay). */
+void pp_alloc_rows_seal(pp_alloc_rows *r);
 int pp_alloc_rows_add(pp_alloc_rows *r, uint32_t type, uint32_t stack, uint32_t kind, int64_t bytes,
                       uint32_t *hint);
 

@@ -1,6 +1,7 @@
 /* The alloc plugin's consume-side caches and folded stacks give exactly
- * what the slow paths give: typecache vs pp_alloc_tick_decode, stackcache
- * vs pp_pc_stackset_event, folded comparisons vs strcmp of the strings. */
+ * what the slow paths give: typecache vs pp_alloc_tick_decode, the stack
+ * store vs pp_pc_stackset_event (ids, and frames through each widening),
+ * folded comparisons vs strcmp of the strings. */
 #include "config.h"
 
 #include <check.h>
@@ -11,7 +12,8 @@
 #include <perfpipe/error.h>
 
 #include "../../plugins/alloc/folded.h"
-#include "../../plugins/alloc/stackcache.h"
+#include "../../plugins/alloc/stacks.h"
+#include "../../plugins/common/stackset.h"
 #include "../../plugins/alloc/tick.h"
 #include "../../plugins/alloc/typecache.h"
 
@@ -74,13 +76,12 @@ START_TEST(test_typecache_matches_decode)
 }
 END_TEST
 
-START_TEST(test_stackcache_matches_stackset)
+START_TEST(test_stacks_match_stackset)
 {
-    pp_pc_stackset a, b;
-    pp_alloc_stackcache c;
+    pp_pc_stackset a;
+    pp_alloc_stacks b;
     memset(&a, 0, sizeof a);
     memset(&b, 0, sizeof b);
-    memset(&c, 0, sizeof c);
     uint64_t stacks[5][6] = {
         { 1, 2, 3, 4, 5, 6 }, { 1, 2, 3, 4, 5, 7 }, { 9, 2, 3, 4, 5, 6 }, { 1, 2, 3 }, { 1, 2, 3, 4, 5, 6 },
     };
@@ -97,17 +98,77 @@ START_TEST(test_stackcache_matches_stackset)
         ev.stack_id = i % 11 == 0 ? 0 : 1 + (k + i / 100) % 5;
         uint32_t x, y, *memo;
         ck_assert_int_eq(pp_pc_stackset_event(&a, &ev, &x), PP_OK);
-        ck_assert_int_eq(pp_alloc_stackcache_id(&c, &b, &ev, &y, &memo), PP_OK);
+        ck_assert_int_eq(pp_alloc_stacks_id(&b, &ev, &y, &memo), PP_OK);
         ck_assert_uint_eq(x, y);
         *memo = 7;               /* hints may be anything: identity is unaffected */
     }
     ck_assert_uint_eq(a.count, 5);
     ck_assert_uint_eq(b.count, 5);
+    ck_assert_uint_eq(b.width, 1);
     pp_pc_stackset_free(&a);
-    pp_pc_stackset_free(&b);
-    pp_alloc_stackcache_free(&c);
+    pp_alloc_stacks_free(&b);
 }
 END_TEST
+
+/* Frames stay exact while the store widens 1 -> 2 -> 4 bytes a frame. */
+START_TEST(test_stacks_widen)
+{
+    pp_alloc_stacks b;
+    memset(&b, 0, sizeof b);
+    enum { N = 1200, D = 60 };
+    static uint64_t ips[N][D];
+    uint32_t ids[N], out[D];
+    /* 1200 stacks x 60 frames over 70,000 distinct IPs: first-seen order
+     * crosses 256 and 65,536 partway through a stack */
+    for (uint32_t s = 0; s < N; s++) {
+        for (uint32_t i = 0; i < D; i++)
+            ips[s][i] = 0x7f0000000000ull + (uint64_t)((s * D + i) % 70000u) * 16u;
+        pp_trace_event ev;
+        memset(&ev, 0, sizeof ev);
+        ev.struct_size = sizeof ev;
+        ev.stack = ips[s];
+        ev.stack_depth = D - s % 7;
+        ev.stack_id = 1 + s % 50;
+        ev.stack_region = s / 50;
+        uint32_t *memo;
+        ck_assert_int_eq(pp_alloc_stacks_id(&b, &ev, &ids[s], &memo), PP_OK);
+        if (s == 3)
+            ck_assert_uint_eq(b.width, 1);
+        if (s == 100)
+            ck_assert_uint_eq(b.width, 2);
+    }
+    ck_assert_uint_eq(b.width, 4);
+    ck_assert_uint_gt(b.nip, 65536);
+    pp_alloc_stacks_seal(&b);
+    for (uint32_t s = 0; s < N; s++) {
+        uint32_t n = pp_alloc_stacks_depth(&b, ids[s]);
+        ck_assert_uint_eq(n, D - s % 7);
+        pp_alloc_stacks_frames(&b, ids[s], out);
+        for (uint32_t i = 0; i < n; i++) {
+            ck_assert_uint_eq(pp_alloc_stacks_ip(&b, out[i]), ips[s][i]);
+            ck_assert_uint_eq(pp_alloc_stacks_frame(&b, ids[s], i), out[i]);
+        }
+    }
+    pp_alloc_stacks_free(&b);
+}
+END_TEST
+
+/* A stack store whose IP k + 100 is named by name id k, ipname[IP id]. */
+static void name_store(pp_alloc_stacks *st, uint32_t *ipname, const uint32_t *seq, uint32_t n, uint32_t *sid)
+{
+    uint64_t ips[8];
+    for (uint32_t i = 0; i < n; i++)
+        ips[i] = 100 + seq[i];
+    pp_trace_event ev;
+    memset(&ev, 0, sizeof ev);
+    ev.struct_size = sizeof ev;
+    ev.stack = ips;
+    ev.stack_depth = n;
+    uint32_t *memo;
+    ck_assert_int_eq(pp_alloc_stacks_id(st, &ev, sid, &memo), PP_OK);
+    for (uint32_t k = 0; k < st->nip; k++)
+        ipname[k] = (uint32_t)(st->ip[k] - 100);
+}
 
 static int sign(int v) { return v < 0 ? -1 : v > 0; }
 
@@ -131,22 +192,31 @@ START_TEST(test_folded_compares_like_strcmp)
         uint32_t id;
         ck_assert_int_eq(pp_pc_strtab_intern(&names, words[i], strlen(words[i]), &id), PP_OK);
     }
-    pp_alloc_folded_init(&f, &names, 0);
-    uint32_t seqs[40][3], lens[40], ids[40];
+    pp_alloc_stacks st;
+    uint32_t ipname[64];
+    memset(&st, 0, sizeof st);
+    uint32_t seqs[40][3], lens[40], ids[40], sids[40];
     char str[40][64];
     for (uint32_t s = 0; s < 40; s++) {
         lens[s] = 1 + s % 3;
         for (uint32_t i = 0; i < lens[s]; i++)
             seqs[s][i] = (s * 5 + i * 3 + s / 7) % 8;
-        ck_assert_int_eq(pp_alloc_folded_intern(&f, seqs[s], lens[s], &ids[s]), PP_OK);
+        name_store(&st, ipname, seqs[s], lens[s], &sids[s]);
+    }
+    pp_alloc_folded_init(&f, &names, &st, ipname, 0);
+    for (uint32_t s = 0; s < 40; s++) {
+        ck_assert_int_eq(pp_alloc_folded_intern(&f, sids[s], seqs[s], lens[s], &ids[s]), PP_OK);
         join(str[s], &names, seqs[s], lens[s]);
         ck_assert_str_eq(pp_alloc_folded_string(&f, ids[s]), str[s]);
     }
     for (uint32_t x = 0; x < 40; x++) {
         ck_assert_int_eq(sign(pp_alloc_folded_cmp_lit(&f, "[no stack]", ids[x])),
                          sign(strcmp("[no stack]", str[x])));
-        for (uint32_t y = 0; y < 40; y++)
+        for (uint32_t y = 0; y < 40; y++) {
             ck_assert_int_eq(sign(pp_alloc_folded_cmp(&f, ids[x], ids[y])), sign(strcmp(str[x], str[y])));
+            /* one folded id exactly when the strings are equal */
+            ck_assert_int_eq(ids[x] == ids[y], strcmp(str[x], str[y]) == 0);
+        }
     }
     pp_alloc_folded_free(&f);
 
@@ -155,13 +225,17 @@ START_TEST(test_folded_compares_like_strcmp)
     ck_assert_int_eq(pp_pc_strtab_intern(&names, "A;B", 3, &semi), PP_OK);
     ck_assert_int_eq(pp_pc_strtab_find(&names, "A", 1, &a), 1);
     ck_assert_int_eq(pp_pc_strtab_find(&names, "B", 1, &b), 1);
-    pp_alloc_folded_init(&f, &names, 1);
     uint32_t s1[2] = { b, a }, s2[1] = { semi };   /* leaf first: "A;B" both */
-    ck_assert_int_eq(pp_alloc_folded_intern(&f, s1, 2, &i1), PP_OK);
-    ck_assert_int_eq(pp_alloc_folded_intern(&f, s2, 1, &i2), PP_OK);
+    uint32_t t1, t2;
+    name_store(&st, ipname, s1, 2, &t1);
+    name_store(&st, ipname, s2, 1, &t2);
+    pp_alloc_folded_init(&f, &names, &st, ipname, 1);
+    ck_assert_int_eq(pp_alloc_folded_intern(&f, t1, s1, 2, &i1), PP_OK);
+    ck_assert_int_eq(pp_alloc_folded_intern(&f, t2, s2, 1, &i2), PP_OK);
     ck_assert_uint_eq(i1, i2);
     ck_assert_str_eq(pp_alloc_folded_string(&f, i1), "A;B");
     pp_alloc_folded_free(&f);
+    pp_alloc_stacks_free(&st);
     pp_pc_strtab_free(&names);
 }
 END_TEST
@@ -171,7 +245,8 @@ int main(void)
     Suite *s = suite_create("alloc_caches");
     TCase *tc = tcase_create("core");
     tcase_add_test(tc, test_typecache_matches_decode);
-    tcase_add_test(tc, test_stackcache_matches_stackset);
+    tcase_add_test(tc, test_stacks_match_stackset);
+    tcase_add_test(tc, test_stacks_widen);
     tcase_add_test(tc, test_folded_compares_like_strcmp);
     suite_add_tcase(s, tc);
     SRunner *r = srunner_create(s);
