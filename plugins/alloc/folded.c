@@ -78,7 +78,8 @@ int pp_alloc_folded_intern(pp_alloc_folded *f, uint32_t stack, const uint32_t *i
             return rc;
         return pp_pc_strtab_intern(&f->strs, f->buf.data ? f->buf.data : "", f->buf.len, id);
     }
-    if ((uint64_t)(f->count + 1) * 2 > f->nslots && rehash(f, f->nslots ? f->nslots * 2 : 1024) != PP_OK)
+    if ((uint64_t)(f->count + 1) * 4 > (uint64_t)f->nslots * 3 &&
+        rehash(f, f->nslots ? f->nslots * 2 : 1024) != PP_OK)
         return PP_ENOMEM;
     uint64_t h = XXH3_64bits_withSeed(ids, (size_t)n * sizeof *ids, n);
     uint32_t mask = f->nslots - 1, j = (uint32_t)h & mask;
@@ -108,6 +109,13 @@ int pp_alloc_folded_intern(pp_alloc_folded *f, uint32_t stack, const uint32_t *i
     f->slots[j] = f->count + 1;
     *id = f->count++;
     return PP_OK;
+}
+
+void pp_alloc_folded_seal(pp_alloc_folded *f)
+{
+    free(f->slots);
+    f->slots = NULL;
+    f->nslots = 0;
 }
 
 uint32_t pp_alloc_folded_count(const pp_alloc_folded *f)

@@ -44,6 +44,8 @@ void pp_alloc_folded_free(pp_alloc_folded *f);
 /* The folded id of IP stack `stack`, whose frame name ids are ids[0..n)
  * (ipname of its frames, LEAF first). PP_OK or PP_ENOMEM. */
 int pp_alloc_folded_intern(pp_alloc_folded *f, uint32_t stack, const uint32_t *ids, uint32_t n, uint32_t *id);
+/* Every stack is interned: drop the index (strings and comparisons stay). */
+void pp_alloc_folded_seal(pp_alloc_folded *f);
 uint32_t pp_alloc_folded_count(const pp_alloc_folded *f);
 /* The string of a folded id: borrowed until the next call on f. NULL when
  * out of memory. */
