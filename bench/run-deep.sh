@@ -102,7 +102,7 @@ echo
 echo "host: $(nproc) CPUs, $(awk -F': ' '/model name/{print $2; exit}' /proc/cpuinfo), load now $(cut -d' ' -f1-3 /proc/loadavg); best wall of $RUNS interleaved runs"
 printf '| task | trace MB | perfpipe wall s | cpu s | max RSS MB | peer wall s | cpu s | max RSS MB | x wall | x cpu | load1 |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n'
 for t in "${TASKS[@]}"; do
-  mb=$(awk -v s="$(stat -c %s "$(file_of "$t")")" 'BEGIN{printf "%.0f", s/1e6}')
+  mb=$(awk -v s="$(stat -L -c %s "$(file_of "$t")")" 'BEGIN{printf "%.0f", s/1e6}')
   awk -v t="$t" -v mb="$mb" '
     $1==t { n=$2; if (!(n in w) || $3 < w[n]) { w[n]=$3; c[n]=$4; l[n]=$6 } if ($5 > r[n]) r[n]=$5 }
     END {
