@@ -213,9 +213,10 @@ namespace Shop
     {
         static int Main(string[] args)
         {
+            if (args.Length >= 1 && args[0] == "heap") return Shop.HeapModel.HeapScenario.Run(args);
             if (args.Length < 1 || (args[0] != "alloc" && args[0] != "cpu"))
             {
-                Console.Error.WriteLine("usage: BenchWorkload alloc|cpu [--seconds S] [--threads T] [--paths P] [--depth D] [--skew K] [--sleepers N] [--idle-threads N] [--seed N]");
+                Console.Error.WriteLine("usage: BenchWorkload alloc|cpu|heap [--seconds S] [--threads T] [--paths P] [--depth D] [--skew K] [--sleepers N] [--idle-threads N] [--seed N]");
                 return 2;
             }
             bool alloc = args[0] == "alloc";

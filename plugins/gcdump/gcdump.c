@@ -13,8 +13,9 @@
 
 static const pp_option_decl options[] = {
     { "top", PP_OPT_INT, 0, "25", "rows of by_type (0 = all types)" },
-    { "retained", PP_OPT_BOOL, 0, "false",
-      "compute retained size per type (dominator tree) and sample paths to the root" },
+    { "retained", PP_OPT_BOOL, 0, "true",
+      "compute retained size per type (dominator tree) and sample paths to the root "
+      "(false: by_type counts and bytes only)" },
     { "merge_size_buckets", PP_OPT_BOOL, 0, "false",
       "merge dotnet-gcdump's \"T (Bytes > 10K)\" pseudo-types into T" },
 };
@@ -38,6 +39,9 @@ static int create(const pp_host_api *host, pp_ctx *ctx, const pp_options *opts,
     }
     st->host = host;
     st->top = 25;
+    /* On by default, as in the shipped `heap` pipeline: what users run
+     * (`perfpipe gcdump FILE`) and what `describe` says must agree. */
+    st->retained = 1;
     host->opt_int(opts, "top", &st->top);
     host->opt_bool(opts, "retained", &st->retained);
     host->opt_bool(opts, "merge_size_buckets", &st->merge);

@@ -1,0 +1,78 @@
+#!/usr/bin/env bash
+# perfpipe gcdump (retained sizes on: dominator tree, retained bytes per type, a path to the root
+# per top type) against `dotnet-gcdump report` (the GCHeapDump reader plus a count/size histogram
+# by type: no dominators, no retained sizes, no paths), interleaved, on the heaps of
+# bench/gen-gcdump.sh; then perfpipe gcdump-diff of the two heaps.
+#
+#   bench/bench-gcdump.sh [--runs N]          (default 3; markdown rows on stdout)
+#
+# Env: PERFPIPE (default _build/perfpipe), PP_BENCH_BEFORE=PERFPIPE_BINARY adds an older build as
+# a third, interleaved tool; PP_BENCH_DIR (default /tmp/perfpipe-bench) holds heap-base.gcdump and
+# heap-grown.gcdump. CPU = user + sys, peak RSS from /usr/bin/time (the largest process: perfpipe
+# runs its stages in one child). Output goes to /dev/null for every tool (dotnet-gcdump report
+# prints to stdout; perfpipe writes its JSON document).
+set -euo pipefail
+HERE=$(cd "$(dirname "$0")" && pwd)
+. "$HERE/../tests/capture/env.sh"
+RUNS=3
+while [ $# -gt 0 ]; do
+  case $1 in
+    --runs) RUNS=$2; shift 2 ;;
+    -h|--help) sed -n '2,14p' "$0"; exit 0 ;;
+    *) echo "unknown argument $1 (see --help)" >&2; exit 2 ;;
+  esac
+done
+PERFPIPE=${PERFPIPE:-$HERE/../_build/perfpipe}
+DIR=${PP_BENCH_DIR:-/tmp/perfpipe-bench}
+BASE=$DIR/heap-base.gcdump GROWN=$DIR/heap-grown.gcdump
+[ -x "$PERFPIPE" ] || { echo "PERFPIPE ($PERFPIPE) is not executable" >&2; exit 2; }
+[ -f "$BASE" ] && [ -f "$GROWN" ] || { echo "no $BASE / $GROWN: run bench/gen-gcdump.sh first" >&2; exit 2; }
+[ -x /usr/bin/time ] || { echo "needs /usr/bin/time (apt-get install time)" >&2; exit 2; }
+pp_install_tool dotnet-gcdump >/dev/null
+TMP=$(mktemp -d /tmp/pp-bench-gcdump.XXXXXX); trap 'rm -rf "$TMP"' EXIT
+
+nodes=$("$PERFPIPE" gcdump "$BASE" --option retained=false --format json -q |
+        python3 -c 'import json,sys; g=json.load(sys.stdin)["inputs"][0]["gcdump"]; print(g["nodes"], g["edges"])')
+echo "heap-base.gcdump: $(stat -c %s "$BASE") bytes, nodes edges = $nodes; load: $(cut -d' ' -f1-3 /proc/loadavg)" >&2
+
+# one TOOL LABEL ARGS...: "label cpu_s rss_mb" on stdout
+one() {
+  local label=$1; shift
+  /usr/bin/time -f "%U %S %M" -o "$TMP/t" "$@" >/dev/null 2>"$TMP/err" ||
+    { echo "$label failed:" >&2; cat "$TMP/err" >&2; exit 1; }
+  read -r u s m < "$TMP/t"
+  python3 -c "import sys; print(sys.argv[1], f'{float(sys.argv[2]) + float(sys.argv[3]):.2f}', f'{int(sys.argv[4]) / 1024:.0f}')" "$label" "$u" "$s" "$m"
+}
+tools=(perfpipe dotnet-gcdump-report)
+[ -n "${PP_BENCH_BEFORE:-}" ] && tools+=(before)
+run_tool() {
+  case $1 in
+    perfpipe) one "perfpipe gcdump (retained)" "$PERFPIPE" gcdump "$BASE" --option retained=true --stage-timeout 600 --format json -o "$TMP/pp.json" -q ;;
+    before) one "before gcdump (retained)" "$PP_BENCH_BEFORE" gcdump "$BASE" --option retained=true --stage-timeout 600 --format json -o "$TMP/before.json" -q ;;
+    dotnet-gcdump-report) one "dotnet-gcdump report" "$PP_GCDUMP" report "$BASE" ;;
+    diff) one "perfpipe gcdump-diff" "$PERFPIPE" gcdump-diff "$BASE" "$GROWN" --stage-timeout 600 --format json -o "$TMP/diff.json" -q ;;
+    diff-before) one "before gcdump-diff" "$PP_BENCH_BEFORE" gcdump-diff "$BASE" "$GROWN" --stage-timeout 600 --format json -o "$TMP/diffb.json" -q ;;
+  esac
+}
+for r in $(seq "$RUNS"); do
+  order=("${tools[@]}")
+  [ $((r % 2)) = 0 ] && order=($(printf '%s\n' "${tools[@]}" | tac))
+  for t in "${order[@]}"; do echo "$r $(run_tool "$t")"; done
+  echo "$r $(run_tool diff)"
+  [ -n "${PP_BENCH_BEFORE:-}" ] && echo "$r $(run_tool diff-before)"
+done > "$TMP/rows"
+[ -n "${PP_BENCH_BEFORE:-}" ] && { cmp "$TMP/pp.json" "$TMP/before.json" >/dev/null && cmp "$TMP/diff.json" "$TMP/diffb.json" >/dev/null &&
+  echo "before and after: identical JSON (cmp)" >&2 || echo "before and after: JSON DIFFERS" >&2; }
+python3 - "$TMP/rows" <<'PY'
+import sys, collections
+rows = [l.split() for l in open(sys.argv[1]) if l.strip()]
+print("| round | tool | CPU s | peak RSS MB |")
+print("|---:|---|---:|---:|")
+by = collections.defaultdict(list)
+for f in rows:
+    tool = " ".join(f[1:-2]); by[tool].append((float(f[-2]), int(f[-1])))
+    print(f"| {f[0]} | {tool} | {f[-2]} | {f[-1]} |")
+for k, v in by.items():
+    c = sorted(x for x, _ in v)
+    print(f"{k}: median CPU {c[len(c) // 2]:.2f} s, max RSS {max(m for _, m in v)} MB", file=sys.stderr)
+PY
