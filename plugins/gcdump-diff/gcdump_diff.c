@@ -163,7 +163,7 @@ typedef struct work {
     uint32_t *parent;
     uint32_t *bfs;               /* candidate nodes in BFS order */
     uint32_t nbfs;
-    uint64_t *mass;              /* [candidate nodes] scratch of growth paths */
+    hc_growth growth;            /* the candidate's BFS tree by position */
     uint64_t *ret[2];            /* [keys of each side] retained bytes */
     uint32_t *owner;             /* [rows] row whose instances hold this
                                     (accumulating) type's, or HC_NONE */
@@ -196,7 +196,7 @@ static void work_free(work *w)
     free(w->sus);
     free(w->buf);
     free(w->bfs);
-    free(w->mass);
+    hc_growth_free(&w->growth);
     free(w->ret[0]);
     free(w->ret[1]);
     free(w->owner);
@@ -460,8 +460,8 @@ static int find_owners(state *st, work *w)
     }
     w->gpath = calloc((size_t)w->nrows + 1, sizeof(char *));
     w->gpaths_left = (uint32_t)(st->paths < 1000 ? st->paths : 1000) + 10;
-    w->mass = malloc((n ? n : 1) * sizeof(uint64_t));
-    rc = w->gpath && w->mass ? PP_OK : PP_ENOMEM;
+    rc = w->gpath && hc_growth_init(c, w->parent, w->bfs, w->nbfs, w->k[1].type_key,
+                                    &w->growth) == PP_OK ? PP_OK : PP_ENOMEM;
 out:
     free(a1);
     free(a2);
@@ -482,8 +482,7 @@ static const char *growth_path(state *st, work *w, uint32_t r)
     if (w->rows[r].key[1] != HC_NONE) {
         if (w->gpaths_left > 0) {
             w->gpaths_left--;
-            end = hc_growth_path_end(c, w->parent, w->bfs, w->nbfs, w->k[1].type_key,
-                                     w->rows[r].key[1], w->mass);
+            end = hc_growth_path_end(c, &w->growth, w->rows[r].key[1]);
         }
         if (end == HC_NONE)
             end = w->sample[w->rows[r].key[1]];

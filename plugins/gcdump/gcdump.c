@@ -108,7 +108,7 @@ static int finish(void *p, pp_ctx *ctx, pp_error *err)
     if (st->retained) {
         retained = malloc((k.nkeys ? k.nkeys : 1) * sizeof(uint64_t));
         if (!retained || hc_dominators(s, &dom) != PP_OK ||
-            hc_retained_by_key(s, &dom, &k, retained) != PP_OK || hc_bfs_parents(s, &parent) != PP_OK)
+            hc_retained_by_key(s, &dom, &k, retained) != PP_OK)
             goto oom;
     }
     order = malloc((k.nkeys ? k.nkeys : 1) * sizeof(*order));
@@ -165,10 +165,25 @@ static int finish(void *p, pp_ctx *ctx, pp_error *err)
             best[i] = HC_NONE;
         for (uint32_t v = 0; v < s->node_count; v++) {
             uint32_t key = k.type_key[s->node_type[v]];
-            if (parent[v] != HC_NONE &&
+            if (dom.idom[v] != HC_NONE &&
                 (best[key] == HC_NONE || dom.retained[v] > dom.retained[best[key]]))
                 best[key] = v;
         }
+        /* Shortest paths to the rows' instances only: the search stops
+         * once it has reached them all. The dominator tree is done with. */
+        uint32_t nreach = dom.nreach, ntarget = 0;
+        hc_dom_free(&dom);
+        uint32_t *target = malloc(((size_t)nrows + 1) * sizeof(uint32_t));
+        if (!target) {
+            free(best);
+            free(buf);
+            goto oom;
+        }
+        for (uint32_t r = 0; r < nrows; r++)
+            if (best[order[r].key] != HC_NONE)
+                target[ntarget++] = best[order[r].key];
+        rc = hc_bfs_until(s, target, ntarget, &parent);
+        free(target);
         for (uint32_t r = 0; r < nrows && rc == PP_OK; r++) {
             uint32_t i = order[r].key;
             if (best[i] == HC_NONE)
@@ -183,7 +198,7 @@ static int finish(void *p, pp_ctx *ctx, pp_error *err)
             goto fail;
         h->total_int(ctx, "reachable_bytes", PP_COL_BYTES, (int64_t)reach_bytes);
         h->total_int(ctx, "unreachable_objects", PP_COL_COUNT,
-                     (int64_t)(s->node_count - dom.nreach));
+                     (int64_t)(s->node_count - nreach));
     }
     h->total_int(ctx, "objects", PP_COL_COUNT, rnd(total_objects));
     h->total_int(ctx, "bytes", PP_COL_BYTES, rnd(total_bytes));

@@ -4,10 +4,27 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include <perfpipe/error.h>
 
 #include "heap_common.h"
+
+void *hc_huge(void *p, size_t size)
+{
+    /* Transparent huge pages where the system leaves them to madvise: a
+     * 2 MiB page takes one fault instead of 512 and one TLB entry, and the
+     * graph walks touch these arrays at random. Only the aligned inside of
+     * the block is advised; the hint may be refused, which costs nothing. */
+    const uintptr_t huge = (uintptr_t)2 << 20;
+    if (p && size >= 2 * huge) {
+        uintptr_t a = ((uintptr_t)p + huge - 1) & ~(huge - 1);
+        uintptr_t b = ((uintptr_t)p + size) & ~(huge - 1);
+        if (a < b)
+            madvise((void *)a, b - a, MADV_HUGEPAGE);
+    }
+    return p;
+}
 
 size_t hc_base_name_len(const char *name)
 {
@@ -129,213 +146,45 @@ uint32_t hc_keys_find(const hc_keys *k, const char *name)
     return HC_NONE;
 }
 
-void hc_dom_free(hc_dom *d)
-{
-    free(d->idom);
-    free(d->retained);
-    free(d->rpo);
-    memset(d, 0, sizeof(*d));
-}
-
-/* Semi-NCA (Georgiadis; Lengauer-Tarjan's semidominators, then nearest
- * common ancestors on the DFS tree): O(m log n), iterative throughout since
- * heaps hold linked lists millions deep. All work arrays are indexed by DFS
- * preorder number, which also keeps memory access sequential. */
-int hc_dominators(const pp_heap_snapshot *s, hc_dom *d)
-{
-    memset(d, 0, sizeof(*d));
-    uint32_t n = s->node_count;
-    int rc = PP_ENOMEM;
-    uint32_t *pre = NULL, *parent = NULL, *semi = NULL, *label = NULL, *anc = NULL,
-             *idom = NULL, *stack = NULL, *pred_start = NULL, *preds = NULL;
-    uint64_t *next = NULL;
-    d->n = n;
-    d->idom = malloc((n ? n : 1) * sizeof(uint32_t));
-    d->retained = calloc(n ? n : 1, sizeof(uint64_t));
-    d->rpo = malloc((n ? n : 1) * sizeof(uint32_t));     /* preorder -> node */
-    pre = malloc((n ? n : 1) * sizeof(uint32_t));        /* node -> preorder */
-    parent = malloc((n ? n : 1) * sizeof(uint32_t));
-    stack = malloc((n ? n : 1) * sizeof(uint32_t));
-    next = malloc((n ? n : 1) * sizeof(uint64_t));
-    if (!d->idom || !d->retained || !d->rpo || !pre || !parent || !stack || !next)
-        goto out;
-    for (uint32_t i = 0; i < n; i++) {
-        pre[i] = HC_NONE;
-        d->idom[i] = HC_NONE;
-    }
-    /* Depth-first preorder with DFS-tree parents. */
-    uint32_t sp = 0, count = 0;
-    pre[s->root] = count;
-    d->rpo[count] = s->root;
-    parent[count++] = HC_NONE;
-    stack[sp++] = s->root;
-    next[s->root] = s->edge_start[s->root];
-    while (sp) {
-        uint32_t v = stack[sp - 1];
-        if (next[v] < s->edge_start[v + 1]) {
-            uint32_t w = s->edges[next[v]++];
-            if (pre[w] == HC_NONE) {
-                pre[w] = count;
-                d->rpo[count] = w;
-                parent[count++] = pre[v];
-                next[w] = s->edge_start[w];
-                stack[sp++] = w;
-            }
-        } else {
-            sp--;
-        }
-    }
-    uint32_t nr = count;
-    d->nreach = nr;
-    /* Predecessors, in preorder numbers, of reachable nodes. */
-    pred_start = calloc((size_t)nr + 1, sizeof(uint32_t));
-    if (!pred_start)
-        goto out;
-    uint64_t npred = 0;
-    for (uint32_t i = 0; i < nr; i++) {
-        uint32_t v = d->rpo[i];
-        for (uint64_t e = s->edge_start[v]; e < s->edge_start[v + 1]; e++) {
-            pred_start[pre[s->edges[e]] + 1]++;
-            npred++;
-        }
-    }
-    for (uint32_t i = 0; i < nr; i++)
-        pred_start[i + 1] += pred_start[i];
-    preds = malloc((npred ? npred : 1) * sizeof(uint32_t));
-    semi = malloc((nr ? nr : 1) * sizeof(uint32_t));
-    label = malloc((nr ? nr : 1) * sizeof(uint32_t));
-    anc = malloc((nr ? nr : 1) * sizeof(uint32_t));
-    idom = malloc((nr ? nr : 1) * sizeof(uint32_t));
-    if (!preds || !semi || !label || !anc || !idom)
-        goto out;
-    memcpy(stack, pred_start, nr * sizeof(uint32_t));     /* fill cursor */
-    for (uint32_t i = 0; i < nr; i++) {
-        uint32_t v = d->rpo[i];
-        for (uint64_t e = s->edge_start[v]; e < s->edge_start[v + 1]; e++)
-            preds[stack[pre[s->edges[e]]]++] = i;
-    }
-    for (uint32_t i = 0; i < nr; i++) {
-        semi[i] = label[i] = i;
-        anc[i] = HC_NONE;
-    }
-    /* Semidominators, in reverse preorder, with link-eval path compression. */
-    for (uint32_t w = nr; w-- > 1;) {
-        for (uint32_t k = pred_start[w]; k < pred_start[w + 1]; k++) {
-            uint32_t v = preds[k], u = v;
-            if (anc[v] != HC_NONE) {
-                /* Compress v's ancestor chain, root end first. */
-                uint32_t x = v, top = 0;
-                while (anc[anc[x]] != HC_NONE) {
-                    stack[top++] = x;
-                    x = anc[x];
-                }
-                while (top) {
-                    uint32_t y = stack[--top], a = anc[y];
-                    if (semi[label[a]] < semi[label[y]])
-                        label[y] = label[a];
-                    anc[y] = anc[a];
-                }
-                u = label[v];
-            }
-            if (semi[u] < semi[w])
-                semi[w] = semi[u];
-        }
-        anc[w] = parent[w];
-    }
-    /* Immediate dominators: the nearest ancestor not below the semidominator. */
-    idom[0] = 0;
-    for (uint32_t w = 1; w < nr; w++) {
-        uint32_t x = parent[w];
-        while (x > semi[w])
-            x = idom[x];
-        idom[w] = x;
-    }
-    for (uint32_t w = 0; w < nr; w++)
-        d->idom[d->rpo[w]] = d->rpo[idom[w]];
-    /* Subtree sizes: a dominator precedes what it dominates in preorder. */
-    for (uint32_t w = nr; w-- > 0;) {
-        uint32_t v = d->rpo[w];
-        d->retained[v] += s->node_size[v];
-        if (w)
-            d->retained[d->rpo[idom[w]]] += d->retained[v];
-    }
-    rc = PP_OK;
-out:
-    free(pre);
-    free(parent);
-    free(semi);
-    free(label);
-    free(anc);
-    free(idom);
-    free(stack);
-    free(next);
-    free(pred_start);
-    free(preds);
-    if (rc != PP_OK)
-        hc_dom_free(d);
-    return rc;
-}
-
-int hc_retained_by_key(const pp_heap_snapshot *s, const hc_dom *d, const hc_keys *k,
-                       uint64_t *out)
+int hc_bfs_until(const pp_heap_snapshot *s, const uint32_t *targets, uint32_t ntargets,
+                 uint32_t **parent_out)
 {
     uint32_t n = s->node_count;
-    memset(out, 0, k->nkeys * sizeof(uint64_t));
-    /* Dominator-tree children in CSR, then a depth-first walk keeping how
-     * many ancestors of each key are open. */
-    uint32_t *cstart = calloc((size_t)n + 1, sizeof(uint32_t));
-    uint32_t *child = malloc((d->nreach ? d->nreach : 1) * sizeof(uint32_t));
-    uint32_t *cursor = malloc((size_t)n * sizeof(uint32_t) + 1);
-    uint32_t *open = calloc(k->nkeys ? k->nkeys : 1, sizeof(uint32_t));
-    uint32_t *stack = malloc((d->nreach ? d->nreach : 1) * sizeof(uint32_t));
-    if (!cstart || !child || !cursor || !open || !stack) {
-        free(cstart);
-        free(child);
-        free(cursor);
-        free(open);
-        free(stack);
+    uint32_t *parent = hc_huge(malloc((n ? n : 1) * sizeof(uint32_t)), (size_t)n * sizeof(uint32_t));
+    uint32_t *queue = malloc((n ? n : 1) * sizeof(uint32_t));   /* touched as far as used */
+    uint8_t *want = calloc(n ? n : 1, 1);
+    if (!parent || !queue || !want) {
+        free(parent);
+        free(queue);
+        free(want);
         return PP_ENOMEM;
     }
-    for (uint32_t i = 0; i < d->nreach; i++) {
-        uint32_t v = d->rpo[i];
-        if (v != s->root)
-            cstart[d->idom[v] + 1]++;
-    }
-    for (uint32_t i = 0; i < n; i++)
-        cstart[i + 1] += cstart[i];
-    memcpy(cursor, cstart, n * sizeof(uint32_t));
-    for (uint32_t i = 0; i < d->nreach; i++) {
-        uint32_t v = d->rpo[i];
-        if (v != s->root)
-            child[cursor[d->idom[v]]++] = v;
-    }
-    memcpy(cursor, cstart, n * sizeof(uint32_t));
-    uint32_t sp = 0;
-    stack[sp++] = s->root;
-    {
-        uint32_t key = k->type_key[s->node_type[s->root]];
-        out[key] += d->retained[s->root];
-        open[key]++;
-    }
-    while (sp) {
-        uint32_t v = stack[sp - 1];
-        if (cursor[v] < cstart[v + 1]) {
-            uint32_t w = child[cursor[v]++];
-            uint32_t key = k->type_key[s->node_type[w]];
-            if (open[key] == 0)
-                out[key] += d->retained[w];
-            open[key]++;
-            stack[sp++] = w;
-        } else {
-            open[k->type_key[s->node_type[v]]]--;
-            sp--;
+    memset(parent, 0xff, (size_t)n * sizeof(uint32_t));
+    uint32_t left = 0;
+    for (uint32_t i = 0; i < ntargets; i++)
+        if (targets[i] < n && !want[targets[i]] && targets[i] != s->root) {
+            want[targets[i]] = 1;
+            left++;
+        }
+    /* The same queue discipline as hc_bfs_order, so every parent set
+     * before the stop is the one the full search sets. */
+    uint32_t head = 0, tail = 0;
+    parent[s->root] = s->root;
+    queue[tail++] = s->root;
+    while (head < tail && left) {
+        uint32_t v = queue[head++];
+        for (uint64_t e = s->edge_start[v]; e < s->edge_start[v + 1]; e++) {
+            uint32_t w = s->edges[e];
+            if (parent[w] == HC_NONE) {
+                parent[w] = v;
+                queue[tail++] = w;
+                left -= want[w];
+            }
         }
     }
-    free(cstart);
-    free(child);
-    free(cursor);
-    free(open);
-    free(stack);
+    free(queue);
+    free(want);
+    *parent_out = parent;
     return PP_OK;
 }
 
@@ -457,7 +306,7 @@ int hc_bfs_order(const pp_heap_snapshot *s, uint32_t **parent_out, uint32_t **or
                  uint32_t *nreach)
 {
     uint32_t n = s->node_count;
-    uint32_t *parent = malloc((n ? n : 1) * sizeof(uint32_t));
+    uint32_t *parent = hc_huge(malloc((n ? n : 1) * sizeof(uint32_t)), (size_t)n * sizeof(uint32_t));
     uint32_t *queue = malloc((n ? n : 1) * sizeof(uint32_t));
     if (!parent || !queue) {
         free(parent);
@@ -485,39 +334,94 @@ int hc_bfs_order(const pp_heap_snapshot *s, uint32_t **parent_out, uint32_t **or
     return PP_OK;
 }
 
-uint32_t hc_growth_path_end(const pp_heap_snapshot *s, const uint32_t *parent,
-                            const uint32_t *order, uint32_t nreach, const uint32_t *type_key,
-                            uint32_t key, uint64_t *mass)
+void hc_growth_free(hc_growth *g)
+{
+    free(g->pkey);
+    free(g->ppar);
+    free(g->mass);
+    memset(g, 0, sizeof(*g));
+}
+
+int hc_growth_init(const pp_heap_snapshot *s, const uint32_t *parent, const uint32_t *order,
+                   uint32_t nreach, const uint32_t *type_key, hc_growth *g)
+{
+    memset(g, 0, sizeof(*g));
+    size_t nr = nreach ? nreach : 1;
+    g->order = order;
+    g->nreach = nreach;
+    g->pkey = malloc(nr * sizeof(uint32_t));
+    g->ppar = malloc(nr * sizeof(uint32_t));
+    g->mass = malloc(nr * sizeof(uint64_t));
+    if (!g->pkey || !g->ppar || !g->mass) {
+        hc_growth_free(g);
+        return PP_ENOMEM;
+    }
+    /* A BFS queue holds each node's tree children together, in the order
+     * its edges first reached them, and parents are dequeued in order: the
+     * parent positions never decrease, so one forward scan finds them. */
+    uint32_t j = 0;
+    for (uint32_t i = 0; i < nreach; i++) {
+        uint32_t v = order[i];
+        g->pkey[i] = type_key[s->node_type[v]];
+        if (i == 0) {
+            g->ppar[0] = 0;
+            continue;
+        }
+        while (order[j] != parent[v])
+            j++;
+        g->ppar[i] = j;
+    }
+    return PP_OK;
+}
+
+/* First position >= 1 whose parent position is >= p (ppar is sorted). */
+static uint32_t first_child_at(const hc_growth *g, uint32_t p)
+{
+    uint32_t lo = 1, hi = g->nreach;
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (g->ppar[mid] < p)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+uint32_t hc_growth_path_end(const pp_heap_snapshot *s, hc_growth *g, uint32_t key)
 {
     /* Bytes of the key's instances in each node's shortest-path subtree,
-     * leaves first (reverse BFS order). */
-    for (uint32_t i = 0; i < nreach; i++)
-        mass[order[i]] = 0;
-    for (uint32_t i = nreach; i-- > 0;) {
-        uint32_t v = order[i];
-        if (type_key[s->node_type[v]] == key)
-            mass[v] += s->node_size[v] ? s->node_size[v] : 1;
-        if (v != s->root)
-            mass[parent[v]] += mass[v];
-    }
-    if (mass[s->root] == 0)
+     * leaves first (reverse BFS order), by BFS position: both arrays are
+     * read in order and the parent's slot is near the last one written. */
+    uint32_t nr = g->nreach;
+    uint64_t *mass = g->mass;
+    if (!nr)
         return HC_NONE;
-    /* Down from the root, always into the child holding the most, until
-     * the first instance of the key (the outermost: it holds the rest). */
-    uint32_t v = s->root;
-    while (type_key[s->node_type[v]] != key) {
-        uint32_t best = HC_NONE;
-        for (uint64_t e = s->edge_start[v]; e < s->edge_start[v + 1]; e++) {
-            uint32_t w = s->edges[e];
-            if (w != s->root && parent[w] == v && mass[w] > 0 &&
-                (best == HC_NONE || mass[w] > mass[best]))
-                best = w;
+    memset(mass, 0, (size_t)nr * sizeof(uint64_t));
+    for (uint32_t i = nr; i-- > 0;) {
+        if (g->pkey[i] == key) {
+            uint64_t sz = s->node_size[g->order[i]];
+            mass[i] += sz ? sz : 1;
         }
+        if (i)
+            mass[g->ppar[i]] += mass[i];
+    }
+    if (mass[0] == 0)
+        return HC_NONE;
+    /* Down from the root, always into the child holding the most (the
+     * first such in edge order), until the first instance of the key (the
+     * outermost: it holds the rest). */
+    uint32_t p = 0;
+    while (g->pkey[p] != key) {
+        uint32_t best = HC_NONE;
+        for (uint32_t i = first_child_at(g, p); i < nr && g->ppar[i] == p; i++)
+            if (mass[i] > 0 && (best == HC_NONE || mass[i] > mass[best]))
+                best = i;
         if (best == HC_NONE)
             break;
-        v = best;
+        p = best;
     }
-    return v;
+    return g->order[p];
 }
 
 int hc_reachable_from_named(const pp_heap_snapshot *s, const char *root_name,

@@ -13,6 +13,10 @@
 
 #define HC_NONE UINT32_MAX
 
+/* p (a block of size bytes from malloc, or NULL), advised to the kernel for
+ * transparent huge pages when it is large; returns p. */
+void *hc_huge(void *p, size_t size);
+
 /* Per-type figures keyed by type name. Type indexes are per file and names
  * repeat (one type per module; dotnet-gcdump's "(Bytes > 1K)" pseudo-types
  * per size bucket), so the identity of a type is its display name, with the
@@ -35,7 +39,8 @@ uint32_t hc_keys_find(const hc_keys *k, const char *name);
 size_t hc_base_name_len(const char *name);
 
 /* Dominator tree of the nodes reachable from the root (semi-NCA: Lengauer-
- * Tarjan semidominators, then nearest common ancestors; O(m log n)). */
+ * Tarjan semidominators, then nearest common ancestors; O(m log n);
+ * heap_dominators.c). */
 typedef struct hc_dom {
     uint32_t n;
     uint32_t *idom;              /* [n] immediate dominator; HC_NONE when
@@ -45,6 +50,8 @@ typedef struct hc_dom {
     uint32_t *rpo;               /* [nreach] reachable nodes in DFS preorder:
                                     each comes after its immediate dominator */
     uint32_t nreach;
+    uint32_t *ipre;              /* [nreach] preorder number of the immediate
+                                    dominator of preorder i (ipre[0] = 0) */
 } hc_dom;
 
 int hc_dominators(const pp_heap_snapshot *s, hc_dom *d);
@@ -59,6 +66,12 @@ int hc_retained_by_key(const pp_heap_snapshot *s, const hc_dom *d, const hc_keys
 /* Breadth-first search from the root: parent[] (HC_NONE when unreached,
  * parent[root] = root), so parents give a shortest path to the root. */
 int hc_bfs_parents(const pp_heap_snapshot *s, uint32_t **parent);
+
+/* As hc_bfs_parents, but the search stops once every node of targets
+ * (reachable or not) is reached: the parents on the way from the root to
+ * each target are those of the full search; others may stay HC_NONE. */
+int hc_bfs_until(const pp_heap_snapshot *s, const uint32_t *targets, uint32_t ntargets,
+                 uint32_t **parent);
 
 /* "root > a > b > node" in buf (type names, elided in the middle when more
  * than 16 steps); returns the number of steps, 0 if node is unreachable.
@@ -78,12 +91,23 @@ int hc_bfs_order(const pp_heap_snapshot *s, uint32_t **parent, uint32_t **order,
 
 /* The path that holds the most of one type: from the root, down the
  * shortest-path tree into the child whose subtree holds the most bytes of
- * the key's instances, to the first instance. Returns that instance (give
- * it to hc_path_string), HC_NONE if none is reachable. mass is scratch
- * [node_count]. O(nodes + edges). */
-uint32_t hc_growth_path_end(const pp_heap_snapshot *s, const uint32_t *parent,
-                            const uint32_t *order, uint32_t nreach, const uint32_t *type_key,
-                            uint32_t key, uint64_t *mass);
+ * the key's instances, to the first instance. hc_growth_init lays the BFS
+ * tree of hc_bfs_order out by queue position (12 bytes a reachable node,
+ * order and parent stay borrowed); each hc_growth_path_end is then one
+ * streaming pass. It returns that instance (give it to hc_path_string),
+ * HC_NONE if none is reachable. */
+typedef struct hc_growth {
+    const uint32_t *order;       /* [nreach] BFS order (borrowed) */
+    uint32_t nreach;
+    uint32_t *pkey;              /* [nreach] key of the node at each position */
+    uint32_t *ppar;              /* [nreach] position of its BFS parent */
+    uint64_t *mass;              /* [nreach] scratch */
+} hc_growth;
+
+int hc_growth_init(const pp_heap_snapshot *s, const uint32_t *parent, const uint32_t *order,
+                   uint32_t nreach, const uint32_t *type_key, hc_growth *g);
+uint32_t hc_growth_path_end(const pp_heap_snapshot *s, hc_growth *g, uint32_t key);
+void hc_growth_free(hc_growth *g);
 
 /* mark[i] = 1 for every node reachable from a node whose type is named
  * root_name ("[static vars]"). *nstarts is how many such nodes exist. */
