@@ -520,27 +520,3 @@ const pp_fs_object *pp_fs_object_find(const pp_fs *fs, uint32_t label)
             return &fs->objects[i];
     return NULL;
 }
-
-size_t pp_fs_cint(const uint8_t *p, const uint8_t *end, int32_t *out)
-{
-    const uint8_t *s = p;
-    if (p >= end)
-        return 0;
-    uint8_t b = *p++;
-    /* First group sign-extended from bit 6; most significant group first. */
-    uint32_t v = (uint32_t)((int32_t)((uint32_t)b << 25) >> 25);
-    for (int k = 0; k < 3 && (b & 0x80); k++) {
-        if (p >= end)
-            return 0;
-        b = *p++;
-        v = (v << 7) + (b & 0x7Fu);
-    }
-    if (b & 0x80) {
-        if (p >= end)
-            return 0;
-        b = *p++;
-        v = (v << 7) + b;
-    }
-    *out = (int32_t)v;
-    return (size_t)(p - s);
-}

@@ -104,7 +104,31 @@ int pp_fs_object_add(pp_fs *fs, uint32_t label, const pp_fs_type *type, int64_t 
 const pp_fs_object *pp_fs_object_find(const pp_fs *fs, uint32_t label);
 
 /* Decode one compressed int (graph.cs ReadCompressedInt) from p within
- * [p, end); returns the number of bytes used, 0 if it runs past end. */
-size_t pp_fs_cint(const uint8_t *p, const uint8_t *end, int32_t *out);
+ * [p, end); returns the number of bytes used, 0 if it runs past end.
+ * Inline: the node blob is one compressed int after another (two to four
+ * a node plus one an edge), the reader's innermost loop. */
+static inline size_t pp_fs_cint(const uint8_t *p, const uint8_t *end, int32_t *out)
+{
+    const uint8_t *s = p;
+    if (p >= end)
+        return 0;
+    uint8_t b = *p++;
+    /* First group sign-extended from bit 6; most significant group first. */
+    uint32_t v = (uint32_t)((int32_t)((uint32_t)b << 25) >> 25);
+    for (int k = 0; k < 3 && (b & 0x80); k++) {
+        if (p >= end)
+            return 0;
+        b = *p++;
+        v = (v << 7) + (b & 0x7Fu);
+    }
+    if (b & 0x80) {
+        if (p >= end)
+            return 0;
+        b = *p++;
+        v = (v << 7) + b;
+    }
+    *out = (int32_t)v;
+    return (size_t)(p - s);
+}
 
 #endif

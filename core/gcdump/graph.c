@@ -211,14 +211,14 @@ static int decode_nodes(pp_fs *fs, pp_gcdump *d, size_t table_at, uint32_t n,
         uint32_t off = (uint32_t)e[0] | (uint32_t)e[1] << 8 | (uint32_t)e[2] << 16 |
                        (uint32_t)e[3] << 24;
         const uint8_t *p = blob + off;
-        int32_t v;
+        int32_t v = 0;
         p += pp_fs_cint(p, blob_end, &v);
         if (v & 1)
             p += pp_fs_cint(p, blob_end, &v);
         p += pp_fs_cint(p, blob_end, &v);
         uint64_t k = d->edge_start[i], end = d->edge_start[i + 1];
         for (; k < end; k++) {
-            int32_t delta;
+            int32_t delta = 0;
             size_t used = pp_fs_cint(p, blob_end, &delta);
             int64_t child = (int64_t)i + delta;
             if (!used || child < 0 || child >= (int64_t)n)
@@ -336,6 +336,10 @@ int pp_gcdump_read_graph(pp_fs *fs, const pp_fs_type *type, pp_gcdump *d)
     d->edge_start = malloc(((size_t)n + 1) * sizeof(uint64_t));
     if (!d->node_type || !d->node_size || !d->node_address || !d->edge_start)
         return pp_fs_fail(fs, PP_ENOMEM, table_at, "out of memory for %u nodes", (unsigned)n);
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    /* The file's little-endian u64s are the host's: one copy. */
+    memcpy(d->node_address, fs->data + addr_at, 8 * (size_t)n);
+#else
     for (uint32_t i = 0; i < n; i++) {
         const uint8_t *a = fs->data + addr_at + 8 * (size_t)i;
         uint64_t v = 0;
@@ -343,6 +347,7 @@ int pp_gcdump_read_graph(pp_fs *fs, const pp_fs_type *type, pp_gcdump *d)
             v = v << 8 | a[k];
         d->node_address[i] = v;
     }
+#endif
     d->snap.node_count = n;
     d->snap.root = (uint32_t)root;
     return decode_nodes(fs, d, table_at, n, blob_at, (uint32_t)blob_len);

@@ -3,16 +3,15 @@
  * multipliers, then the finished pp_heap_snapshot. */
 #include "config.h"
 
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include <perfpipe/gcdump.h>
 #include <perfpipe/perfpipe.h>
 
 #include "gcdump/dump.h"
+#include "gcdump/filemap.h"
 
 static int read_object(pp_fs *fs, pp_gcdump *d, const char *what);
 
@@ -289,30 +288,12 @@ int pp_gcdump_read_file(const char *path, pp_gcdump **out, pp_error *err)
     if (!path || !out)
         return pp_error_set(err, PP_EINVAL, "pp_gcdump_read_file: bad arguments"), PP_EINVAL;
     *out = NULL;
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return pp_error_set(err, PP_EIO, "%s: %s", path, strerror(errno)), PP_EIO;
-    struct stat st;
-    if (fstat(fileno(f), &st) != 0 || !S_ISREG(st.st_mode)) {
-        fclose(f);
-        return pp_error_set(err, PP_EIO, "%s: not a regular file", path), PP_EIO;
-    }
-    size_t size = (size_t)st.st_size;
-    uint8_t *buf = malloc(size ? size : 1);
-    if (!buf) {
-        fclose(f);
-        return pp_error_set(err, PP_ENOMEM, "%s: out of memory for %zu bytes", path, size),
-               PP_ENOMEM;
-    }
-    size_t got = fread(buf, 1, size, f);
-    int ioerr = ferror(f);
-    fclose(f);
-    if (got != size || ioerr) {
-        free(buf);
-        return pp_error_set(err, PP_EIO, "%s: short read", path), PP_EIO;
-    }
-    int rc = pp_gcdump_read_memory(buf, size, path, out, err);
-    free(buf);
+    pp_gcdump_map m;
+    int rc = pp_gcdump_map_open(path, &m, err);
+    if (rc != PP_OK)
+        return rc;
+    rc = pp_gcdump_read_memory(m.data, m.size, path, out, err);
+    pp_gcdump_map_close(&m);
     return rc;
 }
 

@@ -1,5 +1,6 @@
 /* The gcdump input kind for the pipeline engine: one file, one record (the
- * whole heap snapshot). The file is read once, in order, through on_bytes. */
+ * whole heap snapshot). The file is mapped, handed to on_bytes once, in
+ * order, and unmapped as soon as the graph is decoded. */
 #include "config.h"
 
 #include <errno.h>
@@ -11,12 +12,12 @@
 #include <perfpipe/gcdump.h>
 #include <perfpipe/perfpipe.h>
 
+#include "gcdump/filemap.h"
 #include "source.h"
 
 typedef struct gcdump_source {
     char *path;
-    uint8_t *data;
-    size_t size;
+    pp_gcdump_map map;
     pp_gcdump *dump;
     const pp_source_hooks *hooks;
     int state;                   /* 0 not yet decoded, 1 delivered, 2 ended */
@@ -30,7 +31,7 @@ static void source_close(void *p)
     if (!s)
         return;
     pp_gcdump_free(s->dump);
-    free(s->data);
+    pp_gcdump_map_close(&s->map);
     free(s->path);
     free(s);
 }
@@ -39,49 +40,25 @@ static int source_open(const char *path, const pp_source_hooks *hooks, void **ou
                        pp_error *err)
 {
     *out = NULL;
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return pp_error_set(err, PP_EIO, "%s: %s", path, strerror(errno)), PP_EIO;
-    struct stat st;
-    if (fstat(fileno(f), &st) != 0 || !S_ISREG(st.st_mode)) {
-        fclose(f);
-        return pp_error_set(err, PP_EIO, "%s: not a regular file", path), PP_EIO;
-    }
     gcdump_source *s = calloc(1, sizeof(*s));
-    size_t size = (size_t)st.st_size;
-    if (s) {
-        s->path = strdup(path);
-        s->data = malloc(size ? size : 1);
+    if (!s || !(s->path = strdup(path))) {
+        free(s);
+        return pp_error_set(err, PP_ENOMEM, "%s: out of memory", path), PP_ENOMEM;
     }
-    if (!s || !s->path || !s->data) {
-        fclose(f);
+    int rc = pp_gcdump_map_open(path, &s->map, err);
+    if (rc != PP_OK) {
         source_close(s);
-        return pp_error_set(err, PP_ENOMEM, "%s: out of memory for %zu bytes", path, size),
-               PP_ENOMEM;
+        return rc;
     }
     /* The graph needs the whole file (forward references resolve from its
-     * end), so read it all now, feeding the hash as the bytes arrive. */
-    size_t got = 0;
-    while (got < size) {
-        size_t want = size - got < READ_CHUNK ? size - got : READ_CHUNK;
-        size_t n = fread(s->data + got, 1, want, f);
-        if (n == 0)
-            break;
-        if (hooks && hooks->on_bytes)
-            hooks->on_bytes(hooks->user, s->data + got, n);
-        got += n;
-    }
-    int ioerr = ferror(f);
-    fclose(f);
-    if (got != size || ioerr) {
-        source_close(s);
-        return pp_error_set(err, PP_EIO, "%s: short read (%zu of %zu bytes)", path, got, size),
-               PP_EIO;
-    }
-    s->size = size;
+     * end): the hash sees every byte now, in order. */
+    const uint8_t *data = s->map.data;
+    size_t size = s->map.size;
+    for (size_t at = 0; at < size && hooks && hooks->on_bytes; at += READ_CHUNK)
+        hooks->on_bytes(hooks->user, data + at, size - at < READ_CHUNK ? size - at : READ_CHUNK);
     s->hooks = hooks;
     static const char magic[] = "\x14\0\0\0!FastSerialization.1";
-    if (size < 24 || memcmp(s->data, magic, 24) != 0) {
+    if (size < 24 || memcmp(data, magic, 24) != 0) {
         source_close(s);
         return pp_error_set_at(err, PP_EFORMAT, 0,
                                "%s: offset 0: not a .gcdump: expected the \"!FastSerialization.1\" header",
@@ -95,9 +72,8 @@ static int source_next(void *p, pp_record *rec, pp_error *err)
 {
     gcdump_source *s = p;
     if (s->state == 0) {
-        int rc = pp_gcdump_read_memory(s->data, s->size, s->path, &s->dump, err);
-        free(s->data);           /* the dump copied what it keeps */
-        s->data = NULL;
+        int rc = pp_gcdump_read_memory(s->map.data, s->map.size, s->path, &s->dump, err);
+        pp_gcdump_map_close(&s->map);   /* the dump copied what it keeps */
         if (rc != PP_OK) {
             s->state = 2;
             return rc;

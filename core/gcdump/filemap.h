@@ -1,0 +1,25 @@
+/* Private: a .gcdump file mapped read-only for the reader (its graph needs
+ * the whole file: forward references resolve from the end). */
+#ifndef PP_GCDUMP_FILEMAP_H
+#define PP_GCDUMP_FILEMAP_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <perfpipe/error.h>
+
+typedef struct pp_gcdump_map {
+    const uint8_t *data;         /* [size]; never NULL after a successful open */
+    size_t size;
+    void *base;                  /* the mapping, NULL for an empty file */
+} pp_gcdump_map;
+
+/* Map the regular file at path. PP_EIO ("PATH: reason", "PATH: not a
+ * regular file") or PP_ENOMEM, with err filled; m is then empty. A FIFO or
+ * device is refused without blocking. */
+int pp_gcdump_map_open(const char *path, pp_gcdump_map *m, pp_error *err);
+
+/* Unmap; a zeroed or closed map is a no-op. */
+void pp_gcdump_map_close(pp_gcdump_map *m);
+
+#endif
