@@ -110,7 +110,11 @@ namespace Workload
         public static void Phase(string dir, string name)
         {
             if (dir == null) return;
-            File.WriteAllText(Path.Combine(dir, name + ".ready"), Environment.ProcessId.ToString(CultureInfo.InvariantCulture) + "\n");
+            // Written beside and renamed: a script that sees NAME.ready reads the whole pid
+            // (WriteAllText creates the file before it writes, and a loaded machine shows it).
+            string ready = Path.Combine(dir, name + ".ready");
+            File.WriteAllText(ready + ".tmp", Environment.ProcessId.ToString(CultureInfo.InvariantCulture) + "\n");
+            File.Move(ready + ".tmp", ready, true);
             string go = Path.Combine(dir, name + ".go");
             while (!File.Exists(go)) Thread.Sleep(20);
         }
