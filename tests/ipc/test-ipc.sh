@@ -51,6 +51,17 @@ start_wl() {
   [ -n "$WL_PID" ] || { echo "FAIL: workload $tag did not start: $(cat "$tag.out")"; exit 1; }
 }
 go() { local v="GATE_$1"; echo go >&"${!v}"; eval "exec ${!v}>&-"; }
+# The workload runs once its gate opens; opening it before the session exists loses the
+# scenario's first events, or all of them on a loaded machine (a fixed `sleep 1` did, at a
+# load of 20 on 2 cores). A session exists once the capture's temporary file (OUT.XXXXXX)
+# holds the trace header. started OUT PID: wait for that (or OUT itself, or PID's end).
+started() {
+  local n=0
+  while [ -z "$(find . -maxdepth 1 -name "$1.??????" -size +0c)" ] && [ ! -e "$1" ]; do
+    kill -0 "$2" 2>/dev/null || return 0
+    sleep 0.1; n=$((n + 1)); [ $n -lt 600 ] || { echo "note: no session for $1 after 60 s"; return 0; }
+  done
+}
 
 # ---- ps
 start_wl ps cpu --seconds 1
@@ -77,11 +88,11 @@ go ps
 # ---- collect gc-verbose (alloc) and the default profile (cpu), read by TraceEvent and perfpipe
 start_wl alloc alloc --mb-strings 50 --mb-buffers 25 --list-items 100000 --truth alloc.truth.json
 "$PERFPIPE" collect -p "$WL_PID" --profile gc-verbose -o alloc.nettrace -q 2> alloc.err &
-C=$!; sleep 1; go alloc; wait $C; rc=$?
+C=$!; started alloc.nettrace $C; go alloc; wait $C; rc=$?
 check "collect gc-verbose: exit 0 ($(cat alloc.err))" [ $rc = 0 ]
 start_wl cpu cpu --seconds 2 --truth cpu.truth.json
 "$PERFPIPE" collect -p "$WL_PID" -o cpu.nettrace -q 2> cpu.err &
-C=$!; sleep 1; go cpu; wait $C; rc=$?
+C=$!; started cpu.nettrace $C; go cpu; wait $C; rc=$?
 check "collect default profile: exit 0 ($(cat cpu.err))" [ $rc = 0 ]
 
 # ---- SIGINT stops cleanly: StopTracing, rundown, whole file
@@ -158,7 +169,7 @@ fi
 # re-analyzes to the same result (same tables, same content hash)
 start_wl live alloc --mb-strings 50 --mb-buffers 25 --list-items 100000
 "$PERFPIPE" alloc --pid "$WL_PID" --keep live.nettrace --format json -o live.json 2> live.err &
-C=$!; sleep 1; go live; wait $C; rc=$?
+C=$!; started live.nettrace $C; go live; wait $C; rc=$?
 check "live: perfpipe alloc --pid exit 0 ($(cat live.err))" [ $rc = 0 ]
 "$PERFPIPE" alloc live.nettrace --format json -o file.json 2>/dev/null
 cat > live.yaml <<'EOF2'
@@ -195,7 +206,7 @@ EOF2
 # ---- counters in the same session: alloc figures and counter series from one file
 start_wl cnt churn --seconds 10 --mb-per-sec 50 --truth cnt.truth.json
 "$PERFPIPE" collect -p "$WL_PID" --profile gc-verbose --counters --interval 1 -o cnt.nettrace -q 2> cnt.err &
-C=$!; sleep 1; go cnt; wait $C; rc=$?
+C=$!; started cnt.nettrace $C; go cnt; wait $C; rc=$?
 check "collect --counters: exit 0 ($(cat cnt.err))" [ $rc = 0 ]
 "$PERFPIPE" counters-csv cnt.nettrace --option series=true --format json -o cnt.counters.json 2> cnt.cerr
 "$PERFPIPE" alloc cnt.nettrace --format json -o cnt.alloc.json 2> cnt.aerr
