@@ -12,16 +12,18 @@
 #include <perfpipe/perfpipe.h>
 #include <perfpipe/plugin.h>
 
+#include "damage.h"
 #include "result/result.h"
 #include "nettrace/inspect.h"
 #include "nettrace/nettrace_internal.h"
 
-typedef struct warn_sink { char msg[PP_ERROR_MESSAGE_MAX]; int have; } warn_sink;
+typedef struct warn_sink { char msg[PP_ERROR_MESSAGE_MAX]; int have; uint64_t count; } warn_sink;
 
 static void
 on_warning(void *user, const pp_error *w)
 {
     warn_sink *s = user;
+    s->count++;
     if (!s->have) {
         snprintf(s->msg, sizeof s->msg, "%s", w->message);
         s->have = 1;
@@ -331,12 +333,34 @@ add_damage(json_t *stage, const pp_trace_source *r, const pp_nettrace_stats *st,
     }
 }
 
+/* Damage travels with the data (CONTRACTS.md) in inspect too: the input
+ * with its damage object, as `perfpipe run` writes it, and a stage read
+ * from a damaged input is "partial" with an input.damaged warning. */
+static int
+add_input(json_t *doc, json_t *stage, const char *path, const pp_trace_source *r,
+          const pp_nettrace_stats *st, uint64_t warnings)
+{
+    pp_source_damage d = { st->truncated ? st->truncated_at : -1, st->dropped_events,
+                           r->seqs.repeated_blocks, r->seqs.reordered_blocks, 0,
+                           r->seqs.sequence_gaps };
+    json_t *in = pp_result_add_input(doc, "trace", path, "nettrace", (int64_t)st->bytes, NULL,
+                                     NULL);
+    char text[PP_ERROR_MESSAGE_MAX];
+
+    if (in == NULL || json_object_set_new(in, "damage", pp_damage_json(&d, warnings)) != 0)
+        return PP_ENOMEM;
+    if (!pp_damage_any(&d, warnings))
+        return PP_OK;
+    pp_damage_text(text, sizeof text, "trace", path, &d, warnings);
+    return pp_damage_mark_stage(stage, text);
+}
+
 int
 pp_nettrace_inspect_doc(const char *path, json_t **doc_out, pp_error *err)
 {
     pp_trace_source *r;
     const pp_trace_event *ev;
-    warn_sink ws = { { 0 }, 0 };
+    warn_sink ws = { { 0 }, 0, 0 };
     pp_u64map ips = { 0 };
     uint64_t frames = 0, unresolved = 0;
     int rc;
@@ -436,6 +460,12 @@ pp_nettrace_inspect_doc(const char *path, json_t **doc_out, pp_error *err)
                            frames ? 100.0 * (double)unresolved / (double)frames : 0.0);
     pp_result_total_int(stage, "dropped_events", PP_COL_COUNT, (int64_t)st.dropped_events);
     add_damage(stage, r, &st, &ws);
+    if (add_input(doc, stage, path, r, &st, ws.count) != PP_OK) {
+        json_decref(doc);
+        pp_nettrace_close(r);
+        pp_error_set(err, PP_ENOMEM, "out of memory");
+        return PP_ENOMEM;
+    }
 
     static const pp_column cols[] = {
         { "provider", PP_COL_STRING, 0 }, { "event_id", PP_COL_COUNT, 0 },

@@ -76,8 +76,24 @@ check "missing block: said on stderr" grep -q "events dropped" "$tmp/drop.json.e
 
 head -c 400000 "$trace" >"$tmp/cut.nettrace"
 run3 "$tmp/cut.nettrace" "$tmp/cut.json"
-check "truncated: truncated_at recorded" [ "$(q "$tmp/cut.json" 'd["inputs"][0]["damage"]["truncated_at"] is not None')" = True ]
-every_partial "truncated" "$tmp/cut.json" "truncated at byte"
+# Where reading stopped: the start of the first object not wholly inside
+# the 400,000 bytes (the cut block), from the container's own listing.
+cut_at=$(python3 "$SRC/tests/faults/mutate-nettrace.py" "$trace" /dev/null list |
+  awk '{ if ($1 > 400000) exit; last = $1 } END { print last }')
+check "truncated: truncated_at is where reading stopped ($cut_at)" \
+  [ "$(q "$tmp/cut.json" 'd["inputs"][0]["damage"]["truncated_at"]')" = "$cut_at" ]
+every_partial "truncated" "$tmp/cut.json" "truncated at byte $cut_at"
+# inspect carries the same damage object and status as a run.
+"$PERFPIPE" inspect "$tmp/cut.nettrace" --format json >"$tmp/cut-inspect.json" 2>/dev/null
+check "truncated: inspect exit 0" [ $? -eq 0 ]
+check "truncated: inspect's inputs[0].damage.truncated_at is $cut_at" \
+  [ "$(q "$tmp/cut-inspect.json" 'd["inputs"][0]["damage"]["truncated_at"]')" = "$cut_at" ]
+check "truncated: inspect's stage is partial with input.damaged" [ "$(q "$tmp/cut-inspect.json" \
+  'd["stages"][0]["status"] + " " + ",".join(f["code"] for f in d["stages"][0]["findings"] if f["code"] == "input.damaged")')" = "partial input.damaged" ]
+"$PERFPIPE" inspect "$trace" --format json >"$tmp/clean-inspect.json" 2>/dev/null
+check "clean trace: inspect ok, damage all zero" [ "$(q "$tmp/clean-inspect.json" \
+  'd["stages"][0]["status"] + " " + str(d["inputs"][0]["damage"])')" = \
+  "ok {'truncated_at': None, 'dropped_events': 0, 'repeated_blocks': 0, 'reordered_blocks': 0, 'missing_blocks': 0, 'sequence_gaps': 0, 'reader_warnings': 0}" ]
 
 # A header-only trace (the Trace object, then the end-of-stream tag):
 # inspect reads zero events without touching a NULL array (UBSan in CI).
