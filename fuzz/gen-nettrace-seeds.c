@@ -273,6 +273,30 @@ workload(nb *f, int flush_flags, int rounds)
     nb_block6(f, 7, &b); nb_free(&b);
 }
 
+/* The runtime's lock and exception events with no stack (stack id 0),
+ * before any stack block: the cpu analyzer's contention and exception
+ * tables with nothing to name and no stack array at all (a campaign of
+ * 2026-12-01 found UBSan's `NULL + 0` there). No field definitions: the
+ * analyzer must cope with payloads it cannot decode by name. */
+static void
+runtime_events(nb *f)
+{
+    nb b = { 0 }, pl = { 0 };
+
+    nb_u16(&b, 0);
+    meta_row(&b, 1, PROVIDER_RT, 81, "ContentionStart_V2", NULL, 2, 0);
+    meta_row(&b, 2, PROVIDER_RT, 91, "ContentionStop_V1", NULL, 1, 0);
+    meta_row(&b, 3, PROVIDER_RT, 80, "ExceptionThrown_V1", NULL, 1, 0);
+    meta_row(&b, 4, PROVIDER_RT, 250, "ExceptionCatchStart", NULL, 0, 0);
+    nb_block6(f, 3, &b); nb_free(&b);
+    nb_u16(&b, 20); nb_u16(&b, 1); nb_u64(&b, 0); nb_u64(&b, 0);
+    for (uint32_t m = 1; m <= 4; m++) {
+        nb_u8(&pl, 0); nb_u16(&pl, 0); nb_u64(&pl, 0x1000 * m);
+        event(&b, 0x8F, m, 1, 0, 10, 0, &pl); nb_free(&pl);
+    }
+    nb_block6(f, 2, &b); nb_free(&b);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -293,6 +317,9 @@ main(int argc, char **argv)
     /* 32-bit pointers (stacks of 4-byte IPs would be read as such) */
     header(&f, 6, 0, 4); threads(&f); workload(&f, 1, 1); nb_u32(&f, 0);
     save(argv[1], "v6-ptr4.nettrace", &f); nb_free(&f);
+    /* lock contention and exceptions without stacks */
+    header(&f, 6, 0, 8); threads(&f); runtime_events(&f); nb_u32(&f, 0);
+    save(argv[1], "v6-runtime-events.nettrace", &f); nb_free(&f);
     /* cut inside the second round: a truncated V6 stream */
     header(&f, 6, 0, 8); threads(&f); workload(&f, 0, 2);
     f.n = f.n * 2 / 3;

@@ -390,7 +390,9 @@ pp_cpu_rt_emit(pp_cpu_rt *rt, pp_ctx *ctx, const pp_trace_source *src, int64_t t
         const char *lock, *waiter;
         int64_t v[2] = { k->count, k->ns };
 
-        rc = name_contention(&syms, src, rt->ips + k->first, k->depth, &lock, &waiter);
+        /* no contention had a stack: ips is NULL, and NULL + 0 is UB */
+        rc = name_contention(&syms, src, k->depth ? rt->ips + k->first : NULL, k->depth, &lock,
+                             &waiter);
         if (rc == PP_OK)
             rc = add_row(&cont, lock, waiter, v);
     }
