@@ -243,7 +243,7 @@ parse_args(int argc, char **argv, pp_capture_spec *spec, int *quiet, gc_opts *gc
             NEED();
             if ((spec->duration_s = pp_capture_parse_duration(v)) <= 0) {
                 pp_cli_error("collect: --duration '%s' is not a time (30, 30s, 500ms, 2m, 1h or "
-                             "dd:hh:mm:ss)", v);
+                             "dd:hh:mm:ss, at most 11 days)", v);
                 return PP_EXIT_USAGE;
             }
         } else if (strcmp(a, "--buffersize") == 0) {

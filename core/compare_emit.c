@@ -22,7 +22,7 @@ human(char *buf, size_t size, uint32_t type, double v)
     else if (type == PP_COL_DURATION_NS)
         pp_format_duration_ns(buf, size, v);
     else if (type == PP_COL_COUNT)
-        pp_format_count(buf, size, (int64_t)llround(v));
+        pp_format_count(buf, size, pp_i64_from_double(round(v)));
     else
         pp_format_number(buf, size, v);
 }
@@ -182,9 +182,9 @@ row_cells(const cmp_table *t, const cmp_row *row, const pp_compare_options *o, p
             cells[n++] = pp_cell_dbl(vc);
             cells[n++] = pp_cell_dbl(vc - vb);
         } else {
-            cells[n++] = pp_cell_int((int64_t)llround(vb));
-            cells[n++] = pp_cell_int((int64_t)llround(vc));
-            cells[n++] = pp_cell_int((int64_t)llround(vc - vb));
+            cells[n++] = pp_cell_int(pp_i64_from_double(round(vb)));
+            cells[n++] = pp_cell_int(pp_i64_from_double(round(vc)));
+            cells[n++] = pp_cell_int(pp_i64_from_double(round(vc) - round(vb)));
         }
     }
     for (size_t m = 0; m < t->nmeas; m++) {

@@ -317,11 +317,11 @@ judge(const json_t *rb, const json_t *rc_, const json_t *sb, const json_t *sc, c
     cells[n++] = rb && rc_ && mb != 0 ? pp_cell_dbl(100.0 * (mc - mb) / fabs(mb)) : pp_cell_null();
     cells[n++] = pp_cell_dbl(thr);
     cells[n++] = pp_cell_dbl(p);
-    cells[n++] = pp_cell_int(isnan(ab) ? 0 : (int64_t)llround(ab));
-    cells[n++] = pp_cell_int(isnan(ac) ? 0 : (int64_t)llround(ac));
-    cells[n++] = pp_cell_int((isnan(ac) ? 0 : (int64_t)llround(ac)) - (isnan(ab) ? 0 : (int64_t)llround(ab)));
-    cells[n++] = pp_cell_int(rb ? (int64_t)num(json_array_get(rb, (size_t)cb[2])) : 0);
-    cells[n++] = pp_cell_int(rc_ ? (int64_t)num(json_array_get(rc_, (size_t)cb[2])) : 0);
+    cells[n++] = pp_cell_int(isnan(ab) ? 0 : pp_i64_from_double(round(ab)));
+    cells[n++] = pp_cell_int(isnan(ac) ? 0 : pp_i64_from_double(round(ac)));
+    cells[n++] = pp_cell_int(pp_i64_from_double((isnan(ac) ? 0 : round(ac)) - (isnan(ab) ? 0 : round(ab))));
+    cells[n++] = pp_cell_int(rb ? pp_i64_from_double(num(json_array_get(rb, (size_t)cb[2]))) : 0);
+    cells[n++] = pp_cell_int(rc_ ? pp_i64_from_double(num(json_array_get(rc_, (size_t)cb[2]))) : 0);
     return pp_result_table_row(t, cells, err);
 }
 

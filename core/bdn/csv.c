@@ -398,7 +398,7 @@ pp_bdn_csv_next(pp_bdn_reader *r, pp_error *err)
                 return rc;
             }
             if (k == 1) {
-                b->bytes_per_op = llround(v * scale);
+                b->bytes_per_op = pp_i64_from_double(round(v * scale));
                 b->flags |= PP_BENCH_HAS_MEMORY | (rounded ? PP_BENCH_ALLOC_ROUNDED : 0);
             } else if (k == 0 && strcmp(f[c], "-") == 0) {
                 b->flags |= PP_BENCH_HAS_MEMORY;   /* "-": zero */

@@ -43,8 +43,8 @@ pp_capture_spec_is(const char *path)
     return path != NULL && strncmp(path, PP_CAPTURE_PREFIX, strlen(PP_CAPTURE_PREFIX)) == 0;
 }
 
-double
-pp_capture_parse_duration(const char *s)
+static double
+parse_duration(const char *s)
 {
     char *end;
     if (strchr(s, ':')) {
@@ -69,6 +69,13 @@ pp_capture_parse_duration(const char *s)
     if (strcmp(end, "h") == 0)
         return d * 3600;
     return -1;
+}
+
+double
+pp_capture_parse_duration(const char *s)
+{
+    double d = parse_duration(s);
+    return d <= PP_CAPTURE_MAX_SECONDS ? d : -1;    /* NaN is none too */
 }
 
 void
@@ -161,14 +168,14 @@ pp_capture_spec_parse(const char *path, pp_capture_spec *spec, char **storage, p
         } else if (strcmp(k, "duration") == 0) {
             if ((spec->duration_s = pp_capture_parse_duration(v)) <= 0) {
                 pp_error_set(err, PP_EINVAL, "capture: duration '%s' is not a time (30s, 2m, "
-                             "500ms, dd:hh:mm:ss)", v);
+                             "500ms, dd:hh:mm:ss, at most 11 days)", v);
                 goto bad;
             }
         } else if (strcmp(k, "delay") == 0 || strcmp(k, "timeout") == 0) {
             double d = pp_capture_parse_duration(v);
             if (d < 0 || (d == 0 && k[0] == 't')) {
                 pp_error_set(err, PP_EINVAL, "capture: %s '%s' is not a time (30s, 2m, 500ms, "
-                             "dd:hh:mm:ss)", k, v);
+                             "dd:hh:mm:ss, at most 11 days)", k, v);
                 goto bad;
             }
             if (k[0] == 'd')

@@ -25,7 +25,9 @@ void pp_capture_delay(double seconds);
 int pp_capture_spec_is(const char *path);
 
 /* A duration as collect and capture: specs take it: 30, 30s, 500ms, 2m, 1h
- * or dd:hh:mm:ss, in seconds; < 0 if it is none of these. */
+ * or dd:hh:mm:ss, in seconds; < 0 if it is none of these or longer than
+ * PP_CAPTURE_MAX_SECONDS (the poll timeouts count milliseconds in an int). */
+#define PP_CAPTURE_MAX_SECONDS 1000000.0
 double pp_capture_parse_duration(const char *s);
 /* Parse a capture spec into *spec; its strings point into *storage (the
  * caller frees it after the spec's last use). PP_EINVAL with the key. */

@@ -28,12 +28,19 @@ void
 pp_render_cell_human(char *buf, size_t size, uint32_t type, const json_t *cell)
 {
     double d = json_number_value(cell);
-    int64_t i = json_is_integer(cell) ? (int64_t)json_integer_value(cell) : (int64_t)d;
+    int64_t i = json_is_integer(cell) ? (int64_t)json_integer_value(cell) : pp_i64_from_double(d);
 
     if (size == 0)
         return;
     if (json_is_null(cell) || cell == NULL) {
         snprintf(buf, size, "-");
+        return;
+    }
+    /* A document read from a file may hold any real where a count or a
+     * time belongs; one past int64_t is shown as the number it is. */
+    if (json_is_real(cell) && (type == PP_COL_COUNT || type == PP_COL_TIMESTAMP_NS) &&
+        !(fabs(d) < 9.2e18)) {
+        pp_format_number(buf, size, d);
         return;
     }
     switch (type) {
@@ -296,7 +303,7 @@ row_weight(const json_t *w, uint32_t col_type, int64_t ns_per_unit)
         double us = json_number_value(w) * 1000.0;
         if (!isfinite(us) || us <= 0.0 || us >= 9.2e18)
             return 0;
-        return (int64_t)llround(us);
+        return pp_i64_from_double(round(us));
     }
     return 0;
 }

@@ -116,7 +116,7 @@ pp_format_percent(char *buf, size_t size, double pct)
     }
     if (fabs(pct) < 0.05)
         pct = 0.0;      /* never "-0.0%" */
-    snprintf(buf, size, "%.1f%%", pct);
+    snprintf(buf, size, fabs(pct) < 1e6 ? "%.1f%%" : "%.3g%%", pct);
 }
 
 void
@@ -151,9 +151,14 @@ pp_format_number(char *buf, size_t size, double v)
         snprintf(buf, size, "0");
         return;
     }
+    if (a >= 1e18) {
+        /* past int64_t: only a damaged or hand-made document gets here,
+         * and 400 grouped digits would say less than an exponent */
+        snprintf(buf, size, "%.3g", v);
+        return;
+    }
     if (a >= 999.5) {
-        /* Whole, grouped: exact as long as the double holds the integer;
-         * beyond 2^63 the digits are the double's own. */
+        /* Whole, grouped: exact as long as the double holds the integer. */
         char digits[400];
         snprintf(digits, sizeof digits, "%.0f", a);
         group_digits(buf, size, v < 0 ? "-" : "", digits, "");

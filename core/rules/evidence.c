@@ -6,6 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <perfpipe/records.h>
+
+
 #include "rules/evidence.h"
 
 /* The schema: "name:k" pairs, k = s (string) or n (number). Derived
@@ -523,7 +526,7 @@ build_callees(const char *analyzer, const json_t *stage, pp_ev_table *out)
 
         json_array_append_new(r, json_string(pairs[i].frame));
         json_array_append_new(r, json_string(pairs[i].callee));
-        json_array_append_new(r, is_cpu ? json_real(pairs[i].w) : json_integer((json_int_t)pairs[i].w));
+        json_array_append_new(r, is_cpu ? json_real(pairs[i].w) : json_integer(pp_i64_from_double(pairs[i].w)));
         json_array_append_new(r, json_real(tot > 0 ? 100.0 * pairs[i].w / tot : 0));
         if (is_cpu) {
             json_t *p = json_object_get(psums, pairs[i].key);

@@ -100,6 +100,20 @@ typedef struct pp_value {
     } v;
 } pp_value;
 
+/* A double as an int64_t, rounded toward zero: NaN gives 0 and a value
+ * outside int64_t's range saturates. A plain cast of those is undefined
+ * behaviour, and a damaged input can carry any double. */
+static inline int64_t pp_i64_from_double(double d)
+{
+    if (d != d)
+        return 0;
+    if (d >= 9223372036854775808.0)
+        return INT64_MAX;
+    if (d <= -9223372036854775808.0)
+        return INT64_MIN;
+    return (int64_t)d;
+}
+
 /* Facts of a whole trace (host->trace_info). */
 typedef struct pp_trace_info {
     uint32_t struct_size;

@@ -55,24 +55,25 @@ bn_mvalue(double *v, uint32_t n)
         var += (v[i] - mean) * (v[i] - mean);
     var /= m - 1;
     h = 3.5 * sqrt(var) / cbrt((double)m);
-    if (!(h > 0))
-        return 1;
+    if (!(h > 0) || !isfinite(h) || !isfinite(v[m - 1] - v[0]))
+        return 1;           /* the doubling below would never pass an infinite range */
     bins = malloc((m + 2) * sizeof *bins);
     if (bins == NULL)
         return 1;
     for (;;) {
         double range = v[m - 1] - v[0];
-        uint32_t k = (uint32_t)floor(range / h) + 1, top = 0;
+        /* never more bins than values: the width only grows; compared as a
+         * double, since range / h can be any size (or NaN) on odd input */
+        double kd = floor(range / h) + 1;
+        uint32_t k = kd >= 1 && kd < m ? (uint32_t)kd : m, top = 0;
         uint64_t sum = 0;
 
-        if (k > m)
-            k = m;          /* never more bins than values: the width only grows */
         for (uint32_t i = 0; i < k; i++)
             bins[i] = 0;
         for (uint32_t i = 0; i < m; i++) {
-            uint32_t b = (uint32_t)floor((v[i] - v[0]) / h);
+            double bd = floor((v[i] - v[0]) / h);
 
-            bins[b < k ? b : k - 1]++;
+            bins[bd >= 0 && bd < k ? (uint32_t)bd : k - 1]++;
         }
         for (uint32_t i = 0; i <= k; i++) {
             uint32_t prev = i == 0 ? 0 : bins[i - 1], cur = i == k ? 0 : bins[i];

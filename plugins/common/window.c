@@ -18,7 +18,7 @@ static int ms_option(const pp_host_api *host, const pp_options *opts, const char
         return PP_EINVAL;
     }
     *has = 1;
-    *ns = (int64_t)llround(ms * 1e6);
+    *ns = pp_i64_from_double(round(ms * 1e6));
     return PP_OK;
 }
 

@@ -23,7 +23,7 @@ cc_to_i64(double d)
         return INT64_MAX;
     if (d <= -9.2e18)
         return INT64_MIN;
-    return (int64_t)llround(d);
+    return pp_i64_from_double(round(d));
 }
 
 const char *

@@ -72,10 +72,13 @@ static int db_create(const pp_host_api *host, pp_ctx *ctx, const pp_options *opt
         host->error_set(err, PP_EINVAL, "db: bad option type");
         return PP_EINVAL;
     }
-    if (st->nplus1 < 2 || st->slow_ms < 0 || st->burst_gap_ms < 0 || st->top < 0) {
+    /* 1e9 ms (11.6 days) keeps ten times the gap, in ns, inside int64_t */
+    if (st->nplus1 < 2 || !(st->slow_ms >= 0 && st->slow_ms <= 1e9) ||
+        !(st->burst_gap_ms >= 0 && st->burst_gap_ms <= 1e9) || st->top < 0) {
         free(st);
         host->error_set(err, PP_EINVAL,
-                        "db: nplus1 must be >= 2; slow_ms, burst_gap_ms and top >= 0");
+                        "db: nplus1 must be >= 2, top >= 0, slow_ms and burst_gap_ms "
+                        "between 0 and 1e9");
         return PP_EINVAL;
     }
     *state = st;

@@ -83,7 +83,7 @@ typedef struct diff_row {
     int64_t dcount, dbytes;
 } diff_row;
 
-static int64_t rnd(double v) { return (int64_t)llround(v); }
+static int64_t rnd(double v) { return pp_i64_from_double(round(v)); }
 
 static int cmp_delta(const void *a, const void *b)
 {

@@ -81,7 +81,7 @@ static int cmp_rows(const void *a, const void *b)
     return x->key < y->key ? -1 : x->key > y->key;
 }
 
-static int64_t rnd(double v) { return (int64_t)llround(v); }
+static int64_t rnd(double v) { return pp_i64_from_double(round(v)); }
 
 static int finish(void *p, pp_ctx *ctx, pp_error *err)
 {

@@ -644,6 +644,38 @@ START_TEST(render_errors)
 }
 END_TEST
 
+/* A document read back from a file can hold any number where an integer
+ * belongs: a count of 2.6e118 (found by the fuzzer through a counters
+ * input) is printed as a number, not cast to int64_t, which is undefined
+ * behaviour that UBSan reports. */
+START_TEST(huge_reals_in_integer_columns)
+{
+    static const char *kinds[] = { "table", "markdown", "html", "csv", "json" };
+    static const double odd[] = { 2.6e118, -1e300, NAN, 9223372036854775808.0 };
+    json_t *doc = hand_doc();
+    json_t *st, *tj, *row;
+    size_t i, j, k, r;
+    int rc;
+
+    json_array_foreach(json_object_get(doc, "stages"), i, st)
+        json_array_foreach(json_object_get(st, "tables"), j, tj)
+            json_array_foreach(json_object_get(tj, "rows"), r, row)
+                for (k = 1; k < json_array_size(row); k++)
+                    json_array_set_new(row, k, json_real(odd[(r + k) % 4]));
+    for (i = 0; i < sizeof kinds / sizeof *kinds; i++) {
+        char *s = render(doc, kinds[i], NULL, &rc, NULL);
+        ck_assert_msg(rc == PP_OK, "%s: rc %d", kinds[i], rc);
+        if (strcmp(kinds[i], "table") == 0) {
+            ck_assert_msg(strstr(s, "2.6e+118") != NULL || strstr(s, "2.60e+118") != NULL,
+                          "table does not show the count as a number:\n%.1500s", s);
+            ck_assert_ptr_null(strstr(s, "9,223,372,036,854,775,807"));
+        }
+        free(s);
+    }
+    json_decref(doc);
+}
+END_TEST
+
 START_TEST(one_table_csv)
 {
     json_t *doc = hand_doc();
@@ -722,6 +754,7 @@ render_suite(void)
     tcase_add_test(m, json_round_trips);
     tcase_add_test(m, render_errors);
     tcase_add_test(m, one_table_csv);
+    tcase_add_test(m, huge_reals_in_integer_columns);
     suite_add_tcase(s, g);
     suite_add_tcase(s, fl);
     suite_add_tcase(s, m);
