@@ -90,3 +90,27 @@ pp_pipe_nearest(const char *word, const char *const *candidates, size_t n)
         limit = 3;
     return best_d <= limit ? best : NULL;
 }
+
+int
+pp_pipe_unknown(pp_error *err, const char *file, pp_pos pos, const char *word,
+                const char *what, const char *where, const char *const *valid)
+{
+    char list[512];
+    size_t used = 0;
+    const char *near = pp_pipe_nearest(word, valid, (size_t)-1);
+    const char *in = where != NULL && where[0] ? " in " : "";
+
+    list[0] = '\0';
+    for (size_t k = 0; valid[k] != NULL && used < sizeof list; k++) {
+        int n = snprintf(list + used, sizeof list - used, "%s%s", k ? ", " : "", valid[k]);
+        if (n < 0)
+            break;
+        used += (size_t)n;
+    }
+    if (near != NULL)
+        return pp_pipe_error(err, PP_EINVAL, file, pos,
+                             "unknown %s '%s'%s%s (did you mean '%s'?); expected one of: %s",
+                             what, word, in, in[0] ? where : "", near, list);
+    return pp_pipe_error(err, PP_EINVAL, file, pos, "unknown %s '%s'%s%s; expected one of: %s",
+                         what, word, in, in[0] ? where : "", list);
+}

@@ -26,35 +26,12 @@ oom(ctx *c)
     return pp_pipe_error(c->err, PP_ENOMEM, c->file, (pp_pos){ 0, 0 }, "out of memory");
 }
 
-static void
-join(const char *const *names, char *buf, size_t size)
-{
-    size_t used = 0;
-    buf[0] = '\0';
-    for (size_t k = 0; names[k] != NULL && used < size; k++) {
-        int n = snprintf(buf + used, size - used, "%s%s", k ? ", " : "", names[k]);
-        if (n < 0)
-            break;
-        used += (size_t)n;
-    }
-}
-
 /* "unknown WHAT 'word' in WHERE (did you mean 'x'?); expected one of: ..." */
 static int
 unknown_word(ctx *c, const pp_ynode *n, const char *what, const char *where,
              const char *const *valid)
 {
-    char list[256];
-    const char *near = pp_pipe_nearest(n->text, valid, (size_t)-1);
-
-    join(valid, list, sizeof list);
-    if (near != NULL)
-        return pp_pipe_error(c->err, PP_EINVAL, c->file, n->pos,
-                             "unknown %s '%s'%s%s (did you mean '%s'?); expected one of: %s",
-                             what, n->text, where[0] ? " in " : "", where, near, list);
-    return pp_pipe_error(c->err, PP_EINVAL, c->file, n->pos,
-                         "unknown %s '%s'%s%s; expected one of: %s", what, n->text,
-                         where[0] ? " in " : "", where, list);
+    return pp_pipe_unknown(c->err, c->file, n->pos, n->text, what, where, valid);
 }
 
 static int

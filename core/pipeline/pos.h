@@ -27,4 +27,11 @@ int pp_pipe_error(pp_error *err, int code, const char *file, pp_pos pos,
  * counted by n (n = SIZE_MAX: NULL-terminated). */
 const char *pp_pipe_nearest(const char *word, const char *const *candidates, size_t n);
 
+/* Fill err with a positioned "unknown WHAT 'word' in WHERE (did you mean
+ * 'x'?); expected one of: a, b" (no " in WHERE" when where is NULL or "",
+ * no suggestion when none is near) for a word not in the NULL-terminated
+ * list valid. Returns PP_EINVAL. */
+int pp_pipe_unknown(pp_error *err, const char *file, pp_pos pos, const char *word,
+                    const char *what, const char *where, const char *const *valid);
+
 #endif

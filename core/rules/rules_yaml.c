@@ -32,42 +32,16 @@ fail(ctx *c, int code, pp_pos pos, const char *msg)
     return pp_pipe_error(c->err, code, c->file, pos, "%s", msg);
 }
 
-static void
-join(const char *const *names, char *buf, size_t size)
-{
-    size_t used = 0;
-
-    buf[0] = '\0';
-    for (size_t k = 0; names[k] != NULL && used < size; k++) {
-        int n = snprintf(buf + used, size - used, "%s%s", k ? ", " : "", names[k]);
-        if (n < 0)
-            break;
-        used += (size_t)n;
-    }
-}
-
 /* Index of word in a NULL-terminated list, or -1 with a positioned
  * "unknown WHAT 'word' (did you mean ...); expected one of: ..." error. */
 static int
 one_of_in(ctx *c, const pp_ynode *n, const char *what, const char *where,
           const char *const *valid)
 {
-    char list[512];
-    const char *near;
-
     for (int k = 0; valid[k] != NULL; k++)
         if (strcmp(n->text, valid[k]) == 0)
             return k;
-    join(valid, list, sizeof list);
-    near = pp_pipe_nearest(n->text, valid, (size_t)-1);
-    if (near != NULL)
-        pp_pipe_error(c->err, PP_EINVAL, c->file, n->pos,
-                      "unknown %s '%s'%s%s (did you mean '%s'?); expected one of: %s", what,
-                      n->text, where ? " in " : "", where ? where : "", near, list);
-    else
-        pp_pipe_error(c->err, PP_EINVAL, c->file, n->pos,
-                      "unknown %s '%s'%s%s; expected one of: %s", what, n->text,
-                      where ? " in " : "", where ? where : "", list);
+    pp_pipe_unknown(c->err, c->file, n->pos, n->text, what, where, valid);
     return -1;
 }
 
