@@ -331,54 +331,57 @@ static int fifo_room(void **p, size_t *head, size_t len, size_t *cap, size_t n, 
     return PP_OK;
 }
 
+/* Bulk events are numbered per kind from 0: a gap means the runtime
+ * dropped some, and the graph would be wrong without saying so. */
+static int in_order(uint32_t *next, uint32_t index, const char *what, pp_error *err)
+{
+    if (index != *next) {
+        pp_error_set(err, PP_EFORMAT, "%s event %u arrived where %u was due: the runtime "
+                     "dropped heap events (a larger --buffersize helps)", what,
+                     (unsigned)index, (unsigned)*next);
+        return PP_EFORMAT;
+    }
+    (*next)++;
+    return PP_OK;
+}
+
+/* Queue n items of size sz behind the fifo's len, then link what can be. */
+static int enqueue(pp_heap_graph *g, void **p, size_t *head, size_t *len, size_t *cap,
+                   const void *v, size_t n, size_t sz, pp_error *err)
+{
+    if (fifo_room(p, head, *len, cap, n, sz) == PP_OK) {
+        memcpy((char *)*p + (*head + *len) * sz, v, n * sz);
+        *len += n;
+        if (drain(g) == PP_OK)
+            return PP_OK;
+    }
+    pp_error_set(err, PP_ENOMEM, "out of memory for the heap graph (%" PRIu64 " objects)",
+                 g->st.nodes);
+    return PP_ENOMEM;
+}
+
 int pp_hg_bulk_node(pp_heap_graph *g, uint32_t index, const pp_heap_node_in *v, uint32_t n,
                     pp_error *err)
 {
-    if (index != g->next_node_event) {
-        pp_error_set(err, PP_EFORMAT, "GCBulkNode event %u arrived where %u was due: the "
-                     "runtime dropped heap events (a larger --buffersize helps)",
-                     (unsigned)index, (unsigned)g->next_node_event);
+    if (in_order(&g->next_node_event, index, "GCBulkNode", err) != PP_OK)
         return PP_EFORMAT;
-    }
-    g->next_node_event++;
     for (uint32_t i = 0; i < n; i++)
         if (v[i].edge_count > MAX_EDGES_PER_NODE) {
             pp_error_set(err, PP_EFORMAT, "GCBulkNode event %u: object 0x%" PRIx64 " claims %"
                          PRIu64 " references", (unsigned)index, v[i].address, v[i].edge_count);
             return PP_EFORMAT;
         }
-    if (fifo_room((void **)&g->pn, &g->pn_head, g->pn_len, &g->pn_cap, n, sizeof *g->pn) != PP_OK)
-        goto oom;
-    memcpy(g->pn + g->pn_head + g->pn_len, v, n * sizeof *v);
-    g->pn_len += n;
-    if (drain(g) == PP_OK)
-        return PP_OK;
-oom:
-    pp_error_set(err, PP_ENOMEM, "out of memory for the heap graph (%" PRIu64 " objects)",
-                 g->st.nodes);
-    return PP_ENOMEM;
+    return enqueue(g, (void **)&g->pn, &g->pn_head, &g->pn_len, &g->pn_cap, v, n, sizeof *g->pn,
+                   err);
 }
 
 int pp_hg_bulk_edge(pp_heap_graph *g, uint32_t index, const uint64_t *target, uint32_t n,
                     pp_error *err)
 {
-    if (index != g->next_edge_event) {
-        pp_error_set(err, PP_EFORMAT, "GCBulkEdge event %u arrived where %u was due: the "
-                     "runtime dropped heap events (a larger --buffersize helps)",
-                     (unsigned)index, (unsigned)g->next_edge_event);
+    if (in_order(&g->next_edge_event, index, "GCBulkEdge", err) != PP_OK)
         return PP_EFORMAT;
-    }
-    g->next_edge_event++;
-    if (fifo_room((void **)&g->pe, &g->pe_head, g->pe_len, &g->pe_cap, n, sizeof *g->pe) != PP_OK)
-        goto oom;
-    memcpy(g->pe + g->pe_head + g->pe_len, target, n * sizeof *target);
-    g->pe_len += n;
-    if (drain(g) == PP_OK)
-        return PP_OK;
-oom:
-    pp_error_set(err, PP_ENOMEM, "out of memory for the heap graph (%" PRIu64 " objects)",
-                 g->st.nodes);
-    return PP_ENOMEM;
+    return enqueue(g, (void **)&g->pe, &g->pe_head, &g->pe_len, &g->pe_cap, target, n,
+                   sizeof *g->pe, err);
 }
 
 int pp_hg_root_event(pp_heap_graph *g)
