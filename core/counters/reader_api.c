@@ -8,6 +8,7 @@
 #include <perfpipe/perfpipe.h>
 
 #include "counters/counters_private.h"
+#include "sized.h"
 
 /* The 0.1 hooks struct has the shared one's layout; copy member by member
  * rather than cast, so neither depends on the other staying so. */
@@ -65,7 +66,6 @@ int
 pp_counters_reader_get_info(const pp_counters_reader *r, pp_counters_info *out)
 {
     pp_counters_info i;
-    size_t n;
 
     if (r == NULL || out == NULL || out->struct_size < sizeof out->struct_size)
         return PP_EINVAL;
@@ -76,8 +76,6 @@ pp_counters_reader_get_info(const pp_counters_reader *r, pp_counters_info *out)
     i.start_unix_ns = pp_counters_start_unix_ns(r);
     i.truncated = pp_counters_truncated(r);
     i.target_process = pp_counters_target_process(r);
-    n = out->struct_size < sizeof i ? out->struct_size : sizeof i;
-    memcpy(out, &i, n);
-    out->struct_size = (uint32_t)n;
+    pp_sized_copy(out, &i, sizeof i);
     return PP_OK;
 }

@@ -12,6 +12,7 @@
 
 #include "gcdump/dump.h"
 #include "gcdump/filemap.h"
+#include "sized.h"
 
 static int read_object(pp_fs *fs, pp_gcdump *d, const char *what);
 
@@ -313,9 +314,7 @@ int pp_gcdump_get_info(const pp_gcdump *dump, pp_gcdump_info *out)
 {
     if (!dump || !out || out->struct_size < sizeof(uint32_t))
         return PP_EINVAL;
-    uint32_t n = out->struct_size < sizeof(*out) ? out->struct_size : (uint32_t)sizeof(*out);
-    memcpy((char *)out + sizeof(uint32_t), (const char *)&dump->info + sizeof(uint32_t),
-           n - sizeof(uint32_t));
+    pp_sized_copy(out, &dump->info, sizeof dump->info);
     return PP_OK;
 }
 

@@ -8,6 +8,7 @@
 #include <perfpipe/perfpipe.h>
 
 #include "nettrace/nettrace_internal.h"
+#include "sized.h"
 
 static int64_t
 ticks_to_ns(const pp_trace_source *r, uint64_t ts)
@@ -186,9 +187,7 @@ pp_nettrace_info(const pp_trace_source *r, pp_trace_info *out)
     i.start_unix_ns = r->start_unix_ns;
     i.first_event_ns = r->first_ns;
     i.last_event_ns = r->last_ns;
-    size_t n = out->struct_size < sizeof i ? out->struct_size : sizeof i;
-    memcpy(out, &i, n);
-    out->struct_size = (uint32_t)n;
+    pp_sized_copy(out, &i, sizeof i);
     return PP_OK;
 }
 
@@ -200,9 +199,7 @@ pp_nettrace_stats_get(const pp_trace_source *r, pp_nettrace_stats *out)
     pp_nettrace_stats s = r->st;
     s.methods = r->nmethods;
     s.process_count = (uint32_t)(r->npids ? r->npids : 1);
-    size_t n = out->struct_size < sizeof s ? out->struct_size : sizeof s;
-    s.struct_size = (uint32_t)n;
-    memcpy(out, &s, n);
+    pp_sized_copy(out, &s, sizeof s);
     return PP_OK;
 }
 

@@ -9,6 +9,7 @@
 #include <perfpipe/spans.h>
 
 #include "spans/reader_internal.h"
+#include "sized.h"
 
 int
 pp_spans_reader_open(const char *path, const pp_reader_hooks *hooks, pp_spans_reader **out,
@@ -54,7 +55,6 @@ int
 pp_spans_reader_get_info(const pp_spans_reader *r, pp_spans_info *out)
 {
     pp_spans_info i;
-    size_t n;
 
     if (r == NULL || out == NULL || out->struct_size < sizeof out->struct_size)
         return PP_EINVAL;
@@ -63,8 +63,6 @@ pp_spans_reader_get_info(const pp_spans_reader *r, pp_spans_info *out)
     i.form = pp_spans_form(r);
     i.spans = pp_spans_count(r);
     i.documents = pp_spans_documents(r);
-    n = out->struct_size < sizeof i ? out->struct_size : sizeof i;
-    memcpy(out, &i, n);
-    out->struct_size = (uint32_t)n;
+    pp_sized_copy(out, &i, sizeof i);
     return PP_OK;
 }
