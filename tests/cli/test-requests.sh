@@ -10,22 +10,9 @@
 set -u
 PERFPIPE=${PERFPIPE:?}
 DATA=${PP_TESTDATA:?}
-tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
-pass=0; fail=0
-command -v python3 >/dev/null || { echo "SKIP: python3 not found"; exit 77; }
+. "$(dirname "$0")/../lib/checks.sh"
 [ -f "$DATA/webdb-nplus1-c1-hosting.nettrace" ] || { echo "SKIP: webdb fixtures not present"; exit 77; }
 
-expect() { # expect CODE NAME -- CMD...
-  local code=$1 name=$2; shift 3
-  "$@" >"$tmp/out" 2>"$tmp/err"; local got=$?
-  if [ "$got" -eq "$code" ]; then pass=$((pass + 1)); echo "PASS: $name"
-  else fail=$((fail + 1)); echo "FAIL: $name: exit $got, expected $code"; sed 's/^/  stderr: /' "$tmp/err" | head -5; fi
-}
-check() { # check NAME ARGS... (python3 program on stdin, must exit 0)
-  local name=$1; shift
-  if python3 - "$@" >"$tmp/py.out" 2>&1; then pass=$((pass + 1)); echo "PASS: $name"; sed 's/^/  /' "$tmp/py.out"
-  else fail=$((fail + 1)); echo "FAIL: $name"; sed 's/^/  /' "$tmp/py.out" | tail -15; fi
-}
 
 for ep in one nplus1; do for c in 1 4; do for h in "" -hosting; do
   f=webdb-$ep-c$c$h
@@ -197,5 +184,4 @@ assert n >= 10, n
 print("%d fixtures" % n)
 EOF
 
-echo "$pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+finish

@@ -7,21 +7,8 @@ set -u
 PERFPIPE=${PERFPIPE:?}
 DATA=${PP_TESTDATA:?}
 CORPUS=${PP_CORPUS:-}
-tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
-pass=0; fail=0
-command -v python3 >/dev/null || { echo "SKIP: python3 not found"; exit 77; }
+. "$(dirname "$0")/../lib/checks.sh"
 
-# check NAME SCRIPT ARGS...: python3 SCRIPT (stdin) with ARGS must exit 0
-check() {
-  local name=$1; shift
-  if python3 - "$@" >"$tmp/py.out" 2>&1; then pass=$((pass + 1)); echo "PASS: $name"; sed 's/^/  /' "$tmp/py.out"
-  else fail=$((fail + 1)); echo "FAIL: $name"; sed 's/^/  /' "$tmp/py.out" | tail -15; fi
-}
-run() { # run NAME CMD...: must exit 0
-  local name=$1; shift
-  if "$@" >"$tmp/out" 2>"$tmp/err"; then return 0; fi
-  fail=$((fail + 1)); echo "FAIL: $name: exit $?"; sed 's/^/  stderr: /' "$tmp/err" | head -5; return 1
-}
 
 # ---- cpu: a hot method among threads blocked in reads, polls, waits ---------
 for f in cpu-blocking cpu-sampled; do
@@ -119,5 +106,4 @@ print(f"#1 {leak}: retained +{g[leak]['retained_delta']} B = {dl} x {each} B (tr
 PY
 fi
 
-echo "$pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+finish

@@ -12,20 +12,8 @@
 set -u
 PERFPIPE=${PERFPIPE:?}
 DATA=${PP_TESTDATA:?}
-tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
-pass=0; fail=0
-command -v python3 >/dev/null || { echo "SKIP: python3 not found"; exit 77; }
+. "$(dirname "$0")/../lib/checks.sh"
 
-check() { # check NAME ARGS... (python3 on stdin must exit 0)
-  local name=$1; shift
-  if python3 - "$@" >"$tmp/py.out" 2>&1; then pass=$((pass + 1)); echo "PASS: $name"; sed 's/^/  /' "$tmp/py.out"
-  else fail=$((fail + 1)); echo "FAIL: $name"; sed 's/^/  /' "$tmp/py.out" | tail -15; fi
-}
-run() { # run NAME CMD...: must exit 0
-  local name=$1; shift
-  if "$@" >"$tmp/out" 2>"$tmp/err"; then return 0; fi
-  fail=$((fail + 1)); echo "FAIL: $name: exit $?"; sed 's/^/  stderr: /' "$tmp/err" | head -5; return 1
-}
 
 for f in db-database web-sampled-db; do
   [ -e "$DATA/$f.nettrace" ] || { echo "SKIP: $f absent"; continue; }
@@ -106,5 +94,4 @@ print("%d waiting rows; %s waits %.0f ms in %s; %d framework waiters (%s)" % (
 PY
 fi
 
-echo "$pass passed, $fail failed"
-[ "$fail" = 0 ]
+finish

@@ -12,15 +12,8 @@
 set -u
 PERFPIPE=${PERFPIPE:?}
 DATA=${PP_TESTDATA:?}
-tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
-pass=0; fail=0
-command -v python3 >/dev/null || { echo "SKIP: python3 not found"; exit 77; }
+. "$(dirname "$0")/../lib/checks.sh"
 
-check() { # check NAME ARGS... (python3 on stdin must exit 0)
-  local name=$1; shift
-  if python3 - "$@" >"$tmp/py.out" 2>&1; then pass=$((pass + 1)); echo "PASS: $name"; sed 's/^/  /' "$tmp/py.out"
-  else fail=$((fail + 1)); echo "FAIL: $name"; sed 's/^/  /' "$tmp/py.out" | tail -15; fi
-}
 
 for f in fix-exceptions-bad fix-exceptions-good fix-lock-bad fix-lock-good cpu-blocking; do
   [ -e "$DATA/$f.nettrace" ] || { echo "SKIP: $f absent"; continue; }
@@ -84,5 +77,4 @@ print("; ".join(out) or "no exception, contention or Enter_Slowpath evidence (no
 PY
 done
 
-echo "$pass passed, $fail failed"
-[ "$fail" = 0 ]
+finish

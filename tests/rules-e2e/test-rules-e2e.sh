@@ -13,20 +13,8 @@
 set -u
 PERFPIPE=${PERFPIPE:?}
 DATA=${PP_TESTDATA:?}
-tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
-pass=0; fail=0
-command -v python3 >/dev/null || { echo "SKIP: python3 not found"; exit 77; }
+. "$(dirname "$0")/../lib/checks.sh"
 
-check() { # check NAME ARGS... (python3 on stdin must exit 0)
-  local name=$1; shift
-  if python3 - "$@" >"$tmp/py.out" 2>&1; then pass=$((pass + 1)); echo "PASS: $name"; sed 's/^/  /' "$tmp/py.out"
-  else fail=$((fail + 1)); echo "FAIL: $name"; sed 's/^/  /' "$tmp/py.out" | tail -15; fi
-}
-run() { # run NAME CMD...: must exit 0
-  local name=$1; shift
-  if "$@" >"$tmp/out" 2>"$tmp/err"; then return 0; fi
-  fail=$((fail + 1)); echo "FAIL: $name: exit $?"; sed 's/^/  stderr: /' "$tmp/err" | head -5; return 1
-}
 
 shapes=$(grep -v '^#' "$DATA/MANIFEST" | awk -F'\t' '$3 == "fix" { print $1 }' | sed 's/\.nettrace$//')
 [ -n "$shapes" ] || { echo "FAIL: no fix-shape fixture in $DATA/MANIFEST"; exit 1; }
@@ -157,5 +145,4 @@ except AssertionError as e:
 assert name not in KNOWN, "XPASS: %s now holds; remove it from KNOWN" % name
 PY
 done
-echo "$n fixtures: $pass passed, $fail failed"
-[ "$fail" = 0 ]
+finish "$n fixtures: "
