@@ -12,26 +12,14 @@
 #include "loader.h"
 #include "paths.h"
 #include "pipeline/options.h"
+#include "pipeline/pipeline.h"
 
 #define MAX_DIRS 32
 
 static void
 kinds_text(uint32_t kinds, char *buf, size_t size)
 {
-    static const struct { uint32_t bit; const char *name; } names[] = {
-        { PP_KIND_NETTRACE, "nettrace" }, { PP_KIND_GCDUMP, "gcdump" },
-        { PP_KIND_COUNTERS, "counters" }, { PP_KIND_SPANS, "spans" },
-        { PP_KIND_BENCH, "bench" },
-    };
-    size_t used = 0;
-
-    buf[0] = '\0';
-    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
-        if ((kinds & names[i].bit) && used < size) {
-            int n = snprintf(buf + used, size - used, "%s%s", used ? "," : "", names[i].name);
-            if (n > 0)
-                used += (size_t)n;
-        }
+    pp_pipeline_kind_list(kinds, ",", buf, size);
 }
 
 typedef struct listing {

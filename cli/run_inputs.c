@@ -14,6 +14,7 @@
 
 #include "cli.h"
 #include "outfile.h"
+#include "pipeline/pipeline.h"
 #include "paths.h"
 #include "pipeline/options.h"
 #include "run_internal.h"
@@ -23,7 +24,6 @@
 char *
 cli_run_synthesize(const pp_analyzer *a, const char *first_input)
 {
-    static const char *const kinds[] = { "nettrace", "gcdump", "counters", "spans", "bench" };
     static const struct { const char *ext; uint32_t kind; } by_ext[] = {
         { ".nettrace", PP_KIND_NETTRACE }, { ".gcdump", PP_KIND_GCDUMP },
         { ".csv", PP_KIND_COUNTERS }, { ".json", PP_KIND_COUNTERS }, { ".json", PP_KIND_SPANS },
@@ -45,13 +45,10 @@ cli_run_synthesize(const pp_analyzer *a, const char *first_input)
 
         if ((a->input_kinds & by_ext[i].kind) && len > n &&
             strcmp(first_input + len - n, by_ext[i].ext) == 0)
-            for (unsigned k = 0; k < 5; k++)
-                if (by_ext[i].kind == (1u << k))
-                    kind = kinds[k];
+            kind = pp_pipeline_kind_name(by_ext[i].kind);
     }
-    for (unsigned i = 0; i < 5 && kind == NULL; i++)
-        if (a->input_kinds & (1u << i))
-            kind = kinds[i];
+    if (kind == NULL)
+        kind = pp_pipeline_kind_name(a->input_kinds);
     used = (size_t)snprintf(text, size, "version: 1\nname: %s\ninputs:\n", a->name);
     for (uint32_t i = 0; i < nslots && used < size; i++)
         used += (size_t)snprintf(text + used, size - used, "  %s: { kind: %s, path: \"${%s}\" }\n",

@@ -196,6 +196,11 @@ void pp_pipeline_free(pp_pipeline *p);
 
 /* PP_KIND_* bit of a kind name, or 0. */
 uint32_t pp_pipeline_kind_bit(const char *kind);
+/* Name of the lowest PP_KIND_* bit set in bits, or NULL when none is known. */
+const char *pp_pipeline_kind_name(uint32_t bits);
+/* The names of the kinds in bits, in pp_pipeline_kind_names order, joined
+ * by sep into buf (cut to size); "" when none. */
+void pp_pipeline_kind_list(uint32_t bits, const char *sep, char *buf, size_t size);
 /* Whether an output format is known. */
 int pp_pipeline_format_known(const char *format);
 extern const char *const pp_pipeline_kind_names[];    /* NULL-terminated */

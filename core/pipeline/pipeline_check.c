@@ -126,18 +126,8 @@ pp_pipeline_check_structure(pp_pipeline *p, pp_error *err)
 static void
 kind_list(uint32_t bits, char *buf, size_t size)
 {
-    size_t used = 0;
-    buf[0] = '\0';
-    for (size_t k = 0; pp_pipeline_kind_names[k] != NULL && used < size; k++) {
-        if (!(bits & pp_pipeline_kind_bit(pp_pipeline_kind_names[k])))
-            continue;
-        int n = snprintf(buf + used, size - used, "%s%s", used ? " or " : "",
-                         pp_pipeline_kind_names[k]);
-        if (n < 0)
-            break;
-        used += (size_t)n;
-    }
-    if (used == 0)
+    pp_pipeline_kind_list(bits, " or ", buf, size);
+    if (buf[0] == '\0')
         snprintf(buf, size, "nothing");
 }
 

@@ -1,6 +1,7 @@
 /* The pipeline model: lookups, names, release. */
 #include "config.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -10,15 +11,45 @@ const char *const pp_pipeline_kind_names[] = { "nettrace", "gcdump", "counters",
 const char *const pp_pipeline_format_names[] = { "table", "json", "markdown", "csv",
                                                  "folded", "speedscope", "svg", NULL };
 
+/* The bit of each name above, in the same order. */
+static const uint32_t kind_bits[] = { PP_KIND_NETTRACE, PP_KIND_GCDUMP, PP_KIND_COUNTERS,
+                                      PP_KIND_SPANS, PP_KIND_BENCH };
+
 uint32_t
 pp_pipeline_kind_bit(const char *kind)
 {
-    static const uint32_t bits[] = { PP_KIND_NETTRACE, PP_KIND_GCDUMP, PP_KIND_COUNTERS,
-                                     PP_KIND_SPANS, PP_KIND_BENCH };
     for (size_t k = 0; pp_pipeline_kind_names[k] != NULL; k++)
         if (strcmp(kind, pp_pipeline_kind_names[k]) == 0)
-            return bits[k];
+            return kind_bits[k];
     return 0;
+}
+
+const char *
+pp_pipeline_kind_name(uint32_t bits)
+{
+    for (size_t k = 0; pp_pipeline_kind_names[k] != NULL; k++)
+        if (bits & kind_bits[k])
+            return pp_pipeline_kind_names[k];
+    return NULL;
+}
+
+void
+pp_pipeline_kind_list(uint32_t bits, const char *sep, char *buf, size_t size)
+{
+    size_t used = 0;
+
+    if (size == 0)
+        return;
+    buf[0] = '\0';
+    for (size_t k = 0; pp_pipeline_kind_names[k] != NULL && used < size; k++) {
+        if (!(bits & kind_bits[k]))
+            continue;
+        int n = snprintf(buf + used, size - used, "%s%s", used ? sep : "",
+                         pp_pipeline_kind_names[k]);
+        if (n < 0)
+            break;
+        used += (size_t)n;
+    }
 }
 
 int
