@@ -19,6 +19,8 @@
 #include "engine.h"
 #include "loader.h"
 #include "pipeline/options.h"
+#include "pipeline/pipeline.h"
+#include "source.h"
 #include "result/result.h"
 
 static char fixtures[4096];
@@ -122,6 +124,31 @@ records_of(json_t *stage, const char *slot)
             return json_integer_value(json_array_get(row, 2));
     return -1;
 }
+
+/* The kind names a pipeline accepts, the PP_KIND_* bits the loader
+ * accepts and the readers are three lists: every name has its reader with
+ * the same bit, and every bit the loader takes has a name. */
+START_TEST(kind_names_bits_and_sources_agree)
+{
+    size_t k, names = 0;
+
+    for (k = 0; pp_pipeline_kind_names[k] != NULL; k++, names++) {
+        const char *name = pp_pipeline_kind_names[k];
+        const pp_source_ops *ops = pp_source_lookup(name);
+
+        ck_assert_msg(ops != NULL, "kind %s has no source", name);
+        ck_assert_str_eq(ops->kind, name);
+        ck_assert_uint_eq(ops->kind_bit, pp_pipeline_kind_bit(name));
+        ck_assert_str_eq(pp_pipeline_kind_name(ops->kind_bit), name);
+    }
+    for (k = 0; k < 32; k++) {
+        uint32_t bit = UINT32_C(1) << k;
+        ck_assert_msg(!(PP_KIND_ALL & bit) == (pp_pipeline_kind_name(bit) == NULL),
+                      "kind bit 0x%x: the loader and the pipeline disagree", (unsigned)bit);
+    }
+    ck_assert_uint_eq(names, (size_t)__builtin_popcount(PP_KIND_ALL));
+}
+END_TEST
 
 START_TEST(every_record_reaches_every_slot_once)
 {
@@ -352,6 +379,7 @@ engine_suite(void)
     tcase_add_test(tc, missing_input_gives_no_document);
     tcase_add_test(tc, not_a_trace_is_a_format_error);
     tcase_add_test(tc, truncated_input_warns_and_keeps_results);
+    tcase_add_test(tc, kind_names_bits_and_sources_agree);
     suite_add_tcase(s, tc);
     return s;
 }
