@@ -411,6 +411,11 @@ pp_capture_open(const pp_capture_spec *spec, pp_capture **out, pp_error *err)
             open_ctl[i] = c->ctl[1];
             break;
         }
+    /* A signal that came while we connected and started the session found
+     * no capture to stop (pp_capture_signal only set the flag): stop now,
+     * or Ctrl-C during a slow attach would be lost. */
+    if (pp_ipc_cancel)
+        pp_capture_request_stop(c);
     /* The timer thread must not take the CLI's signals. */
     sigset_t all, old;
     sigfillset(&all);

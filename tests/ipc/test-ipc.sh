@@ -99,7 +99,7 @@ check "collect default profile: exit 0 ($(cat cpu.err))" [ $rc = 0 ]
 start_wl sig cpu --seconds 20
 go sig
 "$PERFPIPE" collect -p "$WL_PID" --profile gc-verbose -o sig.nettrace 2> sig.err &
-C=$!; sleep 2; kill -INT $C; wait $C; rc=$?
+C=$!; started sig.nettrace $C; sleep 1; kill -INT $C; wait $C; rc=$?
 check "collect SIGINT: exit 0 and stopped by signal ($(cat sig.err))" \
   bash -c "[ $rc = 0 ] && grep -q 'stopped by signal' sig.err"
 # ---- --duration on the same running process
