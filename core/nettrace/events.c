@@ -10,21 +10,29 @@
 #include "nettrace/nettrace_internal.h"
 #include "sized.h"
 
+/* Event times stay within +-2^62 ns (146 years) of the sync time, so the
+ * difference of any two (a sample's gap, a command's duration) fits in an
+ * int64_t; only a damaged file reaches the bound. */
+#define TIME_NS_BOUND ((INT64_C(1) << 62) - 1)
+
 static int64_t
 ticks_to_ns(const pp_trace_source *r, uint64_t ts)
 {
-    int64_t d = (int64_t)(ts - r->sync_qpc);
-    if (r->qpc_freq == 1000000000u)
-        return d;
+    /* two's complement by hand: a cast of a uint64_t past INT64_MAX is
+     * implementation-defined */
+    uint64_t u = ts - r->sync_qpc;
+    __int128 d = u <= (uint64_t)INT64_MAX ? (__int128)u : -(__int128)(~u) - 1;
+    __int128 ns;
+
     if (r->qpc_freq == 0)
         return 0;
     /* The timestamp and the frequency come from the file: a hostile pair
      * must saturate, not overflow. */
-    __int128 ns = (__int128)d * 1000000000 / (__int128)r->qpc_freq;
-    if (ns > INT64_MAX)
-        return INT64_MAX;
-    if (ns < INT64_MIN)
-        return INT64_MIN;
+    ns = r->qpc_freq == 1000000000u ? d : d * 1000000000 / (__int128)r->qpc_freq;
+    if (ns > TIME_NS_BOUND)
+        return TIME_NS_BOUND;
+    if (ns < -TIME_NS_BOUND)
+        return -TIME_NS_BOUND;
     return (int64_t)ns;
 }
 

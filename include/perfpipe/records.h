@@ -100,6 +100,18 @@ typedef struct pp_value {
     } v;
 } pp_value;
 
+/* a + b saturated at int64_t's ends. Sums of values a damaged input
+ * controls (bytes, durations) use it: a signed overflow is undefined
+ * behaviour, and a saturated total is visibly absurd, not wrapped. */
+static inline int64_t pp_i64_add_sat(int64_t a, int64_t b)
+{
+    if (b > 0 && a > INT64_MAX - b)
+        return INT64_MAX;
+    if (b < 0 && a < INT64_MIN - b)
+        return INT64_MIN;
+    return a + b;
+}
+
 /* A double as an int64_t, rounded toward zero: NaN gives 0 and a value
  * outside int64_t's range saturates. A plain cast of those is undefined
  * behaviour, and a damaged input can carry any double. */

@@ -266,14 +266,14 @@ static int fold_rows(report *r)
             r->stack_frames += (int64_t)pp_alloc_stacks_depth(&a->stacks, key[1]) * d[1];
             r->stack_unresolved += (int64_t)f->unresolved_frames * d[1];
             if (pp_pc_frame_unresolved(frame))
-                r->unresolved_resp_bytes += d[0];
+                r->unresolved_resp_bytes = pp_i64_add_sat(r->unresolved_resp_bytes, d[0]);
         }
         const char *kind = pp_alloc_kind_name(key[2]);
         if (!kind) {
             snprintf(kindbuf, sizeof kindbuf, "Unknown(%" PRIu32 ")", key[2]);
             kind = kindbuf;
         }
-        r->total_bytes += d[0];
+        r->total_bytes = pp_i64_add_sat(r->total_bytes, d[0]);
         r->total_ticks += d[1];
         rc = pp_pc_agg_add(&r->by_type, type, strlen(type), d, NULL);
         uint32_t bf = 0;
@@ -283,7 +283,7 @@ static int fold_rows(report *r)
             rc = note_lands(r, bf, f, d[0]);
         if (rc == PP_OK)
             rc = pp_pc_agg_add(&r->by_kind, kind, strlen(kind), d, NULL);
-        stack_v[0] += d[0];
+        stack_v[0] = pp_i64_add_sat(stack_v[0], d[0]);
         stack_v[1] += d[1];
         if (rc == PP_OK) {
             /* a tab cannot occur in a .NET type name: safe pair separator */
@@ -422,7 +422,7 @@ static int emit_by_stack(report *r, int64_t top)
         /* the stacks left out stay in the sums: one row holds them */
         for (uint32_t i = (uint32_t)top; i < n; i++) {
             const int64_t *v = order[i] == UINT32_MAX ? r->no_stack : r->by_stack[order[i]];
-            r->cut[0] += v[0];
+            r->cut[0] = pp_i64_add_sat(r->cut[0], v[0]);
             r->cut[1] += v[1];
         }
         r->cut_stacks = n - (uint32_t)top;

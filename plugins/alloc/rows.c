@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include <perfpipe/error.h>
+#include <perfpipe/records.h>
 
 static uint32_t slot_of(uint32_t type, uint32_t stack, uint32_t kind, uint32_t nslots)
 {
@@ -61,7 +62,7 @@ int pp_alloc_rows_add(pp_alloc_rows *r, uint32_t type, uint32_t stack, uint32_t 
             break;
         link = link ? link : h;
         if (w->type == type && w->kind == kind) {
-            w->bytes += bytes;
+            w->bytes = pp_i64_add_sat(w->bytes, bytes);
             w->samples++;
             *hint = h;
             return PP_OK;
@@ -74,7 +75,7 @@ int pp_alloc_rows_add(pp_alloc_rows *r, uint32_t type, uint32_t stack, uint32_t 
     for (; r->slot[j]; j = (j + 1) & (r->nslots - 1)) {
         pp_alloc_row *w = &r->row[r->slot[j] - 1];
         if (w->type == type && w->stack == stack && w->kind == kind) {
-            w->bytes += bytes;
+            w->bytes = pp_i64_add_sat(w->bytes, bytes);
             w->samples++;
             *hint = r->slot[j];
             return PP_OK;

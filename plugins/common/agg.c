@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include <perfpipe/error.h>
+#include <perfpipe/records.h>
 
 void pp_pc_agg_init(pp_pc_agg *a, uint32_t ncols)
 {
@@ -39,7 +40,7 @@ int pp_pc_agg_add(pp_pc_agg *a, const char *key, size_t len, const int64_t *delt
     }
     int64_t *row = a->vals + (size_t)id * a->ncols;
     for (uint32_t c = 0; c < a->ncols; c++)
-        row[c] += delta[c];
+        row[c] = pp_i64_add_sat(row[c], delta[c]);
     if (row_out)
         *row_out = id;
     return PP_OK;

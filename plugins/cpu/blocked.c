@@ -256,13 +256,13 @@ pp_cpu_states_add(pp_cpu_states *st, uint32_t stack, int64_t s, int64_t ns)
 {
     int64_t *v = pp_pc_agg_vals_mut(st->is_waiting[stack] ? &st->waits : &st->running, st->row[stack]);
     v[0] += s;
-    v[1] += ns;
+    v[1] = pp_i64_add_sat(v[1], ns);
     if (st->is_waiting[stack]) {
         st->wait_s += s;
-        st->wait_ns += ns;
+        st->wait_ns = pp_i64_add_sat(st->wait_ns, ns);
     } else {
         st->run_s += s;
-        st->run_ns += ns;
+        st->run_ns = pp_i64_add_sat(st->run_ns, ns);
     }
 }
 

@@ -71,11 +71,12 @@ static void weigh_samples(report *r)
         if (w < 0)
             w = r->median_ns;
         else if (w > cap) {
-            r->unsampled_ns += w - cap;
+            r->unsampled_ns = pp_i64_add_sat(r->unsampled_ns, w - cap);
             r->capped_samples++;
             w = cap;
         }
-        pp_cpu_raw_vals(c, c->log[i].row)[PP_CPU_NS] += w;
+        int64_t *v = pp_cpu_raw_vals(c, c->log[i].row);
+        v[PP_CPU_NS] = pp_i64_add_sat(v[PP_CPU_NS], w);
     }
 }
 
@@ -185,7 +186,7 @@ static void once(report *r, method_sums *arr, uint32_t id, int64_t s, int64_t ns
         return;
     r->stamp[id] = r->stamp_now;
     arr[id].incl_s += s;
-    arr[id].incl_ns += ns;
+    arr[id].incl_ns = pp_i64_add_sat(arr[id].incl_ns, ns);
 }
 
 static int fold_rows(report *r)
@@ -203,14 +204,14 @@ static int fold_rows(report *r)
         const uint32_t *ipn = r->ip_name;
 #define ids(i) ipn[frames[i]]
         r->total_samples += s;
-        r->total_ns += ns;
+        r->total_ns = pp_i64_add_sat(r->total_ns, ns);
         r->frames += (int64_t)f->depth * s;
         r->unresolved_frames += (int64_t)f->unresolved * s;
         if (f->depth >= 100)
             r->truncated_samples += (uint64_t)s;
 
         r->m[f->leaf].excl_s += s;
-        r->m[f->leaf].excl_ns += ns;
+        r->m[f->leaf].excl_ns = pp_i64_add_sat(r->m[f->leaf].excl_ns, ns);
         r->stamp_now++;
         if (f->depth == 0)
             once(r, r->m, f->leaf, s, ns);
@@ -223,7 +224,7 @@ static int fold_rows(report *r)
                 hit |= r->is_focus[ids(i)];
             if (hit) {
                 r->focus_s += s;
-                r->focus_ns += ns;
+                r->focus_ns = pp_i64_add_sat(r->focus_ns, ns);
                 r->stamp_now++;
                 for (uint32_t i = 0; i < f->depth; i++)
                     if (r->is_focus[ids(i)])
@@ -237,12 +238,12 @@ static int fold_rows(report *r)
 
         pp_cpu_states_add(&r->states, key[1], s, ns);
         r->thread_s[key[0]] += s;
-        r->thread_ns[key[0]] += ns;
+        r->thread_ns[key[0]] = pp_i64_add_sat(r->thread_ns[key[0]], ns);
         uint32_t tk[2] = { key[0], f->leaf };
         int64_t d[2] = { s, ns };
         rc = pp_pc_agg_add(&r->thread_leaf, (const char *)tk, sizeof tk, d, NULL);
         r->folded_vals[(size_t)f->folded * 2] += s;
-        r->folded_vals[(size_t)f->folded * 2 + 1] += ns;
+        r->folded_vals[(size_t)f->folded * 2 + 1] = pp_i64_add_sat(r->folded_vals[(size_t)f->folded * 2 + 1], ns);
 #undef ids
     }
     return rc;

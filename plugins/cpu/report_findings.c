@@ -117,7 +117,7 @@ void pp_cpu_emit_findings(report *r, int64_t span)
     for (uint32_t i = 0; i < n; i++) {
         const char *name = pp_pc_strtab_get(&r->names, order[i]);
         if (pp_cpu_is_wait(name)) {
-            wait_ns += r->m[order[i]].excl_ns;
+            wait_ns = pp_i64_add_sat(wait_ns, r->m[order[i]].excl_ns);
             if (!top_wait && i < 5)
                 top_wait = name;
         }

@@ -223,7 +223,7 @@ on_contention_stop(pp_cpu_rt *rt, const pp_trace_event *ev, rt_thread *th)
         v.v.d >= 0 && v.v.d < 9e18)
         ns = (int64_t)v.v.d;
     if (ns > 0)
-        rt->conts[th->pend].ns += ns;
+        rt->conts[th->pend].ns = pp_i64_add_sat(rt->conts[th->pend].ns, ns);
     th->pend = NONE;
 }
 

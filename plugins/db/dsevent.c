@@ -147,7 +147,8 @@ int db_parse_timespan(const char *s, int64_t *ns)
         for (ptrdiff_t n = p - f; n < 7; n++)
             frac *= 10;
     }
-    if (*p != '\0' || h > 23 || m > 59 || sec > 59)
+    /* 106,751 days is int64_t's range in ns: a longer "duration" is damage */
+    if (*p != '\0' || h > 23 || m > 59 || sec > 59 || days > 106750)
         return -1;
     int64_t t = (((days * 24 + h) * 60 + m) * 60 + sec) * INT64_C(1000000000) + frac * 100;
     *ns = neg ? -t : t;

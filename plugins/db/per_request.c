@@ -54,18 +54,18 @@ int db_emit_per_request(db_state *st, pp_ctx *ctx, db_work *w)
         if (w->req[i] == DB_NO_ID)
             continue;
         per[w->req[i]]++;
-        db_ns[w->req[i]] += st->execs[i].end_ns - st->execs[i].start_ns;
+        db_ns[w->req[i]] = pp_i64_add_sat(db_ns[w->req[i]], st->execs[i].end_ns - st->execs[i].start_ns);
     }
     uint32_t complete = 0;
     for (uint32_t r = 0; rc == PP_OK && r < rq->count; r++) {
         route_agg *a = &ra[rq->v[r].route];
         a->requests++;
         a->commands += per[r];
-        a->db_ns += db_ns[r];
+        a->db_ns = pp_i64_add_sat(a->db_ns, db_ns[r]);
         if (per[r] > a->max_per_request)
             a->max_per_request = per[r];
         if (rq->v[r].stop_ns >= 0) {
-            a->request_ns += rq->v[r].stop_ns - rq->v[r].start_ns;
+            a->request_ns = pp_i64_add_sat(a->request_ns, rq->v[r].stop_ns - rq->v[r].start_ns);
             a->timed++;
             complete++;
         }

@@ -93,17 +93,17 @@ static int aggregate(db_state *st, db_work *w)
         db_cmd_agg *a = &w->aggs[x->cmd];
         int64_t wall = x->end_ns - x->start_ns;
         a->count++;
-        a->total_ns += wall;
+        a->total_ns = pp_i64_add_sat(a->total_ns, wall);
         a->async += x->is_async;
         a->errors += x->error;
         a->slow += wall > slow_ns;
         if (wall > a->max_ns)
             a->max_ns = wall;
         if (x->ef_ns >= 0) {
-            a->ef_ns += x->ef_ns;
+            a->ef_ns = pp_i64_add_sat(a->ef_ns, x->ef_ns);
             a->with_ef++;
         }
-        w->total_ns += wall;
+        w->total_ns = pp_i64_add_sat(w->total_ns, wall);
         w->by_start[w->nexec++] = i;
     }
     for (uint32_t c = 0; c < nc; c++) {
@@ -287,7 +287,7 @@ static int emit_by_caller(db_state *st, pp_ctx *ctx, db_work *w)
     for (uint32_t k = 0; k < n; k++) {
         if (m > 0 && cmp_caller(&w->crow[m - 1], &w->crow[k]) == 0) {
             w->crow[m - 1].count++;
-            w->crow[m - 1].total_ns += w->crow[k].total_ns;
+            w->crow[m - 1].total_ns = pp_i64_add_sat(w->crow[m - 1].total_ns, w->crow[k].total_ns);
             /* one caller name, one module; the call site: the lowest id, whatever qsort did */
             if (w->crow[k].site < w->crow[m - 1].site)
                 w->crow[m - 1].site = w->crow[k].site;

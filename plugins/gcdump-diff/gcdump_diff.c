@@ -524,7 +524,7 @@ static int emit_growth(state *st, work *w, pp_ctx *ctx)
         return PP_ENOMEM;
     for (uint32_t r = 0; r < w->nrows; r++) {
         if (w->rows[r].dbytes > 0)
-            gross += w->rows[r].dbytes;
+            gross = pp_i64_add_sat(gross, w->rows[r].dbytes);
         if (accumulating(&w->rows[r]))
             order[n++] = r;
     }
@@ -696,8 +696,8 @@ static int emit(state *st, work *w, pp_ctx *ctx)
     }
     int64_t dc = 0, db = 0;
     for (uint32_t r = 0; r < w->nrows; r++) {
-        dc += w->rows[r].dcount;
-        db += w->rows[r].dbytes;
+        dc = pp_i64_add_sat(dc, w->rows[r].dcount);
+        db = pp_i64_add_sat(db, w->rows[r].dbytes);
     }
     h->total_int(ctx, "objects_delta", PP_COL_COUNT, dc);
     h->total_int(ctx, "bytes_delta", PP_COL_BYTES, db);

@@ -137,7 +137,7 @@ static int64_t union_ns(const sp_item *it, size_t n)
     for (size_t i = 0; i < n; i++) {
         if (!open || it[i].s > ce) {
             if (open)
-                total += ce - cs;
+                total = pp_i64_add_sat(total, ce - cs);
             cs = it[i].s;
             ce = it[i].e;
             open = 1;
@@ -146,7 +146,7 @@ static int64_t union_ns(const sp_item *it, size_t n)
         }
     }
     if (open)
-        total += ce - cs;
+        total = pp_i64_add_sat(total, ce - cs);
     return total;
 }
 
@@ -265,7 +265,7 @@ static int find_requests(sp_state *st, sp_work *w)
         }
         w->ops[o].requests++;
         w->ops[o].overlaps += w->req_overlap[r];
-        w->ops[o].total_ns += s->end - s->start;
+        w->ops[o].total_ns = pp_i64_add_sat(w->ops[o].total_ns, s->end - s->start);
     }
     for (uint32_t o = 0; o < w->nops; o++) {
         w->ops[o].durations = malloc(w->ops[o].requests * sizeof(int64_t));
@@ -381,7 +381,7 @@ static int attribute(sp_state *st, sp_work *w)
     size_t out = 0;
     for (size_t k = 0; k < w->contrib.n; k++) {
         if (out > 0 && cmp_contrib_key(&c[out - 1], &c[k]) == 0) {
-            c[out - 1].ns += c[k].ns;
+            c[out - 1].ns = pp_i64_add_sat(c[out - 1].ns, c[k].ns);
             c[out - 1].calls += c[k].calls;
         } else {
             c[out++] = c[k];

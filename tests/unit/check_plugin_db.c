@@ -181,6 +181,10 @@ START_TEST(timespan)
     ck_assert_int_eq(db_parse_timespan("12 ms", &ns), -1);
     ck_assert_int_eq(db_parse_timespan("00:61:00", &ns), -1);
     ck_assert_int_eq(db_parse_timespan("", &ns), -1);
+    /* past int64_t's ns (106,751 days): refused, not overflowed (UBSan) */
+    ck_assert_int_eq(db_parse_timespan("106750.23:59:59.9999999", &ns), 0);
+    ck_assert_int_eq(db_parse_timespan("99999999.23:59:59.9999999", &ns), -1);
+    ck_assert_int_eq(db_parse_timespan("-99999999.00:00:00", &ns), -1);
 }
 END_TEST
 

@@ -243,6 +243,22 @@ START_TEST(n_plus_one_and_in_proc)
 }
 END_TEST
 
+/* Durations near int64_t's range (a damaged export): the totals saturate
+ * instead of overflowing (UB that the ASan+UBSan suite would report). */
+START_TEST(huge_times_saturate)
+{
+    mock_host *mh = run("huge-times.json", NULL, NULL);
+    const mock_table *t = mock_host_table(mh, "by_operation");
+    ck_assert_ptr_nonnull(t);
+    int r = mock_table_find(t, "operation", "GET /a");
+    ck_assert_int_ge(r, 0);
+    ck_assert_int_eq(mock_table_int(t, r, "requests"), 3);
+    ck_assert_msg(mock_table_dbl(t, r, "total_ms") >= 9223372036854.0,
+                  "total_ms %f: wrapped instead of saturated", mock_table_dbl(t, r, "total_ms"));
+    mock_host_free(mh);
+}
+END_TEST
+
 START_TEST(bad_option_and_empty_input)
 {
     mock_host *mh = mock_host_new(perfpipe_plugin_entry());
@@ -275,6 +291,7 @@ static Suite *suite(void)
     tcase_add_test(tc, overlapping_requests_refused);
     tcase_add_test(tc, n_plus_one_and_in_proc);
     tcase_add_test(tc, bad_option_and_empty_input);
+    tcase_add_test(tc, huge_times_saturate);
     suite_add_tcase(s, tc);
     return s;
 }
