@@ -55,7 +55,8 @@ typedef struct pp_trace_event {
     const char *provider;        /* UTF-8 provider name */
     const char *name;            /* event name (metadata or runtime manifest); "" if unknown */
     const pp_trace_source *source;
-    int64_t  time_ns;            /* nanoseconds since the trace's sync time */
+    int64_t  time_ns;            /* nanoseconds since the trace's sync time,
+                                  * within +-2^62 (a damaged time saturates) */
     uint64_t timestamp;          /* raw timestamp in clock ticks */
     uint64_t thread_id;          /* OS thread the event is about */
     uint64_t capture_thread_id;  /* OS thread that wrote it (0 if not recorded) */
