@@ -59,7 +59,14 @@ while [ $# -gt 0 ]; do
         if [ "$verdict" = FAILED ]; then
             grep -E 'ERROR|runtime error|SUMMARY|Test unit written' "$log" | head -12 || true
             for a in "$out/fuzz/artifacts/$t"/*; do
-                [ -f "$a" ] && echo "  reproducer: $a"
+                [ -f "$a" ] || continue
+                echo "  reproducer: $a"
+                # a CI log is often all one sees of a CI machine: a small
+                # reproducer is printed whole, to rebuild with base64 -d
+                if [ "$(wc -c < "$a")" -le 8192 ]; then
+                    echo "  reproducer as base64 ($(wc -c < "$a") bytes; fuzz/README.md says how to replay):"
+                    base64 -w 76 "$a" | sed 's/^/    /'
+                fi
             done
         fi
     done
