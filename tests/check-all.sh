@@ -60,13 +60,13 @@ ASAN_OPTIONS=detect_leaks=1 PP_LIVE=0 make -s -j"$jobs" check ||
   { cat test-suite.log; summarize "$out/asan"; exit 1; }
 summarize "$out/asan"
 
-step "fuzz smoke (${PP_FUZZ_SMOKE_SECS:-30} s per target)"
+step "fuzz smoke (${PP_FUZZ_SMOKE_SECS:-60} s per target)"
 # Every CI run fuzzes a little: each target of fuzz/run-fuzz.sh (the readers
 # and the `perfpipe run` path of every input kind), PP_JOBS at a time; a
 # crash, leak, UB report, hang or OOM fails the run (fuzz/smoke.sh).
 rc=0
 rm -rf "$out/fuzz"
-"$src/fuzz/smoke.sh" "$out/fuzz" "${PP_FUZZ_SMOKE_SECS:-30}" "$jobs" >"$out/fuzz.log" 2>&1 || rc=$?
+"$src/fuzz/smoke.sh" "$out/fuzz" "${PP_FUZZ_SMOKE_SECS:-60}" "$jobs" >"$out/fuzz.log" 2>&1 || rc=$?
 cat "$out/fuzz.log"
 # No clang at all: one SKIP line, unless the run must fuzz (.ci/run sets
 # PP_FUZZ_REQUIRED=1: its deps install clang, so a skip there is a fault).
