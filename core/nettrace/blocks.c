@@ -95,6 +95,8 @@ define_meta(pp_trace_source *r, nt_meta *m, uint64_t off, pp_error *err)
 static void
 flush_stacks(pp_trace_source *r)
 {
+    if (r->on_region_end && r->nstacks)
+        r->on_region_end(r->region_user, r);
     r->nstacks = 0;
     r->nips = 0;
     r->stacks_contiguous = 1;
@@ -132,6 +134,21 @@ parse_stack_block(pp_trace_source *r, const uint8_t *p, size_t n, uint64_t off, 
     if (count > (n - 8) / 4)
         return nt_fail_at(r, err, PP_EFORMAT, off + 4, "%s: stack block at byte %llu declares "
                           "%u stacks in %zu bytes", r->name, (unsigned long long)off, count, n);
+    /* Room for the whole block at once, bounded by its size: at most
+     * (n - 8 - 4 count) / ps frames. Locals, not r->nips, in the copy loop:
+     * stores through a uint64_t * may alias the size_t fields, which made
+     * the compiler reload them per frame. */
+    size_t max_ips = (n - 8 - 4 * (size_t)count) / ps;
+    nt_stack *s = nt_grow(r->stacks, &r->stacks_cap, r->nstacks + count, sizeof *s);
+    if (s)
+        r->stacks = s;
+    uint64_t *ips = nt_grow(r->stack_ips, &r->ips_cap, r->nips + max_ips + 1, sizeof *ips);
+    if (ips)
+        r->stack_ips = ips;
+    if (!s || !ips)
+        return nt_fail_at(r, err, PP_ENOMEM, off, "out of memory");
+    size_t nst = r->nstacks, nips = r->nips;
+    int contiguous = r->stacks_contiguous;
     for (uint32_t i = 0; i < count; i++) {
         if (n - at < 4)
             goto bad;
@@ -141,32 +158,31 @@ parse_stack_block(pp_trace_source *r, const uint8_t *p, size_t n, uint64_t off, 
             goto bad;
         uint32_t depth = sz / ps;
         uint32_t id = first + i;
-        nt_stack *s = nt_grow(r->stacks, &r->stacks_cap, r->nstacks + 1, sizeof *s);
-        uint64_t *ips = nt_grow(r->stack_ips, &r->ips_cap, r->nips + depth + 1, sizeof *ips);
-        if (!s || !ips) {
-            if (s) r->stacks = s;
-            if (ips) r->stack_ips = ips;
-            return nt_fail_at(r, err, PP_ENOMEM, off, "out of memory");
-        }
-        r->stacks = s;
-        r->stack_ips = ips;
-        if (r->nstacks > 0 && r->stacks_contiguous &&
-            id != r->stacks[0].id + (uint32_t)r->nstacks)
-            r->stacks_contiguous = 0;
-        s[r->nstacks].id = id;
-        s[r->nstacks].depth = depth;
-        s[r->nstacks].first = r->nips;
+        if (nst > 0 && contiguous && id != s[0].id + (uint32_t)nst)
+            contiguous = 0;
+        s[nst].id = id;
+        s[nst].depth = depth;
+        s[nst].first = nips;
+        uint64_t *dst = ips + nips;
+        const uint8_t *src = p + at;
         if (ps == 8) {
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+            memcpy(dst, src, (size_t)depth * 8);   /* the file's order is the host's */
+#else
             for (uint32_t k = 0; k < depth; k++)
-                ips[r->nips + k] = nt_rd64(p + at + 8 * (size_t)k);
+                dst[k] = nt_rd64(src + 8 * (size_t)k);
+#endif
         } else {
             for (uint32_t k = 0; k < depth; k++)
-                ips[r->nips + k] = nt_rd32(p + at + 4 * (size_t)k);
+                dst[k] = nt_rd32(src + 4 * (size_t)k);
         }
-        r->nips += depth;
-        r->nstacks++;
+        nips += depth;
+        nst++;
         at += sz;
     }
+    r->nstacks = nst;
+    r->nips = nips;
+    r->stacks_contiguous = contiguous;
     r->st.stacks += count;
     return PP_OK;
 bad:

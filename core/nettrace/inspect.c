@@ -7,8 +7,6 @@
 #include <string.h>
 #include <time.h>
 
-#include <xxhash.h>
-
 #include <perfpipe/perfpipe.h>
 #include <perfpipe/plugin.h>
 
@@ -42,67 +40,20 @@ cmp_count(const void *a, const void *b)
     return x->version < y->version ? -1 : x->version > y->version;
 }
 
-/* Events per distinct stack. The runtime redefines a stack in almost every
- * stack block (a region of a deep-stack trace holds ~1.8 events per
- * definition), so a per-region count still walks most frames. Stacks are
- * counted by content instead: a definition costs one XXH3-128 of its IPs and
- * one probe; the frames of each distinct stack are added to the address
- * counts once, at the end. The table is bounded (SC_MAX_*), so memory is
- * bounded whatever the trace.
- *
- * A stack's identity is its XXH3-128 plus its depth, leaf and root IP, all
- * in the entry: comparing the stored frames instead cost a cache miss per
- * definition (half of inspect's time on a 634 MB trace). Two different
- * stacks agreeing on all of that have a chance below 2^-100 even for 10^7
- * distinct stacks; the input's identity in the result is the same hash. */
-typedef struct sc_entry {
-    XXH128_hash_t hash;
-    uint64_t leaf, root, events;
-    size_t first;                /* frames in ips */
-    uint32_t depth;              /* 0 = empty slot (empty stacks are not counted) */
-    uint32_t pad;
-} sc_entry;
-
-typedef struct stack_count {
-    sc_entry *slot;              /* open addressing, the entries themselves:
-                                    one cache line a probe */
-    size_t nslots, ne;           /* power of two; entries in use */
-    uint64_t *ips;
-    size_t nips, ips_cap;
-    /* The current stack region: stack id -> slot + 1, 0 = not seen. */
-    uint32_t region;
-    uint32_t *by_id;
-    size_t by_id_cap;
-    uint32_t *touched;           /* ids set in by_id this region */
-    size_t ntouched, touched_cap;
-    /* Once full: how often a lookup found its stack. When most do not (the
-     * trace has far more stacks than the table), hashing is skipped and
-     * every frame is counted directly: a hash and a probe cost about what
-     * 15-20 frame lookups do, so it pays only above a ~40 % hit rate. */
-    uint64_t full_lookups, full_misses;
-    int direct;
-} stack_count;
-
-#define SC_MAX_ID (1u << 20)     /* ids above are looked up by content each time */
-/* The table keeps the first stacks it sees up to these bounds (16 MB of
- * frames, 8 MB of slots); a stack seen later that is not in it has its
- * frames counted directly, as before this table. Emptying the table when
- * full instead thrashed on a trace with 263 k distinct stacks (inspect
- * 1.45x slower than per-frame counting). */
-#define SC_MAX_IPS ((size_t)2 << 20)
-#define SC_MAX_ENTRIES ((size_t)1 << 16)
-#define SC_NONE (SIZE_MAX - 1)   /* not in the table, and the table is full */
-
 /* Frames counted by address: a direct-mapped cache of (address, count) in
  * front of the map. A trace's frames come from a few hundred to a few
  * thousand addresses (112 under 203 M frames on a 1.6 GB trace), so nearly
  * every frame is a hit in 64 KB that stays in cache; the map's probe, a
  * third of inspect's time when stacks do not repeat, is paid on evictions
- * only. n == 0 marks an empty slot (every add is of n >= 1). */
+ * only. Keys and counts in two arrays, and a slot matches on its key
+ * alone: a slot whose count is 0 (empty, or flushed) that matches adds to 0,
+ * which is what filling it would store; that saved a quarter of the
+ * per-frame cost (a load and a branch). */
 #define FC_BITS 12
 typedef struct frame_counts {
     pp_u64map *ips;              /* address -> count, what the cache evicts */
-    struct { uint64_t ip, n; } e[1u << FC_BITS];
+    uint64_t ip[1u << FC_BITS];
+    uint64_t n[1u << FC_BITS];
 } frame_counts;
 
 static int
@@ -122,14 +73,14 @@ add_frames(frame_counts *fc, const uint64_t *stack, uint32_t depth, uint64_t n)
     for (uint32_t i = 0; i < depth; i++) {
         uint64_t ip = stack[i];
         size_t j = (size_t)((ip * UINT64_C(0x9E3779B97F4A7C15)) >> (64 - FC_BITS));
-        if (fc->e[j].ip == ip && fc->e[j].n) {
-            fc->e[j].n += n;
+        if (fc->ip[j] == ip) {
+            fc->n[j] += n;
             continue;
         }
-        if (fc->e[j].n && fc_evict(fc, fc->e[j].ip, fc->e[j].n) < 0)
+        if (fc->n[j] && fc_evict(fc, fc->ip[j], fc->n[j]) < 0)
             return -1;
-        fc->e[j].ip = ip;
-        fc->e[j].n = n;
+        fc->ip[j] = ip;
+        fc->n[j] = n;
     }
     return 0;
 }
@@ -139,168 +90,121 @@ static int
 fc_flush(frame_counts *fc)
 {
     for (size_t j = 0; j < (1u << FC_BITS); j++)
-        if (fc->e[j].n) {
-            if (fc_evict(fc, fc->e[j].ip, fc->e[j].n) < 0)
+        if (fc->n[j]) {
+            if (fc_evict(fc, fc->ip[j], fc->n[j]) < 0)
                 return -1;
-            fc->e[j].n = 0;
+            fc->n[j] = 0;
         }
     return 0;
 }
+
+/* Events per stack definition of the current region. The runtime defines a
+ * stack in a stack block and the events of the region name it by id; the
+ * reader keeps a region's stacks until its sequence point. So an event only
+ * counts a use of its definition, and when the reader reports the region's
+ * end each used definition's frames are added once, times its uses, in the
+ * order they sit in the reader's array. On a 1.6 GB deep-stack trace that
+ * walks 151 M frames instead of 197 M, sequentially instead of wherever
+ * each event's stack lies (stacks used by 1.34 events on average). The
+ * content table this replaced (XXH3-128 per definition, 64 k stacks at
+ * most) hardly ever hit there: 263 k distinct stacks. */
+typedef struct region_counts {
+    uint64_t *uses;              /* [cap]: events per index in r->stacks */
+    size_t cap;
+    frame_counts *fc;
+    int failed;                  /* out of memory in the region callback */
+} region_counts;
 
 static void
-region_reset(stack_count *k)
+region_end(void *user, const pp_trace_source *r)
 {
-    for (size_t i = 0; i < k->ntouched; i++)
-        k->by_id[k->touched[i]] = 0;
-    k->ntouched = 0;
-}
+    region_counts *rc = user;
+    size_t n = rc->cap < r->nstacks ? rc->cap : r->nstacks;
 
-/* Add every stored stack's frames to the address counts (at the end) and
- * empty the table. */
-static int
-sc_flush(stack_count *k, frame_counts *ips)
-{
-    for (size_t i = 0; i < k->nslots; i++)
-        if (k->slot[i].depth &&
-            add_frames(ips, k->ips + k->slot[i].first, k->slot[i].depth, k->slot[i].events) < 0)
-            return -1;
-    if (fc_flush(ips) < 0)
-        return -1;
-    region_reset(k);
-    if (k->nslots)
-        memset(k->slot, 0, k->nslots * sizeof *k->slot);
-    k->ne = 0;
-    k->nips = 0;
-    return 0;
-}
-
-static size_t
-sc_probe(const sc_entry *slot, size_t nslots, XXH128_hash_t h, const uint64_t *stack,
-         uint32_t depth)
-{
-    size_t j = (size_t)h.low64 & (nslots - 1);
-    for (; slot[j].depth; j = (j + 1) & (nslots - 1))
-        if (slot[j].hash.low64 == h.low64 && slot[j].hash.high64 == h.high64 &&
-            slot[j].depth == depth && slot[j].leaf == stack[0] &&
-            slot[j].root == stack[depth - 1])
-            break;
-    return j;
-}
-
-static int
-sc_rehash(stack_count *k, size_t nslots)
-{
-    sc_entry *s = calloc(nslots, sizeof *s);
-    if (!s)
-        return -1;
-    for (size_t i = 0; i < k->nslots; i++)
-        if (k->slot[i].depth) {
-            size_t j = (size_t)k->slot[i].hash.low64 & (nslots - 1);
-            while (s[j].depth)
-                j = (j + 1) & (nslots - 1);
-            s[j] = k->slot[i];
+    for (size_t i = 0; i < n; i++)
+        if (rc->uses[i]) {
+            const nt_stack *s = &r->stacks[i];
+            if (add_frames(rc->fc, r->stack_ips + s->first, s->depth, rc->uses[i]) < 0)
+                rc->failed = 1;
+            rc->uses[i] = 0;
         }
-    free(k->slot);
-    k->slot = s;
-    k->nslots = nslots;
-    return 0;
 }
 
-/* The slot of stack[0..depth), depth > 0 (created with 0 events); SC_NONE
- * when it is not there and the table is full; SIZE_MAX when out of
- * memory. A rehash resets the region map. */
-static size_t
-sc_entry_of(stack_count *k, const uint64_t *stack, uint32_t depth)
-{
-    if (k->direct)
-        return SC_NONE;
-    XXH128_hash_t h = XXH3_128bits(stack, (size_t)depth * sizeof *stack);
-    int full = k->nips + depth > SC_MAX_IPS || k->ne >= SC_MAX_ENTRIES;
-
-    if (!full && (k->ne + 1) * 2 > k->nslots) {
-        if (sc_rehash(k, k->nslots ? k->nslots * 2 : 4096) < 0)
-            return SIZE_MAX;
-        region_reset(k);
-    }
-    size_t j = sc_probe(k->slot, k->nslots, h, stack, depth);
-    if (full) {
-        k->full_lookups++;
-        k->full_misses += k->slot[j].depth == 0;
-        if (k->full_lookups >= 65536 && k->full_misses * 10 > k->full_lookups * 6)
-            k->direct = 1;
-    }
-    if (k->slot[j].depth)
-        return j;
-    if (full)
-        return SC_NONE;
-    uint64_t *p = nt_grow(k->ips, &k->ips_cap, k->nips + depth, sizeof *p);
-    if (!p)
-        return SIZE_MAX;
-    k->ips = p;
-    memcpy(k->ips + k->nips, stack, (size_t)depth * sizeof *p);
-    k->slot[j] = (sc_entry){ h, stack[0], stack[depth - 1], 0, k->nips, depth, 0 };
-    k->nips += depth;
-    k->ne++;
-    return j;
-}
-
+/* Count ev's use of its stack; -1 when out of memory. */
 static int
-sc_add(stack_count *k, frame_counts *ips, const pp_trace_event *ev)
+region_add(region_counts *rc, pp_trace_source *r, const pp_trace_event *ev)
 {
-    uint32_t id = ev->stack_id;
-    size_t e;
-
     if (ev->stack_depth == 0)
         return 0;
-    if (id == 0 || id >= SC_MAX_ID) {
-        if ((e = sc_entry_of(k, ev->stack, ev->stack_depth)) == SIZE_MAX)
-            return -1;
-        if (e == SC_NONE)
-            return add_frames(ips, ev->stack, ev->stack_depth, 1);
-        k->slot[e].events++;
-        return 0;
-    }
-    if (ev->stack_region != k->region) {
-        region_reset(k);
-        k->region = ev->stack_region;
-    }
-    if (id >= k->by_id_cap) {
-        size_t cap = k->by_id_cap ? k->by_id_cap : 1024;
-        while (cap <= id)
+    const nt_stack *s = nt_find_stack(r, ev->stack_id);   /* found: depth > 0 */
+    size_t i = (size_t)(s - r->stacks);
+    if (i >= rc->cap) {
+        /* Bounded by the reader's own stack array (r->nstacks). */
+        size_t cap = rc->cap ? rc->cap : 1024;
+        while (cap <= i)
             cap *= 2;
-        uint32_t *s = realloc(k->by_id, cap * sizeof *s);
-        if (!s)
+        uint64_t *u = realloc(rc->uses, cap * sizeof *u);
+        if (!u)
             return -1;
-        memset(s + k->by_id_cap, 0, (cap - k->by_id_cap) * sizeof *s);
-        k->by_id = s;
-        k->by_id_cap = cap;
+        memset(u + rc->cap, 0, (cap - rc->cap) * sizeof *u);
+        rc->uses = u;
+        rc->cap = cap;
     }
-    if (k->by_id[id]) {
-        k->slot[k->by_id[id] - 1].events++;
-        return 0;
-    }
-    /* A rehash inside resets the region map: set the id after it. */
-    if ((e = sc_entry_of(k, ev->stack, ev->stack_depth)) == SIZE_MAX)
-        return -1;
-    if (e == SC_NONE)            /* not cached: the next event looks again */
-        return add_frames(ips, ev->stack, ev->stack_depth, 1);
-    uint32_t *t = nt_grow(k->touched, &k->touched_cap, k->ntouched + 1, sizeof *t);
-    if (!t)
-        return -1;
-    k->touched = t;
-    t[k->ntouched++] = id;
-    k->by_id[id] = (uint32_t)e + 1;
-    k->slot[e].events++;
+    rc->uses[i]++;
     return 0;
 }
 
-static void
-sc_free(stack_count *k)
+/* Read every event of r, counting frames by distinct address (per stack
+ * definition, at each region's end), and resolve the addresses once at the
+ * end, when the rundown has completed the method map. */
+static int
+count_frames(pp_trace_source *r, const char *path, uint64_t *frames, uint64_t *unresolved,
+             pp_error *err)
 {
-    free(k->slot);
-    free(k->ips);
-    free(k->by_id);
-    free(k->touched);
+    const pp_trace_event *ev;
+    pp_u64map ips = { 0 };
+    int rc;
+
+    frame_counts *fc = calloc(1, sizeof *fc);
+    if (!fc) {
+        pp_error_set(err, PP_ENOMEM, "%s: out of memory", path);
+        return PP_ENOMEM;
+    }
+    fc->ips = &ips;
+    region_counts rcn = { NULL, 0, fc, 0 };
+    r->on_region_end = region_end;
+    r->region_user = &rcn;
+    while ((rc = pp_nettrace_next(r, &ev, err)) == 1) {
+        if (region_add(&rcn, r, ev) < 0 || rcn.failed) {
+            rc = PP_ENOMEM;
+            pp_error_set(err, rc, "%s: out of memory", path);
+            break;
+        }
+    }
+    r->on_region_end = NULL;
+    if (rc >= 0) {
+        region_end(&rcn, r);     /* the last region has no sequence point after it */
+        if (rcn.failed || fc_flush(fc) < 0) {
+            rc = PP_ENOMEM;
+            pp_error_set(err, rc, "%s: out of memory", path);
+        }
+    }
+    free(rcn.uses);
+    free(fc);
+    if (rc < 0) {
+        pp_u64map_free(&ips);
+        return rc;
+    }
+    for (size_t i = 0; i < ips.cap; i++) {
+        if (!ips.used[i])
+            continue;
+        *frames += ips.vals[i];
+        const char *s = pp_nettrace_symbolize(r, ips.keys[i], 0);
+        if (s[0] == '?')
+            *unresolved += ips.vals[i];
+    }
+    pp_u64map_free(&ips);
+    return PP_OK;
 }
 
 /* Truncation, dropped events and block order: totals and a warning each. */
@@ -359,9 +263,7 @@ int
 pp_nettrace_inspect_doc(const char *path, json_t **doc_out, pp_error *err)
 {
     pp_trace_source *r;
-    const pp_trace_event *ev;
     warn_sink ws = { { 0 }, 0, 0 };
-    pp_u64map ips = { 0 };
     uint64_t frames = 0, unresolved = 0;
     int rc;
 
@@ -370,44 +272,11 @@ pp_nettrace_inspect_doc(const char *path, json_t **doc_out, pp_error *err)
     if (rc < 0)
         return rc;
     pp_nettrace_set_callbacks(r, NULL, on_warning, &ws);
-    /* Count frames by distinct address during the read; resolve them once
-     * at the end, when the rundown has completed the method map; count
-     * events per distinct stack and add each stack's frames once. */
-    stack_count sc = { 0 };
-    frame_counts *fc = calloc(1, sizeof *fc);
-    if (!fc) {
-        pp_nettrace_close(r);
-        pp_error_set(err, PP_ENOMEM, "%s: out of memory", path);
-        return PP_ENOMEM;
-    }
-    fc->ips = &ips;
-    while ((rc = pp_nettrace_next(r, &ev, err)) == 1) {
-        if (sc_add(&sc, fc, ev) < 0) {
-            rc = PP_ENOMEM;
-            pp_error_set(err, rc, "%s: out of memory", path);
-            break;
-        }
-    }
-    if (rc >= 0 && sc_flush(&sc, fc) < 0) {
-        rc = PP_ENOMEM;
-        pp_error_set(err, rc, "%s: out of memory", path);
-    }
-    sc_free(&sc);
-    free(fc);
+    rc = count_frames(r, path, &frames, &unresolved, err);
     if (rc < 0) {
-        pp_u64map_free(&ips);
         pp_nettrace_close(r);
         return rc;
     }
-    for (size_t i = 0; i < ips.cap; i++) {
-        if (!ips.used[i])
-            continue;
-        frames += ips.vals[i];
-        const char *s = pp_nettrace_symbolize(r, ips.keys[i], 0);
-        if (s[0] == '?')
-            unresolved += ips.vals[i];
-    }
-    pp_u64map_free(&ips);
 
     pp_trace_info info = { .struct_size = sizeof info };
     pp_nettrace_stats st = { .struct_size = sizeof st };

@@ -213,6 +213,11 @@ struct pp_trace_source {
     pp_u64map module_index;      /* ModuleID -> index in modules */
     size_t modules_classified;   /* nmodules when the classes were computed */
 
+    /* Called by a sequence point before the region's stacks are forgotten
+     * (inspect.c walks each used stack there once). */
+    void (*on_region_end)(void *user, const pp_trace_source *r);
+    void *region_user;
+
     /* ---- the event handed out ---- */
     pp_trace_event ev;
     char *scratch;               /* field strings */
