@@ -137,6 +137,29 @@ static int oom(pp_alloc *a, pp_error *err)
     return PP_ENOMEM;
 }
 
+/* Add the waiting tick to the rows; PP_OK or PP_ENOMEM. */
+static int flush_pending(pp_alloc *a)
+{
+    pp_alloc_pending *p = &a->pend;
+    if (!p->have)
+        return PP_OK;
+    p->have = 0;
+    uint32_t h = p->hint;
+    if (pp_alloc_rows_add(&a->raw, p->type, p->stack, p->kind, p->bytes, &h) != PP_OK)
+        return PP_ENOMEM;
+    if (p->memo && p->gen == a->stacks.gen)   /* else the stack index moved: hint lost */
+        *p->memo = h;
+    if (p->kind != 0 && h > 0) {
+        uint64_t key = (uint64_t)(h - 1) << 32 | p->thread;
+        if (key + 1 != a->last_big) {
+            if (pp_pc_u64map_put(&a->big_threads, key, 1) != PP_OK)
+                return PP_ENOMEM;
+            a->last_big = key + 1;
+        }
+    }
+    return PP_OK;
+}
+
 static int alloc_consume(void *state, const pp_record *rec, pp_error *err)
 {
     pp_alloc *a = state;
@@ -209,11 +232,16 @@ static int alloc_consume(void *state, const pp_record *rec, pp_error *err)
             return oom(a, err);
         a->nheap_kinds++;
     }
-    if (pp_alloc_rows_add(&a->raw, type_id, stack_id, tick.kind, (int64_t)tick.amount, hint) != PP_OK)
+    /* The previous tick goes to the rows now, then this one waits (its
+     * row prefetched) until the next: alloc.h, pp_alloc_pending. */
+    if (flush_pending(a) != PP_OK)
         return oom(a, err);
-    if (tick.kind != 0 && *hint > 0 &&
-        pp_pc_u64map_put(&a->big_threads, (uint64_t)(*hint - 1) << 32 | (uint32_t)ev->thread_id, 1) != PP_OK)
-        return oom(a, err);
+    pp_alloc_pending *p = &a->pend;
+    *p = (pp_alloc_pending){ 1, type_id, stack_id, tick.kind, (uint32_t)ev->thread_id,
+                             (int64_t)tick.amount, *hint, hint == &no_hint ? NULL : hint,
+                             a->stacks.gen };
+    if (p->hint > 0 && p->hint <= a->raw.count)
+        PP_ALLOC_PREFETCH(&a->raw.row[p->hint - 1]);
     a->ticks++;
     if (ev->time_ns < a->first_tick_ns)
         a->first_tick_ns = ev->time_ns;
@@ -225,6 +253,8 @@ static int alloc_consume(void *state, const pp_record *rec, pp_error *err)
 static int alloc_finish(void *state, pp_ctx *ctx, pp_error *err)
 {
     pp_alloc *a = state;
+    if (flush_pending(a) != PP_OK)
+        return oom(a, err);
     /* the lookup indexes are done with: their memory goes to the report */
     pp_alloc_stacks_seal(&a->stacks);
     pp_alloc_rows_seal(&a->raw);

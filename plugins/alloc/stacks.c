@@ -37,6 +37,7 @@ void pp_alloc_stacks_seal(pp_alloc_stacks *s)
     free(s->by_id);
     free(s->by_id_slot);
     free(s->touched);
+    s->gen++;
     s->slot = NULL;
     s->nslots = 0;
     s->by_id = s->by_id_slot = s->touched = NULL;
@@ -86,6 +87,7 @@ static int grow_index(pp_alloc_stacks *s)
     free(s->slot);
     s->slot = t;
     s->nslots = n;
+    s->gen++;
     /* slot indices moved: forget the region's */
     for (uint32_t i = 0; i < s->ntouched; i++)
         s->by_id[s->touched[i]] = 0;
@@ -117,8 +119,16 @@ static int widen(pp_alloc_stacks *s, unsigned w)
 /* The IP id of ip, a new one when unseen. */
 static int ip_id(pp_alloc_stacks *s, uint64_t ip, uint32_t *out)
 {
-    if (pp_pc_u64map_get(&s->ip_ids, ip, out))
+    uint32_t c = (uint32_t)((ip * UINT64_C(0x9E3779B97F4A7C15)) >> 54);
+    if (s->ip_cache[c].id1 && s->ip_cache[c].ip == ip) {
+        *out = s->ip_cache[c].id1 - 1;
         return PP_OK;
+    }
+    if (pp_pc_u64map_get(&s->ip_ids, ip, out)) {
+        s->ip_cache[c].ip = ip;
+        s->ip_cache[c].id1 = *out + 1;
+        return PP_OK;
+    }
     if (s->nip == UINT32_MAX - 1)
         return PP_ELIMIT;
     unsigned need = s->nip < 256u ? 1 : s->nip < 65536u ? 2 : 4;
@@ -135,6 +145,8 @@ static int ip_id(pp_alloc_stacks *s, uint64_t ip, uint32_t *out)
     if (pp_pc_u64map_put(&s->ip_ids, ip, s->nip) != PP_OK)
         return PP_ENOMEM;
     s->ip[s->nip] = ip;
+    s->ip_cache[c].ip = ip;
+    s->ip_cache[c].id1 = s->nip + 1;
     *out = s->nip++;
     return PP_OK;
 }

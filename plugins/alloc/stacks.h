@@ -39,6 +39,10 @@ typedef struct pp_alloc_stacks {
     uint64_t *ip;                 /* [nip] distinct IPs, by IP id */
     uint32_t nip, capip;
     pp_pc_u64map ip_ids;          /* ip -> IP id */
+    /* A direct-mapped cache in front of ip_ids, (ip, id + 1) by the ip's
+     * multiplicative hash: a new stack looks up each of its frames (10.8 M
+     * on a 1.6 GB trace), nearly all of a few hundred IPs. */
+    struct { uint64_t ip; uint32_t id1; } ip_cache[1024];
     uint8_t *frames;              /* every stack's IP ids, `width` bytes each, leaf first */
     uint64_t nframes, capframes;  /* in frames */
     unsigned width;               /* 1, 2 or 4 */
@@ -48,6 +52,7 @@ typedef struct pp_alloc_stacks {
     /* the content index, freed by pp_alloc_stacks_seal */
     pp_alloc_stacks_entry *slot;  /* open addressing, power of two */
     uint32_t nslots;
+    uint32_t gen;                 /* + 1 each time slot moves (memos move with it) */
     /* region stack id -> id + 1, for the current region */
     uint32_t region;
     int have_region;
