@@ -4,27 +4,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 
 #include <perfpipe/error.h>
 
 #include "heap_common.h"
-
-void *hc_huge(void *p, size_t size)
-{
-    /* Transparent huge pages where the system leaves them to madvise: a
-     * 2 MiB page takes one fault instead of 512 and one TLB entry, and the
-     * graph walks touch these arrays at random. Only the aligned inside of
-     * the block is advised; the hint may be refused, which costs nothing. */
-    const uintptr_t huge = (uintptr_t)2 << 20;
-    if (p && size >= 2 * huge) {
-        uintptr_t a = ((uintptr_t)p + huge - 1) & ~(huge - 1);
-        uintptr_t b = ((uintptr_t)p + size) & ~(huge - 1);
-        if (a < b)
-            madvise((void *)a, b - a, MADV_HUGEPAGE);
-    }
-    return p;
-}
 
 size_t hc_base_name_len(const char *name)
 {
@@ -150,7 +133,7 @@ int hc_bfs_until(const pp_heap_snapshot *s, const uint32_t *targets, uint32_t nt
                  uint32_t **parent_out)
 {
     uint32_t n = s->node_count;
-    uint32_t *parent = hc_huge(malloc((n ? n : 1) * sizeof(uint32_t)), (size_t)n * sizeof(uint32_t));
+    uint32_t *parent = malloc((n ? n : 1) * sizeof(uint32_t));
     uint32_t *queue = malloc((n ? n : 1) * sizeof(uint32_t));   /* touched as far as used */
     uint8_t *want = calloc(n ? n : 1, 1);
     if (!parent || !queue || !want) {
@@ -306,7 +289,7 @@ int hc_bfs_order(const pp_heap_snapshot *s, uint32_t **parent_out, uint32_t **or
                  uint32_t *nreach)
 {
     uint32_t n = s->node_count;
-    uint32_t *parent = hc_huge(malloc((n ? n : 1) * sizeof(uint32_t)), (size_t)n * sizeof(uint32_t));
+    uint32_t *parent = malloc((n ? n : 1) * sizeof(uint32_t));
     uint32_t *queue = malloc((n ? n : 1) * sizeof(uint32_t));
     if (!parent || !queue) {
         free(parent);

@@ -13,10 +13,6 @@
 
 #define HC_NONE UINT32_MAX
 
-/* p (a block of size bytes from malloc, or NULL), advised to the kernel for
- * transparent huge pages when it is large; returns p. */
-void *hc_huge(void *p, size_t size);
-
 /* Per-type figures keyed by type name. Type indexes are per file and names
  * repeat (one type per module; dotnet-gcdump's "(Bytes > 1K)" pseudo-types
  * per size bucket), so the identity of a type is its display name, with the

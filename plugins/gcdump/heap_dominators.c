@@ -39,16 +39,24 @@ static int push(frame **st, size_t *cap, size_t sp, frame f)
     return PP_OK;
 }
 
-/* Depth-first preorder from the root with DFS-tree parents. On the way,
- * epre[e] gets the preorder number of edge e's target and cnt[t + 2] the
- * number of predecessors of preorder t (see fill_preds). Returns the
- * number of reachable nodes, or 0 on ENOMEM. */
+static inline int bit_get(const uint64_t *b, size_t i) { return (int)(b[i >> 6] >> (i & 63)) & 1; }
+static inline void bit_set(uint64_t *b, size_t i) { b[i >> 6] |= (uint64_t)1 << (i & 63); }
+
+/* Depth-first preorder from the root with DFS-tree parents. Most heap
+ * objects have one referrer (92 % of the bench heap): the edge that first
+ * reaches a node is its DFS-tree edge, and a node no other edge reaches has
+ * its DFS parent as its only predecessor, hence as its semidominator. So
+ * only the other edges are kept, as pairs (preorder of the target, of the
+ * source), and ismulti[t] marks the targets they reach. Returns the number
+ * of reachable nodes, or 0 on ENOMEM; *npairs is how many pairs were
+ * written (at most the edge count minus one). */
 static uint32_t dfs(const pp_heap_snapshot *s, uint32_t *pre, uint32_t *rpo, uint32_t *parent,
-                    uint32_t *epre, uint32_t *cnt)
+                    uint32_t (*pairs)[2], uint64_t *npairs, uint64_t *ismulti)
 {
     frame *st = NULL;
     size_t cap = 0, sp = 0;
     uint32_t count = 0;
+    uint64_t np = 0;
     pre[s->root] = count;
     rpo[count] = s->root;
     parent[count++] = HC_NONE;
@@ -74,74 +82,91 @@ static uint32_t dfs(const pp_heap_snapshot *s, uint32_t *pre, uint32_t *rpo, uin
                 free(st);
                 return 0;
             }
+        } else if (pw != 0) {    /* the root needs no predecessors */
+            pairs[np][0] = pw;
+            pairs[np++][1] = f->pre;
+            bit_set(ismulti, pw);
         }
-        epre[e] = pw;
-        cnt[(size_t)pw + 2]++;
     }
     free(st);
+    *npairs = np;
     return count;
 }
 
-/* Predecessor lists in preorder numbers: cnt held counts at [t + 2]; after
- * the prefix sum cnt[t + 1] is where t's list starts, and filling moves it
- * to where t + 1's starts, so cnt ends as the list starts [0 .. nr]. The
- * lists are filled in node order (all reads sequential); semidominators
- * take a minimum over them, so their order does not matter. */
-static void fill_preds(const pp_heap_snapshot *s, const uint32_t *pre, const uint32_t *epre,
-                       uint32_t nr, uint32_t *cnt, uint32_t *preds)
+/* Rank of the marked preorder numbers: rank[i] = how many are below 64 * i. */
+static uint32_t multi_rank(const uint64_t *ismulti, size_t words, uint32_t *rank)
 {
-    for (uint32_t i = 0; i + 2 <= nr + 1; i++)
-        cnt[i + 2] += cnt[i + 1];
-    for (uint32_t v = 0; v < s->node_count; v++) {
-        uint32_t pv = pre[v];
-        if (pv == HC_NONE)
-            continue;
-        uint64_t end = s->edge_start[v + 1];
-        for (uint64_t e = s->edge_start[v]; e < end; e++) {
-            /* The counters are hit at random: fetch ahead along epre,
-             * which is defined everywhere (HC_NONE off the reachable). */
-            if (e + 8 < s->edge_count && epre[e + 8] != HC_NONE)
-                __builtin_prefetch(&cnt[(size_t)epre[e + 8] + 1], 1);
-            preds[cnt[(size_t)epre[e] + 1]++] = pv;
-        }
+    uint32_t r = 0;
+    for (size_t i = 0; i < words; i++) {
+        rank[i] = r;
+        r += (uint32_t)__builtin_popcountll(ismulti[i]);
     }
+    return r;
+}
+
+static inline uint32_t rank_of(const uint64_t *ismulti, const uint32_t *rank, uint32_t t)
+{
+    uint64_t below = ismulti[t >> 6] & (((uint64_t)1 << (t & 63)) - 1);
+    return rank[t >> 6] + (uint32_t)__builtin_popcountll(below);
+}
+
+/* Predecessor lists (beyond the DFS parent) of the marked nodes, by rank (a
+ * counting sort of the pairs): preds[pstart[r] .. pstart[r + 1]). The
+ * order within a list does not matter: semidominators take a minimum. */
+static void fill_preds(const uint32_t (*pairs)[2], uint64_t np, const uint64_t *ismulti,
+                       const uint32_t *rank, uint32_t nmulti, uint32_t *pstart, uint32_t *preds)
+{
+    memset(pstart, 0, ((size_t)nmulti + 2) * sizeof(uint32_t));
+    for (uint64_t i = 0; i < np; i++)
+        pstart[(size_t)rank_of(ismulti, rank, pairs[i][0]) + 2]++;
+    for (uint32_t i = 0; i < nmulti; i++)
+        pstart[(size_t)i + 2] += pstart[(size_t)i + 1];
+    for (uint64_t i = 0; i < np; i++)
+        preds[pstart[(size_t)rank_of(ismulti, rank, pairs[i][0]) + 1]++] = pairs[i][1];
 }
 
 /* Semidominators in reverse preorder, with link-eval path compression.
  * lab[y] is the least semidominator on y's compressed path (what the
- * textbook reaches through label[y]); only the value is ever needed. */
-static int semidominators(uint32_t nr, const uint32_t *pstart, const uint32_t *preds,
+ * textbook reaches through label[y]); only the value is ever needed. Every
+ * node's DFS parent is a predecessor (not linked yet, so it counts as
+ * itself); the pairs hold the others. */
+static int semidominators(uint32_t nr, const uint64_t *ismulti, uint32_t nmulti,
+                          const uint32_t *pstart, const uint32_t *preds,
                           const uint32_t *parent, uint32_t *semi, uint32_t *lab, uint32_t *anc)
 {
     uint32_t *path = malloc((nr ? nr : 1) * sizeof(uint32_t));   /* touched as deep as used */
     if (!path)
         return PP_ENOMEM;
-    for (uint32_t i = 0; i < nr; i++) {
-        semi[i] = lab[i] = i;
-        anc[i] = HC_NONE;
-    }
+    /* lab is only read for linked nodes and semi only written below 0. */
+    memset(anc, 0xff, (size_t)nr * sizeof(uint32_t));
+    if (nr)
+        semi[0] = lab[0] = 0;
+    uint32_t r = nmulti;         /* rank of the next marked node going down */
     for (uint32_t w = nr; w-- > 1;) {
-        uint32_t sw = w;
-        for (uint32_t k = pstart[w]; k < pstart[w + 1]; k++) {
-            if (k + 4 < pstart[w + 1])
-                __builtin_prefetch(&anc[preds[k + 4]]);
-            uint32_t v = preds[k], val = v;
-            if (anc[v] != HC_NONE) {
-                uint32_t x = v, top = 0;
-                while (anc[anc[x]] != HC_NONE) {
-                    path[top++] = x;
-                    x = anc[x];
+        uint32_t sw = parent[w];
+        if (bit_get(ismulti, w)) {
+            r--;
+            for (uint32_t k = pstart[r]; k < pstart[r + 1]; k++) {
+                if (k + 4 < pstart[r + 1])
+                    __builtin_prefetch(&anc[preds[k + 4]]);
+                uint32_t v = preds[k], val = v;
+                if (anc[v] != HC_NONE) {
+                    uint32_t x = v, top = 0;
+                    while (anc[anc[x]] != HC_NONE) {
+                        path[top++] = x;
+                        x = anc[x];
+                    }
+                    while (top) {
+                        uint32_t y = path[--top], a = anc[y];
+                        if (lab[a] < lab[y])
+                            lab[y] = lab[a];
+                        anc[y] = anc[a];
+                    }
+                    val = lab[v];
                 }
-                while (top) {
-                    uint32_t y = path[--top], a = anc[y];
-                    if (lab[a] < lab[y])
-                        lab[y] = lab[a];
-                    anc[y] = anc[a];
-                }
-                val = lab[v];
+                if (val < sw)
+                    sw = val;
             }
-            if (val < sw)
-                sw = val;
         }
         semi[w] = lab[w] = sw;
         anc[w] = parent[w];
@@ -152,57 +177,67 @@ static int semidominators(uint32_t nr, const uint32_t *pstart, const uint32_t *p
 
 /* Semi-NCA (Georgiadis; Lengauer-Tarjan's semidominators, then nearest
  * common ancestors on the DFS tree): O(m log n), iterative throughout.
- * Work arrays are indexed by preorder number and freed as soon as the next
- * phase no longer needs them, so the peak is about 24 bytes a node plus 4
- * an edge beyond the outputs. */
+ * Work arrays are indexed by preorder number and freed (or taken over) as
+ * soon as the next phase no longer needs them: the peak is five 4-byte
+ * node arrays plus 4 bytes an edge that is not a DFS-tree edge (8 while
+ * the DFS records them) beyond the outputs. */
 int hc_dominators(const pp_heap_snapshot *s, hc_dom *d)
 {
     memset(d, 0, sizeof(*d));
-    uint32_t n = s->node_count, nr;
-    size_t nn = n ? n : 1;
-    uint64_t m = s->edge_count;
-    uint32_t *pre = NULL, *epre = NULL, *cnt = NULL, *preds = NULL, *semi = NULL, *lab = NULL,
-             *anc = NULL, *parent = NULL;
+    uint32_t n = s->node_count, nr, nmulti;
+    size_t nn = n ? n : 1, words = nn / 64 + 1;
+    uint64_t np = 0, m = s->edge_count, maxpairs = m ? m : 1;
+    uint32_t *pre = NULL, *pstart = NULL, *preds = NULL, *semi = NULL, *lab = NULL,
+             *anc = NULL, *parent = NULL, *rank = NULL;
+    uint32_t (*pairs)[2] = NULL;
+    uint64_t *ismulti = NULL;
     d->n = n;
-    d->rpo = hc_huge(malloc(nn * sizeof(uint32_t)), nn * sizeof(uint32_t));              /* preorder -> node */
-    parent = hc_huge(malloc(nn * sizeof(uint32_t)), nn * sizeof(uint32_t));              /* later: idom, by preorder */
-    pre = hc_huge(malloc(nn * sizeof(uint32_t)), nn * sizeof(uint32_t));                 /* node -> preorder */
-    cnt = hc_huge(calloc(nn + 2, sizeof(uint32_t)), (nn + 2) * sizeof(uint32_t));
-    epre = hc_huge(malloc((m ? m : 1) * sizeof(uint32_t)), (m ? m : 1) * sizeof(uint32_t));
-    if (!d->rpo || !parent || !pre || !cnt || !epre)
+    d->rpo = malloc(nn * sizeof(uint32_t));              /* preorder -> node */
+    parent = malloc(nn * sizeof(uint32_t));              /* later: idom, by preorder */
+    pre = malloc(nn * sizeof(uint32_t));                 /* node -> preorder */
+    /* Sized for every edge, touched only as far as the DFS writes. */
+    pairs = malloc(maxpairs * sizeof(*pairs));
+    ismulti = calloc(words, sizeof(uint64_t));           /* by preorder */
+    if (!d->rpo || !parent || !pre || !pairs || !ismulti)
         goto oom;
     memset(pre, 0xff, nn * sizeof(uint32_t));
-    memset(epre, 0xff, (m ? m : 1) * sizeof(uint32_t));
-    if (!(nr = dfs(s, pre, d->rpo, parent, epre, cnt)))
+    if (!(nr = dfs(s, pre, d->rpo, parent, pairs, &np, ismulti)))
         goto oom;
     d->nreach = nr;
-    uint64_t npred = 0;
-    for (uint32_t i = 0; i < nr; i++)
-        npred += cnt[i + 2];
-    preds = hc_huge(malloc((npred ? npred : 1) * sizeof(uint32_t)), (npred ? npred : 1) * sizeof(uint32_t));
-    if (!preds)
+    rank = malloc(words * sizeof(uint32_t));
+    if (!rank)
         goto oom;
-    fill_preds(s, pre, epre, nr, cnt, preds);
+    nmulti = multi_rank(ismulti, words, rank);
+    pstart = malloc(((size_t)nmulti + 2) * sizeof(uint32_t));
+    preds = malloc((np ? np : 1) * sizeof(uint32_t));
+    if (!pstart || !preds)
+        goto oom;
+    fill_preds((const uint32_t (*)[2])pairs, np, ismulti, rank, nmulti, pstart, preds);
+    free(rank);
+    rank = NULL;
     /* Fresh pages cost a fault and a clear each: the next phases take over
      * the buffers of the last (pre holds semi, then the node-indexed idom;
-     * epre holds lab when it is large enough). */
+     * the pairs hold lab when they are large enough). */
     semi = pre;
     pre = NULL;
-    if (m >= nr && (lab = realloc(epre, (size_t)(nr ? nr : 1) * sizeof(uint32_t))) != NULL) {
-        epre = NULL;             /* shrunk in place: the tail goes back */
+    if (maxpairs * 2 >= nr && (lab = realloc(pairs, (size_t)(nr ? nr : 1) * sizeof(uint32_t))) != NULL) {
+        pairs = NULL;            /* shrunk in place: the tail goes back */
     } else {
-        free(epre);
-        epre = NULL;
-        lab = hc_huge(malloc((size_t)(nr ? nr : 1) * sizeof(uint32_t)), (size_t)nr * sizeof(uint32_t));
+        free(pairs);
+        pairs = NULL;
+        lab = malloc((size_t)(nr ? nr : 1) * sizeof(uint32_t));
     }
-    anc = hc_huge(malloc((size_t)(nr ? nr : 1) * sizeof(uint32_t)), (size_t)nr * sizeof(uint32_t));
-    if (!lab || !anc || semidominators(nr, cnt, preds, parent, semi, lab, anc) != PP_OK)
+    anc = malloc((size_t)(nr ? nr : 1) * sizeof(uint32_t));
+    if (!lab || !anc ||
+        semidominators(nr, ismulti, nmulti, pstart, preds, parent, semi, lab, anc) != PP_OK)
         goto oom;
     free(preds);
-    free(cnt);
+    free(pstart);
     free(lab);
     free(anc);
-    preds = cnt = lab = anc = NULL;
+    free(ismulti);
+    preds = pstart = lab = anc = NULL;
+    ismulti = NULL;
     /* Immediate dominators: the nearest DFS ancestor not below the
      * semidominator; parent[w] becomes idom[w] in place (x < w is done). */
     parent[0] = 0;
@@ -216,7 +251,7 @@ int hc_dominators(const pp_heap_snapshot *s, hc_dom *d)
     semi = NULL;
     d->ipre = parent;
     parent = NULL;
-    d->retained = hc_huge(calloc(nn, sizeof(uint64_t)), nn * sizeof(uint64_t));
+    d->retained = calloc(nn, sizeof(uint64_t));
     if (!d->retained)
         goto oom;
     memset(d->idom, 0xff, nn * sizeof(uint32_t));
@@ -232,8 +267,10 @@ int hc_dominators(const pp_heap_snapshot *s, hc_dom *d)
     return PP_OK;
 oom:
     free(pre);
-    free(epre);
-    free(cnt);
+    free(pairs);
+    free(ismulti);
+    free(rank);
+    free(pstart);
     free(preds);
     free(semi);
     free(lab);
@@ -251,8 +288,8 @@ int hc_retained_by_key(const pp_heap_snapshot *s, const hc_dom *d, const hc_keys
     /* Dominator-tree children in CSR over preorder numbers (the same count,
      * prefix, fill as fill_preds), then a depth-first walk keeping how many
      * ancestors of each key are open. */
-    uint32_t *cstart = hc_huge(calloc((size_t)nr + 2, sizeof(uint32_t)), ((size_t)nr + 2) * sizeof(uint32_t));
-    uint32_t *child = hc_huge(malloc((nr ? nr : 1) * sizeof(uint32_t)), (size_t)nr * sizeof(uint32_t));
+    uint32_t *cstart = calloc((size_t)nr + 2, sizeof(uint32_t));
+    uint32_t *child = malloc((nr ? nr : 1) * sizeof(uint32_t));
     uint32_t *open = calloc(k->nkeys ? k->nkeys : 1, sizeof(uint32_t));
     frame *st = NULL;
     size_t cap = 0, sp = 0;
