@@ -8,6 +8,7 @@
 #include <perfpipe/gcdump.h>
 
 #include "gcdump/fastser.h"
+#include "gcdump/filemap.h"
 
 /* GCHeapDump versions this reader understands (GCHeapDump.cs: reads >= 4,
  * refuses exactly 8, is itself version 10). */
@@ -48,5 +49,10 @@ int pp_gcdump_read_graph(pp_fs *fs, const pp_fs_type *type, pp_gcdump *d);
 /* Decode a Graphs.Module payload (after its type reference, through its
  * EndObject); *index is the module's slot in d->modules. */
 int pp_gcdump_read_module(pp_fs *fs, pp_gcdump *d, uint32_t *index);
+
+/* As pp_gcdump_read_memory over a file mapping, under pp_gcdump_map_run:
+ * the file shrinking while it is decoded is PP_EIO, not SIGBUS. */
+int pp_gcdump_read_mapped(const pp_gcdump_map *m, const char *name, pp_gcdump **out,
+                          pp_error *err);
 
 #endif

@@ -19,6 +19,15 @@ typedef struct pp_gcdump_map {
  * device is refused without blocking. */
 int pp_gcdump_map_open(const char *path, pp_gcdump_map *m, pp_error *err);
 
+/* Run fn(arg), which reads the mapping, so that the file shrinking under
+ * it (SIGBUS on a page past the new end) makes this return PP_EIO with err
+ * saying so ("PATH: the file shrank while it was read ...") instead of
+ * killing the process; otherwise fn's result. fn is abandoned mid-way then:
+ * what it must free on failure has to be reachable from arg. mapguard.c
+ * says why a guard rather than read(). */
+int pp_gcdump_map_run(const pp_gcdump_map *m, const char *path, int (*fn)(void *), void *arg,
+                      pp_error *err);
+
 /* Unmap; a zeroed or closed map is a no-op. */
 void pp_gcdump_map_close(pp_gcdump_map *m);
 

@@ -256,32 +256,59 @@ static int read_dump(pp_fs *fs, pp_gcdump *d)
     return finish(fs, d);
 }
 
-int pp_gcdump_read_memory(const uint8_t *data, size_t size, const char *name,
-                          pp_gcdump **out, pp_error *err)
+/* One decode, with everything it owns reachable from here, so that a run
+ * abandoned by the map guard (mapguard.c) still frees it. */
+typedef struct decode_job {
+    pp_gcdump *d;
+    pp_fs fs;
+} decode_job;
+
+static int decode_run(void *p)
 {
-    if (!out || (!data && size))
-        return pp_error_set(err, PP_EINVAL, "pp_gcdump_read_memory: bad arguments"), PP_EINVAL;
+    decode_job *j = p;
+    return read_dump(&j->fs, j->d);
+}
+
+/* The shared body of read_memory and read_mapped: m is NULL for memory the
+ * caller owns. */
+static int decode(const uint8_t *data, size_t size, const pp_gcdump_map *m, const char *name,
+                  pp_gcdump **out, pp_error *err)
+{
     *out = NULL;
     if (size > UINT32_MAX)
         return pp_error_set_at(err, PP_ELIMIT, 0,
                                "%s: %zu bytes; a .gcdump uses 32-bit offsets and cannot pass 4 GiB",
                                name ? name : "gcdump", size), PP_ELIMIT;
-    pp_gcdump *d = calloc(1, sizeof(*d));
-    if (!d)
+    decode_job j;
+    j.d = calloc(1, sizeof(*j.d));
+    if (!j.d)
         return pp_error_set(err, PP_ENOMEM, "out of memory"), PP_ENOMEM;
-    d->is64 = -1;
-    d->info.average_count_multiplier = 1.0;
-    d->info.average_size_multiplier = 1.0;
-    pp_fs fs;
-    pp_fs_init(&fs, data, size, name, err);
-    int rc = read_dump(&fs, d);
-    pp_fs_release(&fs);
+    j.d->is64 = -1;
+    j.d->info.average_count_multiplier = 1.0;
+    j.d->info.average_size_multiplier = 1.0;
+    pp_fs_init(&j.fs, data, size, name, err);
+    int rc = m ? pp_gcdump_map_run(m, name, decode_run, &j, err) : decode_run(&j);
+    pp_fs_release(&j.fs);
     if (rc != PP_OK) {
-        pp_gcdump_free(d);
+        pp_gcdump_free(j.d);
         return rc;
     }
-    *out = d;
+    *out = j.d;
     return PP_OK;
+}
+
+int pp_gcdump_read_memory(const uint8_t *data, size_t size, const char *name,
+                          pp_gcdump **out, pp_error *err)
+{
+    if (!out || (!data && size))
+        return pp_error_set(err, PP_EINVAL, "pp_gcdump_read_memory: bad arguments"), PP_EINVAL;
+    return decode(data, size, NULL, name, out, err);
+}
+
+int pp_gcdump_read_mapped(const pp_gcdump_map *m, const char *name, pp_gcdump **out,
+                          pp_error *err)
+{
+    return decode(m->data, m->size, m, name, out, err);
 }
 
 int pp_gcdump_read_file(const char *path, pp_gcdump **out, pp_error *err)
@@ -293,7 +320,7 @@ int pp_gcdump_read_file(const char *path, pp_gcdump **out, pp_error *err)
     int rc = pp_gcdump_map_open(path, &m, err);
     if (rc != PP_OK)
         return rc;
-    rc = pp_gcdump_read_memory(m.data, m.size, path, out, err);
+    rc = pp_gcdump_read_mapped(&m, path, out, err);
     pp_gcdump_map_close(&m);
     return rc;
 }

@@ -12,6 +12,20 @@
 #include "gcdump/dump.h"
 #include "gcdump/filemap.h"
 
+/* on_bytes over the mapping, under the map guard (mapguard.c). */
+typedef struct bytes_job {
+    void (*on_bytes)(void *, const void *, size_t);
+    void *user;
+    const pp_gcdump_map *m;
+} bytes_job;
+
+static int bytes_run(void *p)
+{
+    bytes_job *j = p;
+    j->on_bytes(j->user, j->m->data, j->m->size);
+    return PP_OK;
+}
+
 int
 pp_gcdump_reader_open(const char *path, const pp_reader_hooks *hooks, pp_gcdump_reader **out,
                       pp_error *err)
@@ -29,8 +43,10 @@ pp_gcdump_reader_open(const char *path, const pp_reader_hooks *hooks, pp_gcdump_
         return pp_gcdump_read_file(path, out, err);
     if ((rc = pp_gcdump_map_open(path, &m, err)) < 0)
         return rc;
-    on_bytes(PP_READER_HOOK(hooks, user), m.data, m.size);
-    rc = pp_gcdump_read_memory(m.data, m.size, path, out, err);
+    bytes_job job = { on_bytes, PP_READER_HOOK(hooks, user), &m };
+    rc = pp_gcdump_map_run(&m, path, bytes_run, &job, err);
+    if (rc == PP_OK)
+        rc = pp_gcdump_read_mapped(&m, path, out, err);
     pp_gcdump_map_close(&m);
     return rc;
 }

@@ -12,6 +12,7 @@
 #include <perfpipe/gcdump.h>
 #include <perfpipe/perfpipe.h>
 
+#include "gcdump/dump.h"
 #include "gcdump/filemap.h"
 #include "source.h"
 
@@ -36,6 +37,24 @@ static void source_close(void *p)
     free(s);
 }
 
+typedef struct hash_job {
+    const pp_source_hooks *hooks;
+    const uint8_t *data;
+    size_t size;
+    int magic_ok;                /* out: the FastSerialization header is there */
+} hash_job;
+
+static int hash_run(void *p)
+{
+    hash_job *j = p;
+    static const char magic[] = "\x14\0\0\0!FastSerialization.1";
+    j->magic_ok = j->size >= 24 && memcmp(j->data, magic, 24) == 0;
+    for (size_t at = 0; at < j->size && j->hooks && j->hooks->on_bytes; at += READ_CHUNK)
+        j->hooks->on_bytes(j->hooks->user, j->data + at,
+                           j->size - at < READ_CHUNK ? j->size - at : READ_CHUNK);
+    return PP_OK;
+}
+
 static int source_open(const char *path, const pp_source_hooks *hooks, void **out,
                        pp_error *err)
 {
@@ -51,14 +70,14 @@ static int source_open(const char *path, const pp_source_hooks *hooks, void **ou
         return rc;
     }
     /* The graph needs the whole file (forward references resolve from its
-     * end): the hash sees every byte now, in order. */
-    const uint8_t *data = s->map.data;
-    size_t size = s->map.size;
-    for (size_t at = 0; at < size && hooks && hooks->on_bytes; at += READ_CHUNK)
-        hooks->on_bytes(hooks->user, data + at, size - at < READ_CHUNK ? size - at : READ_CHUNK);
+     * end): the hash sees every byte now, in order, under the map guard. */
     s->hooks = hooks;
-    static const char magic[] = "\x14\0\0\0!FastSerialization.1";
-    if (size < 24 || memcmp(data, magic, 24) != 0) {
+    hash_job job = { hooks, s->map.data, s->map.size, 0 };
+    if ((rc = pp_gcdump_map_run(&s->map, path, hash_run, &job, err)) != PP_OK) {
+        source_close(s);
+        return rc;
+    }
+    if (!job.magic_ok) {
         source_close(s);
         return pp_error_set_at(err, PP_EFORMAT, 0,
                                "%s: offset 0: not a .gcdump: expected the \"!FastSerialization.1\" header",
@@ -72,7 +91,7 @@ static int source_next(void *p, pp_record *rec, pp_error *err)
 {
     gcdump_source *s = p;
     if (s->state == 0) {
-        int rc = pp_gcdump_read_memory(s->map.data, s->map.size, s->path, &s->dump, err);
+        int rc = pp_gcdump_read_mapped(&s->map, s->path, &s->dump, err);
         pp_gcdump_map_close(&s->map);   /* the dump copied what it keeps */
         if (rc != PP_OK) {
             s->state = 2;

@@ -13,7 +13,9 @@
 #include <perfpipe/gcdump.h>
 #include <perfpipe/perfpipe.h>
 
+#include "gcdump/dump.h"
 #include "gcdump/fastser.h"
+#include "gcdump/filemap.h"
 #include "source.h"
 #include "check_gcdump_builder.h"
 #include "check_gcdump_oracle.h"
@@ -673,6 +675,41 @@ static void on_warning(void *user, const pp_error *w)
     snprintf(last_warning, sizeof(last_warning), "%s", w->message);
 }
 
+/* A file that shrinks while mapped: the map guard (core/gcdump/mapguard.c)
+ * turns the SIGBUS of the first page past the new end into PP_EIO. The
+ * file is truncated after mapping and before decoding, so the fault is
+ * certain, not a race. */
+START_TEST(test_shrunk_while_mapped)
+{
+    gb_graph g = basic_graph();
+    gb_buf buf = { 0 };
+    gb_write(&g, &buf);
+    char path[] = "/tmp/pp-gcdump-shrink-XXXXXX";
+    int fd = mkstemp(path);
+    ck_assert_int_ge(fd, 0);
+    ck_assert_int_eq(write(fd, buf.p, buf.n), (ssize_t)buf.n);
+    pp_gcdump_map m;
+    pp_error err = PP_ERROR_INIT;
+    ck_assert_int_eq(pp_gcdump_map_open(path, &m, &err), PP_OK);
+    ck_assert_int_eq(ftruncate(fd, 0), 0);
+    pp_gcdump *d = NULL;
+    ck_assert_int_eq(pp_gcdump_read_mapped(&m, path, &d, &err), PP_EIO);
+    ck_assert_ptr_null(d);
+    ck_assert_msg(strstr(err.message, "shrank while it was read") != NULL, "%s", err.message);
+    ck_assert_msg(strstr(err.message, "0 now") != NULL, "%s", err.message);
+    pp_gcdump_map_close(&m);
+    /* Restored, the same file reads again through the same guard. */
+    ck_assert_int_eq(pwrite(fd, buf.p, buf.n, 0), (ssize_t)buf.n);
+    close(fd);
+    err = (pp_error)PP_ERROR_INIT;
+    ck_assert_int_eq(pp_gcdump_read_file(path, &d, &err), PP_OK);
+    ck_assert_uint_eq(pp_gcdump_snapshot(d)->node_count, 6);
+    pp_gcdump_free(d);
+    unlink(path);
+    free(buf.p);
+}
+END_TEST
+
 START_TEST(test_source_ops)
 {
     gb_graph g = basic_graph();
@@ -766,6 +803,7 @@ static Suite *gcdump_suite(void)
     tcase_add_test(tc, test_corruptions);
     tcase_add_test(tc, test_bad_child_reported_with_offset);
     tcase_add_test(tc, test_source_ops);
+    tcase_add_test(tc, test_shrunk_while_mapped);
     tcase_add_test(tc, test_hand_built_files);
     suite_add_tcase(s, tc);
     TCase *real = tcase_create("fixtures");
