@@ -71,8 +71,10 @@ static uint32_t dfs(const pp_heap_snapshot *s, uint32_t *pre, uint32_t *rpo, uin
         uint64_t e = f->cur++;
         /* The walk is bound by the latency of pre[]: ask for the next
          * sibling's slot while this one is looked at. */
-        if (e + 1 < f->end)
+        if (e + 1 < f->end) {
             __builtin_prefetch(&pre[s->edges[e + 1]]);
+            __builtin_prefetch(&s->edge_start[s->edges[e + 1]]);
+        }
         uint32_t w = s->edges[e], pw = pre[w];
         if (pw == HC_NONE) {
             pw = pre[w] = count;
@@ -111,18 +113,21 @@ static inline uint32_t rank_of(const uint64_t *ismulti, const uint32_t *rank, ui
 }
 
 /* Predecessor lists (beyond the DFS parent) of the marked nodes, by rank (a
- * counting sort of the pairs): preds[pstart[r] .. pstart[r + 1]). The
- * order within a list does not matter: semidominators take a minimum. */
-static void fill_preds(const uint32_t (*pairs)[2], uint64_t np, const uint64_t *ismulti,
+ * counting sort of the pairs, whose targets become their ranks on the
+ * way): preds[pstart[r] .. pstart[r + 1]). The order within a list does not
+ * matter: semidominators take a minimum. */
+static void fill_preds(uint32_t (*pairs)[2], uint64_t np, const uint64_t *ismulti,
                        const uint32_t *rank, uint32_t nmulti, uint32_t *pstart, uint32_t *preds)
 {
     memset(pstart, 0, ((size_t)nmulti + 2) * sizeof(uint32_t));
-    for (uint64_t i = 0; i < np; i++)
-        pstart[(size_t)rank_of(ismulti, rank, pairs[i][0]) + 2]++;
+    for (uint64_t i = 0; i < np; i++) {
+        pairs[i][0] = rank_of(ismulti, rank, pairs[i][0]);   /* once, kept */
+        pstart[(size_t)pairs[i][0] + 2]++;
+    }
     for (uint32_t i = 0; i < nmulti; i++)
         pstart[(size_t)i + 2] += pstart[(size_t)i + 1];
     for (uint64_t i = 0; i < np; i++)
-        preds[pstart[(size_t)rank_of(ismulti, rank, pairs[i][0]) + 1]++] = pairs[i][1];
+        preds[pstart[(size_t)pairs[i][0] + 1]++] = pairs[i][1];
 }
 
 /* Semidominators in reverse preorder, with link-eval path compression.
@@ -188,7 +193,7 @@ int hc_dominators(const pp_heap_snapshot *s, hc_dom *d)
     size_t nn = n ? n : 1, words = nn / 64 + 1;
     uint64_t np = 0, m = s->edge_count, maxpairs = m ? m : 1;
     uint32_t *pre = NULL, *pstart = NULL, *preds = NULL, *semi = NULL, *lab = NULL,
-             *anc = NULL, *parent = NULL, *rank = NULL;
+             *anc = NULL, *parent = NULL, *rank = NULL, *block = NULL;
     uint32_t (*pairs)[2] = NULL;
     uint64_t *ismulti = NULL;
     d->n = n;
@@ -212,32 +217,33 @@ int hc_dominators(const pp_heap_snapshot *s, hc_dom *d)
     preds = malloc((np ? np : 1) * sizeof(uint32_t));
     if (!pstart || !preds)
         goto oom;
-    fill_preds((const uint32_t (*)[2])pairs, np, ismulti, rank, nmulti, pstart, preds);
+    fill_preds(pairs, np, ismulti, rank, nmulti, pstart, preds);
     free(rank);
     rank = NULL;
     /* Fresh pages cost a fault and a clear each: the next phases take over
-     * the buffers of the last (pre holds semi, then the node-indexed idom;
-     * the pairs hold lab when they are large enough). */
+     * the buffers of the last. pre holds semi, then the node-indexed idom;
+     * the pairs' block (8 bytes an edge, reserved, touched as far as the
+     * DFS wrote) holds lab and anc, then the retained sizes. */
     semi = pre;
     pre = NULL;
-    if (maxpairs * 2 >= nr && (lab = realloc(pairs, (size_t)(nr ? nr : 1) * sizeof(uint32_t))) != NULL) {
+    if (maxpairs >= nn && (block = realloc(pairs, nn * sizeof(uint64_t))) != NULL) {
         pairs = NULL;            /* shrunk in place: the tail goes back */
     } else {
         free(pairs);
         pairs = NULL;
-        lab = malloc((size_t)(nr ? nr : 1) * sizeof(uint32_t));
+        block = malloc(nn * sizeof(uint64_t));
     }
-    anc = malloc((size_t)(nr ? nr : 1) * sizeof(uint32_t));
-    if (!lab || !anc ||
+    lab = block;
+    anc = block ? block + nn : NULL;
+    if (!block ||
         semidominators(nr, ismulti, nmulti, pstart, preds, parent, semi, lab, anc) != PP_OK)
         goto oom;
     free(preds);
     free(pstart);
-    free(lab);
-    free(anc);
     free(ismulti);
-    preds = pstart = lab = anc = NULL;
+    preds = pstart = NULL;
     ismulti = NULL;
+    lab = anc = NULL;            /* block stays, for the retained sizes */
     /* Immediate dominators: the nearest DFS ancestor not below the
      * semidominator; parent[w] becomes idom[w] in place (x < w is done). */
     parent[0] = 0;
@@ -251,9 +257,9 @@ int hc_dominators(const pp_heap_snapshot *s, hc_dom *d)
     semi = NULL;
     d->ipre = parent;
     parent = NULL;
-    d->retained = calloc(nn, sizeof(uint64_t));
-    if (!d->retained)
-        goto oom;
+    d->retained = (uint64_t *)(void *)block;   /* from malloc: aligned for u64 */
+    block = NULL;
+    memset(d->retained, 0, nn * sizeof(uint64_t));
     memset(d->idom, 0xff, nn * sizeof(uint32_t));
     for (uint32_t w = 0; w < nr; w++)
         d->idom[d->rpo[w]] = d->rpo[d->ipre[w]];
@@ -273,8 +279,7 @@ oom:
     free(pstart);
     free(preds);
     free(semi);
-    free(lab);
-    free(anc);
+    free(block);
     free(parent);
     hc_dom_free(d);
     return PP_ENOMEM;

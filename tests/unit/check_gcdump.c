@@ -456,6 +456,14 @@ START_TEST(test_bad_child_reported_with_offset)
     ck_assert_int_eq(err.offset, (int64_t)delta_at);
     ck_assert_msg(strstr(err.message, "node 0") && strstr(err.message, "points at node 5"),
                   "%s", err.message);
+    /* A bad header of a later node wins over a bad child of an earlier one
+     * (headers are all checked before any child, as two passes did): node
+     * 1's type word "02" becomes "08", type 4 of 2. */
+    buf.p[blob_len_at + 6] = 0x08;
+    err = (pp_error)PP_ERROR_INIT;
+    ck_assert_int_eq(pp_gcdump_read_memory(buf.p, buf.n, "bad.gcdump", &d, &err), PP_EFORMAT);
+    ck_assert_int_eq(err.offset, (int64_t)(blob_len_at + 6));
+    ck_assert_msg(strstr(err.message, "node 1: type index 4"), "%s", err.message);
     gb_free(&buf);
 }
 END_TEST
