@@ -18,17 +18,25 @@
 static int64_t
 ticks_to_ns(const pp_trace_source *r, uint64_t ts)
 {
-    /* two's complement by hand: a cast of a uint64_t past INT64_MAX is
-     * implementation-defined */
     uint64_t u = ts - r->sync_qpc;
-    __int128 d = u <= (uint64_t)INT64_MAX ? (__int128)u : -(__int128)(~u) - 1;
-    __int128 ns;
+    __int128 d, ns;
 
+    if (r->qpc_freq == 1000000000u) {
+        /* the common clock: no 128-bit arithmetic in the per-event path */
+        if (u <= (uint64_t)TIME_NS_BOUND)
+            return (int64_t)u;
+        if (~u < (uint64_t)TIME_NS_BOUND)
+            return -(int64_t)~u - 1;        /* u as a negative difference */
+        return u <= (uint64_t)INT64_MAX ? TIME_NS_BOUND : -TIME_NS_BOUND;
+    }
     if (r->qpc_freq == 0)
         return 0;
+    /* two's complement by hand: a cast of a uint64_t past INT64_MAX is
+     * implementation-defined */
+    d = u <= (uint64_t)INT64_MAX ? (__int128)u : -(__int128)(~u) - 1;
     /* The timestamp and the frequency come from the file: a hostile pair
      * must saturate, not overflow. */
-    ns = r->qpc_freq == 1000000000u ? d : d * 1000000000 / (__int128)r->qpc_freq;
+    ns = d * 1000000000 / (__int128)r->qpc_freq;
     if (ns > TIME_NS_BOUND)
         return TIME_NS_BOUND;
     if (ns < -TIME_NS_BOUND)
