@@ -135,10 +135,13 @@ parse_stack_block(pp_trace_source *r, const uint8_t *p, size_t n, uint64_t off, 
         return nt_fail_at(r, err, PP_EFORMAT, off + 4, "%s: stack block at byte %llu declares "
                           "%u stacks in %zu bytes", r->name, (unsigned long long)off, count, n);
     /* Room for the whole block at once, bounded by its size: at most
-     * (n - 8 - 4 count) / ps frames. Locals, not r->nips, in the copy loop:
-     * stores through a uint64_t * may alias the size_t fields, which made
-     * the compiler reload them per frame. */
-    size_t max_ips = (n - 8 - 4 * (size_t)count) / ps;
+     * (n - 8) / ps frames. Not (n - 8 - 4 count) / ps: a damaged block can
+     * declare more stacks than it holds, and the frames of the stacks
+     * before the cut may then use the bytes the missing size fields would
+     * have taken (the fuzz smoke wrote past the array that way). Locals,
+     * not r->nips, in the copy loop: stores through a uint64_t * may alias
+     * the size_t fields, which made the compiler reload them per frame. */
+    size_t max_ips = (n - 8) / ps;
     nt_stack *s = nt_grow(r->stacks, &r->stacks_cap, r->nstacks + count, sizeof *s);
     if (s)
         r->stacks = s;
