@@ -140,15 +140,12 @@ region_add(region_counts *rc, pp_trace_source *r, const pp_trace_event *ev)
     size_t i = (size_t)(s - r->stacks);
     if (i >= rc->cap) {
         /* Bounded by the reader's own stack array (r->nstacks). */
-        size_t cap = rc->cap ? rc->cap : 1024;
-        while (cap <= i)
-            cap *= 2;
-        uint64_t *u = realloc(rc->uses, cap * sizeof *u);
+        size_t old = rc->cap;
+        uint64_t *u = nt_grow(rc->uses, &rc->cap, i + 1, sizeof *u);
         if (!u)
             return -1;
-        memset(u + rc->cap, 0, (cap - rc->cap) * sizeof *u);
+        memset(u + old, 0, (rc->cap - old) * sizeof *u);
         rc->uses = u;
-        rc->cap = cap;
     }
     rc->uses[i]++;
     return 0;
