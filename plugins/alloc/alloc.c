@@ -59,7 +59,7 @@ static void alloc_destroy(void *state)
     pp_pc_prefixes_free(&a->framework);
     pp_pc_prefixes_free(&a->focus);
     pp_pc_strtab_free(&a->types);
-    pp_alloc_stacks_free(&a->stacks);
+    pp_pc_stacks_free(&a->stacks);
     pp_alloc_typecache_free(&a->type_cache);
     pp_alloc_rows_free(&a->raw);
     free(a->scratch);
@@ -219,7 +219,7 @@ static int alloc_consume(void *state, const pp_record *rec, pp_error *err)
     uint32_t stack_id = PP_ALLOC_NO_STACK;
     uint32_t no_hint = 0, *hint = &no_hint;   /* the stack's last row + 1 (rows.h) */
     if (ev->stack_depth > 0 && ev->stack) {
-        int rc = pp_alloc_stacks_id(&a->stacks, ev, &stack_id, &hint);
+        int rc = pp_pc_stacks_id(&a->stacks, ev, &stack_id, &hint);
         if (rc != PP_OK)
             return oom(a, err);
     } else {
@@ -256,7 +256,8 @@ static int alloc_finish(void *state, pp_ctx *ctx, pp_error *err)
     if (flush_pending(a) != PP_OK)
         return oom(a, err);
     /* the lookup indexes are done with: their memory goes to the report */
-    pp_alloc_stacks_seal(&a->stacks);
+    if (pp_pc_stacks_seal(&a->stacks, 1) != PP_OK)
+        return oom(a, err);
     pp_alloc_rows_seal(&a->raw);
     return pp_alloc_report(a, ctx, err);
 }

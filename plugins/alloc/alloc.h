@@ -13,7 +13,7 @@
 #include "../common/strtab.h"
 #include "../common/window.h"
 #include "rows.h"
-#include "stacks.h"
+#include "../common/stacks.h"
 #include "typecache.h"
 
 /* Stack id of a tick that carried no stack. */
@@ -69,7 +69,7 @@ typedef struct pp_alloc {
     /* consumed */
     const pp_trace_source *source;
     pp_pc_strtab types;           /* type names */
-    pp_alloc_stacks stacks;           /* distinct stacks, by content */
+    pp_pc_stacks stacks;           /* distinct stacks, by content */
     pp_alloc_typecache type_cache;    /* TypeID + raw name -> types id */
     pp_alloc_rows raw;            /* bytes, samples by (type, stack, kind) */
     uint64_t ticks_seen;       /* every tick in the trace, before the window */

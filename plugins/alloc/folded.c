@@ -9,7 +9,7 @@
 #define XXH_INLINE_ALL
 #include <xxhash.h>
 
-void pp_alloc_folded_init(pp_alloc_folded *f, const pp_pc_strtab *names, const pp_alloc_stacks *stacks,
+void pp_alloc_folded_init(pp_alloc_folded *f, const pp_pc_strtab *names, const pp_pc_stacks *stacks,
                           const uint32_t *ipname, int by_string)
 {
     memset(f, 0, sizeof *f);
@@ -33,7 +33,7 @@ void pp_alloc_folded_free(pp_alloc_folded *f)
 /* Name id of frame i (0 = leaf) of folded id's representative. */
 static inline uint32_t rep_name(const pp_alloc_folded *f, uint32_t id, uint32_t i)
 {
-    return f->ipname[pp_alloc_stacks_frame(f->stacks, f->rep[id], i)];
+    return f->ipname[pp_pc_stacks_frame(f->stacks, f->rep[id], i)];
 }
 
 static int rehash(pp_alloc_folded *f, uint32_t n)
@@ -56,7 +56,7 @@ static int rehash(pp_alloc_folded *f, uint32_t n)
 /* Same names, frame by frame, as ids[0..n)? */
 static int same_names(const pp_alloc_folded *f, uint32_t id, const uint32_t *ids, uint32_t n)
 {
-    if (pp_alloc_stacks_depth(f->stacks, f->rep[id]) != n)
+    if (pp_pc_stacks_depth(f->stacks, f->rep[id]) != n)
         return 0;
     for (uint32_t i = 0; i < n; i++)
         if (rep_name(f, id, i) != ids[i])
@@ -127,7 +127,7 @@ const char *pp_alloc_folded_string(pp_alloc_folded *f, uint32_t id)
 {
     if (f->by_string)
         return pp_pc_strtab_get(&f->strs, id);
-    uint32_t n = pp_alloc_stacks_depth(f->stacks, f->rep[id]);
+    uint32_t n = pp_pc_stacks_depth(f->stacks, f->rep[id]);
     pp_pc_strbuf_clear(&f->buf);
     for (uint32_t i = n; i-- > 0;) {           /* root first */
         if (pp_pc_strbuf_adds(&f->buf, pp_pc_strtab_get(f->names, rep_name(f, id, i))) != PP_OK)
@@ -149,7 +149,7 @@ typedef struct cursor {
 
 static void cursor_seq(cursor *c, const pp_alloc_folded *f, uint32_t id)
 {
-    uint32_t n = pp_alloc_stacks_depth(f->stacks, f->rep[id]);
+    uint32_t n = pp_pc_stacks_depth(f->stacks, f->rep[id]);
     c->f = f;
     c->id = id;
     c->lit = 0;

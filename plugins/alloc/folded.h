@@ -21,11 +21,11 @@
 
 #include "../common/strbuf.h"
 #include "../common/strtab.h"
-#include "stacks.h"
+#include "../common/stacks.h"
 
 typedef struct pp_alloc_folded {
     const pp_pc_strtab *names;   /* borrowed: frame names by id */
-    const pp_alloc_stacks *stacks; /* borrowed: the IP stacks */
+    const pp_pc_stacks *stacks; /* borrowed: the IP stacks */
     const uint32_t *ipname;      /* borrowed: [IP id] name id */
     int by_string;
     uint32_t *rep;               /* [count] an IP stack of each folded id */
@@ -38,7 +38,7 @@ typedef struct pp_alloc_folded {
 } pp_alloc_folded;
 
 /* by_string: set when a name in names contains ';'. */
-void pp_alloc_folded_init(pp_alloc_folded *f, const pp_pc_strtab *names, const pp_alloc_stacks *stacks,
+void pp_alloc_folded_init(pp_alloc_folded *f, const pp_pc_strtab *names, const pp_pc_stacks *stacks,
                           const uint32_t *ipname, int by_string);
 void pp_alloc_folded_free(pp_alloc_folded *f);
 /* The folded id of IP stack `stack`, whose frame name ids are ids[0..n)

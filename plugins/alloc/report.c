@@ -77,12 +77,12 @@ static int lands(report *r, stack_facts *f, const uint32_t *frames, const uint32
                  uint32_t depth, uint32_t at)
 {
     pp_alloc *a = r->a;
-    int rc = pp_pc_modules_of(&r->mods, a->source, pp_alloc_stacks_ip(&a->stacks, frames[at]), &f->module);
+    int rc = pp_pc_modules_of(&r->mods, a->source, pp_pc_stacks_ip(&a->stacks, frames[at]), &f->module);
     f->call_site = NAME_NONE;
     for (uint32_t i = at; i < depth && rc == PP_OK; i++) {
         uint32_t mod = f->module;
         if (i > at)
-            rc = pp_pc_modules_of(&r->mods, a->source, pp_alloc_stacks_ip(&a->stacks, frames[i]), &mod);
+            rc = pp_pc_modules_of(&r->mods, a->source, pp_pc_stacks_ip(&a->stacks, frames[i]), &mod);
         if (rc == PP_OK && pp_pc_modules_is_app(&r->mods, mod)) {
             f->call_site = i == at ? f->responsible : ids[i];
             break;
@@ -103,7 +103,7 @@ static int name_ips(report *r)
         return PP_ENOMEM;
     int rc = PP_OK;
     for (uint32_t k = 0; k < nip && rc == PP_OK; k++)
-        rc = pp_pc_symcache_name(&r->syms, a->source, pp_alloc_stacks_ip(&a->stacks, k), &r->ipname[k]);
+        rc = pp_pc_symcache_name(&r->syms, a->source, pp_pc_stacks_ip(&a->stacks, k), &r->ipname[k]);
     return rc;
 }
 
@@ -112,7 +112,7 @@ static int name_ips(report *r)
 static int stack_names(report *r, uint32_t s, uint32_t **fr, uint32_t **ids, size_t *cap, uint32_t *depth)
 {
     pp_alloc *a = r->a;
-    uint32_t n = pp_alloc_stacks_depth(&a->stacks, s);
+    uint32_t n = pp_pc_stacks_depth(&a->stacks, s);
     if (n > *cap) {
         uint32_t *t = realloc(*fr, (size_t)n * sizeof *t);
         if (!t)
@@ -124,7 +124,7 @@ static int stack_names(report *r, uint32_t s, uint32_t **fr, uint32_t **ids, siz
         *ids = t;
         *cap = n;
     }
-    pp_alloc_stacks_frames(&a->stacks, s, *fr);
+    pp_pc_stacks_frames(&a->stacks, s, *fr);
     for (uint32_t i = 0; i < n; i++)
         (*ids)[i] = r->ipname[(*fr)[i]];
     *depth = n;
@@ -263,7 +263,7 @@ static int fold_rows(report *r)
             f = &r->facts[key[1]];
             frame = responsible_name(r, f);
             stack_v = r->by_stack[f->folded];
-            r->stack_frames += (int64_t)pp_alloc_stacks_depth(&a->stacks, key[1]) * d[1];
+            r->stack_frames += (int64_t)pp_pc_stacks_depth(&a->stacks, key[1]) * d[1];
             r->stack_unresolved += (int64_t)f->unresolved_frames * d[1];
             if (pp_pc_frame_unresolved(frame))
                 r->unresolved_resp_bytes = pp_i64_add_sat(r->unresolved_resp_bytes, d[0]);

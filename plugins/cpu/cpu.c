@@ -31,7 +31,7 @@ static void cpu_destroy(void *state)
     pp_cpu *c = state;
     if (!c)
         return;
-    pp_pc_stackset_free(&c->stacks);
+    pp_pc_stacks_free(&c->stacks);
     pp_cpu_rt_free(c->rt);
     free(c->stack_samples);
     free(c->stack_managed);
@@ -255,8 +255,8 @@ static int cpu_consume(void *state, const pp_record *rec, pp_error *err)
     c->by_type[type]++;
     if (c->managed_only && type != PP_CPU_SAMPLE_MANAGED)
         return PP_OK;
-    uint32_t stack_id;
-    if (pp_pc_stackset_event(&c->stacks, ev, &stack_id) != PP_OK)
+    uint32_t stack_id, *memo_unused;
+    if (pp_pc_stacks_id(&c->stacks, ev, &stack_id, &memo_unused) != PP_OK)
         return oom(c, err);
     if (stack_id >= c->stack_cap) {
         uint32_t cap = c->stack_cap ? c->stack_cap : 256;
@@ -298,7 +298,11 @@ static int cpu_consume(void *state, const pp_record *rec, pp_error *err)
 
 static int cpu_finish(void *state, pp_ctx *ctx, pp_error *err)
 {
-    return pp_cpu_report(state, ctx, err);
+    pp_cpu *c = state;
+    /* the report walks frames by pointer: 4 bytes each */
+    if (pp_pc_stacks_seal(&c->stacks, 4) != PP_OK)
+        return oom(c, err);
+    return pp_cpu_report(c, ctx, err);
 }
 
 static const pp_analyzer cpu_analyzer = {

@@ -9,7 +9,7 @@
 
 #include "../common/agg.h"
 #include "../common/frames.h"
-#include "../common/stackset.h"
+#include "../common/stacks.h"
 #include "../common/u64map.h"
 #include "../common/window.h"
 
@@ -66,7 +66,7 @@ typedef struct pp_cpu {
 
     /* consumed */
     const pp_trace_source *source;
-    pp_pc_stackset stacks;
+    pp_pc_stacks stacks;         /* sealed 4 bytes a frame before the report */
     pp_pc_u64map thread_index;    /* tid -> index in threads */
     pp_cpu_thread *threads;
     uint32_t nthreads, capthreads;

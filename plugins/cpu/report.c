@@ -109,7 +109,7 @@ static int name_stacks(report *r)
     if (!r->ip_name || !r->facts || !r->folded_stack || !r->fslots || !r->tmp_ids)
         return PP_ENOMEM;
     for (uint32_t i = 0; i < c->stacks.nip && rc == PP_OK; i++)
-        rc = pp_pc_symcache_name(&r->syms, c->source, pp_pc_stackset_ip(&c->stacks, i), &r->ip_name[i]);
+        rc = pp_pc_symcache_name(&r->syms, c->source, pp_pc_stacks_ip(&c->stacks, i), &r->ip_name[i]);
     if (rc != PP_OK)
         return rc;
     uint8_t *unres = calloc(r->names.count ? r->names.count : 1, 1);
@@ -125,7 +125,7 @@ static int name_stacks(report *r)
     }
     for (uint32_t s = 0; s < n && rc == PP_OK; s++) {
         uint32_t depth;
-        const uint32_t *fr = pp_pc_stackset_frames(&c->stacks, s, &depth);
+        const uint32_t *fr = pp_pc_stacks_frames32(&c->stacks, s, &depth);
         stack_facts *f = &r->facts[s];
         f->depth = depth;
         f->leaf = depth ? r->ip_name[fr[0]] : r->no_stack_name;
@@ -200,7 +200,7 @@ static int fold_rows(report *r)
         int64_t ns = v[PP_CPU_NS];
         const stack_facts *f = &r->facts[key[1]];
         uint32_t depth_unused;
-        const uint32_t *frames = pp_pc_stackset_frames(&c->stacks, key[1], &depth_unused);
+        const uint32_t *frames = pp_pc_stacks_frames32(&c->stacks, key[1], &depth_unused);
         const uint32_t *ipn = r->ip_name;
 #define ids(i) ipn[frames[i]]
         r->total_samples += s;

@@ -21,7 +21,7 @@ static void fold_start(fold_cursor *k, const report *r, uint32_t stack)
 {
     uint32_t depth;
     k->r = r;
-    k->frames = pp_pc_stackset_frames(&r->c->stacks, stack, &depth);
+    k->frames = pp_pc_stacks_frames32(&r->c->stacks, stack, &depth);
     k->left = depth;
     if (depth == 0) {
         k->p = NO_STACK_NAME;
@@ -78,8 +78,8 @@ int pp_cpu_fold_string(report *r, uint32_t s)
 static int same_names(const report *r, uint32_t a, uint32_t b)
 {
     uint32_t na, nb;
-    const uint32_t *fa = pp_pc_stackset_frames(&r->c->stacks, a, &na);
-    const uint32_t *fb = pp_pc_stackset_frames(&r->c->stacks, b, &nb);
+    const uint32_t *fa = pp_pc_stacks_frames32(&r->c->stacks, a, &na);
+    const uint32_t *fb = pp_pc_stacks_frames32(&r->c->stacks, b, &nb);
     if (na != nb)
         return 0;
     for (uint32_t i = 0; i < na; i++)
@@ -96,7 +96,7 @@ int pp_cpu_fold_id(report *r, uint32_t s, uint32_t *out)
         return rc == PP_OK ? pp_pc_strtab_intern(&r->folded, r->buf.data, r->buf.len, out) : rc;
     }
     uint32_t depth;
-    const uint32_t *fr = pp_pc_stackset_frames(&r->c->stacks, s, &depth);
+    const uint32_t *fr = pp_pc_stacks_frames32(&r->c->stacks, s, &depth);
     uint64_t h = depth;
     for (uint32_t i = 0; i < depth; i++)
         h = pp_pc_hash_u64(h ^ r->ip_name[fr[i]]);

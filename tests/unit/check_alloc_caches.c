@@ -1,6 +1,7 @@
 /* The alloc plugin's consume-side caches and folded stacks give exactly
  * what the slow paths give: typecache vs pp_alloc_tick_decode, the stack
- * store vs pp_pc_stackset_event (ids, and frames through each widening),
+ * store (plugins/common/stacks.h) vs first-seen order by content, with
+ * frames exact through each widening,
  * folded comparisons vs strcmp of the strings. */
 #include "config.h"
 
@@ -12,8 +13,7 @@
 #include <perfpipe/error.h>
 
 #include "../../plugins/alloc/folded.h"
-#include "../../plugins/alloc/stacks.h"
-#include "../../plugins/common/stackset.h"
+#include "../../plugins/common/stacks.h"
 #include "../../plugins/alloc/tick.h"
 #include "../../plugins/alloc/typecache.h"
 
@@ -76,44 +76,55 @@ START_TEST(test_typecache_matches_decode)
 }
 END_TEST
 
-START_TEST(test_stacks_match_stackset)
+/* Ids are dense in first-seen order of the content, whatever the region
+ * ids say; an empty stack is a stack; sealing 4 wide keeps every frame. */
+START_TEST(test_stacks_first_seen_by_content)
 {
-    pp_pc_stackset a;
-    pp_alloc_stacks b;
-    memset(&a, 0, sizeof a);
+    pp_pc_stacks b;
     memset(&b, 0, sizeof b);
-    uint64_t stacks[5][6] = {
-        { 1, 2, 3, 4, 5, 6 }, { 1, 2, 3, 4, 5, 7 }, { 9, 2, 3, 4, 5, 6 }, { 1, 2, 3 }, { 1, 2, 3, 4, 5, 6 },
+    uint64_t stacks[6][6] = {
+        { 1, 2, 3, 4, 5, 6 }, { 1, 2, 3, 4, 5, 7 }, { 9, 2, 3, 4, 5, 6 }, { 1, 2, 3 }, { 1, 2, 3, 4, 5, 6 }, { 0 },
     };
-    uint32_t depth[5] = { 6, 6, 6, 3, 5 };
+    uint32_t depth[6] = { 6, 6, 6, 3, 5, 0 };
+    uint32_t want[6], seen = 0;
+    for (uint32_t k = 0; k < 6; k++)
+        want[k] = UINT32_MAX;
     /* regions redefine the stacks under other ids, as the runtime does */
     for (uint32_t i = 0; i < 4000; i++) {
         pp_trace_event ev;
         memset(&ev, 0, sizeof ev);
         ev.struct_size = sizeof ev;
-        uint32_t k = (i * 7 + i / 13) % 5;
-        ev.stack = stacks[k];
+        uint32_t k = (i * 7 + i / 13) % 6;
+        ev.stack = k == 5 && i % 2 ? NULL : stacks[k];
         ev.stack_depth = depth[k];
         ev.stack_region = i / 100;
-        ev.stack_id = i % 11 == 0 ? 0 : 1 + (k + i / 100) % 5;
-        uint32_t x, y, *memo;
-        ck_assert_int_eq(pp_pc_stackset_event(&a, &ev, &x), PP_OK);
-        ck_assert_int_eq(pp_alloc_stacks_id(&b, &ev, &y, &memo), PP_OK);
-        ck_assert_uint_eq(x, y);
+        ev.stack_id = i % 11 == 0 ? 0 : 1 + (k + i / 100) % 6;
+        if (want[k] == UINT32_MAX)
+            want[k] = seen++;
+        uint32_t y, *memo;
+        ck_assert_int_eq(pp_pc_stacks_id(&b, &ev, &y, &memo), PP_OK);
+        ck_assert_uint_eq(y, want[k]);
         *memo = 7;               /* hints may be anything: identity is unaffected */
     }
-    ck_assert_uint_eq(a.count, 5);
-    ck_assert_uint_eq(b.count, 5);
+    ck_assert_uint_eq(b.count, 6);
     ck_assert_uint_eq(b.width, 1);
-    pp_pc_stackset_free(&a);
-    pp_alloc_stacks_free(&b);
+    ck_assert_int_eq(pp_pc_stacks_seal(&b, 4), PP_OK);
+    ck_assert_uint_eq(b.width, 4);
+    for (uint32_t k = 0; k < 6; k++) {
+        uint32_t n;
+        const uint32_t *fr = pp_pc_stacks_frames32(&b, want[k], &n);
+        ck_assert_uint_eq(n, depth[k]);
+        for (uint32_t i = 0; i < n; i++)
+            ck_assert_uint_eq(pp_pc_stacks_ip(&b, fr[i]), stacks[k][i]);
+    }
+    pp_pc_stacks_free(&b);
 }
 END_TEST
 
 /* Frames stay exact while the store widens 1 -> 2 -> 4 bytes a frame. */
 START_TEST(test_stacks_widen)
 {
-    pp_alloc_stacks b;
+    pp_pc_stacks b;
     memset(&b, 0, sizeof b);
     enum { N = 1200, D = 60 };
     static uint64_t ips[N][D];
@@ -131,7 +142,7 @@ START_TEST(test_stacks_widen)
         ev.stack_id = 1 + s % 50;
         ev.stack_region = s / 50;
         uint32_t *memo;
-        ck_assert_int_eq(pp_alloc_stacks_id(&b, &ev, &ids[s], &memo), PP_OK);
+        ck_assert_int_eq(pp_pc_stacks_id(&b, &ev, &ids[s], &memo), PP_OK);
         if (s == 3)
             ck_assert_uint_eq(b.width, 1);
         if (s == 100)
@@ -139,22 +150,22 @@ START_TEST(test_stacks_widen)
     }
     ck_assert_uint_eq(b.width, 4);
     ck_assert_uint_gt(b.nip, 65536);
-    pp_alloc_stacks_seal(&b);
+    ck_assert_int_eq(pp_pc_stacks_seal(&b, 1), PP_OK);
     for (uint32_t s = 0; s < N; s++) {
-        uint32_t n = pp_alloc_stacks_depth(&b, ids[s]);
+        uint32_t n = pp_pc_stacks_depth(&b, ids[s]);
         ck_assert_uint_eq(n, D - s % 7);
-        pp_alloc_stacks_frames(&b, ids[s], out);
+        pp_pc_stacks_frames(&b, ids[s], out);
         for (uint32_t i = 0; i < n; i++) {
-            ck_assert_uint_eq(pp_alloc_stacks_ip(&b, out[i]), ips[s][i]);
-            ck_assert_uint_eq(pp_alloc_stacks_frame(&b, ids[s], i), out[i]);
+            ck_assert_uint_eq(pp_pc_stacks_ip(&b, out[i]), ips[s][i]);
+            ck_assert_uint_eq(pp_pc_stacks_frame(&b, ids[s], i), out[i]);
         }
     }
-    pp_alloc_stacks_free(&b);
+    pp_pc_stacks_free(&b);
 }
 END_TEST
 
 /* A stack store whose IP k + 100 is named by name id k, ipname[IP id]. */
-static void name_store(pp_alloc_stacks *st, uint32_t *ipname, const uint32_t *seq, uint32_t n, uint32_t *sid)
+static void name_store(pp_pc_stacks *st, uint32_t *ipname, const uint32_t *seq, uint32_t n, uint32_t *sid)
 {
     uint64_t ips[8];
     for (uint32_t i = 0; i < n; i++)
@@ -165,7 +176,7 @@ static void name_store(pp_alloc_stacks *st, uint32_t *ipname, const uint32_t *se
     ev.stack = ips;
     ev.stack_depth = n;
     uint32_t *memo;
-    ck_assert_int_eq(pp_alloc_stacks_id(st, &ev, sid, &memo), PP_OK);
+    ck_assert_int_eq(pp_pc_stacks_id(st, &ev, sid, &memo), PP_OK);
     for (uint32_t k = 0; k < st->nip; k++)
         ipname[k] = (uint32_t)(st->ip[k] - 100);
 }
@@ -192,7 +203,7 @@ START_TEST(test_folded_compares_like_strcmp)
         uint32_t id;
         ck_assert_int_eq(pp_pc_strtab_intern(&names, words[i], strlen(words[i]), &id), PP_OK);
     }
-    pp_alloc_stacks st;
+    pp_pc_stacks st;
     uint32_t ipname[64];
     memset(&st, 0, sizeof st);
     uint32_t seqs[40][3], lens[40], ids[40], sids[40];
@@ -235,7 +246,7 @@ START_TEST(test_folded_compares_like_strcmp)
     ck_assert_uint_eq(i1, i2);
     ck_assert_str_eq(pp_alloc_folded_string(&f, i1), "A;B");
     pp_alloc_folded_free(&f);
-    pp_alloc_stacks_free(&st);
+    pp_pc_stacks_free(&st);
     pp_pc_strtab_free(&names);
 }
 END_TEST
@@ -245,7 +256,7 @@ int main(void)
     Suite *s = suite_create("alloc_caches");
     TCase *tc = tcase_create("core");
     tcase_add_test(tc, test_typecache_matches_decode);
-    tcase_add_test(tc, test_stacks_match_stackset);
+    tcase_add_test(tc, test_stacks_first_seen_by_content);
     tcase_add_test(tc, test_stacks_widen);
     tcase_add_test(tc, test_folded_compares_like_strcmp);
     suite_add_tcase(s, tc);

@@ -1,4 +1,4 @@
-/* plugins/alloc: distinct stacks by content, compact frames (see stacks.h). */
+/* plugins/common: distinct stacks by content, compact frames (see stacks.h). */
 #include "stacks.h"
 
 #include <stddef.h>
@@ -10,13 +10,13 @@
 #define XXH_INLINE_ALL
 #include <xxhash.h>
 
-struct pp_alloc_stacks_entry {
+struct pp_pc_stacks_entry {
     uint64_t lo, hi;           /* XXH3-128 of the IPs */
     uint32_t id1;              /* id + 1, 0 = empty slot */
     uint32_t memo;             /* the caller's hint */
 };
 
-void pp_alloc_stacks_free(pp_alloc_stacks *s)
+void pp_pc_stacks_free(pp_pc_stacks *s)
 {
     free(s->ip);
     pp_pc_u64map_free(&s->ip_ids);
@@ -31,25 +31,8 @@ void pp_alloc_stacks_free(pp_alloc_stacks *s)
     memset(s, 0, sizeof *s);
 }
 
-void pp_alloc_stacks_seal(pp_alloc_stacks *s)
-{
-    free(s->slot);
-    free(s->by_id);
-    free(s->by_id_slot);
-    free(s->touched);
-    s->gen++;
-    s->slot = NULL;
-    s->nslots = 0;
-    s->by_id = s->by_id_slot = s->touched = NULL;
-    s->by_id_cap = s->ntouched = s->touched_cap = 0;
-    s->have_region = 0;
-    pp_pc_u64map_free(&s->ip_ids);
-    free(s->tmp);
-    s->tmp = NULL;
-    s->tmpcap = 0;
-}
 
-void pp_alloc_stacks_frames(const pp_alloc_stacks *s, uint32_t id, uint32_t *out)
+void pp_pc_stacks_frames(const pp_pc_stacks *s, uint32_t id, uint32_t *out)
 {
     uint32_t n = s->len[id];
     const uint8_t *p = s->frames + s->off[id] * s->width;
@@ -69,12 +52,12 @@ void pp_alloc_stacks_frames(const pp_alloc_stacks *s, uint32_t id, uint32_t *out
 }
 
 /* Linear probing at most 3/4 full: 24 bytes a slot. */
-static int grow_index(pp_alloc_stacks *s)
+static int grow_index(pp_pc_stacks *s)
 {
     uint32_t n = s->nslots ? s->nslots * 2 : 4096;
     if (n == 0)
         return PP_ENOMEM;
-    pp_alloc_stacks_entry *t = calloc(n, sizeof *t);
+    pp_pc_stacks_entry *t = calloc(n, sizeof *t);
     if (!t)
         return PP_ENOMEM;
     for (uint32_t i = 0; i < s->nslots; i++)
@@ -97,7 +80,7 @@ static int grow_index(pp_alloc_stacks *s)
 
 /* Rewrite the frames `w` bytes wide (w > width), last frame first so the
  * wider copy never overwrites a narrower frame not yet read. */
-static int widen(pp_alloc_stacks *s, unsigned w)
+static int widen(pp_pc_stacks *s, unsigned w)
 {
     if (s->capframes) {
         uint8_t *t = realloc(s->frames, (size_t)s->capframes * w);
@@ -116,8 +99,35 @@ static int widen(pp_alloc_stacks *s, unsigned w)
     return PP_OK;
 }
 
+int pp_pc_stacks_seal(pp_pc_stacks *s, unsigned min_width)
+{
+    free(s->slot);
+    free(s->by_id);
+    free(s->by_id_slot);
+    free(s->touched);
+    s->gen++;
+    s->slot = NULL;
+    s->nslots = 0;
+    s->by_id = s->by_id_slot = s->touched = NULL;
+    s->by_id_cap = s->ntouched = s->touched_cap = 0;
+    s->have_region = 0;
+    pp_pc_u64map_free(&s->ip_ids);
+    free(s->tmp);
+    s->tmp = NULL;
+    s->tmpcap = 0;
+    /* no stack comes after this: the spare room of the doubling goes */
+    if (s->nframes && s->nframes < s->capframes) {
+        uint8_t *t = realloc(s->frames, (size_t)s->nframes * s->width);
+        if (t) {
+            s->frames = t;
+            s->capframes = s->nframes;
+        }
+    }
+    return min_width > s->width ? widen(s, min_width) : PP_OK;
+}
+
 /* The IP id of ip, a new one when unseen. */
-static int ip_id(pp_alloc_stacks *s, uint64_t ip, uint32_t *out)
+static int ip_id(pp_pc_stacks *s, uint64_t ip, uint32_t *out)
 {
     uint32_t c = (uint32_t)((ip * UINT64_C(0x9E3779B97F4A7C15)) >> 54);
     if (s->ip_cache[c].id1 && s->ip_cache[c].ip == ip) {
@@ -152,7 +162,7 @@ static int ip_id(pp_alloc_stacks *s, uint64_t ip, uint32_t *out)
 }
 
 /* Append a new stack ips[0..n) as the next id. */
-static int append(pp_alloc_stacks *s, const uint64_t *ips, uint32_t n, uint32_t *id)
+static int append(pp_pc_stacks *s, const uint64_t *ips, uint32_t n, uint32_t *id)
 {
     if (s->count == UINT32_MAX - 1)
         return PP_ELIMIT;
@@ -193,7 +203,7 @@ static int append(pp_alloc_stacks *s, const uint64_t *ips, uint32_t n, uint32_t 
         s->frames = t;
         s->capframes = cap;
     }
-    uint8_t *p = s->frames + s->nframes * s->width;
+    uint8_t *p = n ? s->frames + s->nframes * s->width : NULL;
     for (uint32_t i = 0; i < n; i++) {
         if (s->width == 1)
             p[i] = (uint8_t)s->tmp[i];
@@ -210,14 +220,14 @@ static int append(pp_alloc_stacks *s, const uint64_t *ips, uint32_t n, uint32_t 
 }
 
 /* By content: one hash of the IPs, one probe; appended on a miss. */
-static int by_content(pp_alloc_stacks *s, const uint64_t *ips, uint32_t n, uint32_t *id, uint32_t *slot)
+static int by_content(pp_pc_stacks *s, const uint64_t *ips, uint32_t n, uint32_t *id, uint32_t *slot)
 {
     if ((uint64_t)(s->count + 1) * 4 > (uint64_t)s->nslots * 3 && grow_index(s) != PP_OK)
         return PP_ENOMEM;
-    XXH128_hash_t h = XXH3_128bits(ips, (size_t)n * sizeof *ips);
+    XXH128_hash_t h = XXH3_128bits(n ? (const void *)ips : "", (size_t)n * sizeof *ips);
     uint32_t mask = s->nslots - 1, j = (uint32_t)h.low64 & mask;
     for (; s->slot[j].id1; j = (j + 1) & mask) {
-        pp_alloc_stacks_entry *e = &s->slot[j];
+        pp_pc_stacks_entry *e = &s->slot[j];
         if (e->lo == h.low64 && e->hi == h.high64) {
             *id = e->id1 - 1;
             *slot = j;
@@ -227,14 +237,14 @@ static int by_content(pp_alloc_stacks *s, const uint64_t *ips, uint32_t n, uint3
     int rc = append(s, ips, n, id);
     if (rc != PP_OK)
         return rc;
-    s->slot[j] = (pp_alloc_stacks_entry){ h.low64, h.high64, *id + 1, 0 };
+    s->slot[j] = (pp_pc_stacks_entry){ h.low64, h.high64, *id + 1, 0 };
     *slot = j;
     return PP_OK;
 }
 
 /* Remember region id sid -> (id, slot j); an optimisation, so a failed
  * allocation only leaves it out. */
-static void map_region(pp_alloc_stacks *s, uint32_t sid, uint32_t id, uint32_t j)
+static void map_region(pp_pc_stacks *s, uint32_t sid, uint32_t id, uint32_t j)
 {
     if (sid >= s->by_id_cap) {
         uint32_t cap = s->by_id_cap ? s->by_id_cap : 1024;
@@ -264,7 +274,7 @@ static void map_region(pp_alloc_stacks *s, uint32_t sid, uint32_t id, uint32_t j
     s->by_id_slot[sid] = j;
 }
 
-int pp_alloc_stacks_id(pp_alloc_stacks *s, const pp_trace_event *ev, uint32_t *id, uint32_t **memo)
+int pp_pc_stacks_id(pp_pc_stacks *s, const pp_trace_event *ev, uint32_t *id, uint32_t **memo)
 {
     const uint64_t *ips = ev->stack;
     uint32_t n = ips ? ev->stack_depth : 0;
@@ -272,7 +282,7 @@ int pp_alloc_stacks_id(pp_alloc_stacks *s, const pp_trace_event *ev, uint32_t *i
     *memo = &s->no_memo;     /* written, never trusted: callers check hints */
     /* only a stack the reader found is mapped by its region id */
     if (n == 0 || ev->struct_size < offsetof(pp_trace_event, stack_region) + sizeof ev->stack_region ||
-        sid == 0 || sid >= PP_ALLOC_STACKS_REGION_MAX) {
+        sid == 0 || sid >= PP_PC_STACKS_REGION_MAX) {
         int rc = by_content(s, ips, n, id, &j);
         if (rc == PP_OK)
             *memo = &s->slot[j].memo;

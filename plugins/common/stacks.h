@@ -1,41 +1,40 @@
-/* plugins/alloc: the distinct stacks of the ticks, keyed by content, stored
- * as compact IP ids.
+/* plugins/common: the distinct call stacks of a trace, keyed by content,
+ * stored as compact IP ids; the one stack store of alloc and cpu.
  *
  * Frames can only be named in finish(), after the method rundown, so every
  * distinct stack is kept until then: on a 1.6 GB deep-stack trace 262,941
- * stacks of 41 frames. The stack set of common/stackset.h held them as
- * 4-byte IP ids behind an index of their own, and a content cache (XXH3-128
- * of the raw IPs) sat in front of it with 48-byte slots: 160 MB of the
- * 211 MB alloc needed there. Here the content key is the only index (one
- * probe a tick, 24-byte slots, dropped once the trace is read), and a frame
- * takes as many bytes as the number of distinct IPs needs: 1 up to 256 IPs,
- * 2 up to 65,536, else 4 (the store is rewritten wider when a new IP needs
- * it). 112 distinct IPs there, so 1 byte a frame.
+ * stacks of 41 frames, on the 210 MB sampled trace 382,508. Each distinct IP
+ * gets a dense IP id in first-seen order; a stack is its IP ids, LEAF FIRST,
+ * as the event delivered it, and an empty stack is a stack like any other.
+ * The content key is the only index (one probe a new stack, 24-byte slots,
+ * dropped by seal), and a frame takes as many bytes as the number of
+ * distinct IPs needs: 1 up to 256 IPs, 2 up to 65,536, else 4 (the store is
+ * rewritten wider when a new IP needs it). alloc's deep trace has 112
+ * distinct IPs, so 1 byte a frame; an older store of 4-byte ids behind an
+ * index of its own, with a content cache in front, took 160 MB there.
  *
  * Identity is XXH3-128 of the raw IPs: two different stacks agreeing on it
  * have a chance below 2^-80 even for 10^8 distinct stacks (the same hash
- * names the input in the result). Ids are dense, first-seen order, as the
- * stack set gave them: results do not change.
+ * names the input in the result). Ids are dense, in first-seen order.
  *
  * The reader's stack_id names one stack inside one stack region (the cache
  * is flushed at each sequence point), so a region map in front of the
- * content key saves the hashing for the ~1.3 ticks per definition that
- * repeat a region's id. */
-#ifndef PP_ALLOC_STACKS_H
-#define PP_ALLOC_STACKS_H
+ * content key saves the hashing for the events that repeat a region's id. */
+#ifndef PP_PLUGIN_STACKS_H
+#define PP_PLUGIN_STACKS_H
 
 #include <stdint.h>
 
 #include <perfpipe/records.h>
 
-#include "../common/u64map.h"
+#include "u64map.h"
 
 /* Region stack ids at or above this are not mapped (hashed every time). */
-#define PP_ALLOC_STACKS_REGION_MAX (1u << 20)
+#define PP_PC_STACKS_REGION_MAX (1u << 20)
 
-typedef struct pp_alloc_stacks_entry pp_alloc_stacks_entry;
+typedef struct pp_pc_stacks_entry pp_pc_stacks_entry;
 
-typedef struct pp_alloc_stacks {
+typedef struct pp_pc_stacks {
     uint64_t *ip;                 /* [nip] distinct IPs, by IP id */
     uint32_t nip, capip;
     pp_pc_u64map ip_ids;          /* ip -> IP id */
@@ -49,8 +48,8 @@ typedef struct pp_alloc_stacks {
     uint64_t *off;                /* [count] first frame */
     uint32_t *len;                /* [count] frames */
     uint32_t count, cap;
-    /* the content index, freed by pp_alloc_stacks_seal */
-    pp_alloc_stacks_entry *slot;  /* open addressing, power of two */
+    /* the content index, freed by pp_pc_stacks_seal */
+    pp_pc_stacks_entry *slot;  /* open addressing, power of two */
     uint32_t nslots;
     uint32_t gen;                 /* + 1 each time slot moves (memos move with it) */
     /* region stack id -> id + 1, for the current region */
@@ -64,26 +63,29 @@ typedef struct pp_alloc_stacks {
     uint32_t no_memo;             /* the memo of a stack without a slot */
     uint32_t *tmp;                /* IP ids of the stack being added */
     uint32_t tmpcap;
-} pp_alloc_stacks;
+} pp_pc_stacks;
 
 /* A zeroed store is empty. */
-void pp_alloc_stacks_free(pp_alloc_stacks *s);
+void pp_pc_stacks_free(pp_pc_stacks *s);
 
-/* The id of ev's stack (ev->stack_depth > 0, ev->stack set). PP_OK,
+/* The id of ev's stack (empty when ev->stack is NULL or the depth 0). PP_OK,
  * PP_ENOMEM or PP_ELIMIT. *memo points at a word the caller may keep a hint
  * in for this stack (0 at first, e.g. its last aggregate row): it sits in
  * memory the lookup has just touched. Valid until the next call; a hint may
  * be lost or stale, never wrong about identity (the caller checks what it
- * names). Not after pp_alloc_stacks_seal. */
-int pp_alloc_stacks_id(pp_alloc_stacks *s, const pp_trace_event *ev, uint32_t *id, uint32_t **memo);
+ * names). Not after pp_pc_stacks_seal. */
+int pp_pc_stacks_id(pp_pc_stacks *s, const pp_trace_event *ev, uint32_t *id, uint32_t **memo);
 
-/* The trace is read: drop the index and the region map (the stacks stay). */
-void pp_alloc_stacks_seal(pp_alloc_stacks *s);
+/* The trace is read: drop the index and the region map (the stacks stay).
+ * Frames are then at least min_width bytes (1, 2 or 4): 4 lets a caller
+ * walk them with pp_pc_stacks_frames32. PP_OK, or PP_ENOMEM when widening
+ * failed (the store is sealed and unchanged). */
+int pp_pc_stacks_seal(pp_pc_stacks *s, unsigned min_width);
 
-static inline uint32_t pp_alloc_stacks_depth(const pp_alloc_stacks *s, uint32_t id) { return s->len[id]; }
+static inline uint32_t pp_pc_stacks_depth(const pp_pc_stacks *s, uint32_t id) { return s->len[id]; }
 
 /* IP id of frame i (0 = leaf) of stack id. */
-static inline uint32_t pp_alloc_stacks_frame(const pp_alloc_stacks *s, uint32_t id, uint32_t i)
+static inline uint32_t pp_pc_stacks_frame(const pp_pc_stacks *s, uint32_t id, uint32_t i)
 {
     uint64_t at = s->off[id] + i;
     switch (s->width) {
@@ -94,9 +96,16 @@ static inline uint32_t pp_alloc_stacks_frame(const pp_alloc_stacks *s, uint32_t 
 }
 
 /* The IP ids of stack id, leaf first, into out[0..depth). */
-void pp_alloc_stacks_frames(const pp_alloc_stacks *s, uint32_t id, uint32_t *out);
+void pp_pc_stacks_frames(const pp_pc_stacks *s, uint32_t id, uint32_t *out);
+
+/* IP ids of stack id, leaf first, borrowed: only once sealed 4 wide. */
+static inline const uint32_t *pp_pc_stacks_frames32(const pp_pc_stacks *s, uint32_t id, uint32_t *depth)
+{
+    *depth = s->len[id];
+    return (const uint32_t *)(const void *)s->frames + s->off[id];
+}
 
 /* The IP of an IP id. */
-static inline uint64_t pp_alloc_stacks_ip(const pp_alloc_stacks *s, uint32_t ip_id) { return s->ip[ip_id]; }
+static inline uint64_t pp_pc_stacks_ip(const pp_pc_stacks *s, uint32_t ip_id) { return s->ip[ip_id]; }
 
 #endif
