@@ -9,6 +9,7 @@
 
 #include "damage.h"
 #include "engine.h"
+#include "gcdump/legacy.h"
 #include "guard.h"
 #include "hash.h"
 #include "host.h"
@@ -205,7 +206,13 @@ read_input(input_run *in, size_t index, stage_run *stages, size_t nstages, const
                     g->watch->input_bytes = in->done;
                 }
                 watch_enter(g, s, PP_PHASE_CONSUME);
-                rc = st->plan->analyzer->consume(st->state, &rec, &perr);
+                /* Plugins before ABI 1.2 read the 64-bit heap arrays. */
+                if (rec.kind == PP_KIND_GCDUMP && st->plan->analyzer->abi_minor < 2)
+                    rc = pp_gcdump_legacy_arrays(rec.u.heap, &perr);
+                else
+                    rc = PP_OK;
+                if (rc == PP_OK)
+                    rc = st->plan->analyzer->consume(st->state, &rec, &perr);
                 watch_leave(g);
                 if (rc != PP_OK)
                     stage_fail(st, first, "stage '%s' (analyzer %s) failed while consuming: %s",

@@ -26,10 +26,19 @@ struct pp_gcdump {
     char **type_modules;         /* [type_count] owned module names or NULL */
     int32_t *type_size;          /* [type_count] the file's per-type Size */
     uint32_t *node_type;
+    uint32_t *node_size32;
+    uint32_t *edge_start32;
+    uint32_t *edges;
+    /* The 64-bit arrays of ABI 1.0/1.1: built at decode for the library
+     * entry points, and on demand (pp_gcdump_legacy_arrays) for a lean
+     * dump, whose addresses stay in the file until then. */
     uint64_t *node_size;
     uint64_t *node_address;
     uint64_t *edge_start;
-    uint32_t *edges;
+    int lean;
+    const pp_gcdump_map *map;    /* the mapping decoded (NULL: caller's memory) */
+    const char *map_name;        /* borrowed: the lean dump's source owns it */
+    size_t addr_at;              /* file offset of the 8-byte address table */
     double *count_mult;          /* [type_count] or NULL */
     double *size_mult;
 
@@ -54,5 +63,18 @@ int pp_gcdump_read_module(pp_fs *fs, pp_gcdump *d, uint32_t *index);
  * the file shrinking while it is decoded is PP_EIO, not SIGBUS. */
 int pp_gcdump_read_mapped(const pp_gcdump_map *m, const char *name, pp_gcdump **out,
                           pp_error *err);
+
+/* As pp_gcdump_read_mapped, but lean: only the 32-bit arrays are built and
+ * the node addresses stay in the mapping, which (and name) must outlive the
+ * dump. The pages of the node table and blob are given back to the page
+ * cache as they are decoded. pp_gcdump_legacy_arrays builds the rest. */
+int pp_gcdump_read_mapped_lean(const pp_gcdump_map *m, const char *name, pp_gcdump **out,
+                               pp_error *err);
+
+/* Build d's 64-bit arrays from the 32-bit ones and the address table in
+ * data (the file's bytes, read under the map guard when mapped): PP_OK or
+ * PP_ENOMEM (the arrays are then freed with the dump). legacy.c. */
+int pp_gcdump_build_legacy(pp_gcdump *d, const uint8_t *data);
+
 
 #endif

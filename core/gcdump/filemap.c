@@ -35,9 +35,13 @@ int pp_gcdump_map_open(const char *path, pp_gcdump_map *m, pp_error *err)
         m->data = empty;
         return PP_OK;
     }
-    void *p = mmap(NULL, size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
+    /* Not MAP_POPULATE: that makes the whole file resident at once, while
+     * the readers give pages back behind them (pp_gcdump_map_release). */
+    void *p = mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0);
     int e = errno;
     close(fd);
+    if (p != MAP_FAILED)
+        (void)madvise(p, size, MADV_WILLNEED);   /* read ahead into the page cache */
     if (p == MAP_FAILED) {
         if (e == ENOMEM)
             return pp_error_set(err, PP_ENOMEM, "%s: out of memory for %zu bytes", path, size),
@@ -48,6 +52,19 @@ int pp_gcdump_map_open(const char *path, pp_gcdump_map *m, pp_error *err)
     m->data = p;
     m->size = size;
     return PP_OK;
+}
+
+void pp_gcdump_map_release(const pp_gcdump_map *m, size_t from, size_t to)
+{
+    if (!m || !m->base || from >= to || to > m->size)
+        return;
+    /* Whole pages inside the range only: a page shared with bytes not yet
+     * read stays. */
+    size_t page = (size_t)sysconf(_SC_PAGESIZE);
+    uintptr_t base = (uintptr_t)m->base;
+    uintptr_t lo = (base + from + page - 1) / page * page, hi = (base + to) / page * page;
+    if (lo < hi)
+        (void)madvise((void *)lo, hi - lo, MADV_DONTNEED);
 }
 
 void pp_gcdump_map_close(pp_gcdump_map *m)

@@ -28,6 +28,11 @@ int pp_gcdump_map_open(const char *path, pp_gcdump_map *m, pp_error *err);
 int pp_gcdump_map_run(const pp_gcdump_map *m, const char *path, int (*fn)(void *), void *arg,
                       pp_error *err);
 
+/* Give the whole pages of data[from, to) back (MADV_DONTNEED on a
+ * read-only private file mapping: a later read faults them in again from
+ * the page cache, same bytes). A no-op for memory not mapped by m. */
+void pp_gcdump_map_release(const pp_gcdump_map *m, size_t from, size_t to);
+
 /* Unmap; a zeroed or closed map is a no-op. */
 void pp_gcdump_map_close(pp_gcdump_map *m);
 

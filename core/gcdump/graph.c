@@ -194,12 +194,18 @@ static uint32_t table_entry(const pp_fs *fs, size_t entry)
  * node before a bad child of an earlier one, so once a child is bad only
  * the headers of the rest are checked. */
 #define NO_BAD_CHILD UINT32_MAX
+/* Decoded pages go back to the page cache in steps of this many bytes. */
+#define RELEASE_STEP ((size_t)8 << 20)
 
 static int decode_nodes(pp_fs *fs, pp_gcdump *d, size_t table_at, uint32_t n,
                         size_t blob_at, uint32_t blob_len)
 {
     const uint8_t *blob = fs->data + blob_at, *blob_end = blob + blob_len;
     uint64_t total_edges = 0, sum = 0;
+    /* Records follow the table's order in every writer seen, so what lies
+     * behind the current record is done with (a record placed earlier is
+     * read again from the page cache: slower, same bytes). */
+    size_t released_table = table_at, released_blob = blob_at;
     /* The first bad child: node, child index, where it points, offset. */
     uint32_t bad_node = NO_BAD_CHILD;
     uint64_t bad_k = 0;
@@ -216,6 +222,16 @@ static int decode_nodes(pp_fs *fs, pp_gcdump *d, size_t table_at, uint32_t n,
             return pp_fs_fail(fs, PP_EFORMAT, entry,
                               "node %u: record offset %u is outside the %u-byte node blob",
                               (unsigned)i, (unsigned)off, (unsigned)blob_len);
+        if (d->map && (i & 0xffff) == 0) {
+            if (entry - released_table >= RELEASE_STEP) {
+                pp_gcdump_map_release(d->map, released_table, entry);
+                released_table = entry;
+            }
+            if (blob_at + off > released_blob + RELEASE_STEP) {
+                pp_gcdump_map_release(d->map, released_blob, blob_at + off);
+                released_blob = blob_at + off;
+            }
+        }
         const uint8_t *p = blob + off;
         uint32_t type = 0;
         int32_t size = 0, nchild = 0;
@@ -223,9 +239,9 @@ static int decode_nodes(pp_fs *fs, pp_gcdump *d, size_t table_at, uint32_t n,
         if (rc != PP_OK)
             return rc;
         d->node_type[i] = type;
-        d->node_size[i] = (uint64_t)size;
+        d->node_size32[i] = (uint32_t)size;
         sum += (uint64_t)size;
-        d->edge_start[i] = total_edges;
+        d->edge_start32[i] = (uint32_t)total_edges;
         uint64_t k = total_edges;
         total_edges += (uint64_t)nchild;
         /* Defined nodes own disjoint records, so more edges than blob
@@ -242,7 +258,7 @@ static int decode_nodes(pp_fs *fs, pp_gcdump *d, size_t table_at, uint32_t n,
             int64_t child = (int64_t)i + delta;
             if (!used || child < 0 || child >= (int64_t)n) {
                 bad_node = i;
-                bad_k = k - d->edge_start[i];
+                bad_k = k - d->edge_start32[i];
                 bad_child = child;
                 bad_at = (size_t)(p - fs->data);
                 break;
@@ -255,7 +271,7 @@ static int decode_nodes(pp_fs *fs, pp_gcdump *d, size_t table_at, uint32_t n,
         return pp_fs_fail(fs, PP_EFORMAT, bad_at,
                           "node %u: child %" PRIu64 " points at node %" PRId64 ", outside 0..%u",
                           (unsigned)bad_node, bad_k, bad_child, (unsigned)n - 1);
-    d->edge_start[n] = total_edges;
+    d->edge_start32[n] = (uint32_t)total_edges;
     d->info.sum_node_sizes = sum;
     uint32_t *shrunk = realloc(d->edges, total_edges ? total_edges * sizeof(uint32_t) : 1);
     if (shrunk)
@@ -361,24 +377,17 @@ int pp_gcdump_read_graph(pp_fs *fs, const pp_fs_type *type, pp_gcdump *d)
         return rc;
 
     d->node_type = malloc(n * sizeof(uint32_t));
-    d->node_size = malloc(n * sizeof(uint64_t));
-    d->node_address = malloc(n * sizeof(uint64_t));
-    d->edge_start = malloc(((size_t)n + 1) * sizeof(uint64_t));
-    if (!d->node_type || !d->node_size || !d->node_address || !d->edge_start)
+    d->node_size32 = malloc(n * sizeof(uint32_t));
+    d->edge_start32 = malloc(((size_t)n + 1) * sizeof(uint32_t));
+    if (!d->node_type || !d->node_size32 || !d->edge_start32)
         return pp_fs_fail(fs, PP_ENOMEM, table_at, "out of memory for %u nodes", (unsigned)n);
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-    /* The file's little-endian u64s are the host's: one copy. */
-    memcpy(d->node_address, fs->data + addr_at, 8 * (size_t)n);
-#else
-    for (uint32_t i = 0; i < n; i++) {
-        const uint8_t *a = fs->data + addr_at + 8 * (size_t)i;
-        uint64_t v = 0;
-        for (int k = 7; k >= 0; k--)
-            v = v << 8 | a[k];
-        d->node_address[i] = v;
-    }
-#endif
+    d->addr_at = addr_at;
     d->snap.node_count = n;
     d->snap.root = (uint32_t)root;
-    return decode_nodes(fs, d, table_at, n, blob_at, (uint32_t)blob_len);
+    if ((rc = decode_nodes(fs, d, table_at, n, blob_at, (uint32_t)blob_len)) != PP_OK)
+        return rc;
+    /* A lean dump copies the addresses only when a stage asks (legacy.c). */
+    if (!d->lean && pp_gcdump_build_legacy(d, fs->data) != PP_OK)
+        return pp_fs_fail(fs, PP_ENOMEM, table_at, "out of memory for %u nodes", (unsigned)n);
+    return PP_OK;
 }

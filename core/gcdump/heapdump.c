@@ -207,10 +207,12 @@ static int finish(pp_fs *fs, pp_gcdump *d)
     s->pointer_size = d->info.pointer_size;
     s->types = d->types;
     s->node_type = d->node_type;
-    s->node_size = d->node_size;
+    s->node_size = d->node_size;         /* NULL in a lean dump (legacy.c) */
     s->node_address = d->node_address;
     s->edge_start = d->edge_start;
     s->edges = d->edges;
+    s->node_size32 = d->node_size32;
+    s->edge_start32 = d->edge_start32;
     s->type_count_multiplier = d->count_mult;
     s->type_size_multiplier = d->size_mult;
     s->sampled = d->count_mult != NULL || d->info.average_count_multiplier != 1.0 ||
@@ -272,7 +274,7 @@ static int decode_run(void *p)
 /* The shared body of read_memory and read_mapped: m is NULL for memory the
  * caller owns. */
 static int decode(const uint8_t *data, size_t size, const pp_gcdump_map *m, const char *name,
-                  pp_gcdump **out, pp_error *err)
+                  int lean, pp_gcdump **out, pp_error *err)
 {
     *out = NULL;
     if (size > UINT32_MAX)
@@ -286,12 +288,19 @@ static int decode(const uint8_t *data, size_t size, const pp_gcdump_map *m, cons
     j.d->is64 = -1;
     j.d->info.average_count_multiplier = 1.0;
     j.d->info.average_size_multiplier = 1.0;
+    j.d->lean = lean && m;
+    j.d->map = m;
+    j.d->map_name = name;
     pp_fs_init(&j.fs, data, size, name, err);
     int rc = m ? pp_gcdump_map_run(m, name, decode_run, &j, err) : decode_run(&j);
     pp_fs_release(&j.fs);
     if (rc != PP_OK) {
         pp_gcdump_free(j.d);
         return rc;
+    }
+    if (!j.d->lean) {            /* the mapping goes with the call */
+        j.d->map = NULL;
+        j.d->map_name = NULL;
     }
     *out = j.d;
     return PP_OK;
@@ -302,13 +311,19 @@ int pp_gcdump_read_memory(const uint8_t *data, size_t size, const char *name,
 {
     if (!out || (!data && size))
         return pp_error_set(err, PP_EINVAL, "pp_gcdump_read_memory: bad arguments"), PP_EINVAL;
-    return decode(data, size, NULL, name, out, err);
+    return decode(data, size, NULL, name, 0, out, err);
 }
 
 int pp_gcdump_read_mapped(const pp_gcdump_map *m, const char *name, pp_gcdump **out,
                           pp_error *err)
 {
-    return decode(m->data, m->size, m, name, out, err);
+    return decode(m->data, m->size, m, name, 0, out, err);
+}
+
+int pp_gcdump_read_mapped_lean(const pp_gcdump_map *m, const char *name, pp_gcdump **out,
+                               pp_error *err)
+{
+    return decode(m->data, m->size, m, name, 1, out, err);
 }
 
 int pp_gcdump_read_file(const char *path, pp_gcdump **out, pp_error *err)
@@ -363,6 +378,8 @@ void pp_gcdump_free(pp_gcdump *d)
     free(d->type_modules);
     free(d->type_size);
     free(d->node_type);
+    free(d->node_size32);
+    free(d->edge_start32);
     free(d->node_size);
     free(d->node_address);
     free(d->edge_start);

@@ -1,6 +1,8 @@
 /* The gcdump input kind for the pipeline engine: one file, one record (the
  * whole heap snapshot). The file is mapped, handed to on_bytes once, in
- * order, and unmapped as soon as the graph is decoded. */
+ * order; its pages are given back to the page cache as they are hashed
+ * and decoded, and the mapping is kept (for the node addresses) until
+ * close. */
 #include "config.h"
 
 #include <errno.h>
@@ -39,6 +41,7 @@ static void source_close(void *p)
 
 typedef struct hash_job {
     const pp_source_hooks *hooks;
+    const pp_gcdump_map *map;
     const uint8_t *data;
     size_t size;
     int magic_ok;                /* out: the FastSerialization header is there */
@@ -49,9 +52,13 @@ static int hash_run(void *p)
     hash_job *j = p;
     static const char magic[] = "\x14\0\0\0!FastSerialization.1";
     j->magic_ok = j->size >= 24 && memcmp(j->data, magic, 24) == 0;
-    for (size_t at = 0; at < j->size && j->hooks && j->hooks->on_bytes; at += READ_CHUNK)
-        j->hooks->on_bytes(j->hooks->user, j->data + at,
-                           j->size - at < READ_CHUNK ? j->size - at : READ_CHUNK);
+    for (size_t at = 0; at < j->size && j->hooks && j->hooks->on_bytes; at += READ_CHUNK) {
+        size_t len = j->size - at < READ_CHUNK ? j->size - at : READ_CHUNK;
+        j->hooks->on_bytes(j->hooks->user, j->data + at, len);
+        /* Hashed pages go back to the page cache: the decode faults them
+         * in again as it goes, so the file is never resident whole. */
+        pp_gcdump_map_release(j->map, at, at + len);
+    }
     return PP_OK;
 }
 
@@ -72,7 +79,7 @@ static int source_open(const char *path, const pp_source_hooks *hooks, void **ou
     /* The graph needs the whole file (forward references resolve from its
      * end): the hash sees every byte now, in order, under the map guard. */
     s->hooks = hooks;
-    hash_job job = { hooks, s->map.data, s->map.size, 0 };
+    hash_job job = { hooks, &s->map, s->map.data, s->map.size, 0 };
     if ((rc = pp_gcdump_map_run(&s->map, path, hash_run, &job, err)) != PP_OK) {
         source_close(s);
         return rc;
@@ -91,8 +98,14 @@ static int source_next(void *p, pp_record *rec, pp_error *err)
 {
     gcdump_source *s = p;
     if (s->state == 0) {
-        int rc = pp_gcdump_read_mapped(&s->map, s->path, &s->dump, err);
-        pp_gcdump_map_close(&s->map);   /* the dump copied what it keeps */
+        /* Lean: the 32-bit arrays only; the node addresses stay in the
+         * mapping (kept until close, its pages given back to the page
+         * cache now) for a stage of an older ABI minor (legacy.c). */
+        int rc = pp_gcdump_read_mapped_lean(&s->map, s->path, &s->dump, err);
+        if (rc != PP_OK)
+            pp_gcdump_map_close(&s->map);
+        else
+            pp_gcdump_map_release(&s->map, 0, s->map.size);
         if (rc != PP_OK) {
             s->state = 2;
             return rc;

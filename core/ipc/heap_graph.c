@@ -205,6 +205,7 @@ void pp_heap_graph_free(pp_heap_graph *g)
     free(g->type_modules);
     free(g->out_size);
     free(g->out_estart);
+    free(g->out_estart32);
     free(g->out_edges);
     free(g);
 }

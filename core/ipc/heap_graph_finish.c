@@ -291,23 +291,27 @@ static int lay_out(pp_heap_graph *g)
         g->node_tslot[i] = type;
         total += g->node_ecnt[i];
     }
+    /* edge_start32 (ABI 1.2) must hold every edge index. */
+    if (total > UINT32_MAX)
+        return PP_ENOMEM;
     g->out_size = malloc((size_t)n * sizeof *g->out_size);
     g->out_estart = malloc(((size_t)n + 1) * sizeof *g->out_estart);
+    g->out_estart32 = malloc(((size_t)n + 1) * sizeof *g->out_estart32);
     g->out_edges = malloc((total ? total : 1) * sizeof *g->out_edges);
-    if (!g->out_size || !g->out_estart || !g->out_edges)
+    if (!g->out_size || !g->out_estart || !g->out_estart32 || !g->out_edges)
         return PP_ENOMEM;
     uint64_t at = 0;
     for (uint32_t i = 0; i < n; i++) {
         g->out_size[i] = g->node_size[i];
         g->out_estart[i] = at;
+        g->out_estart32[i] = (uint32_t)at;
         memcpy(g->out_edges + at, g->edges + g->node_ebeg[i], g->node_ecnt[i] * sizeof(uint32_t));
         at += g->node_ecnt[i];
     }
     g->out_estart[n] = at;
+    g->out_estart32[n] = (uint32_t)at;
     free(g->edges);
     g->edges = NULL;
-    free(g->node_size);
-    g->node_size = NULL;
     free(g->node_ebeg);
     g->node_ebeg = NULL;
     free(g->node_ecnt);
@@ -331,6 +335,8 @@ static int lay_out(pp_heap_graph *g)
     s->node_address = g->node_addr;
     s->edge_start = g->out_estart;
     s->edges = g->out_edges;
+    s->node_size32 = g->node_size;   /* the 32-bit sizes, kept */
+    s->edge_start32 = g->out_estart32;
     return PP_OK;
 }
 

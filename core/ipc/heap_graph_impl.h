@@ -91,6 +91,7 @@ struct pp_heap_graph {
     uint32_t ntypes, captypes;
     pp_hstrmap intern, arrays;
     uint64_t *out_size, *out_estart;
+    uint32_t *out_estart32;      /* ABI 1.2; the 32-bit sizes stay in node_size */
     uint32_t *out_edges;
     pp_heap_snapshot snap;
 };

@@ -102,9 +102,9 @@ int hc_keys_build(const pp_heap_snapshot *s, int merge_buckets, hc_keys *k)
         double cm = s->type_count_multiplier ? s->type_count_multiplier[ty] : 1.0;
         double sm = s->type_size_multiplier ? s->type_size_multiplier[ty] : cm;
         k->count[key]++;
-        k->bytes[key] += s->node_size[i];
+        k->bytes[key] += s->node_size32[i];
         k->scount[key] += cm;
-        k->sbytes[key] += (double)s->node_size[i] * sm;
+        k->sbytes[key] += (double)s->node_size32[i] * sm;
     }
     return PP_OK;
 oom:
@@ -168,11 +168,11 @@ int hc_bfs_until(const pp_heap_snapshot *s, const uint32_t *targets, uint32_t nt
         /* Dequeued nodes are scattered: fetch the edge range of the node
          * 16 places ahead, and its edges once that range has arrived. */
         if (head + 16 < tail)
-            __builtin_prefetch(&s->edge_start[queue[head + 16]]);
+            __builtin_prefetch(&s->edge_start32[queue[head + 16]]);
         if (head + 8 < tail)
-            __builtin_prefetch(&s->edges[s->edge_start[queue[head + 8]]]);
+            __builtin_prefetch(&s->edges[s->edge_start32[queue[head + 8]]]);
         uint32_t v = queue[head++];
-        for (uint64_t e = s->edge_start[v]; e < s->edge_start[v + 1]; e++) {
+        for (uint64_t e = s->edge_start32[v]; e < s->edge_start32[v + 1]; e++) {
             uint32_t w = s->edges[e];
             uint64_t bit = (uint64_t)1 << (w & 63);
             if (!(seen[w >> 6] & bit)) {
@@ -322,7 +322,7 @@ int hc_bfs_order(const pp_heap_snapshot *s, uint32_t **parent_out, uint32_t **or
     queue[tail++] = s->root;
     while (head < tail) {
         uint32_t v = queue[head++];
-        for (uint64_t e = s->edge_start[v]; e < s->edge_start[v + 1]; e++) {
+        for (uint64_t e = s->edge_start32[v]; e < s->edge_start32[v + 1]; e++) {
             uint32_t w = s->edges[e];
             if (parent[w] == HC_NONE) {
                 parent[w] = v;
@@ -402,7 +402,7 @@ uint32_t hc_growth_path_end(const pp_heap_snapshot *s, hc_growth *g, uint32_t ke
     memset(mass, 0, (size_t)nr * sizeof(uint64_t));
     for (uint32_t i = nr; i-- > 0;) {
         if (g->pkey[i] == key) {
-            uint64_t sz = s->node_size[g->order[i]];
+            uint64_t sz = s->node_size32[g->order[i]];
             mass[i] += sz ? sz : 1;
         }
         if (i)
@@ -446,7 +446,7 @@ int hc_reachable_from_named(const pp_heap_snapshot *s, const char *root_name,
         }
     while (head < tail) {
         uint32_t v = queue[head++];
-        for (uint64_t e = s->edge_start[v]; e < s->edge_start[v + 1]; e++) {
+        for (uint64_t e = s->edge_start32[v]; e < s->edge_start32[v + 1]; e++) {
             uint32_t w = s->edges[e];
             if (!mark[w]) {
                 mark[w] = 1;

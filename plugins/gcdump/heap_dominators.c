@@ -60,7 +60,7 @@ static uint32_t dfs(const pp_heap_snapshot *s, uint32_t *pre, uint32_t *rpo, uin
     pre[s->root] = count;
     rpo[count] = s->root;
     parent[count++] = HC_NONE;
-    if (push(&st, &cap, sp++, (frame){ s->edge_start[s->root], s->edge_start[s->root + 1], 0 }))
+    if (push(&st, &cap, sp++, (frame){ s->edge_start32[s->root], s->edge_start32[s->root + 1], 0 }))
         return 0;
     while (sp) {
         frame *f = &st[sp - 1];
@@ -73,14 +73,14 @@ static uint32_t dfs(const pp_heap_snapshot *s, uint32_t *pre, uint32_t *rpo, uin
          * sibling's slot while this one is looked at. */
         if (e + 1 < f->end) {
             __builtin_prefetch(&pre[s->edges[e + 1]]);
-            __builtin_prefetch(&s->edge_start[s->edges[e + 1]]);
+            __builtin_prefetch(&s->edge_start32[s->edges[e + 1]]);
         }
         uint32_t w = s->edges[e], pw = pre[w];
         if (pw == HC_NONE) {
             pw = pre[w] = count;
             rpo[count] = w;
             parent[count++] = f->pre;
-            if (push(&st, &cap, sp++, (frame){ s->edge_start[w], s->edge_start[w + 1], pw })) {
+            if (push(&st, &cap, sp++, (frame){ s->edge_start32[w], s->edge_start32[w + 1], pw })) {
                 free(st);
                 return 0;
             }
@@ -266,7 +266,7 @@ int hc_dominators(const pp_heap_snapshot *s, hc_dom *d)
     /* Subtree sizes: a dominator precedes what it dominates in preorder. */
     for (uint32_t w = nr; w-- > 0;) {
         uint32_t v = d->rpo[w];
-        d->retained[v] += s->node_size[v];
+        d->retained[v] += s->node_size32[v];
         if (w)
             d->retained[d->rpo[d->ipre[w]]] += d->retained[v];
     }

@@ -16,6 +16,7 @@
 #include "gcdump/dump.h"
 #include "gcdump/fastser.h"
 #include "gcdump/filemap.h"
+#include "gcdump/legacy.h"
 #include "source.h"
 #include "check_gcdump_builder.h"
 #include "check_gcdump_oracle.h"
@@ -560,6 +561,59 @@ START_TEST(test_fixtures_match_oracle)
 }
 END_TEST
 
+/* The pipeline's lean decode (32-bit arrays only, addresses left in the
+ * file) against the library's eager one, on every real fixture: the 32-bit
+ * arrays equal the 64-bit ones, which are NULL until a legacy stage asks,
+ * and then equal the eager reader's, addresses included. */
+START_TEST(test_lean_matches_eager)
+{
+    char **files;
+    size_t n = gco_list_gcdumps(&files);
+    if (n == 0) {
+        printf("SKIP: no .gcdump fixtures in PP_TESTDATA\n");
+        return;
+    }
+    for (size_t f = 0; f < n; f++) {
+        pp_gcdump *eager = NULL, *lean = NULL;
+        pp_error err = PP_ERROR_INIT;
+        ck_assert_msg(pp_gcdump_read_file(files[f], &eager, &err) == PP_OK, "%s", err.message);
+        pp_gcdump_map m;
+        ck_assert_int_eq(pp_gcdump_map_open(files[f], &m, &err), PP_OK);
+        ck_assert_msg(pp_gcdump_read_mapped_lean(&m, files[f], &lean, &err) == PP_OK, "%s",
+                      err.message);
+        pp_gcdump_map_release(&m, 0, m.size);   /* as the source does */
+        const pp_heap_snapshot *e = pp_gcdump_snapshot(eager), *l = pp_gcdump_snapshot(lean);
+        uint32_t nn = e->node_count;
+        ck_assert_uint_eq(l->node_count, nn);
+        ck_assert_uint_eq(l->edge_count, e->edge_count);
+        ck_assert_ptr_null(l->node_size);
+        ck_assert_ptr_null(l->node_address);
+        ck_assert_ptr_null(l->edge_start);
+        for (uint32_t i = 0; i < nn; i++) {
+            ck_assert_uint_eq(l->node_size32[i], e->node_size[i]);
+            ck_assert_uint_eq(e->node_size32[i], e->node_size[i]);
+            ck_assert_uint_eq(l->edge_start32[i], e->edge_start[i]);
+        }
+        ck_assert_uint_eq(l->edge_start32[nn], e->edge_start[nn]);
+        ck_assert_int_eq(memcmp(l->edges, e->edges, e->edge_count * sizeof(uint32_t)), 0);
+        ck_assert_int_eq(memcmp(l->node_type, e->node_type, nn * sizeof(uint32_t)), 0);
+        ck_assert_int_eq(pp_gcdump_legacy_arrays(l, &err), PP_OK);
+        ck_assert_int_eq(memcmp(l->node_size, e->node_size, nn * sizeof(uint64_t)), 0);
+        ck_assert_int_eq(memcmp(l->node_address, e->node_address, nn * sizeof(uint64_t)), 0);
+        ck_assert_int_eq(memcmp(l->edge_start, e->edge_start, (nn + 1) * sizeof(uint64_t)), 0);
+        const uint64_t *built = l->node_address;
+        ck_assert_int_eq(pp_gcdump_legacy_arrays(l, &err), PP_OK);   /* once */
+        ck_assert_ptr_eq(l->node_address, built);
+        /* Every snapshot but a lean one has them already. */
+        ck_assert_int_eq(pp_gcdump_legacy_arrays(e, &err), PP_OK);
+        pp_gcdump_free(lean);
+        pp_gcdump_map_close(&m);
+        pp_gcdump_free(eager);
+    }
+    gco_free_list(files, n);
+}
+END_TEST
+
 static uint64_t count_of(const pp_heap_snapshot *s, const char *name)
 {
     uint64_t c = 0;
@@ -817,6 +871,7 @@ static Suite *gcdump_suite(void)
     TCase *real = tcase_create("fixtures");
     tcase_set_timeout(real, 120);
     tcase_add_test(real, test_fixtures_match_oracle);
+    tcase_add_test(real, test_lean_matches_eager);
     tcase_add_test(real, test_leak_fixture_truth);
     suite_add_tcase(s, real);
     return s;

@@ -256,11 +256,40 @@ static const pp_analyzer *load(const char *name, void **handle)
     return a;
 }
 
+/* A hand-built snapshot (64-bit arrays) as a 1.2 host hands it: with the
+ * 32-bit arrays the plugins read. Freed with free32. */
+static pp_heap_snapshot *with32(const pp_heap_snapshot *s)
+{
+    pp_heap_snapshot *c = malloc(sizeof(*c));
+    uint32_t *size = malloc((s->node_count + 1) * sizeof(uint32_t));
+    uint32_t *start = malloc((s->node_count + 1) * sizeof(uint32_t));
+    ck_assert(c && size && start);
+    *c = *s;
+    for (uint32_t i = 0; i < s->node_count; i++) {
+        ck_assert_uint_le(s->node_size[i], UINT32_MAX);
+        size[i] = (uint32_t)s->node_size[i];
+        start[i] = (uint32_t)s->edge_start[i];
+    }
+    start[s->node_count] = (uint32_t)s->edge_start[s->node_count];
+    c->node_size32 = size;
+    c->edge_start32 = start;
+    return c;
+}
+
+static void free32(pp_heap_snapshot *c)
+{
+    free((void *)c->node_size32);
+    free((void *)c->edge_start32);
+    free(c);
+}
+
 /* Run analyzer `name` over the snapshots (one per input slot). Returns the
  * finish status; r holds the results. */
 static int run(const char *name, const pp_heap_snapshot *const *snaps, uint32_t nsnaps,
                mock_run *r, pp_error *err)
 {
+    pp_heap_snapshot *own[8] = { 0 };
+    ck_assert_uint_le(nsnaps, 8);
     void *handle;
     const pp_analyzer *a = load(name, &handle);
     r->a = a;
@@ -273,11 +302,16 @@ static int run(const char *name, const pp_heap_snapshot *const *snaps, uint32_t 
     for (uint32_t i = 0; i < nsnaps && rc == PP_OK; i++) {
         pp_record rec = { sizeof(pp_record), PP_KIND_GCDUMP, i, 0, { 0 } };
         rec.u.heap = snaps[i];
+        if (!snaps[i]->node_size32)
+            rec.u.heap = own[i] = with32(snaps[i]);
         rc = a->consume(state, &rec, err);
     }
     if (rc == PP_OK)
         rc = a->finish(state, (pp_ctx *)r, err);
     a->destroy(state);
+    for (uint32_t i = 0; i < nsnaps; i++)
+        if (own[i])
+            free32(own[i]);
     dlclose(handle);
     return rc;
 }

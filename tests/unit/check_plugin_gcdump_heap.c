@@ -20,6 +20,8 @@ typedef struct graph {
     uint32_t node_type[32];
     uint64_t node_size[32];
     uint64_t edge_start[33];
+    uint32_t node_size32[32];    /* what the plugins read (ABI 1.2) */
+    uint32_t edge_start32[33];
     uint32_t edges[64];
 } graph;
 
@@ -35,15 +37,19 @@ static void graph_init(graph *g, uint32_t n, const char *const *type_names, uint
         g->node_type[i] = types[i];
         g->node_size[i] = sizes[i];
         g->edge_start[i] = e;
+        g->node_size32[i] = (uint32_t)sizes[i];
+        g->edge_start32[i] = (uint32_t)e;
         for (int k = 0; k < 4 && adj[i][k] != UINT32_MAX; k++)
             g->edges[e++] = adj[i][k];
     }
     g->edge_start[n] = e;
+    g->edge_start32[n] = (uint32_t)e;
     g->s = (pp_heap_snapshot){ .struct_size = sizeof(pp_heap_snapshot), .node_count = n,
                                .type_count = ntypes, .edge_count = e, .root = 0,
                                .types = g->types, .node_type = g->node_type,
                                .node_size = g->node_size, .edge_start = g->edge_start,
-                               .edges = g->edges };
+                               .edges = g->edges, .node_size32 = g->node_size32,
+                               .edge_start32 = g->edge_start32 };
 }
 
 /* Bytes reachable from the root when node `removed` (HC_NONE: none) is cut
