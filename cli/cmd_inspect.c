@@ -15,12 +15,13 @@
 
 static int
 parse(int argc, char **argv, const char *usage, const char **format, const char **output,
-      const char **table, const char **file)
+      const char **table, const char **file, unsigned *jobs)
 {
     static const struct option opts[] = {
         { "format", required_argument, NULL, 'f' },
         { "output", required_argument, NULL, 'o' },
         { "table", required_argument, NULL, 'b' },
+        { "jobs", required_argument, NULL, 'j' },
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 },
     };
@@ -40,6 +41,20 @@ parse(int argc, char **argv, const char *usage, const char **format, const char 
         case 'b':
             *table = optarg;
             break;
+        case 'j': {
+            char *end;
+            unsigned long v = strtoul(optarg, &end, 10);
+            if (!jobs) {         /* render reads no trace */
+                fputs(usage, stderr);
+                return -1;
+            }
+            if (*optarg < '0' || *optarg > '9' || *end || v < 1 || v > 64) {
+                pp_cli_error("--jobs %s: expected a number of threads from 1 to 64", optarg);
+                return -1;
+            }
+            *jobs = (unsigned)v;
+            break;
+        }
         case 'h':
             fputs(usage, stdout);
             exit(PP_EXIT_OK);
@@ -60,23 +75,30 @@ int
 pp_cmd_inspect(int argc, char **argv)
 {
     static const char usage[] =
-        "Usage: perfpipe inspect TRACE.nettrace [--format FMT] [-o FILE]\n"
+        "Usage: perfpipe inspect TRACE.nettrace [--format FMT] [-o FILE] [--jobs N]\n"
         "\n"
         "The facts of a trace: format version, pointer size, process, clock, start\n"
         "time, duration, event/stack/metadata counts, unresolved-frame share,\n"
         "dropped events, and a table `events` counting every provider/event/version\n"
         "with its payload bytes. A truncated trace is read up to its last whole block\n"
         "with a warning naming the offset. Exit 3 when the file is not a readable\n"
-        "nettrace (netperf V1-V3 and unknown versions are named as such).\n";
+        "nettrace (netperf V1-V3 and unknown versions are named as such).\n"
+        "\n"
+        "  --jobs N   read a V4/V5 file of 64 MiB or more on up to N threads (1-64),\n"
+        "             one part between two sequence points each; the result is the\n"
+        "             same byte for byte as --jobs 1 (serial). Default: PERFPIPE_JOBS,\n"
+        "             else the online CPUs, at most 2. Pipes, V6 and small files are\n"
+        "             read serially.\n";
     const char *format = "table", *output = NULL, *table = NULL, *file = NULL;
     pp_error err = PP_ERROR_INIT;
     json_t *doc = NULL;
     json_t *stages;
+    unsigned jobs = 0;
     int rc;
 
-    if (parse(argc, argv, usage, &format, &output, &table, &file) < 0)
+    if (parse(argc, argv, usage, &format, &output, &table, &file, &jobs) < 0)
         return PP_EXIT_USAGE;
-    rc = pp_nettrace_inspect_doc(file, &doc, &err);
+    rc = pp_nettrace_inspect_doc(file, jobs ? jobs : nt_inspect_default_jobs(), &doc, &err);
     if (rc != PP_OK || doc == NULL) {
         pp_cli_error("%s", err.message);
         return pp_cli_exit_for(rc == PP_OK ? PP_EFORMAT : rc);
@@ -116,7 +138,7 @@ pp_cmd_render(int argc, char **argv)
     json_t *doc;
     int rc;
 
-    if (parse(argc, argv, usage, &format, &output, &table, &file) < 0)
+    if (parse(argc, argv, usage, &format, &output, &table, &file, NULL) < 0)
         return PP_EXIT_USAGE;
     doc = json_load_file(file, 0, &jerr);
     if (doc == NULL) {

@@ -199,6 +199,8 @@ nt_seq_check(pp_trace_source *r, uint64_t thread, uint32_t seq, int from_sp)
 {
     uint64_t *last = pp_u64map_get(&r->seq_by_thread, thread);
     if (!last) {
+        if (r->seq_logging)
+            nt_seq_log_miss(r, thread, seq, from_sp);
         pp_u64map_put(&r->seq_by_thread, thread, seq);
         return;
     }
@@ -208,8 +210,10 @@ nt_seq_check(pp_trace_source *r, uint64_t thread, uint32_t seq, int from_sp)
         int32_t gap = (int32_t)(seq - expect);
         if (gap > 0)
             r->st.dropped_events += (uint32_t)gap;
-        if (from_sp && gap < 0)
+        if (from_sp && gap < 0) {
+            r->seq_unsure |= r->seq_logging;
             return;              /* the lower bound is behind: keep ours */
+        }
     }
     *last = seq;
 }
@@ -482,17 +486,20 @@ parse_metadata_block(pp_trace_source *r, const uint8_t *p, size_t n, uint64_t of
     return PP_OK;
 }
 
-/* Read the next block; returns 1 if an event block is now current, 0 at
- * the end, or an error. */
 int
-nt_next_block(pp_trace_source *r, pp_error *err)
+nt_read_block(pp_trace_source *r, pp_error *err)
 {
-    for (;;) {
+    {
         uint64_t off = r->pos;
         const uint8_t *body;
         size_t len, avail = 0;
         int kind;               /* 2 event 3 meta 4 sp 5 stack 6 thread 7 rmthread 8 label, -1 skip */
 
+        if (r->stop_at && off >= r->stop_at) {
+            r->done = 1;         /* a region's end: the next worker reads on */
+            r->stopped = 1;
+            return 0;
+        }
         nt_input_consume(r, off);
         if (r->format == 4) {
             const uint8_t *p = nt_input_get(r, off, 1, &avail, err);
@@ -592,7 +599,7 @@ nt_next_block(pp_trace_source *r, pp_error *err)
         case 2: {
             size_t at;
             if (nt_sequence_block(r, body, len, off))
-                continue;
+                return 2;
             rc = nt_event_block_header(r, body, len, off, &at, err);
             if (rc < 0)
                 return rc;
@@ -612,5 +619,17 @@ nt_next_block(pp_trace_source *r, pp_error *err)
         }
         if (rc < 0)
             return rc;
+        return 2;
     }
+}
+
+/* Read blocks until an event block is current (1), the end (0) or an error. */
+int
+nt_next_block(pp_trace_source *r, pp_error *err)
+{
+    int rc;
+
+    while ((rc = nt_read_block(r, err)) == 2)
+        ;
+    return rc;
 }

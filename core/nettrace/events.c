@@ -75,8 +75,10 @@ pp_nettrace_next(pp_trace_source *r, const pp_trace_event **out, pp_error *err)
         err->code = 0;
     for (;;) {
         if (r->done) {
-            nt_input_drain(r);
-            r->st.bytes = r->hashed;
+            if (!r->stopped) {
+                nt_input_drain(r);
+                r->st.bytes = r->hashed;
+            }
             return 0;
         }
         if (!r->blk || r->blk_at >= r->blk_len) {

@@ -214,6 +214,7 @@ free_all(pp_trace_source *r)
     pp_u64map_free(&r->label_map);
     free(r->pids);
     free(r->counts);
+    free(r->seq_log);
     nt_methods_free(r);
     free(r->scratch);
     nt_input_close(r);

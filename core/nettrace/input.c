@@ -189,3 +189,27 @@ nt_input_close(pp_trace_source *r)
         close(r->fd);
     r->fd = -1;
 }
+
+int
+nt_input_seek(pp_trace_source *r, uint64_t off, pp_error *err)
+{
+    /* A region's reader starts at a block in the middle of the file: the
+     * bytes before are another reader's, so none are hashed here. */
+    r->early_len = 0;
+    r->hashed = off;
+    r->pos = off;
+    if (r->map) {
+        r->released = off & ~((uint64_t)sysconf(_SC_PAGESIZE) - 1);
+        return PP_OK;
+    }
+    if (off > (uint64_t)INT64_MAX || lseek(r->fd, (off_t)off, SEEK_SET) < 0) {
+        pp_error_set_at(err, PP_EIO, (int64_t)(off > (uint64_t)INT64_MAX ? INT64_MAX : off),
+                        "%s: cannot seek to byte %llu: %s", r->name,
+                        (unsigned long long)off, strerror(errno));
+        return PP_EIO;
+    }
+    r->buf_off = off;
+    r->buf_len = 0;
+    r->eof = 0;
+    return PP_OK;
+}

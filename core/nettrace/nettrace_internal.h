@@ -218,6 +218,14 @@ struct pp_trace_source {
     void (*on_region_end)(void *user, const pp_trace_source *r);
     void *region_user;
 
+    /* ---- a region of a parallel read (region.c) ---- */
+    uint64_t stop_at;            /* end the read when the next block starts here (0: never) */
+    int stopped;                 /* ended at stop_at: not the input's end, nothing drained */
+    int seq_logging;             /* log first sightings of capture threads (seq_log) */
+    int seq_unsure;              /* a sequence went backwards while logging */
+    struct nt_seq_miss { uint64_t thread; uint32_t seq; uint32_t from_sp; } *seq_log;
+    size_t nseq_log, seq_log_cap;
+
     /* ---- the event handed out ---- */
     pp_trace_event ev;
     char *scratch;               /* field strings */
@@ -319,6 +327,17 @@ const nt_stack *nt_find_stack(pp_trace_source *r, uint32_t id);
 /* Account sequence number seq of a capture thread (from an event, or from a
  * sequence point / remove-thread block when from_sp): gaps are drops. */
 void nt_seq_check(pp_trace_source *r, uint64_t thread, uint32_t seq, int from_sp);
+
+/* Read exactly one block: 1 an event block is now current, 2 another block
+ * was read (or an event block skipped as a repeat), 0 the end, or an error. */
+int nt_read_block(pp_trace_source *r, pp_error *err);
+/* A capture thread's first sighting while r->seq_logging (sequence.c). */
+void nt_seq_log_miss(pp_trace_source *r, uint64_t thread, uint32_t seq, int from_sp);
+
+/* ---- input.c ---- */
+/* Move a seekable input to off (nothing before it is hashed or handed to
+ * on_bytes); PP_EIO if the seek fails. */
+int nt_input_seek(pp_trace_source *r, uint64_t off, pp_error *err);
 
 /* ---- fields.c ---- */
 /* The metadata entry of a handed-out event, or NULL. */

@@ -44,6 +44,8 @@ nt_sequence_event(pp_trace_source *r, uint64_t thread, uint32_t seq)
     int32_t gap;
 
     if (last == NULL || (uint32_t)*last == 0) {
+        if (last == NULL && r->seq_logging)
+            nt_seq_log_miss(r, thread, seq, 0);
         if (last == NULL)
             pp_u64map_put(&r->seq_by_thread, thread, seq);
         else
@@ -56,6 +58,8 @@ nt_sequence_event(pp_trace_source *r, uint64_t thread, uint32_t seq)
         s->sequence_gaps++;
         *last = seq;
     } else if (gap < 0) {
+        /* A region cannot tell how far the whole trace's count is from 0. */
+        r->seq_unsure |= r->seq_logging;
         /* Late, not lost: the jump that skipped it counted it as dropped. */
         if (r->st.dropped_events > 0)
             r->st.dropped_events--;
@@ -70,6 +74,23 @@ nt_sequence_event(pp_trace_source *r, uint64_t thread, uint32_t seq)
     } else {
         *last = seq;
     }
+}
+
+/* A region's reader (region.c) notes where a capture thread first shows. */
+void
+nt_seq_log_miss(pp_trace_source *r, uint64_t thread, uint32_t seq, int from_sp)
+{
+    struct nt_seq_miss *l = nt_grow(r->seq_log, &r->seq_log_cap, r->nseq_log + 1, sizeof *l);
+
+    if (!l) {
+        r->seq_unsure = 1;       /* out of memory: the merge cannot replay it */
+        return;
+    }
+    r->seq_log = l;
+    l[r->nseq_log].thread = thread;
+    l[r->nseq_log].seq = seq;
+    l[r->nseq_log].from_sp = (uint32_t)from_sp;
+    r->nseq_log++;
 }
 
 void

@@ -601,7 +601,7 @@ START_TEST(test_inspect_doc)
     if (!exists(trace) || !exists(oracle)) { printf("SKIP: cpu-sampled absent\n"); return; }
     json_t *doc, *o = json_load_file(oracle, 0, NULL);
     pp_error err = PP_ERROR_INIT;
-    ck_assert_int_eq(pp_nettrace_inspect_doc(trace, &doc, &err), PP_OK);
+    ck_assert_int_eq(pp_nettrace_inspect_doc(trace, 1, &doc, &err), PP_OK);
     json_t *stage = json_array_get(json_object_get(doc, "stages"), 0);
     ck_assert_str_eq(json_string_value(json_object_get(stage, "id")), "inspect");
     json_t *tot = json_object_get(stage, "totals");

@@ -1,0 +1,109 @@
+#!/bin/bash
+# `perfpipe inspect --jobs N` reads a V4/V5 trace as regions between
+# sequence points on N threads; its document (and stderr, and exit code)
+# must be the serial one byte for byte. Real captures are small, so the
+# test-only knob PERFPIPE_INSPECT_SPLIT forces splits below the size
+# threshold: "every" starts a region at every sequence point, "balanced"
+# cuts at the points nearest equal byte shares. PERFPIPE_INSPECT_SPLIT_LOG
+# records whether a read was split and folded, or fell back to serial, so a
+# comparison that never split cannot pass for one that did.
+set -u
+PERFPIPE=${PERFPIPE:?}
+DATA=${PP_TESTDATA:?}
+SRC=${PP_SRCDIR:?}
+CORPUS=${PP_CORPUS:-}
+command -v python3 >/dev/null || { echo "SKIP: python3 is needed to damage the fixtures"; exit 77; }
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+pass=0; fail=0
+ok() { pass=$((pass + 1)); echo "PASS: $1"; }
+ko() { fail=$((fail + 1)); echo "FAIL: $1"; }
+mutate() { python3 "$SRC/tests/faults/mutate-nettrace.py" "$@"; }
+log=$tmp/split.log
+
+# same FILE: serial vs every split mode at 2 and 3 threads; echoes the
+# split log lines of FILE's parallel reads.
+same() {
+  local f=$1 mode j rs rp
+  "$PERFPIPE" inspect --format json --jobs 1 "$f" >"$tmp/s.json" 2>"$tmp/s.err"; rs=$?
+  : >"$log"
+  for mode in every balanced; do
+    for j in 2 3; do
+      PERFPIPE_INSPECT_SPLIT=$mode PERFPIPE_INSPECT_SPLIT_LOG=$log \
+        "$PERFPIPE" inspect --format json --jobs $j "$f" >"$tmp/p.json" 2>"$tmp/p.err"; rp=$?
+      if [ "$rs" = "$rp" ] && cmp -s "$tmp/s.json" "$tmp/p.json" && cmp -s "$tmp/s.err" "$tmp/p.err"; then
+        ok "$(basename "$f") $mode --jobs $j: as --jobs 1 (exit $rs)"
+      else
+        ko "$(basename "$f") $mode --jobs $j: differs from --jobs 1 (exit $rs vs $rp)"
+        diff "$tmp/s.json" "$tmp/p.json" | head -5
+      fi
+    done
+  done
+}
+# folded NAME: every parallel read of the last `same` was split and folded.
+folded() {
+  local n; n=$(grep -c " folded$" "$log")
+  if [ "$n" = 4 ]; then ok "$1: split into regions and folded (4 reads)"; else ko "$1: folded $n of 4 reads"; cat "$log"; fi
+}
+q() { python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print($2)" "$1"; }
+
+files=("$DATA"/*.nettrace "$SRC"/tests/malformed/nettrace/*.nettrace)
+[ -n "$CORPUS" ] && [ -d "$CORPUS" ] && files+=("$CORPUS"/*.nettrace)
+split=0
+for f in "${files[@]}"; do
+  same "$f"
+  grep -q " folded$" "$log" && split=$((split + 1))
+done
+# Every real capture with a sequence point splits (the malformed ones have
+# none); at least the 25 committed ones.
+if [ "$split" -ge 25 ]; then ok "$split traces were split"; else ko "only $split traces were split"; fi
+
+# A trace with three sequence points, damaged inside the second region.
+t=$DATA/web-sampled-db.nettrace
+same "$t"; folded "clean, 4 regions"
+sp=$(mutate "$t" /dev/null list | awk '$2=="EventBlock"{e++} $2=="SPBlock"{print e - 1; exit}')
+mutate "$t" "$tmp/drop.nettrace" drop $((sp + 20))
+same "$tmp/drop.nettrace"; folded "a block missing in region 2"
+d=$(q "$tmp/s.json" 'd["stages"][0]["totals"]["dropped_events"]["value"]')
+if [ "${d:-0}" -gt 0 ]; then ok "the missing block shows as $d dropped events"; else ko "no dropped events: $d"; fi
+mutate "$t" "$tmp/first.nettrace" drop $((sp + 1))
+same "$tmp/first.nettrace"; folded "the block right after a sequence point missing"
+mutate "$t" "$tmp/repeat.nettrace" repeat $((sp + 20))
+same "$tmp/repeat.nettrace"; folded "a repeated block in region 2"
+mutate "$t" "$tmp/swap.nettrace" swap $((sp + 20))
+same "$tmp/swap.nettrace"
+# (balanced cuts after the swapped pair: region 1 holds it, which is exact)
+if [ "$(grep -c "regions=4 serial" "$log")" = 2 ]; then
+  ok "blocks out of order in region 2: read serially"
+else
+  ko "blocks out of order in region 2: not read serially"; cat "$log"
+fi
+# Cut copies: inside the last region, just past a sequence point, inside
+# the first region (no whole point: one region, serial).
+size=$(stat -c %s "$t")
+for cut in $((size - 500)) $((size * 9 / 10)) $((size / 2)) 40000; do
+  head -c "$cut" "$t" >"$tmp/cut.nettrace"
+  same "$tmp/cut.nettrace"
+done
+grep -q "truncated" "$tmp/s.err" && ok "a cut copy warns as serially" || ko "no truncation warning"
+
+# --jobs is checked; PERFPIPE_JOBS is the default.
+"$PERFPIPE" inspect --jobs 0 "$t" >/dev/null 2>"$tmp/e"; rc=$?
+[ "$rc" = 2 ] && grep -q "jobs" "$tmp/e" && ok "--jobs 0: usage error" || ko "--jobs 0: exit $rc"
+: >"$log"
+PERFPIPE_JOBS=2 PERFPIPE_INSPECT_SPLIT=every PERFPIPE_INSPECT_SPLIT_LOG=$log "$PERFPIPE" inspect "$t" >/dev/null
+grep -q folded "$log" && ok "PERFPIPE_JOBS=2: split" || ko "PERFPIPE_JOBS=2: not split"
+: >"$log"
+PERFPIPE_JOBS=2 PERFPIPE_INSPECT_SPLIT=every PERFPIPE_INSPECT_SPLIT_LOG=$log "$PERFPIPE" inspect --jobs 1 "$t" >/dev/null
+[ ! -s "$log" ] && ok "--jobs 1 wins over PERFPIPE_JOBS: serial" || ko "--jobs 1 split"
+: >"$log"
+"$PERFPIPE" inspect --format json --jobs 1 "$t" >"$tmp/s.json"
+cat "$t" | PERFPIPE_INSPECT_SPLIT=every PERFPIPE_INSPECT_SPLIT_LOG=$log \
+  "$PERFPIPE" inspect --format json --jobs 2 /dev/stdin >"$tmp/p.json"
+# the document names the path it read: /dev/stdin instead of the file
+sed "s|$t|/dev/stdin|" "$tmp/s.json" >"$tmp/s2.json"
+[ ! -s "$log" ] && cmp -s "$tmp/s2.json" "$tmp/p.json" && ok "a pipe: read serially, same document" \
+  || ko "a pipe: split or differs"
+"$PERFPIPE" inspect --help | grep -q -- "--jobs N" && ok "--help names --jobs" || ko "--help lacks --jobs"
+
+echo "passed $pass, failed $fail"
+[ "$fail" = 0 ]
