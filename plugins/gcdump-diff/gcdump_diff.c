@@ -370,14 +370,13 @@ out:
  * built and dropped here, before the candidate's). */
 static int retained_both(state *st, work *w)
 {
-    hc_dom d0;
+    uint64_t reach;
+    uint32_t nreach;
     w->ret[0] = malloc(((size_t)w->k[0].nkeys + 1) * sizeof(uint64_t));
     w->ret[1] = malloc(((size_t)w->k[1].nkeys + 1) * sizeof(uint64_t));
-    if (!w->ret[0] || !w->ret[1] || hc_dominators(st->snap[0], &d0) != PP_OK)
+    if (!w->ret[0] || !w->ret[1])
         return PP_ENOMEM;
-    int rc = hc_retained_by_key(st->snap[0], &d0, &w->k[0], w->ret[0]);
-    hc_dom_free(&d0);
-    return rc;
+    return hc_retained_summary(st->snap[0], &w->k[0], w->ret[0], NULL, &reach, &nreach);
 }
 
 static int accumulating(const diff_row *r) { return r->dcount > 0 && r->key[1] != HC_NONE; }

@@ -94,10 +94,11 @@ static int finish(void *p, pp_ctx *ctx, pp_error *err)
     }
     int rc = PP_ENOMEM;
     hc_keys k;
-    hc_dom dom = { 0 };
     uint64_t *retained = NULL;
-    uint32_t *parent = NULL;
+    uint32_t *parent = NULL, *best = NULL;
     row_order *order = NULL;
+    uint64_t reach_bytes = 0;
+    uint32_t nreach = 0;
     if (hc_keys_build(s, st->merge, &k) != PP_OK)
         goto oom;
     double total_bytes = 0, total_objects = 0;
@@ -107,8 +108,11 @@ static int finish(void *p, pp_ctx *ctx, pp_error *err)
     }
     if (st->retained) {
         retained = malloc((k.nkeys ? k.nkeys : 1) * sizeof(uint64_t));
-        if (!retained || hc_dominators(s, &dom) != PP_OK ||
-            hc_retained_by_key(s, &dom, &k, retained) != PP_OK)
+        best = malloc((k.nkeys ? k.nkeys : 1) * sizeof(uint32_t));
+        /* Retained bytes per type and each type's instance retaining
+         * the most (its sample path below), with no per-node result. */
+        if (!retained || !best ||
+            hc_retained_summary(s, &k, retained, best, &reach_bytes, &nreach) != PP_OK)
             goto oom;
     }
     order = malloc((k.nkeys ? k.nkeys : 1) * sizeof(*order));
@@ -131,7 +135,6 @@ static int finish(void *p, pp_ctx *ctx, pp_error *err)
     if (!t)
         goto oom;
     rc = PP_OK;
-    uint64_t reach_bytes = st->retained ? dom.retained[s->root] : 0;
     for (uint32_t r = 0; r < nrows; r++) {
         uint32_t i = order[r].key;
         pp_cell cells[6] = {
@@ -154,28 +157,14 @@ static int finish(void *p, pp_ctx *ctx, pp_error *err)
         pp_table *pt = h->table_new(ctx, "paths", 3, pcols, 1);
         if (!pt)
             goto oom;
-        uint32_t *best = malloc((k.nkeys ? k.nkeys : 1) * sizeof(uint32_t));
         char *buf = malloc(4096);
-        if (!best || !buf) {
-            free(best);
-            free(buf);
+        if (!buf)
             goto oom;
-        }
-        for (uint32_t i = 0; i < k.nkeys; i++)
-            best[i] = HC_NONE;
-        for (uint32_t v = 0; v < s->node_count; v++) {
-            uint32_t key = k.type_key[s->node_type[v]];
-            if (dom.idom[v] != HC_NONE &&
-                (best[key] == HC_NONE || dom.retained[v] > dom.retained[best[key]]))
-                best[key] = v;
-        }
         /* Shortest paths to the rows' instances only: the search stops
          * once it has reached them all. The dominator tree is done with. */
-        uint32_t nreach = dom.nreach, ntarget = 0;
-        hc_dom_free(&dom);
+        uint32_t ntarget = 0;
         uint32_t *target = malloc(((size_t)nrows + 1) * sizeof(uint32_t));
         if (!target) {
-            free(best);
             free(buf);
             goto oom;
         }
@@ -192,7 +181,6 @@ static int finish(void *p, pp_ctx *ctx, pp_error *err)
             pp_cell cells[3] = { pp_cell_str(k.name[i]), pp_cell_int(depth), pp_cell_str(buf) };
             rc = h->table_row(pt, cells);
         }
-        free(best);
         free(buf);
         if (rc != PP_OK)
             goto fail;
@@ -218,10 +206,10 @@ oom:
 fail:
     h->error_set(err, rc, "gcdump: %s", rc == PP_ENOMEM ? "out of memory" : "could not add a result row");
 done:
+    free(best);
     free(order);
     free(parent);
     free(retained);
-    hc_dom_free(&dom);
     hc_keys_free(&k);
     return rc;
 }

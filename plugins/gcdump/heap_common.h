@@ -59,6 +59,15 @@ void hc_dom_free(hc_dom *d);
 int hc_retained_by_key(const pp_heap_snapshot *s, const hc_dom *d, const hc_keys *k,
                        uint64_t *out);
 
+/* hc_dominators and hc_retained_by_key in one, for a caller that needs
+ * only per-key figures: out[k->nkeys] as hc_retained_by_key; best (NULL,
+ * or [k->nkeys]) the reachable instance of each key retaining the most,
+ * the lowest node index among equals (HC_NONE: none reachable);
+ * *reach_bytes the root's retained size, *nreach the reachable nodes. No
+ * per-node result is kept, so the peak is the dominator pass's alone. */
+int hc_retained_summary(const pp_heap_snapshot *s, const hc_keys *k, uint64_t *out,
+                        uint32_t *best, uint64_t *reach_bytes, uint32_t *nreach);
+
 /* Breadth-first search from the root: parent[] (HC_NONE when unreached,
  * parent[root] = root), so parents give a shortest path to the root. */
 int hc_bfs_parents(const pp_heap_snapshot *s, uint32_t **parent);

@@ -137,7 +137,7 @@ static void fill_preds(uint32_t (*pairs)[2], uint64_t np, const uint64_t *ismult
  * itself); the pairs hold the others. */
 static int semidominators(uint32_t nr, const uint64_t *ismulti, uint32_t nmulti,
                           const uint32_t *pstart, const uint32_t *preds,
-                          const uint32_t *parent, uint32_t *semi, uint32_t *lab, uint32_t *anc)
+                          const uint32_t *parent, uint32_t *semi_r, uint32_t *lab, uint32_t *anc)
 {
     uint32_t *path = malloc((nr ? nr : 1) * sizeof(uint32_t));   /* touched as deep as used */
     if (!path)
@@ -145,7 +145,7 @@ static int semidominators(uint32_t nr, const uint64_t *ismulti, uint32_t nmulti,
     /* lab is only read for linked nodes and semi only written below 0. */
     memset(anc, 0xff, (size_t)nr * sizeof(uint32_t));
     if (nr)
-        semi[0] = lab[0] = 0;
+        lab[0] = 0;
     uint32_t r = nmulti;         /* rank of the next marked node going down */
     for (uint32_t w = nr; w-- > 1;) {
         uint32_t sw = parent[w];
@@ -173,7 +173,11 @@ static int semidominators(uint32_t nr, const uint64_t *ismulti, uint32_t nmulti,
                     sw = val;
             }
         }
-        semi[w] = lab[w] = sw;
+        /* A node with one predecessor has its DFS parent as its
+         * semidominator: only the others are stored, by rank. */
+        if (bit_get(ismulti, w))
+            semi_r[r] = sw;
+        lab[w] = sw;
         anc[w] = parent[w];
     }
     free(path);
@@ -185,80 +189,114 @@ static int semidominators(uint32_t nr, const uint64_t *ismulti, uint32_t nmulti,
  * Work arrays are indexed by preorder number and freed (or taken over) as
  * soon as the next phase no longer needs them: the peak is five 4-byte
  * node arrays plus 4 bytes an edge that is not a DFS-tree edge (8 while
- * the DFS records them) beyond the outputs. */
-int hc_dominators(const pp_heap_snapshot *s, hc_dom *d)
+ * the DFS records them). Returns the preorder (*rpo, preorder -> node),
+ * the immediate dominators by preorder (*ipre), and the buffer the last
+ * phase no longer needs, for the caller's next one: *spare8, n u64 plus
+ * 16 bytes. All three are the caller's. */
+static int dom_core(const pp_heap_snapshot *s, uint32_t **rpo_out, uint32_t **ipre_out,
+                    uint64_t **spare8, uint32_t *nreach)
 {
-    memset(d, 0, sizeof(*d));
     uint32_t n = s->node_count, nr, nmulti;
     size_t nn = n ? n : 1, words = nn / 64 + 1;
     uint64_t np = 0, m = s->edge_count, maxpairs = m ? m : 1;
-    uint32_t *pre = NULL, *pstart = NULL, *preds = NULL, *semi = NULL, *lab = NULL,
-             *anc = NULL, *parent = NULL, *rank = NULL, *block = NULL;
+    uint32_t *pre = NULL, *pstart = NULL, *preds = NULL, *semi_r = NULL, *lab = NULL,
+             *anc = NULL, *parent = NULL, *rank = NULL, *block = NULL, *rpo = NULL;
+    size_t block_bytes = nn * sizeof(uint64_t) + 16;
     uint32_t (*pairs)[2] = NULL;
     uint64_t *ismulti = NULL;
-    d->n = n;
-    d->rpo = malloc(nn * sizeof(uint32_t));              /* preorder -> node */
+    rpo = malloc(nn * sizeof(uint32_t));                 /* preorder -> node */
     parent = malloc(nn * sizeof(uint32_t));              /* later: idom, by preorder */
     pre = malloc(nn * sizeof(uint32_t));                 /* node -> preorder */
     /* Sized for every edge, touched only as far as the DFS writes. */
     pairs = malloc(maxpairs * sizeof(*pairs));
     ismulti = calloc(words, sizeof(uint64_t));           /* by preorder */
-    if (!d->rpo || !parent || !pre || !pairs || !ismulti)
+    if (!rpo || !parent || !pre || !pairs || !ismulti)
         goto oom;
     memset(pre, 0xff, nn * sizeof(uint32_t));
-    if (!(nr = dfs(s, pre, d->rpo, parent, pairs, &np, ismulti)))
+    if (!(nr = dfs(s, pre, rpo, parent, pairs, &np, ismulti)))
         goto oom;
-    d->nreach = nr;
+    free(pre);                   /* what follows is by preorder */
+    pre = NULL;
     rank = malloc(words * sizeof(uint32_t));
     if (!rank)
         goto oom;
     nmulti = multi_rank(ismulti, words, rank);
     pstart = malloc(((size_t)nmulti + 2) * sizeof(uint32_t));
     preds = malloc((np ? np : 1) * sizeof(uint32_t));
-    if (!pstart || !preds)
+    semi_r = malloc(((size_t)nmulti + 1) * sizeof(uint32_t));
+    if (!pstart || !preds || !semi_r)
         goto oom;
     fill_preds(pairs, np, ismulti, rank, nmulti, pstart, preds);
     free(rank);
     rank = NULL;
     /* Fresh pages cost a fault and a clear each: the next phases take over
-     * the buffers of the last. pre holds semi, then the node-indexed idom;
-     * the pairs' block (8 bytes an edge, reserved, touched as far as the
-     * DFS wrote) holds lab and anc, then the retained sizes. */
-    semi = pre;
-    pre = NULL;
-    if (maxpairs >= nn && (block = realloc(pairs, nn * sizeof(uint64_t))) != NULL) {
+     * the buffers of the last. The pairs' block (8 bytes an edge,
+     * reserved, touched as far as the DFS wrote) holds lab and anc, then
+     * goes to the caller. */
+    if (maxpairs * sizeof(*pairs) >= block_bytes &&
+        (block = realloc(pairs, block_bytes)) != NULL) {
         pairs = NULL;            /* shrunk in place: the tail goes back */
     } else {
         free(pairs);
         pairs = NULL;
-        block = malloc(nn * sizeof(uint64_t));
+        block = malloc(block_bytes);
     }
     lab = block;
     anc = block ? block + nn : NULL;
     if (!block ||
-        semidominators(nr, ismulti, nmulti, pstart, preds, parent, semi, lab, anc) != PP_OK)
+        semidominators(nr, ismulti, nmulti, pstart, preds, parent, semi_r, lab, anc) != PP_OK)
         goto oom;
     free(preds);
     free(pstart);
-    free(ismulti);
     preds = pstart = NULL;
-    ismulti = NULL;
-    lab = anc = NULL;            /* block stays, for the retained sizes */
     /* Immediate dominators: the nearest DFS ancestor not below the
-     * semidominator; parent[w] becomes idom[w] in place (x < w is done). */
+     * semidominator; parent[w] becomes idom[w] in place (x < w is done).
+     * A node with one predecessor keeps its parent. */
     parent[0] = 0;
-    for (uint32_t w = 1; w < nr; w++) {
-        uint32_t x = parent[w];
-        while (x > semi[w])
+    for (uint32_t w = 1, r = 0; w < nr; w++) {
+        if (!bit_get(ismulti, w))
+            continue;
+        uint32_t x = parent[w], sw = semi_r[r++];
+        while (x > sw)
             x = parent[x];
         parent[w] = x;
     }
-    d->idom = semi;
-    semi = NULL;
-    d->ipre = parent;
-    parent = NULL;
-    d->retained = (uint64_t *)(void *)block;   /* from malloc: aligned for u64 */
-    block = NULL;
+    free(semi_r);
+    free(ismulti);
+    *rpo_out = rpo;
+    *ipre_out = parent;
+    *spare8 = (uint64_t *)(void *)block;   /* from malloc: aligned for u64 */
+    *nreach = nr;
+    return PP_OK;
+oom:
+    free(pre);
+    free(pairs);
+    free(ismulti);
+    free(rank);
+    free(pstart);
+    free(preds);
+    free(semi_r);
+    free(block);
+    free(parent);
+    free(rpo);
+    return PP_ENOMEM;
+}
+
+int hc_dominators(const pp_heap_snapshot *s, hc_dom *d)
+{
+    memset(d, 0, sizeof(*d));
+    uint32_t n = s->node_count, nr;
+    size_t nn = n ? n : 1;
+    uint32_t *idom = malloc(nn * sizeof(uint32_t));
+    uint64_t *retained;
+    if (!idom || dom_core(s, &d->rpo, &d->ipre, &retained, &nr) != PP_OK) {
+        free(idom);
+        return PP_ENOMEM;
+    }
+    d->n = n;
+    d->nreach = nr;
+    d->idom = idom;
+    d->retained = retained;
     memset(d->retained, 0, nn * sizeof(uint64_t));
     memset(d->idom, 0xff, nn * sizeof(uint32_t));
     for (uint32_t w = 0; w < nr; w++)
@@ -271,18 +309,109 @@ int hc_dominators(const pp_heap_snapshot *s, hc_dom *d)
             d->retained[d->rpo[d->ipre[w]]] += d->retained[v];
     }
     return PP_OK;
-oom:
-    free(pre);
-    free(pairs);
-    free(ismulti);
-    free(rank);
-    free(pstart);
-    free(preds);
-    free(semi);
-    free(block);
-    free(parent);
-    hc_dom_free(d);
-    return PP_ENOMEM;
+}
+
+/* Dominator-tree children in CSR over preorder numbers (a counting sort,
+ * as fill_preds): child[cstart[p] .. cstart[p + 1]) in preorder. cstart
+ * has nr + 2 slots. */
+static void dom_children(const uint32_t *ipre, uint32_t nr, uint32_t *cstart, uint32_t *child)
+{
+    memset(cstart, 0, ((size_t)nr + 2) * sizeof(uint32_t));
+    for (uint32_t w = 1; w < nr; w++)
+        cstart[(size_t)ipre[w] + 2]++;
+    for (uint32_t i = 0; i + 2 <= nr + 1; i++)
+        cstart[i + 2] += cstart[i + 1];
+    for (uint32_t w = 1; w < nr; w++)
+        child[cstart[(size_t)ipre[w] + 1]++] = w;
+}
+
+typedef struct sframe {
+    uint32_t cur, end;           /* next child and the end of the range */
+    uint32_t pre;                /* preorder number of the node */
+    uint64_t sum;                /* its retained bytes so far */
+} sframe;
+
+int hc_retained_summary(const pp_heap_snapshot *s, const hc_keys *k, uint64_t *out,
+                        uint32_t *best, uint64_t *reach_bytes, uint32_t *nreach)
+{
+    uint32_t *rpo, *ipre, nr;
+    uint64_t *spare8;
+    uint32_t nk = k->nkeys ? k->nkeys : 1;
+    memset(out, 0, k->nkeys * sizeof(uint64_t));
+    *reach_bytes = 0;
+    *nreach = 0;
+    if (dom_core(s, &rpo, &ipre, &spare8, &nr) != PP_OK)
+        return PP_ENOMEM;
+    /* The children take the buffer the dominators are done with (n + 4
+     * u32 slots a half); the retained sizes are summed on the way back up
+     * the walk, so no node array holds them. */
+    size_t nn = s->node_count ? s->node_count : 1;
+    uint32_t *child = (uint32_t *)(void *)spare8, *cstart = child + nn;
+    dom_children(ipre, nr, cstart, child);
+    free(ipre);
+    uint32_t *open = calloc(nk, sizeof(uint32_t));
+    uint64_t *best_bytes = best ? malloc(nk * sizeof(uint64_t)) : NULL;
+    sframe *st = NULL;
+    size_t cap = 0, sp = 0;
+    int rc = PP_ENOMEM;
+    if (!open || (best && !best_bytes))
+        goto out;
+    if (best)
+        for (uint32_t i = 0; i < k->nkeys; i++)
+            best[i] = HC_NONE;
+#define KEY_OF(v) k->type_key[s->node_type[v]]
+    /* Depth-first over the dominator tree keeping how many ancestors of
+     * each key are open: a node is counted for its key when none is. */
+    if (nr) {
+        cap = 4096;
+        if (!(st = malloc(cap * sizeof(*st))))
+            goto out;
+        uint32_t v = rpo[0];
+        open[KEY_OF(v)]++;
+        st[sp++] = (sframe){ cstart[0], cstart[1], 0, s->node_size32[v] };
+    }
+    while (sp) {
+        sframe *f = &st[sp - 1];
+        if (f->cur == f->end) {
+            uint32_t v = rpo[f->pre], key = KEY_OF(v);
+            uint64_t r = f->sum;
+            if (open[key] == 1)
+                out[key] += r;
+            open[key]--;
+            /* The instance retaining the most; among equals the lowest
+             * node index (what a scan in node order keeps). */
+            if (best && (best[key] == HC_NONE || r > best_bytes[key] ||
+                         (r == best_bytes[key] && v < best[key]))) {
+                best[key] = v;
+                best_bytes[key] = r;
+            }
+            if (--sp)
+                st[sp - 1].sum += r;
+            else
+                *reach_bytes = r;
+            continue;
+        }
+        uint32_t c = child[f->cur++], v = rpo[c];
+        open[KEY_OF(v)]++;
+        if (sp == cap) {
+            sframe *g = realloc(st, cap * 2 * sizeof(*g));
+            if (!g)
+                goto out;
+            st = g;
+            cap *= 2;
+        }
+        st[sp++] = (sframe){ cstart[c], cstart[(size_t)c + 1], c, s->node_size32[v] };
+    }
+#undef KEY_OF
+    *nreach = nr;
+    rc = PP_OK;
+out:
+    free(st);
+    free(open);
+    free(best_bytes);
+    free(rpo);
+    free(spare8);
+    return rc;
 }
 
 int hc_retained_by_key(const pp_heap_snapshot *s, const hc_dom *d, const hc_keys *k,
