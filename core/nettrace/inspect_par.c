@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <perfpipe/perfpipe.h>
@@ -45,6 +46,7 @@ typedef struct region_job {
     pp_error err;
     int rc;
     int done;
+    double cpu_s;                /* the worker's CPU time for this region */
 } region_job;
 
 typedef struct par_state {
@@ -57,10 +59,18 @@ typedef struct par_state {
     const nt_index *ix;
 } par_state;
 
+static double
+thread_cpu_s(void)
+{
+    struct timespec ts;
+    return clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) == 0 ? ts.tv_sec + ts.tv_nsec / 1e9 : 0;
+}
+
 static void
 run_job(par_state *ps, size_t k)
 {
     region_job *j = &ps->jobs[k];
+    double t0 = thread_cpu_s();
 
     if (k > 0) {
         j->rc = nt_region_open(ps->path, ps->ix, j->sp, j->stop, &j->r, &j->base, &j->err);
@@ -71,6 +81,7 @@ run_job(par_state *ps, size_t k)
         j->r->stop_at = j->stop;
     }
     j->rc = nt_inspect_count(j->r, ps->path, &j->ips, &j->err);
+    j->cpu_s = thread_cpu_s() - t0;
 }
 
 static void *
@@ -220,11 +231,13 @@ run_all(par_state *ps, unsigned threads)
     return rc;
 }
 
-/* Test only: with PERFPIPE_INSPECT_SPLIT_LOG=FILE, a line per split read
- * (regions, and whether they were folded or the file read serially), so a
- * test can tell a split that matched from a split that never happened. */
+/* Tests and bench only: with PERFPIPE_INSPECT_SPLIT_LOG=FILE, a line per
+ * split read (regions, whether they were folded or the file read serially,
+ * then the CPU seconds of the index and of each region's worker: the
+ * longest region bounds the wall time on idle cores), so a test can tell a
+ * split that matched from a split that never happened. */
 static void
-test_log(const char *path, size_t regions, int rc)
+test_log(const char *path, size_t regions, int rc, double index_s, const region_job *jv)
 {
     const char *log = getenv("PERFPIPE_INSPECT_SPLIT_LOG");
     FILE *f = log && *log ? fopen(log, "a") : NULL;
@@ -232,6 +245,10 @@ test_log(const char *path, size_t regions, int rc)
     if (f) {
         fprintf(f, "%s regions=%zu %s\n", path, regions,
                 rc == 0 ? "folded" : rc == 1 ? "serial" : "error");
+        fprintf(f, "#cpu_s index %.3f regions", index_s);
+        for (size_t k = 0; k < regions && k < 16; k++)
+            fprintf(f, " %.3f", jv[k].cpu_s);
+        fputc('\n', f);
         fclose(f);
     }
 }
@@ -250,7 +267,10 @@ nt_inspect_parallel(pp_trace_source *r, const char *path, unsigned jobs, nt_warn
         jobs = 64;
     if (r->format != 4 || !r->seekable || fstat(r->fd, &sb) != 0 || (uint64_t)sb.st_size < min)
         return 1;
-    if (nt_index_build(r, &ix) < 0) {
+    double t0 = thread_cpu_s();
+    /* Balanced cuts need the points up to the last share only. */
+    uint64_t until = every ? UINT64_MAX : (uint64_t)sb.st_size / jobs * (jobs - 1);
+    if (nt_index_build(r, until, &ix) < 0) {
         pp_error_set(err, PP_ENOMEM, "%s: out of memory", path);
         return PP_ENOMEM;
     }
@@ -260,6 +280,7 @@ nt_inspect_parallel(pp_trace_source *r, const char *path, unsigned jobs, nt_warn
         pp_error_set(err, PP_ENOMEM, "%s: out of memory", path);
         return PP_ENOMEM;
     }
+    double index_s = thread_cpu_s() - t0;
     size_t n = ix.nsp ? pick_splits(&ix, (uint64_t)sb.st_size, jobs, every, at) : 1;
     region_job *jv = n > 1 ? calloc(n, sizeof *jv) : NULL;
     if (!jv) {
@@ -280,7 +301,7 @@ nt_inspect_parallel(pp_trace_source *r, const char *path, unsigned jobs, nt_warn
     par_state ps = { PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, jv, n, 0, 0,
                      2 * (size_t)jobs, 0, path, &ix };
     int rc = run_all(&ps, jobs < n ? jobs : (unsigned)n);
-    test_log(path, n, rc);
+    test_log(path, n, rc, index_s, jv);
     if (rc == 0) {
         *ips = jv[0].ips;        /* moved */
         memset(&jv[0].ips, 0, sizeof jv[0].ips);

@@ -48,7 +48,7 @@ ix_push(void *pp, size_t *n, size_t *cap, size_t elem, const void *v)
 }
 
 int
-nt_index_build(pp_trace_source *r, nt_index *ix)
+nt_index_build(pp_trace_source *r, uint64_t until, nt_index *ix)
 {
     uint8_t h[15 + IX_MAX_TYPE_NAME + 1 + 4];
     struct stat sb;
@@ -71,9 +71,11 @@ nt_index_build(pp_trace_source *r, nt_index *ix)
         if (bsize < 0)
             break;
         uint64_t boff = (off + 15 + nlen + 1 + 4 + 3) & ~(uint64_t)3;
+        /* The end tag is not read here (a second pread per block, half
+         * the index's cost): a wrong one fails that region's reader, and
+         * the file is then read serially. */
         uint64_t end = boff + (uint64_t)bsize + 1;
-        uint8_t tag;
-        if (end > size || pread_some(r->fd, &tag, 1, end - 1) != 1 || tag != 6)
+        if (end > size)
             break;
         const char *tn = (const char *)h + 15;
         if (nlen == 13 && memcmp(tn, "MetadataBlock", 13) == 0) {
@@ -83,6 +85,8 @@ nt_index_build(pp_trace_source *r, nt_index *ix)
             struct nt_sp_at at = { off, end };
             if (ix_push(&ix->sp, &ix->nsp, &ix->sp_cap, sizeof at, &at) < 0)
                 goto oom;
+            if (off >= until)
+                break;           /* the last split needs nothing after it */
         }
         off = end;
     }

@@ -33,10 +33,11 @@ typedef struct nt_index {
 } nt_index;
 
 /* Walk the block headers of r's file (pread, r is not moved) from r->pos
- * to the end, or to the first block that is cut or malformed (the region
- * readers then meet it as the serial one would). r must be a seekable V4/V5
- * reader. PP_ENOMEM, or PP_OK. */
-int nt_index_build(pp_trace_source *r, nt_index *ix);
+ * to the first sequence point at or after byte `until`, the end, or the
+ * first block that is cut or malformed (the region readers then meet it as
+ * the serial one would). r must be a seekable V4/V5 reader. PP_ENOMEM, or
+ * PP_OK. */
+int nt_index_build(pp_trace_source *r, uint64_t until, nt_index *ix);
 void nt_index_free(nt_index *ix);
 
 /* What a region's reader had read before its own part began. */
