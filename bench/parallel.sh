@@ -11,7 +11,8 @@
 # binary (default: ./perfpipe, else /tmp/b-bench/perfpipe; build it with
 # -O2 and no sanitizers). Raw lines go to stdout and to $PP_BENCH_OUT
 # (default /tmp/perfpipe-parallel.txt); the summary gives, per mode, the
-# best and median wall, the CPU seconds and max RSS, and GB/s of wall.
+# best and median wall, the CPU seconds and max RSS, and GB/s of wall,
+# then the split log of the parallel runs (CPU per region).
 # A wall-time figure means little under load: read the load column.
 set -euo pipefail
 ROUNDS=5 JOBS=2 TRACE="$HOME/.cache/perfpipe-bench/alloc-deep-closed.nettrace"
@@ -37,7 +38,8 @@ echo "# round mode wall_s user_s sys_s maxrss_kb load1" | tee -a "$OUT"
 cat "$TRACE" >/dev/null                      # warm the page cache
 run() {   # run ROUND MODE JOBS
   local load; load=$(cut -d' ' -f1 /proc/loadavg)
-  /usr/bin/time -f "%e %U %S %M" -o "$tmp/t" "$PERFPIPE" inspect --format json --jobs "$3" "$TRACE" >"$tmp/$2.json"
+  PERFPIPE_INSPECT_SPLIT_LOG=$tmp/split.log /usr/bin/time -f "%e %U %S %M" -o "$tmp/t" \
+    "$PERFPIPE" inspect --format json --jobs "$3" "$TRACE" >"$tmp/$2.json"
   echo "$1 $2 $(cat "$tmp/t") $load" | tee -a "$OUT"
 }
 for r in $(seq 1 "$ROUNDS"); do
@@ -54,3 +56,7 @@ awk -v b="$bytes" '!/^#/ { w[$2] = w[$2] " " $3; c[$2] = c[$2] " " ($4 + $5); m[
             k, best, med, b / best / 1e9, b / med / 1e9, cc[1], cc[n], m[k] / 1024, l[k];
           bw[k] = best; mw[k] = med }
         for (k in w) if (k != "serial") printf "speedup (serial / %s): best %.2fx, median %.2fx\n", k, bw["serial"] / bw[k], mw["serial"] / mw[k] }' "$OUT" | tee -a "$OUT"
+# What each parallel run did (regions folded, or read serially again), and
+# the CPU seconds of its index and of each region's worker: on idle cores
+# the wall time is about the index plus the longest region.
+sed 's/^/# split: /' "$tmp/split.log" | tee -a "$OUT"
