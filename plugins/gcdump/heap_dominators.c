@@ -21,7 +21,8 @@ void hc_dom_free(hc_dom *d)
 /* A stack that grows as deep as the walk goes: heaps hold lists millions
  * deep, but most walks stay shallow, so only what is pushed is touched. */
 typedef struct frame {
-    uint64_t cur, end;           /* next edge (or child) and the end of the range */
+    uint32_t cur, end;           /* next edge (or child) and the end of the range
+                                    (edge_start32: edge indices fit) */
     uint32_t pre;                /* preorder number of the node being scanned */
 } frame;
 
@@ -137,15 +138,16 @@ static void fill_preds(uint32_t (*pairs)[2], uint64_t np, const uint64_t *ismult
  * itself); the pairs hold the others. */
 static int semidominators(uint32_t nr, const uint64_t *ismulti, uint32_t nmulti,
                           const uint32_t *pstart, const uint32_t *preds,
-                          const uint32_t *parent, uint32_t *semi_r, uint32_t *lab, uint32_t *anc)
+                          const uint32_t *parent, uint32_t *semi_r, uint32_t (*al)[2])
 {
     uint32_t *path = malloc((nr ? nr : 1) * sizeof(uint32_t));   /* touched as deep as used */
     if (!path)
         return PP_ENOMEM;
-    /* lab is only read for linked nodes and semi only written below 0. */
-    memset(anc, 0xff, (size_t)nr * sizeof(uint32_t));
-    if (nr)
-        lab[0] = 0;
+    /* al[v] = { ancestor, label } side by side: the compression reads
+     * both of every node it passes, one cache line instead of two. Going
+     * down in preorder, the nodes linked so far are exactly those above
+     * w, so "v is linked" is v > w and no array says it. */
+    enum { ANC = 0, LAB = 1 };
     uint32_t r = nmulti;         /* rank of the next marked node going down */
     for (uint32_t w = nr; w-- > 1;) {
         uint32_t sw = parent[w];
@@ -153,21 +155,21 @@ static int semidominators(uint32_t nr, const uint64_t *ismulti, uint32_t nmulti,
             r--;
             for (uint32_t k = pstart[r]; k < pstart[r + 1]; k++) {
                 if (k + 4 < pstart[r + 1])
-                    __builtin_prefetch(&anc[preds[k + 4]]);
+                    __builtin_prefetch(&al[preds[k + 4]]);
                 uint32_t v = preds[k], val = v;
-                if (anc[v] != HC_NONE) {
+                if (v > w) {
                     uint32_t x = v, top = 0;
-                    while (anc[anc[x]] != HC_NONE) {
+                    while (al[x][ANC] > w) {
                         path[top++] = x;
-                        x = anc[x];
+                        x = al[x][ANC];
                     }
                     while (top) {
-                        uint32_t y = path[--top], a = anc[y];
-                        if (lab[a] < lab[y])
-                            lab[y] = lab[a];
-                        anc[y] = anc[a];
+                        uint32_t y = path[--top], a = al[y][ANC];
+                        if (al[a][LAB] < al[y][LAB])
+                            al[y][LAB] = al[a][LAB];
+                        al[y][ANC] = al[a][ANC];
                     }
-                    val = lab[v];
+                    val = al[v][LAB];
                 }
                 if (val < sw)
                     sw = val;
@@ -177,8 +179,8 @@ static int semidominators(uint32_t nr, const uint64_t *ismulti, uint32_t nmulti,
          * semidominator: only the others are stored, by rank. */
         if (bit_get(ismulti, w))
             semi_r[r] = sw;
-        lab[w] = sw;
-        anc[w] = parent[w];
+        al[w][LAB] = sw;
+        al[w][ANC] = parent[w];
     }
     free(path);
     return PP_OK;
@@ -199,8 +201,8 @@ static int dom_core(const pp_heap_snapshot *s, uint32_t **rpo_out, uint32_t **ip
     uint32_t n = s->node_count, nr, nmulti;
     size_t nn = n ? n : 1, words = nn / 64 + 1;
     uint64_t np = 0, m = s->edge_count, maxpairs = m ? m : 1;
-    uint32_t *pre = NULL, *pstart = NULL, *preds = NULL, *semi_r = NULL, *lab = NULL,
-             *anc = NULL, *parent = NULL, *rank = NULL, *block = NULL, *rpo = NULL;
+    uint32_t *pre = NULL, *pstart = NULL, *preds = NULL, *semi_r = NULL, *parent = NULL,
+             *rank = NULL, *block = NULL, *rpo = NULL;
     size_t block_bytes = nn * sizeof(uint64_t) + 16;
     uint32_t (*pairs)[2] = NULL;
     uint64_t *ismulti = NULL;
@@ -241,10 +243,9 @@ static int dom_core(const pp_heap_snapshot *s, uint32_t **rpo_out, uint32_t **ip
         pairs = NULL;
         block = malloc(block_bytes);
     }
-    lab = block;
-    anc = block ? block + nn : NULL;
     if (!block ||
-        semidominators(nr, ismulti, nmulti, pstart, preds, parent, semi_r, lab, anc) != PP_OK)
+        semidominators(nr, ismulti, nmulti, pstart, preds, parent, semi_r,
+                       (uint32_t (*)[2])(void *)block) != PP_OK)
         goto oom;
     free(preds);
     free(pstart);
