@@ -376,7 +376,7 @@ static int retained_both(state *st, work *w)
     w->ret[1] = malloc(((size_t)w->k[1].nkeys + 1) * sizeof(uint64_t));
     if (!w->ret[0] || !w->ret[1])
         return PP_ENOMEM;
-    return hc_retained_summary(st->snap[0], &w->k[0], w->ret[0], NULL, &reach, &nreach);
+    return hc_retained_summary(st->snap[0], &w->k[0], w->ret[0], NULL, &reach, &nreach, NULL);
 }
 
 static int accumulating(const diff_row *r) { return r->dcount > 0 && r->key[1] != HC_NONE; }

@@ -99,6 +99,7 @@ static int finish(void *p, pp_ctx *ctx, pp_error *err)
     row_order *order = NULL;
     uint64_t reach_bytes = 0;
     uint32_t nreach = 0;
+    hc_spare spare = { { NULL, NULL }, { 0, 0 } };
     if (hc_keys_build(s, st->merge, &k) != PP_OK)
         goto oom;
     double total_bytes = 0, total_objects = 0;
@@ -112,7 +113,7 @@ static int finish(void *p, pp_ctx *ctx, pp_error *err)
         /* Retained bytes per type and each type's instance retaining
          * the most (its sample path below), with no per-node result. */
         if (!retained || !best ||
-            hc_retained_summary(s, &k, retained, best, &reach_bytes, &nreach) != PP_OK)
+            hc_retained_summary(s, &k, retained, best, &reach_bytes, &nreach, &spare) != PP_OK)
             goto oom;
     }
     order = malloc((k.nkeys ? k.nkeys : 1) * sizeof(*order));
@@ -171,7 +172,8 @@ static int finish(void *p, pp_ctx *ctx, pp_error *err)
         for (uint32_t r = 0; r < nrows; r++)
             if (best[order[r].key] != HC_NONE)
                 target[ntarget++] = best[order[r].key];
-        rc = hc_bfs_until(s, target, ntarget, &parent);
+        rc = hc_bfs_until_spare(s, target, ntarget, &parent, &spare);
+        hc_spare_free(&spare);
         free(target);
         for (uint32_t r = 0; r < nrows && rc == PP_OK; r++) {
             uint32_t i = order[r].key;
@@ -206,6 +208,7 @@ oom:
 fail:
     h->error_set(err, rc, "gcdump: %s", rc == PP_ENOMEM ? "out of memory" : "could not add a result row");
 done:
+    hc_spare_free(&spare);
     free(best);
     free(order);
     free(parent);

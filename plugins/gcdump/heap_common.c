@@ -129,19 +129,67 @@ uint32_t hc_keys_find(const hc_keys *k, const char *name)
     return HC_NONE;
 }
 
+void hc_spare_put(hc_spare *sp, void *p, size_t bytes)
+{
+    for (int i = 0; i < 2; i++)
+        if (!sp->buf[i]) {
+            sp->buf[i] = p;
+            sp->len[i] = bytes;
+            return;
+        }
+    free(p);
+}
+
+void *hc_spare_take(hc_spare *sp, size_t bytes)
+{
+    /* The smallest that fits. */
+    int best = -1;
+    for (int i = 0; i < 2; i++)
+        if (sp->buf[i] && sp->len[i] >= bytes && (best < 0 || sp->len[i] < sp->len[best]))
+            best = i;
+    if (best < 0)
+        return NULL;
+    void *p = sp->buf[best];
+    sp->buf[best] = NULL;
+    sp->len[best] = 0;
+    return p;
+}
+
+void hc_spare_free(hc_spare *sp)
+{
+    for (int i = 0; i < 2; i++)
+        free(sp->buf[i]);
+    memset(sp, 0, sizeof(*sp));
+}
+
+static void *take_or_malloc(hc_spare *sp, size_t bytes)
+{
+    void *p = sp ? hc_spare_take(sp, bytes) : NULL;
+    return p ? p : malloc(bytes);
+}
+
 int hc_bfs_until(const pp_heap_snapshot *s, const uint32_t *targets, uint32_t ntargets,
                  uint32_t **parent_out)
 {
+    return hc_bfs_until_spare(s, targets, ntargets, parent_out, NULL);
+}
+
+int hc_bfs_until_spare(const pp_heap_snapshot *s, const uint32_t *targets, uint32_t ntargets,
+                       uint32_t **parent_out, hc_spare *spare)
+{
     uint32_t n = s->node_count;
-    uint32_t *parent = malloc((n ? n : 1) * sizeof(uint32_t));
-    uint32_t *queue = malloc((n ? n : 1) * sizeof(uint32_t));   /* touched as far as used */
-    uint8_t *want = calloc(n ? n : 1, 1);
-    if (!parent || !queue || !want) {
+    size_t nn = n ? n : 1;
+    /* The queue (touched as far as used) and parent[] in one buffer when
+     * the spare one holds both; want[] from the other. */
+    uint32_t *parent = take_or_malloc(spare, 2 * nn * sizeof(uint32_t));
+    uint32_t *queue = parent ? parent + nn : NULL;
+    uint8_t *want = take_or_malloc(spare, nn);
+    if (!parent || !want) {
         free(parent);
-        free(queue);
         free(want);
         return PP_ENOMEM;
     }
+    memset(want, 0, nn);
     memset(parent, 0xff, (size_t)n * sizeof(uint32_t));
     uint32_t left = 0;
     for (uint32_t i = 0; i < ntargets; i++)
@@ -156,7 +204,6 @@ int hc_bfs_until(const pp_heap_snapshot *s, const uint32_t *targets, uint32_t nt
     uint64_t *seen = calloc((size_t)n / 64 + 1, sizeof(uint64_t));
     if (!seen) {
         free(parent);
-        free(queue);
         free(want);
         return PP_ENOMEM;
     }
@@ -184,7 +231,6 @@ int hc_bfs_until(const pp_heap_snapshot *s, const uint32_t *targets, uint32_t nt
         }
     }
     free(seen);
-    free(queue);
     free(want);
     *parent_out = parent;
     return PP_OK;

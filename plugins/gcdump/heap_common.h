@@ -59,14 +59,28 @@ void hc_dom_free(hc_dom *d);
 int hc_retained_by_key(const pp_heap_snapshot *s, const hc_dom *d, const hc_keys *k,
                        uint64_t *out);
 
+/* Buffers one pass hands to the next, so that it does not fault in fresh
+ * pages for memory the process already has. Each holds up to two malloc'd
+ * buffers; hc_spare_take gives one of at least bytes (then the caller's,
+ * to free) or NULL; hc_spare_free frees what is left. */
+typedef struct hc_spare {
+    void *buf[2];
+    size_t len[2];
+} hc_spare;
+void hc_spare_put(hc_spare *sp, void *p, size_t bytes);
+void *hc_spare_take(hc_spare *sp, size_t bytes);
+void hc_spare_free(hc_spare *sp);
+
 /* hc_dominators and hc_retained_by_key in one, for a caller that needs
  * only per-key figures: out[k->nkeys] as hc_retained_by_key; best (NULL,
  * or [k->nkeys]) the reachable instance of each key retaining the most,
  * the lowest node index among equals (HC_NONE: none reachable);
  * *reach_bytes the root's retained size, *nreach the reachable nodes. No
- * per-node result is kept, so the peak is the dominator pass's alone. */
+ * per-node result is kept, so the peak is the dominator pass's alone.
+ * With spare (may be NULL), its two largest buffers go there, not back. */
 int hc_retained_summary(const pp_heap_snapshot *s, const hc_keys *k, uint64_t *out,
-                        uint32_t *best, uint64_t *reach_bytes, uint32_t *nreach);
+                        uint32_t *best, uint64_t *reach_bytes, uint32_t *nreach,
+                        hc_spare *spare);
 
 /* Breadth-first search from the root: parent[] (HC_NONE when unreached,
  * parent[root] = root), so parents give a shortest path to the root. */
@@ -77,6 +91,10 @@ int hc_bfs_parents(const pp_heap_snapshot *s, uint32_t **parent);
  * each target are those of the full search; others may stay HC_NONE. */
 int hc_bfs_until(const pp_heap_snapshot *s, const uint32_t *targets, uint32_t ntargets,
                  uint32_t **parent);
+/* As hc_bfs_until, taking its buffers from spare where they fit (NULL: as
+ * hc_bfs_until). *parent is the caller's to free either way. */
+int hc_bfs_until_spare(const pp_heap_snapshot *s, const uint32_t *targets, uint32_t ntargets,
+                       uint32_t **parent, hc_spare *spare);
 
 /* "root > a > b > node" in buf (type names, elided in the middle when more
  * than 16 steps); returns the number of steps, 0 if node is unreachable.

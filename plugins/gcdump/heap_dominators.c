@@ -328,12 +328,13 @@ static void dom_children(const uint32_t *ipre, uint32_t nr, uint32_t *cstart, ui
 
 typedef struct sframe {
     uint32_t cur, end;           /* next child and the end of the range */
-    uint32_t pre;                /* preorder number of the node */
+    uint32_t node, key;          /* the node and its key, looked up once */
     uint64_t sum;                /* its retained bytes so far */
 } sframe;
 
 int hc_retained_summary(const pp_heap_snapshot *s, const hc_keys *k, uint64_t *out,
-                        uint32_t *best, uint64_t *reach_bytes, uint32_t *nreach)
+                        uint32_t *best, uint64_t *reach_bytes, uint32_t *nreach,
+                        hc_spare *spare)
 {
     uint32_t *rpo, *ipre, nr;
     uint64_t *spare8;
@@ -367,14 +368,14 @@ int hc_retained_summary(const pp_heap_snapshot *s, const hc_keys *k, uint64_t *o
         cap = 4096;
         if (!(st = malloc(cap * sizeof(*st))))
             goto out;
-        uint32_t v = rpo[0];
-        open[KEY_OF(v)]++;
-        st[sp++] = (sframe){ cstart[0], cstart[1], 0, s->node_size32[v] };
+        uint32_t v = rpo[0], key = KEY_OF(v);
+        open[key]++;
+        st[sp++] = (sframe){ cstart[0], cstart[1], v, key, s->node_size32[v] };
     }
     while (sp) {
         sframe *f = &st[sp - 1];
         if (f->cur == f->end) {
-            uint32_t v = rpo[f->pre], key = KEY_OF(v);
+            uint32_t v = f->node, key = f->key;
             uint64_t r = f->sum;
             if (open[key] == 1)
                 out[key] += r;
@@ -392,8 +393,8 @@ int hc_retained_summary(const pp_heap_snapshot *s, const hc_keys *k, uint64_t *o
                 *reach_bytes = r;
             continue;
         }
-        uint32_t c = child[f->cur++], v = rpo[c];
-        open[KEY_OF(v)]++;
+        uint32_t c = child[f->cur++], v = rpo[c], key = KEY_OF(v);
+        open[key]++;
         if (sp == cap) {
             sframe *g = realloc(st, cap * 2 * sizeof(*g));
             if (!g)
@@ -401,7 +402,7 @@ int hc_retained_summary(const pp_heap_snapshot *s, const hc_keys *k, uint64_t *o
             st = g;
             cap *= 2;
         }
-        st[sp++] = (sframe){ cstart[c], cstart[(size_t)c + 1], c, s->node_size32[v] };
+        st[sp++] = (sframe){ cstart[c], cstart[(size_t)c + 1], v, key, s->node_size32[v] };
     }
 #undef KEY_OF
     *nreach = nr;
@@ -410,8 +411,15 @@ out:
     free(st);
     free(open);
     free(best_bytes);
-    free(rpo);
-    free(spare8);
+    if (spare && rc == PP_OK) {
+        /* Fresh pages cost a fault and a clear each: the caller's next
+         * pass can take these instead. */
+        hc_spare_put(spare, rpo, nn * sizeof(uint32_t));
+        hc_spare_put(spare, spare8, nn * sizeof(uint64_t) + 16);
+    } else {
+        free(rpo);
+        free(spare8);
+    }
     return rc;
 }
 
