@@ -59,6 +59,7 @@ expect_words "plugins --format <TAB>" "json names table" plugins --format ""
 expect_words "compare --format <TAB>: no stack formats" "csv json markdown table" compare a b --format ""
 expect_has "cpu --<TAB> offers --top" "--top" cpu --
 expect_has "compare --<TAB> offers --fail-on" "--fail-on" compare --
+expect_has "inspect --<TAB> offers --jobs" "--jobs" inspect --
 expect_words "--fail-on <TAB>" "regression" compare a b --fail-on ""
 expect_words "--hash <TAB>" "sha256 xxh3-128" alloc x --hash ""
 # Plugins named on the line by --plugin-dir are completed too.
