@@ -58,11 +58,20 @@ static uint32_t dfs(const pp_heap_snapshot *s, uint32_t *pre, uint32_t *rpo, uin
     size_t cap = 0, sp = 0;
     uint32_t count = 0;
     uint64_t np = 0;
+    /* Reached is a bitmap (1 bit a node stays in cache): pre[] is then
+     * read only for the edges into a node already reached, and written,
+     * which does not stall, for the others (most edges: the tree's). */
+    uint64_t *vis = calloc((size_t)s->node_count / 64 + 1, sizeof(uint64_t));
+    if (!vis)
+        return 0;
+    bit_set(vis, s->root);
     pre[s->root] = count;
     rpo[count] = s->root;
     parent[count++] = HC_NONE;
-    if (push(&st, &cap, sp++, (frame){ s->edge_start32[s->root], s->edge_start32[s->root + 1], 0 }))
+    if (push(&st, &cap, sp++, (frame){ s->edge_start32[s->root], s->edge_start32[s->root + 1], 0 })) {
+        free(vis);
         return 0;
+    }
     while (sp) {
         frame *f = &st[sp - 1];
         if (f->cur == f->end) {
@@ -76,22 +85,25 @@ static uint32_t dfs(const pp_heap_snapshot *s, uint32_t *pre, uint32_t *rpo, uin
             __builtin_prefetch(&pre[s->edges[e + 1]]);
             __builtin_prefetch(&s->edge_start32[s->edges[e + 1]]);
         }
-        uint32_t w = s->edges[e], pw = pre[w];
-        if (pw == HC_NONE) {
+        uint32_t w = s->edges[e], pw;
+        if (!bit_get(vis, w)) {
+            bit_set(vis, w);
             pw = pre[w] = count;
             rpo[count] = w;
             parent[count++] = f->pre;
             if (push(&st, &cap, sp++, (frame){ s->edge_start32[w], s->edge_start32[w + 1], pw })) {
                 free(st);
+                free(vis);
                 return 0;
             }
-        } else if (pw != 0) {    /* the root needs no predecessors */
+        } else if ((pw = pre[w]) != 0) {    /* the root needs no predecessors */
             pairs[np][0] = pw;
             pairs[np++][1] = f->pre;
             bit_set(ismulti, pw);
         }
     }
     free(st);
+    free(vis);
     *npairs = np;
     return count;
 }
@@ -214,7 +226,6 @@ static int dom_core(const pp_heap_snapshot *s, uint32_t **rpo_out, uint32_t **ip
     ismulti = calloc(words, sizeof(uint64_t));           /* by preorder */
     if (!rpo || !parent || !pre || !pairs || !ismulti)
         goto oom;
-    memset(pre, 0xff, nn * sizeof(uint32_t));
     if (!(nr = dfs(s, pre, rpo, parent, pairs, &np, ismulti)))
         goto oom;
     free(pre);                   /* what follows is by preorder */
