@@ -96,6 +96,27 @@ int hc_keys_build(const pp_heap_snapshot *s, int merge_buckets, hc_keys *k)
     k->sbytes = calloc(nk, sizeof(double));
     if (!k->count || !k->bytes || !k->scount || !k->sbytes)
         goto oom;
+    if (!s->type_count_multiplier && !s->type_size_multiplier) {
+        /* Unsampled: the scaled sums are the integer ones. Adding 1.0 and
+         * exact u32 sizes in double stays exact while every partial sum
+         * is below 2^53, which a total below 2^53 guarantees. */
+        uint64_t total = 0;
+        for (uint32_t i = 0; i < s->node_count; i++) {
+            uint32_t key = k->type_key[s->node_type[i]];
+            k->count[key]++;
+            k->bytes[key] += s->node_size32[i];
+            total += s->node_size32[i];
+        }
+        if (total < ((uint64_t)1 << 53)) {
+            for (uint32_t i = 0; i < k->nkeys; i++) {
+                k->scount[i] = (double)k->count[i];
+                k->sbytes[i] = (double)k->bytes[i];
+            }
+            return PP_OK;
+        }
+        memset(k->count, 0, nk * sizeof(uint64_t));
+        memset(k->bytes, 0, nk * sizeof(uint64_t));
+    }
     for (uint32_t i = 0; i < s->node_count; i++) {
         uint32_t ty = s->node_type[i];
         uint32_t key = k->type_key[ty];
