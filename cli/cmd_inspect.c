@@ -12,6 +12,7 @@
 #include "cli.h"
 #include "nettrace/inspect.h"
 #include "result/result.h"
+#include "source.h"
 
 static int
 parse(int argc, char **argv, const char *usage, const char **format, const char **output,
@@ -100,6 +101,9 @@ pp_cmd_inspect(int argc, char **argv)
         return PP_EXIT_USAGE;
     rc = pp_nettrace_inspect_doc(file, jobs ? jobs : nt_inspect_default_jobs(), &doc, &err);
     if (rc != PP_OK || doc == NULL) {
+        /* a gcdump, counters or spans file: name it and the command that reads it */
+        if (rc == PP_EFORMAT)
+            pp_source_wrong_kind("nettrace", file, &err);
         pp_cli_error("%s", err.message);
         return pp_cli_exit_for(rc == PP_OK ? PP_EFORMAT : rc);
     }

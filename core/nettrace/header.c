@@ -173,10 +173,18 @@ open_header(pp_trace_source *r, pp_error *err)
     if (memcmp(p, "Nettrace", 8) != 0) {
         if (nt_rd32(p) == 20) {
             const uint8_t *q = nt_input_get(r, 0, 24, &avail, err);
-            if (q && memcmp(q + 4, "!FastSerialization.1", 20) == 0)
+            if (q && memcmp(q + 4, "!FastSerialization.1", 20) == 0) {
+                /* a gcdump is a FastSerialization stream too: its first
+                 * object names its type within the first 64 bytes */
+                const uint8_t *g = nt_input_get(r, 0, 64, &avail, err);
+                for (size_t i = 24; g && i + 10 <= 64; i++)
+                    if (memcmp(g + i, "GCHeapDump", 10) == 0)
+                        return nt_fail_at(r, err, PP_EFORMAT, 0, "%s: this is a gcdump heap "
+                                          "snapshot, not a nettrace trace", r->name);
                 return nt_fail_at(r, err, PP_EFORMAT, 0, "%s: this is a NetPerf file "
                                   "(EventPipe format V1-V3, .NET Core 2.x), not nettrace "
                                   "V4-V6; convert it with PerfView", r->name);
+            }
         }
         return nt_fail_at(r, err, PP_EFORMAT, 0, "%s: not a nettrace file (no \"Nettrace\" "
                           "magic at byte 0)", r->name);

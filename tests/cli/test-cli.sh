@@ -49,6 +49,13 @@ printf '\x14\x00\x00\x00!FastSerialization.1\x05\x05\x01' >"$tmp/old.netperf"
 head -c 200 /dev/zero >>"$tmp/old.netperf"
 expect 3 "inspect of a netperf (V1-V3) file" -- "$PERFPIPE" inspect "$tmp/old.netperf"
 has "$tmp/err" "etperf" "netperf file is named as such"
+# Another kind of capture: what it is and the command that reads it, not "NetPerf".
+expect 3 "inspect of a gcdump" -- "$PERFPIPE" inspect "$DATA/leak-after.gcdump"
+has "$tmp/err" "is a gcdump heap snapshot" "inspect names a gcdump as such"
+has "$tmp/err" "perfpipe gcdump FILE" "inspect points a gcdump to the gcdump analyzer"
+lines "$tmp/err" 1 "gcdump to inspect: one line"
+expect 3 "inspect of a counters CSV" -- "$PERFPIPE" inspect "$DATA/churn-counters.csv"
+has "$tmp/err" "perfpipe counters-csv" "inspect points a counters CSV to counters-csv"
 expect 3 "analyzer on random bytes" -- "$PERFPIPE" alloc "$tmp/random.bin" -o "$tmp/never.json" --format json
 [ ! -e "$tmp/never.json" ] && { pass=$((pass + 1)); echo "PASS: no partial output on input error"; } ||
   { fail=$((fail + 1)); echo "FAIL: partial output written on input error"; }

@@ -566,6 +566,16 @@ START_TEST(test_refusals)
     ck_assert_int_eq(open_bytes("netperf", b.p, b.n, &err), PP_EFORMAT);
     ck_assert_ptr_nonnull(strstr(err.message, "NetPerf"));
     nb_free(&b);
+    /* a gcdump is FastSerialization too: the head of a real one
+     * (tests/data/leak-after.gcdump) names its GCHeapDump object */
+    static const uint8_t gc_head[] = { 4, 4, 1, 10, 0, 0, 0, 8, 0, 0, 0, 10, 0, 0, 0 };
+    nb_u32(&b, 20); nb_put(&b, "!FastSerialization.1", 20);
+    nb_put(&b, gc_head, sizeof gc_head); nb_put(&b, "GCHeapDump", 10);
+    for (int i = 0; i < 64; i++) nb_u8(&b, 0);
+    ck_assert_int_eq(open_bytes("gcdump", b.p, b.n, &err), PP_EFORMAT);
+    ck_assert_ptr_nonnull(strstr(err.message, "gcdump heap snapshot"));
+    ck_assert_ptr_null(strstr(err.message, "NetPerf"));
+    nb_free(&b);
     ck_assert_int_eq(open_bytes("empty", "", 0, &err), PP_EFORMAT);
     ck_assert_int_eq(open_bytes("text", "hello, world, this is text", 26, &err), PP_EFORMAT);
     ck_assert_ptr_nonnull(strstr(err.message, "not a nettrace"));
