@@ -170,6 +170,13 @@ open_input(input_run *in, const pp_run_hooks *hooks, json_t *doc, pp_error *err)
 }
 
 /* Read one input to its end, feeding every stage that consumes it. */
+/* A plugin that reads only node_size32/edge_start32 (plugin.h). */
+static int
+heap32(const pp_analyzer *a)
+{
+    return a->abi_minor >= 2 && (a->flags & PP_ANALYZER_FLAG_HEAP32);
+}
+
 static int
 read_input(input_run *in, size_t index, stage_run *stages, size_t nstages, const pp_guard *g,
            pp_error *first, pp_error *err)
@@ -206,8 +213,8 @@ read_input(input_run *in, size_t index, stage_run *stages, size_t nstages, const
                     g->watch->input_bytes = in->done;
                 }
                 watch_enter(g, s, PP_PHASE_CONSUME);
-                /* Plugins before ABI 1.2 read the 64-bit heap arrays. */
-                if (rec.kind == PP_KIND_GCDUMP && st->plan->analyzer->abi_minor < 2)
+                /* Only a plugin that opted in reads just the 32-bit heap arrays. */
+                if (rec.kind == PP_KIND_GCDUMP && !heap32(st->plan->analyzer))
                     rc = pp_gcdump_legacy_arrays(rec.u.heap, &perr);
                 else
                     rc = PP_OK;

@@ -168,12 +168,12 @@ typedef struct pp_heap_snapshot {
     /* Appended in ABI 1.2 (check PP_HAS_FIELD): the same sizes and CSR
      * index in 32 bits, always set. Node sizes are i32 in the format and a
      * gcdump's edges are bounded by its i32 node blob, so both always fit;
-     * they take half the memory of the 64-bit arrays above. For a stage
-     * whose plugin declares ABI minor 2 or later the host may leave
-     * node_size, node_address and edge_start NULL (a gcdump file's
-     * snapshot builds them only when a stage of an older minor reads the
-     * same input): a plugin of minor >= 2 reads node_size32 and
-     * edge_start32, and checks node_address for NULL. */
+     * they take half the memory of the 64-bit arrays above. For a plugin
+     * that sets PP_ANALYZER_FLAG_HEAP32 (plugin.h) the host may leave
+     * node_size, node_address and edge_start NULL (a gcdump file's snapshot
+     * builds them only when a stage without the flag reads the same
+     * input): such a plugin reads node_size32 and edge_start32, and checks
+     * node_address for NULL. Every other plugin gets all of them. */
     const uint32_t *node_size32;  /* [node_count] bytes */
     const uint32_t *edge_start32; /* [node_count + 1] as edge_start */
 } pp_heap_snapshot;

@@ -749,6 +749,7 @@ static void destroy(void *p) { free(p); }
 
 static const pp_analyzer descriptor = {
     PP_ANALYZER_HEADER,
+    .flags = PP_ANALYZER_FLAG_HEAP32,   /* reads node_size32 / edge_start32 */
     .name = "gcdump-diff",
     .version = "1.0.0",
     .summary = "Two heap snapshots compared by type: growth, leak suspects, paths to the root",

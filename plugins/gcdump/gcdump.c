@@ -221,6 +221,7 @@ static void destroy(void *p) { free(p); }
 
 static const pp_analyzer descriptor = {
     PP_ANALYZER_HEADER,
+    .flags = PP_ANALYZER_FLAG_HEAP32,   /* reads node_size32 / edge_start32 */
     .name = "gcdump",
     .version = "1.0.0",
     .summary = "Heap snapshot by type: count, bytes, share; retained size and paths to the root",

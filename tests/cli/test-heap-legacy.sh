@@ -1,9 +1,10 @@
 #!/bin/bash
-# ABI 1.2 heap arrays through the engine: a plugin of minor 2 reads the
-# 32-bit node_size32/edge_start32 of a lean gcdump snapshot (the 64-bit
-# arrays are not built for it), and a plugin of minor 1 on the same input
-# still gets node_size, edge_start and node_address, equal to the 32-bit
-# view and to the file's own counts (tests/plugins/heap_fixture.c).
+# ABI 1.2 heap arrays through the engine: a plugin that sets
+# PP_ANALYZER_FLAG_HEAP32 reads the 32-bit node_size32/edge_start32 of a lean
+# gcdump snapshot (the 64-bit arrays are not built for it); a plugin of
+# minor 1, or of minor 2 without the flag, on the same input still gets
+# node_size, edge_start and node_address, equal to the 32-bit view and to
+# the file's own counts (tests/plugins/heap_fixture.c).
 set -u
 BUILDDIR=${PP_BUILDDIR:?}
 DATA=${PP_TESTDATA:?}
@@ -27,13 +28,14 @@ field() { tr ' ' '\n' | sed -n "s/^$1=//p"; }
 for heap in "$DATA/leak-after.gcdump" "$SRC/tests/gcdump/small.gcdump"; do
   [ -f "$heap" ] || { bad "$heap absent"; continue; }
   b=$(basename "$heap")
-  for which in new both; do
+  for which in new both wide; do
     {
       echo "version: 1"; echo "name: heap-legacy"
       echo "inputs:"; echo "  heap: { kind: gcdump, path: \"$heap\" }"
       echo "stages:"
       [ $which = both ] && echo "  - { id: old, analyzer: fixture-heap11, input: heap }"
-      echo "  - { id: new, analyzer: fixture-heap12, input: heap }"
+      if [ $which = wide ]; then echo "  - { id: wide, analyzer: fixture-heap12w, input: heap }"
+      else echo "  - { id: new, analyzer: fixture-heap12, input: heap }"; fi
     } >"$tmp/$which.yaml"
     "$pp" run "$tmp/$which.yaml" --plugin-dir "$FIXTURES" --format json -o "$tmp/$which.json" -q \
       2>"$tmp/err" || { bad "$b $which: run exited $? ($(head -1 "$tmp/err"))"; continue; }
@@ -45,6 +47,10 @@ for heap in "$DATA/leak-after.gcdump" "$SRC/tests/gcdump/small.gcdump"; do
     ok "$b: a minor-2 stage alone gets no 64-bit arrays" || bad "$b: minor-2 alone: $new"
   [ "$(echo "$old" | field have64)" = 1 ] && ok "$b: a minor-1 stage gets the 64-bit arrays" ||
     bad "$b: minor-1: $old"
+  wide=$(grep '^wide ' "$tmp/wide.txt")
+  [ "$(echo "$wide" | field have64)" = 1 ] && [ "$(echo "$wide" | field bytes)" = "$(echo "$new" | field bytes)" ] &&
+    [ "$(echo "$wide" | field address_sum)" = "$(echo "$old" | field address_sum)" ] &&
+    ok "$b: a minor-2 stage without HEAP32 gets the 64-bit arrays, alone" || bad "$b: minor-2 wide: $wide"
   for k in nodes edges bytes edge_sum; do
     [ -n "$(echo "$new" | field $k)" ] && [ "$(echo "$old" | field $k)" = "$(echo "$new" | field $k)" ] &&
       ok "$b: $k the same in both views ($(echo "$new" | field $k))" ||

@@ -1,7 +1,9 @@
-/* A test plugin that reads a heap snapshot the way a plugin of its ABI minor
- * may: built as fixture-heap11 (minor 1: the 64-bit node_size, edge_start
- * and node_address) and fixture-heap12 (minor 2: node_size32 and
- * edge_start32; node_address only if the host set it). Its totals are
+/* A test plugin that reads a heap snapshot the way its descriptor allows:
+ * built as fixture-heap11 (minor 1: the 64-bit node_size, edge_start and
+ * node_address), fixture-heap12 (minor 2 with PP_ANALYZER_FLAG_HEAP32:
+ * node_size32 and edge_start32; node_address only if the host set it) and
+ * fixture-heap12w (minor 2 without the flag: the 64-bit arrays, as a
+ * plugin rebuilt against the 1.2 header unchanged). Its totals are
  * checksums of what it read, so a test can hold the two views to each
  * other and to the file (tests/cli/test-heap-legacy.sh). */
 #include <stdint.h>
@@ -11,6 +13,9 @@
 
 #ifndef FIXTURE_MINOR
 #define FIXTURE_MINOR PP_ABI_MINOR
+#endif
+#ifndef FIXTURE_HEAP32
+#define FIXTURE_HEAP32 (FIXTURE_MINOR >= 2)
 #endif
 #ifndef FIXTURE_NAME
 #define FIXTURE_NAME "fixture-heap12"
@@ -45,14 +50,14 @@ static int consume(void *p, const pp_record *rec, pp_error *err)
         return PP_OK;
     s->nodes = h->node_count;
     s->have64 = h->node_size && h->edge_start && h->node_address;
-    if (FIXTURE_MINOR < 2 && !s->have64) {
-        s->host->error_set(err, PP_EINVAL, "a minor-%d plugin got no 64-bit heap arrays",
-                           FIXTURE_MINOR);
+    if (!FIXTURE_HEAP32 && !s->have64) {
+        s->host->error_set(err, PP_EINVAL, "a minor-%d plugin without HEAP32 got no 64-bit "
+                           "heap arrays", FIXTURE_MINOR);
         return PP_EINVAL;
     }
     uint64_t bytes = 0, esum = 0, asum = 0, naddr = 0, edges;
     for (uint32_t i = 0; i < h->node_count; i++) {
-#if FIXTURE_MINOR < 2
+#if !FIXTURE_HEAP32
         uint64_t sz = h->node_size[i], b = h->edge_start[i], e = h->edge_start[i + 1];
 #else
         uint64_t sz = h->node_size32[i], b = h->edge_start32[i], e = h->edge_start32[i + 1];
@@ -65,7 +70,7 @@ static int consume(void *p, const pp_record *rec, pp_error *err)
             asum += h->node_address[i] ^ i;
         }
     }
-#if FIXTURE_MINOR < 2
+#if !FIXTURE_HEAP32
     edges = h->edge_start[h->node_count];
 #else
     edges = h->edge_start32[h->node_count];
@@ -99,6 +104,7 @@ static const pp_analyzer descriptor = {
     .struct_size = sizeof(pp_analyzer),
     .abi_major = PP_ABI_MAJOR,
     .abi_minor = FIXTURE_MINOR,
+    .flags = FIXTURE_HEAP32 ? PP_ANALYZER_FLAG_HEAP32 : 0,
     .name = FIXTURE_NAME,
     .version = "1.0.0",
     .summary = "test fixture: checksums of a heap snapshot's arrays",
