@@ -99,7 +99,7 @@ pp_cmd_inspect(int argc, char **argv)
 
     if (parse(argc, argv, usage, &format, &output, &table, &file, &jobs) < 0)
         return PP_EXIT_USAGE;
-    rc = pp_nettrace_inspect_doc(file, jobs ? jobs : nt_inspect_default_jobs(), &doc, &err);
+    rc = pp_nettrace_inspect_doc(file, jobs, &doc, &err);   /* 0: the default jobs */
     if (rc != PP_OK || doc == NULL) {
         /* a gcdump, counters or spans file: name it and the command that reads it */
         if (rc == PP_EFORMAT)
