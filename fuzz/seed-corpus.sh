@@ -46,7 +46,19 @@ ${CC:-cc} -std=c11 -O1 -o "$gen/gen-nettrace-seeds" "$here/fuzz/gen-nettrace-see
 mkdir -p "$gen/v6"
 "$gen/gen-nettrace-seeds" "$gen/v6"
 
-for f in "$here"/tests/data/*.nettrace "$corpus"/*.nettrace "$gen"/v6/*; do add nettrace "$f"; done
+# Split-reader seeds: the split reads (core/nettrace/region.c) cut only at
+# sequence points, which the captures' heads lack; these copies have one
+# before every block, cut at SMALL bytes (tests/faults/mutate-nettrace.py).
+mkdir -p "$gen/points"
+if command -v python3 >/dev/null; then
+    for f in "$here"/tests/data/*.nettrace "$corpus"/*.nettrace; do
+        for op in points points-seq; do
+            python3 "$here/tests/faults/mutate-nettrace.py" "$f" "$gen/points/$(basename "$f").$op" \
+                "$op" "$SMALL" 2>/dev/null || rm -f "$gen/points/$(basename "$f").$op"
+        done
+    done
+fi
+for f in "$here"/tests/data/*.nettrace "$corpus"/*.nettrace "$gen"/v6/* "$gen"/points/*; do add nettrace "$f"; done
 for f in "$here"/tests/data/*.gcdump "$here"/tests/gcdump/*.gcdump; do add gcdump "$f"; done
 for f in "$here"/tests/data/*-counters.csv "$here"/tests/data/*-counters.json \
          "$here"/tests/counters/*.csv "$here"/tests/counters/*.json; do add counters "$f"; done

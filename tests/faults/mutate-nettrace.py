@@ -3,10 +3,17 @@
 the container valid: the objects are parsed and written back with fresh
 alignment padding, so only the block order changes.
 
-usage: mutate-nettrace.py IN OUT repeat|swap|drop|list [N]
+usage: mutate-nettrace.py IN OUT repeat|swap|drop|points|points-seq|list [N]
   repeat N  the N-th EventBlock (0-based) appears twice in a row
   swap N    EventBlocks N and N+1 trade places
   drop N    EventBlock N is left out
+  points [N]      an SPBlock naming no thread before every StackBlock and
+                  EventBlock but the first: a region per block for the split
+                  reader, where a real capture has one or two points, mostly
+                  at its end; with N, only the objects that fit in N bytes
+  points-seq [N]  the same, each point a copy of the capture's last one: its
+                  sequence numbers are ahead of the events after it (the
+                  split reader's "read serially" path)
   list      print each object: offset, type, size (to choose N)
 """
 import struct
@@ -54,6 +61,30 @@ def write(head, objs, tail):
     return bytes(out + tail)
 
 
+def points(objs, copy, limit):
+    """objs with a sequence point before each Stack/EventBlock but the first,
+    cut after the last object that fits in limit bytes (0: no limit)."""
+    last = [o for o in objs if o[1] == b"SPBlock"]
+    if copy and not last:
+        return None
+    # Version 2, as the runtime writes SPBlocks; timestamp 0, no thread.
+    sp = last[-1] if copy else (0, b"SPBlock", 2, 2, 12, b"\x00" * 12)
+    out, size, blocks = [], 32, 0
+    for o in objs:
+        cost = len(o[1]) + 24 + len(o[5])       # framing, size, padding, end tags
+        point = o[1] in (b"StackBlock", b"EventBlock") and blocks > 0
+        if point:
+            cost += len(sp[1]) + 24 + len(sp[5])
+        if limit and size + cost + 1 > limit:
+            break
+        if point:
+            out.append(sp)
+        out.append(o)
+        size += cost
+        blocks += o[1] != b"Trace"
+    return out
+
+
 def main():
     src, dst, op = sys.argv[1], sys.argv[2], sys.argv[3]
     n = int(sys.argv[4]) if len(sys.argv) > 4 else 0
@@ -62,6 +93,12 @@ def main():
     if op == "list":
         for o in objs:
             print(o[0], o[1].decode(), len(o[5]))
+        return
+    if op in ("points", "points-seq"):
+        objs = points(objs, op == "points-seq", n)
+        if objs is None:
+            sys.exit("%s: no SPBlock to copy" % src)
+        open(dst, "wb").write(write(head, objs, tail[:1]))
         return
     k = events[n]
     if op == "repeat":

@@ -57,6 +57,28 @@ done
 # none); at least the 25 committed ones.
 if [ "$split" -ge 25 ]; then ok "$split traces were split"; else ko "only $split traces were split"; fi
 
+# A region per block: every committed capture with a sequence point before
+# each of its blocks splits and folds; with the capture's last point copied
+# there instead (numbers ahead of the events), the fold cannot derive the
+# serial answer, so the file is read serially. Both equal --jobs 1.
+nfold=0; nser=0; ncap=0
+for f in "$DATA"/*.nettrace; do
+  b=$(basename "$f")
+  mutate "$f" "$tmp/$b.points" points 2>/dev/null || continue
+  ncap=$((ncap + 1))
+  same "$tmp/$b.points"
+  [ "$(grep -c " folded$" "$log")" = 4 ] && nfold=$((nfold + 1))
+  if mutate "$f" "$tmp/$b.seq" points-seq 2>/dev/null; then
+    same "$tmp/$b.seq"
+    [ "$(grep -c " serial$" "$log")" = 4 ] && nser=$((nser + 1))
+  fi
+  rm -f "$tmp/$b.points" "$tmp/$b.seq"
+done
+if [ "$ncap" -ge 25 ] && [ "$nfold" = "$ncap" ]; then ok "a point before every block: $nfold of $ncap captures split and folded"
+else ko "a point before every block: $nfold of $ncap captures folded"; fi
+if [ "$nser" -ge 20 ]; then ok "points ahead of the events: $nser captures read serially"
+else ko "points ahead of the events: only $nser captures read serially"; fi
+
 # A trace with three sequence points, damaged inside the second region.
 t=$DATA/web-sampled-db.nettrace
 same "$t"; folded "clean, 4 regions"
