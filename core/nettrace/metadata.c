@@ -156,34 +156,12 @@ rd_wstr(cur *c)
     return s;
 }
 
-static uint32_t parse_v1_list(mbuild *b, cur *c, int depth);
+typedef int (*field_fn)(mbuild *b, cur *c, uint32_t slot, int depth);
 
-/* One V1 field: TypeCode, [nested list if Object], name. */
-static int
-parse_v1_field(mbuild *b, cur *c, uint32_t slot, int depth)
-{
-    int32_t code = rd_i32(c);
-    uint32_t ti;
-
-    if (c->bad || depth > NT_MAX_DEPTH || code <= 0 || code > 18 || code == 2)
-        return -1;              /* V1 has no arrays; DBNull/Empty carry no data */
-    if (code == NT_T_OBJECT) {
-        ti = parse_v1_list(b, c, depth + 1);
-    } else {
-        ti = add_type(b, (uint8_t)code);
-    }
-    if (b->bad || c->bad)
-        return -1;
-    char *name = rd_wstr(c);
-    if (!name)
-        return -1;
-    b->m->members[slot].name = name;
-    b->m->members[slot].type = ti;
-    return 0;
-}
-
+/* A field list (Int32 count, then the fields) as an Object type whose
+ * members field() fills: V1 and V2Params lists differ only in the field. */
 static uint32_t
-parse_v1_list(mbuild *b, cur *c, int depth)
+parse_list(mbuild *b, cur *c, int depth, field_fn field)
 {
     int32_t n = rd_i32(c);
     if (c->bad || n < 0 || (size_t)n > (c->n - c->at) / 4 || depth > NT_MAX_DEPTH) {
@@ -197,20 +175,46 @@ parse_v1_list(mbuild *b, cur *c, int depth)
     b->m->types[ti].first_member = first;
     b->m->types[ti].member_count = (uint32_t)n;
     for (int32_t i = 0; i < n; i++)
-        if (parse_v1_field(b, c, first + (uint32_t)i, depth) < 0) {
+        if (field(b, c, first + (uint32_t)i, depth) < 0) {
             b->bad = 1;
             return 0;
         }
     return ti;
 }
 
-static uint32_t parse_v2_list(mbuild *b, cur *c, int depth);
+static int parse_v1_field(mbuild *b, cur *c, uint32_t slot, int depth);
+static int parse_v2_field(mbuild *b, cur *c, uint32_t slot, int depth);
+
+/* One V1 field: TypeCode, [nested list if Object], name. */
+static int
+parse_v1_field(mbuild *b, cur *c, uint32_t slot, int depth)
+{
+    int32_t code = rd_i32(c);
+    uint32_t ti;
+
+    if (c->bad || depth > NT_MAX_DEPTH || code <= 0 || code > 18 || code == 2)
+        return -1;              /* V1 has no arrays; DBNull/Empty carry no data */
+    if (code == NT_T_OBJECT) {
+        ti = parse_list(b, c, depth + 1, parse_v1_field);
+    } else {
+        ti = add_type(b, (uint8_t)code);
+    }
+    if (b->bad || c->bad)
+        return -1;
+    char *name = rd_wstr(c);
+    if (!name)
+        return -1;
+    b->m->members[slot].name = name;
+    b->m->members[slot].type = ti;
+    return 0;
+}
+
 
 static uint32_t
 v2_type(mbuild *b, cur *c, int32_t code, int depth)
 {
     if (code == NT_T_OBJECT)
-        return parse_v2_list(b, c, depth + 1);
+        return parse_list(b, c, depth + 1, parse_v2_field);
     if (code == NT_T_ARRAY) {
         int32_t ec = rd_i32(c);
         if (c->bad || ec <= 0 || ec > 19 || ec == NT_T_ARRAY || ec == 2) {
@@ -255,27 +259,6 @@ parse_v2_field(mbuild *b, cur *c, uint32_t slot, int depth)
     return 0;
 }
 
-static uint32_t
-parse_v2_list(mbuild *b, cur *c, int depth)
-{
-    int32_t n = rd_i32(c);
-    if (c->bad || n < 0 || (size_t)n > (c->n - c->at) / 4 || depth > NT_MAX_DEPTH) {
-        b->bad = 1;
-        return 0;
-    }
-    uint32_t ti = add_type(b, NT_T_OBJECT);
-    uint32_t first = add_members(b, (uint32_t)n);
-    if (b->bad)
-        return 0;
-    b->m->types[ti].first_member = first;
-    b->m->types[ti].member_count = (uint32_t)n;
-    for (int32_t i = 0; i < n; i++)
-        if (parse_v2_field(b, c, first + (uint32_t)i, depth) < 0) {
-            b->bad = 1;
-            return 0;
-        }
-    return ti;
-}
 
 static void
 reset_layout(nt_meta *m)
@@ -325,7 +308,7 @@ nt_meta_parse_v5(pp_trace_source *r, const uint8_t *p, size_t n, uint64_t off,
      * parse, and so do we (the event stays readable, fields are unknown). */
     if (n - c.at >= 4) {
         mbuild b1 = b;
-        uint32_t root = parse_v1_list(&b1, &c, 0);
+        uint32_t root = parse_list(&b1, &c, 0, parse_v1_field);
         b = b1;
         if (b.bad || root != 0 || c.bad) {
             reset_layout(m);
@@ -352,7 +335,7 @@ nt_meta_parse_v5(pp_trace_source *r, const uint8_t *p, size_t n, uint64_t off,
             b.types_cap = b.members_cap = 0;
             free(m->types); m->types = NULL;
             free(m->members); m->members = NULL;
-            uint32_t root = parse_v2_list(&b, &t, 0);
+            uint32_t root = parse_list(&b, &t, 0, parse_v2_field);
             if (b.bad || root != 0 || t.bad)
                 reset_layout(m);
             else
