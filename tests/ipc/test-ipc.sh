@@ -211,7 +211,7 @@ check "collect --counters: exit 0 ($(cat cnt.err))" [ $rc = 0 ]
 "$PERFPIPE" counters-csv cnt.nettrace --option series=true --format json -o cnt.counters.json 2> cnt.cerr
 "$PERFPIPE" alloc cnt.nettrace --format json -o cnt.alloc.json 2> cnt.aerr
 python3 - "$PP_DATA" <<'EOF2' > cnt.py.out
-import json, statistics, sys
+import json, math, statistics, sys
 data = sys.argv[1]
 passed = failed = 0
 def check(name, ok, why=""):
@@ -244,10 +244,16 @@ check(f"counters: allocation increments {sum(rates)/1e6:.1f} MB cover the truth 
       f"but for at most two intervals", tb - 2 * med <= sum(rates) <= 1.01 * tb)
 g0, g1, g2 = (gc.get("gc.heap.generation=gen%d" % i, 0) for i in range(3))
 # GC.CollectionCount(n) counts collections of generation n or higher; the meter counts each GC once.
-# (one GC of slack: a collection at the very start or end may fall outside the published intervals)
+# As for the bytes: the published intervals cover the run but for the partial ones at its ends (at
+# most two, each holding the run's GCs per interval: 3 at 50 MB/s, so a loaded machine that
+# stretches the last one loses more than one GC), and a collection at the very start may precede
+# the run's own count (one more).
+def gc_ok(x, y):
+    return y - max(1, math.ceil(2 * y / max(len(rates), 1))) <= x <= y + 1
 check(f"counters: GC counts gen0+1+2={g0+g1+g2:.0f}, gen1+2={g1+g2:.0f}, gen2={g2:.0f} match the run's "
-      f"GC.CollectionCount {truth['gc_count_gen0']}/{truth['gc_count_gen1']}/{truth['gc_count_gen2']} (within 1)",
-      all(abs(x - y) <= 1 for x, y in zip((g0 + g1 + g2, g1 + g2, g2),
+      f"GC.CollectionCount {truth['gc_count_gen0']}/{truth['gc_count_gen1']}/{truth['gc_count_gen2']} "
+      f"but for at most two of {len(rates)} intervals",
+      all(gc_ok(x, y) for x, y in zip((g0 + g1 + g2, g1 + g2, g2),
           (truth["gc_count_gen0"], truth["gc_count_gen1"], truth["gc_count_gen2"]))))
 a = json.load(open("cnt.alloc.json"))["stages"][0]["totals"]["sampled_bytes"]["value"]
 check(f"counters: the same file's alloc sampled bytes {a/1e6:.1f} MB within 0.8x..1.25x of the truth",
