@@ -228,14 +228,18 @@ static int dom_core(const pp_heap_snapshot *s, uint32_t **rpo_out, uint32_t **ip
         goto oom;
     if (!(nr = dfs(s, pre, rpo, parent, pairs, &np, ismulti)))
         goto oom;
-    free(pre);                   /* what follows is by preorder */
+    /* What follows is by preorder: pre[] becomes the predecessor lists,
+     * whose pages are then already there (a heap has fewer edges outside
+     * the DFS tree than nodes, so the block shrinks in place). */
+    preds = realloc(pre, (np ? np : 1) * sizeof(uint32_t));
+    if (!preds)
+        goto oom;
     pre = NULL;
     rank = malloc(words * sizeof(uint32_t));
     if (!rank)
         goto oom;
     nmulti = multi_rank(ismulti, words, rank);
     pstart = malloc(((size_t)nmulti + 2) * sizeof(uint32_t));
-    preds = malloc((np ? np : 1) * sizeof(uint32_t));
     semi_r = malloc(((size_t)nmulti + 1) * sizeof(uint32_t));
     if (!pstart || !preds || !semi_r)
         goto oom;
