@@ -108,33 +108,6 @@ worker(void *arg)
     return NULL;
 }
 
-/* Sequence points where regions start: every one (test knob), or the
- * ones nearest equal shares of the bytes. Returns how many regions. */
-static size_t
-pick_splits(const nt_index *ix, uint64_t size, unsigned jobs, int every, size_t *at)
-{
-    size_t n = 0;
-
-    /* A point is a start only if a region lies before it: not the first
-     * block after the header with nothing in front (index 0 can still be
-     * a start, region 0 then holds the metadata before it). */
-    if (every) {
-        for (size_t i = 0; i < ix->nsp; i++)
-            at[n++] = i;
-        return n + 1;
-    }
-    size_t i = 0;
-    for (unsigned k = 1; k < jobs && i < ix->nsp; k++) {
-        uint64_t target = size / jobs * k;
-        while (i + 1 < ix->nsp && ix->sp[i].start < target)
-            i++;
-        if (n > 0 && at[n - 1] == i)
-            break;
-        at[n++] = i++;
-    }
-    return n + 1;
-}
-
 static int
 fold_frames(pp_u64map *into, const pp_u64map *from)
 {
@@ -281,7 +254,7 @@ nt_inspect_parallel(pp_trace_source *r, const char *path, unsigned jobs, nt_warn
         return PP_ENOMEM;
     }
     double index_s = thread_cpu_s() - t0;
-    size_t n = ix.nsp ? pick_splits(&ix, (uint64_t)sb.st_size, jobs, every, at) : 1;
+    size_t n = ix.nsp ? nt_region_pick(&ix, (uint64_t)sb.st_size, jobs, every, at) : 1;
     region_job *jv = n > 1 ? calloc(n, sizeof *jv) : NULL;
     if (!jv) {
         free(at);

@@ -9,15 +9,17 @@
 
 #include "nettrace/process.h"
 
-static void
+/* 1 when the field was there and replaced *slot. */
+static int
 keep(char **slot, const pp_trace_event *ev, const char *field)
 {
     pp_value v;
 
     if (pp_nettrace_field(ev, field, &v) != PP_OK || v.type != PP_VALUE_STRING || v.v.s[0] == '\0')
-        return;
+        return 0;
     free(*slot);
     *slot = strdup(v.v.s);
+    return 1;
 }
 
 static unsigned
@@ -46,13 +48,45 @@ framework_namespace(const char *ns)
     return 0;
 }
 
+/* A string later set moves over p's (keep(): the last one wins). */
+static void
+take(char **slot, char **later)
+{
+    if (*later == NULL)
+        return;
+    free(*slot);
+    *slot = *later;
+    *later = NULL;
+}
+
+void
+pp_nt_process_merge(pp_nt_process *p, pp_nt_process *later)
+{
+    /* RuntimeInformation sets the command line only where ProcessInfo left
+     * none, so one that later took from it counts only if p has none. */
+    if (later->command_line != NULL && (later->command_line_from_info || p->command_line == NULL)) {
+        take(&p->command_line, &later->command_line);
+        p->command_line_from_info |= later->command_line_from_info;
+    }
+    take(&p->os, &later->os);
+    take(&p->arch, &later->arch);
+    take(&p->runtime_dll, &later->runtime_dll);
+    if (later->have_runtime) {
+        memcpy(p->bcl, later->bcl, sizeof p->bcl);
+        p->have_runtime = 1;
+    }
+    p->methods += later->methods;
+    p->user_methods += later->user_methods;
+}
+
 void
 pp_nt_process_observe(pp_nt_process *p, const pp_trace_event *ev)
 {
     pp_value v;
 
     if (ev->provider_known == PP_PROVIDER_EVENTPIPE && ev->event_id == 1) {
-        keep(&p->command_line, ev, "CommandLine");
+        if (keep(&p->command_line, ev, "CommandLine"))
+            p->command_line_from_info = 1;
         keep(&p->os, ev, "OSInformation");
         keep(&p->arch, ev, "ArchInformation");
         return;

@@ -26,6 +26,7 @@ typedef struct pp_nt_process {
     int have_runtime;
     uint64_t methods;            /* method load/rundown events with a namespace */
     uint64_t user_methods;       /* of which not framework, SDK or tool code */
+    int command_line_from_info;  /* command_line was last set by ProcessInfo */
 } pp_nt_process;
 
 /* Look at one event; cheap for every event that is not one of the few
@@ -42,6 +43,12 @@ const char *pp_nt_process_host(const char *command_line);
  * Returns 1 when the warning applies. */
 int pp_nt_process_describe(const pp_nt_process *p, uint32_t pid, json_t *nettrace,
                            char *warning, size_t size);
+
+/* Fold what `later` observed over the events that follow those `p`
+ * observed (a region of the file, core/engine_par.c) into p, as if p had
+ * observed them itself; later's strings move to p. Out of memory cannot
+ * happen (nothing is allocated). */
+void pp_nt_process_merge(pp_nt_process *p, pp_nt_process *later);
 
 void pp_nt_process_free(pp_nt_process *p);
 

@@ -321,3 +321,28 @@ nt_region_merge(pp_trace_source *r0, pp_trace_source *rk, const nt_region_base *
     r0->seqs.sequence_gaps += gaps;
     return merge_rows(r0, rk, b);
 }
+
+size_t
+nt_region_pick(const nt_index *ix, uint64_t size, unsigned jobs, int every, size_t *at)
+{
+    size_t n = 0;
+
+    /* A point is a start only if a region lies before it: not the first
+     * block after the header with nothing in front (index 0 can still be
+     * a start, region 0 then holds the metadata before it). */
+    if (every) {
+        for (size_t i = 0; i < ix->nsp; i++)
+            at[n++] = i;
+        return n + 1;
+    }
+    size_t i = 0;
+    for (unsigned k = 1; k < jobs && i < ix->nsp; k++) {
+        uint64_t target = size / jobs * k;
+        while (i + 1 < ix->nsp && ix->sp[i].start < target)
+            i++;
+        if (n > 0 && at[n - 1] == i)
+            break;
+        at[n++] = i++;
+    }
+    return n + 1;
+}

@@ -65,4 +65,10 @@ void nt_region_base_free(nt_region_base *b);
  * answer cannot be derived (read serially), PP_ENOMEM. */
 int nt_region_merge(pp_trace_source *r0, pp_trace_source *rk, const nt_region_base *b);
 
+/* The sequence points (indexes into ix->sp, into at[0..nsp)) where
+ * regions of a file of `size` bytes start: every one (every != 0, tests),
+ * or those nearest `jobs` equal shares of the bytes. Returns how many
+ * regions (one more than starts). */
+size_t nt_region_pick(const nt_index *ix, uint64_t size, unsigned jobs, int every, size_t *at);
+
 #endif
