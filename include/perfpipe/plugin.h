@@ -40,7 +40,7 @@ extern "C" {
 #endif
 
 #define PP_ABI_MAJOR 1
-#define PP_ABI_MINOR 2
+#define PP_ABI_MINOR 3
 
 /* The one symbol the loader looks up. */
 #define PP_PLUGIN_ENTRY_SYMBOL "perfpipe_plugin_entry"
@@ -214,7 +214,44 @@ typedef struct pp_analyzer {
     int (*finish)(void *state, pp_ctx *ctx, pp_error *err);
     /* Release the state. Called once after create succeeded, even on failure. */
     void (*destroy)(void *state);
+
+    /* ABI 1.3, optional (both or neither; a plugin built for 1.2 or with
+     * either NULL is always read serially). With both, the host may read a
+     * big nettrace input as regions, each on its own thread, into children
+     * of the state, and fold them back:
+     *  - fork makes *child, an empty state with state's options, as create
+     *    would have made it (called on the host's thread, never while state
+     *    is consumed into or merged into). On failure: a PP_E* code, err
+     *    filled, *child unset. destroy is called once on every child made,
+     *    merged or not;
+     *  - a child's consume runs on a thread of its own, concurrently with
+     *    other children's (never with state's or a sibling's callbacks on
+     *    the same child): it may call only host functions that take no ctx
+     *    (error_set, trace_field, trace_info); log, knob and the result
+     *    calls are not for children. Records are borrowed as ever;
+     *    stack ids are (stack_region, stack_id) over the whole input, as
+     *    in a serial read;
+     *  - merge folds child into state: the children of one input are merged
+     *    in file order, each having read the part of the file that follows
+     *    the part read by those merged before, and only when every region
+     *    was read cleanly (else the children are destroyed unmerged and the
+     *    input is read serially into the untouched state). A child's trace
+     *    source is closed by then, except the first child's (the input's
+     *    own source, valid until finish returns, and the first child has
+     *    read at least one record): a state keeps the first source it met.
+     *    On failure: a PP_E* code and err, and the stage fails as a
+     *    consume failure would;
+     *  - what finish then builds must equal what a serial read would have
+     *    built, byte for byte: ranking, cuts (top-N) and anything that
+     *    depends on the whole input belong in finish, after the merges. */
+    int (*fork)(void *state, void **child, pp_error *err);
+    int (*merge)(void *state, void *child, pp_error *err);
 } pp_analyzer;
+
+/* Whether descriptor a (checked by the loader) has member, i.e. its
+ * struct_size covers it: read no member added after 1.0 without it. */
+#define PP_ANALYZER_HAS(a, member) \
+    ((a)->struct_size >= offsetof(pp_analyzer, member) + sizeof((a)->member))
 
 /* The smallest descriptor a 1.0 host accepts. */
 #define PP_ANALYZER_MIN_SIZE_1_0 (offsetof(pp_analyzer, destroy) + sizeof(void (*)(void *)))

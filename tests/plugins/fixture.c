@@ -6,6 +6,8 @@
  *   FIXTURE_MODE     0 good, 1 create fails, 2 consume crashes, 3 finish
  *                    fails, 4 breaks a rule (wrong cell type), 5 exports no
  *                    entry symbol, 6 finishes with an error-severity finding
+ *   FIXTURE_FORK     1: has fork and merge (ABI 1.3), so a big trace may be
+ *                    read into children on several threads and merged
  * The good one counts records per input slot and kind, so tests can check
  * that the engine handed it every record exactly once. */
 #include <stdint.h>
@@ -29,11 +31,17 @@
 #ifndef FIXTURE_MODE
 #define FIXTURE_MODE 0
 #endif
+#ifndef FIXTURE_FORK
+#define FIXTURE_FORK 0
+#endif
 
 typedef struct state {
     const pp_host_api *host;
+    pp_ctx *ctx;
+    const pp_options *opts;
     uint64_t count[2][4];       /* [slot][kind bit index] */
     uint64_t events_with_stack;
+    uint64_t stack_regions;     /* sum of their stack_region: the numbering is the serial one */
     int64_t top;
 } state;
 
@@ -51,7 +59,6 @@ create(const pp_host_api *host, pp_ctx *ctx, const pp_options *opts, void **out,
 {
     state *s;
 
-    (void)ctx;
     if (FIXTURE_MODE == 1) {
         host->error_set(err, PP_EINVAL, "refusing to start, as this fixture always does");
         return PP_EINVAL;
@@ -61,6 +68,8 @@ create(const pp_host_api *host, pp_ctx *ctx, const pp_options *opts, void **out,
         return PP_ENOMEM;
     }
     s->host = host;
+    s->ctx = ctx;
+    s->opts = opts;
     host->opt_int(opts, "top", &s->top);
     *out = s;
     return PP_OK;
@@ -88,8 +97,10 @@ consume(void *st, const pp_record *rec, pp_error *err)
     if (FIXTURE_MODE == 2)
         abort();
     s->count[rec->input_index & 1][kind_index(rec->kind)]++;
-    if (rec->kind == PP_KIND_NETTRACE && rec->u.event->stack_depth > 0)
+    if (rec->kind == PP_KIND_NETTRACE && rec->u.event->stack_depth > 0) {
         s->events_with_stack++;
+        s->stack_regions += rec->u.event->stack_region;
+    }
     return PP_OK;
 }
 
@@ -125,6 +136,8 @@ finish(void *st, pp_ctx *ctx, pp_error *err)
         }
     s->host->total_int(ctx, "events_with_stack", PP_COL_COUNT, (int64_t)s->events_with_stack);
     s->host->total_int(ctx, "top", PP_COL_COUNT, s->top);
+    if (FIXTURE_FORK)
+        s->host->total_int(ctx, "stack_regions", PP_COL_COUNT, (int64_t)s->stack_regions);
     return PP_OK;
 }
 
@@ -133,6 +146,31 @@ destroy(void *st)
 {
     free(st);
 }
+
+#if FIXTURE_FORK
+static int
+fork_state(void *st, void **child, pp_error *err)
+{
+    state *s = st;
+
+    return create(s->host, s->ctx, s->opts, child, err);
+}
+
+/* Counts add up: the merged table is the serial one. */
+static int
+merge(void *st, void *child, pp_error *err)
+{
+    state *s = st, *c = child;
+
+    (void)err;
+    for (int slot = 0; slot < 2; slot++)
+        for (int k = 0; k < 4; k++)
+            s->count[slot][k] += c->count[slot][k];
+    s->events_with_stack += c->events_with_stack;
+    s->stack_regions += c->stack_regions;
+    return PP_OK;
+}
+#endif
 
 static const pp_analyzer descriptor = {
     .struct_size = FIXTURE_SIZE,
@@ -150,6 +188,10 @@ static const pp_analyzer descriptor = {
     .consume = consume,
     .finish = finish,
     .destroy = destroy,
+#if FIXTURE_FORK
+    .fork = fork_state,
+    .merge = merge,
+#endif
 };
 
 #if FIXTURE_MODE == 5
