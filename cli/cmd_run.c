@@ -147,7 +147,7 @@ execute(run_args *a)
         deliver_job dj = { a, p };
         pp_run_hooks hooks = { a->hash, cli_run_on_progress, cli_run_on_warning, cli_run_on_log, a,
                                !live && !a->no_isolate, a->stage_timeout,
-                               cli_run_deliver, &dj, &delivered };
+                               cli_run_deliver, &dj, &delivered, a->jobs };
 
         rc = pp_run_pipeline(p, &hooks, &doc, &err);
         pp_cli_progress_done();

@@ -49,6 +49,10 @@ cli_run_help(FILE *out, run_mode mode)
               "                       runs isolated: a crash fails it alone)\n"
               "  --no-isolate         run the stages in this process (for a debugger; a plugin\n"
               "                       crash then ends the run)\n"
+              "  --jobs N             read a V4/V5 trace of 64 MiB or more on up to N threads\n"
+              "                       (1-64) when every stage reading it can merge (alloc); the\n"
+              "                       result is --jobs 1's byte for byte. Default: PERFPIPE_JOBS,\n"
+              "                       else the online CPUs up to 2\n"
               "\n"
               "Live, instead of INPUT (a nettrace analyzer; see perfpipe-collect(1)):\n"
               "  --pid N | --process NAME | --diagnostic-port PATH[,connect]   capture from a\n"
@@ -85,6 +89,10 @@ cli_run_help(FILE *out, run_mode mode)
               "                       runs isolated: a crash fails it alone)\n"
               "  --no-isolate         run the stages in this process (for a debugger; a plugin\n"
               "                       crash then ends the run)\n"
+              "  --jobs N             read a V4/V5 trace of 64 MiB or more on up to N threads\n"
+              "                       (1-64) when every stage reading it can merge (alloc); the\n"
+              "                       result is --jobs 1's byte for byte. Default: PERFPIPE_JOBS,\n"
+              "                       else the online CPUs up to 2\n"
               "\n"
               "Example: perfpipe run alloc --input trace=app.nettrace --set scenario=cart -o a.json --format json\n",
               out);
@@ -191,6 +199,7 @@ cli_run_parse_args(run_args *a, int argc, char **argv)
         { "evidence-dir", required_argument, NULL, 'E' },
         { "stage-timeout", required_argument, NULL, 'W' },
         { "no-isolate", no_argument, NULL, 'N' },
+        { "jobs", required_argument, NULL, 'j' },
         { "pid", required_argument, NULL, 0x100 },
         { "process", required_argument, NULL, 0x100 },
         { "diagnostic-port", required_argument, NULL, 0x100 },
@@ -282,6 +291,17 @@ cli_run_parse_args(run_args *a, int argc, char **argv)
         case 'N':
             a->no_isolate = 1;
             break;
+        case 'j': {
+            char *end;
+            unsigned long v = strtoul(optarg, &end, 10);
+
+            if (*optarg < '0' || *optarg > '9' || *end || v < 1 || v > 64) {
+                pp_cli_error("--jobs %s: expected a number of threads from 1 to 64", optarg);
+                return -1;
+            }
+            a->jobs = (unsigned)v;
+            break;
+        }
         case 'W': {
             char *end;
             unsigned long v = strtoul(optarg, &end, 10);

@@ -37,6 +37,7 @@ typedef struct run_args {
     int quiet;
     unsigned stage_timeout;        /* --stage-timeout, 0 = the default */
     int no_isolate;                /* --no-isolate: stages in this process */
+    unsigned jobs;                 /* --jobs, 0 = the engine's default */
     pp_cli_capture capture;        /* --pid N ...: capture live (capture_opts.c) */
 } run_args;
 

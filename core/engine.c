@@ -9,60 +9,18 @@
 
 #include "damage.h"
 #include "engine.h"
+#include "engine_internal.h"
 #include "gcdump/legacy.h"
 #include "guard.h"
 #include "hash.h"
 #include "host.h"
 #include "loader.h"
+#include "nettrace/inspect.h"
 #include "result/result.h"
 #include "source.h"
 
 /* Progress is reported at most once per this many bytes. */
 #define PROGRESS_STEP (32u << 20)
-
-/* Tell a watching parent which plugin callback runs (guard.h). */
-static inline void
-watch_enter(const pp_guard *g, size_t stage, uint32_t phase)
-{
-    if (g != NULL && g->watch != NULL) {
-        g->watch->stage = (uint32_t)stage;
-        g->watch->phase = phase;
-        g->watch->beat++;
-    }
-}
-
-static inline void
-watch_leave(const pp_guard *g)
-{
-    if (g != NULL && g->watch != NULL) {
-        g->watch->phase = PP_PHASE_IDLE;
-        g->watch->beat++;
-    }
-}
-
-typedef struct stage_run {
-    const pp_plan_stage *plan;
-    pp_ctx ctx;
-    void *state;
-    int created;
-    int failed;
-} stage_run;
-
-typedef struct input_run {
-    const pp_plan_input *plan;
-    const pp_source_ops *ops;
-    void *src;
-    pp_hash *hash;
-    json_t *entry;               /* the input's object in the document */
-    uint64_t size;
-    uint64_t done;
-    uint64_t next_progress;
-    const pp_run_hooks *hooks;
-    pp_source_hooks sh;          /* borrowed by the reader until close */
-    uint64_t warnings;           /* reader warnings: each is damage */
-    pp_source_damage damage;
-    int damaged;
-} input_run;
 
 static void
 on_bytes(void *user, const void *data, size_t len)
@@ -117,8 +75,8 @@ input_error(pp_error *err, const char *path, const pp_error *from)
     }
 }
 
-static void
-stage_fail(stage_run *s, pp_error *first, const char *fmt, const char *detail)
+void
+pp_engine_stage_fail(stage_run *s, pp_error *first, const char *fmt, const char *detail)
 {
     char msg[PP_ERROR_MESSAGE_MAX * 2];
 
@@ -177,9 +135,19 @@ heap32(const pp_analyzer *a)
     return a->abi_minor >= 2 && (a->flags & PP_ANALYZER_FLAG_HEAP32);
 }
 
+int
+pp_engine_stage_reads(const stage_run *st, size_t index)
+{
+    uint32_t n = 0;
+
+    for (uint32_t slot = 0; slot < st->plan->ninputs; slot++)
+        n += st->plan->inputs[slot] == index;
+    return n == 1 && (st->plan->analyzer->input_kinds & PP_KIND_NETTRACE);
+}
+
 static int
 read_input(input_run *in, size_t index, stage_run *stages, size_t nstages, const pp_guard *g,
-           pp_error *first, pp_error *err)
+           unsigned jobs, pp_error *first, pp_error *err)
 {
     pp_record rec;
     pp_error rerr = PP_ERROR_INIT;
@@ -191,7 +159,15 @@ read_input(input_run *in, size_t index, stage_run *stages, size_t nstages, const
     json_t *hash;
     int rc;
 
-    for (;;) {
+    /* 1: not read in parallel (engine_internal.h), so read here */
+    int serial = jobs > 1 ? pp_engine_read_parallel(in, index, stages, nstages, g, jobs, first,
+                                                    err)
+                          : 1;
+
+    if (serial < 0)
+        return serial;
+    rc = 0;
+    while (serial == 1) {
         memset(&rec, 0, sizeof rec);
         rec.struct_size = sizeof rec;
         rc = in->ops->next(in->src, &rec, &rerr);
@@ -212,7 +188,7 @@ read_input(input_run *in, size_t index, stage_run *stages, size_t nstages, const
                     g->watch->records[s]++;
                     g->watch->input_bytes = in->done;
                 }
-                watch_enter(g, s, PP_PHASE_CONSUME);
+                pp_engine_watch_enter(g, s, PP_PHASE_CONSUME);
                 /* Only a plugin that opted in reads just the 32-bit heap arrays. */
                 if (rec.kind == PP_KIND_GCDUMP && !heap32(st->plan->analyzer))
                     rc = pp_gcdump_legacy_arrays(rec.u.heap, &perr);
@@ -220,12 +196,12 @@ read_input(input_run *in, size_t index, stage_run *stages, size_t nstages, const
                     rc = PP_OK;
                 if (rc == PP_OK)
                     rc = st->plan->analyzer->consume(st->state, &rec, &perr);
-                watch_leave(g);
+                pp_engine_watch_leave(g);
                 if (rc != PP_OK)
-                    stage_fail(st, first, "stage '%s' (analyzer %s) failed while consuming: %s",
+                    pp_engine_stage_fail(st, first, "stage '%s' (analyzer %s) failed while consuming: %s",
                                perr.message[0] ? perr.message : "no reason given");
                 else if (st->ctx.violation[0] != '\0')
-                    stage_fail(st, first, "stage '%s' (analyzer %s) broke the plugin ABI: %s",
+                    pp_engine_stage_fail(st, first, "stage '%s' (analyzer %s) broke the plugin ABI: %s",
                                st->ctx.violation);
                 if (st->failed)
                     break;
@@ -336,10 +312,12 @@ pp_engine_run_guarded(const pp_plan *plan, const pp_run_hooks *hooks, const pp_g
     pp_error first = PP_ERROR_INIT;
     json_t *doc = pp_result_new(plan->pipeline);
     int rc = PP_OK;
+    unsigned jobs;
 
     *doc_out = NULL;
     if (hooks == NULL)
         hooks = &no_hooks;
+    jobs = hooks->jobs ? hooks->jobs : nt_inspect_default_jobs();
     if (stages == NULL || inputs == NULL || doc == NULL) {
         pp_error_set(err, PP_ENOMEM, "out of memory starting the run");
         rc = PP_ENOMEM;
@@ -380,11 +358,11 @@ pp_engine_run_guarded(const pp_plan *plan, const pp_run_hooks *hooks, const pp_g
                                                            g->faults[s], "message")));
             continue;
         }
-        watch_enter(g, s, PP_PHASE_CREATE);
+        pp_engine_watch_enter(g, s, PP_PHASE_CREATE);
         rc = a->create(host, &st->ctx, st->plan->options, &st->state, &perr);
-        watch_leave(g);
+        pp_engine_watch_leave(g);
         if (rc != PP_OK) {
-            stage_fail(st, &first, "stage '%s' (analyzer %s) could not start: %s",
+            pp_engine_stage_fail(st, &first, "stage '%s' (analyzer %s) could not start: %s",
                        perr.message[0] ? perr.message : "no reason given");
             /* PP_EINVAL from create: an option value out of range (the
              * CLI makes that a usage error, plugin.h). */
@@ -401,7 +379,7 @@ pp_engine_run_guarded(const pp_plan *plan, const pp_run_hooks *hooks, const pp_g
         inputs[i].plan = &plan->inputs[i];
         if ((rc = open_input(&inputs[i], hooks, doc, err)) != PP_OK)
             goto out;
-        if ((rc = read_input(&inputs[i], i, stages, plan->nstages, g, &first, err)) != PP_OK)
+        if ((rc = read_input(&inputs[i], i, stages, plan->nstages, g, jobs, &first, err)) != PP_OK)
             goto out;
     }
 
@@ -412,14 +390,14 @@ pp_engine_run_guarded(const pp_plan *plan, const pp_run_hooks *hooks, const pp_g
         if (st->failed)
             continue;
         st->ctx.finishing = 1;
-        watch_enter(g, s, PP_PHASE_FINISH);
+        pp_engine_watch_enter(g, s, PP_PHASE_FINISH);
         rc = st->plan->analyzer->finish(st->state, &st->ctx, &perr);
-        watch_leave(g);
+        pp_engine_watch_leave(g);
         if (rc != PP_OK)
-            stage_fail(st, &first, "stage '%s' (analyzer %s) failed to finish: %s",
+            pp_engine_stage_fail(st, &first, "stage '%s' (analyzer %s) failed to finish: %s",
                        perr.message[0] ? perr.message : "no reason given");
         else if (st->ctx.violation[0] != '\0')
-            stage_fail(st, &first, "stage '%s' (analyzer %s) broke the plugin ABI: %s",
+            pp_engine_stage_fail(st, &first, "stage '%s' (analyzer %s) broke the plugin ABI: %s",
                        st->ctx.violation);
         st->ctx.finishing = 0;
         if (st->failed) {
@@ -439,9 +417,9 @@ pp_engine_run_guarded(const pp_plan *plan, const pp_run_hooks *hooks, const pp_g
 out:
     for (size_t s = 0; stages != NULL && s < plan->nstages; s++) {
         if (stages[s].created) {
-            watch_enter(g, s, PP_PHASE_DESTROY);
+            pp_engine_watch_enter(g, s, PP_PHASE_DESTROY);
             stages[s].plan->analyzer->destroy(stages[s].state);
-            watch_leave(g);
+            pp_engine_watch_leave(g);
         }
         pp_result_tables_release(&stages[s].ctx.tables);
     }

@@ -66,6 +66,10 @@ typedef struct pp_run_hooks {
     int (*deliver)(void *user, json_t *doc, int rc, const pp_error *err);
     void *deliver_user;
     int *delivered;
+    /* Threads a big nettrace input may be read on when every stage that
+     * reads it can merge (plugin.h, fork/merge); the document is the
+     * serial one either way. 1 = serial, 0 = nt_inspect_default_jobs(). */
+    unsigned jobs;
 } pp_run_hooks;
 
 /* The documented default progress limit (perfpipe(1) --stage-timeout). */

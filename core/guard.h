@@ -22,6 +22,10 @@ typedef struct pp_guard_watch {
     volatile uint32_t phase;         /* PP_PHASE_*; IDLE outside plugin code */
     volatile uint64_t beat;          /* +1 on every callback entry and exit */
     volatile uint64_t input_bytes;   /* bytes of the current input read so far */
+    /* Set once an input was read on several threads (engine_par.c): the
+     * counts above are then not the serial read's, so a fault is retried
+     * with one thread and blamed from that attempt. */
+    volatile uint32_t parallel;
     volatile uint64_t records[];     /* [nstages] records handed, then
                                       * [nstages] bytes written to stdout */
 } pp_guard_watch;

@@ -334,7 +334,9 @@ pp_isolate_run(const pp_plan *plan, const pp_run_hooks *hooks, json_t **doc, pp_
     sigaddset(&forward, SIGHUP);
     sigprocmask(SIG_BLOCK, &forward, &old_mask);
     sfd = signalfd(-1, &forward, SFD_CLOEXEC);
-    /* Each attempt either succeeds or blames one more stage. */
+    /* Each attempt either succeeds or blames one more stage; one that
+     * read in parallel and failed is first redone serially. */
+    pp_run_hooks serial = *hooks;
     for (size_t tries = 0; tries <= plan->nstages && !got_signal; tries++) {
         attempt a = { .sfd = sfd };
         child_msg msg;
@@ -356,7 +358,7 @@ pp_isolate_run(const pp_plan *plan, const pp_run_hooks *hooks, json_t **doc, pp_
             if (sfd >= 0)
                 close(sfd);
             sigprocmask(SIG_SETMASK, &old_mask, NULL);
-            run_child(plan, hooks, &g, fds[1]);
+            run_child(plan, &serial, &g, fds[1]);
         }
         close(fds[1]);
         if (watch_child(pid, fds[0], w, plan, cli, &a) != 0) {
@@ -396,6 +398,11 @@ pp_isolate_run(const pp_plan *plan, const pp_run_hooks *hooks, json_t **doc, pp_
             break;
         }
         free(a.buf);
+        if (w->parallel && serial.jobs != 1) {
+            serial.jobs = 1;
+            tries--;
+            continue;
+        }
         if ((e = blame(plan, w, &a, cli, &culprit)) == NULL) {
             pp_error_set(err, PP_EIO, "the run died outside any plugin (%s %d) reading input "
                          "at byte %llu: this is a perfpipe bug, please report it with the input",

@@ -1,0 +1,82 @@
+/* Private to the engine: the run state shared by the serial read
+ * (engine.c) and the parallel one (engine_par.c). */
+#ifndef PP_CORE_ENGINE_INTERNAL_H
+#define PP_CORE_ENGINE_INTERNAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <jansson.h>
+
+#include "engine.h"
+#include "guard.h"
+#include "hash.h"
+#include "host.h"
+#include "source.h"
+
+typedef struct stage_run {
+    const pp_plan_stage *plan;
+    pp_ctx ctx;
+    void *state;
+    int created;
+    int failed;
+} stage_run;
+
+typedef struct input_run {
+    const pp_plan_input *plan;
+    const pp_source_ops *ops;
+    void *src;
+    pp_hash *hash;
+    json_t *entry;               /* the input's object in the document */
+    uint64_t size;
+    uint64_t done;
+    uint64_t next_progress;
+    const pp_run_hooks *hooks;
+    pp_source_hooks sh;          /* borrowed by the reader until close */
+    uint64_t warnings;           /* reader warnings: each is damage */
+    pp_source_damage damage;
+    int damaged;
+} input_run;
+
+/* Tell a watching parent which plugin callback runs (guard.h). */
+static inline void
+pp_engine_watch_enter(const pp_guard *g, size_t stage, uint32_t phase)
+{
+    if (g != NULL && g->watch != NULL) {
+        g->watch->stage = (uint32_t)stage;
+        g->watch->phase = phase;
+        g->watch->beat++;
+    }
+}
+
+static inline void
+pp_engine_watch_leave(const pp_guard *g)
+{
+    if (g != NULL && g->watch != NULL) {
+        g->watch->phase = PP_PHASE_IDLE;
+        g->watch->beat++;
+    }
+}
+
+/* Fail stage s: fmt has three %s (id, analyzer, detail); the first
+ * failure of the run is kept in *first (may be NULL). */
+void pp_engine_stage_fail(stage_run *s, pp_error *first, const char *fmt, const char *detail);
+
+/* Whether stage st consumes input `index` as the parallel read needs it:
+ * records of kind nettrace through exactly one slot. */
+int pp_engine_stage_reads(const stage_run *st, size_t index);
+
+/* engine_par.c. Read nettrace input `in` (opened, nothing read yet) as
+ * regions on up to `jobs` threads, each region into children forked from
+ * the states of the stages that read it, then merge the children in file
+ * order. Taken only when every such stage has fork and merge (plugin.h,
+ * ABI 1.3) and the file splits as inspect's does (region.h). Returns
+ *  0  read: in->src holds what a serial read leaves, every byte went
+ *     through in->sh.on_bytes in order, the reader's warnings were replayed
+ *     in file order; a merge failure failed its stage (*first);
+ *  1  not read in parallel: the states are untouched and in->src is open
+ *     with nothing read (reopened if the attempt moved it): read serially;
+ *  <0 PP_ENOMEM, or reopening failed: err set. */
+int pp_engine_read_parallel(input_run *in, size_t index, stage_run *stages, size_t nstages,
+                            const pp_guard *g, unsigned jobs, pp_error *first, pp_error *err);
+
+#endif
