@@ -78,6 +78,7 @@ static int alloc_create(const pp_host_api *host, pp_ctx *ctx, const pp_options *
     }
     a->host = host;
     a->ctx = ctx;
+    a->opts = opts;
     a->first_ns = INT64_MAX;
     a->last_ns = INT64_MIN;
     a->first_tick_ns = INT64_MAX;
@@ -137,8 +138,7 @@ static int oom(pp_alloc *a, pp_error *err)
     return PP_ENOMEM;
 }
 
-/* Add the waiting tick to the rows; PP_OK or PP_ENOMEM. */
-static int flush_pending(pp_alloc *a)
+int pp_alloc_flush(pp_alloc *a)
 {
     pp_alloc_pending *p = &a->pend;
     if (!p->have)
@@ -234,7 +234,7 @@ static int alloc_consume(void *state, const pp_record *rec, pp_error *err)
     }
     /* The previous tick goes to the rows now, then this one waits (its
      * row prefetched) until the next: alloc.h, pp_alloc_pending. */
-    if (flush_pending(a) != PP_OK)
+    if (pp_alloc_flush(a) != PP_OK)
         return oom(a, err);
     pp_alloc_pending *p = &a->pend;
     *p = (pp_alloc_pending){ 1, type_id, stack_id, tick.kind, (uint32_t)ev->thread_id,
@@ -253,13 +253,26 @@ static int alloc_consume(void *state, const pp_record *rec, pp_error *err)
 static int alloc_finish(void *state, pp_ctx *ctx, pp_error *err)
 {
     pp_alloc *a = state;
-    if (flush_pending(a) != PP_OK)
+    if (pp_alloc_flush(a) != PP_OK)
         return oom(a, err);
     /* the lookup indexes are done with: their memory goes to the report */
     if (pp_pc_stacks_seal(&a->stacks, 1) != PP_OK)
         return oom(a, err);
     pp_alloc_rows_seal(&a->raw);
     return pp_alloc_report(a, ctx, err);
+}
+
+/* A child is what create makes of the same options: the aggregates fill
+ * in consume, and everything cut or ranked waits for finish (report.c). */
+static int alloc_fork(void *state, void **child, pp_error *err)
+{
+    pp_alloc *a = state;
+    return alloc_create(a->host, a->ctx, a->opts, child, err);
+}
+
+static int alloc_merge(void *state, void *child, pp_error *err)
+{
+    return pp_alloc_merge(state, child, err);
 }
 
 static const pp_analyzer alloc_analyzer = {
@@ -276,6 +289,8 @@ static const pp_analyzer alloc_analyzer = {
     .consume = alloc_consume,
     .finish = alloc_finish,
     .destroy = alloc_destroy,
+    .fork = alloc_fork,
+    .merge = alloc_merge,
 };
 
 PP_PLUGIN_DEFINE(alloc_analyzer);

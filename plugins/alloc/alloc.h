@@ -55,6 +55,7 @@ typedef struct pp_alloc_pending {
 typedef struct pp_alloc {
     const pp_host_api *host;
     pp_ctx *ctx;
+    const pp_options *opts;    /* kept for fork (they live until destroy) */
 
     /* options */
     int64_t top;               /* rows per table, 0 = all */
@@ -101,6 +102,16 @@ typedef struct pp_alloc {
 /* GCAllocationTick fires once a heap's running amount for a kind passes
  * this (gc.cpp etw_allocation_tick: 100 KB). */
 #define PP_ALLOC_TICK_THRESHOLD (100 * 1024)
+
+/* Add the tick waiting in a->pend to the rows (alloc.c). PP_OK or
+ * PP_ENOMEM. */
+int pp_alloc_flush(pp_alloc *a);
+
+/* Fold c, a child that read the part of the trace after a's, into a, as
+ * if a had read it (merge.c): names, stacks and rows in c's first-seen
+ * order after a's, so ids, row order and every sum are the serial read's.
+ * c is left to be destroyed. PP_OK or PP_ENOMEM (err filled). */
+int pp_alloc_merge(pp_alloc *a, pp_alloc *c, pp_error *err);
 
 /* Build tables, findings and totals (report.c). */
 int pp_alloc_report(pp_alloc *a, pp_ctx *ctx, pp_error *err);

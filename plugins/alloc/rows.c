@@ -51,8 +51,8 @@ static int rehash(pp_alloc_rows *r)
     return PP_OK;
 }
 
-int pp_alloc_rows_add(pp_alloc_rows *r, uint32_t type, uint32_t stack, uint32_t kind, int64_t bytes,
-                      uint32_t *hint)
+int pp_alloc_rows_add_n(pp_alloc_rows *r, uint32_t type, uint32_t stack, uint32_t kind, int64_t bytes,
+                        int64_t samples, uint32_t *hint)
 {
     /* the hinted row, then the other rows of its stack */
     uint32_t h = *hint, link = 0;
@@ -63,7 +63,7 @@ int pp_alloc_rows_add(pp_alloc_rows *r, uint32_t type, uint32_t stack, uint32_t 
         link = link ? link : h;
         if (w->type == type && w->kind == kind) {
             w->bytes = pp_i64_add_sat(w->bytes, bytes);
-            w->samples++;
+            w->samples += samples;
             *hint = h;
             return PP_OK;
         }
@@ -76,7 +76,7 @@ int pp_alloc_rows_add(pp_alloc_rows *r, uint32_t type, uint32_t stack, uint32_t 
         pp_alloc_row *w = &r->row[r->slot[j] - 1];
         if (w->type == type && w->stack == stack && w->kind == kind) {
             w->bytes = pp_i64_add_sat(w->bytes, bytes);
-            w->samples++;
+            w->samples += samples;
             *hint = r->slot[j];
             return PP_OK;
         }
@@ -91,7 +91,7 @@ int pp_alloc_rows_add(pp_alloc_rows *r, uint32_t type, uint32_t stack, uint32_t 
         r->row = t;
         r->cap = cap;
     }
-    r->row[r->count] = (pp_alloc_row){ type, stack, kind, 0, bytes, 1 };
+    r->row[r->count] = (pp_alloc_row){ type, stack, kind, 0, bytes, samples };
     if (link) {                  /* a row of the same stack: join its list */
         r->row[r->count].next = r->row[link - 1].next;
         r->row[link - 1].next = r->count + 1;

@@ -30,11 +30,17 @@ typedef struct pp_alloc_rows {
 
 /* A zeroed pp_alloc_rows is empty. */
 void pp_alloc_rows_free(pp_alloc_rows *r);
-/* Add bytes and one sample to (type, stack, kind). *hint is a row + 1 to
- * try first (checked) and is set to the row used. PP_OK or PP_ENOMEM. */
 /* The trace is read: drop the lookup table (the rows stay). */
 void pp_alloc_rows_seal(pp_alloc_rows *r);
-int pp_alloc_rows_add(pp_alloc_rows *r, uint32_t type, uint32_t stack, uint32_t kind, int64_t bytes,
-                      uint32_t *hint);
+/* Add bytes and `samples` samples to (type, stack, kind). *hint is a row +
+ * 1 to try first (checked) and is set to the row used. PP_OK or PP_ENOMEM. */
+int pp_alloc_rows_add_n(pp_alloc_rows *r, uint32_t type, uint32_t stack, uint32_t kind, int64_t bytes,
+                        int64_t samples, uint32_t *hint);
+/* One tick: bytes and one sample. */
+static inline int pp_alloc_rows_add(pp_alloc_rows *r, uint32_t type, uint32_t stack, uint32_t kind,
+                                    int64_t bytes, uint32_t *hint)
+{
+    return pp_alloc_rows_add_n(r, type, stack, kind, bytes, 1, hint);
+}
 
 #endif

@@ -242,6 +242,13 @@ static int by_content(pp_pc_stacks *s, const uint64_t *ips, uint32_t n, uint32_t
     return PP_OK;
 }
 
+int pp_pc_stacks_intern(pp_pc_stacks *s, const uint64_t *ips, uint32_t n, uint32_t *id)
+{
+    uint32_t j;
+
+    return by_content(s, ips, n, id, &j);
+}
+
 /* Remember region id sid -> (id, slot j); an optimisation, so a failed
  * allocation only leaves it out. */
 static void map_region(pp_pc_stacks *s, uint32_t sid, uint32_t id, uint32_t j)

@@ -76,6 +76,12 @@ void pp_pc_stacks_free(pp_pc_stacks *s);
  * names). Not after pp_pc_stacks_seal. */
 int pp_pc_stacks_id(pp_pc_stacks *s, const pp_trace_event *ev, uint32_t *id, uint32_t **memo);
 
+/* The id of the stack ips[0..n) (leaf first), added when unseen, as
+ * pp_pc_stacks_id would give an event with those frames: to fold another
+ * store in, its stacks in id order. PP_OK, PP_ENOMEM or PP_ELIMIT. Not
+ * after pp_pc_stacks_seal. */
+int pp_pc_stacks_intern(pp_pc_stacks *s, const uint64_t *ips, uint32_t n, uint32_t *id);
+
 /* The trace is read: drop the index and the region map (the stacks stay).
  * Frames are then at least min_width bytes (1, 2 or 4): 4 lets a caller
  * walk them with pp_pc_stacks_frames32. PP_OK, or PP_ENOMEM when widening
