@@ -1,50 +1,11 @@
 #!/bin/bash
 # `perfpipe inspect --jobs N` reads a V4/V5 trace as regions between
 # sequence points on N threads; its document (and stderr, and exit code)
-# must be the serial one byte for byte. Real captures are small, so the
-# test-only knob PERFPIPE_INSPECT_SPLIT forces splits below the size
-# threshold: "every" starts a region at every sequence point, "balanced"
-# cuts at the points nearest equal byte shares. PERFPIPE_INSPECT_SPLIT_LOG
-# records whether a read was split and folded, or fell back to serial, so a
-# comparison that never split cannot pass for one that did.
+# must be the serial one byte for byte (jobs-lib.sh: how splits are forced
+# and told apart).
 set -u
-PERFPIPE=${PERFPIPE:?}
-DATA=${PP_TESTDATA:?}
-SRC=${PP_SRCDIR:?}
-CORPUS=${PP_CORPUS:-}
-command -v python3 >/dev/null || { echo "SKIP: python3 is needed to damage the fixtures"; exit 77; }
-tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
-pass=0; fail=0
-ok() { pass=$((pass + 1)); echo "PASS: $1"; }
-ko() { fail=$((fail + 1)); echo "FAIL: $1"; }
-mutate() { python3 "$SRC/tests/faults/mutate-nettrace.py" "$@"; }
-log=$tmp/split.log
-
-# same FILE: serial vs every split mode at 2 and 3 threads; echoes the
-# split log lines of FILE's parallel reads.
-same() {
-  local f=$1 mode j rs rp
-  "$PERFPIPE" inspect --format json --jobs 1 "$f" >"$tmp/s.json" 2>"$tmp/s.err"; rs=$?
-  : >"$log"
-  for mode in every balanced; do
-    for j in 2 3; do
-      PERFPIPE_INSPECT_SPLIT=$mode PERFPIPE_INSPECT_SPLIT_LOG=$log \
-        "$PERFPIPE" inspect --format json --jobs $j "$f" >"$tmp/p.json" 2>"$tmp/p.err"; rp=$?
-      if [ "$rs" = "$rp" ] && cmp -s "$tmp/s.json" "$tmp/p.json" && cmp -s "$tmp/s.err" "$tmp/p.err"; then
-        ok "$(basename "$f") $mode --jobs $j: as --jobs 1 (exit $rs)"
-      else
-        ko "$(basename "$f") $mode --jobs $j: differs from --jobs 1 (exit $rs vs $rp)"
-        diff "$tmp/s.json" "$tmp/p.json" | head -5
-      fi
-    done
-  done
-}
-# folded NAME: every parallel read of the last `same` was split and folded.
-folded() {
-  local n; n=$(grep -c " folded$" "$log")
-  if [ "$n" = 4 ]; then ok "$1: split into regions and folded (4 reads)"; else ko "$1: folded $n of 4 reads"; cat "$log"; fi
-}
-q() { python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print($2)" "$1"; }
+run_jobs() { "$PERFPIPE" inspect --format json --jobs "$1" "$2"; }
+. "${PP_SRCDIR:?}/tests/nettrace/jobs-lib.sh"
 
 files=("$DATA"/*.nettrace "$SRC"/tests/malformed/nettrace/*.nettrace)
 [ -n "$CORPUS" ] && [ -d "$CORPUS" ] && files+=("$CORPUS"/*.nettrace)
