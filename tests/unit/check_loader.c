@@ -88,6 +88,25 @@ START_TEST(loads_older_minor)
 }
 END_TEST
 
+/* ABI 1.3's fork and merge: a 1.2 plugin's descriptor ends before them
+ * (the engine then reads serially); a 1.3 one that sets them has them. */
+START_TEST(fork_only_within_struct_size)
+{
+    pp_error err = PP_ERROR_INIT;
+    pp_loader *l = fixture_loader();
+    const pp_analyzer *old = pp_loader_get(l, "fixture-abi12", &err);
+    const pp_analyzer *now = pp_loader_get(l, "fixture-fork", &err);
+
+    ck_assert_msg(old != NULL && now != NULL, "%s", err.message);
+    ck_assert_uint_eq(old->abi_minor, 2);
+    ck_assert_uint_eq(old->struct_size, offsetof(pp_analyzer, fork));
+    ck_assert(!PP_ANALYZER_HAS(old, fork));
+    ck_assert(PP_ANALYZER_HAS(now, merge));
+    ck_assert(now->fork != NULL && now->merge != NULL);
+    pp_loader_free(l);
+}
+END_TEST
+
 START_TEST(refuses_other_major)
 {
     static const char *const needles[] = { "fixture-major2.so", PLUGIN_ABI_2, HOST_ABI,
@@ -188,8 +207,8 @@ END_TEST
 
 typedef struct seen {
     int ok, refused, shadowed;
-    char refusals[16][PP_ERROR_MESSAGE_MAX];
-    char names[16][64];
+    char refusals[32][PP_ERROR_MESSAGE_MAX];
+    char names[32][64];
 } seen;
 
 static void
@@ -198,7 +217,7 @@ collect(void *user, const pp_plugin_candidate *c)
     seen *s = user;
     int i = s->ok + s->refused;
 
-    if (i >= 16)
+    if (i >= 32)
         return;
     snprintf(s->names[i], sizeof s->names[i], "%s", c->file_name);
     if (c->analyzer != NULL) {
@@ -221,7 +240,7 @@ START_TEST(scan_lists_every_candidate)
     memset(&s, 0, sizeof s);
     pp_loader_scan(l, collect, &s);
     /* good, createfail, crash, finishfail, badrow, errfinding load; 5 refused. */
-    ck_assert_int_eq(s.ok, 10);  /* and abi10, heap11, heap12, heap12w */
+    ck_assert_int_eq(s.ok, 13);  /* and abi10, heap11, heap12, heap12w, fork, forkcrash, abi12 */
     ck_assert_int_eq(s.refused, 5);
     for (int i = 0; i < s.ok + s.refused; i++)
         if (strcmp(s.names[i], "fixture-major2") == 0) {
@@ -280,6 +299,7 @@ loader_suite(void)
     tcase_add_checked_fixture(tc, setup, NULL);
     tcase_add_test(tc, loads_good_plugin);
     tcase_add_test(tc, loads_older_minor);
+    tcase_add_test(tc, fork_only_within_struct_size);
     tcase_add_test(tc, refuses_other_major);
     tcase_add_test(tc, refuses_newer_minor);
     tcase_add_test(tc, refuses_short_descriptor);
