@@ -188,7 +188,7 @@ read_input(input_run *in, size_t index, stage_run *stages, size_t nstages, const
                     g->watch->records[s]++;
                     g->watch->input_bytes = in->done;
                 }
-                pp_engine_watch_enter(g, s, PP_PHASE_CONSUME);
+                watch_enter(g, s, PP_PHASE_CONSUME);
                 /* Only a plugin that opted in reads just the 32-bit heap arrays. */
                 if (rec.kind == PP_KIND_GCDUMP && !heap32(st->plan->analyzer))
                     rc = pp_gcdump_legacy_arrays(rec.u.heap, &perr);
@@ -196,13 +196,15 @@ read_input(input_run *in, size_t index, stage_run *stages, size_t nstages, const
                     rc = PP_OK;
                 if (rc == PP_OK)
                     rc = st->plan->analyzer->consume(st->state, &rec, &perr);
-                pp_engine_watch_leave(g);
+                watch_leave(g);
                 if (rc != PP_OK)
-                    pp_engine_stage_fail(st, first, "stage '%s' (analyzer %s) failed while consuming: %s",
-                               perr.message[0] ? perr.message : "no reason given");
+                    pp_engine_stage_fail(st, first,
+                                         "stage '%s' (analyzer %s) failed while consuming: %s",
+                                         perr.message[0] ? perr.message : "no reason given");
                 else if (st->ctx.violation[0] != '\0')
-                    pp_engine_stage_fail(st, first, "stage '%s' (analyzer %s) broke the plugin ABI: %s",
-                               st->ctx.violation);
+                    pp_engine_stage_fail(st, first,
+                                         "stage '%s' (analyzer %s) broke the plugin ABI: %s",
+                                         st->ctx.violation);
                 if (st->failed)
                     break;
             }
@@ -358,12 +360,12 @@ pp_engine_run_guarded(const pp_plan *plan, const pp_run_hooks *hooks, const pp_g
                                                            g->faults[s], "message")));
             continue;
         }
-        pp_engine_watch_enter(g, s, PP_PHASE_CREATE);
+        watch_enter(g, s, PP_PHASE_CREATE);
         rc = a->create(host, &st->ctx, st->plan->options, &st->state, &perr);
-        pp_engine_watch_leave(g);
+        watch_leave(g);
         if (rc != PP_OK) {
             pp_engine_stage_fail(st, &first, "stage '%s' (analyzer %s) could not start: %s",
-                       perr.message[0] ? perr.message : "no reason given");
+                                 perr.message[0] ? perr.message : "no reason given");
             /* PP_EINVAL from create: an option value out of range (the
              * CLI makes that a usage error, plugin.h). */
             json_object_set_new(json_object_get(st->ctx.stage, "error"), "phase",
@@ -379,7 +381,8 @@ pp_engine_run_guarded(const pp_plan *plan, const pp_run_hooks *hooks, const pp_g
         inputs[i].plan = &plan->inputs[i];
         if ((rc = open_input(&inputs[i], hooks, doc, err)) != PP_OK)
             goto out;
-        if ((rc = read_input(&inputs[i], i, stages, plan->nstages, g, jobs, &first, err)) != PP_OK)
+        rc = read_input(&inputs[i], i, stages, plan->nstages, g, jobs, &first, err);
+        if (rc != PP_OK)
             goto out;
     }
 
@@ -390,15 +393,15 @@ pp_engine_run_guarded(const pp_plan *plan, const pp_run_hooks *hooks, const pp_g
         if (st->failed)
             continue;
         st->ctx.finishing = 1;
-        pp_engine_watch_enter(g, s, PP_PHASE_FINISH);
+        watch_enter(g, s, PP_PHASE_FINISH);
         rc = st->plan->analyzer->finish(st->state, &st->ctx, &perr);
-        pp_engine_watch_leave(g);
+        watch_leave(g);
         if (rc != PP_OK)
             pp_engine_stage_fail(st, &first, "stage '%s' (analyzer %s) failed to finish: %s",
-                       perr.message[0] ? perr.message : "no reason given");
+                                 perr.message[0] ? perr.message : "no reason given");
         else if (st->ctx.violation[0] != '\0')
             pp_engine_stage_fail(st, &first, "stage '%s' (analyzer %s) broke the plugin ABI: %s",
-                       st->ctx.violation);
+                                 st->ctx.violation);
         st->ctx.finishing = 0;
         if (st->failed) {
             /* What a failed stage built is not a result. */
@@ -417,9 +420,9 @@ pp_engine_run_guarded(const pp_plan *plan, const pp_run_hooks *hooks, const pp_g
 out:
     for (size_t s = 0; stages != NULL && s < plan->nstages; s++) {
         if (stages[s].created) {
-            pp_engine_watch_enter(g, s, PP_PHASE_DESTROY);
+            watch_enter(g, s, PP_PHASE_DESTROY);
             stages[s].plan->analyzer->destroy(stages[s].state);
-            pp_engine_watch_leave(g);
+            watch_leave(g);
         }
         pp_result_tables_release(&stages[s].ctx.tables);
     }

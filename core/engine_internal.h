@@ -39,7 +39,7 @@ typedef struct input_run {
 
 /* Tell a watching parent which plugin callback runs (guard.h). */
 static inline void
-pp_engine_watch_enter(const pp_guard *g, size_t stage, uint32_t phase)
+watch_enter(const pp_guard *g, size_t stage, uint32_t phase)
 {
     if (g != NULL && g->watch != NULL) {
         g->watch->stage = (uint32_t)stage;
@@ -49,7 +49,7 @@ pp_engine_watch_enter(const pp_guard *g, size_t stage, uint32_t phase)
 }
 
 static inline void
-pp_engine_watch_leave(const pp_guard *g)
+watch_leave(const pp_guard *g)
 {
     if (g != NULL && g->watch != NULL) {
         g->watch->phase = PP_PHASE_IDLE;

@@ -181,9 +181,9 @@ fork_children(par_run *ps, size_t k)
 
         if (ps->slot[s] == UINT32_MAX)
             continue;
-        pp_engine_watch_enter(ps->g, s, PP_PHASE_CREATE);
+        watch_enter(ps->g, s, PP_PHASE_CREATE);
         int rc = st->plan->analyzer->fork(st->state, &ps->jobs[k].child[s], &perr);
-        pp_engine_watch_leave(ps->g);
+        watch_leave(ps->g);
         if (rc != PP_OK) {
             ps->jobs[k].child[s] = NULL;
             return 1;
@@ -353,11 +353,12 @@ merge_children(par_run *ps, pp_error *first)
         for (size_t k = 0; ps->slot[s] != UINT32_MAX && k < ps->njobs; k++) {
             pp_error perr = PP_ERROR_INIT;
 
-            pp_engine_watch_enter(ps->g, s, PP_PHASE_CONSUME);
+            watch_enter(ps->g, s, PP_PHASE_CONSUME);
             int rc = st->plan->analyzer->merge(st->state, ps->jobs[k].child[s], &perr);
-            pp_engine_watch_leave(ps->g);
+            watch_leave(ps->g);
             if (rc != PP_OK) {
-                pp_engine_stage_fail(st, first, "stage '%s' (analyzer %s) failed while consuming: %s",
+                pp_engine_stage_fail(st, first,
+                                     "stage '%s' (analyzer %s) failed while consuming: %s",
                                      perr.message[0] ? perr.message : "no reason given");
                 break;
             }
@@ -371,9 +372,9 @@ destroy_children(par_run *ps)
     for (size_t k = 0; k < ps->njobs; k++)
         for (size_t s = 0; s < ps->nstages; s++)
             if (ps->jobs[k].child[s] != NULL) {
-                pp_engine_watch_enter(ps->g, s, PP_PHASE_DESTROY);
+                watch_enter(ps->g, s, PP_PHASE_DESTROY);
                 ps->stages[s].plan->analyzer->destroy(ps->jobs[k].child[s]);
-                pp_engine_watch_leave(ps->g);
+                watch_leave(ps->g);
                 ps->jobs[k].child[s] = NULL;
             }
 }
