@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # parallel.sh: `perfpipe inspect --jobs 1` (serial) against `--jobs N` on one
-# trace, interleaved (serial, parallel, serial, ...), each run under
+# trace (or `perfpipe alloc`, with --cmd alloc: the pipeline engine's
+# parallel read), interleaved (serial, parallel, serial, ...), each run under
 # /usr/bin/time: wall, user, sys, max RSS, with the 1-minute load average
 # before the run; the two documents must be equal (`cmp`).
 #
-#   bench/parallel.sh [--rounds N] [--jobs N] [TRACE]
+#   bench/parallel.sh [--rounds N] [--jobs N] [--cmd inspect|alloc] [TRACE]
 #
 # TRACE defaults to ~/.cache/perfpipe-bench/alloc-deep-closed.nettrace (the
 # 1,661 MB deep gc-verbose trace of bench/gen-traces.sh). PERFPIPE names the
@@ -15,12 +16,13 @@
 # then the split log of the parallel runs (CPU per region).
 # A wall-time figure means little under load: read the load column.
 set -euo pipefail
-ROUNDS=5 JOBS=2 TRACE="$HOME/.cache/perfpipe-bench/alloc-deep-closed.nettrace"
+ROUNDS=5 JOBS=2 CMD=inspect TRACE="$HOME/.cache/perfpipe-bench/alloc-deep-closed.nettrace"
 while [ $# -gt 0 ]; do
   case $1 in
     --rounds) ROUNDS=$2; shift ;;
     --jobs) JOBS=$2; shift ;;
-    -h|--help) sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    --cmd) CMD=$2; shift ;;
+    -h|--help) sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     -*) echo "parallel.sh: unknown argument $1 (try --help)" >&2; exit 2 ;;
     *) TRACE=$1 ;;
   esac
@@ -30,16 +32,17 @@ if [ -z "${PERFPIPE:-}" ]; then
   if [ -x ./perfpipe ]; then PERFPIPE=./perfpipe; else PERFPIPE=/tmp/b-bench/perfpipe; fi
 fi
 OUT=${PP_BENCH_OUT:-/tmp/perfpipe-parallel.txt}
+case $CMD in inspect|alloc) ;; *) echo "parallel.sh: --cmd inspect or alloc, not $CMD" >&2; exit 2 ;; esac
 [ -r "$TRACE" ] || { echo "parallel.sh: no trace $TRACE (bench/gen-traces.sh makes it)" >&2; exit 3; }
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 bytes=$(stat -L -c %s "$TRACE")
-echo "# $(date -u +%FT%TZ) $(nproc) CPUs, trace $TRACE ($bytes bytes), perfpipe $PERFPIPE" | tee "$OUT"
+echo "# $(date -u +%FT%TZ) $(nproc) CPUs, trace $TRACE ($bytes bytes), perfpipe $PERFPIPE $CMD" | tee "$OUT"
 echo "# round mode wall_s user_s sys_s maxrss_kb load1" | tee -a "$OUT"
 cat "$TRACE" >/dev/null                      # warm the page cache
 run() {   # run ROUND MODE JOBS
   local load; load=$(cut -d' ' -f1 /proc/loadavg)
   PERFPIPE_INSPECT_SPLIT_LOG=$tmp/split.log /usr/bin/time -f "%e %U %S %M" -o "$tmp/t" \
-    "$PERFPIPE" inspect --format json --jobs "$3" "$TRACE" >"$tmp/$2.json"
+    "$PERFPIPE" "$CMD" --format json --jobs "$3" "$TRACE" >"$tmp/$2.json"
   echo "$1 $2 $(cat "$tmp/t") $load" | tee -a "$OUT"
 }
 for r in $(seq 1 "$ROUNDS"); do
