@@ -86,6 +86,19 @@ pp_alloc_merge(pp_alloc *a, pp_alloc *c, pp_error *err)
     uint32_t *tmap = NULL, *smap = NULL, *rmap = NULL;
     uint64_t *ips = NULL;
 
+    if (a->events == 0) {
+        /* Nothing read yet (the first child of the only input): a's place
+         * is c's, and a copy would hold a third store at the peak. Both
+         * were made from the same options, so each owns what it holds;
+         * the waiting tick goes first (its memo may point into c). */
+        if (pp_alloc_flush(c) != PP_OK)
+            return oom(a, tmap, smap, rmap, ips, err);
+        pp_alloc t = *a;
+        *a = *c;
+        *c = t;
+        return PP_OK;
+    }
+
     /* each side's last tick comes before the child's first, in order */
     if (pp_alloc_flush(a) != PP_OK || pp_alloc_flush(c) != PP_OK)
         return oom(a, tmap, smap, rmap, ips, err);
