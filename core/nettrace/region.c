@@ -308,6 +308,27 @@ merge_rows(pp_trace_source *r0, pp_trace_source *rk, const nt_region_base *b)
     return PP_OK;
 }
 
+/* rk's modules r0 has not met move to r0, in rk's order (modules.c keeps
+ * a module's first naming: the load and the rundown name it alike). */
+static int
+merge_modules(pp_trace_source *r0, pp_trace_source *rk)
+{
+    for (size_t i = 0; i < rk->nmodules; i++) {
+        nt_module *m = &rk->modules[i];
+        if (pp_u64map_get(&r0->module_index, m->id) != NULL)
+            continue;
+        nt_module *nm = nt_grow(r0->modules, &r0->modules_cap, r0->nmodules + 1, sizeof *nm);
+        if (!nm)
+            return PP_ENOMEM;
+        r0->modules = nm;
+        if (pp_u64map_put(&r0->module_index, m->id, r0->nmodules) < 0)
+            return PP_ENOMEM;
+        nm[r0->nmodules++] = *m;
+        m->path = m->name = NULL;   /* r0's now */
+    }
+    return PP_OK;
+}
+
 int
 nt_region_merge(pp_trace_source *r0, pp_trace_source *rk, const nt_region_base *b)
 {
@@ -319,7 +340,8 @@ nt_region_merge(pp_trace_source *r0, pp_trace_source *rk, const nt_region_base *
     merge_stats(r0, rk, b);
     r0->st.dropped_events += drop;
     r0->seqs.sequence_gaps += gaps;
-    return merge_rows(r0, rk, b);
+    rc = merge_rows(r0, rk, b);
+    return rc < 0 ? rc : merge_modules(r0, rk);
 }
 
 size_t

@@ -60,7 +60,7 @@ void nt_region_base_free(nt_region_base *b);
 
 /* Fold region reader rk (read to its end, after the regions before it were
  * folded) into r0: counters, event counts, metadata rows (rk's own
- * entries move to r0), methods, time range, process ids, sequence
+ * entries move to r0), methods, modules, time range, process ids, sequence
  * numbers. 0 when r0 now holds what a serial read would, 1 when the serial
  * answer cannot be derived (read serially), PP_ENOMEM. */
 int nt_region_merge(pp_trace_source *r0, pp_trace_source *rk, const nt_region_base *b);
