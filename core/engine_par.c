@@ -51,6 +51,7 @@ typedef struct par_job {
     int rc;                      /* 0 read to its stop or end; < 0 reader error; 1 consume failed */
     int done;
     uint64_t records;
+    double cpu_s;                /* the worker's CPU time for this region */
     /* What the host thread publishes (guard.h); the worker's own line. */
     _Alignas(64) _Atomic uint32_t w_stage, w_phase;
     _Atomic uint64_t w_beat;
@@ -92,8 +93,26 @@ on_warn(void *user, const pp_error *w)
     ws->v[ws->n++] = *w;
 }
 
+static double
+thread_cpu_s(void)
+{
+    struct timespec ts;
+    return clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) == 0 ? ts.tv_sec + ts.tv_nsec / 1e9 : 0;
+}
+
+static void read_job(par_run *ps, size_t k);
+
 static void
 run_job(par_run *ps, size_t k)
+{
+    double t0 = thread_cpu_s();
+
+    read_job(ps, k);
+    ps->jobs[k].cpu_s = thread_cpu_s() - t0;
+}
+
+static void
+read_job(par_run *ps, size_t k)
 {
     par_job *j = &ps->jobs[k];
     const int watched = ps->g != NULL && ps->g->watch != NULL;
@@ -224,25 +243,36 @@ publish(par_run *ps)
     w->input_bytes = ps->in->done;
 }
 
-/* Hash up to HASH_CHUNK more bytes of the file in order; 0 when all is. */
-static int
-hash_some(input_run *in, int fd, uint64_t *at, uint64_t size, uint8_t *buf)
-{
-    uint64_t end = *at + HASH_CHUNK < size ? *at + HASH_CHUNK : size;
+/* The file hashed in order on the host thread, by pread: mapping it
+ * instead (MAP_POPULATE windows, unmapped behind) doubled the workers' wall
+ * time, every map and unmap holding the process's mm lock that their page
+ * faults wait for. */
+typedef struct par_hash {
+    input_run *in;
+    int fd;
+    uint64_t at, size;
+    uint8_t *buf;                /* [1 MiB] */
+} par_hash;
 
-    while (*at < end) {
-        size_t want = end - *at < (1u << 20) ? (size_t)(end - *at) : (1u << 20);
-        ssize_t got = pread(fd, buf, want, (off_t)*at);
+/* Hash up to HASH_CHUNK more bytes; 0 when all is. */
+static int
+hash_some(par_hash *h)
+{
+    uint64_t end = h->at + HASH_CHUNK < h->size ? h->at + HASH_CHUNK : h->size;
+
+    while (h->at < end) {
+        size_t want = end - h->at < (1u << 20) ? (size_t)(end - h->at) : (1u << 20);
+        ssize_t got = pread(h->fd, h->buf, want, (off_t)h->at);
         if (got < 0 && errno == EINTR)
             continue;
         if (got <= 0) {
-            *at = size;          /* the file shrank: the fold fails on it */
+            h->at = h->size;     /* the file shrank: the fold fails on it */
             return 0;
         }
-        in->sh.on_bytes(in->sh.user, buf, (size_t)got);
-        *at += (uint64_t)got;
+        h->in->sh.on_bytes(h->in->sh.user, h->buf, (size_t)got);
+        h->at += (uint64_t)got;
     }
-    return *at < size;
+    return h->at < h->size;
 }
 
 /* Fold job k's reader into job 0's (file order). 0 exact, 1 not. */
@@ -276,13 +306,12 @@ close_reader(par_run *ps, par_job *j)
 
 /* Run the jobs; 0 when all read and folded, 1 otherwise. */
 static int
-run_all(par_run *ps, unsigned threads, int fd, uint64_t *hashed, uint64_t size)
+run_all(par_run *ps, unsigned threads, par_hash *h)
 {
     pthread_t tid[64];
     unsigned started = 0;
-    uint8_t *buf = malloc(1u << 20);
     size_t window = 2 * (size_t)threads;
-    int rc = buf == NULL ? 1 : 0, more = 1;
+    int rc = 0, more = 1;
 
     for (size_t k = 0; rc == 0 && k < ps->njobs && k < window; k++)
         if ((rc = fork_children(ps, k)) == 0)
@@ -297,7 +326,7 @@ run_all(par_run *ps, unsigned threads, int fd, uint64_t *hashed, uint64_t size)
         while (!ps->jobs[k].done) {
             pthread_mutex_unlock(&ps->mu);
             if (more)
-                more = hash_some(ps->in, fd, hashed, size, buf);
+                more = hash_some(h);
             publish(ps);
             pthread_mutex_lock(&ps->mu);
             if (!more && !ps->jobs[k].done) {
@@ -337,9 +366,8 @@ run_all(par_run *ps, unsigned threads, int fd, uint64_t *hashed, uint64_t size)
     for (size_t k = 1; k < ps->njobs; k++)
         close_reader(ps, &ps->jobs[k]);   /* what ran past an abort */
     while (rc == 0 && more)
-        more = hash_some(ps->in, fd, hashed, size, buf);
+        more = hash_some(h);
     publish(ps);
-    free(buf);
     return rc;
 }
 
@@ -381,15 +409,21 @@ destroy_children(par_run *ps)
 
 /* Tests and bench: with PERFPIPE_INSPECT_SPLIT_LOG=FILE, one line per
  * split read, as inspect writes (nettrace/inspect_par.c), so a test can
- * tell a split that matched from one that never happened. */
+ * tell a split that matched from one that never happened; then the CPU
+ * seconds of the host thread (index, hashing, folds) and of its merges,
+ * and of each region's worker. */
 static void
-test_log(const char *path, size_t regions, int rc)
+test_log(const char *path, const par_run *ps, int rc, double host_s, double merge_s)
 {
     const char *log = getenv("PERFPIPE_INSPECT_SPLIT_LOG");
     FILE *f = log && *log ? fopen(log, "a") : NULL;
 
     if (f) {
-        fprintf(f, "%s regions=%zu %s\n", path, regions, rc == 0 ? "folded" : "serial");
+        fprintf(f, "%s regions=%zu %s\n", path, ps->njobs, rc == 0 ? "folded" : "serial");
+        fprintf(f, "#cpu_s host %.3f merge %.3f regions", host_s, merge_s);
+        for (size_t k = 0; k < ps->njobs && k < 16; k++)
+            fprintf(f, " %.3f", ps->jobs[k].cpu_s);
+        fputc('\n', f);
         fclose(f);
     }
 }
@@ -458,6 +492,7 @@ pp_engine_read_parallel(input_run *in, size_t index, stage_run *stages, size_t n
         return 1;
     if (jobs > 64)
         jobs = 64;
+    double t0 = thread_cpu_s();
     uint64_t size = (uint64_t)sb.st_size;
     uint64_t until = every ? UINT64_MAX : size / jobs * (jobs - 1);
     if (nt_index_build(r0, until, &ix) < 0) {
@@ -499,10 +534,12 @@ pp_engine_read_parallel(input_run *in, size_t index, stage_run *stages, size_t n
         ps.beat0 = g->watch->beat;
         g->watch->parallel = 1;
     }
-    uint64_t next_progress = in->next_progress, hashed = r0->hashed;
-    int rc = run_all(&ps, jobs < n ? jobs : (unsigned)n, fd, &hashed, size);
+    uint64_t next_progress = in->next_progress;
+    par_hash h = { in, fd, r0->hashed, size, malloc(1u << 20) };
+    int rc = h.buf ? run_all(&ps, jobs < n ? jobs : (unsigned)n, &h) : 1;
+    free(h.buf);
+    double host_s = thread_cpu_s() - t0, merge_s = 0;
     close(fd);
-    test_log(in->plan->path, n, rc);
     if (rc == 0) {
         r0->stop_at = 0;
         /* Without on_bytes the reader kept its first bytes for a callback
@@ -510,11 +547,13 @@ pp_engine_read_parallel(input_run *in, size_t index, stage_run *stages, size_t n
         r0->early_len = 0;
         pp_nettrace_set_callbacks(r0, in->sh.on_bytes, in->sh.on_warning, in->sh.user);
         merge_children(&ps, first);
+        merge_s = thread_cpu_s() - t0 - host_s;
         for (size_t k = 0; k < n; k++)
             for (size_t i = 0; i < jv[k].warns.n; i++)
                 in->sh.on_warning(in->sh.user, &jv[k].warns.v[i]);
     }
     destroy_children(&ps);
+    test_log(in->plan->path, &ps, rc, host_s, merge_s);
     if (rc != 0 && g != NULL && g->watch != NULL)
         for (size_t s = 0; s < nstages; s++)
             g->watch->records[s] = ps.records0[s];   /* the serial read counts them */
