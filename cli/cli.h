@@ -66,6 +66,8 @@ int pp_cli_describe(const char *name, char **dirs, int ndirs);
 void pp_cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* The exit code for a library status. */
 int pp_cli_exit_for(int status);
+/* --jobs ARG: 1..64 into *out and 0, else -1 after printing why. */
+int pp_cli_parse_jobs(const char *arg, unsigned *out);
 
 /* A loader with the --plugin-dir directories given (may be 0), then the
  * defaults. NULL after printing an error. */

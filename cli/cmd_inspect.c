@@ -42,20 +42,14 @@ parse(int argc, char **argv, const char *usage, const char **format, const char 
         case 'b':
             *table = optarg;
             break;
-        case 'j': {
-            char *end;
-            unsigned long v = strtoul(optarg, &end, 10);
+        case 'j':
             if (!jobs) {         /* render reads no trace */
                 fputs(usage, stderr);
                 return -1;
             }
-            if (*optarg < '0' || *optarg > '9' || *end || v < 1 || v > 64) {
-                pp_cli_error("--jobs %s: expected a number of threads from 1 to 64", optarg);
+            if (pp_cli_parse_jobs(optarg, jobs) < 0)
                 return -1;
-            }
-            *jobs = (unsigned)v;
             break;
-        }
         case 'h':
             fputs(usage, stdout);
             exit(PP_EXIT_OK);

@@ -291,17 +291,10 @@ cli_run_parse_args(run_args *a, int argc, char **argv)
         case 'N':
             a->no_isolate = 1;
             break;
-        case 'j': {
-            char *end;
-            unsigned long v = strtoul(optarg, &end, 10);
-
-            if (*optarg < '0' || *optarg > '9' || *end || v < 1 || v > 64) {
-                pp_cli_error("--jobs %s: expected a number of threads from 1 to 64", optarg);
+        case 'j':
+            if (pp_cli_parse_jobs(optarg, &a->jobs) < 0)
                 return -1;
-            }
-            a->jobs = (unsigned)v;
             break;
-        }
         case 'W': {
             char *end;
             unsigned long v = strtoul(optarg, &end, 10);

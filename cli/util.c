@@ -215,6 +215,20 @@ pp_cli_pipeline_for(const char *analyzer)
 }
 
 int
+pp_cli_parse_jobs(const char *arg, unsigned *out)
+{
+    char *end;
+    unsigned long v = strtoul(arg, &end, 10);
+
+    if (*arg < '0' || *arg > '9' || *end || v < 1 || v > 64) {
+        pp_cli_error("--jobs %s: expected a number of threads from 1 to 64", arg);
+        return -1;
+    }
+    *out = (unsigned)v;
+    return 0;
+}
+
+int
 pp_cli_format_ok(const char *fmt)
 {
     if (pp_render_format_known(fmt))
