@@ -75,18 +75,6 @@ input_error(pp_error *err, const char *path, const pp_error *from)
     }
 }
 
-void
-pp_engine_stage_fail(stage_run *s, pp_error *first, const char *fmt, const char *detail)
-{
-    char msg[PP_ERROR_MESSAGE_MAX * 2];
-
-    snprintf(msg, sizeof msg, fmt, s->plan->id, s->plan->analyzer->name, detail);
-    s->failed = 1;
-    pp_result_stage_failed(s->ctx.stage, msg);
-    if (first != NULL && first->code == PP_OK)
-        pp_error_set(first, PP_EPLUGIN, "%s", msg);
-}
-
 static int
 open_input(input_run *in, const pp_run_hooks *hooks, json_t *doc, pp_error *err)
 {
@@ -133,16 +121,6 @@ static int
 heap32(const pp_analyzer *a)
 {
     return a->abi_minor >= 2 && (a->flags & PP_ANALYZER_FLAG_HEAP32);
-}
-
-int
-pp_engine_stage_reads(const stage_run *st, size_t index)
-{
-    uint32_t n = 0;
-
-    for (uint32_t slot = 0; slot < st->plan->ninputs; slot++)
-        n += st->plan->inputs[slot] == index;
-    return n == 1 && (st->plan->analyzer->input_kinds & PP_KIND_NETTRACE);
 }
 
 static int

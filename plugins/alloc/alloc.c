@@ -138,28 +138,6 @@ static int oom(pp_alloc *a, pp_error *err)
     return PP_ENOMEM;
 }
 
-int pp_alloc_flush(pp_alloc *a)
-{
-    pp_alloc_pending *p = &a->pend;
-    if (!p->have)
-        return PP_OK;
-    p->have = 0;
-    uint32_t h = p->hint;
-    if (pp_alloc_rows_add(&a->raw, p->type, p->stack, p->kind, p->bytes, &h) != PP_OK)
-        return PP_ENOMEM;
-    if (p->memo && p->gen == a->stacks.gen)   /* else the stack index moved: hint lost */
-        *p->memo = h;
-    if (p->kind != 0 && h > 0) {
-        uint64_t key = (uint64_t)(h - 1) << 32 | p->thread;
-        if (key + 1 != a->last_big) {
-            if (pp_pc_u64map_put(&a->big_threads, key, 1) != PP_OK)
-                return PP_ENOMEM;
-            a->last_big = key + 1;
-        }
-    }
-    return PP_OK;
-}
-
 static int alloc_consume(void *state, const pp_record *rec, pp_error *err)
 {
     pp_alloc *a = state;

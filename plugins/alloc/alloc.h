@@ -103,7 +103,7 @@ typedef struct pp_alloc {
  * this (gc.cpp etw_allocation_tick: 100 KB). */
 #define PP_ALLOC_TICK_THRESHOLD (100 * 1024)
 
-/* Add the tick waiting in a->pend to the rows (alloc.c). PP_OK or
+/* Add the tick waiting in a->pend to the rows (pending.c). PP_OK or
  * PP_ENOMEM. */
 int pp_alloc_flush(pp_alloc *a);
 
