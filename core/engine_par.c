@@ -501,6 +501,13 @@ pp_engine_read_parallel(input_run *in, size_t index, stage_run *stages, size_t n
     }
     size_t *at = malloc((ix.nsp + 1) * sizeof *at);
     size_t n = at != NULL && ix.nsp ? nt_region_pick(&ix, size, jobs, every, at) : 1;
+    /* The first region must hold an event: its child's source is the only
+     * one that outlives the merges (plugin.h), so no cut before one. */
+    size_t keep = 0;
+    for (size_t i = 0; i + 1 < n; i++)
+        if (ix.sp[at[i]].start > ix.first_events)
+            at[keep++] = at[i];
+    n = n > 1 ? keep + 1 : n;
     par_job *jv = n > 1 ? calloc(n, sizeof *jv) : NULL;
     void **children = jv ? calloc(n * nstages, sizeof *children) : NULL;
     _Atomic uint64_t *recs = children ? calloc(n * nstages, sizeof *recs) : NULL;

@@ -55,6 +55,7 @@ nt_index_build(pp_trace_source *r, uint64_t until, nt_index *ix)
     uint64_t off = r->pos;
 
     memset(ix, 0, sizeof *ix);
+    ix->first_events = UINT64_MAX;
     if (r->format != 4 || fstat(r->fd, &sb) != 0 || !S_ISREG(sb.st_mode))
         return PP_OK;
     uint64_t size = (uint64_t)sb.st_size;
@@ -81,6 +82,9 @@ nt_index_build(pp_trace_source *r, uint64_t until, nt_index *ix)
         if (nlen == 13 && memcmp(tn, "MetadataBlock", 13) == 0) {
             if (ix_push(&ix->meta, &ix->nmeta, &ix->meta_cap, sizeof off, &off) < 0)
                 goto oom;
+        } else if (nlen == 10 && memcmp(tn, "EventBlock", 10) == 0) {
+            if (ix->first_events == UINT64_MAX)
+                ix->first_events = off;
         } else if (nlen == 7 && memcmp(tn, "SPBlock", 7) == 0) {
             struct nt_sp_at at = { off, end };
             if (ix_push(&ix->sp, &ix->nsp, &ix->sp_cap, sizeof at, &at) < 0)

@@ -30,6 +30,7 @@ typedef struct nt_index {
     size_t nmeta, meta_cap;
     struct nt_sp_at { uint64_t start, end; } *sp;   /* SPBlock objects: [start, end) */
     size_t nsp, sp_cap;
+    uint64_t first_events;       /* the first EventBlock object, UINT64_MAX: none */
 } nt_index;
 
 /* Walk the block headers of r's file (pread, r is not moved) from r->pos
