@@ -47,3 +47,76 @@ folded() {
   if [ "$n" = "$want" ]; then ok "$1: split into regions and folded ($want reads)"; else ko "$1: folded $n of $want reads"; cat "$log"; fi
 }
 q() { python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print($2)" "$1"; }
+
+# every_trace: same() over every committed, malformed and corpus capture;
+# at least the 25 committed ones with a sequence point split (the malformed
+# ones have none).
+every_trace() {
+  local files f split=0
+  files=("$DATA"/*.nettrace "$SRC"/tests/malformed/nettrace/*.nettrace)
+  [ -n "$CORPUS" ] && [ -d "$CORPUS" ] && files+=("$CORPUS"/*.nettrace)
+  for f in "${files[@]}"; do
+    same "$f"
+    grep -q " folded$" "$log" && split=$((split + 1))
+  done
+  if [ "$split" -ge 25 ]; then ok "$split traces were split"; else ko "only $split traces were split"; fi
+}
+
+# point_per_block: a region per block: every committed capture with a
+# sequence point before each of its blocks splits and folds; with the
+# capture's last point copied there instead (numbers ahead of the events),
+# the fold cannot derive the serial answer, so the file is read serially.
+# Both equal --jobs 1.
+point_per_block() {
+  local f b nfold=0 nser=0 ncap=0
+  for f in "$DATA"/*.nettrace; do
+    b=$(basename "$f")
+    mutate "$f" "$tmp/$b.points" points 2>/dev/null || continue
+    ncap=$((ncap + 1))
+    same "$tmp/$b.points"
+    [ "$(grep -c " folded$" "$log")" = 4 ] && nfold=$((nfold + 1))
+    if mutate "$f" "$tmp/$b.seq" points-seq 2>/dev/null; then
+      same "$tmp/$b.seq"
+      [ "$(grep -c " serial$" "$log")" = 4 ] && nser=$((nser + 1))
+    fi
+    rm -f "$tmp/$b.points" "$tmp/$b.seq"
+  done
+  if [ "$ncap" -ge 25 ] && [ "$nfold" = "$ncap" ]; then ok "a point before every block: $nfold of $ncap captures split and folded"
+  else ko "a point before every block: $nfold of $ncap captures folded"; fi
+  if [ "$nser" -ge 20 ]; then ok "points ahead of the events: $nser captures read serially"
+  else ko "points ahead of the events: only $nser captures read serially"; fi
+}
+
+# damaged T: T (three sequence points) clean, then damaged inside its second
+# region: a block missing (then the sourcing script's after_drop, if any,
+# looks at $tmp/s.json and $tmp/s.err), the block right after a point
+# missing, a block repeated, two blocks swapped (read serially), and cut
+# copies.
+damaged() {
+  local t=$1 sp size cut
+  same "$t"; folded "clean, 4 regions"
+  sp=$(mutate "$t" /dev/null list | awk '$2=="EventBlock"{e++} $2=="SPBlock"{print e - 1; exit}')
+  mutate "$t" "$tmp/drop.nettrace" drop $((sp + 20))
+  same "$tmp/drop.nettrace"; folded "a block missing in region 2"
+  if declare -F after_drop >/dev/null; then after_drop; fi
+  mutate "$t" "$tmp/first.nettrace" drop $((sp + 1))
+  same "$tmp/first.nettrace"; folded "the block right after a sequence point missing"
+  mutate "$t" "$tmp/repeat.nettrace" repeat $((sp + 20))
+  same "$tmp/repeat.nettrace"; folded "a repeated block in region 2"
+  mutate "$t" "$tmp/swap.nettrace" swap $((sp + 20))
+  same "$tmp/swap.nettrace"
+  # (balanced cuts after the swapped pair: region 1 holds it, which is exact)
+  if [ "$(grep -c "regions=4 serial" "$log")" = 2 ]; then
+    ok "blocks out of order in region 2: read serially"
+  else
+    ko "blocks out of order in region 2: not read serially"; cat "$log"
+  fi
+  # Cut copies: inside the last region, just past a sequence point, inside
+  # the first region (no whole point: one region, serial).
+  size=$(stat -c %s "$t")
+  for cut in $((size - 500)) $((size * 9 / 10)) $((size / 2)) 40000; do
+    head -c "$cut" "$t" >"$tmp/cut.nettrace"
+    same "$tmp/cut.nettrace"
+  done
+  grep -q "truncated" "$tmp/s.err" && ok "a cut copy warns as serially" || ko "no truncation warning"
+}

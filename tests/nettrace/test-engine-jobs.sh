@@ -11,14 +11,8 @@ FIXTURES=${PP_BUILDDIR:?}/tests/plugins/.libs
 run_jobs() { "$PERFPIPE" alloc --format json --top 0 --option top-stacks=0 --jobs "$1" "$2"; }
 . "${PP_SRCDIR:?}/tests/nettrace/jobs-lib.sh"
 
-files=("$DATA"/*.nettrace "$SRC"/tests/malformed/nettrace/*.nettrace)
-[ -n "$CORPUS" ] && [ -d "$CORPUS" ] && files+=("$CORPUS"/*.nettrace)
-split=0
-for f in "${files[@]}"; do
-  same "$f"
-  grep -q " folded$" "$log" && split=$((split + 1))
-done
-if [ "$split" -ge 25 ]; then ok "$split traces were split"; else ko "only $split traces were split"; fi
+every_trace
+point_per_block
 
 # The shipped cuts (top 25, top-stacks 1000) happen after the merge.
 run_jobs() { "$PERFPIPE" alloc --format json --jobs "$1" "$2"; }
@@ -27,29 +21,12 @@ for f in "$DATA"/alloc-gcverbose.nettrace "$DATA"/web-sampled-db.nettrace; do
 done
 run_jobs() { "$PERFPIPE" alloc --format json --top 0 --option top-stacks=0 --jobs "$1" "$2"; }
 
-# Damaged copies of a trace with three sequence points, as inspect's test.
+# Damaged copies, as inspect's test.
+after_drop() {
+  grep -q "dropped" "$tmp/s.err" && ok "the missing block is told on stderr" || ko "no damage on stderr"
+}
 t=$DATA/web-sampled-db.nettrace
-sp=$(mutate "$t" /dev/null list | awk '$2=="EventBlock"{e++} $2=="SPBlock"{print e - 1; exit}')
-mutate "$t" "$tmp/drop.nettrace" drop $((sp + 20))
-same "$tmp/drop.nettrace"; folded "a block missing in region 2"
-grep -q "dropped" "$tmp/s.err" && ok "the missing block is told on stderr" || ko "no damage on stderr"
-mutate "$t" "$tmp/first.nettrace" drop $((sp + 1))
-same "$tmp/first.nettrace"; folded "the block right after a sequence point missing"
-mutate "$t" "$tmp/repeat.nettrace" repeat $((sp + 20))
-same "$tmp/repeat.nettrace"; folded "a repeated block in region 2"
-mutate "$t" "$tmp/swap.nettrace" swap $((sp + 20))
-same "$tmp/swap.nettrace"
-if [ "$(grep -c "regions=4 serial" "$log")" = 2 ]; then
-  ok "blocks out of order in region 2: read serially"
-else
-  ko "blocks out of order in region 2: not read serially"; cat "$log"
-fi
-size=$(stat -c %s "$t")
-for cut in $((size - 500)) $((size * 9 / 10)) $((size / 2)) 40000; do
-  head -c "$cut" "$t" >"$tmp/cut.nettrace"
-  same "$tmp/cut.nettrace"
-done
-grep -q "truncated" "$tmp/s.err" && ok "a cut copy warns as serially" || ko "no truncation warning"
+damaged "$t"
 
 # pipeline FILE STAGES...: a two-input pipeline over trace and other.
 pipeline() {
