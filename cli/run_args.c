@@ -51,8 +51,8 @@ cli_run_help(FILE *out, run_mode mode)
               "                       crash then ends the run)\n"
               "  --jobs N             read a V4/V5 trace of 64 MiB or more on up to N threads\n"
               "                       (1-64) when every stage reading it can merge (alloc); the\n"
-              "                       result is --jobs 1's byte for byte. Default: PERFPIPE_JOBS,\n"
-              "                       else the online CPUs up to 2\n"
+              "                       result is --jobs 1's byte for byte, for twice the memory.\n"
+              "                       Default: PERFPIPE_JOBS, else 1\n"
               "\n"
               "Live, instead of INPUT (a nettrace analyzer; see perfpipe-collect(1)):\n"
               "  --pid N | --process NAME | --diagnostic-port PATH[,connect]   capture from a\n"
@@ -91,8 +91,8 @@ cli_run_help(FILE *out, run_mode mode)
               "                       crash then ends the run)\n"
               "  --jobs N             read a V4/V5 trace of 64 MiB or more on up to N threads\n"
               "                       (1-64) when every stage reading it can merge (alloc); the\n"
-              "                       result is --jobs 1's byte for byte. Default: PERFPIPE_JOBS,\n"
-              "                       else the online CPUs up to 2\n"
+              "                       result is --jobs 1's byte for byte, for twice the memory.\n"
+              "                       Default: PERFPIPE_JOBS, else 1\n"
               "\n"
               "Example: perfpipe run alloc --input trace=app.nettrace --set scenario=cart -o a.json --format json\n",
               out);

@@ -68,7 +68,8 @@ typedef struct pp_run_hooks {
     int *delivered;
     /* Threads a big nettrace input may be read on when every stage that
      * reads it can merge (plugin.h, fork/merge); the document is the
-     * serial one either way. 1 = serial, 0 = nt_inspect_default_jobs(). */
+     * serial one either way. 1 = serial, 0 = PERFPIPE_JOBS when set
+     * (nt_inspect_default_jobs), else 1. */
     unsigned jobs;
 } pp_run_hooks;
 

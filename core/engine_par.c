@@ -251,7 +251,7 @@ typedef struct par_hash {
     input_run *in;
     int fd;
     uint64_t at, size;
-    uint8_t *buf;                /* [1 MiB] */
+    uint8_t *buf;                /* [256 KiB]: copied and hashed while in L2 */
 } par_hash;
 
 /* Hash up to HASH_CHUNK more bytes; 0 when all is. */
@@ -261,7 +261,7 @@ hash_some(par_hash *h)
     uint64_t end = h->at + HASH_CHUNK < h->size ? h->at + HASH_CHUNK : h->size;
 
     while (h->at < end) {
-        size_t want = end - h->at < (1u << 20) ? (size_t)(end - h->at) : (1u << 20);
+        size_t want = end - h->at < (1u << 18) ? (size_t)(end - h->at) : (1u << 18);
         ssize_t got = pread(h->fd, h->buf, want, (off_t)h->at);
         if (got < 0 && errno == EINTR)
             continue;
@@ -542,7 +542,7 @@ pp_engine_read_parallel(input_run *in, size_t index, stage_run *stages, size_t n
         g->watch->parallel = 1;
     }
     uint64_t next_progress = in->next_progress;
-    par_hash h = { in, fd, r0->hashed, size, malloc(1u << 20) };
+    par_hash h = { in, fd, r0->hashed, size, malloc(1u << 18) };
     int rc = h.buf ? run_all(&ps, jobs < n ? jobs : (unsigned)n, &h) : 1;
     free(h.buf);
     double host_s = thread_cpu_s() - t0, merge_s = 0;

@@ -81,6 +81,9 @@ grep -q folded "$log" && ok "PERFPIPE_JOBS=2: split" || ko "PERFPIPE_JOBS=2: not
 PERFPIPE_JOBS=2 PERFPIPE_INSPECT_SPLIT=every PERFPIPE_INSPECT_SPLIT_LOG=$log "$PERFPIPE" alloc --jobs 1 "$t" >/dev/null
 [ ! -s "$log" ] && ok "--jobs 1 wins over PERFPIPE_JOBS: serial" || ko "--jobs 1 split"
 : >"$log"
+(unset PERFPIPE_JOBS; PERFPIPE_INSPECT_SPLIT=every PERFPIPE_INSPECT_SPLIT_LOG=$log "$PERFPIPE" alloc "$t" >/dev/null)
+[ ! -s "$log" ] && ok "unasked: serial (twice the memory is opt-in)" || ko "no --jobs, no PERFPIPE_JOBS: split"
+: >"$log"
 PERFPIPE_INSPECT_SPLIT=every PERFPIPE_INSPECT_SPLIT_LOG=$log "$PERFPIPE" alloc --no-isolate --jobs 2 "$t" >/dev/null
 grep -q folded "$log" && ok "--no-isolate: split too" || ko "--no-isolate: not split"
 "$PERFPIPE" alloc --help | grep -q -- "--jobs N" && ok "alloc --help names --jobs" || ko "alloc --help lacks --jobs"
