@@ -125,16 +125,18 @@ static inline uint32_t rank_of(const uint64_t *ismulti, const uint32_t *rank, ui
     return rank[t >> 6] + (uint32_t)__builtin_popcountll(below);
 }
 
-/* Predecessor lists (beyond the DFS parent) of the marked nodes, by rank (a
- * counting sort of the pairs, whose targets become their ranks on the
- * way): preds[pstart[r] .. pstart[r + 1]). The order within a list does not
- * matter: semidominators take a minimum. */
+/* Predecessor lists (beyond the DFS parent) of the marked nodes, by rank
+ * from the top (a counting sort of the pairs, whose targets become
+ * q = nmulti - 1 - rank on the way): preds[pstart[q] .. pstart[q + 1]).
+ * Highest rank first is the order the semidominators go, so they read the
+ * lists in one forward sweep. The order within a list does not matter:
+ * semidominators take a minimum. */
 static void fill_preds(uint32_t (*pairs)[2], uint64_t np, const uint64_t *ismulti,
                        const uint32_t *rank, uint32_t nmulti, uint32_t *pstart, uint32_t *preds)
 {
     memset(pstart, 0, ((size_t)nmulti + 2) * sizeof(uint32_t));
     for (uint64_t i = 0; i < np; i++) {
-        pairs[i][0] = rank_of(ismulti, rank, pairs[i][0]);   /* once, kept */
+        pairs[i][0] = nmulti - 1 - rank_of(ismulti, rank, pairs[i][0]);   /* once, kept */
         pstart[(size_t)pairs[i][0] + 2]++;
     }
     for (uint32_t i = 0; i < nmulti; i++)
@@ -161,13 +163,16 @@ static int semidominators(uint32_t nr, const uint64_t *ismulti, uint32_t nmulti,
      * w, so "v is linked" is v > w and no array says it. */
     enum { ANC = 0, LAB = 1 };
     uint32_t r = nmulti;         /* rank of the next marked node going down */
+    uint32_t np = pstart[nmulti];
     for (uint32_t w = nr; w-- > 1;) {
         uint32_t sw = parent[w];
         if (bit_get(ismulti, w)) {
-            r--;
-            for (uint32_t k = pstart[r]; k < pstart[r + 1]; k++) {
-                if (k + 4 < pstart[r + 1])
-                    __builtin_prefetch(&al[preds[k + 4]]);
+            uint32_t q = nmulti - r--;
+            for (uint32_t k = pstart[q]; k < pstart[q + 1]; k++) {
+                /* The lists are read in one sweep, the nodes they name
+                 * are scattered: ask for those a few lists ahead too. */
+                if (k + 16 < np)
+                    __builtin_prefetch(&al[preds[k + 16]]);
                 uint32_t v = preds[k], val = v;
                 if (v > w) {
                     uint32_t x = v, top = 0;
