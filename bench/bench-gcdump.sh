@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # perfpipe gcdump (retained sizes on: dominator tree, retained bytes per type, a path to the root
-# per top type) against `dotnet-gcdump report` (the GCHeapDump reader plus a count/size histogram
-# by type: no dominators, no retained sizes, no paths), interleaved, on the heaps of
-# bench/gen-gcdump.sh; then perfpipe gcdump-diff of the two heaps.
+# per top type; and off: what the report computes) against `dotnet-gcdump report` (the GCHeapDump
+# reader plus a count/size histogram by type: no dominators, no retained sizes, no paths),
+# interleaved, on the heaps of bench/gen-gcdump.sh; then perfpipe gcdump-diff of the two heaps.
 #
 #   bench/bench-gcdump.sh [--runs N]          (default 3; markdown rows on stdout)
 #
@@ -43,12 +43,14 @@ one() {
   read -r u s m < "$TMP/t"
   python3 -c "import sys; print(sys.argv[1], f'{float(sys.argv[2]) + float(sys.argv[3]):.2f}', f'{int(sys.argv[4]) / 1024:.0f}')" "$label" "$u" "$s" "$m"
 }
-tools=(perfpipe dotnet-gcdump-report)
-[ -n "${PP_BENCH_BEFORE:-}" ] && tools+=(before)
+tools=(perfpipe perfpipe-noret dotnet-gcdump-report)
+[ -n "${PP_BENCH_BEFORE:-}" ] && tools+=(before before-noret)
 run_tool() {
   case $1 in
     perfpipe) one "perfpipe gcdump (retained)" "$PERFPIPE" gcdump "$BASE" --option retained=true --stage-timeout 600 --format json -o "$TMP/pp.json" -q ;;
     before) one "before gcdump (retained)" "$PP_BENCH_BEFORE" gcdump "$BASE" --option retained=true --stage-timeout 600 --format json -o "$TMP/before.json" -q ;;
+    perfpipe-noret) one "perfpipe gcdump (retained=false)" "$PERFPIPE" gcdump "$BASE" --option retained=false --stage-timeout 600 --format json -o "$TMP/ppn.json" -q ;;
+    before-noret) one "before gcdump (retained=false)" "$PP_BENCH_BEFORE" gcdump "$BASE" --option retained=false --stage-timeout 600 --format json -o "$TMP/beforen.json" -q ;;
     dotnet-gcdump-report) one "dotnet-gcdump report" "$PP_GCDUMP" report "$BASE" ;;
     diff) one "perfpipe gcdump-diff" "$PERFPIPE" gcdump-diff "$BASE" "$GROWN" --stage-timeout 600 --format json -o "$TMP/diff.json" -q ;;
     diff-before) one "before gcdump-diff" "$PP_BENCH_BEFORE" gcdump-diff "$BASE" "$GROWN" --stage-timeout 600 --format json -o "$TMP/diffb.json" -q ;;
@@ -61,7 +63,8 @@ for r in $(seq "$RUNS"); do
   echo "$r $(run_tool diff)"
   [ -n "${PP_BENCH_BEFORE:-}" ] && echo "$r $(run_tool diff-before)"
 done > "$TMP/rows"
-[ -n "${PP_BENCH_BEFORE:-}" ] && { cmp "$TMP/pp.json" "$TMP/before.json" >/dev/null && cmp "$TMP/diff.json" "$TMP/diffb.json" >/dev/null &&
+[ -n "${PP_BENCH_BEFORE:-}" ] && { cmp "$TMP/pp.json" "$TMP/before.json" >/dev/null && cmp "$TMP/ppn.json" "$TMP/beforen.json" >/dev/null &&
+  cmp "$TMP/diff.json" "$TMP/diffb.json" >/dev/null &&
   echo "before and after: identical JSON (cmp)" >&2 || echo "before and after: JSON DIFFERS" >&2; }
 python3 - "$TMP/rows" <<'PY'
 import sys, collections
