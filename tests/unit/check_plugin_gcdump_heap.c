@@ -255,6 +255,70 @@ START_TEST(test_dominators_real_fixture)
 }
 END_TEST
 
+/* The search that stops at its targets against the full one, on the real
+ * fixture: every parent on the way from each target to the root is the
+ * full search's (what the sample paths print), with and without buffers
+ * handed over, targets spread over the node indices, the root among them
+ * and one given twice. */
+START_TEST(test_bfs_until_real_fixture)
+{
+    const char *dir = getenv("PP_TESTDATA");
+    char path[4096];
+    snprintf(path, sizeof(path), "%s/leak-before.gcdump", dir ? dir : "");
+    FILE *f = dir ? fopen(path, "rb") : NULL;
+    if (!f) {
+        printf("SKIP: %s absent\n", path);
+        return;
+    }
+    fclose(f);
+    pp_gcdump *dump = NULL;
+    pp_error err = PP_ERROR_INIT;
+    ck_assert_msg(pp_gcdump_read_file(path, &dump, &err) == 0, "%s", err.message);
+    const pp_heap_snapshot *s = pp_gcdump_snapshot(dump);
+    uint32_t n = s->node_count, *full;
+    ck_assert_int_eq(hc_bfs_parents(s, &full), 0);
+    uint32_t targets[40], nt = 0;
+    for (uint32_t i = 0; nt < 36 && i < n; i += n / 36 + 1)
+        targets[nt++] = i;
+    targets[nt++] = s->root;
+    targets[nt++] = targets[3];
+    targets[nt++] = n - 1;
+    uint32_t steps = 0, reached = 0;
+    for (int with_spare = 0; with_spare < 2; with_spare++) {
+        hc_spare sp = { { NULL, NULL }, { 0, 0 } };
+        if (with_spare) {
+            hc_spare_put(&sp, malloc(((size_t)n * 8) + 16), (size_t)n * 8 + 16);
+            hc_spare_put(&sp, malloc((size_t)n * 4), (size_t)n * 4);
+        }
+        uint32_t *until;
+        ck_assert_int_eq(hc_bfs_until_spare(s, targets, nt, &until, with_spare ? &sp : NULL), 0);
+        hc_spare_free(&sp);
+        for (uint32_t i = 0; i < nt; i++) {
+            uint32_t v = targets[i];
+            ck_assert_msg((until[v] == HC_NONE) == (full[v] == HC_NONE), "target %u reached", v);
+            if (full[v] == HC_NONE)
+                continue;
+            reached++;
+            for (uint32_t depth = 0; v != s->root; depth++) {
+                ck_assert_msg(until[v] == full[v], "node %u: parent %u, full search %u", v,
+                              until[v], full[v]);
+                ck_assert_uint_lt(depth, n);
+                v = until[v];
+                steps++;
+            }
+            ck_assert_uint_eq(until[s->root], s->root);
+        }
+        free(until);
+    }
+    ck_assert_uint_gt(reached, 40);
+    ck_assert_uint_gt(steps, 2 * reached);
+    printf("heap: %s: %u paths to the root (%u steps) as the full search's\n", path, reached,
+           steps);
+    free(full);
+    pp_gcdump_free(dump);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("plugin_gcdump_heap");
@@ -264,6 +328,7 @@ int main(void)
     tcase_add_test(tc, test_type_keys_merge_size_buckets);
     tcase_add_test(tc, test_path_string);
     tcase_add_test(tc, test_dominators_real_fixture);
+    tcase_add_test(tc, test_bfs_until_real_fixture);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);
