@@ -230,23 +230,32 @@ START_TEST(test_path_string)
 }
 END_TEST
 
+/* The real leak-before fixture, decoded into *dump (path names it), or
+ * NULL (and a SKIP line) when PP_TESTDATA does not hold it. */
+static const pp_heap_snapshot *load_leak_before(char *path, size_t size, pp_gcdump **dump)
+{
+    const char *dir = getenv("PP_TESTDATA");
+    snprintf(path, size, "%s/leak-before.gcdump", dir ? dir : "");
+    FILE *f = dir ? fopen(path, "rb") : NULL;
+    if (!f) {
+        printf("SKIP: %s absent\n", path);
+        return NULL;
+    }
+    fclose(f);
+    pp_error err = PP_ERROR_INIT;
+    ck_assert_msg(pp_gcdump_read_file(path, dump, &err) == 0, "%s", err.message);
+    return pp_gcdump_snapshot(*dump);
+}
+
 /* The real leak-before fixture (~5.7k nodes): every node's retained size
  * and every type's against naive reachability. */
 START_TEST(test_dominators_real_fixture)
 {
-    const char *dir = getenv("PP_TESTDATA");
     char path[4096];
-    snprintf(path, sizeof(path), "%s/leak-before.gcdump", dir ? dir : "");
-    FILE *f = dir ? fopen(path, "rb") : NULL;
-    if (!f) {
-        printf("SKIP: %s absent\n", path);
-        return;
-    }
-    fclose(f);
     pp_gcdump *dump = NULL;
-    pp_error err = PP_ERROR_INIT;
-    ck_assert_msg(pp_gcdump_read_file(path, &dump, &err) == 0, "%s", err.message);
-    const pp_heap_snapshot *s = pp_gcdump_snapshot(dump);
+    const pp_heap_snapshot *s = load_leak_before(path, sizeof(path), &dump);
+    if (!s)
+        return;
     uint32_t checked = check_against_naive(s, 1);
     ck_assert_uint_gt(checked, 1000);
     printf("heap: %s: %u of %u nodes' retained sizes equal naive reachability\n", path,
@@ -262,19 +271,11 @@ END_TEST
  * and one given twice. */
 START_TEST(test_bfs_until_real_fixture)
 {
-    const char *dir = getenv("PP_TESTDATA");
     char path[4096];
-    snprintf(path, sizeof(path), "%s/leak-before.gcdump", dir ? dir : "");
-    FILE *f = dir ? fopen(path, "rb") : NULL;
-    if (!f) {
-        printf("SKIP: %s absent\n", path);
-        return;
-    }
-    fclose(f);
     pp_gcdump *dump = NULL;
-    pp_error err = PP_ERROR_INIT;
-    ck_assert_msg(pp_gcdump_read_file(path, &dump, &err) == 0, "%s", err.message);
-    const pp_heap_snapshot *s = pp_gcdump_snapshot(dump);
+    const pp_heap_snapshot *s = load_leak_before(path, sizeof(path), &dump);
+    if (!s)
+        return;
     uint32_t n = s->node_count, *full;
     ck_assert_int_eq(hc_bfs_parents(s, &full), 0);
     uint32_t targets[40], nt = 0;
@@ -287,8 +288,10 @@ START_TEST(test_bfs_until_real_fixture)
     for (int with_spare = 0; with_spare < 2; with_spare++) {
         hc_spare sp = { { NULL, NULL }, { 0, 0 } };
         if (with_spare) {
-            hc_spare_put(&sp, malloc(((size_t)n * 8) + 16), (size_t)n * 8 + 16);
-            hc_spare_put(&sp, malloc((size_t)n * 4), (size_t)n * 4);
+            void *big = malloc((size_t)n * 8 + 16), *small = malloc((size_t)n * 4);
+            ck_assert(big && small);
+            hc_spare_put(&sp, big, (size_t)n * 8 + 16);
+            hc_spare_put(&sp, small, (size_t)n * 4);
         }
         uint32_t *until;
         ck_assert_int_eq(hc_bfs_until_spare(s, targets, nt, &until, with_spare ? &sp : NULL), 0);
