@@ -100,17 +100,6 @@ thread_cpu_s(void)
     return clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) == 0 ? ts.tv_sec + ts.tv_nsec / 1e9 : 0;
 }
 
-static void read_job(par_run *ps, size_t k);
-
-static void
-run_job(par_run *ps, size_t k)
-{
-    double t0 = thread_cpu_s();
-
-    read_job(ps, k);
-    ps->jobs[k].cpu_s = thread_cpu_s() - t0;
-}
-
 static void
 read_job(par_run *ps, size_t k)
 {
@@ -165,6 +154,15 @@ read_job(par_run *ps, size_t k)
         }
     }
     j->rc = rc < 0 ? rc : 0;
+}
+
+static void
+run_job(par_run *ps, size_t k)
+{
+    double t0 = thread_cpu_s();
+
+    read_job(ps, k);
+    ps->jobs[k].cpu_s = thread_cpu_s() - t0;
 }
 
 static void *
