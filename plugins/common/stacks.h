@@ -108,6 +108,9 @@ void pp_pc_stacks_frames(const pp_pc_stacks *s, uint32_t id, uint32_t *out);
 static inline const uint32_t *pp_pc_stacks_frames32(const pp_pc_stacks *s, uint32_t id, uint32_t *depth)
 {
     *depth = s->len[id];
+    /* only empty stacks: no frame array at all (NULL + 0 is undefined) */
+    if (s->frames == NULL)
+        return NULL;
     return (const uint32_t *)(const void *)s->frames + s->off[id];
 }
 
