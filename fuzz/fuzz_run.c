@@ -3,7 +3,10 @@
  *
  *   nettrace  the input as a .nettrace file, read by alloc, cpu and db, and
  *             the same file again as a counters input (the Metrics events
- *             of `collect --counters`) read by counters-csv;
+ *             of `collect --counters`) read by counters-csv; then by alloc
+ *             alone with --jobs 1 and, split at every sequence point, 2
+ *             (core/engine_par.c): the same document, warnings and error,
+ *             or an abort;
  *   gcdump    the input read by gcdump and, as both of its sides, by
  *             gcdump-diff;
  *   counters  the input (CSV or JSON, sniffed) read by counters-csv;
@@ -59,6 +62,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static pp_loader *loader;
 static pp_pipeline *fixed;       /* the data kinds: loaded and checked once */
+static pp_pipeline *split;       /* nettrace: alloc alone, read serially and split */
+static char warned[2][8192];     /* split: the warnings of each read, in order */
+static size_t nwarned[2];
+static int reading;              /* which of the two reads runs */
 static FILE *sink;
 static int verbose;
 static int no_render;            /* PP_FUZZ_NO_RENDER=1: stop after validating */              /* PP_FUZZ_VERBOSE=1: each run's outcome on stderr */
@@ -98,6 +105,11 @@ on_warning(void *user, const char *in, const char *message)
     /* Touch both strings: a dangling one is an ASan report here. */
     if (strlen(in) + strlen(message) == SIZE_MAX)
         abort();
+    if (split != NULL) {
+        size_t left = sizeof warned[0] - nwarned[reading];
+        int n = snprintf(warned[reading] + nwarned[reading], left, "%s\n", message);
+        nwarned[reading] += n > 0 && (size_t)n < left ? (size_t)n : 0;
+    }
 }
 
 static void
@@ -245,7 +257,50 @@ LLVMFuzzerInitialize(int *argc, char ***argv)
         pp_pipeline_check(fixed, lookup, loader, &err) != PP_OK)
         fail("the target's own pipeline does not check", err.message);
     free(text);
+    if (strcmp(kind, "nettrace") == 0) {
+        if (asprintf(&text, "version: 1\nname: fuzz-split\n"
+                            "inputs:\n  trace: { kind: nettrace, path: \"%s\" }\n"
+                            "stages:\n  - { id: alloc, analyzer: alloc, input: trace,"
+                            " options: { top: 0, top-stacks: 0 } }\n", input) < 0)
+            fail("out of memory", NULL);
+        if (pp_pipeline_load_string("split.yaml", text, strlen(text), NULL, &split, &err) != PP_OK ||
+            pp_pipeline_check(split, lookup, loader, &err) != PP_OK)
+            fail("the split pipeline does not check", err.message);
+        free(text);
+        setenv("PERFPIPE_INSPECT_SPLIT", "every", 1);   /* a region per point, any size */
+    }
     return 0;
+}
+
+/* alloc alone, --jobs 1 then 2: what the second read says must be what
+ * the first said, byte for byte (plugin.h: merge equals a serial read). */
+static void
+same_split(void)
+{
+    char *text[2] = { NULL, NULL };
+    pp_error err[2] = { PP_ERROR_INIT, PP_ERROR_INIT };
+    int rc[2];
+
+    for (reading = 0; reading < 2; reading++) {
+        pp_run_hooks hooks = { .warning = on_warning, .log = on_log,
+                               .jobs = reading == 0 ? 1 : 2 };
+        json_t *doc = NULL;
+
+        nwarned[reading] = 0;
+        warned[reading][0] = '\0';
+        rc[reading] = pp_run_pipeline(split, &hooks, &doc, &err[reading]);
+        text[reading] = doc ? json_dumps(doc, JSON_COMPACT | JSON_SORT_KEYS) : NULL;
+        json_decref(doc);
+    }
+    reading = 0;
+    if (rc[0] != rc[1] || strcmp(err[0].message, err[1].message) != 0)
+        fail("split: another status or error than serial", err[1].message);
+    if ((text[0] == NULL) != (text[1] == NULL) || (text[0] && strcmp(text[0], text[1]) != 0))
+        fail("split: another document than serial", NULL);
+    if (strcmp(warned[0], warned[1]) != 0)
+        fail("split: other warnings than serial", warned[1]);
+    free(text[0]);
+    free(text[1]);
 }
 
 /* Run a checked pipeline the way `perfpipe run --no-isolate` does and hold
@@ -339,5 +394,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     close(fd);
     run(fixed, size);
+    if (split != NULL)
+        same_split();
     return 0;
 }
