@@ -71,6 +71,14 @@ same "$tmp/crash.yaml"
 grep -q "stage 'crash' (analyzer fixture-forkcrash) was killed by signal" "$tmp/p.err" \
   && ok "the crash is blamed on its stage" || { ko "crash blame"; cat "$tmp/p.err"; }
 
+# A forkable stage that never returns: the watchdog still fails it (the
+# parallel attempt times out, the serial one is blamed), as with --jobs 1.
+pipeline "$tmp/hang.yaml" "{ id: alloc, analyzer: alloc, input: trace }" \
+  "{ id: hang, analyzer: fixture-forkhang, inputs: [trace, other], timeout: 1 }"
+same "$tmp/hang.yaml"
+grep -q "stage 'hang' (analyzer fixture-forkhang) made no progress for 1 s" "$tmp/p.err" \
+  && ok "the hung stage times out" || { ko "hang blame"; cat "$tmp/p.err"; }
+
 # --jobs is checked; PERFPIPE_JOBS is the default; --jobs 1 wins.
 "$PERFPIPE" alloc --jobs 0 "$t" >/dev/null 2>"$tmp/e"; rc=$?
 [ "$rc" = 2 ] && grep -q "jobs" "$tmp/e" && ok "--jobs 0: usage error" || ko "--jobs 0: exit $rc"

@@ -5,7 +5,8 @@
  *   FIXTURE_MAJOR/MINOR/SIZE  the ABI words it claims
  *   FIXTURE_MODE     0 good, 1 create fails, 2 consume crashes, 3 finish
  *                    fails, 4 breaks a rule (wrong cell type), 5 exports no
- *                    entry symbol, 6 finishes with an error-severity finding
+ *                    entry symbol, 6 finishes with an error-severity finding,
+ *                    7 never returns from consume (a stage timeout)
  *   FIXTURE_FORK     1: has fork and merge (ABI 1.3), so a big trace may be
  *                    read into children on several threads and merged
  * The good one counts records per input slot and kind, so tests can check
@@ -13,6 +14,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <perfpipe/plugin.h>
 
@@ -96,6 +98,8 @@ consume(void *st, const pp_record *rec, pp_error *err)
      * instead, which would hide what the test checks. */
     if (FIXTURE_MODE == 2)
         abort();
+    while (FIXTURE_MODE == 7)
+        pause();
     s->count[rec->input_index & 1][kind_index(rec->kind)]++;
     if (rec->kind == PP_KIND_NETTRACE && rec->u.event->stack_depth > 0) {
         s->events_with_stack++;
