@@ -16,7 +16,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,6 +27,7 @@
 #include <perfpipe/perfpipe.h>
 
 #include "engine_internal.h"
+#include "nettrace/pool.h"
 #include "nettrace/inspect.h"
 #include "nettrace/process.h"
 #include "nettrace/region.h"
@@ -49,7 +49,6 @@ typedef struct par_job {
     par_warns warns;             /* the reader's warnings, replayed in file order */
     pp_error err;
     int rc;                      /* 0 read to its stop or end; < 0 reader error; 1 consume failed */
-    int done;
     uint64_t records;
     double cpu_s;                /* the worker's CPU time for this region */
     /* What the host thread publishes (guard.h); the worker's own line. */
@@ -59,11 +58,8 @@ typedef struct par_job {
 } par_job;
 
 typedef struct par_run {
-    pthread_mutex_t mu;
-    pthread_cond_t cv;
     par_job *jobs;
-    size_t njobs, next, ready;
-    int abort;
+    size_t njobs;
     const char *path;
     const nt_index *ix;
     input_run *in;
@@ -157,34 +153,13 @@ read_job(par_run *ps, size_t k)
 }
 
 static void
-run_job(par_run *ps, size_t k)
+run_job(void *user, size_t k)
 {
+    par_run *ps = user;
     double t0 = thread_cpu_s();
 
     read_job(ps, k);
     ps->jobs[k].cpu_s = thread_cpu_s() - t0;
-}
-
-static void *
-worker(void *arg)
-{
-    par_run *ps = arg;
-
-    pthread_mutex_lock(&ps->mu);
-    for (;;) {
-        while (!ps->abort && ps->next < ps->njobs && ps->next >= ps->ready)
-            pthread_cond_wait(&ps->cv, &ps->mu);
-        if (ps->abort || ps->next >= ps->njobs)
-            break;
-        size_t k = ps->next++;
-        pthread_mutex_unlock(&ps->mu);
-        run_job(ps, k);
-        pthread_mutex_lock(&ps->mu);
-        ps->jobs[k].done = 1;
-        pthread_cond_broadcast(&ps->cv);
-    }
-    pthread_mutex_unlock(&ps->mu);
-    return NULL;
 }
 
 /* Fork job k's children (on this thread: fork never runs beside a merge).
@@ -302,65 +277,39 @@ close_reader(par_run *ps, par_job *j)
     nt_region_base_free(&j->base);
 }
 
-/* Run the jobs; 0 when all read and folded, 1 otherwise. */
+/* Run the jobs; 0 when all read and folded, 1 otherwise. At most
+ * 2 x threads regions have children at once: memory stays bounded by the
+ * threads, not by the number of regions. */
 static int
 run_all(par_run *ps, unsigned threads, par_hash *h)
 {
-    pthread_t tid[64];
-    unsigned started = 0;
-    size_t window = 2 * (size_t)threads;
+    nt_pool pool;
+    size_t ready = 0, window = 2 * (size_t)threads;
     int rc = 0, more = 1;
 
     for (size_t k = 0; rc == 0 && k < ps->njobs && k < window; k++)
         if ((rc = fork_children(ps, k)) == 0)
-            ps->ready = k + 1;
-    for (; rc == 0 && started < threads; started++)
-        if (pthread_create(&tid[started], NULL, worker, ps) != 0)
-            break;
-    if (started == 0)
-        rc = 1;
+            ready = k + 1;
+    if (rc != 0 || nt_pool_start(&pool, ps->njobs, threads, ready, run_job, ps) != 0) {
+        publish(ps);
+        return 1;                /* the forked children are destroyed unmerged */
+    }
     for (size_t k = 0; rc == 0 && k < ps->njobs; k++) {
-        pthread_mutex_lock(&ps->mu);
-        while (!ps->jobs[k].done) {
-            pthread_mutex_unlock(&ps->mu);
+        /* Hash while the workers read; once all is hashed, wake to
+         * publish the watch every WATCH_MS. */
+        while (!nt_pool_wait(&pool, k, more ? 0 : WATCH_MS)) {
             if (more)
                 more = hash_some(h);
             publish(ps);
-            pthread_mutex_lock(&ps->mu);
-            if (!more && !ps->jobs[k].done) {
-                struct timespec ts;
-                clock_gettime(CLOCK_REALTIME, &ts);
-                ts.tv_nsec += WATCH_MS * 1000000L;
-                if (ts.tv_nsec >= 1000000000L) {
-                    ts.tv_sec++;
-                    ts.tv_nsec -= 1000000000L;
-                }
-                pthread_cond_timedwait(&ps->cv, &ps->mu, &ts);
-            }
         }
-        pthread_mutex_unlock(&ps->mu);
         rc = fold(ps, k);
         if (k > 0)
             close_reader(ps, &ps->jobs[k]);
-        pthread_mutex_lock(&ps->mu);
-        if (rc == 0 && ps->ready < ps->njobs) {
-            pthread_mutex_unlock(&ps->mu);
-            rc = fork_children(ps, ps->ready);
-            pthread_mutex_lock(&ps->mu);
-            if (rc == 0)
-                ps->ready++;
-        }
-        if (rc != 0)
-            ps->abort = 1;
-        pthread_cond_broadcast(&ps->cv);
-        pthread_mutex_unlock(&ps->mu);
+        if (rc == 0 && ready < ps->njobs && (rc = fork_children(ps, ready)) == 0)
+            nt_pool_raise(&pool, ++ready);
     }
-    pthread_mutex_lock(&ps->mu);
-    ps->abort = rc != 0;
-    pthread_cond_broadcast(&ps->cv);
-    pthread_mutex_unlock(&ps->mu);
-    for (unsigned t = 0; t < started; t++)
-        pthread_join(tid[t], NULL);
+    nt_pool_stop(&pool, rc != 0);
+    nt_pool_free(&pool);
     for (size_t k = 1; k < ps->njobs; k++)
         close_reader(ps, &ps->jobs[k]);   /* what ran past an abort */
     while (rc == 0 && more)
@@ -531,8 +480,7 @@ pp_engine_read_parallel(input_run *in, size_t index, stage_run *stages, size_t n
     r0->stop_at = jv[0].stop;
     pp_nettrace_set_callbacks(r0, NULL, on_warn, &jv[0].warns);
 
-    par_run ps = { PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, jv, n, 0, 0, 0,
-                   in->plan->path, &ix, in, stages, nstages, slot, g, { 0 }, 0 };
+    par_run ps = { jv, n, in->plan->path, &ix, in, stages, nstages, slot, g, { 0 }, 0 };
     if (g != NULL && g->watch != NULL) {
         for (size_t s = 0; s < nstages; s++)
             ps.records0[s] = g->watch->records[s];
@@ -564,8 +512,6 @@ pp_engine_read_parallel(input_run *in, size_t index, stage_run *stages, size_t n
             g->watch->records[s] = ps.records0[s];   /* the serial read counts them */
     for (size_t k = 0; k < n; k++)
         free(jv[k].warns.v);
-    pthread_mutex_destroy(&ps.mu);
-    pthread_cond_destroy(&ps.cv);
     free(recs);
     free(children);
     free(jv);

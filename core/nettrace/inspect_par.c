@@ -7,7 +7,6 @@
  * included, is always the serial one. */
 #include "config.h"
 
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,6 +17,7 @@
 #include <perfpipe/perfpipe.h>
 
 #include "nettrace/inspect.h"
+#include "nettrace/pool.h"
 #include "nettrace/region.h"
 
 unsigned
@@ -45,16 +45,12 @@ typedef struct region_job {
     nt_warn_sink ws;
     pp_error err;
     int rc;
-    int done;
     double cpu_s;                /* the worker's CPU time for this region */
 } region_job;
 
 typedef struct par_state {
-    pthread_mutex_t mu;
-    pthread_cond_t cv;
     region_job *jobs;
-    size_t njobs, next, merged, window;
-    int abort;
+    size_t njobs, window;
     const char *path;
     const nt_index *ix;
 } par_state;
@@ -67,8 +63,9 @@ thread_cpu_s(void)
 }
 
 static void
-run_job(par_state *ps, size_t k)
+run_job(void *user, size_t k)
 {
+    par_state *ps = user;
     region_job *j = &ps->jobs[k];
     double t0 = thread_cpu_s();
 
@@ -82,30 +79,6 @@ run_job(par_state *ps, size_t k)
     }
     j->rc = nt_inspect_count(j->r, ps->path, &j->ips, &j->err);
     j->cpu_s = thread_cpu_s() - t0;
-}
-
-static void *
-worker(void *arg)
-{
-    par_state *ps = arg;
-
-    pthread_mutex_lock(&ps->mu);
-    for (;;) {
-        /* At most `window` regions ahead of the fold: memory stays bounded
-         * by the threads, not by the number of regions. */
-        while (!ps->abort && ps->next < ps->njobs && ps->next >= ps->merged + ps->window)
-            pthread_cond_wait(&ps->cv, &ps->mu);
-        if (ps->abort || ps->next >= ps->njobs)
-            break;
-        size_t k = ps->next++;
-        pthread_mutex_unlock(&ps->mu);
-        run_job(ps, k);
-        pthread_mutex_lock(&ps->mu);
-        ps->jobs[k].done = 1;
-        pthread_cond_broadcast(&ps->cv);
-    }
-    pthread_mutex_unlock(&ps->mu);
-    return NULL;
 }
 
 static int
@@ -162,45 +135,33 @@ free_job(region_job *j, int own_reader)
     pp_u64map_free(&j->ips);
 }
 
-/* Run the jobs and fold them in order; 0, 1 (read serially) or PP_ENOMEM. */
+/* Run the jobs and fold them in order; 0, 1 (read serially) or PP_ENOMEM.
+ * At most `window` regions run ahead of the fold: memory stays bounded by
+ * the threads, not by the number of regions. */
 static int
 run_all(par_state *ps, unsigned threads)
 {
-    pthread_t tid[64];
-    unsigned started = 0;
+    nt_pool pool;
     int rc = 0;
 
-    for (; started < threads; started++)
-        if (pthread_create(&tid[started], NULL, worker, ps) != 0)
-            break;
-    if (started == 0)
+    if (nt_pool_start(&pool, ps->njobs, threads, ps->window, run_job, ps) != 0)
         return 1;
-    for (size_t k = 0; k < ps->njobs; k++) {
-        pthread_mutex_lock(&ps->mu);
-        while (!ps->jobs[k].done)
-            pthread_cond_wait(&ps->cv, &ps->mu);
-        pthread_mutex_unlock(&ps->mu);
+    for (size_t k = 0; rc == 0 && k < ps->njobs; k++) {
+        nt_pool_wait(&pool, k, -1);
         if (k == 0)
             rc = ps->jobs[0].rc < 0 || !ps->jobs[0].r->stopped ? 1 : 0;
-        else if (rc == 0)
+        else
             rc = fold(ps->jobs, k, ps->njobs);
         if (k > 0)
             free_job(&ps->jobs[k], 1);
-        pthread_mutex_lock(&ps->mu);
-        ps->merged = k + 1;
-        if (rc != 0)
-            ps->abort = 1;
-        pthread_cond_broadcast(&ps->cv);
-        pthread_mutex_unlock(&ps->mu);
-        if (rc != 0)
-            break;
+        nt_pool_raise(&pool, k + 1 + ps->window);
     }
-    for (unsigned t = 0; t < started; t++)
-        pthread_join(tid[t], NULL);
+    nt_pool_stop(&pool, rc != 0);
     /* After an abort: what ran past the fold. */
     for (size_t k = 1; k < ps->njobs; k++)
-        if (ps->jobs[k].done)
+        if (nt_pool_ran(&pool, k))
             free_job(&ps->jobs[k], 1);
+    nt_pool_free(&pool);
     return rc;
 }
 
@@ -271,8 +232,7 @@ nt_inspect_parallel(pp_trace_source *r, const char *path, unsigned jobs, nt_warn
         pp_error e0 = PP_ERROR_INIT;
         jv[k].err = e0;
     }
-    par_state ps = { PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, jv, n, 0, 0,
-                     2 * (size_t)jobs, 0, path, &ix };
+    par_state ps = { jv, n, 2 * (size_t)jobs, path, &ix };
     int rc = run_all(&ps, jobs < n ? jobs : (unsigned)n);
     test_log(path, n, rc, index_s, jv);
     if (rc == 0) {
@@ -284,8 +244,6 @@ nt_inspect_parallel(pp_trace_source *r, const char *path, unsigned jobs, nt_warn
     *ws = jv[0].ws;
     pp_nettrace_set_callbacks(r, NULL, nt_inspect_on_warning, ws);
     free_job(&jv[0], 0);
-    pthread_mutex_destroy(&ps.mu);
-    pthread_cond_destroy(&ps.cv);
     free(jv);
     free(at);
     nt_index_free(&ix);
