@@ -308,7 +308,7 @@ same_split(void)
 static void
 run(const pp_pipeline *p, size_t size)
 {
-    pp_run_hooks hooks = { NULL, NULL, on_warning, on_log, NULL, 0, 0, NULL, NULL, NULL };
+    pp_run_hooks hooks = { .warning = on_warning, .log = on_log };
     pp_error err = PP_ERROR_INIT;
     json_t *doc = NULL;
     int rc = pp_run_pipeline(p, &hooks, &doc, &err);
