@@ -9,6 +9,19 @@
 
 #include "heap_common.h"
 
+int hc_stack_reserve(void **st, size_t *cap, size_t sp, size_t elem)
+{
+    if (sp < *cap)
+        return PP_OK;
+    size_t ncap = *cap ? *cap * 2 : 4096;
+    void *g = realloc(*st, ncap * elem);
+    if (!g)
+        return PP_ENOMEM;
+    *st = g;
+    *cap = ncap;
+    return PP_OK;
+}
+
 size_t hc_base_name_len(const char *name)
 {
     /* dotnet-gcdump's GetObjectSizeSuffix: " (Bytes > 1K|10K|100K|1M|10M|100M)". */

@@ -9,9 +9,31 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <perfpipe/error.h>
 #include <perfpipe/records.h>
 
 #define HC_NONE UINT32_MAX
+
+/* Room for one more element at index sp of a stack that grows as deep as
+ * a walk goes (*st, *cap in elements of elem bytes; doubled, from 4096).
+ * PP_OK, or PP_ENOMEM with *st untouched. */
+int hc_stack_reserve(void **st, size_t *cap, size_t sp, size_t elem);
+
+/* A depth-first frame over a CSR range: heaps hold lists millions deep,
+ * but most walks stay shallow, so only what is pushed is touched. */
+typedef struct hc_frame {
+    uint32_t cur, end;           /* next edge (or child) and the end of its
+                                    range (edge_start32: edge indices fit) */
+    uint32_t pre;                /* preorder number of the node scanned */
+} hc_frame;
+
+static inline int hc_push(hc_frame **st, size_t *cap, size_t sp, hc_frame f)
+{
+    if (hc_stack_reserve((void **)st, cap, sp, sizeof(**st)) != PP_OK)
+        return PP_ENOMEM;
+    (*st)[sp] = f;
+    return PP_OK;
+}
 
 /* Per-type figures keyed by type name. Type indexes are per file and names
  * repeat (one type per module; dotnet-gcdump's "(Bytes > 1K)" pseudo-types
@@ -51,6 +73,14 @@ typedef struct hc_dom {
 } hc_dom;
 
 int hc_dominators(const pp_heap_snapshot *s, hc_dom *d);
+/* The dominator pass alone (heap_dominators.c), for the sums of
+ * heap_retained.c: *rpo (preorder -> node) and *ipre (preorder number of
+ * each preorder's immediate dominator, ipre[0] = 0) over the *nreach
+ * reachable nodes, and *spare8, a buffer of node_count u64 plus 16 bytes
+ * the pass is done with (for the caller's next pass). All three are the
+ * caller's to free. PP_OK or PP_ENOMEM (then nothing is left allocated). */
+int hc_dom_core(const pp_heap_snapshot *s, uint32_t **rpo, uint32_t **ipre, uint64_t **spare8,
+                uint32_t *nreach);
 void hc_dom_free(hc_dom *d);
 
 /* Retained bytes per key: the sum of retained[x] over nodes x of that key

@@ -1,5 +1,6 @@
-/* Dominator tree and retained sizes of a heap graph (heap_common.h):
- * semi-NCA over the graph's own CSR, in DFS preorder numbers. */
+/* Dominator tree of a heap graph (heap_common.h): semi-NCA over the
+ * graph's own CSR, in DFS preorder numbers. What is summed over the tree
+ * is heap_retained.c's. */
 #include "config.h"
 
 #include <stdlib.h>
@@ -8,37 +9,6 @@
 #include <perfpipe/error.h>
 
 #include "heap_common.h"
-
-void hc_dom_free(hc_dom *d)
-{
-    free(d->idom);
-    free(d->retained);
-    free(d->rpo);
-    free(d->ipre);
-    memset(d, 0, sizeof(*d));
-}
-
-/* A stack that grows as deep as the walk goes: heaps hold lists millions
- * deep, but most walks stay shallow, so only what is pushed is touched. */
-typedef struct frame {
-    uint32_t cur, end;           /* next edge (or child) and the end of the range
-                                    (edge_start32: edge indices fit) */
-    uint32_t pre;                /* preorder number of the node being scanned */
-} frame;
-
-static int push(frame **st, size_t *cap, size_t sp, frame f)
-{
-    if (sp == *cap) {
-        size_t ncap = *cap ? *cap * 2 : 4096;
-        frame *g = realloc(*st, ncap * sizeof(*g));
-        if (!g)
-            return PP_ENOMEM;
-        *st = g;
-        *cap = ncap;
-    }
-    (*st)[sp] = f;
-    return PP_OK;
-}
 
 static inline int bit_get(const uint64_t *b, size_t i) { return (int)(b[i >> 6] >> (i & 63)) & 1; }
 static inline void bit_set(uint64_t *b, size_t i) { b[i >> 6] |= (uint64_t)1 << (i & 63); }
@@ -54,7 +24,7 @@ static inline void bit_set(uint64_t *b, size_t i) { b[i >> 6] |= (uint64_t)1 << 
 static uint32_t dfs(const pp_heap_snapshot *s, uint32_t *pre, uint32_t *rpo, uint32_t *parent,
                     uint32_t (*pairs)[2], uint64_t *npairs, uint64_t *ismulti)
 {
-    frame *st = NULL;
+    hc_frame *st = NULL;
     size_t cap = 0, sp = 0;
     uint32_t count = 0;
     uint64_t np = 0;
@@ -68,12 +38,12 @@ static uint32_t dfs(const pp_heap_snapshot *s, uint32_t *pre, uint32_t *rpo, uin
     pre[s->root] = count;
     rpo[count] = s->root;
     parent[count++] = HC_NONE;
-    if (push(&st, &cap, sp++, (frame){ s->edge_start32[s->root], s->edge_start32[s->root + 1], 0 })) {
+    if (hc_push(&st, &cap, sp++, (hc_frame){ s->edge_start32[s->root], s->edge_start32[s->root + 1], 0 })) {
         free(vis);
         return 0;
     }
     while (sp) {
-        frame *f = &st[sp - 1];
+        hc_frame *f = &st[sp - 1];
         if (f->cur == f->end) {
             sp--;
             continue;
@@ -91,7 +61,7 @@ static uint32_t dfs(const pp_heap_snapshot *s, uint32_t *pre, uint32_t *rpo, uin
             pw = pre[w] = count;
             rpo[count] = w;
             parent[count++] = f->pre;
-            if (push(&st, &cap, sp++, (frame){ s->edge_start32[w], s->edge_start32[w + 1], pw })) {
+            if (hc_push(&st, &cap, sp++, (hc_frame){ s->edge_start32[w], s->edge_start32[w + 1], pw })) {
                 free(st);
                 free(vis);
                 return 0;
@@ -212,8 +182,8 @@ static int semidominators(uint32_t nr, const uint64_t *ismulti, uint32_t nmulti,
  * the immediate dominators by preorder (*ipre), and the buffer the last
  * phase no longer needs, for the caller's next one: *spare8, n u64 plus
  * 16 bytes. All three are the caller's. */
-static int dom_core(const pp_heap_snapshot *s, uint32_t **rpo_out, uint32_t **ipre_out,
-                    uint64_t **spare8, uint32_t *nreach)
+int hc_dom_core(const pp_heap_snapshot *s, uint32_t **rpo_out, uint32_t **ipre_out,
+                uint64_t **spare8, uint32_t *nreach)
 {
     uint32_t n = s->node_count, nr, nmulti;
     size_t nn = n ? n : 1, words = nn / 64 + 1;
@@ -301,199 +271,4 @@ oom:
     free(parent);
     free(rpo);
     return PP_ENOMEM;
-}
-
-int hc_dominators(const pp_heap_snapshot *s, hc_dom *d)
-{
-    memset(d, 0, sizeof(*d));
-    uint32_t n = s->node_count, nr;
-    size_t nn = n ? n : 1;
-    uint32_t *idom = malloc(nn * sizeof(uint32_t));
-    uint64_t *retained;
-    if (!idom || dom_core(s, &d->rpo, &d->ipre, &retained, &nr) != PP_OK) {
-        free(idom);
-        return PP_ENOMEM;
-    }
-    d->n = n;
-    d->nreach = nr;
-    d->idom = idom;
-    d->retained = retained;
-    memset(d->retained, 0, nn * sizeof(uint64_t));
-    memset(d->idom, 0xff, nn * sizeof(uint32_t));
-    for (uint32_t w = 0; w < nr; w++)
-        d->idom[d->rpo[w]] = d->rpo[d->ipre[w]];
-    /* Subtree sizes: a dominator precedes what it dominates in preorder. */
-    for (uint32_t w = nr; w-- > 0;) {
-        uint32_t v = d->rpo[w];
-        d->retained[v] += s->node_size32[v];
-        if (w)
-            d->retained[d->rpo[d->ipre[w]]] += d->retained[v];
-    }
-    return PP_OK;
-}
-
-/* Dominator-tree children in CSR over preorder numbers (a counting sort,
- * as fill_preds): child[cstart[p] .. cstart[p + 1]) in preorder. cstart
- * has nr + 2 slots. */
-static void dom_children(const uint32_t *ipre, uint32_t nr, uint32_t *cstart, uint32_t *child)
-{
-    memset(cstart, 0, ((size_t)nr + 2) * sizeof(uint32_t));
-    for (uint32_t w = 1; w < nr; w++)
-        cstart[(size_t)ipre[w] + 2]++;
-    for (uint32_t i = 0; i + 2 <= nr + 1; i++)
-        cstart[i + 2] += cstart[i + 1];
-    for (uint32_t w = 1; w < nr; w++)
-        child[cstart[(size_t)ipre[w] + 1]++] = w;
-}
-
-typedef struct sframe {
-    uint32_t cur, end;           /* next child and the end of the range */
-    uint32_t node, key;          /* the node and its key, looked up once */
-    uint64_t sum;                /* its retained bytes so far */
-} sframe;
-
-int hc_retained_summary(const pp_heap_snapshot *s, const hc_keys *k, uint64_t *out,
-                        uint32_t *best, uint64_t *reach_bytes, uint32_t *nreach,
-                        hc_spare *spare)
-{
-    uint32_t *rpo, *ipre, nr;
-    uint64_t *spare8;
-    uint32_t nk = k->nkeys ? k->nkeys : 1;
-    memset(out, 0, k->nkeys * sizeof(uint64_t));
-    *reach_bytes = 0;
-    *nreach = 0;
-    if (dom_core(s, &rpo, &ipre, &spare8, &nr) != PP_OK)
-        return PP_ENOMEM;
-    /* The children take the buffer the dominators are done with (n + 4
-     * u32 slots a half); the retained sizes are summed on the way back up
-     * the walk, so no node array holds them. */
-    size_t nn = s->node_count ? s->node_count : 1;
-    uint32_t *child = (uint32_t *)(void *)spare8, *cstart = child + nn;
-    dom_children(ipre, nr, cstart, child);
-    free(ipre);
-    uint32_t *open = calloc(nk, sizeof(uint32_t));
-    uint64_t *best_bytes = best ? malloc(nk * sizeof(uint64_t)) : NULL;
-    sframe *st = NULL;
-    size_t cap = 0, sp = 0;
-    int rc = PP_ENOMEM;
-    if (!open || (best && !best_bytes))
-        goto out;
-    if (best)
-        for (uint32_t i = 0; i < k->nkeys; i++)
-            best[i] = HC_NONE;
-#define KEY_OF(v) k->type_key[s->node_type[v]]
-    /* Depth-first over the dominator tree keeping how many ancestors of
-     * each key are open: a node is counted for its key when none is. */
-    if (nr) {
-        cap = 4096;
-        if (!(st = malloc(cap * sizeof(*st))))
-            goto out;
-        uint32_t v = rpo[0], key = KEY_OF(v);
-        open[key]++;
-        st[sp++] = (sframe){ cstart[0], cstart[1], v, key, s->node_size32[v] };
-    }
-    while (sp) {
-        sframe *f = &st[sp - 1];
-        if (f->cur == f->end) {
-            uint32_t v = f->node, key = f->key;
-            uint64_t r = f->sum;
-            if (open[key] == 1)
-                out[key] += r;
-            open[key]--;
-            /* The instance retaining the most; among equals the lowest
-             * node index (what a scan in node order keeps). */
-            if (best && (best[key] == HC_NONE || r > best_bytes[key] ||
-                         (r == best_bytes[key] && v < best[key]))) {
-                best[key] = v;
-                best_bytes[key] = r;
-            }
-            if (--sp)
-                st[sp - 1].sum += r;
-            else
-                *reach_bytes = r;
-            continue;
-        }
-        uint32_t c = child[f->cur++], v = rpo[c], key = KEY_OF(v);
-        open[key]++;
-        if (sp == cap) {
-            sframe *g = realloc(st, cap * 2 * sizeof(*g));
-            if (!g)
-                goto out;
-            st = g;
-            cap *= 2;
-        }
-        st[sp++] = (sframe){ cstart[c], cstart[(size_t)c + 1], v, key, s->node_size32[v] };
-    }
-#undef KEY_OF
-    *nreach = nr;
-    rc = PP_OK;
-out:
-    free(st);
-    free(open);
-    free(best_bytes);
-    if (spare && rc == PP_OK) {
-        /* Fresh pages cost a fault and a clear each: the caller's next
-         * pass can take these instead. */
-        hc_spare_put(spare, rpo, nn * sizeof(uint32_t));
-        hc_spare_put(spare, spare8, nn * sizeof(uint64_t) + 16);
-    } else {
-        free(rpo);
-        free(spare8);
-    }
-    return rc;
-}
-
-int hc_retained_by_key(const pp_heap_snapshot *s, const hc_dom *d, const hc_keys *k,
-                       uint64_t *out)
-{
-    uint32_t nr = d->nreach;
-    memset(out, 0, k->nkeys * sizeof(uint64_t));
-    /* Dominator-tree children in CSR over preorder numbers (the same count,
-     * prefix, fill as fill_preds), then a depth-first walk keeping how many
-     * ancestors of each key are open. */
-    uint32_t *cstart = calloc((size_t)nr + 2, sizeof(uint32_t));
-    uint32_t *child = malloc((nr ? nr : 1) * sizeof(uint32_t));
-    uint32_t *open = calloc(k->nkeys ? k->nkeys : 1, sizeof(uint32_t));
-    frame *st = NULL;
-    size_t cap = 0, sp = 0;
-    int rc = PP_ENOMEM;
-    if (!cstart || !child || !open)
-        goto out;
-    for (uint32_t w = 1; w < nr; w++)
-        cstart[(size_t)d->ipre[w] + 2]++;
-    for (uint32_t i = 0; i + 2 <= nr + 1; i++)
-        cstart[i + 2] += cstart[i + 1];
-    for (uint32_t w = 1; w < nr; w++)
-        child[cstart[(size_t)d->ipre[w] + 1]++] = w;
-#define KEY_OF(p) k->type_key[s->node_type[d->rpo[p]]]
-    if (nr) {
-        uint32_t key = KEY_OF(0);
-        out[key] += d->retained[d->rpo[0]];
-        open[key]++;
-        if (push(&st, &cap, sp++, (frame){ cstart[0], cstart[1], 0 }))
-            goto out;
-    }
-    while (sp) {
-        frame *f = &st[sp - 1];
-        if (f->cur == f->end) {
-            open[KEY_OF(f->pre)]--;
-            sp--;
-            continue;
-        }
-        uint32_t c = child[f->cur++];
-        uint32_t key = KEY_OF(c);
-        if (!open[key])
-            out[key] += d->retained[d->rpo[c]];
-        open[key]++;
-        if (push(&st, &cap, sp++, (frame){ cstart[c], cstart[(size_t)c + 1], c }))
-            goto out;
-    }
-#undef KEY_OF
-    rc = PP_OK;
-out:
-    free(st);
-    free(cstart);
-    free(child);
-    free(open);
-    return rc;
 }
