@@ -21,7 +21,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <perfpipe/perfpipe.h>
@@ -89,13 +88,6 @@ on_warn(void *user, const pp_error *w)
     ws->v[ws->n++] = *w;
 }
 
-static double
-thread_cpu_s(void)
-{
-    struct timespec ts;
-    return clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) == 0 ? ts.tv_sec + ts.tv_nsec / 1e9 : 0;
-}
-
 static void
 read_job(par_run *ps, size_t k)
 {
@@ -156,10 +148,10 @@ static void
 run_job(void *user, size_t k)
 {
     par_run *ps = user;
-    double t0 = thread_cpu_s();
+    double t0 = nt_thread_cpu_s();
 
     read_job(ps, k);
-    ps->jobs[k].cpu_s = thread_cpu_s() - t0;
+    ps->jobs[k].cpu_s = nt_thread_cpu_s() - t0;
 }
 
 /* Fork job k's children (on this thread: fork never runs beside a merge).
@@ -439,7 +431,7 @@ pp_engine_read_parallel(input_run *in, size_t index, stage_run *stages, size_t n
         return 1;
     if (jobs > 64)
         jobs = 64;
-    double t0 = thread_cpu_s();
+    double t0 = nt_thread_cpu_s();
     uint64_t size = (uint64_t)sb.st_size;
     uint64_t until = every ? UINT64_MAX : size / jobs * (jobs - 1);
     if (nt_index_build(r0, until, &ix) < 0) {
@@ -491,7 +483,7 @@ pp_engine_read_parallel(input_run *in, size_t index, stage_run *stages, size_t n
     par_hash h = { in, fd, r0->hashed, size, malloc(1u << 18) };
     int rc = h.buf ? run_all(&ps, jobs < n ? jobs : (unsigned)n, &h) : 1;
     free(h.buf);
-    double host_s = thread_cpu_s() - t0, merge_s = 0;
+    double host_s = nt_thread_cpu_s() - t0, merge_s = 0;
     close(fd);
     if (rc == 0) {
         r0->stop_at = 0;
@@ -500,7 +492,7 @@ pp_engine_read_parallel(input_run *in, size_t index, stage_run *stages, size_t n
         r0->early_len = 0;
         pp_nettrace_set_callbacks(r0, in->sh.on_bytes, in->sh.on_warning, in->sh.user);
         merge_children(&ps, first);
-        merge_s = thread_cpu_s() - t0 - host_s;
+        merge_s = nt_thread_cpu_s() - t0 - host_s;
         for (size_t k = 0; k < n; k++)
             for (size_t i = 0; i < jv[k].warns.n; i++)
                 in->sh.on_warning(in->sh.user, &jv[k].warns.v[i]);

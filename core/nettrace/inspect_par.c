@@ -11,7 +11,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <perfpipe/perfpipe.h>
@@ -55,19 +54,12 @@ typedef struct par_state {
     const nt_index *ix;
 } par_state;
 
-static double
-thread_cpu_s(void)
-{
-    struct timespec ts;
-    return clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) == 0 ? ts.tv_sec + ts.tv_nsec / 1e9 : 0;
-}
-
 static void
 run_job(void *user, size_t k)
 {
     par_state *ps = user;
     region_job *j = &ps->jobs[k];
-    double t0 = thread_cpu_s();
+    double t0 = nt_thread_cpu_s();
 
     if (k > 0) {
         j->rc = nt_region_open(ps->path, ps->ix, j->sp, j->stop, &j->r, &j->base, &j->err);
@@ -78,7 +70,7 @@ run_job(void *user, size_t k)
         j->r->stop_at = j->stop;
     }
     j->rc = nt_inspect_count(j->r, ps->path, &j->ips, &j->err);
-    j->cpu_s = thread_cpu_s() - t0;
+    j->cpu_s = nt_thread_cpu_s() - t0;
 }
 
 static int
@@ -201,7 +193,7 @@ nt_inspect_parallel(pp_trace_source *r, const char *path, unsigned jobs, nt_warn
         jobs = 64;
     if (r->format != 4 || !r->seekable || fstat(r->fd, &sb) != 0 || (uint64_t)sb.st_size < min)
         return 1;
-    double t0 = thread_cpu_s();
+    double t0 = nt_thread_cpu_s();
     /* Balanced cuts need the points up to the last share only. */
     uint64_t until = every ? UINT64_MAX : (uint64_t)sb.st_size / jobs * (jobs - 1);
     if (nt_index_build(r, until, &ix) < 0) {
@@ -214,7 +206,7 @@ nt_inspect_parallel(pp_trace_source *r, const char *path, unsigned jobs, nt_warn
         pp_error_set(err, PP_ENOMEM, "%s: out of memory", path);
         return PP_ENOMEM;
     }
-    double index_s = thread_cpu_s() - t0;
+    double index_s = nt_thread_cpu_s() - t0;
     size_t n = ix.nsp ? nt_region_pick(&ix, (uint64_t)sb.st_size, jobs, every, at) : 1;
     region_job *jv = n > 1 ? calloc(n, sizeof *jv) : NULL;
     if (!jv) {

@@ -112,3 +112,9 @@ nt_pool_free(nt_pool *p)
     free(p->done);
     p->done = NULL;
 }
+
+double nt_thread_cpu_s(void)
+{
+    struct timespec ts;
+    return clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) == 0 ? ts.tv_sec + ts.tv_nsec / 1e9 : 0;
+}

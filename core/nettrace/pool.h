@@ -45,4 +45,8 @@ void nt_pool_stop(nt_pool *p, int abort);
 int nt_pool_ran(const nt_pool *p, size_t k);
 void nt_pool_free(nt_pool *p);
 
+/* CPU seconds the calling thread has used (0 if the clock is missing):
+ * what the split logs print per job and for the host. */
+double nt_thread_cpu_s(void);
+
 #endif
