@@ -36,6 +36,8 @@ typedef struct report {
     pp_alloc_folded folded;
     pp_pc_symcache syms;
     uint32_t *ipname;                /* [IP id] name id */
+    uint8_t *nflags;                 /* [name id] NF_* of the name, once */
+    uint32_t nflags_cap;
     stack_facts *facts;
     pp_pc_strbuf buf;
     pp_pc_agg by_type, by_frame, by_type_frame, by_type_frame_kind, by_kind;
@@ -58,6 +60,38 @@ typedef struct report {
     int64_t cut[2];
     uint32_t *tfk_of_row;            /* [raw row] its by_type_frame_kind row */
 } report;
+
+/* What the report asks of a frame name, asked once per name: stacks
+ * repeat a few hundred names over millions of frames, and the tests are
+ * string scans. */
+#define NF_KNOWN 1u
+#define NF_UNRESOLVED 2u
+#define NF_CANDIDATE 4u          /* focus, or not framework: may be responsible */
+
+static int name_flags(report *r, uint32_t id, uint8_t *out)
+{
+    if (id >= r->nflags_cap) {
+        uint32_t cap = r->names.count > id ? r->names.count : id + 1;
+        uint8_t *g = realloc(r->nflags, cap);
+        if (!g)
+            return PP_ENOMEM;
+        memset(g + r->nflags_cap, 0, cap - r->nflags_cap);
+        r->nflags = g;
+        r->nflags_cap = cap;
+    }
+    uint8_t f = r->nflags[id];
+    if (!(f & NF_KNOWN)) {
+        const char *name = pp_pc_strtab_get(&r->names, id);
+        f = NF_KNOWN;
+        if (pp_pc_frame_unresolved(name))
+            f |= NF_UNRESOLVED;
+        if (pp_pc_prefixes_match(&r->a->focus, name) || !pp_pc_prefixes_match(&r->a->framework, name))
+            f |= NF_CANDIDATE;
+        r->nflags[id] = f;
+    }
+    *out = f;
+    return PP_OK;
+}
 
 /* The responsible frame's module, and the first application frame from it
  * outward: where the fix of a framework or package frame is made. */
@@ -153,15 +187,17 @@ static int name_stacks(report *r)
         f->call_site = NAME_NONE;
         /* walk from the allocation site (leaf, index 0) outward */
         for (uint32_t i = 0; i < depth; i++) {
-            const char *name = pp_pc_strtab_get(&r->names, ids[i]);
-            int unresolved = pp_pc_frame_unresolved(name);
-            f->unresolved_frames += (uint32_t)unresolved;
-            if (f->responsible == NAME_NONE &&
-                (pp_pc_prefixes_match(&a->focus, name) || !pp_pc_prefixes_match(&a->framework, name))) {
+            uint8_t nf;
+            if ((rc = name_flags(r, ids[i], &nf)) != PP_OK)
+                break;
+            f->unresolved_frames += (nf & NF_UNRESOLVED) != 0;
+            if (f->responsible == NAME_NONE && (nf & NF_CANDIDATE)) {
                 f->responsible = ids[i];
                 at = i;
             }
         }
+        if (rc != PP_OK)
+            break;
         if (f->responsible == NAME_NONE)
             ;                  /* "[framework only]" */
         else if ((rc = lands(r, f, frames, ids, depth, at)) != PP_OK)
@@ -265,7 +301,10 @@ static int fold_rows(report *r)
             stack_v = r->by_stack[f->folded];
             r->stack_frames += (int64_t)pp_pc_stacks_depth(&a->stacks, key[1]) * d[1];
             r->stack_unresolved += (int64_t)f->unresolved_frames * d[1];
-            if (pp_pc_frame_unresolved(frame))
+            uint8_t nf = 0;
+            if (f->responsible != NAME_NONE && (rc = name_flags(r, f->responsible, &nf)) != PP_OK)
+                break;
+            if (nf & NF_UNRESOLVED)      /* "[framework only]" is not */
                 r->unresolved_resp_bytes = pp_i64_add_sat(r->unresolved_resp_bytes, d[0]);
         }
         const char *kind = pp_alloc_kind_name(key[2]);
@@ -690,6 +729,7 @@ int pp_alloc_report(pp_alloc *a, pp_ctx *ctx, pp_error *err)
     free(r.bf_best);
     free(r.tfk_of_row);
     pp_pc_strtab_free(&r.names);
+    free(r.nflags);
     pp_alloc_folded_free(&r.folded);
     free(r.ipname);
     pp_pc_strbuf_free(&r.buf);
