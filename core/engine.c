@@ -19,9 +19,6 @@
 #include "result/result.h"
 #include "source.h"
 
-/* Progress is reported at most once per this many bytes. */
-#define PROGRESS_STEP (32u << 20)
-
 static void
 on_bytes(void *user, const void *data, size_t len)
 {
@@ -31,7 +28,7 @@ on_bytes(void *user, const void *data, size_t len)
     in->done += len;
     if (in->hooks->progress != NULL && in->done >= in->next_progress) {
         in->hooks->progress(in->hooks->user, in->plan->name, in->done, in->size);
-        in->next_progress = in->done + PROGRESS_STEP;
+        in->next_progress = in->done + PP_PROGRESS_STEP;
     }
 }
 
@@ -90,7 +87,7 @@ open_input(input_run *in, const pp_run_hooks *hooks, json_t *doc, pp_error *err)
     }
     if (stat(in->plan->path, &st) == 0)
         in->size = (uint64_t)st.st_size;
-    in->next_progress = PROGRESS_STEP;
+    in->next_progress = PP_PROGRESS_STEP;
     in->hash = pp_hash_new(hooks->hash_algo ? hooks->hash_algo : "xxh3-128", err);
     if (in->hash == NULL)
         return err ? err->code : PP_EINVAL;
@@ -121,6 +118,29 @@ static int
 heap32(const pp_analyzer *a)
 {
     return a->abi_minor >= 2 && (a->flags & PP_ANALYZER_FLAG_HEAP32);
+}
+
+int
+pp_engine_hash_join(input_run *in, pp_error *err)
+{
+    char digest[80];
+    uint64_t hashed;
+
+    if (in->bg == NULL)
+        return PP_OK;
+    int rc = pp_bg_hash_join(in->bg, &hashed);
+    pp_bg_hash_free(in->bg);
+    in->bg = NULL;
+    if (rc != 0) {
+        pp_error_set(err, PP_EIO, "%s: the file changed while it was read: it ended at byte %llu of "
+                     "%llu; read it again once nothing writes it", in->plan->path,
+                     (unsigned long long)hashed, (unsigned long long)in->size);
+        return PP_EIO;
+    }
+    pp_hash_final(in->hash, digest, sizeof digest);
+    json_object_set_new(in->hash_entry, "value", json_string(digest));
+    in->hash_entry = NULL;
+    return PP_OK;
 }
 
 static int
@@ -194,10 +214,13 @@ read_input(input_run *in, size_t index, stage_run *stages, size_t nstages, const
         input_error(err, in->plan->path, &rerr);
         return err ? err->code : rc;
     }
-    pp_hash_final(in->hash, digest, sizeof digest);
     hash = json_object();
     json_object_set_new(hash, "algo", json_string(pp_hash_algo(in->hash)));
-    json_object_set_new(hash, "value", json_string(digest));
+    if (in->bg == NULL) {
+        pp_hash_final(in->hash, digest, sizeof digest);
+        json_object_set_new(hash, "value", json_string(digest));
+    } else
+        in->hash_entry = hash;   /* the value once pp_engine_hash_join has it */
     json_object_set_new(in->entry, "hash", hash);
     if (in->hooks->progress != NULL)
         in->hooks->progress(in->hooks->user, in->plan->name, in->size, in->size);
@@ -390,6 +413,10 @@ pp_engine_run_guarded(const pp_plan *plan, const pp_run_hooks *hooks, const pp_g
             json_object_set_new(st->ctx.stage, "totals", json_object());
         }
     }
+    /* A split read's hash ran on beside the finish: the document needs it. */
+    for (size_t i = 0; i < plan->ninputs; i++)
+        if ((rc = pp_engine_hash_join(&inputs[i], err)) != PP_OK)
+            goto out;
     mark_damaged(plan, stages, inputs);
     rc = PP_OK;
     if (first.code != PP_OK) {
@@ -411,6 +438,7 @@ out:
     for (size_t i = 0; inputs != NULL && i < plan->ninputs; i++) {
         if (inputs[i].src != NULL)
             inputs[i].ops->close(inputs[i].src);
+        pp_bg_hash_free(inputs[i].bg);
         pp_hash_free(inputs[i].hash);
     }
     free(stages);

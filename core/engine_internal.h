@@ -21,6 +21,11 @@ typedef struct stage_run {
     int failed;
 } stage_run;
 
+typedef struct pp_bg_hash pp_bg_hash;
+
+/* Progress is reported at most once per this many bytes. */
+#define PP_PROGRESS_STEP (32u << 20)
+
 typedef struct input_run {
     const pp_plan_input *plan;
     const pp_source_ops *ops;
@@ -35,6 +40,10 @@ typedef struct input_run {
     uint64_t warnings;           /* reader warnings: each is damage */
     pp_source_damage damage;
     int damaged;
+    /* A split read's hash still running (engine_hash.c), and the document's
+     * hash object it fills when joined (pp_engine_hash_join). */
+    pp_bg_hash *bg;
+    json_t *hash_entry;
 } input_run;
 
 /* Tell a watching parent which plugin callback runs (guard.h). */
@@ -78,5 +87,23 @@ int pp_engine_stage_reads(const stage_run *st, size_t index);
  *  <0 PP_ENOMEM, or reopening failed: err set. */
 int pp_engine_read_parallel(input_run *in, size_t index, stage_run *stages, size_t nstages,
                             const pp_guard *g, unsigned jobs, pp_error *first, pp_error *err);
+
+/* engine_hash.c. The content hash of bytes [at, size) of fd into hash, on
+ * a thread of its own; fd is the hasher's from a successful new on (closed
+ * by free). new: NULL when out of memory (fd stays the caller's). start:
+ * begin now (again: nothing); with no thread to be had, join hashes on the
+ * caller's. join: wait; 0 when every byte up to size was hashed, 1 when the
+ * file ended first; *hashed says how far it got. free (NULL: nothing): a
+ * hash still running is stopped unfinished. Nothing else may touch hash
+ * between start and join. */
+pp_bg_hash *pp_bg_hash_new(pp_hash *hash, int fd, uint64_t at, uint64_t size);
+void pp_bg_hash_start(pp_bg_hash *h);
+int pp_bg_hash_join(pp_bg_hash *h, uint64_t *hashed);
+void pp_bg_hash_free(pp_bg_hash *h);
+
+/* engine.c. Finish input in's hash if a split read left it running: the
+ * document's hash value is then set. PP_OK, or PP_EIO when the file ended
+ * before the bytes the read saw (it changed while read): err set. */
+int pp_engine_hash_join(input_run *in, pp_error *err);
 
 #endif

@@ -4,10 +4,11 @@
  * cuts it (nettrace/region.h says why a region's reader sees exactly what
  * the serial reader sees there). Each region is read on a worker thread by
  * its own reader into children forked from the stages' states (plugin.h,
- * ABI 1.3); the host thread meanwhile hashes the file in order (identity
- * must see every byte once, in order), folds each region's reader facts
- * into the input's own reader in file order, and publishes the workers'
- * callbacks to the watch. Only when every region read cleanly and every
+ * ABI 1.3); the host thread folds each region's reader facts into the
+ * input's own reader in file order, publishes the workers' callbacks to
+ * the watch and their progress, and starts the file's hash (which must see
+ * every byte once, in order) on a thread of its own once a worker is idle
+ * (engine_hash.c). Only when every region read cleanly and every
  * fold was exact are the children merged into the states, in file order,
  * and the regions' warnings replayed in file order; otherwise the children
  * are destroyed and the input reopened to be read serially, so the
@@ -31,8 +32,6 @@
 #include "nettrace/process.h"
 #include "nettrace/region.h"
 
-/* The host thread hashes this much between looks at the workers. */
-#define HASH_CHUNK (4u << 20)
 /* How often the host thread tells the watch what the workers run. */
 #define WATCH_MS 20
 
@@ -50,9 +49,11 @@ typedef struct par_job {
     int rc;                      /* 0 read to its stop or end; < 0 reader error; 1 consume failed */
     uint64_t records;
     double cpu_s;                /* the worker's CPU time for this region */
+    uint64_t start;              /* file offset where the region starts */
     /* What the host thread publishes (guard.h); the worker's own line. */
     _Alignas(64) _Atomic uint32_t w_stage, w_phase;
     _Atomic uint64_t w_beat;
+    _Atomic uint64_t w_pos;      /* the reader's offset, for progress */
     _Atomic uint64_t *w_records; /* [nstages] */
 } par_job;
 
@@ -117,6 +118,7 @@ read_job(par_run *ps, size_t k)
             ((pp_trace_event *)rec.u.event)->stack_region += j->region_off;
         }
         j->records++;
+        atomic_store_explicit(&j->w_pos, j->r->pos, memory_order_relaxed);
         for (size_t s = 0; s < ps->nstages; s++) {
             if (j->child[s] == NULL)
                 continue;
@@ -208,38 +210,6 @@ publish(par_run *ps)
     w->input_bytes = ps->in->done;
 }
 
-/* The file hashed in order on the host thread, by pread: mapping it
- * instead (MAP_POPULATE windows, unmapped behind) doubled the workers' wall
- * time, every map and unmap holding the process's mm lock that their page
- * faults wait for. */
-typedef struct par_hash {
-    input_run *in;
-    int fd;
-    uint64_t at, size;
-    uint8_t *buf;                /* [256 KiB]: copied and hashed while in L2 */
-} par_hash;
-
-/* Hash up to HASH_CHUNK more bytes; 0 when all is. */
-static int
-hash_some(par_hash *h)
-{
-    uint64_t end = h->at + HASH_CHUNK < h->size ? h->at + HASH_CHUNK : h->size;
-
-    while (h->at < end) {
-        size_t want = end - h->at < (1u << 18) ? (size_t)(end - h->at) : (1u << 18);
-        ssize_t got = pread(h->fd, h->buf, want, (off_t)h->at);
-        if (got < 0 && errno == EINTR)
-            continue;
-        if (got <= 0) {
-            h->at = h->size;     /* the file shrank: the fold fails on it */
-            return 0;
-        }
-        h->in->sh.on_bytes(h->in->sh.user, h->buf, (size_t)got);
-        h->at += (uint64_t)got;
-    }
-    return h->at < h->size;
-}
-
 /* Fold job k's reader into job 0's (file order). 0 exact, 1 not. */
 static int
 fold(par_run *ps, size_t k)
@@ -269,15 +239,46 @@ close_reader(par_run *ps, par_job *j)
     nt_region_base_free(&j->base);
 }
 
+/* The workers' progress, as the serial read's on_bytes tells it. */
+static void
+progress(par_run *ps)
+{
+    input_run *in = ps->in;
+    uint64_t done = 0;
+
+    for (size_t k = 0; k < ps->njobs; k++) {
+        uint64_t at = atomic_load_explicit(&ps->jobs[k].w_pos, memory_order_relaxed);
+        done += at > ps->jobs[k].start ? at - ps->jobs[k].start : 0;
+    }
+    in->done = done < in->size ? done : in->size;
+    if (in->hooks->progress != NULL && in->done >= in->next_progress) {
+        in->hooks->progress(in->hooks->user, in->plan->name, in->done, in->size);
+        in->next_progress = in->done + PP_PROGRESS_STEP;
+    }
+}
+
+/* Whether fewer jobs from k on are unfinished than there are threads: a
+ * core is free for the hash. */
+static int
+worker_idle(nt_pool *pool, size_t k, size_t njobs, unsigned threads)
+{
+    size_t left = 0;
+
+    for (; k < njobs && left < threads; k++)
+        left += !nt_pool_wait(pool, k, 0);
+    return left < threads;
+}
+
 /* Run the jobs; 0 when all read and folded, 1 otherwise. At most
  * 2 x threads regions have children at once: memory stays bounded by the
- * threads, not by the number of regions. */
+ * threads, not by the number of regions. bg is started once a worker is
+ * idle, or when all is read. */
 static int
-run_all(par_run *ps, unsigned threads, par_hash *h)
+run_all(par_run *ps, unsigned threads, pp_bg_hash *bg)
 {
     nt_pool pool;
     size_t ready = 0, window = 2 * (size_t)threads;
-    int rc = 0, more = 1;
+    int rc = 0;
 
     for (size_t k = 0; rc == 0 && k < ps->njobs && k < window; k++)
         if ((rc = fork_children(ps, k)) == 0)
@@ -287,13 +288,15 @@ run_all(par_run *ps, unsigned threads, par_hash *h)
         return 1;                /* the forked children are destroyed unmerged */
     }
     for (size_t k = 0; rc == 0 && k < ps->njobs; k++) {
-        /* Hash while the workers read; once all is hashed, wake to
-         * publish the watch every WATCH_MS. */
-        while (!nt_pool_wait(&pool, k, more ? 0 : WATCH_MS)) {
-            if (more)
-                more = hash_some(h);
+        /* Wake every WATCH_MS to publish the watch and the progress. */
+        while (!nt_pool_wait(&pool, k, WATCH_MS)) {
             publish(ps);
+            progress(ps);
+            if (worker_idle(&pool, k, ps->njobs, threads))
+                pp_bg_hash_start(bg);
         }
+        if (worker_idle(&pool, k + 1, ps->njobs, threads))
+            pp_bg_hash_start(bg);
         rc = fold(ps, k);
         if (k > 0)
             close_reader(ps, &ps->jobs[k]);
@@ -304,8 +307,8 @@ run_all(par_run *ps, unsigned threads, par_hash *h)
     nt_pool_free(&pool);
     for (size_t k = 1; k < ps->njobs; k++)
         close_reader(ps, &ps->jobs[k]);   /* what ran past an abort */
-    while (rc == 0 && more)
-        more = hash_some(h);
+    if (rc == 0)
+        pp_bg_hash_start(bg);
     publish(ps);
     return rc;
 }
@@ -349,7 +352,7 @@ destroy_children(par_run *ps)
 /* Tests and bench: with PERFPIPE_INSPECT_SPLIT_LOG=FILE, one line per
  * split read, as inspect writes (nettrace/inspect_par.c), so a test can
  * tell a split that matched from one that never happened; then the CPU
- * seconds of the host thread (index, hashing, folds) and of its merges,
+ * seconds of the host thread (index, folds) and of its merges,
  * and of each region's worker. */
 static void
 test_log(const char *path, const par_run *ps, int rc, double host_s, double merge_s)
@@ -463,6 +466,7 @@ pp_engine_read_parallel(input_run *in, size_t index, stage_run *stages, size_t n
         pp_error e0 = PP_ERROR_INIT;
 
         jv[k].sp = k > 0 ? at[k - 1] : 0;
+        jv[k].start = k > 0 ? ix.sp[jv[k].sp].start : 0;
         jv[k].stop = k + 1 < n ? ix.sp[at[k]].end : 0;
         jv[k].child = children + k * nstages;
         jv[k].w_records = recs + k * nstages;
@@ -480,12 +484,14 @@ pp_engine_read_parallel(input_run *in, size_t index, stage_run *stages, size_t n
         g->watch->parallel = 1;
     }
     uint64_t next_progress = in->next_progress;
-    par_hash h = { in, fd, r0->hashed, size, malloc(1u << 18) };
-    int rc = h.buf ? run_all(&ps, jobs < n ? jobs : (unsigned)n, &h) : 1;
-    free(h.buf);
+    pp_bg_hash *bg = pp_bg_hash_new(in->hash, fd, r0->hashed, size);
+    int rc = bg != NULL ? run_all(&ps, jobs < n ? jobs : (unsigned)n, bg) : 1;
     double host_s = nt_thread_cpu_s() - t0, merge_s = 0;
-    close(fd);
+    if (bg == NULL)
+        close(fd);
     if (rc == 0) {
+        in->bg = bg;             /* joined once the stages are finished */
+        bg = NULL;
         r0->stop_at = 0;
         /* Without on_bytes the reader kept its first bytes for a callback
          * to come (input.c): this thread has hashed them already. */
@@ -498,6 +504,7 @@ pp_engine_read_parallel(input_run *in, size_t index, stage_run *stages, size_t n
                 in->sh.on_warning(in->sh.user, &jv[k].warns.v[i]);
     }
     destroy_children(&ps);
+    pp_bg_hash_free(bg);         /* before reopen replaces the hash */
     test_log(in->plan->path, &ps, rc, host_s, merge_s);
     if (rc != 0 && g != NULL && g->watch != NULL)
         for (size_t s = 0; s < nstages; s++)

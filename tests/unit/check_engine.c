@@ -17,6 +17,7 @@
 #include <perfpipe/perfpipe.h>
 
 #include "engine.h"
+#include "engine_internal.h"
 #include "loader.h"
 #include "pipeline/options.h"
 #include "pipeline/pipeline.h"
@@ -213,6 +214,69 @@ START_TEST(input_hash_matches_independent_digest)
 }
 END_TEST
 
+/* The split read's hasher (engine_hash.c): the digest of the bytes after
+ * the ones the caller hashed, on its thread or the caller's, and a file
+ * shorter than the read saw said, not hashed quietly short. */
+static void
+digest_of(const void *buf, size_t n, char *out)
+{
+    XXH128_canonical_t c;
+
+    XXH128_canonicalFromHash(&c, XXH3_128bits(buf, n));
+    for (int i = 0; i < 16; i++)
+        snprintf(out + 2 * i, 3, "%02x", c.digest[i]);
+}
+
+START_TEST(background_hash_is_the_whole_file_or_says_short)
+{
+    char path[] = "/tmp/pp-bghash-XXXXXX", want[33], got[80];
+    size_t n = (3u << 20) + 12345;
+    uint8_t *buf = malloc(n);
+    uint64_t hashed = 0, x = 0x9E3779B97F4A7C15u;
+    pp_error err = PP_ERROR_INIT;
+    int fd = mkstemp(path);
+
+    ck_assert_int_ge(fd, 0);
+    for (size_t i = 0; i < n; i++) {
+        x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+        buf[i] = (uint8_t)x;
+    }
+    ck_assert_int_eq(write(fd, buf, n), (ssize_t)n);
+    digest_of(buf, n, want);
+    for (int threaded = 0; threaded < 2; threaded++) {
+        pp_hash *h = pp_hash_new("xxh3-128", &err);
+        pp_bg_hash *bg;
+
+        pp_hash_update(h, buf, 1000);       /* what the reader hashed at open */
+        bg = pp_bg_hash_new(h, dup(fd), 1000, n);
+        ck_assert_ptr_nonnull(bg);
+        if (threaded)
+            pp_bg_hash_start(bg);
+        ck_assert_int_eq(pp_bg_hash_join(bg, &hashed), 0);
+        ck_assert_uint_eq(hashed, n);
+        pp_bg_hash_free(bg);
+        pp_hash_final(h, got, sizeof got);
+        ck_assert_str_eq(got, want);
+        pp_hash_free(h);
+    }
+    /* The read saw more than the file now holds. */
+    pp_hash *h = pp_hash_new("xxh3-128", &err);
+    pp_bg_hash *bg = pp_bg_hash_new(h, dup(fd), 0, n + 4096);
+    pp_bg_hash_start(bg);
+    ck_assert_int_eq(pp_bg_hash_join(bg, &hashed), 1);
+    ck_assert_uint_eq(hashed, n);
+    pp_bg_hash_free(bg);
+    /* Freed while running: stopped, nothing leaks (ASan). */
+    bg = pp_bg_hash_new(h, dup(fd), 0, n);
+    pp_bg_hash_start(bg);
+    pp_bg_hash_free(bg);
+    pp_hash_free(h);
+    close(fd);
+    unlink(path);
+    free(buf);
+}
+END_TEST
+
 START_TEST(sha256_on_request_matches_sha256sum)
 {
     static const char *const names[] = { "fixture-good" };
@@ -374,6 +438,7 @@ engine_suite(void)
     tcase_add_test(tc, every_record_reaches_every_slot_once);
     tcase_add_test(tc, input_hash_matches_independent_digest);
     tcase_add_test(tc, sha256_on_request_matches_sha256sum);
+    tcase_add_test(tc, background_hash_is_the_whole_file_or_says_short);
     tcase_add_test(tc, failing_stages_are_contained);
     tcase_add_test_raise_signal(tc, crash_in_consume_is_a_signal, SIGABRT);
     tcase_add_test(tc, missing_input_gives_no_document);
