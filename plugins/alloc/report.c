@@ -68,7 +68,7 @@ typedef struct report {
 #define NF_UNRESOLVED 2u
 #define NF_CANDIDATE 4u          /* focus, or not framework: may be responsible */
 
-static int name_flags(report *r, uint32_t id, uint8_t *out)
+static int name_flags_slow(report *r, uint32_t id, uint8_t *out)
 {
     if (id >= r->nflags_cap) {
         uint32_t cap = r->names.count > id ? r->names.count : id + 1;
@@ -91,6 +91,15 @@ static int name_flags(report *r, uint32_t id, uint8_t *out)
     }
     *out = f;
     return PP_OK;
+}
+
+static inline int name_flags(report *r, uint32_t id, uint8_t *out)
+{
+    if (id < r->nflags_cap && (r->nflags[id] & NF_KNOWN)) {
+        *out = r->nflags[id];
+        return PP_OK;
+    }
+    return name_flags_slow(r, id, out);
 }
 
 /* The responsible frame's module, and the first application frame from it
