@@ -13,20 +13,65 @@
 static inline int bit_get(const uint64_t *b, size_t i) { return (int)(b[i >> 6] >> (i & 63)) & 1; }
 static inline void bit_set(uint64_t *b, size_t i) { b[i >> 6] |= (uint64_t)1 << (i & 63); }
 
+/* rpo (preorder -> node) is written once, in order, by the DFS and read
+ * again only when the pass hands it out: in between it is kept as the
+ * difference to the previous node, which the DFS's order keeps small (on
+ * the bench heap 92 % are below 16: about 1 byte a node instead of 4). A
+ * difference, zigzagged, below 2^7 is one byte, below 2^14 two (10xxxxxx,
+ * then the low byte); any other is 0xC0 and the node itself, 4 bytes. */
+enum { RPO_MAX_BYTES = 5 };
+
+static inline size_t rpo_put(uint8_t *b, size_t len, uint32_t prev, uint32_t w)
+{
+    uint32_t d = w - prev, z = (d << 1) ^ (0u - (d >> 31));
+    if (z < 0x80) {
+        b[len] = (uint8_t)z;
+        return len + 1;
+    }
+    if (z < 0x4000) {
+        b[len] = (uint8_t)(0x80 | (z >> 8));
+        b[len + 1] = (uint8_t)z;
+        return len + 2;
+    }
+    b[len] = 0xC0;
+    memcpy(b + len + 1, &w, sizeof(w));
+    return len + 5;
+}
+
+static void rpo_decode(const uint8_t *b, uint32_t nr, uint32_t *rpo)
+{
+    uint32_t w = 0;
+    size_t k = 0;
+    for (uint32_t i = 0; i < nr; i++) {
+        uint32_t c = b[k++];
+        if (c < 0xC0) {
+            uint32_t z = c < 0x80 ? c : ((c & 0x3f) << 8) | b[k++];
+            w += (z >> 1) ^ (0u - (z & 1));
+        } else {
+            memcpy(&w, b + k, sizeof(w));
+            k += 4;
+        }
+        rpo[i] = w;
+    }
+}
+
 /* Depth-first preorder from the root with DFS-tree parents. Most heap
  * objects have one referrer (92 % of the bench heap): the edge that first
  * reaches a node is its DFS-tree edge, and a node no other edge reaches has
  * its DFS parent as its only predecessor, hence as its semidominator. So
  * only the other edges are kept, as pairs (preorder of the target, of the
- * source), and ismulti[t] marks the targets they reach. Returns the number
+ * source), and ismulti[t] marks the targets they reach. isforest marks
+ * those and the nodes with more than one DFS child (forest_pass()
+ * says why). rpo is coded as above, *rpo_len its bytes. Returns the number
  * of reachable nodes, or 0 on ENOMEM; *npairs is how many pairs were
  * written (at most the edge count minus one). */
-static uint32_t dfs(const pp_heap_snapshot *s, uint32_t *pre, uint32_t *rpo, uint32_t *parent,
-                    uint32_t (*pairs)[2], uint64_t *npairs, uint64_t *ismulti)
+static uint32_t dfs(const pp_heap_snapshot *s, uint32_t *pre, uint8_t *rpo, size_t *rpo_len,
+                    uint32_t *parent, uint32_t (*pairs)[2], uint64_t *npairs, uint64_t *ismulti,
+                    uint64_t *isforest)
 {
     hc_frame *st = NULL;
-    size_t cap = 0, sp = 0;
-    uint32_t count = 0;
+    size_t cap = 0, sp = 0, len;
+    uint32_t count = 0, last = s->root;
     uint64_t np = 0;
     /* Reached is a bitmap (1 bit a node stays in cache): pre[] is then
      * read only for the edges into a node already reached, and written,
@@ -36,7 +81,7 @@ static uint32_t dfs(const pp_heap_snapshot *s, uint32_t *pre, uint32_t *rpo, uin
         return 0;
     bit_set(vis, s->root);
     pre[s->root] = count;
-    rpo[count] = s->root;
+    len = rpo_put(rpo, 0, 0, s->root);
     parent[count++] = HC_NONE;
     if (hc_push(&st, &cap, sp++, (hc_frame){ s->edge_start32[s->root], s->edge_start32[s->root + 1], 0 })) {
         free(vis);
@@ -59,7 +104,12 @@ static uint32_t dfs(const pp_heap_snapshot *s, uint32_t *pre, uint32_t *rpo, uin
         if (!bit_get(vis, w)) {
             bit_set(vis, w);
             pw = pre[w] = count;
-            rpo[count] = w;
+            len = rpo_put(rpo, len, last, w);
+            last = w;
+            /* A node's first DFS child comes right after it in preorder:
+             * any later one makes it a branch. */
+            if (pw != f->pre + 1)
+                bit_set(isforest, f->pre);
             parent[count++] = f->pre;
             if (hc_push(&st, &cap, sp++, (hc_frame){ s->edge_start32[w], s->edge_start32[w + 1], pw })) {
                 free(st);
@@ -70,11 +120,13 @@ static uint32_t dfs(const pp_heap_snapshot *s, uint32_t *pre, uint32_t *rpo, uin
             pairs[np][0] = pw;
             pairs[np++][1] = f->pre;
             bit_set(ismulti, pw);
+            bit_set(isforest, pw);
         }
     }
     free(st);
     free(vis);
     *npairs = np;
+    *rpo_len = len;
     return count;
 }
 
@@ -115,59 +167,169 @@ static void fill_preds(uint32_t (*pairs)[2], uint64_t np, const uint64_t *ismult
         preds[pstart[(size_t)pairs[i][0] + 1]++] = pairs[i][1];
 }
 
-/* Semidominators in reverse preorder, with link-eval path compression.
- * lab[y] is the least semidominator on y's compressed path (what the
- * textbook reaches through label[y]); only the value is ever needed. Every
- * node's DFS parent is a predecessor (not linked yet, so it counts as
- * itself); the pairs hold the others. */
-static int semidominators(uint32_t nr, const uint64_t *ismulti, uint32_t nmulti,
-                          const uint32_t *pstart, const uint32_t *preds,
-                          const uint32_t *parent, uint32_t *semi_r, uint32_t (*al)[2])
+/* Highest marked index below t (one is known to be there). */
+static inline uint32_t prev_marked(const uint64_t *b, uint32_t t)
 {
-    uint32_t *path = malloc((nr ? nr : 1) * sizeof(uint32_t));   /* touched as deep as used */
-    if (!path)
-        return PP_ENOMEM;
-    /* al[v] = { ancestor, label } side by side: the compression reads
-     * both of every node it passes, one cache line instead of two. Going
-     * down in preorder, the nodes linked so far are exactly those above
-     * w, so "v is linked" is v > w and no array says it. */
-    enum { ANC = 0, LAB = 1 };
-    uint32_t r = nmulti;         /* rank of the next marked node going down */
-    uint32_t np = pstart[nmulti];
-    for (uint32_t w = nr; w-- > 1;) {
-        uint32_t sw = parent[w];
-        if (bit_get(ismulti, w)) {
-            uint32_t q = nmulti - r--;
-            for (uint32_t k = pstart[q]; k < pstart[q + 1]; k++) {
-                /* The lists are read in one sweep, the nodes they name
-                 * are scattered: ask for those a few lists ahead too. */
-                if (k + 16 < np)
-                    __builtin_prefetch(&al[preds[k + 16]]);
-                uint32_t v = preds[k], val = v;
-                if (v > w) {
-                    uint32_t x = v, top = 0;
-                    while (al[x][ANC] > w) {
-                        path[top++] = x;
-                        x = al[x][ANC];
-                    }
-                    while (top) {
-                        uint32_t y = path[--top], a = al[y][ANC];
-                        if (al[a][LAB] < al[y][LAB])
-                            al[y][LAB] = al[a][LAB];
-                        al[y][ANC] = al[a][ANC];
-                    }
-                    val = al[v][LAB];
-                }
-                if (val < sw)
-                    sw = val;
+    size_t i = t >> 6;
+    uint64_t w = b[i] & (((uint64_t)1 << (t & 63)) - 1);
+    while (!w)
+        w = b[--i];
+    return (uint32_t)(i * 64 + 63 - (unsigned)__builtin_clzll(w));
+}
+
+/* The semidominators need the link-eval forest over the forest nodes only
+ * (multi-referrer or DFS-branch nodes; 28 % of the bench heap), by
+ * Lengauer-Tarjan's sdom(w) = min of parent(w), of every predecessor
+ * v < w, and of sdom(u) for every u > w on the DFS-tree path up from a
+ * predecessor v > w (the path P: v and its ancestors above w). A node u
+ * outside the forest has its parent as its only predecessor, so sdom(u) =
+ * parent(u); when that parent is on P too, sdom(parent) < parent = sdom(u),
+ * and u cannot be the minimum. What is left of P is its forest nodes and
+ * its top x, whose parent a is the deepest ancestor of v not above w:
+ * a = NCA(v, w), so a = w or a has two DFS children, and either way a is a
+ * forest node. Hence the minimum over P is that over P's forest nodes and,
+ * when x is not one, a:
+ * - no forest node on P: a is v's nearest forest ancestor, F(v) <= w, a
+ *   candidate like a predecessor below w (fold_preds() takes both);
+ * - else, each forest node f carries lab(f) = min(sdom(f), its forest
+ *   parent): for f below P's top forest node fk the parent is on P (> w
+ *   > parent(w), the answer's bound: no effect), for fk it is a (needed,
+ *   or >= sdom(fk) when x = fk). lab(f) is fixed when f is linked, so
+ *   path compression over the forest computes the minimum as usual.
+ * fp[p] is the nearest forest node strictly above p (HC_NONE: none), for
+ * every reachable p; cand[q] starts as the parent of the q-th multi node
+ * from the top, and fmulti marks the multi nodes by forest index
+ * (1-based). Returns the number of forest nodes. */
+static uint32_t forest_pass(uint32_t nr, const uint32_t *parent, const uint64_t *ismulti,
+                            const uint64_t *isforest, uint32_t nmulti, uint32_t *fp,
+                            uint32_t *cand, uint64_t *fmulti)
+{
+    uint32_t fi = 0, r = 0;
+    fp[0] = HC_NONE;
+    if (bit_get(isforest, 0))
+        fi++;                    /* the root is never a multi node */
+    for (uint32_t p = 1; p < nr; p++) {
+        uint32_t a = parent[p];
+        fp[p] = bit_get(isforest, a) ? a : fp[a];
+        if (bit_get(isforest, p)) {
+            fi++;
+            if (bit_get(ismulti, p)) {
+                bit_set(fmulti, fi);
+                cand[nmulti - 1 - r++] = a;
             }
         }
-        /* A node with one predecessor has its DFS parent as its
-         * semidominator: only the others are stored, by rank. */
-        if (bit_get(ismulti, w))
-            semi_r[r] = sw;
-        al[w][LAB] = sw;
-        al[w][ANC] = parent[w];
+    }
+    return fi;
+}
+
+/* Rewrites each multi node's predecessor list (fill_preds: sources by
+ * preorder) to what the semidominators read: a source below the target,
+ * or a source above whose nearest forest node F(v) is not above it, is a
+ * candidate (folded into cand); any other becomes F(v)'s forest index
+ * (1-based), always above the target's. Lists shrink in place. */
+static void fold_preds(uint32_t nr, const uint64_t *ismulti, const uint64_t *isforest,
+                       const uint32_t *frank, const uint32_t *fp, uint32_t nmulti,
+                       uint32_t *pstart, uint32_t *preds, uint32_t *cand)
+{
+    uint32_t t = nr, out = 0, np = pstart[nmulti];
+    for (uint32_t q = 0; q < nmulti; q++) {
+        t = prev_marked(ismulti, t);
+        uint32_t lo = pstart[q], hi = pstart[q + 1], c = cand[q];
+        pstart[q] = out;
+        for (uint32_t k = lo; k < hi; k++) {
+            /* fp[] is read at random: ask for the slots a few ahead. */
+            if (k + 16 < np)
+                __builtin_prefetch(&fp[preds[k + 16]]);
+            uint32_t v = preds[k];
+            if (v > t) {
+                v = bit_get(isforest, v) ? v : fp[v];
+                if (v > t && v != HC_NONE) {  /* HC_NONE: not above t, see above */
+                    preds[out++] = rank_of(isforest, frank, v) + 1;
+                    continue;
+                }
+            }
+            if (v < c)
+                c = v;
+        }
+        cand[q] = c;
+    }
+    pstart[nmulti] = out;
+}
+
+enum { ANC = 0, LAB = 1 };
+
+/* The forest, al[i] = { ancestor, label } by forest index i (1-based, 0:
+ * none), built in fp's block: first each forest node's forest parent moves
+ * to its index (in place: index <= preorder), then the block is resized
+ * and the pairs are widened from the top. The ancestor starts as the
+ * forest parent, the label as lab() above without the sdom term (that of
+ * a multi node is added when it is reached); only the first forest node
+ * can lack a forest parent, and its label is its DFS parent. Returns the
+ * block (fp is then gone) or NULL (fp still the caller's). */
+static uint32_t (*build_forest(uint32_t *fp, const uint64_t *isforest, const uint32_t *frank,
+                               size_t words, const uint32_t *parent, uint32_t nf))[2]
+{
+    uint32_t fi = 0, lab0 = HC_NONE;
+    for (size_t i = 0; i < words; i++)
+        for (uint64_t b = isforest[i]; b; b &= b - 1) {
+            uint32_t p = (uint32_t)(i * 64 + (unsigned)__builtin_ctzll(b));
+            if (!fi)
+                lab0 = p ? parent[p] : HC_NONE;
+            fp[fi++] = fp[p];
+        }
+    uint32_t (*al)[2] = realloc(fp, ((size_t)nf + 1) * sizeof(*al));
+    if (!al)
+        return NULL;
+    uint32_t *fpar = (uint32_t *)(void *)al;
+    for (uint32_t i = nf; i >= 1; i--) {
+        uint32_t up = fpar[i - 1];
+        al[i][ANC] = up == HC_NONE ? 0 : rank_of(isforest, frank, up) + 1;
+        al[i][LAB] = up == HC_NONE ? lab0 : up;
+    }
+    al[0][ANC] = 0;               /* unused: 0 is "none" */
+    al[0][LAB] = HC_NONE;
+    return al;
+}
+
+/* Semidominators of the multi nodes, from the top (forest index nf down),
+ * with link-eval path compression over the forest: going down, the forest
+ * nodes linked so far are exactly those above the current one, so "u is
+ * linked" is u > i and no array says it; al[u][LAB] is then the least lab
+ * on u's compressed path. cand[q] becomes the q-th one's semidominator. */
+static int semidominators(uint32_t nf, const uint64_t *fmulti, uint32_t nmulti,
+                          const uint32_t *pstart, const uint32_t *preds, uint32_t *cand,
+                          uint32_t (*al)[2])
+{
+    uint32_t *path = malloc(((size_t)nf + 1) * sizeof(uint32_t));   /* touched as deep as used */
+    if (!path)
+        return PP_ENOMEM;
+    uint32_t q = 0, np = pstart[nmulti];
+    for (uint32_t i = nf; i >= 1; i--) {
+        if (!bit_get(fmulti, i))
+            continue;
+        uint32_t sw = cand[q], end = pstart[q + 1];
+        for (uint32_t k = pstart[q]; k < end; k++) {
+            /* The lists are read in one sweep, the nodes they name are
+             * scattered: ask for those a few ahead too. */
+            if (k + 16 < np)
+                __builtin_prefetch(&al[preds[k + 16]]);
+            uint32_t v = preds[k], x = v, top = 0;
+            while (al[x][ANC] > i) {
+                path[top++] = x;
+                x = al[x][ANC];
+            }
+            while (top) {
+                uint32_t y = path[--top], a = al[y][ANC];
+                if (al[a][LAB] < al[y][LAB])
+                    al[y][LAB] = al[a][LAB];
+                al[y][ANC] = al[a][ANC];
+            }
+            if (al[v][LAB] < sw)
+                sw = al[v][LAB];
+        }
+        cand[q++] = sw;
+        if (sw < al[i][LAB])
+            al[i][LAB] = sw;
     }
     free(path);
     return PP_OK;
@@ -176,33 +338,39 @@ static int semidominators(uint32_t nr, const uint64_t *ismulti, uint32_t nmulti,
 /* Semi-NCA (Georgiadis; Lengauer-Tarjan's semidominators, then nearest
  * common ancestors on the DFS tree): O(m log n), iterative throughout.
  * Work arrays are indexed by preorder number and freed (or taken over) as
- * soon as the next phase no longer needs them: the peak is five 4-byte
- * node arrays plus 4 bytes an edge that is not a DFS-tree edge (8 while
- * the DFS records them). Returns the preorder (*rpo, preorder -> node),
- * the immediate dominators by preorder (*ipre), and the buffer the last
- * phase no longer needs, for the caller's next one: *spare8, n u64 plus
- * 16 bytes. All three are the caller's. */
+ * soon as the next phase no longer needs them. The peak is the DFS's: two
+ * 4-byte node arrays (pre, parent), rpo coded (~1 byte a node), and 8
+ * bytes an edge that is not a DFS-tree edge; the semidominators need
+ * parent, rpo coded, 4 bytes such an edge and 8 a forest node. Returns the
+ * preorder (*rpo, preorder -> node), the immediate dominators by preorder
+ * (*ipre), and a buffer for the caller's next phase: *spare8, n u64 plus
+ * 16 bytes (its start already touched). All three are the caller's. */
 int hc_dom_core(const pp_heap_snapshot *s, uint32_t **rpo_out, uint32_t **ipre_out,
                 uint64_t **spare8, uint32_t *nreach)
 {
-    uint32_t n = s->node_count, nr, nmulti;
-    size_t nn = n ? n : 1, words = nn / 64 + 1;
+    uint32_t n = s->node_count, nr, nmulti, nf;
+    size_t nn = n ? n : 1, words = nn / 64 + 1, rpo_len = 0;
     uint64_t np = 0, m = s->edge_count, maxpairs = m ? m : 1;
-    uint32_t *pre = NULL, *pstart = NULL, *preds = NULL, *semi_r = NULL, *parent = NULL,
-             *rank = NULL, *block = NULL, *rpo = NULL;
-    size_t block_bytes = nn * sizeof(uint64_t) + 16;
-    uint32_t (*pairs)[2] = NULL;
-    uint64_t *ismulti = NULL;
-    rpo = malloc(nn * sizeof(uint32_t));                 /* preorder -> node */
+    uint32_t *pre = NULL, *pstart = NULL, *preds = NULL, *cand = NULL, *parent = NULL,
+             *rank = NULL, *fp = NULL, *rpo = NULL;
+    uint8_t *rpo8 = NULL;
+    void *block = NULL;
+    uint32_t (*pairs)[2] = NULL, (*al)[2] = NULL;
+    uint64_t *ismulti = NULL, *isforest = NULL, *fmulti = NULL;
+    /* Reserved for the worst case, touched only as far as written. */
+    rpo8 = malloc(nn * RPO_MAX_BYTES);
     parent = malloc(nn * sizeof(uint32_t));              /* later: idom, by preorder */
     pre = malloc(nn * sizeof(uint32_t));                 /* node -> preorder */
-    /* Sized for every edge, touched only as far as the DFS writes. */
-    pairs = malloc(maxpairs * sizeof(*pairs));
+    pairs = malloc(maxpairs * sizeof(*pairs));           /* likewise */
     ismulti = calloc(words, sizeof(uint64_t));           /* by preorder */
-    if (!rpo || !parent || !pre || !pairs || !ismulti)
+    isforest = calloc(words, sizeof(uint64_t));
+    if (!rpo8 || !parent || !pre || !pairs || !ismulti || !isforest)
         goto oom;
-    if (!(nr = dfs(s, pre, rpo, parent, pairs, &np, ismulti)))
+    if (!(nr = dfs(s, pre, rpo8, &rpo_len, parent, pairs, &np, ismulti, isforest)))
         goto oom;
+    uint8_t *shrunk = realloc(rpo8, rpo_len);
+    if (shrunk)
+        rpo8 = shrunk;
     /* What follows is by preorder: pre[] becomes the predecessor lists,
      * whose pages are then already there (a heap has fewer edges outside
      * the DFS tree than nodes, so the block shrinks in place). */
@@ -215,59 +383,77 @@ int hc_dom_core(const pp_heap_snapshot *s, uint32_t **rpo_out, uint32_t **ipre_o
         goto oom;
     nmulti = multi_rank(ismulti, words, rank);
     pstart = malloc(((size_t)nmulti + 2) * sizeof(uint32_t));
-    semi_r = malloc(((size_t)nmulti + 1) * sizeof(uint32_t));
-    if (!pstart || !preds || !semi_r)
+    cand = malloc(((size_t)nmulti + 1) * sizeof(uint32_t));
+    if (!pstart || !cand)
         goto oom;
     fill_preds(pairs, np, ismulti, rank, nmulti, pstart, preds);
+    /* Fresh pages cost a fault and a clear each: the pairs' block (8
+     * bytes an edge, touched as far as the DFS wrote) holds fp, then the
+     * forest, then goes to the caller. */
+    if (!(fp = realloc(pairs, nn * sizeof(uint32_t))))
+        goto oom;
+    pairs = NULL;
+    nf = multi_rank(isforest, words, rank);             /* rank: now the forest's */
+    if (!(fmulti = calloc((size_t)nf / 64 + 2, sizeof(uint64_t))))
+        goto oom;
+    forest_pass(nr, parent, ismulti, isforest, nmulti, fp, cand, fmulti);
+    fold_preds(nr, ismulti, isforest, rank, fp, nmulti, pstart, preds, cand);
+    if (!(al = build_forest(fp, isforest, rank, words, parent, nf)))
+        goto oom;
+    fp = NULL;
     free(rank);
     rank = NULL;
-    /* Fresh pages cost a fault and a clear each: the next phases take over
-     * the buffers of the last. The pairs' block (8 bytes an edge,
-     * reserved, touched as far as the DFS wrote) holds lab and anc, then
-     * goes to the caller. */
-    if (maxpairs * sizeof(*pairs) >= block_bytes &&
-        (block = realloc(pairs, block_bytes)) != NULL) {
-        pairs = NULL;            /* shrunk in place: the tail goes back */
-    } else {
-        free(pairs);
-        pairs = NULL;
-        block = malloc(block_bytes);
-    }
-    if (!block ||
-        semidominators(nr, ismulti, nmulti, pstart, preds, parent, semi_r,
-                       (uint32_t (*)[2])(void *)block) != PP_OK)
+    if (semidominators(nf, fmulti, nmulti, pstart, preds, cand, al) != PP_OK)
         goto oom;
-    free(preds);
     free(pstart);
-    preds = pstart = NULL;
+    free(fmulti);
+    pstart = NULL;
+    fmulti = NULL;
     /* Immediate dominators: the nearest DFS ancestor not below the
      * semidominator; parent[w] becomes idom[w] in place (x < w is done).
      * A node with one predecessor keeps its parent. */
     parent[0] = 0;
-    for (uint32_t w = 1, r = 0; w < nr; w++) {
-        if (!bit_get(ismulti, w))
-            continue;
-        uint32_t x = parent[w], sw = semi_r[r++];
-        while (x > sw)
-            x = parent[x];
-        parent[w] = x;
-    }
-    free(semi_r);
+    uint32_t r = nmulti;
+    for (size_t i = 0; i < words; i++)
+        for (uint64_t b = ismulti[i]; b; b &= b - 1) {
+            uint32_t w = (uint32_t)(i * 64 + (unsigned)__builtin_ctzll(b));
+            uint32_t x = parent[w], sw = cand[--r];
+            while (x > sw)
+                x = parent[x];
+            parent[w] = x;
+        }
+    free(cand);
     free(ismulti);
+    free(isforest);
+    cand = NULL;
+    ismulti = isforest = NULL;
+    /* The outputs take over the blocks already touched. */
+    if (!(rpo = realloc(preds, nn * sizeof(uint32_t))))
+        goto oom;
+    preds = NULL;
+    rpo_decode(rpo8, nr, rpo);
+    free(rpo8);
+    rpo8 = NULL;
+    if (!(block = realloc(al, nn * sizeof(uint64_t) + 16)))
+        goto oom;
     *rpo_out = rpo;
     *ipre_out = parent;
-    *spare8 = (uint64_t *)(void *)block;   /* from malloc: aligned for u64 */
+    *spare8 = block;             /* from malloc: aligned for u64 */
     *nreach = nr;
     return PP_OK;
 oom:
+    free(rpo8);
     free(pre);
     free(pairs);
     free(ismulti);
+    free(isforest);
+    free(fmulti);
     free(rank);
     free(pstart);
     free(preds);
-    free(semi_r);
-    free(block);
+    free(cand);
+    free(fp);
+    free(al);
     free(parent);
     free(rpo);
     return PP_ENOMEM;

@@ -168,6 +168,232 @@ START_TEST(test_dominators_hand_built)
 }
 END_TEST
 
+/* Every reachable node's immediate dominator against dominator sets
+ * computed naively (x dominates y when y is unreachable without x): the
+ * idom is the strict dominator that has one dominator fewer than y. */
+static void check_idoms_naive(const pp_heap_snapshot *s, const hc_dom *d)
+{
+    uint32_t n = s->node_count;
+    uint8_t *all = malloc(n), *seen = malloc(n);
+    uint32_t *queue = malloc(n * sizeof(uint32_t)), *ndom = calloc(n, sizeof(uint32_t));
+    ck_assert(all && seen && queue && ndom);
+    reach_without(s, HC_NONE, all, queue);
+    uint32_t nr = 0, *reach = malloc(n * sizeof(uint32_t));
+    for (uint32_t i = 0; i < n; i++)
+        if (all[i])
+            reach[nr++] = i;
+    /* dom[a * nr + b]: reach[a] strictly dominates reach[b]. */
+    uint8_t *dom = calloc((size_t)nr * nr, 1);
+    ck_assert(reach && dom);
+    for (uint32_t a = 0; a < nr; a++) {
+        reach_without(s, reach[a], seen, queue);
+        for (uint32_t b = 0; b < nr; b++)
+            if (b != a && !seen[reach[b]]) {
+                dom[(size_t)a * nr + b] = 1;
+                ndom[reach[b]]++;
+            }
+    }
+    for (uint32_t b = 0; b < nr; b++) {
+        uint32_t y = reach[b], want = y;          /* the root is its own */
+        for (uint32_t a = 0; a < nr; a++)
+            if (dom[(size_t)a * nr + b] && ndom[reach[a]] + 1 == ndom[y])
+                want = reach[a];
+        ck_assert_msg(d->idom[y] == want, "node %u: idom %u, naive %u", y, d->idom[y], want);
+    }
+    ck_assert_uint_eq(d->nreach, nr);
+    free(all);
+    free(seen);
+    free(queue);
+    free(ndom);
+    free(reach);
+    free(dom);
+}
+
+/* Where the DFS-tree path up from a predecessor v of w leaves the nodes
+ * above w through a node x with one referrer and one child, x's parent
+ * a = NCA(v, w) is a candidate semidominator that only a multi-referrer or
+ * branch node (here A) carries: 0 -> A; A -> B -> w; A -> x -> v -> w
+ * (idom(w) = A, not B); then the same with v multi-referrer and one more
+ * node u below it (u -> w, u -> v), so a reaches w through v's label. */
+START_TEST(test_dominators_forest_top)
+{
+    static const char *const names[] = { "[root]", "N" };
+    static const uint32_t types[] = { 0, 1, 1, 1, 1, 1, 1 };
+    static const uint64_t sizes[] = { 1, 2, 4, 8, 16, 32, 64 };
+    static const uint32_t adj1[][4] = {
+        { 1, X, X, X }, { 2, 4, X, X }, { 3, X, X, X }, { X, X, X, X }, { 5, X, X, X },
+        { 3, X, X, X },
+    };
+    static const uint32_t adj2[][4] = {
+        { 1, X, X, X }, { 2, 4, X, X }, { 3, X, X, X }, { X, X, X, X }, { 5, X, X, X },
+        { 6, X, X, X }, { 3, 5, X, X },
+    };
+    static const uint32_t want1[] = { 0, 0, 1, 1, 1, 4 }, want2[] = { 0, 0, 1, 1, 1, 4, 5 };
+    graph g;
+    hc_dom d;
+    graph_init(&g, 6, names, 2, types, sizes, adj1);
+    ck_assert_int_eq(hc_dominators(&g.s, &d), 0);
+    for (uint32_t i = 0; i < 6; i++)
+        ck_assert_uint_eq(d.idom[i], want1[i]);
+    check_idoms_naive(&g.s, &d);
+    hc_dom_free(&d);
+    graph_init(&g, 7, names, 2, types, sizes, adj2);
+    ck_assert_int_eq(hc_dominators(&g.s, &d), 0);
+    for (uint32_t i = 0; i < 7; i++)
+        ck_assert_uint_eq(d.idom[i], want2[i]);
+    check_idoms_naive(&g.s, &d);
+    hc_dom_free(&d);
+    ck_assert_uint_eq(check_against_naive(&g.s, 0), 7);
+}
+END_TEST
+
+static uint64_t xorshift(uint64_t *x)
+{
+    *x ^= *x << 13;
+    *x ^= *x >> 7;
+    *x ^= *x << 17;
+    return *x;
+}
+
+/* A snapshot over heap arrays: node_count nodes, of which the graph's
+ * `live` sit at scattered indices (the rest are isolated). */
+typedef struct rgraph {
+    pp_heap_snapshot s;
+    pp_heap_type types[3];
+    uint32_t *node_type, *node_size32, *edge_start32, *edges;
+    uint64_t *node_size, *edge_start;
+} rgraph;
+
+static void rgraph_free(rgraph *g)
+{
+    free(g->node_type);
+    free(g->node_size32);
+    free(g->edge_start32);
+    free(g->edges);
+    free(g->node_size);
+    free(g->edge_start);
+}
+
+/* Random heap-like graphs: a spanning structure mostly of chains (a node
+ * hangs below the previous one 70 % of the time, else below any earlier),
+ * a few nodes hung from nothing (unreachable, but with edges out), then
+ * extra edges anywhere (back, forward, cross, self, duplicate). Node k of
+ * the graph is at index k * spread + jitter, shuffled, so that the DFS
+ * order's differences take every width of the preorder's coding. */
+static void rgraph_make(rgraph *g, uint64_t *rng, uint32_t live, uint32_t spread)
+{
+    static const char *const names[] = { "[root]", "A", "B" };
+    uint32_t n = live * spread, m = 0;
+    uint32_t *at = malloc(live * sizeof(uint32_t)), *src = malloc(4 * live * sizeof(uint32_t)),
+             *dst = malloc(4 * live * sizeof(uint32_t));
+    ck_assert(at && src && dst);
+    for (uint32_t k = 0; k < live; k++)
+        at[k] = k * spread + (uint32_t)(xorshift(rng) % spread);
+    for (uint32_t k = live - 1; k > 1; k--) {   /* the root stays first */
+        uint32_t j = 1 + (uint32_t)(xorshift(rng) % k), t = at[k];
+        at[k] = at[j];
+        at[j] = t;
+    }
+    for (uint32_t k = 1; k < live; k++) {
+        if (xorshift(rng) % 16 == 0)
+            continue;
+        uint32_t p = xorshift(rng) % 10 < 7 ? k - 1 : (uint32_t)(xorshift(rng) % k);
+        src[m] = p;
+        dst[m++] = k;
+    }
+    uint32_t extra = (uint32_t)(xorshift(rng) % (live + 1));
+    for (uint32_t i = 0; i < extra; i++) {
+        src[m] = (uint32_t)(xorshift(rng) % live);
+        dst[m++] = (uint32_t)(xorshift(rng) % live);
+    }
+    memset(g, 0, sizeof(*g));
+    g->node_type = calloc(n, sizeof(uint32_t));
+    g->node_size32 = calloc(n, sizeof(uint32_t));
+    g->node_size = calloc(n, sizeof(uint64_t));
+    g->edge_start32 = calloc((size_t)n + 1, sizeof(uint32_t));
+    g->edge_start = calloc((size_t)n + 1, sizeof(uint64_t));
+    g->edges = malloc((m ? m : 1) * sizeof(uint32_t));
+    ck_assert(g->node_type && g->node_size32 && g->node_size && g->edge_start32 &&
+              g->edge_start && g->edges);
+    for (uint32_t k = 0; k < live; k++) {
+        g->node_type[at[k]] = k ? 1 + (uint32_t)(xorshift(rng) % 2) : 0;
+        g->node_size[at[k]] = g->node_size32[at[k]] = 1 + (uint32_t)(xorshift(rng) % 100000);
+    }
+    /* CSR by node index; within a node, edges in a random order (the
+     * insertion order of a shuffled list). */
+    for (uint32_t i = m; i > 1; i--) {
+        uint32_t j = (uint32_t)(xorshift(rng) % i), t = src[i - 1];
+        src[i - 1] = src[j];
+        src[j] = t;
+        t = dst[i - 1];
+        dst[i - 1] = dst[j];
+        dst[j] = t;
+    }
+    for (uint32_t i = 0; i < m; i++)
+        g->edge_start32[at[src[i]] + 1]++;
+    for (uint32_t v = 0; v < n; v++)
+        g->edge_start32[v + 1] += g->edge_start32[v];
+    uint32_t *fill = malloc(((size_t)n + 1) * sizeof(uint32_t));
+    ck_assert(fill);
+    memcpy(fill, g->edge_start32, ((size_t)n + 1) * sizeof(uint32_t));
+    for (uint32_t i = 0; i < m; i++)
+        g->edges[fill[at[src[i]]]++] = at[dst[i]];
+    for (uint32_t v = 0; v <= n; v++)
+        g->edge_start[v] = g->edge_start32[v];
+    for (uint32_t t = 0; t < 3; t++)
+        g->types[t] = (pp_heap_type){ names[t], "" };
+    g->s = (pp_heap_snapshot){ .struct_size = sizeof(pp_heap_snapshot), .node_count = n,
+                               .type_count = 3, .edge_count = m, .root = at[0],
+                               .types = g->types, .node_type = g->node_type,
+                               .node_size = g->node_size, .edge_start = g->edge_start,
+                               .edges = g->edges, .node_size32 = g->node_size32,
+                               .edge_start32 = g->edge_start32 };
+    free(fill);
+    free(at);
+    free(src);
+    free(dst);
+}
+
+/* Random graphs (fixed seed) through both entry points: exact idoms and
+ * retained sizes against the naive ones, and the per-key summary (the
+ * gcdump plugin's path, with its spare buffers) against the tree's. */
+START_TEST(test_dominators_random_graphs)
+{
+    uint64_t rng = 0x9e3779b97f4a7c15ull;
+    static const uint32_t spreads[] = { 1, 1, 3, 40, 1000 };
+    uint32_t graphs = 0, nodes = 0;
+    for (uint32_t i = 0; i < 400; i++) {
+        uint32_t spread = spreads[i % 5], live = 2 + (uint32_t)(xorshift(&rng) % (spread > 3 ? 60 : 150));
+        rgraph g;
+        rgraph_make(&g, &rng, live, spread);
+        hc_dom d;
+        ck_assert_int_eq(hc_dominators(&g.s, &d), 0);
+        check_idoms_naive(&g.s, &d);
+        uint64_t root_bytes = d.retained[g.s.root];
+        uint32_t nreach = d.nreach;
+        hc_dom_free(&d);
+        nodes += check_against_naive(&g.s, 0);
+        hc_keys k;
+        ck_assert_int_eq(hc_keys_build(&g.s, 0, &k), 0);
+        uint64_t *out = calloc(k.nkeys, sizeof(uint64_t));
+        uint32_t *best = calloc(k.nkeys, sizeof(uint32_t)), nr2;
+        uint64_t reach2;
+        hc_spare sp = { { NULL, NULL }, { 0, 0 } };
+        ck_assert_int_eq(hc_retained_summary(&g.s, &k, out, best, &reach2, &nr2, &sp), 0);
+        ck_assert_uint_eq(reach2, root_bytes);
+        ck_assert_uint_eq(nr2, nreach);
+        hc_spare_free(&sp);
+        free(out);
+        free(best);
+        hc_keys_free(&k);
+        rgraph_free(&g);
+        graphs++;
+    }
+    ck_assert_uint_eq(graphs, 400);
+    ck_assert_uint_gt(nodes, 10000);
+}
+END_TEST
+
 START_TEST(test_type_keys_merge_size_buckets)
 {
     static const char *const names[] = { "[root]", "System.Byte[]", "System.Byte[] (Bytes > 10K)",
@@ -328,6 +554,8 @@ int main(void)
     TCase *tc = tcase_create("heap");
     tcase_set_timeout(tc, 300);
     tcase_add_test(tc, test_dominators_hand_built);
+    tcase_add_test(tc, test_dominators_forest_top);
+    tcase_add_test(tc, test_dominators_random_graphs);
     tcase_add_test(tc, test_type_keys_merge_size_buckets);
     tcase_add_test(tc, test_path_string);
     tcase_add_test(tc, test_dominators_real_fixture);
