@@ -120,6 +120,13 @@ heap32(const pp_analyzer *a)
     return a->abi_minor >= 2 && (a->flags & PP_ANALYZER_FLAG_HEAP32);
 }
 
+/* A plugin that reads node types and sizes through the shapes (ABI 1.4). */
+static int
+heap_shapes(const pp_analyzer *a)
+{
+    return a->abi_minor >= 4 && (a->flags & PP_ANALYZER_FLAG_HEAP_SHAPES);
+}
+
 int
 pp_engine_hash_join(input_run *in, pp_error *err)
 {
@@ -187,11 +194,13 @@ read_input(input_run *in, size_t index, stage_run *stages, size_t nstages, const
                     g->watch->input_bytes = in->done;
                 }
                 watch_enter(g, s, PP_PHASE_CONSUME);
-                /* Only a plugin that opted in reads just the 32-bit heap arrays. */
-                if (rec.kind == PP_KIND_GCDUMP && !heap32(st->plan->analyzer))
+                /* Only a plugin that opted in reads just the 32-bit heap
+                 * arrays, or the shapes instead of node_type/node_size32. */
+                rc = PP_OK;
+                if (rec.kind == PP_KIND_GCDUMP && !heap_shapes(st->plan->analyzer))
+                    rc = pp_gcdump_node_arrays(rec.u.heap, &perr);
+                if (rc == PP_OK && rec.kind == PP_KIND_GCDUMP && !heap32(st->plan->analyzer))
                     rc = pp_gcdump_legacy_arrays(rec.u.heap, &perr);
-                else
-                    rc = PP_OK;
                 if (rc == PP_OK)
                     rc = st->plan->analyzer->consume(st->state, &rec, &perr);
                 watch_leave(g);

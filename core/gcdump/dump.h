@@ -9,6 +9,7 @@
 
 #include "gcdump/fastser.h"
 #include "gcdump/filemap.h"
+#include "gcdump/shapes.h"
 
 /* GCHeapDump versions this reader understands (GCHeapDump.cs: reads >= 4,
  * refuses exactly 8, is itself version 10). */
@@ -25,8 +26,13 @@ struct pp_gcdump {
     char **type_names;           /* [type_count] owned display names */
     char **type_modules;         /* [type_count] owned module names or NULL */
     int32_t *type_size;          /* [type_count] the file's per-type Size */
+    /* node_type and node_size32 are NULL in a lean dump until a stage
+     * without PP_ANALYZER_FLAG_HEAP_SHAPES asks (pp_gcdump_node_arrays):
+     * the shapes hold the same, in 2 bytes a node instead of 8. */
     uint32_t *node_type;
     uint32_t *node_size32;
+    pp_shapes shapes;
+    uint32_t shape16_max;        /* shapes node_shape16 may index (65536) */
     uint32_t *edge_start32;
     uint32_t *edges;
     /* The 64-bit arrays of ABI 1.0/1.1: built at decode for the library
@@ -70,6 +76,16 @@ int pp_gcdump_read_mapped(const pp_gcdump_map *m, const char *name, pp_gcdump **
  * cache as they are decoded. pp_gcdump_legacy_arrays builds the rest. */
 int pp_gcdump_read_mapped_lean(const pp_gcdump_map *m, const char *name, pp_gcdump **out,
                                pp_error *err);
+
+/* As pp_gcdump_read_memory, with node_shape16 used only while there are
+ * at most shape16_max shapes (65536 and above: as read_memory): for tests
+ * and the fuzz target, so that small files take the 32-bit shape path. */
+int pp_gcdump_read_memory_shapes(const uint8_t *data, size_t size, const char *name,
+                                 uint32_t shape16_max, pp_gcdump **out, pp_error *err);
+
+/* Build d's node_type and node_size32 from its shapes: PP_OK or PP_ENOMEM
+ * (the arrays are then freed with the dump). legacy.c. */
+int pp_gcdump_build_node_arrays(pp_gcdump *d);
 
 /* Build d's 64-bit arrays from the 32-bit ones and the address table in
  * data (the file's bytes, read under the map guard when mapped): PP_OK or

@@ -248,8 +248,12 @@ static int decode_nodes(pp_fs *fs, pp_gcdump *d, size_t table_at, uint32_t n,
         int rc = node_header(fs, d, i, blob_at, off, &p, blob_end, &type, &size, &nchild);
         if (rc != PP_OK)
             return rc;
-        d->node_type[i] = type;
-        d->node_size32[i] = (uint32_t)size;
+        if (pp_shapes_set(&d->shapes, i, type, (uint32_t)size) != PP_OK)
+            return pp_fs_fail(fs, PP_ENOMEM, entry, "out of memory for the node shapes");
+        if (d->node_type) {
+            d->node_type[i] = type;
+            d->node_size32[i] = (uint32_t)size;
+        }
         sum += (uint64_t)size;
         d->edge_start32[i] = (uint32_t)total_edges;
         uint64_t k = total_edges;
@@ -283,6 +287,7 @@ static int decode_nodes(pp_fs *fs, pp_gcdump *d, size_t table_at, uint32_t n,
                           (unsigned)bad_node, bad_k, bad_child, (unsigned)n - 1);
     d->edge_start32[n] = (uint32_t)total_edges;
     d->info.sum_node_sizes = sum;
+    pp_shapes_done(&d->shapes);
     uint32_t *shrunk = realloc(d->edges, total_edges ? total_edges * sizeof(uint32_t) : 1);
     if (shrunk)
         d->edges = shrunk;
@@ -386,10 +391,14 @@ int pp_gcdump_read_graph(pp_fs *fs, const pp_fs_type *type, pp_gcdump *d)
     if ((rc = pp_fs_end_object(fs, "Graphs.MemoryGraph")) != PP_OK)
         return rc;
 
-    d->node_type = malloc(n * sizeof(uint32_t));
-    d->node_size32 = malloc(n * sizeof(uint32_t));
+    /* A lean dump keeps the types and sizes as shapes only (dump.h). */
+    if (!d->lean) {
+        d->node_type = malloc(n * sizeof(uint32_t));
+        d->node_size32 = malloc(n * sizeof(uint32_t));
+    }
     d->edge_start32 = malloc(((size_t)n + 1) * sizeof(uint32_t));
-    if (!d->node_type || !d->node_size32 || !d->edge_start32)
+    if ((!d->lean && (!d->node_type || !d->node_size32)) || !d->edge_start32 ||
+        pp_shapes_init(&d->shapes, n, t, d->shape16_max) != PP_OK)
         return pp_fs_fail(fs, PP_ENOMEM, table_at, "out of memory for %u nodes", (unsigned)n);
     d->addr_at = addr_at;
     d->snap.node_count = n;

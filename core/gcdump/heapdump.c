@@ -213,6 +213,11 @@ static int finish(pp_fs *fs, pp_gcdump *d)
     s->edges = d->edges;
     s->node_size32 = d->node_size32;
     s->edge_start32 = d->edge_start32;
+    s->shape_count = d->shapes.count;
+    s->shape_type = d->shapes.type;
+    s->shape_size = d->shapes.size;
+    s->node_shape16 = d->shapes.node16;
+    s->node_shape32 = d->shapes.node32;
     s->type_count_multiplier = d->count_mult;
     s->type_size_multiplier = d->size_mult;
     s->sampled = d->count_mult != NULL || d->info.average_count_multiplier != 1.0 ||
@@ -274,7 +279,7 @@ static int decode_run(void *p)
 /* The shared body of read_memory and read_mapped: m is NULL for memory the
  * caller owns. */
 static int decode(const uint8_t *data, size_t size, const pp_gcdump_map *m, const char *name,
-                  int lean, pp_gcdump **out, pp_error *err)
+                  int lean, uint32_t shape16_max, pp_gcdump **out, pp_error *err)
 {
     *out = NULL;
     if (size > UINT32_MAX)
@@ -289,6 +294,7 @@ static int decode(const uint8_t *data, size_t size, const pp_gcdump_map *m, cons
     j.d->info.average_count_multiplier = 1.0;
     j.d->info.average_size_multiplier = 1.0;
     j.d->lean = lean && m;
+    j.d->shape16_max = shape16_max;
     j.d->map = m;
     j.d->map_name = name;
     pp_fs_init(&j.fs, data, size, name, err);
@@ -311,19 +317,28 @@ int pp_gcdump_read_memory(const uint8_t *data, size_t size, const char *name,
 {
     if (!out || (!data && size))
         return pp_error_set(err, PP_EINVAL, "pp_gcdump_read_memory: bad arguments"), PP_EINVAL;
-    return decode(data, size, NULL, name, 0, out, err);
+    return decode(data, size, NULL, name, 0, 65536, out, err);
+}
+
+int pp_gcdump_read_memory_shapes(const uint8_t *data, size_t size, const char *name,
+                                 uint32_t shape16_max, pp_gcdump **out, pp_error *err)
+{
+    if (!out || (!data && size))
+        return pp_error_set(err, PP_EINVAL, "pp_gcdump_read_memory_shapes: bad arguments"),
+               PP_EINVAL;
+    return decode(data, size, NULL, name, 0, shape16_max, out, err);
 }
 
 int pp_gcdump_read_mapped(const pp_gcdump_map *m, const char *name, pp_gcdump **out,
                           pp_error *err)
 {
-    return decode(m->data, m->size, m, name, 0, out, err);
+    return decode(m->data, m->size, m, name, 0, 65536, out, err);
 }
 
 int pp_gcdump_read_mapped_lean(const pp_gcdump_map *m, const char *name, pp_gcdump **out,
                                pp_error *err)
 {
-    return decode(m->data, m->size, m, name, 1, out, err);
+    return decode(m->data, m->size, m, name, 1, 65536, out, err);
 }
 
 int pp_gcdump_read_file(const char *path, pp_gcdump **out, pp_error *err)
@@ -380,6 +395,7 @@ void pp_gcdump_free(pp_gcdump *d)
     free(d->node_type);
     free(d->node_size32);
     free(d->edge_start32);
+    pp_shapes_free(&d->shapes);
     free(d->node_size);
     free(d->node_address);
     free(d->edge_start);

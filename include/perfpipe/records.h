@@ -176,6 +176,26 @@ typedef struct pp_heap_snapshot {
      * node_address for NULL. Every other plugin gets all of them. */
     const uint32_t *node_size32;  /* [node_count] bytes */
     const uint32_t *edge_start32; /* [node_count + 1] as edge_start */
+    /* Appended in ABI 1.4 (check PP_HAS_FIELD): node types and sizes as
+     * one index per node into a table of the distinct (type, size) pairs,
+     * the node's "shape". Most .NET types have one size, only arrays and
+     * strings vary: a 7.9 M-node heap has 501 shapes, so 2 bytes a node
+     * replace the 8 of node_type and node_size32. Node v's type is
+     * shape_type[sh] and its size shape_size[sh], sh = node_shape16[v] if
+     * node_shape16 is set, else node_shape32[v]. Exactly one of the two is
+     * set when shape_count is nonzero; node_shape16 only when shape_count
+     * <= 65536 (a reader must still accept node_shape32 for fewer). For a
+     * plugin that sets PP_ANALYZER_FLAG_HEAP_SHAPES (plugin.h) the host
+     * may leave node_type and node_size32 NULL (a gcdump file's snapshot
+     * builds them only when a stage without the flag reads the same
+     * input). shape_count is 0 and all four pointers NULL for a snapshot
+     * that has no shapes (other producers): read node_type and node_size32
+     * then, which are set whenever the shapes are not. */
+    const uint32_t *shape_type;   /* [shape_count] type index of each shape */
+    const uint32_t *shape_size;   /* [shape_count] bytes */
+    const uint16_t *node_shape16; /* [node_count] or NULL */
+    const uint32_t *node_shape32; /* [node_count] or NULL */
+    uint32_t shape_count;
 } pp_heap_snapshot;
 
 /* ---- counters --------------------------------------------------------- */

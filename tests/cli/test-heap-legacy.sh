@@ -4,7 +4,10 @@
 # gcdump snapshot (the 64-bit arrays are not built for it); a plugin of
 # minor 1, or of minor 2 without the flag, on the same input still gets
 # node_size, edge_start and node_address, equal to the 32-bit view and to
-# the file's own counts (tests/plugins/heap_fixture.c).
+# the file's own counts (tests/plugins/heap_fixture.c). ABI 1.4's shapes: a
+# plugin with PP_ANALYZER_FLAG_HEAP_SHAPES alone gets no node_type or
+# node_size32; one without it (minor 2, or beside the shipped gcdump
+# analyzer, which sets it) gets them, equal to the shapes node for node.
 set -u
 BUILDDIR=${PP_BUILDDIR:?}
 DATA=${PP_TESTDATA:?}
@@ -21,23 +24,31 @@ totals() { python3 -c 'import json,sys
 d=json.load(open(sys.argv[1])); g=d["inputs"][0].get("gcdump", {})
 for s in d["stages"]:
     t={k: v["value"] for k, v in s["totals"].items()}
-    print(s["id"], *(f"{k}={t[k]}" for k in ("nodes","edges","bytes","edge_sum","addresses","address_sum","have64")))
+    print(s["id"], *(f"{k}={t.get(k)}" for k in ("nodes","edges","bytes","edge_sum","addresses","address_sum","have64","type_sum","size_sum","have_types")))
 print("file", "nodes=%s" % g.get("nodes"), "edges=%s" % g.get("edges"), "bytes=%s" % g.get("total_size"))' "$1"; }
 field() { tr ' ' '\n' | sed -n "s/^$1=//p"; }
 
 for heap in "$DATA/leak-after.gcdump" "$SRC/tests/gcdump/small.gcdump"; do
   [ -f "$heap" ] || { bad "$heap absent"; continue; }
   b=$(basename "$heap")
-  for which in new both wide; do
+  for which in new both wide shapes mix shipped; do
     {
       echo "version: 1"; echo "name: heap-legacy"
       echo "inputs:"; echo "  heap: { kind: gcdump, path: \"$heap\" }"
       echo "stages:"
       [ $which = both ] && echo "  - { id: old, analyzer: fixture-heap11, input: heap }"
-      if [ $which = wide ]; then echo "  - { id: wide, analyzer: fixture-heap12w, input: heap }"
-      else echo "  - { id: new, analyzer: fixture-heap12, input: heap }"; fi
+      case $which in
+        wide) echo "  - { id: wide, analyzer: fixture-heap12w, input: heap }" ;;
+        shapes) echo "  - { id: sh, analyzer: fixture-heap14, input: heap }" ;;
+        mix) echo "  - { id: sh, analyzer: fixture-heap14, input: heap }"
+             echo "  - { id: new, analyzer: fixture-heap12, input: heap }" ;;
+        shipped) echo "  - { id: gc, analyzer: gcdump, input: heap, options: { top: 0 } }"
+                 echo "  - { id: new, analyzer: fixture-heap12, input: heap }" ;;
+        *) echo "  - { id: new, analyzer: fixture-heap12, input: heap }" ;;
+      esac
     } >"$tmp/$which.yaml"
-    "$pp" run "$tmp/$which.yaml" --plugin-dir "$FIXTURES" --format json -o "$tmp/$which.json" -q \
+    "$pp" run "$tmp/$which.yaml" --plugin-dir "$FIXTURES" --plugin-dir "$BUILDDIR/plugins/.libs" \
+      --format json -o "$tmp/$which.json" -q \
       2>"$tmp/err" || { bad "$b $which: run exited $? ($(head -1 "$tmp/err"))"; continue; }
     totals "$tmp/$which.json" >"$tmp/$which.txt" || bad "$b $which: no totals"
   done
@@ -65,6 +76,34 @@ for heap in "$DATA/leak-after.gcdump" "$SRC/tests/gcdump/small.gcdump"; do
     [ "$(echo "$new2" | field address_sum)" = "$(echo "$old" | field address_sum)" ] &&
     ok "$b: addresses built once, seen by both stages ($(echo "$old" | field addresses))" ||
     bad "$b: addresses: minor 1 '$old', minor 2 after it '$new2'"
+  sh=$(grep '^sh ' "$tmp/shapes.txt"); shm=$(grep '^sh ' "$tmp/mix.txt")
+  newm=$(grep '^new ' "$tmp/mix.txt"); news=$(grep '^new ' "$tmp/shipped.txt")
+  [ "$(echo "$sh" | field have_types)" = 0 ] && [ "$(echo "$sh" | field have64)" = 0 ] &&
+    ok "$b: a minor-4 stage with HEAP_SHAPES alone gets no node_type/node_size32" ||
+    bad "$b: minor-4 alone: $sh"
+  [ "$(echo "$new" | field have_types)" = 1 ] && [ "$(echo "$newm" | field have_types)" = 1 ] &&
+    [ "$(echo "$news" | field have_types)" = 1 ] &&
+    ok "$b: a minor-2 stage gets node_type/node_size32, alone, after a shapes stage and beside gcdump" ||
+    bad "$b: minor-2 types: '$new' '$newm' '$news'"
+  for k in type_sum size_sum bytes nodes; do
+    v=$(echo "$new" | field $k)
+    [ -n "$v" ] && [ "$v" != None ] && [ "$(echo "$sh" | field $k)" = "$v" ] &&
+      [ "$(echo "$shm" | field $k)" = "$v" ] && [ "$(echo "$newm" | field $k)" = "$v" ] &&
+      [ "$(echo "$news" | field $k)" = "$v" ] && [ "$(echo "$old" | field $k)" = "$v" ] &&
+      ok "$b: $k the same through the shapes and node_type/node_size32 ($v)" ||
+      bad "$b: $k: shapes '$(echo "$sh" | field $k)' / '$(echo "$shm" | field $k)', arrays '$v' / '$(echo "$newm" | field $k)' / '$(echo "$news" | field $k)' / '$(echo "$old" | field $k)'"
+  done
+  # The shipped analyzer's table is the same beside a stage that makes the
+  # host build node_type/node_size32 as alone.
+  PERFPIPE_PLUGIN_PATH="$BUILDDIR/plugins/.libs" "$pp" gcdump "$heap" --option top=0 --format json \
+    -o "$tmp/alone.json" -q 2>"$tmp/err" || bad "$b: gcdump alone exited $?"
+  python3 -c 'import json,sys
+a=[s for s in json.load(open(sys.argv[1]))["stages"] if s["analyzer"]["name"]=="gcdump"]
+b=[s for s in json.load(open(sys.argv[2]))["stages"] if s["analyzer"]["name"]=="gcdump"]
+same=lambda x, y: all(x[k]==y[k] for k in ("tables", "findings", "totals", "status"))
+sys.exit(0 if len(a)==1 and len(b)==1 and a[0]["tables"] and same(a[0], b[0]) else 1)' \
+    "$tmp/alone.json" "$tmp/shipped.json" && ok "$b: gcdump's tables the same beside a minor-2 stage" ||
+    bad "$b: gcdump's tables differ beside a minor-2 stage"
 done
 echo "$pass passed, $fail failed"
 [ $fail = 0 ]

@@ -526,6 +526,155 @@ static void compare_with_oracle(const char *path, const pp_heap_snapshot *s,
     free(seen);
 }
 
+/* ---- node shapes (ABI 1.4) ------------------------------------------------ */
+
+typedef struct shape_pair { uint32_t type, size; } shape_pair;
+
+static int cmp_pair(const void *a, const void *b)
+{
+    const shape_pair *x = a, *y = b;
+    if (x->type != y->type)
+        return x->type < y->type ? -1 : 1;
+    return x->size < y->size ? -1 : x->size > y->size;
+}
+
+/* s's shapes against per-node types and sizes read another way: node for
+ * node the same, one index array (the 16-bit one only when it can index
+ * every shape), every shape used by some node and no pair twice. */
+static void check_shapes(const char *what, const pp_heap_snapshot *s, const uint32_t *type,
+                         const uint32_t *size)
+{
+    ck_assert_msg(s->shape_count > 0 && s->shape_count <= s->node_count, "%s: %u shapes",
+                  what, (unsigned)s->shape_count);
+    ck_assert_msg((s->node_shape16 == NULL) != (s->node_shape32 == NULL),
+                  "%s: exactly one index array", what);
+    if (s->node_shape16)
+        ck_assert_uint_le(s->shape_count, 65536);
+    uint8_t *used = calloc(s->shape_count, 1);
+    shape_pair *pairs = malloc(s->shape_count * sizeof(*pairs));
+    ck_assert(used && pairs);
+    for (uint32_t v = 0; v < s->node_count; v++) {
+        uint32_t sh = s->node_shape16 ? s->node_shape16[v] : s->node_shape32[v];
+        ck_assert_msg(sh < s->shape_count, "%s: node %u shape %u", what, (unsigned)v,
+                      (unsigned)sh);
+        ck_assert_msg(s->shape_type[sh] == type[v] && s->shape_size[sh] == size[v],
+                      "%s: node %u: shape (%u, %u), node (%u, %u)", what, (unsigned)v,
+                      (unsigned)s->shape_type[sh], (unsigned)s->shape_size[sh],
+                      (unsigned)type[v], (unsigned)size[v]);
+        used[sh] = 1;
+    }
+    for (uint32_t sh = 0; sh < s->shape_count; sh++) {
+        ck_assert_msg(used[sh], "%s: shape %u is no node's", what, (unsigned)sh);
+        pairs[sh] = (shape_pair){ s->shape_type[sh], s->shape_size[sh] };
+    }
+    qsort(pairs, s->shape_count, sizeof(*pairs), cmp_pair);
+    for (uint32_t sh = 1; sh < s->shape_count; sh++)
+        ck_assert_msg(cmp_pair(&pairs[sh - 1], &pairs[sh]) != 0, "%s: pair (%u, %u) twice",
+                      what, (unsigned)pairs[sh].type, (unsigned)pairs[sh].size);
+    free(used);
+    free(pairs);
+}
+
+/* file's shapes against its node_type/node_size32, with the 16-bit indices
+ * and with the 32-bit ones forced (a limit of 0, 1 and 2 shapes: from the
+ * start, and widened after the first and second shape). */
+static void check_file_shapes(const char *file)
+{
+    pp_error err = PP_ERROR_INIT;
+    pp_gcdump *d = NULL;
+    ck_assert_msg(pp_gcdump_read_file(file, &d, &err) == PP_OK, "%s: %s", file, err.message);
+    const pp_heap_snapshot *s = pp_gcdump_snapshot(d);
+    check_shapes(file, s, s->node_type, s->node_size32);
+    ck_assert_ptr_nonnull(s->node_shape16);
+    pp_gcdump_map m;
+    ck_assert_int_eq(pp_gcdump_map_open(file, &m, &err), PP_OK);
+    for (uint32_t limit = 0; limit <= 2; limit++) {
+        pp_gcdump *w = NULL;
+        ck_assert_msg(pp_gcdump_read_memory_shapes(m.data, m.size, file, limit, &w, &err) == PP_OK,
+                      "%s: %s", file, err.message);
+        const pp_heap_snapshot *ws = pp_gcdump_snapshot(w);
+        check_shapes(file, ws, s->node_type, s->node_size32);
+        if (s->shape_count > limit)
+            ck_assert_ptr_nonnull(ws->node_shape32);
+        ck_assert_uint_eq(ws->shape_count, s->shape_count);
+        pp_gcdump_free(w);
+    }
+    pp_gcdump_map_close(&m);
+    pp_gcdump_free(d);
+}
+
+START_TEST(test_shapes_match_nodes)
+{
+    char **files;
+    size_t n = gco_list_gcdumps(&files);
+    for (size_t f = 0; f < n; f++)
+        check_file_shapes(files[f]);
+    gco_free_list(files, n);
+    const char *src = getenv("PP_SRCDIR");
+    static const char *const hand[] = { "small.gcdump", "sampled.gcdump" };
+    for (size_t i = 0; i < sizeof(hand) / sizeof(hand[0]); i++) {
+        char path[4096];
+        snprintf(path, sizeof(path), "%s/tests/gcdump/%s", src ? src : TEST_SRCDIR, hand[i]);
+        check_file_shapes(path);
+    }
+    printf("gcdump shapes: %zu real and 2 hand-built files\n", n);
+}
+END_TEST
+
+/* A file with more distinct (type, size) pairs than 16 bits index (one
+ * array type in 80,000 lengths, as a hostile or odd file may have) takes
+ * the 32-bit shape path at the default limit, widening mid-decode. */
+START_TEST(test_shapes_past_16_bits)
+{
+    enum { N = 120000 };
+    static const gb_type types[] = {
+        { "UNDEFINED", NULL, 0, 0, NULL },
+        { "[.NET Roots]", NULL, 0, 0, NULL },
+        { "App.Node", NULL, 0, 24, "App.dll" },
+        { "System.Int32[]", NULL, 0, 24, "System.Private.CoreLib.dll" },
+    };
+    gb_node *nodes = calloc(N, sizeof(*nodes));
+    uint32_t *kids = malloc(N * sizeof(uint32_t));
+    uint32_t *type = malloc(N * sizeof(uint32_t)), *size = malloc(N * sizeof(uint32_t));
+    ck_assert(nodes && kids && type && size);
+    for (uint32_t i = 1; i < N; i++)
+        kids[i - 1] = i;
+    nodes[0] = (gb_node){ 1, 0, N - 1, kids, 0, 0 };
+    type[0] = 1;
+    size[0] = 0;
+    for (uint32_t i = 1; i < N; i++) {
+        /* Every third node an App.Node (one size), the rest arrays of
+         * lengths that never repeat. */
+        int plain = i % 3 == 0;
+        type[i] = plain ? 2 : 3;
+        size[i] = plain ? 24 : 24 + 4 * i;
+        nodes[i] = (gb_node){ type[i], (int32_t)size[i], 0, NULL, 0x10000 + 64 * (uint64_t)i, 0 };
+    }
+    gb_graph g = { 0 };
+    g.ntypes = 4;
+    g.types = types;
+    g.nnodes = N;
+    g.nodes = nodes;
+    g.creation_tool = "dotnet-gcdump";
+    gb_buf buf = { 0 };
+    pp_error err = PP_ERROR_INIT;
+    pp_gcdump *d = read_built(&g, &buf, PP_OK, &err);
+    const pp_heap_snapshot *s = pp_gcdump_snapshot(d);
+    ck_assert_uint_eq(s->node_count, N);
+    /* The root's, App.Node's and 80,000 array shapes. */
+    ck_assert_uint_eq(s->shape_count, 2 + 80000);
+    ck_assert_ptr_null(s->node_shape16);
+    check_shapes("past 16 bits", s, type, size);
+    check_shapes("past 16 bits", s, s->node_type, s->node_size32);
+    pp_gcdump_free(d);
+    gb_free(&buf);
+    free(nodes);
+    free(kids);
+    free(type);
+    free(size);
+}
+END_TEST
+
 START_TEST(test_fixtures_match_oracle)
 {
     char **files;
@@ -589,15 +738,21 @@ START_TEST(test_lean_matches_eager)
         ck_assert_ptr_null(l->node_size);
         ck_assert_ptr_null(l->node_address);
         ck_assert_ptr_null(l->edge_start);
+        /* Types and sizes only as shapes, until a stage without
+         * PP_ANALYZER_FLAG_HEAP_SHAPES asks. */
+        ck_assert_ptr_null(l->node_type);
+        ck_assert_ptr_null(l->node_size32);
+        check_shapes(files[f], l, e->node_type, e->node_size32);
         for (uint32_t i = 0; i < nn; i++) {
-            ck_assert_uint_eq(l->node_size32[i], e->node_size[i]);
             ck_assert_uint_eq(e->node_size32[i], e->node_size[i]);
             ck_assert_uint_eq(l->edge_start32[i], e->edge_start[i]);
         }
         ck_assert_uint_eq(l->edge_start32[nn], e->edge_start[nn]);
         ck_assert_int_eq(memcmp(l->edges, e->edges, e->edge_count * sizeof(uint32_t)), 0);
-        ck_assert_int_eq(memcmp(l->node_type, e->node_type, nn * sizeof(uint32_t)), 0);
+        /* The 64-bit sizes come from the shapes when node_size32 is not
+         * there (a stage with the shapes flag but not HEAP32 asks first). */
         ck_assert_int_eq(pp_gcdump_legacy_arrays(l, &err), PP_OK);
+        ck_assert_ptr_null(l->node_size32);
         ck_assert_int_eq(memcmp(l->node_size, e->node_size, nn * sizeof(uint64_t)), 0);
         ck_assert_int_eq(memcmp(l->node_address, e->node_address, nn * sizeof(uint64_t)), 0);
         ck_assert_int_eq(memcmp(l->edge_start, e->edge_start, (nn + 1) * sizeof(uint64_t)), 0);
@@ -606,6 +761,15 @@ START_TEST(test_lean_matches_eager)
         ck_assert_ptr_eq(l->node_address, built);
         /* Every snapshot but a lean one has them already. */
         ck_assert_int_eq(pp_gcdump_legacy_arrays(e, &err), PP_OK);
+        /* node_type and node_size32 from the shapes, once, as the reader's. */
+        ck_assert_int_eq(pp_gcdump_node_arrays(l, &err), PP_OK);
+        ck_assert_int_eq(memcmp(l->node_type, e->node_type, nn * sizeof(uint32_t)), 0);
+        ck_assert_int_eq(memcmp(l->node_size32, e->node_size32, nn * sizeof(uint32_t)), 0);
+        const uint32_t *types = l->node_type;
+        ck_assert_int_eq(pp_gcdump_node_arrays(l, &err), PP_OK);
+        ck_assert_ptr_eq(l->node_type, types);
+        ck_assert_int_eq(pp_gcdump_node_arrays(e, &err), PP_OK);
+        check_shapes(files[f], l, l->node_type, l->node_size32);
         pp_gcdump_free(lean);
         pp_gcdump_map_close(&m);
         pp_gcdump_free(eager);
@@ -867,11 +1031,13 @@ static Suite *gcdump_suite(void)
     tcase_add_test(tc, test_source_ops);
     tcase_add_test(tc, test_shrunk_while_mapped);
     tcase_add_test(tc, test_hand_built_files);
+    tcase_add_test(tc, test_shapes_past_16_bits);
     suite_add_tcase(s, tc);
     TCase *real = tcase_create("fixtures");
     tcase_set_timeout(real, 120);
     tcase_add_test(real, test_fixtures_match_oracle);
     tcase_add_test(real, test_lean_matches_eager);
+    tcase_add_test(real, test_shapes_match_nodes);
     tcase_add_test(real, test_leak_fixture_truth);
     suite_add_tcase(s, real);
     return s;
