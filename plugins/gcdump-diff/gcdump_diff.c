@@ -30,7 +30,9 @@ typedef struct state {
     const pp_host_api *host;
     int64_t top, paths, threshold;
     int merge;
-    const pp_heap_snapshot *snap[2];   /* valid until finish returns */
+    const pp_heap_snapshot *snap[2];   /* view[i] once consumed */
+    pp_heap_snapshot view[2];          /* hc_snapshot_view; arrays valid
+                                          until finish returns */
 } state;
 
 static int create(const pp_host_api *host, pp_ctx *ctx, const pp_options *opts,
@@ -71,7 +73,8 @@ static int consume(void *p, const pp_record *rec, pp_error *err)
                             "gcdump-diff: expected one heap snapshot per input (baseline, candidate)");
         return PP_EINVAL;
     }
-    st->snap[rec->input_index] = rec->u.heap;
+    hc_snapshot_view(rec->u.heap, &st->view[rec->input_index]);
+    st->snap[rec->input_index] = &st->view[rec->input_index];
     return PP_OK;
 }
 
@@ -269,7 +272,7 @@ static int analyze_candidate(state *st, work *w)
     for (uint32_t v = 0; v < c->node_count; v++) {
         if (w->parent[v] == HC_NONE)
             continue;
-        uint32_t key = w->k[1].type_key[c->node_type[v]];
+        uint32_t key = w->k[1].type_key[hc_node_type(c, v)];
         uint32_t b = w->sample[key];
         if (b == HC_NONE || (w->from_static[v] && !w->from_static[b]) ||
             (w->from_static[v] == w->from_static[b] && w->dom.retained[v] > w->dom.retained[b]))
@@ -320,8 +323,8 @@ static int find_suspects(state *st, work *w)
                 uint32_t id = w->dom.idom[v];
                 if (id == HC_NONE || v == c->root)
                     continue;
-                uint32_t ra = w->row_of_key[w->k[1].type_key[c->node_type[v]]];
-                uint32_t ro = w->row_of_key[w->k[1].type_key[c->node_type[id]]];
+                uint32_t ra = w->row_of_key[w->k[1].type_key[hc_node_type(c, v)]];
+                uint32_t ro = w->row_of_key[w->k[1].type_key[hc_node_type(c, id)]];
                 if (ra == HC_NONE || ro == HC_NONE)
                     continue;
                 uint32_t a = sus_of_row[ra], o = sus_of_row[ro];
@@ -405,7 +408,7 @@ static int find_owners(state *st, work *w)
     int rc = PP_ENOMEM;
     if (!a1 || !a2 || !cand || !votes || !hits || !w->owner)
         goto out;
-#define ROW_OF(v) w->row_of_key[w->k[1].type_key[c->node_type[(v)]]]
+#define ROW_OF(v) w->row_of_key[w->k[1].type_key[hc_node_type(c, (v))]]
     /* a1/a2: the nearest two distinct accumulating rows among a node's
      * strict dominators, in dominator preorder (dominators first). */
     for (uint32_t i = 0; i < w->dom.nreach; i++) {
@@ -749,7 +752,8 @@ static void destroy(void *p) { free(p); }
 
 static const pp_analyzer descriptor = {
     PP_ANALYZER_HEADER,
-    .flags = PP_ANALYZER_FLAG_HEAP32,   /* reads node_size32 / edge_start32 */
+    /* reads edge_start32, and types and sizes through the shapes */
+    .flags = PP_ANALYZER_FLAG_HEAP32 | PP_ANALYZER_FLAG_HEAP_SHAPES,
     .name = "gcdump-diff",
     .version = "1.0.0",
     .summary = "Two heap snapshots compared by type: growth, leak suspects, paths to the root",

@@ -25,7 +25,9 @@ typedef struct state {
     int64_t top;
     int retained;
     int merge;
-    const pp_heap_snapshot *snap;  /* valid until finish returns */
+    const pp_heap_snapshot *snap;  /* &view once consumed */
+    pp_heap_snapshot view;         /* hc_snapshot_view; arrays valid until
+                                      finish returns */
 } state;
 
 static int create(const pp_host_api *host, pp_ctx *ctx, const pp_options *opts,
@@ -64,7 +66,8 @@ static int consume(void *p, const pp_record *rec, pp_error *err)
         st->host->error_set(err, PP_EINVAL, "gcdump: more than one heap snapshot; use gcdump-diff to compare two");
         return PP_EINVAL;
     }
-    st->snap = rec->u.heap;
+    hc_snapshot_view(rec->u.heap, &st->view);
+    st->snap = &st->view;
     return PP_OK;
 }
 
@@ -221,7 +224,8 @@ static void destroy(void *p) { free(p); }
 
 static const pp_analyzer descriptor = {
     PP_ANALYZER_HEADER,
-    .flags = PP_ANALYZER_FLAG_HEAP32,   /* reads node_size32 / edge_start32 */
+    /* reads edge_start32, and types and sizes through the shapes */
+    .flags = PP_ANALYZER_FLAG_HEAP32 | PP_ANALYZER_FLAG_HEAP_SHAPES,
     .name = "gcdump",
     .version = "1.0.0",
     .summary = "Heap snapshot by type: count, bytes, share; retained size and paths to the root",

@@ -9,6 +9,43 @@
 
 #include "heap_common.h"
 
+void hc_snapshot_view(const pp_heap_snapshot *in, pp_heap_snapshot *out)
+{
+    size_t n = in->struct_size < sizeof(*out) ? in->struct_size : sizeof(*out);
+    memset(out, 0, sizeof(*out));
+    memcpy(out, in, n);
+    out->struct_size = sizeof(*out);
+    /* Without both, a node has no shape to read (records.h). */
+    if (!out->shape_type || !out->shape_size || (!out->node_shape16 && !out->node_shape32))
+        out->shape_count = 0;
+}
+
+/* Nodes counted by shape, then folded by key: one pass over 2 bytes a
+ * node and no per-node size load. Integer sums, so equal to a per-node
+ * loop. PP_OK or PP_ENOMEM. */
+static int keys_by_shape(const pp_heap_snapshot *s, hc_keys *k, uint64_t *total)
+{
+    uint64_t *per = calloc(s->shape_count, sizeof(uint64_t));
+    if (!per)
+        return PP_ENOMEM;
+    if (s->node_shape16)
+        for (uint32_t i = 0; i < s->node_count; i++)
+            per[s->node_shape16[i]]++;
+    else
+        for (uint32_t i = 0; i < s->node_count; i++)
+            per[s->node_shape32[i]]++;
+    *total = 0;
+    for (uint32_t sh = 0; sh < s->shape_count; sh++) {
+        uint32_t key = k->type_key[s->shape_type[sh]];
+        uint64_t b = per[sh] * s->shape_size[sh];
+        k->count[key] += per[sh];
+        k->bytes[key] += b;
+        *total += b;
+    }
+    free(per);
+    return PP_OK;
+}
+
 int hc_stack_reserve(void **st, size_t *cap, size_t sp, size_t elem)
 {
     if (sp < *cap)
@@ -114,11 +151,16 @@ int hc_keys_build(const pp_heap_snapshot *s, int merge_buckets, hc_keys *k)
          * exact u32 sizes in double stays exact while every partial sum
          * is below 2^53, which a total below 2^53 guarantees. */
         uint64_t total = 0;
-        for (uint32_t i = 0; i < s->node_count; i++) {
-            uint32_t key = k->type_key[s->node_type[i]];
-            k->count[key]++;
-            k->bytes[key] += s->node_size32[i];
-            total += s->node_size32[i];
+        if (s->shape_count) {
+            if (keys_by_shape(s, k, &total) != PP_OK)
+                goto oom;
+        } else {
+            for (uint32_t i = 0; i < s->node_count; i++) {
+                uint32_t key = k->type_key[s->node_type[i]];
+                k->count[key]++;
+                k->bytes[key] += s->node_size32[i];
+                total += s->node_size32[i];
+            }
         }
         if (total < ((uint64_t)1 << 53)) {
             for (uint32_t i = 0; i < k->nkeys; i++) {
@@ -131,14 +173,15 @@ int hc_keys_build(const pp_heap_snapshot *s, int merge_buckets, hc_keys *k)
         memset(k->bytes, 0, nk * sizeof(uint64_t));
     }
     for (uint32_t i = 0; i < s->node_count; i++) {
-        uint32_t ty = s->node_type[i];
+        uint32_t ty, size;
+        hc_node_type_size(s, i, &ty, &size);
         uint32_t key = k->type_key[ty];
         double cm = s->type_count_multiplier ? s->type_count_multiplier[ty] : 1.0;
         double sm = s->type_size_multiplier ? s->type_size_multiplier[ty] : cm;
         k->count[key]++;
-        k->bytes[key] += s->node_size32[i];
+        k->bytes[key] += size;
         k->scount[key] += cm;
-        k->sbytes[key] += (double)s->node_size32[i] * sm;
+        k->sbytes[key] += (double)size * sm;
     }
     return PP_OK;
 oom:
@@ -316,7 +359,7 @@ static void append(char *buf, size_t size, size_t *len, const char *s)
 static void append_label(char *buf, size_t size, size_t *len, const pp_heap_snapshot *s,
                          uint32_t node, uint32_t next, int *unknown_class)
 {
-    const char *name = s->types[s->node_type[node]].name;
+    const char *name = s->types[hc_node_type(s, node)].name;
     static const char pre[] = "[static var ";
     size_t n = strlen(name), pl = sizeof(pre) - 1;
     if (n > pl + 1 && memcmp(name, pre, pl) == 0 && name[n - 1] == ']' && next != HC_NONE) {
@@ -325,7 +368,7 @@ static void append_label(char *buf, size_t size, size_t *len, const pp_heap_snap
             if (*p == '.')
                 dot = p;
         if (dot && dot > inner && dot + 1 < end) {
-            const char *held = s->types[s->node_type[next]].name;
+            const char *held = s->types[hc_node_type(s, next)].name;
             size_t hl = hc_base_name_len(held), tl = (size_t)(dot - inner);
             char label[1024];
             if (hl == tl && memcmp(held, inner, tl) == 0) {
@@ -457,7 +500,7 @@ int hc_growth_init(const pp_heap_snapshot *s, const uint32_t *parent, const uint
     uint32_t j = 0;
     for (uint32_t i = 0; i < nreach; i++) {
         uint32_t v = order[i];
-        g->pkey[i] = type_key[s->node_type[v]];
+        g->pkey[i] = type_key[hc_node_type(s, v)];
         if (i == 0) {
             g->ppar[0] = 0;
             continue;
@@ -495,7 +538,7 @@ uint32_t hc_growth_path_end(const pp_heap_snapshot *s, hc_growth *g, uint32_t ke
     memset(mass, 0, (size_t)nr * sizeof(uint64_t));
     for (uint32_t i = nr; i-- > 0;) {
         if (g->pkey[i] == key) {
-            uint64_t sz = s->node_size32[g->order[i]];
+            uint64_t sz = hc_node_size(s, g->order[i]);
             mass[i] += sz ? sz : 1;
         }
         if (i)
@@ -532,7 +575,7 @@ int hc_reachable_from_named(const pp_heap_snapshot *s, const char *root_name,
     }
     uint32_t head = 0, tail = 0, starts = 0;
     for (uint32_t i = 0; i < n; i++)
-        if (strcmp(s->types[s->node_type[i]].name, root_name) == 0) {
+        if (strcmp(s->types[hc_node_type(s, i)].name, root_name) == 0) {
             mark[i] = 1;
             queue[tail++] = i;
             starts++;

@@ -14,6 +14,44 @@
 
 #define HC_NONE UINT32_MAX
 
+/* The snapshot a stage was given, copied into *out with the fields its
+ * host's record lacks (an older struct_size) zeroed, so that the
+ * accessors below can test them. The arrays stay the host's. */
+void hc_snapshot_view(const pp_heap_snapshot *in, pp_heap_snapshot *out);
+
+/* A node's type index and size. Through the shapes (ABI 1.4) when the
+ * snapshot has them, else node_type and node_size32 (records.h): the
+ * plugins set PP_ANALYZER_FLAG_HEAP_SHAPES, so a gcdump file's snapshot
+ * may have only the shapes. s must come from hc_snapshot_view. */
+static inline uint32_t hc_node_shape(const pp_heap_snapshot *s, uint32_t v)
+{
+    return s->node_shape16 ? s->node_shape16[v] : s->node_shape32[v];
+}
+
+static inline uint32_t hc_node_type(const pp_heap_snapshot *s, uint32_t v)
+{
+    return s->shape_count ? s->shape_type[hc_node_shape(s, v)] : s->node_type[v];
+}
+
+static inline uint32_t hc_node_size(const pp_heap_snapshot *s, uint32_t v)
+{
+    return s->shape_count ? s->shape_size[hc_node_shape(s, v)] : s->node_size32[v];
+}
+
+/* Both at once: one load of the node's shape. */
+static inline void hc_node_type_size(const pp_heap_snapshot *s, uint32_t v, uint32_t *type,
+                                     uint32_t *size)
+{
+    if (s->shape_count) {
+        uint32_t sh = hc_node_shape(s, v);
+        *type = s->shape_type[sh];
+        *size = s->shape_size[sh];
+    } else {
+        *type = s->node_type[v];
+        *size = s->node_size32[v];
+    }
+}
+
 /* Room for one more element at index sp of a stack that grows as deep as
  * a walk goes (*st, *cap in elements of elem bytes; doubled, from 4096).
  * PP_OK, or PP_ENOMEM with *st untouched. */

@@ -41,7 +41,7 @@ int hc_dominators(const pp_heap_snapshot *s, hc_dom *d)
     /* Subtree sizes: a dominator precedes what it dominates in preorder. */
     for (uint32_t w = nr; w-- > 0;) {
         uint32_t v = d->rpo[w];
-        d->retained[v] += s->node_size32[v];
+        d->retained[v] += hc_node_size(s, v);
         if (w)
             d->retained[d->rpo[d->ipre[w]]] += d->retained[v];
     }
@@ -97,16 +97,17 @@ int hc_retained_summary(const pp_heap_snapshot *s, const hc_keys *k, uint64_t *o
     if (best)
         for (uint32_t i = 0; i < k->nkeys; i++)
             best[i] = HC_NONE;
-#define KEY_OF(v) k->type_key[s->node_type[v]]
     /* Depth-first over the dominator tree keeping how many ancestors of
      * each key are open: a node is counted for its key when none is. */
     if (nr) {
         cap = 4096;
         if (!(st = malloc(cap * sizeof(*st))))
             goto out;
-        uint32_t v = rpo[0], key = KEY_OF(v);
+        uint32_t v = rpo[0], ty, size;
+        hc_node_type_size(s, v, &ty, &size);
+        uint32_t key = k->type_key[ty];
         open[key]++;
-        st[sp++] = (sframe){ cstart[0], cstart[1], v, key, s->node_size32[v] };
+        st[sp++] = (sframe){ cstart[0], cstart[1], v, key, size };
     }
     while (sp) {
         sframe *f = &st[sp - 1];
@@ -129,7 +130,9 @@ int hc_retained_summary(const pp_heap_snapshot *s, const hc_keys *k, uint64_t *o
                 *reach_bytes = r;
             continue;
         }
-        uint32_t c = child[f->cur++], v = rpo[c], key = KEY_OF(v);
+        uint32_t c = child[f->cur++], v = rpo[c], ty, size;
+        hc_node_type_size(s, v, &ty, &size);
+        uint32_t key = k->type_key[ty];
         open[key]++;
         if (sp == cap) {
             sframe *g = realloc(st, cap * 2 * sizeof(*g));
@@ -138,9 +141,8 @@ int hc_retained_summary(const pp_heap_snapshot *s, const hc_keys *k, uint64_t *o
             st = g;
             cap *= 2;
         }
-        st[sp++] = (sframe){ cstart[c], cstart[(size_t)c + 1], v, key, s->node_size32[v] };
+        st[sp++] = (sframe){ cstart[c], cstart[(size_t)c + 1], v, key, size };
     }
-#undef KEY_OF
     *nreach = nr;
     rc = PP_OK;
 out:
@@ -181,7 +183,7 @@ int hc_retained_by_key(const pp_heap_snapshot *s, const hc_dom *d, const hc_keys
         cstart[i + 2] += cstart[i + 1];
     for (uint32_t w = 1; w < nr; w++)
         child[cstart[(size_t)d->ipre[w] + 1]++] = w;
-#define KEY_OF(p) k->type_key[s->node_type[d->rpo[p]]]
+#define KEY_OF(p) k->type_key[hc_node_type(s, d->rpo[p])]
     if (nr) {
         uint32_t key = KEY_OF(0);
         out[key] += d->retained[d->rpo[0]];
