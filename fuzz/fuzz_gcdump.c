@@ -2,7 +2,10 @@
  * reader.h. Decodes the input with pp_gcdump_reader_open_memory, takes its
  * one graph from pp_gcdump_reader_next (twice: the second call ends), walks the whole snapshot the way gcdump and
  * gcdump-diff do (every node's type and every edge), so an array the reader
- * sized wrongly is read past its end under ASan. */
+ * sized wrongly is read past its end under ASan. The node shapes (ABI 1.4)
+ * must equal node_type/node_size32 node for node, with the 16-bit indices
+ * and again with the 32-bit ones forced (a limit of 0-3 shapes taken from
+ * the input's last byte, so that small inputs widen mid-decode too). */
 #include "config.h"
 
 #include <stdint.h>
@@ -11,7 +14,25 @@
 
 #include <perfpipe/gcdump.h>
 
+#include "gcdump/dump.h"
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+/* Every node's shape is in range and is its (type, size). */
+static void
+check_shapes(const pp_heap_snapshot *s, const pp_heap_snapshot *ref)
+{
+    if (!s->shape_count || s->shape_count > s->node_count ||
+        (s->node_shape16 == NULL) == (s->node_shape32 == NULL) ||
+        (s->node_shape16 && s->shape_count > 65536))
+        abort();
+    for (uint32_t n = 0; n < s->node_count; n++) {
+        uint32_t sh = s->node_shape16 ? s->node_shape16[n] : s->node_shape32[n];
+        if (sh >= s->shape_count || s->shape_type[sh] != ref->node_type[n] ||
+            s->shape_size[sh] != ref->node_size32[n])
+            abort();
+    }
+}
 
 static void
 on_bytes(void *user, const void *d, size_t n)
@@ -58,6 +79,20 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                 if (s->edges[e] >= s->node_count)
                     abort();
         }
+    }
+    if (s->node_count) {
+        check_shapes(s, s);
+        pp_gcdump *w = NULL;
+        pp_error werr = PP_ERROR_INIT;
+        if (pp_gcdump_read_memory_shapes(data, size, "fuzz.gcdump", data[size - 1] & 3, &w,
+                                         &werr) != PP_OK)
+            abort();   /* the same bytes read once already */
+        const pp_heap_snapshot *ws = pp_gcdump_snapshot(w);
+        check_shapes(ws, s);
+        if (ws->shape_count != s->shape_count ||
+            (ws->shape_count > (uint32_t)(data[size - 1] & 3) && !ws->node_shape32))
+            abort();
+        pp_gcdump_free(w);
     }
     pp_gcdump_info info;
     memset(&info, 0, sizeof info);
