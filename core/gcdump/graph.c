@@ -398,7 +398,7 @@ int pp_gcdump_read_graph(pp_fs *fs, const pp_fs_type *type, pp_gcdump *d)
     }
     d->edge_start32 = malloc(((size_t)n + 1) * sizeof(uint32_t));
     if ((!d->lean && (!d->node_type || !d->node_size32)) || !d->edge_start32 ||
-        pp_shapes_init(&d->shapes, n, t, d->shape16_max) != PP_OK)
+        pp_shapes_init(&d->shapes, n, d->shape16_max) != PP_OK)
         return pp_fs_fail(fs, PP_ENOMEM, table_at, "out of memory for %u nodes", (unsigned)n);
     d->addr_at = addr_at;
     d->snap.node_count = n;

@@ -1,7 +1,8 @@
 /* The node shape table (shapes.h). Every allocation is bounded by the node
  * count the file justified: a new shape needs a node of its own, so a
  * hostile file with as many distinct (type, size) pairs as nodes makes a
- * table as long as the node array, and takes the 32-bit indices. */
+ * table as long as the node array (and a hash of at most 4 slots, 48
+ * bytes, a node while decoding), and takes the 32-bit indices. */
 #include "config.h"
 
 #include <stdlib.h>
@@ -11,7 +12,7 @@
 
 #include "gcdump/shapes.h"
 
-int pp_shapes_init(pp_shapes *t, uint32_t nodes, uint32_t ntypes, uint32_t limit16)
+int pp_shapes_init(pp_shapes *t, uint32_t nodes, uint32_t limit16)
 {
     memset(t, 0, sizeof(*t));
     t->nodes = nodes;
@@ -19,46 +20,33 @@ int pp_shapes_init(pp_shapes *t, uint32_t nodes, uint32_t ntypes, uint32_t limit
     t->cap = 256;
     t->type = malloc(t->cap * sizeof(uint32_t));
     t->size = malloc(t->cap * sizeof(uint32_t));
+    t->bits = 10;
     t->mask = 1023;
-    t->slot = calloc((size_t)t->mask + 1, sizeof(uint32_t));
-    t->last_shape = malloc((ntypes ? ntypes : 1) * sizeof(uint32_t));
+    t->slot = calloc((size_t)t->mask + 1, sizeof(pp_shape_slot));
     if (t->limit16)
         t->node16 = malloc((nodes ? nodes : 1) * sizeof(uint16_t));
     else
         t->node32 = malloc((nodes ? nodes : 1) * sizeof(uint32_t));
-    if (!t->type || !t->size || !t->slot || !t->last_shape || (!t->node16 && !t->node32))
+    if (!t->type || !t->size || !t->slot || (!t->node16 && !t->node32))
         return PP_ENOMEM;
-    memset(t->last_shape, 0xff, (ntypes ? ntypes : 1) * sizeof(uint32_t));
     return PP_OK;
-}
-
-/* A bijective 64-bit mix (splitmix64's finalizer): distinct pairs spread
- * over the table's top bits whatever their low bits share. */
-static uint32_t slot_of(const pp_shapes *t, uint32_t type, uint32_t size)
-{
-    uint64_t x = (uint64_t)type << 32 | size;
-    x ^= x >> 30;
-    x *= 0xbf58476d1ce4e5b9ull;
-    x ^= x >> 27;
-    x *= 0x94d049bb133111ebull;
-    x ^= x >> 31;
-    return (uint32_t)x & t->mask;
 }
 
 static int rehash(pp_shapes *t)
 {
     uint32_t mask = t->mask * 2 + 1;
-    uint32_t *slot = calloc((size_t)mask + 1, sizeof(uint32_t));
+    pp_shape_slot *slot = calloc((size_t)mask + 1, sizeof(pp_shape_slot));
     if (!slot)
         return PP_ENOMEM;
     free(t->slot);
     t->slot = slot;
     t->mask = mask;
+    t->bits++;
     for (uint32_t sh = 0; sh < t->count; sh++) {
-        uint32_t h = slot_of(t, t->type[sh], t->size[sh]);
-        while (slot[h])
+        uint32_t h = pp_shapes_slot(t, t->type[sh], t->size[sh]);
+        while (slot[h].shape1)
             h = (h + 1) & mask;
-        slot[h] = sh + 1;
+        slot[h] = (pp_shape_slot){ t->type[sh], t->size[sh], sh + 1 };
     }
     return PP_OK;
 }
@@ -79,10 +67,10 @@ static int widen(pp_shapes *t, uint32_t filled)
 
 int pp_shapes_find(pp_shapes *t, uint32_t type, uint32_t size, uint32_t filled, uint32_t *out)
 {
-    uint32_t h = slot_of(t, type, size);
-    for (uint32_t s; (s = t->slot[h]) != 0; h = (h + 1) & t->mask)
-        if (t->type[s - 1] == type && t->size[s - 1] == size) {
-            *out = s - 1;
+    uint32_t h = pp_shapes_slot(t, type, size);
+    for (; t->slot[h].shape1; h = (h + 1) & t->mask)
+        if (t->slot[h].type == type && t->slot[h].size == size) {
+            *out = t->slot[h].shape1 - 1;
             return PP_OK;
         }
     if (t->count == t->cap) {
@@ -103,7 +91,7 @@ int pp_shapes_find(pp_shapes *t, uint32_t type, uint32_t size, uint32_t filled, 
     uint32_t sh = t->count++;
     t->type[sh] = type;
     t->size[sh] = size;
-    t->slot[h] = sh + 1;
+    t->slot[h] = (pp_shape_slot){ type, size, sh + 1 };
     /* At most half full, so a probe ends soon. */
     if ((uint64_t)t->count * 2 > (uint64_t)t->mask + 1 && rehash(t) != PP_OK)
         return PP_ENOMEM;
@@ -114,8 +102,7 @@ int pp_shapes_find(pp_shapes *t, uint32_t type, uint32_t size, uint32_t filled, 
 void pp_shapes_done(pp_shapes *t)
 {
     free(t->slot);
-    free(t->last_shape);
-    t->slot = t->last_shape = NULL;
+    t->slot = NULL;
     if (t->count && t->count < t->cap) {
         uint32_t *ty = realloc(t->type, t->count * sizeof(uint32_t));
         if (ty)
