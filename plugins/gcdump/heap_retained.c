@@ -48,22 +48,25 @@ int hc_dominators(const pp_heap_snapshot *s, hc_dom *d)
     return PP_OK;
 }
 
-/* Dominator-tree children in CSR over preorder numbers (a counting sort,
- * as fill_preds): child[cstart[p] .. cstart[p + 1]) in preorder. cstart
- * has nr + 2 slots. */
-static void dom_children(const uint32_t *ipre, uint32_t nr, uint32_t *cstart, uint32_t *child)
+/* Dominator-tree children as lists over preorder numbers: first[p] is p's
+ * first child, and next[w], written over ipre[w] (read here for the last
+ * time), w's next sibling; HC_NONE ends a list. Children come in ascending
+ * preorder, as a counting sort into CSR gives them, but in 4 bytes a node
+ * instead of CSR's 8, which (with ipre still held) made the run's peak. */
+static void dom_children(uint32_t *ipre_next, uint32_t nr, uint32_t *first)
 {
-    memset(cstart, 0, ((size_t)nr + 2) * sizeof(uint32_t));
-    for (uint32_t w = 1; w < nr; w++)
-        cstart[(size_t)ipre[w] + 2]++;
-    for (uint32_t i = 0; i + 2 <= nr + 1; i++)
-        cstart[i + 2] += cstart[i + 1];
-    for (uint32_t w = 1; w < nr; w++)
-        child[cstart[(size_t)ipre[w] + 1]++] = w;
+    memset(first, 0xff, (nr ? nr : 1) * sizeof(uint32_t));
+    for (uint32_t w = nr; w-- > 1;) {
+        uint32_t p = ipre_next[w];
+        ipre_next[w] = first[p];
+        first[p] = w;
+    }
+    if (nr)
+        ipre_next[0] = HC_NONE;
 }
 
 typedef struct sframe {
-    uint32_t cur, end;           /* next child and the end of the range */
+    uint32_t cur;                /* next child, HC_NONE after the last */
     uint32_t node, key;          /* the node and its key, looked up once */
     uint64_t sum;                /* its retained bytes so far */
 } sframe;
@@ -80,13 +83,12 @@ int hc_retained_summary(const pp_heap_snapshot *s, const hc_keys *k, uint64_t *o
     *nreach = 0;
     if (hc_dom_core(s, &rpo, &ipre, &spare8, &nr) != PP_OK)
         return PP_ENOMEM;
-    /* The children take the buffer the dominators are done with (n + 4
-     * u32 slots a half); the retained sizes are summed on the way back up
+    /* The children's heads take the buffer the dominators are done with,
+     * their links ipre; the retained sizes are summed on the way back up
      * the walk, so no node array holds them. */
     size_t nn = s->node_count ? s->node_count : 1;
-    uint32_t *child = (uint32_t *)(void *)spare8, *cstart = child + nn;
-    dom_children(ipre, nr, cstart, child);
-    free(ipre);
+    uint32_t *first = (uint32_t *)(void *)spare8, *next = ipre;
+    dom_children(next, nr, first);
     uint32_t *open = calloc(nk, sizeof(uint32_t));
     uint64_t *best_bytes = best ? malloc(nk * sizeof(uint64_t)) : NULL;
     sframe *st = NULL;
@@ -107,11 +109,11 @@ int hc_retained_summary(const pp_heap_snapshot *s, const hc_keys *k, uint64_t *o
         hc_node_type_size(s, v, &ty, &size);
         uint32_t key = k->type_key[ty];
         open[key]++;
-        st[sp++] = (sframe){ cstart[0], cstart[1], v, key, size };
+        st[sp++] = (sframe){ first[0], v, key, size };
     }
     while (sp) {
         sframe *f = &st[sp - 1];
-        if (f->cur == f->end) {
+        if (f->cur == HC_NONE) {
             uint32_t v = f->node, key = f->key;
             uint64_t r = f->sum;
             if (open[key] == 1)
@@ -130,7 +132,8 @@ int hc_retained_summary(const pp_heap_snapshot *s, const hc_keys *k, uint64_t *o
                 *reach_bytes = r;
             continue;
         }
-        uint32_t c = child[f->cur++], v = rpo[c], ty, size;
+        uint32_t c = f->cur, v = rpo[c], ty, size;
+        f->cur = next[c];
         hc_node_type_size(s, v, &ty, &size);
         uint32_t key = k->type_key[ty];
         open[key]++;
@@ -141,7 +144,7 @@ int hc_retained_summary(const pp_heap_snapshot *s, const hc_keys *k, uint64_t *o
             st = g;
             cap *= 2;
         }
-        st[sp++] = (sframe){ cstart[c], cstart[(size_t)c + 1], v, key, size };
+        st[sp++] = (sframe){ first[c], v, key, size };
     }
     *nreach = nr;
     rc = PP_OK;
@@ -149,6 +152,7 @@ out:
     free(st);
     free(open);
     free(best_bytes);
+    free(ipre);
     if (spare && rc == PP_OK) {
         /* Fresh pages cost a fault and a clear each: the caller's next
          * pass can take these instead. */
