@@ -130,13 +130,28 @@ static uint32_t dfs(const pp_heap_snapshot *s, uint32_t *pre, uint8_t *rpo, size
     return count;
 }
 
+/* Bits set in x. Without -mpopcnt, __builtin_popcountll is a call into
+ * libgcc (a byte table, 8 rounds): 1.3-2.3 % of a retained=true run on the
+ * bench heap, for ~13 M ranks; this is a dozen inline operations. */
+static inline uint32_t popcount64(uint64_t x)
+{
+#ifdef __POPCNT__
+    return (uint32_t)__builtin_popcountll(x);
+#else
+    x -= (x >> 1) & 0x5555555555555555ull;
+    x = (x & 0x3333333333333333ull) + ((x >> 2) & 0x3333333333333333ull);
+    x = (x + (x >> 4)) & 0x0f0f0f0f0f0f0f0full;
+    return (uint32_t)((x * 0x0101010101010101ull) >> 56);
+#endif
+}
+
 /* Rank of the marked preorder numbers: rank[i] = how many are below 64 * i. */
 static uint32_t multi_rank(const uint64_t *ismulti, size_t words, uint32_t *rank)
 {
     uint32_t r = 0;
     for (size_t i = 0; i < words; i++) {
         rank[i] = r;
-        r += (uint32_t)__builtin_popcountll(ismulti[i]);
+        r += popcount64(ismulti[i]);
     }
     return r;
 }
@@ -144,7 +159,7 @@ static uint32_t multi_rank(const uint64_t *ismulti, size_t words, uint32_t *rank
 static inline uint32_t rank_of(const uint64_t *ismulti, const uint32_t *rank, uint32_t t)
 {
     uint64_t below = ismulti[t >> 6] & (((uint64_t)1 << (t & 63)) - 1);
-    return rank[t >> 6] + (uint32_t)__builtin_popcountll(below);
+    return rank[t >> 6] + popcount64(below);
 }
 
 /* Predecessor lists (beyond the DFS parent) of the marked nodes, by rank
