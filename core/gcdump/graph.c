@@ -250,10 +250,6 @@ static int decode_nodes(pp_fs *fs, pp_gcdump *d, size_t table_at, uint32_t n,
             return rc;
         if (pp_shapes_set(&d->shapes, i, type, (uint32_t)size) != PP_OK)
             return pp_fs_fail(fs, PP_ENOMEM, entry, "out of memory for the node shapes");
-        if (d->node_type) {
-            d->node_type[i] = type;
-            d->node_size32[i] = (uint32_t)size;
-        }
         sum += (uint64_t)size;
         d->edge_start32[i] = (uint32_t)total_edges;
         uint64_t k = total_edges;
@@ -391,22 +387,18 @@ int pp_gcdump_read_graph(pp_fs *fs, const pp_fs_type *type, pp_gcdump *d)
     if ((rc = pp_fs_end_object(fs, "Graphs.MemoryGraph")) != PP_OK)
         return rc;
 
-    /* A lean dump keeps the types and sizes as shapes only (dump.h). */
-    if (!d->lean) {
-        d->node_type = malloc(n * sizeof(uint32_t));
-        d->node_size32 = malloc(n * sizeof(uint32_t));
-    }
     d->edge_start32 = malloc(((size_t)n + 1) * sizeof(uint32_t));
-    if ((!d->lean && (!d->node_type || !d->node_size32)) || !d->edge_start32 ||
-        pp_shapes_init(&d->shapes, n, d->shape16_max) != PP_OK)
+    if (!d->edge_start32 || pp_shapes_init(&d->shapes, n, d->shape16_max) != PP_OK)
         return pp_fs_fail(fs, PP_ENOMEM, table_at, "out of memory for %u nodes", (unsigned)n);
     d->addr_at = addr_at;
     d->snap.node_count = n;
     d->snap.root = (uint32_t)root;
     if ((rc = decode_nodes(fs, d, table_at, n, blob_at, (uint32_t)blob_len)) != PP_OK)
         return rc;
-    /* A lean dump copies the addresses only when a stage asks (legacy.c). */
-    if (!d->lean && pp_gcdump_build_legacy(d, fs->data) != PP_OK)
+    /* A lean dump keeps types and sizes as shapes only, and copies the
+     * addresses, only when a stage asks (legacy.c). */
+    if (!d->lean && (pp_gcdump_build_node_arrays(d) != PP_OK ||
+                     pp_gcdump_build_legacy(d, fs->data) != PP_OK))
         return pp_fs_fail(fs, PP_ENOMEM, table_at, "out of memory for %u nodes", (unsigned)n);
     return PP_OK;
 }

@@ -317,7 +317,7 @@ int pp_gcdump_read_memory(const uint8_t *data, size_t size, const char *name,
 {
     if (!out || (!data && size))
         return pp_error_set(err, PP_EINVAL, "pp_gcdump_read_memory: bad arguments"), PP_EINVAL;
-    return decode(data, size, NULL, name, 0, 65536, out, err);
+    return decode(data, size, NULL, name, 0, PP_SHAPES_16_MAX, out, err);
 }
 
 int pp_gcdump_read_memory_shapes(const uint8_t *data, size_t size, const char *name,
@@ -332,13 +332,13 @@ int pp_gcdump_read_memory_shapes(const uint8_t *data, size_t size, const char *n
 int pp_gcdump_read_mapped(const pp_gcdump_map *m, const char *name, pp_gcdump **out,
                           pp_error *err)
 {
-    return decode(m->data, m->size, m, name, 0, 65536, out, err);
+    return decode(m->data, m->size, m, name, 0, PP_SHAPES_16_MAX, out, err);
 }
 
 int pp_gcdump_read_mapped_lean(const pp_gcdump_map *m, const char *name, pp_gcdump **out,
                                pp_error *err)
 {
-    return decode(m->data, m->size, m, name, 1, 65536, out, err);
+    return decode(m->data, m->size, m, name, 1, PP_SHAPES_16_MAX, out, err);
 }
 
 int pp_gcdump_read_file(const char *path, pp_gcdump **out, pp_error *err)

@@ -28,8 +28,7 @@ int pp_gcdump_build_legacy(pp_gcdump *d, const uint8_t *data)
     }
     const pp_shapes *sh = &d->shapes;
     for (uint32_t i = 0; i < n; i++) {
-        size[i] = d->node_size32 ? d->node_size32[i]
-                : sh->size[sh->node16 ? sh->node16[i] : sh->node32[i]];
+        size[i] = d->node_size32 ? d->node_size32[i] : sh->size[pp_shapes_of(sh, i)];
         start[i] = d->edge_start32[i];
     }
     start[n] = d->edge_start32[n];
@@ -67,7 +66,7 @@ int pp_gcdump_build_node_arrays(pp_gcdump *d)
     }
     const pp_shapes *sh = &d->shapes;
     for (uint32_t i = 0; i < n; i++) {
-        uint32_t k = sh->node16 ? sh->node16[i] : sh->node32[i];
+        uint32_t k = pp_shapes_of(sh, i);
         type[i] = sh->type[k];
         size[i] = sh->size[k];
     }

@@ -16,7 +16,7 @@ int pp_shapes_init(pp_shapes *t, uint32_t nodes, uint32_t limit16)
 {
     memset(t, 0, sizeof(*t));
     t->nodes = nodes;
-    t->limit16 = limit16 > 65536 ? 65536 : limit16;
+    t->limit16 = limit16 > PP_SHAPES_16_MAX ? PP_SHAPES_16_MAX : limit16;
     t->cap = 256;
     t->type = malloc(t->cap * sizeof(uint32_t));
     t->size = malloc(t->cap * sizeof(uint32_t));

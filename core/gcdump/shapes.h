@@ -10,6 +10,9 @@
 
 #include <stdint.h>
 
+/* The most shapes 16-bit indices can hold (records.h: node_shape16). */
+#define PP_SHAPES_16_MAX 65536u
+
 typedef struct pp_shape_slot {
     uint32_t type, size;
     uint32_t shape1;             /* shape index + 1; 0: empty */
@@ -25,7 +28,7 @@ typedef struct pp_shapes {
     uint32_t mask, bits;         /* slots - 1 = 2^bits - 1 */
 } pp_shapes;
 
-/* Ready t for nodes nodes, node16 first; limit16 (at most 65536) is how
+/* Ready t for nodes nodes, node16 first; limit16 (at most PP_SHAPES_16_MAX) is how
  * many shapes node16 may index before the indices go to node32. PP_OK or
  * PP_ENOMEM (then pp_shapes_free frees what was made). */
 int pp_shapes_init(pp_shapes *t, uint32_t nodes, uint32_t limit16);
@@ -59,6 +62,12 @@ static inline int pp_shapes_set(pp_shapes *t, uint32_t i, uint32_t type, uint32_
     else
         t->node32[i] = sh;
     return 0;
+}
+
+/* Node i's shape (every node set). */
+static inline uint32_t pp_shapes_of(const pp_shapes *t, uint32_t i)
+{
+    return t->node16 ? t->node16[i] : t->node32[i];
 }
 
 /* The decode is over: drop the hash, trim the table. */
