@@ -112,7 +112,6 @@ open_input(input_run *in, const pp_run_hooks *hooks, json_t *doc, pp_error *err)
     return PP_OK;
 }
 
-/* Read one input to its end, feeding every stage that consumes it. */
 /* A plugin that reads only node_size32/edge_start32 (plugin.h). */
 static int
 heap32(const pp_analyzer *a)
@@ -150,6 +149,7 @@ pp_engine_hash_join(input_run *in, pp_error *err)
     return PP_OK;
 }
 
+/* Read one input to its end, feeding every stage that consumes it. */
 static int
 read_input(input_run *in, size_t index, stage_run *stages, size_t nstages, const pp_guard *g,
            unsigned jobs, pp_error *first, pp_error *err)
