@@ -55,18 +55,38 @@ static void rpo_decode(const uint8_t *b, uint32_t nr, uint32_t *rpo)
     }
 }
 
+/* The DFS's pairs, (target, source) by preorder, are the DFS phase's
+ * largest array (5.2 M on the bench heap): 3 bytes a number when every
+ * preorder (and every rank fill_preds() writes over a target) is below
+ * 2^24, i.e. up to 16,777,216 nodes, else 4. Little-endian byte by byte,
+ * so the width is one runtime value. */
+static inline void pair_put(uint8_t *p, uint32_t v, unsigned b)
+{
+    p[0] = (uint8_t)v;
+    p[1] = (uint8_t)(v >> 8);
+    p[2] = (uint8_t)(v >> 16);
+    if (b == 4)
+        p[3] = (uint8_t)(v >> 24);
+}
+
+static inline uint32_t pair_get(const uint8_t *p, unsigned b)
+{
+    uint32_t v = (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16;
+    return b == 4 ? v | (uint32_t)p[3] << 24 : v;
+}
+
 /* Depth-first preorder from the root with DFS-tree parents. Most heap
  * objects have one referrer (92 % of the bench heap): the edge that first
  * reaches a node is its DFS-tree edge, and a node no other edge reaches has
  * its DFS parent as its only predecessor, hence as its semidominator. So
  * only the other edges are kept, as pairs (preorder of the target, of the
- * source), and ismulti[t] marks the targets they reach. isforest marks
+ * source; b bytes each, above), and ismulti[t] marks the targets they reach. isforest marks
  * those and the nodes with more than one DFS child (forest_pass()
  * says why). rpo is coded as above, *rpo_len its bytes. Returns the number
  * of reachable nodes, or 0 on ENOMEM; *npairs is how many pairs were
  * written (at most the edge count minus one). */
 static uint32_t dfs(const pp_heap_snapshot *s, uint32_t *pre, uint8_t *rpo, size_t *rpo_len,
-                    uint32_t *parent, uint32_t (*pairs)[2], uint64_t *npairs, uint64_t *ismulti,
+                    uint32_t *parent, uint8_t *pairs, unsigned b, uint64_t *npairs, uint64_t *ismulti,
                     uint64_t *isforest)
 {
     hc_frame *st = NULL;
@@ -117,8 +137,9 @@ static uint32_t dfs(const pp_heap_snapshot *s, uint32_t *pre, uint8_t *rpo, size
                 return 0;
             }
         } else if ((pw = pre[w]) != 0) {    /* the root needs no predecessors */
-            pairs[np][0] = pw;
-            pairs[np++][1] = f->pre;
+            pair_put(pairs + np * 2 * b, pw, b);
+            pair_put(pairs + np * 2 * b + b, f->pre, b);
+            np++;
             bit_set(ismulti, pw);
             bit_set(isforest, pw);
         }
@@ -168,18 +189,21 @@ static inline uint32_t rank_of(const uint64_t *ismulti, const uint32_t *rank, ui
  * Highest rank first is the order the semidominators go, so they read the
  * lists in one forward sweep. The order within a list does not matter:
  * semidominators take a minimum. */
-static void fill_preds(uint32_t (*pairs)[2], uint64_t np, const uint64_t *ismulti,
+static void fill_preds(uint8_t *pairs, unsigned b, uint64_t np, const uint64_t *ismulti,
                        const uint32_t *rank, uint32_t nmulti, uint32_t *pstart, uint32_t *preds)
 {
     memset(pstart, 0, ((size_t)nmulti + 2) * sizeof(uint32_t));
     for (uint64_t i = 0; i < np; i++) {
-        pairs[i][0] = nmulti - 1 - rank_of(ismulti, rank, pairs[i][0]);   /* once, kept */
-        pstart[(size_t)pairs[i][0] + 2]++;
+        uint8_t *p = pairs + i * 2 * b;
+        uint32_t q = nmulti - 1 - rank_of(ismulti, rank, pair_get(p, b));
+        pair_put(p, q, b);                                            /* once, kept */
+        pstart[(size_t)q + 2]++;
     }
     for (uint32_t i = 0; i < nmulti; i++)
         pstart[(size_t)i + 2] += pstart[(size_t)i + 1];
     for (uint64_t i = 0; i < np; i++)
-        preds[pstart[(size_t)pairs[i][0] + 1]++] = pairs[i][1];
+        preds[pstart[(size_t)pair_get(pairs + i * 2 * b, b) + 1]++] =
+            pair_get(pairs + i * 2 * b + b, b);
 }
 
 /* Highest marked index below t (one is known to be there). */
@@ -278,8 +302,8 @@ enum { ANC = 0, LAB = 1 };
 /* The forest, al[i] = { ancestor, label } by forest index i (1-based, 0:
  * none), built in fp's block (of *bytes, updated): first each forest
  * node's forest parent moves to its index (in place: index <= preorder),
- * then the block grows if it must and the pairs are widened from the top. The ancestor starts as the
- * forest parent, the label as lab() above without the sdom term (that of
+ * then the block grows if it must and the pairs are widened from the top.
+ * The ancestor starts as the forest parent, the label as lab() above without the sdom term (that of
  * a multi node is added when it is reached); only the first forest node
  * can lack a forest parent, and its label is its DFS parent. Returns the
  * block (fp is then gone) or NULL (fp still the caller's). */
@@ -360,8 +384,8 @@ static int semidominators(uint32_t nf, const uint64_t *fmulti, uint32_t nmulti,
  * common ancestors on the DFS tree): O(m log n), iterative throughout.
  * Work arrays are indexed by preorder number and freed (or taken over) as
  * soon as the next phase no longer needs them. The peak is the DFS's: two
- * 4-byte node arrays (pre, parent), rpo coded (~1 byte a node), and 8
- * bytes an edge that is not a DFS-tree edge; the semidominators need
+ * 4-byte node arrays (pre, parent), rpo coded (~1 byte a node), and 6
+ * bytes (8 past 2^24 nodes) an edge that is not a DFS-tree edge; the semidominators need
  * parent, rpo coded, 4 bytes such an edge and 8 a forest node (in the
  * pairs' block, kept at its size for the caller). Returns the
  * preorder (*rpo, preorder -> node), the immediate dominators by preorder
@@ -377,18 +401,20 @@ int hc_dom_core(const pp_heap_snapshot *s, uint32_t **rpo_out, uint32_t **ipre_o
              *rank = NULL, *fp = NULL, *rpo = NULL;
     uint8_t *rpo8 = NULL;
     void *block = NULL;
-    uint32_t (*pairs)[2] = NULL, (*al)[2] = NULL;
+    uint32_t (*al)[2] = NULL;
+    uint8_t *pairs = NULL;
+    unsigned pb = n <= (1u << 24) ? 3 : 4;               /* bytes a pair's number */
     uint64_t *ismulti = NULL, *isforest = NULL, *fmulti = NULL;
     /* Reserved for the worst case, touched only as far as written. */
     rpo8 = malloc(nn * RPO_MAX_BYTES);
     parent = malloc(nn * sizeof(uint32_t));              /* later: idom, by preorder */
     pre = malloc(nn * sizeof(uint32_t));                 /* node -> preorder */
-    pairs = malloc(maxpairs * sizeof(*pairs));           /* likewise */
+    pairs = malloc(maxpairs * 2 * pb);                   /* likewise */
     ismulti = calloc(words, sizeof(uint64_t));           /* by preorder */
     isforest = calloc(words, sizeof(uint64_t));
     if (!rpo8 || !parent || !pre || !pairs || !ismulti || !isforest)
         goto oom;
-    if (!(nr = dfs(s, pre, rpo8, &rpo_len, parent, pairs, &np, ismulti, isforest)))
+    if (!(nr = dfs(s, pre, rpo8, &rpo_len, parent, pairs, pb, &np, ismulti, isforest)))
         goto oom;
     uint8_t *shrunk = realloc(rpo8, rpo_len);
     if (shrunk)
@@ -408,14 +434,14 @@ int hc_dom_core(const pp_heap_snapshot *s, uint32_t **rpo_out, uint32_t **ipre_o
     cand = malloc(((size_t)nmulti + 1) * sizeof(uint32_t));
     if (!pstart || !cand)
         goto oom;
-    fill_preds(pairs, np, ismulti, rank, nmulti, pstart, preds);
-    /* Fresh pages cost a fault and a clear each: the pairs' block (8
-     * bytes an edge, touched as far as the DFS wrote) holds fp, then the
+    fill_preds(pairs, pb, np, ismulti, rank, nmulti, pstart, preds);
+    /* Fresh pages cost a fault and a clear each: the pairs' block (6 or
+     * 8 bytes an edge, touched as far as the DFS wrote) holds fp, then the
      * forest, then goes to the caller, never shrunk on the way: the
      * caller's n u64 would fault in again what a shrink gave back (on
      * the bench heap 22 MB: 5.6 k faults; the semidominators then hold
      * 106 MB instead of 84, still the smaller phase). */
-    size_t fp_bytes = maxpairs * sizeof(*pairs);
+    size_t fp_bytes = maxpairs * 2 * pb;
     if (fp_bytes < nn * sizeof(uint32_t)) {
         if (!(fp = realloc(pairs, nn * sizeof(uint32_t))))
             goto oom;

@@ -394,6 +394,28 @@ START_TEST(test_dominators_random_graphs)
 }
 END_TEST
 
+/* Past 2^24 nodes the DFS's pairs take 4 bytes a number instead of 3: a
+ * graph over 16,777,280 node indices (40 reachable ones, scattered; two
+ * random graphs), its idoms against the naive ones. */
+START_TEST(test_dominators_past_2_24)
+{
+    uint64_t rng = 0x2545f4914f6cdd1dull;
+    uint32_t nodes = 0;
+    for (int i = 0; i < 2; i++) {
+        rgraph g;
+        rgraph_make(&g, &rng, 40, (1u << 24) / 40 + 2);
+        ck_assert_uint_gt(g.s.node_count, 1u << 24);
+        hc_dom d;
+        ck_assert_int_eq(hc_dominators(&g.s, &d), 0);
+        check_idoms_naive(&g.s, &d);
+        nodes += d.nreach;
+        hc_dom_free(&d);
+        rgraph_free(&g);
+    }
+    ck_assert_uint_gt(nodes, 20);
+}
+END_TEST
+
 START_TEST(test_type_keys_merge_size_buckets)
 {
     static const char *const names[] = { "[root]", "System.Byte[]", "System.Byte[] (Bytes > 10K)",
@@ -556,6 +578,7 @@ int main(void)
     tcase_add_test(tc, test_dominators_hand_built);
     tcase_add_test(tc, test_dominators_forest_top);
     tcase_add_test(tc, test_dominators_random_graphs);
+    tcase_add_test(tc, test_dominators_past_2_24);
     tcase_add_test(tc, test_type_keys_merge_size_buckets);
     tcase_add_test(tc, test_path_string);
     tcase_add_test(tc, test_dominators_real_fixture);
