@@ -8,6 +8,7 @@
 
 #define XXH_INLINE_ALL
 #include <xxhash.h>
+#include "../common/zalloc.h"
 
 void pp_alloc_folded_init(pp_alloc_folded *f, const pp_pc_strtab *names, const pp_pc_stacks *stacks,
                           const uint32_t *ipname, int by_string)
@@ -38,7 +39,7 @@ static inline uint32_t rep_name(const pp_alloc_folded *f, uint32_t id, uint32_t 
 
 static int rehash(pp_alloc_folded *f, uint32_t n)
 {
-    uint32_t *s = calloc(n, sizeof *s);
+    uint32_t *s = pp_pc_zalloc(n, sizeof *s);
     if (!s)
         return PP_ENOMEM;
     for (uint32_t id = 0; id < f->count; id++) {

@@ -12,6 +12,7 @@
 #include "../common/strbuf.h"
 #include "folded.h"
 #include "tick.h"
+#include "../common/zalloc.h"
 
 #define NO_STACK_NAME "[no stack]"
 #define ALL_FRAMEWORK_NAME "[framework only]"
@@ -180,7 +181,7 @@ static int name_stacks(report *r)
     uint32_t n = a->stacks.count;
     if (n == 0)
         return PP_OK;
-    r->facts = calloc(n, sizeof *r->facts);
+    r->facts = pp_pc_zalloc(n, sizeof *r->facts);
     if (!r->facts)
         return PP_ENOMEM;
     int rc = name_ips(r);
@@ -290,8 +291,8 @@ static int fold_rows(report *r)
     int rc = PP_OK;
     char kindbuf[32];
     const pp_alloc_row *rows = a->raw.row;
-    r->by_stack = calloc(pp_alloc_folded_count(&r->folded) + 1, sizeof *r->by_stack);
-    r->tfk_of_row = calloc((size_t)a->raw.count + 1, sizeof *r->tfk_of_row);
+    r->by_stack = pp_pc_zalloc(pp_alloc_folded_count(&r->folded) + 1, sizeof *r->by_stack);
+    r->tfk_of_row = pp_pc_zalloc((size_t)a->raw.count + 1, sizeof *r->tfk_of_row);
     if (!r->by_stack || !r->tfk_of_row)
         return PP_ENOMEM;
     for (uint32_t row = 0; row < a->raw.count && rc == PP_OK; row++) {

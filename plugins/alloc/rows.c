@@ -6,6 +6,7 @@
 
 #include <perfpipe/error.h>
 #include <perfpipe/records.h>
+#include "../common/zalloc.h"
 
 static uint32_t slot_of(uint32_t type, uint32_t stack, uint32_t kind, uint32_t nslots)
 {
@@ -35,7 +36,7 @@ static int rehash(pp_alloc_rows *r)
     uint32_t n = r->nslots ? r->nslots * 2 : 1024;
     if (n == 0)
         return PP_ENOMEM;
-    uint32_t *s = calloc(n, sizeof *s);
+    uint32_t *s = pp_pc_zalloc(n, sizeof *s);
     if (!s)
         return PP_ENOMEM;
     for (uint32_t i = 0; i < r->count; i++) {

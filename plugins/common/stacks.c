@@ -9,6 +9,7 @@
 
 #define XXH_INLINE_ALL
 #include <xxhash.h>
+#include "zalloc.h"
 
 struct pp_pc_stacks_entry {
     uint64_t lo, hi;           /* XXH3-128 of the IPs */
@@ -57,7 +58,7 @@ static int grow_index(pp_pc_stacks *s)
     uint32_t n = s->nslots ? s->nslots * 2 : 4096;
     if (n == 0)
         return PP_ENOMEM;
-    pp_pc_stacks_entry *t = calloc(n, sizeof *t);
+    pp_pc_stacks_entry *t = pp_pc_zalloc(n, sizeof *t);
     if (!t)
         return PP_ENOMEM;
     for (uint32_t i = 0; i < s->nslots; i++)

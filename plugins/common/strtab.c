@@ -9,6 +9,7 @@
 /* xxHash compiled in (header-only): plugins link nothing but libc. */
 #define XXH_INLINE_ALL
 #include <xxhash.h>
+#include "zalloc.h"
 
 uint64_t pp_pc_hash_bytes(const void *p, size_t n, uint64_t seed)
 {
@@ -30,7 +31,7 @@ void pp_pc_strtab_free(pp_pc_strtab *t)
 
 static int rehash(pp_pc_strtab *t, uint32_t nslots)
 {
-    uint32_t *slots = calloc(nslots, sizeof *slots);
+    uint32_t *slots = pp_pc_zalloc(nslots, sizeof *slots);
     if (!slots)
         return PP_ENOMEM;
     for (uint32_t id = 0; id < t->count; id++) {

@@ -7,6 +7,7 @@
 #include <perfpipe/error.h>
 
 #include "strtab.h"
+#include "zalloc.h"
 
 void pp_pc_u64map_free(pp_pc_u64map *m)
 {
@@ -42,9 +43,10 @@ static int grow(pp_pc_u64map *m)
         return PP_ENOMEM;
     pp_pc_u64map g = { 0 };
     g.nslots = n;
-    g.keys = calloc(n, sizeof *g.keys);
-    g.vals = calloc(n, sizeof *g.vals);
-    g.used = calloc(n, 1);
+    /* keys and vals are read only where used[] says: not zeroed */
+    g.keys = malloc((size_t)n * sizeof *g.keys);
+    g.vals = malloc((size_t)n * sizeof *g.vals);
+    g.used = pp_pc_zalloc(n, 1);
     if (!g.keys || !g.vals || !g.used) {
         pp_pc_u64map_free(&g);
         return PP_ENOMEM;
