@@ -77,15 +77,20 @@ static int consume(void *p, const pp_record *rec, pp_error *err)
     uint64_t bytes = 0, esum = 0, asum = 0, naddr = 0, edges, tsum = 0, ssum = 0;
     for (uint32_t i = 0; i < h->node_count; i++) {
 #if !FIXTURE_HEAP32
-        uint64_t sz = h->node_size[i], b = h->edge_start[i], e = h->edge_start[i + 1];
+        uint64_t b = h->edge_start[i], e = h->edge_start[i + 1];
 #else
-        uint64_t sz = h->node_size32[i], b = h->edge_start32[i], e = h->edge_start32[i + 1];
+        uint64_t b = h->edge_start32[i], e = h->edge_start32[i + 1];
 #endif
 #if FIXTURE_SHAPES
+        /* node_type and node_size32 may be NULL here: not read at all. */
         uint32_t sh = h->node_shape16 ? h->node_shape16[i] : h->node_shape32[i];
-        uint64_t ty = h->shape_type[sh];
-        sz = h->shape_size[sh];
+        uint64_t ty = h->shape_type[sh], sz = h->shape_size[sh];
 #else
+#if !FIXTURE_HEAP32
+        uint64_t sz = h->node_size[i];
+#else
+        uint64_t sz = h->node_size32[i];
+#endif
         uint64_t ty = h->node_type[i];
         if (sz != h->node_size32[i]) {
             s->host->error_set(err, PP_EINVAL, "node %u: node_size32 differs", (unsigned)i);
