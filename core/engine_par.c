@@ -15,7 +15,6 @@
  * document, errors and stage failures are always the serial ones. */
 #include "config.h"
 
-#include <errno.h>
 #include <fcntl.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -250,11 +249,7 @@ progress(par_run *ps)
         uint64_t at = atomic_load_explicit(&ps->jobs[k].w_pos, memory_order_relaxed);
         done += at > ps->jobs[k].start ? at - ps->jobs[k].start : 0;
     }
-    in->done = done < in->size ? done : in->size;
-    if (in->hooks->progress != NULL && in->done >= in->next_progress) {
-        in->hooks->progress(in->hooks->user, in->plan->name, in->done, in->size);
-        in->next_progress = in->done + PP_PROGRESS_STEP;
-    }
+    pp_engine_progress(in, done < in->size ? done : in->size);
 }
 
 /* Whether fewer jobs from k on are unfinished than there are threads: a
