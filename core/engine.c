@@ -28,16 +28,6 @@ on_bytes(void *user, const void *data, size_t len)
     pp_engine_progress(in, in->done + len);
 }
 
-void
-pp_engine_progress(input_run *in, uint64_t done)
-{
-    in->done = done;
-    if (in->hooks->progress != NULL && in->done >= in->next_progress) {
-        in->hooks->progress(in->hooks->user, in->plan->name, in->done, in->size);
-        in->next_progress = in->done + PP_PROGRESS_STEP;
-    }
-}
-
 static void
 on_warning(void *user, const pp_error *w)
 {

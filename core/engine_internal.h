@@ -88,7 +88,7 @@ int pp_engine_stage_reads(const stage_run *st, size_t index);
 int pp_engine_read_parallel(input_run *in, size_t index, stage_run *stages, size_t nstages,
                             const pp_guard *g, unsigned jobs, pp_error *first, pp_error *err);
 
-/* engine.c. in->done = done, and the run's progress hook told when it
+/* engine_stage.c. in->done = done, and the run's progress hook told when it
  * has moved PP_PROGRESS_STEP since it last was (the serial read's bytes
  * and the split read's workers alike). */
 void pp_engine_progress(input_run *in, uint64_t done);

@@ -1,6 +1,7 @@
-/* The engine's stage bookkeeping, shared by the serial read (engine.c)
- * and the parallel one (engine_par.c): how a stage fails, and whether it
- * reads an input as the parallel read needs. */
+/* The engine's stage and input bookkeeping, shared by the serial read
+ * (engine.c) and the parallel one (engine_par.c): how a stage fails,
+ * whether it reads an input as the parallel read needs, and how far the
+ * reading has come (progress). */
 #include "config.h"
 
 #include <stdio.h>
@@ -30,4 +31,14 @@ pp_engine_stage_reads(const stage_run *st, size_t index)
     for (uint32_t slot = 0; slot < st->plan->ninputs; slot++)
         n += st->plan->inputs[slot] == index;
     return n == 1 && (st->plan->analyzer->input_kinds & PP_KIND_NETTRACE);
+}
+
+void
+pp_engine_progress(input_run *in, uint64_t done)
+{
+    in->done = done;
+    if (in->hooks->progress != NULL && in->done >= in->next_progress) {
+        in->hooks->progress(in->hooks->user, in->plan->name, in->done, in->size);
+        in->next_progress = in->done + PP_PROGRESS_STEP;
+    }
 }
