@@ -103,6 +103,14 @@ static int finish(void *p, pp_ctx *ctx, pp_error *err)
     uint64_t reach_bytes = 0;
     uint32_t nreach = 0;
     hc_spare spare = { { NULL, NULL }, { 0, 0 } };
+    hc_bfs_tree tree;
+    /* The sample paths' search runs on the second core while the dominator
+     * tree is built and summed on this one: its targets are known only
+     * then, so it builds the whole tree, small (heap_bfs_tree.c). */
+    if (st->retained)
+        hc_bfs_tree_start(&tree, s);
+    else
+        memset(&tree, 0, sizeof(tree));
     if (hc_keys_build(s, st->merge, &k) != PP_OK)
         goto oom;
     double total_bytes = 0, total_objects = 0;
@@ -164,18 +172,23 @@ static int finish(void *p, pp_ctx *ctx, pp_error *err)
         char *buf = malloc(4096);
         if (!buf)
             goto oom;
-        /* Shortest paths to the rows' instances only: the search stops
-         * once it has reached them all. The dominator tree is done with. */
+        /* Shortest paths to the rows' instances, from the tree; parent[]
+         * takes a buffer the dominator tree is done with. */
         uint32_t ntarget = 0;
         uint32_t *target = malloc(((size_t)nrows + 1) * sizeof(uint32_t));
-        if (!target) {
+        size_t pbytes = (s->node_count ? s->node_count : 1) * sizeof(uint32_t);
+        if (target && !(parent = hc_spare_take(&spare, pbytes)))
+            parent = malloc(pbytes);
+        if (!target || !parent) {
+            free(target);
             free(buf);
             goto oom;
         }
         for (uint32_t r = 0; r < nrows; r++)
             if (best[order[r].key] != HC_NONE)
                 target[ntarget++] = best[order[r].key];
-        rc = hc_bfs_until_spare(s, target, ntarget, &parent, &spare);
+        rc = hc_bfs_tree_paths(&tree, target, ntarget, parent);
+        hc_bfs_tree_free(&tree);
         hc_spare_free(&spare);
         free(target);
         for (uint32_t r = 0; r < nrows && rc == PP_OK; r++) {
@@ -211,6 +224,7 @@ oom:
 fail:
     h->error_set(err, rc, "gcdump: %s", rc == PP_ENOMEM ? "out of memory" : "could not add a result row");
 done:
+    hc_bfs_tree_free(&tree);
     hc_spare_free(&spare);
     free(best);
     free(order);

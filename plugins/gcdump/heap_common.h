@@ -6,8 +6,10 @@
 #ifndef PP_PLUGIN_HEAP_COMMON_H
 #define PP_PLUGIN_HEAP_COMMON_H
 
+#include <pthread.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include <perfpipe/error.h>
 #include <perfpipe/records.h>
@@ -150,6 +152,50 @@ int hc_retained_summary(const pp_heap_snapshot *s, const hc_keys *k, uint64_t *o
                         uint32_t *best, uint64_t *reach_bytes, uint32_t *nreach,
                         hc_spare *spare);
 
+/* A sequence of node indices written once, in order, as the difference
+ * to the previous one (the DFS's and the BFS's orders keep most of them
+ * small: about 1 byte a node instead of 4). A difference, zigzagged,
+ * below 2^7 is one byte, below 2^14 two (10xxxxxx, then the low byte);
+ * any other is 0xC0 and the index itself, 4 bytes (hc_delta_put_abs
+ * writes that form always: a point to start decoding from). */
+enum { HC_DELTA_MAX_BYTES = 5 };
+
+static inline size_t hc_delta_put_abs(uint8_t *b, size_t len, uint32_t w)
+{
+    b[len] = 0xC0;
+    memcpy(b + len + 1, &w, sizeof(w));
+    return len + 5;
+}
+
+static inline size_t hc_delta_put(uint8_t *b, size_t len, uint32_t prev, uint32_t w)
+{
+    uint32_t d = w - prev, z = (d << 1) ^ (0u - (d >> 31));
+    if (z < 0x80) {
+        b[len] = (uint8_t)z;
+        return len + 1;
+    }
+    if (z < 0x4000) {
+        b[len] = (uint8_t)(0x80 | (z >> 8));
+        b[len + 1] = (uint8_t)z;
+        return len + 2;
+    }
+    return hc_delta_put_abs(b, len, w);
+}
+
+/* The index after prev at b[*k]; *k moves past it. */
+static inline uint32_t hc_delta_get(const uint8_t *b, size_t *k, uint32_t prev)
+{
+    uint32_t c = b[(*k)++];
+    if (c < 0xC0) {
+        uint32_t z = c < 0x80 ? c : ((c & 0x3f) << 8) | b[(*k)++];
+        return prev + ((z >> 1) ^ (0u - (z & 1)));
+    }
+    uint32_t w;
+    memcpy(&w, b + *k, sizeof(w));
+    *k += 4;
+    return w;
+}
+
 /* Breadth-first search from the root: parent[] (HC_NONE when unreached,
  * parent[root] = root), so parents give a shortest path to the root. */
 int hc_bfs_parents(const pp_heap_snapshot *s, uint32_t **parent);
@@ -163,6 +209,34 @@ int hc_bfs_until(const pp_heap_snapshot *s, const uint32_t *targets, uint32_t nt
  * hc_bfs_until). *parent is the caller's to free either way. */
 int hc_bfs_until_spare(const pp_heap_snapshot *s, const uint32_t *targets, uint32_t ntargets,
                        uint32_t **parent, hc_spare *spare);
+
+/* The whole BFS tree of hc_bfs_parents, built beside other work and kept
+ * small (heap_bfs_tree.c: ~1.3 bytes a reachable node on the bench heap).
+ * hc_bfs_tree_start begins the search on a thread of its own (s must stay
+ * valid until the tree is freed; without a thread, hc_bfs_tree_paths does
+ * it). hc_bfs_tree_paths waits for it, then fills parent[node_count]
+ * (the caller's) as hc_bfs_until does for targets: HC_NONE except on the
+ * paths from each reachable target to the root, parent[root] = root.
+ * PP_ENOMEM when the search could not be held. hc_bfs_tree_free stops the
+ * search if it runs and frees the tree, whatever came before. */
+typedef struct hc_bfs_tree {
+    const pp_heap_snapshot *s;
+    uint8_t *queue;              /* BFS order, delta-coded */
+    size_t *ck;                  /* offset of every 256th entry (written whole) */
+    uint64_t *up;                /* per dequeued node: 1 a child appended, then 0 */
+    uint32_t *rank;              /* 1s before each 512 bits of up */
+    size_t nbits;
+    uint32_t nblocks, nreach;
+    int rc;
+    int running;
+    _Atomic int abort;
+    pthread_t tid;
+} hc_bfs_tree;
+
+void hc_bfs_tree_start(hc_bfs_tree *t, const pp_heap_snapshot *s);
+int hc_bfs_tree_paths(hc_bfs_tree *t, const uint32_t *targets, uint32_t ntargets,
+                      uint32_t *parent);
+void hc_bfs_tree_free(hc_bfs_tree *t);
 
 /* "root > a > b > node" in buf (type names, elided in the middle when more
  * than 16 steps); returns the number of steps, 0 if node is unreachable.

@@ -14,45 +14,14 @@ static inline int bit_get(const uint64_t *b, size_t i) { return (int)(b[i >> 6] 
 static inline void bit_set(uint64_t *b, size_t i) { b[i >> 6] |= (uint64_t)1 << (i & 63); }
 
 /* rpo (preorder -> node) is written once, in order, by the DFS and read
- * again only when the pass hands it out: in between it is kept as the
- * difference to the previous node, which the DFS's order keeps small (on
- * the bench heap 92 % are below 16: about 1 byte a node instead of 4). A
- * difference, zigzagged, below 2^7 is one byte, below 2^14 two (10xxxxxx,
- * then the low byte); any other is 0xC0 and the node itself, 4 bytes. */
-enum { RPO_MAX_BYTES = 5 };
-
-static inline size_t rpo_put(uint8_t *b, size_t len, uint32_t prev, uint32_t w)
-{
-    uint32_t d = w - prev, z = (d << 1) ^ (0u - (d >> 31));
-    if (z < 0x80) {
-        b[len] = (uint8_t)z;
-        return len + 1;
-    }
-    if (z < 0x4000) {
-        b[len] = (uint8_t)(0x80 | (z >> 8));
-        b[len + 1] = (uint8_t)z;
-        return len + 2;
-    }
-    b[len] = 0xC0;
-    memcpy(b + len + 1, &w, sizeof(w));
-    return len + 5;
-}
-
+ * again only when the pass hands it out: in between it is delta-coded
+ * (heap_common.h; on the bench heap 92 % of the differences are below 16). */
 static void rpo_decode(const uint8_t *b, uint32_t nr, uint32_t *rpo)
 {
     uint32_t w = 0;
     size_t k = 0;
-    for (uint32_t i = 0; i < nr; i++) {
-        uint32_t c = b[k++];
-        if (c < 0xC0) {
-            uint32_t z = c < 0x80 ? c : ((c & 0x3f) << 8) | b[k++];
-            w += (z >> 1) ^ (0u - (z & 1));
-        } else {
-            memcpy(&w, b + k, sizeof(w));
-            k += 4;
-        }
-        rpo[i] = w;
-    }
+    for (uint32_t i = 0; i < nr; i++)
+        rpo[i] = w = hc_delta_get(b, &k, w);
 }
 
 /* The DFS's pairs, (target, source) by preorder, are the DFS phase's
@@ -79,29 +48,29 @@ static inline uint32_t pair_get(const uint8_t *p, unsigned b)
  * objects have one referrer (92 % of the bench heap): the edge that first
  * reaches a node is its DFS-tree edge, and a node no other edge reaches has
  * its DFS parent as its only predecessor, hence as its semidominator. So
- * only the other edges are kept, as pairs (preorder of the target, of the
- * source; b bytes each, above), and ismulti[t] marks the targets they reach. isforest marks
- * those and the nodes with more than one DFS child (forest_pass()
- * says why). rpo is coded as above, *rpo_len its bytes. Returns the number
+ * only the other edges are kept, as pairs (the target node, the source's
+ * preorder; b bytes each, above: resolve_pairs() then turns the target
+ * into its preorder and marks it in ismulti and isforest). isforest marks
+ * the nodes with more than one DFS child too (forest_pass() says why).
+ * rpo is coded as above, *rpo_len its bytes. Returns the number
  * of reachable nodes, or 0 on ENOMEM; *npairs is how many pairs were
  * written (at most the edge count minus one). */
 static uint32_t dfs(const pp_heap_snapshot *s, uint32_t *pre, uint8_t *rpo, size_t *rpo_len,
-                    uint32_t *parent, uint8_t *pairs, unsigned b, uint64_t *npairs, uint64_t *ismulti,
+                    uint32_t *parent, uint8_t *pairs, unsigned b, uint64_t *npairs,
                     uint64_t *isforest)
 {
     hc_frame *st = NULL;
     size_t cap = 0, sp = 0, len;
     uint32_t count = 0, last = s->root;
     uint64_t np = 0;
-    /* Reached is a bitmap (1 bit a node stays in cache): pre[] is then
-     * read only for the edges into a node already reached, and written,
-     * which does not stall, for the others (most edges: the tree's). */
+    /* Reached is a bitmap (1 bit a node stays in cache): pre[] is only
+     * written here, which does not stall. */
     uint64_t *vis = calloc((size_t)s->node_count / 64 + 1, sizeof(uint64_t));
     if (!vis)
         return 0;
     bit_set(vis, s->root);
     pre[s->root] = count;
-    len = rpo_put(rpo, 0, 0, s->root);
+    len = hc_delta_put(rpo, 0, 0, s->root);
     parent[count++] = HC_NONE;
     if (hc_push(&st, &cap, sp++, (hc_frame){ s->edge_start32[s->root], s->edge_start32[s->root + 1], 0 })) {
         free(vis);
@@ -114,17 +83,14 @@ static uint32_t dfs(const pp_heap_snapshot *s, uint32_t *pre, uint8_t *rpo, size
             continue;
         }
         uint64_t e = f->cur++;
-        /* The walk is bound by the latency of pre[]: ask for the next
-         * sibling's slot while this one is looked at. */
-        if (e + 1 < f->end) {
-            __builtin_prefetch(&pre[s->edges[e + 1]]);
+        /* Ask for the next sibling's edge range while this one is looked at. */
+        if (e + 1 < f->end)
             __builtin_prefetch(&s->edge_start32[s->edges[e + 1]]);
-        }
         uint32_t w = s->edges[e], pw;
         if (!bit_get(vis, w)) {
             bit_set(vis, w);
             pw = pre[w] = count;
-            len = rpo_put(rpo, len, last, w);
+            len = hc_delta_put(rpo, len, last, w);
             last = w;
             /* A node's first DFS child comes right after it in preorder:
              * any later one makes it a branch. */
@@ -136,12 +102,13 @@ static uint32_t dfs(const pp_heap_snapshot *s, uint32_t *pre, uint8_t *rpo, size
                 free(vis);
                 return 0;
             }
-        } else if ((pw = pre[w]) != 0) {    /* the root needs no predecessors */
-            pair_put(pairs + np * 2 * b, pw, b);
+        } else if (w != s->root) {          /* the root needs no predecessors */
+            /* The target's preorder waits for resolve_pairs(): read here,
+             * pre[w] was a dependent miss on every such edge (a third of
+             * the walk on the bench heap). */
+            pair_put(pairs + np * 2 * b, w, b);
             pair_put(pairs + np * 2 * b + b, f->pre, b);
             np++;
-            bit_set(ismulti, pw);
-            bit_set(isforest, pw);
         }
     }
     free(st);
@@ -149,6 +116,23 @@ static uint32_t dfs(const pp_heap_snapshot *s, uint32_t *pre, uint8_t *rpo, size
     *npairs = np;
     *rpo_len = len;
     return count;
+}
+
+/* The pairs' targets from node to preorder, in one pass whose reads of
+ * pre[] do not wait on each other; marks them in ismulti and isforest. */
+static void resolve_pairs(const uint32_t *pre, uint8_t *pairs, unsigned b, uint64_t np,
+                          uint64_t *ismulti, uint64_t *isforest)
+{
+    enum { AHEAD = 32 };
+    for (uint64_t i = 0; i < np; i++) {
+        if (i + AHEAD < np)
+            __builtin_prefetch(&pre[pair_get(pairs + (i + AHEAD) * 2 * b, b)]);
+        uint8_t *p = pairs + i * 2 * b;
+        uint32_t pw = pre[pair_get(p, b)];
+        pair_put(p, pw, b);
+        bit_set(ismulti, pw);
+        bit_set(isforest, pw);
+    }
 }
 
 /* Bits set in x. Without -mpopcnt, __builtin_popcountll is a call into
@@ -406,7 +390,7 @@ int hc_dom_core(const pp_heap_snapshot *s, uint32_t **rpo_out, uint32_t **ipre_o
     unsigned pb = n <= (1u << 24) ? 3 : 4;               /* bytes a pair's number */
     uint64_t *ismulti = NULL, *isforest = NULL, *fmulti = NULL;
     /* Reserved for the worst case, touched only as far as written. */
-    rpo8 = malloc(nn * RPO_MAX_BYTES);
+    rpo8 = malloc(nn * HC_DELTA_MAX_BYTES);
     parent = malloc(nn * sizeof(uint32_t));              /* later: idom, by preorder */
     pre = malloc(nn * sizeof(uint32_t));                 /* node -> preorder */
     pairs = malloc(maxpairs * 2 * pb);                   /* likewise */
@@ -414,8 +398,9 @@ int hc_dom_core(const pp_heap_snapshot *s, uint32_t **rpo_out, uint32_t **ipre_o
     isforest = calloc(words, sizeof(uint64_t));
     if (!rpo8 || !parent || !pre || !pairs || !ismulti || !isforest)
         goto oom;
-    if (!(nr = dfs(s, pre, rpo8, &rpo_len, parent, pairs, pb, &np, ismulti, isforest)))
+    if (!(nr = dfs(s, pre, rpo8, &rpo_len, parent, pairs, pb, &np, isforest)))
         goto oom;
+    resolve_pairs(pre, pairs, pb, np, ismulti, isforest);
     uint8_t *shrunk = realloc(rpo8, rpo_len);
     if (shrunk)
         rpo8 = shrunk;

@@ -383,6 +383,21 @@ START_TEST(test_dominators_random_graphs)
         ck_assert_uint_eq(reach2, root_bytes);
         ck_assert_uint_eq(nr2, nreach);
         hc_spare_free(&sp);
+        /* The BFS tree's paths against the full search, every node a target. */
+        uint32_t nn = g.s.node_count, *full, *tp = malloc((size_t)nn * sizeof(uint32_t)),
+                 *all = malloc((size_t)nn * sizeof(uint32_t));
+        ck_assert(tp && all);
+        for (uint32_t v = 0; v < nn; v++)
+            all[v] = v;
+        ck_assert_int_eq(hc_bfs_parents(&g.s, &full), 0);
+        hc_bfs_tree tree;
+        hc_bfs_tree_start(&tree, &g.s);
+        ck_assert_int_eq(hc_bfs_tree_paths(&tree, all, nn, tp), 0);
+        hc_bfs_tree_free(&tree);
+        ck_assert_mem_eq(tp, full, (size_t)nn * sizeof(uint32_t));
+        free(full);
+        free(tp);
+        free(all);
         free(out);
         free(best);
         hc_keys_free(&k);
@@ -560,6 +575,42 @@ START_TEST(test_bfs_until_real_fixture)
             ck_assert_uint_eq(until[s->root], s->root);
         }
         free(until);
+    }
+    /* The whole tree built on its own thread, then asked for the same
+     * paths: every parent on them the full search's, and no other set. */
+    for (int threaded = 0; threaded < 2; threaded++) {
+        hc_bfs_tree tree;
+        uint32_t *tp = malloc((size_t)n * sizeof(uint32_t));
+        ck_assert(tp);
+        if (threaded) {
+            hc_bfs_tree_start(&tree, s);
+        } else {
+            memset(&tree, 0, sizeof(tree));
+            tree.s = s;
+        }
+        ck_assert_int_eq(hc_bfs_tree_paths(&tree, targets, nt, tp), 0);
+        hc_bfs_tree_free(&tree);
+        uint32_t set = 0, on_paths = 0;
+        for (uint32_t v = 0; v < n; v++)
+            set += tp[v] != HC_NONE;
+        ck_assert_uint_eq(tp[s->root], s->root);
+        uint8_t *mark = calloc(n, 1);
+        ck_assert(mark);
+        for (uint32_t i = 0; i < nt; i++) {
+            uint32_t v = targets[i];
+            ck_assert_msg((tp[v] == HC_NONE) == (full[v] == HC_NONE), "tree: target %u reached", v);
+            for (uint32_t depth = 0; full[v] != HC_NONE && v != s->root; depth++) {
+                ck_assert_msg(tp[v] == full[v], "tree: node %u: parent %u, full search %u", v,
+                              tp[v], full[v]);
+                ck_assert_uint_lt(depth, n);
+                on_paths += !mark[v];
+                mark[v] = 1;
+                v = tp[v];
+            }
+        }
+        ck_assert_uint_eq(set, on_paths + 1);    /* + the root */
+        free(mark);
+        free(tp);
     }
     ck_assert_uint_gt(reached, 40);
     ck_assert_uint_gt(steps, 2 * reached);
