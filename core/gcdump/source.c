@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,6 +31,7 @@
 typedef struct hash_thread {
     pthread_t tid;
     int running;
+    _Atomic int stop;            /* close() before next() joined it */
     int fd;
     uint64_t at, size;
     const pp_source_hooks *hooks;
@@ -49,7 +51,7 @@ typedef struct gcdump_source {
 
 static void hash_range(hash_thread *h)
 {
-    while (h->at < h->size) {
+    while (h->at < h->size && !atomic_load_explicit(&h->stop, memory_order_relaxed)) {
         size_t want = h->size - h->at < READ_CHUNK ? (size_t)(h->size - h->at) : READ_CHUNK;
         ssize_t got = pread(h->fd, h->buf, want, (off_t)h->at);
         if (got < 0 && errno == EINTR)
@@ -99,7 +101,7 @@ static void source_close(void *p)
         return;
     if (s->hash.running || s->hash.fd >= 0) {
         /* Not joined by next(): stop reading at once. */
-        s->hash.size = s->hash.at;
+        atomic_store_explicit(&s->hash.stop, 1, memory_order_relaxed);
         hash_join(s, NULL);
     }
     pp_gcdump_free(s->dump);
@@ -132,6 +134,7 @@ static int source_open(const char *path, const pp_source_hooks *hooks, void **ou
         return pp_error_set(err, PP_ENOMEM, "%s: out of memory", path), PP_ENOMEM;
     }
     s->hash.fd = -1;
+    atomic_init(&s->hash.stop, 0);
     int rc = pp_gcdump_map_open(path, &s->map, err);
     if (rc != PP_OK) {
         source_close(s);

@@ -4,7 +4,7 @@
  *
  * The sample paths need a shortest path to each top type's instance that
  * retains the most, known only once the dominator tree is summed. The
- * search that stops at those targets (hc_bfs_until) reaches 86 % of the
+ * search that stopped at those targets (run after them) reached 86 % of the
  * bench heap anyway and took 0.13 s of a 0.79 s run after the dominators,
  * with the second core idle throughout. Run whole and ahead of time, the
  * tree must stay small while the dominator pass holds its peak: the queue
@@ -29,7 +29,7 @@ enum { CK = 256, RANK_WORDS = 8 };
 
 static inline int bit_get(const uint64_t *b, size_t i) { return (int)(b[i >> 6] >> (i & 63)) & 1; }
 
-/* The search itself: the discipline of hc_bfs_until (edges in CSR order,
+/* The search itself: the discipline of hc_bfs_parents (edges in CSR order,
  * each node appended when first seen), so every parent is the one it sets. */
 static int build(hc_bfs_tree *t)
 {
@@ -110,7 +110,6 @@ static int build(hc_bfs_tree *t)
     t->queue = shrunk ? shrunk : q;
     t->ck = ck;
     t->up = up;
-    t->nbits = nbits;
     t->nreach = tail;
     /* 1s before each block of RANK_WORDS words, for the select below. */
     size_t nw = nbits / 64 + 1, nblocks = (nw + RANK_WORDS - 1) / RANK_WORDS;

@@ -200,23 +200,13 @@ static inline uint32_t hc_delta_get(const uint8_t *b, size_t *k, uint32_t prev)
  * parent[root] = root), so parents give a shortest path to the root. */
 int hc_bfs_parents(const pp_heap_snapshot *s, uint32_t **parent);
 
-/* As hc_bfs_parents, but the search stops once every node of targets
- * (reachable or not) is reached: the parents on the way from the root to
- * each target are those of the full search; others may stay HC_NONE. */
-int hc_bfs_until(const pp_heap_snapshot *s, const uint32_t *targets, uint32_t ntargets,
-                 uint32_t **parent);
-/* As hc_bfs_until, taking its buffers from spare where they fit (NULL: as
- * hc_bfs_until). *parent is the caller's to free either way. */
-int hc_bfs_until_spare(const pp_heap_snapshot *s, const uint32_t *targets, uint32_t ntargets,
-                       uint32_t **parent, hc_spare *spare);
-
 /* The whole BFS tree of hc_bfs_parents, built beside other work and kept
- * small (heap_bfs_tree.c: ~1.3 bytes a reachable node on the bench heap).
+ * small (heap_bfs_tree.c: ~1.4 bytes a reachable node on the bench heap).
  * hc_bfs_tree_start begins the search on a thread of its own (s must stay
  * valid until the tree is freed; without a thread, hc_bfs_tree_paths does
  * it). hc_bfs_tree_paths waits for it, then fills parent[node_count]
- * (the caller's) as hc_bfs_until does for targets: HC_NONE except on the
- * paths from each reachable target to the root, parent[root] = root.
+ * (the caller's) with hc_bfs_parents' parents on the paths from each
+ * reachable target to the root (parent[root] = root), HC_NONE elsewhere.
  * PP_ENOMEM when the search could not be held. hc_bfs_tree_free stops the
  * search if it runs and frees the tree, whatever came before. */
 typedef struct hc_bfs_tree {
@@ -225,7 +215,6 @@ typedef struct hc_bfs_tree {
     size_t *ck;                  /* offset of every 256th entry (written whole) */
     uint64_t *up;                /* per dequeued node: 1 a child appended, then 0 */
     uint32_t *rank;              /* 1s before each 512 bits of up */
-    size_t nbits;
     uint32_t nblocks, nreach;
     int rc;
     int running;

@@ -527,12 +527,12 @@ START_TEST(test_dominators_real_fixture)
 }
 END_TEST
 
-/* The search that stops at its targets against the full one, on the real
- * fixture: every parent on the way from each target to the root is the
- * full search's (what the sample paths print), with and without buffers
- * handed over, targets spread over the node indices, the root among them
- * and one given twice. */
-START_TEST(test_bfs_until_real_fixture)
+/* The BFS tree's paths against the full search, on the real fixture:
+ * every parent on the way from each target to the root is the full
+ * search's (what the sample paths print) and no other is set, built on a
+ * thread and on the caller's, targets spread over the node indices, the
+ * root among them and one given twice. */
+START_TEST(test_bfs_tree_real_fixture)
 {
     char path[4096];
     pp_gcdump *dump = NULL;
@@ -548,36 +548,6 @@ START_TEST(test_bfs_until_real_fixture)
     targets[nt++] = targets[3];
     targets[nt++] = n - 1;
     uint32_t steps = 0, reached = 0;
-    for (int with_spare = 0; with_spare < 2; with_spare++) {
-        hc_spare sp = { { NULL, NULL }, { 0, 0 } };
-        if (with_spare) {
-            void *big = malloc((size_t)n * 8 + 16), *small = malloc((size_t)n * 4);
-            ck_assert(big && small);
-            hc_spare_put(&sp, big, (size_t)n * 8 + 16);
-            hc_spare_put(&sp, small, (size_t)n * 4);
-        }
-        uint32_t *until;
-        ck_assert_int_eq(hc_bfs_until_spare(s, targets, nt, &until, with_spare ? &sp : NULL), 0);
-        hc_spare_free(&sp);
-        for (uint32_t i = 0; i < nt; i++) {
-            uint32_t v = targets[i];
-            ck_assert_msg((until[v] == HC_NONE) == (full[v] == HC_NONE), "target %u reached", v);
-            if (full[v] == HC_NONE)
-                continue;
-            reached++;
-            for (uint32_t depth = 0; v != s->root; depth++) {
-                ck_assert_msg(until[v] == full[v], "node %u: parent %u, full search %u", v,
-                              until[v], full[v]);
-                ck_assert_uint_lt(depth, n);
-                v = until[v];
-                steps++;
-            }
-            ck_assert_uint_eq(until[s->root], s->root);
-        }
-        free(until);
-    }
-    /* The whole tree built on its own thread, then asked for the same
-     * paths: every parent on them the full search's, and no other set. */
     for (int threaded = 0; threaded < 2; threaded++) {
         hc_bfs_tree tree;
         uint32_t *tp = malloc((size_t)n * sizeof(uint32_t));
@@ -585,6 +555,7 @@ START_TEST(test_bfs_until_real_fixture)
         if (threaded) {
             hc_bfs_tree_start(&tree, s);
         } else {
+            /* No thread: hc_bfs_tree_paths builds the tree itself. */
             memset(&tree, 0, sizeof(tree));
             tree.s = s;
         }
@@ -598,14 +569,18 @@ START_TEST(test_bfs_until_real_fixture)
         ck_assert(mark);
         for (uint32_t i = 0; i < nt; i++) {
             uint32_t v = targets[i];
-            ck_assert_msg((tp[v] == HC_NONE) == (full[v] == HC_NONE), "tree: target %u reached", v);
-            for (uint32_t depth = 0; full[v] != HC_NONE && v != s->root; depth++) {
-                ck_assert_msg(tp[v] == full[v], "tree: node %u: parent %u, full search %u", v,
+            ck_assert_msg((tp[v] == HC_NONE) == (full[v] == HC_NONE), "target %u reached", v);
+            if (full[v] == HC_NONE)
+                continue;
+            reached++;
+            for (uint32_t depth = 0; v != s->root; depth++) {
+                ck_assert_msg(tp[v] == full[v], "node %u: parent %u, full search %u", v,
                               tp[v], full[v]);
                 ck_assert_uint_lt(depth, n);
                 on_paths += !mark[v];
                 mark[v] = 1;
                 v = tp[v];
+                steps++;
             }
         }
         ck_assert_uint_eq(set, on_paths + 1);    /* + the root */
@@ -633,7 +608,7 @@ int main(void)
     tcase_add_test(tc, test_type_keys_merge_size_buckets);
     tcase_add_test(tc, test_path_string);
     tcase_add_test(tc, test_dominators_real_fixture);
-    tcase_add_test(tc, test_bfs_until_real_fixture);
+    tcase_add_test(tc, test_bfs_tree_real_fixture);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);
