@@ -8,8 +8,9 @@
 #
 # Env: PERFPIPE (default _build/perfpipe), PP_BENCH_BEFORE=PERFPIPE_BINARY adds an older build as
 # a third, interleaved tool; PP_BENCH_DIR (default /tmp/perfpipe-bench) holds heap-base.gcdump and
-# heap-grown.gcdump. CPU = user + sys, peak RSS from /usr/bin/time (the largest process: perfpipe
-# runs its stages in one child). Output goes to /dev/null for every tool (dotnet-gcdump report
+# heap-grown.gcdump. Wall = elapsed; CPU = user + sys (perfpipe's gcdump uses a second thread for
+# the paths' search and the file hash, so its CPU exceeds its wall time); peak RSS from
+# /usr/bin/time (the largest process: perfpipe runs its stages in one child). Output goes to /dev/null for every tool (dotnet-gcdump report
 # prints to stdout; perfpipe writes its JSON document).
 set -euo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
@@ -35,13 +36,13 @@ nodes=$("$PERFPIPE" gcdump "$BASE" --option retained=false --format json -q |
         python3 -c 'import json,sys; g=json.load(sys.stdin)["inputs"][0]["gcdump"]; print(g["nodes"], g["edges"])')
 echo "heap-base.gcdump: $(stat -c %s "$BASE") bytes, nodes edges = $nodes; load: $(cut -d' ' -f1-3 /proc/loadavg)" >&2
 
-# one TOOL LABEL ARGS...: "label cpu_s rss_mb" on stdout
+# one LABEL ARGS...: "label wall_s cpu_s rss_mb" on stdout
 one() {
   local label=$1; shift
-  /usr/bin/time -f "%U %S %M" -o "$TMP/t" "$@" >/dev/null 2>"$TMP/err" ||
+  /usr/bin/time -f "%e %U %S %M" -o "$TMP/t" "$@" >/dev/null 2>"$TMP/err" ||
     { echo "$label failed:" >&2; cat "$TMP/err" >&2; exit 1; }
-  read -r u s m < "$TMP/t"
-  python3 -c "import sys; print(sys.argv[1], f'{float(sys.argv[2]) + float(sys.argv[3]):.2f}', f'{int(sys.argv[4]) / 1024:.0f}')" "$label" "$u" "$s" "$m"
+  read -r e u s m < "$TMP/t"
+  python3 -c "import sys; print(sys.argv[1], sys.argv[2], f'{float(sys.argv[3]) + float(sys.argv[4]):.2f}', f'{int(sys.argv[5]) / 1024:.0f}')" "$label" "$e" "$u" "$s" "$m"
 }
 tools=(perfpipe perfpipe-noret dotnet-gcdump-report)
 [ -n "${PP_BENCH_BEFORE:-}" ] && tools+=(before before-noret)
@@ -69,13 +70,14 @@ done > "$TMP/rows"
 python3 - "$TMP/rows" <<'PY'
 import sys, collections
 rows = [l.split() for l in open(sys.argv[1]) if l.strip()]
-print("| round | tool | CPU s | peak RSS MB |")
-print("|---:|---|---:|---:|")
+print("| round | tool | wall s | CPU s | peak RSS MB |")
+print("|---:|---|---:|---:|---:|")
 by = collections.defaultdict(list)
 for f in rows:
-    tool = " ".join(f[1:-2]); by[tool].append((float(f[-2]), int(f[-1])))
-    print(f"| {f[0]} | {tool} | {f[-2]} | {f[-1]} |")
+    tool = " ".join(f[1:-3]); by[tool].append((float(f[-3]), float(f[-2]), int(f[-1])))
+    print(f"| {f[0]} | {tool} | {f[-3]} | {f[-2]} | {f[-1]} |")
 for k, v in by.items():
-    c = sorted(x for x, _ in v)
-    print(f"{k}: median CPU {c[len(c) // 2]:.2f} s, max RSS {max(m for _, m in v)} MB", file=sys.stderr)
+    w = sorted(x[0] for x in v); c = sorted(x[1] for x in v)
+    print(f"{k}: median wall {w[len(w) // 2]:.2f} s, median CPU {c[len(c) // 2]:.2f} s, "
+          f"max RSS {max(x[2] for x in v)} MB", file=sys.stderr)
 PY
