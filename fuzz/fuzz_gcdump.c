@@ -5,7 +5,9 @@
  * sized wrongly is read past its end under ASan. The node shapes (ABI 1.4)
  * must equal node_type/node_size32 node for node, with the 16-bit indices
  * and again with the 32-bit ones forced (a limit of 0-3 shapes taken from
- * the input's last byte, so that small inputs widen mid-decode too). */
+ * the input's last byte, so that small inputs widen mid-decode too). The
+ * node table decoded in two halves (nodes.c) must fail as the serial
+ * decode does, same offset and message, or give the same arrays. */
 #include "config.h"
 
 #include <stdint.h>
@@ -35,6 +37,48 @@ check_shapes(const pp_heap_snapshot *s, const pp_heap_snapshot *ref)
 }
 
 static void
+same_u32(const uint32_t *a, const uint32_t *b, size_t n)
+{
+    if (n && memcmp(a, b, n * sizeof(uint32_t)) != 0)
+        abort();
+}
+
+static void
+check_split(const uint8_t *data, size_t size)
+{
+    uint32_t limit = size ? data[size - 1] & 3 : 0;
+    pp_gcdump_tuning serial = { limit, 0 }, split = { limit, 2 };
+    pp_gcdump *a = NULL, *b = NULL;
+    pp_error ea = PP_ERROR_INIT, eb = PP_ERROR_INIT;
+    int ra = pp_gcdump_read_memory_tuned(data, size, "fuzz.gcdump", &serial, &a, &ea);
+    int rb = pp_gcdump_read_memory_tuned(data, size, "fuzz.gcdump", &split, &b, &eb);
+    if (ra != rb)
+        abort();
+    if (ra != PP_OK) {
+        if (ea.offset != eb.offset || strcmp(ea.message, eb.message) != 0)
+            abort();
+        return;
+    }
+    const pp_heap_snapshot *x = pp_gcdump_snapshot(a), *y = pp_gcdump_snapshot(b);
+    size_t n = x->node_count;
+    if (y->node_count != n || y->edge_count != x->edge_count || y->shape_count != x->shape_count ||
+        (x->node_shape16 == NULL) != (y->node_shape16 == NULL) ||
+        a->info.sum_node_sizes != b->info.sum_node_sizes || (n >= 2 && !b->decoded_split))
+        abort();
+    same_u32(x->shape_type, y->shape_type, x->shape_count);
+    same_u32(x->shape_size, y->shape_size, x->shape_count);
+    if (x->node_shape16 && n && memcmp(x->node_shape16, y->node_shape16, n * sizeof(uint16_t)))
+        abort();
+    if (!x->node_shape16)
+        same_u32(x->node_shape32, y->node_shape32, n);
+    same_u32(x->edge_start32, y->edge_start32, n + 1);
+    same_u32(x->edges, y->edges, x->edge_count);
+    same_u32(x->node_type, y->node_type, n);
+    pp_gcdump_free(a);
+    pp_gcdump_free(b);
+}
+
+static void
 on_bytes(void *user, const void *d, size_t n)
 {
     (void)d;
@@ -48,6 +92,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     pp_gcdump_reader *d = NULL;
     pp_reader_hooks hooks = PP_READER_HOOKS_INIT;
     uint64_t seen = 0;
+    check_split(data, size);
     hooks.on_bytes = on_bytes;
     hooks.user = &seen;
     if (pp_gcdump_reader_open_memory(data, size, "fuzz.gcdump", &hooks, &d, &err) < 0) {
@@ -84,8 +129,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         check_shapes(s, s);
         pp_gcdump *w = NULL;
         pp_error werr = PP_ERROR_INIT;
-        if (pp_gcdump_read_memory_shapes(data, size, "fuzz.gcdump", data[size - 1] & 3, &w,
-                                         &werr) != PP_OK)
+        pp_gcdump_tuning tu = { data[size - 1] & 3, PP_GCDUMP_SPLIT_NODES };
+        if (pp_gcdump_read_memory_tuned(data, size, "fuzz.gcdump", &tu, &w, &werr) != PP_OK)
             abort();   /* the same bytes read once already */
         const pp_heap_snapshot *ws = pp_gcdump_snapshot(w);
         check_shapes(ws, s);

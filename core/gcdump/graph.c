@@ -1,6 +1,6 @@
-/* Graphs.MemoryGraph decoding: the type table, the node table and node blob
- * (compressed records, §6 of the reference), the deferred-type region and
- * the address table, into flat arrays with edges in CSR form. */
+/* Graphs.MemoryGraph decoding: the type table, the deferred-type region and
+ * the address table; the node table and node blob (compressed records, §6
+ * of the reference) go to nodes.c, into flat arrays with edges in CSR form. */
 #include "config.h"
 
 #include <inttypes.h>
@@ -141,156 +141,6 @@ static int read_deferred(pp_fs *fs, pp_gcdump *d, uint32_t ntypes)
     return PP_OK;
 }
 
-/* A node record's header (type/size word, explicit size, child count),
- * validated; *p moves past it. The checks and messages of the first of
- * the two passes the decoder used to make. */
-static int node_header(pp_fs *fs, pp_gcdump *d, uint32_t i, size_t blob_at, uint32_t off,
-                       const uint8_t **pp, const uint8_t *blob_end, uint32_t *type,
-                       int32_t *size, int32_t *nchild)
-{
-    const uint8_t *p = *pp;
-    int32_t tas;
-    size_t used = pp_fs_cint(p, blob_end, &tas);
-    if (!used || tas < 0)
-        return pp_fs_fail(fs, PP_EFORMAT, blob_at + off,
-                          "node %u: bad type/size word in its record", (unsigned)i);
-    p += used;
-    *type = (uint32_t)tas >> 1;
-    if (*type >= d->snap.type_count)
-        return pp_fs_fail(fs, PP_EFORMAT, blob_at + off,
-                          "node %u: type index %u, but the type table has %u entries",
-                          (unsigned)i, (unsigned)*type, (unsigned)d->snap.type_count);
-    if (tas & 1) {
-        if (!(used = pp_fs_cint(p, blob_end, size)) || *size < 0)
-            return pp_fs_fail(fs, PP_EFORMAT, (size_t)(p - fs->data),
-                              "node %u: bad explicit size", (unsigned)i);
-        p += used;
-    } else {
-        *size = d->type_size[*type];
-        if (*size < 0)
-            return pp_fs_fail(fs, PP_EFORMAT, blob_at + off,
-                              "node %u: implicit size, but type %u has no size",
-                              (unsigned)i, (unsigned)*type);
-    }
-    if (!(used = pp_fs_cint(p, blob_end, nchild)) || *nchild < 0 ||
-        (size_t)*nchild > (size_t)(blob_end - p - used))
-        return pp_fs_fail(fs, PP_EFORMAT, (size_t)(p - fs->data),
-                          "node %u: bad child count", (unsigned)i);
-    *pp = p + used;
-    return PP_OK;
-}
-
-static uint32_t table_entry(const pp_fs *fs, size_t entry)
-{
-    const uint8_t *e = fs->data + entry;
-    return (uint32_t)e[0] | (uint32_t)e[1] << 8 | (uint32_t)e[2] << 16 | (uint32_t)e[3] << 24;
-}
-
-/* One pass over the node table: types, sizes, child counts and the edges,
- * each record decoded once. Every child delta takes at least one blob byte,
- * so the edges fit in blob_len slots: that much is reserved (pages are
- * touched only as far as written) and the tail given back at the end.
- * Damage is reported as the two separate passes did: a bad header of any
- * node before a bad child of an earlier one, so once a child is bad only
- * the headers of the rest are checked. */
-#define NO_BAD_CHILD UINT32_MAX
-/* Decoded pages go back to the page cache in steps of this many bytes.
- * About two steps of each stream (the table, the blob) stay mapped beside
- * the snapshot: with 8 MB steps retained=false peaked 20 MB above the
- * bench heap's snapshot, with 1 MB (the hash's step) 7 MB. */
-#define RELEASE_STEP ((size_t)1 << 20)
-
-static int decode_nodes(pp_fs *fs, pp_gcdump *d, size_t table_at, uint32_t n,
-                        size_t blob_at, uint32_t blob_len)
-{
-    const uint8_t *blob = fs->data + blob_at, *blob_end = blob + blob_len;
-    uint64_t total_edges = 0, sum = 0;
-    /* Records follow the table's order in every writer seen, so what lies
-     * behind the current record is done with (a record placed earlier is
-     * read again from the page cache: slower, same bytes). Behind means
-     * behind the lowest record of the last stretch of nodes, not the
-     * current one: dotnet-gcdump writes the root (node 0) last, and
-     * following it kept the whole blob resident (51 MB of the bench heap). */
-    size_t released_table = table_at, released_blob = blob_at;
-    uint32_t lowest = UINT32_MAX;
-    /* The first bad child: node, child index, where it points, offset. */
-    uint32_t bad_node = NO_BAD_CHILD;
-    uint64_t bad_k = 0;
-    int64_t bad_child = 0;
-    size_t bad_at = 0;
-    d->edges = malloc((size_t)blob_len * sizeof(uint32_t));
-    if (!d->edges)
-        return pp_fs_fail(fs, PP_ENOMEM, blob_at, "out of memory for %u edges",
-                          (unsigned)blob_len);
-    for (uint32_t i = 0; i < n; i++) {
-        size_t entry = table_at + 4 * (size_t)i;
-        uint32_t off = table_entry(fs, entry);
-        if (off >= blob_len)
-            return pp_fs_fail(fs, PP_EFORMAT, entry,
-                              "node %u: record offset %u is outside the %u-byte node blob",
-                              (unsigned)i, (unsigned)off, (unsigned)blob_len);
-        if (d->map && (i & 0xffff) == 0) {
-            if (entry - released_table >= RELEASE_STEP) {
-                pp_gcdump_map_release(d->map, released_table, entry);
-                released_table = entry;
-            }
-            if (lowest != UINT32_MAX && blob_at + lowest > released_blob + RELEASE_STEP) {
-                pp_gcdump_map_release(d->map, released_blob, blob_at + lowest);
-                released_blob = blob_at + lowest;
-            }
-            lowest = UINT32_MAX;
-        }
-        if (off < lowest)
-            lowest = off;
-        const uint8_t *p = blob + off;
-        uint32_t type = 0;
-        int32_t size = 0, nchild = 0;
-        int rc = node_header(fs, d, i, blob_at, off, &p, blob_end, &type, &size, &nchild);
-        if (rc != PP_OK)
-            return rc;
-        if (pp_shapes_set(&d->shapes, i, type, (uint32_t)size) != PP_OK)
-            return pp_fs_fail(fs, PP_ENOMEM, entry, "out of memory for the node shapes");
-        sum += (uint64_t)size;
-        d->edge_start32[i] = (uint32_t)total_edges;
-        uint64_t k = total_edges;
-        total_edges += (uint64_t)nchild;
-        /* Defined nodes own disjoint records, so more edges than blob
-         * bytes means records overlap: refuse rather than write past. */
-        if (total_edges > blob_len)
-            return pp_fs_fail(fs, PP_EFORMAT, entry,
-                              "node %u: records claim more edges than the node blob can hold",
-                              (unsigned)i);
-        if (bad_node != NO_BAD_CHILD)
-            continue;
-        for (; k < total_edges; k++) {
-            int32_t delta = 0;
-            size_t used = pp_fs_cint(p, blob_end, &delta);
-            int64_t child = (int64_t)i + delta;
-            if (!used || child < 0 || child >= (int64_t)n) {
-                bad_node = i;
-                bad_k = k - d->edge_start32[i];
-                bad_child = child;
-                bad_at = (size_t)(p - fs->data);
-                break;
-            }
-            d->edges[k] = (uint32_t)child;
-            p += used;
-        }
-    }
-    if (bad_node != NO_BAD_CHILD)
-        return pp_fs_fail(fs, PP_EFORMAT, bad_at,
-                          "node %u: child %" PRIu64 " points at node %" PRId64 ", outside 0..%u",
-                          (unsigned)bad_node, bad_k, bad_child, (unsigned)n - 1);
-    d->edge_start32[n] = (uint32_t)total_edges;
-    d->info.sum_node_sizes = sum;
-    pp_shapes_done(&d->shapes);
-    uint32_t *shrunk = realloc(d->edges, total_edges ? total_edges * sizeof(uint32_t) : 1);
-    if (shrunk)
-        d->edges = shrunk;
-    d->snap.edge_count = total_edges;
-    return PP_OK;
-}
-
 int pp_gcdump_read_graph(pp_fs *fs, const pp_fs_type *type, pp_gcdump *d)
 {
     int rc;
@@ -393,7 +243,7 @@ int pp_gcdump_read_graph(pp_fs *fs, const pp_fs_type *type, pp_gcdump *d)
     d->addr_at = addr_at;
     d->snap.node_count = n;
     d->snap.root = (uint32_t)root;
-    if ((rc = decode_nodes(fs, d, table_at, n, blob_at, (uint32_t)blob_len)) != PP_OK)
+    if ((rc = pp_gcdump_decode_nodes(fs, d, table_at, n, blob_at, (uint32_t)blob_len)) != PP_OK)
         return rc;
     /* A lean dump keeps types and sizes as shapes only, and copies the
      * addresses, only when a stage asks (legacy.c). */

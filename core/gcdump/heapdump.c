@@ -279,7 +279,7 @@ static int decode_run(void *p)
 /* The shared body of read_memory and read_mapped: m is NULL for memory the
  * caller owns. */
 static int decode(const uint8_t *data, size_t size, const pp_gcdump_map *m, const char *name,
-                  int lean, uint32_t shape16_max, pp_gcdump **out, pp_error *err)
+                  int lean, const pp_gcdump_tuning *tuning, pp_gcdump **out, pp_error *err)
 {
     *out = NULL;
     if (size > UINT32_MAX)
@@ -294,7 +294,8 @@ static int decode(const uint8_t *data, size_t size, const pp_gcdump_map *m, cons
     j.d->info.average_count_multiplier = 1.0;
     j.d->info.average_size_multiplier = 1.0;
     j.d->lean = lean && m;
-    j.d->shape16_max = shape16_max;
+    j.d->shape16_max = tuning->shape16_max;
+    j.d->split_nodes = tuning->split_nodes;
     j.d->map = m;
     j.d->map_name = name;
     pp_fs_init(&j.fs, data, size, name, err);
@@ -312,33 +313,43 @@ static int decode(const uint8_t *data, size_t size, const pp_gcdump_map *m, cons
     return PP_OK;
 }
 
+static const pp_gcdump_tuning default_tuning = { PP_SHAPES_16_MAX, PP_GCDUMP_SPLIT_NODES };
+
 int pp_gcdump_read_memory(const uint8_t *data, size_t size, const char *name,
                           pp_gcdump **out, pp_error *err)
 {
     if (!out || (!data && size))
         return pp_error_set(err, PP_EINVAL, "pp_gcdump_read_memory: bad arguments"), PP_EINVAL;
-    return decode(data, size, NULL, name, 0, PP_SHAPES_16_MAX, out, err);
+    return decode(data, size, NULL, name, 0, &default_tuning, out, err);
 }
 
-int pp_gcdump_read_memory_shapes(const uint8_t *data, size_t size, const char *name,
-                                 uint32_t shape16_max, pp_gcdump **out, pp_error *err)
+int pp_gcdump_read_memory_tuned(const uint8_t *data, size_t size, const char *name,
+                                const pp_gcdump_tuning *tuning, pp_gcdump **out,
+                                pp_error *err)
 {
-    if (!out || (!data && size))
-        return pp_error_set(err, PP_EINVAL, "pp_gcdump_read_memory_shapes: bad arguments"),
+    if (!out || (!data && size) || !tuning)
+        return pp_error_set(err, PP_EINVAL, "pp_gcdump_read_memory_tuned: bad arguments"),
                PP_EINVAL;
-    return decode(data, size, NULL, name, 0, shape16_max, out, err);
+    return decode(data, size, NULL, name, 0, tuning, out, err);
+}
+
+int pp_gcdump_read_mapped_tuned(const pp_gcdump_map *m, const char *name, int lean,
+                                const pp_gcdump_tuning *tuning, pp_gcdump **out,
+                                pp_error *err)
+{
+    return decode(m->data, m->size, m, name, lean, tuning, out, err);
 }
 
 int pp_gcdump_read_mapped(const pp_gcdump_map *m, const char *name, pp_gcdump **out,
                           pp_error *err)
 {
-    return decode(m->data, m->size, m, name, 0, PP_SHAPES_16_MAX, out, err);
+    return decode(m->data, m->size, m, name, 0, &default_tuning, out, err);
 }
 
 int pp_gcdump_read_mapped_lean(const pp_gcdump_map *m, const char *name, pp_gcdump **out,
                                pp_error *err)
 {
-    return decode(m->data, m->size, m, name, 1, PP_SHAPES_16_MAX, out, err);
+    return decode(m->data, m->size, m, name, 1, &default_tuning, out, err);
 }
 
 int pp_gcdump_read_file(const char *path, pp_gcdump **out, pp_error *err)

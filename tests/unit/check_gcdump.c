@@ -5,6 +5,7 @@
 #include "config.h"
 
 #include <check.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -359,6 +360,57 @@ START_TEST(test_not_a_gcdump)
 }
 END_TEST
 
+/* The snapshots of two decodes of the same bytes are equal, array by
+ * array (a and b from hc-free readers: shapes, CSR, sizes). */
+static void check_same_snapshot(const char *what, const pp_gcdump *da, const pp_gcdump *db)
+{
+    const pp_heap_snapshot *a = pp_gcdump_snapshot(da), *b = pp_gcdump_snapshot(db);
+    uint32_t n = a->node_count;
+    ck_assert_uint_eq(b->node_count, n);
+    ck_assert_uint_eq(b->edge_count, a->edge_count);
+    ck_assert_uint_eq(b->root, a->root);
+    ck_assert_uint_eq(b->shape_count, a->shape_count);
+    ck_assert_uint_eq(da->info.sum_node_sizes, db->info.sum_node_sizes);
+    ck_assert_msg((a->node_shape16 == NULL) == (b->node_shape16 == NULL), "%s: shape width", what);
+    if (a->shape_count) {
+        ck_assert_int_eq(memcmp(a->shape_type, b->shape_type, a->shape_count * sizeof(uint32_t)), 0);
+        ck_assert_int_eq(memcmp(a->shape_size, b->shape_size, a->shape_count * sizeof(uint32_t)), 0);
+    }
+    if (n && a->node_shape16)
+        ck_assert_int_eq(memcmp(a->node_shape16, b->node_shape16, n * sizeof(uint16_t)), 0);
+    else if (n)
+        ck_assert_int_eq(memcmp(a->node_shape32, b->node_shape32, n * sizeof(uint32_t)), 0);
+    ck_assert_int_eq(memcmp(a->edge_start32, b->edge_start32, ((size_t)n + 1) * sizeof(uint32_t)), 0);
+    if (a->edge_count)
+        ck_assert_int_eq(memcmp(a->edges, b->edges, a->edge_count * sizeof(uint32_t)), 0);
+    ck_assert_msg((a->node_type == NULL) == (b->node_type == NULL), "%s: node_type", what);
+    if (n && a->node_type) {
+        ck_assert_int_eq(memcmp(a->node_type, b->node_type, n * sizeof(uint32_t)), 0);
+        ck_assert_int_eq(memcmp(a->node_size, b->node_size, n * sizeof(uint64_t)), 0);
+    }
+}
+
+/* The bytes decoded with the node table split at every node count from 2
+ * (the halves cut at n / 2) give what the serial decode gave: rc, err and
+ * the snapshot d (NULL when it failed). */
+static void check_split_same(const uint8_t *data, size_t size, const char *name, int rc,
+                             const pp_error *err, const pp_gcdump *d)
+{
+    pp_gcdump_tuning tu = { PP_SHAPES_16_MAX, 2 };
+    pp_gcdump *w = NULL;
+    pp_error werr = PP_ERROR_INIT;
+    int wrc = pp_gcdump_read_memory_tuned(data, size, name, &tu, &w, &werr);
+    ck_assert_int_eq(wrc, rc);
+    if (rc != PP_OK) {
+        ck_assert_ptr_null(w);
+        ck_assert_int_eq(werr.offset, err->offset);
+        ck_assert_str_eq(werr.message, err->message);
+        return;
+    }
+    check_same_snapshot(name, d, w);
+    pp_gcdump_free(w);
+}
+
 /* Every truncation of a file fails cleanly with an offset inside the file. */
 START_TEST(test_truncations)
 {
@@ -372,6 +424,7 @@ START_TEST(test_truncations)
         pp_error err = PP_ERROR_INIT;
         int rc = pp_gcdump_read_memory(copy, len, "cut.gcdump", &d, &err);
         ck_assert_msg(rc < 0, "truncated to %zu bytes but read", len);
+        check_split_same(copy, len, "cut.gcdump", rc, &err, d);
         ck_assert_ptr_null(d);
         ck_assert_msg(err.offset >= 0 && (size_t)err.offset <= len,
                       "len %zu: offset %lld", len, (long long)err.offset);
@@ -403,6 +456,7 @@ START_TEST(test_corruptions)
             pp_gcdump *d = NULL;
             pp_error err = PP_ERROR_INIT;
             int rc = pp_gcdump_read_memory(copy, buf.n, "bad.gcdump", &d, &err);
+            check_split_same(copy, buf.n, "bad.gcdump", rc, &err, d);
             if (rc < 0) {
                 refused++;
                 ck_assert_msg(err.offset >= 0 && (size_t)err.offset <= buf.n,
@@ -465,6 +519,8 @@ START_TEST(test_bad_child_reported_with_offset)
     ck_assert_int_eq(pp_gcdump_read_memory(buf.p, buf.n, "bad.gcdump", &d, &err), PP_EFORMAT);
     ck_assert_int_eq(err.offset, (int64_t)(blob_len_at + 6));
     ck_assert_msg(strstr(err.message, "node 1: type index 4"), "%s", err.message);
+    /* Split at node 1, each half fails alone; the serial decode says which. */
+    check_split_same(buf.p, buf.n, "bad.gcdump", PP_EFORMAT, &err, NULL);
     gb_free(&buf);
 }
 END_TEST
@@ -590,8 +646,11 @@ static void check_file_shapes(const char *file)
     ck_assert_int_eq(pp_gcdump_map_open(file, &m, &err), PP_OK);
     for (uint32_t limit = 0; limit <= 2; limit++) {
         pp_gcdump *w = NULL;
-        ck_assert_msg(pp_gcdump_read_memory_shapes(m.data, m.size, file, limit, &w, &err) == PP_OK,
+        /* The split decode merges its halves' shapes past the limit too. */
+        pp_gcdump_tuning tu = { limit, limit == 1 ? 2 : 0 };
+        ck_assert_msg(pp_gcdump_read_memory_tuned(m.data, m.size, file, &tu, &w, &err) == PP_OK,
                       "%s: %s", file, err.message);
+        ck_assert_int_eq(w->decoded_split, limit == 1);
         const pp_heap_snapshot *ws = pp_gcdump_snapshot(w);
         check_shapes(file, ws, s->node_type, s->node_size32);
         if (s->shape_count > limit)
@@ -624,6 +683,64 @@ END_TEST
 /* A file with more distinct (type, size) pairs than 16 bits index (one
  * array type in 80,000 lengths, as a hostile or odd file may have) takes
  * the 32-bit shape path at the default limit, widening mid-decode. */
+/* Every fixture decoded with its node table in two halves equals the
+ * serial decode, array by array: from memory, lean from a mapping (pages
+ * given back behind both halves), and with the 16-bit shape indices
+ * widened while the halves' shapes merge. */
+static void check_file_split(const char *file)
+{
+    pp_error err = PP_ERROR_INIT;
+    pp_gcdump_map m;
+    ck_assert_int_eq(pp_gcdump_map_open(file, &m, &err), PP_OK);
+    for (uint32_t limit = 1; limit <= PP_SHAPES_16_MAX; limit += PP_SHAPES_16_MAX - 1) {
+        pp_gcdump_tuning serial = { limit, 0 }, split = { limit, 2 };
+        for (int lean = 0; lean <= 1; lean++) {
+            pp_gcdump *a = NULL, *b = NULL;
+            ck_assert_msg(pp_gcdump_read_mapped_tuned(&m, file, lean, &serial, &a, &err) == PP_OK,
+                          "%s: %s", file, err.message);
+            ck_assert_msg(pp_gcdump_read_mapped_tuned(&m, file, lean, &split, &b, &err) == PP_OK,
+                          "%s: %s", file, err.message);
+            ck_assert_int_eq(a->decoded_split, 0);
+            ck_assert_msg(b->decoded_split, "%s: the split decode fell back", file);
+            check_same_snapshot(file, a, b);
+            pp_gcdump_free(a);
+            pp_gcdump_free(b);
+        }
+        pp_gcdump *c = NULL;
+        ck_assert_int_eq(pp_gcdump_read_memory_tuned(m.data, m.size, file, &split, &c, &err),
+                         PP_OK);
+        ck_assert_int_eq(c->decoded_split, 1);
+        pp_gcdump_free(c);
+    }
+    pp_gcdump_map_close(&m);
+}
+
+START_TEST(test_split_matches_serial)
+{
+    char **files;
+    size_t n = gco_list_gcdumps(&files);
+    for (size_t f = 0; f < n; f++)
+        check_file_split(files[f]);
+    const char *src = getenv("PP_SRCDIR");
+    static const char *const hand[] = { "small.gcdump", "sampled.gcdump" };
+    for (size_t i = 0; i < sizeof(hand) / sizeof(hand[0]); i++) {
+        char path[4096];
+        snprintf(path, sizeof(path), "%s/tests/gcdump/%s", src ? src : TEST_SRCDIR, hand[i]);
+        check_file_split(path);
+    }
+    /* The default cut: the larger leak fixture is decoded in halves. */
+    for (size_t f = 0; f < n; f++) {
+        pp_gcdump *d = NULL;
+        pp_error err = PP_ERROR_INIT;
+        ck_assert_int_eq(pp_gcdump_read_file(files[f], &d, &err), PP_OK);
+        ck_assert_int_eq(d->decoded_split, pp_gcdump_snapshot(d)->node_count >= PP_GCDUMP_SPLIT_NODES);
+        pp_gcdump_free(d);
+    }
+    gco_free_list(files, n);
+    printf("gcdump split decode: %zu real and 2 hand-built files\n", n);
+}
+END_TEST
+
 START_TEST(test_shapes_past_16_bits)
 {
     enum { N = 120000 };
@@ -936,6 +1053,66 @@ START_TEST(test_shrunk_while_mapped)
 }
 END_TEST
 
+/* The guard is per thread, and nests: a split decode's halves (nodes.c)
+ * each read under their own, one on a thread of its own and one inside
+ * the decode's guard. A page past the end of a shrunk file fails the
+ * guard of the thread that touched it, and only that one. */
+typedef struct touch_job {
+    const pp_gcdump_map *m;
+    const char *path;
+    pp_error err;
+    int rc;
+    volatile uint8_t sink;
+} touch_job;
+
+static int touch_last(void *p)
+{
+    touch_job *j = p;
+    j->sink = j->m->data[j->m->size - 1];
+    return PP_OK;
+}
+
+static void *touch_main(void *p)
+{
+    touch_job *j = p;
+    j->rc = pp_gcdump_map_run(j->m, j->path, touch_last, j, &j->err);
+    return NULL;
+}
+
+static int nested_touch(void *p)
+{
+    touch_job *j = p;
+    j->rc = pp_gcdump_map_run(j->m, j->path, touch_last, j, &j->err);
+    return PP_OK;            /* the outer guard's run goes on */
+}
+
+START_TEST(test_guard_per_thread_and_nested)
+{
+    char path[] = "/tmp/pp-gcdump-guard-XXXXXX";
+    int fd = mkstemp(path);
+    ck_assert_int_ge(fd, 0);
+    static uint8_t page[3 * 4096];
+    memset(page, 7, sizeof(page));
+    ck_assert_int_eq(write(fd, page, sizeof(page)), (ssize_t)sizeof(page));
+    pp_gcdump_map m;
+    pp_error err = PP_ERROR_INIT;
+    ck_assert_int_eq(pp_gcdump_map_open(path, &m, &err), PP_OK);
+    ck_assert_int_eq(ftruncate(fd, 4096), 0);
+    touch_job j = { &m, path, PP_ERROR_INIT, 99, 0 };
+    pthread_t tid;
+    ck_assert_int_eq(pthread_create(&tid, NULL, touch_main, &j), 0);
+    pthread_join(tid, NULL);
+    ck_assert_int_eq(j.rc, PP_EIO);
+    ck_assert_msg(strstr(j.err.message, "shrank while it was read"), "%s", j.err.message);
+    touch_job k = { &m, path, PP_ERROR_INIT, 99, 0 };
+    ck_assert_int_eq(pp_gcdump_map_run(&m, path, nested_touch, &k, &err), PP_OK);
+    ck_assert_int_eq(k.rc, PP_EIO);
+    pp_gcdump_map_close(&m);
+    close(fd);
+    unlink(path);
+}
+END_TEST
+
 START_TEST(test_source_ops)
 {
     gb_graph g = basic_graph();
@@ -1030,6 +1207,7 @@ static Suite *gcdump_suite(void)
     tcase_add_test(tc, test_bad_child_reported_with_offset);
     tcase_add_test(tc, test_source_ops);
     tcase_add_test(tc, test_shrunk_while_mapped);
+    tcase_add_test(tc, test_guard_per_thread_and_nested);
     tcase_add_test(tc, test_hand_built_files);
     tcase_add_test(tc, test_shapes_past_16_bits);
     suite_add_tcase(s, tc);
@@ -1038,6 +1216,7 @@ static Suite *gcdump_suite(void)
     tcase_add_test(real, test_fixtures_match_oracle);
     tcase_add_test(real, test_lean_matches_eager);
     tcase_add_test(real, test_shapes_match_nodes);
+    tcase_add_test(real, test_split_matches_serial);
     tcase_add_test(real, test_leak_fixture_truth);
     suite_add_tcase(s, real);
     return s;

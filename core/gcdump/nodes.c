@@ -1,0 +1,302 @@
+/* The node table and node blob of a Graphs.MemoryGraph (graph.c reads the
+ * rest): each record's type, size, child count and children, into shapes
+ * and CSR edges, one pass per record; a long table in two halves at once.
+ *
+ * Why two halves: the decode is a fifth of a retained=true run on the
+ * bench heap (7.9 M nodes), all of it before any analysis can start, with
+ * the second core doing only the file's hash. The halves are cut by node
+ * index: each record stands alone (its children are deltas from its own
+ * index), so the second half needs from the first only where its edges
+ * start, and which shape indices the first half's shapes took. It decodes
+ * into its own edge buffer and shape table, with edge offsets from 0, and
+ * the merge shifts them, copies the edges behind the first half's and
+ * renumbers its shapes (shapes first seen in the second half get the next
+ * indices, in the order the second half first saw them: the serial order).
+ * Any failure in either half, or a merge the file's bounds refuse, throws
+ * both away and decodes the whole table serially, so every error, offset
+ * and message is the serial decode's. */
+#include "config.h"
+
+#include <inttypes.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <perfpipe/perfpipe.h>
+
+#include "gcdump/dump.h"
+
+/* A node record's header (type/size word, explicit size, child count),
+ * validated; *p moves past it. The checks and messages of the first of
+ * the two passes the decoder used to make. */
+static int node_header(pp_fs *fs, const pp_gcdump *d, uint32_t i, size_t blob_at,
+                       uint32_t off, const uint8_t **pp, const uint8_t *blob_end,
+                       uint32_t *type, int32_t *size, int32_t *nchild)
+{
+    const uint8_t *p = *pp;
+    int32_t tas;
+    size_t used = pp_fs_cint(p, blob_end, &tas);
+    if (!used || tas < 0)
+        return pp_fs_fail(fs, PP_EFORMAT, blob_at + off,
+                          "node %u: bad type/size word in its record", (unsigned)i);
+    p += used;
+    *type = (uint32_t)tas >> 1;
+    if (*type >= d->snap.type_count)
+        return pp_fs_fail(fs, PP_EFORMAT, blob_at + off,
+                          "node %u: type index %u, but the type table has %u entries",
+                          (unsigned)i, (unsigned)*type, (unsigned)d->snap.type_count);
+    if (tas & 1) {
+        if (!(used = pp_fs_cint(p, blob_end, size)) || *size < 0)
+            return pp_fs_fail(fs, PP_EFORMAT, (size_t)(p - fs->data),
+                              "node %u: bad explicit size", (unsigned)i);
+        p += used;
+    } else {
+        *size = d->type_size[*type];
+        if (*size < 0)
+            return pp_fs_fail(fs, PP_EFORMAT, blob_at + off,
+                              "node %u: implicit size, but type %u has no size",
+                              (unsigned)i, (unsigned)*type);
+    }
+    if (!(used = pp_fs_cint(p, blob_end, nchild)) || *nchild < 0 ||
+        (size_t)*nchild > (size_t)(blob_end - p - used))
+        return pp_fs_fail(fs, PP_EFORMAT, (size_t)(p - fs->data),
+                          "node %u: bad child count", (unsigned)i);
+    *pp = p + used;
+    return PP_OK;
+}
+
+static uint32_t table_entry(const pp_fs *fs, size_t entry)
+{
+    const uint8_t *e = fs->data + entry;
+    return (uint32_t)e[0] | (uint32_t)e[1] << 8 | (uint32_t)e[2] << 16 | (uint32_t)e[3] << 24;
+}
+
+#define NO_BAD_CHILD UINT32_MAX
+/* Decoded pages go back to the page cache in steps of this many bytes.
+ * About two steps of each stream (the table, the blob) stay mapped beside
+ * the snapshot: with 8 MB steps retained=false peaked 20 MB above the
+ * bench heap's snapshot, with 1 MB (the hash's step) 7 MB. */
+#define RELEASE_STEP ((size_t)1 << 20)
+
+/* Nodes [i0, i1) of the table: shapes (indexed from i0), edges (from 0)
+ * and d->edge_start32[i0, i1) (from 0). */
+typedef struct node_range {
+    pp_fs *fs;
+    const pp_gcdump *d;
+    size_t table_at, blob_at;
+    uint32_t n, blob_len;        /* the whole table's */
+    uint32_t i0, i1;
+    pp_shapes *shapes;
+    uint32_t *edges;             /* [blob_len] reserved */
+    uint32_t *edge_start;        /* d->edge_start32 */
+    uint64_t nedges, sum;        /* out */
+} node_range;
+
+/* Every child delta takes at least one blob byte, so the edges fit in
+ * blob_len slots (reserved; pages are touched only as far as written).
+ * Damage is reported as the two separate passes did: a bad header of any
+ * node before a bad child of an earlier one, so once a child is bad only
+ * the headers of the rest are checked. */
+static int decode_range(node_range *r)
+{
+    pp_fs *fs = r->fs;
+    const pp_gcdump *d = r->d;
+    const uint8_t *blob = fs->data + r->blob_at, *blob_end = blob + r->blob_len;
+    uint64_t total_edges = 0, sum = 0;
+    /* Records follow the table's order in every writer seen, so what lies
+     * behind the current record is done with (a record placed earlier is
+     * read again from the page cache: slower, same bytes). Behind means
+     * behind the lowest record of the last stretch of nodes, not the
+     * current one: dotnet-gcdump writes the root (node 0) last, and
+     * following it kept the whole blob resident (51 MB of the bench heap). */
+    size_t released_table = r->table_at + 4 * (size_t)r->i0, released_blob = r->blob_at;
+    if (r->i0) {
+        uint32_t first = table_entry(fs, released_table);
+        released_blob += first < r->blob_len ? first : r->blob_len;
+    }
+    uint32_t lowest = UINT32_MAX;
+    /* The first bad child: node, child index, where it points, offset. */
+    uint32_t bad_node = NO_BAD_CHILD;
+    uint64_t bad_k = 0;
+    int64_t bad_child = 0;
+    size_t bad_at = 0;
+    for (uint32_t i = r->i0; i < r->i1; i++) {
+        size_t entry = r->table_at + 4 * (size_t)i;
+        uint32_t off = table_entry(fs, entry);
+        if (off >= r->blob_len)
+            return pp_fs_fail(fs, PP_EFORMAT, entry,
+                              "node %u: record offset %u is outside the %u-byte node blob",
+                              (unsigned)i, (unsigned)off, (unsigned)r->blob_len);
+        if (d->map && ((i - r->i0) & 0xffff) == 0) {
+            if (entry - released_table >= RELEASE_STEP) {
+                pp_gcdump_map_release(d->map, released_table, entry);
+                released_table = entry;
+            }
+            if (lowest != UINT32_MAX && r->blob_at + lowest > released_blob + RELEASE_STEP) {
+                pp_gcdump_map_release(d->map, released_blob, r->blob_at + lowest);
+                released_blob = r->blob_at + lowest;
+            }
+            lowest = UINT32_MAX;
+        }
+        if (off < lowest)
+            lowest = off;
+        const uint8_t *p = blob + off;
+        uint32_t type = 0;
+        int32_t size = 0, nchild = 0;
+        int rc = node_header(fs, d, i, r->blob_at, off, &p, blob_end, &type, &size, &nchild);
+        if (rc != PP_OK)
+            return rc;
+        if (pp_shapes_set(r->shapes, i - r->i0, type, (uint32_t)size) != PP_OK)
+            return pp_fs_fail(fs, PP_ENOMEM, entry, "out of memory for the node shapes");
+        sum += (uint64_t)size;
+        r->edge_start[i] = (uint32_t)total_edges;
+        uint64_t k = total_edges;
+        total_edges += (uint64_t)nchild;
+        /* Defined nodes own disjoint records, so more edges than blob
+         * bytes means records overlap: refuse rather than write past. */
+        if (total_edges > r->blob_len)
+            return pp_fs_fail(fs, PP_EFORMAT, entry,
+                              "node %u: records claim more edges than the node blob can hold",
+                              (unsigned)i);
+        if (bad_node != NO_BAD_CHILD)
+            continue;
+        for (; k < total_edges; k++) {
+            int32_t delta = 0;
+            size_t used = pp_fs_cint(p, blob_end, &delta);
+            int64_t child = (int64_t)i + delta;
+            if (!used || child < 0 || child >= (int64_t)r->n) {
+                bad_node = i;
+                bad_k = k - r->edge_start[i];
+                bad_child = child;
+                bad_at = (size_t)(p - fs->data);
+                break;
+            }
+            r->edges[k] = (uint32_t)child;
+            p += used;
+        }
+    }
+    if (bad_node != NO_BAD_CHILD)
+        return pp_fs_fail(fs, PP_EFORMAT, bad_at,
+                          "node %u: child %" PRIu64 " points at node %" PRId64 ", outside 0..%u",
+                          (unsigned)bad_node, bad_k, bad_child, (unsigned)r->n - 1);
+    r->nedges = total_edges;
+    r->sum = sum;
+    return PP_OK;
+}
+
+/* A half of a split decode: its own cursor (so its error is its own) and,
+ * over a mapping, its own guard: a file that shrinks under it fails this
+ * half, and the serial decode then reports it. */
+typedef struct half {
+    node_range r;
+    pp_fs fs;
+    pp_error err;
+    int rc;
+    pthread_t tid;
+} half;
+
+static int half_run(void *p)
+{
+    return decode_range(&((half *)p)->r);
+}
+
+static void half_decode(half *h)
+{
+    const pp_gcdump *d = h->r.d;
+    h->err = (pp_error)PP_ERROR_INIT;
+    h->rc = d->map ? pp_gcdump_map_run(d->map, d->map_name, half_run, h, &h->err) : half_run(h);
+}
+
+static void *half_main(void *p)
+{
+    half_decode(p);
+    return NULL;
+}
+
+/* Nodes [mid, n) in a thread beside [0, mid) here, then merged into d.
+ * PP_OK, or not (nothing said: the caller decodes serially; d->shapes and
+ * d->edges may have changed). */
+static int decode_split(pp_fs *fs, pp_gcdump *d, size_t table_at, uint32_t n, size_t blob_at,
+                        uint32_t blob_len, uint32_t mid)
+{
+    half h[2];
+    pp_shapes local;
+    memset(h, 0, sizeof(h));
+    int rc = pp_shapes_init(&local, n - mid, d->shape16_max);
+    uint32_t *edges_b = malloc((size_t)blob_len * sizeof(uint32_t));
+    for (int k = 0; k < 2; k++) {
+        h[k].fs = *fs;           /* shares the file's type records, read only */
+        h[k].fs.err = &h[k].err;
+        h[k].r = (node_range){ &h[k].fs, d, table_at, blob_at, n, blob_len,
+                               k ? mid : 0, k ? n : mid, k ? &local : &d->shapes,
+                               k ? edges_b : d->edges, d->edge_start32, 0, 0 };
+    }
+    int threaded = rc == PP_OK && edges_b &&
+                   pthread_create(&h[1].tid, NULL, half_main, &h[1]) == 0;
+    if (threaded) {
+        half_decode(&h[0]);
+        pthread_join(h[1].tid, NULL);
+    }
+    rc = threaded && h[0].rc == PP_OK && h[1].rc == PP_OK &&
+         h[0].r.nedges + h[1].r.nedges <= blob_len ? PP_OK : PP_EFORMAT;
+    uint32_t *map = rc == PP_OK ? malloc((local.count ? local.count : 1) * sizeof(uint32_t)) : NULL;
+    if (rc == PP_OK && !map)
+        rc = PP_ENOMEM;
+    /* The second half's shapes after the first's, in its first-seen order
+     * (pp_shapes_find widens d's indices past 16 bits as the serial decode
+     * would, keeping the mid it has). */
+    for (uint32_t sh = 0; rc == PP_OK && sh < local.count; sh++)
+        rc = pp_shapes_find(&d->shapes, local.type[sh], local.size[sh], mid, &map[sh]);
+    if (rc == PP_OK) {
+        uint64_t base = h[0].r.nedges;
+        for (uint32_t i = mid; i < n; i++) {
+            uint32_t sh = map[pp_shapes_of(&local, i - mid)];
+            if (d->shapes.node16)
+                d->shapes.node16[i] = (uint16_t)sh;
+            else
+                d->shapes.node32[i] = sh;
+            d->edge_start32[i] += (uint32_t)base;
+        }
+        memcpy(d->edges + base, edges_b, h[1].r.nedges * sizeof(uint32_t));
+        d->edge_start32[n] = (uint32_t)(base + h[1].r.nedges);
+        d->info.sum_node_sizes = h[0].r.sum + h[1].r.sum;
+    }
+    free(map);
+    free(edges_b);
+    pp_shapes_free(&local);
+    return rc;
+}
+
+int pp_gcdump_decode_nodes(pp_fs *fs, pp_gcdump *d, size_t table_at, uint32_t n,
+                           size_t blob_at, uint32_t blob_len)
+{
+    d->edges = malloc((size_t)blob_len * sizeof(uint32_t));
+    if (!d->edges)
+        return pp_fs_fail(fs, PP_ENOMEM, blob_at, "out of memory for %u edges",
+                          (unsigned)blob_len);
+    int rc = PP_EFORMAT;
+    if (d->split_nodes >= 2 && n >= d->split_nodes)
+        rc = decode_split(fs, d, table_at, n, blob_at, blob_len, n / 2);
+    d->decoded_split = rc == PP_OK;
+    if (rc != PP_OK) {
+        if (d->split_nodes >= 2 && n >= d->split_nodes) {
+            pp_shapes_free(&d->shapes);       /* start again from nothing */
+            if (pp_shapes_init(&d->shapes, n, d->shape16_max) != PP_OK)
+                return pp_fs_fail(fs, PP_ENOMEM, table_at, "out of memory for %u nodes",
+                                  (unsigned)n);
+        }
+        node_range r = { fs, d, table_at, blob_at, n, blob_len, 0, n, &d->shapes,
+                         d->edges, d->edge_start32, 0, 0 };
+        if ((rc = decode_range(&r)) != PP_OK)
+            return rc;
+        d->edge_start32[n] = (uint32_t)r.nedges;
+        d->info.sum_node_sizes = r.sum;
+    }
+    uint64_t total_edges = d->edge_start32[n];
+    pp_shapes_done(&d->shapes);
+    uint32_t *shrunk = realloc(d->edges, total_edges ? total_edges * sizeof(uint32_t) : 1);
+    if (shrunk)
+        d->edges = shrunk;
+    d->snap.edge_count = total_edges;
+    return PP_OK;
+}
