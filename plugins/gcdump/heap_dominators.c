@@ -27,7 +27,9 @@ static void rpo_decode(const uint8_t *b, uint32_t nr, uint32_t *rpo)
 /* The DFS's pairs, (target, source) by preorder, are the DFS phase's
  * largest array (5.2 M on the bench heap): 3 bytes a number when every
  * preorder (and every rank fill_preds() writes over a target) is below
- * 2^24, i.e. up to 16,777,216 nodes, else 4. Little-endian byte by byte,
+ * 2^24, i.e. up to 16,777,216 nodes, else 4. pre[] (node -> preorder)
+ * takes the same width: the DFS's end is the run's peak, and 3 bytes a
+ * node there is 8 MB less on the bench heap. Little-endian byte by byte,
  * so the width is one runtime value. */
 static inline void pair_put(uint8_t *p, uint32_t v, unsigned b)
 {
@@ -55,7 +57,7 @@ static inline uint32_t pair_get(const uint8_t *p, unsigned b)
  * rpo is coded as above, *rpo_len its bytes. Returns the number
  * of reachable nodes, or 0 on ENOMEM; *npairs is how many pairs were
  * written (at most the edge count minus one). */
-static uint32_t dfs(const pp_heap_snapshot *s, uint32_t *pre, uint8_t *rpo, size_t *rpo_len,
+static uint32_t dfs(const pp_heap_snapshot *s, uint8_t *pre, uint8_t *rpo, size_t *rpo_len,
                     uint32_t *parent, uint8_t *pairs, unsigned b, uint64_t *npairs,
                     uint64_t *isforest)
 {
@@ -69,7 +71,7 @@ static uint32_t dfs(const pp_heap_snapshot *s, uint32_t *pre, uint8_t *rpo, size
     if (!vis)
         return 0;
     bit_set(vis, s->root);
-    pre[s->root] = count;
+    pair_put(pre + (size_t)s->root * b, count, b);
     len = hc_delta_put(rpo, 0, 0, s->root);
     parent[count++] = HC_NONE;
     if (hc_push(&st, &cap, sp++, (hc_frame){ s->edge_start32[s->root], s->edge_start32[s->root + 1], 0 })) {
@@ -89,7 +91,8 @@ static uint32_t dfs(const pp_heap_snapshot *s, uint32_t *pre, uint8_t *rpo, size
         uint32_t w = s->edges[e], pw;
         if (!bit_get(vis, w)) {
             bit_set(vis, w);
-            pw = pre[w] = count;
+            pw = count;
+            pair_put(pre + (size_t)w * b, pw, b);
             len = hc_delta_put(rpo, len, last, w);
             last = w;
             /* A node's first DFS child comes right after it in preorder:
@@ -120,15 +123,15 @@ static uint32_t dfs(const pp_heap_snapshot *s, uint32_t *pre, uint8_t *rpo, size
 
 /* The pairs' targets from node to preorder, in one pass whose reads of
  * pre[] do not wait on each other; marks them in ismulti and isforest. */
-static void resolve_pairs(const uint32_t *pre, uint8_t *pairs, unsigned b, uint64_t np,
+static void resolve_pairs(const uint8_t *pre, uint8_t *pairs, unsigned b, uint64_t np,
                           uint64_t *ismulti, uint64_t *isforest)
 {
     enum { AHEAD = 32 };
     for (uint64_t i = 0; i < np; i++) {
         if (i + AHEAD < np)
-            __builtin_prefetch(&pre[pair_get(pairs + (i + AHEAD) * 2 * b, b)]);
+            __builtin_prefetch(pre + (size_t)pair_get(pairs + (i + AHEAD) * 2 * b, b) * b);
         uint8_t *p = pairs + i * 2 * b;
-        uint32_t pw = pre[pair_get(p, b)];
+        uint32_t pw = pair_get(pre + (size_t)pair_get(p, b) * b, b);
         pair_put(p, pw, b);
         bit_set(ismulti, pw);
         bit_set(isforest, pw);
@@ -367,9 +370,9 @@ static int semidominators(uint32_t nf, const uint64_t *fmulti, uint32_t nmulti,
 /* Semi-NCA (Georgiadis; Lengauer-Tarjan's semidominators, then nearest
  * common ancestors on the DFS tree): O(m log n), iterative throughout.
  * Work arrays are indexed by preorder number and freed (or taken over) as
- * soon as the next phase no longer needs them. The peak is the DFS's: two
- * 4-byte node arrays (pre, parent), rpo coded (~1 byte a node), and 6
- * bytes (8 past 2^24 nodes) an edge that is not a DFS-tree edge; the semidominators need
+ * soon as the next phase no longer needs them. The peak is the DFS's:
+ * pre (3 bytes a node, 4 past 2^24 nodes), parent (4), rpo coded (~1 byte
+ * a node), and 6 bytes (8) an edge that is not a DFS-tree edge; the semidominators need
  * parent, rpo coded, 4 bytes such an edge and 8 a forest node (in the
  * pairs' block, kept at its size for the caller). Returns the
  * preorder (*rpo, preorder -> node), the immediate dominators by preorder
@@ -381,18 +384,18 @@ int hc_dom_core(const pp_heap_snapshot *s, uint32_t **rpo_out, uint32_t **ipre_o
     uint32_t n = s->node_count, nr, nmulti, nf;
     size_t nn = n ? n : 1, words = nn / 64 + 1, rpo_len = 0;
     uint64_t np = 0, m = s->edge_count, maxpairs = m ? m : 1;
-    uint32_t *pre = NULL, *pstart = NULL, *preds = NULL, *cand = NULL, *parent = NULL,
+    uint32_t *pstart = NULL, *preds = NULL, *cand = NULL, *parent = NULL,
              *rank = NULL, *fp = NULL, *rpo = NULL;
     uint8_t *rpo8 = NULL;
     void *block = NULL;
     uint32_t (*al)[2] = NULL;
-    uint8_t *pairs = NULL;
+    uint8_t *pairs = NULL, *pre = NULL;
     unsigned pb = n <= (1u << 24) ? 3 : 4;               /* bytes a pair's number */
     uint64_t *ismulti = NULL, *isforest = NULL, *fmulti = NULL;
     /* Reserved for the worst case, touched only as far as written. */
     rpo8 = malloc(nn * HC_DELTA_MAX_BYTES);
     parent = malloc(nn * sizeof(uint32_t));              /* later: idom, by preorder */
-    pre = malloc(nn * sizeof(uint32_t));                 /* node -> preorder */
+    pre = malloc(nn * pb);                               /* node -> preorder, pb bytes */
     pairs = malloc(maxpairs * 2 * pb);                   /* likewise */
     ismulti = calloc(words, sizeof(uint64_t));           /* by preorder */
     isforest = calloc(words, sizeof(uint64_t));
