@@ -662,6 +662,18 @@ static void check_file_shapes(const char *file)
     pp_gcdump_free(d);
 }
 
+/* fn on each hand-built file that holds a whole graph (tests/gcdump). */
+static void each_hand_built(void (*fn)(const char *))
+{
+    const char *src = getenv("PP_SRCDIR");
+    static const char *const hand[] = { "small.gcdump", "sampled.gcdump" };
+    for (size_t i = 0; i < sizeof(hand) / sizeof(hand[0]); i++) {
+        char path[4096];
+        snprintf(path, sizeof(path), "%s/tests/gcdump/%s", src ? src : TEST_SRCDIR, hand[i]);
+        fn(path);
+    }
+}
+
 START_TEST(test_shapes_match_nodes)
 {
     char **files;
@@ -669,13 +681,7 @@ START_TEST(test_shapes_match_nodes)
     for (size_t f = 0; f < n; f++)
         check_file_shapes(files[f]);
     gco_free_list(files, n);
-    const char *src = getenv("PP_SRCDIR");
-    static const char *const hand[] = { "small.gcdump", "sampled.gcdump" };
-    for (size_t i = 0; i < sizeof(hand) / sizeof(hand[0]); i++) {
-        char path[4096];
-        snprintf(path, sizeof(path), "%s/tests/gcdump/%s", src ? src : TEST_SRCDIR, hand[i]);
-        check_file_shapes(path);
-    }
+    each_hand_built(check_file_shapes);
     printf("gcdump shapes: %zu real and 2 hand-built files\n", n);
 }
 END_TEST
@@ -721,13 +727,7 @@ START_TEST(test_split_matches_serial)
     size_t n = gco_list_gcdumps(&files);
     for (size_t f = 0; f < n; f++)
         check_file_split(files[f]);
-    const char *src = getenv("PP_SRCDIR");
-    static const char *const hand[] = { "small.gcdump", "sampled.gcdump" };
-    for (size_t i = 0; i < sizeof(hand) / sizeof(hand[0]); i++) {
-        char path[4096];
-        snprintf(path, sizeof(path), "%s/tests/gcdump/%s", src ? src : TEST_SRCDIR, hand[i]);
-        check_file_split(path);
-    }
+    each_hand_built(check_file_split);
     /* The default cut: the larger leak fixture is decoded in halves. */
     for (size_t f = 0; f < n; f++) {
         pp_gcdump *d = NULL;
