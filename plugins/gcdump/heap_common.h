@@ -114,13 +114,23 @@ typedef struct hc_dom {
 
 int hc_dominators(const pp_heap_snapshot *s, hc_dom *d);
 /* The dominator pass alone (heap_dominators.c), for the sums of
- * heap_retained.c: *rpo (preorder -> node) and *ipre (preorder number of
- * each preorder's immediate dominator, ipre[0] = 0) over the *nreach
- * reachable nodes, and *spare8, a buffer of node_count u64 plus 16 bytes
- * the pass is done with (for the caller's next pass). All three are the
- * caller's to free. PP_OK or PP_ENOMEM (then nothing is left allocated). */
-int hc_dom_core(const pp_heap_snapshot *s, uint32_t **rpo, uint32_t **ipre, uint64_t **spare8,
-                uint32_t *nreach);
+ * heap_retained.c: *rpo (preorder -> node; with packed and node_count <=
+ * 2^24, 3 bytes an entry, read with hc_rpo_at, else a uint32_t array:
+ * *rpo_bytes says which) and *ipre (preorder number of each preorder's
+ * immediate dominator, ipre[0] = 0) over the *nreach reachable nodes, and
+ * *spare8, a buffer of node_count u64 plus 16 bytes the pass is done with
+ * (for the caller's next pass). All three are the caller's to free. PP_OK
+ * or PP_ENOMEM (then nothing is left allocated). */
+int hc_dom_core(const pp_heap_snapshot *s, int packed, void **rpo, unsigned *rpo_bytes,
+                uint32_t **ipre, uint64_t **spare8, uint32_t *nreach);
+
+/* Entry c of a 3- or 4-byte rpo of hc_dom_core (little-endian). */
+static inline uint32_t hc_rpo_at(const uint8_t *rpo, uint32_t c, unsigned b)
+{
+    const uint8_t *p = rpo + (size_t)c * b;
+    uint32_t v = (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16;
+    return b == 4 ? v | (uint32_t)p[3] << 24 : v;
+}
 void hc_dom_free(hc_dom *d);
 
 /* Retained bytes per key: the sum of retained[x] over nodes x of that key

@@ -13,17 +13,6 @@
 static inline int bit_get(const uint64_t *b, size_t i) { return (int)(b[i >> 6] >> (i & 63)) & 1; }
 static inline void bit_set(uint64_t *b, size_t i) { b[i >> 6] |= (uint64_t)1 << (i & 63); }
 
-/* rpo (preorder -> node) is written once, in order, by the DFS and read
- * again only when the pass hands it out: in between it is delta-coded
- * (heap_common.h; on the bench heap 92 % of the differences are below 16). */
-static void rpo_decode(const uint8_t *b, uint32_t nr, uint32_t *rpo)
-{
-    uint32_t w = 0;
-    size_t k = 0;
-    for (uint32_t i = 0; i < nr; i++)
-        rpo[i] = w = hc_delta_get(b, &k, w);
-}
-
 /* The DFS's pairs, (target, source) by preorder, are the DFS phase's
  * largest array (5.2 M on the bench heap): 3 bytes a number when every
  * preorder (and every rank fill_preds() writes over a target) is below
@@ -44,6 +33,19 @@ static inline uint32_t pair_get(const uint8_t *p, unsigned b)
 {
     uint32_t v = (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16;
     return b == 4 ? v | (uint32_t)p[3] << 24 : v;
+}
+
+/* rpo (preorder -> node) is written once, in order, by the DFS and read
+ * again only when the pass hands it out: in between it is delta-coded
+ * (heap_common.h; on the bench heap 92 % of the differences are below 16). */
+static void rpo_decode(const uint8_t *b, uint32_t nr, uint8_t *rpo, unsigned width)
+{
+    uint32_t w = 0;
+    size_t k = 0;
+    for (uint32_t i = 0; i < nr; i++) {
+        w = hc_delta_get(b, &k, w);
+        pair_put(rpo + (size_t)i * width, w, width);
+    }
 }
 
 /* Depth-first preorder from the root with DFS-tree parents. Most heap
@@ -378,19 +380,20 @@ static int semidominators(uint32_t nf, const uint64_t *fmulti, uint32_t nmulti,
  * preorder (*rpo, preorder -> node), the immediate dominators by preorder
  * (*ipre), and a buffer for the caller's next phase: *spare8, n u64 plus
  * 16 bytes (its start already touched). All three are the caller's. */
-int hc_dom_core(const pp_heap_snapshot *s, uint32_t **rpo_out, uint32_t **ipre_out,
-                uint64_t **spare8, uint32_t *nreach)
+int hc_dom_core(const pp_heap_snapshot *s, int packed, void **rpo_out, unsigned *rpo_bytes_out,
+                uint32_t **ipre_out, uint64_t **spare8, uint32_t *nreach)
 {
     uint32_t n = s->node_count, nr, nmulti, nf;
     size_t nn = n ? n : 1, words = nn / 64 + 1, rpo_len = 0;
     uint64_t np = 0, m = s->edge_count, maxpairs = m ? m : 1;
     uint32_t *pstart = NULL, *preds = NULL, *cand = NULL, *parent = NULL,
-             *rank = NULL, *fp = NULL, *rpo = NULL;
-    uint8_t *rpo8 = NULL;
+             *rank = NULL, *fp = NULL;
+    uint8_t *rpo8 = NULL, *rpo = NULL;
     void *block = NULL;
     uint32_t (*al)[2] = NULL;
     uint8_t *pairs = NULL, *pre = NULL;
     unsigned pb = n <= (1u << 24) ? 3 : 4;               /* bytes a pair's number */
+    unsigned rpo_bytes = packed ? pb : 4;
     uint64_t *ismulti = NULL, *isforest = NULL, *fmulti = NULL;
     /* Reserved for the worst case, touched only as far as written. */
     rpo8 = malloc(nn * HC_DELTA_MAX_BYTES);
@@ -473,15 +476,16 @@ int hc_dom_core(const pp_heap_snapshot *s, uint32_t **rpo_out, uint32_t **ipre_o
     cand = NULL;
     ismulti = isforest = NULL;
     /* The outputs take over the blocks already touched. */
-    if (!(rpo = realloc(preds, nn * sizeof(uint32_t))))
+    if (!(rpo = realloc(preds, nn * rpo_bytes)))
         goto oom;
     preds = NULL;
-    rpo_decode(rpo8, nr, rpo);
+    rpo_decode(rpo8, nr, rpo, rpo_bytes);
     free(rpo8);
     rpo8 = NULL;
     if (!(block = realloc(al, nn * sizeof(uint64_t) + 16)))
         goto oom;
     *rpo_out = rpo;
+    *rpo_bytes_out = rpo_bytes;
     *ipre_out = parent;
     *spare8 = block;             /* from malloc: aligned for u64 */
     *nreach = nr;

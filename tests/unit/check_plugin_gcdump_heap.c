@@ -354,6 +354,42 @@ static void rgraph_make(rgraph *g, uint64_t *rng, uint32_t live, uint32_t spread
     free(dst);
 }
 
+/* The per-key summary (the gcdump plugin's path: packed rpo, spare
+ * buffers) against the whole tree's: retained bytes per key as
+ * hc_retained_by_key, each key's instance retaining the most (the lowest
+ * node index among equals), the root's bytes and the reachable count. */
+static void check_summary_against_tree(const pp_heap_snapshot *s)
+{
+    hc_dom d;
+    ck_assert_int_eq(hc_dominators(s, &d), 0);
+    hc_keys k;
+    ck_assert_int_eq(hc_keys_build(s, 0, &k), 0);
+    uint32_t nk = k.nkeys ? k.nkeys : 1;
+    uint64_t *out = calloc(nk, sizeof(uint64_t)), *ref = calloc(nk, sizeof(uint64_t)), reach;
+    uint32_t *best = calloc(nk, sizeof(uint32_t)), nr;
+    ck_assert(out && ref && best);
+    ck_assert_int_eq(hc_retained_by_key(s, &d, &k, ref), 0);
+    hc_spare sp = { { NULL, NULL }, { 0, 0 } };
+    ck_assert_int_eq(hc_retained_summary(s, &k, out, best, &reach, &nr, &sp), 0);
+    hc_spare_free(&sp);
+    ck_assert_uint_eq(reach, d.retained[s->root]);
+    ck_assert_uint_eq(nr, d.nreach);
+    ck_assert_mem_eq(out, ref, k.nkeys * sizeof(uint64_t));
+    for (uint32_t key = 0; key < k.nkeys; key++) {
+        uint32_t want = HC_NONE;
+        for (uint32_t v = 0; v < s->node_count; v++)
+            if (d.idom[v] != HC_NONE && k.type_key[hc_node_type(s, v)] == key &&
+                (want == HC_NONE || d.retained[v] > d.retained[want]))
+                want = v;
+        ck_assert_uint_eq(best[key], want);
+    }
+    free(out);
+    free(ref);
+    free(best);
+    hc_keys_free(&k);
+    hc_dom_free(&d);
+}
+
 /* Random graphs (fixed seed) through both entry points: exact idoms and
  * retained sizes against the naive ones, and the per-key summary (the
  * gcdump plugin's path, with its spare buffers) against the tree's. */
@@ -369,20 +405,9 @@ START_TEST(test_dominators_random_graphs)
         hc_dom d;
         ck_assert_int_eq(hc_dominators(&g.s, &d), 0);
         check_idoms_naive(&g.s, &d);
-        uint64_t root_bytes = d.retained[g.s.root];
-        uint32_t nreach = d.nreach;
         hc_dom_free(&d);
         nodes += check_against_naive(&g.s, 0);
-        hc_keys k;
-        ck_assert_int_eq(hc_keys_build(&g.s, 0, &k), 0);
-        uint64_t *out = calloc(k.nkeys, sizeof(uint64_t));
-        uint32_t *best = calloc(k.nkeys, sizeof(uint32_t)), nr2;
-        uint64_t reach2;
-        hc_spare sp = { { NULL, NULL }, { 0, 0 } };
-        ck_assert_int_eq(hc_retained_summary(&g.s, &k, out, best, &reach2, &nr2, &sp), 0);
-        ck_assert_uint_eq(reach2, root_bytes);
-        ck_assert_uint_eq(nr2, nreach);
-        hc_spare_free(&sp);
+        check_summary_against_tree(&g.s);
         /* The BFS tree's paths against the full search, every node a target. */
         uint32_t nn = g.s.node_count, *full, *tp = malloc((size_t)nn * sizeof(uint32_t)),
                  *all = malloc((size_t)nn * sizeof(uint32_t));
@@ -398,9 +423,6 @@ START_TEST(test_dominators_random_graphs)
         free(full);
         free(tp);
         free(all);
-        free(out);
-        free(best);
-        hc_keys_free(&k);
         rgraph_free(&g);
         graphs++;
     }
@@ -409,25 +431,30 @@ START_TEST(test_dominators_random_graphs)
 }
 END_TEST
 
-/* Past 2^24 nodes the DFS's pairs take 4 bytes a number instead of 3: a
- * graph over 16,777,280 node indices (40 reachable ones, scattered; two
- * random graphs), its idoms against the naive ones. */
+/* Past 2^24 nodes the DFS's pairs (and the summary's rpo) take 4 bytes a
+ * number instead of 3: a graph over 17,207,440 node indices (40 reachable
+ * ones, scattered, the last live one past 2^24; two random graphs), its
+ * idoms against the naive ones, its summary against the tree's. */
 START_TEST(test_dominators_past_2_24)
 {
     uint64_t rng = 0x2545f4914f6cdd1dull;
-    uint32_t nodes = 0;
+    uint32_t nodes = 0, high = 0;
     for (int i = 0; i < 2; i++) {
         rgraph g;
-        rgraph_make(&g, &rng, 40, (1u << 24) / 40 + 2);
+        rgraph_make(&g, &rng, 40, (1u << 24) / 39 + 2);
         ck_assert_uint_gt(g.s.node_count, 1u << 24);
         hc_dom d;
         ck_assert_int_eq(hc_dominators(&g.s, &d), 0);
         check_idoms_naive(&g.s, &d);
         nodes += d.nreach;
+        for (uint32_t v = 1u << 24; v < g.s.node_count; v++)
+            high += d.idom[v] != HC_NONE;
         hc_dom_free(&d);
+        check_summary_against_tree(&g.s);
         rgraph_free(&g);
     }
     ck_assert_uint_gt(nodes, 20);
+    ck_assert_uint_gt(high, 0);  /* a reachable node index needs the 4th byte */
 }
 END_TEST
 
