@@ -274,12 +274,11 @@ int pp_gcdump_decode_nodes(pp_fs *fs, pp_gcdump *d, size_t table_at, uint32_t n,
     if (!d->edges)
         return pp_fs_fail(fs, PP_ENOMEM, blob_at, "out of memory for %u edges",
                           (unsigned)blob_len);
-    int rc = PP_EFORMAT;
-    if (d->split_nodes >= 2 && n >= d->split_nodes)
-        rc = decode_split(fs, d, table_at, n, blob_at, blob_len, n / 2);
+    int split = d->split_nodes >= 2 && n >= d->split_nodes;
+    int rc = split ? decode_split(fs, d, table_at, n, blob_at, blob_len, n / 2) : PP_EFORMAT;
     d->decoded_split = rc == PP_OK;
     if (rc != PP_OK) {
-        if (d->split_nodes >= 2 && n >= d->split_nodes) {
+        if (split) {
             pp_shapes_free(&d->shapes);       /* start again from nothing */
             if (pp_shapes_init(&d->shapes, n, d->shape16_max) != PP_OK)
                 return pp_fs_fail(fs, PP_ENOMEM, table_at, "out of memory for %u nodes",

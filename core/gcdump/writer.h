@@ -36,6 +36,12 @@ typedef struct pp_gcdump_write_info {
  * dotnet-gcdump. snap->sampled multipliers are written as
  * CountMultipliersByType when present.
  *
+ * snap must hold the ABI 1.0 arrays: node_type, node_size, node_address,
+ * edge_start and edges (what the library readers pp_gcdump_read_* and the
+ * capture's heap walk give). A lean pipeline snapshot (shapes and 32-bit
+ * arrays only, core/gcdump/source.c) has them only after
+ * pp_gcdump_node_arrays and pp_gcdump_legacy_arrays.
+ *
  * Errors: PP_EINVAL (a node's type or child out of range, no nodes),
  * PP_ELIMIT (the file would pass the format's 32-bit offsets: > 2 GiB of
  * node blob or > 4 GiB in all), PP_ENOMEM, PP_EIO (a write failed, errno
