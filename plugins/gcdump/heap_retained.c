@@ -96,8 +96,9 @@ int hc_retained_summary(const pp_heap_snapshot *s, const hc_keys *k, uint64_t *o
     memset(out, 0, k->nkeys * sizeof(uint64_t));
     *reach_bytes = 0;
     *nreach = 0;
-    /* rpo packed: the walk's phase is the run's peak, and 3 bytes a node
-     * there is 8 MB less on the bench heap. */
+    /* rpo packed: the walk holds it beside the snapshot, the children
+     * lists and the BFS tree (with the DFS's end, the run's peak), and 3
+     * bytes a node there is 8 MB less on the bench heap. */
     if (hc_dom_core(s, 1, &rpo_block, &rb, &ipre, &spare8, &nr) != PP_OK)
         return PP_ENOMEM;
     rpo = rpo_block;
