@@ -57,7 +57,11 @@ count_frames(pp_trace_source **rp, const char *path, unsigned jobs, nt_warn_sink
     if (rc == 1) {               /* serial, or a parallel read that must be redone */
         pp_u64map_free(&ips);
         memset(&ips, 0, sizeof ips);
-        if (jobs > 1 && (*rp)->st.events + (*rp)->st.blocks > 0) {
+        /* The first region ran on this reader: redo from a fresh one if
+         * it read anything, failed (even on its first block) or was given
+         * a stop. */
+        const pp_trace_source *r0 = *rp;
+        if (jobs > 1 && (r0->st.events + r0->st.blocks > 0 || r0->failed || r0->stop_at)) {
             pp_nettrace_close(*rp);
             *rp = NULL;
             memset(ws, 0, sizeof *ws);
