@@ -54,14 +54,10 @@ count_frames(pp_trace_source **rp, const char *path, unsigned jobs, nt_warn_sink
     pp_u64map ips = { 0 };
     int rc = jobs > 1 ? nt_inspect_parallel(*rp, path, jobs, ws, &ips, err) : 1;
 
-    if (rc == 1) {               /* serial, or a parallel read that must be redone */
+    if (rc == 1 || rc == 2) {    /* serial, or a parallel read that must be redone */
         pp_u64map_free(&ips);
         memset(&ips, 0, sizeof ips);
-        /* The first region ran on this reader: redo from a fresh one if
-         * it read anything, failed (even on its first block) or was given
-         * a stop. */
-        const pp_trace_source *r0 = *rp;
-        if (jobs > 1 && (r0->st.events + r0->st.blocks > 0 || r0->failed || r0->stop_at)) {
+        if (rc == 2) {           /* on a fresh reader: the first region used this one */
             pp_nettrace_close(*rp);
             *rp = NULL;
             memset(ws, 0, sizeof *ws);

@@ -42,10 +42,11 @@ int nt_inspect_count(pp_trace_source *r, const char *path, pp_u64map *ips, pp_er
 /* inspect_par.c: read r's file as regions on up to jobs threads, leaving
  * in r (opened, callbacks set to ws, nothing read) and ips what
  * nt_inspect_count would, and in ws the serial warnings. 1 when the file
- * is not split (too small, V6, not seekable, under two regions) or the
- * regions could not reproduce the serial result: then the caller reads
- * serially (r is untouched if r->st.blocks is still 0, else reopen it).
- * PP_OK, or PP_ENOMEM. */
+ * is not split (too small, V6, not seekable, under two regions): r is
+ * untouched, the caller reads it serially. 2 when the regions could not
+ * reproduce the serial result: the first ran on r (it may have read,
+ * failed or been given a stop), so the caller reopens the file and reads
+ * it serially. PP_OK, or PP_ENOMEM. */
 int nt_inspect_parallel(pp_trace_source *r, const char *path, unsigned jobs, nt_warn_sink *ws,
                         pp_u64map *ips, pp_error *err);
 

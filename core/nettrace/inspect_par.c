@@ -239,5 +239,5 @@ nt_inspect_parallel(pp_trace_source *r, const char *path, unsigned jobs, nt_warn
     free(jv);
     free(at);
     nt_index_free(&ix);
-    return rc;
+    return rc == 1 ? 2 : rc;     /* region 1 ran on r */
 }

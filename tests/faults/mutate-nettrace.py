@@ -3,7 +3,7 @@
 the container valid: the objects are parsed and written back with fresh
 alignment padding, so only the block order changes.
 
-usage: mutate-nettrace.py IN OUT repeat|swap|drop|points|points-seq|list [N]
+usage: mutate-nettrace.py IN OUT repeat|swap|drop|points|points-seq|bad-end|list [N]
   repeat N  the N-th EventBlock (0-based) appears twice in a row
   swap N    EventBlocks N and N+1 trade places
   drop N    EventBlock N is left out
@@ -14,6 +14,8 @@ usage: mutate-nettrace.py IN OUT repeat|swap|drop|points|points-seq|list [N]
   points-seq [N]  the same, each point a copy of the capture's last one: its
                   sequence numbers are ahead of the events after it (the
                   split reader's "read serially" path)
+  bad-end N the N-th object of any type (0 is the Trace header object) ends
+            with 07 where its end-of-object tag 06 belongs
   list      print each object: offset, type, size (to choose N)
 """
 import struct
@@ -48,16 +50,17 @@ def parse(data):
         objs.append((start, name, ver, minver, size, body))
 
 
-def write(head, objs, tail):
+def write(head, objs, tail, bad_end=None):
     out = bytearray(head)
-    for _, name, ver, minver, size, body in objs:
+    for i, (_, name, ver, minver, size, body) in enumerate(objs):
+        end = b"\x07" if i == bad_end else b"\x06"
         out += b"\x05\x05\x01" + struct.pack("<iiI", ver, minver, len(name)) + name + b"\x06"
         if size is None:
-            out += body + b"\x06"
+            out += body + end
             continue
         out += struct.pack("<i", len(body))
         out += b"\x00" * (-len(out) % 4)
-        out += body + b"\x06"
+        out += body + end
     return bytes(out + tail)
 
 
@@ -99,6 +102,9 @@ def main():
         if objs is None:
             sys.exit("%s: no SPBlock to copy" % src)
         open(dst, "wb").write(write(head, objs, tail[:1]))
+        return
+    if op == "bad-end":
+        open(dst, "wb").write(write(head, objs, tail, bad_end=n))
         return
     k = events[n]
     if op == "repeat":

@@ -105,14 +105,7 @@ damaged() {
   same "$tmp/repeat.nettrace"; folded "a repeated block in region 2"
   # The first block broken (its end tag): region 1 fails on the host's own
   # reader before it counts anything, which must not stop the serial redo.
-  python3 - "$t" "$tmp/bad1.nettrace" <<'PY'
-import struct, sys
-d = bytearray(open(sys.argv[1], "rb").read())
-at = d.index(b"MetadataBlock") - 15                   # the first block object
-size = struct.unpack_from("<i", d, at + 15 + 13 + 1)[0]
-d[((at + 15 + 13 + 1 + 4 + 3) & ~3) + size] = 7      # its end-of-object tag
-open(sys.argv[2], "wb").write(d)
-PY
+  mutate "$t" "$tmp/bad1.nettrace" bad-end 1
   same "$tmp/bad1.nettrace"
   mutate "$t" "$tmp/swap.nettrace" swap $((sp + 20))
   same "$tmp/swap.nettrace"
