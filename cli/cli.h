@@ -94,8 +94,20 @@ const struct pp_outfile_tracker *pp_cli_temp_tracker(void);
 const char *pp_cli_pipeline_for(const char *analyzer);
 
 /* Whether fmt is a known output format; if not, print the list and
- * return 0. */
+ * return 0 (cli/lists.c, as the rest of this block). */
 int pp_cli_format_ok(const char *fmt);
+
+/* Write text to out with the registries' names in place of @FORMATS@
+ * (every output format), @DOC_FORMATS@ (those that draw a whole
+ * document), @STACK_FORMATS@ (those that draw a stack table) and @KINDS@
+ * (input kinds), each as "a, b or c". Usage texts go through it so that
+ * they never list by hand what a registry holds. */
+void pp_cli_put_text(FILE *out, const char *text);
+
+/* `perfpipe help --list WHAT`: the names of a registry, one a line, for
+ * completion and scripts. WHAT: formats, document-formats, stack-formats,
+ * kinds. PP_EXIT_OK, or PP_EXIT_USAGE for another WHAT. */
+int pp_cli_list_registry(const char *what, FILE *out);
 
 /* `perfpipe ANALYZER FILE` with --format FORMAT (NULL = the shipped
  * pipeline's table), --table TABLE, --evidence-dir DIR: appends to

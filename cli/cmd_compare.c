@@ -10,6 +10,7 @@
 
 #include "cli.h"
 #include "compare.h"
+#include "result/formats.h"
 #include "result/result.h"
 
 #define MAX_THRESHOLDS 32
@@ -48,6 +49,7 @@ static const char usage[] =
 "                         reshapes stacks between runs. Sampled rows (a samples/ticks column)\n"
 "                         change only beyond 3 standard deviations of their counts.\n"
 "\n"
+"  --format FMT           @DOC_FORMATS@ (default table)\n"
 "  --replaced PCT         how far an axis total must fall for new rows to be\n"
 "                         \"replaced\" (default 25)\n"
 "\n"
@@ -132,10 +134,11 @@ pp_cmd_compare(int argc, char **argv)
         case 'f':
             if (!pp_cli_format_ok(optarg))
                 return PP_EXIT_USAGE;
-            if (strcmp(optarg, "folded") == 0 || strcmp(optarg, "speedscope") == 0 ||
-                strcmp(optarg, "svg") == 0) {
-                pp_cli_error("compare: a comparison has no stack table: use table, json, "
-                             "markdown or csv");
+            if (pp_output_format_named(optarg)->kind != PP_FORMAT_DOCUMENT) {
+                char names[512];
+                pp_cli_error("compare: a comparison has no stack table: use %s",
+                             pp_output_format_list(PP_FORMAT_DOCUMENT, ", ", " or ", names,
+                                                   sizeof names));
                 return PP_EXIT_USAGE;
             }
             format = optarg;
@@ -144,15 +147,15 @@ pp_cmd_compare(int argc, char **argv)
             output = optarg;
             break;
         case 'h':
-            fputs(usage, stdout);
+            pp_cli_put_text(stdout, usage);
             return PP_EXIT_OK;
         default:
-            fputs(usage, stderr);
+            pp_cli_put_text(stderr, usage);
             return PP_EXIT_USAGE;
         }
     }
     if (optind + 2 != argc) {
-        fputs(usage, stderr);
+        pp_cli_put_text(stderr, usage);
         return PP_EXIT_USAGE;
     }
     for (int i = 0; i < 2; i++) {

@@ -44,22 +44,22 @@ parse(int argc, char **argv, const char *usage, const char **format, const char 
             break;
         case 'j':
             if (!jobs) {         /* render reads no trace */
-                fputs(usage, stderr);
+                pp_cli_put_text(stderr, usage);
                 return -1;
             }
             if (pp_cli_parse_jobs(optarg, jobs) < 0)
                 return -1;
             break;
         case 'h':
-            fputs(usage, stdout);
+            pp_cli_put_text(stdout, usage);
             exit(PP_EXIT_OK);
         default:
-            fputs(usage, stderr);
+            pp_cli_put_text(stderr, usage);
             return -1;
         }
     }
     if (optind + 1 != argc) {
-        fputs(usage, stderr);
+        pp_cli_put_text(stderr, usage);
         return -1;
     }
     *file = argv[optind];
@@ -128,8 +128,9 @@ pp_cmd_render(int argc, char **argv)
         "Usage: perfpipe render RESULT.json [--format FMT] [--table NAME] [-o FILE]\n"
         "\n"
         "Render a saved result document (perfpipe-result/1) again in another format:\n"
-        "table, json, markdown, csv, or a flame graph of a stack table (folded,\n"
-        "speedscope, svg). --table NAME or STAGE/NAME picks the table.\n";
+        "@DOC_FORMATS@,\n"
+        "or a flame graph of a stack table (@STACK_FORMATS@).\n"
+        "--table NAME or STAGE/NAME picks the table.\n";
     const char *format = "table", *output = NULL, *table = NULL, *file = NULL;
     pp_error err = PP_ERROR_INIT;
     json_error_t jerr;

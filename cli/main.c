@@ -9,23 +9,13 @@
 #include "cli.h"
 #include "paths.h"
 
-static const char usage[] =
+static const char usage_head[] =
 "perfpipe - turn .NET performance captures into ranked, comparable answers\n"
 "\n"
 "Usage:\n"
-"  perfpipe ANALYZER INPUT... [--top N] [--option KEY=VALUE]... [--format FMT] [-o FILE]\n"
-"  perfpipe run PIPELINE [--input NAME=PATH]... [--set KEY=VALUE]... [--format FMT] [-o FILE]\n"
-"  perfpipe validate PIPELINE [--input NAME=PATH]... [--set KEY=VALUE]...\n"
-"  perfpipe inspect TRACE.nettrace [--format FMT]\n"
-"  perfpipe render RESULT.json [--format FMT] [--table NAME]\n"
-"  perfpipe compare BASELINE.json CANDIDATE.json [--noise PCT] [--fail-on regression]\n"
-"  perfpipe candidates RESULT.json... [--top N]\n"
-"  perfpipe rules list|show ID|validate [FILE...]\n"
-"  perfpipe ps [--format table|json]\n"
-"  perfpipe collect -p PID|-n NAME|--diagnostic-port PATH [--profile P] [--duration T] [-o F]\n"
-"  perfpipe plugins [--format table|json]\n"
-"  perfpipe describe ANALYZER\n"
-"  perfpipe help [COMMAND]\n"
+"  perfpipe ANALYZER INPUT... [--top N] [--option KEY=VALUE]... [--format FMT] [-o FILE]\n";
+
+static const char usage[] =
 "\n"
 "Analyzers (shipped):\n"
 "  alloc        who allocates: bytes by type and responsible frame   (dotnet-trace --profile gc-verbose)\n"
@@ -44,7 +34,7 @@ static const char usage[] =
 "  perfpipe candidates a.json cpu.json db.json       # ranked optimization candidates\n"
 "  perfpipe compare before.json after.json --fail-on regression\n"
 "\n"
-"Formats: table (default), json, markdown, csv, html, folded, speedscope, svg.\n"
+"Formats: @FORMATS@ (table is the default).\n"
 "  table fits $COLUMNS or the terminal (cut from the front: the end of a frame\n"
 "  stays); --wide never cuts; --top N limits every table shown. csv with\n"
 "  -o DIR/ writes one file per table plus totals.csv and findings.csv.\n"
@@ -71,24 +61,31 @@ static const char usage[] =
 "  7  out of memory\n"
 "\n"
 "`perfpipe help COMMAND` (= `perfpipe COMMAND --help`) describes one command;\n"
+"`perfpipe help --list commands|formats|kinds` lists names one a line;\n"
 "`--` ends the options of any command. man perfpipe(1), perfpipe-pipeline(5),\n"
 "perfpipe-plugin(7) have the details, and the environment variables.\n";
 
 typedef int (*pp_cmd_fn)(int argc, char **argv);
 
-/* Subcommands; a name not listed here is an analyzer. */
-static const struct { const char *name; pp_cmd_fn fn; } commands[] = {
-    { "run", pp_cmd_run },
-    { "validate", pp_cmd_validate },
-    { "plugins", pp_cmd_plugins },
-    { "describe", pp_cmd_describe },
-    { "inspect", pp_cmd_inspect },
-    { "render", pp_cmd_render },
-    { "compare", pp_cmd_compare },
-    { "candidates", pp_cmd_candidates },
-    { "rules", pp_cmd_rules },
-    { "ps", pp_cmd_ps },
-    { "collect", pp_cmd_collect },
+/* The command registry: usage's synopsis lines, dispatch and completion
+ * (`perfpipe help --list commands`) read it; a name not listed here is an
+ * analyzer. `help` is dispatched below (fn NULL). */
+static const struct { const char *name; pp_cmd_fn fn; const char *synopsis; } commands[] = {
+    { "run", pp_cmd_run,
+      "PIPELINE [--input NAME=PATH]... [--set KEY=VALUE]... [--format FMT] [-o FILE]" },
+    { "validate", pp_cmd_validate, "PIPELINE [--input NAME=PATH]... [--set KEY=VALUE]..." },
+    { "inspect", pp_cmd_inspect, "TRACE.nettrace [--format FMT]" },
+    { "render", pp_cmd_render, "RESULT.json [--format FMT] [--table NAME]" },
+    { "compare", pp_cmd_compare,
+      "BASELINE.json CANDIDATE.json [--noise PCT] [--fail-on regression]" },
+    { "candidates", pp_cmd_candidates, "RESULT.json... [--top N]" },
+    { "rules", pp_cmd_rules, "list|show ID|validate [FILE...]" },
+    { "ps", pp_cmd_ps, "[--format table|json]" },
+    { "collect", pp_cmd_collect,
+      "-p PID|-n NAME|--diagnostic-port PATH [--profile P] [--duration T] [-o F]" },
+    { "plugins", pp_cmd_plugins, "[--format table|json]" },
+    { "describe", pp_cmd_describe, "ANALYZER" },
+    { "help", NULL, "[COMMAND] | --list commands|formats|document-formats|stack-formats|kinds" },
 };
 
 static pp_cmd_fn
@@ -98,6 +95,27 @@ command(const char *name)
         if (strcmp(commands[i].name, name) == 0)
             return commands[i].fn;
     return NULL;
+}
+
+static void
+put_usage(FILE *out)
+{
+    fputs(usage_head, out);
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+        fprintf(out, "  perfpipe %s %s\n", commands[i].name, commands[i].synopsis);
+    pp_cli_put_text(out, usage);
+}
+
+/* `perfpipe help --list WHAT`. */
+static int
+list(const char *what)
+{
+    if (strcmp(what, "commands") == 0) {
+        for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+            printf("%s\n", commands[i].name);
+        return PP_EXIT_OK;
+    }
+    return pp_cli_list_registry(what, stdout);
 }
 
 static int
@@ -122,9 +140,11 @@ help(int argc, char **argv)
     pp_cmd_fn fn;
 
     if (argc < 3) {
-        fputs(usage, stdout);
+        put_usage(stdout);
         return PP_EXIT_OK;
     }
+    if (argc == 4 && strcmp(argv[2], "--list") == 0)
+        return list(argv[3]);
     if (argc > 3) {
         pp_cli_error("help takes one command, not %d; try `perfpipe help`", argc - 2);
         return PP_EXIT_USAGE;
@@ -133,7 +153,7 @@ help(int argc, char **argv)
     args[1] = (char *)"--help";
     args[2] = NULL;
     if (strcmp(argv[2], "help") == 0) {
-        fputs(usage, stdout);
+        put_usage(stdout);
         return PP_EXIT_OK;
     }
     if ((fn = command(argv[2])) != NULL)
@@ -152,7 +172,7 @@ dispatch(int argc, char **argv)
     pp_cmd_fn fn;
 
     if (argc < 2) {
-        fputs(usage, stderr);
+        put_usage(stderr);
         return PP_EXIT_USAGE;
     }
     cmd = argv[1];

@@ -24,7 +24,7 @@ cli_run_help(FILE *out, run_mode mode)
               "FILE:LINE:COLUMN: what was expected. Exit 0 when valid, 2 when not, 4 when\n"
               "a plugin is refused.\n", out);
     else if (mode == MODE_ANALYZER)
-        fputs("Usage: perfpipe ANALYZER INPUT... [--top N] [--option KEY=VALUE]...\n"
+        pp_cli_put_text(out, "Usage: perfpipe ANALYZER INPUT... [--top N] [--option KEY=VALUE]...\n"
               "                [--format FMT] [-o FILE] [--set KEY=VALUE]...\n"
               "\n"
               "Run ANALYZER's shipped one-stage pipeline on the inputs (the same code path\n"
@@ -34,7 +34,8 @@ cli_run_help(FILE *out, run_mode mode)
               "  --option KEY=VALUE   set an analyzer option (lists: comma-separated)\n"
               "  --from T, --to T     shorthands for --option from=T / to=T: the analyzer's\n"
               "                       window (ms from trace start; seconds for counters-csv)\n"
-              "  --format FMT         table (default), json, markdown, csv, html, folded, speedscope, svg\n"
+              "  --format FMT         @FORMATS@\n"
+              "                       (default table)\n"
               "  --table NAME         the table the flame formats draw (default: the first stack table)\n"
               "  -o, --output FILE    write there instead of stdout (written whole or not at all)\n"
               "  --set KEY=VALUE      record a knob of the run (compare refuses runs whose knobs differ)\n"
@@ -63,7 +64,7 @@ cli_run_help(FILE *out, run_mode mode)
               "  --profile P, --providers S, --counters[=LIST], --interval S, --buffersize MB,\n"
               "  --follow-child       as for `perfpipe collect` (alloc defaults to gc-verbose,\n"
               "                       db to database, others to dotnet-trace's default)\n"
-              "Example: perfpipe alloc --pid 4242 --duration 30s --keep alloc.nettrace\n", out);
+              "Example: perfpipe alloc --pid 4242 --duration 30s --keep alloc.nettrace\n");
     else
         fputs("Usage: perfpipe run PIPELINE [--input NAME=PATH]... [--set KEY=VALUE]...\n"
               "                   [--option STAGE.KEY=VALUE]... [--format FMT] [-o FILE]\n"

@@ -17,6 +17,7 @@
 #include "pipeline/pipeline.h"
 #include "paths.h"
 #include "pipeline/options.h"
+#include "registry/kinds.h"
 #include "run_internal.h"
 
 /* A one-stage pipeline made from a descriptor, for third-party analyzers
@@ -24,12 +25,6 @@
 char *
 cli_run_synthesize(const pp_analyzer *a, const char *first_input)
 {
-    static const struct { const char *ext; uint32_t kind; } by_ext[] = {
-        { ".nettrace", PP_KIND_NETTRACE }, { ".gcdump", PP_KIND_GCDUMP },
-        { ".csv", PP_KIND_COUNTERS }, { ".json", PP_KIND_COUNTERS }, { ".json", PP_KIND_SPANS },
-        { ".ndjson", PP_KIND_SPANS },
-    };
-    size_t len = first_input ? strlen(first_input) : 0;
     const char *kind = NULL;
     uint32_t nslots = a->input_slot_count ? a->input_slot_count : 1;
     size_t size = 1024 + 128 * nslots;
@@ -40,13 +35,9 @@ cli_run_synthesize(const pp_analyzer *a, const char *first_input)
         return NULL;
     /* An analyzer that reads several kinds gets the one the file's name
      * says; otherwise the first kind it reads. */
-    for (size_t i = 0; i < sizeof by_ext / sizeof by_ext[0] && kind == NULL; i++) {
-        size_t n = strlen(by_ext[i].ext);
-
-        if ((a->input_kinds & by_ext[i].kind) && len > n &&
-            strcmp(first_input + len - n, by_ext[i].ext) == 0)
-            kind = pp_pipeline_kind_name(by_ext[i].kind);
-    }
+    for (const pp_input_kind *k = pp_input_kinds; k->reader != NULL && kind == NULL; k++)
+        if ((a->input_kinds & k->reader->kind_bit) && pp_input_kind_ending_matches(k, first_input))
+            kind = k->reader->kind;
     if (kind == NULL)
         kind = pp_pipeline_kind_name(a->input_kinds);
     used = (size_t)snprintf(text, size, "version: 1\nname: %s\ninputs:\n", a->name);

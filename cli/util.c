@@ -227,13 +227,3 @@ pp_cli_parse_jobs(const char *arg, unsigned *out)
     *out = (unsigned)v;
     return 0;
 }
-
-int
-pp_cli_format_ok(const char *fmt)
-{
-    if (pp_render_format_known(fmt))
-        return 1;
-    pp_cli_error("unknown format '%s': use table, json, markdown, csv, html, or for a stack table "
-                 "folded, speedscope or svg", fmt);
-    return 0;
-}

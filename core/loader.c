@@ -13,6 +13,7 @@
 
 #include "host.h"
 #include "loader.h"
+#include "registry/kinds.h"
 #include "loader_probe.h"
 #include "paths.h"
 
@@ -325,7 +326,7 @@ pp_loader_get_or_standin(pp_loader *l, const char *name, pp_error *err)
         s->name = have->name;
         s->version = "unloaded";
         s->summary = have->refusal;
-        s->input_kinds = PP_KIND_ALL;
+        s->input_kinds = pp_input_kinds_all();
         s->flags = PP_ANALYZER_FLAG_STANDIN;
         have->standin = s;
     }

@@ -9,6 +9,7 @@
 
 #include "host.h"
 #include "loader.h"
+#include "registry/kinds.h"
 
 /* Bounds on what a descriptor may declare: far above any real analyzer,
  * low enough that a lying descriptor cannot make the host allocate or loop
@@ -96,9 +97,9 @@ pp_plugin_check(const pp_analyzer *d, const char *name, const char *path, pp_err
         pp_error_set(err, PP_EPLUGIN, "%s: analyzer '%s' declares no input kind", path, d->name);
         return PP_EPLUGIN;
     }
-    if (d->input_kinds & ~(uint32_t)PP_KIND_ALL) {
+    if (d->input_kinds & ~pp_input_kinds_all()) {
         pp_error_set(err, PP_EPLUGIN, "%s: analyzer '%s' declares unknown input kinds 0x%x",
-                     path, d->name, (unsigned)(d->input_kinds & ~(uint32_t)PP_KIND_ALL));
+                     path, d->name, (unsigned)(d->input_kinds & ~pp_input_kinds_all()));
         return PP_EPLUGIN;
     }
     if (d->input_slot_count > PP_MAX_INPUT_SLOTS || d->option_count > PP_MAX_OPTIONS) {

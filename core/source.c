@@ -1,26 +1,19 @@
-/* The reader for each input kind. */
+/* The reader for each input kind: the registry's row (registry/kinds.h),
+ * or a live capture for a capture spec. */
 #include "config.h"
 
 #include <string.h>
 
 #include "source.h"
 #include "ipc/capture_source.h"
-
-static const pp_source_ops *const sources[] = {
-    &pp_nettrace_source_ops,
-    &pp_gcdump_source_ops,
-    &pp_counters_source_ops,
-    &pp_spans_source_ops,
-    &pp_bdn_source_ops,
-};
+#include "registry/kinds.h"
 
 const pp_source_ops *
 pp_source_lookup(const char *kind)
 {
-    for (size_t i = 0; i < sizeof sources / sizeof sources[0]; i++)
-        if (strcmp(sources[i]->kind, kind) == 0)
-            return sources[i];
-    return NULL;
+    const pp_input_kind *k = pp_input_kind_named(kind);
+
+    return k != NULL ? k->reader : NULL;
 }
 
 const pp_source_ops *

@@ -103,7 +103,7 @@ typedef struct pp_pipeline_stage {
 #define PP_PIPELINE_MAX_TIMEOUT 86400u
 
 typedef struct pp_pipeline_output {
-    char *format;                 /* table json markdown csv folded speedscope svg */
+    char *format;                 /* a name of the output format registry (result/formats.h) */
     char *path;                   /* expanded; NULL = stdout */
     pp_pos pos;                   /* of the output's mapping */
     pp_pos format_pos;
@@ -198,13 +198,13 @@ void pp_pipeline_free(pp_pipeline *p);
 uint32_t pp_pipeline_kind_bit(const char *kind);
 /* Name of the lowest PP_KIND_* bit set in bits, or NULL when none is known. */
 const char *pp_pipeline_kind_name(uint32_t bits);
-/* The names of the kinds in bits, in pp_pipeline_kind_names order, joined
+/* The names of the kinds in bits, in the registry's order, joined
  * by sep into buf (cut to size); "" when none. */
 void pp_pipeline_kind_list(uint32_t bits, const char *sep, char *buf, size_t size);
-/* Whether an output format is known. */
+/* Whether an output format is known (the output format registry). */
 int pp_pipeline_format_known(const char *format);
-extern const char *const pp_pipeline_kind_names[];    /* NULL-terminated */
-extern const char *const pp_pipeline_format_names[];  /* NULL-terminated */
+/* Room for the names of every registered kind or format, and a NULL. */
+#define PP_PIPELINE_MAX_NAMES 64
 
 /* Expand ${VAR} in text; see the header comment. *out is malloc'd. On an
  * undefined variable or a malformed reference returns PP_EINVAL with

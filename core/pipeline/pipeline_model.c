@@ -6,59 +6,49 @@
 #include <string.h>
 
 #include "pipeline/pipeline.h"
+#include "registry/kinds.h"
+#include "result/formats.h"
 
-const char *const pp_pipeline_kind_names[] = { "nettrace", "gcdump", "counters", "spans", "bench", NULL };
-const char *const pp_pipeline_format_names[] = { "table", "json", "markdown", "csv",
-                                                 "folded", "speedscope", "svg", NULL };
-
-/* The bit of each name above, in the same order. */
-static const uint32_t kind_bits[] = { PP_KIND_NETTRACE, PP_KIND_GCDUMP, PP_KIND_COUNTERS,
-                                      PP_KIND_SPANS, PP_KIND_BENCH };
+/* Kind names and bits are the input kind registry's (registry/kinds.h),
+ * formats the output format registry's (result/formats.h). */
 
 uint32_t
 pp_pipeline_kind_bit(const char *kind)
 {
-    for (size_t k = 0; pp_pipeline_kind_names[k] != NULL; k++)
-        if (strcmp(kind, pp_pipeline_kind_names[k]) == 0)
-            return kind_bits[k];
-    return 0;
+    const pp_input_kind *k = pp_input_kind_named(kind);
+
+    return k != NULL ? k->reader->kind_bit : 0;
 }
 
 const char *
 pp_pipeline_kind_name(uint32_t bits)
 {
-    for (size_t k = 0; pp_pipeline_kind_names[k] != NULL; k++)
-        if (bits & kind_bits[k])
-            return pp_pipeline_kind_names[k];
-    return NULL;
+    const pp_input_kind *k = pp_input_kind_of_bits(bits);
+
+    return k != NULL ? k->reader->kind : NULL;
 }
 
 void
 pp_pipeline_kind_list(uint32_t bits, const char *sep, char *buf, size_t size)
 {
-    size_t used = 0;
+    const char *names[PP_PIPELINE_MAX_NAMES];
+    size_t used = 0, n = pp_input_kind_names(bits, names, PP_PIPELINE_MAX_NAMES);
 
     if (size == 0)
         return;
     buf[0] = '\0';
-    for (size_t k = 0; pp_pipeline_kind_names[k] != NULL && used < size; k++) {
-        if (!(bits & kind_bits[k]))
-            continue;
-        int n = snprintf(buf + used, size - used, "%s%s", used ? sep : "",
-                         pp_pipeline_kind_names[k]);
-        if (n < 0)
+    for (size_t k = 0; k < n && used < size; k++) {
+        int w = snprintf(buf + used, size - used, "%s%s", used ? sep : "", names[k]);
+        if (w < 0)
             break;
-        used += (size_t)n;
+        used += (size_t)w;
     }
 }
 
 int
 pp_pipeline_format_known(const char *format)
 {
-    for (size_t k = 0; pp_pipeline_format_names[k] != NULL; k++)
-        if (strcmp(format, pp_pipeline_format_names[k]) == 0)
-            return 1;
-    return 0;
+    return pp_output_format_named(format) != NULL;
 }
 
 const char *

@@ -7,6 +7,8 @@
 #include <string.h>
 
 #include "pipeline/internal.h"
+#include "registry/kinds.h"
+#include "result/formats.h"
 
 typedef struct ctx {
     const char *file;
@@ -192,16 +194,22 @@ parse_inputs(ctx *c, const pp_ynode *m, pp_pipeline *p)
         if ((rc = check_keys(c, val, where, input_keys)) != PP_OK)
             return rc;
         kind = get(val, "kind", &kn);
-        if (kind == NULL)
+        if (kind == NULL) {
+            char kinds[512];
+            pp_pipeline_kind_list(UINT32_MAX, ", ", kinds, sizeof kinds);
             return pp_pipe_error(c->err, PP_EINVAL, c->file, val->pos,
-                                 "missing 'kind' in input '%s'; expected one of: nettrace, "
-                                 "gcdump, counters, spans, bench", in->name);
+                                 "missing 'kind' in input '%s'; expected one of: %s", in->name,
+                                 kinds);
+        }
         if ((rc = scalar_dup(c, kind, "'kind'", &in->kind)) != PP_OK)
             return rc;
         in->kind_pos = kind->pos;
         in->kind_bit = pp_pipeline_kind_bit(in->kind);
-        if (in->kind_bit == 0)
-            return unknown_word(c, kind, "input kind", "", pp_pipeline_kind_names);
+        if (in->kind_bit == 0) {
+            const char *names[PP_PIPELINE_MAX_NAMES];
+            pp_input_kind_names(UINT32_MAX, names, PP_PIPELINE_MAX_NAMES);
+            return unknown_word(c, kind, "input kind", "", names);
+        }
         path = get(val, "path", NULL);
         if (path != NULL) {
             /* An absent path is fine here: --input may give it (checked
@@ -445,8 +453,12 @@ parse_outputs(ctx *c, const pp_ynode *n, pp_pipeline *p)
         if ((rc = scalar_dup(c, fmt, "'format'", &o->format)) != PP_OK)
             return rc;
         o->format_pos = fmt->pos;
-        if (!pp_pipeline_format_known(o->format))
-            return unknown_word(c, fmt, "output format", "", pp_pipeline_format_names);
+        if (!pp_pipeline_format_known(o->format)) {
+            const char *names[PP_PIPELINE_MAX_NAMES];
+            pp_output_format_names(PP_FORMAT_DOCUMENT | PP_FORMAT_STACKS, names,
+                                   PP_PIPELINE_MAX_NAMES);
+            return unknown_word(c, fmt, "output format", "", names);
+        }
         if (path != NULL && !pp_ynode_is_null(path)) {
             if ((rc = scalar_dup(c, path, "'path'", &o->path)) != PP_OK)
                 return rc;

@@ -8,29 +8,13 @@
 #include <perfpipe/perfpipe.h>
 
 #include "result/result.h"
+#include "result/formats.h"
 #include "result/render_util.h"
-
-static const char *const flame_formats[] = { "folded", "speedscope", "svg" };
-static const char *const doc_formats[] = { "table", "json", "markdown", "csv", "html" };
-
-static int
-is_flame(const char *format)
-{
-    for (size_t i = 0; i < sizeof flame_formats / sizeof flame_formats[0]; i++)
-        if (strcmp(format, flame_formats[i]) == 0)
-            return 1;
-    return 0;
-}
 
 int
 pp_render_format_known(const char *format)
 {
-    if (format == NULL)
-        return 0;
-    for (size_t i = 0; i < sizeof doc_formats / sizeof doc_formats[0]; i++)
-        if (strcmp(format, doc_formats[i]) == 0)
-            return 1;
-    return is_flame(format);
+    return pp_output_format_named(format) != NULL;
 }
 
 /* Find table `want` ("NAME" or "STAGE/NAME"; NULL = first stack table). */
@@ -95,32 +79,6 @@ per_thread_twin(const json_t *st, const json_t *tj)
 }
 
 static int
-render_doc(const json_t *doc, const char *format, const pp_render_opts *o, FILE *out,
-           pp_error *err)
-{
-    if (strcmp(format, "table") == 0)
-        return pp_render_text_table(doc, o, out, err);
-    if (strcmp(format, "json") == 0)
-        return pp_render_json(doc, out, err);
-    if (strcmp(format, "markdown") == 0)
-        return pp_render_markdown(doc, o, out, err);
-    if (strcmp(format, "html") == 0)
-        return pp_render_html(doc, o, out, err);
-    return pp_render_csv(doc, out, err);
-}
-
-static int
-render_flame(const json_t *doc, const char *format, const json_t *st, const json_t *tj,
-             const pp_render_opts *o, FILE *out, pp_error *err)
-{
-    if (strcmp(format, "folded") == 0)
-        return pp_render_folded(doc, st, tj, o, out, err);
-    if (strcmp(format, "speedscope") == 0)
-        return pp_render_speedscope(doc, st, tj, o, out, err);
-    return pp_render_svg(doc, st, tj, o, out, err);
-}
-
-static int
 check_args(const json_t *doc, const char *format, FILE *out, pp_error *err)
 {
     if (doc == NULL || out == NULL || format == NULL) {
@@ -128,9 +86,10 @@ check_args(const json_t *doc, const char *format, FILE *out, pp_error *err)
         return PP_EINVAL;
     }
     if (!pp_render_format_known(format)) {
-        pp_error_set(err, PP_EINVAL,
-                     "unknown output format \"%s\" (expected table, json, markdown, csv, html, folded, speedscope or svg)",
-                     format);
+        char known[512];
+        pp_error_set(err, PP_EINVAL, "unknown output format \"%s\" (expected %s)", format,
+                     pp_output_format_list(PP_FORMAT_DOCUMENT | PP_FORMAT_STACKS, ", ", " or ",
+                                           known, sizeof known));
         return PP_EINVAL;
     }
     if (!json_is_array(json_object_get(doc, "stages"))) {
@@ -154,13 +113,15 @@ pp_render_opts_table(const json_t *doc, const char *format, const char *table,
     static const pp_render_opts defaults = PP_RENDER_OPTS_INIT;
     const pp_render_opts *o = opts != NULL ? opts : &defaults;
     const json_t *st = NULL, *tj = NULL;
+    const pp_output_format *f;
     size_t si = 0, ti = 0;
     json_t *copy, *stages, *s;
     int rc;
 
     if ((rc = check_args(doc, format, out, err)) != PP_OK)
         return rc;
-    if (is_flame(format)) {
+    f = pp_output_format_named(format);
+    if (f->kind == PP_FORMAT_STACKS) {
         if ((rc = find_table(doc, table, 1, &st, &tj, &si, &ti, err)) != PP_OK) {
             const json_t *hs;
             size_t i;
@@ -170,23 +131,22 @@ pp_render_opts_table(const json_t *doc, const char *format, const char *table,
             json_array_foreach(json_object_get(doc, "stages"), i, hs) {
                 json_t *heap = pp_render_heap_stacks(hs);
                 if (heap != NULL) {
-                    rc = render_flame(doc, format, hs, heap, o, out, err);
+                    rc = f->stacks(doc, hs, heap, o, out, err);
                     json_decref(heap);
                     return rc;
                 }
             }
-            /* svg of a result without stacks: the counters charts. */
-            if (strcmp(format, "svg") == 0) {
-                return pp_render_counters_svg(doc, out, err);
-            }
+            /* A result without stacks (svg: the counters charts). */
+            if (f->no_stacks != NULL)
+                return f->no_stacks(doc, o, out, err);
             return rc;
         }
-        if (table == NULL && strcmp(format, "speedscope") == 0)
+        if (table == NULL && f->per_thread)
             tj = per_thread_twin(st, tj);
-        return render_flame(doc, format, st, tj, o, out, err);
+        return f->stacks(doc, st, tj, o, out, err);
     }
     if (table == NULL)
-        return render_doc(doc, format, o, out, err);
+        return f->doc(doc, o, out, err);
     if ((rc = find_table(doc, table, 0, &st, &tj, &si, &ti, err)) != PP_OK)
         return rc;
     /* The document with only that stage, holding only that table. */
@@ -208,8 +168,7 @@ pp_render_opts_table(const json_t *doc, const char *format, const char *table,
     }
     /* One named table in csv is a plain table: one header row, no marker
      * line, so a spreadsheet reads it as is. */
-    rc = strcmp(format, "csv") == 0 ? pp_render_csv_one(tj, out, err)
-                                    : render_doc(copy, format, o, out, err);
+    rc = f->one_table != NULL ? f->one_table(tj, out, err) : f->doc(copy, o, out, err);
     json_decref(copy);
     return rc;
 

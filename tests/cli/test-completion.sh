@@ -40,23 +40,33 @@ expect_has() {
 }
 
 analyzers="alloc bench counters-csv cpu db gcdump gcdump-diff spans"
-for a in $analyzers run validate inspect render compare candidates plugins describe help; do
+# Commands and formats are the registries' (perfpipe help --list), which
+# tests/registry/test-registry.sh proves are the one list: a format or a
+# command added there is completed with no edit here.
+commands=$("$PERFPIPE" help --list commands | xargs)
+formats=$("$PERFPIPE" help --list formats | sort | xargs)
+doc_formats=$("$PERFPIPE" help --list document-formats | sort | xargs)
+for w in run validate inspect render compare candidates rules ps collect plugins describe help table json html svg; do
+  [[ " $commands $formats " == *" $w "* ]] && ok "the registries hold $w" || bad "the registries lack $w"
+done
+for a in $analyzers $commands; do
   expect_has "first word offers $a" "$a" ""
 done
 expect_words "al<TAB> is alloc" "alloc" al
-expect_words "c<TAB>: commands and analyzers" "candidates compare counters-csv cpu" c
+c_words=$(printf '%s\n' $commands counters-csv cpu | grep '^c' | sort | xargs)
+expect_words "c<TAB>: commands and analyzers" "$c_words" c
 expect_words "-<TAB> at the top" "--help --version" -
 expect_words "describe <TAB>: the analyzers" "$analyzers" describe ""
-expect_words "help c<TAB>" "candidates compare counters-csv cpu" help c
+expect_words "help c<TAB>" "$c_words" help c
 # Options of the chosen analyzer, from its descriptor (describe --format names).
 want=$("$PERFPIPE" describe cpu --format names | sed 's/$/=/' | sort | xargs)
 [ -n "$want" ] && expect_words "cpu --option <TAB>: cpu's options" "$want" cpu x.nettrace --option ""
 expect_has "alloc --option fr<TAB>: framework=" "framework=" alloc x --option fr
 expect_words "alloc --option to<TAB>: top= top-stacks= to=" "to= top-stacks= top=" alloc x --option to
 expect_words "--format s<TAB>" "speedscope svg" cpu x --format s
-expect_words "--format <TAB>: every format" "csv folded json markdown speedscope svg table" alloc x --format ""
+expect_words "--format <TAB>: every format" "$formats" alloc x --format ""
 expect_words "plugins --format <TAB>" "json names table" plugins --format ""
-expect_words "compare --format <TAB>: no stack formats" "csv json markdown table" compare a b --format ""
+expect_words "compare --format <TAB>: no stack formats" "$doc_formats" compare a b --format ""
 expect_has "cpu --<TAB> offers --top" "--top" cpu --
 expect_has "compare --<TAB> offers --fail-on" "--fail-on" compare --
 expect_has "inspect --<TAB> offers --jobs" "--jobs" inspect --
@@ -82,13 +92,13 @@ if command -v zsh >/dev/null; then
   export COMPLETION=$SRC/completion/_perfpipe
   zsh -n "$COMPLETION" && ok "zsh completion parses" || bad "zsh -n completion/_perfpipe"
   got=$(zsh_complete "")
-  for w in run candidates alloc spans; do
+  for w in run candidates alloc spans $commands; do
     [[ " $got " == *" $w "* ]] && ok "zsh: first word offers $w" || bad "zsh: first word lacks $w: $got"
   done
   want=$("$PERFPIPE" describe cpu --format names | sort | xargs)
   [ "$(zsh_complete cpu x.nettrace --option "")" = "$want" ] && ok "zsh: cpu --option offers cpu's options" ||
     bad "zsh: cpu --option: $(zsh_complete cpu x.nettrace --option "")"
-  [ "$(zsh_complete alloc x --format "")" = "csv folded json markdown speedscope svg table" ] &&
+  [ "$(zsh_complete alloc x --format "")" = "$formats" ] &&
     ok "zsh: --format offers the formats" || bad "zsh: --format: $(zsh_complete alloc x --format "")"
   [ "$(zsh_complete describe "")" = "$analyzers" ] && ok "zsh: describe offers the analyzers" ||
     bad "zsh: describe: $(zsh_complete describe "")"

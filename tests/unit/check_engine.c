@@ -21,6 +21,7 @@
 #include "loader.h"
 #include "pipeline/options.h"
 #include "pipeline/pipeline.h"
+#include "registry/kinds.h"
 #include "source.h"
 #include "result/result.h"
 
@@ -127,27 +128,34 @@ records_of(json_t *stage, const char *slot)
 }
 
 /* The kind names a pipeline accepts, the PP_KIND_* bits the loader
- * accepts and the readers are three lists: every name has its reader with
- * the same bit, and every bit the loader takes has a name. */
+ * accepts and the readers all come from one registry: every row's name
+ * has its reader with the same bit, bits are distinct, and every bit the
+ * loader takes has a name. */
 START_TEST(kind_names_bits_and_sources_agree)
 {
-    size_t k, names = 0;
+    const char *names[PP_PIPELINE_MAX_NAMES];
+    size_t k, n = pp_input_kind_names(UINT32_MAX, names, PP_PIPELINE_MAX_NAMES);
+    uint32_t seen = 0;
 
-    for (k = 0; pp_pipeline_kind_names[k] != NULL; k++, names++) {
-        const char *name = pp_pipeline_kind_names[k];
+    ck_assert_uint_ge(n, 5);
+    for (k = 0; k < n; k++) {
+        const char *name = names[k];
         const pp_source_ops *ops = pp_source_lookup(name);
 
         ck_assert_msg(ops != NULL, "kind %s has no source", name);
         ck_assert_str_eq(ops->kind, name);
         ck_assert_uint_eq(ops->kind_bit, pp_pipeline_kind_bit(name));
         ck_assert_str_eq(pp_pipeline_kind_name(ops->kind_bit), name);
+        ck_assert_msg(__builtin_popcount(ops->kind_bit) == 1 && !(seen & ops->kind_bit),
+                      "kind %s: its bit is not one bit of its own", name);
+        seen |= ops->kind_bit;
     }
     for (k = 0; k < 32; k++) {
         uint32_t bit = UINT32_C(1) << k;
-        ck_assert_msg(!(PP_KIND_ALL & bit) == (pp_pipeline_kind_name(bit) == NULL),
+        ck_assert_msg(!(pp_input_kinds_all() & bit) == (pp_pipeline_kind_name(bit) == NULL),
                       "kind bit 0x%x: the loader and the pipeline disagree", (unsigned)bit);
     }
-    ck_assert_uint_eq(names, (size_t)__builtin_popcount(PP_KIND_ALL));
+    ck_assert_uint_eq(n, (size_t)__builtin_popcount(pp_input_kinds_all()));
 }
 END_TEST
 
