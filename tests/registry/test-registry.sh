@@ -1,0 +1,146 @@
+#!/bin/bash
+# The registries are the only lists of output formats, input kinds and
+# commands. Three parts:
+#   1. perfpipe (as shipped): the man pages list what the registries hold,
+#      and `format: html` works in a pipeline's outputs: like --format html.
+#   2. perfpipe-extra: perfpipe with one dummy output format and one dummy
+#      input kind, each added as one registry row (tests/registry/extra_*.h):
+#      usage, errors, pipeline validation and completion know them.
+#   3. completion (bash) offers the extra binary's dummy format.
+# Without the registries (a hand-kept list anywhere on these paths) a dummy
+# row is missing from one of the outputs below and the test fails.
+set -u
+PERFPIPE=${PERFPIPE:?}
+SRC=${PP_SRCDIR:?}
+DATA=${PP_TESTDATA:?}
+EXTRA=${PP_BUILDDIR:?}/tests/registry/perfpipe-extra
+pass=0; fail=0
+ok() { echo "PASS: $*"; pass=$((pass + 1)); }
+bad() { echo "FAIL: $*"; fail=$((fail + 1)); }
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+
+# --- 1. the shipped registries against the man pages ----------------------
+formats=$("$PERFPIPE" help --list formats | xargs)
+kinds=$("$PERFPIPE" help --list kinds | xargs)
+[ -n "$formats" ] && [ -n "$kinds" ] && ok "help --list formats/kinds: $formats / $kinds" ||
+  bad "help --list gave nothing"
+# perfpipe(1) OUTPUT FORMATS: one .TP/.B item per format, no other.
+man_formats=$(awk '/^\.SH OUTPUT FORMATS/{f=1;next} /^\.SH/{f=0} f&&p&&/^\.B /{print $2} {p=(f&&$1==".TP")}' \
+  "$SRC/man/perfpipe.1" | sort | xargs)
+[ "$man_formats" = "$(printf '%s\n' $formats | sort | xargs)" ] &&
+  ok "perfpipe(1) OUTPUT FORMATS lists the registry's formats" ||
+  bad "perfpipe(1) OUTPUT FORMATS: '$man_formats', registry: '$formats'"
+# perfpipe-pipeline(5): the outputs: formats and the inputs: kinds.
+pipe_formats=$(awk '/^\.B outputs$/{f=1} f&&/^Formats:/{g=1;next} g&&/^\(see/{exit} g{print $2}' \
+  "$SRC/man/perfpipe-pipeline.5" | tr -d ',' | xargs)
+[ "$pipe_formats" = "$formats" ] && ok "perfpipe-pipeline(5) outputs: lists the registry's formats" ||
+  bad "perfpipe-pipeline(5) outputs: '$pipe_formats', registry: '$formats'"
+pipe_kinds=$(sed -n 's/.*{ kind: \([a-z|-]*\), path:.*/\1/p' "$SRC/man/perfpipe-pipeline.5" | head -1)
+[ "$pipe_kinds" = "$(printf '%s|' $kinds | sed 's/|$//')" ] &&
+  ok "perfpipe-pipeline(5) inputs: lists the registry's kinds" ||
+  bad "perfpipe-pipeline(5) kinds: '$pipe_kinds', registry: '$kinds'"
+
+# format: html in a pipeline, as --format html.
+cat > "$tmp/html.yaml" <<'YAML'
+version: 1
+name: alloc-html
+inputs:
+  trace: { kind: nettrace, path: "${TRACE}" }
+stages:
+  - { id: alloc, analyzer: alloc, input: trace }
+outputs:
+  - { format: html, path: "${OUT}" }
+YAML
+if (cd "$tmp" && "$PERFPIPE" run html.yaml --set TRACE="$DATA/alloc-gcverbose.nettrace" \
+      --set OUT=p.html 2>"$tmp/err") &&
+   "$PERFPIPE" alloc "$DATA/alloc-gcverbose.nettrace" --format html -o "$tmp/f.html" &&
+   head -1 "$tmp/p.html" | grep -q '^<!DOCTYPE html>' &&
+   grep -q 'alloc-html' "$tmp/p.html" && grep -q 'by_frame' "$tmp/p.html"; then
+  ok "format: html in a pipeline writes the html page (as --format html does)"
+else
+  bad "format: html in a pipeline: $(cat "$tmp/err")"
+fi
+
+# --- 2. one dummy row each ---------------------------------------------------
+if [ ! -x "$EXTRA" ]; then
+  bad "no $EXTRA (make check builds it)"
+  echo "$pass passed, $fail failed"; exit 1
+fi
+"$EXTRA" help --list formats | grep -qx dummy-format && ok "help --list formats: dummy-format" ||
+  bad "help --list formats lacks dummy-format"
+"$EXTRA" help --list document-formats | grep -qx dummy-format &&
+  ok "help --list document-formats: dummy-format" || bad "document-formats lacks dummy-format"
+"$EXTRA" help --list kinds | grep -qx dummy-kind && ok "help --list kinds: dummy-kind" ||
+  bad "help --list kinds lacks dummy-kind"
+# usage
+"$EXTRA" --help | grep -q '^Formats: .*dummy-format' && ok "perfpipe --help: Formats names dummy-format" ||
+  bad "perfpipe --help: $("$EXTRA" --help | grep '^Formats')"
+"$EXTRA" alloc --help | grep -q -- '--format FMT .*dummy-format' &&
+  ok "perfpipe ANALYZER --help: --format names dummy-format" || bad "alloc --help lacks dummy-format"
+"$EXTRA" render --help | grep -q 'dummy-format' && ok "render --help names dummy-format" ||
+  bad "render --help lacks dummy-format"
+"$EXTRA" compare --help | grep -q -- '--format FMT .*dummy-format' && ok "compare --help names dummy-format" ||
+  bad "compare --help lacks dummy-format"
+# errors
+"$EXTRA" alloc x.nettrace --format nope 2>&1 | grep -q "unknown format 'nope': use .*dummy-format" &&
+  ok "unknown --format: the error names dummy-format" || bad "unknown --format error lacks dummy-format"
+# validation: a pipeline's outputs: and inputs:
+cat > "$tmp/dummy.yaml" <<'YAML'
+version: 1
+name: dummy
+inputs:
+  trace: { kind: nettrace, path: "${TRACE}" }
+stages:
+  - { id: alloc, analyzer: alloc, input: trace }
+outputs:
+  - { format: dummy-format }
+YAML
+out=$("$EXTRA" run "$tmp/dummy.yaml" --set TRACE="$DATA/alloc-gcverbose.nettrace" 2>&1)
+[ "$out" = "dummy-format: 1 stage(s)" ] && ok "format: dummy-format validates and runs its renderer" ||
+  bad "format: dummy-format: $out"
+sed 's/dummy-format/dummy-formt/' "$tmp/dummy.yaml" > "$tmp/typo.yaml"
+"$EXTRA" validate "$tmp/typo.yaml" --set TRACE=x 2>&1 |
+  grep -q "unknown output format 'dummy-formt' (did you mean 'dummy-format'?); expected one of: .*dummy-format" &&
+  ok "validate: an unknown format's error names dummy-format" ||
+  bad "validate typo: $("$EXTRA" validate "$tmp/typo.yaml" --set TRACE=x 2>&1)"
+sed 's/kind: nettrace/kind: dummy-knd/' "$tmp/dummy.yaml" > "$tmp/kind-typo.yaml"
+"$EXTRA" validate "$tmp/kind-typo.yaml" --set TRACE=x 2>&1 |
+  grep -q "unknown input kind 'dummy-knd' (did you mean 'dummy-kind'?); expected one of: .*dummy-kind" &&
+  ok "validate: an unknown kind's error names dummy-kind" ||
+  bad "validate kind typo: $("$EXTRA" validate "$tmp/kind-typo.yaml" --set TRACE=x 2>&1)"
+# A dummy-kind input passes the kind check; alloc does not read it, and the
+# error says so by the kind's name (the registry's, not a hand list).
+sed 's/kind: nettrace/kind: dummy-kind/' "$tmp/dummy.yaml" > "$tmp/kind.yaml"
+err=$("$EXTRA" validate "$tmp/kind.yaml" --set TRACE=x 2>&1)
+case $err in
+  *"unknown input kind"*|"") bad "validate kind: dummy-kind: '$err'" ;;
+  *dummy-kind*) ok "validate: dummy-kind is a known kind (alloc reads nettrace, not dummy-kind)" ;;
+  *) bad "validate kind: dummy-kind: '$err'" ;;
+esac
+# the shipped perfpipe has neither
+"$PERFPIPE" help --list formats | grep -q dummy && bad "perfpipe has the dummy format" ||
+  ok "the shipped perfpipe has no dummy row"
+
+# --- 3. completion -----------------------------------------------------------
+# shellcheck source=/dev/null
+source "$SRC/completion/perfpipe"
+COMP_WORDS=("$EXTRA" alloc x --format d); COMP_CWORD=4; COMPREPLY=()
+_perfpipe perfpipe d --format
+[ "${COMPREPLY[*]}" = dummy-format ] && ok "bash: --format d<TAB> offers dummy-format" ||
+  bad "bash: --format d<TAB>: '${COMPREPLY[*]}'"
+COMP_WORDS=("$EXTRA" compare a b --format d); COMP_CWORD=5; COMPREPLY=()
+_perfpipe perfpipe d --format
+[ "${COMPREPLY[*]}" = dummy-format ] && ok "bash: compare --format d<TAB> offers dummy-format" ||
+  bad "bash: compare --format d<TAB>: '${COMPREPLY[*]}'"
+if command -v zsh >/dev/null; then
+  got=$(COMPLETION=$SRC/completion/_perfpipe zsh -f -c '
+    compadd() { local i=${@[(i)--]}; print -l -- ${@[i+1,-1]} }
+    _describe() { local a=${@[-1]}; print -l -- ${${(P)a}%%:*} }
+    _files() { print -- "<files>" }
+    words=("$@"); CURRENT=$#; PREFIX=${words[-1]}
+    source "$COMPLETION"' zsh "$EXTRA" alloc x --format "" 2>&1 | xargs)
+  [[ " $got " == *" dummy-format "* ]] && ok "zsh: --format offers dummy-format" ||
+    bad "zsh: --format: $got"
+fi
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]
