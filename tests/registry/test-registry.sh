@@ -3,12 +3,14 @@
 # commands. Three parts:
 #   1. perfpipe (as shipped): the man pages list what the registries hold,
 #      and `format: html` works in a pipeline's outputs: like --format html.
-#   2. perfpipe-extra: perfpipe with one dummy output format and one dummy
-#      input kind, each added as one registry row (tests/registry/extra_*.h):
-#      usage, errors, pipeline validation and completion know them.
-#   3. completion (bash) offers the extra binary's dummy format.
-# Without the registries (a hand-kept list anywhere on these paths) a dummy
-# row is missing from one of the outputs below and the test fails.
+#   2. perfpipe-extra: perfpipe with one more output format (hello-format)
+#      and one more input kind (hello-kind), each added by HACKING.md's
+#      recipe as written (tests/registry/recipe.py: a renderer or reader and
+#      one registry row): usage, errors, pipeline validation and completion
+#      know them.
+#   3. completion (bash, zsh) offers the extra binary's format.
+# Without the registries (a hand-kept list anywhere on these paths) the
+# extra row is missing from one of the outputs below and the test fails.
 set -u
 PERFPIPE=${PERFPIPE:?}
 SRC=${PP_SRCDIR:?}
@@ -61,29 +63,29 @@ else
   bad "format: html in a pipeline: $(cat "$tmp/err")"
 fi
 
-# --- 2. one dummy row each ---------------------------------------------------
+# --- 2. the recipes' rows -------------------------------------------------
 if [ ! -x "$EXTRA" ]; then
   bad "no $EXTRA (make check builds it)"
   echo "$pass passed, $fail failed"; exit 1
 fi
-"$EXTRA" help --list formats | grep -qx dummy-format && ok "help --list formats: dummy-format" ||
-  bad "help --list formats lacks dummy-format"
-"$EXTRA" help --list document-formats | grep -qx dummy-format &&
-  ok "help --list document-formats: dummy-format" || bad "document-formats lacks dummy-format"
-"$EXTRA" help --list kinds | grep -qx dummy-kind && ok "help --list kinds: dummy-kind" ||
-  bad "help --list kinds lacks dummy-kind"
+"$EXTRA" help --list formats | grep -qx hello-format && ok "help --list formats: hello-format" ||
+  bad "help --list formats lacks hello-format"
+"$EXTRA" help --list document-formats | grep -qx hello-format &&
+  ok "help --list document-formats: hello-format" || bad "document-formats lacks hello-format"
+"$EXTRA" help --list kinds | grep -qx hello-kind && ok "help --list kinds: hello-kind" ||
+  bad "help --list kinds lacks hello-kind"
 # usage
-"$EXTRA" --help | grep -q '^Formats: .*dummy-format' && ok "perfpipe --help: Formats names dummy-format" ||
+"$EXTRA" --help | grep -q '^Formats: .*hello-format' && ok "perfpipe --help: Formats names hello-format" ||
   bad "perfpipe --help: $("$EXTRA" --help | grep '^Formats')"
-"$EXTRA" alloc --help | grep -q -- '--format FMT .*dummy-format' &&
-  ok "perfpipe ANALYZER --help: --format names dummy-format" || bad "alloc --help lacks dummy-format"
-"$EXTRA" render --help | grep -q 'dummy-format' && ok "render --help names dummy-format" ||
-  bad "render --help lacks dummy-format"
-"$EXTRA" compare --help | grep -q -- '--format FMT .*dummy-format' && ok "compare --help names dummy-format" ||
-  bad "compare --help lacks dummy-format"
+"$EXTRA" alloc --help | grep -q -- '--format FMT .*hello-format' &&
+  ok "perfpipe ANALYZER --help: --format names hello-format" || bad "alloc --help lacks hello-format"
+"$EXTRA" render --help | grep -q 'hello-format' && ok "render --help names hello-format" ||
+  bad "render --help lacks hello-format"
+"$EXTRA" compare --help | grep -q -- '--format FMT .*hello-format' && ok "compare --help names hello-format" ||
+  bad "compare --help lacks hello-format"
 # errors
-"$EXTRA" alloc x.nettrace --format nope 2>&1 | grep -q "unknown format 'nope': use .*dummy-format" &&
-  ok "unknown --format: the error names dummy-format" || bad "unknown --format error lacks dummy-format"
+"$EXTRA" alloc x.nettrace --format nope 2>&1 | grep -q "unknown format 'nope': use .*hello-format" &&
+  ok "unknown --format: the error names hello-format" || bad "unknown --format error lacks hello-format"
 # validation: a pipeline's outputs: and inputs:
 cat > "$tmp/dummy.yaml" <<'YAML'
 version: 1
@@ -93,45 +95,45 @@ inputs:
 stages:
   - { id: alloc, analyzer: alloc, input: trace }
 outputs:
-  - { format: dummy-format }
+  - { format: hello-format }
 YAML
 out=$("$EXTRA" run "$tmp/dummy.yaml" --set TRACE="$DATA/alloc-gcverbose.nettrace" 2>&1)
-[ "$out" = "dummy-format: 1 stage(s)" ] && ok "format: dummy-format validates and runs its renderer" ||
-  bad "format: dummy-format: $out"
-sed 's/dummy-format/dummy-formt/' "$tmp/dummy.yaml" > "$tmp/typo.yaml"
+[ "$out" = "hello-format: 1 stage(s)" ] && ok "format: hello-format validates and runs its renderer" ||
+  bad "format: hello-format: $out"
+sed 's/hello-format/hello-formt/' "$tmp/dummy.yaml" > "$tmp/typo.yaml"
 "$EXTRA" validate "$tmp/typo.yaml" --set TRACE=x 2>&1 |
-  grep -q "unknown output format 'dummy-formt' (did you mean 'dummy-format'?); expected one of: .*dummy-format" &&
-  ok "validate: an unknown format's error names dummy-format" ||
+  grep -q "unknown output format 'hello-formt' (did you mean 'hello-format'?); expected one of: .*hello-format" &&
+  ok "validate: an unknown format's error names hello-format" ||
   bad "validate typo: $("$EXTRA" validate "$tmp/typo.yaml" --set TRACE=x 2>&1)"
-sed 's/kind: nettrace/kind: dummy-knd/' "$tmp/dummy.yaml" > "$tmp/kind-typo.yaml"
+sed 's/kind: nettrace/kind: hello-knd/' "$tmp/dummy.yaml" > "$tmp/kind-typo.yaml"
 "$EXTRA" validate "$tmp/kind-typo.yaml" --set TRACE=x 2>&1 |
-  grep -q "unknown input kind 'dummy-knd' (did you mean 'dummy-kind'?); expected one of: .*dummy-kind" &&
-  ok "validate: an unknown kind's error names dummy-kind" ||
+  grep -q "unknown input kind 'hello-knd' (did you mean 'hello-kind'?); expected one of: .*hello-kind" &&
+  ok "validate: an unknown kind's error names hello-kind" ||
   bad "validate kind typo: $("$EXTRA" validate "$tmp/kind-typo.yaml" --set TRACE=x 2>&1)"
-# A dummy-kind input passes the kind check; alloc does not read it, and the
+# A hello-kind input passes the kind check; alloc does not read it, and the
 # error says so by the kind's name (the registry's, not a hand list).
-sed 's/kind: nettrace/kind: dummy-kind/' "$tmp/dummy.yaml" > "$tmp/kind.yaml"
+sed 's/kind: nettrace/kind: hello-kind/' "$tmp/dummy.yaml" > "$tmp/kind.yaml"
 err=$("$EXTRA" validate "$tmp/kind.yaml" --set TRACE=x 2>&1)
 case $err in
-  *"unknown input kind"*|"") bad "validate kind: dummy-kind: '$err'" ;;
-  *dummy-kind*) ok "validate: dummy-kind is a known kind (alloc reads nettrace, not dummy-kind)" ;;
-  *) bad "validate kind: dummy-kind: '$err'" ;;
+  *"unknown input kind"*|"") bad "validate kind: hello-kind: '$err'" ;;
+  *hello-kind*) ok "validate: hello-kind is a known kind (alloc reads nettrace, not hello-kind)" ;;
+  *) bad "validate kind: hello-kind: '$err'" ;;
 esac
 # the shipped perfpipe has neither
-"$PERFPIPE" help --list formats | grep -q dummy && bad "perfpipe has the dummy format" ||
-  ok "the shipped perfpipe has no dummy row"
+"$PERFPIPE" help --list formats | grep -q hello-format && bad "perfpipe has the recipe's format" ||
+  ok "the shipped perfpipe has no recipe row"
 
 # --- 3. completion -----------------------------------------------------------
 # shellcheck source=/dev/null
 source "$SRC/completion/perfpipe"
-COMP_WORDS=("$EXTRA" alloc x --format d); COMP_CWORD=4; COMPREPLY=()
-_perfpipe perfpipe d --format
-[ "${COMPREPLY[*]}" = dummy-format ] && ok "bash: --format d<TAB> offers dummy-format" ||
-  bad "bash: --format d<TAB>: '${COMPREPLY[*]}'"
-COMP_WORDS=("$EXTRA" compare a b --format d); COMP_CWORD=5; COMPREPLY=()
-_perfpipe perfpipe d --format
-[ "${COMPREPLY[*]}" = dummy-format ] && ok "bash: compare --format d<TAB> offers dummy-format" ||
-  bad "bash: compare --format d<TAB>: '${COMPREPLY[*]}'"
+COMP_WORDS=("$EXTRA" alloc x --format he); COMP_CWORD=4; COMPREPLY=()
+_perfpipe perfpipe he --format
+[ "${COMPREPLY[*]}" = hello-format ] && ok "bash: --format he<TAB> offers hello-format" ||
+  bad "bash: --format he<TAB>: '${COMPREPLY[*]}'"
+COMP_WORDS=("$EXTRA" compare a b --format he); COMP_CWORD=5; COMPREPLY=()
+_perfpipe perfpipe he --format
+[ "${COMPREPLY[*]}" = hello-format ] && ok "bash: compare --format he<TAB> offers hello-format" ||
+  bad "bash: compare --format he<TAB>: '${COMPREPLY[*]}'"
 if command -v zsh >/dev/null; then
   got=$(COMPLETION=$SRC/completion/_perfpipe zsh -f -c '
     compadd() { local i=${@[(i)--]}; print -l -- ${@[i+1,-1]} }
@@ -139,7 +141,7 @@ if command -v zsh >/dev/null; then
     _files() { print -- "<files>" }
     words=("$@"); CURRENT=$#; PREFIX=${words[-1]}
     source "$COMPLETION"' zsh "$EXTRA" alloc x --format "" 2>&1 | xargs)
-  [[ " $got " == *" dummy-format "* ]] && ok "zsh: --format offers dummy-format" ||
+  [[ " $got " == *" hello-format "* ]] && ok "zsh: --format offers hello-format" ||
     bad "zsh: --format: $got"
 fi
 echo "$pass passed, $fail failed"
