@@ -42,6 +42,12 @@ pipe_kinds=$(sed -n 's/.*{ kind: \([a-z|-]*\), path:.*/\1/p' "$SRC/man/perfpipe-
   ok "perfpipe-pipeline(5) inputs: lists the registry's kinds" ||
   bad "perfpipe-pipeline(5) kinds: '$pipe_kinds', registry: '$kinds'"
 
+# perfpipe(1): a section (.SS perfpipe NAME ...) per command, no other.
+man_cmds=$(sed -n 's/^\.SS perfpipe \([a-z][a-z-]*\).*/\1/p' "$SRC/man/perfpipe.1" | sort -u | xargs)
+reg_cmds=$("$PERFPIPE" help --list commands | sort | xargs)
+[ "$man_cmds" = "$reg_cmds" ] && ok "perfpipe(1) has a section per registered command" ||
+  bad "perfpipe(1) command sections: '$man_cmds', registry: '$reg_cmds'"
+
 # format: html in a pipeline, as --format html.
 cat > "$tmp/html.yaml" <<'YAML'
 version: 1
