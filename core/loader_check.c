@@ -19,6 +19,112 @@
 #define PP_MAX_OPTIONS 256
 #define PP_MAX_TEXT 1024
 
+
+#define MAX_TABLE_DECLS 64
+#define MAX_DECL_ITEMS  64
+
+/* Whether name is one of the declared columns (any, when none are). */
+static int
+decl_has_column(const pp_table_decl *t, const char *name)
+{
+    if (t->columns == NULL)
+        return 1;
+    for (uint32_t i = 0; i < MAX_DECL_ITEMS && t->columns[i].name != NULL; i++)
+        if (strcmp(t->columns[i].name, name) == 0)
+            return 1;
+    return 0;
+}
+
+/* A NULL-terminated list of names: each short, each a declared column
+ * when columns is set; PP_OK or PP_EPLUGIN naming what is wrong. */
+static int
+check_names(const pp_analyzer *d, const pp_table_decl *t, const char *const *names,
+            const char *what, int are_columns, const char *path, pp_error *err)
+{
+    uint32_t i;
+
+    for (i = 0; names != NULL && i <= MAX_DECL_ITEMS && names[i] != NULL; i++)
+        if (strnlen(names[i], PP_MAX_ANALYZER_NAME + 1) > PP_MAX_ANALYZER_NAME ||
+            names[i][0] == '\0' || (are_columns && !decl_has_column(t, names[i]))) {
+            pp_error_set(err, PP_EPLUGIN, "%s: analyzer '%s': table '%s' declares %s '%.64s', "
+                         "which is empty, too long or not one of its columns", path, d->name,
+                         t->name, what, names[i]);
+            return PP_EPLUGIN;
+        }
+    if (i > MAX_DECL_ITEMS) {
+        pp_error_set(err, PP_EPLUGIN, "%s: analyzer '%s': table '%s' declares more than %d %s "
+                     "(is the list NULL-terminated?)", path, d->name, t->name, MAX_DECL_ITEMS,
+                     what);
+        return PP_EPLUGIN;
+    }
+    return PP_OK;
+}
+
+static int
+check_figures(const pp_analyzer *d, const pp_table_decl *t, const char *path, pp_error *err)
+{
+    static const char *const axes[] = { PP_AXIS_TIME, PP_AXIS_ALLOCATION, PP_AXIS_FOOTPRINT,
+                                        PP_AXIS_DATABASE, PP_AXIS_LOAD };
+
+    for (uint32_t i = 0; t->figures != NULL && t->figures[i].column != NULL; i++) {
+        const pp_figure_decl *f = &t->figures[i];
+        const char *name[2] = { f->column, NULL };
+        int known = f->axis == NULL;
+
+        if (i >= MAX_DECL_ITEMS || check_names(d, t, name, "figure", 1, path, err) != PP_OK) {
+            if (i >= MAX_DECL_ITEMS)
+                pp_error_set(err, PP_EPLUGIN, "%s: analyzer '%s': table '%s' declares more "
+                             "than %d figures", path, d->name, t->name, MAX_DECL_ITEMS);
+            return PP_EPLUGIN;
+        }
+        for (size_t a = 0; !known && a < sizeof axes / sizeof axes[0]; a++)
+            known = strcmp(f->axis, axes[a]) == 0;
+        if (!known || f->unit == NULL || strnlen(f->unit, 33) > 32) {
+            pp_error_set(err, PP_EPLUGIN, "%s: analyzer '%s': table '%s' figure '%s' needs a "
+                         "unit (max 32) and an axis of time, allocation, footprint, database, "
+                         "load or none", path, d->name, t->name, f->column);
+            return PP_EPLUGIN;
+        }
+    }
+    return PP_OK;
+}
+
+/* ABI 1.5: the table declarations, every string read once (in the probe's
+ * child first, as the rest). */
+static int
+check_tables(const pp_analyzer *d, const char *path, pp_error *err)
+{
+    const pp_table_decl *tables = PP_ANALYZER_HAS(d, tables) ? d->tables : NULL;
+
+    for (uint32_t n = 0; tables != NULL && tables[n].name != NULL; n++) {
+        const pp_table_decl *t = &tables[n];
+        const char *subject[2] = { t->subject, NULL };
+
+        if (n >= MAX_TABLE_DECLS ||
+            strnlen(t->name, PP_MAX_ANALYZER_NAME + 1) > PP_MAX_ANALYZER_NAME) {
+            pp_error_set(err, PP_EPLUGIN, "%s: analyzer '%s' declares more than %d tables, or "
+                         "a table name longer than %d", path, d->name, MAX_TABLE_DECLS,
+                         PP_MAX_ANALYZER_NAME);
+            return PP_EPLUGIN;
+        }
+        for (uint32_t i = 0; t->columns != NULL && t->columns[i].name != NULL; i++)
+            if (i >= MAX_DECL_ITEMS || t->columns[i].type < PP_COL_STRING ||
+                t->columns[i].type > PP_COL_NUMBER ||
+                strnlen(t->columns[i].name, PP_MAX_ANALYZER_NAME + 1) > PP_MAX_ANALYZER_NAME) {
+                pp_error_set(err, PP_EPLUGIN, "%s: analyzer '%s': table '%s' column %u has an "
+                             "unknown type or a name too long (or more than %d columns)",
+                             path, d->name, t->name, (unsigned)i, MAX_DECL_ITEMS);
+                return PP_EPLUGIN;
+            }
+        if (check_names(d, t, t->key, "key column", 1, path, err) != PP_OK ||
+            check_names(d, t, subject, "subject", 1, path, err) != PP_OK ||
+            check_names(d, t, t->work_totals, "work total", 0, path, err) != PP_OK ||
+            check_figures(d, t, path, err) != PP_OK)
+            return PP_EPLUGIN;
+    }
+    return PP_OK;
+}
+
 int
 pp_plugin_check(const pp_analyzer *d, const char *name, const char *path, pp_error *err)
 {
@@ -150,5 +256,5 @@ pp_plugin_check(const pp_analyzer *d, const char *name, const char *path, pp_err
             return PP_EPLUGIN;
         }
     }
-    return PP_OK;
+    return check_tables(d, path, err);
 }

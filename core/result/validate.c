@@ -10,6 +10,7 @@
 
 #include <perfpipe/perfpipe.h>
 
+#include "result/decl.h"
 #include "result/result.h"
 
 static const char *
@@ -132,6 +133,12 @@ check_table(const json_t *tj, const char *sid, size_t si, size_t ti, pp_error *e
         if (!found)
             return bad(err, "stage \"%s\" table \"%s\": key column \"%s\" is not a column at /stages/%zu/tables/%zu/key/%zu",
                        sid, tn, json_string_value(v), si, ti, i);
+    }
+    if (json_object_get(tj, "decl") != NULL) {
+        char why[256];
+        if (pp_decl_check(json_object_get(tj, "decl"), tj, why, sizeof why) != 0)
+            return bad(err, "stage \"%s\" table \"%s\": %s at /stages/%zu/tables/%zu/decl",
+                       sid, tn, why, si, ti);
     }
     if (!json_is_array(rows))
         return bad(err, "stage \"%s\" table \"%s\": \"rows\" must be an array at /stages/%zu/tables/%zu/rows",

@@ -40,7 +40,7 @@ extern "C" {
 #endif
 
 #define PP_ABI_MAJOR 1
-#define PP_ABI_MINOR 4
+#define PP_ABI_MINOR 5
 
 /* The one symbol the loader looks up. */
 #define PP_PLUGIN_ENTRY_SYMBOL "perfpipe_plugin_entry"
@@ -80,6 +80,42 @@ typedef struct pp_column {
     uint32_t type;               /* PP_COL_* */
     uint32_t reserved;
 } pp_column;
+
+/* ABI 1.5: what a table means, declared in the descriptor (pp_analyzer's
+ * tables) so that rules, candidates and compare can read a table they were
+ * never told of. The host copies each declaration into the result document
+ * (tables[i].decl); strings are the plugin's static storage.
+ *
+ * A figure is a number column that measures something: its unit ("bytes",
+ * "ms", "ns", "count", "samples", "percent", "per_request"...) and its axis,
+ * the kind of cost it speaks of (one of PP_AXIS_*), or NULL for a figure on
+ * no axis (a share, a ratio, a fit). */
+#define PP_AXIS_TIME       "time"        /* thread time, wall time */
+#define PP_AXIS_ALLOCATION "allocation"  /* bytes allocated (churn) */
+#define PP_AXIS_FOOTPRINT  "footprint"   /* bytes held (heap, working set) */
+#define PP_AXIS_DATABASE   "database"    /* database commands and their time */
+#define PP_AXIS_LOAD       "load"        /* requests, throughput, latency under load */
+
+typedef struct pp_figure_decl {
+    const char *column;          /* NULL ends a list */
+    const char *unit;
+    const char *axis;            /* PP_AXIS_*, or NULL */
+} pp_figure_decl;
+
+typedef struct pp_table_decl {
+    const char *name;            /* as finish passes it to table_new; NULL ends a list */
+    /* Every column the table may have, in order, with its PP_COL_* type (a
+     * column some runs leave out is listed too): rule files are checked
+     * against them. Ends with a NULL name. NULL: not declared. */
+    const pp_column *columns;
+    const char *const *key;      /* the key columns, NULL-terminated; NULL = the table's own */
+    const char *subject;         /* the column a candidate names (a frame, a type, a
+                                    command), or NULL */
+    const pp_figure_decl *figures;   /* NULL-terminated (column NULL), or NULL */
+    /* Names of the stage's totals that count units of work (requests,
+     * operations), NULL-terminated; NULL = none. */
+    const char *const *work_totals;
+} pp_table_decl;
 
 #define PP_CELL_NULL   0u
 #define PP_CELL_STRING 1u
@@ -254,6 +290,12 @@ typedef struct pp_analyzer {
      *    depends on the whole input belong in finish, after the merges. */
     int (*fork)(void *state, void **child, pp_error *err);
     int (*merge)(void *state, void *child, pp_error *err);
+
+    /* ABI 1.5, optional: the tables finish may build, ended by one whose
+     * name is NULL (pp_table_decl). A plugin without them still runs; its
+     * tables then carry no declaration and readers fall back to their
+     * names. */
+    const pp_table_decl *tables;
 } pp_analyzer;
 
 /* Whether descriptor a (checked by the loader) has member, i.e. its

@@ -302,6 +302,35 @@ cc_destroy(void *p)
     free(st);
 }
 
+/* What finish builds (ABI 1.5): rules, candidates and compare read these
+ * declarations from the result document (tables[i].decl). */
+static const pp_table_decl counters_tables[] = {
+    { .name = "by_counter",
+      .columns = (const pp_column[]){ { "provider", PP_COL_STRING, 0 },
+          { "counter", PP_COL_STRING, 0 }, { "tags", PP_COL_STRING, 0 },
+          { "unit", PP_COL_STRING, 0 }, { "samples", PP_COL_COUNT, 0 },
+          { "min", PP_COL_NUMBER, 0 }, { "mean", PP_COL_NUMBER, 0 }, { "max", PP_COL_NUMBER, 0 },
+          { "p95", PP_COL_NUMBER, 0 }, { "last", PP_COL_NUMBER, 0 }, { "rate", PP_COL_NUMBER, 0 },
+          { "slope_per_min", PP_COL_NUMBER, 0 }, { "r2", PP_COL_NUMBER, 0 },
+          { "axis", PP_COL_STRING, 0 }, { "quantity", PP_COL_STRING, 0 },
+          { "first", PP_COL_NUMBER, 0 }, { "delta", PP_COL_NUMBER, 0 },
+          { "kind", PP_COL_STRING, 0 }, { NULL, 0, 0 } },
+      .key = (const char *const[]){ "provider", "counter", "tags", NULL },
+      .subject = "counter",
+      .figures = (const pp_figure_decl[]){ { "mean", "value", NULL }, { "max", "value", NULL },
+          { "last", "value", NULL }, { "rate", "value_per_second", NULL },
+          { "slope_per_min", "value_per_minute", NULL }, { "delta", "value", NULL },
+          { NULL, NULL, NULL } },
+    },
+    { .name = "series",
+      .columns = (const pp_column[]){ { "time_ns", PP_COL_TIMESTAMP_NS, 0 },
+          { "counter", PP_COL_STRING, 0 }, { "tags", PP_COL_STRING, 0 },
+          { "value", PP_COL_NUMBER, 0 }, { NULL, 0, 0 } },
+      .figures = (const pp_figure_decl[]){ { "value", "value", NULL }, { NULL, NULL, NULL } },
+    },
+    { .name = NULL },
+};
+
 static const pp_analyzer cc_descriptor = {
     PP_ANALYZER_HEADER,
     .name = "counters-csv",
@@ -316,6 +345,7 @@ static const pp_analyzer cc_descriptor = {
     .consume = cc_consume,
     .finish = cc_finish,
     .destroy = cc_destroy,
+    .tables = counters_tables,
 };
 
 PP_PLUGIN_DEFINE(cc_descriptor);

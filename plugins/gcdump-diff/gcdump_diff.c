@@ -750,6 +750,9 @@ static int finish(void *p, pp_ctx *ctx, pp_error *err)
 
 static void destroy(void *p) { free(p); }
 
+/* What finish builds (ABI 1.5): tables.c. */
+extern const pp_table_decl pp_gd_tables[];
+
 static const pp_analyzer descriptor = {
     PP_ANALYZER_HEADER,
     /* reads edge_start32, and types and sizes through the shapes */
@@ -766,6 +769,7 @@ static const pp_analyzer descriptor = {
     .consume = consume,
     .finish = finish,
     .destroy = destroy,
+    .tables = pp_gd_tables,
 };
 
 PP_PLUGIN_DEFINE(descriptor);

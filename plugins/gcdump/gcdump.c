@@ -236,6 +236,30 @@ done:
 
 static void destroy(void *p) { free(p); }
 
+/* What finish builds (ABI 1.5): rules, candidates and compare read these
+ * declarations from the result document (tables[i].decl). */
+static const pp_table_decl gcdump_tables[] = {
+    { .name = "by_type",
+      .columns = (const pp_column[]){ { "type", PP_COL_STRING, 0 }, { "count", PP_COL_COUNT, 0 },
+          { "bytes", PP_COL_BYTES, 0 }, { "share", PP_COL_PERCENT, 0 },
+          { "retained_bytes", PP_COL_BYTES, 0 }, { "retained_share", PP_COL_PERCENT, 0 },
+          { NULL, 0, 0 } },
+      .key = (const char *const[]){ "type", NULL },
+      .subject = "type",
+      .figures = (const pp_figure_decl[]){ { "bytes", "bytes", PP_AXIS_FOOTPRINT },
+          { "count", "count", PP_AXIS_FOOTPRINT },
+          { "retained_bytes", "bytes", PP_AXIS_FOOTPRINT }, { "share", "percent", NULL },
+          { "retained_share", "percent", NULL }, { NULL, NULL, NULL } },
+    },
+    { .name = "paths",
+      .columns = (const pp_column[]){ { "type", PP_COL_STRING, 0 }, { "depth", PP_COL_COUNT, 0 },
+          { "path", PP_COL_STRING, 0 }, { NULL, 0, 0 } },
+      .key = (const char *const[]){ "type", NULL },
+      .subject = "type",
+    },
+    { .name = NULL },
+};
+
 static const pp_analyzer descriptor = {
     PP_ANALYZER_HEADER,
     /* reads edge_start32, and types and sizes through the shapes */
@@ -252,6 +276,7 @@ static const pp_analyzer descriptor = {
     .consume = consume,
     .finish = finish,
     .destroy = destroy,
+    .tables = gcdump_tables,
 };
 
 PP_PLUGIN_DEFINE(descriptor);

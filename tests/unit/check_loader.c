@@ -290,6 +290,56 @@ START_TEST(check_accepts_and_rejects_descriptors)
 }
 END_TEST
 
+static int nop_create(const pp_host_api *h, pp_ctx *c, const pp_options *o, void **s, pp_error *e)
+{
+    (void)h, (void)c, (void)o, (void)e;
+    *s = NULL;
+    return PP_OK;
+}
+static int nop_consume(void *s, const pp_record *r, pp_error *e) { (void)s, (void)r, (void)e; return PP_OK; }
+static int nop_finish(void *s, pp_ctx *c, pp_error *e) { (void)s, (void)c, (void)e; return PP_OK; }
+static void nop_destroy(void *s) { (void)s; }
+
+/* ABI 1.5's table declarations: checked before any plugin code runs (the
+ * key, the subject and the figures are declared columns, axes are known);
+ * a 1.4 descriptor, whose struct_size ends before `tables`, is never read
+ * past its end. */
+START_TEST(check_table_declarations)
+{
+    static const pp_column cols[] = { { "frame", PP_COL_STRING, 0 }, { "ms", PP_COL_NUMBER, 0 },
+                                      { NULL, 0, 0 } };
+    static const char *const key[] = { "frame", NULL };
+    static const pp_figure_decl figs[] = { { "ms", "ms", PP_AXIS_TIME }, { NULL, NULL, NULL } };
+    static const pp_figure_decl bad_axis[] = { { "ms", "ms", "memory" }, { NULL, NULL, NULL } };
+    static const pp_figure_decl no_col[] = { { "bytes", "bytes", PP_AXIS_ALLOCATION },
+                                             { NULL, NULL, NULL } };
+    pp_table_decl tables[] = { { "hot", cols, key, "frame", figs, NULL }, { NULL } };
+    pp_error err = PP_ERROR_INIT;
+    pp_analyzer d = { PP_ANALYZER_HEADER, .name = "x", .version = "1",
+                      .input_kinds = PP_KIND_NETTRACE, .input_slot_count = 1,
+                      .create = nop_create, .consume = nop_consume, .finish = nop_finish,
+                      .destroy = nop_destroy, .tables = tables };
+
+    ck_assert_msg(pp_plugin_check(&d, "x", "x.so", &err) == PP_OK, "%s", err.message);
+    tables[0].subject = "thread";
+    ck_assert_int_eq(pp_plugin_check(&d, "x", "x.so", &err), PP_EPLUGIN);
+    ck_assert_msg(strstr(err.message, "table 'hot' declares subject 'thread'") != NULL, "%s",
+                  err.message);
+    tables[0].subject = "frame";
+    tables[0].figures = bad_axis;
+    ck_assert_int_eq(pp_plugin_check(&d, "x", "x.so", &err), PP_EPLUGIN);
+    ck_assert_msg(strstr(err.message, "figure 'ms' needs a unit") != NULL, "%s", err.message);
+    tables[0].figures = no_col;
+    ck_assert_int_eq(pp_plugin_check(&d, "x", "x.so", &err), PP_EPLUGIN);
+    ck_assert_msg(strstr(err.message, "declares figure 'bytes'") != NULL, "%s", err.message);
+    /* A 1.4 descriptor: `tables` lies past its end and is never read. */
+    tables[0].figures = no_col;
+    d.abi_minor = 4;
+    d.struct_size = offsetof(pp_analyzer, tables);
+    ck_assert_msg(pp_plugin_check(&d, "x", "x.so", &err) == PP_OK, "%s", err.message);
+}
+END_TEST
+
 static Suite *
 loader_suite(void)
 {
@@ -312,6 +362,7 @@ loader_suite(void)
     tcase_add_test(tc, scan_lists_every_candidate);
     tcase_add_test(tc, scan_reports_duplicates);
     tcase_add_test(tc, check_accepts_and_rejects_descriptors);
+    tcase_add_test(tc, check_table_declarations);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -1,0 +1,162 @@
+/* Table declarations in the result document (decl.h). */
+#include "config.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "result/decl.h"
+
+const pp_table_decl *
+pp_decl_find(const pp_analyzer *a, const char *name)
+{
+    if (a == NULL || name == NULL || !PP_ANALYZER_HAS(a, tables) || a->tables == NULL)
+        return NULL;
+    for (const pp_table_decl *t = a->tables; t->name != NULL; t++)
+        if (strcmp(t->name, name) == 0)
+            return t;
+    return NULL;
+}
+
+/* The table's column object named name, or NULL. */
+static const json_t *
+column(const json_t *table, const char *name)
+{
+    const json_t *c;
+    size_t i;
+
+    json_array_foreach(json_object_get(table, "columns"), i, c)
+        if (json_is_string(json_object_get(c, "name")) &&
+            strcmp(json_string_value(json_object_get(c, "name")), name) == 0)
+            return c;
+    return NULL;
+}
+
+/* names (NULL-terminated) as an array of those the table has (all, for
+ * totals: table NULL). */
+static json_t *
+names_json(const char *const *names, const json_t *table)
+{
+    json_t *a = json_array();
+
+    for (size_t i = 0; a != NULL && names[i] != NULL; i++)
+        if ((table == NULL || column(table, names[i]) != NULL) &&
+            json_array_append_new(a, json_string(names[i])) != 0) {
+            json_decref(a);
+            return NULL;
+        }
+    return a;
+}
+
+json_t *
+pp_decl_json(const pp_table_decl *decl, const json_t *table)
+{
+    json_t *o = json_object(), *figs = json_object();
+    int bad = o == NULL || figs == NULL;
+
+    if (!bad && decl->subject != NULL && column(table, decl->subject) != NULL)
+        bad |= json_object_set_new(o, "subject", json_string(decl->subject)) != 0;
+    if (!bad && decl->key != NULL)
+        bad |= json_object_set_new(o, "key", names_json(decl->key, table)) != 0;
+    for (size_t i = 0; !bad && decl->figures != NULL && decl->figures[i].column != NULL; i++) {
+        const pp_figure_decl *f = &decl->figures[i];
+
+        if (column(table, f->column) == NULL)
+            continue;
+        bad |= json_object_set_new(figs, f->column,
+                                   json_pack("{s:s, s:s?}", "unit", f->unit, "axis", f->axis)) != 0;
+    }
+    if (!bad && json_object_size(figs) > 0)
+        bad |= json_object_set(o, "figures", figs) != 0;
+    if (!bad && decl->work_totals != NULL)
+        bad |= json_object_set_new(o, "work_totals", names_json(decl->work_totals, NULL)) != 0;
+    json_decref(figs);
+    if (bad) {
+        json_decref(o);
+        return NULL;
+    }
+    return o;
+}
+
+int
+pp_decl_annotate(json_t *stage, const pp_analyzer *a)
+{
+    json_t *t;
+    size_t i;
+
+    json_array_foreach(json_object_get(stage, "tables"), i, t) {
+        const pp_table_decl *d = pp_decl_find(a, json_string_value(json_object_get(t, "name")));
+        json_t *j;
+
+        if (d == NULL || json_object_get(t, "decl") != NULL)
+            continue;
+        if ((j = pp_decl_json(d, t)) == NULL || json_object_set_new(t, "decl", j) != 0)
+            return PP_ENOMEM;
+    }
+    return PP_OK;
+}
+
+/* A column of table whose type is a number. */
+static int
+number_column(const json_t *table, const char *name)
+{
+    const json_t *c = column(table, name);
+    const char *type = c ? json_string_value(json_object_get(c, "type")) : NULL;
+
+    return type != NULL && strcmp(type, "string") != 0;
+}
+
+static int
+check_names(const json_t *a, const json_t *table, const char *what, char *why, size_t size)
+{
+    const json_t *v;
+    size_t i;
+
+    if (a == NULL)
+        return 0;
+    if (!json_is_array(a)) {
+        snprintf(why, size, "\"decl\".\"%s\" must be an array of names", what);
+        return -1;
+    }
+    json_array_foreach(a, i, v)
+        if (!json_is_string(v) || (table != NULL && column(table, json_string_value(v)) == NULL)) {
+            snprintf(why, size, "\"decl\".\"%s\" item %zu is not a column of the table", what, i);
+            return -1;
+        }
+    return 0;
+}
+
+int
+pp_decl_check(const json_t *decl, const json_t *table, char *why, size_t size)
+{
+    const json_t *subject = json_object_get(decl, "subject"), *figs = json_object_get(decl, "figures");
+    const char *k;
+    const json_t *f;
+
+    if (!json_is_object(decl)) {
+        snprintf(why, size, "\"decl\" must be an object");
+        return -1;
+    }
+    if (subject != NULL && (!json_is_string(subject) ||
+                            column(table, json_string_value(subject)) == NULL)) {
+        snprintf(why, size, "\"decl\".\"subject\" must name a column of the table");
+        return -1;
+    }
+    if (check_names(json_object_get(decl, "key"), table, "key", why, size) != 0 ||
+        check_names(json_object_get(decl, "work_totals"), NULL, "work_totals", why, size) != 0)
+        return -1;
+    if (figs != NULL && !json_is_object(figs)) {
+        snprintf(why, size, "\"decl\".\"figures\" must be an object");
+        return -1;
+    }
+    json_object_foreach((json_t *)figs, k, f) {
+        const json_t *axis = json_object_get(f, "axis");
+
+        if (!number_column(table, k) || !json_is_string(json_object_get(f, "unit")) ||
+            (axis != NULL && !json_is_string(axis) && !json_is_null(axis))) {
+            snprintf(why, size, "\"decl\" figure \"%s\" must be a number column of the "
+                     "table with {\"unit\": string, \"axis\": string or null}", k);
+            return -1;
+        }
+    }
+    return 0;
+}

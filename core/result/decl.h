@@ -1,0 +1,33 @@
+/* Private: a descriptor's table declarations (ABI 1.5, pp_table_decl) in
+ * the result document: tables[i].decl =
+ *   {"subject": COLUMN, "key": [COLUMN...],
+ *    "figures": {COLUMN: {"unit": U, "axis": A or null}, ...},
+ *    "work_totals": [TOTAL...]}
+ * every member optional, every COLUMN one the table has (perfpipe(1)
+ * RESULT DOCUMENT). Readers use it when present and fall back to the
+ * table's names otherwise. */
+#ifndef PP_RESULT_DECL_H
+#define PP_RESULT_DECL_H
+
+#include <jansson.h>
+
+#include <perfpipe/plugin.h>
+
+/* The declaration of table `name` in a's descriptor, or NULL (none, or a
+ * descriptor older than ABI 1.5). */
+const pp_table_decl *pp_decl_find(const pp_analyzer *a, const char *name);
+
+/* decl as a table's "decl" object, keeping only the columns table (a
+ * table object of a result document) has: a new reference, or NULL out of
+ * memory. */
+json_t *pp_decl_json(const pp_table_decl *decl, const json_t *table);
+
+/* Set "decl" on every table of stage (a stage object) that a declares;
+ * a table already carrying one keeps it. PP_OK or PP_ENOMEM. */
+int pp_decl_annotate(json_t *stage, const pp_analyzer *a);
+
+/* Check a table's "decl" (validate.c): 0 when it is well formed, else -1
+ * with what is wrong in why. */
+int pp_decl_check(const json_t *decl, const json_t *table, char *why, size_t size);
+
+#endif
