@@ -11,6 +11,7 @@
 #include "candidates.h"
 #include "cli.h"
 #include "result/result.h"
+#include "rules/evidence.h"
 #include "rules/rules.h"
 
 #define MAX_DOCS 64
@@ -62,6 +63,7 @@ pp_cmd_candidates(int argc, char **argv)
     size_t ndocs = 0, top = 10;
     pp_error err = PP_ERROR_INIT;
     pp_ruleset rules = PP_RULESET_INIT;
+    json_t *schema = NULL;
     int c, status = PP_EXIT_OK, use_rules = 1;
 
     optind = 1;
@@ -99,11 +101,7 @@ pp_cmd_candidates(int argc, char **argv)
         fputs(usage, stderr);
         return PP_EXIT_USAGE;
     }
-    if (use_rules && (c = pp_rules_load_default(&rules, &err)) != PP_OK) {
-        pp_cli_error("%s", err.message);
-        pp_ruleset_free(&rules);
-        return c == PP_EIO ? PP_EXIT_INPUT : c == PP_ENOMEM ? PP_EXIT_NOMEM : PP_EXIT_USAGE;
-    }
+    schema = json_object();
     for (int i = optind; i < argc; i++) {
         json_error_t jerr;
 
@@ -121,6 +119,16 @@ pp_cmd_candidates(int argc, char **argv)
             goto out;
         }
     }
+    /* Rule files are checked against the tables the documents hold (and
+     * what their analyzers declared of them). */
+    for (size_t i = 0; use_rules && schema != NULL && i < ndocs; i++)
+        (void)pp_ev_schema_add_doc(schema, docs[i]);
+    rules.schema = schema;
+    if (use_rules && (c = pp_rules_load_default(&rules, &err)) != PP_OK) {
+        pp_cli_error("%s", err.message);
+        status = c == PP_EIO ? PP_EXIT_INPUT : c == PP_ENOMEM ? PP_EXIT_NOMEM : PP_EXIT_USAGE;
+        goto out;
+    }
     if (pp_candidates((const json_t *const *)docs, ndocs, top, use_rules ? &rules : NULL, &out,
                       &err) != PP_OK) {
         pp_cli_error("%s", err.message);
@@ -133,5 +141,6 @@ out:
         json_decref(docs[i]);
     json_decref(out);
     pp_ruleset_free(&rules);
+    json_decref(schema);
     return status;
 }

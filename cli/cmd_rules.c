@@ -9,6 +9,8 @@
 #include <perfpipe/perfpipe.h>
 
 #include "cli.h"
+#include "loader.h"
+#include "rules/evidence.h"
 #include "rules/rules.h"
 
 static const char usage[] =
@@ -73,11 +75,47 @@ finding_name(pp_rule_finding f)
     return f == PP_RULE_FINDING_WARNING ? "warning" : f == PP_RULE_FINDING_INFO ? "info" : "none";
 }
 
+static void
+add_declared(void *user, const pp_plugin_candidate *c)
+{
+    if (c->analyzer != NULL)
+        (void)pp_ev_schema_add_analyzer(user, c->analyzer);
+}
+
+/* What the analyzers on the plugin path declare of their tables (ABI 1.5):
+ * rule files are checked against it. A new reference, or NULL (then rules
+ * are checked for their shape alone). */
+static json_t *
+declared_schema(void)
+{
+    json_t *schema = json_object();
+    pp_loader *l;
+
+    if (schema == NULL || (l = pp_cli_loader(NULL, 0)) == NULL)
+        return schema;
+    pp_loader_scan(l, add_declared, schema);
+    pp_loader_free(l);
+    return schema;
+}
+
+/* A set load_in_force filled: its rules and the schema it made. */
+static void
+ruleset_done(pp_ruleset *set)
+{
+    json_decref((json_t *)set->schema);
+    set->schema = NULL;
+    pp_ruleset_free(set);
+}
+
 static int
 load_in_force(pp_ruleset *set)
 {
     pp_error err = PP_ERROR_INIT;
-    int rc = pp_rules_load_default(set, &err);
+    int rc;
+
+    if (set->schema == NULL)
+        set->schema = declared_schema();
+    rc = pp_rules_load_default(set, &err);
 
     if (rc != PP_OK) {
         pp_cli_error("%s", err.message);
@@ -119,7 +157,7 @@ list(const char *format)
         }
         printf("%zu rule%s in force\n", set.count, set.count == 1 ? "" : "s");
     }
-    pp_ruleset_free(&set);
+    ruleset_done(&set);
     return pp_cli_flush_stdout();
 }
 
@@ -153,7 +191,7 @@ show(const char *id)
         return status;
     if ((r = pp_ruleset_find(&set, id)) == NULL) {
         pp_cli_error("no rule '%s'; `perfpipe rules list` lists the rules in force", id);
-        pp_ruleset_free(&set);
+        ruleset_done(&set);
         return PP_EXIT_USAGE;
     }
     printf("%s%s\n  defined in %s:%u\n", r->id, r->disabled ? " (disabled)" : "", r->file,
@@ -169,7 +207,7 @@ show(const char *id)
     }
     printf("To change it, copy its entry from that file into ~/.config/perfpipe/rules/NAME.yaml\n"
            "(under `version: 1` and `rules:`) and edit it: the same id replaces it.\n");
-    pp_ruleset_free(&set);
+    ruleset_done(&set);
     return pp_cli_flush_stdout();
 }
 
@@ -183,13 +221,18 @@ validate(int nfiles, char **files)
 
         if ((status = load_in_force(&set)) == PP_EXIT_OK)
             printf("valid: %zu rules in force (`perfpipe rules list` shows them)\n", set.count);
-        pp_ruleset_free(&set);
+        ruleset_done(&set);
         return status == PP_EXIT_OK ? pp_cli_flush_stdout() : status;
     }
+    json_t *schema = declared_schema();
+
     for (int i = 0; i < nfiles; i++) {
         pp_ruleset set = PP_RULESET_INIT;
         pp_error err = PP_ERROR_INIT;
-        int rc = pp_rules_load_file(&set, files[i], &err);
+        int rc;
+
+        set.schema = schema;
+        rc = pp_rules_load_file(&set, files[i], &err);
 
         if (rc != PP_OK) {
             pp_cli_error("%s", err.message);
@@ -200,6 +243,7 @@ validate(int nfiles, char **files)
         }
         pp_ruleset_free(&set);
     }
+    json_decref(schema);
     if (status == PP_EXIT_OK)
         return pp_cli_flush_stdout();
     return status;

@@ -6,6 +6,8 @@
 #include <perfpipe/perfpipe.h>
 
 #include "isolate.h"
+#include "result/decl.h"
+#include "rules/evidence.h"
 #include "rules/rules.h"
 #include "run.h"
 
@@ -26,6 +28,9 @@ record_options(json_t *doc, const pp_pipeline *p)
                 json_object_set_new(opts, a->options[i].name, json_string(text));
         }
         json_object_set_new(json_array_get(stages, s), "options", opts);
+        /* What the analyzer declares of its tables (ABI 1.5): readers of
+         * the document (rules, candidates, compare) need no copy of it. */
+        (void)pp_decl_annotate(json_array_get(stages, s), a);
     }
 }
 
@@ -67,6 +72,7 @@ pp_run_pipeline(const pp_pipeline *p, const pp_run_hooks *hooks, json_t **doc, p
     pp_plan_stage *stages = calloc(p->stage_count + 1, sizeof *stages);
     pp_plan plan;
     pp_ruleset rules = PP_RULESET_INIT;
+    json_t *schema = NULL;
     int rc;
 
     *doc = NULL;
@@ -80,7 +86,21 @@ pp_run_pipeline(const pp_pipeline *p, const pp_run_hooks *hooks, json_t **doc, p
         rc = PP_ENOMEM;
         goto out;
     }
-    /* An invalid rule file is a configuration error, found before any work. */
+    /* An invalid rule file is a configuration error, found before any work:
+     * checked against what this pipeline's analyzers declare of their
+     * tables (a rule on another analyzer is checked for its shape alone). */
+    if ((schema = json_object()) == NULL) {
+        pp_error_set(err, PP_ENOMEM, "out of memory");
+        rc = PP_ENOMEM;
+        goto out;
+    }
+    for (uint32_t s = 0; s < p->stage_count; s++)
+        if (pp_ev_schema_add_analyzer(schema, p->stages[s].analyzer) != PP_OK) {
+            pp_error_set(err, PP_ENOMEM, "out of memory");
+            rc = PP_ENOMEM;
+            goto out;
+        }
+    rules.schema = schema;
     if ((rc = pp_rules_load_default(&rules, err)) != PP_OK) {
         if (rc != PP_ENOMEM && rc != PP_EIO)
             rc = PP_EINVAL;
@@ -126,6 +146,7 @@ pp_run_pipeline(const pp_pipeline *p, const pp_run_hooks *hooks, json_t **doc, p
         decorate(*doc, p, &rules);
 out:
     pp_ruleset_free(&rules);
+    json_decref(schema);
     free(knobs);
     free(inputs);
     free(stages);

@@ -1,139 +1,197 @@
-/* The evidence rules match: the shipped analyzers' tables, columns derived
- * from them and views derived from several (evidence.h). */
+/* The evidence rules match: analyzers' tables as they declare them or as
+ * documents hold them, columns derived from them and views derived from
+ * several (evidence.h). */
 #include "config.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include <perfpipe/records.h>
-
+#include <perfpipe/perfpipe.h>
+#include <perfpipe/plugin.h>
 
 #include "rules/evidence.h"
 
-/* The schema: "name:k" pairs, k = s (string) or n (number). Derived
- * columns and views are marked in their comment; `module` is the
- * landing-place column team `where` adds to frame rows (absent cells fail
- * every condition, so rules may name it before every trace has it). */
-typedef struct ev_schema {
-    const char *analyzer, *table, *columns;
-} ev_schema;
+/* The schema rule files are checked against: {analyzer: {table: {column:
+ * "s" or "n"}}}, filled from what analyzers declare of their tables (ABI
+ * 1.5, pp_table_decl) or from result documents, plus the columns and views
+ * this file derives (below). An analyzer absent from it is one nobody
+ * declared: anything goes, as for a plugin older than 1.5. What documents
+ * show is partial (a run may have left a table or a column out): their
+ * analyzers and tables carry the OPEN key, and what they lack is not an
+ * error. */
+#define OPEN "*"
 
-static const ev_schema schema[] = {
-    { "alloc", "by_type", "type:s,bytes:n,samples:n,share:n" },
-    { "alloc", "by_frame", "frame:s,bytes:n,samples:n,share:n,module:s" },
-    { "alloc", "by_type_frame", "type:s,frame:s,bytes:n,samples:n,module:s" },
-    { "alloc", "by_type_frame_kind", "type:s,frame:s,kind:s,bytes:n,samples:n,threads:n,module:s,"
-                                     "per_thread:n" },                     /* per_thread derived */
-    { "alloc", "by_kind", "kind:s,bytes:n,samples:n" },
-    { "alloc", "by_stack", "stack:s,bytes:n,samples:n" },
-    { "alloc", "callees", "frame:s,callee:s,bytes:n,share:n,samples:n" },       /* derived view */
-    { "cpu", "running", "method:s,samples:n,ms:n,share:n,module:s" },
-    { "cpu", "waiting", "wait:s,waiter:s,samples:n,ms:n,share:n,module:s" },
-    { "cpu", "by_method", "method:s,exclusive:n,inclusive:n,exclusive_ms:n,inclusive_ms:n,"
-                          "share:n,module:s" },
-    { "cpu", "by_thread", "thread:s,samples:n,ms:n,top_method:s" },
-    { "cpu", "by_stack", "stack:s,samples:n,ms:n" },
-    { "cpu", "callees", "frame:s,callee:s,ms:n,share:n,pool_ms:n,samples:n" },  /* derived view */
-    { "cpu", "exceptions", "frame:s,type:s,count:n,per_sec:n" },
-    { "cpu", "contention", "lock:s,waiter:s,count:n,ms:n,share:n" },
-    { "db", "by_command", "command:s,count:n,total_ms:n,mean_ms:n,p50_ms:n,p95_ms:n,max_ms:n,"
-                          "share:n,ef_duration_ms:n,async:n,errors:n,example:s,"
-                          "verb:s,select_columns:n,sync:n" },                  /* last 3 derived */
-    { "db", "by_caller", "caller:s,command:s,count:n,total_ms:n,share:n,module:s" },
-    { "db", "n_plus_one", "command:s,executions:n,window_ms:n,group:s,caller:s,per_request:n,"
-                          "requests:n,confidence:s" },
-    { "db", "per_request", "route:s,requests:n,commands:n,commands_per_request:n,"
-                           "max_per_request:n,db_ms:n,db_ms_per_request:n,"
-                           "request_ms_per_request:n" },
-    { "counters-csv", "by_counter", "provider:s,counter:s,tags:s,unit:s,samples:n,min:n,mean:n,"
-                                    "max:n,p95:n,last:n,rate:n,slope_per_min:n,r2:n,axis:s,"
-                                    "quantity:s,first:n,delta:n,kind:s" },
-    { "gcdump-diff", "growth", "type:s,count_delta:n,bytes_delta:n,baseline_retained:n,"
-                               "candidate_retained:n,retained_delta:n,share:n,owned_by:s,"
-                               "payload:s,path:s,root_kind:s" },               /* root_kind derived */
-    { "gcdump-diff", "by_type", "type:s,baseline_count:n,candidate_count:n,count_delta:n,"
-                                "baseline_bytes:n,candidate_bytes:n,bytes_delta:n,status:s" },
-    { "gcdump-diff", "paths", "type:s,bytes_delta:n,depth:n,path:s,root_kind:s" },
-    { "gcdump-diff", "leak_suspects", "type:s,count_delta:n,bytes_delta:n,retained_bytes:n,"
-                                      "owned_by:s,path:s,root_kind:s" },
-    { "gcdump", "by_type", "type:s,count:n,bytes:n,share:n,retained_bytes:n,retained_share:n" },
-    { "gcdump", "paths", "type:s,depth:n,path:s,root_kind:s" },
-    { "spans", "by_operation", "operation:s,requests:n,p50_ms:n,p95_ms:n,max_ms:n,overlaps:n,"
-                               "total_ms:n" },
-    { "spans", "attribution", "operation:s,kind:s,downstream:s,ms:n,share:n,calls:n" },
+/* Derived columns: added where the base table is (derivations of
+ * copy_table). */
+typedef struct ev_derived {
+    const char *analyzer, *table, *when, *columns;   /* when: a column the table must have */
+} ev_derived;
+
+static const ev_derived derived[] = {
+    { "db", "by_command", NULL, "verb:s,select_columns:n,sync:n" },
+    { "alloc", "by_type_frame_kind", NULL, "per_thread:n" },
+    { "gcdump", NULL, "path", "root_kind:s" },
+    { "gcdump-diff", NULL, "path", "root_kind:s" },
 };
 
-#define NSCHEMA (sizeof schema / sizeof schema[0])
+/* Derived views (build_callees), present when their analyzer is. */
+static const ev_derived views[] = {
+    { "alloc", "callees", NULL, "frame:s,callee:s,bytes:n,share:n,samples:n" },
+    { "cpu", "callees", NULL, "frame:s,callee:s,ms:n,share:n,pool_ms:n,samples:n" },
+};
 
-/* The kind of `column` in a "name:k,..." list. */
-static pp_ev_kind
-column_kind(const char *list, const char *column)
+/* Add "a:s,b:n" to the table object t. */
+static int
+add_list(json_t *t, const char *list)
 {
-    size_t n = strlen(column);
+    char name[128];
 
     for (const char *p = list; *p != '\0';) {
-        const char *colon = strchr(p, ':');
+        size_t n = strcspn(p, ":");
 
-        if (colon == NULL)
-            break;
-        if ((size_t)(colon - p) == n && strncmp(p, column, n) == 0)
-            return colon[1] == 'n' ? PP_EV_NUMBER : PP_EV_STRING;
-        p = strchr(colon, ',');
-        if (p == NULL)
-            break;
-        p++;
+        if (p[n] != ':' || n >= sizeof name)
+            return -1;
+        memcpy(name, p, n);
+        name[n] = '\0';
+        if (json_object_get(t, name) == NULL &&
+            json_object_set_new(t, name, json_string(p[n + 1] == 'n' ? "n" : "s")) != 0)
+            return -1;
+        p += n + 2;
+        p += *p == ',';
     }
-    return PP_EV_COLUMN_UNKNOWN;
+    return 0;
+}
+
+/* The table object of analyzer/table in schema, made when absent. */
+static json_t *
+schema_table(json_t *schema, const char *analyzer, const char *table)
+{
+    json_t *a = json_object_get(schema, analyzer), *t;
+
+    if (a == NULL && (json_object_set_new(schema, analyzer, json_object()) != 0 ||
+                      (a = json_object_get(schema, analyzer)) == NULL))
+        return NULL;
+    if ((t = json_object_get(a, table)) == NULL &&
+        (json_object_set_new(a, table, json_object()) != 0 ||
+         (t = json_object_get(a, table)) == NULL))
+        return NULL;
+    return t;
+}
+
+/* The derived columns and views of one analyzer, once its tables are in. */
+static int
+add_derived(json_t *schema, const char *analyzer)
+{
+    json_t *a = json_object_get(schema, analyzer), *t;
+    const char *tn;
+
+    for (size_t i = 0; a != NULL && i < sizeof derived / sizeof derived[0]; i++) {
+        if (strcmp(derived[i].analyzer, analyzer) != 0)
+            continue;
+        json_object_foreach(a, tn, t)
+            if ((derived[i].table == NULL || strcmp(derived[i].table, tn) == 0) &&
+                (derived[i].when == NULL || json_object_get(t, derived[i].when) != NULL) &&
+                add_list(t, derived[i].columns) != 0)
+                return -1;
+    }
+    for (size_t i = 0; a != NULL && i < sizeof views / sizeof views[0]; i++)
+        if (strcmp(views[i].analyzer, analyzer) == 0 &&
+            ((t = schema_table(schema, analyzer, views[i].table)) == NULL ||
+             add_list(t, views[i].columns) != 0))
+            return -1;
+    return 0;
+}
+
+int
+pp_ev_schema_add_analyzer(json_t *schema, const pp_analyzer *a)
+{
+    const pp_table_decl *d = PP_ANALYZER_HAS(a, tables) ? a->tables : NULL;
+
+    for (; d != NULL && d->name != NULL; d++) {
+        json_t *t = schema_table(schema, a->name, d->name);
+
+        if (t == NULL)
+            return PP_ENOMEM;
+        for (const pp_column *c = d->columns; c != NULL && c->name != NULL; c++)
+            if (json_object_set_new(t, c->name,
+                                    json_string(c->type == PP_COL_STRING ? "s" : "n")) != 0)
+                return PP_ENOMEM;
+    }
+    return add_derived(schema, a->name) == 0 ? PP_OK : PP_ENOMEM;
+}
+
+int
+pp_ev_schema_add_doc(json_t *schema, const json_t *doc)
+{
+    const json_t *st, *tj, *c;
+    size_t i, k, n;
+
+    json_array_foreach(json_object_get(doc, "stages"), i, st) {
+        const char *an = pp_ev_analyzer(st);
+
+        if (an == NULL)
+            continue;
+        json_array_foreach(json_object_get(st, "tables"), k, tj) {
+            const char *tn = json_string_value(json_object_get(tj, "name"));
+            json_t *t = tn != NULL ? schema_table(schema, an, tn) : NULL;
+
+            if (t == NULL || json_object_set_new(t, OPEN, json_true()) != 0 ||
+                json_object_set_new(json_object_get(schema, an), OPEN, json_true()) != 0)
+                return PP_ENOMEM;
+            json_array_foreach(json_object_get(tj, "columns"), n, c) {
+                const char *cn = json_string_value(json_object_get(c, "name"));
+                const char *ty = json_string_value(json_object_get(c, "type"));
+
+                if (cn != NULL && ty != NULL &&
+                    json_object_set_new(t, cn, json_string(strcmp(ty, "string") == 0 ? "s"
+                                                                                    : "n")) != 0)
+                    return PP_ENOMEM;
+            }
+        }
+        if (add_derived(schema, an) != 0)
+            return PP_ENOMEM;
+    }
+    return PP_OK;
 }
 
 pp_ev_kind
-pp_ev_schema(const char *analyzer, const char *table, const char *column)
+pp_ev_schema(const json_t *schema, const char *analyzer, const char *table, const char *column)
 {
-    int known = 0;
+    const json_t *a = json_object_get(schema, analyzer), *t, *k = NULL;
 
-    for (size_t i = 0; i < NSCHEMA; i++) {
-        if (strcmp(schema[i].analyzer, analyzer) != 0)
-            continue;
-        known = 1;
-        if (strcmp(schema[i].table, table) != 0)
-            continue;
-        return column == NULL ? PP_EV_STRING : column_kind(schema[i].columns, column);
-    }
-    return known ? PP_EV_TABLE_UNKNOWN : PP_EV_ANALYZER_UNKNOWN;
+    if (a == NULL || strcmp(table, OPEN) == 0)
+        return PP_EV_ANALYZER_UNKNOWN;
+    if ((t = json_object_get(a, table)) == NULL)
+        return json_object_get(a, OPEN) != NULL ? PP_EV_ANALYZER_UNKNOWN : PP_EV_TABLE_UNKNOWN;
+    if (column == NULL)
+        return PP_EV_STRING;
+    if (strcmp(column, OPEN) == 0 || ((k = json_object_get(t, column)) == NULL &&
+                                      json_object_get(t, OPEN) != NULL))
+        return PP_EV_ANALYZER_UNKNOWN;
+    if (k == NULL)
+        return PP_EV_COLUMN_UNKNOWN;
+    return strcmp(json_string_value(k), "n") == 0 ? PP_EV_NUMBER : PP_EV_STRING;
 }
 
 void
-pp_ev_schema_list(const char *analyzer, const char *table, char *buf, size_t size)
+pp_ev_schema_list(const json_t *schema, const char *analyzer, const char *table, char *buf,
+                  size_t size)
 {
+    const json_t *a = json_object_get(schema, analyzer);
+    const json_t *over = table != NULL ? json_object_get(a, table) : a;
+    const char *k;
+    const json_t *v;
     size_t used = 0;
 
     buf[0] = '\0';
-    for (size_t i = 0; i < NSCHEMA && used < size; i++) {
-        int w = 0;
+    json_object_foreach((json_t *)over, k, v) {
+        int w;
 
-        if (strcmp(schema[i].analyzer, analyzer) != 0)
+        if (strcmp(k, OPEN) == 0)
             continue;
-        if (table == NULL) {
-            w = snprintf(buf + used, size - used, "%s%s", used ? ", " : "", schema[i].table);
-        } else if (strcmp(schema[i].table, table) == 0) {
-            /* "a:s,b:n" -> "a, b" */
-            for (const char *p = schema[i].columns; *p != '\0' && used < size; p++) {
-                if (*p == ':') {
-                    while (*p != '\0' && *p != ',')
-                        p++;
-                    if (*p == '\0')
-                        break;
-                    w = snprintf(buf + used, size - used, ", ");
-                } else {
-                    w = snprintf(buf + used, size - used, "%c", *p);
-                }
-                if (w < 0 || (size_t)w >= size - used)
-                    return;
-                used += (size_t)w;
-            }
-            return;
-        }
+        w = snprintf(buf + used, size - used, "%s%s", used ? ", " : "", k);
+
         if (w < 0 || (size_t)w >= size - used)
             return;
         used += (size_t)w;

@@ -1,17 +1,20 @@
 /* Private: the evidence a rule can match, read from result documents.
  *
  * This is the one place that knows how analyzers' tables look to rules:
- * the schema of the shipped analyzers' tables (for validating rule files),
- * the columns derived from a table's own (a db command's verb, a heap
- * path's root kind) and the views derived from several (callees: what a
- * candidate frame calls, from the stage's stacks). A team that adds a
- * column rules should see adds it to the schema here. */
+ * the schema rule files are checked against, read from what analyzers
+ * declare of their tables (ABI 1.5) or from result documents, the columns
+ * derived from a table's own (a db command's verb, a heap path's root
+ * kind) and the views derived from several (callees: what a candidate
+ * frame calls, from the stage's stacks). A column an analyzer adds is
+ * known to rules once its descriptor declares it. */
 #ifndef PP_CORE_RULES_EVIDENCE_H
 #define PP_CORE_RULES_EVIDENCE_H
 
 #include <stddef.h>
 
 #include <jansson.h>
+
+#include <perfpipe/plugin.h>
 
 /* A table as rules see it: column names and rows (arrays of cells, in the
  * table's order, derived columns appended). */
@@ -29,13 +32,23 @@ typedef enum pp_ev_kind {
     PP_EV_NUMBER
 } pp_ev_kind;
 
-/* What the schema says of analyzer/table/column (column NULL: of the
- * table alone, PP_EV_STRING meaning "known"). */
-pp_ev_kind pp_ev_schema(const char *analyzer, const char *table, const char *column);
+/* A schema is a JSON object {analyzer: {table: {column: "s" | "n"}}}
+ * (json_object() to start). Add what analyzer a declares of its tables
+ * (nothing for a descriptor older than ABI 1.5), or the tables of every
+ * stage of a result document, with the derived columns and views of
+ * either. PP_OK or PP_ENOMEM. */
+int pp_ev_schema_add_analyzer(json_t *schema, const pp_analyzer *a);
+int pp_ev_schema_add_doc(json_t *schema, const json_t *doc);
 
-/* "a, b, c": the tables of a shipped analyzer, or the columns of one of
- * its tables, for messages. Static storage per call site: copy it. */
-void pp_ev_schema_list(const char *analyzer, const char *table, char *buf, size_t size);
+/* What schema says of analyzer/table/column (column NULL: of the table
+ * alone, PP_EV_STRING meaning "known"). A NULL schema knows no analyzer. */
+pp_ev_kind pp_ev_schema(const json_t *schema, const char *analyzer, const char *table,
+                        const char *column);
+
+/* "a, b, c": the tables of an analyzer schema knows, or the columns of one
+ * of its tables, for messages. */
+void pp_ev_schema_list(const json_t *schema, const char *analyzer, const char *table, char *buf,
+                       size_t size);
 
 /* A cache of evidence tables for the documents of one call (candidates, a
  * run): each view is built once. */

@@ -81,9 +81,14 @@ typedef struct pp_rule {
 typedef struct pp_ruleset {
     pp_rule *rules;
     size_t count, cap;
+    /* Borrowed: what rule files are checked against (evidence.h: a schema
+     * of the analyzers' declared tables). NULL, or an analyzer absent from
+     * it: its tables and columns are not checked (they are matched as the
+     * documents hold them). Set it before loading. */
+    const json_t *schema;
 } pp_ruleset;
 
-#define PP_RULESET_INIT { NULL, 0, 0 }
+#define PP_RULESET_INIT { NULL, 0, 0, NULL }
 
 /* Parse and validate one rule file's text (len bytes; `file` names it in
  * messages) and append its rules to *set. A rule whose id *set already holds

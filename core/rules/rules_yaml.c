@@ -13,6 +13,7 @@
 typedef struct ctx {
     const char *file;
     pp_error *err;
+    const json_t *schema;        /* the set's (rules.h) */
 } ctx;
 
 static const char *const top_keys[] = { "version", "rules", NULL };
@@ -173,7 +174,7 @@ parse_cond(ctx *c, const pp_rule_clause *cl, const pp_ynode *col, const pp_ynode
            const pp_ynode *val, pp_rule_cond *out)
 {
     int op = one_of(c, opk, "condition", op_names);
-    pp_ev_kind kind = pp_ev_schema(cl->analyzer, cl->table, col->text);
+    pp_ev_kind kind = pp_ev_schema(c->schema, cl->analyzer, cl->table, col->text);
     int rc;
 
     if (op < 0)
@@ -223,12 +224,12 @@ parse_where(ctx *c, pp_rule_clause *cl, const pp_ynode *where)
         return rc;
     for (uint32_t k = 0; k < where->count; k++) {
         const pp_ynode *col = where->items[2 * k], *ops = where->items[2 * k + 1];
-        pp_ev_kind kind = pp_ev_schema(cl->analyzer, cl->table, col->text);
+        pp_ev_kind kind = pp_ev_schema(c->schema, cl->analyzer, cl->table, col->text);
 
         if (kind == PP_EV_COLUMN_UNKNOWN) {
             char list[1024];
 
-            pp_ev_schema_list(cl->analyzer, cl->table, list, sizeof list);
+            pp_ev_schema_list(c->schema, cl->analyzer, cl->table, list, sizeof list);
             return pp_pipe_error(c->err, PP_EINVAL, c->file, col->pos,
                                  "unknown column '%s' of %s/%s; expected one of: %s", col->text,
                                  cl->analyzer, cl->table, list);
@@ -273,11 +274,11 @@ parse_clause(ctx *c, const pp_ynode *n, int with_target, pp_rule_clause *cl)
         (rc = text_dup(c, an, "analyzer", &cl->analyzer)) != PP_OK ||
         (rc = text_dup(c, tb, "table", &cl->table)) != PP_OK)
         return rc;
-    kind = pp_ev_schema(cl->analyzer, cl->table, NULL);
+    kind = pp_ev_schema(c->schema, cl->analyzer, cl->table, NULL);
     if (kind == PP_EV_TABLE_UNKNOWN) {
         char list[512];
 
-        pp_ev_schema_list(cl->analyzer, NULL, list, sizeof list);
+        pp_ev_schema_list(c->schema, cl->analyzer, NULL, list, sizeof list);
         return pp_pipe_error(c->err, PP_EINVAL, c->file, tb->pos,
                              "unknown table '%s' of analyzer %s; expected one of: %s", tb->text,
                              cl->analyzer, list);
@@ -289,11 +290,11 @@ parse_clause(ctx *c, const pp_ynode *n, int with_target, pp_rule_clause *cl)
                         "match some row");
         if ((rc = text_dup(c, tg, "target", &cl->target)) != PP_OK)
             return rc;
-        kind = pp_ev_schema(cl->analyzer, cl->table, cl->target);
+        kind = pp_ev_schema(c->schema, cl->analyzer, cl->table, cl->target);
         if (kind == PP_EV_COLUMN_UNKNOWN || kind == PP_EV_NUMBER) {
             char list[1024];
 
-            pp_ev_schema_list(cl->analyzer, cl->table, list, sizeof list);
+            pp_ev_schema_list(c->schema, cl->analyzer, cl->table, list, sizeof list);
             return pp_pipe_error(c->err, PP_EINVAL, c->file, tg->pos,
                                  "target '%s' is not a text column of %s/%s (one naming a frame, "
                                  "method, command or type); columns: %s", tg->text, cl->analyzer,
@@ -533,7 +534,7 @@ int
 pp_rules_load_text_in(pp_ruleset *set, size_t first_new, const char *file, const char *text,
                       size_t len, pp_error *err)
 {
-    ctx c = { file, err };
+    ctx c = { file, err, set->schema };
     pp_ynode *root = NULL;
     const pp_ynode *v, *list;
     size_t before = set->count;
