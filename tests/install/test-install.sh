@@ -103,5 +103,55 @@ grep -q "future-abi .*plugin ABI 2.0, host ABI 1.$ABI_MINOR" "$tmp/plugins.txt" 
   { bad "running the example"; cat "$tmp/count.err"; }
 grep -q '"Microsoft-DotNETCore-SampleProfiler"' "$tmp/count.json" 2>/dev/null &&
   ok "example counts the sample profiler's events" || bad "no SampleProfiler row"
+
+# An analyzer that describes its table (ABI 1.5), built the same way: its
+# declaration reaches the result document, and a user rule file naming its
+# columns is valid and matches its rows, with no edit to perfpipe.
+cp -r "$SRC/examples/hot-methods" "$tmp/hot"
+chmod -R u+w "$tmp/hot"
+if make -s -C "$tmp/hot" CFLAGS="-O2 -Werror" >"$tmp/hot.log" 2>&1 &&
+   make -s -C "$tmp/hot" install PLUGINDIR="$plugindir" >>"$tmp/hot.log" 2>&1; then
+  ok "hot-methods builds against the installed headers and installs"
+else
+  bad "hot-methods build"; cat "$tmp/hot.log"
+fi
+mkdir -p "$tmp/home/.config/perfpipe/rules"
+sed -n '/^version: 1$/,/^```$/p' "$SRC/examples/hot-methods/README.md" | sed '$d' \
+  >"$tmp/home/.config/perfpipe/rules/hot.yaml"
+HOME=$tmp/home PERFPIPE_PLUGIN_PATH=$plugindir env -u XDG_CONFIG_HOME -u PERFPIPE_RULES_PATH \
+  "$perfpipe" rules validate "$tmp/home/.config/perfpipe/rules/hot.yaml" >"$tmp/rv.out" 2>&1 &&
+  ok "the README's rule on hot-methods/hot is valid against its declaration" ||
+  { bad "rules validate hot.yaml"; cat "$tmp/rv.out"; }
+sed 's/ms: { min: 100 }/msec: { min: 100 }/' "$tmp/home/.config/perfpipe/rules/hot.yaml" >"$tmp/typo.yaml"
+HOME=$tmp/home PERFPIPE_PLUGIN_PATH=$plugindir env -u XDG_CONFIG_HOME -u PERFPIPE_RULES_PATH \
+  "$perfpipe" rules validate "$tmp/typo.yaml" \
+  >/dev/null 2>"$tmp/rv.err"
+grep -q "unknown column 'msec' of hot-methods/hot; expected one of: method, samples, ms" "$tmp/rv.err" &&
+  ok "a rule naming a column hot-methods does not declare is refused" ||
+  { bad "typo rule"; cat "$tmp/rv.err"; }
+HOME=$tmp/home env -u XDG_CONFIG_HOME -u PERFPIPE_RULES_PATH "$perfpipe" hot-methods "$DATA/cpu-sampled.nettrace" --plugin-dir "$plugindir" \
+  --format json -o "$tmp/hot.json" 2>"$tmp/hot.err" && ok "installed perfpipe runs hot-methods" ||
+  { bad "running hot-methods"; cat "$tmp/hot.err"; }
+if python3 - "$tmp/hot.json" <<'PY'; then
+import json, sys
+d = json.load(open(sys.argv[1]))
+st = d["stages"][0]
+t = st["tables"][0]
+assert t["name"] == "hot", t["name"]
+assert t["decl"] == {"subject": "method", "key": ["method"],
+                     "figures": {"ms": {"unit": "ms", "axis": "time"},
+                                 "samples": {"unit": "samples", "axis": "time"}}}, t["decl"]
+# The workload's hot loop (tests/workload CpuScenario) is on top of its
+# thread's stack; threads blocked in waits have the wait on top.
+hot = [r for r in t["rows"] if r[0] == "Workload.CpuScenario.HotA"]
+assert hot and hot[0][2] >= 100, t["rows"][:5]
+f = [x for x in st["findings"] if x["code"] == "rule.team.hot-loop"]
+assert f and f[0]["severity"] == "warning" and "Workload.CpuScenario.Hot" in f[0]["message"], st["findings"]
+print("HotA: %d samples; finding: %s" % (hot[0][1], f[0]["message"]))
+PY
+  ok "hot-methods' declaration is in the result and the user rule matched its rows"
+else
+  bad "hot-methods' declaration or rule"
+fi
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]
