@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../common/modules.h"
 #include "tick.h"
 
 static const pp_option_decl alloc_options[] = {
@@ -309,13 +310,7 @@ static const pp_table_decl alloc_tables[] = {
       .figures = (const pp_figure_decl[]){ { "bytes", "bytes", PP_AXIS_ALLOCATION },
           { "samples", "samples", PP_AXIS_ALLOCATION }, { NULL, NULL, NULL } },
     },
-    { .name = "modules",
-      .columns = (const pp_column[]){ { "module", PP_COL_STRING, 0 },
-          { "class", PP_COL_STRING, 0 }, { "path", PP_COL_STRING, 0 }, { "why", PP_COL_STRING, 0 },
-          { NULL, 0, 0 } },
-      .key = (const char *const[]){ "module", NULL },
-      .subject = "module",
-    },
+    PP_PC_MODULES_TABLE_DECL,
     { .name = NULL },
 };
 

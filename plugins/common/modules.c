@@ -126,20 +126,22 @@ pp_pc_modules_use(pp_pc_modules *m, uint32_t mod)
         m->used[mod] = 1;
 }
 
+const pp_column pp_pc_modules_columns[] = {
+    { "module", PP_COL_STRING, 0 }, { "class", PP_COL_STRING, 0 },
+    { "path", PP_COL_STRING, 0 },   { "why", PP_COL_STRING, 0 },
+    { NULL, 0, 0 },
+};
+
 int
 pp_pc_modules_emit(const pp_pc_modules *m, pp_ctx *ctx)
 {
-    static const pp_column cols[4] = {
-        { "module", PP_COL_STRING, 0 }, { "class", PP_COL_STRING, 0 },
-        { "path", PP_COL_STRING, 0 },   { "why", PP_COL_STRING, 0 },
-    };
     uint32_t any = 0;
 
     for (uint32_t i = 1; i < m->names.count; i++)
         any += m->used[i];
     if (any == 0)
         return PP_OK;
-    pp_table *t = m->host->table_new(ctx, "modules", 4, cols, 1);
+    pp_table *t = m->host->table_new(ctx, "modules", 4, pp_pc_modules_columns, 1);
     if (!t)
         return PP_ENOMEM;
     for (uint32_t i = 1; i < m->names.count; i++) {

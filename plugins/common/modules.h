@@ -46,4 +46,11 @@ void pp_pc_modules_use(pp_pc_modules *m, uint32_t mod);
  * is known; nothing otherwise. PP_OK or PP_ENOMEM. */
 int pp_pc_modules_emit(const pp_pc_modules *m, pp_ctx *ctx);
 
+/* The `modules` table's columns (NULL-terminated) and its declaration
+ * (ABI 1.5), for the descriptor's tables of a plugin that emits it. */
+extern const pp_column pp_pc_modules_columns[];
+#define PP_PC_MODULES_TABLE_DECL                                                   \
+    { .name = "modules", .columns = pp_pc_modules_columns,                         \
+      .key = (const char *const[]){ "module", NULL }, .subject = "module" }
+
 #endif

@@ -5,6 +5,7 @@
  * between sweeps and skips sweeps during GC suspensions), and aggregated by
  * (thread, stack as IPs); frames are named in finish() (report.c). */
 #include "cpu.h"
+#include "../common/modules.h"
 #include "rtevents.h"
 
 #include <stdlib.h>
@@ -381,13 +382,7 @@ static const pp_table_decl cpu_tables[] = {
       .figures = (const pp_figure_decl[]){ { "ms", "ms", PP_AXIS_TIME },
           { "count", "count", PP_AXIS_TIME }, { "share", "percent", NULL }, { NULL, NULL, NULL } },
     },
-    { .name = "modules",
-      .columns = (const pp_column[]){ { "module", PP_COL_STRING, 0 },
-          { "class", PP_COL_STRING, 0 }, { "path", PP_COL_STRING, 0 }, { "why", PP_COL_STRING, 0 },
-          { NULL, 0, 0 } },
-      .key = (const char *const[]){ "module", NULL },
-      .subject = "module",
-    },
+    PP_PC_MODULES_TABLE_DECL,
     { .name = NULL },
 };
 

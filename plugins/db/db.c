@@ -12,6 +12,7 @@
 #include <perfpipe/plugin.h>
 
 #include "db.h"
+#include "../common/modules.h"
 #include "normalize.h"
 
 static const pp_option_decl options[] = {
@@ -442,13 +443,7 @@ static const pp_table_decl db_tables[] = {
       .figures = (const pp_figure_decl[]){ { "duration", "ns", PP_AXIS_DATABASE },
           { NULL, NULL, NULL } },
     },
-    { .name = "modules",
-      .columns = (const pp_column[]){ { "module", PP_COL_STRING, 0 },
-          { "class", PP_COL_STRING, 0 }, { "path", PP_COL_STRING, 0 }, { "why", PP_COL_STRING, 0 },
-          { NULL, 0, 0 } },
-      .key = (const char *const[]){ "module", NULL },
-      .subject = "module",
-    },
+    PP_PC_MODULES_TABLE_DECL,
     { .name = NULL },
 };
 
