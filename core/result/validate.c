@@ -309,6 +309,11 @@ pp_result_validate(const json_t *doc, pp_error *err)
     }
     if ((rc = check_work(json_object_get(doc, "work"), err)) != PP_OK)
         return rc;
+    v = json_object_get(doc, "verdict");
+    if (v != NULL && (!json_is_object(v) || !json_is_string(json_object_get(v, "overall")) ||
+                      !json_is_string(json_object_get(v, "line"))))
+        return bad(err, "\"verdict\" must be {\"overall\": string, \"line\": string, ...} at "
+                   "/verdict");
     stages = json_object_get(doc, "stages");
     if (!json_is_array(stages))
         return bad(err, "no \"stages\" array at /stages");
