@@ -309,7 +309,7 @@ row_cells(const cmp_table *t, const cmp_row *row, const pp_compare_options *o, p
             material(t, row, o) &&
             row->rel_unit > cmp_threshold(o, t->name, t->measures[0].name, 1, t->stack_table)) {
             j->regressions++;
-            if (json_array_size(j->decided) < 12) {
+            if (json_array_size(j->decided) < CMP_MAX_DECIDED) {
                 char line[384];
 
                 snprintf(line, sizeof line, "%s %s '%s' %s per %s %+.1f%%: regressed", t->stage,
@@ -385,7 +385,7 @@ tally_row(const cmp_table *t, const cmp_row *row, const pp_compare_options *o, c
         j->improvements++;
         if (ty->nex_fixed < EXAMPLES)
             memcpy(ty->ex_fixed[ty->nex_fixed++], ex, sizeof ex);
-        if (json_array_size(j->decided) < 12) {
+        if (json_array_size(j->decided) < CMP_MAX_DECIDED) {
             char line[384];
 
             snprintf(line, sizeof line, "%s %s '%s' disappeared while %s fell per %s: fixed "
@@ -399,7 +399,7 @@ tally_row(const cmp_table *t, const cmp_row *row, const pp_compare_options *o, c
         ty->appeared++;
         if (cmp_threshold(o, t->name, t->measures[0].name, 1, t->stack_table) < INFINITY) {
             j->regressions++;
-            if (json_array_size(j->decided) < 12) {
+            if (json_array_size(j->decided) < CMP_MAX_DECIDED) {
                 char line[384];
 
                 snprintf(line, sizeof line, "%s %s '%s' appeared (structural): regressed",

@@ -65,6 +65,7 @@ typedef struct cmp_judge {
 } cmp_judge;
 
 #define CMP_ALPHA 0.05
+#define CMP_MAX_DECIDED 40       /* verdict.decided_by keeps this many moves */
 
 typedef struct cmp_table {
     const char *name;
