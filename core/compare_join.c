@@ -22,6 +22,18 @@ is_measure(uint32_t t)
     return t == PP_COL_COUNT || t == PP_COL_BYTES || t == PP_COL_DURATION_NS || t == PP_COL_NUMBER;
 }
 
+/* bytes_lo, lo_ms, exclusive_hi_ms: the interval of a sampled figure
+ * (plugins/common/interval.h). */
+static int
+interval_column(const char *name)
+{
+    size_t n = strlen(name);
+
+    return (n > 3 && (strcmp(name + n - 3, "_lo") == 0 || strcmp(name + n - 3, "_hi") == 0)) ||
+           strncmp(name, "lo_", 3) == 0 || strncmp(name, "hi_", 3) == 0 ||
+           strstr(name, "_lo_") != NULL || strstr(name, "_hi_") != NULL;
+}
+
 int
 cmp_columns(const json_t *tb, cmp_table *t)
 {
@@ -50,6 +62,8 @@ cmp_columns(const json_t *tb, cmp_table *t)
         if (!is_key && k.type == PP_COL_COUNT &&
             (strcmp(k.name, "samples") == 0 || strcmp(k.name, "ticks") == 0))
             t->samples_col = (int)i;
+        if (!is_key && interval_column(k.name))
+            continue;   /* a figure's 95 % interval: compare makes its own per unit */
         if (is_key) {
             t->keyidx[t->nkey] = i;
             t->keys[t->nkey++] = k;

@@ -94,6 +94,37 @@ for n in lock syncasync; do
     "$PERFPIPE" compare "$tmp/$n-good.json" "$tmp/$n-bad.json" --per run --map "$gm=$bm" --fail-on regression
 done
 
+# ---- every sampled row carries its samples and 95 % interval (alloc and cpu tables) ----
+check "alloc and cpu rows: samples and Wilson's 95% interval of the Poisson count" \
+  "$tmp/boxing-bad.json" "$tmp/lock-bad.json" <<'PY'
+import json, math, sys
+z = 1.959963984540054
+def ci(fig, k):
+    h = z * math.sqrt(k + z * z / 4)
+    return fig * max(k + z * z / 2 - h, 0) / k, fig * (k + z * z / 2 + h) / k
+n = 0
+for path, tables in ((sys.argv[1], {"by_type": ("bytes", "samples"), "by_frame": ("bytes", "samples"), "by_kind": ("bytes", "samples")}),
+                     (sys.argv[2], {"running": ("ms", "samples"), "by_method": ("exclusive_ms", "exclusive")})):
+    d = json.load(open(path))
+    for t in d["stages"][0]["tables"]:
+        if t["name"] not in tables: continue
+        fig, cnt = tables[t["name"]]
+        cols = [c["name"] for c in t["columns"]]
+        # bytes_lo/_hi; lo_ms/hi_ms (read as times by the renderers; by_method: of exclusive_ms)
+        lo_c, hi_c = (fig + "_lo", fig + "_hi") if fig == "bytes" else ("lo_ms", "hi_ms")
+        assert cols[-2:] == [lo_c, hi_c], (t["name"], cols)
+        for r in t["rows"]:
+            row = dict(zip(cols, r)); k = row[cnt]
+            if k == 0: continue
+            lo, hi = ci(row[fig], k)
+            tol = 1 if fig == "bytes" else 1e-6 * max(1, hi)
+            assert abs(row[lo_c] - lo) <= tol and abs(row[hi_c] - hi) <= tol, (t["name"], row, lo, hi)
+            assert row[lo_c] <= row[fig] <= row[hi_c], row
+            n += 1
+assert n > 20, n
+print("%d rows checked" % n)
+PY
+
 # ---- A/A: a second capture of the same bad code ----
 for n in strconcat boxing; do
   run "alloc on fix-$n-bad2" "$PERFPIPE" alloc "$DATA/fix-$n-bad2.nettrace" --format json -o "$tmp/$n-bad2.json" || continue
