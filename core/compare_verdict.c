@@ -152,8 +152,8 @@ side_line(const json_t *in)
     const json_t *proc = json_object_get(in, "process"), *v;
     const char *k;
     char line[1024];
-    size_t used = (size_t)snprintf(line, sizeof line, "%s",
-                                   json_string_value(json_object_get(in, "path")));
+    const char *path = json_string_value(json_object_get(in, "path"));
+    size_t used = (size_t)snprintf(line, sizeof line, "%s", path ? path : "-");
 
     if (json_is_integer(json_object_get(proc, "pid")))
         used += (size_t)snprintf(line + used, sizeof line - used, ": pid %lld",
