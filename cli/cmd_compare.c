@@ -14,11 +14,21 @@
 #include "result/result.h"
 
 #define MAX_THRESHOLDS 32
+#define MAX_MAPS 64
 
 static const char usage[] =
 "Usage: perfpipe compare BASELINE.json CANDIDATE.json [--noise PCT]\n"
 "                        [--fail-on regression] [--threshold TABLE.COLUMN=PCT]...\n"
-"                        [--replaced PCT] [--allow-knob-drift] [--format FMT] [-o FILE]\n"
+"                        [--replaced PCT] [--map OLD=NEW]... [--allow-knob-drift]\n"
+"                        [--allow-wrong-process] [--per UNIT] [--format FMT] [-o FILE]\n"
+"\n"
+"The verdict comes first: IMPROVED, REGRESSED, NO CHANGE or CANNOT JUDGE, with\n"
+"what decided it. Every figure is judged PER UNIT OF WORK (the result's \"work\":\n"
+"per request when both runs know their requests, from Hosting events or a load\n"
+"tool, else per second of capture): under closed-loop load a faster build\n"
+"serves more requests, and every absolute grows with them. The absolutes stay\n"
+"in the tables beside the per-unit columns; runs whose work differs 2x or more\n"
+"are named as such (compare.work_differs) and still judged per unit.\n"
 "\n"
 "First the totals of every stage (table `totals`): both runs, delta, relative\n"
 "delta. A total some table's measure adds up to is an AXIS and gates (db:\n"
@@ -31,12 +41,17 @@ static const char usage[] =
 "--replaced PCT (default 25) is what the work became, not a regression.\n"
 "\n"
 "Verdicts: a row that appeared or disappeared is STRUCTURAL (it holds across\n"
-"sessions); growth or shrinkage is STATISTICAL (confirm with a same-session A/B\n"
-"with identical knobs); shares that moved while absolutes did not are flagged as\n"
+"sessions); one that disappeared while its axis fell per unit is FIXED (an\n"
+"improvement). Growth or shrinkage is STATISTICAL: sampled rows (alloc ticks, cpu\n"
+"samples) only when the conditional binomial test of their Poisson rate ratio,\n"
+"the two runs' work as exposure, gives p < 0.05 (columns rate_ratio_lo/hi: its\n"
+"95% interval; p_value); rows with too few samples for any verdict say so.\n"
+"Shares that moved while absolutes did not are flagged as\n"
 "inflation by removal. Runs whose knobs differ are refused unless\n"
 "--allow-knob-drift, which marks every verdict weakened. A side whose input was\n"
-"truncated, damaged or lost events, or whose stage is not ok, CANNOT BE JUDGED:\n"
-"every stage says so (compare.cannot_judge) and --fail-on exits 6.\n"
+"truncated, damaged or lost events, whose stage is not ok, or whose trace is of\n"
+"the wrong process (a `dotnet run` host, a tool) CANNOT BE JUDGED: every stage\n"
+"says so (compare.cannot_judge) and --fail-on exits 6.\n"
 "\n"
 "  --fail-on regression   exit 1 when a row appeared (not replaced), its measure grew\n"
 "                         beyond its threshold (default: the noise), or an axis total\n"
@@ -46,18 +61,82 @@ static const char usage[] =
 "                         is a regression (T or C may be *; C=* is each table's first measure;\n"
 "                         T=totals names a total: totals.db_ms=10)\n"
 "                         Stack tables (flame-graph rows) gate only when named: JIT inlining\n"
-"                         reshapes stacks between runs. Sampled rows (a samples/ticks column)\n"
-"                         change only beyond 3 standard deviations of their counts.\n"
+"                         reshapes stacks between runs. Sampled and counted rows change\n"
+"                         only when the rate test says so (above), and decide the verdict\n"
+"                         only when the move is at least --noise % of their axis.\n"
 "\n"
 "  --format FMT           @DOC_FORMATS@ (default table)\n"
 "  --replaced PCT         how far an axis total must fall for new rows to be\n"
 "                         \"replaced\" (default 25)\n"
+"  --map OLD=NEW          join the baseline's key OLD with the candidate's NEW (a twin\n"
+"                         route, a renamed method): e.g. --map 'GET /orders/bad=GET /orders/good'\n"
+"  --allow-wrong-process  judge a result whose trace is flagged as the wrong process\n"
+"  --per UNIT             the unit of work: auto (default: request, else second),\n"
+"                         request, second, operation, or run (fixed work per run:\n"
+"                         the absolutes are the rates)\n"
 "\n"
-"Exit status: 0 judged (no regression, or no --fail-on); 1 regression (with\n"
-"--fail-on); 2 the runs are not comparable; 3 a result cannot be read;\n"
-"5 the output cannot be written; 6 cannot judge (with --fail-on).\n"
+"Exit status: 0 improved or no change (or any verdict without --fail-on);\n"
+"1 regressed (with --fail-on); 2 the runs are not comparable; 3 a result cannot\n"
+"be read; 5 the output cannot be written; 6 cannot judge (with --fail-on).\n"
 "\n"
 "Example: perfpipe compare before.json after.json --fail-on regression --threshold by_frame.bytes=10\n";
+
+/* --threshold TABLE.COLUMN=PCT into thresholds[opt->nthresholds]. */
+static int
+parse_threshold(char *arg, pp_compare_options *opt, pp_compare_threshold *thresholds)
+{
+    char *dot = strchr(arg, '.'), *eq = strchr(arg, '='), *end;
+
+    if (dot == NULL || eq == NULL || eq < dot || opt->nthresholds >= MAX_THRESHOLDS) {
+        pp_cli_error("compare: --threshold takes TABLE.COLUMN=PCT, not '%s'", arg);
+        return PP_EXIT_USAGE;
+    }
+    *dot = '\0';
+    *eq = '\0';
+    thresholds[opt->nthresholds].table = arg;
+    thresholds[opt->nthresholds].column = dot + 1;
+    thresholds[opt->nthresholds].percent = strtod(eq + 1, &end);
+    if (end == eq + 1 || *end != '\0' || !(thresholds[opt->nthresholds].percent >= 0) ||
+        thresholds[opt->nthresholds].percent > 1e6) {
+        pp_cli_error("compare: --threshold percentage '%s' is not a number >= 0", eq + 1);
+        return PP_EXIT_USAGE;
+    }
+    opt->nthresholds++;
+    return PP_EXIT_OK;
+}
+
+/* --map OLD=NEW. */
+static int
+parse_map(char *arg, pp_compare_options *opt, const char **map_old, const char **map_new)
+{
+    char *eq = strchr(arg, '=');
+
+    if (eq == NULL || eq == arg || eq[1] == '\0' || opt->nmap >= MAX_MAPS) {
+        pp_cli_error("compare: --map takes OLD=NEW (a key of the baseline, a key of the "
+                     "candidate), not '%s'", arg);
+        return PP_EXIT_USAGE;
+    }
+    *eq = '\0';
+    map_old[opt->nmap] = arg;
+    map_new[opt->nmap++] = eq + 1;
+    return PP_EXIT_OK;
+}
+
+static int
+parse_per(const char *arg, pp_compare_options *opt)
+{
+    if (strcmp(arg, "auto") == 0)
+        opt->per = NULL;
+    else if (strcmp(arg, "request") == 0 || strcmp(arg, "second") == 0 ||
+             strcmp(arg, "operation") == 0 || strcmp(arg, "run") == 0)
+        opt->per = arg;
+    else {
+        pp_cli_error("compare: --per takes auto, request, second, operation or run, not '%s'",
+                     arg);
+        return PP_EXIT_USAGE;
+    }
+    return PP_EXIT_OK;
+}
 
 int
 pp_cmd_compare(int argc, char **argv)
@@ -68,13 +147,18 @@ pp_cmd_compare(int argc, char **argv)
         { "threshold", required_argument, NULL, 't' },
         { "allow-knob-drift", no_argument, NULL, 'a' },
         { "replaced", required_argument, NULL, 'r' },
+        { "map", required_argument, NULL, 'm' },
+        { "allow-wrong-process", no_argument, NULL, 'w' },
+        { "per", required_argument, NULL, 'p' },
         { "format", required_argument, NULL, 'f' },
         { "output", required_argument, NULL, 'o' },
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 },
     };
     pp_compare_threshold thresholds[MAX_THRESHOLDS];
-    pp_compare_options opt = { 5.0, 0, thresholds, 0, 25.0 };
+    const char *map_old[MAX_MAPS], *map_new[MAX_MAPS];
+    pp_compare_options opt = { 5.0, 0, thresholds, 0, 25.0, map_old, map_new, 0, 0, NULL, NULL,
+                               NULL };
     pp_compare_verdict verdict;
     const char *format = "table", *output = NULL;
     int fail_on = 0, c, rc;
@@ -84,7 +168,7 @@ pp_cmd_compare(int argc, char **argv)
 
     optind = 1;
     while ((c = getopt_long(argc, argv, "f:o:h", opts, NULL)) != -1) {
-        char *end, *dot, *eq;
+        char *end;
 
         switch (c) {
         case 'n':
@@ -103,26 +187,22 @@ pp_cmd_compare(int argc, char **argv)
             fail_on = 1;
             break;
         case 't':
-            dot = strchr(optarg, '.');
-            eq = strchr(optarg, '=');
-            if (dot == NULL || eq == NULL || eq < dot || opt.nthresholds >= MAX_THRESHOLDS) {
-                pp_cli_error("compare: --threshold takes TABLE.COLUMN=PCT, not '%s'", optarg);
+            if (parse_threshold(optarg, &opt, thresholds) != PP_EXIT_OK)
                 return PP_EXIT_USAGE;
-            }
-            *dot = '\0';
-            *eq = '\0';
-            thresholds[opt.nthresholds].table = optarg;
-            thresholds[opt.nthresholds].column = dot + 1;
-            thresholds[opt.nthresholds].percent = strtod(eq + 1, &end);
-            if (end == eq + 1 || *end != '\0' || !(thresholds[opt.nthresholds].percent >= 0) ||
-                thresholds[opt.nthresholds].percent > 1e6) {
-                pp_cli_error("compare: --threshold percentage '%s' is not a number >= 0", eq + 1);
-                return PP_EXIT_USAGE;
-            }
-            opt.nthresholds++;
             break;
         case 'a':
             opt.allow_knob_drift = 1;
+            break;
+        case 'm':
+            if (parse_map(optarg, &opt, map_old, map_new) != PP_EXIT_OK)
+                return PP_EXIT_USAGE;
+            break;
+        case 'w':
+            opt.allow_wrong_process = 1;
+            break;
+        case 'p':
+            if (parse_per(optarg, &opt) != PP_EXIT_OK)
+                return PP_EXIT_USAGE;
             break;
         case 'r':
             opt.replaced_percent = strtod(optarg, &end);
@@ -175,6 +255,8 @@ pp_cmd_compare(int argc, char **argv)
             goto out;
         }
     }
+    opt.baseline_path = argv[optind];
+    opt.candidate_path = argv[optind + 1];
     rc = pp_compare(docs[0], docs[1], &opt, &out, &verdict, &err);
     if (rc != PP_OK) {
         pp_cli_error("%s", err.message);
@@ -193,8 +275,9 @@ pp_cmd_compare(int argc, char **argv)
                                                                  "cannot_judge"), 0)));
         status = PP_EXIT_CANNOT_JUDGE;
     } else if (fail_on && verdict.regressions > 0 && status == PP_EXIT_OK) {
-        fprintf(stderr, "%s: compare: %d regression%s beyond threshold\n", pp_prog,
-                verdict.regressions, verdict.regressions == 1 ? "" : "s");
+        fprintf(stderr, "%s: compare: regressed: %d regression%s beyond threshold (%s)\n", pp_prog,
+                verdict.regressions, verdict.regressions == 1 ? "" : "s",
+                json_string_value(json_object_get(json_object_get(out, "verdict"), "line")));
         status = PP_EXIT_REGRESSION;
     }
 out:

@@ -179,7 +179,7 @@ by_abs_delta(const void *x, const void *y)
 /* Compare one table pair; adds a table and findings to out_stage. */
 static int
 compare_table(const json_t *tb, const json_t *tc, cmp_stage *s, json_t *out_stage,
-              const pp_compare_options *o, const char *weakened, int *regressions, pp_error *err)
+              const pp_compare_options *o, const char *weakened, cmp_judge *j, pp_error *err)
 {
     cmp_table *t = calloc(1, sizeof *t);
     int rc;
@@ -203,12 +203,14 @@ compare_table(const json_t *tb, const json_t *tc, cmp_stage *s, json_t *out_stag
         return PP_OK;
     }
     t->axis = cmp_axis_of(s, t->measures[0].name);
-    if ((rc = cmp_join(tb, tc, t)) != PP_OK) {
+    t->w = s->w;
+    t->stage = json_string_value(json_object_get(out_stage, "id"));
+    if ((rc = cmp_join(tb, tc, t, o)) != PP_OK) {
         pp_error_set(err, PP_ENOMEM, "out of memory comparing table %s", t->name);
     } else {
         cmp_classify_rows(t, o);
         qsort(t->rows, t->nrows, sizeof *t->rows, by_abs_delta);
-        rc = cmp_emit_table(out_stage, t, o, weakened, regressions, err);
+        rc = cmp_emit_table(out_stage, t, o, weakened, j, err);
     }
     cmp_table_free(t);
     free(t);
@@ -239,7 +241,8 @@ mark_axes(const json_t *tables_b, cmp_stage *s)
 static int
 compare_stage(const json_t *stage, const json_t *other, json_t *out_stage,
               const pp_compare_options *o, const char *weakened, const char *diff,
-              const json_t *reasons, int *regressions, pp_error *err)
+              const json_t *reasons, const cmp_work *w, const json_t *note, cmp_judge *j,
+              pp_error *err)
 {
     json_t *tables = json_object_get(stage, "tables"), *tb;
     cmp_stage *s = calloc(1, sizeof *s);
@@ -252,6 +255,9 @@ compare_stage(const json_t *stage, const json_t *other, json_t *out_stage,
     }
     if (*weakened != '\0')
         pp_result_finding(out_stage, PP_SEVERITY_WARNING, "compare.knob_drift", diff);
+    if (json_is_string(note))
+        pp_result_finding(out_stage, PP_SEVERITY_WARNING, "compare.work_differs",
+                          json_string_value(note));
     json_array_foreach(reasons, i, tb) {
         char msg[700];
 
@@ -259,9 +265,9 @@ compare_stage(const json_t *stage, const json_t *other, json_t *out_stage,
                  "holds (recapture that side whole)", json_string_value(tb));
         pp_result_finding(out_stage, PP_SEVERITY_ERROR, "compare.cannot_judge", msg);
     }
-    cmp_stage_totals(stage, other, s);
+    cmp_stage_totals(stage, other, w, s);
     mark_axes(tables, s);
-    rc = cmp_emit_totals(out_stage, s, o, regressions, err);
+    rc = cmp_emit_totals(out_stage, s, o, json_string_value(json_object_get(stage, "id")), j, err);
     json_array_foreach(tables, k, tb) {
         json_t *tc = find_by(json_object_get(other, "tables"), "name",
                              json_string_value(json_object_get(tb, "name")));
@@ -269,8 +275,9 @@ compare_stage(const json_t *stage, const json_t *other, json_t *out_stage,
         if (rc != PP_OK)
             break;
         if (tc != NULL &&
-            !pp_compare_hinted(stage, other, tb, tc, out_stage, o, weakened, regressions, &rc, err))
-            rc = compare_table(tb, tc, s, out_stage, o, weakened, regressions, err);
+            !pp_compare_hinted(stage, other, tb, tc, out_stage, o, weakened, &j->regressions, &rc,
+                               err))
+            rc = compare_table(tb, tc, s, out_stage, o, weakened, j, err);
     }
     free(s);
     return rc;
@@ -278,9 +285,13 @@ compare_stage(const json_t *stage, const json_t *other, json_t *out_stage,
 
 static json_t *
 compared_object(const json_t *base, const json_t *cand, const char *pipeline,
-                const pp_compare_options *o, json_t *reasons)
+                const pp_compare_options *o, json_t *reasons, const cmp_work *w, json_t *note)
 {
     json_t *compared = json_object();
+
+    json_object_set_new(compared, "work",
+                        json_pack("{s:s,s:f,s:f,s:f,s:O?}", "unit", w->unit, "baseline", w->eb,
+                                  "candidate", w->ec, "ratio", w->ec / w->eb, "note", note));
 
     json_object_set_new(compared, "pipeline", json_string(pipeline));
     json_object_set(compared, "baseline_inputs", json_object_get(base, "inputs"));
@@ -303,7 +314,9 @@ pp_compare(const json_t *base, const json_t *cand, const pp_compare_options *o, 
     json_t *sb = json_object_get(base, "stages"), *sc = json_object_get(cand, "stages");
     char diff[1024];
     const char *weakened = "";
-    json_t *doc, *stage, *reasons;
+    json_t *doc, *stage, *reasons, *note = NULL;
+    cmp_work w;
+    cmp_judge j = { 0, 0, NULL };
     size_t i;
     int rc = PP_OK;
 
@@ -336,9 +349,21 @@ pp_compare(const json_t *base, const json_t *cand, const pp_compare_options *o, 
     }
     damage_of(base, "baseline", reasons);
     damage_of(cand, "candidate", reasons);
+    if (!o->allow_wrong_process) {
+        cmp_wrong_process(base, "baseline", reasons);
+        cmp_wrong_process(cand, "candidate", reasons);
+    }
     v->cannot_judge = (int)json_array_size(reasons);
+    cmp_work_of(base, cand, o->per, &w, &note);
     json_object_set(doc, "knobs", json_object_get(base, "knobs"));
-    json_object_set_new(doc, "compared", compared_object(base, cand, pb, o, reasons));
+    json_object_set_new(doc, "compared", compared_object(base, cand, pb, o, reasons, &w, note));
+    if (cmp_inputs(doc, base, cand, o) != PP_OK || (j.decided = json_array()) == NULL) {
+        json_decref(doc);
+        json_decref(reasons);
+        json_decref(note);
+        pp_error_set(err, PP_ENOMEM, "out of memory");
+        return PP_ENOMEM;
+    }
     json_array_foreach(sb, i, stage) {
         json_t *an = json_object_get(stage, "analyzer");
         json_t *out_stage = pp_result_add_stage(doc, json_string_value(json_object_get(stage, "id")),
@@ -351,11 +376,19 @@ pp_compare(const json_t *base, const json_t *cand, const pp_compare_options *o, 
             break;
         }
         rc = compare_stage(stage, find_by(sc, "id", json_string_value(json_object_get(stage, "id"))),
-                           out_stage, o, weakened, diff, reasons, &v->regressions, err);
+                           out_stage, o, weakened, diff, reasons, &w, note, &j, err);
         if (rc != PP_OK)
             break;
     }
+    v->regressions = j.regressions;
+    v->improvements = j.improvements;
+    if (rc == PP_OK && (doc = cmp_lead_with_verdict(doc, &j, v->cannot_judge, &w, reasons, v)) == NULL) {
+        pp_error_set(err, PP_ENOMEM, "out of memory");
+        rc = PP_ENOMEM;
+    }
     json_decref(reasons);
+    json_decref(note);
+    json_decref(j.decided);
     if (rc != PP_OK) {
         json_decref(doc);
         return rc;

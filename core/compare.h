@@ -16,7 +16,18 @@
  * shares that moved while absolutes did not are flagged as inflation by
  * removal. A side whose input was truncated, damaged or lost events, or
  * whose stage is not "ok", cannot be judged: compare says so in every
- * stage (compare.cannot_judge) and in compared.verdict. */
+ * stage (compare.cannot_judge) and in compared.verdict.
+ *
+ * Per unit of work (core/work.h): under closed-loop load a faster build
+ * serves more requests in the same time, so every absolute grows with the
+ * work. Every total and row figure is also divided by its side's work
+ * (requests when both sides know them, else seconds of capture, else
+ * benchmark operations) and the judgement is made on those rates; the
+ * absolutes stay in the tables. Sampled rows and totals (alloc ticks, cpu
+ * samples) change only when the conditional binomial test of the Poisson
+ * rate ratio, with the two works as exposure, says p < 0.05
+ * (compare_rate.c). The document leads with "verdict": improved, regressed,
+ * no change or cannot judge, and what decided it. */
 #ifndef PP_CORE_COMPARE_H
 #define PP_CORE_COMPARE_H
 
@@ -36,11 +47,20 @@ typedef struct pp_compare_options {
     const pp_compare_threshold *thresholds;
     size_t nthresholds;
     double replaced_percent;     /* an axis total down this much makes new rows "replaced"; 25 */
+    /* Key values paired across the runs (--map OLD=NEW): a baseline row
+     * whose key cell is map_old[i] joins the candidate's map_new[i]. */
+    const char *const *map_old, *const *map_new;
+    size_t nmap;
+    int allow_wrong_process;     /* judge a trace flagged as the wrong process anyway */
+    const char *baseline_path, *candidate_path;   /* the result files, for "inputs" */
+    const char *per;             /* the unit asked for: request, second, operation, run; NULL: auto */
 } pp_compare_options;
 
 typedef struct pp_compare_verdict {
     int regressions;             /* rows that appeared or grew past their threshold, axes that grew */
     int cannot_judge;            /* reasons a side cannot be judged (0 = both whole) */
+    int improvements;            /* axes that fell per unit, rows fixed (gone while their axis fell) */
+    const char *overall;         /* "improved", "regressed", "no change" or "cannot judge" */
 } pp_compare_verdict;
 
 /* Compare base and cand (both validated perfpipe-result/1 documents).

@@ -58,12 +58,61 @@ add_side(cmp_stage *s, const json_t *totals, int cand)
     }
 }
 
+/* The total that is the unit of work itself (requests per request is 1:
+ * it carries no judgement). */
+static int
+is_work_total(const char *name, const char *unit)
+{
+    return (strcmp(unit, "request") == 0 && strcmp(name, "requests") == 0) ||
+           (strcmp(unit, "operation") == 0 && strcmp(name, "operations") == 0);
+}
+
+/* A figure that is already a rate or a statistic of one operation
+ * (commands_per_request, event_bytes_per_command, mean_ms, p95_ms): it is
+ * not divided by the work again. */
+static int
+intensive(const char *name)
+{
+    static const char *const prefixes[] = { "mean", "p50", "p90", "p95", "p99", "max", "min",
+                                            "avg", "median" };
+
+    if (strstr(name, "_per_") != NULL || strstr(name, "_pct") != NULL)
+        return 1;
+    for (size_t i = 0; i < sizeof prefixes / sizeof prefixes[0]; i++)
+        if (strncmp(name, prefixes[i], strlen(prefixes[i])) == 0)
+            return 1;
+    return 0;
+}
+
 void
-cmp_stage_totals(const json_t *stage_b, const json_t *stage_c, cmp_stage *s)
+cmp_stage_totals(const json_t *stage_b, const json_t *stage_c, const cmp_work *w, cmp_stage *s)
 {
     memset(s, 0, sizeof *s);
+    s->w = *w;
     add_side(s, json_object_get(stage_b, "totals"), 0);
     add_side(s, json_object_get(stage_c, "totals"), 1);
+    /* A stage whose figures come from samples (alloc ticks, cpu samples):
+     * its totals are judged by the rate test on those counts. */
+    for (size_t i = 0; i < s->ntotals; i++) {
+        cmp_total *t = &s->totals[i];
+
+        if (t->type == PP_COL_COUNT && t->in_b && t->in_c && !s->sampled &&
+            (strcmp(t->name, "ticks") == 0 || strcmp(t->name, "samples") == 0)) {
+            s->kb = t->b;
+            s->kc = t->c;
+            s->sampled = 1;
+        }
+    }
+    for (size_t i = 0; i < s->ntotals; i++) {
+        cmp_total *t = &s->totals[i];
+
+        t->work = is_work_total(t->name, w->unit);
+        t->eb = t->work || intensive(t->name) ? 1 : w->eb;
+        t->ec = t->work || intensive(t->name) ? 1 : w->ec;
+        t->dual = w->dual && !intensive(t->name);
+        t->kb = s->sampled ? &s->kb : NULL;
+        t->kc = s->sampled ? &s->kc : NULL;
+    }
 }
 
 /* Measure column -> the analyzers' name of the total it adds up to, in
@@ -94,9 +143,23 @@ cmp_axis_of(cmp_stage *s, const char *column)
 }
 
 double
-cmp_total_rel(const cmp_total *t)
+cmp_total_abs_rel(const cmp_total *t)
 {
     return t->in_b && t->in_c && t->b != 0 ? 100.0 * (t->c - t->b) / fabs(t->b) : NAN;
+}
+
+double
+cmp_total_rel(const cmp_total *t)
+{
+    double b = t->b / t->eb, c = t->c / t->ec;
+
+    return t->in_b && t->in_c && b != 0 ? 100.0 * (c - b) / fabs(b) : NAN;
+}
+
+double
+cmp_total_p(const cmp_total *t)
+{
+    return t->kb != NULL ? cmp_rate_p(*t->kb, *t->kc, t->eb, t->ec) : NAN;
 }
 
 /* stack_table: a flame-graph table (first column `stack`). JIT inlining
@@ -117,25 +180,19 @@ cmp_threshold(const pp_compare_options *o, const char *table, const char *column
     return primary && !stack_table ? o->noise_percent : INFINITY;
 }
 
-static int
-sampled_total(const cmp_total *t)
-{
-    return t->type == PP_COL_COUNT && (strcmp(t->name, "samples") == 0 || strcmp(t->name, "ticks") == 0);
-}
-
-/* Only an axis gates. Counts and bytes gate at the noise; times vary more
- * between runs of the same code (JIT, disk, scheduling), so they gate at
- * CMP_TIME_NOISE unless a threshold names them; sampled counts also need
- * three standard deviations. */
+/* Only an axis gates, per unit of work. Counts and bytes gate at the
+ * noise; times vary more between runs of the same code (JIT, disk,
+ * scheduling), so they gate at CMP_TIME_NOISE unless a threshold names
+ * them; a sampled stage's totals also need the rate test's p < alpha. */
 #define CMP_TIME_NOISE 25.0
 
 int
-cmp_total_regressed(const pp_compare_options *o, const cmp_total *t)
+cmp_total_moved(const pp_compare_options *o, const cmp_total *t)
 {
-    double rel = cmp_total_rel(t), limit;
+    double rel = cmp_total_rel(t), limit, p = cmp_total_p(t);
     int named = 0;
 
-    if (!t->axis || t->type == PP_COL_PERCENT || isnan(rel))
+    if (!t->axis || t->work || t->type == PP_COL_PERCENT || isnan(rel))
         return 0;
     for (size_t i = 0; i < o->nthresholds; i++)
         named |= strcmp(o->thresholds[i].table, "totals") == 0 &&
@@ -144,11 +201,32 @@ cmp_total_regressed(const pp_compare_options *o, const cmp_total *t)
     if (!named && (t->type == PP_COL_NUMBER || t->type == PP_COL_DURATION_NS) &&
         limit < CMP_TIME_NOISE)
         limit = CMP_TIME_NOISE;
-    if (sampled_total(t) && fabs(t->c - t->b) <= 3.0 * sqrt(fabs(t->b) + fabs(t->c)))
+    if (t->kb != NULL && !(p < CMP_ALPHA))
         return 0;
-    return rel > limit;
+    if (t->dual) {
+        double arel = cmp_total_abs_rel(t);
+
+        if (!(rel > limit && arel > limit) && !(rel < -limit && arel < -limit))
+            return 0;
+    }
+    return rel > limit ? 1 : rel < -limit ? -1 : 0;
 }
 
+/* The rate test of one sampled row (absent on a side: 0 samples). */
+static void
+sampled_row(const cmp_table *t, cmp_row *row)
+{
+    double kb = row->b ? cmp_num(json_array_get(row->b, (size_t)t->samples_col)) : 0;
+    double kc = row->c ? cmp_num(json_array_get(row->c, (size_t)t->samples_col)) : 0;
+
+    row->p = cmp_rate_p(kb, kc, t->w.eb, t->w.ec);
+    row->testable = cmp_rate_testable(kb, kc, t->w.eb, t->w.ec);
+    cmp_rate_ratio_ci(kb, kc, t->w.eb, t->w.ec, &row->ratio_lo, &row->ratio_hi);
+}
+
+/* Rows are judged per unit of work. A sampled row (allocation ticks,
+ * thread samples) changes only when its rate test says so; one with too
+ * few samples for any outcome to be significant says so. */
 void
 cmp_classify_rows(cmp_table *t, const pp_compare_options *o)
 {
@@ -156,31 +234,45 @@ cmp_classify_rows(cmp_table *t, const pp_compare_options *o)
     double axis_rel = t->axis != NULL ? cmp_total_rel(t->axis) : NAN;
     int axis_fell = !isnan(axis_rel) && axis_rel <= -o->replaced_percent;
 
+    size_t tested = 0;
+
+    /* Every row of a table is a test: Bonferroni keeps the table's chance
+     * of one false verdict under CMP_ALPHA. */
+    for (size_t r = 0; t->samples_col >= 0 && r < t->nrows; r++) {
+        sampled_row(t, &t->rows[r]);
+        tested += (size_t)t->rows[r].testable;
+    }
+    t->alpha = CMP_ALPHA / (double)(tested > 1 ? tested : 1);
     for (size_t r = 0; r < t->nrows; r++) {
         cmp_row *row = &t->rows[r];
         double vb = row->b ? cmp_num(json_array_get(row->b, pi)) : 0;
         double vc = row->c ? cmp_num(json_array_get(row->c, pi)) : 0;
-        double rel = vb != 0 ? 100.0 * (vc - vb) / fabs(vb) : 0;
+        double ub = vb / t->w.eb, uc = vc / t->w.ec;
+        double rel = ub != 0 ? 100.0 * (uc - ub) / fabs(ub) : 0;
         int significant = 1;
 
-        /* Sampled rows (allocation ticks, thread samples) are Poisson
-         * counts: a change smaller than three standard deviations of the
-         * two counts is sampling noise, whatever its relative size. */
-        if (t->samples_col >= 0) {
-            double kb = row->b ? cmp_num(json_array_get(row->b, (size_t)t->samples_col)) : 0;
-            double kc = row->c ? cmp_num(json_array_get(row->c, (size_t)t->samples_col)) : 0;
-
-            significant = fabs(kc - kb) > 3.0 * sqrt(kb + kc);
+        if (t->samples_col >= 0)
+            significant = row->testable && row->p < t->alpha;
+        else {
+            row->p = row->ratio_lo = row->ratio_hi = NAN;
+            row->testable = 1;
         }
         row->delta = vc - vb;
+        row->rel_unit = row->b && row->c && ub != 0 ? rel : NAN;
         row->noise = !significant;
         if (row->b == NULL)
-            row->status = !significant ? "appeared (noise)" : axis_fell ? "replaced" : "appeared";
+            row->status = !row->testable ? "appeared (too few samples)"
+                          : !significant ? "appeared (noise)" : axis_fell ? "replaced" : "appeared";
         else if (row->c == NULL)
-            row->status = significant ? "disappeared" : "disappeared (noise)";
-        else if (fabs(rel) <= o->noise_percent || !significant)
+            row->status = !row->testable ? "disappeared (too few samples)"
+                          : significant ? "disappeared" : "disappeared (noise)";
+        else if (!row->testable)
+            row->status = "too few samples";
+        else if (fabs(rel) <= o->noise_percent || !significant ||
+                 (t->w.dual && !(vc - vb > fabs(vb) * o->noise_percent / 100 && rel > 0) &&
+                  !(vb - vc > fabs(vb) * o->noise_percent / 100 && rel < 0)))
             row->status = "unchanged";
         else
-            row->status = vc > vb ? "grew" : "shrank";
+            row->status = uc > ub ? "grew" : "shrank";
     }
 }

@@ -24,6 +24,10 @@ typedef struct cmp_row {
     double delta;                /* primary measure */
     const char *status;
     int noise;                   /* too few samples for the change to mean anything */
+    double rel_unit;             /* relative change per unit of work (%), NAN when one side lacks it */
+    double p;                    /* the rate test's p-value (sampled tables), else NAN */
+    double ratio_lo, ratio_hi;   /* its 95 % interval of the rate ratio cand / base */
+    int testable;                /* enough samples that the test could ever reach p < alpha */
 } cmp_row;
 
 /* One total of a stage in both runs. */
@@ -33,12 +37,35 @@ typedef struct cmp_total {
     double b, c;
     int in_b, in_c;
     int axis;                    /* some table's measure adds up to it: it gates */
+    int work;                    /* it is the unit of work itself (requests per request) */
+    double eb, ec;               /* the work each side did: per unit = b / eb */
+    const double *kb, *kc;       /* the stage's sample counts when its figures are sampled */
+    int dual;                    /* its move must hold in the absolutes too */
 } cmp_total;
+
+/* The unit of work both sides are divided by. */
+typedef struct cmp_work {
+    const char *unit;            /* "request", "second", "operation", or "run" (absolute) */
+    double eb, ec;               /* 1 and 1 for "run" */
+    int dual;                    /* per second: a move must hold per run too (see compare_verdict.c) */
+} cmp_work;
 
 typedef struct cmp_stage {
     cmp_total totals[CMP_MAX_AXES];
     size_t ntotals;
+    cmp_work w;
+    double kb, kc;               /* its sample count total (ticks, samples), when it has one */
+    int sampled;
 } cmp_stage;
+
+/* What the comparison found, across stages. */
+typedef struct cmp_judge {
+    int regressions, improvements;
+    json_t *decided;             /* strings: what decided the verdict (moves of both kinds) */
+} cmp_judge;
+
+#define CMP_ALPHA 0.05
+#define CMP_MAX_DECIDED 40       /* verdict.decided_by keeps this many moves */
 
 typedef struct cmp_table {
     const char *name;
@@ -46,8 +73,13 @@ typedef struct cmp_table {
     size_t keyidx[CMP_MAX_COLUMNS];
     size_t nkey, nmeas, nshare;
     int samples_col;             /* a sampled table's count column, or -1 */
+    int counts_exact;            /* ... which is an exact event count, not samples */
+    int local;                   /* keyed by a process-local id (a thread): shown, never judged */
+    double alpha;                /* a row's significance level: CMP_ALPHA / rows tested */
     int stack_table;             /* a flame-graph table (first key `stack`) */
     const cmp_total *axis;       /* the total the primary measure adds up to, or NULL */
+    const char *stage;           /* its stage's id, to name it in the verdict */
+    cmp_work w;
     cmp_row *rows;
     size_t nrows;
 } cmp_table;
@@ -59,31 +91,65 @@ double cmp_num(const json_t *v);
 int cmp_columns(const json_t *tb, cmp_table *t);
 /* Join the rows of both runs by key into t->rows (t->nrows). PP_OK or
  * PP_ENOMEM. */
-int cmp_join(const json_t *tb, const json_t *tc, cmp_table *t);
+int cmp_join(const json_t *tb, const json_t *tc, cmp_table *t, const pp_compare_options *o);
 void cmp_table_free(cmp_table *t);
 
 /* compare_classify.c */
-/* Both runs' numeric totals of one stage. */
-void cmp_stage_totals(const json_t *stage_b, const json_t *stage_c, cmp_stage *s);
+/* Both runs' numeric totals of one stage, divided by w. */
+void cmp_stage_totals(const json_t *stage_b, const json_t *stage_c, const cmp_work *w,
+                      cmp_stage *s);
 /* The total a measure column adds up to (same name, or the analyzer's
  * name for that axis: count -> commands, total_ms -> db_ms, bytes ->
  * sampled_bytes, samples -> ticks...), or NULL. */
 cmp_total *cmp_axis_of(cmp_stage *s, const char *column);
-/* Relative change of a total in percent (NAN when the base is 0). */
+/* Relative change of a total per unit of work in percent (NAN when the
+ * base is 0); cmp_total_abs_rel: of the absolutes. */
 double cmp_total_rel(const cmp_total *t);
+double cmp_total_abs_rel(const cmp_total *t);
+/* +1 when a total grew past its gate per unit of work, -1 when it fell
+ * past it, 0 otherwise (not an axis, within noise, or not significant). */
+int cmp_total_moved(const pp_compare_options *o, const cmp_total *t);
+/* The p-value of a total's rate test, NAN when its stage is not sampled. */
+double cmp_total_p(const cmp_total *t);
 /* The regression threshold of a measure. */
 double cmp_threshold(const pp_compare_options *o, const char *table, const char *column,
                      int primary, int stack_table);
-/* 1 when a total grew past its gate. */
-int cmp_total_regressed(const pp_compare_options *o, const cmp_total *t);
 /* Status of every joined row; "replaced" for a row that appeared while its
  * axis total fell by at least o->replaced_percent. */
 void cmp_classify_rows(cmp_table *t, const pp_compare_options *o);
 
+
 /* compare_emit.c */
 int cmp_emit_totals(json_t *out_stage, const cmp_stage *s, const pp_compare_options *o,
-                    int *regressions, pp_error *err);
+                    const char *stage_id, cmp_judge *j, pp_error *err);
 int cmp_emit_table(json_t *out_stage, const cmp_table *t, const pp_compare_options *o,
-                   const char *weakened, int *regressions, pp_error *err);
+                   const char *weakened, cmp_judge *j, pp_error *err);
+/* "1.5 KB" for a figure of a column type. */
+void cmp_human(char *buf, size_t size, uint32_t type, double v);
+
+/* compare_rate.c: sampled counts kb, kc over works eb, ec (see there) */
+/* Two-sided p-value of "the rates are equal"; NAN without work. */
+double cmp_rate_p(double kb, double kc, double eb, double ec);
+/* 1 when n = kb + kc samples could ever give p < CMP_ALPHA. */
+int cmp_rate_testable(double kb, double kc, double eb, double ec);
+/* 95 % interval of the rate ratio (kc / ec) / (kb / eb). */
+void cmp_rate_ratio_ci(double kb, double kc, double eb, double ec, double *lo, double *hi);
+
+/* compare_verdict.c */
+/* The unit both documents' work share (request, second, operation), and
+ * the work of each; "run" (1 and 1) when they share none. per (not NULL)
+ * asks for one unit: when a side lacks it, the judgement falls back as
+ * without it and *note says so. */
+void cmp_work_of(const json_t *base, const json_t *cand, const char *per, cmp_work *w,
+                 json_t **note);
+/* Add reasons a side cannot be judged because its trace is of the wrong
+ * process (inputs[].nettrace.process.wrong_process). */
+void cmp_wrong_process(const json_t *doc, const char *side, json_t *reasons);
+/* Fill compare's "inputs" (both results: path, process, knobs, work). */
+int cmp_inputs(json_t *doc, const json_t *base, const json_t *cand, const pp_compare_options *o);
+/* The document with "verdict" first (after "format"): the overall verdict,
+ * its line and what decided it. Consumes doc; NULL when out of memory. */
+json_t *cmp_lead_with_verdict(json_t *doc, const cmp_judge *j, int cannot_judge,
+                              const cmp_work *w, const json_t *reasons, pp_compare_verdict *v);
 
 #endif

@@ -22,6 +22,18 @@ is_measure(uint32_t t)
     return t == PP_COL_COUNT || t == PP_COL_BYTES || t == PP_COL_DURATION_NS || t == PP_COL_NUMBER;
 }
 
+/* bytes_lo, lo_ms, exclusive_hi_ms: the interval of a sampled figure
+ * (plugins/common/interval.h). */
+static int
+interval_column(const char *name)
+{
+    size_t n = strlen(name);
+
+    return (n > 3 && (strcmp(name + n - 3, "_lo") == 0 || strcmp(name + n - 3, "_hi") == 0)) ||
+           strncmp(name, "lo_", 3) == 0 || strncmp(name, "hi_", 3) == 0 ||
+           strstr(name, "_lo_") != NULL || strstr(name, "_hi_") != NULL;
+}
+
 int
 cmp_columns(const json_t *tb, cmp_table *t)
 {
@@ -50,6 +62,8 @@ cmp_columns(const json_t *tb, cmp_table *t)
         if (!is_key && k.type == PP_COL_COUNT &&
             (strcmp(k.name, "samples") == 0 || strcmp(k.name, "ticks") == 0))
             t->samples_col = (int)i;
+        if (!is_key && interval_column(k.name))
+            continue;   /* a figure's 95 % interval: compare makes its own per unit */
         if (is_key) {
             t->keyidx[t->nkey] = i;
             t->keys[t->nkey++] = k;
@@ -62,17 +76,44 @@ cmp_columns(const json_t *tb, cmp_table *t)
     if (t->nkey == 0 || t->nmeas == 0)
         return 0;   /* nothing to join or to measure: not an A/B table */
     t->stack_table = strcmp(t->keys[0].name, "stack") == 0 && t->keyidx[0] == 0;
+    /* Thread and process ids name nothing across two processes. */
+    t->local = strcmp(t->keys[0].name, "thread") == 0 || strcmp(t->keys[0].name, "tid") == 0 ||
+               strcmp(t->keys[0].name, "thread_id") == 0 || strcmp(t->keys[0].name, "pid") == 0;
+    /* An event count (db commands, requests) is not sampled, but divided
+     * by the work it is a rate all the same: 1 setup command per run is
+     * +30 % per second when one capture is shorter. Its rows take the
+     * same rate test on the count itself. */
+    if (t->samples_col < 0 && t->measures[0].type == PP_COL_COUNT) {
+        t->samples_col = (int)t->measures[0].index;
+        t->counts_exact = 1;
+    }
     return 1;
 }
 
+/* The cell a baseline key cell joins as: --map OLD=NEW pairs a renamed or
+ * replaced key (a twin route, a renamed method) with its new name. */
+static json_t *
+mapped(const json_t *cell, const pp_compare_options *o)
+{
+    const char *s = json_string_value(cell);
+
+    for (size_t i = 0; o != NULL && s != NULL && i < o->nmap; i++)
+        if (strcmp(s, o->map_old[i]) == 0)
+            return json_string(o->map_new[i]);
+    return json_incref((json_t *)cell);
+}
+
 static char *
-row_key(const json_t *row, const size_t *keyidx, size_t nkey)
+row_key(const json_t *row, const size_t *keyidx, size_t nkey, const pp_compare_options *o)
 {
     char *out = NULL;
     size_t len = 0;
 
     for (size_t i = 0; i < nkey; i++) {
-        char *part = json_dumps(json_array_get(row, keyidx[i]), JSON_ENCODE_ANY | JSON_COMPACT);
+        json_t *cell = mapped(json_array_get(row, keyidx[i]), o);
+        char *part = cell ? json_dumps(cell, JSON_ENCODE_ANY | JSON_COMPACT) : NULL;
+
+        json_decref(cell);
         size_t n = part ? strlen(part) : 0;
         char *grown = realloc(out, len + n + 2);
 
@@ -92,7 +133,7 @@ row_key(const json_t *row, const size_t *keyidx, size_t nkey)
 }
 
 int
-cmp_join(const json_t *tb, const json_t *tc, cmp_table *t)
+cmp_join(const json_t *tb, const json_t *tc, cmp_table *t, const pp_compare_options *o)
 {
     const json_t *rows_b = json_object_get(tb, "rows"), *rows_c = json_object_get(tc, "rows");
     size_t nb = json_array_size(rows_b), nc = json_array_size(rows_c);
@@ -105,7 +146,7 @@ cmp_join(const json_t *tb, const json_t *tc, cmp_table *t)
         return PP_ENOMEM;
     }
     for (size_t i = 0; i < nb && rc == PP_OK; i++) {
-        char *k = row_key(json_array_get(rows_b, i), t->keyidx, t->nkey);
+        char *k = row_key(json_array_get(rows_b, i), t->keyidx, t->nkey, o);
 
         if (k == NULL) {
             rc = PP_ENOMEM;
@@ -118,7 +159,7 @@ cmp_join(const json_t *tb, const json_t *tc, cmp_table *t)
         free(k);
     }
     for (size_t i = 0; i < nc && rc == PP_OK; i++) {
-        char *k = row_key(json_array_get(rows_c, i), t->keyidx, t->nkey);
+        char *k = row_key(json_array_get(rows_c, i), t->keyidx, t->nkey, NULL);
         json_t *at;
 
         if (k == NULL) {

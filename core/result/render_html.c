@@ -310,6 +310,40 @@ put_damage(const json_t *in, FILE *out)
     fputs("</td>", out);
 }
 
+/* A comparison leads with its verdict: one line, what decided it, and
+ * which runs it compared (file, process, knobs). */
+static void
+put_verdict_banner(const json_t *doc, FILE *out)
+{
+    const json_t *v = json_object_get(doc, "verdict"), *d;
+    const char *overall = str(v, "overall");
+    const char *colour = overall == NULL ? "#888" : strcmp(overall, "improved") == 0 ? "#1a7f37"
+                         : strcmp(overall, "regressed") == 0 ? "#cf222e"
+                         : strcmp(overall, "no change") == 0 ? "#57606a" : "#bf8700";
+    size_t i;
+
+    if (!json_is_object(v) || overall == NULL)
+        return;
+    fprintf(out, "<div class=\"card verdict\" id=\"verdict\" style=\"border-left:8px solid %s\">"
+            "<h1 style=\"color:%s;margin:0 0 6px\">", colour, colour);
+    pp_html_text(out, str(v, "line"));
+    fputs("</h1>", out);
+    if (json_array_size(json_object_get(v, "decided_by")) > 0) {
+        fputs("<ul>", out);
+        json_array_foreach(json_object_get(v, "decided_by"), i, d) {
+            fputs("<li>", out);
+            pp_html_text(out, json_string_value(d));
+            fputs("</li>", out);
+        }
+        fputs("</ul>", out);
+    }
+    fputs("<p><b>baseline</b> ", out);
+    pp_html_text(out, str(v, "baseline"));
+    fputs("<br><b>candidate</b> ", out);
+    pp_html_text(out, str(v, "candidate"));
+    fputs("</p></div>\n", out);
+}
+
 static void
 put_header(const json_t *doc, FILE *out)
 {
@@ -461,6 +495,7 @@ pp_render_html(const json_t *doc, const pp_render_opts *o, FILE *out, pp_error *
     pp_html_text(out, pipeline ? pipeline : "-");
     fprintf(out, "</title>\n<style>\n%s</style>\n<script>\n%s</script>\n</head>\n<body><main>\n",
             pp_html_css, pp_html_js_head);
+    put_verdict_banner(doc, out);
     put_header(doc, out);
     put_findings(doc, out);
     json_array_foreach(json_object_get(doc, "stages"), si, st) {

@@ -93,6 +93,18 @@ pp_render_markdown(const json_t *doc, const pp_render_opts *o, FILE *out, pp_err
     size_t si, ti, fi, ii;
     char buf[128];
 
+    if (json_is_string(json_object_get(json_object_get(doc, "verdict"), "line"))) {
+        /* a comparison: its verdict first */
+        const json_t *vd = json_object_get(doc, "verdict");
+
+        fputs("**", out);
+        md_text(out, json_string_value(json_object_get(vd, "line")));
+        fputs("**\n\n- baseline: ", out);
+        md_text(out, json_string_value(json_object_get(vd, "baseline")));
+        fputs("\n- candidate: ", out);
+        md_text(out, json_string_value(json_object_get(vd, "candidate")));
+        fputs("\n\n", out);
+    }
     fputs("# perfpipe result: ", out);
     md_text(out, json_is_string(pipeline) ? json_string_value(pipeline) : "-");
     fprintf(out, "\n\nperfpipe %s\n\n",

@@ -328,6 +328,15 @@ pp_render_text_table(const json_t *doc, const pp_render_opts *o, FILE *out, pp_e
     size_t si, ti, fi;
     int rc, first = 1;
 
+    if (json_is_string(json_object_get(json_object_get(doc, "verdict"), "line"))) {
+        /* a comparison: its verdict first */
+        const json_t *vd = json_object_get(doc, "verdict");
+
+        put_wrapped(out, json_string_value(json_object_get(vd, "line")), 0, 2, o);
+        fprintf(out, "\n  baseline:  %s\n  candidate: %s\n\n",
+                json_string_value(json_object_get(vd, "baseline")) ? json_string_value(json_object_get(vd, "baseline")) : "-",
+                json_string_value(json_object_get(vd, "candidate")) ? json_string_value(json_object_get(vd, "candidate")) : "-");
+    }
     fprintf(out, "perfpipe %s  pipeline %s\n",
             json_string_value(json_object_get(tool, "version")) ? json_string_value(json_object_get(tool, "version")) : "?",
             json_is_string(pipeline) ? json_string_value(pipeline) : "-");

@@ -1,5 +1,6 @@
 /* plugins/cpu: running versus waiting (see blocked.h). */
 #include "blocked.h"
+#include "../common/interval.h"
 #include "../common/modules.h"
 
 #include <stdio.h>
@@ -268,11 +269,22 @@ pp_cpu_states_add(pp_cpu_states *st, uint32_t stack, int64_t s, int64_t ns)
 
 static double pct(int64_t part, int64_t whole) { return whole > 0 ? 100.0 * (double)part / (double)whole : 0.0; }
 
+/* v: {samples, ns}; the interval of ms in cells nc and nc + 1. */
+static void
+interval_cells(pp_cell *c, uint32_t nc, const int64_t *v)
+{
+    double lo, hi;
+
+    pp_pc_interval95((double)v[1] / 1e6, v[0], &lo, &hi);
+    c[nc] = pp_cell_dbl(lo);
+    c[nc + 1] = pp_cell_dbl(hi);
+}
+
 static int
 emit_table(const pp_cpu_states *st, const pp_host_api *h, pp_ctx *ctx, int64_t top, int waits)
 {
     const pp_pc_agg *a = waits ? &st->waits : &st->running;
-    pp_column run_cols[6] = {
+    pp_column run_cols[8] = {
         { "method", PP_COL_STRING, 0 }, { "samples", PP_COL_COUNT, 0 },
         { "ms", PP_COL_NUMBER, 0 },     { "share", PP_COL_PERCENT, 0 },
         { "module", PP_COL_STRING, 0 }, { "call_site", PP_COL_STRING, 0 },
@@ -285,8 +297,17 @@ emit_table(const pp_cpu_states *st, const pp_host_api *h, pp_ctx *ctx, int64_t t
     };
     const uint32_t *sites = waits ? st->wait_site : st->run_site;
     uint32_t nsites = waits ? st->wait_site_cap : st->run_site_cap;
-    pp_table *t = waits ? h->table_new(ctx, "waiting", st->syms ? 7 : 5, wait_cols, 2)
-                        : h->table_new(ctx, "running", st->syms ? 6 : 4, run_cols, 1);
+    /* running: lo_ms .. hi_ms, the 95 % interval of ms from the sample
+     * count (../common/interval.h), last so the columns before keep their
+     * place. Not waiting: with its two keys it would no longer fit 100
+     * columns, and a wait is read by its samples. */
+    uint32_t nc = waits ? (st->syms ? 7 : 5) : (st->syms ? 6 : 4);
+    if (!waits) {
+        run_cols[st->syms ? 6 : 4] = (pp_column){ "lo_ms", PP_COL_NUMBER, 0 };
+        run_cols[st->syms ? 7 : 5] = (pp_column){ "hi_ms", PP_COL_NUMBER, 0 };
+    }
+    pp_table *t = waits ? h->table_new(ctx, "waiting", nc, wait_cols, 2)
+                        : h->table_new(ctx, "running", nc + 2, run_cols, 1);
     if (!t)
         return PP_ENOMEM;
     uint32_t n = pp_pc_agg_count(a);
@@ -317,10 +338,11 @@ emit_table(const pp_cpu_states *st, const pp_host_api *h, pp_ctx *ctx, int64_t t
                              pp_cell_str(site) };
             rc = h->table_row(t, c);
         } else {
-            pp_cell c[6] = { pp_cell_str(key), pp_cell_int(v[0]), pp_cell_dbl((double)v[1] / 1e6),
+            pp_cell c[8] = { pp_cell_str(key), pp_cell_int(v[0]), pp_cell_dbl((double)v[1] / 1e6),
                              pp_cell_dbl(pct(v[1], whole)),
                              pp_cell_str(st->syms ? pp_pc_symcache_module(st->syms, key) : ""),
                              pp_cell_str(site) };
+            interval_cells(c, nc, v);
             rc = h->table_row(t, c);
         }
     }

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../common/interval.h"
 #include "waits.h"
 
 static int cmp_i64(const void *a, const void *b)
@@ -252,15 +253,19 @@ static int fold_rows(report *r)
 static int emit_methods(report *r)
 {
     const pp_host_api *h = r->c->host;
-    pp_column cols[6] = {
+    /* lo_ms .. hi_ms: the 95 % interval of exclusive_ms from the exclusive sample
+     * count (../common/interval.h) */
+    pp_column cols[8] = {
         { "method", PP_COL_STRING, 0 },
         { "exclusive", PP_COL_COUNT, 0 },
         { "inclusive", PP_COL_COUNT, 0 },
         { "exclusive_ms", PP_COL_NUMBER, 0 },
         { "inclusive_ms", PP_COL_NUMBER, 0 },
         { "share", PP_COL_PERCENT, 0 },
+        { "lo_ms", PP_COL_NUMBER, 0 },
+        { "hi_ms", PP_COL_NUMBER, 0 },
     };
-    pp_table *t = h->table_new(r->ctx, "by_method", 6, cols, 1);
+    pp_table *t = h->table_new(r->ctx, "by_method", 8, cols, 1);
     if (!t)
         return PP_ENOMEM;
     uint32_t n;
@@ -272,9 +277,12 @@ static int emit_methods(report *r)
     int rc = PP_OK;
     for (uint32_t i = 0; i < n && rc == PP_OK; i++) {
         const method_sums *m = &r->m[order[i]];
-        pp_cell cells[6] = {
+        double lo, hi;
+        pp_pc_interval95(pp_cpu_ms(m->excl_ns), m->excl_s, &lo, &hi);
+        pp_cell cells[8] = {
             pp_cell_str(pp_pc_strtab_get(&r->names, order[i])), pp_cell_int(m->excl_s), pp_cell_int(m->incl_s),
             pp_cell_dbl(pp_cpu_ms(m->excl_ns)), pp_cell_dbl(pp_cpu_ms(m->incl_ns)), pp_cell_dbl(pp_cpu_pct(m->excl_ns, r->total_ns)),
+            pp_cell_dbl(lo), pp_cell_dbl(hi),
         };
         rc = h->table_row(t, cells);
     }
