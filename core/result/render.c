@@ -175,9 +175,10 @@ pp_render_opts_table(const json_t *doc, const char *format, const char *table,
                     return rc;
                 }
             }
-            /* svg of a result without stacks: the counters charts. */
+            /* svg of a result without stacks: the GC pause chart, or the counters charts. */
             if (strcmp(format, "svg") == 0) {
-                return pp_render_counters_svg(doc, out, err);
+                rc = pp_render_pauses_svg(doc, out, err);
+                return rc != PP_ENOTFOUND ? rc : pp_render_counters_svg(doc, out, err);
             }
             return rc;
         }

@@ -61,6 +61,7 @@ typedef struct gc_one {
     int32_t heap_count;                /* GCGlobalHeapHistory's NumHeaps, -1 */
     int64_t alloc_since[2];            /* allocation-tick bytes since the last GC: small, large */
     double before_mb;                  /* heap size before (TraceEvent's HeapSizeBeforeMB) */
+    int64_t trigger;                   /* the GCTriggered record that started it, -1 */
 } gc_one;
 
 typedef struct gc_model {

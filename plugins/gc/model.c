@@ -35,6 +35,7 @@ typedef struct walk {
     int64_t current_bgc;                   /* index, -1 */
     int64_t alloc_now[2], alloc_at_last[2];
     int alloc_ticks;
+    int64_t trigger;                       /* the last GCTriggered record not yet given to a GC */
 } walk;
 
 const char *gc_reason_name(uint32_t r)
@@ -157,6 +158,8 @@ static int on_start(walk *w, const gc_rec *r)
     g->reason = r->c;
     g->type = r->d;
     g->heap_count = m->heap_count;
+    g->trigger = w->trigger;   /* GCTriggered fires just before the GCStart it causes */
+    w->trigger = -1;
     if (ephemeral_at_bgc || r->c == REASON_PM_FULL) {
         g->pause_start = r->t;
     } else {
@@ -251,7 +254,7 @@ int gc_model_build(gc_state *st, gc_model *m)
     m->heap_count = -1;
     m->last_restart_end = -1;
     qsort(st->recs, (size_t)st->nrecs, sizeof(gc_rec), cmp_rec);
-    walk w = { m, -1, -1, -1, -1, -1, 0, -1, { 0, 0 }, { 0, 0 }, 0 };
+    walk w = { m, -1, -1, -1, -1, -1, 0, -1, { 0, 0 }, { 0, 0 }, 0, -1 };
     for (uint64_t i = 0; i < st->nrecs; i++) {
         const gc_rec *r = &st->recs[i];
         switch (r->kind) {
@@ -271,6 +274,7 @@ int gc_model_build(gc_state *st, gc_model *m)
         case GC_EV_HEAPSTATS: on_heapstats(&w, r); break;
         case GC_EV_GLOBAL:
         case GC_EV_PERHEAP: on_history(&w, r); break;
+        case GC_EV_TRIGGERED: w.trigger = (int64_t)i; break;
         case GC_EV_ALLOC:
             w.alloc_ticks = 1;
             w.alloc_now[r->a == 0 ? 0 : 1] += (int64_t)r->amount;

@@ -131,60 +131,83 @@ static int gen_table(gc_state *st, pp_ctx *ctx, const gc_model *m, gen_agg *agg)
     return PP_OK;
 }
 
-/* The application frame of each induced GC's GCTriggered stack, counted:
- * "frame" rows, most first; the first row's name goes to *top. */
-static int induced_callers(gc_state *st, pp_ctx *ctx, char *top, size_t topsz, int64_t *with_stack)
+/* The application frame of each induced GC's GCTriggered stack, with the
+ * GCs and the pause it caused: "frame" rows, the most pause first; the
+ * first row's name goes to *top. */
+typedef struct caller_row {
+    const char *name;   /* lives until finish returns (plugin.h) */
+    int64_t gcs, pause;
+} caller_row;
+
+static const char *caller_of(gc_state *st, const gc_rec *r)
 {
-    typedef struct { const char *name; int64_t n; } row;
-    row *rows = NULL;
+    for (uint32_t f = 0; f < r->stack_len; f++) {
+        const char *s = st->host->trace_symbolize(st->src, st->ips[r->stack_off + f], 0);
+        if (s && !pp_pc_frame_unresolved(s) && !pp_pc_prefixes_match(&st->framework, s))
+            return s;
+    }
+    return "[no application frame]";
+}
+
+static int add_caller(caller_row **rows, uint32_t *n, uint32_t *cap, const char *name, int64_t pause)
+{
+    uint32_t k = 0;
+    while (k < *n && strcmp((*rows)[k].name, name) != 0)
+        k++;
+    if (k == *n) {
+        if (*n == *cap) {
+            uint32_t c = *cap ? *cap * 2 : 8;
+            caller_row *p = realloc(*rows, c * sizeof(*p));
+            if (!p)
+                return PP_ENOMEM;
+            *rows = p;
+            *cap = c;
+        }
+        (*rows)[k].name = name;
+        (*rows)[k].gcs = 0;
+        (*rows)[k].pause = 0;
+        (*n)++;
+    }
+    (*rows)[k].gcs++;
+    (*rows)[k].pause += pause;
+    return PP_OK;
+}
+
+static int cmp_caller(const void *a, const void *b)
+{
+    const caller_row *x = a, *y = b;
+    if (x->pause != y->pause)
+        return x->pause > y->pause ? -1 : 1;
+    return strcmp(x->name, y->name);
+}
+
+static int induced_callers(gc_state *st, pp_ctx *ctx, const gc_model *m, char *top, size_t topsz,
+                           int64_t *with_stack)
+{
+    caller_row *rows = NULL;
     uint32_t nrows = 0, cap = 0;
+    int rc = PP_OK;
     top[0] = '\0';
     *with_stack = 0;
-    for (uint64_t i = 0; i < st->nrecs; i++) {
-        const gc_rec *r = &st->recs[i];
-        if (r->kind != GC_EV_TRIGGERED || !gc_is_induced(r->a) || !r->stack_len || !st->src)
+    for (uint32_t i = 0; i < m->count && rc == PP_OK; i++) {
+        const gc_one *g = &m->gcs[i];
+        if (!g->complete || !gc_is_induced(g->reason) || g->trigger < 0 || !st->src)
+            continue;
+        const gc_rec *r = &st->recs[g->trigger];
+        if (!r->stack_len)
             continue;
         (*with_stack)++;
-        const char *name = NULL;
-        for (uint32_t f = 0; f < r->stack_len && !name; f++) {
-            const char *s = st->host->trace_symbolize(st->src, st->ips[r->stack_off + f], 0);
-            if (s && !pp_pc_frame_unresolved(s) && !pp_pc_prefixes_match(&st->framework, s))
-                name = s;
-        }
-        if (!name)
-            name = "[no application frame]";
-        uint32_t k = 0;
-        while (k < nrows && strcmp(rows[k].name, name) != 0)
-            k++;
-        if (k == nrows) {
-            if (nrows == cap) {
-                cap = cap ? cap * 2 : 8;
-                row *p = realloc(rows, cap * sizeof(*p));
-                if (!p) {
-                    free(rows);
-                    return PP_ENOMEM;
-                }
-                rows = p;
-            }
-            rows[nrows].name = name;   /* lives until finish returns (plugin.h) */
-            rows[nrows++].n = 0;
-        }
-        rows[k].n++;
+        rc = add_caller(&rows, &nrows, &cap, caller_of(st, r), g->pause);
     }
-    int rc = PP_OK;
-    if (nrows) {
-        for (uint32_t a = 1; a < nrows; a++)   /* few rows: insertion sort, count desc then name */
-            for (uint32_t b = a; b > 0 && (rows[b].n > rows[b - 1].n ||
-                                           (rows[b].n == rows[b - 1].n && strcmp(rows[b].name, rows[b - 1].name) < 0)); b--) {
-                row x = rows[b];
-                rows[b] = rows[b - 1];
-                rows[b - 1] = x;
-            }
-        static const pp_column cols[] = { { "frame", PP_COL_STRING, 0 }, { "gcs", PP_COL_COUNT, 0 } };
-        pp_table *t = st->host->table_new(ctx, "induced_callers", 2, cols, 1);
+    if (rc == PP_OK && nrows) {
+        static const pp_column cols[] = { { "frame", PP_COL_STRING, 0 }, { "gcs", PP_COL_COUNT, 0 },
+                                          { "pause", PP_COL_DURATION_NS, 0 }, { "pause_ms", PP_COL_NUMBER, 0 } };
+        qsort(rows, nrows, sizeof(*rows), cmp_caller);
+        pp_table *t = st->host->table_new(ctx, "induced_callers", 4, cols, 1);
         rc = t ? PP_OK : PP_ENOMEM;
         for (uint32_t k = 0; k < nrows && rc == PP_OK; k++) {
-            pp_cell c[2] = { pp_cell_str(rows[k].name), pp_cell_int(rows[k].n) };
+            pp_cell c[4] = { pp_cell_str(rows[k].name), pp_cell_int(rows[k].gcs), pp_cell_int(rows[k].pause),
+                             pp_cell_dbl(ms(rows[k].pause)) };
             rc = st->host->table_row(t, c);
         }
         snprintf(top, topsz, "%s", rows[0].name);
@@ -394,7 +417,7 @@ int gc_report(gc_state *st, pp_ctx *ctx, pp_error *err)
     if (rc == PP_OK)
         rc = gen_table(st, ctx, &m, agg);
     if (rc == PP_OK)
-        rc = induced_callers(st, ctx, caller, sizeof(caller), &with_stack);
+        rc = induced_callers(st, ctx, &m, caller, sizeof(caller), &with_stack);
     if (rc == PP_OK) {
         summarize(st, &m, &s);
         totals(st, ctx, &m, &s, agg);

@@ -90,12 +90,27 @@ for b in ("gc-induced-ws", "gc-induced-svr"):
     assert t["induced_method"] in c["gc.induced"], c["gc.induced"]
     rows = next(x for x in st["tables"] if x["name"] == "induced_callers")["rows"]
     assert rows[0][0] == t["induced_method"] and rows[0][1] == t["induced_calls"], rows
+    tot = st["totals"]["total_pause"]["value"]
+    assert rows[0][2] == tot, ("every induced GC's pause goes to its caller", rows[0][2], tot)
     print(b, "induced from", rows[0])
 # long pauses: the gen2 captures' longest pause decides; check both ways against the threshold
 for b in ("gc-gen2-ws", "gc-gen2-svr", "gc-quiet-ws"):
     c, st = codes(b)
     lp = st["totals"]["longest_pause"]["value"]
     assert ("gc.long_pause" in c) == (lp > 100e6), (b, lp)
+PY
+
+# Candidates: the application frame that induces the GCs, ranked by the pause they cost.
+expect 0 "candidates from the induced capture" -- "$PERFPIPE" candidates "$tmp/gc-induced-ws.json" --format json -o "$tmp/cand.json"
+check "the top candidate is the workload's GC.Collect caller" "$tmp" "$DATA" <<'PY'
+import json, os, sys
+d = json.load(open(os.path.join(sys.argv[1], "cand.json")))
+t = json.load(open(os.path.join(sys.argv[2], "gc-induced-ws.truth.json")))
+tb = next(x for x in d["stages"][0]["tables"] if x["name"] == "candidates")
+cols = [c["name"] if isinstance(c, dict) else c for c in tb["columns"]]
+top = dict(zip(cols, tb["rows"][0]))
+assert top["target"] == t["induced_method"] and top["axis"].startswith("time (GC pauses"), top
+print("candidate 1:", top["target"], top["axis"])
 PY
 
 # One read, three stages: gc beside alloc and cpu; the gc stage's tables equal the quick path's.
@@ -120,6 +135,21 @@ one = json.load(open(os.path.join(tmp, "gc-induced-ws.json")))["stages"][0]
 assert set(three) == {"alloc", "cpu", "gc"}, sorted(three)
 assert three["gc"]["tables"] == one["tables"] and three["gc"]["totals"] == one["totals"]
 print("tables and totals equal")
+PY
+
+# The pause chart: a bar per GC in the svg and in the html page.
+for fmt in svg html; do
+  expect 0 "gc-gen2-ws --format $fmt" -- "$PERFPIPE" gc "$DATA/gc-gen2-ws.nettrace" --format $fmt -o "$tmp/chart.$fmt"
+done
+check "one pause bar per GC, svg well-formed" "$tmp" <<'PY'
+import json, os, sys, xml.dom.minidom
+tmp = sys.argv[1]
+n = len(next(t for t in json.load(open(os.path.join(tmp, "gc-gen2-ws.json")))["stages"][0]["tables"] if t["name"] == "gcs")["rows"])
+xml.dom.minidom.parse(os.path.join(tmp, "chart.svg"))
+for f in ("chart.svg", "chart.html"):
+    bars = open(os.path.join(tmp, f)).read().count('class="pause"')
+    assert bars == n, (f, bars, n)
+print(n, "bars in each")
 PY
 
 # --jobs: regions at every sequence point fold back to the serial document.
