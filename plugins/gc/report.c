@@ -25,18 +25,24 @@ static uint64_t sum5(const uint64_t *v)
     return v[0] + v[1] + v[2] + v[3] + v[4];
 }
 
-static const gc_one *g_gcs;   /* qsort context (finish is single-threaded per stage) */
+/* A GC's place in the per-GC table when top cuts it: its pause, its index. */
+typedef struct gc_pick {
+    int64_t pause;
+    uint32_t i;
+} gc_pick;
+
 static int cmp_pause_desc(const void *a, const void *b)
 {
-    uint32_t i = *(const uint32_t *)a, j = *(const uint32_t *)b;
-    if (g_gcs[i].pause != g_gcs[j].pause)
-        return g_gcs[i].pause > g_gcs[j].pause ? -1 : 1;
-    return (i > j) - (i < j);
+    const gc_pick *x = a, *y = b;
+    if (x->pause != y->pause)
+        return x->pause > y->pause ? -1 : 1;
+    return (x->i > y->i) - (x->i < y->i);
 }
-static int cmp_u32(const void *a, const void *b)
+
+static int cmp_index(const void *a, const void *b)
 {
-    uint32_t i = *(const uint32_t *)a, j = *(const uint32_t *)b;
-    return (i > j) - (i < j);
+    const gc_pick *x = a, *y = b;
+    return (x->i > y->i) - (x->i < y->i);
 }
 
 static int per_gc_table(gc_state *st, pp_ctx *ctx, const gc_model *m)
@@ -56,20 +62,22 @@ static int per_gc_table(gc_state *st, pp_ctx *ctx, const gc_model *m)
     pp_table *t = h->table_new(ctx, "gcs", sizeof(cols) / sizeof(cols[0]), cols, 1);
     if (!t)
         return PP_ENOMEM;
-    uint32_t n = m->count, *idx = malloc((size_t)(n ? n : 1) * sizeof(*idx));
+    uint32_t n = m->count;
+    gc_pick *idx = malloc((size_t)(n ? n : 1) * sizeof(*idx));
     if (!idx)
         return PP_ENOMEM;
-    for (uint32_t i = 0; i < n; i++)
-        idx[i] = i;
+    for (uint32_t i = 0; i < n; i++) {
+        idx[i].pause = m->gcs[i].pause;
+        idx[i].i = i;
+    }
     if (st->top > 0 && n > (uint64_t)st->top) {   /* the longest pauses, shown in GC order */
-        g_gcs = m->gcs;
         qsort(idx, n, sizeof(*idx), cmp_pause_desc);
         n = (uint32_t)st->top;
-        qsort(idx, n, sizeof(*idx), cmp_u32);
+        qsort(idx, n, sizeof(*idx), cmp_index);
     }
     int rc = PP_OK;
     for (uint32_t k = 0; k < n && rc == PP_OK; k++) {
-        const gc_one *g = &m->gcs[idx[k]];
+        const gc_one *g = &m->gcs[idx[k].i];
         pp_cell c[20];
         c[0] = pp_cell_int(g->number);
         c[1] = pp_cell_int(g->gen);

@@ -107,6 +107,21 @@ for b in ("gc-gen2-ws", "gc-gen2-svr", "gc-quiet-ws"):
     assert ("gc.long_pause" in c) == (lp > 100e6), (b, lp)
 PY
 
+# Options: top keeps the longest pauses in GC order; an option out of range is a usage error (exit 2).
+expect 0 "gc-gen2-ws --option top=3" -- "$PERFPIPE" gc "$DATA/gc-gen2-ws.nettrace" --option top=3 --format json -o "$tmp/top3.json"
+check "top=3: the three longest pauses, in GC order" "$tmp" <<'PY'
+import json, os, sys
+def rows(f):
+    t = next(t for t in json.load(open(os.path.join(sys.argv[1], f)))["stages"][0]["tables"] if t["name"] == "gcs")
+    cols = [c["name"] for c in t["columns"]]
+    return [dict(zip(cols, r)) for r in t["rows"]]
+every, top = rows("gc-gen2-ws.json"), rows("top3.json")
+want = sorted(sorted(every, key=lambda r: (-r["pause"], r["number"]))[:3], key=lambda r: r["number"])
+assert [r["number"] for r in top] == [r["number"] for r in want], ([r["number"] for r in top], [r["number"] for r in want])
+print([r["number"] for r in top])
+PY
+expect 2 "gc --option pause_share=200 is refused" -- "$PERFPIPE" gc "$DATA/gc-quiet-ws.nettrace" --option pause_share=200
+
 # Candidates: the application frame that induces the GCs, ranked by the pause they cost.
 expect 0 "candidates from the induced capture" -- "$PERFPIPE" candidates "$tmp/gc-induced-ws.json" --format json -o "$tmp/cand.json"
 check "the top candidate is the workload's GC.Collect caller" "$tmp" "$DATA" <<'PY'
