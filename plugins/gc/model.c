@@ -253,7 +253,8 @@ int gc_model_build(gc_state *st, gc_model *m)
     memset(m, 0, sizeof(*m));
     m->heap_count = -1;
     m->last_restart_end = -1;
-    qsort(st->recs, (size_t)st->nrecs, sizeof(gc_rec), cmp_rec);
+    if (st->nrecs > 1)   /* recs is NULL when the trace had no GC event */
+        qsort(st->recs, (size_t)st->nrecs, sizeof(gc_rec), cmp_rec);
     walk w = { m, -1, -1, -1, -1, -1, 0, -1, { 0, 0 }, { 0, 0 }, 0, -1 };
     for (uint64_t i = 0; i < st->nrecs; i++) {
         const gc_rec *r = &st->recs[i];
