@@ -1,13 +1,16 @@
 #!/bin/bash
 # Issue 37: the gc analyzer on the real GC captures (tests/data/gc-*.nettrace, Workstation and Server
-# GC), checked against TraceEvent's own GC model (the oracle's `gc` section, TraceLoadedDotNetRuntime):
+# GC) and every other nettrace fixture, checked against TraceEvent's own GC model (the oracle's `gc`
+# section, TraceLoadedDotNetRuntime):
 #  - every GC's number, generation, type, reason equal; pause, suspend and GC duration to 0.01 ms;
 #    heap size before/after and promoted equal to TraceEvent's MB (to a byte);
-#  - counts per generation and induced counts exact, total pause within 0.1 %;
+#  - counts per generation and induced counts exact, total pause within 0.1 %, PerfView's % paused;
+#    heap mode as the process's own GCSettings.IsServerGC;
 #  - each finding fires on the capture made for it and none fires on the quiet one; the induced GCs
 #    name the workload's calling frame (Workload.GcScenario.InduceCollect);
 #  - one read with alloc and cpu (a three-stage pipeline) gives the same gc stage; --jobs regions
-#    (split at every sequence point) fold back to the serial document.
+#    (split at every sequence point) fold back to the serial document; top, a refused option, the
+#    pause chart (svg, html) and the candidates (the GC.Collect caller by the pause it costs).
 set -u
 PERFPIPE=${PERFPIPE:?}
 DATA=${PP_TESTDATA:?}
@@ -69,6 +72,9 @@ for res in sorted(glob.glob(os.path.join(tmp, "r", "*.json"))):
     tp = tot["total_pause"] / 1e6
     assert abs(tp - p["total_pause_ms"]) <= 0.001 * p["total_pause_ms"], (b, tp, p["total_pause_ms"])
     assert abs(tot["pause_percent_perfview"] - p["pause_percent"]) <= 0.01, (b, tot["pause_percent_perfview"], p["pause_percent"])
+    tr = os.path.join(data, b + ".truth.json")
+    if b.startswith("gc-") and os.path.exists(tr):   # the process's own GCSettings.IsServerGC
+        assert tot["heap_mode"] == ("server" if json.load(open(tr))["server_gc"] else "workstation"), (b, tot["heap_mode"])
     print(f"{b}: {len(mine)} GCs equal; total pause {tp:.3f} ms vs {p['total_pause_ms']:.3f}; worst |pause diff| {worst * 1000:.4f} us")
 PY
 
