@@ -21,6 +21,8 @@ default_profile(const char *analyzer)
         return "gc-verbose";
     if (strcmp(analyzer, "db") == 0)
         return "database";
+    if (strcmp(analyzer, "gc") == 0)
+        return "gc-collect";
     return NULL;                  /* dotnet-trace's default: dotnet-common + sampled thread time */
 }
 

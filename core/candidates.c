@@ -47,6 +47,9 @@ static const cand_source sources[] = {
       "runs itself (exclusive thread time)", NULL, "running", NULL, NULL, 1 },
     { "db", "by_command", "command", "total_ms", "share", 1, "time (database wall time)",
       "spends in the database", NULL, NULL, NULL, NULL, 0 },
+    /* gc: the application frame that induces GCs, by the pause they cost */
+    { "gc", "induced_callers", "frame", "pause_ms", NULL, 1, "time (GC pauses it induces)",
+      "pauses the process in the GCs it induces (GC.Collect)", NULL, NULL, NULL, NULL, 0 },
     /* heap: by retained growth, owners only (a payload is its owner's evidence) */
     { "gcdump-diff", "growth", "type", "retained_delta", "share", 0, "footprint (heap growth)",
       "holds more on the heap (retained growth)", NULL, NULL, "owned_by", growth_extra, 0 },

@@ -1,10 +1,10 @@
 /* libFuzzer target: the path `perfpipe run` takes, in-process. One binary
  * per input kind (FUZZ_RUN_KIND, set by fuzz/Makefile.inc):
  *
- *   nettrace  the input as a .nettrace file, read by alloc, cpu and db, and
+ *   nettrace  the input as a .nettrace file, read by alloc, cpu, db and gc, and
  *             the same file again as a counters input (the Metrics events
  *             of `collect --counters`) read by counters-csv; then by alloc
- *             alone with --jobs 1 and, split at every sequence point, 2
+ *             and gc with --jobs 1 and, split at every sequence point, 2
  *             (core/engine_par.c): the same document, warnings and error,
  *             or an abort;
  *   gcdump    the input read by gcdump and, as both of its sides, by
@@ -63,7 +63,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static pp_loader *loader;
 static pp_pipeline *fixed;       /* the data kinds: loaded and checked once */
-static pp_pipeline *split;       /* nettrace: alloc alone, read serially and split */
+static pp_pipeline *split;       /* nettrace: alloc and gc, read serially and split */
 static char warned[2][8192];     /* split: the warnings of each read, in order */
 static size_t nwarned[2];
 static int reading;              /* which of the two reads runs */
@@ -140,6 +140,7 @@ pipeline_text(const char *kind, const char *path)
                          "stages:\n  - { id: alloc, analyzer: alloc, input: trace }\n"
                          "  - { id: cpu, analyzer: cpu, input: trace }\n"
                          "  - { id: db, analyzer: db, input: trace }\n"
+                         "  - { id: gc, analyzer: gc, input: trace }\n"
                          "  - { id: counters, analyzer: counters-csv, input: metrics }\n",
                      path, path);
     else if (strcmp(kind, "gcdump") == 0)
@@ -259,7 +260,8 @@ LLVMFuzzerInitialize(int *argc, char ***argv)
         if (asprintf(&text, "version: 1\nname: fuzz-split\n"
                             "inputs:\n  trace: { kind: nettrace, path: \"%s\" }\n"
                             "stages:\n  - { id: alloc, analyzer: alloc, input: trace,"
-                            " options: { top: 0, top-stacks: 0 } }\n", input) < 0)
+                            " options: { top: 0, top-stacks: 0 } }\n"
+                            "  - { id: gc, analyzer: gc, input: trace }\n", input) < 0)
             fail("out of memory", NULL);
         if (pp_pipeline_load_string("split.yaml", text, strlen(text), NULL, &split, &err) != PP_OK ||
             pp_pipeline_check(split, lookup, loader, &err) != PP_OK)
@@ -270,7 +272,7 @@ LLVMFuzzerInitialize(int *argc, char ***argv)
     return 0;
 }
 
-/* alloc alone, --jobs 1 then 2: what the second read says must be what
+/* alloc and gc, --jobs 1 then 2: what the second read says must be what
  * the first said, byte for byte (plugin.h: merge equals a serial read). */
 static void
 same_split(void)

@@ -33,8 +33,11 @@ csv_doc(const json_t *doc, const pp_render_opts *o, FILE *out, pp_error *err)
 static int
 counters_svg(const json_t *doc, const pp_render_opts *o, FILE *out, pp_error *err)
 {
+    /* The GC pause chart where the document has GCs, else the counters charts. */
+    int rc = pp_render_pauses_svg(doc, out, err);
+
     (void)o;
-    return pp_render_counters_svg(doc, out, err);
+    return rc != PP_ENOTFOUND ? rc : pp_render_counters_svg(doc, out, err);
 }
 
 const pp_output_format pp_output_formats[] = {

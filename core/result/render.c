@@ -136,7 +136,7 @@ pp_render_opts_table(const json_t *doc, const char *format, const char *table,
                     return rc;
                 }
             }
-            /* A result without stacks (svg: the counters charts). */
+            /* A result without stacks (svg: the GC pause chart, or the counters charts). */
             if (f->no_stacks != NULL)
                 return f->no_stacks(doc, o, out, err);
             return rc;

@@ -542,6 +542,8 @@ pp_render_html(const json_t *doc, const pp_render_opts *o, FILE *out, pp_error *
             return rc;
         if ((rc = pp_html_stage_charts(st, out, err)) != PP_OK)
             return rc;
+        if ((rc = pp_html_stage_pauses(st, out, err)) != PP_OK)
+            return rc;
         put_totals(json_object_get(st, "totals"), out);
         json_array_foreach(json_object_get(st, "tables"), ti, tj)
             put_table(st, tj, out);

@@ -17,5 +17,7 @@ extern const char pp_html_js_head[];
  * the leak verdict). Writes nothing for a stage without chartable data.
  * PP_OK or PP_ENOMEM. */
 int pp_html_stage_charts(const json_t *st, FILE *out, pp_error *err);
+/* The GC pause chart of a stage with a per-GC table (render_pauses.c); nothing otherwise. */
+int pp_html_stage_pauses(const json_t *st, FILE *out, pp_error *err);
 
 #endif

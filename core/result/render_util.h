@@ -78,6 +78,9 @@ json_t *pp_render_heap_stacks(const json_t *st);
 /* The counters charts of the first stage that has footprint series, as
  * one svg; PP_ENOTFOUND when there is none. */
 int pp_render_counters_svg(const json_t *doc, FILE *out, pp_error *err);
+/* The GC pause chart (render_pauses.c) of the first stage with a per-GC
+ * table, as one svg; PP_ENOTFOUND when there is none. */
+int pp_render_pauses_svg(const json_t *doc, FILE *out, pp_error *err);
 
 /* The flame renderers take one stack table (tj) of stage st. */
 int pp_render_folded(const json_t *doc, const json_t *st, const json_t *tj,

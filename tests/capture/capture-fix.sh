@@ -64,13 +64,4 @@ for s in "$@"; do
   collect "$s" good
 done
 [ "$ALONE" = 1 ] || exit 0
-{
-  grep '^#' MANIFEST
-  { grep -v '^#' MANIFEST | while IFS=$'\t' read -r f rest; do
-      [ -e "$PP_MANIFEST_DIR/$f" ] || printf '%s\t%s\n' "$f" "$rest"; done
-    cat "$PP_MANIFEST_DIR"/*; } | LC_ALL=C sort
-} > MANIFEST.tmp
-mv MANIFEST.tmp MANIFEST
-for f in "$PP_MANIFEST_DIR"/*; do
-  f=$(basename "$f"); pp_log "oracle $f"; pp_oracle "$f" -o "${f%.nettrace}.oracle.json"
-done
+pp_merge_rows "$PP_MANIFEST_DIR"

@@ -38,3 +38,19 @@ pp_oracle() { dotnet "$PP_ORACLE_DLL" "$@"; }
 
 # pp_runtime_version: the runtime the workload runs on (Microsoft.NETCore.App version).
 pp_runtime_version() { dotnet --list-runtimes | awk '$1=="Microsoft.NETCore.App"{v=$2} END{print v}'; }
+
+# pp_merge_rows DIR: a capture script run alone merges its MANIFEST rows (one file per fixture in DIR)
+# into $PP_DATA/MANIFEST, replacing the rows of the same fixtures, and runs the oracle on each.
+pp_merge_rows() {
+  local dir=$1 f
+  {
+    grep '^#' "$PP_DATA/MANIFEST"
+    { grep -v '^#' "$PP_DATA/MANIFEST" | while IFS=$'\t' read -r f rest; do
+        [ -e "$dir/$f" ] || printf '%s\t%s\n' "$f" "$rest"; done
+      cat "$dir"/*; } | LC_ALL=C sort
+  } > "$PP_DATA/MANIFEST.tmp"
+  mv "$PP_DATA/MANIFEST.tmp" "$PP_DATA/MANIFEST"
+  for f in "$dir"/*; do
+    f=$(basename "$f"); pp_log "oracle $f"; pp_oracle "$PP_DATA/$f" -o "$PP_DATA/${f%.nettrace}.oracle.json"
+  done
+}

@@ -2,14 +2,14 @@
 # One command regenerates the whole fixture set in tests/data:
 #   install pinned tools -> build workload + oracle -> capture everything -> tests/data/MANIFEST
 #   -> oracle-all.sh (oracle on each fixture and on the read-only corpus) -> data/check-fixtures.sh
-# Usage: tests/capture/regen-all.sh [--no-build] [--only nettrace|counters|spans|bench|fix] [--no-web]
+# Usage: tests/capture/regen-all.sh [--no-build] [--only nettrace|counters|spans|bench|fix|gc] [--no-web]
 set -euo pipefail
 . "$(dirname "$0")/env.sh"
 BUILD=1 ONLY="" WEB=1
 while [ $# -gt 0 ]; do
   case $1 in
     --no-build) BUILD=0 ;; --only) ONLY=$2; shift ;; --no-web) WEB=0 ;;
-    *) echo "usage: $0 [--no-build] [--only nettrace|counters|spans|bench|fix] [--no-web]" >&2; exit 2 ;;
+    *) echo "usage: $0 [--no-build] [--only nettrace|counters|spans|bench|fix|gc] [--no-web]" >&2; exit 2 ;;
   esac; shift
 done
 command -v dotnet >/dev/null || { echo "regen-all: dotnet not found" >&2; exit 1; }
@@ -31,6 +31,7 @@ if [ -z "$ONLY" ] || [ "$ONLY" = counters ]; then
 fi
 if [ -z "$ONLY" ] || [ "$ONLY" = spans ]; then "$PP_TESTS/capture/capture-spans.sh"; fi
 if [ -z "$ONLY" ] || [ "$ONLY" = fix ]; then "$PP_TESTS/capture/capture-fix.sh"; fi
+if [ -z "$ONLY" ] || [ "$ONLY" = gc ]; then "$PP_TESTS/capture/capture-gc.sh"; fi
 if [ -z "$ONLY" ] || [ "$ONLY" = bench ]; then "$PP_TESTS/capture/capture-bench.sh"; fi
 
 # MANIFEST: merge this run's rows with rows of fixtures not regenerated (partial runs via --only).

@@ -253,6 +253,27 @@ check("fix-shape fixtures: at least eight shapes, each with its healthy twin",
       len({(load(r["truth"]) or {}).get("shape") for r in fix}) >= 8 and
       all(any(x["file"] == r["file"].replace("-bad.", "-good.") for x in fix) for r in fix if "-bad." in r["file"]))
 
+# GC fixtures (issue 37): the process's own GC.CollectionCount deltas against TraceEvent's GC model.
+for r in (x for x in rows if x["scenario"] == "gc"):
+    f, t, o = r["file"], load(r["truth"]), load(r["oracle"])
+    if not (t and o and o.get("gc", {}).get("processes")): check(f"{f}: oracle has a gc section with a process", False); continue
+    p = next((x for x in o["gc"]["processes"] if x["pid"] == t["pid"]), None)
+    if not check(f"{f}: TraceEvent's GC model has the workload's pid {t['pid']}", p is not None): continue
+    gens = {g["generation"]: g["count"] for g in p["by_generation"]}
+    # the trace may begin a little after the scenario's counters were read: the GCs of the scenario are in it
+    check(f"{f}: gen2 count >= the workload's ({gens.get(2)} vs {t['gc_count_gen2']})", gens.get(2, 0) >= t["gc_count_gen2"])
+    check(f"{f}: GCs of gen>=1 >= the workload's", gens.get(1, 0) + gens.get(2, 0) >= t["gc_count_ge1"])
+    check(f"{f}: every GC complete", p["complete"] == p["gcs"], f"{p['complete']} of {p['gcs']}")
+    if t["mode"] == "induced":
+        check(f"{f}: induced GCs == GC.Collect calls ({p['induced']} vs {t['induced_calls']})", p["induced"] == t["induced_calls"])
+    else:
+        check(f"{f}: no induced GC", p["induced"] == 0)
+    if t["mode"] == "loh":
+        check(f"{f}: every gen2 has reason AllocLarge", all(g["reason"] == "AllocLarge" for g in p["per_gc"] if g["generation"] == 2))
+check("gc fixtures: Workstation and Server GC captures of the gen2, induced and loh modes, and a quiet one",
+      {(load(r["truth"]) or {}).get("mode", "") + ("-svr" if (load(r["truth"]) or {}).get("server_gc") else "-ws") for r in rows if r["scenario"] == "gc"}
+      >= {"gen2-ws", "gen2-svr", "induced-ws", "induced-svr", "loh-ws", "loh-svr", "quiet-ws"})
+
 # Corpus facts (oracle output of the read-only public traces).
 co = lambda n: load(os.path.join("corpus-oracle", n + ".oracle.json"))
 mx = co("mixed_managed_external_samples")

@@ -285,6 +285,7 @@ namespace PerfpipeOracle
             }
             doc.Add("samples", sj);
             doc.Add("diagnostic_source", ds.ToJson());
+            doc.Add("gc", GcOracle.Run(path));
             return doc;
         }
 

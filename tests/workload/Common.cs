@@ -152,6 +152,7 @@ namespace Workload
                 case "allocexact": AllocExactScenario.Run(a, truth); break;
                 case "webdb": WebDbScenario.Run(a, truth).GetAwaiter().GetResult(); break;
                 case "fix": FixScenario.Run(a, truth); break;
+                case "gc": GcScenario.Run(a, truth); break;
                 default: Console.Error.WriteLine("unknown scenario: " + a.Scenario + " (alloc|cpu|db|leak|churn|web)"); return 2;
             }
             Truth.Emit(a, truth);
