@@ -371,6 +371,9 @@ collect_gcdump(pp_capture_spec *spec, const gc_opts *gc, int quiet)
         pp_cli_error("collect: %s", err.message);
         return gc_exit_code(rc, &err);
     }
+    if (res.retried)
+        fprintf(stderr, "%s: collect: note: the first heap dump lost events; this is the "
+                "second\n", pp_prog);
     if (res.graph.rcw_ignored)
         fprintf(stderr, "%s: collect: note: %llu RCWs (COM interop) were not attributed\n",
                 pp_prog, (unsigned long long)res.graph.rcw_ignored);

@@ -232,9 +232,11 @@ static int read_dump(run *r, pp_error *err)
     }
     pp_nettrace_stats st = { .struct_size = sizeof st };
     pp_nettrace_stats_get(r->src, &st);
-    if (!failed && st.dropped_events && !pp_heap_graph_done(r->g)) {
-        pp_error_set(err, PP_EFORMAT, "the runtime dropped %llu events of the heap dump (its "
-                     "buffer overflowed): a larger --buffersize helps",
+    /* Any gap in a thread's sequence numbers: a lost BulkType names no
+     * type, a lost walk event leaves a hole the graph may not show. */
+    if (!failed && st.dropped_events) {
+        pp_error_set(err, PP_EFORMAT, "the runtime dropped %llu events of the heap-dump session "
+                     "(its buffer was full while this process read the stream)",
                      (unsigned long long)st.dropped_events);
         failed = PP_EFORMAT;
     }
@@ -320,13 +322,74 @@ static int start_dump(run *r, pp_ipc_endpoint *ep, pp_error *err)
     return PP_OK;
 }
 
+/* Close what one attempt opened (its graph stays: the caller frees it). */
+static void end_attempt(run *r)
+{
+    if (r->src)
+        pp_nettrace_close(r->src);
+    r->src = NULL;
+    if (r->c.session)
+        pp_ipc_session_close(r->c.session);
+    r->c.session = NULL;
+    for (int k = 0; k < 2; k++) {
+        if (r->c.pipe[k] >= 0)
+            close(r->c.pipe[k]);
+        r->c.pipe[k] = -1;
+    }
+}
+
+/* One snapshot into r->g, laid out in *snap: flush the types, the dump
+ * session read to its end, the graph finished. PP_EFORMAT is a dump that
+ * does not make a whole heap (events lost); the caller may try again. */
+static int attempt(run *r, pp_ipc_endpoint *ep, int resume, const pp_heap_snapshot **snap,
+                   pp_error *err)
+{
+    pthread_t thread;
+    int rc;
+    r->bytes = 0;
+    r->dump_end = 0;
+    r->c.why = WHY_RUNNING;
+    r->c.stopped = 0;
+    if ((rc = pp_heap_graph_new(&r->g, err)) != PP_OK)
+        return rc;
+    progress(r, "flushing types", 1);
+    if ((rc = flush_types(ep, err)) != PP_OK || (rc = start_dump(r, ep, err)) != PP_OK)
+        return rc;
+    if (resume) {
+        pp_error ignored = PP_ERROR_INIT;
+        pp_ipc_resume_runtime(ep, CMD_TIMEOUT_MS, &ignored);
+    }
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_BLOCK, &all, &old);
+    int prc = pthread_create(&thread, NULL, control, &r->c);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    if (prc != 0) {
+        pp_error_set(err, PP_EIO, "cannot start the control thread: %s", strerror(prc));
+        return PP_EIO;
+    }
+    rc = read_dump(r, err);
+    if (rc == PP_OK)
+        rc = why_error(r, err);
+    if (rc == PP_OK && !pp_heap_graph_done(r->g))
+        rc = r->c.why != WHY_RUNNING ? why_error(r, err) : PP_OK;
+    send_ctl(&r->c, 'q');
+    pthread_join(thread, NULL);
+    r->res->stream_bytes = r->bytes;
+    r->res->dump_s = r->dump_end;
+    pp_heap_graph_stats_get(r->g, &r->res->graph);
+    if (rc != PP_OK)
+        return rc;
+    progress(r, "writing", 1);
+    return pp_heap_graph_finish(r->g, snap, err);
+}
+
 int pp_heapsnap_collect(const pp_heapsnap_spec *spec, pp_heapsnap_result *res, pp_error *err)
 {
     run r = { .spec = spec, .res = res, .c = { .pipe = { -1, -1 } } };
     pp_ipc_endpoint ep;
     pp_ipc_process_info info;
-    pthread_t thread;
-    int rc, have_info = 0, thread_started = 0;
+    int rc, have_info = 0;
 
     memset(res, 0, sizeof *res);
     memset(&info, 0, sizeof info);
@@ -348,44 +411,26 @@ int pp_heapsnap_collect(const pp_heapsnap_spec *spec, pp_heapsnap_result *res, p
     char *sp = strchr(res->process, ' ');
     if (sp)
         *sp = '\0';
-    if ((rc = pp_heap_graph_new(&r.g, err)) != PP_OK)
-        goto out;
-    progress(&r, "flushing types", 1);
-    if ((rc = flush_types(&ep, err)) != PP_OK)
-        goto out;
-    if ((rc = start_dump(&r, &ep, err)) != PP_OK)
-        goto out;
-    if (ep.mode == PP_IPC_LISTEN) {
-        pp_error ignored = PP_ERROR_INIT;
-        pp_ipc_resume_runtime(&ep, CMD_TIMEOUT_MS, &ignored);
+    const pp_heap_snapshot *snap = NULL;
+    rc = attempt(&r, &ep, ep.mode == PP_IPC_LISTEN, &snap, err);
+    if (rc == PP_EFORMAT && !pp_ipc_cancel) {
+        /* Events of the dump were lost (or it never came): once more, as
+         * a new dump, then the first cause. */
+        pp_error first = *err;
+        end_attempt(&r);
+        pp_heap_graph_free(r.g);
+        r.g = NULL;
+        res->retried = 1;
+        clock_gettime(CLOCK_MONOTONIC, &r.c.t0);
+        rc = attempt(&r, &ep, 0, &snap, err);
+        if (rc == PP_EFORMAT) {
+            pp_error second = *err;
+            pp_error_set(err, PP_EFORMAT, "%s; a second dump lost events too (%s): is the "
+                         "runtime's buffer (--buffersize) too small for this heap?",
+                         first.message, second.message);
+        }
     }
-    sigset_t all, old;
-    sigfillset(&all);
-    pthread_sigmask(SIG_BLOCK, &all, &old);
-    int prc = pthread_create(&thread, NULL, control, &r.c);
-    pthread_sigmask(SIG_SETMASK, &old, NULL);
-    if (prc != 0) {
-        pp_error_set(err, PP_EIO, "cannot start the control thread: %s", strerror(prc));
-        rc = PP_EIO;
-        goto out;
-    }
-    thread_started = 1;
-    rc = read_dump(&r, err);
-    if (rc == PP_OK)
-        rc = why_error(&r, err);
-    if (rc == PP_OK && !pp_heap_graph_done(r.g))
-        rc = r.c.why != WHY_RUNNING ? why_error(&r, err) : PP_OK;
-    send_ctl(&r.c, 'q');
-    pthread_join(thread, NULL);
-    thread_started = 0;
-    res->stream_bytes = r.bytes;
-    res->dump_s = r.dump_end;
-    pp_heap_graph_stats_get(r.g, &res->graph);
-    if (rc != PP_OK)
-        goto out;
-    const pp_heap_snapshot *snap;
-    progress(&r, "writing", 1);
-    if ((rc = pp_heap_graph_finish(r.g, &snap, err)) != PP_OK) {
+    if (rc != PP_OK) {
         if (rc == PP_EFORMAT)
             rc = PP_EIO;         /* the runtime's stream, not a file, was short */
         goto out;
@@ -397,18 +442,7 @@ int pp_heapsnap_collect(const pp_heapsnap_spec *spec, pp_heapsnap_result *res, p
         goto out;
     res->elapsed_s = since(&r.t0);
 out:
-    if (thread_started) {
-        send_ctl(&r.c, 'q');
-        pthread_join(thread, NULL);
-    }
-    if (r.src)
-        pp_nettrace_close(r.src);
-    if (r.c.session)
-        pp_ipc_session_close(r.c.session);
-    if (r.c.pipe[0] >= 0)
-        close(r.c.pipe[0]);
-    if (r.c.pipe[1] >= 0)
-        close(r.c.pipe[1]);
+    end_attempt(&r);
     pp_heap_graph_free(r.g);
     if (have_info)
         pp_ipc_process_info_free(&info);

@@ -56,14 +56,17 @@ typedef struct pp_heapsnap_result {
     uint64_t file_bytes;
     double elapsed_s;                    /* from connecting to the file in place */
     double dump_s;                       /* from the session's start to the GC's end */
+    int retried;                         /* the first dump lost events; this is the second */
 } pp_heapsnap_result;
 
-/* Take one snapshot into spec->target.output. Errors: PP_ENOTFOUND (no
+/* Take one snapshot into spec->target.output. A dump whose events do not
+ * make a whole heap (lost: a gap in a walk's Index, sequence numbers the
+ * runtime skipped, objects and references that do not match up) is taken
+ * once more; the error then names both causes. Errors: PP_ENOTFOUND (no
  * such process), PP_EINVAL (a refused target, bad spec), PP_EIO (attach or
- * stream failed; the runtime sent no heap dump within the timeout: message
- * says which), PP_EFORMAT (the events do not make a whole heap: dropped
- * events), PP_ENOMEM, PP_ELIMIT (too big for the format). On error no file
- * is left at the output. */
+ * stream failed; the runtime sent no heap dump within the timeout; events
+ * were lost twice: message says which), PP_ENOMEM, PP_ELIMIT (too big for
+ * the format). On error no file is left at the output. */
 int pp_heapsnap_collect(const pp_heapsnap_spec *spec, pp_heapsnap_result *res, pp_error *err);
 
 #endif
