@@ -372,8 +372,9 @@ collect_gcdump(pp_capture_spec *spec, const gc_opts *gc, int quiet)
         return gc_exit_code(rc, &err);
     }
     if (res.retried)
-        fprintf(stderr, "%s: collect: note: the first heap dump lost events; this is the "
-                "second\n", pp_prog);
+        fprintf(stderr, "%s: collect: note: the first heap dump lost events (a %u MB session "
+                "buffer: the runtime holds the whole walk in it); this one is the second, with "
+                "%u MB\n", pp_prog, res.first_buffer_mb, res.buffer_mb);
     if (res.graph.rcw_ignored)
         fprintf(stderr, "%s: collect: note: %llu RCWs (COM interop) were not attributed\n",
                 pp_prog, (unsigned long long)res.graph.rcw_ignored);

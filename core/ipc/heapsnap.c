@@ -23,6 +23,7 @@
 #include "gcdump/writer.h"
 #include "ipc/heapsnap.h"
 #include "ipc/ipc.h"
+#include "ipc/spool.h"
 #include "nettrace/nettrace_internal.h"
 #include "outfile.h"
 
@@ -31,6 +32,9 @@
 #define FLUSH_WAIT_MS 3000
 #define DEFAULT_TIMEOUT_S 30.0
 #define CANCEL_POLL_MS 100
+#define DEFAULT_BUFFER_MB 256
+/* A retry's buffer is the target's memory: no more than this unasked. */
+#define MAX_RETRY_BUFFER_MB 4096
 
 enum { WHY_RUNNING, WHY_DONE, WHY_TIMEOUT, WHY_SIGNAL, WHY_ABORT };
 
@@ -39,6 +43,7 @@ typedef struct ctl {
     int pipe[2];
     double timeout_s;
     struct timespec t0;
+    volatile double busy_at;     /* the walk's last progress, s after t0 */
     volatile int why;
     volatile int stopped;
 } ctl;
@@ -63,8 +68,10 @@ static void *control(void *arg)
     ctl *c = arg;
     double stop_at = 0;
     for (;;) {
+        /* Once the walk is under way the timeout counts from its last
+         * progress: a big heap's walk is read for longer than 30 s. */
         double left = c->stopped ? RUNDOWN_TIMEOUT_S - (since(&c->t0) - stop_at)
-                                 : c->timeout_s - since(&c->t0);
+                                 : c->timeout_s - (since(&c->t0) - c->busy_at);
         int timeout = left <= 0 ? 0 : (int)(left * 1000) + 1;
         /* A signal reaches us through pp_ipc_cancel (pp_capture_signal):
          * look at it every CANCEL_POLL_MS. */
@@ -158,7 +165,10 @@ typedef struct run {
     pp_heap_graph *g;
     ctl c;
     pp_trace_source *src;
+    pp_spool *spool;
     uint64_t bytes;
+    uint64_t walk_bytes, walk_events, dropped;   /* for the retry's buffer size */
+    uint32_t buffer_mb;
     struct timespec t0, last;
     double dump_end;
 } run;
@@ -193,11 +203,12 @@ static void progress(run *r, const char *phase, int force)
 /* Step 2-3: the dump session, read to its end. */
 static int read_dump(run *r, pp_error *err)
 {
-    int fd = dup(pp_ipc_session_fd(r->c.session)), rc;
-    if (fd < 0) {
-        pp_error_set(err, PP_EIO, "dup: %s", strerror(errno));
-        return PP_EIO;
-    }
+    /* Read through the spool: the socket is drained as fast as the runtime
+     * writes, whatever the graph's speed, so its buffer does not fill and
+     * drop the dump's events (spool.h). */
+    int fd, rc;
+    if ((rc = pp_spool_start(pp_ipc_session_fd(r->c.session), &r->spool, &fd, err)) != PP_OK)
+        return rc;
     if ((rc = pp_nettrace_open_fd(fd, "heap-dump session", &r->src, err)) != PP_OK) {
         r->src = NULL;
         return rc;
@@ -207,6 +218,13 @@ static int read_dump(run *r, pp_error *err)
     pp_error rerr = PP_ERROR_INIT;
     int failed = 0, asked = 0;
     while ((rc = pp_nettrace_next(r->src, &ev, &rerr)) > 0) {
+        if (ev->provider_known == PP_PROVIDER_RUNTIME &&
+            ((ev->event_id >= 16 && ev->event_id <= 19) || (ev->event_id >= 36 &&
+                                                            ev->event_id <= 38))) {
+            r->walk_bytes += ev->payload_size;
+            r->walk_events++;
+            r->c.busy_at = since(&r->c.t0);
+        }
         if (failed)
             continue;
         if (pp_heap_graph_event(r->g, ev, err) != PP_OK) {
@@ -232,6 +250,7 @@ static int read_dump(run *r, pp_error *err)
     }
     pp_nettrace_stats st = { .struct_size = sizeof st };
     pp_nettrace_stats_get(r->src, &st);
+    r->dropped = st.dropped_events;
     /* Any gap in a thread's sequence numbers: a lost BulkType names no
      * type, a lost walk event leaves a hole the graph may not show. */
     if (!failed && st.dropped_events) {
@@ -305,7 +324,7 @@ static int start_dump(run *r, pp_ipc_endpoint *ep, pp_error *err)
 {
     pp_ipc_provider p = { "Microsoft-Windows-DotNETRuntime", PP_HEAPSNAP_KEYWORDS, 5, NULL };
     pp_ipc_session_config cfg = {
-        .buffer_mb = r->spec->target.buffer_mb ? r->spec->target.buffer_mb : 256,
+        .buffer_mb = r->buffer_mb,
         .rundown_keyword = PP_IPC_DEFAULT_RUNDOWN_KEYWORD,   /* module names */
         .request_stackwalk = 0,
         .nproviders = 1,
@@ -322,12 +341,32 @@ static int start_dump(run *r, pp_ipc_endpoint *ep, pp_error *err)
     return PP_OK;
 }
 
+/* The buffer, in MB, that holds the whole walk: what came, what was
+ * dropped at the mean size of what came, a quarter more, and room for the
+ * rest of the session's events. */
+static uint32_t walk_mb(const run *r)
+{
+    if (!r->walk_events)
+        return 0;
+    double mean = (double)r->walk_bytes / (double)r->walk_events;
+    double total = ((double)r->walk_bytes + (double)r->dropped * mean) * 1.25;
+    double mb = total / (1024.0 * 1024.0) + 32.0;
+    return mb > (double)UINT32_MAX ? UINT32_MAX : (uint32_t)mb;
+}
+
 /* Close what one attempt opened (its graph stays: the caller frees it). */
 static void end_attempt(run *r)
 {
     if (r->src)
         pp_nettrace_close(r->src);
     r->src = NULL;
+    uint64_t peak = 0;
+    if (r->spool) {
+        pp_spool_finish(r->spool, &peak);
+        if (peak > r->res->spool_peak_bytes)
+            r->res->spool_peak_bytes = peak;
+    }
+    r->spool = NULL;
     if (r->c.session)
         pp_ipc_session_close(r->c.session);
     r->c.session = NULL;
@@ -348,6 +387,8 @@ static int attempt(run *r, pp_ipc_endpoint *ep, int resume, const pp_heap_snapsh
     int rc;
     r->bytes = 0;
     r->dump_end = 0;
+    r->walk_bytes = r->walk_events = r->dropped = 0;
+    r->c.busy_at = 0;
     r->c.why = WHY_RUNNING;
     r->c.stopped = 0;
     if ((rc = pp_heap_graph_new(&r->g, err)) != PP_OK)
@@ -412,22 +453,33 @@ int pp_heapsnap_collect(const pp_heapsnap_spec *spec, pp_heapsnap_result *res, p
     if (sp)
         *sp = '\0';
     const pp_heap_snapshot *snap = NULL;
+    r.buffer_mb = spec->target.buffer_mb ? spec->target.buffer_mb : DEFAULT_BUFFER_MB;
     rc = attempt(&r, &ep, ep.mode == PP_IPC_LISTEN, &snap, err);
     if (rc == PP_EFORMAT && !pp_ipc_cancel) {
         /* Events of the dump were lost (or it never came): once more, as
-         * a new dump, then the first cause. */
+         * a new dump, with a buffer that holds the walk unless the user
+         * chose one, then both causes. */
         pp_error first = *err;
+        uint32_t need = walk_mb(&r);
         end_attempt(&r);
         pp_heap_graph_free(r.g);
         r.g = NULL;
         res->retried = 1;
+        res->first_buffer_mb = r.buffer_mb;
+        if (!spec->target.buffer_mb && need > r.buffer_mb)
+            r.buffer_mb = need < MAX_RETRY_BUFFER_MB ? need : MAX_RETRY_BUFFER_MB;
+        res->buffer_mb = r.buffer_mb;
         clock_gettime(CLOCK_MONOTONIC, &r.c.t0);
         rc = attempt(&r, &ep, 0, &snap, err);
         if (rc == PP_EFORMAT) {
             pp_error second = *err;
-            pp_error_set(err, PP_EFORMAT, "%s; a second dump lost events too (%s): is the "
-                         "runtime's buffer (--buffersize) too small for this heap?",
-                         first.message, second.message);
+            need = walk_mb(&r) > need ? walk_mb(&r) : need;
+            pp_error_set(err, PP_EFORMAT, "%s; taken again with a %u MB buffer, it lost events "
+                         "too (%s). The runtime holds the heap walk in its session buffer and "
+                         "drops what does not fit (before .NET 11): this heap needs about %u MB "
+                         "(--buffersize %u; the buffer is the target process's memory)",
+                         first.message, (unsigned)r.buffer_mb, second.message, (unsigned)need,
+                         (unsigned)need);
         }
     }
     if (rc != PP_OK) {
