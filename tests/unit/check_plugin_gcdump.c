@@ -536,7 +536,7 @@ START_TEST(test_gcdump_incomplete_graph)
     cut_graph(1000000, 1000, &r);
     ck_assert_uint_eq(r.nfindings, 1);
     ck_assert_str_eq(r.finding_code[0], "gcdump.incomplete");
-    ck_assert_ptr_nonnull(strstr(r.findings[0], "exactly 1000000 nodes"));
+    ck_assert_ptr_nonnull(strstr(r.findings[0], "1000000 nodes, exactly a round number"));
     ck_assert_ptr_nonnull(strstr(r.findings[0], "roots reach 1001 of 1000000 objects"));
     ck_assert_ptr_nonnull(strstr(r.findings[0], "retained_bytes and retained_share are unreliable"));
     ck_assert_int_eq(total(&r, "retained_unreliable"), 1);
@@ -548,6 +548,14 @@ START_TEST(test_gcdump_incomplete_graph)
     ck_assert_ptr_nonnull(strstr(r.findings[0], "roots reach 201 of 20001 objects, 1.0 %"));
     run_free(&r);
     cut_graph(20001, 20000, &r);
+    ck_assert_uint_eq(r.nfindings, 0);
+    run_free(&r);
+    cut_graph(2000003, 2000002, &r);     /* all reachable, 3 past a round number */
+    ck_assert_uint_eq(r.nfindings, 1);
+    ck_assert_ptr_nonnull(strstr(r.findings[0], "2000003 nodes, just past a round number"));
+    ck_assert_ptr_null(strstr(r.findings[0], "roots reach"));
+    run_free(&r);
+    cut_graph(999, 9, &r);               /* too small to judge */
     ck_assert_uint_eq(r.nfindings, 0);
     run_free(&r);
 }
@@ -632,6 +640,26 @@ START_TEST(test_gcdump_hand_built_retained_and_sampled)
 END_TEST
 
 /* ---- gcdump-diff ---------------------------------------------------------------- */
+
+/* tests/gcdump/cut-at-limit.gcdump (written by core/gcdump/writer.c, see
+ * its README): 2,001 nodes, the root holding 20; the same warning from a
+ * file as from memory. */
+START_TEST(test_gcdump_cut_file)
+{
+    pp_gcdump *d = hand_built("cut-at-limit.gcdump");
+    const pp_heap_snapshot *s = pp_gcdump_snapshot(d);
+    mock_run r;
+    memset(&r, 0, sizeof(r));
+    pp_error err = PP_ERROR_INIT;
+    ck_assert_int_eq(run("gcdump", &s, 1, &r, &err), PP_OK);
+    ck_assert_uint_eq(r.nfindings, 1);
+    ck_assert_str_eq(r.finding_code[0], "gcdump.incomplete");
+    ck_assert_ptr_nonnull(strstr(r.findings[0], "roots reach 21 of 2001 objects, 1.0 %"));
+    ck_assert_int_eq(total(&r, "retained_unreliable"), 1);
+    run_free(&r);
+    pp_gcdump_free(d);
+}
+END_TEST
 
 START_TEST(test_diff_leak_truth)
 {
@@ -979,6 +1007,7 @@ int main(void)
     tcase_add_test(tc, test_gcdump_retained_truth);
     tcase_add_test(tc, test_gcdump_sampled_finding);
     tcase_add_test(tc, test_gcdump_incomplete_graph);
+    tcase_add_test(tc, test_gcdump_cut_file);
     tcase_add_test(tc, test_gcdump_bad_option_and_no_input);
     tcase_add_test(tc, test_gcdump_hand_built_retained_and_sampled);
     tcase_add_test(tc, test_diff_leak_truth);
