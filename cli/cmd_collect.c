@@ -72,7 +72,11 @@ static const char collect_usage[] =
 "                           by `perfpipe gcdump`, `gcdump-diff`, `dotnet-gcdump report` and\n"
 "                           PerfView. Per-type counts and bytes equal dotnet-gcdump's.\n"
 "  -o, --output FILE        default yyyyMMdd_HHmmss_PID.gcdump (written whole or not at all)\n"
-"  --timeout TIME           give up when the dump has not ended (default 30s)\n"
+"  --timeout TIME           give up when the walk has not started, or made no progress, for\n"
+"                           TIME (default 30s)\n"
+"  --buffersize MB          the dump session's buffer (default: half the target's RSS,\n"
+"                           256-4096; a dump that lost events is taken again with a buffer\n"
+"                           sized to hold the walk, <= 4096)\n"
 "  e.g. perfpipe collect --gcdump -p 4242 -o before.gcdump\n"
 "       perfpipe gcdump-diff before.gcdump after.gcdump\n"
 "\n"
@@ -371,6 +375,10 @@ collect_gcdump(pp_capture_spec *spec, const gc_opts *gc, int quiet)
         pp_cli_error("collect: %s", err.message);
         return gc_exit_code(rc, &err);
     }
+    if (res.retried)
+        fprintf(stderr, "%s: collect: note: the first heap dump lost events (a %u MB session "
+                "buffer: the runtime holds the whole walk in it); this one is the second, with "
+                "%u MB\n", pp_prog, res.first_buffer_mb, res.buffer_mb);
     if (res.graph.rcw_ignored)
         fprintf(stderr, "%s: collect: note: %llu RCWs (COM interop) were not attributed\n",
                 pp_prog, (unsigned long long)res.graph.rcw_ignored);

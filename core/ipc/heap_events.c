@@ -256,6 +256,12 @@ static int module(pp_heap_graph *g, const pp_trace_event *ev, cur *c, pp_error *
     return rc == PP_OK ? PP_OK : oom(err);
 }
 
+/* The thread that wrote the event (the one whose buffer holds it). */
+static uint64_t thread_of(const pp_trace_event *ev)
+{
+    return ev->capture_thread_id ? ev->capture_thread_id : ev->thread_id;
+}
+
 int pp_heap_graph_event(pp_heap_graph *g, const pp_trace_event *ev, pp_error *err)
 {
     cur c = { ev->payload, ev->payload_size, 0, 0 };
@@ -269,13 +275,13 @@ int pp_heap_graph_event(pp_heap_graph *g, const pp_trace_event *ev, pp_error *er
         uint32_t count = (uint32_t)get(&c, 4), depth = (uint32_t)get(&c, 4);
         uint32_t reason = (uint32_t)get(&c, 4), type = (uint32_t)get(&c, 4);
         if (!c.bad && ev->version >= 1)
-            pp_hg_gc_start(g, count, depth, reason, type, ev->pointer_size);
+            pp_hg_gc_start(g, count, depth, reason, type, ev->pointer_size, ev->timestamp);
         return PP_OK;
     }
     case EV_GC_END: {
         uint32_t count = (uint32_t)get(&c, 4);
         if (!c.bad)
-            pp_hg_gc_end(g, count);
+            pp_hg_gc_end(g, count, thread_of(ev));
         return PP_OK;
     }
     case EV_BULK_TYPE:
@@ -290,8 +296,12 @@ int pp_heap_graph_event(pp_heap_graph *g, const pp_trace_event *ev, pp_error *er
     default:
         return PP_OK;
     }
-    if (!pp_hg_collecting(g))
-        return PP_OK;            /* heap events of another GC than the dump's */
+    /* The walk's Index (nodes, edges) says whether a new walk begins. */
+    uint32_t index = ev->payload_size >= 4 ? (uint32_t)get(&c, 4) : 0;
+    c.at = 0;
+    if (!pp_hg_walk_event(g, thread_of(ev), ev->timestamp, ev->pointer_size,
+                          pp_hg_restarts(g, ev->event_id, index)))
+        return PP_OK;            /* heap events of another dump than ours */
     pp_hg_count_event(g);
     switch (ev->event_id) {
     case EV_BULK_NODE: return bulk_node(g, ev, &c, err);

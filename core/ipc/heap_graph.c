@@ -337,9 +337,8 @@ static int fifo_room(void **p, size_t *head, size_t len, size_t *cap, size_t n, 
 static int in_order(uint32_t *next, uint32_t index, const char *what, pp_error *err)
 {
     if (index != *next) {
-        pp_error_set(err, PP_EFORMAT, "%s event %u arrived where %u was due: the runtime "
-                     "dropped heap events (a larger --buffersize helps)", what,
-                     (unsigned)index, (unsigned)*next);
+        pp_error_set(err, PP_EFORMAT, "%s event %u arrived where %u was due: events of "
+                     "the heap dump were lost", what, (unsigned)index, (unsigned)*next);
         return PP_EFORMAT;
     }
     (*next)++;
@@ -488,33 +487,92 @@ int pp_hg_module(pp_heap_graph *g, uint64_t module_id, const char *il_path)
     return PP_OK;
 }
 
-void pp_hg_gc_start(pp_heap_graph *g, uint32_t count, uint32_t depth, uint32_t reason,
-                    uint32_t type, uint32_t pointer_size)
+/* The dump has ended when its GC has: a GCEnd read on the walk's own
+ * thread after the walk began (the runtime logs the walk and GCEnd from
+ * one thread, in do_post_gc), or the GCEnd of the dump's GC number (the
+ * GCEnd of a later GC also says it ended: the dump's GC is blocking). */
+static void check_end(pp_heap_graph *g)
 {
-    /* The dump's GC: induced (reason 1), blocking (type 0), gen2. */
-    if (g->state != 0 || depth < 2 || type != 0 || reason != 1)
-        return;
-    g->state = 1;
-    g->gc_id = count;
-    g->pointer_size = pointer_size;
-    g->st.gc_number = count;
-    g->st.state = 1;
+    if (g->state == 1 && g->walking && g->have_gc && g->have_end && g->max_end >= g->gc_id) {
+        g->state = 2;
+        g->st.state = 2;
+    }
 }
 
-void pp_hg_gc_end(pp_heap_graph *g, uint32_t count)
+void pp_hg_gc_start(pp_heap_graph *g, uint32_t count, uint32_t depth, uint32_t reason,
+                    uint32_t type, uint32_t pointer_size, uint64_t timestamp)
 {
-    if (g->state != 1 || count != g->gc_id)
+    /* The dump's GC: induced (reason 1), blocking (type 0), gen2; once the
+     * walk has begun, the last such GC that started before its first
+     * event (its GCStart may be read after the walk's events). */
+    if (g->state == 2 || depth < 2 || type != 0 || reason != 1)
         return;
-    if (g->st.nodes == 0 && g->pn_len == 0 && g->pe_len == 0) {
-        g->state = 0;            /* a GC without heap events: wait for another */
+    if (g->walking && (timestamp > g->walk_ts || (g->have_gc && timestamp < g->gc_ts)))
+        return;
+    g->have_gc = 1;
+    g->gc_id = count;
+    g->gc_ts = timestamp;
+    if (!g->pointer_size)
+        g->pointer_size = pointer_size;
+    g->st.gc_number = count;
+    g->state = 1;
+    g->st.state = 1;
+    check_end(g);
+}
+
+void pp_hg_gc_end(pp_heap_graph *g, uint32_t count, uint64_t thread)
+{
+    if (g->state == 2)
+        return;
+    if (!g->have_end || count > g->max_end)
+        g->max_end = count;
+    g->have_end = 1;
+    if (g->walking && thread == g->walk_thread) {
+        g->state = 2;
+        g->st.state = 2;
+        return;
+    }
+    if (!g->walking && g->have_gc && count == g->gc_id) {
+        g->have_gc = 0;          /* an induced GC without heap events: wait for another */
+        g->state = 0;
         g->st.state = 0;
         return;
     }
-    g->state = 2;
-    g->st.state = 2;
+    check_end(g);
 }
 
-int pp_hg_collecting(const pp_heap_graph *g) { return g->state == 1; }
+int pp_hg_walk_event(pp_heap_graph *g, uint64_t thread, uint64_t timestamp,
+                     uint32_t pointer_size, int restarts)
+{
+    if (g->closed)
+        return 0;
+    if (g->state == 2 && restarts) {
+        g->closed = 1;           /* another walk (another session's dump): not ours */
+        return 0;
+    }
+    if (!g->walking) {
+        g->walking = 1;
+        g->walk_thread = thread;
+        g->walk_ts = timestamp;
+        if (pointer_size)
+            g->pointer_size = pointer_size;
+        if (g->have_gc && g->gc_ts > timestamp)
+            g->have_gc = 0;      /* a GC that started after the walk is not the dump's */
+        if (g->state == 0) {
+            g->state = 1;
+            g->st.state = 1;
+        }
+        check_end(g);
+    }
+    return 1;
+}
+int pp_hg_restarts(const pp_heap_graph *g, uint32_t event_id, uint32_t index)
+{
+    if (index != 0)
+        return 0;
+    return event_id == 18 ? g->next_node_event > 0 : event_id == 19 ? g->next_edge_event > 0 : 0;
+}
+
 void pp_hg_count_event(pp_heap_graph *g) { g->st.events++; }
 void pp_hg_rcw(pp_heap_graph *g, uint32_t n) { g->st.rcw_ignored += n; }
 int pp_heap_graph_done(const pp_heap_graph *g) { return g->state == 2; }

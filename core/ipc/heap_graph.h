@@ -86,12 +86,21 @@ int pp_hg_type(pp_heap_graph *g, uint64_t type_id, uint64_t module_id, uint32_t 
                uint32_t flags, const char *name);
 /* A module load or rundown entry: its IL path names the types' module. */
 int pp_hg_module(pp_heap_graph *g, uint64_t module_id, const char *il_path);
-/* GC start / end of the runtime provider. */
+/* GC start / end of the runtime provider, with the event's timestamp and
+ * the thread that logged it (events of several threads are not in time
+ * order in the stream). */
 void pp_hg_gc_start(pp_heap_graph *g, uint32_t count, uint32_t depth, uint32_t reason,
-                    uint32_t type, uint32_t pointer_size);
-void pp_hg_gc_end(pp_heap_graph *g, uint32_t count);
-/* The dump is accepting bulk events (between its GCStart and GCEnd). */
-int pp_hg_collecting(const pp_heap_graph *g);
+                    uint32_t type, uint32_t pointer_size, uint64_t timestamp);
+void pp_hg_gc_end(pp_heap_graph *g, uint32_t count, uint64_t thread);
+/* A heap-walk event (node, edge, root, dependent handle, CCW, static):
+ * 1 when it belongs to the dump, 0 to ignore it. The first one begins the
+ * walk (its GCStart may come later in the stream); restarts says the event
+ * is the first of a new walk (Index 0 of nodes or edges already taken),
+ * which after the dump's end is another session's dump. */
+int pp_hg_walk_event(pp_heap_graph *g, uint64_t thread, uint64_t timestamp,
+                     uint32_t pointer_size, int restarts);
+/* Whether a GCBulkNode / GCBulkEdge with Index 0 would start a new walk. */
+int pp_hg_restarts(const pp_heap_graph *g, uint32_t event_id, uint32_t index);
 void pp_hg_count_event(pp_heap_graph *g);
 void pp_hg_rcw(pp_heap_graph *g, uint32_t n);
 

@@ -82,6 +82,14 @@ struct pp_heap_graph {
 
     int state;                   /* 0 waiting, 1 collecting, 2 done */
     uint32_t gc_id, pointer_size;
+    /* The walk's events and the GCStart of its GC may come from different
+     * threads (Server GC), and EventPipe writes each thread's buffers in
+     * turn: the file's order is not the runtime's. So the walk is told by
+     * its own events, and its GC by GCStart's timestamp (heap_graph.c). */
+    int have_gc, walking, closed, have_end;
+    uint64_t walk_thread, walk_ts;   /* the thread and time of the first walk event */
+    uint64_t gc_ts;                  /* the candidate GCStart's timestamp */
+    uint32_t max_end;                /* the highest GC number whose GCEnd was read */
     pp_heap_graph_stats st;
 
     /* finish */

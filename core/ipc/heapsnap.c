@@ -23,14 +23,20 @@
 #include "gcdump/writer.h"
 #include "ipc/heapsnap.h"
 #include "ipc/ipc.h"
+#include "ipc/spool.h"
 #include "nettrace/nettrace_internal.h"
 #include "outfile.h"
 
-#define CMD_TIMEOUT_MS 10000
+/* A runtime still ending another tool's heap-dump session of a big heap
+ * answered nothing for over 10 s (measured, 1.67 GB heap, load ~30). */
+#define CMD_TIMEOUT_MS 30000
 #define RUNDOWN_TIMEOUT_S 60.0
 #define FLUSH_WAIT_MS 3000
 #define DEFAULT_TIMEOUT_S 30.0
 #define CANCEL_POLL_MS 100
+#define DEFAULT_BUFFER_MB 256
+/* A retry's buffer is the target's memory: no more than this unasked. */
+#define MAX_RETRY_BUFFER_MB 4096
 
 enum { WHY_RUNNING, WHY_DONE, WHY_TIMEOUT, WHY_SIGNAL, WHY_ABORT };
 
@@ -39,6 +45,7 @@ typedef struct ctl {
     int pipe[2];
     double timeout_s;
     struct timespec t0;
+    volatile double busy_at;     /* the walk's last progress, s after t0 */
     volatile int why;
     volatile int stopped;
 } ctl;
@@ -63,8 +70,10 @@ static void *control(void *arg)
     ctl *c = arg;
     double stop_at = 0;
     for (;;) {
+        /* Once the walk is under way the timeout counts from its last
+         * progress: a big heap's walk is read for longer than 30 s. */
         double left = c->stopped ? RUNDOWN_TIMEOUT_S - (since(&c->t0) - stop_at)
-                                 : c->timeout_s - since(&c->t0);
+                                 : c->timeout_s - (since(&c->t0) - c->busy_at);
         int timeout = left <= 0 ? 0 : (int)(left * 1000) + 1;
         /* A signal reaches us through pp_ipc_cancel (pp_capture_signal):
          * look at it every CANCEL_POLL_MS. */
@@ -158,7 +167,10 @@ typedef struct run {
     pp_heap_graph *g;
     ctl c;
     pp_trace_source *src;
+    pp_spool *spool;
     uint64_t bytes;
+    uint64_t walk_bytes, walk_events, dropped;   /* for the retry's buffer size */
+    uint32_t buffer_mb;
     struct timespec t0, last;
     double dump_end;
 } run;
@@ -193,11 +205,12 @@ static void progress(run *r, const char *phase, int force)
 /* Step 2-3: the dump session, read to its end. */
 static int read_dump(run *r, pp_error *err)
 {
-    int fd = dup(pp_ipc_session_fd(r->c.session)), rc;
-    if (fd < 0) {
-        pp_error_set(err, PP_EIO, "dup: %s", strerror(errno));
-        return PP_EIO;
-    }
+    /* Read through the spool: the socket is drained as fast as the runtime
+     * writes, whatever the graph's speed, so its buffer does not fill and
+     * drop the dump's events (spool.h). */
+    int fd, rc;
+    if ((rc = pp_spool_start(pp_ipc_session_fd(r->c.session), &r->spool, &fd, err)) != PP_OK)
+        return rc;
     if ((rc = pp_nettrace_open_fd(fd, "heap-dump session", &r->src, err)) != PP_OK) {
         r->src = NULL;
         return rc;
@@ -207,6 +220,13 @@ static int read_dump(run *r, pp_error *err)
     pp_error rerr = PP_ERROR_INIT;
     int failed = 0, asked = 0;
     while ((rc = pp_nettrace_next(r->src, &ev, &rerr)) > 0) {
+        if (ev->provider_known == PP_PROVIDER_RUNTIME &&
+            ((ev->event_id >= 16 && ev->event_id <= 19) || (ev->event_id >= 36 &&
+                                                            ev->event_id <= 38))) {
+            r->walk_bytes += ev->payload_size;
+            r->walk_events++;
+            r->c.busy_at = since(&r->c.t0);
+        }
         if (failed)
             continue;
         if (pp_heap_graph_event(r->g, ev, err) != PP_OK) {
@@ -232,9 +252,12 @@ static int read_dump(run *r, pp_error *err)
     }
     pp_nettrace_stats st = { .struct_size = sizeof st };
     pp_nettrace_stats_get(r->src, &st);
-    if (!failed && st.dropped_events && !pp_heap_graph_done(r->g)) {
-        pp_error_set(err, PP_EFORMAT, "the runtime dropped %llu events of the heap dump (its "
-                     "buffer overflowed): a larger --buffersize helps",
+    r->dropped = st.dropped_events;
+    /* Any gap in a thread's sequence numbers: a lost BulkType names no
+     * type, a lost walk event leaves a hole the graph may not show. */
+    if (!failed && st.dropped_events) {
+        pp_error_set(err, PP_EFORMAT, "the runtime dropped %llu events of the heap-dump session "
+                     "(its buffer was full while this process read the stream)",
                      (unsigned long long)st.dropped_events);
         failed = PP_EFORMAT;
     }
@@ -303,7 +326,7 @@ static int start_dump(run *r, pp_ipc_endpoint *ep, pp_error *err)
 {
     pp_ipc_provider p = { "Microsoft-Windows-DotNETRuntime", PP_HEAPSNAP_KEYWORDS, 5, NULL };
     pp_ipc_session_config cfg = {
-        .buffer_mb = r->spec->target.buffer_mb ? r->spec->target.buffer_mb : 256,
+        .buffer_mb = r->buffer_mb,
         .rundown_keyword = PP_IPC_DEFAULT_RUNDOWN_KEYWORD,   /* module names */
         .request_stackwalk = 0,
         .nproviders = 1,
@@ -320,13 +343,118 @@ static int start_dump(run *r, pp_ipc_endpoint *ep, pp_error *err)
     return PP_OK;
 }
 
+/* The first try's buffer: 256 MB, or half the target's resident memory
+ * up to MAX_RETRY_BUFFER_MB (a walk takes about a quarter of the heap's
+ * bytes, 0.27 on a 1.67 GB heap of 10 M objects; EventPipe allocates its
+ * buffers as events come, so the size is a ceiling, not a cost). A pid
+ * known only from a diagnostic port (maybe another namespace) gets 256. */
+static uint32_t first_buffer_mb(uint64_t pid)
+{
+    char path[64], line[256];
+    snprintf(path, sizeof path, "/proc/%llu/status", (unsigned long long)pid);
+    FILE *f = pid ? fopen(path, "r") : NULL;
+    unsigned long long kb = 0;
+    if (f) {
+        while (fgets(line, sizeof line, f))
+            if (sscanf(line, "VmRSS: %llu kB", &kb) == 1)
+                break;
+        fclose(f);
+    }
+    unsigned long long mb = kb / 1024 / 2;
+    return mb <= DEFAULT_BUFFER_MB ? DEFAULT_BUFFER_MB
+         : mb >= MAX_RETRY_BUFFER_MB ? MAX_RETRY_BUFFER_MB : (uint32_t)mb;
+}
+
+/* The buffer, in MB, that holds the whole walk: what came, what was
+ * dropped at the mean size of what came, a quarter more, and room for the
+ * rest of the session's events. */
+static uint32_t walk_mb(const run *r)
+{
+    if (!r->walk_events)
+        return 0;
+    double mean = (double)r->walk_bytes / (double)r->walk_events;
+    double total = ((double)r->walk_bytes + (double)r->dropped * mean) * 1.25;
+    double mb = total / (1024.0 * 1024.0) + 32.0;
+    return mb > (double)UINT32_MAX ? UINT32_MAX : (uint32_t)mb;
+}
+
+/* Close what one attempt opened (its graph stays: the caller frees it). */
+static void end_attempt(run *r)
+{
+    if (r->src)
+        pp_nettrace_close(r->src);
+    r->src = NULL;
+    uint64_t peak = 0;
+    if (r->spool) {
+        pp_spool_finish(r->spool, &peak);
+        if (peak > r->res->spool_peak_bytes)
+            r->res->spool_peak_bytes = peak;
+    }
+    r->spool = NULL;
+    if (r->c.session)
+        pp_ipc_session_close(r->c.session);
+    r->c.session = NULL;
+    for (int k = 0; k < 2; k++) {
+        if (r->c.pipe[k] >= 0)
+            close(r->c.pipe[k]);
+        r->c.pipe[k] = -1;
+    }
+}
+
+/* One snapshot into r->g, laid out in *snap: flush the types, the dump
+ * session read to its end, the graph finished. PP_EFORMAT is a dump that
+ * does not make a whole heap (events lost); the caller may try again. */
+static int attempt(run *r, pp_ipc_endpoint *ep, int resume, const pp_heap_snapshot **snap,
+                   pp_error *err)
+{
+    pthread_t thread;
+    int rc;
+    r->bytes = 0;
+    r->dump_end = 0;
+    r->walk_bytes = r->walk_events = r->dropped = 0;
+    r->c.busy_at = 0;
+    r->c.why = WHY_RUNNING;
+    r->c.stopped = 0;
+    if ((rc = pp_heap_graph_new(&r->g, err)) != PP_OK)
+        return rc;
+    progress(r, "flushing types", 1);
+    if ((rc = flush_types(ep, err)) != PP_OK || (rc = start_dump(r, ep, err)) != PP_OK)
+        return rc;
+    if (resume) {
+        pp_error ignored = PP_ERROR_INIT;
+        pp_ipc_resume_runtime(ep, CMD_TIMEOUT_MS, &ignored);
+    }
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_BLOCK, &all, &old);
+    int prc = pthread_create(&thread, NULL, control, &r->c);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    if (prc != 0) {
+        pp_error_set(err, PP_EIO, "cannot start the control thread: %s", strerror(prc));
+        return PP_EIO;
+    }
+    rc = read_dump(r, err);
+    if (rc == PP_OK)
+        rc = why_error(r, err);
+    if (rc == PP_OK && !pp_heap_graph_done(r->g))
+        rc = r->c.why != WHY_RUNNING ? why_error(r, err) : PP_OK;
+    send_ctl(&r->c, 'q');
+    pthread_join(thread, NULL);
+    r->res->stream_bytes = r->bytes;
+    r->res->dump_s = r->dump_end;
+    pp_heap_graph_stats_get(r->g, &r->res->graph);
+    if (rc != PP_OK)
+        return rc;
+    progress(r, "writing", 1);
+    return pp_heap_graph_finish(r->g, snap, err);
+}
+
 int pp_heapsnap_collect(const pp_heapsnap_spec *spec, pp_heapsnap_result *res, pp_error *err)
 {
     run r = { .spec = spec, .res = res, .c = { .pipe = { -1, -1 } } };
     pp_ipc_endpoint ep;
     pp_ipc_process_info info;
-    pthread_t thread;
-    int rc, have_info = 0, thread_started = 0;
+    int rc, have_info = 0;
 
     memset(res, 0, sizeof *res);
     memset(&info, 0, sizeof info);
@@ -348,44 +476,37 @@ int pp_heapsnap_collect(const pp_heapsnap_spec *spec, pp_heapsnap_result *res, p
     char *sp = strchr(res->process, ' ');
     if (sp)
         *sp = '\0';
-    if ((rc = pp_heap_graph_new(&r.g, err)) != PP_OK)
-        goto out;
-    progress(&r, "flushing types", 1);
-    if ((rc = flush_types(&ep, err)) != PP_OK)
-        goto out;
-    if ((rc = start_dump(&r, &ep, err)) != PP_OK)
-        goto out;
-    if (ep.mode == PP_IPC_LISTEN) {
-        pp_error ignored = PP_ERROR_INIT;
-        pp_ipc_resume_runtime(&ep, CMD_TIMEOUT_MS, &ignored);
+    const pp_heap_snapshot *snap = NULL;
+    r.buffer_mb = spec->target.buffer_mb ? spec->target.buffer_mb : first_buffer_mb(ep.pid);
+    rc = attempt(&r, &ep, ep.mode == PP_IPC_LISTEN, &snap, err);
+    if (rc == PP_EFORMAT && !pp_ipc_cancel) {
+        /* Events of the dump were lost (or it never came): once more, as
+         * a new dump, with a buffer that holds the walk unless the user
+         * chose one, then both causes. */
+        pp_error first = *err;
+        uint32_t need = walk_mb(&r);
+        end_attempt(&r);
+        pp_heap_graph_free(r.g);
+        r.g = NULL;
+        res->retried = 1;
+        res->first_buffer_mb = r.buffer_mb;
+        if (!spec->target.buffer_mb && need > r.buffer_mb)
+            r.buffer_mb = need < MAX_RETRY_BUFFER_MB ? need : MAX_RETRY_BUFFER_MB;
+        res->buffer_mb = r.buffer_mb;
+        clock_gettime(CLOCK_MONOTONIC, &r.c.t0);
+        rc = attempt(&r, &ep, 0, &snap, err);
+        if (rc == PP_EFORMAT) {
+            pp_error second = *err;
+            need = walk_mb(&r) > need ? walk_mb(&r) : need;
+            pp_error_set(err, PP_EFORMAT, "%s; taken again with a %u MB buffer, it lost events "
+                         "too (%s). The runtime holds the heap walk in its session buffer and "
+                         "drops what does not fit (before .NET 11): this heap needs about %u MB "
+                         "(--buffersize %u; the buffer is the target process's memory)",
+                         first.message, (unsigned)r.buffer_mb, second.message, (unsigned)need,
+                         (unsigned)need);
+        }
     }
-    sigset_t all, old;
-    sigfillset(&all);
-    pthread_sigmask(SIG_BLOCK, &all, &old);
-    int prc = pthread_create(&thread, NULL, control, &r.c);
-    pthread_sigmask(SIG_SETMASK, &old, NULL);
-    if (prc != 0) {
-        pp_error_set(err, PP_EIO, "cannot start the control thread: %s", strerror(prc));
-        rc = PP_EIO;
-        goto out;
-    }
-    thread_started = 1;
-    rc = read_dump(&r, err);
-    if (rc == PP_OK)
-        rc = why_error(&r, err);
-    if (rc == PP_OK && !pp_heap_graph_done(r.g))
-        rc = r.c.why != WHY_RUNNING ? why_error(&r, err) : PP_OK;
-    send_ctl(&r.c, 'q');
-    pthread_join(thread, NULL);
-    thread_started = 0;
-    res->stream_bytes = r.bytes;
-    res->dump_s = r.dump_end;
-    pp_heap_graph_stats_get(r.g, &res->graph);
-    if (rc != PP_OK)
-        goto out;
-    const pp_heap_snapshot *snap;
-    progress(&r, "writing", 1);
-    if ((rc = pp_heap_graph_finish(r.g, &snap, err)) != PP_OK) {
+    if (rc != PP_OK) {
         if (rc == PP_EFORMAT)
             rc = PP_EIO;         /* the runtime's stream, not a file, was short */
         goto out;
@@ -397,18 +518,7 @@ int pp_heapsnap_collect(const pp_heapsnap_spec *spec, pp_heapsnap_result *res, p
         goto out;
     res->elapsed_s = since(&r.t0);
 out:
-    if (thread_started) {
-        send_ctl(&r.c, 'q');
-        pthread_join(thread, NULL);
-    }
-    if (r.src)
-        pp_nettrace_close(r.src);
-    if (r.c.session)
-        pp_ipc_session_close(r.c.session);
-    if (r.c.pipe[0] >= 0)
-        close(r.c.pipe[0]);
-    if (r.c.pipe[1] >= 0)
-        close(r.c.pipe[1]);
+    end_attempt(&r);
     pp_heap_graph_free(r.g);
     if (have_info)
         pp_ipc_process_info_free(&info);

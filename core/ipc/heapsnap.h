@@ -41,7 +41,8 @@ typedef struct pp_heapsnap_spec {
     /* pid / process_name / diagnostic_port, follow_child, listen_timeout_ms,
      * buffer_mb (0 = 256) and output (the .gcdump, required) are used. */
     pp_capture_spec target;
-    double timeout_s;            /* the whole dump; 0 = 30 s (dotnet-gcdump's) */
+    double timeout_s;            /* until the walk starts, then without its progress;
+                                    0 = 30 s (dotnet-gcdump's) */
     void (*progress)(void *user, const pp_heapsnap_progress *p);
     void *user;
 } pp_heapsnap_spec;
@@ -56,14 +57,23 @@ typedef struct pp_heapsnap_result {
     uint64_t file_bytes;
     double elapsed_s;                    /* from connecting to the file in place */
     double dump_s;                       /* from the session's start to the GC's end */
+    int retried;                         /* the first dump lost events; this is the second */
+    uint64_t spool_peak_bytes;           /* the most stream bytes held on disk, unread */
+    uint32_t first_buffer_mb, buffer_mb; /* when retried: the session buffers of both tries */
 } pp_heapsnap_result;
 
-/* Take one snapshot into spec->target.output. Errors: PP_ENOTFOUND (no
+/* Take one snapshot into spec->target.output. A dump whose events do not
+ * make a whole heap (lost: a gap in a walk's Index, sequence numbers the
+ * runtime skipped, objects and references that do not match up) is taken
+ * once more; the error then names both causes. The runtime (before .NET
+ * 11) keeps the whole walk in the session's buffer and drops what does not
+ * fit, so unless the user chose --buffersize the second try asks for a
+ * buffer sized from the first (what came and what was dropped), up to
+ * 4096 MB. Errors: PP_ENOTFOUND (no
  * such process), PP_EINVAL (a refused target, bad spec), PP_EIO (attach or
- * stream failed; the runtime sent no heap dump within the timeout: message
- * says which), PP_EFORMAT (the events do not make a whole heap: dropped
- * events), PP_ENOMEM, PP_ELIMIT (too big for the format). On error no file
- * is left at the output. */
+ * stream failed; the runtime sent no heap dump within the timeout; events
+ * were lost twice: message says which), PP_ENOMEM, PP_ELIMIT (too big for
+ * the format). On error no file is left at the output. */
 int pp_heapsnap_collect(const pp_heapsnap_spec *spec, pp_heapsnap_result *res, pp_error *err);
 
 #endif

@@ -17,6 +17,7 @@
 #include <perfpipe/perfpipe.h>
 
 #include "ipc/capture_source.h"
+#include "ipc/heap_graph.h"
 #include "ipc/ipc.h"
 #include "ipc/providers.h"
 
@@ -325,6 +326,128 @@ START_TEST(missing_process)
 }
 END_TEST
 
+
+/* ---- the heap graph's reading of the walk's events --------------------- */
+
+typedef struct evbuf { uint8_t b[256]; uint32_t n; } evbuf;
+
+static void put(evbuf *e, uint64_t v, int w)
+{
+    for (int k = 0; k < w; k++)
+        e->b[e->n++] = (uint8_t)(v >> (8 * k));
+}
+
+/* Feed one runtime event (pointer size 8) written by thread tid at ts. */
+static int feed(pp_heap_graph *g, uint32_t id, const evbuf *e, uint64_t tid, uint64_t ts,
+                pp_error *err)
+{
+    pp_trace_event ev;
+    memset(&ev, 0, sizeof ev);
+    ev.struct_size = sizeof ev;
+    ev.provider_known = PP_PROVIDER_RUNTIME;
+    ev.event_id = id;
+    ev.version = 1;
+    ev.pointer_size = 8;
+    ev.name = "";
+    ev.thread_id = ev.capture_thread_id = tid;
+    ev.timestamp = ts;
+    ev.payload = e->b;
+    ev.payload_size = e->n;
+    return pp_heap_graph_event(g, &ev, err);
+}
+
+static evbuf gc_start(uint32_t count)
+{
+    evbuf e = { .n = 0 };
+    put(&e, count, 4); put(&e, 2, 4); put(&e, 1, 4); put(&e, 0, 4);   /* gen2 induced blocking */
+    put(&e, 0, 2); put(&e, 0, 8);
+    return e;
+}
+
+static evbuf gc_end(uint32_t count)
+{
+    evbuf e = { .n = 0 };
+    put(&e, count, 4); put(&e, 2, 4); put(&e, 0, 2);
+    return e;
+}
+
+static evbuf bulk_node(uint32_t index, uint64_t addr, uint64_t nedges)
+{
+    evbuf e = { .n = 0 };
+    put(&e, index, 4); put(&e, 1, 4); put(&e, 0, 2);
+    put(&e, addr, 8); put(&e, 24, 8); put(&e, 0x100, 8); put(&e, nedges, 8);
+    return e;
+}
+
+static evbuf bulk_edge(uint32_t index, uint64_t target)
+{
+    evbuf e = { .n = 0 };
+    put(&e, index, 4); put(&e, 1, 4); put(&e, 0, 2); put(&e, target, 8); put(&e, 0, 4);
+    return e;
+}
+
+/* Server GC as the runtime writes it (measured on .NET 10, 4 GC heaps):
+ * the dump's GCStart is logged by one GC thread, the walk and GCEnd by
+ * another, and EventPipe writes each thread's buffers in turn, so the
+ * walk's first events come before the GCStart in the stream. All of the
+ * walk is taken, its GC is the one that started before it, and a GCStart
+ * read later that started after the walk is not the dump's. */
+START_TEST(heap_walk_before_its_gcstart)
+{
+    pp_heap_graph *g;
+    pp_error err = PP_ERROR_INIT;
+    ck_assert_int_eq(pp_heap_graph_new(&g, &err), PP_OK);
+    evbuf e;
+    e = bulk_node(0, 0x1000, 1);
+    ck_assert_int_eq(feed(g, 18, &e, 11, 200, &err), PP_OK);
+    e = bulk_node(1, 0x2000, 0);
+    ck_assert_int_eq(feed(g, 18, &e, 11, 210, &err), PP_OK);
+    e = gc_start(8);                     /* another GC, read first, started later */
+    ck_assert_int_eq(feed(g, 1, &e, 12, 400, &err), PP_OK);
+    e = gc_start(7);                     /* the dump's, read after the walk's first events */
+    ck_assert_int_eq(feed(g, 1, &e, 12, 100, &err), PP_OK);
+    e = gc_end(6);
+    ck_assert_int_eq(feed(g, 2, &e, 12, 90, &err), PP_OK);
+    ck_assert(!pp_heap_graph_done(g));
+    e = bulk_edge(0, 0x2000);
+    ck_assert_int_eq(feed(g, 19, &e, 11, 220, &err), PP_OK);
+    ck_assert(!pp_heap_graph_done(g));
+    e = gc_end(7);
+    ck_assert_int_eq(feed(g, 2, &e, 11, 300, &err), PP_OK);
+    ck_assert(pp_heap_graph_done(g));
+    pp_heap_graph_stats st;
+    pp_heap_graph_stats_get(g, &st);
+    ck_assert_uint_eq(st.nodes, 2);
+    ck_assert_uint_eq(st.edges, 1);
+    ck_assert_uint_eq(st.gc_number, 7);
+    /* A second walk after the end (another session's dump) is not taken. */
+    e = bulk_node(0, 0x3000, 0);
+    ck_assert_int_eq(feed(g, 18, &e, 11, 500, &err), PP_OK);
+    const pp_heap_snapshot *snap;
+    ck_assert_int_eq(pp_heap_graph_finish(g, &snap, &err), PP_OK);
+    pp_heap_graph_stats_get(g, &st);
+    ck_assert_uint_eq(st.nodes, 2);
+    pp_heap_graph_free(g);
+}
+END_TEST
+
+/* A gap in the walk's Index is a loss, named as such. */
+START_TEST(heap_walk_gap_is_a_loss)
+{
+    pp_heap_graph *g;
+    pp_error err = PP_ERROR_INIT;
+    ck_assert_int_eq(pp_heap_graph_new(&g, &err), PP_OK);
+    evbuf e = gc_start(3);
+    ck_assert_int_eq(feed(g, 1, &e, 1, 10, &err), PP_OK);
+    e = bulk_node(0, 0x1000, 0);
+    ck_assert_int_eq(feed(g, 18, &e, 1, 20, &err), PP_OK);
+    e = bulk_node(2, 0x2000, 0);
+    ck_assert_int_eq(feed(g, 18, &e, 1, 30, &err), PP_EFORMAT);
+    ck_assert_ptr_nonnull(strstr(err.message, "GCBulkNode event 2 arrived where 1 was due"));
+    pp_heap_graph_free(g);
+}
+END_TEST
+
 int
 main(void)
 {
@@ -336,6 +459,8 @@ main(void)
     tcase_add_test(tc, process_info_fallback);
     tcase_add_test(tc, session_start_stop);
     tcase_add_test(tc, missing_process);
+    tcase_add_test(tc, heap_walk_before_its_gcstart);
+    tcase_add_test(tc, heap_walk_gap_is_a_loss);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);

@@ -492,6 +492,75 @@ START_TEST(test_gcdump_sampled_finding)
 }
 END_TEST
 
+
+/* A graph cut at a node limit: n nodes, the root holding only nodes 1..k
+ * (their parents past the cut are gone), every other object unreachable. */
+static void cut_graph(uint32_t n, uint32_t k, mock_run *r)
+{
+    static const pp_heap_type types[] = { { "[.NET Roots]", "" }, { "T", "" } };
+    uint32_t *node_type = malloc(n * sizeof *node_type), *edges = malloc(k * sizeof *edges);
+    uint64_t *node_size = malloc(n * sizeof *node_size), *addr = malloc(n * sizeof *addr);
+    uint64_t *start = malloc((n + 1) * sizeof *start);
+    ck_assert(node_type && edges && node_size && addr && start);
+    for (uint32_t i = 0; i < n; i++) {
+        node_type[i] = i ? 1 : 0;
+        node_size[i] = i ? 48 : 0;
+        addr[i] = 0x10000 + 64 * (uint64_t)i;
+        start[i] = i ? k : 0;
+    }
+    start[n] = k;
+    for (uint32_t j = 0; j < k; j++)
+        edges[j] = j + 1;
+    pp_heap_snapshot s = { .struct_size = sizeof(s), .pointer_size = 8, .node_count = n,
+                           .type_count = 2, .edge_count = k, .root = 0, .types = types,
+                           .node_type = node_type, .node_size = node_size,
+                           .node_address = addr, .edge_start = start, .edges = edges };
+    const pp_heap_snapshot *sp = &s;
+    memset(r, 0, sizeof(*r));
+    pp_error err = PP_ERROR_INIT;
+    ck_assert_int_eq(run("gcdump", &sp, 1, r, &err), PP_OK);
+    free(node_type);
+    free(edges);
+    free(node_size);
+    free(addr);
+    free(start);
+}
+
+/* Cut at a round node count with roots reaching a few objects (what
+ * dotnet-gcdump wrote for a 1.65 GB heap): one warning naming both, and
+ * the retained columns said to be unreliable. Not round, roots reaching
+ * 1 %: the same warning for the roots alone. Roots reaching all: none. */
+START_TEST(test_gcdump_incomplete_graph)
+{
+    mock_run r;
+    cut_graph(1000000, 1000, &r);
+    ck_assert_uint_eq(r.nfindings, 1);
+    ck_assert_str_eq(r.finding_code[0], "gcdump.incomplete");
+    ck_assert_ptr_nonnull(strstr(r.findings[0], "1000000 nodes, exactly a round number"));
+    ck_assert_ptr_nonnull(strstr(r.findings[0], "roots reach 1001 of 1000000 objects"));
+    ck_assert_ptr_nonnull(strstr(r.findings[0], "retained_bytes and retained_share are unreliable"));
+    ck_assert_int_eq(total(&r, "retained_unreliable"), 1);
+    run_free(&r);
+    cut_graph(20001, 200, &r);
+    ck_assert_uint_eq(r.nfindings, 1);
+    ck_assert_str_eq(r.finding_code[0], "gcdump.incomplete");
+    ck_assert_ptr_null(strstr(r.findings[0], "round"));
+    ck_assert_ptr_nonnull(strstr(r.findings[0], "roots reach 201 of 20001 objects, 1.0 %"));
+    run_free(&r);
+    cut_graph(20001, 20000, &r);
+    ck_assert_uint_eq(r.nfindings, 0);
+    run_free(&r);
+    cut_graph(2000003, 2000002, &r);     /* all reachable, 3 past a round number */
+    ck_assert_uint_eq(r.nfindings, 1);
+    ck_assert_ptr_nonnull(strstr(r.findings[0], "2000003 nodes, just past a round number"));
+    ck_assert_ptr_null(strstr(r.findings[0], "roots reach"));
+    run_free(&r);
+    cut_graph(999, 9, &r);               /* too small to judge */
+    ck_assert_uint_eq(r.nfindings, 0);
+    run_free(&r);
+}
+END_TEST
+
 START_TEST(test_gcdump_bad_option_and_no_input)
 {
     mock_run r;
@@ -571,6 +640,26 @@ START_TEST(test_gcdump_hand_built_retained_and_sampled)
 END_TEST
 
 /* ---- gcdump-diff ---------------------------------------------------------------- */
+
+/* tests/gcdump/cut-at-limit.gcdump (written by core/gcdump/writer.c, see
+ * its README): 2,001 nodes, the root holding 20; the same warning from a
+ * file as from memory. */
+START_TEST(test_gcdump_cut_file)
+{
+    pp_gcdump *d = hand_built("cut-at-limit.gcdump");
+    const pp_heap_snapshot *s = pp_gcdump_snapshot(d);
+    mock_run r;
+    memset(&r, 0, sizeof(r));
+    pp_error err = PP_ERROR_INIT;
+    ck_assert_int_eq(run("gcdump", &s, 1, &r, &err), PP_OK);
+    ck_assert_uint_eq(r.nfindings, 1);
+    ck_assert_str_eq(r.finding_code[0], "gcdump.incomplete");
+    ck_assert_ptr_nonnull(strstr(r.findings[0], "roots reach 21 of 2001 objects, 1.0 %"));
+    ck_assert_int_eq(total(&r, "retained_unreliable"), 1);
+    run_free(&r);
+    pp_gcdump_free(d);
+}
+END_TEST
 
 START_TEST(test_diff_leak_truth)
 {
@@ -917,6 +1006,8 @@ int main(void)
     tcase_add_test(tc, test_gcdump_by_type_oracle_after);
     tcase_add_test(tc, test_gcdump_retained_truth);
     tcase_add_test(tc, test_gcdump_sampled_finding);
+    tcase_add_test(tc, test_gcdump_incomplete_graph);
+    tcase_add_test(tc, test_gcdump_cut_file);
     tcase_add_test(tc, test_gcdump_bad_option_and_no_input);
     tcase_add_test(tc, test_gcdump_hand_built_retained_and_sampled);
     tcase_add_test(tc, test_diff_leak_truth);
