@@ -18,7 +18,7 @@ typedef struct ctx {
 static const char *const top_keys[] = { "version", "rules", NULL };
 static const char *const rule_keys[] = { "id", "title", "axis", "confidence", "fix", "doc",
                                          "finding", "message", "match", "requires", "disabled",
-                                         NULL };
+                                         "experimental", NULL };
 static const char *const clause_keys[] = { "analyzer", "table", "target", "where", NULL };
 static const char *const op_names[] = { "equals", "regex", "not_regex", "glob", "min", "max",
                                         NULL };
@@ -405,6 +405,15 @@ parse_rule(ctx *c, const pp_ynode *n, pp_rule *r)
             return pp_pipe_error(c->err, PP_EINVAL, c->file, v->pos,
                                  "expected true or false for disabled, got '%s'", v->text);
     }
+    if ((v = get(n, "experimental")) != NULL) {
+        if ((rc = want(c, v, PP_YNODE_SCALAR, "experimental")) != PP_OK)
+            return rc;
+        if (strcmp(v->text, "true") == 0)
+            r->experimental = 1;
+        else if (strcmp(v->text, "false") != 0)
+            return pp_pipe_error(c->err, PP_EINVAL, c->file, v->pos,
+                                 "expected true or false for experimental, got '%s'", v->text);
+    }
     /* A disabled rule only needs its id: it exists to switch one off. */
     if (r->disabled && get(n, "match") == NULL)
         return PP_OK;
@@ -452,6 +461,14 @@ pp_ruleset_free(pp_ruleset *set)
     free(set->rules);
     set->rules = NULL;
     set->count = set->cap = 0;
+}
+
+const char *
+pp_rule_confidence(const pp_rule *r)
+{
+    if (r->experimental && r->confidence != NULL && strcmp(r->confidence, "high") == 0)
+        return "medium";
+    return r->confidence;
 }
 
 const pp_rule *

@@ -9,7 +9,11 @@
 #   - framework frames (alloc with no framework prefixes) land in the framework's assembly
 #     (truth.framework_assembly) as `framework`, with the workload's method as the call site;
 #   - rules (docs/rules.md): on the antipattern the shape's rule fires on the candidate pointing at
-#     the workload's method; on the healthy twin no rule fires on any candidate.
+#     the workload's method; on the healthy twin no rule fires on any candidate;
+#   - issue 45: on the antipattern the top candidate (N = 1 planted cause) is exactly the planted
+#     method, an application frame with its fix shape, landing and verification plan, ranked on
+#     the cost per unit of work; no candidate is a framework frame; on the healthy twin no planted
+#     rule fires above low confidence, as a candidate's rule or on its own.
 set -u
 PERFPIPE=${PERFPIPE:?}
 DATA=${PP_TESTDATA:?}
@@ -143,6 +147,46 @@ except AssertionError as e:
     print("KNOWN rule defect (%s): %s" % (KNOWN[name], e))
     sys.exit(0)
 assert name not in KNOWN, "XPASS: %s now holds; remove it from KNOWN" % name
+PY
+  check "$f: planted cause first, an application frame with fix, landing and plan" \
+    "$tmp/$f.cand.json" "$DATA/$f.truth.json" <<'PY'
+import json, sys
+cand, truth = (json.load(open(p)) for p in sys.argv[1:3])
+st = cand["stages"][0]
+T = {t["name"]: t for t in st["tables"]}
+t = T["candidates"]
+cols = [c["name"] for c in t["columns"]]
+rows = [dict(zip(cols, r)) for r in t["rows"]]
+planted = {"loh": "mem.loh-array-churn", "strconcat": "str.concat-in-loop", "regex": "regex.per-call",
+           "jsonoptions": "json.options-per-call", "exceptions": "exc.control-flow",
+           "boxing": "box.non-generic-collection", "lock": "lock.contention",
+           "syncasync": "async.sync-over-async"}
+costs = [r["cost"] for r in rows]
+assert costs == sorted(costs, reverse=True), "not ranked by cost: %s" % costs[:8]
+assert st["totals"]["unit"]["value"] in ("second", "request"), st["totals"]
+for r in rows:
+    assert r["lands"] != "framework" and r["lands"] != "package", ("a framework frame is a target", r)
+if truth["expect_rule"]:
+    top = rows[0]
+    assert top["target"] == truth["method"], "top is %s, not the planted %s: %s" % (
+        top["target"], truth["method"], [(r["target"], round(r["cost"], 1)) for r in rows[:4]])
+    assert top["lands"] == "application" and top["module"] == truth["assembly"], top
+    assert top["call_site"] == truth["method"], top
+    ids = [h["id"] for h in t["row_rules"][0]]
+    assert planted[truth["shape"]] in ids, (planted[truth["shape"]], ids)
+    assert top["fix"] and "no rule matched" not in top["fix"], top["fix"]
+    assert "perfpipe compare" in top["verify"], top["verify"]
+    assert top["cost_unit"].startswith("ms per "), top["cost_unit"]
+    print("#1 %s: %.1f %s, %s" % (top["target"], top["cost"], top["cost_unit"], ", ".join(ids)))
+else:
+    def above_low(c):
+        return c in ("medium", "high")
+    for r, hits in zip(rows, t["row_rules"]):
+        for h in hits:
+            assert not (h["id"] in planted.values() and above_low(h["confidence"])), (r["target"], h)
+    for f in T["rule_findings"]["rows"]:
+        assert not (f[1] in planted.values() and above_low(f[3])), f
+    print("no planted rule above low confidence on %d candidates" % len(rows))
 PY
 done
 finish "$n fixtures: "
