@@ -200,6 +200,18 @@ group_rules(const cand *list, const group *g, const json_t *const *docs, size_t 
             }
         }
     }
+    /* a rule another one supersedes ("grew" where "keeps growing" holds) */
+    for (size_t a = 0; a < n; a++) {
+        int gone = 0;
+
+        for (size_t b = 0; b < n && out[a].rule->superseded_by != NULL && !gone; b++)
+            gone = strcmp(out[b].rule->id, out[a].rule->superseded_by) == 0;
+        if (gone) {
+            memmove(&out[a], &out[a + 1], (n - a - 1) * sizeof *out);
+            n--;
+            a--;
+        }
+    }
     return n;
 }
 

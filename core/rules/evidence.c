@@ -48,7 +48,7 @@ static const ev_schema schema[] = {
                            "request_ms_per_request:n" },
     { "counters-csv", "by_counter", "provider:s,counter:s,tags:s,unit:s,samples:n,min:n,mean:n,"
                                     "max:n,p95:n,last:n,rate:n,slope_per_min:n,r2:n,axis:s,"
-                                    "quantity:s,first:n,delta:n,kind:s" },
+                                    "quantity:s,first:n,delta:n,kind:s,trend:s" },
     { "gcdump-diff", "growth", "type:s,count_delta:n,bytes_delta:n,baseline_retained:n,"
                                "candidate_retained:n,retained_delta:n,share:n,owned_by:s,"
                                "payload:s,path:s,root_kind:s" },               /* root_kind derived */

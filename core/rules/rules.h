@@ -76,6 +76,7 @@ typedef struct pp_rule {
     size_t nrequires;
     char *file;                  /* where it was defined */
     pp_pos pos;                  /* of its `id` value */
+    char *superseded_by;         /* a rule id: where both match a candidate, only that one shows */
     int experimental;            /* no antipattern/twin capture pair proves it (docs/rules.md):
                                     never ranked above medium (pp_rule_confidence) */
 } pp_rule;

@@ -18,7 +18,7 @@ typedef struct ctx {
 static const char *const top_keys[] = { "version", "rules", NULL };
 static const char *const rule_keys[] = { "id", "title", "axis", "confidence", "fix", "doc",
                                          "finding", "message", "match", "requires", "disabled",
-                                         "experimental", NULL };
+                                         "experimental", "superseded_by", NULL };
 static const char *const clause_keys[] = { "analyzer", "table", "target", "where", NULL };
 static const char *const op_names[] = { "equals", "regex", "not_regex", "glob", "min", "max",
                                         NULL };
@@ -369,6 +369,9 @@ parse_body(ctx *c, const pp_ynode *n, pp_rule *r)
     }
     if ((v = get(n, "message")) != NULL && (rc = text_dup(c, v, "message", &r->message)) != PP_OK)
         return rc;
+    if ((v = get(n, "superseded_by")) != NULL &&
+        (rc = text_dup(c, v, "superseded_by", &r->superseded_by)) != PP_OK)
+        return rc;
     if ((rc = need(c, n, "match", "the rule", &v)) != PP_OK ||
         (rc = parse_clauses(c, v, 1, &r->match, &r->nmatch)) != PP_OK)
         return rc;
@@ -449,6 +452,7 @@ rule_free(pp_rule *r)
     free(r->confidence);
     free(r->fix);
     free(r->doc);
+    free(r->superseded_by);
     free(r->message);
     free(r->file);
 }

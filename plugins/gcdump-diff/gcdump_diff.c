@@ -1,7 +1,9 @@
 /* Analyzer `gcdump-diff`: two heap snapshots (baseline, candidate) joined by
  * type name: counts, bytes, deltas and a status per type, totals for both,
- * sample paths to the root for the top growers, and leak suspects (types
- * whose count grew past a threshold and that hang off a static root). */
+ * sample paths to the root for the top growers, and the types that grew
+ * (table leak_suspects: count grew past a threshold, hanging off a static
+ * root; a finding "gcdump.grew" each, with the caution that two snapshots
+ * cannot tell a leak from a bounded structure filling up). */
 #include "config.h"
 
 #include <math.h>
@@ -667,8 +669,16 @@ static int emit(state *st, work *w, pp_ctx *ctx)
             if (n > 0)
                 len += (size_t)n < sizeof(held) - len ? (size_t)n : sizeof(held) - len - 1;
         }
-        h->finding(ctx, PP_SEVERITY_WARNING, "gcdump.leak_suspect",
-                   "%s grew by %lld objects (%+lld bytes)%s; its instances retain %llu bytes%s%s%s; path: %s",
+        /* One growth between two snapshots cannot tell a leak from a cache
+         * warming up: "grew", with the caution; a leak verdict needs growth
+         * that persists (docs/rules.md, leak.static-collection). */
+        h->finding(ctx, PP_SEVERITY_WARNING, "gcdump.grew",
+                   "%s grew by %lld objects (%+lld bytes)%s; its instances retain %llu bytes%s%s%s; "
+                   "path: %s. Grew between two snapshots only: that cannot tell a leak from a "
+                   "structure filling up to its bound (a cache warming up). A leak keeps "
+                   "growing: take a third snapshot later under the same load and diff it "
+                   "with the second, or read a counters series over the run (perfpipe "
+                   "counters-csv: trend growing, not bounded)",
                    r->name, (long long)r->dcount, (long long)r->dbytes,
                    w->nstatic ? " and is reachable from a static root"
                               : " (the dump records no static roots: reachability not checked)",
