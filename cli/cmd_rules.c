@@ -110,9 +110,18 @@ list(const char *format)
         fputc('\n', stdout);
         json_decref(arr);
     } else {
+        /* grouped by axis (alloc, time, footprint), disabled ones last */
+        static const char *const axes[] = { "alloc", "time", "footprint", NULL };
+
         printf("%-30s %-9s %-6s %-7s %s\n", "ID", "AXIS", "CONF.", "FINDING", "DEFINED IN");
-        for (size_t i = 0; i < set.count; i++) {
-            const pp_rule *r = &set.rules[i];
+        for (size_t n = 0; n < 4 * set.count; n++) {
+            const pp_rule *r = &set.rules[n % set.count];
+            int k = 0;
+
+            while (axes[k] != NULL && (r->disabled || strcmp(r->axis, axes[k]) != 0))
+                k++;
+            if ((size_t)k != n / set.count)
+                continue;
             printf("%-30s %-9s %-6s %-7s %s:%u%s%s\n", r->id, r->disabled ? "-" : r->axis,
                    r->disabled ? "-" : pp_rule_confidence(r), finding_name(r->finding), r->file,
                    (unsigned)r->pos.line, r->disabled ? " (disabled)" : "",

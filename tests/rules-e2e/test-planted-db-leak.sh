@@ -78,4 +78,27 @@ assert ids3.get("leak.static-collection") == "high" and "heap.static-growth" not
 print("two snapshots: %s grew (%s); with the series: %s" % (r2["target"], ids2, ids3))
 PY
 fi
+# Every shipped rule is proven both ways in this suite (its antipattern capture and healthy twin,
+# here and in test-rules-e2e.sh) or marked experimental (docs/rules.md, "Proven both ways").
+if run "rules list" "$PERFPIPE" rules list --format json; then
+  cp "$tmp/out" "$tmp/rules.json"
+  check "rules: >= 45 in force; the proven ones are exactly those with a pair in the suite" \
+    "$tmp/rules.json" "$(dirname "$0")/../../docs/rules.md" <<'PY'
+import json, re, sys
+rules = json.load(open(sys.argv[1]))
+doc = open(sys.argv[2]).read()
+assert len(rules) >= 45, len(rules)
+proven = {"mem.loh-array-churn", "str.concat-in-loop", "regex.per-call", "json.options-per-call",
+          "exc.control-flow", "box.non-generic-collection", "lock.contention",
+          "async.sync-over-async", "ef.n-plus-one", "leak.static-collection", "exc.high-rate"}
+shipped = {r["id"]: r for r in rules if not r["disabled"]}
+assert {i for i, r in shipped.items() if not r["experimental"]} == proven, \
+    sorted({i for i, r in shipped.items() if not r["experimental"]} ^ proven)
+for i, r in shipped.items():
+    assert r["experimental"] or r["confidence"] in ("high", "medium", "low"), r
+    assert not r["experimental"] or r["confidence"] != "high", ("experimental above medium", r)
+    assert re.search(r"\| `?%s`? \|" % re.escape(i), doc), "docs/rules.md has no row for %s" % i
+print("%d rules, %d proven, %d experimental" % (len(shipped), len(proven), len(shipped) - len(proven)))
+PY
+fi
 finish
