@@ -112,37 +112,14 @@ cc_mark_trends(cc_row *rows, size_t n, const cc_thresholds *th)
     }
 }
 
-int
-cc_findings(const pp_host_api *h, pp_ctx *ctx, cc_row *rows, size_t n,
-            const cc_thresholds *th, int64_t window_ns)
+/* One finding per footprint that keeps growing (leak suspect) or grew and
+ * stopped (bounded), as cc_mark_trends marked them. */
+static int
+trend_findings(const pp_host_api *h, pp_ctx *ctx, const cc_row *rows, size_t n)
 {
-    const cc_row *alloc, *pause, *gcpct, *gen2;
     char a[64], b[64], c[64], lab[512];
-    double window_s = (double)window_ns / 1e9;
-    size_t nleak = 0, nbounded = 0, nruntime = 0;
     int rc = PP_OK;
 
-    if (n == 0)
-        return h->finding(ctx, PP_SEVERITY_WARNING, "counters.no_samples",
-                          "no counter samples in the analysed window: the capture is empty "
-                          "or the from/to options exclude every sample");
-    for (size_t i = 0; i < n; i++) {
-        if (rows[i].s->quantity != NULL)
-            nruntime++;
-        nleak += rows[i].leak != 0;
-        nbounded += rows[i].bounded != 0;
-    }
-    if (nruntime == 0) {
-        rc = h->finding(ctx, PP_SEVERITY_WARNING, "counters.no_runtime_counters",
-                        "none of the System.Runtime counters (allocation, GC, working set) "
-                        "are in this capture (first provider seen: %s): it was collected "
-                        "with another provider set. Collect them with: dotnet-counters "
-                        "collect -p PID --counters System.Runtime --format csv -o counters.csv "
-                        "(add your own providers after a comma)", rows[0].s->provider);
-        if (rc == PP_OK)
-            rc = h->total_string(ctx, "footprint_verdict", "unknown");
-        return rc;
-    }
     for (size_t i = 0; i < n && rc == PP_OK; i++) {
         const cc_row *r = &rows[i];
         if (!r->leak)
@@ -175,6 +152,41 @@ cc_findings(const pp_host_api *h, pp_ctx *ctx, cc_row *rows, size_t n,
                         r->s->quantity, lab, b, c,
                         (double)(r->st.t_last - r->st.t_trend) / 1e9);
     }
+    return rc;
+}
+
+int
+cc_findings(const pp_host_api *h, pp_ctx *ctx, cc_row *rows, size_t n,
+            const cc_thresholds *th, int64_t window_ns)
+{
+    const cc_row *alloc, *pause, *gcpct, *gen2;
+    char a[64], b[64], c[64];
+    double window_s = (double)window_ns / 1e9;
+    size_t nleak = 0, nbounded = 0, nruntime = 0;
+    int rc = PP_OK;
+
+    if (n == 0)
+        return h->finding(ctx, PP_SEVERITY_WARNING, "counters.no_samples",
+                          "no counter samples in the analysed window: the capture is empty "
+                          "or the from/to options exclude every sample");
+    for (size_t i = 0; i < n; i++) {
+        if (rows[i].s->quantity != NULL)
+            nruntime++;
+        nleak += rows[i].leak != 0;
+        nbounded += rows[i].bounded != 0;
+    }
+    if (nruntime == 0) {
+        rc = h->finding(ctx, PP_SEVERITY_WARNING, "counters.no_runtime_counters",
+                        "none of the System.Runtime counters (allocation, GC, working set) "
+                        "are in this capture (first provider seen: %s): it was collected "
+                        "with another provider set. Collect them with: dotnet-counters "
+                        "collect -p PID --counters System.Runtime --format csv -o counters.csv "
+                        "(add your own providers after a comma)", rows[0].s->provider);
+        if (rc == PP_OK)
+            rc = h->total_string(ctx, "footprint_verdict", "unknown");
+        return rc;
+    }
+    rc = trend_findings(h, ctx, rows, n);
     alloc = find_q(rows, n, "alloc.bytes");
     gen2 = find_q(rows, n, "gc.heap.gen2");
     if (rc == PP_OK && alloc != NULL) {

@@ -189,6 +189,18 @@ assert not any("Wait" in r[2] for r in rows), [r[2] for r in rows]
 assert all("perfpipe run" in r[6] and "compare" in r[6] for r in rows)
 PY
 
+expect 2 "candidates: --alloc-ms-per-mib takes a positive number" -- "$PERFPIPE" candidates "$tmp/base.json" --alloc-ms-per-mib -1
+expect 0 "candidates: bytes priced 800 times higher" -- "$PERFPIPE" candidates "$tmp/base.json" "$tmp/cpu.json" --alloc-ms-per-mib 100 --format json -o "$tmp/cand-dear.json"
+python3 - "$tmp/cand-dear.json" <<'PY' && { pass=$((pass + 1)); echo "PASS: candidates: the conversion of bytes to time is the option's (MakeStrings above HotA at 100 ms/MiB)"; } || { fail=$((fail + 1)); echo "FAIL: candidates --alloc-ms-per-mib"; }
+import json, sys
+d = json.load(open(sys.argv[1]))
+st = d["stages"][0]
+t = {x["name"]: x for x in st["tables"]}
+names = [r[2] for r in t["candidates"]["rows"]]
+assert names[0] == "Workload.AllocScenario.MakeStrings", names[:3]
+assert st["totals"]["alloc_ms_per_mib"]["value"] == 100, st["totals"]
+PY
+
 # The A/B example script: same knobs, one method switched off.
 export AB_DIR="$tmp/ab" PERFPIPE
 expect 0 "examples/ab: base -> skip-buffers is no regression" -- \
