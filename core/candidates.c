@@ -85,18 +85,6 @@ extra_text(const cand_source *r, const json_t *table, const json_t *row, char *b
 }
 
 /* 1 when stage has a table of that name. */
-static int
-has_table(const json_t *stage, const char *name)
-{
-    size_t k;
-    json_t *t;
-
-    json_array_foreach(json_object_get(stage, "tables"), k, t)
-        if (strcmp(json_string_value(json_object_get(t, "name")), name) == 0)
-            return 1;
-    return 0;
-}
-
 /* The module of an application frame: its own row's in table, else the
  * stage's one application module. */
 static void
@@ -104,9 +92,9 @@ app_module(const json_t *stage, const json_t *table, const char *col, const char
            char *buf, size_t size)
 {
     int ti = pp_cand_col(table, col), mi = pp_cand_col(table, "module");
-    const json_t *mods = NULL;
-    size_t i, k;
-    json_t *row, *t;
+    const json_t *mods = pp_cand_table_obj(stage, "modules");
+    size_t i;
+    json_t *row;
 
     buf[0] = '\0';
     json_array_foreach(ti >= 0 && mi >= 0 ? json_object_get(table, "rows") : NULL, i, row)
@@ -116,9 +104,6 @@ app_module(const json_t *stage, const json_t *table, const char *col, const char
             snprintf(buf, size, "%s", json_string_value(json_array_get(row, (size_t)mi)));
             return;
         }
-    json_array_foreach(json_object_get(stage, "tables"), k, t)
-        if (strcmp(json_string_value(json_object_get(t, "name")), "modules") == 0)
-            mods = t;
     json_array_foreach(mods ? json_object_get(mods, "rows") : NULL, i, row) {
         const char *cls = json_string_value(json_array_get(row, (size_t)pp_cand_col(mods, "class")));
         if (cls != NULL && strcmp(cls, "application") == 0) {
@@ -245,7 +230,8 @@ gather(const json_t *const *docs, size_t ndocs, cand **list, size_t *n, size_t *
                 continue;
             for (size_t r = 0; r < sizeof sources / sizeof sources[0] && rc == PP_OK; r++) {
                 if (strcmp(sources[r].analyzer, an) != 0 ||
-                    (sources[r].superseded_by && has_table(stage, sources[r].superseded_by)))
+                    (sources[r].superseded_by &&
+                     pp_cand_table_obj(stage, sources[r].superseded_by) != NULL))
                     continue;
                 json_array_foreach(json_object_get(stage, "tables"), k, table)
                     if (strcmp(json_string_value(json_object_get(table, "name")), sources[r].table) == 0 &&
@@ -263,17 +249,15 @@ gather(const json_t *const *docs, size_t ndocs, cand **list, size_t *n, size_t *
 static int
 blocked_leaf(const json_t *stage, const char *leaf)
 {
-    size_t k, i;
-    json_t *t, *row;
+    size_t i;
+    json_t *row;
 
     if (is_wait(leaf))
         return 1;
-    json_array_foreach(json_object_get(stage, "tables"), k, t)
-        if (strcmp(json_string_value(json_object_get(t, "name")), "waiting") == 0)
-            json_array_foreach(json_object_get(t, "rows"), i, row)
-                if (json_is_string(json_array_get(row, 0)) &&
-                    strcmp(json_string_value(json_array_get(row, 0)), leaf) == 0)
-                    return 1;
+    json_array_foreach(json_object_get(pp_cand_table_obj(stage, "waiting"), "rows"), i, row)
+        if (json_is_string(json_array_get(row, 0)) &&
+            strcmp(json_string_value(json_array_get(row, 0)), leaf) == 0)
+            return 1;
     return 0;
 }
 
@@ -300,14 +284,11 @@ has_frame(const char *st, const char *from, const char *frame, const char **at)
 static double
 inclusive_running(const cand *c, const cand *list, size_t n)
 {
-    const json_t *t = NULL;
-    size_t k, i;
-    json_t *row, *x;
+    const json_t *t = pp_cand_table_obj(c->stage_obj, "by_stack");
+    size_t i;
+    json_t *row;
     double ms = 0;
 
-    json_array_foreach(json_object_get(c->stage_obj, "tables"), k, x)
-        if (strcmp(json_string_value(json_object_get(x, "name")), "by_stack") == 0)
-            t = x;
     json_array_foreach(t ? json_object_get(t, "rows") : NULL, i, row) {
         const char *st = json_string_value(json_array_get(row, 0)), *leaf, *after;
         int deeper = 0;

@@ -17,7 +17,7 @@ pp_cand_source_name(const json_t *doc, const json_t *stage, char *buf, size_t si
 
 /* The table object `name` of stage (to add row-aligned data to it). */
 json_t *
-pp_cand_table_obj(json_t *stage, const char *name)
+pp_cand_table_obj(const json_t *stage, const char *name)
 {
     size_t k;
     json_t *t;

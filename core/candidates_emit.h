@@ -25,6 +25,6 @@ int pp_cand_emit_rule_findings(const json_t *const *docs, size_t ndocs, const pp
                                pp_ev_cache *cache, pp_table *t, pp_error *err);
 
 /* The table object `name` of stage (to add row-aligned data to it). */
-json_t *pp_cand_table_obj(json_t *stage, const char *name);
+json_t *pp_cand_table_obj(const json_t *stage, const char *name);
 
 #endif
