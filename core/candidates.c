@@ -307,6 +307,42 @@ inclusive_running(const cand *c, const cand *list, size_t n)
     return ms;
 }
 
+/* The named frame (index in list) whose calls hold at least 90 % of c's
+ * running time (c is the application callee that first touches a fresh
+ * buffer, or the work done under a contended lock), or n: the fix of that
+ * frame changes c's cost, so c is its evidence, not a cause of its own. */
+static size_t
+called_under(const cand *c, const cand *list, size_t n)
+{
+    const json_t *t = pp_cand_table_obj(c->stage_obj, "by_stack");
+    int mi = pp_cand_col(t, "ms");
+
+    if (t == NULL || mi < 0 || c->named || strcmp(c->r->table, "running") != 0 || c->dropped)
+        return n;
+    for (size_t j = 0; j < n; j++) {
+        double all = 0, under = 0;
+        size_t i;
+        json_t *row;
+
+        if (!list[j].named || list[j].stage_obj != c->stage_obj || &list[j] == c)
+            continue;
+        json_array_foreach(json_object_get(t, "rows"), i, row) {
+            const char *st = json_string_value(json_array_get(row, 0)), *after;
+            double ms = pp_cand_num(json_array_get(row, (size_t)mi));
+
+            if (st == NULL || !has_frame(st, st, c->target, NULL) ||
+                blocked_leaf(c->stage_obj, strrchr(st, ';') ? strrchr(st, ';') + 1 : st))
+                continue;
+            all += ms;
+            if (has_frame(st, st, list[j].target, &after) && has_frame(st, after, c->target, NULL))
+                under += ms;
+        }
+        if (all > 0 && under >= 0.9 * all)
+            return j;
+    }
+    return n;
+}
+
 /* 1 when two documents read the same capture (their first inputs' hashes). */
 static int
 same_capture(const json_t *a, const json_t *b)
@@ -372,6 +408,17 @@ judge(cand *list, size_t n, const json_t *const *docs, size_t ndocs, const pp_ru
             c->inclusive = 1;
         }
         c->cost = pp_cand_cost(c->r->measure, c->figure, &c->unit, ms_per_mib);
+    }
+    for (size_t i = 0; i < n; i++) {
+        size_t j = called_under(&list[i], list, n);
+
+        if (j < n) {
+            size_t used = strlen(list[j].absorbed);
+
+            snprintf(list[j].absorbed + used, sizeof list[j].absorbed - used, "%s%s",
+                     used ? ", " : "", list[i].target);
+            list[i].dropped = 3;
+        }
     }
 }
 

@@ -50,9 +50,11 @@ typedef struct cand {
     const json_t *stage_obj;
     char extra[1536];            /* quoted columns (source->extra) */
     pp_lands lands;              /* where the fix lands (candidates_lands.c) */
-    int dropped;                 /* no application caller: a followup */
+    int dropped;                 /* 1: no application caller (a followup); 2: a wait no rule
+                                    names; 3: called under a frame a rule names (its evidence) */
     int inclusive;               /* figure is the frame's inclusive running time */
     int named;                   /* a running frame a rule names (in any result of its capture) */
+    char absorbed[512];          /* application callees whose time its call holds (evidence) */
 } cand;
 
 /* Candidates are merged by target: one row per place a fix lands. A group

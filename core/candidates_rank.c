@@ -251,7 +251,7 @@ rule_cells(const hit *hits, size_t nhits, char *ids, size_t isize, char *fix, si
 static size_t
 member_text(const cand *c, char *buf, size_t size)
 {
-    char fig[64], per[64];
+    char fig[64], per[64], inc[640] = "";
     int w;
 
     pp_cand_figure_text(c->r->measure, c->figure, fig, sizeof fig);
@@ -263,9 +263,12 @@ member_text(const cand *c, char *buf, size_t size)
         w = snprintf(buf, size, "%s %s %s", c->target, c->r->what, fig);
     if (w < 0 || (size_t)w >= size)
         return size - 1;
+    if (c->inclusive)
+        snprintf(inc, sizeof inc, " with its callees (inclusive, by_stack%s%s)",
+                 c->absorbed[0] ? "; its call holds the running time of " : "", c->absorbed);
     w += snprintf(buf + w, size - (size_t)w, "%s (%s per %s; %.1f%% of the stage's %s) — stage "
-                  "'%s', table %s%s", c->inclusive ? " with its callees (inclusive, by_stack)" : "",
-                  per, c->unit.unit, c->share, c->r->axis, c->stage, c->r->table, c->extra);
+                  "'%s', table %s%s", inc, per, c->unit.unit, c->share, c->r->axis, c->stage,
+                  c->r->table, c->extra);
     return w < 0 || (size_t)w >= size ? size - 1 : (size_t)w;
 }
 

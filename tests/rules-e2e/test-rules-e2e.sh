@@ -191,4 +191,23 @@ else:
     print("no planted rule above low confidence on %d candidates" % len(rows))
 PY
 done
+
+# All the antipattern captures at once: candidates of different captures and axes rank on one scale
+# (ms per second of each capture); the top N are exactly the N planted causes.
+bad=$(for f in $shapes; do case $f in *-bad) [ -e "$tmp/$f.cpu.json" ] && echo "$tmp/$f.alloc.json $tmp/$f.cpu.json";; esac; done)
+if run "all antipatterns: candidates" "$PERFPIPE" candidates $bad --top 50 --format json -o "$tmp/all.cand.json"; then
+  check "all antipatterns: the top N are the N planted causes" "$tmp/all.cand.json" \
+    $(for f in $shapes; do case $f in *-bad) echo "$DATA/$f.truth.json";; esac; done) <<'PY'
+import json, sys
+cand = json.load(open(sys.argv[1]))
+planted = {json.load(open(p))["method"] for p in sys.argv[2:]}
+t = next(t for t in cand["stages"][0]["tables"] if t["name"] == "candidates")
+cols = [c["name"] for c in t["columns"]]
+rows = [dict(zip(cols, r)) for r in t["rows"]]
+top = [r["target"] for r in rows[:len(planted)]]
+assert set(top) == planted, "top %d: %s; planted: %s" % (len(planted), top, sorted(planted))
+assert all(hits for hits in t["row_rules"][:len(planted)]), "a planted cause without its fix shape"
+print("top %d = the planted causes: %s" % (len(planted), ", ".join(t.split(".")[-1] for t in top)))
+PY
+fi
 finish "$n fixtures: "
