@@ -17,21 +17,31 @@
 #define MAX_DOCS 64
 
 static const char usage[] =
-"Usage: perfpipe candidates RESULT.json... [--top N] [--no-rules] [--format FMT] [-o FILE]\n"
+"Usage: perfpipe candidates RESULT.json... [--top N] [--no-rules]\n"
+"                           [--alloc-ms-per-mib X] [--format FMT] [-o FILE]\n"
 "\n"
 "Rank optimization candidates from one or more results (alloc, cpu, db,\n"
-"gcdump-diff) by the share of their axis — allocation churn, time, footprint —\n"
-"each with its absolute figure, where it points (frame, method, command,\n"
-"type), its evidence, and a verification plan: the pipeline and knobs to rerun\n"
-"and the compare verdict that would confirm the fix. Tooling follow-ups\n"
-"(unresolved frames, wrong profile, truncated capture...) are listed in a\n"
-"separate table, never among the candidates. --top N keeps N (default 10).\n"
+"gcdump-diff) on one scale: the estimated cost per unit of work of the\n"
+"capture each came from, in milliseconds (columns cost, cost_unit,\n"
+"per_unit). The unit is a request where the trace's Hosting events or a load\n"
+"input count requests, else a second of capture. Running, database and\n"
+"removable blocked time are milliseconds already; allocated and retained\n"
+"bytes are converted at --alloc-ms-per-mib (default 0.125: the runtime's\n"
+"work per allocated byte, zeroing and the gen0 collections it brings).\n"
+"The axes of one target are not added (they measure overlapping work):\n"
+"its heaviest ranks it, the others are evidence; shares are evidence.\n"
 "\n"
-"Time is ranked on running thread time only (the cpu stage's `running`\n"
-"table): a thread blocked in a read, poll, WaitOne, Monitor.Wait, a semaphore\n"
-"or Sleep is sampled too, but no change to the waiting method removes that\n"
-"time; the waits left out are counted in a finding and listed by the cpu\n"
-"stage's `waiting` table.\n"
+"One row per place a fix lands. A framework or package frame is never a\n"
+"target: its cost moves to the application frame that calls it (the\n"
+"framework method stays in the evidence); a frame no application frame\n"
+"calls is a followup (code candidates.no_application_caller).\n"
+"\n"
+"Time is ranked on running thread time (the cpu stage's `running` table):\n"
+"a thread blocked in a read, poll, WaitOne, Monitor.Wait, a semaphore or\n"
+"Sleep is sampled too, but no change to the waiting method removes that\n"
+"time, unless a rule names the wait a cause a change removes (sync over\n"
+"async, lock contention): then the blocking application frame ranks by its\n"
+"blocked time per unit. The waits left out are counted in a finding.\n"
 "\n"
 "Heap growth is ranked on retained growth (gcdump-diff's `growth` table):\n"
 "the owner ranks, its payload (what its instances hold) is its evidence,\n"
@@ -41,11 +51,13 @@ static const char usage[] =
 "evidence matches, each with what to change, a confidence and a public\n"
 "documentation link (columns `rules` and `fix`; in JSON also the table's\n"
 "`row_rules`, one list per row); `none matched` says no known antipattern\n"
-"fits. Rules that report on their own (a blocked waiter, a counter trend, a\n"
-"leak path) are listed in the `rule_findings` table. Your rules in\n"
-"~/.config/perfpipe/rules add to and override the shipped ones by id; an\n"
-"invalid rule file stops with FILE:LINE:COLUMN and exit status 2.\n"
-"--no-rules leaves rules out.\n";
+"fits. An experimental rule never shows above medium confidence, and a\n"
+"finding's own confidence (the db stage's N+1 without request boundaries)\n"
+"caps the rule's. Rules that report on their own (a blocked waiter, a\n"
+"counter trend, a leak path) are listed in the `rule_findings` table. Your\n"
+"rules in ~/.config/perfpipe/rules add to and override the shipped ones by\n"
+"id; an invalid rule file stops with FILE:LINE:COLUMN and exit status 2.\n"
+"--no-rules leaves rules out (and with them every wait).\n";
 
 int
 pp_cmd_candidates(int argc, char **argv)
@@ -55,12 +67,14 @@ pp_cmd_candidates(int argc, char **argv)
         { "format", required_argument, NULL, 'f' },
         { "output", required_argument, NULL, 'o' },
         { "no-rules", no_argument, NULL, 'R' },
+        { "alloc-ms-per-mib", required_argument, NULL, 'A' },
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 },
     };
     const char *format = "table", *output = NULL;
     json_t *docs[MAX_DOCS], *out = NULL;
     size_t ndocs = 0, top = 10;
+    double ms_per_mib = 0;
     pp_error err = PP_ERROR_INIT;
     pp_ruleset rules = PP_RULESET_INIT;
     json_t *schema = NULL;
@@ -88,6 +102,14 @@ pp_cmd_candidates(int argc, char **argv)
             break;
         case 'R':
             use_rules = 0;
+            break;
+        case 'A':
+            ms_per_mib = strtod(optarg, &end);
+            if (end == optarg || *end != '\0' || !(ms_per_mib > 0) || ms_per_mib > 1e6) {
+                pp_cli_error("candidates: --alloc-ms-per-mib takes a positive number of "
+                             "milliseconds, not '%s'", optarg);
+                return PP_EXIT_USAGE;
+            }
             break;
         case 'h':
             fputs(usage, stdout);
@@ -129,7 +151,8 @@ pp_cmd_candidates(int argc, char **argv)
         status = c == PP_EIO ? PP_EXIT_INPUT : c == PP_ENOMEM ? PP_EXIT_NOMEM : PP_EXIT_USAGE;
         goto out;
     }
-    if (pp_candidates((const json_t *const *)docs, ndocs, top, use_rules ? &rules : NULL, &out,
+    if (pp_candidates((const json_t *const *)docs, ndocs, top, use_rules ? &rules : NULL,
+                      ms_per_mib, &out,
                       &err) != PP_OK) {
         pp_cli_error("%s", err.message);
         status = PP_EXIT_USAGE;

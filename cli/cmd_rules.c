@@ -137,23 +137,33 @@ list(const char *format)
         arr = json_array();
         for (size_t i = 0; i < set.count; i++) {
             const pp_rule *r = &set.rules[i];
-            json_array_append_new(arr, json_pack("{s:s,s:s?,s:s?,s:s?,s:s,s:b,s:s,s:i}", "id",
-                                                 r->id, "title", r->title, "axis", r->axis,
-                                                 "confidence", r->confidence, "finding",
+            json_array_append_new(arr, json_pack("{s:s,s:s?,s:s?,s:s?,s:s,s:b,s:b,s:s,s:i}",
+                                                 "id", r->id, "title", r->title, "axis", r->axis,
+                                                 "confidence", pp_rule_confidence(r), "finding",
                                                  finding_name(r->finding), "disabled",
-                                                 r->disabled, "file", r->file, "line",
-                                                 (int)r->pos.line));
+                                                 r->disabled, "experimental", r->experimental,
+                                                 "file", r->file, "line", (int)r->pos.line));
         }
         json_dumpf(arr, stdout, JSON_INDENT(2));
         fputc('\n', stdout);
         json_decref(arr);
     } else {
+        /* grouped by axis (alloc, time, footprint), disabled ones last */
+        static const char *const axes[] = { "alloc", "time", "footprint", NULL };
+
         printf("%-30s %-9s %-6s %-7s %s\n", "ID", "AXIS", "CONF.", "FINDING", "DEFINED IN");
-        for (size_t i = 0; i < set.count; i++) {
-            const pp_rule *r = &set.rules[i];
-            printf("%-30s %-9s %-6s %-7s %s:%u%s\n", r->id, r->disabled ? "-" : r->axis,
-                   r->disabled ? "-" : r->confidence, finding_name(r->finding), r->file,
-                   (unsigned)r->pos.line, r->disabled ? " (disabled)" : "");
+        for (size_t n = 0; n < 4 * set.count; n++) {
+            const pp_rule *r = &set.rules[n % set.count];
+            int k = 0;
+
+            while (axes[k] != NULL && (r->disabled || strcmp(r->axis, axes[k]) != 0))
+                k++;
+            if ((size_t)k != n / set.count)
+                continue;
+            printf("%-30s %-9s %-6s %-7s %s:%u%s%s\n", r->id, r->disabled ? "-" : r->axis,
+                   r->disabled ? "-" : pp_rule_confidence(r), finding_name(r->finding), r->file,
+                   (unsigned)r->pos.line, r->disabled ? " (disabled)" : "",
+                   r->experimental && !r->disabled ? " (experimental)" : "");
         }
         printf("%zu rule%s in force\n", set.count, set.count == 1 ? "" : "s");
     }
@@ -198,7 +208,7 @@ show(const char *id)
            (unsigned)r->pos.line);
     if (!r->disabled) {
         printf("  %s\n  axis %s, confidence %s, own finding: %s\n", r->title, r->axis,
-               r->confidence, finding_name(r->finding));
+               pp_rule_confidence(r), finding_name(r->finding));
         for (size_t m = 0; m < r->nmatch; m++)
             print_clause(m == 0 ? "matches " : "or      ", &r->match[m]);
         for (size_t q = 0; q < r->nrequires; q++)

@@ -1,12 +1,15 @@
 /* Private: ranked optimization candidates from one or more results.
  *
- * A diagnosis ends with what to change, ranked by the share of its axis
- * (allocation churn, time, footprint) each candidate accounts for, each with
- * its absolute figure, where it points (frame, method, command, type), the
- * evidence, and a verification plan: which pipeline to rerun with which
- * knobs, and which compare verdict would confirm the fix. Tooling
- * follow-ups (unresolved frames, wrong profile...) are a separate table,
- * never mixed in with candidates. */
+ * A diagnosis ends with what to change. Candidates rank on one scale, the
+ * estimated cost per unit of work (candidates_cost.h: ms of running,
+ * database or removable blocked time, bytes converted to time; per request,
+ * else per second of capture), so rows from different captures and axes
+ * compare; shares stay as evidence. One row per place a fix lands: a
+ * framework frame's cost moves to the application frame that calls it (no
+ * caller: a followup, never a candidate), rows of one target merge. Each
+ * row carries its evidence, the rules (fix shapes) its evidence matches,
+ * where the fix lands and a verification plan. Tooling follow-ups are a
+ * separate table, never mixed in with candidates. */
 #ifndef PP_CORE_CANDIDATES_H
 #define PP_CORE_CANDIDATES_H
 
@@ -18,12 +21,14 @@
 struct pp_ruleset;
 
 /* docs: validated result documents; rules: the rules in force (borrowed;
- * NULL: none). *out: a new result document (pipeline "candidates") with
+ * NULL: none); alloc_ms_per_mib: the conversion of bytes to time (<= 0:
+ * PP_CAND_ALLOC_MS_PER_MIB). *out: a new result document (pipeline "candidates") with
  * tables `candidates` (at most top rows; each with the rules matching it in
  * columns `rules` and `fix` and, per row, in the table's `row_rules` array
- * of {id, fix, confidence, doc} lists), `followups` (tooling) and
+ * of {id, fix, confidence, doc, experimental} lists), `followups` (tooling) and
  * `rule_findings` (rules that report on their own, docs/rules.md). */
 int pp_candidates(const json_t *const *docs, size_t ndocs, size_t top,
-                  const struct pp_ruleset *rules, json_t **out, pp_error *err);
+                  const struct pp_ruleset *rules, double alloc_ms_per_mib, json_t **out,
+                  pp_error *err);
 
 #endif

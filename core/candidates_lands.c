@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "candidates_emit.h"
 #include "candidates_lands.h"
 
 static int
@@ -30,23 +31,11 @@ cell(const json_t *table, const json_t *row, const char *name)
     return s != NULL ? s : "";
 }
 
-static const json_t *
-table_of(const json_t *stage, const char *name)
-{
-    size_t k;
-    json_t *t;
-
-    json_array_foreach(json_object_get(stage, "tables"), k, t)
-        if (strcmp(json_string_value(json_object_get(t, "name")), name) == 0)
-            return t;
-    return NULL;
-}
-
 /* A db command's heaviest caller (by_caller is ranked): call site and module. */
 static void
 db_caller(const json_t *stage, const char *command, pp_lands *out)
 {
-    const json_t *t = table_of(stage, "by_caller");
+    const json_t *t = pp_cand_table_obj(stage, "by_caller");
     size_t i;
     json_t *row;
 
@@ -62,7 +51,7 @@ void
 pp_candidates_lands(const json_t *stage, const json_t *table, const json_t *row,
                     const char *target, pp_lands *out)
 {
-    const json_t *mods = table_of(stage, "modules");
+    const json_t *mods = pp_cand_table_obj(stage, "modules");
     const char *an = json_string_value(json_object_get(json_object_get(stage, "analyzer"), "name"));
     int has_module = col(table, "module") >= 0;
     size_t i;

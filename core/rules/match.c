@@ -230,7 +230,7 @@ pp_rules_stage_findings(const pp_ruleset *set, pp_ev_cache *cache, const json_t 
             if (n > 1)
                 snprintf(more, sizeof more, " (and %zu more)", n - 1);
             snprintf(text, sizeof text, "%s%s. Fix: %s (rule %s, confidence %s; %s)", msg, more,
-                     r->fix, r->id, r->confidence, r->doc);
+                     r->fix, r->id, pp_rule_confidence(r), r->doc);
             fn(user, r, text);
             break;               /* one finding per rule and stage */
         }

@@ -76,6 +76,9 @@ typedef struct pp_rule {
     size_t nrequires;
     char *file;                  /* where it was defined */
     pp_pos pos;                  /* of its `id` value */
+    char *superseded_by;         /* a rule id: where both match a candidate, only that one shows */
+    int experimental;            /* no antipattern/twin capture pair proves it (docs/rules.md):
+                                    never ranked above medium (pp_rule_confidence) */
 } pp_rule;
 
 typedef struct pp_ruleset {
@@ -117,6 +120,10 @@ int pp_rules_load_file_in(pp_ruleset *set, size_t first_new, const char *path, p
  * naming it. Disabled rules stay in the set (flagged), so they keep
  * overriding later ones. */
 int pp_rules_load_default(pp_ruleset *set, pp_error *err);
+
+/* The confidence a rule carries on a candidate: its own, at most "medium"
+ * when it is experimental. */
+const char *pp_rule_confidence(const pp_rule *r);
 
 /* The rule of that id, or NULL. Disabled ones are returned too. */
 const pp_rule *pp_ruleset_find(const pp_ruleset *set, const char *id);

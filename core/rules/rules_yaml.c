@@ -19,7 +19,7 @@ typedef struct ctx {
 static const char *const top_keys[] = { "version", "rules", NULL };
 static const char *const rule_keys[] = { "id", "title", "axis", "confidence", "fix", "doc",
                                          "finding", "message", "match", "requires", "disabled",
-                                         NULL };
+                                         "experimental", "superseded_by", NULL };
 static const char *const clause_keys[] = { "analyzer", "table", "target", "where", NULL };
 static const char *const op_names[] = { "equals", "regex", "not_regex", "glob", "min", "max",
                                         NULL };
@@ -370,6 +370,9 @@ parse_body(ctx *c, const pp_ynode *n, pp_rule *r)
     }
     if ((v = get(n, "message")) != NULL && (rc = text_dup(c, v, "message", &r->message)) != PP_OK)
         return rc;
+    if ((v = get(n, "superseded_by")) != NULL &&
+        (rc = text_dup(c, v, "superseded_by", &r->superseded_by)) != PP_OK)
+        return rc;
     if ((rc = need(c, n, "match", "the rule", &v)) != PP_OK ||
         (rc = parse_clauses(c, v, 1, &r->match, &r->nmatch)) != PP_OK)
         return rc;
@@ -406,6 +409,15 @@ parse_rule(ctx *c, const pp_ynode *n, pp_rule *r)
             return pp_pipe_error(c->err, PP_EINVAL, c->file, v->pos,
                                  "expected true or false for disabled, got '%s'", v->text);
     }
+    if ((v = get(n, "experimental")) != NULL) {
+        if ((rc = want(c, v, PP_YNODE_SCALAR, "experimental")) != PP_OK)
+            return rc;
+        if (strcmp(v->text, "true") == 0)
+            r->experimental = 1;
+        else if (strcmp(v->text, "false") != 0)
+            return pp_pipe_error(c->err, PP_EINVAL, c->file, v->pos,
+                                 "expected true or false for experimental, got '%s'", v->text);
+    }
     /* A disabled rule only needs its id: it exists to switch one off. */
     if (r->disabled && get(n, "match") == NULL)
         return PP_OK;
@@ -441,6 +453,7 @@ rule_free(pp_rule *r)
     free(r->confidence);
     free(r->fix);
     free(r->doc);
+    free(r->superseded_by);
     free(r->message);
     free(r->file);
 }
@@ -453,6 +466,14 @@ pp_ruleset_free(pp_ruleset *set)
     free(set->rules);
     set->rules = NULL;
     set->count = set->cap = 0;
+}
+
+const char *
+pp_rule_confidence(const pp_rule *r)
+{
+    if (r->experimental && r->confidence != NULL && strcmp(r->confidence, "high") == 0)
+        return "medium";
+    return r->confidence;
 }
 
 const pp_rule *

@@ -147,6 +147,7 @@ emit_by_counter(cc_state *st, pp_ctx *ctx, const cc_row *rows, size_t n, pp_erro
         { "r2", PP_COL_NUMBER, 0 }, { "axis", PP_COL_STRING, 0 },
         { "quantity", PP_COL_STRING, 0 }, { "first", PP_COL_NUMBER, 0 },
         { "delta", PP_COL_NUMBER, 0 }, { "kind", PP_COL_STRING, 0 },
+        { "trend", PP_COL_STRING, 0 },
     };
     const pp_host_api *h = st->host;
     pp_table *t = h->table_new(ctx, "by_counter", sizeof cols / sizeof cols[0], cols, 3);
@@ -157,7 +158,7 @@ emit_by_counter(cc_state *st, pp_ctx *ctx, const cc_row *rows, size_t n, pp_erro
     }
     for (size_t i = 0; i < n; i++) {
         const cc_row *r = &rows[i];
-        pp_cell c[18];
+        pp_cell c[19];
         c[0] = pp_cell_str(r->s->provider);
         c[1] = pp_cell_str(r->s->name);
         c[2] = pp_cell_str(r->s->tags);
@@ -178,6 +179,7 @@ emit_by_counter(cc_state *st, pp_ctx *ctx, const cc_row *rows, size_t n, pp_erro
         c[15] = num(r->st.first);
         c[16] = num(r->st.delta);
         c[17] = pp_cell_str(r->s->counter_type == PP_COUNTER_RATE ? "rate" : "gauge");
+        c[18] = pp_cell_str(r->leak ? "growing" : r->bounded ? "bounded" : "");
         int rc = h->table_row(t, c);
         if (rc != PP_OK) {
             h->error_set(err, rc, "counters-csv: the host refused a by_counter row");
@@ -272,6 +274,7 @@ cc_finish(void *p, pp_ctx *ctx, pp_error *err)
     free(scratch);
     if (rc == PP_OK) {
         qsort(rows, nrows, sizeof *rows, cmp_row);
+        cc_mark_trends(rows, nrows, &st->th);
         rc = emit_by_counter(st, ctx, rows, nrows, err);
     }
     if (rc == PP_OK && st->series)

@@ -70,7 +70,8 @@ typedef struct cc_row {
     const cc_series *s;
     cc_stats st;
     const char *axis;
-    int leak;                    /* flagged as steady growth */
+    int leak;                    /* steady growth that persists (cc_mark_trends) */
+    int bounded;                 /* steady growth that stopped: a bound */
 } cc_row;
 
 typedef struct cc_thresholds {
@@ -81,7 +82,11 @@ typedef struct cc_thresholds {
     double churn_bytes_per_sec;  /* allocation rate worth calling churn */
 } cc_thresholds;
 
-/* Mark leak suspects in rows, then emit the findings and verdict totals.
+/* Mark in rows the footprints that grow steadily and keep growing (leak)
+ * or that grew and stopped (bounded). */
+void cc_mark_trends(cc_row *rows, size_t n, const cc_thresholds *th);
+
+/* Emit (rows marked by cc_mark_trends) the findings and verdict totals.
  * Returns PP_OK or the host's error. */
 int cc_findings(const pp_host_api *host, pp_ctx *ctx, cc_row *rows, size_t n,
                 const cc_thresholds *th, int64_t window_ns);

@@ -1,5 +1,6 @@
-/* counters-csv verdicts: steady footprint growth (leak suspect) versus
- * churn, GC time share, and a capture without the runtime's counters. */
+/* counters-csv verdicts: steady footprint growth that persists (leak
+ * suspect), growth that stopped at a bound (a cache filling), churn, GC
+ * time share, and a capture without the runtime's counters. */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -57,14 +58,111 @@ label(char *buf, size_t size, const cc_series *s)
         snprintf(buf, size, "%s", s->name);
 }
 
+/* Growth persists when the later half of the trend window still sets new
+ * highs: its peak rises above the earlier half's by at least a fifth of
+ * the whole growth (a steady leak: half of it; a cache that filled in the
+ * first half and then held: none). Footprints saw-tooth with each GC, so
+ * peaks, not single points, are compared. */
+static int
+persists(const cc_row *r)
+{
+    const cc_series *s = r->s;
+    int64_t mid = r->st.t_trend + (r->st.t_last - r->st.t_trend) / 2;
+    double early = -INFINITY, late = -INFINITY, lo = INFINITY;
+    size_t nl = 0;
+
+    for (size_t i = 0; i < s->n; i++) {
+        const cc_point *p = &s->pts[i];
+
+        if (p->t < r->st.t_trend || p->t > r->st.t_last || !isfinite(p->v))
+            continue;
+        if (p->v < lo)
+            lo = p->v;
+        if (p->t <= mid) {
+            if (p->v > early)
+                early = p->v;
+        } else {
+            if (p->v > late)
+                late = p->v;
+            nl++;
+        }
+    }
+    if (nl == 0 || !isfinite(early) || !(late > lo))
+        return 0;
+    return late - early >= 0.2 * (late - lo);
+}
+
+void
+cc_mark_trends(cc_row *rows, size_t n, const cc_thresholds *th)
+{
+    for (size_t i = 0; i < n; i++) {
+        cc_row *r = &rows[i];
+
+        r->leak = r->bounded = 0;
+        if (!is_leak_quantity(r->s->quantity) || r->s->counter_type == PP_COUNTER_RATE)
+            continue;
+        if (r->st.n >= 3 && isfinite(r->st.r2) && r->st.r2 >= th->leak_r2 &&
+            isfinite(r->st.growth_pct) && r->st.growth_pct >= th->leak_growth_pct &&
+            r->st.slope_per_min >= th->leak_min_slope) {
+            if (persists(r))
+                r->leak = 1;
+            else
+                r->bounded = 1;
+        }
+    }
+}
+
+/* One finding per footprint that keeps growing (leak suspect) or grew and
+ * stopped (bounded), as cc_mark_trends marked them. */
+static int
+trend_findings(const pp_host_api *h, pp_ctx *ctx, const cc_row *rows, size_t n)
+{
+    char a[64], b[64], c[64], lab[512];
+    int rc = PP_OK;
+
+    for (size_t i = 0; i < n && rc == PP_OK; i++) {
+        const cc_row *r = &rows[i];
+        if (!r->leak)
+            continue;
+        fmt_bytes(a, sizeof a, r->st.slope_per_min);
+        fmt_bytes(b, sizeof b, r->st.trend_first);
+        fmt_bytes(c, sizeof c, r->st.last);
+        label(lab, sizeof lab, r->s);
+        rc = h->finding(ctx, PP_SEVERITY_WARNING, "counters.leak_suspect",
+                        "footprint grows steadily and keeps growing: %s (%s) +%s/min, R2 %.2f, "
+                        "+%.0f%% over %.0f s (%s -> %s), still setting new highs in the later "
+                        "half of the window: leak suspect. Next: take two gcdumps a few "
+                        "minutes apart: dotnet-gcdump collect -p PID, and run perfpipe "
+                        "gcdump-diff BASE CAND",
+                        r->s->quantity, lab, a, r->st.r2, r->st.growth_pct,
+                        (double)(r->st.t_last - r->st.t_trend) / 1e9, b, c);
+    }
+    for (size_t i = 0; i < n && rc == PP_OK; i++) {
+        const cc_row *r = &rows[i];
+        if (!r->bounded)
+            continue;
+        fmt_bytes(b, sizeof b, r->st.trend_first);
+        fmt_bytes(c, sizeof c, r->st.max);
+        label(lab, sizeof lab, r->s);
+        rc = h->finding(ctx, PP_SEVERITY_INFO, "counters.bounded_growth",
+                        "footprint grew, then stopped: %s (%s) rose from %s to %s in the "
+                        "earlier half of the %.0f s window and set no new high in the later "
+                        "half: a structure filling up to a bound (a cache warming up), not a "
+                        "leak. A leak keeps growing: confirm over a longer run",
+                        r->s->quantity, lab, b, c,
+                        (double)(r->st.t_last - r->st.t_trend) / 1e9);
+    }
+    return rc;
+}
+
 int
 cc_findings(const pp_host_api *h, pp_ctx *ctx, cc_row *rows, size_t n,
             const cc_thresholds *th, int64_t window_ns)
 {
     const cc_row *alloc, *pause, *gcpct, *gen2;
-    char a[64], b[64], c[64], lab[512];
+    char a[64], b[64], c[64];
     double window_s = (double)window_ns / 1e9;
-    size_t nleak = 0, nruntime = 0;
+    size_t nleak = 0, nbounded = 0, nruntime = 0;
     int rc = PP_OK;
 
     if (n == 0)
@@ -72,17 +170,10 @@ cc_findings(const pp_host_api *h, pp_ctx *ctx, cc_row *rows, size_t n,
                           "no counter samples in the analysed window: the capture is empty "
                           "or the from/to options exclude every sample");
     for (size_t i = 0; i < n; i++) {
-        cc_row *r = &rows[i];
-        if (r->s->quantity != NULL)
+        if (rows[i].s->quantity != NULL)
             nruntime++;
-        if (!is_leak_quantity(r->s->quantity) || r->s->counter_type == PP_COUNTER_RATE)
-            continue;
-        if (r->st.n >= 3 && isfinite(r->st.r2) && r->st.r2 >= th->leak_r2 &&
-            isfinite(r->st.growth_pct) && r->st.growth_pct >= th->leak_growth_pct &&
-            r->st.slope_per_min >= th->leak_min_slope) {
-            r->leak = 1;
-            nleak++;
-        }
+        nleak += rows[i].leak != 0;
+        nbounded += rows[i].bounded != 0;
     }
     if (nruntime == 0) {
         rc = h->finding(ctx, PP_SEVERITY_WARNING, "counters.no_runtime_counters",
@@ -95,22 +186,7 @@ cc_findings(const pp_host_api *h, pp_ctx *ctx, cc_row *rows, size_t n,
             rc = h->total_string(ctx, "footprint_verdict", "unknown");
         return rc;
     }
-    for (size_t i = 0; i < n && rc == PP_OK; i++) {
-        const cc_row *r = &rows[i];
-        if (!r->leak)
-            continue;
-        fmt_bytes(a, sizeof a, r->st.slope_per_min);
-        fmt_bytes(b, sizeof b, r->st.trend_first);
-        fmt_bytes(c, sizeof c, r->st.last);
-        label(lab, sizeof lab, r->s);
-        rc = h->finding(ctx, PP_SEVERITY_WARNING, "counters.leak_suspect",
-                        "footprint grows steadily: %s (%s) +%s/min, R2 %.2f, +%.0f%% over "
-                        "%.0f s (%s -> %s): leak suspect. Next: take two gcdumps a few "
-                        "minutes apart: dotnet-gcdump collect -p PID, and run perfpipe "
-                        "gcdump-diff BASE CAND",
-                        r->s->quantity, lab, a, r->st.r2, r->st.growth_pct,
-                        (double)(r->st.t_last - r->st.t_trend) / 1e9, b, c);
-    }
+    rc = trend_findings(h, ctx, rows, n);
     alloc = find_q(rows, n, "alloc.bytes");
     gen2 = find_q(rows, n, "gc.heap.gen2");
     if (rc == PP_OK && alloc != NULL) {
@@ -136,7 +212,7 @@ cc_findings(const pp_host_api *h, pp_ctx *ctx, cc_row *rows, size_t n,
     }
     /* A trend over seconds is a hint, not a verdict: say so. */
     if (rc == PP_OK && window_s < 60 &&
-        (nleak > 0 || (alloc != NULL && alloc->st.rate >= th->churn_bytes_per_sec)))
+        (nleak > 0 || nbounded > 0 || (alloc != NULL && alloc->st.rate >= th->churn_bytes_per_sec)))
         rc = h->finding(ctx, PP_SEVERITY_INFO, "counters.short_window",
                         "the analysed window is %.0f s: footprint trends over less than a "
                         "minute include warm-up and single GCs; confirm over several minutes "
@@ -145,6 +221,7 @@ cc_findings(const pp_host_api *h, pp_ctx *ctx, cc_row *rows, size_t n,
     if (rc == PP_OK)
         rc = h->total_string(ctx, "footprint_verdict",
                              nleak > 0 ? "leak_suspect"
+                             : nbounded > 0 ? "bounded"
                              : (alloc != NULL && alloc->st.rate >= th->churn_bytes_per_sec) ? "churn"
                              : "flat");
     /* GC time share: the Meter's pause time per second, or the legacy %. */

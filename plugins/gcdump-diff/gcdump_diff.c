@@ -1,7 +1,9 @@
 /* Analyzer `gcdump-diff`: two heap snapshots (baseline, candidate) joined by
  * type name: counts, bytes, deltas and a status per type, totals for both,
- * sample paths to the root for the top growers, and leak suspects (types
- * whose count grew past a threshold and that hang off a static root). */
+ * sample paths to the root for the top growers, and the types that grew
+ * (table leak_suspects: count grew past a threshold, hanging off a static
+ * root; a finding "gcdump.grew" each, with the caution that two snapshots
+ * cannot tell a leak from a bounded structure filling up). */
 #include "config.h"
 
 #include <math.h>
@@ -569,6 +571,27 @@ static int emit_growth(state *st, work *w, pp_ctx *ctx)
     return rc;
 }
 
+/* The finding of one type that grew. One growth between two snapshots
+ * cannot tell a leak from a cache warming up: "grew", with the caution; a
+ * leak verdict needs growth that persists (docs/rules.md,
+ * leak.static-collection). held: what grew along with it, or "". */
+static void grew_finding(const pp_host_api *h, pp_ctx *ctx, const diff_row *r, uint64_t retained,
+                         const char *held, int has_statics, const char *path)
+{
+    h->finding(ctx, PP_SEVERITY_WARNING, "gcdump.grew",
+               "%s grew by %lld objects (%+lld bytes)%s; its instances retain %llu bytes%s%s%s; "
+               "path: %s. Grew between two snapshots only: that cannot tell a leak from a "
+               "structure filling up to its bound (a cache warming up). A leak keeps "
+               "growing: take a third snapshot later under the same load and diff it "
+               "with the second, or read a counters series over the run (perfpipe "
+               "counters-csv: trend growing, not bounded)",
+               r->name, (long long)r->dcount, (long long)r->dbytes,
+               has_statics ? " and is reachable from a static root"
+                           : " (the dump records no static roots: reachability not checked)",
+               (unsigned long long)retained, held[0] ? " (with " : "", held, held[0] ? ")" : "",
+               path);
+}
+
 static int emit(state *st, work *w, pp_ctx *ctx)
 {
     const pp_host_api *h = st->host;
@@ -667,12 +690,7 @@ static int emit(state *st, work *w, pp_ctx *ctx)
             if (n > 0)
                 len += (size_t)n < sizeof(held) - len ? (size_t)n : sizeof(held) - len - 1;
         }
-        h->finding(ctx, PP_SEVERITY_WARNING, "gcdump.leak_suspect",
-                   "%s grew by %lld objects (%+lld bytes)%s; its instances retain %llu bytes%s%s%s; path: %s",
-                   r->name, (long long)r->dcount, (long long)r->dbytes,
-                   w->nstatic ? " and is reachable from a static root"
-                              : " (the dump records no static roots: reachability not checked)",
-                   (unsigned long long)s->held, len ? " (with " : "", held, len ? ")" : "", w->buf);
+        grew_finding(h, ctx, r, s->held, held, w->nstatic != 0, w->buf);
     }
     if (rc != PP_OK)
         return rc;

@@ -169,16 +169,36 @@ lines "$tmp/ev/index.tsv" 3 "index: header + one line per run"
 # Candidates: ranked across analyzers, waits left out, follow-ups apart.
 expect 0 "cpu result" -- "$PERFPIPE" cpu "$DATA/cpu-sampled.nettrace" --format json -o "$tmp/cpu.json"
 expect 0 "candidates from alloc + cpu" -- "$PERFPIPE" candidates "$tmp/base.json" "$tmp/cpu.json" --format json -o "$tmp/cand-list.json"
-python3 - "$tmp/cand-list.json" <<'PY' && { pass=$((pass + 1)); echo "PASS: candidates ranked by share, top is MakeStrings, no waits"; } || { fail=$((fail + 1)); echo "FAIL: candidates"; }
+python3 - "$tmp/cand-list.json" <<'PY' && { pass=$((pass + 1)); echo "PASS: candidates ranked by cost per second, HotA first, MakeStrings above MakeBuffers, no waits"; } || { fail=$((fail + 1)); echo "FAIL: candidates"; }
 import json, sys
 d = json.load(open(sys.argv[1]))
 t = {x["name"]: x for x in d["stages"][0]["tables"]}
+cols = [c["name"] for c in t["candidates"]["columns"]]
+rows = [dict(zip(cols, r)) for r in t["candidates"]["rows"]]
+costs = [r["cost"] for r in rows]
+assert costs == sorted(costs, reverse=True), costs
+assert all(r["cost_unit"] == "ms per second (estimated)" for r in rows), rows[0]
+# two captures, two axes, one scale: the cpu capture's HotA (about 2.4 s of 5 s) first; the
+# alloc capture's MakeStrings (twice MakeBuffers' bytes) above MakeBuffers
+assert rows[0]["target"] == "Workload.CpuScenario.HotA", rows[0]
+names = [r["target"] for r in rows]
+assert names.index("Workload.AllocScenario.MakeStrings") < names.index("Workload.AllocScenario.MakeBuffers"), names
+assert d["stages"][0]["totals"]["unit"]["value"] == "second", d["stages"][0]["totals"]
 rows = t["candidates"]["rows"]
-shares = [r[4] for r in rows]
-assert shares == sorted(shares, reverse=True), shares
-assert rows[0][2] == "Workload.AllocScenario.MakeStrings", rows[0]
 assert not any("Wait" in r[2] for r in rows), [r[2] for r in rows]
 assert all("perfpipe run" in r[6] and "compare" in r[6] for r in rows)
+PY
+
+expect 2 "candidates: --alloc-ms-per-mib takes a positive number" -- "$PERFPIPE" candidates "$tmp/base.json" --alloc-ms-per-mib -1
+expect 0 "candidates: bytes priced 800 times higher" -- "$PERFPIPE" candidates "$tmp/base.json" "$tmp/cpu.json" --alloc-ms-per-mib 100 --format json -o "$tmp/cand-dear.json"
+python3 - "$tmp/cand-dear.json" <<'PY' && { pass=$((pass + 1)); echo "PASS: candidates: the conversion of bytes to time is the option's (MakeStrings above HotA at 100 ms/MiB)"; } || { fail=$((fail + 1)); echo "FAIL: candidates --alloc-ms-per-mib"; }
+import json, sys
+d = json.load(open(sys.argv[1]))
+st = d["stages"][0]
+t = {x["name"]: x for x in st["tables"]}
+names = [r[2] for r in t["candidates"]["rows"]]
+assert names[0] == "Workload.AllocScenario.MakeStrings", names[:3]
+assert st["totals"]["alloc_ms_per_mib"]["value"] == 100, st["totals"]
 PY
 
 # The A/B example script: same knobs, one method switched off.

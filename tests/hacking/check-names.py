@@ -21,7 +21,7 @@ import sys
 ALLOWED = {
     # the quick path: shipped pipelines named for what they read, and the
     # shipped analyzers' capture profiles and option defaults
-    "cli/capture_opts.c": {"alloc", "db"},
+    "cli/capture_opts.c": {"alloc", "db", "gc"},
     "cli/cmd_run.c": {"counters-csv", "series"},
     "cli/quick_options.c": {"alloc", "cpu"},
     "cli/util.c": {"counters-csv", "gcdump", "gcdump-diff"},

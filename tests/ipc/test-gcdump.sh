@@ -180,8 +180,8 @@ if live:
     delta = row[cols.index("count_delta")] if row else None
     check(f"live gcdump-diff: {truth['leak_type']} grew by {delta}, the truth's leaked_delta {truth['leaked_delta']}",
           delta == truth["leaked_delta"])
-    sus = [f for f in st["findings"] if f["code"] == "gcdump.leak_suspect"]
-    check("live gcdump-diff flags the leak type as a leak suspect (and nothing else)",
+    sus = [f for f in st["findings"] if f["code"] == "gcdump.grew"]
+    check("live gcdump-diff flags the leak type as grown (and nothing else)",
           len(sus) == 1 and truth["leak_type"] in sus[0]["message"], str([f["message"][:80] for f in sus]))
     caps = [i.get("capture", {}) for i in live["inputs"]]
     check("the live inputs are the kept files, taken from the workload",

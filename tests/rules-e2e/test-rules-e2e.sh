@@ -9,7 +9,11 @@
 #   - framework frames (alloc with no framework prefixes) land in the framework's assembly
 #     (truth.framework_assembly) as `framework`, with the workload's method as the call site;
 #   - rules (docs/rules.md): on the antipattern the shape's rule fires on the candidate pointing at
-#     the workload's method; on the healthy twin no rule fires on any candidate.
+#     the workload's method; on the healthy twin no rule fires on any candidate;
+#   - issue 45: on the antipattern the top candidate (N = 1 planted cause) is exactly the planted
+#     method, an application frame with its fix shape, landing and verification plan, ranked on
+#     the cost per unit of work; no candidate is a framework frame; on the healthy twin no planted
+#     rule fires above low confidence, as a candidate's rule or on its own.
 set -u
 PERFPIPE=${PERFPIPE:?}
 DATA=${PP_TESTDATA:?}
@@ -144,5 +148,66 @@ except AssertionError as e:
     sys.exit(0)
 assert name not in KNOWN, "XPASS: %s now holds; remove it from KNOWN" % name
 PY
+  check "$f: planted cause first, an application frame with fix, landing and plan" \
+    "$tmp/$f.cand.json" "$DATA/$f.truth.json" <<'PY'
+import json, sys
+cand, truth = (json.load(open(p)) for p in sys.argv[1:3])
+st = cand["stages"][0]
+T = {t["name"]: t for t in st["tables"]}
+t = T["candidates"]
+cols = [c["name"] for c in t["columns"]]
+rows = [dict(zip(cols, r)) for r in t["rows"]]
+planted = {"loh": ["mem.loh-array-churn"], "strconcat": ["str.concat-in-loop"],
+           "regex": ["regex.per-call"], "jsonoptions": ["json.options-per-call"],
+           "exceptions": ["exc.control-flow", "exc.high-rate"],
+           "boxing": ["box.non-generic-collection"], "lock": ["lock.contention"],
+           "syncasync": ["async.sync-over-async"]}
+every = {i for ids in planted.values() for i in ids}
+costs = [r["cost"] for r in rows]
+assert costs == sorted(costs, reverse=True), "not ranked by cost: %s" % costs[:8]
+assert st["totals"]["unit"]["value"] in ("second", "request"), st["totals"]
+for r in rows:
+    assert r["lands"] != "framework" and r["lands"] != "package", ("a framework frame is a target", r)
+if truth["expect_rule"]:
+    top = rows[0]
+    assert top["target"] == truth["method"], "top is %s, not the planted %s: %s" % (
+        top["target"], truth["method"], [(r["target"], round(r["cost"], 1)) for r in rows[:4]])
+    assert top["lands"] == "application" and top["module"] == truth["assembly"], top
+    assert top["call_site"] == truth["method"], top
+    ids = [h["id"] for h in t["row_rules"][0]]
+    assert set(planted[truth["shape"]]) <= set(ids), (planted[truth["shape"]], ids)
+    assert top["fix"] and "no rule matched" not in top["fix"], top["fix"]
+    assert "perfpipe compare" in top["verify"], top["verify"]
+    assert top["cost_unit"].startswith("ms per "), top["cost_unit"]
+    print("#1 %s: %.1f %s, %s" % (top["target"], top["cost"], top["cost_unit"], ", ".join(ids)))
+else:
+    def above_low(c):
+        return c in ("medium", "high")
+    for r, hits in zip(rows, t["row_rules"]):
+        for h in hits:
+            assert not (h["id"] in every and above_low(h["confidence"])), (r["target"], h)
+    for f in T["rule_findings"]["rows"]:
+        assert not (f[1] in every and above_low(f[3])), f
+    print("no planted rule above low confidence on %d candidates" % len(rows))
+PY
 done
+
+# All the antipattern captures at once: candidates of different captures and axes rank on one scale
+# (ms per second of each capture); the top N are exactly the N planted causes.
+bad=$(for f in $shapes; do case $f in *-bad) [ -e "$tmp/$f.cpu.json" ] && echo "$tmp/$f.alloc.json $tmp/$f.cpu.json";; esac; done)
+if run "all antipatterns: candidates" "$PERFPIPE" candidates $bad --top 50 --format json -o "$tmp/all.cand.json"; then
+  check "all antipatterns: the top N are the N planted causes" "$tmp/all.cand.json" \
+    $(for f in $shapes; do case $f in *-bad) echo "$DATA/$f.truth.json";; esac; done) <<'PY'
+import json, sys
+cand = json.load(open(sys.argv[1]))
+planted = {json.load(open(p))["method"] for p in sys.argv[2:]}
+t = next(t for t in cand["stages"][0]["tables"] if t["name"] == "candidates")
+cols = [c["name"] for c in t["columns"]]
+rows = [dict(zip(cols, r)) for r in t["rows"]]
+top = [r["target"] for r in rows[:len(planted)]]
+assert set(top) == planted, "top %d: %s; planted: %s" % (len(planted), top, sorted(planted))
+assert all(hits for hits in t["row_rules"][:len(planted)]), "a planted cause without its fix shape"
+print("top %d = the planted causes: %s" % (len(planted), ", ".join(t.split(".")[-1] for t in top)))
+PY
+fi
 finish "$n fixtures: "

@@ -37,7 +37,8 @@ COLUMNS = {
     ("counters-csv", "by_counter"): "provider:string counter:string tags:string unit:string "
                                     "samples:count min:number mean:number max:number p95:number "
                                     "last:number rate:number slope_per_min:number r2:number "
-                                    "axis:string quantity:string first:number delta:number kind:string",
+                                    "axis:string quantity:string first:number delta:number kind:string "
+                                    "trend:string",
     ("gcdump-diff", "growth"): "type:string count_delta:count bytes_delta:bytes "
                                "baseline_retained:bytes candidate_retained:bytes "
                                "retained_delta:bytes share:percent owned_by:string "
@@ -126,9 +127,30 @@ def cmd(text, count, asyncs):
     return [text, count, 100.0, 100.0 / count, 1.0, 2.0, 3.0, 50.0, 100.0, asyncs, 0, text]
 
 
-def counter(quantity, rate=0.0, mx=0.0, delta=0.0):
+def counter(quantity, rate=0.0, mx=0.0, delta=0.0, trend=""):
     return ["System.Runtime", "dotnet." + quantity, "", "/s", 10, 0, rate, mx, mx, mx, rate, None,
-            None, "time", quantity, 0, delta, "rate"]
+            None, "time", quantity, 0, delta, "rate", trend]
+
+
+def gauge(quantity, first, last, trend):
+    """A footprint gauge of 10 samples from first to last, its trend judged (counters-csv)."""
+    return ["System.Runtime", "dotnet." + quantity, "", "By", 10, first, (first + last) / 2, last,
+            last, last, None, (last - first) * 6, 0.9, "footprint", quantity, first, last - first,
+            "gauge", trend]
+
+
+def both(*docs):
+    """One document holding the stages of several (a run of several analyzers)."""
+    out = copy.deepcopy(docs[0])
+    for d in docs[1:]:
+        out["stages"] += copy.deepcopy(d["stages"])
+    return out
+
+
+def cpu_running(method, share_pct):
+    return doc("cpu", {"running": [[method, 100, 10.0 * share_pct, share_pct],
+                                   ["App.Hot.Run", 100, 1000.0 - 10.0 * share_pct, 100 - share_pct]],
+                       "waiting": [], "by_stack": [["App.Main;App.Hot.Run", 100, 1000.0]]})
 
 
 def counters(*rows):
@@ -145,6 +167,7 @@ N1 = 'SELECT "p"."Id" FROM "Posts" AS "p" WHERE "p"."BlogId" = @id'
 WIDE = ('SELECT "o"."Id", "o"."A", "o"."B", "o"."C", "o"."D", "o"."E", "o"."F", "o"."G" '
         'FROM "Orders" AS "o"')
 NARROW = 'SELECT "o"."Id", "o"."A" FROM "Orders" AS "o"'
+WHERE = 'SELECT "o"."Id" FROM "Orders" AS "o" WHERE "o"."Id" = @id'
 
 # rule id -> (firing document(s), healthy document(s), target or None for a finding); a list of
 # firing documents: each must fire (one per match clause worth its own case)
@@ -255,6 +278,15 @@ CASES = {
         cpu_callee("App.Jobs.Cleanup", "System.GC.Collect", 20),
         cpu_callee("App.Jobs.Cleanup", "System.GC.KeepAlive", 20), "App.Jobs.Cleanup"),
     "leak.static-collection": (
+        both(growth("App.Session", 4_000_000,
+                    STATIC + "System.Collections.Generic.List<App.Session> > App.Session[] > App.Session"),
+             counters(gauge("gc.heap.gen2", 4e6, 40e6, "growing"))),
+        [both(growth("App.Session", 4_000_000,
+                     "[.NET Roots] > [local vars] > System.Collections.Generic.List<App.Session> > "
+                     "App.Session[] > App.Session"),
+              counters(gauge("gc.heap.gen2", 4e6, 40e6, "growing")))],
+        "App.Session"),
+    "heap.static-growth": (
         growth("App.Session", 4_000_000,
                STATIC + "System.Collections.Generic.List<App.Session> > App.Session[] > App.Session"),
         growth("App.Session", 4_000_000,
@@ -274,11 +306,93 @@ CASES = {
         growth("App.NativeHandle", 4_000_000, "[.NET Roots] > [finalization handles] > App.NativeHandle"),
         growth("App.NativeHandle", 4_000_000, "[.NET Roots] > [local vars] > App.NativeHandle"),
         "App.NativeHandle"),
+    "gc.pause-share": (counters(counter("gc.pause_time", 0.2)), counters(counter("gc.pause_time", 0.01)),
+                       None),
+    "gc.gen2-storm": (counters(counter("gc.collections.gen2", 2.0)),
+                      counters(counter("gc.collections.gen2", 0.05)), None),
+    "gc.gen1-frequent": (counters(counter("gc.collections.gen1", 10.0)),
+                         counters(counter("gc.collections.gen1", 1.0)), None),
+    "gc.alloc-rate-high": (counters(counter("alloc.bytes", 1e9)), counters(counter("alloc.bytes", 5e7)),
+                           None),
+    "gc.pinned-alloc": (alloc_type("App.Io.Read", "System.Byte[]", 5_000_000, kind="Pinned", threads=4),
+                        alloc_type("App.Io.Read", "System.Byte[]", 5_000_000, kind="Small"),
+                        "App.Io.Read"),
+    "gc.loh-growing": (counters(gauge("gc.heap.loh", 1e6, 9e6, "growing")),
+                       counters(gauge("gc.heap.loh", 1e6, 9e6, "bounded")), None),
+    "mem.working-set-growing": (counters(gauge("memory.working_set", 5e7, 9e7, "growing")),
+                                counters(gauge("memory.working_set", 5e7, 9e7, "")), None),
+    "gc.gc-cpu": (cpu_running("WKS::gc_heap::mark_object_simple", 20),
+                  cpu_running("WKS::gc_heap::mark_object_simple", 2), "WKS::gc_heap::mark_object_simple"),
+    "hash.expensive-equality": (cpu_callee("App.Index.Find", "App.Key.GetHashCode", 40),
+                                cpu_callee("App.Index.Find", "App.Key.get_Id", 40), "App.Index.Find"),
+    "reflection.hot-path": (
+        [cpu_callee("App.Map.Copy", "System.Reflection.RuntimeMethodInfo.Invoke", 40),
+         alloc_callee("App.Map.Copy", "System.Reflection.RuntimeMethodInfo.Invoke", 40)],
+        cpu_callee("App.Map.Copy", "App.Map.CompiledSetter", 40), "App.Map.Copy"),
+    "str.split-substring-churn": (alloc_callee("App.Csv.Parse", "System.String.Split", 50),
+                                  alloc_callee("App.Csv.Parse", "System.MemoryExtensions.IndexOf", 50),
+                                  "App.Csv.Parse"),
+    "str.format-hot": (alloc_callee("App.Log.Line", "System.String.Format", 50),
+                       alloc_callee("App.Log.Line", "System.String.Create", 50), "App.Log.Line"),
+    "mem.collection-growth": (
+        alloc_callee("App.Load.All", "System.Collections.Generic.List`1.AddWithResize", 60),
+        alloc_callee("App.Load.All", "System.Collections.Generic.List`1.Add", 60), "App.Load.All"),
+    "mem.memorystream-toarray": (alloc_callee("App.Pdf.Render", "System.IO.MemoryStream.ToArray", 50),
+                                 alloc_callee("App.Pdf.Render", "System.IO.MemoryStream.TryGetBuffer", 50),
+                                 "App.Pdf.Render"),
+    "crypto.per-call": (
+        cpu_callee("App.Auth.Sign", "System.Security.Cryptography.SHA256.Create", 30),
+        cpu_callee("App.Auth.Sign", "System.Security.Cryptography.SHA256.HashData", 30), "App.Auth.Sign"),
+    "time.datetime-now-hot": (cpu_callee("App.Audit.Stamp", "System.DateTime.get_Now", 30),
+                              cpu_callee("App.Audit.Stamp", "System.DateTime.get_UtcNow", 30),
+                              "App.Audit.Stamp"),
+    "exc.high-rate": (
+        cpu_events(exceptions=[["App.Hot.Run", "System.FormatException", 1200, 3000.0]]),
+        cpu_events(exceptions=[["App.Hot.Run", "System.FormatException", 40, 10.0]]), "App.Hot.Run"),
+    "aspnet.sync-body-io": (
+        cpu_callee("App.Upload.Save",
+                   "Microsoft.AspNetCore.Server.Kestrel.Core.Internal.Http.HttpRequestStream.Read", 30),
+        cpu_callee("App.Upload.Save",
+                   "Microsoft.AspNetCore.Server.Kestrel.Core.Internal.Http.HttpRequestStream.ReadAsync", 30),
+        "App.Upload.Save"),
+    "aspnet.response-buffering": (
+        alloc_callee("App.Report.Get", "Microsoft.AspNetCore.WebUtilities.FileBufferingWriteStream.Write", 50),
+        alloc_callee("App.Report.Get", "System.IO.Pipelines.PipeWriter.GetMemory", 50), "App.Report.Get"),
+    "aspnet.large-request-body": (
+        alloc_callee("App.Upload.Post", "System.IO.StreamReader.ReadToEndAsync", 50),
+        alloc_callee("App.Upload.Post", "System.IO.StreamReader.ReadLineAsync", 50), "App.Upload.Post"),
+    "ef.unbounded-query": (db([cmd(NARROW, 2, 2)]), db([cmd(WHERE, 2, 2)]), NARROW),
+    "ef.model-per-call": (
+        cpu_callee("App.Orders.Get", "Microsoft.EntityFrameworkCore.Infrastructure.ModelSource.CreateModel", 30),
+        cpu_callee("App.Orders.Get", "Microsoft.EntityFrameworkCore.Infrastructure.ModelSource.GetModel", 30),
+        "App.Orders.Get"),
+    "ef.query-compile-per-call": (
+        cpu_callee("App.Orders.Find", "Microsoft.EntityFrameworkCore.Query.Internal.QueryCompiler.Compile", 30),
+        cpu_callee("App.Orders.Find", "Microsoft.EntityFrameworkCore.Query.Internal.QueryCompiler.Execute", 30),
+        "App.Orders.Find"),
+    "db.slow-command": (
+        db([[WHERE, 20, 4000.0, 200.0, 150.0, 300.0, 400.0, 50.0, 4000.0, 20, 0, WHERE]]),
+        db([[WHERE, 20, 400.0, 20.0, 15.0, 30.0, 40.0, 50.0, 400.0, 20, 0, WHERE]]), WHERE),
+    "db.command-errors": (
+        db([[WHERE, 20, 100.0, 5.0, 1.0, 2.0, 3.0, 50.0, 100.0, 20, 3, WHERE]]),
+        db([cmd(WHERE, 20, 20)]), WHERE),
+    "threads.spin-wait": (cpu_callee("App.Queue.Take", "System.Threading.SpinWait.SpinOnce", 30),
+                          cpu_callee("App.Queue.Take", "System.Threading.SemaphoreSlim.WaitAsync", 30),
+                          "App.Queue.Take"),
+    "threads.timer-per-call": (
+        cpu_callee("App.Http.Call", "System.Threading.TimerQueueTimer..ctor", 10),
+        cpu_callee("App.Http.Call", "System.Threading.PeriodicTimer.WaitForNextTickAsync", 10),
+        "App.Http.Call"),
+    "threads.queue-backlog": (counters(counter("threadpool.queue_length", 40, 500)),
+                              counters(counter("threadpool.queue_length", 1, 5)), None),
 }
 
 
 # More cases for rules with several kinds of evidence: "RULE#what" -> as in CASES.
 EXTRA_CASES = {
+    # the runtime's exception counter: 500 a second (30 000 a minute) vs 2
+    "exc.high-rate#counters": (counters(counter("exceptions", 500.0)),
+                               counters(counter("exceptions", 2.0)), None),
     # the entry thread's one wait for the async flows it started holds no pool thread
     "async.sync-over-async#entry-thread": (
         cpu_callee("App.Sync.Get", "System.Threading.Tasks.Task`1.get_Result", 30, root=POOL),

@@ -7,8 +7,10 @@
 #    validate`, `candidates` and `run` alike) and overrides a shipped rule by id;
 #  - each validation error names its line and column;
 #  - on real captures: the N+1 command carries ef.n-plus-one, its healthy twin
-#    (one query per request) carries no rule at all; the static-list leak
-#    carries leak.static-collection and reports it in the gcdump-diff stage.
+#    (one query per request) carries no rule at all; the static-list leak's
+#    two snapshots alone carry heap.static-growth (grew, low) and report it in
+#    the gcdump-diff stage; with a counters series that keeps growing the
+#    leaked type carries leak.static-collection (high).
 set -u
 PERFPIPE=${PERFPIPE:?}
 DATA=${PP_TESTDATA:?}
@@ -172,13 +174,17 @@ else
   ko "healthy twin: a rule fired or no candidate"; sed 's/^/  /' "$tmp/one.rules"
 fi
 rules_of "$tmp/leak.cand.json" >"$tmp/leak.rules"
-has "$tmp/leak.rules" "Workload.LeakedSession	leak.static-collection:high" "leak capture: the leaked type carries leak.static-collection"
-python3 - "$tmp/leak.json" >"$tmp/py" 2>&1 <<'PY' && ok "leak capture: the gcdump-diff stage reports rule.leak.static-collection itself" || { ko "leak: stage finding"; cat "$tmp/py"; }
+has "$tmp/leak.rules" "Workload.LeakedSession	heap.static-growth:low" "leak capture, two snapshots: the leaked type grew (heap.static-growth, low)"
+python3 - "$tmp/leak.json" >"$tmp/py" 2>&1 <<'PY' && ok "leak capture: the gcdump-diff stage reports rule.heap.static-growth itself, no leak verdict" || { ko "leak: stage finding"; cat "$tmp/py"; }
 import json, sys
 d = json.load(open(sys.argv[1]))
 codes = [f["code"] for s in d["stages"] for f in s["findings"]]
-assert codes.count("rule.leak.static-collection") == 1, codes
+assert codes.count("rule.heap.static-growth") == 1 and "rule.leak.static-collection" not in codes, codes
 PY
+expect 0 "counters result (the leak's series)" -- "$PERFPIPE" counters-csv "$DATA/leak-counters.json" --format json -o "$tmp/leakc.json"
+expect 0 "candidates of the snapshots and the series" -- "$PERFPIPE" candidates "$tmp/leak.json" "$tmp/leakc.json" --top 50 --format json -o "$tmp/leak2.cand.json"
+rules_of "$tmp/leak2.cand.json" >"$tmp/leak2.rules"
+has "$tmp/leak2.rules" "Workload.LeakedSession	leak.static-collection:high" "leak capture with a growing series: the leaked type carries leak.static-collection"
 
 # the alloc capture: LINQ reached from GrowListsJoinLinq (Select/ToArray, the
 # workload's own truth) is linq.hot-path; new string / new byte[] 64 KB (small

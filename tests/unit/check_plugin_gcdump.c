@@ -717,7 +717,7 @@ START_TEST(test_diff_leak_truth)
     if (st >= 0)
         ck_assert_str_eq(cell(s, (uint32_t)st, "owned_by")->v.s, leak);
     ck_assert_uint_ge(r.nfindings, 1);
-    ck_assert_str_eq(r.finding_code[0], "gcdump.leak_suspect");
+    ck_assert_str_eq(r.finding_code[0], "gcdump.grew");
     ck_assert_msg(strncmp(r.findings[0], leak, strlen(leak)) == 0, "%s", r.findings[0]);
     for (uint32_t f = 0; f < r.nfindings; f++)
         ck_assert_msg(strncmp(r.findings[f], churn, strlen(churn)) != 0, "%s", r.findings[f]);
@@ -944,7 +944,7 @@ START_TEST(test_diff_suspects_built)
     /* Local grew by 5000 but hangs off local vars only. */
     ck_assert_int_lt(find_row(s, "Local"), 0);
     ck_assert_uint_eq(r.nfindings, 1);
-    ck_assert_str_eq(r.finding_code[0], "gcdump.leak_suspect");
+    ck_assert_str_eq(r.finding_code[0], "gcdump.grew");
     ck_assert_ptr_nonnull(strstr(r.findings[0], "with Buf +2000"));
     /* Bytes: Buf +560000 tops by_type, then Local +120000, Sess +80000. */
     const mock_table *t = table(&r, "by_type");
