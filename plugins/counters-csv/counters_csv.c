@@ -317,7 +317,7 @@ static const pp_table_decl counters_tables[] = {
           { "slope_per_min", PP_COL_NUMBER, 0 }, { "r2", PP_COL_NUMBER, 0 },
           { "axis", PP_COL_STRING, 0 }, { "quantity", PP_COL_STRING, 0 },
           { "first", PP_COL_NUMBER, 0 }, { "delta", PP_COL_NUMBER, 0 },
-          { "kind", PP_COL_STRING, 0 }, { NULL, 0, 0 } },
+          { "kind", PP_COL_STRING, 0 }, { "trend", PP_COL_STRING, 0 }, { NULL, 0, 0 } },
       .key = (const char *const[]){ "provider", "counter", "tags", NULL },
       .subject = "counter",
       .figures = (const pp_figure_decl[]){ { "mean", "value", NULL }, { "max", "value", NULL },
