@@ -45,7 +45,8 @@ int pp_loader_add_defaults(pp_loader *l, pp_error *err);
 const pp_analyzer *pp_loader_get(pp_loader *l, const char *name, pp_error *err);
 
 /* Every input kind this host reads. */
-#define PP_KIND_ALL (PP_KIND_NETTRACE | PP_KIND_GCDUMP | PP_KIND_COUNTERS | PP_KIND_SPANS | PP_KIND_BENCH)
+#define PP_KIND_ALL (PP_KIND_NETTRACE | PP_KIND_GCDUMP | PP_KIND_COUNTERS | PP_KIND_SPANS | \
+                     PP_KIND_BENCH | PP_KIND_LOAD)
 
 /* The flags bit only the host's stand-ins carry (a plugin setting it is
  * refused): such a descriptor is never run. */

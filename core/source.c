@@ -12,6 +12,7 @@ static const pp_source_ops *const sources[] = {
     &pp_counters_source_ops,
     &pp_spans_source_ops,
     &pp_bdn_source_ops,
+    &pp_load_source_ops,
 };
 
 const pp_source_ops *

@@ -64,6 +64,7 @@ extern const pp_source_ops pp_gcdump_source_ops;
 extern const pp_source_ops pp_counters_source_ops;
 extern const pp_source_ops pp_spans_source_ops;
 extern const pp_source_ops pp_bdn_source_ops;      /* kind "bench" */
+extern const pp_source_ops pp_load_source_ops;     /* kind "load" (core/load) */
 
 /* The reader for a kind name, or NULL. */
 const pp_source_ops *pp_source_lookup(const char *kind);

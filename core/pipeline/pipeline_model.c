@@ -7,13 +7,14 @@
 
 #include "pipeline/pipeline.h"
 
-const char *const pp_pipeline_kind_names[] = { "nettrace", "gcdump", "counters", "spans", "bench", NULL };
+const char *const pp_pipeline_kind_names[] = { "nettrace", "gcdump", "counters", "spans", "bench",
+                                               "load", NULL };
 const char *const pp_pipeline_format_names[] = { "table", "json", "markdown", "csv",
                                                  "folded", "speedscope", "svg", NULL };
 
 /* The bit of each name above, in the same order. */
 static const uint32_t kind_bits[] = { PP_KIND_NETTRACE, PP_KIND_GCDUMP, PP_KIND_COUNTERS,
-                                      PP_KIND_SPANS, PP_KIND_BENCH };
+                                      PP_KIND_SPANS, PP_KIND_BENCH, PP_KIND_LOAD };
 
 uint32_t
 pp_pipeline_kind_bit(const char *kind)

@@ -195,7 +195,7 @@ parse_inputs(ctx *c, const pp_ynode *m, pp_pipeline *p)
         if (kind == NULL)
             return pp_pipe_error(c->err, PP_EINVAL, c->file, val->pos,
                                  "missing 'kind' in input '%s'; expected one of: nettrace, "
-                                 "gcdump, counters, spans, bench", in->name);
+                                 "gcdump, counters, spans, bench, load", in->name);
         if ((rc = scalar_dup(c, kind, "'kind'", &in->kind)) != PP_OK)
             return rc;
         in->kind_pos = kind->pos;
