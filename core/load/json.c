@@ -194,12 +194,11 @@ bombardier(pp_load_reader *r, const json_t *root, size_t at, pp_error *err)
 static int
 vegeta(pp_load_reader *r, const json_t *root, size_t at, pp_error *err)
 {
-    const json_t *lat = json_object_get(root, "latencies"), *ev;
+    const json_t *lat = json_object_get(root, "latencies");
     load_entry *en = pp_load_entry(r, "");
     pp_load_result *x;
     const char *key;
     json_t *v;
-    size_t i;
     int rc = PP_OK;
     double success = pp_load_json_num(json_object_get(root, "success"));
     int64_t d = count_of(json_object_get(root, "duration")), wait = count_of(json_object_get(root, "wait"));
@@ -227,9 +226,9 @@ vegeta(pp_load_reader *r, const json_t *root, size_t at, pp_error *err)
     json_object_foreach((json_t *)json_object_get(root, "status_codes"), key, v)
         if (rc == PP_OK)
             rc = pp_load_add_status(r, en, key, count_of(v));
-    json_array_foreach(json_object_get(root, "errors"), i, ev)
-        if (rc == PP_OK && json_is_string(ev))
-            rc = pp_load_add_error_kind(r, en, json_string_value(ev), 1);
+    /* vegeta's "errors" lists distinct messages without counts; the
+     * failures are counted by status ("0": no response), so they are not
+     * repeated as error kinds. */
     return rc == PP_OK ? PP_OK : oom(r, err, rc, at);
 }
 

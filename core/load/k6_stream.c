@@ -17,31 +17,31 @@
 
 #include "load/load_private.h"
 
-/* RFC 3339 with optional fraction and offset, as Go writes it, to ns since
- * the epoch; NaN when it does not parse. */
-static double
-rfc3339_ns(const char *s)
+/* RFC 3339 with optional fraction and offset, as Go writes it, to exact
+ * nanoseconds since the epoch in *ns; 0 when it does not parse. */
+static int
+rfc3339_ns(const char *s, int64_t *ns)
 {
     struct tm tm;
-    int y, mo, d, h, mi, sec, n = 0, oh = 0, om = 0;
-    double frac = 0, sign = 0;
+    int y, mo, d, h, mi, sec, n = 0, oh = 0, om = 0, digits = 0;
+    int64_t frac = 0, sign = 0, secs;
     const char *p;
 
     if (s == NULL || sscanf(s, "%4d-%2d-%2dT%2d:%2d:%2d%n", &y, &mo, &d, &h, &mi, &sec, &n) != 6)
-        return NAN;
+        return 0;
     p = s + n;
-    if (*p == '.') {
-        double scale = 0.1;
-
-        for (p++; *p >= '0' && *p <= '9'; p++, scale /= 10)
-            frac += (*p - '0') * scale;
-    }
+    if (*p == '.')
+        for (p++; *p >= '0' && *p <= '9'; p++)
+            if (digits++ < 9)
+                frac = frac * 10 + (*p - '0');
+    for (; digits < 9; digits++)
+        frac *= 10;
     if (*p == '+' || *p == '-') {
         sign = *p == '+' ? 1 : -1;
         if (sscanf(p + 1, "%2d:%2d", &oh, &om) != 2)
-            return NAN;
+            return 0;
     } else if (*p != 'Z') {
-        return NAN;
+        return 0;
     }
     memset(&tm, 0, sizeof tm);
     tm.tm_year = y - 1900;
@@ -50,11 +50,15 @@ rfc3339_ns(const char *s)
     tm.tm_hour = h;
     tm.tm_min = mi;
     tm.tm_sec = sec;
-    return ((double)timegm(&tm) - sign * (oh * 3600 + om * 60) + frac) * 1e9;
+    secs = (int64_t)timegm(&tm) - sign * (oh * 3600 + om * 60);
+    if (secs < 0 || secs > INT64_C(9000000000))
+        return 0;
+    *ns = secs * INT64_C(1000000000) + frac;
+    return 1;
 }
 
 typedef struct k6_walk {
-    double first_ns, last_ns;
+    int64_t first_ns, last_ns;  /* -1 before the first timed point */
     int64_t requests, failed;
 } k6_walk;
 
@@ -64,17 +68,17 @@ k6_point(pp_load_reader *r, k6_walk *w, const char *metric, const json_t *data)
     const json_t *tags = json_object_get(data, "tags");
     const char *name = json_string_value(json_object_get(tags, "name"));
     double value = pp_load_json_num(json_object_get(data, "value"));
-    double t = rfc3339_ns(json_string_value(json_object_get(data, "time")));
+    int64_t t;
     load_entry *run = r->entries[0], *url = NULL;
     char scope[512];
     int rc = PP_OK;
 
     if (isnan(value))
         return PP_EFORMAT;
-    if (!isnan(t)) {
-        if (isnan(w->first_ns) || t < w->first_ns)
+    if (rfc3339_ns(json_string_value(json_object_get(data, "time")), &t)) {
+        if (w->first_ns < 0 || t < w->first_ns)
             w->first_ns = t;
-        if (isnan(w->last_ns) || t > w->last_ns)
+        if (t > w->last_ns)
             w->last_ns = t;
     }
     if (name != NULL && (strcmp(metric, "http_req_duration") == 0 ||
@@ -114,7 +118,7 @@ k6_point(pp_load_reader *r, k6_walk *w, const char *metric, const json_t *data)
 int
 pp_load_k6_stream(pp_load_reader *r, pp_error *err)
 {
-    k6_walk w = { NAN, NAN, 0, 0 };
+    k6_walk w = { -1, -1, 0, 0 };
     size_t pos = 0;
     load_entry *run;
 
@@ -161,9 +165,9 @@ pp_load_k6_stream(pp_load_reader *r, pp_error *err)
     }
     run->res.requests = w.requests;
     run->res.errors = w.failed;
-    if (!isnan(w.first_ns) && w.last_ns > w.first_ns) {
-        run->res.duration_ns = pp_i64_from_double(w.last_ns - w.first_ns);
-        run->res.rps = (double)w.requests / ((w.last_ns - w.first_ns) / 1e9);
+    if (w.first_ns >= 0 && w.last_ns > w.first_ns) {
+        run->res.duration_ns = w.last_ns - w.first_ns;
+        run->res.rps = (double)w.requests / ((double)run->res.duration_ns / 1e9);
     }
     for (size_t i = 0; i < r->nentries; i++) {
         if (i > 0 && r->entries[i]->res.errors < 0 && r->entries[i]->res.requests >= 0)

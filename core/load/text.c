@@ -245,10 +245,14 @@ pp_load_wrk_text(pp_load_reader *r, pp_error *err)
     if (!w.have_requests)
         return pp_load_fail(r, err, PP_EFORMAT, r->len, "wrk report without its \"N requests "
                             "in T\" line (cut before the end of the run?)");
-    if (!w.have_rps || !whole)
-        pp_load_truncated(r, r->len, "the wrk report ends before its Requests/sec line");
     if ((rc = wrk_counts(r, e, &w)) != PP_OK)
         return pp_load_fail(r, err, rc, at, "out of memory");
+    if (!w.have_rps || !whole) {
+        /* The error lines come after the request count: a cut may have
+         * taken them, so the errors are not known. */
+        pp_load_truncated(r, r->len, "the wrk report ends before its Requests/sec line");
+        e->res.errors = -1;
+    }
     return PP_OK;
 }
 

@@ -11,10 +11,12 @@
 -- response's status, a small cost wrk skips without a script).
 
 local threads = {}
-local knobs = {}
 
+-- init runs in each thread's Lua state (done() runs in the main one, which
+-- never sees the arguments): the knobs are read back from a thread.
 function init(args)
    statuses = {}
+   knobs = {}
    for _, a in ipairs(args) do
       local k, v = a:match("^([%w_]+)=(.*)$")
       if k then knobs[k] = v end
@@ -38,6 +40,7 @@ end
 
 function done(summary, latency, requests)
    local total = {}
+   local knobs = (threads[1] and threads[1]:get("knobs")) or {}
    for _, t in ipairs(threads) do
       local s = t:get("statuses")
       if s then
