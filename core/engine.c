@@ -16,6 +16,7 @@
 #include "host.h"
 #include "loader.h"
 #include "nettrace/inspect.h"
+#include "work.h"
 #include "result/result.h"
 #include "source.h"
 
@@ -423,7 +424,10 @@ pp_engine_run_guarded(const pp_plan *plan, const pp_run_hooks *hooks, const pp_g
         if ((rc = pp_engine_hash_join(&inputs[i], err)) != PP_OK)
             goto out;
     mark_damaged(plan, stages, inputs);
-    rc = PP_OK;
+    if ((rc = pp_work_attach(doc)) != PP_OK) {
+        pp_error_set(err, rc, "out of memory ending the run");
+        goto out;
+    }
     if (first.code != PP_OK) {
         rc = PP_EPLUGIN;
         pp_error_set(err, PP_EPLUGIN, "%s", first.message);

@@ -77,12 +77,47 @@ pp_nt_process_merge(pp_nt_process *p, pp_nt_process *later)
     }
     p->methods += later->methods;
     p->user_methods += later->user_methods;
+    p->requests_started += later->requests_started;
+    p->requests_completed += later->requests_completed;
+}
+
+void
+pp_nt_process_describe_requests(const pp_nt_process *p, json_t *nettrace)
+{
+    if (p->requests_started == 0 && p->requests_completed == 0)
+        return;
+    json_object_set_new(nettrace, "requests",
+                        json_pack("{s:I,s:I}", "started", (json_int_t)p->requests_started,
+                                  "completed", (json_int_t)p->requests_completed));
+}
+
+/* Hosting's RequestStart (1) or RequestStop (2), else 0: names, not ids,
+ * since an EventSource's ids are its own (plugins/common/requests.c reads
+ * the same events the same way). */
+static int
+hosting_kind(const pp_trace_event *ev)
+{
+    static const char hosting[] = "Microsoft.AspNetCore.Hosting";
+
+    if (ev->provider_known != PP_PROVIDER_OTHER || ev->provider == NULL || ev->name == NULL ||
+        ev->provider[0] != 'M' || strcmp(ev->provider, hosting) != 0)
+        return 0;
+    if (strcmp(ev->name, "RequestStart") == 0)
+        return 1;
+    return strcmp(ev->name, "RequestStop") == 0 ? 2 : 0;
 }
 
 void
 pp_nt_process_observe(pp_nt_process *p, const pp_trace_event *ev)
 {
     pp_value v;
+    int hk = hosting_kind(ev);
+
+    if (hk != 0) {
+        p->requests_started += hk == 1;
+        p->requests_completed += hk == 2;
+        return;
+    }
 
     if (ev->provider_known == PP_PROVIDER_EVENTPIPE && ev->event_id == 1) {
         if (keep(&p->command_line, ev, "CommandLine"))

@@ -27,6 +27,12 @@ typedef struct pp_nt_process {
     uint64_t methods;            /* method load/rundown events with a namespace */
     uint64_t user_methods;       /* of which not framework, SDK or tool code */
     int command_line_from_info;  /* command_line was last set by ProcessInfo */
+    /* The work the process did, as the trace brackets it: the
+     * Microsoft.AspNetCore.Hosting EventSource's RequestStart and
+     * RequestStop (WORK-CONTRACT.md item 1; the unit of work compare and
+     * candidates divide by). Counted here because this is the one pass
+     * that sees every event. */
+    uint64_t requests_started, requests_completed;
 } pp_nt_process;
 
 /* Look at one event; cheap for every event that is not one of the few
@@ -36,6 +42,10 @@ void pp_nt_process_observe(pp_nt_process *p, const pp_trace_event *ev);
 /* The host a command line names ("dotnet run", "dotnet-trace", ...), or
  * NULL when it looks like the app. */
 const char *pp_nt_process_host(const char *command_line);
+
+/* Write `requests` ({"started", "completed"}) into the input's nettrace
+ * object when the trace saw any Hosting request event; nothing otherwise. */
+void pp_nt_process_describe_requests(const pp_nt_process *p, json_t *nettrace);
 
 /* Write `process` into the input's nettrace object. When the trace is not
  * of the app, also write process.wrong_process (the reason) and put the

@@ -68,6 +68,7 @@ nt_src_describe(void *src, json_t *into)
     json_object_set_new(o, "methods", json_integer((json_int_t)st.methods));
     if (st.truncated)
         json_object_set_new(o, "truncated_at", json_integer(st.truncated_at));
+    pp_nt_process_describe_requests(&r->proc, o);
     if (pp_nt_process_describe(&r->proc, info.process_id, o, warning, sizeof warning)) {
         /* the engine hands inputs[].findings to every stage that read it */
         json_t *list = json_array();

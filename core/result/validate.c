@@ -233,6 +233,39 @@ check_stage(const json_t *st, size_t si, pp_error *err)
     return PP_OK;
 }
 
+/* The run's unit of work (WORK-CONTRACT.md): optional (documents written
+ * before it have none); when present, a unit of the contract or null, and
+ * each figure a number >= 0 or null. */
+static int
+check_work(const json_t *w, pp_error *err)
+{
+    static const char *const figures[] = { "requests", "seconds", "operations" };
+    const json_t *unit, *src;
+
+    if (w == NULL)
+        return PP_OK;
+    if (!json_is_object(w))
+        return bad(err, "\"work\" is %s, expected an object at /work", json_kind(w));
+    unit = json_object_get(w, "unit");
+    if (unit != NULL && !json_is_null(unit) &&
+        (!json_is_string(unit) || (strcmp(json_string_value(unit), "request") != 0 &&
+                                   strcmp(json_string_value(unit), "second") != 0 &&
+                                   strcmp(json_string_value(unit), "operation") != 0)))
+        return bad(err, "\"work.unit\" must be \"request\", \"second\", \"operation\" or null "
+                   "at /work/unit");
+    for (size_t i = 0; i < sizeof figures / sizeof figures[0]; i++) {
+        const json_t *v = json_object_get(w, figures[i]);
+        if (v != NULL && !json_is_null(v) && (!json_is_number(v) || json_number_value(v) < 0))
+            return bad(err, "\"work.%s\" is %s, expected a number >= 0 or null at /work/%s",
+                       figures[i], json_kind(v), figures[i]);
+    }
+    src = json_object_get(w, "requests_source");
+    if (src != NULL && !json_is_null(src) && !json_is_string(src))
+        return bad(err, "\"work.requests_source\" must be a string or null at "
+                   "/work/requests_source");
+    return PP_OK;
+}
+
 int
 pp_result_validate(const json_t *doc, pp_error *err)
 {
@@ -274,6 +307,8 @@ pp_result_validate(const json_t *doc, pp_error *err)
                            i, i);
         }
     }
+    if ((rc = check_work(json_object_get(doc, "work"), err)) != PP_OK)
+        return rc;
     stages = json_object_get(doc, "stages");
     if (!json_is_array(stages))
         return bad(err, "no \"stages\" array at /stages");
