@@ -377,9 +377,16 @@ int
 pp_load_json(pp_load_reader *r, size_t start, pp_error *err)
 {
     json_error_t je;
-    json_t *root = json_loadb(r->buf + start, r->len - start, 0, &je);
+    json_t *root;
     int rc;
 
+    /* A summary is kilobytes; a huge document of tiny values would cost
+     * jansson ~25x its size. */
+    if (r->len - start > PP_LOAD_MAX_DOCUMENT)
+        return pp_load_fail(r, err, PP_ELIMIT, start, "a JSON document of %zu bytes, more than "
+                            "the limit %u for a load tool's summary", r->len - start,
+                            PP_LOAD_MAX_DOCUMENT);
+    root = json_loadb(r->buf + start, r->len - start, 0, &je);
     if (root == NULL) {
         size_t at = start + (je.position > 0 ? (size_t)je.position : 0);
 

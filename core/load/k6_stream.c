@@ -138,6 +138,9 @@ pp_load_k6_stream(pp_load_reader *r, pp_error *err)
             pos += n + 1;
             continue;
         }
+        if (n > PP_LOAD_MAX_LINE)
+            return pp_load_fail(r, err, PP_ELIMIT, pos, "a k6 line of %zu bytes, more than the "
+                                "limit %u", n, PP_LOAD_MAX_LINE);
         line = json_loadb(r->buf + pos, n, 0, &je);
         if (line == NULL || nl == NULL) {
             json_decref(line);

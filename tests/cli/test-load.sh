@@ -167,5 +167,32 @@ echo '{"foo": 1}' > "$tmp/other.json"
 expect 3 "a JSON of no load tool is refused" -- "$PERFPIPE" load "$tmp/other.json"
 has "$tmp/err" "a JSON object of no load tool perfpipe reads" "and says what was expected"
 
+# The work done, for everyone (WORK-CONTRACT items 2-3): a trace without
+# Hosting events beside a wrk result in one pipeline takes the wrk request
+# count as its unit of work. (The pairing is the mechanism only: this wrk
+# run loaded the test server, not the traced app.)
+if [ -f "${PP_TESTDATA}/fix-lock-bad.nettrace" ]; then
+  cat > "$tmp/both.yaml" <<'YAML'
+version: 1
+name: trace-and-load
+inputs:
+  trace: { kind: nettrace, path: "${TRACE}" }
+  results: { kind: load, path: "${RESULTS}" }
+stages:
+  - { id: cpu, analyzer: cpu, input: trace }
+  - { id: load, analyzer: load, input: results }
+YAML
+  expect 0 "a trace and its wrk result in one pipeline" -- "$PERFPIPE" run "$tmp/both.yaml" \
+    --input trace="${PP_TESTDATA}/fix-lock-bad.nettrace" --input results="$DATA/wrk-bad.txt" \
+    --format json -o "$tmp/both.json"
+  expect 0 "its unit of work is wrk's request count" -- python3 -c "
+import json, sys
+d = json.load(open('$tmp/both.json')); t = json.load(open('$DATA/wrk-bad.truth.json'))
+w = d['work']
+assert w['unit'] == 'request' and w['requests_source'] == 'load:wrk', w
+assert w['requests'] == t['requests'], (w['requests'], t['requests'])
+"
+fi
+
 echo "load: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]
