@@ -12,26 +12,7 @@
 #include <perfpipe/perfpipe.h>
 
 #include "load/load_private.h"
-
-/* 1-based line and byte column of `offset`. */
-static void
-locate(const char *buf, size_t len, size_t offset, uint32_t *line, uint32_t *col)
-{
-    uint32_t l = 1, c = 1;
-
-    if (offset > len)
-        offset = len;
-    for (size_t i = 0; i < offset; i++) {
-        if (buf[i] == '\n') {
-            l++;
-            c = 1;
-        } else {
-            c++;
-        }
-    }
-    *line = l;
-    *col = c;
-}
+#include "textfile.h"
 
 int
 pp_load_fail(pp_load_reader *r, pp_error *err, int code, size_t offset, const char *fmt, ...)
@@ -43,7 +24,7 @@ pp_load_fail(pp_load_reader *r, pp_error *err, int code, size_t offset, const ch
     va_start(ap, fmt);
     vsnprintf(what, sizeof what, fmt, ap);
     va_end(ap);
-    locate(r->buf, r->len, offset, &line, &col);
+    pp_textfile_locate(r->buf, r->len, offset, &line, &col);
     r->failure = (pp_error)PP_ERROR_INIT;
     pp_error_set_at(&r->failure, code, (int64_t)offset, "%s:%u:%u: %s", r->name, (unsigned)line,
                     (unsigned)col, what);
@@ -65,7 +46,7 @@ pp_load_truncated(pp_load_reader *r, size_t offset, const char *what)
 {
     uint32_t line, col;
 
-    locate(r->buf, r->len, offset, &line, &col);
+    pp_textfile_locate(r->buf, r->len, offset, &line, &col);
     r->truncated_at = (int64_t)offset;
     r->has_warning = 1;
     r->warning = (pp_error)PP_ERROR_INIT;
