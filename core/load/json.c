@@ -79,7 +79,7 @@ pp_load_wrk_json(pp_load_reader *r, const json_t *root, size_t at, pp_error *err
     if (rate != NULL)
         r->tool = "wrk2";
     x->requests = count_of(json_object_get(root, "requests"));
-    x->duration_ns = pp_i64_add_sat(count_of(json_object_get(root, "duration_us")), 0) * 1000;
+    x->duration_ns = pp_i64_from_double(pp_load_json_num(json_object_get(root, "duration_us")) * 1e3);
     x->rps = x->duration_ns > 0 ? (double)x->requests / ((double)x->duration_ns / 1e9) : NAN;
     x->lat_min_ns = pp_load_json_num(json_object_get(lat, "min")) * 1e3;
     x->lat_max_ns = pp_load_json_num(json_object_get(lat, "max")) * 1e3;
@@ -211,7 +211,7 @@ vegeta(pp_load_reader *r, const json_t *root, size_t at, pp_error *err)
     x->flags = PP_LOAD_FIXED_RATE;
     x->requests = count_of(json_object_get(root, "requests"));
     /* vegeta's success is the ratio of 2xx/3xx answers; the rest failed. */
-    if (x->requests >= 0 && !isnan(success))
+    if (x->requests >= 0 && success >= 0 && success <= 1)
         x->errors = x->requests - pp_i64_from_double(round(success * (double)x->requests));
     x->duration_ns = d < 0 ? -1 : pp_i64_add_sat(d, wait > 0 ? wait : 0);
     x->rps = pp_load_json_num(json_object_get(root, "throughput"));

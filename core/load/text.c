@@ -164,17 +164,31 @@ wrk_line(pp_load_reader *r, load_entry *e, wrk_walk *w, const char *s)
     if (strstr(p, " requests in ") != NULL) {
         if (!number(p, &a, &p) || !starts(p, " requests in ") || !time_ns(p + 13, &b, &p))
             return 0;
+        if (a < 0 || b < 0)
+            return 0;
         x->requests = pp_i64_from_double(a);
         x->duration_ns = pp_i64_from_double(b);
         w->have_requests = 1;
         return 1;
     }
-    if (starts(p, "Socket errors:"))
-        return sscanf(p, "Socket errors: connect %lld, read %lld, write %lld, timeout %lld",
-                      (long long *)&w->sock[0], (long long *)&w->sock[1],
-                      (long long *)&w->sock[2], (long long *)&w->sock[3]) == 4;
-    if (starts(p, "Non-2xx or 3xx responses:"))
-        return sscanf(p, "Non-2xx or 3xx responses: %lld", (long long *)&w->non2xx) == 1;
+    if (starts(p, "Socket errors:")) {
+        long long k[4];
+
+        if (sscanf(p, "Socket errors: connect %lld, read %lld, write %lld, timeout %lld",
+                   &k[0], &k[1], &k[2], &k[3]) != 4 || k[0] < 0 || k[1] < 0 || k[2] < 0 || k[3] < 0)
+            return 0;
+        for (int i = 0; i < 4; i++)
+            w->sock[i] = k[i];
+        return 1;
+    }
+    if (starts(p, "Non-2xx or 3xx responses:")) {
+        long long n;
+
+        if (sscanf(p, "Non-2xx or 3xx responses: %lld", &n) != 1 || n < 0)
+            return 0;
+        w->non2xx = n;
+        return 1;
+    }
     if (starts(p, "Requests/sec:")) {
         if (!number(skip_blank(p + 13), &x->rps, &p))
             return 0;
@@ -190,6 +204,7 @@ wrk_counts(pp_load_reader *r, load_entry *e, const wrk_walk *w)
     static const char *const kinds[] = { "connect", "read", "write", "timeout" };
     pp_load_result *x = &e->res;
     int64_t errors = w->non2xx;
+    /* Both are >= 0 (wrk_line refuses negatives): no overflow. */
     int rc = pp_load_add_status(r, e, "2xx/3xx", x->requests - w->non2xx);
 
     if (rc == PP_OK && w->non2xx > 0)
@@ -307,21 +322,23 @@ hey_line(pp_load_reader *r, load_entry *e, hey_walk *w, const char *s)
         if (sscanf(p, "[%lld]\t%lld responses", &code, &count) != 2 &&
             sscanf(p, "[%lld] %lld responses", &code, &count) != 2)
             return 0;
+        if (count < 0)
+            return 0;
         snprintf(name, sizeof name, "%lld", code);
-        w->responses += count;
+        w->responses = pp_i64_add_sat(w->responses, count);
         w->have_status = 1;
         if (code >= 400)
-            w->failed += count;
+            w->failed = pp_i64_add_sat(w->failed, count);
         return pp_load_add_status(r, e, name, count) == PP_OK;
     }
     if (w->section == 3 && *p == '[') {
         long long count;
         const char *close = strchr(p, ']');
 
-        if (sscanf(p, "[%lld]", &count) != 1 || close == NULL)
+        if (sscanf(p, "[%lld]", &count) != 1 || close == NULL || count < 0)
             return 0;
-        w->failed += count;
-        w->responses += count;
+        w->failed = pp_i64_add_sat(w->failed, count);
+        w->responses = pp_i64_add_sat(w->responses, count);
         return pp_load_add_error_kind(r, e, skip_blank(close + 1), count) == PP_OK;
     }
     if (w->section != 0)
