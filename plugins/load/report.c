@@ -212,6 +212,12 @@ findings(ld_state *st, pp_ctx *ctx, const ld_scope *run)
                    "tool (wrk2 -R, k6 constant-arrival-rate, vegeta) for latency objectives",
                    tool, conns);
     }
+    if (x->connections < 0 && x->url[0] == '\0' && !isfinite(x->rate_per_s))
+        h->finding(ctx, PP_SEVERITY_INFO, "load.knobs_unknown",
+                   "%s's output (%s) does not say its knobs (connections, rate, URL), so "
+                   "compare cannot check that two runs had the same load: give them as run "
+                   "knobs (perfpipe load FILE --set connections=8 --set url=...), which compare "
+                   "checks", tool, st->format ? st->format : "?");
     if (!isfinite(x->lat_p95_ns))
         h->finding(ctx, PP_SEVERITY_INFO, "load.no_p95",
                    "%s's output (%s) gives no p95%s, so compare cannot judge it", tool,

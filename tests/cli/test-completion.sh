@@ -39,7 +39,7 @@ expect_has() {
   complete_line "$@" | grep -qx -- "$needle" && ok "$name" || bad "$name: '$needle' not offered: $(complete_line "$@" | xargs)"
 }
 
-analyzers="alloc bench counters-csv cpu db gcdump gcdump-diff spans"
+analyzers="alloc bench counters-csv cpu db gcdump gcdump-diff load spans"
 for a in $analyzers run validate inspect render compare candidates plugins describe help; do
   expect_has "first word offers $a" "$a" ""
 done
