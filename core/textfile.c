@@ -68,3 +68,29 @@ pp_textfile_locate(const char *buf, size_t len, size_t offset, uint32_t *line, u
     *line = l;
     *col = c;
 }
+
+void
+pp_textfile_error(pp_error *out, int code, const char *name, const char *buf, size_t len,
+                  size_t offset, const char *what)
+{
+    uint32_t line, col;
+
+    pp_textfile_locate(buf, len, offset, &line, &col);
+    *out = (pp_error)PP_ERROR_INIT;
+    pp_error_set_at(out, code, (int64_t)offset, "%s:%u:%u: %s", name, (unsigned)line,
+                    (unsigned)col, what);
+    out->line = line;
+    out->column = col;
+}
+
+void
+pp_textfile_error_copy(pp_error *err, const pp_error *failure)
+{
+    if (err != NULL) {
+        uint32_t size = err->struct_size;
+
+        *err = *failure;
+        if (size != 0)
+            err->struct_size = size;
+    }
+}

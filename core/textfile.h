@@ -21,4 +21,14 @@ int pp_textfile_read(const char *path, const char *not_regular, char **buf, size
 void pp_textfile_locate(const char *buf, size_t len, size_t offset, uint32_t *line,
                         uint32_t *col);
 
+/* *out = a fresh error `code` about byte `offset` of buf[0..len) read from
+ * `name`: "NAME:LINE:COLUMN: what", with offset, line and column set (the
+ * sticky failures of the whole-file readers). */
+void pp_textfile_error(pp_error *out, int code, const char *name, const char *buf, size_t len,
+                       size_t offset, const char *what);
+
+/* Copy a sticky failure into a caller's err (NULL-safe), keeping the
+ * caller's struct_size. */
+void pp_textfile_error_copy(pp_error *err, const pp_error *failure);
+
 #endif

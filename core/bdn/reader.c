@@ -94,13 +94,7 @@ pp_bdn_next(pp_bdn_reader *r, const pp_bench_result **res, pp_error *err)
 
     *res = NULL;
     if (r->failed) {
-        if (err != NULL) {
-            uint32_t size = err->struct_size;
-
-            *err = r->failure;
-            if (size != 0)
-                err->struct_size = size;
-        }
+        pp_textfile_error_copy(err, &r->failure);
         return r->failed;
     }
     if (r->done)

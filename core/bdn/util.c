@@ -22,26 +22,14 @@ int
 pp_bdn_fail(pp_bdn_reader *r, pp_error *err, int code, size_t offset, const char *fmt, ...)
 {
     char what[PP_ERROR_MESSAGE_MAX];
-    uint32_t line, col;
     va_list ap;
 
     va_start(ap, fmt);
     vsnprintf(what, sizeof what, fmt, ap);
     va_end(ap);
-    pp_textfile_locate(r->buf, r->len, offset, &line, &col);
-    r->failure = (pp_error)PP_ERROR_INIT;
-    pp_error_set_at(&r->failure, code, (int64_t)offset, "%s:%u:%u: %s", r->name, (unsigned)line,
-                    (unsigned)col, what);
-    r->failure.line = line;
-    r->failure.column = col;
+    pp_textfile_error(&r->failure, code, r->name, r->buf, r->len, offset, what);
     r->failed = code;
-    if (err != NULL) {
-        uint32_t size = err->struct_size;
-
-        *err = r->failure;
-        if (size != 0)
-            err->struct_size = size;
-    }
+    pp_textfile_error_copy(err, &r->failure);
     return code;
 }
 
