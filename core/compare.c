@@ -132,6 +132,51 @@ damage_of(const json_t *doc, const char *side, json_t *reasons)
     }
 }
 
+/* L2 (load inputs, issue 36): two load-test runs are comparable only under
+ * the same load, so the tool and the knobs it printed (connections, threads,
+ * rate, duration, URL: inputs[].load.knobs) must agree input by input. The
+ * differences go to diff; their count is returned. */
+static int
+load_knobs_differ(const json_t *base, const json_t *cand, char *diff, size_t size)
+{
+    const json_t *ib, *ic = NULL;
+    size_t i, used = 0;
+    int n = 0;
+
+    diff[0] = '\0';
+    json_array_foreach(json_object_get(base, "inputs"), i, ib) {
+        const json_t *lb = json_object_get(ib, "load"), *lc, *kb, *kc;
+        const char *k;
+        json_t *v;
+
+        ic = json_array_get(json_object_get(cand, "inputs"), i);
+        if ((lc = json_object_get(ic, "load")) == NULL || lb == NULL)
+            continue;
+        kb = json_object_get(lb, "knobs");
+        kc = json_object_get(lc, "knobs");
+        if (!json_equal(json_object_get(lb, "tool"), json_object_get(lc, "tool")))
+            used += (size_t)snprintf(diff + used, used < size ? size - used : 0, "%stool (%s vs %s)",
+                                     n++ ? ", " : "", json_string_value(json_object_get(lb, "tool")),
+                                     json_string_value(json_object_get(lc, "tool")));
+        for (int side = 0; side < 2; side++)
+            json_object_foreach((json_t *)(side ? kc : kb), k, v) {
+                const json_t *w = json_object_get(side ? kb : kc, k);
+                char *a, *b;
+
+                if ((side && w != NULL) || json_equal(v, w))
+                    continue;
+                a = json_dumps(side ? w : v, JSON_ENCODE_ANY);
+                b = json_dumps(side ? v : w, JSON_ENCODE_ANY);
+                used += (size_t)snprintf(diff + used, used < size ? size - used : 0,
+                                         "%s%s (%s vs %s)", n++ ? ", " : "", k, a ? a : "unset",
+                                         b ? b : "unset");
+                free(a);
+                free(b);
+            }
+    }
+    return n;
+}
+
 static int
 check_stages(const json_t *sb, const json_t *sc, pp_error *err)
 {
@@ -352,6 +397,13 @@ pp_compare(const json_t *base, const json_t *cand, const pp_compare_options *o, 
     if (!o->allow_wrong_process) {
         cmp_wrong_process(base, "baseline", reasons);
         cmp_wrong_process(cand, "candidate", reasons);
+    }
+    if (load_knobs_differ(base, cand, diff, sizeof diff) > 0) {
+        if (o->allow_knob_drift)
+            weakened = " (WEAKENED: the load runs' knobs differ)";
+        else
+            add_reason(reasons, "both runs'", "load knobs differ (rerun with the same load, or "
+                       "--allow-knob-drift)", diff);
     }
     v->cannot_judge = (int)json_array_size(reasons);
     cmp_work_of(base, cand, o->per, &w, &note);

@@ -64,6 +64,7 @@ extern const pp_source_ops pp_gcdump_source_ops;
 extern const pp_source_ops pp_counters_source_ops;
 extern const pp_source_ops pp_spans_source_ops;
 extern const pp_source_ops pp_bdn_source_ops;      /* kind "bench" */
+extern const pp_source_ops pp_load_source_ops;     /* kind "load" (core/load) */
 
 /* The reader for a kind name, or NULL. */
 const pp_source_ops *pp_source_lookup(const char *kind);
@@ -75,7 +76,7 @@ const pp_source_ops *pp_source_for_input(const char *kind, const char *path);
 
 /* After a reader refused path (any error but PP_ENOMEM), look at its first bytes: when
  * it is plainly another kind (a gcdump, counters CSV/JSON, spans JSON,
- * nettrace, NetPerf, BenchmarkDotNet export), *err becomes one line naming
+ * nettrace, NetPerf, BenchmarkDotNet export, load-test result), *err becomes one line naming
  * what it is and the analyzers that read it; otherwise *err is left as is.
  * Regular files only (core/source_sniff.c). */
 void pp_source_wrong_kind(const char *kind, const char *path, pp_error *err);

@@ -38,6 +38,8 @@ static const found_kind kinds[] = {
       "`perfpipe spans` reads it (kind spans)" },
     { "bench", "a BenchmarkDotNet export",
       "`perfpipe bench` reads it (kind bench)" },
+    { "load", "a load-test result (wrk, hey, k6, bombardier or vegeta output)",
+      "`perfpipe load` reads it (kind load)" },
 };
 
 static int
@@ -67,7 +69,16 @@ classify(const char *b, size_t n)
         return 6;
     while (i < n && (b[i] == ' ' || b[i] == '\t' || b[i] == '\r' || b[i] == '\n'))
         i++;
+    if ((n - i >= 8 && memcmp(b + i, "Running ", 8) == 0 && has(b, n, " test @ ")) ||
+        (n - i >= 8 && memcmp(b + i, "Summary:", 8) == 0 && has(b, n, "Requests/sec:")) ||
+        (n - i >= 25 && memcmp(b + i, "response-time,DNS+dialup,", 25) == 0) ||
+        (n - i >= 8 && memcmp(b + i, "{\"type\":", 8) == 0 && has(b, n, "\"metric\":")))
+        return 7;
     if (i < n && b[i] == '{') {
+        if (has(b, n, "\"http_req_duration\"") || has(b, n, "\"req2xx\"") ||
+            (has(b, n, "\"latencies\"") && has(b, n, "\"status_codes\"")) ||
+            has(b, n, "\"latency_us\""))
+            return 7;
         if (has(b, n, "\"resourceSpans\""))
             return 5;
         if (has(b, n, "\"TargetProcess\"") && has(b, n, "\"Events\""))

@@ -12,6 +12,7 @@
  *   counters  the input (CSV or JSON, sniffed) read by counters-csv;
  *   spans     the input read by spans;
  *   bench     the input (BenchmarkDotNet CSV or JSON) read by bench;
+ *   load      the input (any load tool's output) read by load;
  *   pipeline  the input is the pipeline YAML; its ${VARS} name small
  *             fixtures of every kind; when it checks against the shipped
  *             analyzers and reads only those fixtures, it runs.
@@ -164,6 +165,11 @@ pipeline_text(const char *kind, const char *path)
         n = asprintf(&t, "version: 1\nname: fuzz-bench\n"
                          "inputs:\n  results: { kind: bench, path: \"%s\" }\n"
                          "stages:\n  - { id: bench, analyzer: bench, input: results }\n",
+                     path);
+    else if (strcmp(kind, "load") == 0)
+        n = asprintf(&t, "version: 1\nname: fuzz-load\n"
+                         "inputs:\n  results: { kind: load, path: \"%s\" }\n"
+                         "stages:\n  - { id: load, analyzer: load, input: results }\n",
                      path);
     return n < 0 ? NULL : t;
 }

@@ -2,8 +2,9 @@
 # Run one fuzz target for SECONDS in ONE process (no -jobs/-fork: the machine
 # is shared; equivalent to -jobs=1 -workers=1 but logs to stdout).
 #   fuzz/run-fuzz.sh BUILDDIR TARGET SECONDS
-# TARGET: nettrace gcdump counters spans pipeline (the readers' own APIs) or
-# run-nettrace run-gcdump run-counters run-spans run-bench run-pipeline (the
+# TARGET: nettrace gcdump counters spans pipeline, load-wrk load-hey
+# load-heycsv load-k6lines load-json (the readers' own APIs) or
+# run-nettrace run-gcdump run-counters run-spans run-bench run-load run-pipeline (the
 # `perfpipe run` path: engine, sources, shipped analyzers, renderers; binary
 # fuzz/fuzz_run_KIND). The working corpus is
 # BUILDDIR/fuzz/work/TARGET (seeded from BUILDDIR/fuzz/corpus/TARGET, made by
@@ -21,6 +22,7 @@ case $t in
     counters|run-counters) maxlen=65536 ;;
     spans|run-spans)       maxlen=65536 ;;
     run-bench)             maxlen=65536 ;;
+    load-*|run-load)       maxlen=65536 ;;
     pipeline|run-pipeline) maxlen=8192 ;;
     *) echo "unknown target $t" >&2; exit 2 ;;
 esac

@@ -3,8 +3,9 @@
 #   fuzz/seed-corpus.sh OUTDIR [CORPUS]
 # OUTDIR/<target>/ gets one file per seed (content-named, so re-running is
 # idempotent), for every target of fuzz/run-fuzz.sh: the reader targets
-# (nettrace gcdump counters spans pipeline) and the engine targets
-# (run-nettrace run-gcdump run-counters run-spans run-bench run-pipeline)
+# (nettrace gcdump counters spans pipeline, and load-wrk load-hey
+# load-heycsv load-k6lines load-json) and the engine targets (run-nettrace
+# run-gcdump run-counters run-spans run-bench run-load run-pipeline)
 # get the same seeds of their kind. Small fixtures go in whole; big ones
 # (captures of MBs) go in as their first 64 KB and 16 KB, which keeps the
 # header, metadata and the first blocks -- whole they would only slow every
@@ -26,6 +27,7 @@ add() { # kind file: the seed goes to the reader target and the engine target
     [ -f "$f" ] || return 0
     case $k in
         bench) set -- run-bench ;;
+        load) set -- load-wrk load-hey load-heycsv load-k6lines load-json run-load ;;
         *) set -- "$k" "run-$k" ;;
     esac
     size=$(wc -c < "$f")
@@ -64,15 +66,22 @@ for f in "$here"/tests/data/*-counters.csv "$here"/tests/data/*-counters.json \
          "$here"/tests/counters/*.csv "$here"/tests/counters/*.json; do add counters "$f"; done
 for f in "$here"/tests/spans/*.json "$here"/tests/spans/*.ndjson; do add spans "$f"; done
 for f in "$here"/tests/data/bench-*.report*; do add bench "$f"; done
+# Load seeds: every format to every load target (the prefix makes each one
+# its own format; the others' bytes are mutations worth trying there too).
+for f in "$here"/tests/data/load/*; do
+    case $f in *.truth.json|*.md) continue ;; esac
+    add load "$f"
+done
 for f in "$here"/tests/pipelines/*.yaml "$here"/etc/perfpipe/pipelines/*.yaml; do add pipeline "$f"; done
 # Reproducers found earlier are seeds too (regression).
-for k in nettrace gcdump counters spans pipeline bench; do
+for k in nettrace gcdump counters spans pipeline bench load; do
     for f in "$here"/tests/malformed/$k/*; do
         case $f in *.expected|*.args) continue ;; esac
         add "$k" "$f"
     done
 done
 for t in nettrace gcdump counters spans pipeline \
-         run-nettrace run-gcdump run-counters run-spans run-bench run-pipeline; do
+         load-wrk load-hey load-heycsv load-k6lines load-json \
+         run-nettrace run-gcdump run-counters run-spans run-bench run-load run-pipeline; do
     printf '%-13s %s seeds\n' "$t" "$(ls "$out/$t" 2>/dev/null | wc -l)"
 done

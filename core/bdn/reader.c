@@ -3,53 +3,20 @@
  * csv.c; the helpers all three use (messages with positions) in util.c. */
 #include "config.h"
 
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include <perfpipe/perfpipe.h>
 
 #include "bdn/bdn_private.h"
+#include "textfile.h"
 
 int
 pp_bdn_read_file(const char *path, char **buf, size_t *len, pp_error *err)
 {
-    FILE *f = fopen(path, "rb");
-    struct stat st;
-    size_t size, got;
-    char *b;
-    int rerr;
-
-    if (f == NULL) {
-        pp_error_set(err, PP_EIO, "%s: cannot open: %s", path, strerror(errno));
-        return PP_EIO;
-    }
-    if (fstat(fileno(f), &st) != 0 || !S_ISREG(st.st_mode)) {
-        fclose(f);
-        pp_error_set(err, PP_EIO, "%s: not a regular file (BenchmarkDotNet exports are files "
-                     "under BenchmarkDotNet.Artifacts/results)", path);
-        return PP_EIO;
-    }
-    size = (size_t)st.st_size;
-    if ((b = malloc(size + 1)) == NULL) {
-        fclose(f);
-        pp_error_set(err, PP_ENOMEM, "%s: out of memory reading %zu bytes", path, size);
-        return PP_ENOMEM;
-    }
-    got = fread(b, 1, size, f);
-    rerr = ferror(f);
-    fclose(f);
-    if (rerr || got != size) {
-        free(b);
-        pp_error_set(err, PP_EIO, "%s: read failed after %zu of %zu bytes", path, got, size);
-        return PP_EIO;
-    }
-    b[size] = '\0';
-    *buf = b;
-    *len = size;
-    return PP_OK;
+    return pp_textfile_read(path, "(BenchmarkDotNet exports are files under "
+                            "BenchmarkDotNet.Artifacts/results)", buf, len, err);
 }
 
 /* JSON starts with '{' (after a UTF-8 BOM and blanks); CSV with a header
@@ -127,13 +94,7 @@ pp_bdn_next(pp_bdn_reader *r, const pp_bench_result **res, pp_error *err)
 
     *res = NULL;
     if (r->failed) {
-        if (err != NULL) {
-            uint32_t size = err->struct_size;
-
-            *err = r->failure;
-            if (size != 0)
-                err->struct_size = size;
-        }
+        pp_textfile_error_copy(err, &r->failure);
         return r->failed;
     }
     if (r->done)

@@ -10,6 +10,7 @@
 #include <perfpipe/perfpipe.h>
 
 #include "bdn/bdn_private.h"
+#include "textfile.h"
 
 char *
 pp_bdn_strdup(const char *s)
@@ -17,50 +18,18 @@ pp_bdn_strdup(const char *s)
     return strdup(s != NULL ? s : "");
 }
 
-/* 1-based line and byte column of `offset`. */
-static void
-locate(const char *buf, size_t len, size_t offset, uint32_t *line, uint32_t *col)
-{
-    uint32_t l = 1, c = 1;
-
-    if (offset > len)
-        offset = len;
-    for (size_t i = 0; i < offset; i++) {
-        if (buf[i] == '\n') {
-            l++;
-            c = 1;
-        } else {
-            c++;
-        }
-    }
-    *line = l;
-    *col = c;
-}
-
 int
 pp_bdn_fail(pp_bdn_reader *r, pp_error *err, int code, size_t offset, const char *fmt, ...)
 {
     char what[PP_ERROR_MESSAGE_MAX];
-    uint32_t line, col;
     va_list ap;
 
     va_start(ap, fmt);
     vsnprintf(what, sizeof what, fmt, ap);
     va_end(ap);
-    locate(r->buf, r->len, offset, &line, &col);
-    r->failure = (pp_error)PP_ERROR_INIT;
-    pp_error_set_at(&r->failure, code, (int64_t)offset, "%s:%u:%u: %s", r->name, (unsigned)line,
-                    (unsigned)col, what);
-    r->failure.line = line;
-    r->failure.column = col;
+    pp_textfile_error(&r->failure, code, r->name, r->buf, r->len, offset, what);
     r->failed = code;
-    if (err != NULL) {
-        uint32_t size = err->struct_size;
-
-        *err = r->failure;
-        if (size != 0)
-            err->struct_size = size;
-    }
+    pp_textfile_error_copy(err, &r->failure);
     return code;
 }
 
@@ -69,7 +38,7 @@ pp_bdn_truncated(pp_bdn_reader *r, size_t offset, const char *what)
 {
     uint32_t line, col;
 
-    locate(r->buf, r->len, offset, &line, &col);
+    pp_textfile_locate(r->buf, r->len, offset, &line, &col);
     r->truncated_at = (int64_t)offset;
     r->has_warning = 1;
     r->warning = (pp_error)PP_ERROR_INIT;

@@ -17,6 +17,7 @@ const pp_input_kind pp_input_kinds[] = {
     { &pp_counters_source_ops, ".csv .json", "dotnet-counters samples (CSV or JSON)" },
     { &pp_spans_source_ops, ".json .ndjson", "OpenTelemetry spans (OTLP/JSON)" },
     { &pp_bdn_source_ops, "", "a BenchmarkDotNet export (JsonExporter.Full, CSV)" },
+    { &pp_load_source_ops, "", "a load tool's result (wrk, hey, k6, bombardier, vegeta)" },
     PP_REGISTRY_EXTRA_KINDS
     { NULL, NULL, NULL },
 };

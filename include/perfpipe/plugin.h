@@ -202,7 +202,9 @@ typedef struct pp_host_api {
      * "compare" = "bench" (rows are BenchmarkDotNet cases: compare them with
      * a two-sample test on their per-iteration samples, named by the
      * "samples" hint) or "samples" (a table of per-iteration samples that
-     * compare reads through the table that names it, never row by row).
+     * compare reads through the table that names it, never row by row) or
+     * "none" (a listing compare leaves alone: its rows have no better or
+     * worse direction, e.g. responses by status; since ABI 1.5).
      * PP_OK, PP_EINVAL (no table, empty key), PP_ENOMEM. */
     int (*table_hint)(pp_table *t, const char *key, const char *value);
 } pp_host_api;

@@ -26,6 +26,7 @@ extern "C" {
 #define PP_KIND_COUNTERS  UINT32_C(0x4)
 #define PP_KIND_SPANS     UINT32_C(0x8)
 #define PP_KIND_BENCH     UINT32_C(0x10)  /* since ABI 1.1 */
+#define PP_KIND_LOAD      UINT32_C(0x20)  /* since ABI 1.5 */
 
 typedef struct pp_guid { uint8_t bytes[16]; } pp_guid;
 
@@ -312,6 +313,67 @@ typedef struct pp_bench_result {
     uint32_t reserved;
 } pp_bench_result;
 
+/* ---- load (load-test results: wrk, hey, k6, bombardier, vegeta; ABI 1.5) */
+
+/* How the tool offered its load. A closed-loop tool (wrk, hey, bombardier
+ * without a rate, k6 VU executors) sends a connection's next request only
+ * after the last reply: a stalled server is sent fewer requests, so its
+ * latency percentiles omit the waits a real client would see (coordinated
+ * omission). A fixed-rate tool (vegeta, wrk2, k6 arrival-rate executors,
+ * bombardier --rate) keeps sending on schedule. Neither bit: not known. */
+#define PP_LOAD_CLOSED_LOOP 0x1u
+#define PP_LOAD_FIXED_RATE  0x2u
+
+typedef struct pp_load_count {
+    const char *name;            /* a status ("200", "5xx", "non-2xx/3xx") or an error kind */
+    int64_t count;
+} pp_load_count;
+
+typedef struct pp_load_threshold {
+    const char *metric;          /* "http_req_duration" */
+    const char *expr;            /* "p(95)<500" */
+    uint32_t failed;             /* 1 failed, 0 passed */
+    uint32_t reserved;
+} pp_load_threshold;
+
+/* One load-test result: the whole run (scope "") and then, where the tool
+ * gives them, one per URL, scenario or tag (scope "url=/x", "tag:name=X").
+ * Counts are -1 and figures NaN when the tool does not give them; strings
+ * are "" when unknown, never NULL. Latencies in nanoseconds whatever the
+ * tool printed. */
+typedef struct pp_load_result {
+    uint32_t struct_size;
+    uint32_t flags;              /* PP_LOAD_* */
+    const char *tool;            /* "wrk", "hey", "k6", "bombardier", "vegeta", "oha" */
+    const char *tool_version;
+    const char *format;          /* "wrk-text", "wrk-json", "hey-text", "hey-csv", "k6-summary",
+                                    "k6-summary-export", "k6-json", "bombardier-json",
+                                    "vegeta-json" */
+    const char *scope;           /* "" for the whole run */
+    int64_t  requests;           /* completed requests (any status) plus transport errors */
+    int64_t  errors;             /* failed: status >= 400 (or as the tool counts) + transport */
+    int64_t  duration_ns;        /* the run's measured length */
+    double   rps;                /* requests per second as the tool reports it */
+    double   lat_mean_ns, lat_stdev_ns, lat_min_ns, lat_max_ns;
+    double   lat_p50_ns, lat_p75_ns, lat_p90_ns, lat_p95_ns, lat_p99_ns;
+    uint32_t status_count;
+    uint32_t error_kind_count;
+    const pp_load_count *statuses;      /* [status_count], in file order */
+    const pp_load_count *error_kinds;   /* [error_kind_count]: "timeout", "connect"... */
+    uint32_t threshold_count;
+    uint32_t sample_count;
+    const pp_load_threshold *thresholds; /* [threshold_count] (k6) */
+    const double *samples_ns;    /* [sample_count] per-request latencies (k6 points, hey csv) */
+    /* The run's knobs as given to the tool: -1 / NaN / "" when not known. */
+    int64_t  connections;        /* wrk -c, hey -c, bombardier -c, k6 VUs (max) */
+    int64_t  threads;            /* wrk -t */
+    int64_t  target_requests;    /* hey -n, bombardier -n */
+    int64_t  target_duration_ns; /* wrk -d, bombardier -d */
+    double   rate_per_s;         /* vegeta -rate, wrk2 -R, bombardier --rate */
+    const char *url;
+    const char *method;
+} pp_load_result;
+
 /* ---- the envelope ------------------------------------------------------ */
 
 typedef struct pp_record {
@@ -326,6 +388,7 @@ typedef struct pp_record {
         const pp_counter_sample *counter;
         const pp_span *span;
         const pp_bench_result *bench;   /* since ABI 1.1 */
+        const pp_load_result *load;     /* since ABI 1.5 */
     } u;
 } pp_record;
 

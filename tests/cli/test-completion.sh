@@ -39,7 +39,7 @@ expect_has() {
   complete_line "$@" | grep -qx -- "$needle" && ok "$name" || bad "$name: '$needle' not offered: $(complete_line "$@" | xargs)"
 }
 
-analyzers="alloc bench counters-csv cpu db gc gcdump gcdump-diff spans"
+analyzers="alloc bench counters-csv cpu db gc gcdump gcdump-diff load spans"
 # Commands and formats are the registries' (perfpipe help --list), which
 # tests/registry/test-registry.sh proves are the one list: a format or a
 # command added there is completed with no edit here.

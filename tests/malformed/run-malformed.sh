@@ -12,8 +12,8 @@
 # case whatever the exit. Each run is bounded by `timeout 20`.
 #
 # READER -> command: nettrace: perfpipe inspect; gcdump: perfpipe gcdump;
-# counters: perfpipe counters-csv; spans: perfpipe spans; pipeline: perfpipe
-# validate. A pipeline case with a NAME.args file is run through the
+# counters: perfpipe counters-csv; spans: perfpipe spans; load: perfpipe
+# load; pipeline: perfpipe validate. A pipeline case with a NAME.args file is run through the
 # shorthand instead: NAME is installed as the shipped pipeline of the
 # analyzer that NAME.args names first, and perfpipe gets NAME.args (one
 # line; @FILE@ stands for ./NAME) as its arguments. Plugins and pipelines
@@ -41,8 +41,9 @@ trap 'rm -rf "$tmp"' EXIT INT TERM
 pass=0
 fail=0
 xfail=0
-for reader in nettrace gcdump counters spans pipeline; do
+for reader in nettrace gcdump counters spans pipeline load; do
     case $reader in
+        load)     cmd=load ;;
         nettrace) cmd=inspect ;;
         gcdump)   cmd=gcdump ;;
         counters) cmd=counters-csv ;;

@@ -169,7 +169,7 @@ START_TEST(error_unknown_kind)
 {
     ck_assert_str_eq(fails("bad-unknown-kind.yaml", NULL, PP_EINVAL, 0),
                      "bad-unknown-kind.yaml:3:18: unknown input kind 'nettrac' (did you mean "
-                     "'nettrace'?); expected one of: nettrace, gcdump, counters, spans, bench");
+                     "'nettrace'?); expected one of: nettrace, gcdump, counters, spans, bench, load");
 }
 END_TEST
 

@@ -1,0 +1,30 @@
+/* plugins/load: load-test results (wrk, hey, k6, bombardier, vegeta) as
+ * tables, totals and findings. Private to the plugin: the state load.c
+ * fills from the records and report.c turns into results. */
+#ifndef PP_PLUGIN_LOAD_H
+#define PP_PLUGIN_LOAD_H
+
+#include <perfpipe/plugin.h>
+
+/* One scope of the run, copied from its record (records are borrowed). */
+typedef struct ld_scope {
+    char *scope;
+    pp_load_result x;            /* figures only: its pointers are not kept */
+    uint32_t nstatus, nkinds, nthresholds;
+    pp_load_count *statuses;     /* names owned */
+    pp_load_count *kinds;
+    pp_load_threshold *thresholds;
+} ld_scope;
+
+typedef struct ld_state {
+    const pp_host_api *host;
+    ld_scope *scopes;
+    uint32_t nscopes, cap;
+    char *tool, *format, *url;
+    double error_percent;        /* option: the errors finding's floor */
+} ld_state;
+
+/* Tables, totals and findings of st. PP_OK or a PP_E* code with err. */
+int ld_report(ld_state *st, pp_ctx *ctx, pp_error *err);
+
+#endif
