@@ -133,7 +133,7 @@ pp_cmd_compare(int argc, char **argv)
             if (!pp_cli_format_ok(optarg))
                 return PP_EXIT_USAGE;
             if (strcmp(optarg, "folded") == 0 || strcmp(optarg, "speedscope") == 0 ||
-                strcmp(optarg, "svg") == 0) {
+                strcmp(optarg, "svg") == 0 || strcmp(optarg, "pprof") == 0) {
                 pp_cli_error("compare: a comparison has no stack table: use table, json, "
                              "markdown or csv");
                 return PP_EXIT_USAGE;

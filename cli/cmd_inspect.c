@@ -129,7 +129,7 @@ pp_cmd_render(int argc, char **argv)
         "\n"
         "Render a saved result document (perfpipe-result/1) again in another format:\n"
         "table, json, markdown, csv, or a flame graph of a stack table (folded,\n"
-        "speedscope, svg). --table NAME or STAGE/NAME picks the table.\n";
+        "speedscope, svg, pprof). --table NAME or STAGE/NAME picks the table.\n";
     const char *format = "table", *output = NULL, *table = NULL, *file = NULL;
     pp_error err = PP_ERROR_INIT;
     json_error_t jerr;

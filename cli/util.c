@@ -234,6 +234,6 @@ pp_cli_format_ok(const char *fmt)
     if (pp_render_format_known(fmt))
         return 1;
     pp_cli_error("unknown format '%s': use table, json, markdown, csv, html, or for a stack table "
-                 "folded, speedscope or svg", fmt);
+                 "folded, speedscope, svg or pprof", fmt);
     return 0;
 }

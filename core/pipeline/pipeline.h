@@ -103,7 +103,7 @@ typedef struct pp_pipeline_stage {
 #define PP_PIPELINE_MAX_TIMEOUT 86400u
 
 typedef struct pp_pipeline_output {
-    char *format;                 /* table json markdown csv folded speedscope svg */
+    char *format;                 /* table json markdown csv folded speedscope svg pprof */
     char *path;                   /* expanded; NULL = stdout */
     pp_pos pos;                   /* of the output's mapping */
     pp_pos format_pos;

@@ -9,7 +9,7 @@
 
 const char *const pp_pipeline_kind_names[] = { "nettrace", "gcdump", "counters", "spans", "bench", NULL };
 const char *const pp_pipeline_format_names[] = { "table", "json", "markdown", "csv",
-                                                 "folded", "speedscope", "svg", NULL };
+                                                 "folded", "speedscope", "svg", "pprof", NULL };
 
 /* The bit of each name above, in the same order. */
 static const uint32_t kind_bits[] = { PP_KIND_NETTRACE, PP_KIND_GCDUMP, PP_KIND_COUNTERS,

@@ -10,7 +10,7 @@
 #include "result/result.h"
 #include "result/render_util.h"
 
-static const char *const flame_formats[] = { "folded", "speedscope", "svg" };
+static const char *const flame_formats[] = { "folded", "speedscope", "svg", "pprof" };
 static const char *const doc_formats[] = { "table", "json", "markdown", "csv", "html" };
 
 static int
@@ -120,6 +120,26 @@ render_flame(const json_t *doc, const char *format, const json_t *st, const json
     return pp_render_svg(doc, st, tj, o, out, err);
 }
 
+/* pprof: the table named, else the first stack table (its per-thread
+ * twin: threads become labels), else the first heap stage's types. */
+static int
+render_pprof(const json_t *doc, const char *table, const pp_render_opts *o, FILE *out,
+             pp_error *err)
+{
+    const json_t *st = NULL, *tj = NULL;
+    size_t si = 0, ti = 0, i;
+    int rc = find_table(doc, table, 1, &st, &tj, &si, &ti, err);
+
+    if (rc == PP_OK)
+        return pp_render_pprof(doc, st, table == NULL ? per_thread_twin(st, tj) : tj, o, out, err);
+    if (rc != PP_ENOTFOUND || table != NULL)
+        return rc;
+    json_array_foreach(json_object_get(doc, "stages"), i, st)
+        if (pp_render_pprof_heap_known(st))
+            return pp_render_pprof(doc, st, NULL, o, out, err);
+    return rc;
+}
+
 static int
 check_args(const json_t *doc, const char *format, FILE *out, pp_error *err)
 {
@@ -129,7 +149,7 @@ check_args(const json_t *doc, const char *format, FILE *out, pp_error *err)
     }
     if (!pp_render_format_known(format)) {
         pp_error_set(err, PP_EINVAL,
-                     "unknown output format \"%s\" (expected table, json, markdown, csv, html, folded, speedscope or svg)",
+                     "unknown output format \"%s\" (expected table, json, markdown, csv, html, folded, speedscope, svg or pprof)",
                      format);
         return PP_EINVAL;
     }
@@ -160,6 +180,8 @@ pp_render_opts_table(const json_t *doc, const char *format, const char *table,
 
     if ((rc = check_args(doc, format, out, err)) != PP_OK)
         return rc;
+    if (strcmp(format, "pprof") == 0)
+        return render_pprof(doc, table, o, out, err);
     if (is_flame(format)) {
         if ((rc = find_table(doc, table, 1, &st, &tj, &si, &ti, err)) != PP_OK) {
             const json_t *hs;

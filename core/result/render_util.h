@@ -86,6 +86,11 @@ int pp_render_speedscope(const json_t *doc, const json_t *st, const json_t *tj,
                          const pp_render_opts *o, FILE *out, pp_error *err);
 int pp_render_svg(const json_t *doc, const json_t *st, const json_t *tj,
                   const pp_render_opts *o, FILE *out, pp_error *err);
+/* pprof of stack table tj of stage st, or with tj NULL of heap stage st's
+ * types (render_pprof.c); pp_render_pprof_heap_known says which stages. */
+int pp_render_pprof(const json_t *doc, const json_t *st, const json_t *tj,
+                    const pp_render_opts *o, FILE *out, pp_error *err);
+int pp_render_pprof_heap_known(const json_t *st);
 
 /* Merged stacks of a stack table: rows with a positive weight, sorted frame
  * by frame (';' orders before any other byte, so every frame's descendants

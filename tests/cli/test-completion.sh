@@ -54,7 +54,7 @@ want=$("$PERFPIPE" describe cpu --format names | sed 's/$/=/' | sort | xargs)
 expect_has "alloc --option fr<TAB>: framework=" "framework=" alloc x --option fr
 expect_words "alloc --option to<TAB>: top= top-stacks= to=" "to= top-stacks= top=" alloc x --option to
 expect_words "--format s<TAB>" "speedscope svg" cpu x --format s
-expect_words "--format <TAB>: every format" "csv folded json markdown speedscope svg table" alloc x --format ""
+expect_words "--format <TAB>: every format" "csv folded json markdown pprof speedscope svg table" alloc x --format ""
 expect_words "plugins --format <TAB>" "json names table" plugins --format ""
 expect_words "compare --format <TAB>: no stack formats" "csv json markdown table" compare a b --format ""
 expect_has "cpu --<TAB> offers --top" "--top" cpu --
@@ -88,7 +88,7 @@ if command -v zsh >/dev/null; then
   want=$("$PERFPIPE" describe cpu --format names | sort | xargs)
   [ "$(zsh_complete cpu x.nettrace --option "")" = "$want" ] && ok "zsh: cpu --option offers cpu's options" ||
     bad "zsh: cpu --option: $(zsh_complete cpu x.nettrace --option "")"
-  [ "$(zsh_complete alloc x --format "")" = "csv folded json markdown speedscope svg table" ] &&
+  [ "$(zsh_complete alloc x --format "")" = "csv folded json markdown pprof speedscope svg table" ] &&
     ok "zsh: --format offers the formats" || bad "zsh: --format: $(zsh_complete alloc x --format "")"
   [ "$(zsh_complete describe "")" = "$analyzers" ] && ok "zsh: describe offers the analyzers" ||
     bad "zsh: describe: $(zsh_complete describe "")"
