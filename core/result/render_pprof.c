@@ -43,34 +43,6 @@
 #define ALLOC_TICK_BYTES (100 * 1024)   /* plugins/alloc: PP_ALLOC_TICK_THRESHOLD */
 #define MAX_LABELS 16
 
-static const json_t *
-table_of(const json_t *st, const char *name)
-{
-    const json_t *t;
-    size_t i;
-
-    json_array_foreach(json_object_get(st, "tables"), i, t) {
-        const char *n = json_string_value(json_object_get(t, "name"));
-        if (n != NULL && strcmp(n, name) == 0)
-            return t;
-    }
-    return NULL;
-}
-
-static size_t
-col_of(const json_t *tj, const char *name)
-{
-    const json_t *c;
-    size_t i;
-
-    json_array_foreach(json_object_get(tj, "columns"), i, c) {
-        const char *n = json_string_value(json_object_get(c, "name"));
-        if (n != NULL && strcmp(n, name) == 0)
-            return i;
-    }
-    return (size_t)-1;
-}
-
 static const char *
 analyzer_of(const json_t *st)
 {
@@ -89,13 +61,13 @@ total_int(const json_t *st, const char *name, int64_t dflt)
 static int
 add_modules(pp_pprof *p, const json_t *st)
 {
-    const json_t *mods = table_of(st, "modules"), *t, *row;
+    const json_t *mods = pp_render_table_of(st, "modules"), *t, *row;
     size_t i, r;
 
     /* the application's modules first: tools call mapping[0] the main binary */
     for (int pass = 0; mods != NULL && pass < 2; pass++) {
-        size_t mi = col_of(mods, "module"), pi = col_of(mods, "path"), bi = col_of(mods, "build_id");
-        size_t ci = col_of(mods, "class");
+        size_t mi = pp_render_col_of(mods, "module"), pi = pp_render_col_of(mods, "path"), bi = pp_render_col_of(mods, "build_id");
+        size_t ci = pp_render_col_of(mods, "class");
         json_array_foreach(json_object_get(mods, "rows"), r, row) {
             const char *m = json_string_value(json_array_get(row, mi));
             const char *cls = json_string_value(json_array_get(row, ci));
@@ -108,9 +80,9 @@ add_modules(pp_pprof *p, const json_t *st)
         }
     }
     json_array_foreach(json_object_get(st, "tables"), i, t) {
-        size_t mc = col_of(t, "module"), fc = col_of(t, "method");
+        size_t mc = pp_render_col_of(t, "module"), fc = pp_render_col_of(t, "method");
         if (fc == (size_t)-1)
-            fc = col_of(t, "frame");
+            fc = pp_render_col_of(t, "frame");
         if (mc == (size_t)-1 || fc == (size_t)-1)
             continue;
         json_array_foreach(json_object_get(t, "rows"), r, row) {
@@ -291,43 +263,34 @@ stack_samples(pp_pprof *p, const json_t *doc, const json_t *st, const json_t *tj
 
 /* ---- heap stages ---------------------------------------------------------- */
 
-/* "a > b > c" as "a;b;c" ending in type (malloc'd), as render_heap.c reads
- * a path: " > " inside brackets is part of a step ("(Bytes > 1K)"). */
+/* The stack of a heap type: its path (render_heap.c reads it), ending in
+ * the type itself (malloc'd). */
 static char *
 path_stack(const char *path, const char *type)
 {
-    size_t n = path ? strlen(path) : 0, tl = strlen(type);
-    char *out = malloc(n + tl + 2), *o = out;
-    const char *last = out;
-    int depth = 0;
+    char *s = pp_render_heap_path_stack(path ? path : "");
+    const char *last;
+    size_t n, tl = strlen(type);
+    char *out;
 
-    if (out == NULL)
+    if (s == NULL)
         return NULL;
-    for (const char *q = path; q && *q;) {
-        if (*q == '(' || *q == '[' || *q == '<')
-            depth++;
-        else if ((*q == ')' || *q == ']' || *q == '>') && depth > 0 && !(q[0] == '>' && q[-1] == ' ' && q[1] == ' '))
-            depth--;
-        if (depth == 0 && strncmp(q, " > ", 3) == 0) {
-            *o++ = ';';
-            last = o;
-            q += 3;
-        } else
-            *o++ = *q++;
+    last = strrchr(s, ';') ? strrchr(s, ';') + 1 : s;
+    if (s[0] != '\0' && strcmp(last, type) == 0)
+        return s;
+    n = strlen(s);
+    if ((out = realloc(s, n + tl + 2)) == NULL) {
+        free(s);
+        return NULL;
     }
-    *o = '\0';
-    if (o == out || strcmp(last, type) != 0) {   /* no path, or one not ending at the type */
-        if (o != out)
-            *o++ = ';';
-        memcpy(o, type, tl + 1);
-    }
+    snprintf(out + n, tl + 2, "%s%s", n ? ";" : "", type);
     return out;
 }
 
 static const char *
 path_of(const json_t *paths, const char *type)
 {
-    size_t ti = col_of(paths, "type"), pi = col_of(paths, "path"), r;
+    size_t ti = pp_render_col_of(paths, "type"), pi = pp_render_col_of(paths, "path"), r;
     const json_t *row;
 
     json_array_foreach(json_object_get(paths, "rows"), r, row) {
@@ -342,10 +305,10 @@ static int
 heap_samples(pp_pprof *p, const json_t *doc, const json_t *st)
 {
     int diff = strcmp(analyzer_of(st), "gcdump-diff") == 0;
-    const json_t *tj = table_of(st, diff ? "growth" : "by_type");
-    const json_t *paths = table_of(st, "paths"), *row;
-    size_t ti = col_of(tj, "type"), ci = col_of(tj, diff ? "count_delta" : "count");
-    size_t bi = col_of(tj, diff ? "bytes_delta" : "bytes"), pi = col_of(tj, "path"), r, nl;
+    const json_t *tj = pp_render_table_of(st, diff ? "growth" : "by_type");
+    const json_t *paths = pp_render_table_of(st, "paths"), *row;
+    size_t ti = pp_render_col_of(tj, "type"), ci = pp_render_col_of(tj, diff ? "count_delta" : "count");
+    size_t bi = pp_render_col_of(tj, diff ? "bytes_delta" : "bytes"), pi = pp_render_col_of(tj, "path"), r, nl;
     int64_t sum[2] = { 0, 0 }, rest[2];
     pp_pprof_label labels[MAX_LABELS];
     char keys[MAX_LABELS][64];

@@ -425,3 +425,31 @@ pp_html_text(FILE *out, const char *s)
         }
     }
 }
+
+const json_t *
+pp_render_table_of(const json_t *st, const char *name)
+{
+    const json_t *t;
+    size_t i;
+
+    json_array_foreach(json_object_get(st, "tables"), i, t) {
+        const char *n = json_string_value(json_object_get(t, "name"));
+        if (n != NULL && strcmp(n, name) == 0)
+            return t;
+    }
+    return NULL;
+}
+
+size_t
+pp_render_col_of(const json_t *tj, const char *name)
+{
+    const json_t *c;
+    size_t i;
+
+    json_array_foreach(json_object_get(tj, "columns"), i, c) {
+        const char *n = json_string_value(json_object_get(c, "name"));
+        if (n != NULL && strcmp(n, name) == 0)
+            return i;
+    }
+    return (size_t)-1;
+}

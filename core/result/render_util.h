@@ -53,6 +53,14 @@ void pp_render_cell_raw(char *buf, size_t size, const json_t *cell);
 /* PP_OK, or PP_EIO with a message when writes to out failed. */
 int pp_render_check_io(FILE *out, const char *format, pp_error *err);
 
+/* Table `name` of stage st, NULL when none; column `name` of table tj,
+ * (size_t)-1 when none. */
+const json_t *pp_render_table_of(const json_t *st, const char *name);
+size_t pp_render_col_of(const json_t *tj, const char *name);
+/* A heap path "a > b > c" as the stack "a;b;c" (malloc'd, NULL when out of
+ * memory); " > " inside brackets stays in its step ("(Bytes > 1K)"). */
+char *pp_render_heap_path_stack(const char *path);
+
 /* Is tj a stack table (first column "stack" string, second count, bytes or
  * duration_ns)? */
 int pp_render_is_stack_table(const json_t *tj);
