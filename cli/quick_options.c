@@ -65,6 +65,10 @@ pp_cli_quick_options(const char *analyzer, const char *format, const char *table
         format = "table";
     /* alloc keeps its 1000 heaviest stacks (the rest in one row); the
      * formats other tools read as a whole profile get every stack */
+    /* pprof labels alloc's samples with their type: by_type_stack */
+    if (alloc && strcmp(format, "pprof") == 0 && table == NULL &&
+        add(opts, flags, n, max, "type-stacks", "true") < 0)
+        return -1;
     if (alloc && in(format, every_stack))
         return add(opts, flags, n, max, "top-stacks", "0");
     /* a heap's pprof: every type is a sample of its own (else the types

@@ -120,8 +120,33 @@ render_flame(const json_t *doc, const char *format, const json_t *st, const json
     return pp_render_svg(doc, st, tj, o, out, err);
 }
 
-/* pprof: the table named, else the first stack table (its per-thread
- * twin: threads become labels), else the first heap stage's types. */
+/* The stack table of st that splits tj's stacks the finest: the one with
+ * the most string columns besides the stack (cpu's by_thread_stack: thread
+ * and state; alloc's by_type_stack: type), which pprof makes labels. */
+static const json_t *
+labelled_twin(const json_t *st, const json_t *tj)
+{
+    const json_t *t, *best = tj;
+    size_t i, most = 0;
+
+    json_array_foreach(json_object_get(st, "tables"), i, t) {
+        const json_t *c;
+        size_t j, n = 0;
+        if (!pp_render_is_stack_table(t))
+            continue;
+        json_array_foreach(json_object_get(t, "columns"), j, c)
+            n += j > 0 && pp_render_col_type(c) == PP_COL_STRING;
+        if (n > most) {
+            most = n;
+            best = t;
+        }
+    }
+    return best;
+}
+
+/* pprof: the table named, else the first stack table (or its labelled
+ * twin: threads, states, types become labels), else the first heap
+ * stage's types. */
 static int
 render_pprof(const json_t *doc, const char *table, const pp_render_opts *o, FILE *out,
              pp_error *err)
@@ -131,7 +156,7 @@ render_pprof(const json_t *doc, const char *table, const pp_render_opts *o, FILE
     int rc = find_table(doc, table, 1, &st, &tj, &si, &ti, err);
 
     if (rc == PP_OK)
-        return pp_render_pprof(doc, st, table == NULL ? per_thread_twin(st, tj) : tj, o, out, err);
+        return pp_render_pprof(doc, st, table == NULL ? labelled_twin(st, tj) : tj, o, out, err);
     if (rc != PP_ENOTFOUND || table != NULL)
         return rc;
     json_array_foreach(json_object_get(doc, "stages"), i, st)

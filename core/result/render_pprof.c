@@ -8,10 +8,11 @@
  * duration columns are the values (count types first, as pprof's convention
  * asks; an "ms" column in nanoseconds, exact to the nanosecond the document
  * keeps), its other string columns labels (thread, cpu's running/waiting
- * "state", a route where a table has one). Named for what they measure:
+ * "state", alloc's "type", a route where a table has one). Named for what
+ * they measure:
  *   cpu      samples/count, thread_time/nanoseconds (the view's name)
  *   alloc    alloc_ticks/count, alloc_space/bytes (GCAllocationTick's
- *            sampled bytes; the type is not in by_stack: by_type has it)
+ *            sampled bytes), from by_type_stack when the stage has it
  * A heap stage (gcdump, gcdump-diff) has no stack table: each listed type
  * is one sample whose stack is its path from a GC root, the type the leaf
  * frame and a "type" label:

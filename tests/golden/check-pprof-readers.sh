@@ -8,7 +8,7 @@
 # own table: cpu's by_method exclusive counts, alloc's by_stack leaves,
 # gcdump's by_type, gcdump-diff's growth. cpu's running/waiting "state"
 # label must split thread time as the document's running_time and
-# waiting_time do. Each reader SKIPs alone when absent; with neither, the
+# waiting_time do, alloc's "type" label the samples as by_type does. Each reader SKIPs alone when absent; with neither, the
 # test SKIPs.
 set -u
 PERFPIPE=${PERFPIPE:?}
@@ -76,7 +76,8 @@ for line in text:
         if m:
             samples.append({"values": m.group(1).split(), "ids": m.group(2).split(), "labels": {}})
             continue
-        for k, v in re.findall(r"(\S+?):\[([^\]]*)\]", line):
+        # "key:[value] key:[value]": a value may hold brackets (System.Byte[])
+        for k, v in re.findall(r"(\S+?):\[(.*?)\](?=\s+\S+?:\[|\s*$)", line.strip()):
             samples[-1]["labels"][k] = v
     elif sec == "l":
         # "ID: 0xADDR [M=N ]NAME :LINE s=START[(SYSTEM NAME)]": go shows a
@@ -133,6 +134,13 @@ elif an == "alloc":
         leaf = r[0].split(";")[-1]
         want[0][leaf] = want[0].get(leaf, 0) + r[2]; want[1][leaf] = want[1].get(leaf, 0) + r[1]
     expect("flat ticks per function", flat(0), want[0]); expect("flat bytes per function", flat(1), want[1])
+    # the "type" label splits the samples as by_type does
+    bt = tab["by_type"]; per = {}
+    for x in prof["samples"]:
+        t = x["labels"].get("type"); v = per.setdefault(t, [0, 0])
+        v[0] += int(x["values"][0]); v[1] += int(x["values"][1])
+    expect("ticks and bytes per type label", per,
+           {r[col(bt, "type")]: [r[col(bt, "samples")], r[col(bt, "bytes")]] for r in bt["rows"]})
     expect("period", int(prof["period"]), 102400)
 else:
     diff = an == "gcdump-diff"
@@ -166,8 +174,8 @@ EOF
 runs=(
   "cpu cpu-sampled.nettrace --option top=0"
   "cpu cpu-blocking.nettrace --option top=0"
-  "alloc alloc-gcverbose.nettrace --option top-stacks=0"
-  "alloc alloc-exact.nettrace --option top-stacks=0"
+  "alloc alloc-gcverbose.nettrace --option top-stacks=0 --option top=0"
+  "alloc alloc-exact.nettrace --option top-stacks=0 --option top=0"
   "gcdump leak-after.gcdump --option top=0"
   "gcdump leak-before.gcdump --option top=0"
   "gcdump-diff leak-before.gcdump leak-after.gcdump --option top=0"
