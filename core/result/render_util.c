@@ -426,30 +426,33 @@ pp_html_text(FILE *out, const char *s)
     }
 }
 
+/* The index of the first object of arr whose "name" is name, (size_t)-1
+ * when none: tables of a stage and columns of a table are both such lists. */
+static size_t
+index_named(const json_t *arr, const char *name)
+{
+    const json_t *o;
+    size_t i;
+
+    json_array_foreach(arr, i, o) {
+        const char *n = json_string_value(json_object_get(o, "name"));
+        if (n != NULL && strcmp(n, name) == 0)
+            return i;
+    }
+    return (size_t)-1;
+}
+
 const json_t *
 pp_render_table_of(const json_t *st, const char *name)
 {
-    const json_t *t;
-    size_t i;
+    const json_t *tables = json_object_get(st, "tables");
+    size_t i = index_named(tables, name);
 
-    json_array_foreach(json_object_get(st, "tables"), i, t) {
-        const char *n = json_string_value(json_object_get(t, "name"));
-        if (n != NULL && strcmp(n, name) == 0)
-            return t;
-    }
-    return NULL;
+    return i == (size_t)-1 ? NULL : json_array_get(tables, i);
 }
 
 size_t
 pp_render_col_of(const json_t *tj, const char *name)
 {
-    const json_t *c;
-    size_t i;
-
-    json_array_foreach(json_object_get(tj, "columns"), i, c) {
-        const char *n = json_string_value(json_object_get(c, "name"));
-        if (n != NULL && strcmp(n, name) == 0)
-            return i;
-    }
-    return (size_t)-1;
+    return index_named(json_object_get(tj, "columns"), name);
 }
