@@ -56,16 +56,25 @@ pp_cli_quick_options(const char *analyzer, const char *format, const char *table
                      pp_pipeline_option_override *opts, const char **flags, size_t *n, size_t max)
 {
     static const char *const text[] = { "table", "markdown", NULL };
-    static const char *const per_thread[] = { "json", "csv", "speedscope", NULL };
-    static const char *const every_stack[] = { "folded", "speedscope", NULL };
+    static const char *const per_thread[] = { "json", "csv", "speedscope", "pprof", NULL };
+    static const char *const every_stack[] = { "folded", "speedscope", "pprof", NULL };
     int alloc = strcmp(analyzer, "alloc") == 0;
+    int heap = strcmp(analyzer, "gcdump") == 0 || strcmp(analyzer, "gcdump-diff") == 0;
 
     if (format == NULL)
         format = "table";
     /* alloc keeps its 1000 heaviest stacks (the rest in one row); the
      * formats other tools read as a whole profile get every stack */
+    /* pprof labels alloc's samples with their type: by_type_stack */
+    if (alloc && strcmp(format, "pprof") == 0 && table == NULL &&
+        add(opts, flags, n, max, "type-stacks", "true") < 0)
+        return -1;
     if (alloc && in(format, every_stack))
         return add(opts, flags, n, max, "top-stacks", "0");
+    /* a heap's pprof: every type is a sample of its own (else the types
+     * past `top` are one "[other types]" sample) */
+    if (heap && strcmp(format, "pprof") == 0 && table == NULL)
+        return add(opts, flags, n, max, "top", "0");
     /* --evidence-dir keeps the whole document; --table picks any table */
     if ((!alloc && strcmp(analyzer, "cpu") != 0) || evidence_dir != NULL || table != NULL)
         return 0;
@@ -78,7 +87,8 @@ pp_cli_quick_options(const char *analyzer, const char *format, const char *table
         if (add(opts, flags, n, max, "top-stacks", top != NULL ? top : QUICK_TOP_DEFAULT) < 0)
             return -1;
     }
-    /* by_thread_stack only feeds speedscope's per-thread profiles */
+    /* by_thread_stack only feeds speedscope's per-thread profiles and pprof's
+     * thread labels */
     if (!alloc && !in(format, per_thread))
         return add(opts, flags, n, max, "thread-stacks", "false");
     return 0;

@@ -2,6 +2,7 @@
  * message, the evidence, the outputs (run_internal.h). */
 #include "config.h"
 
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -91,6 +92,43 @@ option_refusal(const json_t *doc)
     return NULL;
 }
 
+/* An output path holding ${stage}: one file per stage of the document, each
+ * rendered from a document holding that stage alone (a pprof per stage). */
+static int
+write_per_stage(const char *path, const json_t *doc, const char *format, const char *table)
+{
+    const json_t *st;
+    size_t i;
+    int status = PP_EXIT_OK;
+
+    json_array_foreach(json_object_get(doc, "stages"), i, st) {
+        const char *id = json_string_value(json_object_get(st, "id"));
+        const char *at = strstr(path, "${stage}");
+        size_t n = strlen(path) + (id ? strlen(id) : 0) + 1;
+        char *one_path = malloc(n);
+        json_t *one = json_copy((json_t *)(uintptr_t)doc), *stages = json_array();
+        int w;
+
+        if (one_path == NULL || one == NULL || stages == NULL ||
+            json_array_append(stages, (json_t *)(uintptr_t)st) != 0 ||
+            json_object_set(one, "stages", stages) != 0) {
+            pp_cli_error("out of memory");
+            w = PP_EXIT_OUTPUT;
+        } else {
+            snprintf(one_path, n, "%.*s%s%s", (int)(at - path), path, id ? id : "",
+                     at + strlen("${stage}"));
+            w = strstr(one_path, "${stage}") != NULL ? write_per_stage(one_path, one, format, table)
+                                                     : pp_cli_write_doc(one_path, one, format, table);
+        }
+        if (w != PP_EXIT_OK)
+            status = w;
+        free(one_path);
+        json_decref(stages);
+        json_decref(one);
+    }
+    return status;
+}
+
 static int
 write_results(const run_args *a, const pp_pipeline *p, const json_t *doc)
 {
@@ -116,7 +154,10 @@ write_results(const run_args *a, const pp_pipeline *p, const json_t *doc)
             status = w;
     } else {
         for (uint32_t i = 0; i < p->output_count; i++) {
-            int w = pp_cli_write_doc(p->outputs[i].path, doc, p->outputs[i].format, a->table);
+            const char *path = p->outputs[i].path;
+            int w = path != NULL && strstr(path, "${stage}") != NULL
+                        ? write_per_stage(path, doc, p->outputs[i].format, a->table)
+                        : pp_cli_write_doc(path, doc, p->outputs[i].format, a->table);
 
             if (w != PP_EXIT_OK)
                 status = w;

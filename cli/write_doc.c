@@ -4,6 +4,7 @@
 #include "config.h"
 
 #include <string.h>
+#include <unistd.h>
 
 #include <jansson.h>
 
@@ -42,6 +43,12 @@ pp_cli_write_doc(const char *path, const json_t *doc, const char *format, const 
 {
     doc_job job = { path, doc, format, table };
 
+    /* gzip bytes on a terminal help nobody (a pipe or a file is fine) */
+    if (strcmp(format, "pprof") == 0 && (path == NULL || strcmp(path, "-") == 0) &&
+        isatty(STDOUT_FILENO)) {
+        pp_cli_error("pprof is binary (gzip): write it with -o FILE.pb.gz, or pipe it");
+        return PP_EXIT_USAGE;
+    }
     if (table == NULL && strcmp(format, "csv") == 0 && pp_cli_is_dir_output(path))
         return pp_cli_write_csv_dir(path, doc);
     return pp_cli_write_output(path, write_doc, &job);

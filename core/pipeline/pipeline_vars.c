@@ -178,6 +178,9 @@ lookup_output_var(void *user, const char *name)
     out_lookup *o = user;
     const char *v = lookup_var((void *)o->p, name);
 
+    /* ${stage} stays for the writer: one file per stage (perfpipe-pipeline(5)) */
+    if (v == NULL && strcmp(name, "stage") == 0)
+        return "${stage}";
     if (v != NULL && (strchr(v, '/') != NULL || strstr(v, "..") != NULL)) {
         o->unsafe = "contains '/' or '..'";
         return NULL;

@@ -58,6 +58,8 @@ const pp_output_format pp_output_formats[] = {
     { .name = "svg", .kind = PP_FORMAT_STACKS, .stacks = pp_render_svg,
       .no_stacks = counters_svg,
       .summary = "an interactive flame graph (the counters charts without stacks)" },
+    { .name = "pprof", .kind = PP_FORMAT_STACKS, .whole = pp_render_pprof_doc,
+      .summary = "gzip protobuf profile for go tool pprof, Pyroscope, Parca (-o FILE.pb.gz)" },
     PP_REGISTRY_EXTRA_FORMATS
     { .name = NULL },
 };

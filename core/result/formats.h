@@ -36,6 +36,11 @@ typedef struct pp_output_format {
     pp_render_stacks_fn stacks;
     int per_thread;
     pp_render_doc_fn no_stacks;
+    /* When not NULL, the format picks its own table (table: the one the
+     * user named, or NULL) and the rest of the row is not used (pprof: the
+     * stack table with the most labels, else a heap stage's types). */
+    int (*whole)(const json_t *doc, const char *table, const pp_render_opts *o, FILE *out,
+                 pp_error *err);
 } pp_output_format;
 
 /* The rows, ended by one whose name is NULL. */

@@ -17,49 +17,6 @@ pp_render_format_known(const char *format)
     return pp_output_format_named(format) != NULL;
 }
 
-/* Find table `want` ("NAME" or "STAGE/NAME"; NULL = first stack table). */
-static int
-find_table(const json_t *doc, const char *want, int need_stack,
-           const json_t **st_out, const json_t **tj_out, size_t *si_out, size_t *ti_out,
-           pp_error *err)
-{
-    const json_t *stages = json_object_get(doc, "stages");
-    const char *slash = want ? strchr(want, '/') : NULL;
-    size_t si, ti;
-    const json_t *st, *tj;
-
-    json_array_foreach(stages, si, st) {
-        const char *sid = json_string_value(json_object_get(st, "id"));
-        if (slash != NULL && (sid == NULL || strlen(sid) != (size_t)(slash - want) ||
-                              strncmp(sid, want, (size_t)(slash - want)) != 0))
-            continue;
-        json_array_foreach(json_object_get(st, "tables"), ti, tj) {
-            const char *tn = json_string_value(json_object_get(tj, "name"));
-            if (want != NULL && (tn == NULL || strcmp(tn, slash ? slash + 1 : want) != 0))
-                continue;
-            if (want == NULL && !pp_render_is_stack_table(tj))
-                continue;
-            if (need_stack && !pp_render_is_stack_table(tj)) {
-                pp_error_set(err, PP_EINVAL,
-                             "table \"%s\" of stage \"%s\" is not a stack table (first column \"stack\", second a count, bytes or duration_ns weight)",
-                             tn, sid ? sid : "?");
-                return PP_EINVAL;
-            }
-            *st_out = st;
-            *tj_out = tj;
-            *si_out = si;
-            *ti_out = ti;
-            return PP_OK;
-        }
-    }
-    if (want == NULL)
-        pp_error_set(err, PP_ENOTFOUND,
-                     "no stack table in the result (a table whose first column is \"stack\") to draw");
-    else
-        pp_error_set(err, PP_ENOTFOUND, "no table \"%s\" in the result", want);
-    return PP_ENOTFOUND;
-}
-
 /* speedscope by default draws one profile per thread: when the stage's
  * first stack table has no "thread" column, a later stack table of the
  * same stage that has one (cpu's by_thread_stack) holds the same stacks
@@ -121,8 +78,10 @@ pp_render_opts_table(const json_t *doc, const char *format, const char *table,
     if ((rc = check_args(doc, format, out, err)) != PP_OK)
         return rc;
     f = pp_output_format_named(format);
+    if (f->whole != NULL)
+        return f->whole(doc, table, o, out, err);
     if (f->kind == PP_FORMAT_STACKS) {
-        if ((rc = find_table(doc, table, 1, &st, &tj, &si, &ti, err)) != PP_OK) {
+        if ((rc = pp_render_find_table(doc, table, 1, &st, &tj, &si, &ti, err)) != PP_OK) {
             const json_t *hs;
             size_t i;
             if (rc != PP_ENOTFOUND || table != NULL)
@@ -147,7 +106,7 @@ pp_render_opts_table(const json_t *doc, const char *format, const char *table,
     }
     if (table == NULL)
         return f->doc(doc, o, out, err);
-    if ((rc = find_table(doc, table, 0, &st, &tj, &si, &ti, err)) != PP_OK)
+    if ((rc = pp_render_find_table(doc, table, 0, &st, &tj, &si, &ti, err)) != PP_OK)
         return rc;
     /* The document with only that stage, holding only that table. */
     if ((copy = json_deep_copy(doc)) == NULL)

@@ -16,39 +16,11 @@
 #include "result/result.h"
 #include "result/render_util.h"
 
-static const json_t *
-table_of(const json_t *st, const char *name)
-{
-    const json_t *t;
-    size_t i;
-
-    json_array_foreach(json_object_get(st, "tables"), i, t) {
-        const char *n = json_string_value(json_object_get(t, "name"));
-        if (n != NULL && strcmp(n, name) == 0)
-            return t;
-    }
-    return NULL;
-}
-
-static size_t
-col_of(const json_t *tj, const char *name)
-{
-    const json_t *c;
-    size_t i;
-
-    json_array_foreach(json_object_get(tj, "columns"), i, c) {
-        const char *n = json_string_value(json_object_get(c, "name"));
-        if (n != NULL && strcmp(n, name) == 0)
-            return i;
-    }
-    return (size_t)-1;
-}
-
 /* "a > b > c" as "a;b;c" (malloc'd); a step that holds ';' stays one
  * frame to the flame renderers (they split outside brackets only), though
  * folded output cannot tell. */
-static char *
-to_stack(const char *path)
+char *
+pp_render_heap_path_stack(const char *path)
 {
     size_t n = strlen(path);
     char *out = malloc(n + 1), *o = out;
@@ -78,7 +50,7 @@ to_stack(const char *path)
 static json_int_t
 type_bytes(const json_t *by_type, const char *type)
 {
-    size_t ti = col_of(by_type, "type"), bi = col_of(by_type, "bytes"), r;
+    size_t ti = pp_render_col_of(by_type, "type"), bi = pp_render_col_of(by_type, "bytes"), r;
     const json_t *row;
 
     if (ti == (size_t)-1 || bi == (size_t)-1)
@@ -94,17 +66,17 @@ type_bytes(const json_t *by_type, const char *type)
 json_t *
 pp_render_heap_stacks(const json_t *st)
 {
-    const json_t *paths = table_of(st, "paths"), *row;
-    const json_t *by_type = table_of(st, "by_type");
+    const json_t *paths = pp_render_table_of(st, "paths"), *row;
+    const json_t *by_type = pp_render_table_of(st, "by_type");
     size_t ti, pi, di, r;
     json_t *tj, *rows;
     int diff;
 
     if (paths == NULL)
         return NULL;
-    ti = col_of(paths, "type");
-    pi = col_of(paths, "path");
-    di = col_of(paths, "bytes_delta");
+    ti = pp_render_col_of(paths, "type");
+    pi = pp_render_col_of(paths, "path");
+    di = pp_render_col_of(paths, "bytes_delta");
     if (ti == (size_t)-1 || pi == (size_t)-1 || (di == (size_t)-1 && by_type == NULL))
         return NULL;
     diff = di != (size_t)-1;
@@ -123,7 +95,7 @@ pp_render_heap_stacks(const json_t *st)
         char *stack;
         if (path == NULL || w <= 0)
             continue;
-        if ((stack = to_stack(path)) == NULL ||
+        if ((stack = pp_render_heap_path_stack(path)) == NULL ||
             json_array_append_new(rows, json_pack("[s, I]", stack, w)) != 0) {
             free(stack);
             json_decref(tj);

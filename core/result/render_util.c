@@ -425,3 +425,76 @@ pp_html_text(FILE *out, const char *s)
         }
     }
 }
+
+/* The index of the first object of arr whose "name" is name, (size_t)-1
+ * when none: tables of a stage and columns of a table are both such lists. */
+static size_t
+index_named(const json_t *arr, const char *name)
+{
+    const json_t *o;
+    size_t i;
+
+    json_array_foreach(arr, i, o) {
+        const char *n = json_string_value(json_object_get(o, "name"));
+        if (n != NULL && strcmp(n, name) == 0)
+            return i;
+    }
+    return (size_t)-1;
+}
+
+const json_t *
+pp_render_table_of(const json_t *st, const char *name)
+{
+    const json_t *tables = json_object_get(st, "tables");
+    size_t i = index_named(tables, name);
+
+    return i == (size_t)-1 ? NULL : json_array_get(tables, i);
+}
+
+size_t
+pp_render_col_of(const json_t *tj, const char *name)
+{
+    return index_named(json_object_get(tj, "columns"), name);
+}
+
+int
+pp_render_find_table(const json_t *doc, const char *want, int need_stack,
+           const json_t **st_out, const json_t **tj_out, size_t *si_out, size_t *ti_out,
+           pp_error *err)
+{
+    const json_t *stages = json_object_get(doc, "stages");
+    const char *slash = want ? strchr(want, '/') : NULL;
+    size_t si, ti;
+    const json_t *st, *tj;
+
+    json_array_foreach(stages, si, st) {
+        const char *sid = json_string_value(json_object_get(st, "id"));
+        if (slash != NULL && (sid == NULL || strlen(sid) != (size_t)(slash - want) ||
+                              strncmp(sid, want, (size_t)(slash - want)) != 0))
+            continue;
+        json_array_foreach(json_object_get(st, "tables"), ti, tj) {
+            const char *tn = json_string_value(json_object_get(tj, "name"));
+            if (want != NULL && (tn == NULL || strcmp(tn, slash ? slash + 1 : want) != 0))
+                continue;
+            if (want == NULL && !pp_render_is_stack_table(tj))
+                continue;
+            if (need_stack && !pp_render_is_stack_table(tj)) {
+                pp_error_set(err, PP_EINVAL,
+                             "table \"%s\" of stage \"%s\" is not a stack table (first column \"stack\", second a count, bytes or duration_ns weight)",
+                             tn, sid ? sid : "?");
+                return PP_EINVAL;
+            }
+            *st_out = st;
+            *tj_out = tj;
+            *si_out = si;
+            *ti_out = ti;
+            return PP_OK;
+        }
+    }
+    if (want == NULL)
+        pp_error_set(err, PP_ENOTFOUND,
+                     "no stack table in the result (a table whose first column is \"stack\") to draw");
+    else
+        pp_error_set(err, PP_ENOTFOUND, "no table \"%s\" in the result", want);
+    return PP_ENOTFOUND;
+}

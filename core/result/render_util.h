@@ -53,6 +53,14 @@ void pp_render_cell_raw(char *buf, size_t size, const json_t *cell);
 /* PP_OK, or PP_EIO with a message when writes to out failed. */
 int pp_render_check_io(FILE *out, const char *format, pp_error *err);
 
+/* Table `name` of stage st, NULL when none; column `name` of table tj,
+ * (size_t)-1 when none. */
+const json_t *pp_render_table_of(const json_t *st, const char *name);
+size_t pp_render_col_of(const json_t *tj, const char *name);
+/* A heap path "a > b > c" as the stack "a;b;c" (malloc'd, NULL when out of
+ * memory); " > " inside brackets stays in its step ("(Bytes > 1K)"). */
+char *pp_render_heap_path_stack(const char *path);
+
 /* Is tj a stack table (first column "stack" string, second count, bytes or
  * duration_ns)? */
 int pp_render_is_stack_table(const json_t *tj);
@@ -89,6 +97,22 @@ int pp_render_speedscope(const json_t *doc, const json_t *st, const json_t *tj,
                          const pp_render_opts *o, FILE *out, pp_error *err);
 int pp_render_svg(const json_t *doc, const json_t *st, const json_t *tj,
                   const pp_render_opts *o, FILE *out, pp_error *err);
+/* pprof of stack table tj of stage st, or with tj NULL of heap stage st's
+ * types (render_pprof.c); pp_render_pprof_heap_known says which stages. */
+int pp_render_pprof(const json_t *doc, const json_t *st, const json_t *tj,
+                    const pp_render_opts *o, FILE *out, pp_error *err);
+int pp_render_pprof_heap_known(const json_t *st);
+/* pprof of the table named (NULL: the first stack table's labelled twin,
+ * else the first heap stage): the format registry's whole-document hook. */
+int pp_render_pprof_doc(const json_t *doc, const char *table, const pp_render_opts *o, FILE *out,
+                        pp_error *err);
+
+/* Table want ("NAME" or "STAGE/NAME"; NULL: the first stack table) of doc:
+ * its stage, table and their indexes (borrowed). need_stack refuses a table
+ * that is not a stack table (PP_EINVAL); PP_ENOTFOUND when there is none. */
+int pp_render_find_table(const json_t *doc, const char *want, int need_stack,
+                         const json_t **st_out, const json_t **tj_out, size_t *si_out,
+                         size_t *ti_out, pp_error *err);
 
 /* Merged stacks of a stack table: rows with a positive weight, sorted frame
  * by frame (';' orders before any other byte, so every frame's descendants

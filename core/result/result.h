@@ -146,6 +146,8 @@ int pp_result_validate(const json_t *doc, pp_error *err);
  *   "csv"        RFC 4180 blocks per table, raw machine values, CRLF
  *   "folded"     `frame;frame;... weight` lines (flamegraph.pl, inferno)
  *   "speedscope" speedscope's file format (sampled profile)
+ *   "pprof"      gzip-compressed perftools.profiles.Profile (go tool pprof,
+ *                Pyroscope, Parca); also a heap stage's types by root path
  *   "svg"        a self-contained interactive flame graph; for a result
  *                without a stack table, the counters charts (footprint
  *                series over time, trend lines, leak verdicts)

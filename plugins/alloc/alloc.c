@@ -17,6 +17,8 @@ static const pp_option_decl alloc_options[] = {
     { "top", PP_OPT_INT, 0, "25", "rows per table (0 = all)" },
     { "top-stacks", PP_OPT_INT, 0, "1000",
       "rows of by_stack, heaviest first; the rest are summed in one row \"[other stacks]\" (0 = every stack)" },
+    { "type-stacks", PP_OPT_BOOL, 0, "false",
+      "emit by_type_stack, every stack per allocated type (pprof's type labels; `perfpipe alloc FILE --format pprof` sets it)" },
     { "fold-generated", PP_OPT_BOOL, 0, "true",
       "attribute lambdas, closures and async state machines to the method that wrote them" },
     { "framework", PP_OPT_STRING_LIST, 0, "System.,Microsoft.,Internal.",
@@ -99,6 +101,8 @@ static int alloc_create(const pp_host_api *host, pp_ctx *ctx, const pp_options *
     a->fold_generated = 1;
     if (rc == PP_OK)
         host->opt_bool(opts, "fold-generated", &a->fold_generated);
+    if (rc == PP_OK)
+        host->opt_bool(opts, "type-stacks", &a->type_stacks);
     if (rc == PP_OK)
         rc = pp_pc_prefixes_load(host, opts, "framework", &a->framework, err);
     if (rc == PP_OK)

@@ -63,6 +63,7 @@ typedef struct pp_alloc {
     pp_pc_prefixes framework;
     pp_pc_prefixes focus;
     int fold_generated;       /* responsible frame: lambdas etc. -> their method */
+    int type_stacks;          /* emit by_type_stack (type_stacks.h) */
     pp_pc_window window;
     int64_t expect_min_bytes;  /* 0 = no expectation */
     const char *expect_from;   /* "option" or "knob" */

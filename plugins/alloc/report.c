@@ -13,6 +13,7 @@
 #include "../common/strbuf.h"
 #include "folded.h"
 #include "tick.h"
+#include "type_stacks.h"
 #include "../common/zalloc.h"
 
 #define NO_STACK_NAME "[no stack]"
@@ -43,6 +44,7 @@ typedef struct report {
     stack_facts *facts;
     pp_pc_strbuf buf;
     pp_pc_agg by_type, by_frame, by_type_frame, by_type_frame_kind, by_kind;
+    pp_pc_agg by_type_stack;         /* only with the type-stacks option */
     int64_t (*by_stack)[2];          /* [folded id] bytes, samples */
     int64_t no_stack[2];             /* the "[no stack]" row */
     int have_no_stack;
@@ -333,6 +335,8 @@ static int fold_rows(report *r)
             rc = note_lands(r, bf, f, d[0]);
         if (rc == PP_OK)
             rc = pp_pc_agg_add(&r->by_kind, kind, strlen(kind), d, NULL);
+        if (rc == PP_OK && a->type_stacks)
+            rc = pp_alloc_type_stack_add(&r->by_type_stack, key[0], f ? f->folded : UINT32_MAX, d);
         stack_v[0] = pp_i64_add_sat(stack_v[0], d[0]);
         stack_v[1] += d[1];
         if (rc == PP_OK) {
@@ -709,6 +713,7 @@ int pp_alloc_report(pp_alloc *a, pp_ctx *ctx, pp_error *err)
     pp_pc_agg_init(&r.by_type_frame, 2);
     pp_pc_agg_init(&r.by_type_frame_kind, 3);
     pp_pc_agg_init(&r.by_kind, 2);
+    pp_pc_agg_init(&r.by_type_stack, 2);
 
     int rc = name_stacks(&r);
     if (rc == PP_OK)
@@ -729,6 +734,8 @@ int pp_alloc_report(pp_alloc *a, pp_ctx *ctx, pp_error *err)
         rc = emit_simple(&r, "by_kind", "kind", &r.by_kind, 0, 0, 0);
     if (rc == PP_OK)
         rc = emit_by_stack(&r, a->top_stacks);
+    if (rc == PP_OK && a->type_stacks)
+        rc = pp_alloc_emit_type_stacks(a->host, ctx, &r.by_type_stack, &a->types, &r.folded, NO_STACK_NAME);
     if (rc == PP_OK)
         rc = pp_pc_modules_emit(&r.mods, ctx);
     if (rc == PP_OK)
@@ -742,6 +749,7 @@ int pp_alloc_report(pp_alloc *a, pp_ctx *ctx, pp_error *err)
     pp_pc_agg_free(&r.by_type_frame);
     pp_pc_agg_free(&r.by_type_frame_kind);
     pp_pc_agg_free(&r.by_kind);
+    pp_pc_agg_free(&r.by_type_stack);
     free(r.by_stack);
     pp_pc_symcache_free(&r.syms);
     pp_pc_modules_free(&r.mods);

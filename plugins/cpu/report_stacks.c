@@ -90,20 +90,23 @@ static int cmp_raw(const void *pa, const void *pb, void *arg)
 }
 
 /* by_thread_stack: the stacks of each thread, for flame formats that keep
- * threads apart (speedscope's per-thread profiles); the renderer merges
- * threads back for the all-threads view. Ranked by time. */
+ * threads apart (speedscope's per-thread profiles, pprof's thread labels);
+ * the renderer merges threads back for the all-threads view. Ranked by
+ * time. Its "state" is the running/waiting split of blocked.c, so a
+ * profile can keep the waits apart (pprof's state label). */
 int pp_cpu_emit_thread_stacks(report *r)
 {
     pp_cpu *c = r->c;
     const pp_host_api *h = c->host;
-    pp_column cols[4] = {
+    pp_column cols[5] = {
         { "stack", PP_COL_STRING, 0 },
         { "samples", PP_COL_COUNT, 0 },
         { "ms", PP_COL_NUMBER, 0 },
         { "thread", PP_COL_STRING, 0 },
+        { "state", PP_COL_STRING, 0 },
     };
     /* no key: thread ids differ between runs, so compare has nothing to join */
-    pp_table *t = h->table_new(r->ctx, "by_thread_stack", 4, cols, 0);
+    pp_table *t = h->table_new(r->ctx, "by_thread_stack", 5, cols, 0);
     if (!t)
         return PP_ENOMEM;
     uint32_t n = c->nraw;
@@ -130,8 +133,9 @@ int pp_cpu_emit_thread_stacks(report *r)
         }
         if (rc != PP_OK)
             break;
-        pp_cell cells[4] = { pp_cell_str(r->buf.data), pp_cell_int(v[PP_CPU_SAMPLES]), pp_cell_dbl(pp_cpu_ms(v[PP_CPU_NS])),
-                             pp_cell_str(tid) };
+        int waiting = stack < r->states.nstacks && r->states.is_waiting[stack];
+        pp_cell cells[5] = { pp_cell_str(r->buf.data), pp_cell_int(v[PP_CPU_SAMPLES]), pp_cell_dbl(pp_cpu_ms(v[PP_CPU_NS])),
+                             pp_cell_str(tid), pp_cell_str(waiting ? "waiting" : "running") };
         rc = h->table_row(t, cells);
     }
     free(order);

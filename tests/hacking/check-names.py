@@ -40,6 +40,7 @@ ALLOWED = {
     # renderers drawing shipped tables
     "core/result/render_charts.c": {"by_counter", "series"},
     "core/result/render_heap.c": {"by_type", "paths"},
+    "core/result/render_pprof.c": {"by_type", "gcdump", "gcdump-diff", "growth"},
     # words that are not the analyzers': input kinds, a process state, a
     # counter's name
     "core/bdn/source.c": {"bench", "benchmarks"},

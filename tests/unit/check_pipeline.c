@@ -178,7 +178,7 @@ START_TEST(error_unknown_format)
     ck_assert_str_eq(fails("bad-unknown-format.yaml", NULL, PP_EINVAL, 0),
                      "bad-unknown-format.yaml:7:15: unknown output format 'jsn' (did you mean "
                      "'json'?); expected one of: table, json, markdown, csv, html, "
-                     "folded, speedscope, svg");
+                     "folded, speedscope, svg, pprof");
 }
 END_TEST
 

@@ -618,7 +618,7 @@ START_TEST(render_errors)
     FILE *f = fopen("/dev/null", "w");
 
     ck_assert_int_eq(pp_render(doc, "yaml", f, &err), PP_EINVAL);
-    ck_assert_str_eq(err.message, "unknown output format \"yaml\" (expected table, json, markdown, csv, html, folded, speedscope or svg)");
+    ck_assert_str_eq(err.message, "unknown output format \"yaml\" (expected table, json, markdown, csv, html, folded, speedscope, svg or pprof)");
     ck_assert_int_eq(pp_render_table_named(doc, "folded", "by_type", f, &err), PP_EINVAL);
     ck_assert_str_eq(err.message, "table \"by_type\" of stage \"alloc\" is not a stack table (first column \"stack\", second a count, bytes or duration_ns weight)");
     ck_assert_int_eq(pp_render_table_named(doc, "csv", "nope", f, &err), PP_ENOTFOUND);

@@ -1,0 +1,55 @@
+/* plugins/alloc: by_type_stack (see type_stacks.h). */
+#include "type_stacks.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+int pp_alloc_type_stack_add(pp_pc_agg *a, uint32_t type, uint32_t folded, const int64_t *d)
+{
+    /* the key is the two ids' bytes: no string is built per tick */
+    char key[8];
+    memcpy(key, &type, 4);
+    memcpy(key + 4, &folded, 4);
+    return pp_pc_agg_add(a, key, sizeof key, d, NULL);
+}
+
+int pp_alloc_emit_type_stacks(const pp_host_api *h, pp_ctx *ctx, const pp_pc_agg *a,
+                              const pp_pc_strtab *types, pp_alloc_folded *folded,
+                              const char *no_stack)
+{
+    pp_column cols[4] = {
+        { "stack", PP_COL_STRING, 0 },
+        { "bytes", PP_COL_BYTES, 0 },
+        { "samples", PP_COL_COUNT, 0 },
+        { "type", PP_COL_STRING, 0 },
+    };
+    /* no key: a stack repeats once per type */
+    pp_table *t = h->table_new(ctx, "by_type_stack", 4, cols, 0);
+    uint32_t n = pp_pc_agg_count(a);
+    uint32_t *order;
+    int rc = PP_OK;
+
+    if (!t)
+        return PP_ENOMEM;
+    if (n == 0)
+        return PP_OK;
+    if ((order = pp_pc_agg_rank(a, 0, 1)) == NULL)
+        return PP_ENOMEM;
+    for (uint32_t i = 0; i < n && rc == PP_OK; i++) {
+        const char *key = pp_pc_agg_key(a, order[i]);
+        const int64_t *v = pp_pc_agg_vals(a, order[i]);
+        uint32_t type, f;
+        memcpy(&type, key, 4);
+        memcpy(&f, key + 4, 4);
+        const char *stack = f == UINT32_MAX ? no_stack : pp_alloc_folded_string(folded, f);
+        if (!stack) {
+            rc = PP_ENOMEM;
+            break;
+        }
+        pp_cell c[4] = { pp_cell_str(stack), pp_cell_int(v[0]), pp_cell_int(v[1]),
+                         pp_cell_str(pp_pc_strtab_get(types, type)) };
+        rc = h->table_row(t, c);
+    }
+    free(order);
+    return rc;
+}

@@ -1,0 +1,29 @@
+/* plugins/alloc: by_type_stack, every folded stack per allocated type.
+ *
+ * by_stack merges the types of a stack, by_type_frame keeps only the
+ * responsible frame: a profile that labels each stack's samples with their
+ * type (pprof's "type" label) needs both at once. Off by default (option
+ * type-stacks): a deep trace has hundreds of thousands of stacks, each
+ * repeated per type; `perfpipe alloc FILE --format pprof` turns it on. */
+#ifndef PP_ALLOC_TYPE_STACKS_H
+#define PP_ALLOC_TYPE_STACKS_H
+
+#include <stdint.h>
+
+#include <perfpipe/plugin.h>
+
+#include "../common/agg.h"
+#include "../common/strtab.h"
+#include "folded.h"
+
+/* Add bytes and ticks (d[0], d[1]) of type id `type` on folded stack
+ * `folded` (UINT32_MAX: no stack) to a (2 columns). PP_OK or PP_ENOMEM. */
+int pp_alloc_type_stack_add(pp_pc_agg *a, uint32_t type, uint32_t folded, const int64_t *d);
+
+/* The table by_type_stack (stack, bytes, samples, type), every row, by
+ * bytes then ticks descending. no_stack names the stackless rows. */
+int pp_alloc_emit_type_stacks(const pp_host_api *h, pp_ctx *ctx, const pp_pc_agg *a,
+                              const pp_pc_strtab *types, pp_alloc_folded *folded,
+                              const char *no_stack);
+
+#endif
