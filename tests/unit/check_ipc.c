@@ -20,6 +20,7 @@
 #include "ipc/heap_graph.h"
 #include "ipc/ipc.h"
 #include "ipc/providers.h"
+#include "ipc/spool.h"
 
 START_TEST(strings_round_trip)
 {
@@ -448,6 +449,85 @@ START_TEST(heap_walk_gap_is_a_loss)
 }
 END_TEST
 
+/* ---- the stream's spool ------------------------------------------------- */
+
+#define SPOOL_BYTES (6u << 20)
+
+static void *spool_writer(void *arg)
+{
+    int fd = *(int *)arg;
+    uint8_t buf[65536];
+    for (size_t at = 0; at < SPOOL_BYTES; at += sizeof buf) {
+        for (size_t i = 0; i < sizeof buf; i++)
+            buf[i] = (uint8_t)((at + i) * 7 + ((at + i) >> 16));
+        for (size_t off = 0; off < sizeof buf;) {
+            ssize_t w = send(fd, buf + off, sizeof buf - off, MSG_NOSIGNAL);
+            if (w <= 0)
+                return NULL;     /* the spool stopped reading */
+            off += (size_t)w;
+        }
+    }
+    shutdown(fd, SHUT_WR);
+    return NULL;
+}
+
+/* A reader that starts late gets every byte in order and then the end;
+ * the backlog was held by the spool (the writer never waited for it). */
+START_TEST(spool_hands_on_every_byte)
+{
+    int sv[2];
+    ck_assert_int_eq(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
+    pp_spool *sp;
+    int rfd;
+    pp_error err = PP_ERROR_INIT;
+    ck_assert_int_eq(pp_spool_start(sv[1], &sp, &rfd, &err), PP_OK);
+    pthread_t t;
+    ck_assert_int_eq(pthread_create(&t, NULL, spool_writer, &sv[0]), 0);
+    pthread_join(t, NULL);               /* all written before a byte is read */
+    uint8_t buf[50000];
+    size_t total = 0;
+    int same = 1;
+    for (;;) {
+        ssize_t k = read(rfd, buf, sizeof buf);
+        ck_assert_int_ge(k, 0);
+        if (k == 0)
+            break;
+        for (ssize_t i = 0; i < k; i++)
+            same &= buf[i] == (uint8_t)((total + (size_t)i) * 7 + ((total + (size_t)i) >> 16));
+        total += (size_t)k;
+    }
+    ck_assert(same);
+    ck_assert_uint_eq(total, SPOOL_BYTES);
+    close(rfd);
+    uint64_t peak = 0;
+    pp_spool_finish(sp, &peak);
+    ck_assert_uint_gt(peak, SPOOL_BYTES / 2);
+    close(sv[0]);
+    close(sv[1]);
+}
+END_TEST
+
+/* A reader that leaves early ends the pump; nothing waits forever. */
+START_TEST(spool_reader_leaves)
+{
+    int sv[2];
+    ck_assert_int_eq(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
+    pp_spool *sp;
+    int rfd;
+    pp_error err = PP_ERROR_INIT;
+    ck_assert_int_eq(pp_spool_start(sv[1], &sp, &rfd, &err), PP_OK);
+    pthread_t t;
+    ck_assert_int_eq(pthread_create(&t, NULL, spool_writer, &sv[0]), 0);
+    uint8_t buf[4096];
+    ck_assert_int_gt(read(rfd, buf, sizeof buf), 0);
+    close(rfd);
+    pp_spool_finish(sp, NULL);
+    close(sv[1]);                        /* the writer's sends fail now, if it still sends */
+    pthread_join(t, NULL);
+    close(sv[0]);
+}
+END_TEST
+
 int
 main(void)
 {
@@ -461,6 +541,8 @@ main(void)
     tcase_add_test(tc, missing_process);
     tcase_add_test(tc, heap_walk_before_its_gcstart);
     tcase_add_test(tc, heap_walk_gap_is_a_loss);
+    tcase_add_test(tc, spool_hands_on_every_byte);
+    tcase_add_test(tc, spool_reader_leaves);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);
