@@ -23,24 +23,26 @@ ALLOWED = {
     # shipped analyzers' capture profiles and option defaults
     "cli/capture_opts.c": {"alloc", "db", "gc"},
     "cli/cmd_run.c": {"counters-csv", "series"},
-    "cli/quick_options.c": {"alloc", "cpu"},
+    "cli/quick_options.c": {"alloc", "cpu", "gcdump", "gcdump-diff"},
     "cli/util.c": {"counters-csv", "gcdump", "gcdump-diff"},
     # candidates, landing and rules' derived evidence (to read declarations)
-    "core/candidates.c": {"alloc", "by_command", "by_frame", "by_method", "by_type", "cpu",
-                          "db", "gcdump-diff", "growth", "running", "waiting"},
-    "core/candidates_lands.c": {"by_caller", "db", "gcdump", "modules"},
+    "core/candidates.c": {"alloc", "by_command", "by_frame", "by_method", "by_stack", "by_type",
+                          "cpu", "db", "gc", "gcdump-diff", "growth", "running", "waiting"},
+    "core/candidates_lands.c": {"by_caller", "db", "gcdump"},
     "core/rules/evidence.c": {"alloc", "by_command", "by_frame", "by_stack",
                               "by_type_frame_kind", "cpu", "db", "gcdump", "gcdump-diff",
                               "running", "waiting"},
     "core/rules/rules.h": {"alloc"},
     "core/rules/rules_yaml.c": {"alloc"},
+    "cli/cmd_rules.c": {"alloc"},
     # compare's special cases
     "core/compare_classify.c": {"spans"},
     "core/compare_stats.c": {"bench", "iterations"},
     # renderers drawing shipped tables
     "core/result/render_charts.c": {"by_counter", "series"},
     "core/result/render_heap.c": {"by_type", "paths"},
-    "core/result/render_pprof.c": {"by_type", "gcdump", "gcdump-diff", "growth"},
+    "core/result/render_pprof.c": {"alloc", "by_type", "cpu", "gcdump", "gcdump-diff", "growth",
+                                   "paths"},
     # words that are not the analyzers': input kinds, a process state, a
     # counter's name
     "core/bdn/source.c": {"bench", "benchmarks"},
@@ -55,8 +57,13 @@ ALLOWED = {
     "core/ipc/heapsnap_source.c": {"gcdump"},
     "core/pipeline/pipeline.h": {"gcdump", "spans"},
     "core/source.c": {"gcdump"},
-    "core/source.h": {"bench", "gcdump", "spans"},
-    "core/source_sniff.c": {"bench", "gcdump", "spans"},
+    "core/source.h": {"bench", "gcdump", "load", "spans"},
+    "core/source_sniff.c": {"bench", "gcdump", "load", "spans"},
+    # the load input kind's facts (inputs[].load) and its reader
+    "core/compare.c": {"load"},
+    "core/engine.c": {"load"},
+    "core/load/source.c": {"load"},
+    "core/work.c": {"load"},
     "core/spans/reader.c": {"spans"},
     "core/spans/source.c": {"spans"},
 }
