@@ -421,6 +421,14 @@ pp_isolate_run(const pp_plan *plan, const pp_run_hooks *hooks, json_t **doc, pp_
             close(fds[0]);
             if (sfd >= 0)
                 close(sfd);
+            /* Forwarded SIGINT/SIGTERM end the stages even when perfpipe
+             * started with them ignored: nothing is written after them. */
+            for (int k = 0; k < 2; k++) {
+                int sig = k == 0 ? SIGINT : SIGTERM;
+                struct sigaction old;
+                if (sigaction(sig, NULL, &old) == 0 && old.sa_handler == SIG_IGN)
+                    signal(sig, SIG_DFL);
+            }
             sigprocmask(SIG_SETMASK, &old_mask, NULL);
             run_child(plan, &serial, &g, fds[1], &pst);
         }
@@ -494,7 +502,11 @@ pp_isolate_run(const pp_plan *plan, const pp_run_hooks *hooks, json_t **doc, pp_
     if (sfd >= 0)
         close(sfd);
     sigprocmask(SIG_SETMASK, &old_mask, NULL);
-    if (got_signal != 0)
-        raise(got_signal);       /* ends the program as the signal would have */
+    if (got_signal != 0) {
+        /* Ends the program as the signal would have, even when it was
+         * ignored when perfpipe started (a background job of a script). */
+        signal(got_signal, SIG_DFL);
+        raise(got_signal);
+    }
     return rc;
 }

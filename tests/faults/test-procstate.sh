@@ -32,7 +32,7 @@ outputs:
 YAML
 }
 mkdir -p "$tmp/user" "$tmp/elsewhere"
-for f in chdir umask closefds linger; do pipeline $f >"$tmp/$f.yaml"; done
+for f in chdir umask closefds linger sleep; do pipeline $f >"$tmp/$f.yaml"; done
 
 # chdir: a relative -o stays relative to the user's directory.
 (cd "$tmp/user" && PP_FAULT_DIR="$tmp/elsewhere" "$PERFPIPE" run "$tmp/chdir.yaml" \
@@ -81,6 +81,21 @@ if [ -n "$pid" ] && alive "$pid"; then
 else
   ok "linger: its child is gone"
 fi
+
+# SIGINT with SIGINT ignored from the start (a script's background job):
+# the run still ends by the signal (the shell sees 130), and no result is
+# renamed into place. fault-sleep sleeps in finish(): the signal lands
+# mid-run.
+pipeline sleep >"$tmp/sleep.yaml"
+rm -f "$tmp/user/"*
+(cd "$tmp/user" && trap '' INT && exec "$PERFPIPE" run "$tmp/sleep.yaml" --plugin-dir "$FAULTS" \
+  --stage-timeout 60 --format json -o out.json 2>"$tmp/int.err") &
+bg=$!
+sleep 2
+kill -INT "$bg"
+wait "$bg"; rc=$?
+check "SIGINT inherited ignored: the run ends by SIGINT (status $rc)" [ "$rc" = 130 ]
+check "SIGINT inherited ignored: no result and no temporary file" [ -z "$(ls -A "$tmp/user")" ]
 
 echo "passed $pass, failed $fail"
 [ "$fail" = 0 ]
