@@ -2,7 +2,8 @@
 # Input edges: a path is bytes. An input whose path holds a byte that is
 # not UTF-8 is read like any other (it used to end the run with "out of
 # memory", exit 7); the document names it with U+FFFD for that byte, in
-# every output format, through the quick path and a pipeline.
+# every output format, through the quick path and a pipeline. An output
+# name of 249-255 bytes is written (its temporary name is cut to fit).
 set -u
 PERFPIPE=${PERFPIPE:?}
 DATA=${PP_TESTDATA:?}
@@ -39,6 +40,15 @@ YAML
 check "non-UTF-8 path through --set: exit 0" [ $? = 0 ]
 "$PERFPIPE" alloc "$DATA/alloc-exact.nettrace" --format json -o "$dir/out.json" 2>/dev/null
 check "non-UTF-8 output path: written" [ -s "$dir/out.json" ]
+
+# A legal output name of 249-255 bytes: the temporary name's suffix fits.
+for len in 249 255; do
+  name=$(printf 'a%.0s' $(seq 1 $((len - 5)))).json
+  "$PERFPIPE" alloc "$DATA/alloc-exact.nettrace" --format json -o "$tmp/$name" 2>"$tmp/long.err"
+  check "a $len-byte output name: written (exit $?)" [ -s "$tmp/$name" ]
+  check "a $len-byte output name: no temporary file left" [ "$(ls "$tmp" | grep -c '^aaaa')" = 1 ]
+  rm -f "$tmp/$name"
+done
 
 echo "passed $pass, failed $fail"
 [ "$fail" = 0 ]
