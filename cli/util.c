@@ -120,8 +120,11 @@ pp_cli_temp_tracker(void)
         for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++) {
             struct sigaction old;
 
-            /* Keep a signal the caller chose to ignore (nohup, SIGPIPE). */
-            if (sigaction(sigs[i], NULL, &old) == 0 && old.sa_handler == SIG_IGN)
+            /* Keep a signal the caller chose to ignore (nohup, SIGPIPE);
+             * SIGINT and SIGTERM end the run whatever was inherited (a
+             * script's background job starts with SIGINT ignored). */
+            if ((sigs[i] == SIGHUP || sigs[i] == SIGPIPE) &&
+                sigaction(sigs[i], NULL, &old) == 0 && old.sa_handler == SIG_IGN)
                 continue;
             sigaction(sigs[i], &sa, NULL);
         }

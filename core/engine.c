@@ -237,7 +237,8 @@ read_input(input_run *in, size_t index, stage_run *stages, size_t nstages, const
     if (in->ops->damage != NULL)
         in->ops->damage(in->src, &in->damage);
     in->damaged = pp_damage_any(&in->damage, in->warnings);
-    if (in->damaged && in->warnings == 0 && in->hooks->warning != NULL) {
+    if (in->damaged && (in->warnings == 0 || in->damage.dropped_events > 0) &&
+        in->hooks->warning != NULL) {
         /* Damage no reader warning told (sequence gaps): say it once. */
         char text[PP_ERROR_MESSAGE_MAX * 2];
 

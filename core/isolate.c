@@ -12,6 +12,7 @@
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/signalfd.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -29,6 +30,39 @@ typedef struct child_msg {
     uint64_t doc_len;            /* bytes of compact JSON that follow; 0 = no document */
     int32_t delivered;           /* deliver's status + 1; 0 = not delivered */
 } child_msg;
+
+/* The writing process's state, taken before any plugin code runs: a
+ * plugin may chdir(), umask() or close descriptors in the stages' process,
+ * and the outputs must land where and how the user said. */
+typedef struct proc_state {
+    mode_t mask;
+    struct stat cwd;             /* "." */
+    int have_cwd;
+} proc_state;
+
+/* The same file as st (st_dev, st_ino) is still open on fd. */
+static int
+same_file(int fd, const struct stat *st)
+{
+    struct stat now;
+
+    return fd >= 0 && fstat(fd, &now) == 0 && now.st_dev == st->st_dev &&
+           now.st_ino == st->st_ino;
+}
+
+/* 1 when the plugins changed what the outputs depend on (the umask is put
+ * back either way): the parent then writes them. */
+static int
+state_changed(const proc_state *ps, int saved_stdout, const struct stat *out)
+{
+    struct stat now;
+    int changed = umask(ps->mask) != ps->mask;
+
+    if (ps->have_cwd && (stat(".", &now) != 0 || now.st_dev != ps->cwd.st_dev ||
+                         now.st_ino != ps->cwd.st_ino))
+        changed = 1;
+    return changed || !same_file(saved_stdout, out);
+}
 
 static const char *const phase_names[] = { "idle", "create", "consume", "finish", "destroy" };
 
@@ -79,7 +113,8 @@ trap_write(void *cookie, const char *buf, size_t size)
 }
 
 static void
-run_child(const pp_plan *plan, const pp_run_hooks *hooks, const pp_guard *g, int fd)
+run_child(const pp_plan *plan, const pp_run_hooks *hooks, const pp_guard *g, int fd,
+          const proc_state *ps)
 {
     stdout_trap *trap = malloc(sizeof *trap);   /* lives until _exit */
     cookie_io_functions_t io = { NULL, trap_write, NULL, NULL };
@@ -87,10 +122,20 @@ run_child(const pp_plan *plan, const pp_run_hooks *hooks, const pp_guard *g, int
     json_t *doc = NULL;
     char *text = NULL;
     FILE *real_stdout = stdout, *f = NULL;
-    int null_fd, saved_fd = dup(STDOUT_FILENO), rc;
+    int null_fd, saved_fd = dup(STDOUT_FILENO), rc, moved;
+    struct stat out_st, pipe_st;
 
+    /* A process group of its own: whatever a plugin forks is ended with
+     * it (the parent kills the group). Writing the terminal from outside
+     * its foreground group must not stop the run (stty tostop). */
+    setpgid(0, 0);
+    signal(SIGTTOU, SIG_IGN);
     /* SIGTERM, not SIGKILL: the CLI's handler removes temporary files. */
     prctl(PR_SET_PDEATHSIG, SIGTERM);
+    if (fstat(STDOUT_FILENO, &out_st) != 0)
+        memset(&out_st, 0, sizeof out_st);
+    if (fstat(fd, &pipe_st) != 0)
+        _exit(121);
     /* Raw write(1, ...) goes nowhere; stdio writes are counted. */
     if ((null_fd = open("/dev/null", O_WRONLY)) >= 0) {
         dup2(null_fd, STDOUT_FILENO);
@@ -114,9 +159,14 @@ run_child(const pp_plan *plan, const pp_run_hooks *hooks, const pp_guard *g, int
     if (f != NULL)
         fflush(f);
     stdout = real_stdout;
-    if (saved_fd >= 0)
+    /* A plugin that closed descriptors took the channel to the parent:
+     * nothing can be told, nothing is written (the parent says why). */
+    if (!same_file(fd, &pipe_st))
+        _exit(121);
+    moved = state_changed(ps, saved_fd, &out_st);
+    if (!moved)
         dup2(saved_fd, STDOUT_FILENO);
-    if (hooks->deliver != NULL) {
+    if (hooks->deliver != NULL && !moved) {
         msg.delivered = hooks->deliver(hooks->deliver_user, doc, msg.rc, &msg.err) + 1;
         fflush(stdout);
         json_decref(doc);
@@ -181,7 +231,7 @@ watch_child(pid_t pid, int fd, pp_guard_watch *w, const pp_plan *plan, uint32_t 
 {
     uint64_t beat = w->beat;
     double since = now_s();
-    int oom = 0;
+    int oom = 0, reaped = 0;
 
     for (;;) {
         struct pollfd p[2] = { { fd, POLLIN, 0 }, { a->sfd, POLLIN, 0 } };
@@ -195,7 +245,7 @@ watch_child(pid_t pid, int fd, pp_guard_watch *w, const pp_plan *plan, uint32_t 
             /* Interrupted: the child removes its temporary files first. */
             if (read(a->sfd, &si, sizeof si) == (ssize_t)sizeof si) {
                 a->signal = (int)si.ssi_signo;
-                kill(pid, a->signal);
+                kill(-pid, a->signal);
             }
             if (!(p[0].revents & (POLLIN | POLLHUP)))
                 continue;
@@ -205,15 +255,24 @@ watch_child(pid_t pid, int fd, pp_guard_watch *w, const pp_plan *plan, uint32_t 
 
             if (grow(a, a->len + 65536) != 0) {
                 oom = 1;
-                kill(pid, SIGKILL);
+                kill(-pid, SIGKILL);
                 break;
             }
             r = read(fd, a->buf + a->len, a->cap - a->len);
             if (r < 0 && errno == EINTR)
                 continue;
             if (r <= 0)
-                break;
+                break;           /* the end (or, once reaped, all it wrote) */
             a->len += (size_t)r;
+            continue;
+        }
+        if (reaped)
+            break;
+        /* The stages' process is gone but the pipe is still open: a
+         * process it forked holds it. Its message is whole in the pipe. */
+        if (!reaped && waitpid(pid, &a->status, WNOHANG) == pid) {
+            reaped = 1;
+            fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
             continue;
         }
         if (w->beat != beat || w->phase == PP_PHASE_IDLE) {
@@ -223,11 +282,12 @@ watch_child(pid_t pid, int fd, pp_guard_watch *w, const pp_plan *plan, uint32_t 
             a->timed_out = 1;
             a->stage = w->stage;
             a->phase = w->phase;
-            kill(pid, SIGKILL);
+            kill(-pid, SIGKILL);
         }
     }
-    while (waitpid(pid, &a->status, 0) < 0 && errno == EINTR)
+    while (!reaped && waitpid(pid, &a->status, 0) < 0 && errno == EINTR)
         ;
+    kill(-pid, SIGKILL);         /* whatever the stages' process left running */
     return oom ? -1 : 0;
 }
 
@@ -334,6 +394,10 @@ pp_isolate_run(const pp_plan *plan, const pp_run_hooks *hooks, json_t **doc, pp_
     sigaddset(&forward, SIGHUP);
     sigprocmask(SIG_BLOCK, &forward, &old_mask);
     sfd = signalfd(-1, &forward, SFD_CLOEXEC);
+    proc_state pst;
+    pst.mask = umask(022);
+    umask(pst.mask);
+    pst.have_cwd = stat(".", &pst.cwd) == 0;
     /* Each attempt either succeeds or blames one more stage; one that
      * read in parallel and failed is first redone serially. */
     pp_run_hooks serial = *hooks;
@@ -357,9 +421,18 @@ pp_isolate_run(const pp_plan *plan, const pp_run_hooks *hooks, json_t **doc, pp_
             close(fds[0]);
             if (sfd >= 0)
                 close(sfd);
+            /* Forwarded SIGINT/SIGTERM end the stages even when perfpipe
+             * started with them ignored: nothing is written after them. */
+            for (int k = 0; k < 2; k++) {
+                int sig = k == 0 ? SIGINT : SIGTERM;
+                struct sigaction old;
+                if (sigaction(sig, NULL, &old) == 0 && old.sa_handler == SIG_IGN)
+                    signal(sig, SIG_DFL);
+            }
             sigprocmask(SIG_SETMASK, &old_mask, NULL);
-            run_child(plan, &serial, &g, fds[1]);
+            run_child(plan, &serial, &g, fds[1], &pst);
         }
+        setpgid(pid, pid);       /* as the child does: no race on who runs first */
         close(fds[1]);
         if (watch_child(pid, fds[0], w, plan, cli, &a) != 0) {
             close(fds[0]);
@@ -403,6 +476,13 @@ pp_isolate_run(const pp_plan *plan, const pp_run_hooks *hooks, json_t **doc, pp_
             tries--;
             continue;
         }
+        if (!a.timed_out && WIFEXITED(a.status) && WEXITSTATUS(a.status) == 121) {
+            pp_error_set(err, PP_EPLUGIN, "a stage closed descriptors it did not open (the "
+                         "stages' channel to perfpipe): no result was written; run the stages "
+                         "one at a time to find it");
+            rc = PP_EPLUGIN;
+            break;
+        }
         if ((e = blame(plan, w, &a, cli, &culprit)) == NULL) {
             pp_error_set(err, PP_EIO, "the run died outside any plugin (%s %d) reading input "
                          "at byte %llu: this is a perfpipe bug, please report it with the input",
@@ -422,7 +502,11 @@ pp_isolate_run(const pp_plan *plan, const pp_run_hooks *hooks, json_t **doc, pp_
     if (sfd >= 0)
         close(sfd);
     sigprocmask(SIG_SETMASK, &old_mask, NULL);
-    if (got_signal != 0)
-        raise(got_signal);       /* ends the program as the signal would have */
+    if (got_signal != 0) {
+        /* Ends the program as the signal would have, even when it was
+         * ignored when perfpipe started (a background job of a script). */
+        signal(got_signal, SIG_DFL);
+        raise(got_signal);
+    }
     return rc;
 }

@@ -141,7 +141,17 @@ pp_outfile_open(pp_outfile *o, const char *path, unsigned flags,
     n = strlen(o->path) + sizeof ".XXXXXX";
     if ((o->tmp = malloc(n)) == NULL)
         goto oom;
-    snprintf(o->tmp, n, "%s.XXXXXX", o->path);
+    {
+        /* The temporary name is the file's plus a suffix, its last part cut
+         * so that it fits a name as long as the system allows (255 bytes). */
+        const char *base = strrchr(o->path, '/');
+        size_t dir_len = base != NULL ? (size_t)(base + 1 - o->path) : 0;
+        size_t keep = strlen(o->path + dir_len);
+
+        if (keep > NAME_MAX - (sizeof ".XXXXXX" - 1))
+            keep = NAME_MAX - (sizeof ".XXXXXX" - 1);
+        snprintf(o->tmp, n, "%.*s.XXXXXX", (int)(dir_len + keep), o->path);
+    }
     /* No signal between creating the temporary file and announcing it: a
      * handler that removes announced files must see every one. */
     sigfillset(&all);

@@ -31,11 +31,11 @@ typedef struct pp_source_damage {
     uint64_t dropped_events;     /* sequence numbers never seen */
     uint64_t repeated_blocks;    /* blocks skipped as copies of earlier ones */
     uint64_t reordered_blocks;   /* blocks whose sequence numbers went back */
-    /* Blocks the format itself proves absent (a block number skipped). No
-     * kind read today numbers its blocks, so this stays 0: a lost nettrace
-     * EventBlock cannot be told from events the runtime dropped and counts
-     * as sequence_gaps (one per capture thread it held events of) and
-     * dropped_events (how many). perfpipe(1) RESULT DOCUMENT says so. */
+    /* Blocks the format itself proves absent: in a V4/V5 nettrace, holes
+     * in the stack ids of a region, events naming undefined stacks, stacks
+     * no event names (nettrace/sequence.h). A lost EventBlock whose threads
+     * wrote on also counts as sequence_gaps and dropped_events.
+     * perfpipe(1) RESULT DOCUMENT says so. */
     uint64_t missing_blocks;
     uint64_t sequence_gaps;      /* forward jumps, one per thread per hole */
 } pp_source_damage;

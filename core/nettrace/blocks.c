@@ -97,6 +97,7 @@ flush_stacks(pp_trace_source *r)
 {
     if (r->on_region_end && r->nstacks)
         r->on_region_end(r->region_user, r);
+    nt_sequence_region_end(r);
     r->nstacks = 0;
     r->nips = 0;
     r->stacks_contiguous = 1;
@@ -187,6 +188,8 @@ parse_stack_block(pp_trace_source *r, const uint8_t *p, size_t n, uint64_t off, 
     r->nips = nips;
     r->stacks_contiguous = contiguous;
     r->st.stacks += count;
+    if (nt_sequence_stacks(r, first, count, off) < 0)
+        return nt_fail_at(r, err, PP_ENOMEM, off, "out of memory");
     return PP_OK;
 bad:
     return nt_fail_at(r, err, PP_EFORMAT, off + at, "%s: stack block at byte %llu: stack "
@@ -201,6 +204,8 @@ nt_seq_check(pp_trace_source *r, uint64_t thread, uint32_t seq, int from_sp)
     if (!last) {
         if (r->seq_logging)
             nt_seq_log_miss(r, thread, seq, from_sp);
+        else
+            nt_sequence_first(r, seq, from_sp);
         pp_u64map_put(&r->seq_by_thread, thread, seq);
         return;
     }

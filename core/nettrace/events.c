@@ -75,6 +75,7 @@ pp_nettrace_next(pp_trace_source *r, const pp_trace_event **out, pp_error *err)
         err->code = 0;
     for (;;) {
         if (r->done) {
+            nt_sequence_region_end(r);
             if (!r->stopped) {
                 nt_input_drain(r);
                 r->st.bytes = r->hashed;
@@ -156,8 +157,9 @@ pp_nettrace_next(pp_trace_source *r, const pp_trace_event **out, pp_error *err)
         ev->stack_region = (uint32_t)r->st.sequence_points;
         if (r->h.stack_id) {
             const nt_stack *s = nt_find_stack(r, r->h.stack_id);
+            nt_sequence_stack_ref(r, r->h.stack_id, s ? (size_t)(s - r->stacks) + 1 : 0, eoff);
             if (s) {
-                ev->stack = r->stack_ips + s->first;
+                ev->stack = r->stack_ips + s->first;   /* not NULL, even for 0 frames */
                 ev->stack_depth = s->depth;
             } else {
                 ev->stack = NULL;

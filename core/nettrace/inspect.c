@@ -112,7 +112,7 @@ add_input(json_t *doc, json_t *stage, const char *path, const pp_trace_source *r
           const pp_nettrace_stats *st, uint64_t warnings)
 {
     pp_source_damage d = { st->truncated ? st->truncated_at : -1, st->dropped_events,
-                           r->seqs.repeated_blocks, r->seqs.reordered_blocks, 0,
+                           r->seqs.repeated_blocks, r->seqs.reordered_blocks, r->seqs.missing_blocks,
                            r->seqs.sequence_gaps };
     json_t *in = pp_result_add_input(doc, "trace", path, "nettrace", (int64_t)st->bytes, NULL,
                                      NULL);

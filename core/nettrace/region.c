@@ -125,6 +125,7 @@ snapshot(pp_trace_source *r, nt_region_base *b)
     b->repeated = r->seqs.repeated_blocks;
     b->reordered = r->seqs.reordered_blocks;
     b->gaps = r->seqs.sequence_gaps;
+    b->missing = r->seqs.missing_blocks;
     b->nmetas = r->nmetas;
     b->nseqs = 0;
     b->seqs = malloc((m->count + 1) * sizeof *b->seqs);
@@ -202,7 +203,16 @@ static int
 replay_miss(const pp_u64map *seqs, const struct nt_seq_miss *m, uint64_t *drop, uint64_t *gaps)
 {
     const uint64_t *last = pp_u64map_get(seqs, m->thread);
-    if (!last || (uint32_t)*last == 0)
+    if (!last) {
+        /* The trace's first sighting: as nt_sequence_first. */
+        uint32_t lost = m->from_sp ? m->seq : m->seq - 1;
+        if (m->seq != 0 && lost != 0) {
+            *drop += lost;
+            (*gaps)++;
+        }
+        return 0;
+    }
+    if ((uint32_t)*last == 0)
         return 0;
     uint32_t prev = (uint32_t)*last;
     int32_t gap = (int32_t)(m->seq - (m->from_sp ? prev : prev + 1));
@@ -256,6 +266,7 @@ merge_stats(pp_trace_source *r0, const pp_trace_source *rk, const nt_region_base
     r0->seqs.repeated_blocks += rk->seqs.repeated_blocks - b->repeated;
     r0->seqs.reordered_blocks += rk->seqs.reordered_blocks - b->reordered;
     r0->seqs.sequence_gaps += rk->seqs.sequence_gaps - b->gaps;
+    r0->seqs.missing_blocks += rk->seqs.missing_blocks - b->missing;
     if (rk->have_time) {
         if (!r0->have_time) {
             r0->first_ns = rk->first_ns;

@@ -44,7 +44,7 @@ void nt_index_free(nt_index *ix);
 /* What a region's reader had read before its own part began. */
 typedef struct nt_region_base {
     pp_nettrace_stats st;        /* counters after the starting point */
-    uint64_t repeated, reordered, gaps;
+    uint64_t repeated, reordered, gaps, missing;
     size_t nmetas;               /* entries parsed before the region (not its own) */
     struct nt_seq_start { uint64_t thread, seq; } *seqs;   /* the point's numbers */
     size_t nseqs;

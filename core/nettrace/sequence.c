@@ -1,6 +1,9 @@
 /* Block order and sequence numbers (sequence.h). */
 #include "config.h"
 
+#include <stdlib.h>
+#include <string.h>
+
 #include <xxhash.h>
 
 #include "nettrace/nettrace_internal.h"
@@ -37,6 +40,17 @@ nt_sequence_point(pp_trace_source *r)
 }
 
 void
+nt_sequence_first(pp_trace_source *r, uint32_t seq, int from_sp)
+{
+    uint32_t lost = from_sp ? seq : seq - 1;
+
+    if (r->format != 4 || seq == 0 || lost == 0)
+        return;
+    r->st.dropped_events += lost;
+    r->seqs.sequence_gaps++;
+}
+
+void
 nt_sequence_event(pp_trace_source *r, uint64_t thread, uint32_t seq)
 {
     nt_sequence *s = &r->seqs;
@@ -46,6 +60,8 @@ nt_sequence_event(pp_trace_source *r, uint64_t thread, uint32_t seq)
     if (last == NULL || (uint32_t)*last == 0) {
         if (last == NULL && r->seq_logging)
             nt_seq_log_miss(r, thread, seq, 0);
+        else if (last == NULL)
+            nt_sequence_first(r, seq, 0);
         if (last == NULL)
             pp_u64map_put(&r->seq_by_thread, thread, seq);
         else
@@ -97,4 +113,85 @@ void
 nt_sequence_free(nt_sequence *s)
 {
     pp_u64map_free(&s->seen);
+    free(s->stack_used);
+}
+
+int
+nt_sequence_stacks(pp_trace_source *r, uint32_t first, uint32_t count, uint64_t off)
+{
+    nt_sequence *s = &r->seqs;
+    uint8_t *u;
+
+    if (r->format != 4)
+        return 0;                /* V6 stack ids are not known to restart per region */
+    u = nt_grow(s->stack_used, &s->stack_used_cap, r->nstacks + 1, 1);
+    if (!u)
+        return -1;
+    s->stack_used = u;
+    memset(u + r->nstacks - count, 0, count);
+    s->region_open = 1;
+    if (first != s->stack_end + 1) {
+        s->missing_blocks++;
+        if (first > s->stack_end + 1)
+            nt_warn_at(r, off, "%s: the stack block at byte %llu starts at stack id %u, but the "
+                       "ids before it end at %u: a stack block is missing (events naming ids "
+                       "%u-%u have no stack)", r->name, (unsigned long long)off, first,
+                       s->stack_end, s->stack_end + 1, first - 1);
+        else
+            nt_warn_at(r, off, "%s: the stack block at byte %llu starts at stack id %u, but "
+                       "ids up to %u are defined already: stack blocks are missing or out of "
+                       "order", r->name, (unsigned long long)off, first, s->stack_end);
+    }
+    if (count > 0)
+        s->stack_end = first + count - 1;
+    return 0;
+}
+
+void
+nt_sequence_stack_ref(pp_trace_source *r, uint32_t id, size_t found, uint64_t off)
+{
+    nt_sequence *s = &r->seqs;
+
+    if (r->format != 4)
+        return;
+    s->region_open = 1;
+    if (found) {
+        s->stack_used[found - 1] = 1;
+        return;
+    }
+    if (s->undef_events++ == 0)
+        s->undef_off = off;
+    if (id > s->undef_max)
+        s->undef_max = id;
+}
+
+void
+nt_sequence_region_end(pp_trace_source *r)
+{
+    nt_sequence *s = &r->seqs;
+    uint64_t unused = 0;
+
+    if (!s->region_open)
+        return;
+    /* Ids inside a hole a StackBlock's first id showed are counted there. */
+    if (s->undef_events > 0 && (s->undef_max > s->stack_end || r->nstacks == 0)) {
+        s->missing_blocks++;
+        nt_warn_at(r, s->undef_off, "%s: %llu events from byte %llu on name stacks (up to id "
+                   "%u) that no stack block of their region defines: a stack block is missing; "
+                   "those events have no stack", r->name, (unsigned long long)s->undef_events,
+                   (unsigned long long)s->undef_off, s->undef_max);
+    }
+    /* A cut trace lost the events of its last stacks: the cut says so. */
+    for (size_t i = 0; i < r->nstacks && !r->st.truncated; i++)
+        unused += s->stack_used[i] == 0;
+    if (unused > 0) {
+        s->missing_blocks++;
+        nt_warn_at(r, r->pos, "%s: %llu of the %zu stacks defined before byte %llu are named by "
+                   "no event: an event block is missing", r->name, (unsigned long long)unused,
+                   r->nstacks, (unsigned long long)r->pos);
+    }
+    s->stack_end = 0;
+    s->undef_max = 0;
+    s->undef_events = 0;
+    s->region_open = 0;
 }

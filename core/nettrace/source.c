@@ -90,6 +90,7 @@ nt_src_damage(void *src, pp_source_damage *out)
     out->repeated_blocks = r->seqs.repeated_blocks;
     out->reordered_blocks = r->seqs.reordered_blocks;
     out->sequence_gaps = r->seqs.sequence_gaps;
+    out->missing_blocks = r->seqs.missing_blocks;
 }
 
 static void

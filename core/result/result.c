@@ -180,7 +180,7 @@ pp_result_set_knob(json_t *doc, const char *name, const char *value)
 
     if (!json_is_object(knobs) || name == NULL || value == NULL)
         return PP_EINVAL;
-    return set_new(knobs, name, json_string(value));
+    return set_new(knobs, name, string_lossy(value));
 }
 
 json_t *
@@ -197,8 +197,8 @@ pp_result_add_input(json_t *doc, const char *name, const char *path,
         return NULL;
     if ((in = json_object()) == NULL)
         return NULL;
-    rc |= set_new(in, "name", json_string(name));
-    rc |= set_new(in, "path", json_string(path));
+    rc |= set_new(in, "name", string_lossy(name));
+    rc |= set_new(in, "path", string_lossy(path));
     rc |= set_new(in, "kind", json_string(kind));
     if (bytes >= 0)
         rc |= set_new(in, "bytes", json_integer(bytes));

@@ -70,7 +70,10 @@ typedef struct pp_trace_event {
     const uint8_t *payload;
     uint32_t payload_size;
     uint32_t stack_depth;        /* number of frames in stack[] */
-    const uint64_t *stack;       /* instruction pointers, LEAF FIRST */
+    /* Instruction pointers, LEAF FIRST. NULL with stack_id != 0: the id
+     * names a stack the input lost (damage the input's record reports),
+     * not a capture without stacks (a 0-frame stack, stack not NULL). */
+    const uint64_t *stack;
     /* ABI 1.1: the stack region the event belongs to. stack_id names one
      * stack only inside a region (the reader's stack cache is flushed at
      * each sequence point); (stack_region, stack_id) names it in the whole

@@ -205,6 +205,8 @@ static int alloc_consume(void *state, const pp_record *rec, pp_error *err)
         int rc = pp_pc_stacks_id(&a->stacks, ev, &stack_id, &hint);
         if (rc != PP_OK)
             return oom(a, err);
+    } else if (ev->stack_id != 0 && ev->stack == NULL) {
+        a->ticks_lost_stack++;   /* named a stack the trace lost: damage, not the profile */
     } else {
         a->ticks_no_stack++;
     }

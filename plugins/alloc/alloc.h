@@ -76,7 +76,8 @@ typedef struct pp_alloc {
     pp_alloc_rows raw;            /* bytes, samples by (type, stack, kind) */
     uint64_t ticks_seen;       /* every tick in the trace, before the window */
     uint64_t ticks;            /* ticks inside the window */
-    uint64_t ticks_no_stack;
+    uint64_t ticks_no_stack;    /* the session recorded no stack */
+    uint64_t ticks_lost_stack;  /* named a stack no StackBlock defines (records.h) */
     uint64_t malformed;
     int64_t malformed_first_ns;
     char malformed_what[96];

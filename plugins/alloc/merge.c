@@ -64,6 +64,7 @@ merge_scalars(pp_alloc *a, const pp_alloc *c)
     a->ticks_seen += c->ticks_seen;
     a->ticks += c->ticks;
     a->ticks_no_stack += c->ticks_no_stack;
+    a->ticks_lost_stack += c->ticks_lost_stack;
     a->gcs += c->gcs;
     if (c->malformed && !a->malformed) {
         a->malformed_first_ns = c->malformed_first_ns;

@@ -611,7 +611,7 @@ static int emit_findings_and_totals(report *r)
     if (rc == PP_OK)
         rc = h->total_int(ctx, "ticks", PP_COL_COUNT, r->total_ticks);
     if (rc == PP_OK)
-        rc = h->total_int(ctx, "ticks_with_stack", PP_COL_COUNT, r->total_ticks - (int64_t)a->ticks_no_stack);
+        rc = h->total_int(ctx, "ticks_with_stack", PP_COL_COUNT, r->total_ticks - (int64_t)(a->ticks_no_stack + a->ticks_lost_stack));
     if (rc == PP_OK)
         rc = h->total_int(ctx, "duration", PP_COL_DURATION_NS, duration);
     if (rc == PP_OK)
@@ -677,6 +677,13 @@ static int emit_findings_and_totals(report *r)
                    "the session did not collect stacks; capture with `dotnet-trace collect --profile gc-verbose`, "
                    "which records a stack with every tick",
                    a->ticks_no_stack, a->ticks, pct((int64_t)a->ticks_no_stack, (int64_t)a->ticks));
+    }
+    if (a->ticks_lost_stack) {
+        h->finding(ctx, PP_SEVERITY_WARNING, "alloc.stacks_lost",
+                   "%" PRIu64 " of %" PRIu64 " ticks (%.1f%%) name a stack the trace does not hold and are listed as \""
+                   NO_STACK_NAME "\": the input is damaged (a stack block is missing; see the input's damage), "
+                   "not captured without stacks",
+                   a->ticks_lost_stack, a->ticks, pct((int64_t)a->ticks_lost_stack, (int64_t)a->ticks));
     }
     double unres = pct(r->stack_unresolved, r->stack_frames);
     if (r->stack_frames > 0 && unres > 50.0) {

@@ -15,11 +15,17 @@
  *             nobody offers, a name or an option help pointing nowhere)
  *   ctor      crashes in its constructor, while being loaded
  *   loadprint printf in its entry function
- *   entrysleep never returns from its entry function */
+ *   entrysleep never returns from its entry function
+ *   chdir     chdir($PP_FAULT_DIR, else "/") in create
+ *   umask     umask(0) in create
+ *   closefds  closes every descriptor above 2 in create
+ *   linger    forks in create a child that sleeps 1000 s, its pid written
+ *             to $PP_FAULT_PIDFILE */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <perfpipe/plugin.h>
@@ -41,6 +47,10 @@
 #define F_CTOR 15
 #define F_LOADPRINT 16
 #define F_ENTRYSLEEP 17
+#define F_CHDIR 18
+#define F_UMASK 19
+#define F_CLOSEFDS 20
+#define F_LINGER 21
 
 #ifndef FAULT
 #error FAULT must name the fault
@@ -69,6 +79,25 @@ create(const pp_host_api *host, pp_ctx *ctx, const pp_options *opts, void **out,
     s->host = host;
     s->opts = opts;
     *out = s;
+    if (FAULT == F_CHDIR && chdir(getenv("PP_FAULT_DIR") ? getenv("PP_FAULT_DIR") : "/") != 0)
+        return PP_OK;
+    if (FAULT == F_UMASK)
+        umask(0);
+    if (FAULT == F_CLOSEFDS)
+        for (int fd = 3; fd < 1024; fd++)
+            close(fd);
+    if (FAULT == F_LINGER) {
+        pid_t pid = fork();
+        if (pid == 0) {
+            sleep(1000);
+            _exit(0);
+        }
+        FILE *f = getenv("PP_FAULT_PIDFILE") ? fopen(getenv("PP_FAULT_PIDFILE"), "w") : NULL;
+        if (f != NULL) {
+            fprintf(f, "%d\n", (int)pid);
+            fclose(f);
+        }
+    }
     return PP_OK;
 }
 

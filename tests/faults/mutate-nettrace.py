@@ -7,6 +7,8 @@ usage: mutate-nettrace.py IN OUT repeat|swap|drop|points|points-seq|bad-end|list
   repeat N  the N-th EventBlock (0-based) appears twice in a row
   swap N    EventBlocks N and N+1 trade places
   drop N    EventBlock N is left out
+  drop-stack N  StackBlock N is left out
+  count     print how many EventBlocks and StackBlocks there are
   points [N]      an SPBlock naming no thread before every StackBlock and
                   EventBlock but the first: a region per block for the split
                   reader, where a real capture has one or two points, mostly
@@ -105,6 +107,14 @@ def main():
         return
     if op == "bad-end":
         open(dst, "wb").write(write(head, objs, tail, bad_end=n))
+        return
+    stacks = [i for i, o in enumerate(objs) if o[1] == b"StackBlock"]
+    if op == "count":
+        print(len(events), len(stacks))
+        return
+    if op == "drop-stack":
+        del objs[stacks[n]]
+        open(dst, "wb").write(write(head, objs, tail))
         return
     k = events[n]
     if op == "repeat":

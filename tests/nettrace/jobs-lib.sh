@@ -93,7 +93,7 @@ point_per_block() {
 # missing, a block repeated, two blocks swapped (read serially), and cut
 # copies.
 damaged() {
-  local t=$1 sp size cut
+  local t=$1 sp st size cut
   same "$t"; folded "clean, 4 regions"
   sp=$(mutate "$t" /dev/null list | awk '$2=="EventBlock"{e++} $2=="SPBlock"{print e - 1; exit}')
   mutate "$t" "$tmp/drop.nettrace" drop $((sp + 20))
@@ -101,6 +101,15 @@ damaged() {
   if declare -F after_drop >/dev/null; then after_drop; fi
   mutate "$t" "$tmp/first.nettrace" drop $((sp + 1))
   same "$tmp/first.nettrace"; folded "the block right after a sequence point missing"
+  # A StackBlock missing inside region 2, and the first one after the
+  # point: the stack checks are per region, so the fold is exact.
+  st=$(mutate "$t" /dev/null list | awk '$2=="StackBlock"{s++} $2=="SPBlock"{print s - 1; exit}')
+  mutate "$t" "$tmp/dropstack.nettrace" drop-stack $((st + 5))
+  same "$tmp/dropstack.nettrace"; folded "a stack block missing in region 2"
+  grep -q "missing" "$tmp/s.err" && ok "the missing stack block is told on stderr" ||
+    ko "no missing stack block on stderr"
+  mutate "$t" "$tmp/dropstack1.nettrace" drop-stack $((st + 1))
+  same "$tmp/dropstack1.nettrace"; folded "the stack block right after a sequence point missing"
   mutate "$t" "$tmp/repeat.nettrace" repeat $((sp + 20))
   same "$tmp/repeat.nettrace"; folded "a repeated block in region 2"
   # The first block broken (its end tag): region 1 fails on the host's own

@@ -1,0 +1,101 @@
+#!/bin/bash
+# A plugin cannot move, re-mode or break the run's outputs, nor hold the
+# run: fault plugins that chdir() or umask(0) in create(), close every
+# descriptor above 2, or fork a child that sleeps on. The -o file lands
+# where the user said (relative to the user's directory), with the user's
+# umask; closed descriptors end the run with exit 4 and no file; a
+# lingering child is ended with the run, which finishes in time.
+set -u
+PERFPIPE=${PERFPIPE:?}
+DATA=${PP_TESTDATA:?}
+FAULTS=${PP_BUILDDIR:?}/tests/faults/.libs
+command -v python3 >/dev/null || { echo "SKIP: python3 reads the documents"; exit 77; }
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+pass=0; fail=0
+ok() { pass=$((pass + 1)); echo "PASS: $1"; }
+ko() { fail=$((fail + 1)); echo "FAIL: $1"; }
+check() { local name=$1; shift; if "$@"; then ok "$name"; else ko "$name"; fi; }
+q() { python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print($2)" "$1" 2>/dev/null; }
+trace=$DATA/alloc-exact.nettrace
+
+pipeline() {  # pipeline FAULT: alloc, then the fault plugin, on one trace
+  cat <<YAML
+version: 1
+name: procstate
+inputs:
+  trace: { kind: nettrace, path: "$trace" }
+stages:
+  - { id: alloc, analyzer: alloc, input: trace }
+  - { id: bad, analyzer: fault-$1, input: trace }
+outputs:
+  - { format: json }
+YAML
+}
+mkdir -p "$tmp/user" "$tmp/elsewhere"
+for f in chdir umask closefds linger sleep; do pipeline $f >"$tmp/$f.yaml"; done
+
+# chdir: a relative -o stays relative to the user's directory.
+(cd "$tmp/user" && PP_FAULT_DIR="$tmp/elsewhere" "$PERFPIPE" run "$tmp/chdir.yaml" \
+  --plugin-dir "$FAULTS" --format json -o out.json 2>"$tmp/chdir.err"); rc=$?
+check "chdir: exit 0 ($rc)" [ "$rc" = 0 ]
+check "chdir: the output is in the user's directory" [ -s "$tmp/user/out.json" ]
+check "chdir: nothing in the plugin's directory" [ -z "$(ls -A "$tmp/elsewhere")" ]
+check "chdir: the document is whole" [ "$(q "$tmp/user/out.json" '",".join(s["status"] for s in d["stages"])')" = ok,ok ]
+
+# umask: the output has the user's umask (022 here: 0644), not 0666.
+rm -f "$tmp/user/out.json"
+(cd "$tmp/user" && umask 022 && "$PERFPIPE" run "$tmp/umask.yaml" --plugin-dir "$FAULTS" \
+  -o out.json 2>"$tmp/umask.err"); rc=$?
+check "umask: exit 0 ($rc)" [ "$rc" = 0 ]
+check "umask: mode 644 ($(stat -c %a "$tmp/user/out.json" 2>/dev/null))" \
+  [ "$(stat -c %a "$tmp/user/out.json" 2>/dev/null)" = 644 ]
+# ... and on standard output, through the same check.
+"$PERFPIPE" run "$tmp/umask.yaml" --plugin-dir "$FAULTS" >"$tmp/umask-stdout.json" 2>/dev/null
+check "umask: the document on stdout" [ "$(q "$tmp/umask-stdout.json" 'len(d["stages"])')" = 2 ]
+
+# closefds: no result posing as whole, exit 4 (a plugin failed), one line.
+rm -f "$tmp/user/out.json"
+(cd "$tmp/user" && "$PERFPIPE" run "$tmp/closefds.yaml" --plugin-dir "$FAULTS" \
+  -o out.json 2>"$tmp/closefds.err"); rc=$?
+check "closefds: exit 4 ($rc)" [ "$rc" = 4 ]
+check "closefds: no output file" [ ! -e "$tmp/user/out.json" ]
+check "closefds: no temporary file left" [ -z "$(ls -A "$tmp/user")" ]
+check "closefds: not called a perfpipe bug" eval '! grep -q "perfpipe bug" "$tmp/closefds.err"'
+check "closefds: says a stage closed descriptors" grep -q "closed descriptors" "$tmp/closefds.err"
+
+# linger: the run ends in time and the plugin's child with it.
+start=$(date +%s)
+PP_FAULT_PIDFILE="$tmp/linger.pid" timeout 60 "$PERFPIPE" run "$tmp/linger.yaml" \
+  --plugin-dir "$FAULTS" --stage-timeout 5 >"$tmp/linger.json" 2>"$tmp/linger.err"; rc=$?
+took=$(( $(date +%s) - start ))
+check "linger: exit 0 ($rc)" [ "$rc" = 0 ]
+check "linger: the run ended in $took s (< 30)" [ "$took" -lt 30 ]
+check "linger: the document is whole" [ "$(q "$tmp/linger.json" '",".join(s["status"] for s in d["stages"])')" = ok,ok ]
+pid=$(cat "$tmp/linger.pid" 2>/dev/null)
+check "linger: the plugin forked (pid $pid)" [ -n "$pid" ]
+# alive: there and not a zombie (killed, waiting for a reaper that may be slow)
+alive() { local st; st=$(ps -o stat= -p "$1" 2>/dev/null) && [ -n "$st" ] && [ "${st#Z}" = "$st" ]; }
+for _ in 1 2 3 4 5 6 7 8 9 10; do [ -n "$pid" ] && alive "$pid" && sleep 0.2; done
+if [ -n "$pid" ] && alive "$pid"; then
+  ko "linger: its child $pid is still alive"; kill "$pid"
+else
+  ok "linger: its child is gone"
+fi
+
+# SIGINT with SIGINT ignored from the start (a script's background job):
+# the run still ends by the signal (the shell sees 130), and no result is
+# renamed into place. fault-sleep sleeps in finish(): the signal lands
+# mid-run.
+pipeline sleep >"$tmp/sleep.yaml"
+rm -f "$tmp/user/"*
+(cd "$tmp/user" && trap '' INT && exec "$PERFPIPE" run "$tmp/sleep.yaml" --plugin-dir "$FAULTS" \
+  --stage-timeout 60 --format json -o out.json 2>"$tmp/int.err") &
+bg=$!
+sleep 2
+kill -INT "$bg"
+wait "$bg"; rc=$?
+check "SIGINT inherited ignored: the run ends by SIGINT (status $rc)" [ "$rc" = 130 ]
+check "SIGINT inherited ignored: no result and no temporary file" [ -z "$(ls -A "$tmp/user")" ]
+
+echo "passed $pass, failed $fail"
+[ "$fail" = 0 ]
