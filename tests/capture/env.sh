@@ -26,12 +26,18 @@ pp_install_tool() {
 pp_install_tools() { pp_install_tool dotnet-trace && pp_install_tool dotnet-counters && pp_install_tool dotnet-gcdump; }
 
 # Build workload and oracle (Release) into $PP_BUILD_DIR; one build at a time, single node.
+# Two suites on one machine (two work trees) share the build dir: a lock on it
+# keeps their builds from writing the same files at once.
 pp_build() {
   local p
-  for p in workload/Workload.csproj oracle/Oracle.csproj; do
-    pp_log "building $p"
-    dotnet build "$PP_TESTS/$p" -c Release -nologo -v q -m:1 >&2 || { pp_log "build failed: $p"; return 1; }
-  done
+  mkdir -p "$PP_BUILD_DIR"
+  (
+    flock 9
+    for p in workload/Workload.csproj oracle/Oracle.csproj; do
+      pp_log "building $p"
+      dotnet build "$PP_TESTS/$p" -c Release -nologo -v q -m:1 >&2 || { pp_log "build failed: $p"; exit 1; }
+    done
+  ) 9>"$PP_BUILD_DIR/.build.lock"
 }
 
 pp_oracle() { dotnet "$PP_ORACLE_DLL" "$@"; }
