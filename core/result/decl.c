@@ -47,6 +47,42 @@ names_json(const char *const *names, const json_t *table)
     return a;
 }
 
+/* decl's candidate part as {"cost", "label", ..., "frame": true, ...}, the
+ * columns it names kept where the table has them; NULL when the table has
+ * no cost figure (no candidates) or out of memory (*bad set). */
+static json_t *
+candidate_json(const pp_table_decl *decl, const json_t *table, int *bad)
+{
+    const pp_candidate_decl *c = decl->candidate;
+    const char *cost = c->cost;
+    json_t *o;
+
+    for (size_t i = 0; cost == NULL && decl->figures != NULL && decl->figures[i].column; i++)
+        if (decl->figures[i].axis != NULL)
+            cost = decl->figures[i].column;
+    if (cost == NULL || column(table, cost) == NULL)
+        return NULL;
+    /* flags as members that are there only when set */
+    o = json_pack("{s:s, s:s*, s:s*, s:s*, s:s*, s:s*, s:s*, s:s*}",
+                  "cost", cost, "label", c->label, "does", c->does,
+                  "status", c->status && column(table, c->status) ? c->status : NULL,
+                  "superseded_by", c->superseded_by,
+                  "skip_if", c->skip_if && column(table, c->skip_if) ? c->skip_if : NULL,
+                  "stacks", c->stacks, "waits", c->waits);
+    if (o != NULL &&
+        (((c->flags & PP_CANDIDATE_FRAME) && json_object_set_new(o, "frame", json_true())) ||
+         ((c->flags & PP_CANDIDATE_NO_WAITS) && json_object_set_new(o, "no_waits", json_true())) ||
+         ((c->flags & PP_CANDIDATE_RULE_GATED) &&
+          json_object_set_new(o, "rule_gated", json_true())) ||
+         (c->evidence != NULL &&
+          json_object_set_new(o, "evidence", names_json(c->evidence, table)) != 0))) {
+        json_decref(o);
+        o = NULL;
+    }
+    *bad |= o == NULL;
+    return o;
+}
+
 json_t *
 pp_decl_json(const pp_table_decl *decl, const json_t *table)
 {
@@ -69,6 +105,12 @@ pp_decl_json(const pp_table_decl *decl, const json_t *table)
         bad |= json_object_set(o, "figures", figs) != 0;
     if (!bad && decl->work_totals != NULL)
         bad |= json_object_set_new(o, "work_totals", names_json(decl->work_totals, NULL)) != 0;
+    if (!bad && decl->candidate != NULL) {
+        json_t *c = candidate_json(decl, table, &bad);
+
+        if (c != NULL)
+            bad |= json_object_set_new(o, "candidate", c) != 0;
+    }
     json_decref(figs);
     if (bad) {
         json_decref(o);

@@ -281,6 +281,8 @@ static const pp_table_decl alloc_tables[] = {
       .figures = (const pp_figure_decl[]){ { "bytes", "bytes", PP_AXIS_ALLOCATION },
           { "samples", "samples", PP_AXIS_ALLOCATION }, { "share", "percent", NULL },
           { NULL, NULL, NULL } },
+      .candidate = &(const pp_candidate_decl){ .cost = "bytes", .label = "allocation churn",
+          .does = "allocates (sampled)", .flags = PP_CANDIDATE_FRAME },
     },
     { .name = "by_type_frame",
       .columns = (const pp_column[]){ { "type", PP_COL_STRING, 0 }, { "frame", PP_COL_STRING, 0 },

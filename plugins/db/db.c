@@ -396,6 +396,8 @@ static const pp_table_decl db_tables[] = {
           { "max_ms", "ms", PP_AXIS_DATABASE }, { "share", "percent", NULL },
           { "ef_duration_ms", "ms", PP_AXIS_DATABASE }, { "errors", "count", PP_AXIS_DATABASE },
           { NULL, NULL, NULL } },
+      .candidate = &(const pp_candidate_decl){ .cost = "total_ms",
+          .label = "time (database wall time)", .does = "spends in the database" },
     },
     { .name = "by_caller",
       .columns = (const pp_column[]){ { "caller", PP_COL_STRING, 0 },

@@ -140,7 +140,8 @@ t = st["tables"][0]
 assert t["name"] == "hot", t["name"]
 assert t["decl"] == {"subject": "method", "key": ["method"],
                      "figures": {"ms": {"unit": "ms", "axis": "time"},
-                                 "samples": {"unit": "samples", "axis": "time"}}}, t["decl"]
+                                 "samples": {"unit": "samples", "axis": "time"}},
+                     "candidate": {"cost": "ms"}}, t["decl"]
 # The workload's hot loop (tests/workload CpuScenario) is on top of its
 # thread's stack; threads blocked in waits have the wait on top.
 hot = [r for r in t["rows"] if r[0] == "Workload.CpuScenario.HotA"]
