@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "result/decl.h"
+#include "result/result.h"
 
 const pp_table_decl *
 pp_decl_find(const pp_analyzer *a, const char *name)
@@ -119,6 +120,35 @@ pp_decl_json(const pp_table_decl *decl, const json_t *table)
     return o;
 }
 
+/* 0 when table's columns are, in order, some of decl's with the same
+ * types (a run may leave a declared column out); else -1 with the first
+ * one that is not in why. */
+static int
+drifted(const pp_table_decl *decl, const json_t *table, char *why, size_t size)
+{
+    const json_t *c;
+    size_t i, k = 0;
+
+    if (decl->columns == NULL)
+        return 0;
+    json_array_foreach(json_object_get(table, "columns"), i, c) {
+        const char *name = json_string_value(json_object_get(c, "name"));
+        const char *type = json_string_value(json_object_get(c, "type"));
+
+        while (decl->columns[k].name != NULL && name != NULL &&
+               strcmp(decl->columns[k].name, name) != 0)
+            k++;
+        if (name == NULL || decl->columns[k].name == NULL || type == NULL ||
+            pp_column_type_name(decl->columns[k].type) == NULL ||
+            strcmp(pp_column_type_name(decl->columns[k].type), type) != 0) {
+            snprintf(why, size, "column '%s' (%s)", name ? name : "?", type ? type : "?");
+            return -1;
+        }
+        k++;
+    }
+    return 0;
+}
+
 int
 pp_decl_annotate(json_t *stage, const pp_analyzer *a)
 {
@@ -129,8 +159,21 @@ pp_decl_annotate(json_t *stage, const pp_analyzer *a)
         const pp_table_decl *d = pp_decl_find(a, json_string_value(json_object_get(t, "name")));
         json_t *j;
 
+        char why[192], msg[512];
+
         if (d == NULL || json_object_get(t, "decl") != NULL)
             continue;
+        /* The declaration is what rules are checked against: a table that
+         * strays from it is the analyzer's bug, said where it shows. */
+        if (drifted(d, t, why, sizeof why) != 0) {
+            snprintf(msg, sizeof msg, "table '%s' has %s, which its declaration (pp_table_decl "
+                     "of analyzer '%s') does not list in that order or type: rules and "
+                     "candidates cannot trust it; report it to the analyzer's author",
+                     d->name, why, a->name);
+            if (pp_result_finding(stage, PP_SEVERITY_WARNING, "host.undeclared_column",
+                                  msg) != PP_OK)
+                return PP_ENOMEM;
+        }
         if ((j = pp_decl_json(d, t)) == NULL || json_object_set_new(t, "decl", j) != 0)
             return PP_ENOMEM;
     }
