@@ -173,7 +173,8 @@ collect(const cand_source *r, const json_t *doc, const pp_cand_unit *unit, const
         c->stage = json_string_value(json_object_get(stage, "id"));
         c->stage_obj = stage;
         extra_text(r, table, row, c->extra, sizeof c->extra);
-        pp_candidates_lands(stage, table, row, target, &c->lands);
+        pp_candidates_lands(stage, table, row, target, r->target_col, r->callers, r->heap_type,
+                            &c->lands);
         if (r->frame_target)
             place(c, stage, table);
     }
@@ -225,6 +226,8 @@ source_of(const json_t *table, cand_source *r)
     r->extra = json_object_get(c, "evidence");
     r->stacks = str_of(c, "stacks");
     r->waits = str_of(c, "waits");
+    r->callers = str_of(c, "callers");
+    r->heap_type = json_is_true(json_object_get(c, "heap_type"));
     r->waits_filter = json_is_true(json_object_get(c, "no_waits"));
     r->frame_target = json_is_true(json_object_get(c, "frame"));
     r->rule_gated = json_is_true(json_object_get(c, "rule_gated"));

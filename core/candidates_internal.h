@@ -33,6 +33,8 @@ typedef struct cand_source {
     const json_t *extra;         /* columns quoted in the evidence (an array), or NULL */
     const char *stacks;          /* the stage's ';'-joined stacks: a named frame's inclusive time */
     const char *waits;           /* the stage's table of blocked leaves */
+    const char *callers;         /* the stage's table of each subject's callers */
+    int heap_type;               /* a heap type: no module, the fix lands where it is made */
     int waits_filter;            /* leave out rows naming a known wait */
     int frame_target;            /* a code frame: a framework one moves to its app caller */
     int rule_gated;              /* a wait: a candidate only where a rule names it removable */

@@ -95,7 +95,7 @@ check_candidate(const pp_analyzer *d, const pp_table_decl *t, const char *path, 
 {
     const pp_candidate_decl *c = t->candidate;
     const char *cols[] = { c->cost, c->status, c->skip_if };
-    const char *words[] = { c->superseded_by, c->stacks, c->waits };
+    const char *words[] = { c->superseded_by, c->stacks, c->waits, c->callers };
 
     for (size_t i = 0; i < sizeof cols / sizeof cols[0]; i++) {
         const char *one[2] = { cols[i], NULL };

@@ -64,17 +64,19 @@ candidate_json(const pp_table_decl *decl, const json_t *table, int *bad)
     if (cost == NULL || column(table, cost) == NULL)
         return NULL;
     /* flags as members that are there only when set */
-    o = json_pack("{s:s, s:s*, s:s*, s:s*, s:s*, s:s*, s:s*, s:s*}",
+    o = json_pack("{s:s, s:s*, s:s*, s:s*, s:s*, s:s*, s:s*, s:s*, s:s*}",
                   "cost", cost, "label", c->label, "does", c->does,
                   "status", c->status && column(table, c->status) ? c->status : NULL,
                   "superseded_by", c->superseded_by,
                   "skip_if", c->skip_if && column(table, c->skip_if) ? c->skip_if : NULL,
-                  "stacks", c->stacks, "waits", c->waits);
+                  "stacks", c->stacks, "waits", c->waits, "callers", c->callers);
     if (o != NULL &&
         (((c->flags & PP_CANDIDATE_FRAME) && json_object_set_new(o, "frame", json_true())) ||
          ((c->flags & PP_CANDIDATE_NO_WAITS) && json_object_set_new(o, "no_waits", json_true())) ||
          ((c->flags & PP_CANDIDATE_RULE_GATED) &&
           json_object_set_new(o, "rule_gated", json_true())) ||
+         ((c->flags & PP_CANDIDATE_HEAP_TYPE) &&
+          json_object_set_new(o, "heap_type", json_true())) ||
          (c->evidence != NULL &&
           json_object_set_new(o, "evidence", names_json(c->evidence, table)) != 0))) {
         json_decref(o);

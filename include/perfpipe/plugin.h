@@ -112,6 +112,8 @@ typedef struct pp_figure_decl {
 #define PP_CANDIDATE_NO_WAITS   2u   /* rows naming a known blocking call are left out */
 #define PP_CANDIDATE_RULE_GATED 4u   /* the rows are waits: a row ranks only where a rule
                                         names its wait a cause a change removes */
+#define PP_CANDIDATE_HEAP_TYPE  8u   /* the subject is a heap type: it has no module, the fix
+                                        lands where instances are created or kept */
 
 typedef struct pp_candidate_decl {
     const char *cost;            /* the figure ranked by; NULL: the first figure on an axis */
@@ -127,6 +129,9 @@ typedef struct pp_candidate_decl {
      * column: a frame a rule names costs its inclusive time there. */
     const char *stacks;
     const char *waits;           /* the stage's table whose first column names blocked leaves */
+    /* The stage's table that names each subject's callers, heaviest first:
+     * it has the subject's column, its own subject (the caller) and "module". */
+    const char *callers;
     uint32_t flags;              /* PP_CANDIDATE_* */
     uint32_t reserved;
 } pp_candidate_decl;

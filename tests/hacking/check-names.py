@@ -25,9 +25,8 @@ ALLOWED = {
     "cli/cmd_run.c": {"counters-csv", "series"},
     "cli/quick_options.c": {"alloc", "cpu", "gcdump", "gcdump-diff"},
     "cli/util.c": {"counters-csv", "gcdump", "gcdump-diff"},
-    # landing and rules' derived evidence (to read declarations; candidates
+    # rules' derived evidence (to read declarations; candidates and landing
     # read them: tables[i].decl.candidate)
-    "core/candidates_lands.c": {"by_caller", "db", "gcdump"},
     "core/rules/evidence.c": {"alloc", "by_command", "by_frame", "by_stack",
                               "by_type_frame_kind", "cpu", "db", "gcdump", "gcdump-diff",
                               "running", "waiting"},
