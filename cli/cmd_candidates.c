@@ -10,11 +10,63 @@
 
 #include "candidates.h"
 #include "cli.h"
+#include "loader.h"
+#include "result/decl.h"
 #include "result/result.h"
 #include "rules/evidence.h"
 #include "rules/rules.h"
 
 #define MAX_DOCS 64
+
+typedef struct undeclared {
+    json_t **docs;
+    size_t ndocs;
+} undeclared;
+
+/* Gives the stages c's analyzer wrote the declarations it makes today. */
+static void
+annotate(void *user, const pp_plugin_candidate *c)
+{
+    const undeclared *u = user;
+
+    for (size_t d = 0; c->analyzer != NULL && d < u->ndocs; d++) {
+        size_t i;
+        json_t *st;
+
+        json_array_foreach(json_object_get(u->docs[d], "stages"), i, st) {
+            const char *an = json_string_value(json_object_get(json_object_get(st, "analyzer"),
+                                                               "name"));
+
+            if (an != NULL && strcmp(an, c->analyzer->name) == 0)
+                (void)pp_decl_annotate(st, c->analyzer);
+        }
+    }
+}
+
+/* Candidates read only tables' declarations (tables[i].decl): a result
+ * written before analyzers declared their tables gets them from the
+ * analyzers on the plugin path, by name. Best effort: a table nobody
+ * declares gives no candidates. */
+static void
+declare_old(json_t **docs, size_t ndocs)
+{
+    undeclared u = { docs, ndocs };
+    int missing = 0;
+    pp_loader *l;
+
+    for (size_t d = 0; d < ndocs && !missing; d++) {
+        size_t i, k;
+        json_t *st, *t;
+
+        json_array_foreach(json_object_get(docs[d], "stages"), i, st)
+            json_array_foreach(json_object_get(st, "tables"), k, t)
+                missing |= json_object_get(t, "decl") == NULL;
+    }
+    if (!missing || (l = pp_cli_loader(NULL, 0)) == NULL)
+        return;
+    pp_loader_scan(l, annotate, &u);
+    pp_loader_free(l);
+}
 
 static const char usage[] =
 "Usage: perfpipe candidates RESULT.json... [--top N] [--no-rules]\n"
@@ -141,6 +193,7 @@ pp_cmd_candidates(int argc, char **argv)
             goto out;
         }
     }
+    declare_old(docs, ndocs);
     /* Rule files are checked against the tables the documents hold (and
      * what their analyzers declared of them). */
     for (size_t i = 0; use_rules && schema != NULL && i < ndocs; i++)

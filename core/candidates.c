@@ -15,37 +15,6 @@
 #include "rules/rules.h"
 
 
-static const char *const growth_extra[] = { "count_delta", "payload", "path", NULL };
-static const char *const running_extra[] = { "samples", NULL };
-static const char *const waiting_extra[] = { "wait", "samples", NULL };
-
-static const cand_source sources[] = {
-    { "alloc", "by_frame", "frame", "bytes", "share", PP_CAND_BYTES, "allocation churn",
-      "allocates (sampled)", NULL, NULL, NULL, NULL, 0, 1, 0 },
-    /* cpu: running samples only, by responsible method (blocked.c); results
-     * written before the split fall back to by_method without known waits. */
-    { "cpu", "running", "method", "ms", "share", PP_CAND_MS, "time (running thread samples)",
-      "runs (thread time while running, waits excluded, framework callees included)", NULL,
-      NULL, NULL, running_extra, 0, 1, 0 },
-    { "cpu", "by_method", "method", "exclusive_ms", "share", PP_CAND_MS, "time (thread samples)",
-      "runs itself (exclusive thread time)", NULL, "running", NULL, NULL, 1, 1, 0 },
-    /* a blocked application frame ranks only when a rule names its wait a
-     * cause a change removes (sync over async, lock contention) */
-    { "cpu", "waiting", "waiter", "ms", "share", PP_CAND_MS, "time (blocked, removable wait)",
-      "blocks (thread time waiting)", NULL, NULL, NULL, waiting_extra, 0, 1, 1 },
-    { "db", "by_command", "command", "total_ms", "share", PP_CAND_MS, "time (database wall time)",
-      "spends in the database", NULL, NULL, NULL, NULL, 0, 0, 0 },
-    /* gc: the application frame that induces GCs, by the pause they cost */
-    { "gc", "induced_callers", "frame", "pause_ms", NULL, PP_CAND_MS, "time (GC pauses it induces)",
-      "pauses the process in the GCs it induces (GC.Collect)", NULL, NULL, NULL, NULL, 0, 1, 0 },
-    /* heap: by retained growth, owners only (a payload is its owner's evidence) */
-    { "gcdump-diff", "growth", "type", "retained_delta", "share", PP_CAND_BYTES,
-      "footprint (heap growth)", "holds more on the heap (retained growth)", NULL, NULL,
-      "owned_by", growth_extra, 0, 0, 0 },
-    { "gcdump-diff", "by_type", "type", "bytes_delta", NULL, PP_CAND_BYTES,
-      "footprint (heap growth)", "grew on the heap by", "status", "growth", NULL, NULL, 0, 0, 0 },
-};
-
 /* Thread time spent blocked is not work a change can remove from that
  * method: waits are left out of cpu candidates (and counted). */
 static int
@@ -68,8 +37,9 @@ extra_text(const cand_source *r, const json_t *table, const json_t *row, char *b
     size_t used = 0;
 
     buf[0] = '\0';
-    for (size_t k = 0; r->extra != NULL && r->extra[k] != NULL; k++) {
-        int ci = pp_cand_col(table, r->extra[k]);
+    for (size_t k = 0; k < json_array_size(r->extra); k++) {
+        const char *name = json_string_value(json_array_get(r->extra, k));
+        int ci = name != NULL ? pp_cand_col(table, name) : -1;
         json_t *v = ci >= 0 ? json_array_get(row, (size_t)ci) : NULL;
         char val[1200];
         int w;
@@ -80,7 +50,7 @@ extra_text(const cand_source *r, const json_t *table, const json_t *row, char *b
             snprintf(val, sizeof val, "%lld", (long long)json_integer_value(v));
         else
             continue;
-        w = snprintf(buf + used, size - used, "; %s: %s", r->extra[k], val);
+        w = snprintf(buf + used, size - used, "; %s: %s", name, val);
         if (w < 0 || (size_t)w >= size - used)
             break;
         used += (size_t)w;
@@ -134,7 +104,7 @@ place(cand *c, const json_t *stage, const json_t *table)
     snprintf(c->target, sizeof c->target, "%s", l->call_site);
     snprintf(l->why, sizeof l->why, "the application frame that calls %s (%s, module %s): "
              "no change lands in %s code, the call does", c->orig, l->cls, l->module, l->cls);
-    app_module(stage, table, c->r->target_col, c->target, l->module, sizeof l->module);
+    app_module(stage, table, c->r.target_col, c->target, l->module, sizeof l->module);
     snprintf(l->cls, sizeof l->cls, "application");
 }
 
@@ -192,7 +162,7 @@ collect(const cand_source *r, const json_t *doc, const pp_cand_unit *unit, const
         }
         c = &(*list)[(*n)++];
         memset(c, 0, sizeof *c);
-        c->r = r;
+        c->r = *r;
         c->unit = *unit;
         snprintf(c->target, sizeof c->target, "%s", target);
         c->figure = f;
@@ -203,7 +173,8 @@ collect(const cand_source *r, const json_t *doc, const pp_cand_unit *unit, const
         c->stage = json_string_value(json_object_get(stage, "id"));
         c->stage_obj = stage;
         extra_text(r, table, row, c->extra, sizeof c->extra);
-        pp_candidates_lands(stage, table, row, target, &c->lands);
+        pp_candidates_lands(stage, table, row, target, r->target_col, r->callers, r->heap_type,
+                            &c->lands);
         if (r->frame_target)
             place(c, stage, table);
     }
@@ -211,7 +182,61 @@ collect(const cand_source *r, const json_t *doc, const pp_cand_unit *unit, const
 }
 
 
-/* Every candidate row of every document, unsorted. */
+/* The string member name of o, or NULL. */
+static const char *
+str_of(const json_t *o, const char *name)
+{
+    return json_string_value(json_object_get(o, name));
+}
+
+/* Where table's candidates come from, read from its declaration: 1, or 0
+ * when it declares none (no subject, no cost figure, or a cost in a unit
+ * that is neither ms nor bytes). */
+static int
+source_of(const json_t *table, cand_source *r)
+{
+    const json_t *decl = json_object_get(table, "decl"), *c = json_object_get(decl, "candidate");
+    const json_t *figs = json_object_get(decl, "figures"), *cost, *f;
+    const char *unit, *k;
+
+    memset(r, 0, sizeof *r);
+    r->table = str_of(table, "name");
+    r->target_col = str_of(decl, "subject");
+    r->figure_col = str_of(c, "cost");
+    cost = r->figure_col != NULL ? json_object_get(figs, r->figure_col) : NULL;
+    unit = str_of(cost, "unit");
+    if (r->table == NULL || r->target_col == NULL || unit == NULL)
+        return 0;
+    if (strcmp(unit, "ms") == 0)
+        r->measure = PP_CAND_MS;
+    else if (strcmp(unit, "bytes") == 0)
+        r->measure = PP_CAND_BYTES;
+    else
+        return 0;
+    json_object_foreach((json_t *)figs, k, f)
+        if (r->share_col == NULL && json_is_string(json_object_get(f, "unit")) &&
+            strcmp(str_of(f, "unit"), "percent") == 0 && str_of(f, "axis") == NULL)
+            r->share_col = k;
+    r->axis = str_of(c, "label") ? str_of(c, "label") : str_of(cost, "axis") ? str_of(cost, "axis")
+                                                                             : "cost";
+    r->what = str_of(c, "does") ? str_of(c, "does") : "costs";
+    r->growth_only = str_of(c, "status");
+    r->superseded_by = str_of(c, "superseded_by");
+    r->skip_if = str_of(c, "skip_if");
+    r->extra = json_object_get(c, "evidence");
+    r->stacks = str_of(c, "stacks");
+    r->waits = str_of(c, "waits");
+    r->callers = str_of(c, "callers");
+    r->heap_type = json_is_true(json_object_get(c, "heap_type"));
+    r->waits_filter = json_is_true(json_object_get(c, "no_waits"));
+    r->frame_target = json_is_true(json_object_get(c, "frame"));
+    r->rule_gated = json_is_true(json_object_get(c, "rule_gated"));
+    return 1;
+}
+
+/* Every candidate row of every document, unsorted: each table that declares
+ * how it gives candidates (a result written before declarations gives
+ * none: run it again). */
 static int
 gather(const json_t *const *docs, size_t ndocs, cand **list, size_t *n, size_t *waits)
 {
@@ -220,44 +245,36 @@ gather(const json_t *const *docs, size_t ndocs, cand **list, size_t *n, size_t *
 
     for (size_t d = 0; d < ndocs && rc == PP_OK; d++) {
         pp_cand_unit unit;
-        size_t i;
-        json_t *stage;
+        size_t i, k;
+        json_t *stage, *table;
 
         pp_cand_unit_of(docs[d], &unit);
-        json_array_foreach(json_object_get(docs[d], "stages"), i, stage) {
-            const char *an = json_string_value(json_object_get(json_object_get(stage, "analyzer"), "name"));
-            size_t k;
-            json_t *table;
+        json_array_foreach(json_object_get(docs[d], "stages"), i, stage)
+            json_array_foreach(json_object_get(stage, "tables"), k, table) {
+                cand_source r;
 
-            if (an == NULL)
-                continue;
-            for (size_t r = 0; r < sizeof sources / sizeof sources[0] && rc == PP_OK; r++) {
-                if (strcmp(sources[r].analyzer, an) != 0 ||
-                    (sources[r].superseded_by &&
-                     pp_cand_table_obj(stage, sources[r].superseded_by) != NULL))
+                if (!source_of(table, &r) ||
+                    (r.superseded_by && pp_cand_table_obj(stage, r.superseded_by) != NULL))
                     continue;
-                json_array_foreach(json_object_get(stage, "tables"), k, table)
-                    if (strcmp(json_string_value(json_object_get(table, "name")), sources[r].table) == 0 &&
-                        (rc = collect(&sources[r], docs[d], &unit, stage, table, list, n, &cap,
-                                      waits)) != PP_OK)
-                        break;
+                if ((rc = collect(&r, docs[d], &unit, stage, table, list, n, &cap, waits)) != PP_OK)
+                    break;
             }
-        }
     }
     return rc;
 }
 
-/* 1 when leaf is a wait: a known one, or one the stage's `waiting` table
- * names. */
+/* 1 when leaf is a wait: a known one, or one the stage's waits table (the
+ * source's declared `waits`) names in its first column. */
 static int
-blocked_leaf(const json_t *stage, const char *leaf)
+blocked_leaf(const json_t *stage, const char *waits, const char *leaf)
 {
     size_t i;
     json_t *row;
 
     if (is_wait(leaf))
         return 1;
-    json_array_foreach(json_object_get(pp_cand_table_obj(stage, "waiting"), "rows"), i, row)
+    json_array_foreach(json_object_get(waits ? pp_cand_table_obj(stage, waits) : NULL, "rows"),
+                       i, row)
         if (json_is_string(json_array_get(row, 0)) &&
             strcmp(json_string_value(json_array_get(row, 0)), leaf) == 0)
             return 1;
@@ -287,7 +304,7 @@ has_frame(const char *st, const char *from, const char *frame, const char **at)
 static double
 inclusive_running(const cand *c, const cand *list, size_t n)
 {
-    const json_t *t = pp_cand_table_obj(c->stage_obj, "by_stack");
+    const json_t *t = c->r.stacks ? pp_cand_table_obj(c->stage_obj, c->r.stacks) : NULL;
     size_t i;
     json_t *row;
     double ms = 0;
@@ -299,7 +316,7 @@ inclusive_running(const cand *c, const cand *list, size_t n)
         if (st == NULL)
             continue;
         leaf = strrchr(st, ';') ? strrchr(st, ';') + 1 : st;
-        if (blocked_leaf(c->stage_obj, leaf) || !has_frame(st, st, c->target, &after))
+        if (blocked_leaf(c->stage_obj, c->r.waits, leaf) || !has_frame(st, st, c->target, &after))
             continue;
         for (size_t j = 0; j < n && !deeper; j++)
             deeper = list[j].named && &list[j] != c && list[j].stage_obj == c->stage_obj &&
@@ -317,10 +334,10 @@ inclusive_running(const cand *c, const cand *list, size_t n)
 static size_t
 called_under(const cand *c, const cand *list, size_t n)
 {
-    const json_t *t = pp_cand_table_obj(c->stage_obj, "by_stack");
+    const json_t *t = c->r.stacks ? pp_cand_table_obj(c->stage_obj, c->r.stacks) : NULL;
     int mi = pp_cand_col(t, "ms");
 
-    if (t == NULL || mi < 0 || c->named || strcmp(c->r->table, "running") != 0 || c->dropped)
+    if (t == NULL || mi < 0 || c->named || c->dropped)
         return n;
     for (size_t j = 0; j < n; j++) {
         double all = 0, under = 0;
@@ -334,7 +351,8 @@ called_under(const cand *c, const cand *list, size_t n)
             double ms = pp_cand_num(json_array_get(row, (size_t)mi));
 
             if (st == NULL || !has_frame(st, st, c->target, NULL) ||
-                blocked_leaf(c->stage_obj, strrchr(st, ';') ? strrchr(st, ';') + 1 : st))
+                blocked_leaf(c->stage_obj, c->r.waits,
+                             strrchr(st, ';') ? strrchr(st, ';') + 1 : st))
                 continue;
             all += ms;
             if (has_frame(st, st, list[j].target, &after) && has_frame(st, after, c->target, NULL))
@@ -389,14 +407,14 @@ judge(cand *list, size_t n, const json_t *const *docs, size_t ndocs, const pp_ru
         cand *c = &list[i];
         const pp_rule *h[MAX_HITS];
 
-        if (c->r->rule_gated && c->dropped == 0 &&
+        if (c->r.rule_gated && c->dropped == 0 &&
             (rules == NULL || pp_rules_for_target(rules, cache, docs, ndocs, c->stage_obj,
                                                   c->orig[0] ? c->orig : c->target, h,
                                                   MAX_HITS) == 0))
             c->dropped = 2;
-        if (c->r->rule_gated && c->dropped != 0)
+        if (c->r.rule_gated && c->dropped != 0)
             (*waits)++;
-        c->named = c->dropped == 0 && rules != NULL && strcmp(c->r->table, "running") == 0 &&
+        c->named = c->dropped == 0 && rules != NULL && c->r.stacks != NULL &&
                    c->orig[0] == '\0' && named_in_doc(c, docs, ndocs, rules, cache);
     }
     /* A fix shape changes the frame's whole call (a fresh LOH buffer makes
@@ -410,7 +428,7 @@ judge(cand *list, size_t n, const json_t *const *docs, size_t ndocs, const pp_ru
             c->figure = inc;
             c->inclusive = 1;
         }
-        c->cost = pp_cand_cost(c->r->measure, c->figure, &c->unit, ms_per_mib);
+        c->cost = pp_cand_cost(c->r.measure, c->figure, &c->unit, ms_per_mib);
     }
     for (size_t i = 0; i < n; i++) {
         size_t j = called_under(&list[i], list, n);

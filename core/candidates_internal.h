@@ -15,28 +15,33 @@
 
 #define MAX_HITS 16
 
-/* Where each analyzer's candidates come from. share_col NULL: the share is
- * the row's figure over the sum of the table's positive figures. */
+/* Where a table's candidates come from: its declaration's candidate part
+ * (tables[i].decl.candidate), strings borrowed from the document. share_col
+ * NULL: the share is the row's figure over the sum of the table's positive
+ * figures. */
 typedef struct cand_source {
-    const char *analyzer;
     const char *table;
-    const char *target_col;
-    const char *figure_col;
-    const char *share_col;
-    pp_cand_measure measure;
+    const char *target_col;      /* the declared subject */
+    const char *figure_col;      /* the declared cost figure */
+    const char *share_col;       /* the declared figure of unit "percent" on no axis */
+    pp_cand_measure measure;     /* from the cost figure's unit */
     const char *axis;
     const char *what;            /* what the target does, for the evidence text */
     const char *growth_only;     /* status column: keep grew/appeared rows only */
     const char *superseded_by;   /* skip this source where the stage has that table */
     const char *skip_if;         /* skip rows whose string in this column is not empty */
-    const char *const *extra;    /* columns quoted in the evidence, NULL-terminated */
+    const json_t *extra;         /* columns quoted in the evidence (an array), or NULL */
+    const char *stacks;          /* the stage's ';'-joined stacks: a named frame's inclusive time */
+    const char *waits;           /* the stage's table of blocked leaves */
+    const char *callers;         /* the stage's table of each subject's callers */
+    int heap_type;               /* a heap type: no module, the fix lands where it is made */
     int waits_filter;            /* leave out rows naming a known wait */
     int frame_target;            /* a code frame: a framework one moves to its app caller */
     int rule_gated;              /* a wait: a candidate only where a rule names it removable */
 } cand_source;
 
 typedef struct cand {
-    const cand_source *r;
+    cand_source r;
     char target[512];            /* where the fix lands: an application frame, a command... */
     char orig[512];              /* the framework frame the row named, when it moved */
     double figure;

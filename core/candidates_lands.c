@@ -31,17 +31,21 @@ cell(const json_t *table, const json_t *row, const char *name)
     return s != NULL ? s : "";
 }
 
-/* A db command's heaviest caller (by_caller is ranked): call site and module. */
+/* The heaviest caller of target (the callers table is ranked) in the
+ * stage's table callers: its subject (the caller) and module. */
 static void
-db_caller(const json_t *stage, const char *command, pp_lands *out)
+heaviest_caller(const json_t *stage, const char *callers, const char *subject_col,
+                const char *target, pp_lands *out)
 {
-    const json_t *t = pp_cand_table_obj(stage, "by_caller");
+    const json_t *t = pp_cand_table_obj(stage, callers);
+    const char *caller = json_string_value(json_object_get(json_object_get(t, "decl"),
+                                                           "subject"));
     size_t i;
     json_t *row;
 
-    json_array_foreach(t ? json_object_get(t, "rows") : NULL, i, row)
-        if (strcmp(cell(t, row, "command"), command) == 0) {
-            snprintf(out->call_site, sizeof out->call_site, "%s", cell(t, row, "caller"));
+    json_array_foreach(t && caller ? json_object_get(t, "rows") : NULL, i, row)
+        if (strcmp(cell(t, row, subject_col), target) == 0) {
+            snprintf(out->call_site, sizeof out->call_site, "%s", cell(t, row, caller));
             snprintf(out->module, sizeof out->module, "%s", cell(t, row, "module"));
             return;
         }
@@ -49,10 +53,10 @@ db_caller(const json_t *stage, const char *command, pp_lands *out)
 
 void
 pp_candidates_lands(const json_t *stage, const json_t *table, const json_t *row,
-                    const char *target, pp_lands *out)
+                    const char *target, const char *subject_col, const char *callers,
+                    int heap_type, pp_lands *out)
 {
     const json_t *mods = pp_cand_table_obj(stage, "modules");
-    const char *an = json_string_value(json_object_get(json_object_get(stage, "analyzer"), "name"));
     int has_module = col(table, "module") >= 0;
     size_t i;
     json_t *m;
@@ -61,13 +65,13 @@ pp_candidates_lands(const json_t *stage, const json_t *table, const json_t *row,
     snprintf(out->cls, sizeof out->cls, "unknown");
     snprintf(out->module, sizeof out->module, "%s", cell(table, row, "module"));
     snprintf(out->call_site, sizeof out->call_site, "%s", cell(table, row, "call_site"));
-    if (an != NULL && strcmp(an, "db") == 0) {
-        db_caller(stage, target, out);
+    if (callers != NULL) {
+        heaviest_caller(stage, callers, subject_col, target, out);
         has_module = 1;
     }
     if (out->call_site[0] == '(' || out->call_site[0] == '[')
         out->call_site[0] = '\0';   /* "(framework only)", "[no stack]": no frame of the app */
-    if (an != NULL && strncmp(an, "gcdump", 6) == 0) {
+    if (heap_type) {
         snprintf(out->why, sizeof out->why, "a heap type: a heap snapshot names no module; the "
                  "fix lands where instances are created or kept (alloc by_type_frame, or the "
                  "retention path)");

@@ -88,7 +88,8 @@ group_cost(const cand *list, group *g)
         double cost = 0, fig = 0, share = 0;
 
         for (size_t j = g->first; j < g->first + g->count; j++)
-            if (list[j].stage_obj == list[i].stage_obj && list[j].r == list[i].r) {
+            if (list[j].stage_obj == list[i].stage_obj &&
+                strcmp(list[j].r.table, list[i].r.table) == 0) {
                 cost += list[j].cost;
                 fig += list[j].figure;
                 share += list[j].share;
@@ -139,7 +140,7 @@ evidence_confidence(const cand *c)
     json_t *t, *row;
 
     json_array_foreach(json_object_get(c->stage_obj, "tables"), k, t) {
-        int ci = pp_cand_col(t, "confidence"), ti = pp_cand_col(t, c->r->target_col);
+        int ci = pp_cand_col(t, "confidence"), ti = pp_cand_col(t, c->r.target_col);
 
         if (ci < 0 || ti < 0)
             continue;
@@ -254,21 +255,21 @@ member_text(const cand *c, char *buf, size_t size)
     char fig[64], per[64], inc[640] = "";
     int w;
 
-    pp_cand_figure_text(c->r->measure, c->figure, fig, sizeof fig);
-    pp_cand_per_unit_text(c->r->measure, c->figure, &c->unit, per, sizeof per);
+    pp_cand_figure_text(c->r.measure, c->figure, fig, sizeof fig);
+    pp_cand_per_unit_text(c->r.measure, c->figure, &c->unit, per, sizeof per);
     if (c->orig[0])
         w = snprintf(buf, size, "%s (framework, called from %s) %s %s", c->orig, c->target,
-                     c->r->what, fig);
+                     c->r.what, fig);
     else
-        w = snprintf(buf, size, "%s %s %s", c->target, c->r->what, fig);
+        w = snprintf(buf, size, "%s %s %s", c->target, c->r.what, fig);
     if (w < 0 || (size_t)w >= size)
         return size - 1;
     if (c->inclusive)
         snprintf(inc, sizeof inc, " with its callees (inclusive, by_stack%s%s)",
                  c->absorbed[0] ? "; its call holds the running time of " : "", c->absorbed);
     w += snprintf(buf + w, size - (size_t)w, "%s (%s per %s; %.1f%% of the stage's %s) — stage "
-                  "'%s', table %s%s", inc, per, c->unit.unit, c->share, c->r->axis, c->stage,
-                  c->r->table, c->extra);
+                  "'%s', table %s%s", inc, per, c->unit.unit, c->share, c->r.axis, c->stage,
+                  c->r.table, c->extra);
     return w < 0 || (size_t)w >= size ? size - 1 : (size_t)w;
 }
 
@@ -301,8 +302,8 @@ verify_text(const cand *c, char *verify, size_t size)
              "build and `perfpipe compare` it with this result: confirmed when '%s' disappears "
              "from %s (structural), or its %s per %s falls beyond noise in a same-session A/B "
              "with identical knobs (statistical)", c->pipeline ? c->pipeline : "PIPELINE", knobs,
-             c->orig[0] ? c->orig : c->target, c->r->table, c->r->figure_col, c->unit.unit);
-    pp_candidates_bench_plan(c->knobs, c->r->axis, c->target, verify, size);
+             c->orig[0] ? c->orig : c->target, c->r.table, c->r.figure_col, c->unit.unit);
+    pp_candidates_bench_plan(c->knobs, c->r.axis, c->target, verify, size);
 }
 
 int
@@ -319,14 +320,14 @@ pp_cand_emit_candidates(const cand *list, const group *g, size_t ng, size_t top,
         char fig[64], per[64], unit[64], evidence[4096], verify[2048], ids[1024], fix[4096];
         pp_cell row[16];
 
-        pp_cand_figure_text(c->r->measure, g[i].figure, fig, sizeof fig);
-        pp_cand_per_unit_text(c->r->measure, g[i].figure, &c->unit, per, sizeof per);
+        pp_cand_figure_text(c->r.measure, g[i].figure, fig, sizeof fig);
+        pp_cand_per_unit_text(c->r.measure, g[i].figure, &c->unit, per, sizeof per);
         snprintf(unit, sizeof unit, "ms per %s (estimated)", c->unit.unit);
         group_evidence(list, &g[i], evidence, sizeof evidence);
         verify_text(c, verify, sizeof verify);
         json_array_append_new(row_rules, rule_cells(hits, nhits, ids, sizeof ids, fix, sizeof fix));
         row[0] = pp_cell_int((int64_t)i + 1);
-        row[1] = pp_cell_str(c->r->axis);
+        row[1] = pp_cell_str(c->r.axis);
         row[2] = pp_cell_str(c->target);
         row[3] = pp_cell_str(fig);
         row[4] = pp_cell_dbl(g[i].share);
@@ -375,13 +376,13 @@ pp_cand_emit_dropped(cand *list, size_t n, pp_table *f, pp_error *err)
             row[3] = pp_cell_str(msg);
             return pp_result_table_row(f, row, err);
         }
-        pp_cand_figure_text(c->r->measure, c->figure, fig, sizeof fig);
-        pp_cand_per_unit_text(c->r->measure, c->figure, &c->unit, per, sizeof per);
+        pp_cand_figure_text(c->r.measure, c->figure, fig, sizeof fig);
+        pp_cand_per_unit_text(c->r.measure, c->figure, &c->unit, per, sizeof per);
         snprintf(source, sizeof source, "%s/%s", c->pipeline ? c->pipeline : "?", c->stage);
         snprintf(msg, sizeof msg, "%s (%s, module %s) %s %s (%s per %s): no application frame "
                  "on its stacks calls it, so no change to the application lands there — runtime "
                  "start-up, the thread pool's own loop, the profiler's session; not a candidate",
-                 c->target, c->lands.cls, c->lands.module, c->r->what, fig, per, c->unit.unit);
+                 c->target, c->lands.cls, c->lands.module, c->r.what, fig, per, c->unit.unit);
         row[0] = pp_cell_str(source);
         row[1] = pp_cell_str("info");
         row[2] = pp_cell_str("candidates.no_application_caller");

@@ -89,6 +89,37 @@ check_figures(const pp_analyzer *d, const pp_table_decl *t, const char *path, pp
     return PP_OK;
 }
 
+/* A table's candidate declaration: its columns declared, its words short. */
+static int
+check_candidate(const pp_analyzer *d, const pp_table_decl *t, const char *path, pp_error *err)
+{
+    const pp_candidate_decl *c = t->candidate;
+    const char *cols[] = { c->cost, c->status, c->skip_if };
+    const char *words[] = { c->superseded_by, c->stacks, c->waits, c->callers };
+
+    for (size_t i = 0; i < sizeof cols / sizeof cols[0]; i++) {
+        const char *one[2] = { cols[i], NULL };
+
+        if (check_names(d, t, one, "candidate column", 1, path, err) != PP_OK)
+            return PP_EPLUGIN;
+    }
+    for (size_t i = 0; i < sizeof words / sizeof words[0]; i++) {
+        const char *one[2] = { words[i], NULL };
+
+        if (check_names(d, t, one, "candidate table", 0, path, err) != PP_OK)
+            return PP_EPLUGIN;
+    }
+    if (check_names(d, t, c->evidence, "evidence column", 1, path, err) != PP_OK)
+        return PP_EPLUGIN;
+    if ((c->label != NULL && strnlen(c->label, PP_MAX_TEXT + 1) > PP_MAX_TEXT) ||
+        (c->does != NULL && strnlen(c->does, PP_MAX_TEXT + 1) > PP_MAX_TEXT)) {
+        pp_error_set(err, PP_EPLUGIN, "%s: analyzer '%s': table '%s': a candidate's label or "
+                     "does is longer than %d", path, d->name, t->name, PP_MAX_TEXT);
+        return PP_EPLUGIN;
+    }
+    return PP_OK;
+}
+
 /* ABI 1.5: the table declarations, every string read once (in the probe's
  * child first, as the rest). */
 static int
@@ -119,7 +150,8 @@ check_tables(const pp_analyzer *d, const char *path, pp_error *err)
         if (check_names(d, t, t->key, "key column", 1, path, err) != PP_OK ||
             check_names(d, t, subject, "subject", 1, path, err) != PP_OK ||
             check_names(d, t, t->work_totals, "work total", 0, path, err) != PP_OK ||
-            check_figures(d, t, path, err) != PP_OK)
+            check_figures(d, t, path, err) != PP_OK ||
+            (t->candidate != NULL && check_candidate(d, t, path, err) != PP_OK))
             return PP_EPLUGIN;
     }
     return PP_OK;

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "result/decl.h"
+#include "result/result.h"
 
 const pp_table_decl *
 pp_decl_find(const pp_analyzer *a, const char *name)
@@ -47,6 +48,44 @@ names_json(const char *const *names, const json_t *table)
     return a;
 }
 
+/* decl's candidate part as {"cost", "label", ..., "frame": true, ...}, the
+ * columns it names kept where the table has them; NULL when the table has
+ * no cost figure (no candidates) or out of memory (*bad set). */
+static json_t *
+candidate_json(const pp_table_decl *decl, const json_t *table, int *bad)
+{
+    const pp_candidate_decl *c = decl->candidate;
+    const char *cost = c->cost;
+    json_t *o;
+
+    for (size_t i = 0; cost == NULL && decl->figures != NULL && decl->figures[i].column; i++)
+        if (decl->figures[i].axis != NULL)
+            cost = decl->figures[i].column;
+    if (cost == NULL || column(table, cost) == NULL)
+        return NULL;
+    /* flags as members that are there only when set */
+    o = json_pack("{s:s, s:s*, s:s*, s:s*, s:s*, s:s*, s:s*, s:s*, s:s*}",
+                  "cost", cost, "label", c->label, "does", c->does,
+                  "status", c->status && column(table, c->status) ? c->status : NULL,
+                  "superseded_by", c->superseded_by,
+                  "skip_if", c->skip_if && column(table, c->skip_if) ? c->skip_if : NULL,
+                  "stacks", c->stacks, "waits", c->waits, "callers", c->callers);
+    if (o != NULL &&
+        (((c->flags & PP_CANDIDATE_FRAME) && json_object_set_new(o, "frame", json_true())) ||
+         ((c->flags & PP_CANDIDATE_NO_WAITS) && json_object_set_new(o, "no_waits", json_true())) ||
+         ((c->flags & PP_CANDIDATE_RULE_GATED) &&
+          json_object_set_new(o, "rule_gated", json_true())) ||
+         ((c->flags & PP_CANDIDATE_HEAP_TYPE) &&
+          json_object_set_new(o, "heap_type", json_true())) ||
+         (c->evidence != NULL &&
+          json_object_set_new(o, "evidence", names_json(c->evidence, table)) != 0))) {
+        json_decref(o);
+        o = NULL;
+    }
+    *bad |= o == NULL;
+    return o;
+}
+
 json_t *
 pp_decl_json(const pp_table_decl *decl, const json_t *table)
 {
@@ -69,12 +108,47 @@ pp_decl_json(const pp_table_decl *decl, const json_t *table)
         bad |= json_object_set(o, "figures", figs) != 0;
     if (!bad && decl->work_totals != NULL)
         bad |= json_object_set_new(o, "work_totals", names_json(decl->work_totals, NULL)) != 0;
+    if (!bad && decl->candidate != NULL) {
+        json_t *c = candidate_json(decl, table, &bad);
+
+        if (c != NULL)
+            bad |= json_object_set_new(o, "candidate", c) != 0;
+    }
     json_decref(figs);
     if (bad) {
         json_decref(o);
         return NULL;
     }
     return o;
+}
+
+/* 0 when table's columns are, in order, some of decl's with the same
+ * types (a run may leave a declared column out); else -1 with the first
+ * one that is not in why. */
+static int
+drifted(const pp_table_decl *decl, const json_t *table, char *why, size_t size)
+{
+    const json_t *c;
+    size_t i, k = 0;
+
+    if (decl->columns == NULL)
+        return 0;
+    json_array_foreach(json_object_get(table, "columns"), i, c) {
+        const char *name = json_string_value(json_object_get(c, "name"));
+        const char *type = json_string_value(json_object_get(c, "type"));
+
+        while (decl->columns[k].name != NULL && name != NULL &&
+               strcmp(decl->columns[k].name, name) != 0)
+            k++;
+        if (name == NULL || decl->columns[k].name == NULL || type == NULL ||
+            pp_column_type_name(decl->columns[k].type) == NULL ||
+            strcmp(pp_column_type_name(decl->columns[k].type), type) != 0) {
+            snprintf(why, size, "column '%s' (%s)", name ? name : "?", type ? type : "?");
+            return -1;
+        }
+        k++;
+    }
+    return 0;
 }
 
 int
@@ -87,8 +161,21 @@ pp_decl_annotate(json_t *stage, const pp_analyzer *a)
         const pp_table_decl *d = pp_decl_find(a, json_string_value(json_object_get(t, "name")));
         json_t *j;
 
+        char why[192], msg[512];
+
         if (d == NULL || json_object_get(t, "decl") != NULL)
             continue;
+        /* The declaration is what rules are checked against: a table that
+         * strays from it is the analyzer's bug, said where it shows. */
+        if (drifted(d, t, why, sizeof why) != 0) {
+            snprintf(msg, sizeof msg, "table '%s' has %s, which its declaration (pp_table_decl "
+                     "of analyzer '%s') does not list in that order or type: rules and "
+                     "candidates cannot trust it; report it to the analyzer's author",
+                     d->name, why, a->name);
+            if (pp_result_finding(stage, PP_SEVERITY_WARNING, "host.undeclared_column",
+                                  msg) != PP_OK)
+                return PP_ENOMEM;
+        }
         if ((j = pp_decl_json(d, t)) == NULL || json_object_set_new(t, "decl", j) != 0)
             return PP_ENOMEM;
     }

@@ -38,7 +38,8 @@ static const pp_option_decl options[] = {
     { "top", PP_OPT_INT, 0, "25", "methods listed, the hottest first" },
 };
 
-/* What finish builds: the subject a candidate names and the time figure. */
+/* What finish builds: the subject a candidate names, the time figure it is
+ * ranked by, and (table_new below) the columns themselves. */
 static const pp_table_decl tables[] = {
     { .name = "hot",
       .columns = (const pp_column[]){ { "method", PP_COL_STRING, 0 },
@@ -49,7 +50,9 @@ static const pp_table_decl tables[] = {
       .subject = "method",
       .figures = (const pp_figure_decl[]){ { "ms", "ms", PP_AXIS_TIME },
                                            { "samples", "samples", PP_AXIS_TIME },
-                                           { NULL, NULL, NULL } } },
+                                           { NULL, NULL, NULL } },
+      /* candidates rank the methods by their time per unit of work */
+      .candidate = &(const pp_candidate_decl){ .cost = "ms" } },
     { .name = NULL },
 };
 

@@ -102,6 +102,40 @@ typedef struct pp_figure_decl {
     const char *axis;            /* PP_AXIS_*, or NULL */
 } pp_figure_decl;
 
+/* ABI 1.5: how a table's rows become optimization candidates (perfpipe
+ * candidates): the subject names where a fix lands, cost is the figure it is
+ * ranked by (per unit of work), a figure of unit "ms" or "bytes" on an axis.
+ * A table without one gives no candidates. Every other member may be
+ * NULL/0. */
+#define PP_CANDIDATE_FRAME      1u   /* the subject is a code frame: a framework or package
+                                        frame moves to its application caller (call_site) */
+#define PP_CANDIDATE_NO_WAITS   2u   /* rows naming a known blocking call are left out */
+#define PP_CANDIDATE_RULE_GATED 4u   /* the rows are waits: a row ranks only where a rule
+                                        names its wait a cause a change removes */
+#define PP_CANDIDATE_HEAP_TYPE  8u   /* the subject is a heap type: it has no module, the fix
+                                        lands where instances are created or kept */
+
+typedef struct pp_candidate_decl {
+    const char *cost;            /* the figure ranked by; NULL: the first figure on an axis */
+    const char *label;           /* the axis as candidates name it ("allocation churn");
+                                    NULL: the cost figure's axis */
+    const char *does;            /* what the subject does, in the evidence ("allocates");
+                                    NULL: "costs" */
+    const char *status;          /* a status column: only rows "grew" or "appeared" rank */
+    const char *superseded_by;   /* no candidates from this table where the stage has that one */
+    const char *skip_if;         /* rows with a non-empty string in this column are left out */
+    const char *const *evidence; /* columns quoted in the evidence, NULL-terminated */
+    /* The stage's table of ';'-joined stacks (first column) with an "ms"
+     * column: a frame a rule names costs its inclusive time there. */
+    const char *stacks;
+    const char *waits;           /* the stage's table whose first column names blocked leaves */
+    /* The stage's table that names each subject's callers, heaviest first:
+     * it has the subject's column, its own subject (the caller) and "module". */
+    const char *callers;
+    uint32_t flags;              /* PP_CANDIDATE_* */
+    uint32_t reserved;
+} pp_candidate_decl;
+
 typedef struct pp_table_decl {
     const char *name;            /* as finish passes it to table_new; NULL ends a list */
     /* Every column the table may have, in order, with its PP_COL_* type (a
@@ -115,6 +149,7 @@ typedef struct pp_table_decl {
     /* Names of the stage's totals that count units of work (requests,
      * operations), NULL-terminated; NULL = none. */
     const char *const *work_totals;
+    const pp_candidate_decl *candidate;  /* NULL: the table gives no candidates */
 } pp_table_decl;
 
 #define PP_CELL_NULL   0u

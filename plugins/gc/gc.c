@@ -333,6 +333,7 @@ static const pp_analyzer descriptor = {
     .destroy = gc_destroy,
     .fork = gc_fork,
     .merge = gc_merge,
+    .tables = pp_gc_tables,
 };
 
 PP_PLUGIN_DEFINE(descriptor);

@@ -102,4 +102,12 @@ int gc_is_induced(uint32_t reason);
 /* report.c: tables, totals and findings. */
 int gc_report(gc_state *st, pp_ctx *ctx, pp_error *err);
 
+/* The tables finish builds, declared (tables.c): report.c passes each
+ * one's columns to table_new. */
+enum { PP_GC_TABLE_GCS, PP_GC_TABLE_BY_GENERATION, PP_GC_TABLE_INDUCED_CALLERS };
+extern const pp_table_decl pp_gc_tables[];
+
+/* The number of columns of a NULL-name-terminated list. */
+uint32_t pp_gc_ncolumns(const pp_column *c);
+
 #endif

@@ -47,19 +47,9 @@ static int cmp_index(const void *a, const void *b)
 
 static int per_gc_table(gc_state *st, pp_ctx *ctx, const gc_model *m)
 {
-    static const pp_column cols[] = {
-        { "number", PP_COL_COUNT, 0 }, { "gen", PP_COL_COUNT, 0 }, { "type", PP_COL_STRING, 0 },
-        { "reason", PP_COL_STRING, 0 }, { "start", PP_COL_TIMESTAMP_NS, 0 },
-        { "suspend", PP_COL_DURATION_NS, 0 }, { "pause", PP_COL_DURATION_NS, 0 },
-        { "gc_duration", PP_COL_DURATION_NS, 0 }, { "heap_before", PP_COL_BYTES, 0 },
-        { "heap_after", PP_COL_BYTES, 0 }, { "gen0_after", PP_COL_BYTES, 0 },
-        { "gen1_after", PP_COL_BYTES, 0 }, { "gen2_after", PP_COL_BYTES, 0 },
-        { "loh_after", PP_COL_BYTES, 0 }, { "poh_after", PP_COL_BYTES, 0 },
-        { "promoted", PP_COL_BYTES, 0 }, { "pinned_objects", PP_COL_COUNT, 0 },
-        { "allocated", PP_COL_BYTES, 0 }, { "heaps", PP_COL_COUNT, 0 }, { "complete", PP_COL_COUNT, 0 },
-    };
+    const pp_column *cols = pp_gc_tables[PP_GC_TABLE_GCS].columns;
     const pp_host_api *h = st->host;
-    pp_table *t = h->table_new(ctx, "gcs", sizeof(cols) / sizeof(cols[0]), cols, 1);
+    pp_table *t = h->table_new(ctx, "gcs", pp_gc_ncolumns(cols), cols, 1);
     if (!t)
         return PP_ENOMEM;
     uint32_t n = m->count;
@@ -108,11 +98,7 @@ typedef struct gen_agg {
 
 static int gen_table(gc_state *st, pp_ctx *ctx, const gc_model *m, gen_agg *agg)
 {
-    static const pp_column cols[] = {
-        { "gen", PP_COL_COUNT, 0 }, { "gcs", PP_COL_COUNT, 0 }, { "induced", PP_COL_COUNT, 0 },
-        { "total_pause", PP_COL_DURATION_NS, 0 }, { "mean_pause", PP_COL_DURATION_NS, 0 },
-        { "max_pause", PP_COL_DURATION_NS, 0 }, { "promoted", PP_COL_BYTES, 0 },
-    };
+    const pp_column *cols = pp_gc_tables[PP_GC_TABLE_BY_GENERATION].columns;
     for (uint32_t i = 0; i < m->count; i++) {
         const gc_one *g = &m->gcs[i];
         if (!g->complete || g->gen > 2)
@@ -125,7 +111,7 @@ static int gen_table(gc_state *st, pp_ctx *ctx, const gc_model *m, gen_agg *agg)
             a->max = g->pause;
         a->promoted += (int64_t)sum5(g->promoted);
     }
-    pp_table *t = st->host->table_new(ctx, "by_generation", sizeof(cols) / sizeof(cols[0]), cols, 1);
+    pp_table *t = st->host->table_new(ctx, "by_generation", pp_gc_ncolumns(cols), cols, 1);
     if (!t)
         return PP_ENOMEM;
     for (int gen = 0; gen <= 2; gen++) {
@@ -208,10 +194,9 @@ static int induced_callers(gc_state *st, pp_ctx *ctx, const gc_model *m, char *t
         rc = add_caller(&rows, &nrows, &cap, caller_of(st, r), g->pause);
     }
     if (rc == PP_OK && nrows) {
-        static const pp_column cols[] = { { "frame", PP_COL_STRING, 0 }, { "gcs", PP_COL_COUNT, 0 },
-                                          { "pause", PP_COL_DURATION_NS, 0 }, { "pause_ms", PP_COL_NUMBER, 0 } };
+        const pp_column *cols = pp_gc_tables[PP_GC_TABLE_INDUCED_CALLERS].columns;
         qsort(rows, nrows, sizeof(*rows), cmp_caller);
-        pp_table *t = st->host->table_new(ctx, "induced_callers", 4, cols, 1);
+        pp_table *t = st->host->table_new(ctx, "induced_callers", pp_gc_ncolumns(cols), cols, 1);
         rc = t ? PP_OK : PP_ENOMEM;
         for (uint32_t k = 0; k < nrows && rc == PP_OK; k++) {
             pp_cell c[4] = { pp_cell_str(rows[k].name), pp_cell_int(rows[k].gcs), pp_cell_int(rows[k].pause),

@@ -25,10 +25,8 @@ ALLOWED = {
     "cli/cmd_run.c": {"counters-csv", "series"},
     "cli/quick_options.c": {"alloc", "cpu", "gcdump", "gcdump-diff"},
     "cli/util.c": {"counters-csv", "gcdump", "gcdump-diff"},
-    # candidates, landing and rules' derived evidence (to read declarations)
-    "core/candidates.c": {"alloc", "by_command", "by_frame", "by_method", "by_stack", "by_type",
-                          "cpu", "db", "gc", "gcdump-diff", "growth", "running", "waiting"},
-    "core/candidates_lands.c": {"by_caller", "db", "gcdump"},
+    # rules' derived evidence (to read declarations; candidates and landing
+    # read them: tables[i].decl.candidate)
     "core/rules/evidence.c": {"alloc", "by_command", "by_frame", "by_stack",
                               "by_type_frame_kind", "cpu", "db", "gcdump", "gcdump-diff",
                               "running", "waiting"},

@@ -105,8 +105,9 @@ grep -q '"Microsoft-DotNETCore-SampleProfiler"' "$tmp/count.json" 2>/dev/null &&
   ok "example counts the sample profiler's events" || bad "no SampleProfiler row"
 
 # An analyzer that describes its table (ABI 1.5), built the same way: its
-# declaration reaches the result document, and a user rule file naming its
-# columns is valid and matches its rows, with no edit to perfpipe.
+# declaration reaches the result document, a user rule file naming its
+# columns is valid and matches its rows, its rows are ranked candidates and
+# compare gates its results, with no edit to perfpipe.
 cp -r "$SRC/examples/hot-methods" "$tmp/hot"
 chmod -R u+w "$tmp/hot"
 if make -s -C "$tmp/hot" CFLAGS="-O2 -Werror" >"$tmp/hot.log" 2>&1 &&
@@ -140,7 +141,8 @@ t = st["tables"][0]
 assert t["name"] == "hot", t["name"]
 assert t["decl"] == {"subject": "method", "key": ["method"],
                      "figures": {"ms": {"unit": "ms", "axis": "time"},
-                                 "samples": {"unit": "samples", "axis": "time"}}}, t["decl"]
+                                 "samples": {"unit": "samples", "axis": "time"}},
+                     "candidate": {"cost": "ms"}}, t["decl"]
 # The workload's hot loop (tests/workload CpuScenario) is on top of its
 # thread's stack; threads blocked in waits have the wait on top.
 hot = [r for r in t["rows"] if r[0] == "Workload.CpuScenario.HotA"]
@@ -153,5 +155,48 @@ PY
 else
   bad "hot-methods' declaration or rule"
 fi
+# Candidates from its declaration alone: its subject rows, ranked by their
+# time figure per unit of work (the capture's seconds: no Hosting events).
+"$perfpipe" candidates "$tmp/hot.json" --no-rules --format json -o "$tmp/hot-cand.json" 2>"$tmp/hot-cand.err" &&
+python3 - "$tmp/hot.json" "$tmp/hot-cand.json" <<'PY' && ok "hot-methods gets ranked candidates: its methods by ms per second of capture" ||
+import json, sys
+res, cand = (json.load(open(f)) for f in sys.argv[1:3])
+secs = res["work"]["seconds"]
+hot = {r[0]: r[2] for r in res["stages"][0]["tables"][0]["rows"]}
+t = [x for x in cand["stages"][0]["tables"] if x["name"] == "candidates"][0]
+cols = [c["name"] for c in t["columns"]]
+rows = [dict(zip(cols, r)) for r in t["rows"]]
+assert res["work"]["unit"] == "second" and secs > 0, res["work"]
+assert len(rows) == min(10, len(hot)), len(rows)
+costs = [r["cost"] for r in rows]
+assert costs == sorted(costs, reverse=True), costs
+for r in rows:
+    assert r["axis"] == "time" and r["cost_unit"].startswith("ms per second"), r
+    assert abs(r["cost"] - hot[r["target"]] / secs) < 0.01, (r["target"], r["cost"], hot[r["target"]])
+    assert "table hot" in r["evidence"], r["evidence"]
+a = [r for r in rows if r["target"] == "Workload.CpuScenario.HotA"]
+assert a and a[0]["cost"] > 50, rows
+PY
+  { bad "hot-methods candidates"; cat "$tmp/hot-cand.err"; }
+# A compare gate on its results: equal ones pass; the same capture with one
+# row grown threefold (a derived document: the rate test needs no second
+# capture) fails --fail-on regression, one grown by 5 samples (noise) not.
+python3 - "$tmp/hot.json" "$tmp/hot-grown.json" "$tmp/hot-noise.json" <<'PY'
+import json, sys
+for out, grow in ((sys.argv[2], lambda n: 3 * n), (sys.argv[3], lambda n: n + 5)):
+    d = json.load(open(sys.argv[1]))
+    for r in d["stages"][0]["tables"][0]["rows"]:
+        if r[0] == "Workload.CpuScenario.HotA":
+            r[1], r[2] = grow(r[1]), float(grow(r[1]))
+    json.dump(d, open(out, "w"))
+PY
+"$perfpipe" compare "$tmp/hot.json" "$tmp/hot.json" --fail-on regression >"$tmp/cmp-eq.out" 2>&1 &&
+  ok "compare: two equal hot-methods results exit 0" || { bad "compare equal hot-methods"; head -5 "$tmp/cmp-eq.out"; }
+"$perfpipe" compare "$tmp/hot.json" "$tmp/hot-noise.json" --fail-on regression >"$tmp/cmp-noise.out" 2>&1 &&
+  ok "compare: a hot-methods row grown within noise exits 0" || { bad "compare noise"; head -5 "$tmp/cmp-noise.out"; }
+"$perfpipe" compare "$tmp/hot.json" "$tmp/hot-grown.json" --fail-on regression >"$tmp/cmp-grown.out" 2>&1; rc=$?
+[ $rc -eq 1 ] && grep -q "^REGRESSED.*hot-methods hot 'Workload.CpuScenario.HotA'" "$tmp/cmp-grown.out" &&
+  ok "compare --fail-on regression: a hot-methods row grown past noise exits 1, the row named" ||
+  { bad "compare grown hot-methods: exit $rc"; head -5 "$tmp/cmp-grown.out"; }
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

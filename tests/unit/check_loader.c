@@ -313,7 +313,7 @@ START_TEST(check_table_declarations)
     static const pp_figure_decl bad_axis[] = { { "ms", "ms", "memory" }, { NULL, NULL, NULL } };
     static const pp_figure_decl no_col[] = { { "bytes", "bytes", PP_AXIS_ALLOCATION },
                                              { NULL, NULL, NULL } };
-    pp_table_decl tables[] = { { "hot", cols, key, "frame", figs, NULL }, { NULL } };
+    pp_table_decl tables[] = { { "hot", cols, key, "frame", figs, NULL, NULL }, { NULL } };
     pp_error err = PP_ERROR_INIT;
     pp_analyzer d = { PP_ANALYZER_HEADER, .name = "x", .version = "1",
                       .input_kinds = PP_KIND_NETTRACE, .input_slot_count = 1,
