@@ -70,6 +70,7 @@ static const char usage[] =
 "                         \"replaced\" (default 25)\n"
 "  --map OLD=NEW          join the baseline's key OLD with the candidate's NEW (a twin\n"
 "                         route, a renamed method): e.g. --map 'GET /orders/bad=GET /orders/good'\n"
+"                         (a load run's URL ending with OLD pairs with one ending with NEW)\n"
 "  --allow-wrong-process  judge a result whose trace is flagged as the wrong process\n"
 "  --per UNIT             the unit of work: auto (default: request, else second),\n"
 "                         request, second, operation, or run (fixed work per run:\n"

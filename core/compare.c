@@ -132,12 +132,33 @@ damage_of(const json_t *doc, const char *side, json_t *reasons)
     }
 }
 
+/* Whether --map pairs the baseline's knob value b with the candidate's c: a
+ * pair OLD=NEW where b ends with OLD, c with NEW and the rest is the same
+ * (twin routes: --map /orders/bad=/orders/good pairs the URLs that load them). */
+static int
+mapped_value(const json_t *b, const json_t *c, const pp_compare_options *o)
+{
+    const char *sb = json_string_value(b), *sc = json_string_value(c);
+
+    if (sb == NULL || sc == NULL)
+        return 0;
+    for (size_t i = 0; i < o->nmap; i++) {
+        size_t lb = strlen(sb), lc = strlen(sc), lo = strlen(o->map_old[i]), ln = strlen(o->map_new[i]);
+
+        if (lo <= lb && ln <= lc && lb - lo == lc - ln && strcmp(sb + lb - lo, o->map_old[i]) == 0 &&
+            strcmp(sc + lc - ln, o->map_new[i]) == 0 && strncmp(sb, sc, lb - lo) == 0)
+            return 1;
+    }
+    return 0;
+}
+
 /* L2 (load inputs, issue 36): two load-test runs are comparable only under
  * the same load, so the tool and the knobs it printed (connections, threads,
- * rate, duration, URL: inputs[].load.knobs) must agree input by input. The
- * differences go to diff; their count is returned. */
+ * rate, duration, URL: inputs[].load.knobs) must agree input by input, but
+ * for values --map pairs. The differences go to diff; their count is returned. */
 static int
-load_knobs_differ(const json_t *base, const json_t *cand, char *diff, size_t size)
+load_knobs_differ(const json_t *base, const json_t *cand, const pp_compare_options *o, char *diff,
+                  size_t size)
 {
     const json_t *ib, *ic = NULL;
     size_t i, used = 0;
@@ -163,7 +184,7 @@ load_knobs_differ(const json_t *base, const json_t *cand, char *diff, size_t siz
                 const json_t *w = json_object_get(side ? kb : kc, k);
                 char *a, *b;
 
-                if ((side && w != NULL) || json_equal(v, w))
+                if ((side && w != NULL) || json_equal(v, w) || (!side && mapped_value(v, w, o)))
                     continue;
                 a = json_dumps(side ? w : v, JSON_ENCODE_ANY);
                 b = json_dumps(side ? v : w, JSON_ENCODE_ANY);
@@ -398,7 +419,7 @@ pp_compare(const json_t *base, const json_t *cand, const pp_compare_options *o, 
         cmp_wrong_process(base, "baseline", reasons);
         cmp_wrong_process(cand, "candidate", reasons);
     }
-    if (load_knobs_differ(base, cand, diff, sizeof diff) > 0) {
+    if (load_knobs_differ(base, cand, o, diff, sizeof diff) > 0) {
         if (o->allow_knob_drift)
             weakened = " (WEAKENED: the load runs' knobs differ)";
         else

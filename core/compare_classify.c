@@ -3,6 +3,7 @@
 #include "config.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <perfpipe/perfpipe.h>
@@ -84,13 +85,45 @@ intensive(const char *name)
     return 0;
 }
 
+/* A latency percentile (p90_ms, p99.9_ms) of a load run is an order
+ * statistic: with n requests, n (1 - q) lie beyond it, and its rank is
+ * uncertain by about 1.96 sqrt(n q (1 - q)). Fewer than CMP_MIN_TAIL
+ * requests beyond it on either side (p99 of 2,000 requests: 20) and the
+ * figure is a handful of requests' luck (and, under closed-loop load, of
+ * the scheduler's): too few to judge. */
+#define CMP_MIN_TAIL 100.0
+
+static int
+thin_tail(const cmp_stage *s, const cmp_total *t)
+{
+    const cmp_total *req = NULL;
+    char *end;
+    double q;
+
+    if (t->name[0] != 'p' || (q = strtod(t->name + 1, &end)) <= 0 || q >= 100 ||
+        strcmp(end, "_ms") != 0)
+        return 0;
+    for (size_t i = 0; i < s->ntotals; i++)
+        if (strcmp(s->totals[i].name, "requests") == 0)
+            req = &s->totals[i];
+    if (req == NULL || !req->in_b || !req->in_c)
+        return 0;
+    return fmin(req->b, req->c) * (1 - q / 100) < CMP_MIN_TAIL;
+}
+
 void
 cmp_stage_totals(const json_t *stage_b, const json_t *stage_c, const cmp_work *w, cmp_stage *s)
 {
+    int timed = 0;
+
     memset(s, 0, sizeof *s);
     s->w = *w;
     add_side(s, json_object_get(stage_b, "totals"), 0);
     add_side(s, json_object_get(stage_c, "totals"), 1);
+    /* A sampler with a sample_interval (the thread-time sampler) counts
+     * time: each sample stands for an interval of a thread's time. */
+    for (size_t i = 0; i < s->ntotals; i++)
+        timed |= strcmp(s->totals[i].name, "sample_interval") == 0;
     /* A stage whose figures come from samples (alloc ticks, cpu samples):
      * its totals are judged by the rate test on those counts. */
     for (size_t i = 0; i < s->ntotals; i++) {
@@ -112,6 +145,8 @@ cmp_stage_totals(const json_t *stage_b, const json_t *stage_c, const cmp_work *w
         t->dual = w->dual && !intensive(t->name);
         t->kb = s->sampled ? &s->kb : NULL;
         t->kc = s->sampled ? &s->kc : NULL;
+        t->timed = timed && strncmp(t->name, "samples", 7) == 0;
+        t->thin_tail = thin_tail(s, t);
     }
 }
 
@@ -182,8 +217,9 @@ cmp_threshold(const pp_compare_options *o, const char *table, const char *column
 
 /* Only an axis gates, per unit of work. Counts and bytes gate at the
  * noise; times vary more between runs of the same code (JIT, disk,
- * scheduling), so they gate at CMP_TIME_NOISE unless a threshold names
- * them; a sampled stage's totals also need the rate test's p < alpha. */
+ * scheduling), so they (and a time sampler's sample counts) gate at
+ * CMP_TIME_NOISE unless a threshold names them; a sampled stage's totals
+ * also need the rate test's p < alpha. */
 #define CMP_TIME_NOISE 25.0
 
 int
@@ -192,13 +228,13 @@ cmp_total_moved(const pp_compare_options *o, const cmp_total *t)
     double rel = cmp_total_rel(t), limit, p = cmp_total_p(t);
     int named = 0;
 
-    if (!t->axis || t->work || t->type == PP_COL_PERCENT || isnan(rel))
+    if (!t->axis || t->work || t->thin_tail || t->type == PP_COL_PERCENT || isnan(rel))
         return 0;
     for (size_t i = 0; i < o->nthresholds; i++)
         named |= strcmp(o->thresholds[i].table, "totals") == 0 &&
                  strcmp(o->thresholds[i].column, t->name) == 0;
     limit = cmp_threshold(o, "totals", t->name, 1, 0);
-    if (!named && (t->type == PP_COL_NUMBER || t->type == PP_COL_DURATION_NS) &&
+    if (!named && (t->type == PP_COL_NUMBER || t->type == PP_COL_DURATION_NS || t->timed) &&
         limit < CMP_TIME_NOISE)
         limit = CMP_TIME_NOISE;
     if (t->kb != NULL && !(p < CMP_ALPHA))
@@ -222,6 +258,16 @@ sampled_row(const cmp_table *t, cmp_row *row)
     row->p = cmp_rate_p(kb, kc, t->w.eb, t->w.ec);
     row->testable = cmp_rate_testable(kb, kc, t->w.eb, t->w.ec);
     cmp_rate_ratio_ci(kb, kc, t->w.eb, t->w.ec, &row->ratio_lo, &row->ratio_hi);
+}
+
+/* A frame no module claimed is named by its absolute address ("?!0x7f..."),
+ * which ASLR and the JIT place anew in every process: the same code gets
+ * another key in another capture, so a row so keyed (a frame, or a stack
+ * holding one) appearing or disappearing says nothing about the code. */
+static int
+address_key(const char *key)
+{
+    return key != NULL && strstr(key, "?!0x") != NULL;
 }
 
 /* Rows are judged per unit of work. A sampled row (allocation ticks,
@@ -274,5 +320,11 @@ cmp_classify_rows(cmp_table *t, const pp_compare_options *o)
             row->status = "unchanged";
         else
             row->status = uc > ub ? "grew" : "shrank";
+        if ((row->b == NULL || row->c == NULL) &&
+            address_key(json_string_value(json_array_get(row->b ? row->b : row->c, t->keyidx[0])))) {
+            row->status = row->b == NULL ? "appeared (an address: not comparable)"
+                                         : "disappeared (an address: not comparable)";
+            row->noise = 1;
+        }
     }
 }

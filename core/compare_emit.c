@@ -105,7 +105,8 @@ cmp_emit_totals(json_t *out_stage, const cmp_stage *s, const pp_compare_options 
             x->in_c ? pp_cell_dbl(x->c / x->ec) : pp_cell_null(),
             isnan(rel) ? pp_cell_null() : pp_cell_dbl(rel),
             isnan(pv) || !x->axis ? pp_cell_null() : pp_cell_dbl(pv),
-            pp_cell_str(x->work ? "work" : !x->axis ? "" : moved > 0 ? "REGRESSION"
+            pp_cell_str(x->work ? "work" : !x->axis ? "" : x->thin_tail ? "too few requests"
+                        : moved > 0 ? "REGRESSION"
                         : moved < 0 ? "improved" : "axis"),
         };
 

@@ -41,6 +41,8 @@ typedef struct cmp_total {
     double eb, ec;               /* the work each side did: per unit = b / eb */
     const double *kb, *kc;       /* the stage's sample counts when its figures are sampled */
     int dual;                    /* its move must hold in the absolutes too */
+    int timed;                   /* a time sampler's sample count: gates as a time */
+    int thin_tail;               /* a latency percentile with too few requests beyond it */
 } cmp_total;
 
 /* The unit of work both sides are divided by. */

@@ -20,7 +20,7 @@ def load(p):
     except Exception as e: return None
 def within(v, lo, hi): return v is not None and lo <= v <= hi
 
-MAX_FILE, MAX_TOTAL = 10 << 20, 40 << 20   # 30 MB + the fix-shape captures (issue #24)
+MAX_FILE, MAX_TOTAL = 10 << 20, 44 << 20   # 30 MB + the fix-shape captures (issue #24) + tests/data/webapp (7 MB, issue #34)
 KINDS = {"nettrace", "gcdump", "counters-csv", "counters-json", "spans", "bench"}
 mpath = os.path.join(data, "MANIFEST")
 rows = []

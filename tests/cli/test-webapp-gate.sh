@@ -1,0 +1,123 @@
+#!/bin/bash
+# Issues #34 and #36 on a second app written fresh (tests/webapp, captured by
+# tests/capture/capture-webapp.sh under closed-loop wrk load, fixtures in tests/data/webapp):
+# for each planted problem (N+1, allocation churn, a CPU hot path, sync-over-async, exceptions as
+# control flow) at 1 and 4 connections, the trace (no Hosting events) runs in one pipeline beside its
+# wrk result (a `load` input), so the unit of work is wrk's request count (WORK-CONTRACT 2/3), and
+#  - bad -> good: `compare --fail-on regression` exits 0, IMPROVED per request, with the bad frame's
+#    disappearance (N+1: the repeated query's) as a structural reason;
+#  - good -> bad: exits 1, REGRESSED;
+#  - bad -> bad2 (a second capture of the bad route, another process): exits 0, NO CHANGE.
+# The twin routes are paired by --map BAD_ROUTE=GOOD_ROUTE (which also pairs wrk's url knob).
+set -u
+PERFPIPE=${PERFPIPE:?}
+DATA=${PP_TESTDATA:?}/webapp
+. "$(dirname "$0")/../lib/checks.sh"
+[ -f "$DATA/webapp.tar.xz" ] || { echo "SKIP: tests/data/webapp fixtures not present"; exit 77; }
+command -v xz >/dev/null || { echo "SKIP: xz not found (the traces are one .tar.xz)"; exit 77; }
+tar -xJf "$DATA/webapp.tar.xz" -C "$tmp" || { echo "FAIL: cannot unpack $DATA/webapp.tar.xz"; exit 1; }
+
+# Pairs known to fail (found by this test, not fixed in time; issue #34), with the reason:
+#  - A/A on a shared 2-core machine: between two captures of the same code, wrk's latency
+#    percentiles moved 25-120 % (churn c1: p90 +27.5 %, p99 +119 %; hotpath c1: p90 +25.7 % with 173
+#    of 1,731 requests beyond it; exceptions c1: p90 +38 %, p95 +62 %), and the cpu cost per request
+#    itself by 26-32 % (exceptions c4: samples per request -25.9 %, p < 0.001): the gate judges one
+#    pair of runs, and a single run has no measure of the variation between runs (the Poisson
+#    test models sampling only), so environment noise past the 25 % time noise is a verdict;
+#  - syncasync bad->good (c1, c4) and its c4 A/A: the thread-time sampler's `waiting` table does
+#    not tell an idle thread's wait from a request blocked on .Result: the fix moves the waits from
+#    ManualResetEventSlim.Wait under StockBlocking to idle Monitor.Wait and the pool's
+#    LowLevelLifoSemaphore.WaitNative, which "appear" (structural regression) or grow per request;
+#  - exceptions c1 bad->good: IMPROVED (exit 0), but by the statistical totals (samples per request
+#    -86.6 %); CouponsThrowing's disappearance is not among the structural reasons (not investigated).
+XFAIL="churn c1 bad->bad2 |hotpath c1 bad->bad2 |exceptions c1 bad->bad2 |exceptions c4 bad->bad2 \
+|syncasync c1 bad->good |syncasync c4 bad->good |syncasync c4 bad->bad2 |exceptions c1 bad->good |"
+
+truth() { python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))[sys.argv[2]])' "$1" "$2"; }
+pipeline() { # analyzer
+  cat > "$tmp/$1.yaml" <<YAML
+version: 1
+name: webapp-$1
+inputs:
+  trace: { kind: nettrace, path: "\${TRACE}" }
+  results: { kind: load, path: "\${RESULTS}" }
+stages:
+  - { id: $1, analyzer: $1, input: trace }
+  - { id: load, analyzer: load, input: results }
+YAML
+}
+for a in db alloc cpu; do pipeline $a; done
+
+xfailed=0
+# outcome PAIR OK WHAT: a pair listed in XFAIL that fails is counted apart (XFAIL, with its
+# verdict line shown); one that passes is a FAIL (XPASS), so that the list stays true.
+outcome() {
+  local x=0; case "|$XFAIL|" in *"|$1 "*) x=1;; esac
+  if [ "$2" = 1 ] && [ $x = 0 ]; then pass=$((pass + 1)); echo "PASS: $1: $3"
+  elif [ "$2" = 1 ]; then fail=$((fail + 1)); echo "FAIL (XPASS): $1: $3: listed in XFAIL but passes"
+  elif [ $x = 1 ]; then xfailed=$((xfailed + 1)); echo "XFAIL: $1: $3: $(head -1 "$tmp/out" | cut -c1-300)"
+  else fail=$((fail + 1)); echo "FAIL: $1: $3"; head -1 "$tmp/out" | cut -c1-400; sed 's/^/  stderr: /' "$tmp/err" | head -3; fi
+}
+row() { printf '%-10s c%s  %-12s exit %s  %s\n' "$1" "$2" "$3" "$4" "$(head -1 "$tmp/out" | cut -c1-160)" >> "$tmp/table"; }
+
+: > "$tmp/table"
+for s in nplus1 churn hotpath syncasync exceptions; do for c in 1 4; do
+  n=webapp-$s-c$c
+  # nplus1 at 4 connections is not archived (90 MB of database events in 1 s: the size budget;
+  # tests/data/webapp/README.md has its verdicts, measured on the captures)
+  [ -f "$tmp/$n-bad.nettrace" ] || { echo "NOTE: $n: not in the archive"; continue; }
+  an=$(truth "$DATA/$n-bad.truth.json" analyzer)
+  br=$(truth "$DATA/$n-bad.truth.json" route); gr=$(truth "$DATA/$n-good.truth.json" route)
+  ok=1 vs="bad good bad2"
+  # nplus1 and churn have no 4-connection bad2 (the fixtures' size budget: tests/data/webapp/README.md)
+  [ -f "$DATA/$n-bad2.wrk.txt" ] || { vs="bad good"; echo "NOTE: $n: no bad2 capture, no A/A pair"; }
+  for v in $vs; do
+    run "$an + wrk on $n-$v" "$PERFPIPE" run "$tmp/$an.yaml" --input trace="$tmp/$n-$v.nettrace" \
+      --input results="$DATA/$n-$v.wrk.txt" --format json -o "$tmp/$n-$v.json" || ok=0
+  done
+  [ $ok = 1 ] || continue
+  "$PERFPIPE" compare "$tmp/$n-bad.json" "$tmp/$n-good.json" --map "$br=$gr" --format json -o "$tmp/$n-fix.json"
+  python3 - "$tmp/$n-fix.json" "$DATA/$n-bad.truth.json" "$DATA/$n-good.truth.json" >"$tmp/py.out" 2>&1 <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1])); tb, tg = (json.load(open(p)) for p in sys.argv[2:4]); v = d["verdict"]
+assert v["overall"] == "improved", v["line"]
+assert v["unit"] == "request", v["unit"]
+ins = d["inputs"]
+assert ins[0]["work"]["requests_source"] == "load:wrk" and ins[0]["work"]["requests"] == tb["requests"], ins[0]["work"]
+assert ins[1]["work"]["requests"] == tg["requests"], ins[1]["work"]
+assert ins[0]["process"]["pid"] == tb["pid"] and ins[1]["process"]["pid"] == tg["pid"], ins
+fixed = [x for x in v["decided_by"] if "fixed (structural)" in x]
+if tb["shape"] == "nplus1":
+    # the repeated query: one per customer (15 per request, the truth), WHERE on CustomerId
+    st = d["stages"][0]; t = next(t for t in st["tables"] if t["name"] == "by_command")
+    cols = [c["name"] for c in t["columns"]]
+    rows = [dict(zip(cols, r)) for r in t["rows"]]
+    gone = [r for r in rows if r["status"] == "disappeared" and "CustomerId" in r[cols[0]]]
+    assert gone, [(r[cols[0]][:60], r["status"]) for r in rows]
+    assert any("by_command" in x and "disappeared" in x and "CustomerId" in x for x in fixed), v["decided_by"]
+else:
+    want = "'%s' disappeared while" % tb["method"]
+    assert any(want in x for x in fixed), (want, v["decided_by"])
+print("%d -> %d requests; %s" % (tb["requests"], tg["requests"], v["line"][:140]))
+PY
+  py=$?
+  "$PERFPIPE" compare "$tmp/$n-bad.json" "$tmp/$n-good.json" --map "$br=$gr" --fail-on regression \
+    >"$tmp/out" 2>"$tmp/err"; e=$?
+  row $s $c "bad->good" $e
+  [ $py = 0 ] || sed 's/^/  /' "$tmp/py.out" | tail -3 | cut -c1-300
+  outcome "$s c$c bad->good" $([ $e = 0 ] && [ $py = 0 ] && grep -q "^IMPROVED" "$tmp/out" && echo 1 || echo 0) \
+    "exits 0, IMPROVED per wrk request, the bad frame (or the repeated query) gone as a structural reason"
+  "$PERFPIPE" compare "$tmp/$n-good.json" "$tmp/$n-bad.json" --map "$gr=$br" --fail-on regression \
+    >"$tmp/out" 2>"$tmp/err"; e=$?
+  row $s $c "good->bad" $e
+  outcome "$s c$c good->bad" $([ $e = 1 ] && grep -q "^REGRESSED" "$tmp/out" && echo 1 || echo 0) \
+    "exits 1, REGRESSED first"
+  [ "$vs" = "bad good bad2" ] || continue
+  "$PERFPIPE" compare "$tmp/$n-bad.json" "$tmp/$n-bad2.json" --fail-on regression >"$tmp/out" 2>"$tmp/err"; e=$?
+  row $s $c "bad->bad2" $e
+  outcome "$s c$c bad->bad2" $([ $e = 0 ] && grep -q "^NO CHANGE" "$tmp/out" && echo 1 || echo 0) \
+    "exits 0, NO CHANGE first"
+done; done
+echo "verdicts (shape, connections, direction, exit, first line):"; sed 's/^/  /' "$tmp/table"
+echo "expected failures: $xfailed"
+finish "webapp gate: "
