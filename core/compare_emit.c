@@ -194,7 +194,8 @@ out_columns(const cmp_table *t, pp_column *outcols, char **names, size_t *nout)
         for (int s = 0; s < 3; s++) {
             if ((names[n] = strdup(rate[s])) == NULL)
                 return *nout = n, PP_ENOMEM;
-            outcols[n++] = (pp_column){ names[n - 1], PP_COL_NUMBER, 0 };
+            outcols[n] = (pp_column){ names[n], PP_COL_NUMBER, 0 };
+            n++;
         }
     }
     for (size_t p = 0; p < t->nshare; p++)
