@@ -132,6 +132,19 @@ extern pp_render_opts pp_cli_render;
  * from $COLUMNS or the terminal. -1 after printing an error. */
 int pp_cli_take_render_flags(int *argc, char **argv);
 
+/* The flags pp_cli_take_render_flags takes for every command, NULL-ended
+ * (completion offers them after any command). */
+extern const char *const pp_cli_global_flags[];
+
+/* A subcommand: argv[0] is its name. */
+typedef int (*pp_cli_command_fn)(int argc, char **argv);
+
+/* `perfpipe __complete pipelines|options CMD|formats CMD`: the words shell
+ * completion offers, one a line, from the program's own help texts and
+ * registries; lookup maps a command name to its function (NULL: an
+ * analyzer). An exit code. */
+int pp_cli_complete(int argc, char **argv, pp_cli_command_fn (*lookup)(const char *));
+
 /* CSV directory: perfpipe ... --format csv -o DIR/ writes one file per
  * table (TABLE.csv, or STAGE.TABLE.csv when the pipeline has several
  * stages), totals.csv and findings.csv, each atomically. Is path meant as

@@ -66,7 +66,7 @@ static const char usage[] =
 "`--` ends the options of any command. man perfpipe(1), perfpipe-pipeline(5),\n"
 "perfpipe-plugin(7) have the details, and the environment variables.\n";
 
-typedef int (*pp_cmd_fn)(int argc, char **argv);
+typedef pp_cli_command_fn pp_cmd_fn;
 
 /* The command registry: usage's synopsis lines, dispatch and completion
  * (`perfpipe help --list commands`) read it; a name not listed here is an
@@ -183,6 +183,8 @@ dispatch(int argc, char **argv)
         return help(argc, argv);
     if (strcmp(cmd, "--version") == 0 || strcmp(cmd, "-V") == 0)
         return version();
+    if (strcmp(cmd, "__complete") == 0)
+        return pp_cli_complete(argc, argv, command);
     if (pp_cli_take_render_flags(&argc, argv) < 0)
         return PP_EXIT_USAGE;
     if ((fn = command(cmd)) != NULL)

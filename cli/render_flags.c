@@ -13,6 +13,9 @@
 
 pp_render_opts pp_cli_render = PP_RENDER_OPTS_INIT;
 
+/* Keep in step with pp_cli_take_render_flags below. */
+const char *const pp_cli_global_flags[] = { "--wide", "--weight", NULL };
+
 /* $COLUMNS first (a script or a test can fix it), then the terminal on
  * stdout; 0 (the renderer's default of 120) when neither says. */
 static unsigned

@@ -78,6 +78,55 @@ expect_has "describe --plugin-dir FIXTURES fixture-g<TAB>" "fixture-good" descri
 expect_words "alloc DATA/alloc-gcverbose.n<TAB>: the file" "$DATA/alloc-gcverbose.nettrace" alloc "$DATA/alloc-gcverbose.n"
 expect_words "after --, files only" "$DATA/cpu-sampled.nettrace" alloc -- "$DATA/cpu-sampled.n"
 
+# Derived from the binary and the source, never a hand list, so a command,
+# an option or a format added anywhere is checked with no edit here.
+# help_options TEXT: the -x/--long words of a help text, as a reader finds
+# them (after a blank, '[', '(', '|', ',' or '`'; "per-stage" is no option).
+help_options() {
+  grep -oE -- '(^|[][ (|,`])--?[A-Za-z][A-Za-z0-9-]*[A-Za-z0-9]?' |
+    sed -E 's/^[][ (|,`]//' | grep -E '^(-[A-Za-z]|--[A-Za-z][A-Za-z0-9-]*)$' | sort -u
+}
+union=""
+for c in $commands $analyzers; do
+  [ "$c" = help ] && continue
+  offered=$(complete_line "$c" - | xargs)
+  union="$union $offered"
+  missing=""
+  for o in $("$PERFPIPE" "$c" --help 2>&1 | help_options); do
+    [[ " $offered " == *" $o "* ]] || missing="$missing $o"
+  done
+  [ -z "$missing" ] && ok "$c -<TAB> offers every option of \`$c --help\`" ||
+    bad "$c -<TAB> lacks$missing (offered: $offered)"
+  for g in --wide --weight --help; do
+    [[ " $offered " == *" $g "* ]] || bad "$c -<TAB> lacks the global $g"
+  done
+  fmts=$(complete_line "$c" --format "" | xargs)
+  [ -n "$fmts" ] && ok "$c --format <TAB> offers formats ($fmts)" || bad "$c --format <TAB> offers nothing"
+done
+expect_has "help --<TAB> offers --list" "--list" help --
+# Every option of perfpipe --help (the global ones: --wide, --weight...)
+# completes somewhere.
+for o in $("$PERFPIPE" --help | help_options); do
+  case $o in --help|--version|--list) continue ;; esac
+  [[ " $union " == *" $o "* ]] && ok "perfpipe --help's $o completes" || bad "perfpipe --help's $o completes nowhere"
+done
+# Every long option of every getopt table in cli/ completes for some
+# command: an option missing from every help text fails here.
+for o in $(sed -n '/struct option .*\[\] = {/,/};/p' "$SRC"/cli/*.c |
+             grep -oE '^\s*\{ "[a-z][a-z0-9-]*"' | grep -oE '[a-z][a-z0-9-]*' | sort -u); do
+  [[ " $union " == *" --$o "* ]] && ok "getopt --$o completes" || bad "getopt --$o (cli/) completes for no command"
+done
+# Every format completes after an analyzer's --format.
+for f in $formats; do
+  expect_has "alloc --format <TAB> offers $f" "$f" alloc x --format ""
+done
+# run <TAB>: the pipelines (the shipped ones, from the source tree here).
+for y in "$SRC"/etc/perfpipe/pipelines/*.yaml; do
+  n=$(basename "$y" .yaml)
+  expect_has "run <TAB> offers the pipeline $n" "$n" run ""
+  expect_has "validate <TAB> offers the pipeline $n" "$n" validate ""
+done
+
 # zsh: the completion function with the completion system's builtins
 # replaced by ones that print what would be offered.
 zsh_complete() {  # zsh_complete WORD... (the last is the word being completed)
@@ -102,6 +151,20 @@ if command -v zsh >/dev/null; then
     ok "zsh: --format offers the formats" || bad "zsh: --format: $(zsh_complete alloc x --format "")"
   [ "$(zsh_complete describe "")" = "$analyzers" ] && ok "zsh: describe offers the analyzers" ||
     bad "zsh: describe: $(zsh_complete describe "")"
+  got=$(zsh_complete run "")
+  for y in "$SRC"/etc/perfpipe/pipelines/*.yaml; do
+    [[ " $got " == *" $(basename "$y" .yaml) "* ]] || bad "zsh: run <TAB> lacks $(basename "$y" .yaml): $got"
+  done
+  [[ " $got " == *" alloc "* ]] && ok "zsh: run <TAB> offers pipelines" || bad "zsh: run <TAB>: $got"
+  for c in $commands; do
+    [ "$c" = help ] && continue
+    got=$(zsh_complete "$c" -)
+    missing=""
+    for o in $("$PERFPIPE" "$c" --help 2>&1 | help_options); do
+      [[ " $got " == *" $o "* ]] || missing="$missing $o"
+    done
+    [ -z "$missing" ] && ok "zsh: $c -<TAB> offers its help's options" || bad "zsh: $c -<TAB> lacks$missing"
+  done
   [ "$(zsh_complete alloc "")" = "<files>" ] && ok "zsh: an analyzer's argument is a file" ||
     bad "zsh: alloc arg: $(zsh_complete alloc "")"
 else
