@@ -150,9 +150,16 @@ pp_plugin_default_dirs(char **dirs, size_t max, pp_error *err)
         snprintf(user, sizeof user, ".local/lib/perfpipe/plugins-%d", PP_ABI_MAJOR);
         rc = add_one(format_path(home, user), dirs, max, &n);
     }
-    if (rc == 0)
-        rc = add_one(strdup(pp_build_tree_dirs(built, sizeof built, unused, sizeof unused)
-                                ? built : PLUGINDIR), dirs, max, &n);
+    if (rc == 0 && pp_build_tree_dirs(built, sizeof built, unused, sizeof unused))
+        rc = add_one(strdup(built), dirs, max, &n);
+    else if (rc == 0) {
+        /* The packaged plugins first, then the local administrator's (an
+         * out-of-tree plugin's `make install`; no package owns the
+         * directory, so removing perfpipe leaves it alone). */
+        rc = add_one(strdup(PLUGINDIR), dirs, max, &n);
+        if (rc == 0 && strcmp(LOCALPLUGINDIR, PLUGINDIR) != 0)
+            rc = add_one(strdup(LOCALPLUGINDIR), dirs, max, &n);
+    }
     if (rc < 0) {
         for (size_t i = 0; i < n; i++)
             free(dirs[i]);

@@ -23,7 +23,8 @@ int pp_build_tree_dirs(char *plugindir, size_t plugindir_size, char *pipelinedir
 /* The default plugin directories in search order, as malloc'd strings the
  * caller frees: PERFPIPE_PLUGIN_PATH (colon-separated; ignored when
  * privileged), the user's ~/.local/lib/perfpipe/plugins-ABI (likewise), then
- * the build tree's plugins or the installed PLUGINDIR. Returns how many were
+ * the build tree's plugins, or the installed PLUGINDIR and the local
+ * administrator's LOCALPLUGINDIR (/usr/local/lib/perfpipe/plugins-ABI). Returns how many were
  * stored (at most max), or -1 when out of memory (err filled). */
 int pp_plugin_default_dirs(char **dirs, size_t max, pp_error *err);
 

@@ -7,11 +7,12 @@
 #      a program links libperfpipe through perfpipe.pc;
 #   4. a third-party plugin (examples/count-events, or a tiny one from a
 #      heredoc) built against libperfpipe-dev with pkg-config and installed
-#      into the plugindir perfpipe-plugin.pc names;
+#      into the localplugindir perfpipe-plugin.pc names (/usr/local/...), found there;
 #   5. the shipped pipelines are found in /usr/share/perfpipe/pipelines; a
 #      file of the same name in /etc/perfpipe/pipelines overrides one, and one
 #      in the user's ~/.config/perfpipe/pipelines overrides that;
-#   6. apt-get purge leaves nothing in the perfpipe directories;
+#   6. apt-get purge leaves nothing in the perfpipe directories (and the
+#      third-party plugin in /usr/local, which is not the packages' to remove);
 #   7. RPMs from the `make dist` tarball (rpmbuild -ba --nodeps: rpm cannot
 #      see Debian's packages, the build dependencies are Debian's).
 #
@@ -225,7 +226,7 @@ if [ -f "$EXDOC/count-events.c" ]; then
   PLUGIN=count-events
   INPUT=$SRC/tests/data/alloc-gcverbose.nettrace
   run make -C "$EXT" CFLAGS="-O2 -Werror"      # its Makefile: pkg-config --cflags perfpipe-plugin
-  run make -C "$EXT" install                    # into pkg-config --variable=plugindir perfpipe-plugin
+  run make -C "$EXT" install                    # into pkg-config --variable=localplugindir perfpipe-plugin
 else
   step "third-party plugin: examples/count-events not shipped yet, a tiny one from a heredoc"
   PLUGIN=ci-hello
@@ -265,14 +266,21 @@ PP_PLUGIN_EXPORT const pp_analyzer *perfpipe_plugin_entry(void) { return &descri
 EOF
   run cc -std=c11 -Wall -Wextra -Wno-unused-parameter -O2 $(pkg-config --cflags perfpipe-plugin) \
     -fPIC -fvisibility=hidden -shared -Wl,-z,defs -o "$EXT/ci-hello.so" "$EXT/ci-hello.c"
-  run install -m 0644 "$EXT/ci-hello.so" "$(pkg-config --variable=plugindir perfpipe-plugin)/ci-hello.so"
+  run install -D -m 0644 "$EXT/ci-hello.so" "$(pkg-config --variable=localplugindir perfpipe-plugin)/ci-hello.so"
 fi
-EX_PLUGIN=$PLUGINDIR/$PLUGIN.so
+# Third-party plugins go to the local administrator's directory, which no
+# package owns and perfpipe searches after its own.
+LOCALPLUGINDIR=$(pkg-config --variable=localplugindir perfpipe-plugin)
+[ "$LOCALPLUGINDIR" = /usr/local/lib/perfpipe/plugins-1 ] ||
+  die "perfpipe-plugin.pc localplugindir=$LOCALPLUGINDIR, expected /usr/local/lib/perfpipe/plugins-1"
+EX_PLUGIN=$LOCALPLUGINDIR/$PLUGIN.so
 [ -f "$EX_PLUGIN" ] || die "$EX_PLUGIN not installed"
 run /usr/bin/perfpipe plugins | tee "$WORK/plugins2.txt"
 grep -q "^$PLUGIN " "$WORK/plugins2.txt" || die "perfpipe plugins does not list $PLUGIN"
 run /usr/bin/perfpipe "$PLUGIN" "$INPUT" >/dev/null || die "perfpipe $PLUGIN exited $?"
-ok "$PLUGIN built against libperfpipe-dev, listed and run from $PLUGINDIR"
+grep "^$PLUGIN " "$WORK/plugins2.txt" | has "$LOCALPLUGINDIR" || die "perfpipe plugins does not name $LOCALPLUGINDIR for $PLUGIN"
+[ -e "$PLUGINDIR/$PLUGIN.so" ] && die "$PLUGIN.so was installed into the dpkg-owned $PLUGINDIR"
+ok "$PLUGIN built against libperfpipe-dev, installed into $LOCALPLUGINDIR, listed and run from there"
 
 # ---------------------------------------------------------------------------
 step "pipelines: shipped in /usr/share, overridden from /etc, then from the user's config"
@@ -321,9 +329,12 @@ run rm -f "$ADMIN"; rmdir /etc/perfpipe/pipelines /etc/perfpipe
 
 # ---------------------------------------------------------------------------
 step "purge leaves nothing behind"
-# The hand-installed plugin is nobody's file: a third-party package would own it.
-run rm -f "$EX_PLUGIN"
 logged "$LOGS/apt-purge.log" apt-get purge -y "${PKGS[@]}"
+# The third-party plugin is the local administrator's: purge leaves it in
+# /usr/local, its own `make uninstall` (or its package) removes it.
+[ -f "$EX_PLUGIN" ] || die "purging perfpipe removed the third-party $EX_PLUGIN"
+run rm -f "$EX_PLUGIN"
+rmdir -p "$LOCALPLUGINDIR" 2>/dev/null || true
 for p in "${PKGS[@]}"; do present "$p" && die "$p still present after purge"; done
 for d in "${LEFTOVER_DIRS[@]}" /usr/share/doc/libperfpipe-dev /usr/bin/perfpipe; do
   if [ -e "$d" ]; then find "$d" | head -20; die "$d left after purge"; fi

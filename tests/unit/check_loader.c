@@ -194,13 +194,16 @@ START_TEST(env_path_then_installed_dir)
     setenv("HOME", "/home/someone", 1);
     ck_assert_int_eq(pp_loader_add_dir(l, "/first", &err), PP_OK);
     ck_assert_int_eq(pp_loader_add_defaults(l, &err), PP_OK);
-    ck_assert_uint_eq(pp_loader_dir_count(l), 5);
+    ck_assert_uint_eq(pp_loader_dir_count(l), strcmp(LOCALPLUGINDIR, PLUGINDIR) != 0 ? 6 : 5);
     ck_assert_str_eq(pp_loader_dir(l, 0), "/first");
     ck_assert_str_eq(pp_loader_dir(l, 1), "/nonexistent-a");
     ck_assert_str_eq(pp_loader_dir(l, 2), "/nonexistent-b");
     ck_assert_str_eq(pp_loader_dir(l, 3), "/home/someone/.local/lib/perfpipe/plugins-1");
     /* This test program is not the perfpipe beside the build-tree marker. */
     ck_assert_str_eq(pp_loader_dir(l, 4), PLUGINDIR);
+    /* Then the local administrator's (third-party plugins' make install). */
+    if (strcmp(LOCALPLUGINDIR, PLUGINDIR) != 0)
+        ck_assert_str_eq(pp_loader_dir(l, 5), LOCALPLUGINDIR);
     pp_loader_free(l);
 }
 END_TEST
