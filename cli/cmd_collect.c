@@ -21,7 +21,7 @@
 #include "ipc/capture_source.h"
 #include "ipc/heapsnap.h"
 #include "ipc/ipc.h"
-#include "nettrace/nettrace_internal.h"
+#include "nettrace/stream.h"
 #include "native/native.h"
 
 static const char collect_usage[] =
@@ -175,7 +175,7 @@ read_stream(collect_run *r, pp_error *err)
         if (r->tty)
             fputs("\r\033[K", stderr);
         pp_cli_error("collect: %s; keeping the rest of the stream as it comes", err->message);
-        nt_input_drain(src);
+        pp_nettrace_drain(src);
     }
     pp_nettrace_stats st = { .struct_size = sizeof st };
     pp_nettrace_stats_get(src, &st);

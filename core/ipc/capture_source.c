@@ -25,7 +25,7 @@
 #include "ipc/capture.h"
 #include "ipc/capture_source.h"
 #include "ipc/ipc.h"
-#include "nettrace/nettrace_internal.h"
+#include "nettrace/stream.h"
 #include "source.h"
 
 typedef struct cap_src {
@@ -300,7 +300,7 @@ cs_next(void *src, pp_record *rec, pp_error *err)
     if (rc < 0) {
         /* The kept file stays whole even when the reader cannot follow. */
         pp_error ignored = PP_ERROR_INIT;
-        nt_input_drain(cs->r);
+        pp_nettrace_drain(cs->r);
         cs_finish(cs, 0, &ignored);
         return rc;
     }
@@ -313,7 +313,7 @@ cs_next(void *src, pp_record *rec, pp_error *err)
         return 0;
     }
     /* the process identity (and so the app whose code a frame is) */
-    pp_nt_process_observe(&cs->r->proc, ev);
+    pp_nettrace_observe_process(cs->r, ev);
     memset(rec, 0, sizeof *rec);
     rec->struct_size = sizeof *rec;
     rec->kind = PP_KIND_NETTRACE;
@@ -353,11 +353,11 @@ cs_close(void *src)
         pp_error ignored = PP_ERROR_INIT;
         pp_capture_request_stop(cs->cap);
         if (cs->r)
-            nt_input_drain(cs->r);
+            pp_nettrace_drain(cs->r);
         cs_finish(cs, 0, &ignored);
     }
     if (cs->r) {
-        pp_nt_process_free(&cs->r->proc);
+        pp_nettrace_forget_process(cs->r);
         pp_nettrace_close(cs->r);
     }
     pp_capture_free(cs->cap);

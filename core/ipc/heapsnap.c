@@ -24,7 +24,7 @@
 #include "ipc/heapsnap.h"
 #include "ipc/ipc.h"
 #include "ipc/spool.h"
-#include "nettrace/nettrace_internal.h"
+#include "nettrace/stream.h"
 #include "outfile.h"
 
 /* A runtime still ending another tool's heap-dump session of a big heap
@@ -244,7 +244,7 @@ static int read_dump(run *r, pp_error *err)
         progress(r, asked ? "rundown" : st.state == 0 ? "waiting for the GC" : "dumping", 0);
     }
     if (rc < 0) {
-        nt_input_drain(r->src);
+        pp_nettrace_drain(r->src);
         if (!failed) {
             *err = rerr;
             failed = rerr.code ? rerr.code : PP_EIO;

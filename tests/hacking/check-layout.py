@@ -7,7 +7,12 @@
 #      longer circle: the link map of the built objects (nm) says which
 #      file's undefined symbols another file of the same folder defines;
 #   4. no mutable static storage in core/ (objdump: symbols in .data, .bss
-#      or their thread-local twins) outside the allow-list below.
+#      or their thread-local twins) outside the allow-list below;
+#   5. no file includes another folder's internal header (one whose name
+#      ends in "internal.h": what its folder keeps to itself);
+#   6. no call circle between folders (core/X, cli, plugins/X): the same
+#      link map, folder by folder. core/'s loose top-level files count one
+#      each (they are a folder's worth of rooms not built yet, issue #41).
 # Run by `make check` from the build tree (PP_SRCDIR, PP_BUILDDIR).
 # Exit: 0 pass, 1 a rule is broken (each breach on a line of its own with
 # the file, the symbol or the size), 77 skip (no build objects, no nm).
@@ -235,6 +240,56 @@ def check_circles(objs):
     ok("%d folders' link maps read for circles" % n)
 
 
+def unit_of(rel, stem):
+    """The unit of the between-folders check: the folder, except for a loose
+    file at core/'s top, which stands alone."""
+    return "%s/%s.c" % (rel, stem) if rel == "core" else rel
+
+
+def check_folder_circles(objs):
+    units = collections.defaultdict(lambda: (set(), set()))
+    for rel, prefix, stem, path in objs:
+        d, u = symbols(path)
+        units[unit_of(rel, stem)][0].update(d)
+        units[unit_of(rel, stem)][1].update(u)
+    edges, found = circles(units)
+    for comp in found:
+        calls = []
+        for a in comp:
+            for b in edges[a]:
+                if b in comp:
+                    syms = sorted(units[a][1] & units[b][0])
+                    calls.append("%s -> %s (%s)" % (a, b, ", ".join(syms[:3])))
+        bad("folders call each other: %s; give the lower one a one-way seam (a header it "
+            "offers, that never calls back)" % "; ".join(calls))
+    ok("%d folders (and core/'s loose files) call one way" % len(units))
+
+
+INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
+
+
+def check_internal_includes():
+    internal = {}
+    for rel in sources((".h",)):
+        if os.path.basename(rel).endswith("internal.h"):
+            internal[rel] = os.path.dirname(rel)
+    n = 0
+    for rel in sources((".c", ".h")):
+        with open(os.path.join(src, rel), encoding="utf-8", errors="replace") as f:
+            text = f.read()
+        folder = os.path.dirname(rel)
+        for inc in INCLUDE.findall(text):
+            # "x_internal.h" beside the file, or "dir/x_internal.h" from core/ or the top.
+            for cand in (os.path.normpath(os.path.join(folder, inc)), "core/" + inc, inc):
+                if cand in internal:
+                    n += 1
+                    if internal[cand] != folder:
+                        bad("%s includes %s, the internal header of %s/: use the folder's "
+                            "public seam" % (rel, cand, internal[cand]))
+                    break
+    ok("%d includes of %d internal headers, each from its own folder" % (n, len(internal)))
+
+
 MUTABLE_SECTION = re.compile(r"^\.(data|bss|tdata|tbss)(\..*)?$")
 
 
@@ -268,11 +323,13 @@ def check_statics(objs):
 def main():
     check_files()
     check_functions()
+    check_internal_includes()
     objs = list(objects())
     if not objs or not shutil.which("nm") or not shutil.which("objdump"):
         print("SKIP: no built objects under %s or no nm/objdump" % build)
         sys.exit(77)
     check_circles(objs)
+    check_folder_circles(objs)
     check_statics(objs)
     print("%d passed, %d failed" % (passed, failed))
     sys.exit(1 if failed else 0)

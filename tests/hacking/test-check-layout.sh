@@ -1,7 +1,8 @@
 #!/bin/bash
 # check-layout.py must fail on each rule it enforces: a scratch tree with
 # one breach of each (a file of 801 lines, a function of 151, two files of a
-# folder calling each other, a mutable static in core/), compiled the way
+# folder calling each other, a mutable static in core/, two folders calling
+# each other, another folder's internal header included), compiled the way
 # the build names objects, then the same tree with every breach mended.
 # Exit: 0 pass, 1 fail, 77 skip (no cc, nm, objdump or universal-ctags).
 set -uo pipefail
@@ -19,7 +20,7 @@ ok() { echo "PASS: $*"; pass=$((pass + 1)); }
 bad() { echo "FAIL: $*"; fail=$((fail + 1)); }
 
 src=$work/src build=$work/build
-mkdir -p "$src/core/x" "$src/plugins/p" "$src/cli" "$build/core/x/.libs" "$build/plugins/p/.libs"
+mkdir -p "$src/core/x" "$src/core/y" "$src/plugins/p" "$src/cli" "$build/core/x/.libs" "$build/core/y/.libs" "$build/plugins/p/.libs"
 # A function of n lines (its first and last line included).
 body() { echo "int $1(void)"; echo "{"; echo "    int v = 0;"
          for ((i = 0; i < $2 - 5; i++)); do echo "    v += $i;"; done
@@ -27,7 +28,8 @@ body() { echo "int $1(void)"; echo "{"; echo "    int v = 0;"
 make_tree() {  # $1 = 1: with the breaches
   {
     echo "int b_two(void);"
-    echo "int a_one(void) { return ${1:+b_two() + }1; }"
+    echo "int y_fn(void);"
+    echo "int a_one(void) { return ${1:+b_two() + y_fn() + }1; }"
     [ "$1" = 1 ] && echo "static int counter; int a_bump(void) { return ++counter; }"
     [ "$1" = 1 ] && body long_one 151 || body long_one 150
   } >"$src/core/x/a.c"
@@ -36,6 +38,11 @@ make_tree() {  # $1 = 1: with the breaches
   { echo "static const int table[] = {"
     for ((i = 0; i < (${1:-0} == 1 ? 798 : 797); i++)); do echo "    $i,"; done
     echo "};"; echo "int p_get(int i) { return table[i]; }"; } >"$src/plugins/p/big.c"
+  # core/y calls core/x; with the breaches core/x calls core/y back.
+  { echo "int a_one(void);"; echo "int y_fn(void) { return a_one() + 3; }"; } >"$src/core/y/y.c"
+  cc -c -fPIC -o "$build/core/y/.libs/liby_la-y.o" "$src/core/y/y.c" || return 1
+  echo "int x_private(void);" >"$src/core/x/x_internal.h"
+  { [ "$1" = 1 ] && echo '#include "x/x_internal.h"'; echo "int c_main(void) { return 0; }"; } >"$src/cli/c.c"
   for f in a b; do
     cc -c -fPIC -o "$build/core/x/.libs/libx_la-$f.o" "$src/core/x/$f.c" || return 1
   done
@@ -54,10 +61,14 @@ grep -q '^FAIL: core/x/: files call each other: a.c -> b.c (b_two); b.c -> a.c (
   ok "the circle a.c <-> b.c is named with its symbols" || bad "no circle failure"
 grep -q "^FAIL: core/x/a.c: mutable static 'counter' (.bss)" "$work/out" &&
   ok "the mutable static is named" || bad "no mutable-static failure"
+grep -q '^FAIL: folders call each other: core/x -> core/y (y_fn); core/y -> core/x (a_one)' "$work/out" &&
+  ok "the circle core/x <-> core/y is named with its symbols" || bad "no folder-circle failure"
+grep -q '^FAIL: cli/c.c includes core/x/x_internal.h, the internal header of core/x/' "$work/out" &&
+  ok "the include of another folder's internal header is named" || bad "no internal-include failure"
 [ "$rc" -eq 1 ] || cat "$work/out"
 
 rm -rf "$src" "$build"
-mkdir -p "$src/core/x" "$src/plugins/p" "$src/cli" "$build/core/x/.libs" "$build/plugins/p/.libs"
+mkdir -p "$src/core/x" "$src/core/y" "$src/plugins/p" "$src/cli" "$build/core/x/.libs" "$build/core/y/.libs" "$build/plugins/p/.libs"
 make_tree "" || { echo "FAIL: cannot compile the scratch tree"; exit 1; }
 run; rc=$?
 [ "$rc" -eq 0 ] && ok "the mended tree passes" || { bad "exit $rc on the mended tree"; cat "$work/out"; }
