@@ -220,23 +220,30 @@ def circles(files):
     return edges, found
 
 
+def circle_calls(units, fmt):
+    """Each circle among units ({name: (defined, undefined)}) as one line of
+    its calls, fmt taking the caller, the callee and three symbols."""
+    edges, found = circles(units)
+    for comp in found:
+        calls = []
+        for a in comp:
+            for b in edges[a]:
+                if b in comp:
+                    syms = sorted(units[a][1] & units[b][0])
+                    calls.append(fmt % (a, b, ", ".join(syms[:3])))
+        yield "; ".join(calls)
+
+
 def check_circles(objs):
     groups = collections.defaultdict(dict)
     for rel, prefix, stem, path in objs:
         groups[(rel, prefix)][stem] = symbols(path)
     n = 0
     for (rel, prefix), files in sorted(groups.items()):
-        edges, found = circles(files)
         n += 1
-        for comp in found:
-            calls = []
-            for a in comp:
-                for b in edges[a]:
-                    if b in comp:
-                        syms = sorted(files[a][1] & files[b][0])
-                        calls.append("%s.c -> %s.c (%s)" % (a, b, ", ".join(syms[:3])))
+        for calls in circle_calls(files, "%s.c -> %s.c (%s)"):
             bad("%s/: files call each other: %s; move the shared helpers down into a file "
-                "of their own" % (rel, "; ".join(calls)))
+                "of their own" % (rel, calls))
     ok("%d folders' link maps read for circles" % n)
 
 
@@ -252,16 +259,9 @@ def check_folder_circles(objs):
         d, u = symbols(path)
         units[unit_of(rel, stem)][0].update(d)
         units[unit_of(rel, stem)][1].update(u)
-    edges, found = circles(units)
-    for comp in found:
-        calls = []
-        for a in comp:
-            for b in edges[a]:
-                if b in comp:
-                    syms = sorted(units[a][1] & units[b][0])
-                    calls.append("%s -> %s (%s)" % (a, b, ", ".join(syms[:3])))
+    for calls in circle_calls(units, "%s -> %s (%s)"):
         bad("folders call each other: %s; give the lower one a one-way seam (a header it "
-            "offers, that never calls back)" % "; ".join(calls))
+            "offers, that never calls back)" % calls)
     ok("%d folders (and core/'s loose files) call one way" % len(units))
 
 
