@@ -67,6 +67,7 @@ cleanup() {
   set +e
   # Leave the machine as we found it: the hand-installed plugin, then the packages.
   [ -n "$EX_PLUGIN" ] && [ -e "$EX_PLUGIN" ] && rm -f "$EX_PLUGIN"
+  [ -n "${LOCALPLUGINDIR:-}" ] && rmdir "$LOCALPLUGINDIR" "$(dirname "$LOCALPLUGINDIR")" 2>/dev/null
   [ -n "${ADMIN:-}" ] && rm -f "$ADMIN" && rmdir /etc/perfpipe/pipelines /etc/perfpipe 2>/dev/null
   for p in "${PKGS[@]}"; do
     if present "$p"; then
@@ -278,7 +279,9 @@ EX_PLUGIN=$LOCALPLUGINDIR/$PLUGIN.so
 run /usr/bin/perfpipe plugins | tee "$WORK/plugins2.txt"
 grep -q "^$PLUGIN " "$WORK/plugins2.txt" || die "perfpipe plugins does not list $PLUGIN"
 run /usr/bin/perfpipe "$PLUGIN" "$INPUT" >/dev/null || die "perfpipe $PLUGIN exited $?"
-grep "^$PLUGIN " "$WORK/plugins2.txt" | has "$LOCALPLUGINDIR" || die "perfpipe plugins does not name $LOCALPLUGINDIR for $PLUGIN"
+# (perfpipe plugins prints each plugin's path on the line under its name)
+has -xE "[[:space:]]*$LOCALPLUGINDIR/$PLUGIN\.so" "$WORK/plugins2.txt" ||
+  die "perfpipe plugins does not name $LOCALPLUGINDIR/$PLUGIN.so"
 [ -e "$PLUGINDIR/$PLUGIN.so" ] && die "$PLUGIN.so was installed into the dpkg-owned $PLUGINDIR"
 ok "$PLUGIN built against libperfpipe-dev, installed into $LOCALPLUGINDIR, listed and run from there"
 
@@ -334,7 +337,7 @@ logged "$LOGS/apt-purge.log" apt-get purge -y "${PKGS[@]}"
 # /usr/local, its own `make uninstall` (or its package) removes it.
 [ -f "$EX_PLUGIN" ] || die "purging perfpipe removed the third-party $EX_PLUGIN"
 run rm -f "$EX_PLUGIN"
-rmdir -p "$LOCALPLUGINDIR" 2>/dev/null || true
+rmdir "$LOCALPLUGINDIR" "$(dirname "$LOCALPLUGINDIR")" 2>/dev/null || true
 for p in "${PKGS[@]}"; do present "$p" && die "$p still present after purge"; done
 for d in "${LEFTOVER_DIRS[@]}" /usr/share/doc/libperfpipe-dev /usr/bin/perfpipe; do
   if [ -e "$d" ]; then find "$d" | head -20; die "$d left after purge"; fi
