@@ -27,6 +27,8 @@ write_doc(void *user, FILE *out)
     pp_error err = PP_ERROR_INIT;
     int rc = pp_render_opts_table(job->doc, job->format, job->table, &pp_cli_render, out, &err);
 
+    if (rc == PP_EIO && pp_cli_reader_gone())
+        return PP_EXIT_OUTPUT;      /* not an error: the caller stops quietly */
     if (rc == PP_EIO) {
         pp_cli_error("%s: %s", job->path ? job->path : "standard output", err.message);
         return PP_EXIT_OUTPUT;
