@@ -88,6 +88,8 @@ a, b = events(sys.argv[1]), events(sys.argv[2])
 print(f"{len(a)} event kinds")
 assert a and a == b
 EOF
+expect 0 "rules validate - < alloc.yaml" -- "$PERFPIPE" rules validate - <"$PP_SRCDIR/etc/rules/alloc.yaml"
+has "$tmp/out" "valid" "rules validate -: the shipped file is valid"
 
 # --- c. -q/--quiet before the command.
 expect 0 "perfpipe -q alloc FILE" -- "$PERFPIPE" -q alloc "$T" --top 1
@@ -173,5 +175,36 @@ print(f"{len(a)} lines without --top, {len(b)} with --top 1")
 assert len(b) < len(a)
 EOF
 done
+
+# --- j. alloc's threads column: distinct allocating threads of every row
+# (it was 0 for every Small row). The alloc scenario allocates on one thread
+# (its truth is GC.GetAllocatedBytesForCurrentThread's), so its methods' rows
+# have exactly 1; no row has none or more than its ticks.
+run "alloc --top 0 --format json" "$PERFPIPE" alloc "$T" --top 0 --format json -o "$tmp/t.json"
+check "alloc threads: 1 for the one-thread scenario, 1..samples everywhere" "$tmp/t.json" <<'EOF'
+import json, sys
+d = json.load(open(sys.argv[1]))
+t = {x["name"]: x["rows"] for x in d["stages"][0]["tables"]}
+mine = 0
+for ty, fr, kind, b, s, th in t["by_type_frame_kind"]:
+    assert 1 <= th <= s, (ty, fr, kind, s, th)
+    if fr.startswith("Workload.AllocScenario."):
+        assert th == 1, (ty, fr, kind, th)
+        mine += 1
+print(f"{len(t['by_type_frame_kind'])} rows, {mine} of the scenario's methods with 1 thread")
+assert mine >= 2
+EOF
+# System.Byte beside System.Byte[]: the type the runtime's tick names (a
+# boxed byte), as TraceEvent reads it: the same types and tick counts.
+run "alloc-exact --top 0" "$PERFPIPE" alloc "$DATA/alloc-exact.nettrace" --top 0 --format json -o "$tmp/x.json"
+check "alloc by_type = TraceEvent's by_type, System.Byte included" "$tmp/x.json" "$DATA/alloc-exact.oracle.json" <<'EOF'
+import json, sys
+d = json.load(open(sys.argv[1]))
+rows = {x["name"]: x["rows"] for x in d["stages"][0]["tables"]}["by_type"]
+mine = {r[0]: r[2] for r in rows}
+te = {r["type"]: r["ticks"] for r in json.load(open(sys.argv[2]))["alloc"]["by_type"]}
+print(f"System.Byte: {mine.get('System.Byte')} tick(s) here, {te.get('System.Byte')} in TraceEvent")
+assert te.get("System.Byte") == 1 and mine == te, (mine, te)
+EOF
 
 finish
