@@ -73,8 +73,12 @@ pp_cli_capture_spec(const char *analyzer, const pp_cli_capture *c)
         }
         s[used] = '\0';
     }
+    /* --providers adds to the analyzer's profile (db's own finding asks
+     * for Hosting beside the database events); --profile replaces it */
     const char *dp = default_profile(analyzer);
-    if (!have_profile && !have_providers && dp)
+    if (dp == NULL && have_providers)   /* else providers alone replace it */
+        dp = "dotnet-common,dotnet-sampled-thread-time";
+    if (!have_profile && dp)
         snprintf(s + used, size - used, "%sprofile=%s", c->n ? ";" : "", dp);
     return s;
 }

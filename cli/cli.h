@@ -23,6 +23,9 @@
 #define PP_EXIT_NOMEM      7  /* out of memory */
 
 extern const char *pp_prog;  /* "perfpipe" */
+/* -q/--quiet before the command (`perfpipe -q alloc F`): no warnings on
+ * stderr, as the command's own -q. */
+extern int pp_cli_quiet;
 
 int pp_cmd_run(int argc, char **argv);
 int pp_cmd_analyzer(const char *analyzer, int argc, char **argv); /* perfpipe ANALYZER INPUT... */
@@ -62,6 +65,14 @@ int pp_cli_capture_signals(const struct pp_pipeline *p);
  * directories given then the defaults. An exit code. */
 int pp_cli_describe(const char *name, char **dirs, int ndirs);
 
+/* getopt_long (run with opterr = 0 and ':' leading optstring) returned c,
+ * '?' or ':': one line naming the option and `perfpipe CMD --help`, not
+ * the whole usage. */
+void pp_cli_bad_option(const char *cmd, int c, char **argv);
+/* A JSON document from path, "-" = standard input (once per run: a second
+ * "-" fails with that said in jerr). NULL with jerr filled. */
+struct json_t *pp_cli_load_json(const char *path, struct json_error_t *jerr);
+
 /* "perfpipe: message" on stderr. */
 void pp_cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* The exit code for a library status. */
@@ -79,6 +90,14 @@ pp_loader *pp_cli_loader(char **dirs, int ndirs);
  * place. An exit code: PP_EXIT_OUTPUT on any write error. */
 typedef int (*pp_write_fn)(void *user, FILE *out);
 int pp_cli_write_output(const char *path, pp_write_fn fn, void *user);
+
+/* A reader that stops reading (`| head`) is no failure: SIGPIPE only
+ * marks it (installed once by main, inherited by the isolated stages), the
+ * writes then fail with EPIPE, and the output helpers stop writing without
+ * a word; the exit status is the one the run would have had (perfpipe(1)
+ * EXIT STATUS). pp_cli_reader_gone: whether a pipe's reader went away. */
+void pp_cli_catch_sigpipe(void);
+int pp_cli_reader_gone(void);
 
 /* Flush stdout; on a write error print it and return PP_EXIT_OUTPUT. Every
  * command ends with it, so `perfpipe plugins >/dev/full` fails. */

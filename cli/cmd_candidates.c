@@ -71,6 +71,7 @@ declare_old(json_t **docs, size_t ndocs)
 static const char usage[] =
 "Usage: perfpipe candidates RESULT.json... [--top N] [--no-rules]\n"
 "                           [--alloc-ms-per-mib X] [--format FMT] [-o FILE]\n"
+"(one RESULT.json may be `-`, standard input)\n"
 "\n"
 "Rank optimization candidates from one or more results (alloc, cpu, db,\n"
 "gcdump-diff) on one scale: the estimated cost per unit of work of the\n"
@@ -133,7 +134,8 @@ pp_cmd_candidates(int argc, char **argv)
     int c, status = PP_EXIT_OK, use_rules = 1;
 
     optind = 1;
-    while ((c = getopt_long(argc, argv, "t:f:o:h", opts, NULL)) != -1) {
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, ":t:f:o:h", opts, NULL)) != -1) {
         char *end;
 
         switch (c) {
@@ -167,7 +169,7 @@ pp_cmd_candidates(int argc, char **argv)
             fputs(usage, stdout);
             return PP_EXIT_OK;
         default:
-            fputs(usage, stderr);
+            pp_cli_bad_option("candidates", c, argv);
             return PP_EXIT_USAGE;
         }
     }
@@ -179,7 +181,7 @@ pp_cmd_candidates(int argc, char **argv)
     for (int i = optind; i < argc; i++) {
         json_error_t jerr;
 
-        docs[ndocs] = json_load_file(argv[i], 0, &jerr);
+        docs[ndocs] = pp_cli_load_json(argv[i], &jerr);
         if (docs[ndocs] == NULL) {
             pp_cli_error("%s:%d:%d: %s (expected a perfpipe result: perfpipe ... --format json)",
                          argv[i], jerr.line, jerr.column, jerr.text);

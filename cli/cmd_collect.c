@@ -37,8 +37,9 @@ static const char collect_usage[] =
 "(rundown included). A second Ctrl-C cuts the capture at once.\n"
 "\n"
 "Target:\n"
-"  -p, --process-id PID     the process (`perfpipe ps` lists them)\n"
+"  -p, --pid PID            the process (`perfpipe ps` lists them); --process-id too\n"
 "  -n, --name NAME          the process whose entry assembly or executable is NAME\n"
+"                           (--process too); several such processes: refused, listed\n"
 "  --diagnostic-port PATH[,connect]   connect to a runtime's socket (a sandbox, another\n"
 "                           pid namespace)\n"
 "  --diagnostic-port PATH[,listen]    listen at PATH and trace from startup a process\n"
@@ -82,7 +83,8 @@ static const char collect_usage[] =
 "\n"
 "Progress (bytes, events, elapsed) is shown on a terminal only. The summary names\n"
 "dropped events (sequence-number gaps) if the runtime's buffer overflowed.\n"
-"Exit: 0 whole capture; 2 usage or a refused target (a `dotnet run` host); 3 no such\n"
+"Exit: 0 whole capture; 2 usage or a refused target (a `dotnet run` host, a NAME that\n"
+"several processes have: they are listed); 3 no such\n"
 "process / cannot attach / the capture ended early (the file is kept and says where);\n"
 "5 the output cannot be written; 7 out of memory. --gcdump: 3 also when the heap dump\n"
 "did not complete (timeout, interrupted, events dropped: no file is written).\n"
@@ -205,7 +207,8 @@ parse_args(int argc, char **argv, pp_capture_spec *spec, int *quiet, gc_opts *gc
         if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
             fputs(collect_usage, stdout);
             return -1;
-        } else if (strcmp(a, "-p") == 0 || strcmp(a, "--process-id") == 0) {
+        } else if (strcmp(a, "-p") == 0 || strcmp(a, "--pid") == 0 ||
+                   strcmp(a, "--process-id") == 0) {
             NEED();
             char *end;
             unsigned long long pid = strtoull(v, &end, 10);
@@ -214,7 +217,8 @@ parse_args(int argc, char **argv, pp_capture_spec *spec, int *quiet, gc_opts *gc
                 return PP_EXIT_USAGE;
             }
             spec->pid = pid;
-        } else if (strcmp(a, "-n") == 0 || strcmp(a, "--name") == 0) {
+        } else if (strcmp(a, "-n") == 0 || strcmp(a, "--name") == 0 ||
+                   strcmp(a, "--process") == 0) {
             NEED();
             spec->process_name = v;
         } else if (strcmp(a, "--diagnostic-port") == 0 || strcmp(a, "--dport") == 0) {
@@ -399,7 +403,7 @@ pp_cmd_collect(int argc, char **argv)
     pp_error err = PP_ERROR_INIT;
     collect_run r = { 0 };
     gc_opts gc = { 0 };
-    int quiet = 0, rc;
+    int quiet = pp_cli_quiet, rc;
     struct sigaction sa, old_int, old_term;
 
     if ((rc = parse_args(argc, argv, &spec, &quiet, &gc)) != PP_EXIT_OK)

@@ -21,6 +21,7 @@ static const char usage[] =
 "                        [--fail-on regression] [--threshold TABLE.COLUMN=PCT]...\n"
 "                        [--replaced PCT] [--map OLD=NEW]... [--allow-knob-drift]\n"
 "                        [--allow-wrong-process] [--per UNIT] [--format FMT] [-o FILE]\n"
+"(one of the two may be `-`, standard input)\n"
 "\n"
 "The verdict comes first: IMPROVED, REGRESSED, NO CHANGE or CANNOT JUDGE, with\n"
 "what decided it. Every figure is judged PER UNIT OF WORK (the result's \"work\":\n"
@@ -168,7 +169,8 @@ pp_cmd_compare(int argc, char **argv)
     int status = PP_EXIT_OK;
 
     optind = 1;
-    while ((c = getopt_long(argc, argv, "f:o:h", opts, NULL)) != -1) {
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, ":f:o:h", opts, NULL)) != -1) {
         char *end;
 
         switch (c) {
@@ -231,7 +233,7 @@ pp_cmd_compare(int argc, char **argv)
             pp_cli_put_text(stdout, usage);
             return PP_EXIT_OK;
         default:
-            pp_cli_put_text(stderr, usage);
+            pp_cli_bad_option("compare", c, argv);
             return PP_EXIT_USAGE;
         }
     }
@@ -243,7 +245,7 @@ pp_cmd_compare(int argc, char **argv)
         json_error_t jerr;
         const char *file = argv[optind + i];
 
-        docs[i] = json_load_file(file, 0, &jerr);
+        docs[i] = pp_cli_load_json(file, &jerr);
         if (docs[i] == NULL) {
             pp_cli_error("%s:%d:%d: %s (expected a perfpipe result: perfpipe ... --format json)",
                          file, jerr.line, jerr.column, jerr.text);

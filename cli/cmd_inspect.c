@@ -29,7 +29,8 @@ parse(int argc, char **argv, const char *usage, const char **format, const char 
     int c;
 
     optind = 1;
-    while ((c = getopt_long(argc, argv, "f:o:h", opts, NULL)) != -1) {
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, ":f:o:h", opts, NULL)) != -1) {
         switch (c) {
         case 'f':
             if (!pp_cli_format_ok(optarg))
@@ -54,7 +55,7 @@ parse(int argc, char **argv, const char *usage, const char **format, const char 
             pp_cli_put_text(stdout, usage);
             exit(PP_EXIT_OK);
         default:
-            pp_cli_put_text(stderr, usage);
+            pp_cli_bad_option(jobs ? "inspect" : "render", c, argv);
             return -1;
         }
     }
@@ -72,6 +73,7 @@ pp_cmd_inspect(int argc, char **argv)
     static const char usage[] =
         "Usage: perfpipe inspect TRACE.nettrace [--format FMT] [-o FILE] [--jobs N]\n"
         "\n"
+        "TRACE `-` is standard input.\n"
         "The facts of a trace: format version, pointer size, process, clock, start\n"
         "time, duration, event/stack/metadata counts, unresolved-frame share,\n"
         "dropped events, and a table `events` counting every provider/event/version\n"
@@ -93,6 +95,8 @@ pp_cmd_inspect(int argc, char **argv)
 
     if (parse(argc, argv, usage, &format, &output, &table, &file, &jobs) < 0)
         return PP_EXIT_USAGE;
+    if (strcmp(file, "-") == 0)
+        file = "/dev/stdin";    /* a pipe is read serially (--jobs above) */
     rc = pp_nettrace_inspect_doc(file, jobs, &doc, &err);   /* 0: the default jobs */
     if (rc != PP_OK || doc == NULL) {
         /* a gcdump, counters or spans file: name it and the command that reads it */
@@ -111,7 +115,7 @@ pp_cmd_inspect(int argc, char **argv)
             json_t *f = json_array_get(findings, k);
             const char *sev = json_string_value(json_object_get(f, "severity"));
 
-            if (sev != NULL && strcmp(sev, "info") != 0)
+            if (sev != NULL && strcmp(sev, "info") != 0 && !pp_cli_quiet)
                 fprintf(stderr, "%s: %s: %s\n", pp_prog, sev,
                         json_string_value(json_object_get(f, "message")));
         }
@@ -127,7 +131,8 @@ pp_cmd_render(int argc, char **argv)
     static const char usage[] =
         "Usage: perfpipe render RESULT.json [--format FMT] [--table NAME] [-o FILE]\n"
         "\n"
-        "Render a saved result document (perfpipe-result/1) again in another format:\n"
+        "Render a saved result document (perfpipe-result/1; `-` = standard input) again\n"
+        "in another format:\n"
         "@DOC_FORMATS@,\n"
         "or a flame graph of a stack table (@STACK_FORMATS@).\n"
         "--table NAME or STAGE/NAME picks the table.\n";
@@ -139,7 +144,7 @@ pp_cmd_render(int argc, char **argv)
 
     if (parse(argc, argv, usage, &format, &output, &table, &file, NULL) < 0)
         return PP_EXIT_USAGE;
-    doc = json_load_file(file, 0, &jerr);
+    doc = pp_cli_load_json(file, &jerr);
     if (doc == NULL) {
         pp_cli_error("%s:%d:%d: %s", file, jerr.line, jerr.column, jerr.text);
         return PP_EXIT_INPUT;

@@ -31,7 +31,8 @@ static const char usage[] =
 "  list       every rule in force: id, axis, confidence, where it is defined\n"
 "  show ID    one rule: its evidence, fix shape, documentation, file:line\n"
 "  validate   check rule files (FILE:LINE:COLUMN: what was expected on the\n"
-"             first error); without FILE, every rule directory in force\n"
+"             first error; FILE `-` is standard input); without FILE, every\n"
+"             rule directory in force\n"
 "\n"
 "Rules are read from every *.yaml of, first one winning for an id:\n"
 "  $PERFPIPE_RULES_PATH (colon-separated directories)\n"
@@ -242,7 +243,8 @@ validate(int nfiles, char **files)
         int rc;
 
         set.schema = schema;
-        rc = pp_rules_load_file(&set, files[i], &err);
+        /* `-`: standard input, read as a file (libyaml reads a pipe too) */
+        rc = pp_rules_load_file(&set, strcmp(files[i], "-") == 0 ? "/dev/stdin" : files[i], &err);
 
         if (rc != PP_OK) {
             pp_cli_error("%s", err.message);

@@ -64,6 +64,29 @@ find_source(const run_args *a, pp_loader *loader, char **path, char **text)
     return PP_EXIT_OK;
 }
 
+/* --top on an analyzer that has no `top` option (counters-csv, spans,
+ * bench, load) is the renderers' alone: they cut every table shown to N
+ * rows (render_flags.c), so the stage is not given it. */
+static void
+top_for_render_only(run_args *a, pp_loader *loader)
+{
+    pp_error err = PP_ERROR_INIT;
+    const pp_analyzer *an = pp_loader_get(loader, a->analyzer, &err);
+    size_t o = 0;
+
+    if (an == NULL)
+        return;                       /* said by the pipeline check */
+    for (uint32_t k = 0; k < an->option_count; k++)
+        if (strcmp(an->options[k].name, "top") == 0)
+            return;
+    for (size_t i = 0; i < a->noptions; i++)
+        if (strcmp(a->option_flags[i], "--top") != 0) {
+            a->options[o] = a->options[i];
+            a->option_flags[o++] = a->option_flags[i];
+        }
+    a->noptions = o;
+}
+
 static int
 execute(run_args *a)
 {
@@ -86,6 +109,8 @@ execute(run_args *a)
         pp_loader_set_probe(loader, a->stage_timeout);
     if ((status = find_source(a, loader, &path, &text)) != PP_EXIT_OK)
         goto out;
+    if (a->mode == MODE_ANALYZER)
+        top_for_render_only(a, loader);
     /* A names-only load learns the inputs (names, raw paths), the real load
      * gets the bound files. */
     vars.sets = a->sets;

@@ -61,10 +61,12 @@ static const char usage[] =
 "  6  compare --fail-on: cannot judge (a side was truncated, damaged, lost events, or a\n"
 "     stage is not ok)\n"
 "  7  out of memory\n"
+"  A reader that stops reading (`| head`) is no error: the status stays the run's.\n"
 "\n"
 "`perfpipe help COMMAND` (= `perfpipe COMMAND --help`) describes one command;\n"
 "`perfpipe help --list commands|formats|kinds` lists names one a line;\n"
-"`--` ends the options of any command. man perfpipe(1), perfpipe-pipeline(5),\n"
+"`--` ends the options of any command; -q (--quiet) before or after the command\n"
+"silences warnings (errors are still said). man perfpipe(1), perfpipe-pipeline(5),\n"
 "perfpipe-plugin(7) have the details, and the environment variables.\n";
 
 typedef pp_cli_command_fn pp_cmd_fn;
@@ -177,6 +179,18 @@ dispatch(int argc, char **argv)
         put_usage(stderr);
         return PP_EXIT_USAGE;
     }
+    /* `perfpipe -q CMD ...` is `perfpipe CMD -q ...`: the commands that
+     * warn read pp_cli_quiet (cli.h) */
+    while (argc > 1 && (strcmp(argv[1], "-q") == 0 || strcmp(argv[1], "--quiet") == 0)) {
+        pp_cli_quiet = 1;
+        argv[1] = argv[0];
+        argv++;
+        argc--;
+    }
+    if (argc < 2) {
+        put_usage(stderr);
+        return PP_EXIT_USAGE;
+    }
     cmd = argv[1];
     if (strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0)
         return help(1, argv);
@@ -202,7 +216,10 @@ dispatch(int argc, char **argv)
 int
 main(int argc, char **argv)
 {
-    int rc = dispatch(argc, argv);
+    int rc;
+
+    pp_cli_catch_sigpipe();
+    rc = dispatch(argc, argv);
 
     if (pp_cli_flush_stdout() != PP_EXIT_OK && rc == PP_EXIT_OK)
         rc = PP_EXIT_OUTPUT;

@@ -56,14 +56,17 @@ cli_run_help(FILE *out, run_mode mode)
               "                       Default: PERFPIPE_JOBS, else 1\n"
               "\n"
               "Live, instead of INPUT (a nettrace analyzer; see perfpipe-collect(1)):\n"
-              "  --pid N | --process NAME | --diagnostic-port PATH[,connect]   capture from a\n"
-              "                       running process; the result is ready when the capture ends\n"
+              "  -p, --pid N | -n, --process NAME | --diagnostic-port PATH[,connect]   capture\n"
+              "                       from a running process; the result is ready when the\n"
+              "                       capture ends\n"
               "  --duration T         stop after T (30s, 2m; default: Ctrl-C)\n"
               "  --keep FILE          where the capture is kept (default NAME_yyyyMMdd_HHmmss.nettrace);\n"
               "                       re-running on it gives the same result\n"
               "  --profile P, --providers S, --counters[=LIST], --interval S, --buffersize MB,\n"
               "  --follow-child       as for `perfpipe collect` (alloc defaults to gc-verbose,\n"
-              "                       db to database, others to dotnet-trace's default)\n"
+              "                       db to database, gc to gc-collect, others to dotnet-trace's\n"
+              "                       default; --providers adds to that profile, --profile\n"
+              "                       replaces it)\n"
               "Example: perfpipe alloc --pid 4242 --duration 30s --keep alloc.nettrace\n");
     else
         fputs("Usage: perfpipe run PIPELINE [--input NAME=PATH]... [--set KEY=VALUE]...\n"
@@ -162,6 +165,35 @@ analyzer_help(const run_args *a)
     return pp_cli_describe(a->analyzer, (char **)a->plugin_dirs, a->ndirs);
 }
 
+/* A live-capture option (--pid, -p, --process, -n, --duration...): only
+ * for the ANALYZER shorthand. */
+static int
+capture_opt(run_args *a, const char *name)
+{
+    if (a->mode != MODE_ANALYZER) {
+        pp_cli_error("--%s is for the `perfpipe ANALYZER --pid N` shorthand; in a "
+                     "pipeline, give the input a `capture:` mapping", name);
+        return -1;
+    }
+    return pp_cli_capture_opt(&a->capture, name, optarg);
+}
+
+/* --stage-timeout S: whole seconds, 1..PP_PIPELINE_MAX_TIMEOUT. */
+static int
+stage_timeout(const char *arg, unsigned *out)
+{
+    char *end;
+    unsigned long v = strtoul(arg, &end, 10);
+
+    if (end == arg || *end != '\0' || v == 0 || v > PP_PIPELINE_MAX_TIMEOUT || arg[0] == '-') {
+        pp_cli_error("--stage-timeout wants whole seconds from 1 to %u, not '%s'",
+                     PP_PIPELINE_MAX_TIMEOUT, arg);
+        return -1;
+    }
+    *out = (unsigned)v;
+    return 0;
+}
+
 /* A positional argument (before or after `--`). */
 static int
 add_positional(run_args *a, char *arg)
@@ -203,6 +235,7 @@ cli_run_parse_args(run_args *a, int argc, char **argv)
         { "jobs", required_argument, NULL, 'j' },
         { "pid", required_argument, NULL, 0x100 },
         { "process", required_argument, NULL, 0x100 },
+        { "name", required_argument, NULL, 'n' },
         { "diagnostic-port", required_argument, NULL, 0x100 },
         { "profile", required_argument, NULL, 0x100 },
         { "providers", required_argument, NULL, 0x100 },
@@ -217,9 +250,12 @@ cli_run_parse_args(run_args *a, int argc, char **argv)
     };
     int c, li = 0;
 
+    a->quiet |= pp_cli_quiet;
     optind = 1;
-    /* '-' keeps positionals in order, so inputs may come before options. */
-    while ((c = getopt_long(argc, argv, "-i:s:O:t:f:o:P:qh", opts, &li)) != -1) {
+    opterr = 0;
+    /* '-' keeps positionals in order, so inputs may come before options;
+     * -p and -n are collect's spellings of --pid and --process. */
+    while ((c = getopt_long(argc, argv, "-:i:s:O:t:f:o:P:qhp:n:", opts, &li)) != -1) {
         pp_pipeline_kv kv;
 
         switch (c) {
@@ -296,33 +332,22 @@ cli_run_parse_args(run_args *a, int argc, char **argv)
             if (pp_cli_parse_jobs(optarg, &a->jobs) < 0)
                 return -1;
             break;
-        case 'W': {
-            char *end;
-            unsigned long v = strtoul(optarg, &end, 10);
-
-            if (end == optarg || *end != '\0' || v == 0 || v > PP_PIPELINE_MAX_TIMEOUT ||
-                optarg[0] == '-') {
-                pp_cli_error("--stage-timeout wants whole seconds from 1 to %u, not '%s'",
-                             PP_PIPELINE_MAX_TIMEOUT, optarg);
+        case 'W':
+            if (stage_timeout(optarg, &a->stage_timeout) < 0)
                 return -1;
-            }
-            a->stage_timeout = (unsigned)v;
             break;
-        }
+        case 'p':
+        case 'n':
         case 0x100:
-            if (a->mode != MODE_ANALYZER) {
-                pp_cli_error("--%s is for the `perfpipe ANALYZER --pid N` shorthand; in a "
-                             "pipeline, give the input a `capture:` mapping", opts[li].name);
-                return -1;
-            }
-            if (pp_cli_capture_opt(&a->capture, opts[li].name, optarg) < 0)
+            if (capture_opt(a, c == 'p' ? "pid" : c == 'n' ? "process" : opts[li].name) < 0)
                 return -1;
             break;
         case 'h':
             cli_run_help(stdout, a->mode);
             exit(a->mode == MODE_ANALYZER ? analyzer_help(a) : PP_EXIT_OK);
         default:
-            cli_run_help(stderr, a->mode);
+            pp_cli_bad_option(a->mode == MODE_ANALYZER ? a->analyzer
+                              : a->mode == MODE_RUN ? "run" : "validate", c, argv);
             return -1;
         }
     }

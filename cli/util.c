@@ -2,6 +2,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <getopt.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -18,6 +19,7 @@
 #include "result/result.h"
 
 const char *pp_prog = "perfpipe";
+int pp_cli_quiet;
 
 void
 pp_cli_error(const char *fmt, ...)
@@ -112,7 +114,8 @@ pp_cli_temp_tracker(void)
 
     if (!installed) {
         struct sigaction sa;
-        static const int sigs[] = { SIGINT, SIGTERM, SIGHUP, SIGPIPE };
+        /* not SIGPIPE: it ends no run (pp_cli_catch_sigpipe) */
+        static const int sigs[] = { SIGINT, SIGTERM, SIGHUP };
 
         memset(&sa, 0, sizeof sa);
         sa.sa_handler = on_fatal_signal;
@@ -120,10 +123,10 @@ pp_cli_temp_tracker(void)
         for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++) {
             struct sigaction old;
 
-            /* Keep a signal the caller chose to ignore (nohup, SIGPIPE);
-             * SIGINT and SIGTERM end the run whatever was inherited (a
-             * script's background job starts with SIGINT ignored). */
-            if ((sigs[i] == SIGHUP || sigs[i] == SIGPIPE) &&
+            /* Keep a signal the caller chose to ignore (nohup); SIGINT
+             * and SIGTERM end the run whatever was inherited (a script's
+             * background job starts with SIGINT ignored). */
+            if (sigs[i] == SIGHUP &&
                 sigaction(sigs[i], NULL, &old) == 0 && old.sa_handler == SIG_IGN)
                 continue;
             sigaction(sigs[i], &sa, NULL);
@@ -133,10 +136,44 @@ pp_cli_temp_tracker(void)
     return &tracker;
 }
 
+static volatile sig_atomic_t sigpipe_seen;
+
+static void
+on_sigpipe(int sig)
+{
+    (void)sig;
+    sigpipe_seen = 1;
+}
+
+void
+pp_cli_catch_sigpipe(void)
+{
+    struct sigaction sa, old;
+
+    /* A handler, not SIG_IGN: the programs perfpipe starts get the default
+     * back at exec. Ignored by the caller: writes fail with EPIPE anyway. */
+    if (sigaction(SIGPIPE, NULL, &old) == 0 && old.sa_handler == SIG_IGN)
+        return;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_sigpipe;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGPIPE, &sa, NULL);
+}
+
+int
+pp_cli_reader_gone(void)
+{
+    return sigpipe_seen || errno == EPIPE;
+}
+
 int
 pp_cli_flush_stdout(void)
 {
     if (fflush(stdout) != 0 || ferror(stdout)) {
+        if (pp_cli_reader_gone()) {
+            clearerr(stdout);
+            return PP_EXIT_OK;
+        }
         pp_cli_error("cannot write to standard output: %s", strerror(errno ? errno : EIO));
         return PP_EXIT_OUTPUT;
     }
@@ -152,6 +189,8 @@ pp_cli_write_output(const char *path, pp_write_fn fn, void *user)
 
     if (path == NULL || strcmp(path, "-") == 0) {
         rc = fn(user, stdout);
+        if (rc == PP_EXIT_OUTPUT && pp_cli_reader_gone())
+            return pp_cli_flush_stdout();
         if (rc == PP_EXIT_OUTPUT) {   /* already said */
             fflush(stdout);
             return rc;
@@ -229,4 +268,38 @@ pp_cli_parse_jobs(const char *arg, unsigned *out)
     }
     *out = (unsigned)v;
     return 0;
+}
+
+void
+pp_cli_bad_option(const char *cmd, int c, char **argv)
+{
+    char name[64];
+    const char *arg = optind > 0 ? argv[optind - 1] : "?";
+
+    /* a long option is named as typed, without its =VALUE */
+    if (c == ':' || optopt == 0 || optopt > 0xff)
+        snprintf(name, sizeof name, "%.*s", (int)strcspn(arg, "="), arg);
+    else
+        snprintf(name, sizeof name, "-%c", optopt);
+    if (c == ':')
+        pp_cli_error("%s: option '%s' needs a value; try `perfpipe %s --help`", cmd, name, cmd);
+    else
+        pp_cli_error("%s: unknown option '%s'; try `perfpipe %s --help`", cmd, name, cmd);
+}
+
+json_t *
+pp_cli_load_json(const char *path, json_error_t *jerr)
+{
+    if (strcmp(path, "-") == 0) {
+        static int read_once;
+
+        if (read_once++) {
+            memset(jerr, 0, sizeof *jerr);
+            snprintf(jerr->text, sizeof jerr->text,
+                     "standard input was read already: give '-' once");
+            return NULL;
+        }
+        return json_loadf(stdin, 0, jerr);
+    }
+    return json_load_file(path, 0, jerr);
 }

@@ -27,6 +27,11 @@ write_doc(void *user, FILE *out)
     pp_error err = PP_ERROR_INIT;
     int rc = pp_render_opts_table(job->doc, job->format, job->table, &pp_cli_render, out, &err);
 
+    /* standard output's reader went away: not an error, the caller stops
+     * quietly (a file's write error is always said) */
+    if (rc == PP_EIO && (job->path == NULL || strcmp(job->path, "-") == 0) &&
+        pp_cli_reader_gone())
+        return PP_EXIT_OUTPUT;
     if (rc == PP_EIO) {
         pp_cli_error("%s: %s", job->path ? job->path : "standard output", err.message);
         return PP_EXIT_OUTPUT;

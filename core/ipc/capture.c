@@ -175,29 +175,28 @@ resolve_process(pp_capture *c, const pp_capture_spec *spec, pp_error *err)
     if (rc != PP_OK)
         return rc;
     if (spec->process_name) {
+        /* Every process of that name counts, SDK hosts too: `-n dotnet`
+         * over an app and two `dotnet run` hosts is not for perfpipe to
+         * settle. Each is listed with its command line to choose by. */
         size_t hits = 0;
-        char pids[256] = "";
+        char list[1024] = "";
         for (size_t i = 0; i < n; i++)
-            if (name_matches(&v[i], spec->process_name) && v[i].host == PP_IPC_HOST_NONE) {
-                size_t l = strlen(pids);
-                snprintf(pids + l, sizeof pids - l, "%s%llu", hits ? ", " : "",
-                         (unsigned long long)v[i].pid);
+            if (name_matches(&v[i], spec->process_name)) {
+                size_t l = strlen(list);
+                snprintf(list + l, sizeof list - l, "%s%llu `%.60s%s`", hits ? ", " : "",
+                         (unsigned long long)v[i].pid, v[i].cmdline ? v[i].cmdline : "?",
+                         v[i].cmdline && strlen(v[i].cmdline) > 60 ? "..." : "");
                 t = &v[i];
                 hits++;
             }
         if (hits == 0) {
-            for (size_t i = 0; i < n && !t; i++)
-                if (name_matches(&v[i], spec->process_name))
-                    t = &v[i];                 /* only a host has the name */
-            if (!t) {
-                pp_error_set(err, PP_ENOTFOUND, "no .NET process named '%s' (`perfpipe ps` "
-                             "lists them)", spec->process_name);
-                rc = PP_ENOTFOUND;
-                goto out;
-            }
+            pp_error_set(err, PP_ENOTFOUND, "no .NET process named '%s' (`perfpipe ps` "
+                         "lists them)", spec->process_name);
+            rc = PP_ENOTFOUND;
+            goto out;
         } else if (hits > 1) {
-            pp_error_set(err, PP_EINVAL, "%zu .NET processes are named '%s' (pids %s): "
-                         "choose one with -p", hits, spec->process_name, pids);
+            pp_error_set(err, PP_EINVAL, "%zu .NET processes are named '%s': %s; choose one "
+                         "with -p PID", hits, spec->process_name, list);
             rc = PP_EINVAL;
             goto out;
         }

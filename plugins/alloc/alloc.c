@@ -67,7 +67,7 @@ static void alloc_destroy(void *state)
     pp_alloc_rows_free(&a->raw);
     free(a->scratch);
     pp_pc_u64map_free(&a->heap_kinds);
-    pp_pc_u64map_free(&a->big_threads);
+    pp_pc_u64map_free(&a->row_threads);
     free(a);
 }
 

@@ -91,12 +91,12 @@ typedef struct pp_alloc {
     pp_pc_u64map heap_kinds;   /* (heap index << 8 | kind) of admitted ticks */
     uint32_t nheap_kinds;
     uint64_t gcs;              /* GC/Start events in the window */
-    /* (raw row << 32 | thread) of each Large/Pinned tick: how many threads
-     * allocate a row's large objects (a pool allocates once per thread, a
-     * per-call buffer once per call). Bounded by the large ticks, one per
-     * 100 KB of large objects; small ticks never touch it. */
-    pp_pc_u64map big_threads;
-    uint64_t last_big;         /* the key put last, + 1 (0 = none): a thread's large
+    /* (raw row << 32 | thread) of each tick: how many threads allocate a
+     * row (a pool allocates once per thread, a per-call buffer once per
+     * call). At most one entry per tick (one per ~100 KB allocated), in
+     * practice one per row and thread. */
+    pp_pc_u64map row_threads;
+    uint64_t last_row_thread;  /* the key put last, + 1 (0 = none): a thread's
                                   ticks come in runs, and a put probes a big map */
     pp_alloc_pending pend;
 } pp_alloc;

@@ -123,14 +123,14 @@ pp_alloc_merge(pp_alloc *a, pp_alloc *c, pp_error *err)
             return oom(a, tmap, smap, rmap, ips, err);
         rmap[i] = h - 1;
     }
-    /* (row << 32 | thread) of large ticks: a set, so order does not matter */
-    const pp_pc_u64map *bt = &c->big_threads;
+    /* (row << 32 | thread) of the ticks: a set, so order does not matter */
+    const pp_pc_u64map *bt = &c->row_threads;
     for (uint32_t i = 0; i < bt->nslots; i++)
         if (bt->used[i] &&
-            pp_pc_u64map_put(&a->big_threads, (uint64_t)rmap[bt->keys[i] >> 32] << 32 |
+            pp_pc_u64map_put(&a->row_threads, (uint64_t)rmap[bt->keys[i] >> 32] << 32 |
                                                   (bt->keys[i] & 0xffffffffu), 1) != PP_OK)
             return oom(a, tmap, smap, rmap, ips, err);
-    a->last_big = 0;
+    a->last_row_thread = 0;
     const pp_pc_u64map *hk = &c->heap_kinds;
     for (uint32_t i = 0; i < hk->nslots; i++) {
         uint32_t seen;

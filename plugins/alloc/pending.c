@@ -13,12 +13,12 @@ int pp_alloc_flush(pp_alloc *a)
         return PP_ENOMEM;
     if (p->memo && p->gen == a->stacks.gen)   /* else the stack index moved: hint lost */
         *p->memo = h;
-    if (p->kind != 0 && h > 0) {
+    if (h > 0) {
         uint64_t key = (uint64_t)(h - 1) << 32 | p->thread;
-        if (key + 1 != a->last_big) {
-            if (pp_pc_u64map_put(&a->big_threads, key, 1) != PP_OK)
+        if (key + 1 != a->last_row_thread) {
+            if (pp_pc_u64map_put(&a->row_threads, key, 1) != PP_OK)
                 return PP_ENOMEM;
-            a->last_big = key + 1;
+            a->last_row_thread = key + 1;
         }
     }
     return PP_OK;

@@ -364,13 +364,13 @@ static int fold_rows(report *r)
     return rc;
 }
 
-/* The threads column of by_type_frame_kind: distinct threads whose large
- * (Large/Pinned) ticks fell in each row. A pooled buffer is allocated about
+/* The threads column of by_type_frame_kind: distinct threads whose ticks
+ * fell in each row (the events' thread ids). A pooled buffer is allocated about
  * once per thread that rents it, a per-call one once per call: samples per
  * thread is the rule evidence that scales with calls (docs/rules.md). */
-static int count_big_threads(report *r)
+static int count_row_threads(report *r)
 {
-    const pp_pc_u64map *m = &r->a->big_threads;
+    const pp_pc_u64map *m = &r->a->row_threads;
     pp_pc_u64map seen = { 0 };
     int rc = PP_OK;
     for (uint32_t i = 0; i < m->nslots && rc == PP_OK; i++) {
@@ -524,7 +524,7 @@ static int emit_type_frame(report *r, int with_kind)
         { "kind", PP_COL_STRING, 0 },
         { "bytes", PP_COL_BYTES, 0 },
         { "samples", PP_COL_COUNT, 0 },
-        { "threads", PP_COL_COUNT, 0 },  /* of large ticks only: 0 for Small */
+        { "threads", PP_COL_COUNT, 0 },  /* distinct allocating threads */
     };
     if (!with_kind) {
         cols[2] = cols[3];
@@ -728,7 +728,7 @@ int pp_alloc_report(pp_alloc *a, pp_ctx *ctx, pp_error *err)
     free(r.facts);             /* folded into the aggregates */
     r.facts = NULL;
     if (rc == PP_OK)
-        rc = count_big_threads(&r);
+        rc = count_row_threads(&r);
     if (rc == PP_OK)
         rc = emit_simple(&r, "by_type", "type", &r.by_type, 1, a->top, 0);
     if (rc == PP_OK)
