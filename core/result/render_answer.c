@@ -17,26 +17,14 @@
 #include "result/result.h"
 #include "result/render_util.h"
 
-ssize_t
-pp_render_col_index(const json_t *tj, const char *name)
-{
-    const json_t *col;
-    size_t c;
-
-    json_array_foreach(json_object_get(tj, "columns"), c, col) {
-        const char *n = json_string_value(json_object_get(col, "name"));
-        if (n != NULL && strcmp(n, name) == 0)
-            return (ssize_t)c;
-    }
-    return -1;
-}
+#define NONE ((size_t)-1)   /* pp_render_col_of: no such column */
 
 const char *
 pp_render_row_str(const json_t *tj, const json_t *row, const char *name)
 {
-    ssize_t c = pp_render_col_index(tj, name);
+    size_t c = pp_render_col_of(tj, name);
 
-    return c < 0 ? NULL : json_string_value(json_array_get(row, (size_t)c));
+    return c == (size_t)-1 ? NULL : json_string_value(json_array_get(row, c));
 }
 
 void
@@ -46,13 +34,13 @@ pp_render_card_cost(char *buf, size_t size, const json_t *tj, const json_t *row)
     const char *cu = pp_render_row_str(tj, row, "cost_unit");
     const char *fig = pp_render_row_str(tj, row, "figure");
     const char *per = cu != NULL ? strchr(cu, ' ') : NULL;
-    ssize_t sc = pp_render_col_index(tj, "share");
+    size_t sc = pp_render_col_of(tj, "share");
     char share[32] = "";
 
     /* per_unit is "482 ms", cost_unit "ms per second (estimated)": the
      * unit word once */
-    if (sc >= 0 && json_is_number(json_array_get(row, (size_t)sc)))
-        pp_format_percent(share, sizeof share, json_number_value(json_array_get(row, (size_t)sc)));
+    if (sc != NONE && json_is_number(json_array_get(row, sc)))
+        pp_format_percent(share, sizeof share, json_number_value(json_array_get(row, sc)));
     if (pu != NULL)
         snprintf(buf, size, "%s%s (%s in all%s%s%s)", pu, per ? per : "", fig ? fig : "-",
                  share[0] ? ", " : "", share, share[0] ? " of its axis" : "");
@@ -67,7 +55,7 @@ pp_render_cards_table(const json_t *st)
     size_t i;
 
     json_array_foreach(json_object_get(st, "tables"), i, tj)
-        if (pp_render_col_index(tj, "target") >= 0 && pp_render_col_index(tj, "fix") >= 0)
+        if (pp_render_col_of(tj, "target") != NONE && pp_render_col_of(tj, "fix") != NONE)
             return tj;
     return NULL;
 }
@@ -92,7 +80,7 @@ ranking_table(const json_t *st, const char **figure)
                         cost = k;
                         break;
                     }
-            if (cost != NULL && pp_render_col_index(tj, cost) >= 0) {
+            if (cost != NULL && pp_render_col_of(tj, cost) != NONE) {
                 *figure = cost;
                 return tj;
             }
@@ -104,7 +92,7 @@ ranking_table(const json_t *st, const char **figure)
             json_array_size(json_object_get(tj, "rows")) == 0)
             continue;
         json_object_foreach(json_object_get(decl, "figures"), k, fig)
-            if (json_is_string(json_object_get(fig, "axis")) && pp_render_col_index(tj, k) >= 0) {
+            if (json_is_string(json_object_get(fig, "axis")) && pp_render_col_of(tj, k) != NONE) {
                 *figure = k;
                 return tj;
             }
@@ -127,7 +115,7 @@ per_unit(char *buf, size_t size, const json_t *st, const json_t *tj, const char 
         const json_t *v = json_object_get(json_object_get(totals, name ? name : ""), "value");
         double units = json_number_value(v), f = json_number_value(cell);
         const json_t *col = json_array_get(json_object_get(tj, "columns"),
-                                           (size_t)pp_render_col_index(tj, figure));
+                                           pp_render_col_of(tj, figure));
         char h[64];
         json_t *x;
         if (!json_is_number(v) || units <= 0)
@@ -185,18 +173,18 @@ pp_render_headline(const json_t *st, const char **severity)
         const char *subject = json_string_value(json_object_get(decl, "subject"));
         const json_t *cand = json_object_get(decl, "candidate");
         const char *does = json_string_value(json_object_get(cand, "does"));
-        ssize_t fc = pp_render_col_index(tj, figure), sc = pp_render_col_index(tj, "share");
-        const json_t *col = json_array_get(json_object_get(tj, "columns"), (size_t)fc);
+        size_t fc = pp_render_col_of(tj, figure), sc = pp_render_col_of(tj, "share");
+        const json_t *col = json_array_get(json_object_get(tj, "columns"), fc);
         char h[64], share[64] = "", unit[96];
         row = json_array_get(json_object_get(tj, "rows"), 0);
-        pp_render_cell_named(h, sizeof h, figure, pp_render_col_type(col), json_array_get(row, (size_t)fc));
-        if (sc >= 0 && json_is_number(json_array_get(row, (size_t)sc))) {
-            pp_format_percent(share, sizeof share, json_number_value(json_array_get(row, (size_t)sc)));
+        pp_render_cell_named(h, sizeof h, figure, pp_render_col_type(col), json_array_get(row, fc));
+        if (sc != NONE && json_is_number(json_array_get(row, sc))) {
+            pp_format_percent(share, sizeof share, json_number_value(json_array_get(row, sc)));
             memmove(share + 2, share, strlen(share) + 1);
             share[0] = ',', share[1] = ' ';
             strncat(share, " of the stage", sizeof share - strlen(share) - 1);
         }
-        per_unit(unit, sizeof unit, st, tj, figure, json_array_get(row, (size_t)fc));
+        per_unit(unit, sizeof unit, st, tj, figure, json_array_get(row, fc));
         fprintf(m, "%s %s %s %s (%s%s%sthe top row of table %s); what to do: make it do less of "
                 "that (its callers and stacks are below; `perfpipe candidates` ranks the fixes and "
                 "names where each lands)",

@@ -28,7 +28,7 @@ const char pp_html_css[] =
 "#answer h2{margin-top:12px}.answer{font-size:15px;border-left:6px solid #2e90fa;overflow-wrap:anywhere}\n"
 ".answer.sev-warning{border-left-color:#f79009}.answer.sev-error{border-left-color:#d92d20}\n"
 ".cand h3{margin:0 0 6px;overflow-wrap:anywhere}.cand dl.kv dd{overflow-wrap:anywhere}\n"
-"details.long summary{cursor:pointer}details.view{margin:8px 0}details.view>summary{cursor:pointer;color:#1f5fbf}\n"
+"details.long{max-width:36em}details.long summary{cursor:pointer;white-space:nowrap;overflow:hidden;text-overflow:ellipsis}details.view{margin:8px 0}details.view>summary{cursor:pointer;color:#1f5fbf}\n"
 "tr.more{display:none}.tbl.open tr.more{display:table-row}tr.hide{display:none!important}\n"
 "ul.findings{list-style:none;padding:0;margin:0}\n"
 "ul.findings li{border-left:4px solid #98a2b3;background:#fff;margin:6px 0;padding:6px 10px;border-radius:0 6px 6px 0;overflow-wrap:anywhere}\n"

@@ -149,7 +149,8 @@ column_core(const json_t *tj, size_t c, uint32_t type)
 
     if (column_worth(tj, c, type) >= 4)
         return 1;
-    return name != NULL && ((cost != NULL && strcmp(cost, name) == 0) || strcmp(name, "share") == 0);
+    return name != NULL && ((cost != NULL && strcmp(cost, name) == 0) ||
+                            (strcmp(name, "share") == 0 && json_object_get(json_object_get(decl, "figures"), name)));
 }
 
 /* Fit the table. First keep what it is about readable (its first, key and
@@ -179,11 +180,16 @@ fit_table(const json_t *tj, size_t *width, const uint32_t *type, const size_t *m
         size_t best = ncol;
         int bw = 99;
         memcpy(width, w0, ncol * sizeof *w0);
-        for (size_t c = ncol; c-- > 1;)
-            if (!drop[c] && !column_core(tj, c, type[c]) && column_worth(tj, c, type[c]) < bw) {
-                bw = column_worth(tj, c, type[c]);
+        /* the least worth; of equals, the widest (it frees the most),
+         * then the rightmost */
+        for (size_t c = ncol; c-- > 1;) {
+            int w = column_worth(tj, c, type[c]);
+            if (!drop[c] && !column_core(tj, c, type[c]) &&
+                (w < bw || (w == bw && w0[c] > w0[best]))) {
+                bw = w;
                 best = c;
             }
+        }
         if (best == ncol) {
             /* the core alone does not fit: start again, shrinking harder */
             memset(drop, 0, ncol);

@@ -4,7 +4,6 @@
 
 #include <stdint.h>
 #include <stdio.h>
-#include <sys/types.h>
 #include <jansson.h>
 
 #include <perfpipe/error.h>
@@ -165,9 +164,8 @@ void pp_stacks_weight_exact(const pp_stacks *s, int64_t w, char *buf, size_t siz
  * html page and its charts, which both escape with it. */
 void pp_html_text(FILE *out, const char *s);
 
-/* The answer first (render_answer.c). Index of tj's column `name`, or -1;
- * a row's string cell by column name, or NULL. */
-ssize_t pp_render_col_index(const json_t *tj, const char *name);
+/* The answer first (render_answer.c). A row's string cell by column
+ * name, or NULL. */
 const char *pp_render_row_str(const json_t *tj, const json_t *row, const char *name);
 
 /* A stage's table of candidates to show as cards (columns "target" and
