@@ -22,6 +22,7 @@
 #include "result/render_html.h"
 
 #define SHOWN_ROWS 50     /* rows shown before "show all" */
+#define LONG_CELL 160     /* longer strings show their start, the rest on demand */
 
 static const char *
 str(const json_t *o, const char *key)
@@ -76,6 +77,21 @@ put_cell(FILE *out, const char *cname, uint32_t type, const json_t *cell, const 
         fputs("\" data-v=\"", out);
         pp_html_text(out, s);
         fputs("\">", out);
+        if (strlen(s) > LONG_CELL) {
+            /* a long path or SQL text: its start, the rest on demand,
+             * never a column of blank space */
+            size_t cut = LONG_CELL / 2;
+            while (cut > 0 && ((unsigned char)s[cut] & 0xC0) == 0x80)
+                cut--;
+            fputs("<details class=\"long\"><summary>", out);
+            char *head = strndup(s, cut);
+            put_breakable(out, head ? head : "");
+            free(head);
+            fputs("&hellip;</summary>", out);
+            put_breakable(out, s);
+            fputs("</details></td>", out);
+            return;
+        }
         put_breakable(out, s);
         fputs("</td>", out);
         return;
@@ -198,6 +214,17 @@ put_totals(const json_t *totals, FILE *out)
     fputs("</dl></div>\n", out);
 }
 
+/* A finding that reports an improvement: compare's "fixed" and "replaced"
+ * verdicts, or a message that calls itself one. */
+static int
+is_improvement(const json_t *f)
+{
+    const char *code = str(f, "code"), *msg = str(f, "message");
+
+    return (code != NULL && (strcmp(code, "compare.fixed") == 0 || strcmp(code, "compare.replaced") == 0)) ||
+           (msg != NULL && strstr(msg, "(improvement)") != NULL);
+}
+
 static void
 put_findings(const json_t *doc, FILE *out)
 {
@@ -207,7 +234,7 @@ put_findings(const json_t *doc, FILE *out)
 
     json_array_foreach(json_object_get(doc, "stages"), si, st)
         total += json_array_size(json_object_get(st, "findings"));
-    fprintf(out, "<section id=\"findings\"><h2>Findings <small class=\"sub\">%zu</small></h2>\n", total);
+    fprintf(out, "<section id=\"findings\"><h2>Findings and caveats <small class=\"sub\">%zu</small></h2>\n", total);
     if (total == 0) {
         fputs("<p class=\"sub\">No findings.</p></section>\n", out);
         return;
@@ -220,7 +247,10 @@ put_findings(const json_t *doc, FILE *out)
                 const char *sev = str(f, "severity");
                 if (sev == NULL || strcmp(sev, order[o]) != 0)
                     continue;
-                fprintf(out, "<li class=\"sev-%s\"><b>%s</b> <span class=\"code\">", order[o], order[o]);
+                /* a compare's improvement is good news, green, never
+                 * a warning's orange */
+                fprintf(out, "<li class=\"sev-%s%s\"><b>%s</b> <span class=\"code\">", order[o],
+                        is_improvement(f) ? " good" : "", order[o]);
                 pp_html_text(out, str(st, "id"));
                 fputs(" &middot; ", out);
                 pp_html_text(out, str(f, "code"));
@@ -347,11 +377,9 @@ put_verdict_banner(const json_t *doc, FILE *out)
 static void
 put_header(const json_t *doc, FILE *out)
 {
-    const json_t *inputs = json_object_get(doc, "inputs"), *in, *v;
-    const json_t *knobs = json_object_get(doc, "knobs");
-    const char *pipeline = str(doc, "pipeline"), *k;
+    const json_t *v;
+    const char *pipeline = str(doc, "pipeline");
     size_t i;
-    char b[64];
 
     fputs("<header><h1>perfpipe: ", out);
     pp_html_text(out, pipeline ? pipeline : "-");
@@ -362,7 +390,7 @@ put_header(const json_t *doc, FILE *out)
         pp_html_text(out, str(doc, "description"));
     }
     fputs("</p>\n<nav>", out);
-    fputs("<a href=\"#findings\">findings</a>", out);
+    fputs("<a href=\"#answer\">answer</a>", out);
     json_array_foreach(json_object_get(doc, "stages"), i, v) {
         fputs("<a href=\"#stage-", out);
         pp_html_text(out, str(v, "id"));
@@ -370,7 +398,21 @@ put_header(const json_t *doc, FILE *out)
         pp_html_text(out, str(v, "id"));
         fputs("</a>", out);
     }
-    fputs("</nav>\n", out);
+    fputs("<a href=\"#findings\">findings</a><a href=\"#inputs\">inputs</a></nav>\n</header>\n", out);
+}
+
+/* Where the numbers come from (process, inputs and their hashes, knobs):
+ * provenance, after the evidence. */
+static void
+put_provenance(const json_t *doc, FILE *out)
+{
+    const json_t *inputs = json_object_get(doc, "inputs"), *in, *v;
+    const json_t *knobs = json_object_get(doc, "knobs");
+    const char *k;
+    size_t i;
+    char b[64];
+
+    fputs("<section id=\"inputs\"><h2>Inputs and knobs</h2>\n", out);
     json_array_foreach(inputs, i, in)
         if (json_is_object(json_object_get(in, "nettrace"))) {
             fputs("<div class=\"card\"><b>process</b> <span class=\"sub\">(", out);
@@ -422,42 +464,28 @@ put_header(const json_t *doc, FILE *out)
         }
         fputs("</dl></div>\n", out);
     }
-    fputs("</header>\n", out);
+    fputs("</section>\n", out);
 }
 
-/* The stage's first stack table as the svg flame graph, in an iframe
- * (srcdoc) so its script and ids stay its own. */
+/* A stack table as the svg flame graph, in an iframe (srcdoc) so its
+ * script and ids stay its own; heap: root paths of a heap. */
 static int
-put_flame(const json_t *doc, const json_t *st, const pp_render_opts *o, FILE *out, pp_error *err)
+put_flame(const json_t *doc, const json_t *st, const json_t *tj, int heap, const pp_render_opts *o,
+          FILE *out, pp_error *err)
 {
-    const json_t *tj = NULL, *t;
-    size_t i;
     char *buf = NULL, *body;
     size_t n = 0;
     FILE *mem;
     int rc;
     double h = 0;
 
-    json_t *heap = NULL;
-
-    json_array_foreach(json_object_get(st, "tables"), i, t)
-        if (pp_render_is_stack_table(t)) {
-            tj = t;
-            break;
-        }
-    if (tj == NULL && (heap = pp_render_heap_stacks(st)) != NULL)
-        tj = heap;
-    if (tj == NULL)
-        return PP_OK;
     if ((mem = open_memstream(&buf, &n)) == NULL) {
-        json_decref(heap);
         pp_error_set(err, PP_ENOMEM, "html rendering: out of memory");
         return PP_ENOMEM;
     }
     rc = pp_render_svg(doc, st, tj, o, mem, err);
     fclose(mem);
     if (rc != PP_OK) {
-        json_decref(heap);
         free(buf);
         return rc;
     }
@@ -466,9 +494,9 @@ put_flame(const json_t *doc, const json_t *st, const pp_render_opts *o, FILE *ou
         const char *hp = strstr(body, "height=\"");
         if (hp != NULL)
             h = strtod(hp + 8, NULL);
-        fputs(heap != NULL ? "<h3>Heap by root path <small>" : "<h3>Flame graph <small>", out);
+        fputs(heap ? "<h3>Heap by root path <small>" : "<h3>Flame graph <small>", out);
         pp_html_text(out, str(tj, "name"));
-        fputs(heap != NULL ? " &middot; width: bytes of the listed types below each node" : "", out);
+        fputs(heap ? " &middot; width: bytes of the listed types below each node" : "", out);
         fputs(" &middot; click a frame to zoom, / to search</small></h3>\n", out);
         fprintf(out, "<iframe class=\"flame\" title=\"flame graph\" height=\"%.0f\" srcdoc=\"", h > 0 ? h + 4 : 400.0);
         pp_html_text(out, "<!DOCTYPE html><html><head><meta charset=\"utf-8\"></head><body style=\"margin:0\">");
@@ -476,9 +504,43 @@ put_flame(const json_t *doc, const json_t *st, const pp_render_opts *o, FILE *ou
         pp_html_text(out, "</body></html>");
         fputs("\"></iframe>\n", out);
     }
-    json_decref(heap);
     free(buf);
     return PP_OK;
+}
+
+/* The stage's flame graphs: its first stack table drawn (the analyzer
+ * orders its tables so that the first is the one to read, e.g. running
+ * time before thread time), every other stack table as a view on demand;
+ * a heap stage's root paths when it has no stack table. */
+static int
+put_flames(const json_t *doc, const json_t *st, const pp_render_opts *o, FILE *out, pp_error *err)
+{
+    const json_t *t;
+    size_t i;
+    int rc = PP_OK, first = 1;
+
+    json_array_foreach(json_object_get(st, "tables"), i, t) {
+        if (!pp_render_is_stack_table(t) || json_array_size(json_object_get(t, "rows")) == 0)
+            continue;
+        if (!first) {
+            fputs("<details class=\"view\"><summary>Flame graph of ", out);
+            pp_html_text(out, str(t, "name"));
+            fputs("</summary>\n", out);
+        }
+        rc = put_flame(doc, st, t, 0, o, out, err);
+        if (!first)
+            fputs("</details>\n", out);
+        if (rc != PP_OK)
+            return rc;
+        first = 0;
+    }
+    if (first) {
+        json_t *heap = pp_render_heap_stacks(st);
+        if (heap != NULL)
+            rc = put_flame(doc, st, heap, 1, o, out, err);
+        json_decref(heap);
+    }
+    return rc;
 }
 
 int
@@ -497,7 +559,7 @@ pp_render_html(const json_t *doc, const pp_render_opts *o, FILE *out, pp_error *
             pp_html_css, pp_html_js_head);
     put_verdict_banner(doc, out);
     put_header(doc, out);
-    put_findings(doc, out);
+    pp_html_answer(doc, out);
     json_array_foreach(json_object_get(doc, "stages"), si, st) {
         const json_t *an = json_object_get(st, "analyzer");
         const char *status = str(st, "status");
@@ -538,17 +600,27 @@ pp_render_html(const json_t *doc, const pp_render_opts *o, FILE *out, pp_error *
             }
             fputs("</p>\n", out);
         }
-        if ((rc = put_flame(doc, st, o, out, err)) != PP_OK)
+        if (pp_render_cards_table(st) != NULL)
+            pp_html_cards(pp_render_cards_table(st), out);
+        if ((rc = put_flames(doc, st, o, out, err)) != PP_OK)
             return rc;
         if ((rc = pp_html_stage_charts(st, out, err)) != PP_OK)
             return rc;
         if ((rc = pp_html_stage_pauses(st, out, err)) != PP_OK)
             return rc;
         put_totals(json_object_get(st, "totals"), out);
-        json_array_foreach(json_object_get(st, "tables"), ti, tj)
+        json_array_foreach(json_object_get(st, "tables"), ti, tj) {
+            int cards = tj == pp_render_cards_table(st);
+            if (cards)
+                fputs("<details class=\"view\"><summary>The same as a table</summary>\n", out);
             put_table(st, tj, out);
+            if (cards)
+                fputs("</details>\n", out);
+        }
         fputs("</section>\n", out);
     }
+    put_findings(doc, out);
+    put_provenance(doc, out);
     fprintf(out, "<pre id=\"errors\" hidden></pre>\n</main>\n<script>\n%s</script>\n</body></html>\n", pp_html_js);
     return pp_render_check_io(out, "html", err);
 }

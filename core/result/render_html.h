@@ -20,4 +20,10 @@ int pp_html_stage_charts(const json_t *st, FILE *out, pp_error *err);
 /* The GC pause chart of a stage with a per-GC table (render_pauses.c); nothing otherwise. */
 int pp_html_stage_pauses(const json_t *st, FILE *out, pp_error *err);
 
+/* render_html_answer.c: the answer section (each stage's headline, the
+ * first candidate card), one candidate card, and a table's rows as cards. */
+void pp_html_answer(const json_t *doc, FILE *out);
+void pp_html_card(const json_t *tj, const json_t *row, size_t rank, FILE *out);
+void pp_html_cards(const json_t *tj, FILE *out);
+
 #endif

@@ -4,6 +4,7 @@
  * names such as List`1[System.Int32] or <Main>g__Local show as written. */
 #include "config.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #include <perfpipe/perfpipe.h>
@@ -79,6 +80,41 @@ md_table(const json_t *tj, const pp_render_opts *o, FILE *out)
         fprintf(out, "\n(%s more rows not shown; json and csv carry every row)\n", buf);
     }
     fputc('\n', out);
+}
+
+/* Candidates as cards: a heading per candidate and its fields as a list
+ * (a sixteen-column pipe table cannot be read in a pull request). */
+static void
+md_cards(const json_t *tj, const pp_render_opts *o, FILE *out)
+{
+    static const char *const fields[] = { "fix", "lands", "call_site", "module", "lands_why",
+                                          "verify", "evidence", "axis", "rules", NULL };
+    const json_t *row;
+    size_t r;
+    char buf[256];
+
+    fputs("### ", out);
+    md_text(out, json_string_value(json_object_get(tj, "name")));
+    fputs("\n\n", out);
+    json_array_foreach(json_object_get(tj, "rows"), r, row) {
+        if (o->top > 0 && (uint64_t)r >= (uint64_t)o->top)
+            break;
+        fprintf(out, "#### %zu. ", r + 1);
+        md_text(out, pp_render_row_str(tj, row, "target"));
+        pp_render_card_cost(buf, sizeof buf, tj, row);
+        fputs("\n\n- **cost**: ", out);
+        md_text(out, buf);
+        fputc('\n', out);
+        for (size_t i = 0; fields[i] != NULL; i++) {
+            const char *v = pp_render_row_str(tj, row, fields[i]);
+            if (v == NULL || !*v)
+                continue;
+            fprintf(out, "- **%s**: ", fields[i]);
+            md_text(out, v);
+            fputc('\n', out);
+        }
+        fputc('\n', out);
+    }
 }
 
 int
@@ -169,8 +205,22 @@ pp_render_markdown(const json_t *doc, const pp_render_opts *o, FILE *out, pp_err
             md_text(out, pp_result_stage_error(st));
             fputs("\n\n", out);
         }
-        json_array_foreach(json_object_get(st, "tables"), ti, tj)
-            md_table(tj, o, out);
+        {
+            const char *sev;
+            char *h = pp_render_headline(st, &sev);
+            if (h != NULL) {
+                fputs("**Answer**: ", out);
+                md_text(out, h);
+                fputs("\n\n", out);
+                free(h);
+            }
+        }
+        json_array_foreach(json_object_get(st, "tables"), ti, tj) {
+            if (tj == pp_render_cards_table(st))
+                md_cards(tj, o, out);
+            else
+                md_table(tj, o, out);
+        }
         if (json_array_size(json_object_get(st, "findings")) > 0) {
             fputs("Findings:\n\n", out);
             json_array_foreach(json_object_get(st, "findings"), fi, f) {

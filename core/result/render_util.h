@@ -164,4 +164,27 @@ void pp_stacks_weight_exact(const pp_stacks *s, int64_t w, char *buf, size_t siz
  * html page and its charts, which both escape with it. */
 void pp_html_text(FILE *out, const char *s);
 
+/* The answer first (render_answer.c). A row's string cell by column
+ * name, or NULL. */
+const char *pp_render_row_str(const json_t *tj, const json_t *row, const char *name);
+
+/* A stage's table of candidates to show as cards (columns "target" and
+ * "fix"), or NULL. */
+const json_t *pp_render_cards_table(const json_t *st);
+
+/* A card's cost: "482 ms per second (estimated) (2.44 s in all, 43.4%)". */
+void pp_render_card_cost(char *buf, size_t size, const json_t *tj, const json_t *row);
+
+/* The stage's headline, malloc'd (NULL: nothing to say, or out of memory):
+ * a failed stage's error; else its first error, then warning, finding;
+ * else its first candidate card; else the top row of its ranking table
+ * (the first declaring candidates, else the first with a figure on an
+ * axis) with the figure, its share, the figure per unit of work
+ * (decl.work_totals) and what to do; else its first information finding.
+ * *severity says which colour it gets ("error", "warning", "info"). */
+char *pp_render_headline(const json_t *st, const char **severity);
+
+/* Is this finding a method caveat (information), shown after the evidence? */
+int pp_render_is_caveat(const json_t *finding);
+
 #endif

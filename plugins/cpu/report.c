@@ -430,7 +430,11 @@ int pp_cpu_report(pp_cpu *c, pp_ctx *ctx, pp_error *err)
     if (rc == PP_OK && c->focus)
         rc = emit_relatives(&r, "callees", "callee", r.callees);
     if (rc == PP_OK)
+        rc = pp_cpu_emit_running_stacks(&r);
+    if (rc == PP_OK)
         rc = pp_cpu_emit_stacks(&r);
+    if (rc == PP_OK)
+        rc = pp_cpu_emit_waiting_stacks(&r);
     if (rc == PP_OK && c->thread_stacks)
         rc = pp_cpu_emit_thread_stacks(&r);
     if (rc == PP_OK)

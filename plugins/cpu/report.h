@@ -86,6 +86,10 @@ uint32_t *pp_cpu_ranked(report *r, const method_sums *sums, int inclusive, uint3
  * PP_ENOMEM or the host's refusal. */
 int pp_cpu_emit_stacks(report *r);
 int pp_cpu_emit_thread_stacks(report *r);
+/* running_stacks / waiting_stacks: by_thread_stack's rows of one state
+ * (stack, samples, ms, thread); running_stacks is the default flame graph. */
+int pp_cpu_emit_running_stacks(report *r);
+int pp_cpu_emit_waiting_stacks(report *r);
 
 /* report_findings.c: the totals (PP_OK or the host's refusal) and the
  * findings of a report whose sums are complete. */

@@ -1,5 +1,6 @@
-/* plugins/cpu: the stack tables, by_stack (folded stacks, for the flame
- * formats) and by_thread_stack (each thread's stacks, for speedscope). */
+/* plugins/cpu: the stack tables: running_stacks (the default flame graph),
+ * waiting_stacks, by_stack (folded stacks, thread time) and by_thread_stack
+ * (each thread's stacks, for speedscope). */
 #include "report.h"
 
 #include <inttypes.h>
@@ -89,12 +90,12 @@ static int cmp_raw(const void *pa, const void *pb, void *arg)
     return strcmp(sa, sb);
 }
 
-/* by_thread_stack: the stacks of each thread, for flame formats that keep
- * threads apart (speedscope's per-thread profiles, pprof's thread labels);
- * the renderer merges threads back for the all-threads view. Ranked by
- * time. Its "state" is the running/waiting split of blocked.c, so a
- * profile can keep the waits apart (pprof's state label). */
-int pp_cpu_emit_thread_stacks(report *r)
+/* Which raw rows a per-thread stack table keeps: all of them with their
+ * state (by_thread_stack), or only the running or only the waiting ones
+ * (running_stacks, waiting_stacks: no state column, it is the table). */
+enum { STACKS_ALL, STACKS_RUNNING, STACKS_WAITING };
+
+static int emit_thread_stacks(report *r, const char *name, int which)
 {
     pp_cpu *c = r->c;
     const pp_host_api *h = c->host;
@@ -106,7 +107,7 @@ int pp_cpu_emit_thread_stacks(report *r)
         { "state", PP_COL_STRING, 0 },
     };
     /* no key: thread ids differ between runs, so compare has nothing to join */
-    pp_table *t = h->table_new(r->ctx, "by_thread_stack", 5, cols, 0);
+    pp_table *t = h->table_new(r->ctx, name, which == STACKS_ALL ? 5 : 4, cols, 0);
     if (!t)
         return PP_ENOMEM;
     uint32_t n = c->nraw;
@@ -117,10 +118,15 @@ int pp_cpu_emit_thread_stacks(report *r)
         order[i] = i;
     qsort_r(order, n, sizeof *order, cmp_raw, c);
     int rc = PP_OK;
-    for (uint32_t i = 0; i < n && rc == PP_OK; i++) {
+    /* top-stacks bounds the flame tables as it bounds by_stack (the text
+     * formats of a deep trace); by_thread_stack is for speedscope, whole */
+    uint64_t left = which != STACKS_ALL && c->top_stacks > 0 ? (uint64_t)c->top_stacks : UINT64_MAX;
+    for (uint32_t i = 0; i < n && rc == PP_OK && left > 0; i++) {
         uint32_t slot = pp_cpu_raw_slot(c, order[i]), stack = pp_cpu_raw_stack(c, order[i]);
         const int64_t *v = pp_cpu_raw_vals(c, order[i]);
-        if (v[PP_CPU_SAMPLES] <= 0)
+        int waiting = stack < r->states.nstacks && r->states.is_waiting[stack];
+        if (v[PP_CPU_SAMPLES] <= 0 || (which == STACKS_RUNNING && waiting) ||
+            (which == STACKS_WAITING && !waiting))
             continue;
         char tid[24];
         snprintf(tid, sizeof tid, "%" PRIu64, c->threads[slot].tid);
@@ -133,11 +139,37 @@ int pp_cpu_emit_thread_stacks(report *r)
         }
         if (rc != PP_OK)
             break;
-        int waiting = stack < r->states.nstacks && r->states.is_waiting[stack];
         pp_cell cells[5] = { pp_cell_str(r->buf.data), pp_cell_int(v[PP_CPU_SAMPLES]), pp_cell_dbl(pp_cpu_ms(v[PP_CPU_NS])),
                              pp_cell_str(tid), pp_cell_str(waiting ? "waiting" : "running") };
         rc = h->table_row(t, cells);
+        left--;
     }
     free(order);
     return rc;
+}
+
+/* by_thread_stack: the stacks of each thread, for flame formats that keep
+ * threads apart (speedscope's per-thread profiles, pprof's thread labels);
+ * the renderer merges threads back for the all-threads view. Ranked by
+ * time. Its "state" is the running/waiting split of blocked.c, so a
+ * profile can keep the waits apart (pprof's state label). */
+int pp_cpu_emit_thread_stacks(report *r)
+{
+    return emit_thread_stacks(r, "by_thread_stack", STACKS_ALL);
+}
+
+/* running_stacks: the stacks of samples where the thread ran, per thread.
+ * Emitted before every other stack table, so the flame formats (svg, html,
+ * folded, speedscope) draw running time by default: thread time of an idle
+ * pool is mostly threads parked in a wait, which would bury the hot
+ * method. by_stack stays the thread-time view (--table by_stack). */
+int pp_cpu_emit_running_stacks(report *r)
+{
+    return emit_thread_stacks(r, "running_stacks", STACKS_RUNNING);
+}
+
+/* waiting_stacks: the waits alone, their own graph (--table waiting_stacks). */
+int pp_cpu_emit_waiting_stacks(report *r)
+{
+    return emit_thread_stacks(r, "waiting_stacks", STACKS_WAITING);
 }

@@ -35,8 +35,11 @@ if n <= 25: bad.append("the fixture has only %d stacks: nothing to trim" % n)
 if "by_thread_stack" not in tf: bad.append("json lost by_thread_stack")
 if "by_thread_stack" in tt: bad.append("thread-stacks=false kept by_thread_stack")
 if tt["by_stack"]["rows"] != tf["by_stack"]["rows"][:25]: bad.append("trimmed by_stack is not the first 25 rows")
+for name in ("running_stacks", "waiting_stacks"):
+    if tt[name]["rows"] != tf[name]["rows"][:25]: bad.append("trimmed %s is not the first 25 rows" % name)
 for name in tf:
-    if name not in ("by_stack", "by_thread_stack") and tf[name] != tt[name]: bad.append("table %s moved" % name)
+    if name not in ("by_stack", "by_thread_stack", "running_stacks", "waiting_stacks") and tf[name] != tt[name]:
+        bad.append("table %s moved" % name)
 if full["stages"][0]["totals"] != trim["stages"][0]["totals"]: bad.append("totals moved")
 # the text report: by_stack's 25 rows whole (--wide), by_thread_stack absent
 for r in tt["by_stack"]["rows"]:
@@ -52,13 +55,14 @@ sed 's/^/  /' "$tmp/py"
 n=$(rows by_stack "$tmp/table")
 [ "$n" = 25 ] && ok "table shows 25 stacks" || ko "table by_stack has $n lines"
 
-# speedscope keeps per-thread profiles, folded draws every stack
+# speedscope keeps per-thread profiles, folded draws every running stack
+# (the default flame table, running_stacks, threads merged)
 "$PERFPIPE" cpu "$f" --format speedscope >"$tmp/ss.json" 2>/dev/null &&
   python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); sys.exit(0 if len(d["profiles"]) > 2 else 1)' "$tmp/ss.json" &&
   ok "speedscope: one profile per thread" || ko "speedscope lost its per-thread profiles"
 "$PERFPIPE" cpu "$f" --format folded >"$tmp/folded" 2>/dev/null
 nf=$(wc -l <"$tmp/folded")
-ns=$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(len([t for t in d["stages"][0]["tables"] if t["name"]=="by_stack"][0]["rows"]))' "$tmp/full.json")
+ns=$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(len({r[0] for r in [t for t in d["stages"][0]["tables"] if t["name"]=="running_stacks"][0]["rows"]}))' "$tmp/full.json")
 [ "$nf" = "$ns" ] && ok "folded: all $ns stacks" || ko "folded: $nf lines for $ns stacks"
 # a given option wins
 "$PERFPIPE" cpu "$f" --format json --option thread-stacks=false -o "$tmp/user.json" 2>/dev/null

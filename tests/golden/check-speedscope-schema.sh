@@ -4,7 +4,7 @@
 # goldens, and the cpu analyzer's per-thread output on real captures (one
 # profile for all threads, then one per thread, in milliseconds, each
 # profile's endValue the sum of its weights, all threads equal to the
-# by_stack time of the JSON document). SKIP (77) without the schema (npm
+# running_stacks time of the JSON document, the default). SKIP (77) without the schema (npm
 # fetches it once into ~/.cache/perfpipe-tools) or Python's jsonschema
 # (Debian package python3-jsonschema).
 set -u
@@ -62,22 +62,23 @@ for t in ("cpu-sampled", "web-sampled-db"):
     res = json.load(open(os.path.join(tmp, t + ".json")))
     st = res["stages"][0]
     tables = {x["name"]: x for x in st["tables"]}
-    threads = {r[3] for r in tables["by_thread_stack"]["rows"]}
+    # the default is running time (issue #40): running_stacks, per thread
+    threads = {r[3] for r in tables["running_stacks"]["rows"]}
     profs = ss["profiles"]
     ok = len(profs) == len(threads) + 1 and profs[0]["name"].endswith("all threads")
     ok = ok and all(p["unit"] == "milliseconds" for p in profs)
     ok = ok and all(abs(sum(p["weights"]) - p["endValue"]) < 1e-6 for p in profs)
     ok = ok and {p["name"].split("thread ")[-1] for p in profs[1:]} == threads
-    ms = sum(r[2] for r in tables["by_stack"]["rows"])
+    ms = sum(r[2] for r in tables["running_stacks"]["rows"])
     # whole microseconds per (thread, stack) row: at most 0.5 us each off
-    slack = 0.0005 * len(tables["by_thread_stack"]["rows"]) + 1e-6
+    slack = 0.0005 * len(tables["running_stacks"]["rows"]) + 1e-6
     ok = ok and abs(profs[0]["endValue"] - ms) <= slack
     ok = ok and abs(sum(p["endValue"] for p in profs[1:]) - profs[0]["endValue"]) < 1e-6
     if ok:
-        print("PASS: %s: %d thread profiles + all threads, ms, all threads = by_stack %.3f ms" % (t, len(threads), ms))
+        print("PASS: %s: %d thread profiles + all threads, ms, all threads = running_stacks %.3f ms" % (t, len(threads), ms))
     else:
         fails += 1
-        print("FAIL: %s: per-thread profiles: %d profiles for %d threads, all %.3f ms vs by_stack %.3f ms"
+        print("FAIL: %s: per-thread profiles: %d profiles for %d threads, all %.3f ms vs running_stacks %.3f ms"
               % (t, len(profs), len(threads), profs[0]["endValue"], ms))
 sys.exit(1 if fails else 0)
 PY
