@@ -219,6 +219,7 @@ source_of(const json_t *table, cand_source *r)
             r->share_col = k;
     r->axis = str_of(c, "label") ? str_of(c, "label") : str_of(cost, "axis") ? str_of(cost, "axis")
                                                                              : "cost";
+    r->cost_axis = str_of(cost, "axis");
     r->what = str_of(c, "does") ? str_of(c, "does") : "costs";
     r->growth_only = str_of(c, "status");
     r->superseded_by = str_of(c, "superseded_by");

@@ -26,6 +26,7 @@ typedef struct cand_source {
     const char *share_col;       /* the declared figure of unit "percent" on no axis */
     pp_cand_measure measure;     /* from the cost figure's unit */
     const char *axis;
+    const char *cost_axis;       /* the cost figure's declared axis (PP_AXIS_*), or NULL */
     const char *what;            /* what the target does, for the evidence text */
     const char *growth_only;     /* status column: keep grew/appeared rows only */
     const char *superseded_by;   /* skip this source where the stage has that table */

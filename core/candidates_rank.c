@@ -292,8 +292,23 @@ group_evidence(const cand *list, const group *g, char *buf, size_t size)
     }
 }
 
+/* L1's blind spot: a benchmark mocks the repository and the DbContext, so a
+ * change on the database axis, or under a frame a rule marks (EF Core's
+ * save path, a DbContext, a repository: etc/rules), shows a flat L1 verdict
+ * whatever it does. Such a candidate is verified at L2 and L3 only. */
+static int
+l1_blind(const cand *c, const hit *hits, size_t nhits)
+{
+    if (c->r.cost_axis != NULL && strcmp(c->r.cost_axis, PP_AXIS_DATABASE) == 0)
+        return 1;
+    for (size_t i = 0; i < nhits; i++)
+        if (hits[i].rule->l1_blind_spot)
+            return 1;
+    return 0;
+}
+
 static void
-verify_text(const cand *c, char *verify, size_t size)
+verify_text(const cand *c, int blind, char *verify, size_t size)
 {
     char knobs[1024];
 
@@ -303,7 +318,16 @@ verify_text(const cand *c, char *verify, size_t size)
              "from %s (structural), or its %s per %s falls beyond noise in a same-session A/B "
              "with identical knobs (statistical)", c->pipeline ? c->pipeline : "PIPELINE", knobs,
              c->orig[0] ? c->orig : c->target, c->r.table, c->r.figure_col, c->unit.unit);
-    pp_candidates_bench_plan(c->knobs, c->r.axis, c->target, verify, size);
+    if (!blind) {
+        pp_candidates_bench_plan(c->knobs, c->r.axis, c->target, verify, size);
+        return;
+    }
+    size_t used = strlen(verify);
+    if (used + 1 < size)
+        snprintf(verify + used, size - used, "; plan L2 (a load run of the app: wrk, k6...) and "
+                 "L3 (the capture above, taken while L2 runs) only, no L1: an L1 benchmark with "
+                 "mocked I/O (a mocked repository or DbContext) cannot see a change on this path, "
+                 "so its flat verdict would not mean 'no effect'");
 }
 
 int
@@ -324,7 +348,7 @@ pp_cand_emit_candidates(const cand *list, const group *g, size_t ng, size_t top,
         pp_cand_per_unit_text(c->r.measure, g[i].figure, &c->unit, per, sizeof per);
         snprintf(unit, sizeof unit, "ms per %s (estimated)", c->unit.unit);
         group_evidence(list, &g[i], evidence, sizeof evidence);
-        verify_text(c, verify, sizeof verify);
+        verify_text(c, l1_blind(c, hits, nhits), verify, sizeof verify);
         json_array_append_new(row_rules, rule_cells(hits, nhits, ids, sizeof ids, fix, sizeof fix));
         row[0] = pp_cell_int((int64_t)i + 1);
         row[1] = pp_cell_str(c->r.axis);

@@ -12,6 +12,7 @@
 #include <perfpipe/perfpipe.h>
 
 #include "compare.h"
+#include "buildid.h"
 #include "compare_internal.h"
 #include "compare_stats.h"
 #include "result/result.h"
@@ -378,7 +379,7 @@ pp_compare(const json_t *base, const json_t *cand, const pp_compare_options *o, 
     const char *pb = json_string_value(json_object_get(base, "pipeline"));
     const char *pc = json_string_value(json_object_get(cand, "pipeline"));
     json_t *sb = json_object_get(base, "stages"), *sc = json_object_get(cand, "stages");
-    char diff[1024];
+    char diff[1024], same_build[1024];
     const char *weakened = "";
     json_t *doc, *stage, *reasons, *note = NULL;
     cmp_work w;
@@ -427,9 +428,12 @@ pp_compare(const json_t *base, const json_t *cand, const pp_compare_options *o, 
                        "--allow-knob-drift)", diff);
     }
     v->cannot_judge = (int)json_array_size(reasons);
+    pp_buildid_same(base, cand, same_build, sizeof same_build);
     cmp_work_of(base, cand, o->per, &w, &note);
     json_object_set(doc, "knobs", json_object_get(base, "knobs"));
     json_object_set_new(doc, "compared", compared_object(base, cand, pb, o, reasons, &w, note));
+    if (same_build[0] != '\0')
+        json_object_set_new(json_object_get(doc, "compared"), "same_build", json_string(same_build));
     if (cmp_inputs(doc, base, cand, o) != PP_OK || (j.decided = json_array()) == NULL) {
         json_decref(doc);
         json_decref(reasons);
@@ -448,6 +452,10 @@ pp_compare(const json_t *base, const json_t *cand, const pp_compare_options *o, 
             rc = PP_ENOMEM;
             break;
         }
+        /* beside the verdict, never instead of it: comparing the routes,
+         * knobs or configuration of one build is legitimate */
+        if (same_build[0] != '\0')
+            pp_result_finding(out_stage, PP_SEVERITY_WARNING, "compare.same_build", same_build);
         rc = compare_stage(stage, find_by(sc, "id", json_string_value(json_object_get(stage, "id"))),
                            out_stage, o, weakened, diff, reasons, &w, note, &j, err);
         if (rc != PP_OK)

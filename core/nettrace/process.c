@@ -79,6 +79,7 @@ pp_nt_process_merge(pp_nt_process *p, pp_nt_process *later)
     p->user_methods += later->user_methods;
     p->requests_started += later->requests_started;
     p->requests_completed += later->requests_completed;
+    pp_nt_modident_merge(&p->modules, &later->modules);
 }
 
 void
@@ -128,6 +129,7 @@ pp_nt_process_observe(pp_nt_process *p, const pp_trace_event *ev)
     }
     if (ev->provider_known != PP_PROVIDER_RUNTIME && ev->provider_known != PP_PROVIDER_RUNDOWN)
         return;
+    pp_nt_modident_observe(&p->modules, ev);
     if (ev->event_id == 187) {   /* RuntimeInformationStart / DCStart */
         keep(&p->runtime_dll, ev, "RuntimeDllPath");
         if (p->command_line == NULL)
@@ -293,5 +295,6 @@ pp_nt_process_free(pp_nt_process *p)
     free(p->os);
     free(p->arch);
     free(p->runtime_dll);
+    pp_nt_modident_free(&p->modules);
     memset(p, 0, sizeof *p);
 }

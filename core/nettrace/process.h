@@ -18,6 +18,8 @@
 
 #include <perfpipe/records.h>
 
+#include "nettrace/modident.h"
+
 typedef struct pp_nt_process {
     char *command_line;          /* UTF-8, NULL if no ProcessInfo */
     char *os, *arch;
@@ -33,6 +35,7 @@ typedef struct pp_nt_process {
      * candidates divide by). Counted here because this is the one pass
      * that sees every event. */
     uint64_t requests_started, requests_completed;
+    pp_nt_modident modules;      /* each module's build identity (modident.h) */
 } pp_nt_process;
 
 /* Look at one event; cheap for every event that is not one of the few

@@ -79,6 +79,8 @@ typedef struct pp_rule {
     char *superseded_by;         /* a rule id: where both match a candidate, only that one shows */
     int experimental;            /* no antipattern/twin capture pair proves it (docs/rules.md):
                                     never ranked above medium (pp_rule_confidence) */
+    int l1_blind_spot;           /* what it names lives behind I/O an L1 benchmark mocks (a
+                                    DbContext, a repository): a candidate it matches plans L2+L3 */
 } pp_rule;
 
 typedef struct pp_ruleset {

@@ -19,7 +19,7 @@ typedef struct ctx {
 static const char *const top_keys[] = { "version", "rules", NULL };
 static const char *const rule_keys[] = { "id", "title", "axis", "confidence", "fix", "doc",
                                          "finding", "message", "match", "requires", "disabled",
-                                         "experimental", "superseded_by", NULL };
+                                         "experimental", "superseded_by", "l1_blind_spot", NULL };
 static const char *const clause_keys[] = { "analyzer", "table", "target", "where", NULL };
 static const char *const op_names[] = { "equals", "regex", "not_regex", "glob", "min", "max",
                                         NULL };
@@ -382,6 +382,25 @@ parse_body(ctx *c, const pp_ynode *n, pp_rule *r)
     return PP_OK;
 }
 
+/* An optional true/false key of a rule into *out (left alone when absent). */
+static int
+flag(ctx *c, const pp_ynode *n, const char *key, int *out)
+{
+    const pp_ynode *v = get(n, key);
+    int rc;
+
+    if (v == NULL)
+        return PP_OK;
+    if ((rc = want(c, v, PP_YNODE_SCALAR, key)) != PP_OK)
+        return rc;
+    if (strcmp(v->text, "true") == 0)
+        *out = 1;
+    else if (strcmp(v->text, "false") != 0)
+        return pp_pipe_error(c->err, PP_EINVAL, c->file, v->pos,
+                             "expected true or false for %s, got '%s'", key, v->text);
+    return PP_OK;
+}
+
 static int
 parse_rule(ctx *c, const pp_ynode *n, pp_rule *r)
 {
@@ -400,24 +419,10 @@ parse_rule(ctx *c, const pp_ynode *n, pp_rule *r)
                              "parts joined by '.', e.g. ef.n-plus-one)", r->id);
     if ((r->file = strdup(c->file)) == NULL)
         return fail(c, PP_ENOMEM, v->pos, "out of memory");
-    if ((v = get(n, "disabled")) != NULL) {
-        if ((rc = want(c, v, PP_YNODE_SCALAR, "disabled")) != PP_OK)
-            return rc;
-        if (strcmp(v->text, "true") == 0)
-            r->disabled = 1;
-        else if (strcmp(v->text, "false") != 0)
-            return pp_pipe_error(c->err, PP_EINVAL, c->file, v->pos,
-                                 "expected true or false for disabled, got '%s'", v->text);
-    }
-    if ((v = get(n, "experimental")) != NULL) {
-        if ((rc = want(c, v, PP_YNODE_SCALAR, "experimental")) != PP_OK)
-            return rc;
-        if (strcmp(v->text, "true") == 0)
-            r->experimental = 1;
-        else if (strcmp(v->text, "false") != 0)
-            return pp_pipe_error(c->err, PP_EINVAL, c->file, v->pos,
-                                 "expected true or false for experimental, got '%s'", v->text);
-    }
+    if ((rc = flag(c, n, "disabled", &r->disabled)) != PP_OK ||
+        (rc = flag(c, n, "experimental", &r->experimental)) != PP_OK ||
+        (rc = flag(c, n, "l1_blind_spot", &r->l1_blind_spot)) != PP_OK)
+        return rc;
     /* A disabled rule only needs its id: it exists to switch one off. */
     if (r->disabled && get(n, "match") == NULL)
         return PP_OK;

@@ -370,6 +370,10 @@ CASES = {
         cpu_callee("App.Orders.Find", "Microsoft.EntityFrameworkCore.Query.Internal.QueryCompiler.Compile", 30),
         cpu_callee("App.Orders.Find", "Microsoft.EntityFrameworkCore.Query.Internal.QueryCompiler.Execute", 30),
         "App.Orders.Find"),
+    "ef.save-path": (
+        cpu_callee("App.Orders.Import", "Microsoft.EntityFrameworkCore.DbContext.SaveChanges", 30),
+        cpu_callee("App.Orders.Import", "Microsoft.EntityFrameworkCore.DbContext.Add", 30),
+        "App.Orders.Import"),
     "db.slow-command": (
         db([[WHERE, 20, 4000.0, 200.0, 150.0, 300.0, 400.0, 50.0, 4000.0, 20, 0, WHERE]]),
         db([[WHERE, 20, 400.0, 20.0, 15.0, 30.0, 40.0, 50.0, 400.0, 20, 0, WHERE]]), WHERE),
