@@ -339,7 +339,7 @@ merge_modules(pp_trace_source *r0, pp_trace_source *rk)
         if (pp_u64map_put(&r0->module_index, m->id, r0->nmodules) < 0)
             return PP_ENOMEM;
         nm[r0->nmodules++] = *m;
-        m->path = m->name = NULL;   /* r0's now */
+        m->path = m->name = m->pdb_build_path = NULL;   /* r0's now */
     }
     return PP_OK;
 }

@@ -75,7 +75,7 @@ namespace Workload
             ulong x = 0x9E3779B97F4A7C15UL;
             while (now - t0 < ticks)
             {
-                for (int i = 0; i < 20000; i++) { x ^= x << 13; x ^= x >> 7; x ^= x << 17; }
+                for (int i = 0; i < 20000; i++) { x ^= x << 13; x ^= x >> 7; x ^= x << 17; }   // PP-LINE: hot-a
                 now = Stopwatch.GetTimestamp();
             }
             Sink64 += x;
@@ -89,7 +89,7 @@ namespace Workload
             ulong x = 1469598103934665603UL;
             while (now - t0 < ticks)
             {
-                for (int i = 0; i < 20000; i++) { x = (x ^ (ulong)i) * 1099511628211UL; }
+                for (int i = 0; i < 20000; i++) { x = (x ^ (ulong)i) * 1099511628211UL; }   // PP-LINE: hot-b
                 now = Stopwatch.GetTimestamp();
             }
             Sink64 += x;
