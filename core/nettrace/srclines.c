@@ -2,7 +2,8 @@
  * IL-to-native map (ilmap.c) -> IL offset -> the sequence point of the
  * module's portable PDB (core/pdb). The PDB is the one embedded in the
  * assembly at ModuleILPath, else NAME.pdb beside it, else in a directory of
- * PERFPIPE_SYMBOL_PATH (':'-separated; `--symbols DIR` sets it); it is used
+ * PERFPIPE_SYMBOL_PATH (':'-separated; the assembly too is looked for there
+ * when the trace's path does not exist on this machine); it is used
  * only when its id equals the trace's ManagedPdbSignature (or, for a trace
  * without one, the assembly's CodeView id). Framework modules are never
  * searched: their frames stay method-only. */
@@ -110,11 +111,21 @@ open_pdb(pp_trace_source *r, nt_module *mod)
     }
     size_t len;
     uint8_t *dll = mod->path[0] ? read_file(mod->path, &len) : NULL;
+    /* Not where the trace saw it (another machine): a copy in the symbol path. */
+    const char *sp = getenv("PERFPIPE_SYMBOL_PATH"), *file = strrchr(mod->path, '/');
+    while (!dll && file && sp && *sp) {
+        char path[4096];
+        size_t n = strcspn(sp, ":");
+        snprintf(path, sizeof path, "%.*s/%s", (int)n, sp, file + 1);
+        dll = n ? read_file(path, &len) : NULL;
+        sp += n + (sp[n] == ':');
+    }
     pp_pe_info pe;
     int have_pe = dll && pp_pe_read(dll, len, &pe, NULL) == PP_OK;
     const uint8_t *want = mod->has_pdb_sig ? mod->pdb_guid : have_pe && pe.has_codeview ? pe.guid : NULL;
-    set_why(mod, "no PDB for %s: none embedded in %s, none beside it or in PERFPIPE_SYMBOL_PATH "
-            "(--symbols DIR)", mod->name, mod->path[0] ? mod->path : "(no path in the trace)", "");
+    set_why(mod, "no PDB for %s: none embedded in %s, none beside it or in a PERFPIPE_SYMBOL_PATH "
+            "directory (set it to the build's output directory)", mod->name,
+            mod->path[0] ? mod->path : "(no path in the trace)", "");
     if (!want) {
         set_why(mod, "no PDB for %s: the trace has no PDB id for it and %s cannot be read",
                 mod->name, mod->path[0] ? mod->path : "(no path)", "");
@@ -190,22 +201,23 @@ nt_source_string(pp_trace_source *r, const nt_method *m, uint64_t ip, uint32_t f
     nt_module *mod = at ? &r->modules[*at] : NULL;
     if (!mod)
         return why ? "the trace has no load or rundown event for the method's module" : "";
-    if (mod->pdb_state == 0)
-        open_pdb(r, mod);
-    if (mod->pdb_state != 1)
-        return why ? mod->pdb_why : "";
     int caller = (flags & PP_SYM_CALLER) != 0;
-    uint64_t *hit = why ? NULL : pp_u64map_get(&r->source_cache[caller], ip);
-    if (hit)
-        return (const char *)(uintptr_t)*hit;
     /* A return address is the instruction after the call: its line may be
      * the next statement's, so the byte before it is looked up. */
     uint32_t off = (uint32_t)(ip - m->start);
     if (caller && off > 0)
         off--;
+    /* The map first: a missing keyword is the fix to tell, PDB or not. */
     int32_t il;
     if (nt_ilmap_il_offset(r, m->method_id, off, &il) != PP_OK)
-        return why ? "no IL-to-native map for the method: " MAP_KEYWORD_HINT : keep(r, &r->source_cache[caller], ip, "");
+        return why ? "no IL-to-native map for the method: " MAP_KEYWORD_HINT : "";
+    if (mod->pdb_state == 0)
+        open_pdb(r, mod);
+    if (mod->pdb_state != 1)
+        return why ? mod->pdb_why : "";
+    uint64_t *hit = why ? NULL : pp_u64map_get(&r->source_cache[caller], ip);
+    if (hit)
+        return (const char *)(uintptr_t)*hit;
     pp_source_line sl;
     pp_error err = PP_ERROR_INIT;
     char text[PP_PDB_PATH_MAX + 32], rel[PP_PDB_PATH_MAX];

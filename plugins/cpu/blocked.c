@@ -319,14 +319,18 @@ emit_table(const pp_cpu_states *st, const pp_host_api *h, pp_ctx *ctx, int64_t t
     /* source: file:line of the row's frame (source.h), after hi_ms so the
      * columns before keep their place. */
     int with_src = !waits && st->syms && st->source;
+    uint32_t n = pp_pc_agg_count(a);
+    const char **lines = with_src ? pp_cpu_source_best(st->source, n) : NULL;
+    if (with_src && !lines)
+        return PP_ENOMEM;
+    /* No line at all (no PDB, no map: the findings say why): no column. */
+    with_src = 0;
+    for (uint32_t i = 0; lines && i < n && !with_src; i++)
+        with_src = lines[i] != NULL;
     pp_table *t = waits ? h->table_new(ctx, "waiting", nc, wait_cols, 2)
                         : h->table_new(ctx, "running", nc + 2 + (uint32_t)with_src, run_cols, 1);
-    if (!t)
-        return PP_ENOMEM;
-    uint32_t n = pp_pc_agg_count(a);
-    uint32_t *order = n ? pp_pc_agg_rank(a, 1, 0) : NULL;
-    const char **lines = with_src ? pp_cpu_source_best(st->source, n) : NULL;
-    if ((n && !order) || (with_src && !lines)) {
+    uint32_t *order = t && n ? pp_pc_agg_rank(a, 1, 0) : NULL;
+    if (!t || (n && !order)) {
         free(order);
         free(lines);
         return PP_ENOMEM;

@@ -76,7 +76,7 @@ namespace Workload
             while (now - t0 < ticks)
             {
                 for (int i = 0; i < 20000; i++) { x ^= x << 13; x ^= x >> 7; x ^= x << 17; }   // PP-LINE: hot-a
-                now = Stopwatch.GetTimestamp();
+                now = Stopwatch.GetTimestamp();   // PP-LINE: hot-a-clock
             }
             Sink64 += x;
             return now - t0;
@@ -90,7 +90,7 @@ namespace Workload
             while (now - t0 < ticks)
             {
                 for (int i = 0; i < 20000; i++) { x = (x ^ (ulong)i) * 1099511628211UL; }   // PP-LINE: hot-b
-                now = Stopwatch.GetTimestamp();
+                now = Stopwatch.GetTimestamp();   // PP-LINE: hot-b-clock
             }
             Sink64 += x;
             return now - t0;
