@@ -2,7 +2,7 @@
 # Run one fuzz target for SECONDS in ONE process (no -jobs/-fork: the machine
 # is shared; equivalent to -jobs=1 -workers=1 but logs to stdout).
 #   fuzz/run-fuzz.sh BUILDDIR TARGET SECONDS
-# TARGET: nettrace gcdump counters spans pipeline, load-wrk load-hey
+# TARGET: nettrace gcdump counters spans pipeline pdb, load-wrk load-hey
 # load-heycsv load-k6lines load-json (the readers' own APIs) or
 # run-nettrace run-gcdump run-counters run-spans run-bench run-load run-pipeline (the
 # `perfpipe run` path: engine, sources, shipped analyzers, renderers; binary
@@ -24,6 +24,7 @@ case $t in
     run-bench)             maxlen=65536 ;;
     load-*|run-load)       maxlen=65536 ;;
     pipeline|run-pipeline) maxlen=8192 ;;
+    pdb)                   maxlen=65536 ;;
     *) echo "unknown target $t" >&2; exit 2 ;;
 esac
 bin=$b/fuzz/fuzz_$(echo "$t" | tr - _)

@@ -72,6 +72,11 @@ for f in "$here"/tests/data/load/*; do
     case $f in *.truth.json|*.md) continue ;; esac
     add load "$f"
 done
+# pdb: the assemblies (one embeds its PDB) and the PDBs of tests/data/pdb.
+for f in "$here"/tests/data/pdb/*/Lines.dll "$here"/tests/data/pdb/*/Lines.pdb; do
+    mkdir -p "$out/pdb"
+    cp "$f" "$out/pdb/$(basename "$(dirname "$f")")-$(basename "$f")"
+done
 for f in "$here"/tests/pipelines/*.yaml "$here"/etc/perfpipe/pipelines/*.yaml; do add pipeline "$f"; done
 # Reproducers found earlier are seeds too (regression).
 for k in nettrace gcdump counters spans pipeline bench load; do
@@ -80,7 +85,7 @@ for k in nettrace gcdump counters spans pipeline bench load; do
         add "$k" "$f"
     done
 done
-for t in nettrace gcdump counters spans pipeline \
+for t in nettrace gcdump counters spans pipeline pdb \
          load-wrk load-hey load-heycsv load-k6lines load-json \
          run-nettrace run-gcdump run-counters run-spans run-bench run-load run-pipeline; do
     printf '%-13s %s seeds\n' "$t" "$(ls "$out/$t" 2>/dev/null | wc -l)"

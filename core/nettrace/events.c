@@ -183,7 +183,9 @@ pp_nettrace_next(pp_trace_source *r, const pp_trace_event **out, pp_error *err)
             if (ev->time_ns > r->last_ns) r->last_ns = ev->time_ns;
         }
         if (m->kind != NT_KIND_NONE &&
-            (m->kind == NT_KIND_MODULE ? nt_modules_add(r, ev) : nt_methods_add_verbose(r, ev)) < 0)
+            (m->kind == NT_KIND_MODULE ? nt_modules_add(r, ev)
+             : m->kind == NT_KIND_ILMAP ? nt_ilmaps_add(r, ev)
+                                        : nt_methods_add_verbose(r, ev)) < 0)
             return nt_fail_at(r, err, PP_ENOMEM, eoff, "out of memory");
         *out = ev;
         return 1;

@@ -640,6 +640,9 @@ nt_meta_finish(pp_trace_source *r, nt_meta *m)
         else if ((m->provider_known == PP_PROVIDER_RUNTIME && (m->event_id == 152 || m->event_id == 153)) ||
                  (m->provider_known == PP_PROVIDER_RUNDOWN && (m->event_id == 153 || m->event_id == 154)))
             m->kind = NT_KIND_MODULE;
+        else if ((m->provider_known == PP_PROVIDER_RUNTIME && m->event_id == 190) ||
+                 (m->provider_known == PP_PROVIDER_RUNDOWN && (m->event_id == 149 || m->event_id == 150)))
+            m->kind = NT_KIND_ILMAP;
     }
     return PP_OK;
 }

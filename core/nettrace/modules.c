@@ -12,6 +12,31 @@
 #include "nettrace/nettrace_internal.h"
 #include "nettrace/landing.h"
 
+/* V2's ManagedPdbSignature, Age and BuildPath, after ModuleNativePath and
+ * ClrInstanceID; absent or damaged, the module has no PDB id. */
+static void
+read_pdb_sig(nt_module *m, const uint8_t *p, size_t n)
+{
+    char *s = NULL;
+    size_t cap = 0, len;
+    int64_t k = nt_utf16z_to_utf8(p, n, &s, &cap, &len);
+    free(s);
+    s = NULL;
+    if (k < 0 || n - (size_t)k < 2 + 16 + 4 + 2)
+        return;
+    p += k + 2;
+    n -= (size_t)k + 2;
+    memcpy(m->pdb_guid, p, 16);
+    m->pdb_age = nt_rd32(p + 16);
+    cap = 0;
+    if (nt_utf16z_to_utf8(p + 20, n - 20, &s, &cap, &len) >= 0)
+        m->pdb_build_path = s ? s : strdup("");
+    else
+        free(s);
+    static const uint8_t zero[16];
+    m->has_pdb_sig = memcmp(m->pdb_guid, zero, 16) != 0;
+}
+
 int
 nt_modules_add(pp_trace_source *r, const pp_trace_event *ev)
 {
@@ -27,7 +52,8 @@ nt_modules_add(pp_trace_source *r, const pp_trace_event *ev)
     uint64_t id = nt_rd64(p);
     if (id == 0 || pp_u64map_get(&r->module_index, id) != NULL)
         return 0;                /* the load and the rundown name it alike */
-    if (nt_utf16z_to_utf8(p + 24, n - 24, &buf, &cap, &len) < 0) {
+    int64_t il_len = nt_utf16z_to_utf8(p + 24, n - 24, &buf, &cap, &len);
+    if (il_len < 0) {
         free(buf);
         return 0;                /* a damaged path loses the module only */
     }
@@ -44,6 +70,12 @@ nt_modules_add(pp_trace_source *r, const pp_trace_event *ev)
     m->name = strdup(name);
     m->cls = -1;
     m->why = NULL;
+    m->has_pdb_sig = 0;
+    m->pdb_build_path = NULL;
+    m->pdb_state = 0;
+    m->pdb = NULL;
+    m->pdb_why = NULL;
+    read_pdb_sig(m, p + 24 + il_len, n - 24 - (size_t)il_len);
     if (!m->path || !m->name || pp_u64map_put(&r->module_index, id, r->nmodules) < 0) {
         free(m->path);
         free(m->name);
@@ -100,6 +132,7 @@ nt_modules_free(pp_trace_source *r)
     for (size_t i = 0; i < r->nmodules; i++) {
         free(r->modules[i].path);
         free(r->modules[i].name);
+        free(r->modules[i].pdb_build_path);
     }
     free(r->modules);
     r->modules = NULL;

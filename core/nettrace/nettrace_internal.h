@@ -70,7 +70,8 @@ enum {
     NT_KIND_NONE = 0,
     NT_KIND_METHOD_VERBOSE,      /* MethodLoadVerbose, DCStart/DCEndVerbose */
     NT_KIND_METHOD_UNLOAD_VERBOSE,
-    NT_KIND_MODULE               /* ModuleLoad/Unload, rundown ModuleDCStart/DCEnd */
+    NT_KIND_MODULE,              /* ModuleLoad/Unload, rundown ModuleDCStart/DCEnd */
+    NT_KIND_ILMAP                /* MethodILToNativeMap, rundown DCStart/DCEnd ILToNativeMap */
 };
 
 /* A stack of the current sequence-point region. */
@@ -89,7 +90,17 @@ typedef struct nt_method {
     uint32_t size;
     uint32_t seq;                /* definition order, to keep dedup stable */
     uint64_t module_id;          /* ModuleID of the method's event (modules.c) */
+    uint64_t method_id;          /* MethodID: its IL-to-native map's key (ilmap.c) */
+    uint32_t token;              /* MethodToken (0x06xxxxxx), or 0 */
 } nt_method;
+
+/* One method's IL-to-native map (MethodILToNativeMap, rundown DCStart/DCEnd
+ * ILToNativeMap): count pairs from first in the source's ilmap_pairs. */
+typedef struct nt_ilmap {
+    uint64_t method_id;
+    size_t first;
+    uint32_t count;
+} nt_ilmap;
 
 /* A module (assembly file) of the trace, from its load/rundown event. */
 typedef struct nt_module {
@@ -98,6 +109,13 @@ typedef struct nt_module {
     char *name;                  /* assembly name (file name without .dll) */
     int cls;                     /* pp_lands_class, or -1 before classification */
     const char *why;             /* static reason of cls */
+    int has_pdb_sig;             /* ModuleLoad V2+: the managed PDB's id */
+    uint8_t pdb_guid[16];
+    uint32_t pdb_age;
+    char *pdb_build_path;        /* ManagedPdbBuildPath, UTF-8, or NULL */
+    int pdb_state;               /* srclines.c: 0 not tried, 1 open, -1 none/refused */
+    struct pp_pdb *pdb;
+    char *pdb_why;               /* why there is no PDB (malloc'ed), or NULL */
 } nt_module;
 
 /* A per-(provider,event id,version) counter; provider strings interned. */
@@ -212,6 +230,15 @@ struct pp_trace_source {
     size_t nmodules, modules_cap;
     pp_u64map module_index;      /* ModuleID -> index in modules */
     size_t modules_classified;   /* nmodules when the classes were computed */
+    nt_ilmap *ilmaps;            /* ilmap.c: IL-to-native maps of jitted methods */
+    size_t nilmaps, ilmaps_cap;
+    pp_u64map ilmap_index;       /* MethodID -> index in ilmaps */
+    uint32_t *ilmap_pairs;       /* (IL offset, native offset) pairs */
+    size_t ilmap_len, ilmap_cap; /* in pairs */
+    pp_u64map source_cache[2];   /* srclines.c: ip -> "file:line", leaf / return address */
+    char **source_strings;       /* every string source_cache names (freed at close) */
+    size_t nsource_strings, source_strings_cap;
+/* srclines.c: ip -> "file:line", leaf / return address */
 
     /* Called by a sequence point before the region's stacks are forgotten
      * (inspect.c walks each used stack there once). */
@@ -286,6 +313,16 @@ int nt_modules_add(pp_trace_source *r, const pp_trace_event *ev);
  * known): a string that lives until close, never NULL. */
 const char *nt_module_string(pp_trace_source *r, uint64_t module_id, uint32_t flags);
 void nt_modules_free(pp_trace_source *r);
+/* ilmap.c: keep an IL-to-native map event's pairs (the first per method). */
+int nt_ilmaps_add(pp_trace_source *r, const pp_trace_event *ev);
+/* The IL offset of native offset off in method_id's map: PP_OK, or
+ * PP_ENOTFOUND when the trace has no map for it. */
+int nt_ilmap_il_offset(const pp_trace_source *r, uint64_t method_id, uint32_t off, int32_t *il);
+void nt_ilmaps_free(pp_trace_source *r);
+/* srclines.c: "file:line" of ip in method m (PP_SYM_SOURCE), or why there
+ * is none (PP_SYM_SOURCE_WHY); PP_SYM_CALLER: ip is a return address. */
+const char *nt_source_string(pp_trace_source *r, const nt_method *m, uint64_t ip, uint32_t flags);
+void nt_srclines_free(pp_trace_source *r);
 
 /* ---- symbols.c ---- */
 int nt_methods_add_verbose(pp_trace_source *r, const pp_trace_event *ev);

@@ -339,7 +339,35 @@ merge_modules(pp_trace_source *r0, pp_trace_source *rk)
         if (pp_u64map_put(&r0->module_index, m->id, r0->nmodules) < 0)
             return PP_ENOMEM;
         nm[r0->nmodules++] = *m;
-        m->path = m->name = NULL;   /* r0's now */
+        m->path = m->name = m->pdb_build_path = NULL;   /* r0's now */
+    }
+    return PP_OK;
+}
+
+/* rk's IL-to-native maps of methods r0 has no map of move to r0 (ilmap.c
+ * keeps a method's first map). */
+static int
+merge_ilmaps(pp_trace_source *r0, const pp_trace_source *rk)
+{
+    for (size_t i = 0; i < rk->nilmaps; i++) {
+        const nt_ilmap *m = &rk->ilmaps[i];
+        if (pp_u64map_get(&r0->ilmap_index, m->method_id) != NULL)
+            continue;
+        uint32_t *pairs = nt_grow(r0->ilmap_pairs, &r0->ilmap_cap, r0->ilmap_len + m->count,
+                                  2 * sizeof *pairs);
+        if (!pairs)
+            return PP_ENOMEM;
+        r0->ilmap_pairs = pairs;
+        nt_ilmap *nm = nt_grow(r0->ilmaps, &r0->ilmaps_cap, r0->nilmaps + 1, sizeof *nm);
+        if (!nm)
+            return PP_ENOMEM;
+        r0->ilmaps = nm;
+        memcpy(pairs + r0->ilmap_len * 2, rk->ilmap_pairs + m->first * 2, (size_t)m->count * 2 * sizeof *pairs);
+        nm[r0->nilmaps] = (nt_ilmap){ m->method_id, r0->ilmap_len, m->count };
+        if (pp_u64map_put(&r0->ilmap_index, m->method_id, r0->nilmaps) < 0)
+            return PP_ENOMEM;
+        r0->nilmaps++;
+        r0->ilmap_len += m->count;
     }
     return PP_OK;
 }
@@ -356,6 +384,8 @@ nt_region_merge(pp_trace_source *r0, pp_trace_source *rk, const nt_region_base *
     r0->st.dropped_events += drop;
     r0->seqs.sequence_gaps += gaps;
     rc = merge_rows(r0, rk, b);
+    if (rc >= 0)
+        rc = merge_ilmaps(r0, rk);
     return rc < 0 ? rc : merge_modules(r0, rk);
 }
 

@@ -118,6 +118,8 @@ nt_methods_add_verbose(pp_trace_source *r, const pp_trace_event *ev)
     r->methods = m;
     m[r->nmethods].start = start;
     m[r->nmethods].size = size;
+    m[r->nmethods].method_id = nt_rd64(p);
+    m[r->nmethods].token = nt_rd32(p + 28);
     m[r->nmethods].str = str;
     m[r->nmethods].str_len = (uint32_t)(n - 36);
     m[r->nmethods].seq = (uint32_t)r->nmethods;
@@ -238,6 +240,8 @@ pp_nettrace_symbolize(const pp_trace_source *src, uint64_t ip, uint32_t flags)
     if (lo > 0) {
         const nt_method *m = &r->methods[lo - 1];
         if (ip - m->start < m->size) {
+            if (flags & (PP_SYM_SOURCE | PP_SYM_SOURCE_WHY))
+                return nt_source_string(r, m, ip, flags);
             if (flags & PP_SYM_MODULE_ANY)
                 return nt_module_string(r, m->module_id, flags);
             const char **slot = &r->method_sym[(lo - 1) * 2 + (size_t)sig];
@@ -251,6 +255,8 @@ pp_nettrace_symbolize(const pp_trace_source *src, uint64_t ip, uint32_t flags)
             return *slot;
         }
     }
+    if (flags & (PP_SYM_SOURCE | PP_SYM_SOURCE_WHY))
+        return nt_source_string(r, NULL, ip, flags);
     if (flags & PP_SYM_MODULE_ANY)
         return nt_module_string(r, 0, flags);
     if (r->unresolved_at != r->nmethods) {
@@ -316,5 +322,7 @@ nt_methods_free(pp_trace_source *r)
     arena_free(&r->sym_arena);
     pp_native_syms_free(r->native);
     r->native = NULL;
+    nt_srclines_free(r);          /* before the modules it closes PDBs of */
     nt_modules_free(r);
+    nt_ilmaps_free(r);
 }

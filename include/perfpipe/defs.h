@@ -31,5 +31,13 @@
 #define PP_SYM_MODULE_CLASS  0x8u   /* application, package, framework, unknown */
 #define PP_SYM_MODULE_WHY    0x10u  /* the rule that gave that class */
 #define PP_SYM_MODULE_ANY    0x1eu
+/* Source facts (portable PDBs, issue #42; a host offers them when its
+ * host_features has PP_HOST_SYM_SOURCE): "file:line" of the address, or ""
+ * when there is none; PP_SYM_SOURCE_WHY: why there is none ("" when there
+ * is a line). PP_SYM_CALLER: the address is a return address (a frame
+ * below the leaf): the line of the call, not of the statement after it. */
+#define PP_SYM_SOURCE        0x20u
+#define PP_SYM_SOURCE_WHY    0x40u
+#define PP_SYM_CALLER        0x80u
 
 #endif

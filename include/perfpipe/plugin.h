@@ -179,6 +179,7 @@ static inline pp_cell pp_cell_null(void) { pp_cell c = { PP_CELL_NULL, 0, { 0 } 
 /* Symbolization flags for trace_symbolize: PP_SYM_SIGNATURE (defs.h). */
 /* host_features bits. */
 #define PP_HOST_SYM_MODULE   UINT64_C(0x1)   /* trace_symbolize knows PP_SYM_MODULE* (defs.h) */
+#define PP_HOST_SYM_SOURCE   UINT64_C(0x2)   /* ... and PP_SYM_SOURCE*, PP_SYM_CALLER (portable PDBs) */
 
 /* ---- the host table (host -> plugin) ------------------------------------ */
 

@@ -157,6 +157,7 @@ pp_cpu_states_free(pp_cpu_states *st)
     free(st->row);
     free(st->run_site);
     free(st->wait_site);
+    pp_cpu_source_free(st->source);
     pp_pc_agg_free(&st->running);
     pp_pc_agg_free(&st->waits);
     memset(st, 0, sizeof *st);
@@ -225,6 +226,12 @@ pp_cpu_states_stack(pp_cpu_states *st, uint32_t stack, const pp_pc_strtab *names
         uint32_t at = user >= 0 ? (uint32_t)user : 0;
         const char *m = pp_pc_strtab_get(names, ids[at]);
         int rc = pp_pc_agg_add(&st->running, m, strlen(m), zero, &st->row[stack]);
+        if (rc == PP_OK && st->source && st->frame_ips) {
+            const pp_pc_symcache *sc = st->syms;
+            uint32_t mod = sc && ids[at] < sc->name_mod_cap ? sc->name_mod[ids[at]] : 0;
+            rc = pp_cpu_source_note(st->source, stack, st->row[stack], st->frame_ips[at], at,
+                                    sc && pp_pc_modules_is_app(sc->mods, mod));
+        }
         return rc == PP_OK ? note_site(st, 0, st->row[stack], ids, depth, at) : rc;
     }
     /* The waiter: the user frame, else the first frame above the wait that
@@ -264,6 +271,8 @@ pp_cpu_states_add(pp_cpu_states *st, uint32_t stack, int64_t s, int64_t ns)
     } else {
         st->run_s += s;
         st->run_ns = pp_i64_add_sat(st->run_ns, ns);
+        if (st->source)
+            pp_cpu_source_add(st->source, stack, s);
     }
 }
 
@@ -284,7 +293,7 @@ static int
 emit_table(const pp_cpu_states *st, const pp_host_api *h, pp_ctx *ctx, int64_t top, int waits)
 {
     const pp_pc_agg *a = waits ? &st->waits : &st->running;
-    pp_column run_cols[8] = {
+    pp_column run_cols[9] = {
         { "method", PP_COL_STRING, 0 }, { "samples", PP_COL_COUNT, 0 },
         { "ms", PP_COL_NUMBER, 0 },     { "share", PP_COL_PERCENT, 0 },
         { "module", PP_COL_STRING, 0 }, { "call_site", PP_COL_STRING, 0 },
@@ -305,15 +314,27 @@ emit_table(const pp_cpu_states *st, const pp_host_api *h, pp_ctx *ctx, int64_t t
     if (!waits) {
         run_cols[st->syms ? 6 : 4] = (pp_column){ "lo_ms", PP_COL_NUMBER, 0 };
         run_cols[st->syms ? 7 : 5] = (pp_column){ "hi_ms", PP_COL_NUMBER, 0 };
+        run_cols[8] = (pp_column){ "source", PP_COL_STRING, 0 };   /* only with syms: nc + 2 == 8 */
     }
-    pp_table *t = waits ? h->table_new(ctx, "waiting", nc, wait_cols, 2)
-                        : h->table_new(ctx, "running", nc + 2, run_cols, 1);
-    if (!t)
-        return PP_ENOMEM;
+    /* source: file:line of the row's frame (source.h), after hi_ms so the
+     * columns before keep their place. */
+    int with_src = !waits && st->syms && st->source;
     uint32_t n = pp_pc_agg_count(a);
-    uint32_t *order = n ? pp_pc_agg_rank(a, 1, 0) : NULL;
-    if (n && !order)
+    const char **lines = with_src ? pp_cpu_source_best(st->source, n) : NULL;
+    if (with_src && !lines)
         return PP_ENOMEM;
+    /* No line at all (no PDB, no map: the findings say why): no column. */
+    with_src = 0;
+    for (uint32_t i = 0; lines && i < n && !with_src; i++)
+        with_src = lines[i] != NULL;
+    pp_table *t = waits ? h->table_new(ctx, "waiting", nc, wait_cols, 2)
+                        : h->table_new(ctx, "running", nc + 2 + (uint32_t)with_src, run_cols, 1);
+    uint32_t *order = t && n ? pp_pc_agg_rank(a, 1, 0) : NULL;
+    if (!t || (n && !order)) {
+        free(order);
+        free(lines);
+        return PP_ENOMEM;
+    }
     int64_t whole = waits ? st->wait_ns : st->run_ns;
     int rc = PP_OK;
     for (uint32_t i = 0, shown = 0; i < n && rc == PP_OK; i++) {
@@ -338,15 +359,18 @@ emit_table(const pp_cpu_states *st, const pp_host_api *h, pp_ctx *ctx, int64_t t
                              pp_cell_str(site) };
             rc = h->table_row(t, c);
         } else {
-            pp_cell c[8] = { pp_cell_str(key), pp_cell_int(v[0]), pp_cell_dbl((double)v[1] / 1e6),
+            pp_cell c[9] = { pp_cell_str(key), pp_cell_int(v[0]), pp_cell_dbl((double)v[1] / 1e6),
                              pp_cell_dbl(pct(v[1], whole)),
                              pp_cell_str(st->syms ? pp_pc_symcache_module(st->syms, key) : ""),
                              pp_cell_str(site) };
             interval_cells(c, nc, v);
+            if (with_src)
+                c[8] = pp_cell_str(lines[order[i]] ? lines[order[i]] : "");
             rc = h->table_row(t, c);
         }
     }
     free(order);
+    free(lines);
     return rc;
 }
 
@@ -358,6 +382,8 @@ pp_cpu_states_emit(const pp_cpu_states *st, const pp_host_api *h, pp_ctx *ctx, i
         rc = emit_table(st, h, ctx, top, 1);
     if (rc == PP_OK && st->syms)
         rc = pp_pc_modules_emit(st->syms->mods, ctx);
+    if (rc == PP_OK && st->source)
+        pp_cpu_source_findings(st->source, h, ctx);
     if (rc == PP_OK)
         rc = h->total_int(ctx, "running_time", PP_COL_DURATION_NS, st->run_ns);
     if (rc == PP_OK)

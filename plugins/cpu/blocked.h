@@ -30,6 +30,7 @@
 #include "../common/agg.h"
 #include "../common/strtab.h"
 #include "../common/frames.h"
+#include "source.h"
 
 /* 1 when the frame name is a blocking call (a wait: syscalls that block in
  * read/recv/poll/epoll, WaitHandle and Monitor waits, semaphores, Sleep,
@@ -55,6 +56,10 @@ typedef struct pp_cpu_states {
     const uint32_t *stack_samples, *stack_managed;
     uint32_t stack_known;
     uint32_t run_site_cap, wait_site_cap;
+    /* NULL, or `running` gains `source` (source.h); frame_ips: the stack
+     * being classified's addresses, leaf first (set before each stack). */
+    pp_cpu_source *source;
+    const uint64_t *frame_ips;
 } pp_cpu_states;
 
 /* Ready for nstacks stacks (ids 0..nstacks-1). PP_OK or PP_ENOMEM;

@@ -314,7 +314,7 @@ static const pp_table_decl cpu_tables[] = {
           { "samples", PP_COL_COUNT, 0 }, { "ms", PP_COL_NUMBER, 0 },
           { "share", PP_COL_PERCENT, 0 }, { "module", PP_COL_STRING, 0 },
           { "call_site", PP_COL_STRING, 0 }, { "lo_ms", PP_COL_NUMBER, 0 },
-          { "hi_ms", PP_COL_NUMBER, 0 }, { NULL, 0, 0 } },
+          { "hi_ms", PP_COL_NUMBER, 0 }, { "source", PP_COL_STRING, 0 }, { NULL, 0, 0 } },
       .key = (const char *const[]){ "method", NULL },
       .subject = "method",
       .figures = (const pp_figure_decl[]){ { "ms", "ms", PP_AXIS_TIME },

@@ -75,8 +75,8 @@ namespace Workload
             ulong x = 0x9E3779B97F4A7C15UL;
             while (now - t0 < ticks)
             {
-                for (int i = 0; i < 20000; i++) { x ^= x << 13; x ^= x >> 7; x ^= x << 17; }
-                now = Stopwatch.GetTimestamp();
+                for (int i = 0; i < 20000; i++) { x ^= x << 13; x ^= x >> 7; x ^= x << 17; }   // PP-LINE: hot-a
+                now = Stopwatch.GetTimestamp();   // PP-LINE: hot-a-clock
             }
             Sink64 += x;
             return now - t0;
@@ -89,8 +89,8 @@ namespace Workload
             ulong x = 1469598103934665603UL;
             while (now - t0 < ticks)
             {
-                for (int i = 0; i < 20000; i++) { x = (x ^ (ulong)i) * 1099511628211UL; }
-                now = Stopwatch.GetTimestamp();
+                for (int i = 0; i < 20000; i++) { x = (x ^ (ulong)i) * 1099511628211UL; }   // PP-LINE: hot-b
+                now = Stopwatch.GetTimestamp();   // PP-LINE: hot-b-clock
             }
             Sink64 += x;
             return now - t0;

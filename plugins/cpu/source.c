@@ -1,0 +1,128 @@
+/* The `source` column of `running`: see source.h. */
+#include "config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "source.h"
+
+pp_cpu_source *
+pp_cpu_source_new(const pp_host_api *h, const pp_trace_source *trace, uint32_t nstacks)
+{
+    if (!trace || !(h->host_features & PP_HOST_SYM_SOURCE))
+        return NULL;
+    pp_cpu_source *s = calloc(1, sizeof *s);
+    if (!s)
+        return NULL;
+    s->host = h;
+    s->trace = trace;
+    s->nstacks = nstacks;
+    pp_pc_agg_init(&s->lines, 1);
+    s->stack_line = calloc(nstacks ? nstacks : 1, sizeof *s->stack_line);
+    if (!s->stack_line) {
+        pp_cpu_source_free(s);
+        return NULL;
+    }
+    return s;
+}
+
+void
+pp_cpu_source_free(pp_cpu_source *s)
+{
+    if (!s)
+        return;
+    pp_pc_agg_free(&s->lines);
+    free(s->stack_line);
+    free(s->ips);
+    free(s);
+}
+
+uint64_t *
+pp_cpu_source_ips(pp_cpu_source *s, uint32_t depth)
+{
+    if (depth > s->ips_cap) {
+        uint64_t *g = realloc(s->ips, (size_t)depth * sizeof *g);
+        if (!g)
+            return NULL;
+        s->ips = g;
+        s->ips_cap = depth;
+    }
+    return s->ips;
+}
+
+int
+pp_cpu_source_note(pp_cpu_source *s, uint32_t stack, uint32_t row, uint64_t ip, uint32_t at, int app)
+{
+    static const int64_t zero[1] = { 0 };
+    uint32_t flags = at > 0 ? PP_SYM_CALLER : 0;
+    if (stack >= s->nstacks)
+        return PP_OK;
+    const char *line = s->host->trace_symbolize(s->trace, ip, PP_SYM_SOURCE | flags);
+    if (!line || !line[0]) {
+        if (app) {
+            const char *why = s->host->trace_symbolize(s->trace, ip, PP_SYM_SOURCE_WHY | flags);
+            char *slot = why && !strncmp(why, "no IL-to-native map", 19) ? s->why_map : s->why_pdb;
+            size_t cap = slot == s->why_map ? sizeof s->why_map : sizeof s->why_pdb;
+            if (why && why[0] && !slot[0])
+                snprintf(slot, cap, "%s", why);
+            s->app_frames++;
+        }
+        return PP_OK;
+    }
+    s->app_frames += app;
+    s->app_lined += app;
+    char key[1200];
+    int n = snprintf(key, sizeof key, "%u\t%s", row, line);
+    if (n < 0 || (size_t)n >= sizeof key)
+        return PP_OK;
+    uint32_t r;
+    int rc = pp_pc_agg_add(&s->lines, key, (size_t)n, zero, &r);
+    if (rc == PP_OK)
+        s->stack_line[stack] = r + 1;
+    return rc;
+}
+
+void
+pp_cpu_source_add(pp_cpu_source *s, uint32_t stack, int64_t samples)
+{
+    if (stack < s->nstacks && s->stack_line[stack])
+        pp_pc_agg_vals_mut(&s->lines, s->stack_line[stack] - 1)[0] += samples;
+}
+
+const char **
+pp_cpu_source_best(const pp_cpu_source *s, uint32_t nrows)
+{
+    const char **best = calloc(nrows ? nrows : 1, sizeof *best);
+    int64_t *most = calloc(nrows ? nrows : 1, sizeof *most);
+    if (!best || !most) {
+        free(best);
+        free(most);
+        return NULL;
+    }
+    for (uint32_t i = 0; i < pp_pc_agg_count(&s->lines); i++) {
+        const char *key = pp_pc_agg_key(&s->lines, i);
+        char *tab;
+        unsigned long row = strtoul(key, &tab, 10);
+        int64_t v = pp_pc_agg_vals(&s->lines, i)[0];
+        /* Ties keep the first line met, so the choice does not depend on order of rank. */
+        if (*tab == '\t' && row < nrows && (!best[row] || v > most[row])) {
+            best[row] = tab + 1;
+            most[row] = v;
+        }
+    }
+    free(most);
+    return best;
+}
+
+void
+pp_cpu_source_findings(const pp_cpu_source *s, const pp_host_api *h, pp_ctx *ctx)
+{
+    if (s->why_map[0])
+        h->finding(ctx, PP_SEVERITY_INFO, "cpu.source_no_map",
+                   "%u of %u application frames have no source line: %s", s->app_frames - s->app_lined,
+                   s->app_frames, s->why_map + strlen("no IL-to-native map for the method: "));
+    if (s->why_pdb[0])
+        h->finding(ctx, strstr(s->why_pdb, "refused") ? PP_SEVERITY_WARNING : PP_SEVERITY_INFO,
+                   "cpu.source_no_pdb", "application frames without a source line: %s", s->why_pdb);
+}
