@@ -126,7 +126,16 @@ verdict(const char *dir, const json_t *cap, const json_t *cands)
         const json_t *w = json_object_get(doc, "work");
         json_object_set_new(v, "absolutes", absolutes(st));
         json_object_set_new(v, "status", json_string(str(st, "status")));
-        if (json_is_object(w)) {
+        const json_t *in;
+        json_array_foreach(json_object_get(doc, "inputs"), i, in) {
+            const json_t *ld = json_object_get(in, "load");
+            if (json_is_object(ld) && json_integer_value(json_object_get(ld, "requests")) == 0)
+                json_array_append_new(warn, json_string(
+                    "the load command completed no request during this capture (a cold app, "
+                    "a wrong URL, or requests slower than the load tool's timeout?): its figures "
+                    "are per second, not per request"));
+        }
+        if (json_is_object(w) && json_is_string(json_object_get(w, "unit"))) {
             double rq = json_number_value(json_object_get(w, "requests"));
             double s = json_number_value(json_object_get(w, "seconds"));
             snprintf(line, sizeof line, "unit of work: %s (%.0f requests, source %s; %.2f s)",
