@@ -41,6 +41,7 @@ static const char usage[] =
 "  -p PID, -n NAME, --diagnostic-port PATH[,connect]   the target, as collect's;\n"
 "                           a `dotnet run` host is refused (its app's pid named),\n"
 "                           and so is a process another tool holds a session on\n"
+"  --follow-child           given a `dotnet run` host, diagnose its app\n"
 "  -o DIR                   the evidence folder\n"
 "  --session FILE           knobs and target from a session file (perfpipe-diagnose(1),\n"
 "                           SESSION FILE); the options below override it\n"
@@ -84,6 +85,7 @@ typedef struct diag_run {
     pp_diag_session s;
     const char *dir;
     int quiet;
+    int follow_child;            /* a `dotnet run` host named: diagnose its app */
     pid_t load_pid;              /* the running load command, or 0 */
     const char *load_out;        /* where it writes */
     json_t *record;              /* session.json */
@@ -265,7 +267,7 @@ heap_one(diag_run *r, unsigned long long pid, const char *name, json_t *caps)
 static int
 analyze(diag_run *r, const char *name, const char *analyzer, const char *input_kind)
 {
-    char *trace = path_in(r, name, strcmp(input_kind, "counters") == 0 ? ".nettrace" : ".nettrace");
+    char *trace = path_in(r, name, ".nettrace");
     char *load = path_in(r, name, ".load.txt"), *json = path_in(r, name, ".json");
     char *yaml = path_in(r, name, ".pipeline.yaml");
     char in1[4200], in2[4200];
@@ -284,7 +286,9 @@ analyze(diag_run *r, const char *name, const char *analyzer, const char *input_k
             name, input_kind);
     if (with_load)
         fprintf(f, "  load: { kind: load, path: \"${LOAD}\" }\n");
-    fprintf(f, "stages:\n  - { id: %s, analyzer: %s, input: input }\n", name, analyzer);
+    /* The counters' series (every sample) makes the CSV a time series. */
+    fprintf(f, "stages:\n  - { id: %s, analyzer: %s, input: input%s }\n", name, analyzer,
+            strcmp(input_kind, "counters") == 0 ? ", options: { series: true }" : "");
     if (with_load)
         fprintf(f, "  - { id: load, analyzer: load, input: load }\n");
     if (fclose(f) != 0) {
@@ -293,8 +297,25 @@ analyze(diag_run *r, const char *name, const char *analyzer, const char *input_k
     }
     snprintf(in1, sizeof in1, "input=%s", trace);
     snprintf(in2, sizeof in2, "load=%s", load);
-    const char *argv[] = { "run", yaml, "--input", in1, "--format", "json", "-o", json,
-                           with_load ? "--input" : NULL, in2, NULL };
+    /* The L1 benchmark, as knobs of the run: candidates end their plans with it. */
+    char bench[1100], covers[1100];
+    const char *argv[16] = { "run", yaml, "--input", in1, "--format", "json", "-o", json };
+    size_t n = 8;
+    if (with_load) {
+        argv[n++] = "--input";
+        argv[n++] = in2;
+    }
+    if (r->s.knobs.benchmark) {
+        snprintf(bench, sizeof bench, "benchmark=%s", r->s.knobs.benchmark);
+        argv[n++] = "--set";
+        argv[n++] = bench;
+    }
+    if (r->s.knobs.benchmark_covers) {
+        snprintf(covers, sizeof covers, "benchmark_covers=%s", r->s.knobs.benchmark_covers);
+        argv[n++] = "--set";
+        argv[n++] = covers;
+    }
+    argv[n] = NULL;
     rc = pp_diag_run(argv);
     if (rc == PP_EXIT_OK || rc == PP_EXIT_PLUGIN)
         json_array_append_new(r->results, json_string(json));
@@ -471,6 +492,10 @@ parse_args(int argc, char **argv, diag_run *r)
             r->quiet = 1;
             continue;
         }
+        if (strcmp(a, "--follow-child") == 0) {
+            r->follow_child = 1;
+            continue;
+        }
         if (!v || a[0] != '-') {
             pp_cli_error("diagnose: %s '%s'; try `perfpipe diagnose --help`",
                          a[0] == '-' ? "no value after" : "unexpected argument", a);
@@ -601,7 +626,8 @@ resolve(diag_run *r, unsigned long long *pid)
 {
     pp_capture_spec spec = { .listen_timeout_ms = -1, .pid = r->s.pid,
                              .process_name = r->s.process_name,
-                             .diagnostic_port = r->s.diagnostic_port };
+                             .diagnostic_port = r->s.diagnostic_port,
+                             .follow_child = r->follow_child };
     pp_ipc_endpoint ep;
     pp_error err = PP_ERROR_INIT;
     int rc = pp_capture_target(&spec, &ep, &err);

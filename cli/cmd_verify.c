@@ -82,23 +82,8 @@ knob_diff(const json_t *a, const json_t *b)
 static json_t *
 candidate_rows(const char *dir)
 {
-    json_t *doc = load(dir, "candidates.json", 1), *out = json_array(), *st, *t, *row;
-    size_t i, j, r;
+    json_t *doc = load(dir, "candidates.json", 1), *out = pp_diag_table_rows(doc, "candidates");
 
-    json_array_foreach(json_object_get(doc, "stages"), i, st)
-        json_array_foreach(json_object_get(st, "tables"), j, t) {
-            json_t *cols = json_object_get(t, "columns");
-            if (strcmp(json_string_value(json_object_get(t, "name")) ?: "", "candidates") != 0)
-                continue;
-            json_array_foreach(json_object_get(t, "rows"), r, row) {
-                json_t *o = json_object();
-                for (size_t c = 0; c < json_array_size(cols); c++)
-                    json_object_set(o, json_string_value(json_object_get(json_array_get(cols, c),
-                                                                         "name")) ?: "?",
-                                    json_array_get(row, c));
-                json_array_append_new(out, o);
-            }
-        }
     json_decref(doc);
     return out;
 }
@@ -192,8 +177,13 @@ confirm(const verify *v, const json_t *c, const json_t *after_rows)
             snprintf(how, sizeof how, "its cost per unit fell from %.3g to %.3g %s", cost, cost2,
                      json_string_value(json_object_get(c, "cost_unit")) ?: "");
     }
-    return json_pack("{s:O, s:s, s:s, s:s}", "rank", json_object_get(c, "rank"), "target", target,
-                     "state", state, "how", how);
+    json_t *out = json_pack("{s:O, s:s, s:s, s:s}", "rank", json_object_get(c, "rank"), "target",
+                            target, "state", state, "how", how);
+    /* The plan's L1 step (a session file's benchmark knob): named, not run. */
+    const char *l1 = strstr(json_string_value(json_object_get(c, "verify")) ?: "", "L1: ");
+    if (out && l1)
+        json_object_set_new(out, "l1", json_string(l1 + 4));
+    return out;
 }
 
 static void
@@ -216,6 +206,11 @@ print_text(const verify *v, FILE *f)
                 json_string_value(json_object_get(c, "target")),
                 json_string_value(json_object_get(c, "state")),
                 json_string_value(json_object_get(c, "how")));
+    json_array_foreach(json_object_get(v->doc, "candidates"), i, c)
+        if (json_object_get(c, "l1"))
+            fprintf(f, "candidate #%lld L1 benchmark: %s\n",
+                    (long long)json_integer_value(json_object_get(c, "rank")),
+                    json_string_value(json_object_get(c, "l1")));
 }
 
 static int

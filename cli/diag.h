@@ -37,6 +37,8 @@ typedef struct pp_diag_knobs {
     char *counters;              /* dotnet-counters --counters list */
     char *load;                  /* sh -c command run during each capture, or NULL */
     uint32_t buffer_mb;          /* 0 = the capture's default */
+    char *benchmark;             /* the L1 benchmark covering the candidates, or NULL */
+    char *benchmark_covers;      /* which candidates it covers (candidates_bench.h) */
 } pp_diag_knobs;
 
 typedef struct pp_diag_session {
@@ -55,6 +57,10 @@ void pp_diag_session_free(pp_diag_session *s);
 int pp_diag_session_load(const char *path, pp_diag_session *s);
 /* The knobs as recorded in session.json (new reference). */
 json_t *pp_diag_knobs_json(const pp_diag_knobs *k);
+
+/* The rows of every table named table in a result document, each as an
+ * object (column name -> cell); new reference, [] when none. */
+json_t *pp_diag_table_rows(const json_t *doc, const char *table);
 
 /* The evidence folder's note (note.md) and report (report.html) from its
  * session.json and candidates.json (diag_report.c). An exit code. */

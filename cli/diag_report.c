@@ -75,9 +75,8 @@ load_doc(const char *dir, const char *name)
     return json_load_file(p, 0, NULL);
 }
 
-/* The candidates' table rows as objects (column name -> cell). */
-static json_t *
-table_rows(const json_t *doc, const char *table)
+json_t *
+pp_diag_table_rows(const json_t *doc, const char *table)
 {
     json_t *out = json_array(), *st, *t;
     size_t i, j, r;
@@ -170,6 +169,7 @@ verdict(const char *dir, const json_t *cap, const json_t *cands)
 typedef struct emit {
     FILE *f;
     int html;
+    int indent;                  /* markdown: the open numbered item's content column */
 } emit;
 
 /* Markdown: backslash-escape what CommonMark would read as markup. HTML:
@@ -245,7 +245,7 @@ item_open(emit *e, int number)
     if (e->html)
         fputs("<li>", e->f);
     else if (number > 0)
-        fprintf(e->f, "%d. ", number);
+        e->indent = fprintf(e->f, "%d. ", number);
     else
         fputs("- ", e->f);
 }
@@ -270,7 +270,10 @@ sub(emit *e, const char *label, const char *s)
 {
     if (!s || !*s)
         return;
-    fputs(e->html ? "<li>" : "\n   - ", e->f);
+    if (e->html)
+        fputs("<li>", e->f);
+    else                         /* nested: at the item's content column ("10. " is 4) */
+        fprintf(e->f, "\n%*s- ", e->indent, "");
     strong(e, label);
     fputs(": ", e->f);
     text(e, s);
@@ -417,7 +420,7 @@ write_one(const char *dir, const char *name, const json_t *model, int html)
         pp_cli_error("diagnose: %s: cannot create", p);
         return PP_EXIT_OUTPUT;
     }
-    emit e = { f, html };
+    emit e = { f, html, 0 };
     document(&e, model);
     if (ferror(f) | (fclose(f) != 0) || rename(tmp, p) != 0) {
         pp_cli_error("diagnose: %s: cannot write", p);
@@ -431,7 +434,7 @@ int
 pp_diag_write_reports(const char *dir, const json_t *session)
 {
     json_t *cdoc = load_doc(dir, "candidates.json");
-    json_t *cands = cdoc ? table_rows(cdoc, "candidates") : json_array();
+    json_t *cands = cdoc ? pp_diag_table_rows(cdoc, "candidates") : json_array();
     json_t *model = json_object(), *vs = json_array(), *cap;
     char note[64];
     size_t i;
@@ -443,7 +446,7 @@ pp_diag_write_reports(const char *dir, const json_t *session)
     json_object_set(model, "session", (json_t *)session);
     json_object_set_new(model, "verdicts", vs);
     json_object_set_new(model, "candidates", cands);
-    json_object_set_new(model, "followups", cdoc ? table_rows(cdoc, "followups") : json_array());
+    json_object_set_new(model, "followups", cdoc ? pp_diag_table_rows(cdoc, "followups") : json_array());
     snprintf(note, sizeof note, "note-%.10s.md", str(session, "started"));
     rc = write_one(dir, note, model, 0);
     if (rc == PP_EXIT_OK)

@@ -80,6 +80,8 @@ pp_diag_session_free(pp_diag_session *s)
     free(s->backend);
     free(s->knobs.counters);
     free(s->knobs.load);
+    free(s->knobs.benchmark);
+    free(s->knobs.benchmark_covers);
     memset(s, 0, sizeof *s);
 }
 
@@ -98,6 +100,9 @@ pp_diag_knobs_json(const pp_diag_knobs *k)
     json_object_set_new(o, "counters", json_string(k->counters ? k->counters : ""));
     json_object_set_new(o, "load", k->load ? json_string(k->load) : json_null());
     json_object_set_new(o, "buffersize_mb", json_integer(k->buffer_mb));
+    json_object_set_new(o, "benchmark", k->benchmark ? json_string(k->benchmark) : json_null());
+    json_object_set_new(o, "benchmark_covers", k->benchmark_covers ?
+                        json_string(k->benchmark_covers) : json_null());
     return o;
 }
 
@@ -218,7 +223,8 @@ apply(pp_diag_session *s, const char *file, const pp_ynode *k, const pp_ynode *v
 {
     static const char *const keys[] = { "version", "process", "diagnostic_port", "backend", "axes",
                                         "duration", "counters_duration", "counters_interval",
-                                        "counters", "load", "buffersize", NULL };
+                                        "counters", "load", "buffersize", "benchmark",
+                                        "benchmark_covers", NULL };
     const char *key = k->text;
     unsigned u;
 
@@ -245,6 +251,10 @@ apply(pp_diag_session *s, const char *file, const pp_ynode *k, const pp_ynode *v
         return set_str(&s->knobs.counters, file, v, key);
     if (strcmp(key, "load") == 0)
         return set_str(&s->knobs.load, file, v, key);
+    if (strcmp(key, "benchmark") == 0)
+        return set_str(&s->knobs.benchmark, file, v, key);
+    if (strcmp(key, "benchmark_covers") == 0)
+        return set_str(&s->knobs.benchmark_covers, file, v, key);
     if (strcmp(key, "buffersize") == 0) {
         if (set_uint(&u, 4096, file, v, key))
             return PP_EXIT_USAGE;

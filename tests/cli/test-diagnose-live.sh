@@ -6,10 +6,11 @@
 #  - the evidence folder holds every raw capture, each analyzer's JSON, the counters CSV, each
 #    capture's wrk output, session.json (identity, knobs, 0 events dropped), a CommonMark note and
 #    an HTML report; the planted methods are ranked candidates with fix shape, landing and plan;
-#  - wall time <= the durations asked for + 10 s;
+#  - (the wall time is shown, not judged: bench/diagnose/session-wall.sh measures it);
 #  - verify bad good exits 0 with both planted candidates confirmed; good bad exits 1; a session
 #    with other knobs (--duration) is CANNOT JUDGE (6);
-#  - a `dotnet-counters`-like second client holding a session is named, nothing captured.
+#  - a second client holding a session (a perfpipe collect, as dotnet-counters would) is named,
+#    nothing captured; a `dotnet run` host is refused with its app's pid named.
 # About 45 s. SKIP (77) without dotnet, wrk or python3.
 set -u
 PERFPIPE=${PERFPIPE:?}
@@ -82,7 +83,20 @@ sh_check "another tool's session open: exit 3, the tool and its pid named, nothi
   "[ $e = 3 ] && grep -q 'already has a diagnostics session open, by perfpipe (pid $holder' '$tmp/busy.err' && [ ! -e '$tmp/busy/counters.nettrace' ]"
 stop_app
 
-python3 - "$tmp" >"$tmp/folder.out" 2>&1 <<'PY' || fail=$((fail + 1))
+# A `dotnet run` host is refused before anything is captured, its app's pid named.
+rm -f "$tmp/ready"
+dotnet run --project "$SRC/tests/webapp/WebApp.csproj" -c Release --no-build -- --port "$port" \
+  --ready "$tmp/ready" --db "$tmp/shop.db" >/dev/null 2>"$tmp/run.err" &
+host=$!
+for _ in $(seq 300); do [ -s "$tmp/ready" ] && break; sleep 0.1; done
+child=$(cat "$tmp/ready" 2>/dev/null)
+"$PERFPIPE" diagnose -p "$host" -o "$tmp/wrapped" --axes cpu --duration 1 >/dev/null 2>"$tmp/wrapped.err"; e=$?
+sh_check "a dotnet run host: exit 2, refused with the app's pid ($child) named, nothing written" \
+  "[ -n '$child' ] && [ $e = 2 ] && grep -q 'is a .dotnet run. host (the SDK), not your app: the app is pid $child' '$tmp/wrapped.err' && [ ! -e '$tmp/wrapped' ]"
+[ -n "$child" ] && kill "$child" 2>/dev/null
+kill "$host" 2>/dev/null; wait "$host" 2>/dev/null
+
+python3 - "$tmp" >"$tmp/folder.out" 2>&1 <<'PY' || grep -q '^FAIL' "$tmp/folder.out" || fail=$((fail + 1))
 import glob, json, os, sys
 tmp = sys.argv[1]
 bad = 0
@@ -109,8 +123,10 @@ for name in ("bad", "good"):
     caps = {c["name"]: c for c in s["captures"]}
     ok(name + ": counters first, then alloc, then cpu", [c["name"] for c in s["captures"]] == ["counters", "alloc", "cpu"])
     ok(name + ": no event dropped", s["dropped_events"] == 0 and all(c["dropped_events"] == 0 for c in caps.values()), s["dropped_events"])
+    # A figure, not a check (timings on a shared machine: bench/diagnose/session-wall.sh)
     wall = float(open(os.path.join(tmp, name + ".wall")).read())
-    ok(name + ": wall time %.1f s <= 3 x 3 s + 10 s" % wall, wall <= 19, wall)
+    print("NOTE: %s: wall time %.1f s for 9 s of captures (%s)" % (name, wall,
+          ", ".join("%s %.1f s" % kv for kv in sorted(s["times"].items()))))
     # per-request figures from the wrk output of the same capture
     a = json.load(open(os.path.join(d, "alloc.json")))
     wrk = open(os.path.join(d, "alloc.load.txt")).read()
@@ -152,17 +168,25 @@ assert heads[1:] == ["Verdicts per axis", "Ranked candidates", "Tooling follow-u
 k = json.load(open(os.path.join(d, "candidates.json")))
 t = next(t for st in k["stages"] for t in st["tables"] if t["name"] == "candidates")
 targets = [r[[c["name"] for c in t["columns"]].index("target")] for r in t["rows"]]
-# each ordered item opens with its target in bold, read back unescaped
-strong = []
-depth = 0
-for i, t in enumerate(toks):
-    if t.type == "ordered_list_open": depth += 1
-    if t.type == "ordered_list_close": depth -= 1
-    if depth and t.type == "inline":
-        kids = t.children
-        if len(kids) > 2 and kids[0].type == "strong_open" and kids[1].content in targets + [""]:
-            strong.append(kids[1].content)
-assert strong == targets, (strong, targets)
+# each item opens with a bold text (the target, the sub-item's label), read back unescaped
+def lead(inline):
+    kids = [k for k in inline.children if not (k.type == "text" and k.content == "")]
+    if not kids or kids[0].type != "strong_open":
+        return None
+    end = next(i for i, k in enumerate(kids) if k.type == "strong_close")
+    return "".join(k.content for k in kids[1:end])
+assert sum(t.type == "ordered_list_open" for t in toks) == 1, "one ordered list"
+o = next(i for i, t in enumerate(toks) if t.type == "ordered_list_open")
+c = next(i for i, t in enumerate(toks) if t.type == "ordered_list_close")
+lvl = toks[o].level
+items = [lead(toks[i + 2]) for i in range(o, c) if toks[i].type == "list_item_open" and toks[i].level == lvl + 1]
+assert items == targets, (items, targets)
+# each item holds its sub-list (fix shape, lands, plan, evidence), "10." as "1."
+subs = [t for t in toks[o:c] if t.type == "bullet_list_open"]
+assert len(subs) == len(targets), (len(subs), len(targets))
+labels = [lead(toks[i + 2]) for i in range(o, c) if toks[i].type == "list_item_open" and toks[i].level > lvl + 1]
+for want in ("Fix shape", "Lands", "Verification plan", "Evidence"):
+    assert labels.count(want) == len(targets), (want, labels[:8])
 print("PASS: the note parses as CommonMark: 3 sections, %d ranked items whose targets read back exactly" % len(targets))
 PY
 else

@@ -46,6 +46,25 @@ bad_session "YAML syntax" 3:1 "YAML syntax error" \
 bad_session "counters_interval 0" 3:20 "whole number 1-3600" \
   $'version: 1\nprocess: WebApp\ncounters_interval: 0'
 
+# Every key valid: the file is read, and the target (pid 1, no runtime) is what fails (3).
+cat > "$tmp/ok.yaml" <<'YAML'
+version: 1
+process: 1
+backend: http://127.0.0.1:5000
+axes: [alloc, cpu, db, gc, exceptions, contention, heap]
+duration: 4s
+counters_duration: 500ms
+counters_interval: 2
+counters: System.Runtime
+load: wrk -t1 -c2 -d4s http://127.0.0.1:5000/
+buffersize: 64
+benchmark: Shop.Benchmarks.Digest
+benchmark_covers: Digest,Invoice
+YAML
+expect 3 "a session file with every key: read; the target is what is refused" -- \
+  "$PERFPIPE" diagnose --session "$tmp/ok.yaml" -o "$tmp/x"
+grep -q "diagnose: " "$tmp/err" && ! grep -q "ok.yaml:" "$tmp/err" && pass=$((pass + 1)) &&
+  echo "PASS: no complaint about the file" || { fail=$((fail + 1)); echo "FAIL: $(head -2 "$tmp/err")"; }
 expect 2 "diagnose without a target: usage" -- "$PERFPIPE" diagnose -o "$tmp/x"
 expect 2 "diagnose without -o: usage" -- "$PERFPIPE" diagnose -p 1
 expect 2 "diagnose --axes with an unknown axis" -- "$PERFPIPE" diagnose -p 1 -o "$tmp/x" --axes cpu,bogus
