@@ -142,12 +142,23 @@ verdict(const char *dir, const json_t *cap, const json_t *cands)
                      : "none", s);
             json_object_set_new(v, "work", json_string(line));
         }
+        /* The first three warnings (the result keeps them all). */
+        size_t more = 0;
         for (j = 0; (st = json_array_get(json_object_get(doc, "stages"), j)) != NULL; j++)
             json_array_foreach(json_object_get(st, "findings"), i, f)
                 if (strcmp(str(f, "severity"), "warning") == 0 || strcmp(str(f, "severity"), "error") == 0) {
-                    snprintf(line, sizeof line, "%s: %.400s", str(f, "code"), str(f, "message"));
+                    if (json_array_size(warn) >= 3) {
+                        more++;
+                        continue;
+                    }
+                    snprintf(line, sizeof line, "%s: %.300s%s", str(f, "code"), str(f, "message"),
+                             strlen(str(f, "message")) > 300 ? "..." : "");
                     json_array_append_new(warn, json_string(line));
                 }
+        if (more) {
+            snprintf(line, sizeof line, "and %zu more in %s", more, file);
+            json_array_append_new(warn, json_string(line));
+        }
         snprintf(line, sizeof line, "stage '%s'", str(json_array_get(json_object_get(doc, "stages"), 0), "id"));
         json_array_foreach(cands, i, c)
             if (strstr(str(c, "evidence"), line) && json_array_size(lead) < 3) {
@@ -297,22 +308,29 @@ verdicts(emit *e, const json_t *model)
             snprintf(axs + strlen(axs), sizeof axs - strlen(axs), "%s%s", j ? ", " : "",
                      json_string_value(x));
         item_open(e, 0);
-        strong(e, axs[0] ? axs : str(v, "name"));
-        textf(e, " (%s; %s: %lld events, %lld dropped): ", str(v, "result"), str(cap, "file"),
-              (long long)json_integer_value(json_object_get(cap, "events")),
-              (long long)json_integer_value(json_object_get(cap, "dropped_events")));
+        if (json_object_get(cap, "events")) {
+            strong(e, axs[0] ? axs : str(v, "name"));
+            textf(e, " (%s; %s: %lld events, %lld dropped): ", str(v, "result"), str(cap, "file"),
+                  (long long)json_integer_value(json_object_get(cap, "events")),
+                  (long long)json_integer_value(json_object_get(cap, "dropped_events")));
+        } else {                 /* the snapshots' pair */
+            strong(e, "heap");
+            textf(e, " (%s; heap-before.gcdump and %s, %lld objects): ", str(v, "result"),
+                  str(cap, "file"), (long long)json_integer_value(json_object_get(cap, "objects")));
+        }
         json_array_foreach(json_object_get(v, "absolutes"), j, x)
             textf(e, "%s%s", j ? ", " : "", json_string_value(x));
         if (json_object_get(v, "work"))
             textf(e, "; %s", str(v, "work"));
         if (json_array_size(json_object_get(v, "leading")) == 0)
-            text(e, ". No candidate from this axis.");
+            text(e, ". No candidate from this axis");
         else
             text(e, ". Leading: ");
         json_array_foreach(json_object_get(v, "leading"), j, x)
             textf(e, "%s%s", j ? "; " : "", json_string_value(x));
         json_array_foreach(json_object_get(v, "warnings"), j, x)
-            textf(e, ". Warning: %s", json_string_value(x));
+            textf(e, "%s%s", j ? "; " : ". Warnings: ", json_string_value(x));
+        text(e, ".");
         item_close(e);
     }
     list_close(e, 0);
@@ -390,7 +408,7 @@ document(emit *e, const json_t *model)
               "<link rel=\"icon\" href=\"data:,\"><title>", e->f);
         text(e, title);
         fputs("</title><style>body{font:15px/1.45 system-ui,sans-serif;max-width:70em;margin:2em "
-              "auto;padding:0 1em}li{margin:.4em 0}code{font-size:90%}</style></head><body>\n",
+              "auto;padding:0 1em;overflow-wrap:anywhere}li{margin:.4em 0}</style></head><body>\n",
               e->f);
     }
     heading(e, 1, title);
