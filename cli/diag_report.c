@@ -336,6 +336,19 @@ verdicts(emit *e, const json_t *model)
     list_close(e, 0);
 }
 
+/* A section's heading; 1 after saying none when list is empty. */
+static int
+section(emit *e, const char *title, const json_t *list, const char *none)
+{
+    heading(e, 2, title);
+    if (json_array_size(list) > 0)
+        return 0;
+    fputs(e->html ? "<p>" : "", e->f);
+    text(e, none);
+    fputs(e->html ? "</p>\n" : "\n", e->f);
+    return 1;
+}
+
 static void
 candidates(emit *e, const json_t *model)
 {
@@ -343,13 +356,9 @@ candidates(emit *e, const json_t *model)
     size_t i;
     char buf[600];
 
-    heading(e, 2, "Ranked candidates");
-    if (json_array_size(json_object_get(model, "candidates")) == 0) {
-        fputs(e->html ? "<p>" : "", e->f);
-        text(e, "No candidate: no application frame carries a cost on the axes captured.");
-        fputs(e->html ? "</p>\n" : "\n", e->f);
+    if (section(e, "Ranked candidates", json_object_get(model, "candidates"),
+                "No candidate: no application frame carries a cost on the axes captured."))
         return;
-    }
     list_open(e, 1);
     json_array_foreach(json_object_get(model, "candidates"), i, c) {
         item_open(e, (int)i + 1);
@@ -378,11 +387,8 @@ followups(emit *e, const json_t *model)
     const json_t *f;
     size_t i;
 
-    heading(e, 2, "Tooling follow-ups");
-    if (json_array_size(json_object_get(model, "followups")) == 0) {
-        fputs(e->html ? "<p>None.</p>\n" : "None.\n", e->f);
+    if (section(e, "Tooling follow-ups", json_object_get(model, "followups"), "None."))
         return;
-    }
     list_open(e, 0);
     json_array_foreach(json_object_get(model, "followups"), i, f) {
         item_open(e, 0);
