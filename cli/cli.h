@@ -39,6 +39,22 @@ int pp_cmd_candidates(int argc, char **argv);
 int pp_cmd_rules(int argc, char **argv);
 int pp_cmd_ps(int argc, char **argv);
 int pp_cmd_collect(int argc, char **argv);
+int pp_cmd_diagnose(int argc, char **argv);
+int pp_cmd_verify(int argc, char **argv);
+
+/* One trace capture as `perfpipe collect` takes it (cmd_collect.c), for
+ * diagnose: started (may be NULL) is called once the session runs, with
+ * the target's pid; stats (may be NULL) gets what the capture was. An exit
+ * code; errors are printed. The caller installs the signal handlers. */
+struct pp_capture_spec;
+typedef void (*pp_cli_trace_started)(void *user, unsigned long long pid);
+typedef struct pp_cli_trace_stats {
+    unsigned long long events, dropped, bytes, pid;
+    double elapsed_s;
+    char stopped_by[32];
+} pp_cli_trace_stats;
+int pp_cli_collect_trace(const struct pp_capture_spec *spec, int quiet,
+                         pp_cli_trace_started started, void *user, pp_cli_trace_stats *stats);
 
 /* Live-capture options of the analyzer shorthand (capture_opts.c). */
 #define PP_CLI_CAPTURE_MAX 16

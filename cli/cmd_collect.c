@@ -103,7 +103,7 @@ on_signal(int sig)
 typedef struct collect_run {
     pp_capture *cap;
     int tty;
-    uint64_t events;
+    uint64_t events, dropped;
     struct timespec last;
     int warned;
 } collect_run;
@@ -182,6 +182,7 @@ read_stream(collect_run *r, pp_error *err)
     pp_nettrace_stats st = { .struct_size = sizeof st };
     pp_nettrace_stats_get(src, &st);
     pp_nettrace_close(src);
+    r->dropped = st.dropped_events;
     if (st.dropped_events && r->tty)
         fputs("\r\033[K", stderr);
     if (st.dropped_events)
@@ -396,39 +397,29 @@ collect_gcdump(pp_capture_spec *spec, const gc_opts *gc, int quiet)
     return PP_EXIT_OK;
 }
 
+/* The trace half of collect, for collect and diagnose: open the session,
+ * call started (if any) once it runs, read and keep the stream, finish. */
 int
-pp_cmd_collect(int argc, char **argv)
+pp_cli_collect_trace(const pp_capture_spec *spec, int quiet, pp_cli_trace_started started,
+                     void *user, pp_cli_trace_stats *stats)
 {
-    pp_capture_spec spec = { .listen_timeout_ms = -1 };
     pp_error err = PP_ERROR_INIT;
     collect_run r = { 0 };
-    gc_opts gc = { 0 };
-    int quiet = pp_cli_quiet, rc;
-    struct sigaction sa, old_int, old_term;
+    int rc;
 
-    if ((rc = parse_args(argc, argv, &spec, &quiet, &gc)) != PP_EXIT_OK)
-        return rc < 0 ? PP_EXIT_OK : rc;
-    if ((rc = check_output(spec.output)) != PP_EXIT_OK)
-        return rc;
-    if (gc.gcdump)
-        return collect_gcdump(&spec, &gc, quiet);
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_signal;
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGINT, &sa, &old_int);
-    sigaction(SIGTERM, &sa, &old_term);
     r.tty = isatty(STDERR_FILENO);
-    if (spec.diagnostic_port && r.tty && !strstr(spec.diagnostic_port, ",connect"))
+    if (spec->diagnostic_port && r.tty && !strstr(spec->diagnostic_port, ",connect"))
         fprintf(stderr, "%s: waiting for a runtime at %s (start it with "
-                "DOTNET_DiagnosticPorts=%s)\n", pp_prog, spec.diagnostic_port,
-                spec.diagnostic_port);
-    rc = pp_capture_open(&spec, &r.cap, &err);
+                "DOTNET_DiagnosticPorts=%s)\n", pp_prog, spec->diagnostic_port,
+                spec->diagnostic_port);
+    rc = pp_capture_open(spec, &r.cap, &err);
     if (rc != PP_OK) {
         pp_cli_error("collect: %s", err.message);
-        rc = rc == PP_EINVAL ? PP_EXIT_USAGE : rc == PP_EIO && strstr(err.message, "cannot create")
-             ? PP_EXIT_OUTPUT : PP_EXIT_INPUT;
-        goto out;
+        return rc == PP_EINVAL ? PP_EXIT_USAGE : rc == PP_EIO && strstr(err.message, "cannot create")
+               ? PP_EXIT_OUTPUT : PP_EXIT_INPUT;
     }
+    if (started)
+        started(user, pp_capture_pid(r.cap));
     /* The module map for native frame names (core/native), watched through
      * the run so modules loaded late are kept even if the process exits. */
     pp_native_watch *watch = pp_native_watch_start(pp_capture_pid(r.cap), 1000);
@@ -447,6 +438,14 @@ pp_cmd_collect(int argc, char **argv)
     if (pp_native_maps_keep(pp_capture_pid(r.cap), &early, pp_capture_output(r.cap), &err) != PP_OK)
         fprintf(stderr, "%s: collect: warning: %s\n", pp_prog, err.message);
     why = pp_capture_stop_reason(r.cap);
+    if (stats) {
+        stats->events = r.events;
+        stats->dropped = r.dropped;
+        stats->bytes = pp_capture_bytes(r.cap);
+        stats->elapsed_s = pp_capture_elapsed(r.cap);
+        stats->pid = pp_capture_pid(r.cap);
+        snprintf(stats->stopped_by, sizeof stats->stopped_by, "%s", why);
+    }
     if (whole <= 0 || strcmp(why, "abort") == 0) {
         pp_cli_error("collect: the capture ended early (%s): kept %llu bytes in %s; it reads "
                      "up to where it stopped", strcmp(why, "abort") == 0 ? "cut by a second "
@@ -465,6 +464,29 @@ pp_cmd_collect(int argc, char **argv)
     rc = PP_EXIT_OK;
 out:
     pp_capture_free(r.cap);
+    return rc;
+}
+
+int
+pp_cmd_collect(int argc, char **argv)
+{
+    pp_capture_spec spec = { .listen_timeout_ms = -1 };
+    gc_opts gc = { 0 };
+    int quiet = pp_cli_quiet, rc;
+    struct sigaction sa, old_int, old_term;
+
+    if ((rc = parse_args(argc, argv, &spec, &quiet, &gc)) != PP_EXIT_OK)
+        return rc < 0 ? PP_EXIT_OK : rc;
+    if ((rc = check_output(spec.output)) != PP_EXIT_OK)
+        return rc;
+    if (gc.gcdump)
+        return collect_gcdump(&spec, &gc, quiet);
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_signal;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, &old_int);
+    sigaction(SIGTERM, &sa, &old_term);
+    rc = pp_cli_collect_trace(&spec, quiet, NULL, NULL, NULL);
     sigaction(SIGINT, &old_int, NULL);
     sigaction(SIGTERM, &old_term, NULL);
     return rc;

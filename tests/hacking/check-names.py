@@ -22,6 +22,12 @@ ALLOWED = {
     # the quick path: shipped pipelines named for what they read, and the
     # shipped analyzers' capture profiles and option defaults
     "cli/capture_opts.c": {"alloc", "db", "gc"},
+    # diagnose (issue #38): its capture table (each capture's profile and the
+    # analyzer that reads it, as capture_opts.c), the axes and the session
+    # file's `load` key (the user's words), the load input's facts
+    "cli/cmd_diagnose.c": {"alloc", "counters-csv", "cpu", "db", "gc", "gcdump-diff"},
+    "cli/diag_session.c": {"alloc", "contention", "cpu", "db", "exceptions", "gc", "load"},
+    "cli/diag_report.c": {"load"},
     "cli/cmd_run.c": {"counters-csv", "series"},
     "cli/quick_options.c": {"alloc", "cpu", "gcdump", "gcdump-diff"},
     "cli/util.c": {"counters-csv", "gcdump", "gcdump-diff"},

@@ -6,7 +6,9 @@
 //   /shop/digest/{naive|table}   CPU: bitwise CRC per byte         | table-driven CRC
 //   /shop/stock/{blocking|awaited} sync-over-async: .Result on I/O | await
 //   /shop/coupons/{throwing|trying} exceptions as control flow     | TryParse
-//   WebApp --port P --ready FILE [--db PATH]
+//   /shop/checkout               invoice + digest: the bad twins, the fixed ones with --fixed (one URL
+//                                for both builds: `perfpipe diagnose` then `verify` with one session file)
+//   WebApp --port P --ready FILE [--db PATH] [--fixed 1]
 using System;
 using System.Collections.Generic;
 using System.IO;
@@ -150,12 +152,13 @@ public static class Program
 {
     public static int Main(string[] args)
     {
-        int port = 0; string ready = null, dbPath = Path.Combine(Path.GetTempPath(), "webapp-" + Environment.ProcessId + ".db");
+        int port = 0; bool fixedBuild = false; string ready = null, dbPath = Path.Combine(Path.GetTempPath(), "webapp-" + Environment.ProcessId + ".db");
         for (int i = 0; i + 1 < args.Length; i += 2) {
             switch (args[i]) {
                 case "--port": port = int.Parse(args[i + 1]); break;
                 case "--ready": ready = args[i + 1]; break;
                 case "--db": dbPath = args[i + 1]; break;
+                case "--fixed": fixedBuild = args[i + 1] == "1"; break;
                 default: Console.Error.WriteLine("WebApp: unknown option " + args[i]); return 2;
             }
         }
@@ -175,6 +178,10 @@ public static class Program
         app.MapGet("/shop/stock/awaited", async () => (await Shop.StockAwaited()).ToString());
         app.MapGet("/shop/coupons/throwing", () => Shop.CouponsThrowing().ToString());
         app.MapGet("/shop/coupons/trying", () => Shop.CouponsTrying().ToString());
+        if (fixedBuild)
+            app.MapGet("/shop/checkout", () => (Shop.InvoicePooled(600) + Shop.DigestTable()).ToString());
+        else
+            app.MapGet("/shop/checkout", () => (Shop.InvoiceChurn(600) + Shop.DigestNaive()).ToString());
         app.Lifetime.ApplicationStarted.Register(() => File.WriteAllText(ready, Environment.ProcessId.ToString()));
         app.Run();
         File.Delete(dbPath);
