@@ -289,9 +289,9 @@ row_cells(const cmp_table *t, const cmp_row *row, const pp_compare_options *o, p
 
         cells[n++] = both ? pp_cell_dbl(rel) : pp_cell_null();
         /* a second measure gates only when a threshold names it */
-        if (m > 0 && both && !row->noise && 100.0 * (uc - ub) / fabs(ub) >
-                                                 cmp_threshold(o, t->name, t->measures[m].name, 0,
-                                                               t->stack_table))
+        if (m > 0 && both && !row->noise && !t->local && !t->shown &&
+            100.0 * (uc - ub) / fabs(ub) >
+                cmp_threshold(o, t->name, t->measures[m].name, 0, t->stack_table))
             j->regressions++;
     }
     {
@@ -308,8 +308,8 @@ row_cells(const cmp_table *t, const cmp_row *row, const pp_compare_options *o, p
         }
         /* Growth per unit of work past the threshold, beyond the noise. */
         if (!isnan(row->rel_unit) && strcmp(row->status, "grew") == 0 && !t->local &&
-            material(t, row, o) &&
-            row->rel_unit > cmp_threshold(o, t->name, t->measures[0].name, 1, t->stack_table)) {
+            !t->shown && material(t, row, o) &&
+            row->rel_unit > cmp_row_limit(o, t)) {
             j->regressions++;
             if (json_array_size(j->decided) < CMP_MAX_DECIDED) {
                 char line[384];
@@ -365,8 +365,8 @@ tally_row(const cmp_table *t, const cmp_row *row, const pp_compare_options *o, c
              t->measures[0].name, t->w.unit, pb, pc);
     if (!row->testable)
         ty->too_few++;
-    if (t->local)
-        return;   /* thread ids: no verdict */
+    if (t->local || t->shown)
+        return;   /* thread ids, or declared as shown only: no verdict */
     if (!material(t, row, o) && (row->b == NULL || row->c == NULL)) {
         ty->immaterial++;
         return;
@@ -382,7 +382,10 @@ tally_row(const cmp_table *t, const cmp_row *row, const pp_compare_options *o, c
                      label ? label : "?", t->measures[0].name, t->w.unit, pc);
         return;
     }
-    if (row->c == NULL && is_struct && axis_fell(t, o)) {
+    /* (a flame graph's stack coming or going is JIT inlining as often as
+     * a fix: it decides only where a threshold names the table) */
+    if (row->c == NULL && is_struct && axis_fell(t, o) &&
+        cmp_threshold(o, t->name, t->measures[0].name, 1, t->stack_table) < INFINITY) {
         ty->fixed++;
         j->improvements++;
         if (ty->nex_fixed < EXAMPLES)
@@ -493,6 +496,10 @@ verdicts(json_t *out_stage, const cmp_table *t, const pp_compare_options *o, con
         pp_result_finding(out_stage, PP_SEVERITY_INFO, "compare.process_local",
                           "table keyed by thread ids: two processes' threads are not the same "
                           "threads; shown, not judged");
+    if (t->shown) {
+        snprintf(msg, sizeof msg, "table %s: %s", t->name, t->shown);
+        pp_result_finding(out_stage, PP_SEVERITY_INFO, "compare.shown_only", msg);
+    }
     if (ty->too_few > 0) {
         snprintf(msg, sizeof msg, "table %s: %d row%s too small to judge: even all of their "
                  "samples in one run would not be significant (status \"too few samples\")",

@@ -77,6 +77,8 @@ typedef struct cmp_table {
     int samples_col;             /* a sampled table's count column, or -1 */
     int counts_exact;            /* ... which is an exact event count, not samples */
     int local;                   /* keyed by a process-local id (a thread): shown, never judged */
+    const char *shown;           /* NULL, or why the table is shown and never judged (its
+                                    declaration: waits, or a view another table judges) */
     double alpha;                /* a row's significance level: CMP_ALPHA / rows tested */
     int stack_table;             /* a flame-graph table (first key `stack`) */
     const cmp_total *axis;       /* the total the primary measure adds up to, or NULL */
@@ -100,10 +102,16 @@ void cmp_table_free(cmp_table *t);
 /* Both runs' numeric totals of one stage, divided by w. */
 void cmp_stage_totals(const json_t *stage_b, const json_t *stage_c, const cmp_work *w,
                       cmp_stage *s);
-/* The total a measure column adds up to (same name, or the analyzer's
+/* The total a measure column of table `table` adds up to (for a time or
+ * sample column the table's own <table>_time or <table>_samples; same name; or the analyzer's
  * name for that axis: count -> commands, total_ms -> db_ms, bytes ->
  * sampled_bytes, samples -> ticks...), or NULL. */
-cmp_total *cmp_axis_of(cmp_stage *s, const char *column);
+cmp_total *cmp_axis_of(cmp_stage *s, const char *table, const char *column);
+/* NULL when table tb of a stage whose tables are `tables` is judged, else
+ * why it is only shown: its declaration says its rows are waits (no work a
+ * change removes unless a rule names them; the stage's own blocking table
+ * judges those that are), or that another table present supersedes it. */
+const char *cmp_shown_only(const json_t *tb, const json_t *tables);
 /* Relative change of a total per unit of work in percent (NAN when the
  * base is 0); cmp_total_abs_rel: of the absolutes. */
 double cmp_total_rel(const cmp_total *t);
@@ -116,6 +124,11 @@ double cmp_total_p(const cmp_total *t);
 /* The regression threshold of a measure. */
 double cmp_threshold(const pp_compare_options *o, const char *table, const char *column,
                      int primary, int stack_table);
+/* The move per unit of work past which a row of t grew or shrank: its
+ * threshold, and for a table of times (thread time, a time sampler's
+ * samples) at least the time noise, as the totals (cmp_total_moved),
+ * unless a threshold names the table. */
+double cmp_row_limit(const pp_compare_options *o, const cmp_table *t);
 /* Status of every joined row; "replaced" for a row that appeared while its
  * axis total fell by at least o->replaced_percent. */
 void cmp_classify_rows(cmp_table *t, const pp_compare_options *o);
