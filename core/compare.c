@@ -268,7 +268,8 @@ compare_table(const json_t *tb, const json_t *tc, const json_t *tables, cmp_stag
         free(t);
         return PP_OK;
     }
-    t->axis = cmp_axis_of(s, t->name, t->measures[0].name);
+    t->axis = cmp_axis_of(s, t->measures[0].name);
+    t->own = cmp_own_of(s, t->name);
     t->shown = cmp_shown_only(tb, tables);
     t->w = s->w;
     t->stage = json_string_value(json_object_get(out_stage, "id"));
@@ -297,7 +298,7 @@ mark_axes(const json_t *tables_b, cmp_stage *s)
         if (!cmp_columns(tb, &t) || t.stack_table || t.local || cmp_shown_only(tb, tables_b))
             continue;
         for (size_t m = 0; m < t.nmeas; m++) {
-            cmp_total *x = cmp_axis_of(s, t.name, t.measures[m].name);
+            cmp_total *x = cmp_axis_of(s, t.measures[m].name);
 
             if (x != NULL)
                 x->axis = 1;

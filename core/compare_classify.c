@@ -191,35 +191,29 @@ static const struct { const char *column, *total; } axis_names[] = {
     { "count", "objects" },
 };
 
-/* A column of thread time or of its samples (ms, samples, exclusive_ms). */
-static int
-time_column(const char *column)
-{
-    size_t n = strlen(column);
-
-    return strcmp(column, "samples") == 0 || (n >= 2 && strcmp(column + n - 2, "ms") == 0);
-}
-
 cmp_total *
-cmp_axis_of(cmp_stage *s, const char *table, const char *column)
+cmp_axis_of(cmp_stage *s, const char *column)
 {
-    cmp_total *t;
-    char own[128];
+    cmp_total *t = find_total(s, column);
 
-    /* cpu's running and blocking tables: their sums are running_samples
-     * and running_time (blocking_...), not the samples and thread time of
-     * every thread (idle ones too) */
-    if (table != NULL && time_column(column) &&
-        (size_t)snprintf(own, sizeof own, "%s_%s", table,
-                         strcmp(column, "samples") == 0 ? "samples" : "time") < sizeof own &&
-        (t = find_total(s, own)) != NULL)
-        return t;
-    if ((t = find_total(s, column)) != NULL && t->type != PP_COL_PERCENT)
+    if (t != NULL && t->type != PP_COL_PERCENT)
         return t;
     for (size_t i = 0; i < sizeof axis_names / sizeof axis_names[0]; i++)
         if (strcmp(axis_names[i].column, column) == 0 &&
             (t = find_total(s, axis_names[i].total)) != NULL)
             return t;
+    return NULL;
+}
+
+cmp_total *
+cmp_own_of(cmp_stage *s, const char *table)
+{
+    char name[128];
+    cmp_total *t;
+
+    if ((size_t)snprintf(name, sizeof name, "%s_samples", table) < sizeof name &&
+        (t = find_total(s, name)) != NULL && t->type == PP_COL_COUNT)
+        return t;
     return NULL;
 }
 
@@ -367,7 +361,8 @@ void
 cmp_classify_rows(cmp_table *t, const pp_compare_options *o)
 {
     size_t pi = t->measures[0].index;
-    double axis_rel = t->axis != NULL ? cmp_total_rel(t->axis) : NAN;
+    const cmp_total *fell = t->own != NULL ? t->own : t->axis;
+    double axis_rel = fell != NULL ? cmp_total_rel(fell) : NAN;
     int axis_fell = !isnan(axis_rel) && axis_rel <= -o->replaced_percent;
 
     size_t tested = 0;

@@ -229,18 +229,22 @@ num_cell(double v)
 /* A row's move is material when it is at least the noise (--noise, 5 %)
  * of its axis (per unit of work, the larger side): a frame of 0.1 % of the CPU
  * that comes, goes or doubles is sampling detail, not the verdict. Rows
- * of a table without an axis are all material. */
+ * of a table without an axis are all material. A row that disappeared is
+ * weighed against the table's own total where it has one (cpu's running:
+ * running samples, not every thread's with idle waits): the fix of a
+ * method that ran is judged against what ran. */
 static int
 material(const cmp_table *t, const cmp_row *row, const pp_compare_options *o)
 {
+    const cmp_total *a = row->c == NULL && t->own != NULL ? t->own : t->axis;
     double vb, vc, ab, ac;
 
-    if (t->axis == NULL || !t->axis->in_b || !t->axis->in_c)
+    if (a == NULL || !a->in_b || !a->in_c)
         return 1;
     vb = row->b ? cmp_num(json_array_get(row->b, t->measures[0].index)) / t->w.eb : 0;
     vc = row->c ? cmp_num(json_array_get(row->c, t->measures[0].index)) / t->w.ec : 0;
-    ab = t->axis->b / t->axis->eb;
-    ac = t->axis->c / t->axis->ec;
+    ab = a->b / a->eb;
+    ac = a->c / a->ec;
     return fabs(vc - vb) >= o->noise_percent / 100.0 * (ab > ac ? ab : ac);
 }
 
@@ -336,11 +340,13 @@ row_cells(const cmp_table *t, const cmp_row *row, const pp_compare_options *o, p
     return n;
 }
 
-/* The axis of t fell per unit of work (beyond the noise). */
+/* The table's own total (else its axis) fell per unit of work (beyond the
+ * noise). */
 static int
 axis_fell(const cmp_table *t, const pp_compare_options *o)
 {
-    double rel = t->axis != NULL ? cmp_total_rel(t->axis) : NAN;
+    const cmp_total *a = t->own != NULL ? t->own : t->axis;
+    double rel = a != NULL ? cmp_total_rel(a) : NAN;
 
     return !isnan(rel) && rel < -o->noise_percent;
 }
@@ -394,8 +400,8 @@ tally_row(const cmp_table *t, const cmp_row *row, const pp_compare_options *o, c
             char line[384];
 
             snprintf(line, sizeof line, "%s %s '%s' disappeared while %s fell per %s: fixed "
-                     "(structural)", t->stage, t->name, label ? label : "?", t->axis->name,
-                     t->w.unit);
+                     "(structural)", t->stage, t->name, label ? label : "?",
+                     (t->own != NULL ? t->own : t->axis)->name, t->w.unit);
             json_array_append_new(j->decided, json_string(line));
         }
         return;

@@ -82,6 +82,7 @@ typedef struct cmp_table {
     double alpha;                /* a row's significance level: CMP_ALPHA / rows tested */
     int stack_table;             /* a flame-graph table (first key `stack`) */
     const cmp_total *axis;       /* the total the primary measure adds up to, or NULL */
+    const cmp_total *own;        /* the table's own total (cmp_own_of), or NULL */
     const char *stage;           /* its stage's id, to name it in the verdict */
     cmp_work w;
     cmp_row *rows;
@@ -102,11 +103,15 @@ void cmp_table_free(cmp_table *t);
 /* Both runs' numeric totals of one stage, divided by w. */
 void cmp_stage_totals(const json_t *stage_b, const json_t *stage_c, const cmp_work *w,
                       cmp_stage *s);
-/* The total a measure column of table `table` adds up to (for a time or
- * sample column the table's own <table>_time or <table>_samples; same name; or the analyzer's
+/* The total a measure column adds up to (same name, or the analyzer's
  * name for that axis: count -> commands, total_ms -> db_ms, bytes ->
- * sampled_bytes, samples -> ticks...), or NULL. */
-cmp_total *cmp_axis_of(cmp_stage *s, const char *table, const char *column);
+ * sampled_bytes, samples -> ticks...), or NULL. It gates, and a row's
+ * move is material against it. */
+cmp_total *cmp_axis_of(cmp_stage *s, const char *column);
+/* The table's own sample count <table>_samples (cpu's running, blocking:
+ * their rows add up to it, not to every thread's samples with idle waits),
+ * or NULL: a row that disappeared while it fell is fixed. */
+cmp_total *cmp_own_of(cmp_stage *s, const char *table);
 /* NULL when table tb of a stage whose tables are `tables` is judged, else
  * why it is only shown: its declaration says its rows are waits (no work a
  * change removes unless a rule names them; the stage's own blocking table

@@ -5,10 +5,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { KIND_NONE, KIND_RESULT, KIND_WAIT, KIND_GETRESULT };
+enum { KIND_NONE, KIND_RESULT, KIND_WAIT, KIND_GETRESULT, KIND_LOCK };
 
 static const char *const kind_names[] = { "", "Task.Result", "Task.Wait or .Result (inlined)",
-                                          "GetAwaiter().GetResult()" };
+                                          "GetAwaiter().GetResult()", "lock (contention)" };
 
 /* The kind of a task's synchronous block, or KIND_NONE. Generic
  * instantiations sit between the type and the method (Task`1[...]). */
@@ -32,7 +32,25 @@ block_kind(const char *f)
     if (strncmp(f, csvc, sizeof csvc - 1) == 0 && strstr(f, "Awaiter") &&
         strstr(f, ".GetResult"))
         return KIND_GETRESULT;
+    if (strncmp(f, "System.Threading.Monitor.Enter", 30) == 0 ||
+        strncmp(f, "System.Threading.Monitor.ReliableEnter", 38) == 0 ||
+        strncmp(f, "System.Threading.Lock.TryEnterSlow", 34) == 0 ||
+        strncmp(f, "System.Threading.Lock.EnterAndGetCurrentThreadId", 48) == 0)
+        return KIND_LOCK;
     return KIND_NONE;
+}
+
+/* The thread pool's worker loop: a stack under it is a pool thread's. */
+static int
+pool_root(const pp_pc_strtab *names, const uint32_t *ids, uint32_t from, uint32_t depth)
+{
+    for (uint32_t i = from; i < depth; i++) {
+        const char *f = pp_pc_strtab_get(names, ids[i]);
+        if (strncmp(f, "System.Threading.PortableThreadPool+WorkerThread.", 49) == 0 ||
+            strncmp(f, "System.Threading.ThreadPoolWorkQueue.Dispatch", 45) == 0)
+            return 1;
+    }
+    return 0;
 }
 
 /* A frame a task's block goes through on its way to the kernel (the wait
@@ -84,7 +102,9 @@ pp_cpu_blocking_stack(pp_cpu_blocking *b, uint32_t stack, const pp_pc_strtab *na
         if (k != KIND_NONE)
             kind = k;                /* the outermost block names it */
     }
-    if (kind == KIND_NONE)
+    /* a task block counts on a pool thread (Main or a driver thread waiting
+     * for its workers is no request's cost); a lock's contention on any */
+    if (kind == KIND_NONE || (kind != KIND_LOCK && !pool_root(names, ids, (uint32_t)user, depth)))
         return PP_OK;
     const char *waiter = pp_pc_strtab_get(names, ids[user]);
     int rc = pp_pc_agg_add(&b->rows, waiter, strlen(waiter), zero, &row);

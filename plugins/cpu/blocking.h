@@ -9,18 +9,23 @@
  * idles), so a gate that judges all waits sees the fix as waits that
  * "appeared".
  *
- * A waiting sample blocks (sync over async) when the frames between its
- * wait and its first application frame (the caller) are all threading
- * frames (System.Threading.*, System.Runtime.CompilerServices.*Awaiter*,
- * the runtime's wait P/Invokes, unresolved native frames) and one of them
- * is a task's synchronous block (Task.Wait, Task.WaitAll/WaitAny,
+ * A waiting sample blocks when the frames between its wait and its
+ * first application frame (the caller) are all threading frames
+ * (System.Threading.*, System.Runtime.CompilerServices.*Awaiter*, the
+ * runtime's wait P/Invokes, unresolved native frames), one of them a
+ * task's synchronous block (Task.Wait, Task.WaitAll/WaitAny,
  * Task`1.get_Result / GetResultCore, Task.InternalWait*,
- * SpinThenBlockingWait, a TaskAwaiter's or ValueTask's GetResult). The
- * application frame called the block itself: a host's Main waiting for
- * shutdown (Program.Main -> WebApplication.Run -> ... -> GetResult) goes
- * through framework frames that are not threading frames, and a pool
- * worker with no application frame is idle. Lock contention
- * (Monitor.Enter) is not a task block and stays a wait. */
+ * SpinThenBlockingWait, a TaskAwaiter's or ValueTask's GetResult: sync
+ * over async, counted on a thread-pool thread only: the pool's worker loop
+ * is on its stack) or a lock's acquisition (Monitor.Enter,
+ * Lock.TryEnterSlow: contention, on any thread; a lock that spins is
+ * running, blocked.h). The application frame called the block itself: a host's
+ * Main waiting for shutdown (Program.Main -> WebApplication.Run -> ... ->
+ * GetResult) goes through framework frames that are not threading frames
+ * and is no pool thread, a program's driver waiting for its workers
+ * (Task.WaitAll in Main) is no pool thread, and a pool worker with no
+ * application frame is idle. An application thread's own Monitor.Wait or
+ * WaitOne (a consumer waiting for work) is neither and stays a wait. */
 #ifndef PP_CPU_BLOCKING_H
 #define PP_CPU_BLOCKING_H
 

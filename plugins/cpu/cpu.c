@@ -352,10 +352,11 @@ static const pp_table_decl cpu_tables[] = {
       .figures = (const pp_figure_decl[]){ { "ms", "ms", PP_AXIS_TIME },
           { "samples", "samples", PP_AXIS_TIME }, { "share", "percent", NULL },
           { NULL, NULL, NULL } },
-      /* a caller blocked on a task (blocking.h): a cause an await removes */
+      /* a caller blocked on a task or a lock (blocking.h): a cause an
+       * await, or less sharing, removes */
       .candidate = &(const pp_candidate_decl){ .cost = "ms",
-          .label = "time blocked on a task (sync over async)",
-          .does = "blocks its thread on a task (Task.Wait, .Result, GetAwaiter().GetResult())",
+          .label = "time blocked (sync over async, lock contention)",
+          .does = "blocks its thread on a task (.Wait, .Result, GetAwaiter().GetResult()) or a lock",
           .evidence = (const char *const[]){ "block", "samples", NULL },
           .flags = PP_CANDIDATE_FRAME },
     },

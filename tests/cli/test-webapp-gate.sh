@@ -24,8 +24,8 @@ tar -xJf "$DATA/webapp.tar.xz" -C "$tmp" || { echo "FAIL: cannot unpack $DATA/we
 #    the waits where an application frame blocks on a task (blocking_time per request), compare
 #    judges those and shows `waiting` without judging it (declared rule_gated);
 #  - exceptions c1 bad->good: CouponsThrowing's disappearance was not "fixed (structural)" because
-#    the running table's axis was every thread-time sample (idle waits too), which did not fall
-#    per request; its axis is now running_samples;
+#    it was weighed against every thread-time sample (idle waits too: under 5 % of them, so
+#    "immaterial"); a row that disappears is now weighed against its table's own running_samples;
 #  - A/A (churn c1, hotpath c1, exceptions c1 and c4): run-to-run noise beyond sampling. One capture
 #    per side now gates times at a floor of 60 % and latency statistics at 150 %, measured on
 #    these A/A pairs (bench/gate/aa-floor.sh; core/compare_classify.c).
@@ -105,7 +105,7 @@ PY
   if [ "$s" = syncasync ] && [ $py = 0 ]; then
     # The workload's truth: StockBlocking blocks its pool thread on Task.Run(LookupStockAsync)
     # whose Task.Delay(3) takes at least 3 ms, so blocked time per wrk request lies between 3 ms
-    # and wrk's mean latency; the fixed twin blocks nothing. Idle waits (the pool's
+    # and wrk's mean latency; the fixed twin blocks on no task. Idle waits (the pool's
     # LowLevelLifoSemaphore, Main waiting for shutdown through the host) stay out of `blocking`.
     python3 - "$tmp/$n-bad.json" "$tmp/$n-good.json" "$DATA/$n-bad.truth.json" \
       "$DATA/$n-bad.wrk.txt" >"$tmp/py.out" 2>&1 <<'PY'
@@ -124,7 +124,8 @@ assert 3.0 <= per <= mean_ms, (per, mean_ms)
 assert any("LowLevelLifoSemaphore" in r[0] for r in t["waiting"]["rows"]), "no idle pool wait"
 assert any(r[1] == "WebApp.Program.Main" for r in t["waiting"]["rows"]), "no Main wait"
 st, t = tables(g)
-assert t["blocking"]["rows"] == [] and st["totals"]["blocking_time"]["value"] == 0, t["blocking"]
+# no task block (a pool thread's rare lock wait under the awaited code may be there: contention)
+assert not [r for r in t["blocking"]["rows"] if r[1] != "lock (contention)"], t["blocking"]["rows"]
 print("blocked %.2f ms per request (wrk mean latency %.2f ms)" % (per, mean_ms))
 PY
     py=$?
