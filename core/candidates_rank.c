@@ -94,7 +94,10 @@ group_cost(const cand *list, group *g)
                 fig += list[j].figure;
                 share += list[j].share;
             }
-        if (cost > g->cost) {
+        /* at an equal cost, a table that names a cause (cpu's blocking)
+         * represents the group rather than waits a rule had to name */
+        if (cost > g->cost || (cost >= g->cost * (1 - 1e-9) && g->cost > 0 &&
+                               list[g->rep].r.rule_gated && !list[i].r.rule_gated)) {
             g->cost = cost;
             g->figure = fig;
             g->share = share;

@@ -245,8 +245,8 @@ by_abs_delta(const void *x, const void *y)
 
 /* Compare one table pair; adds a table and findings to out_stage. */
 static int
-compare_table(const json_t *tb, const json_t *tc, cmp_stage *s, json_t *out_stage,
-              const pp_compare_options *o, const char *weakened, cmp_judge *j, pp_error *err)
+compare_table(const json_t *tb, const json_t *tc, const json_t *tables, cmp_stage *s,
+              json_t *out_stage, const pp_compare_options *o, const char *weakened, cmp_judge *j, pp_error *err)
 {
     cmp_table *t = calloc(1, sizeof *t);
     int rc;
@@ -270,6 +270,8 @@ compare_table(const json_t *tb, const json_t *tc, cmp_stage *s, json_t *out_stag
         return PP_OK;
     }
     t->axis = cmp_axis_of(s, t->measures[0].name);
+    t->own = cmp_own_of(s, t->name);
+    t->shown = cmp_shown_only(tb, tables);
     t->w = s->w;
     t->stage = json_string_value(json_object_get(out_stage, "id"));
     if ((rc = cmp_join(tb, tc, t, o)) != PP_OK) {
@@ -294,7 +296,7 @@ mark_axes(const json_t *tables_b, cmp_stage *s)
     json_array_foreach(tables_b, k, tb) {
         cmp_table t;
 
-        if (!cmp_columns(tb, &t) || t.stack_table)
+        if (!cmp_columns(tb, &t) || t.stack_table || t.local || cmp_shown_only(tb, tables_b))
             continue;
         for (size_t m = 0; m < t.nmeas; m++) {
             cmp_total *x = cmp_axis_of(s, t.measures[m].name);
@@ -344,7 +346,7 @@ compare_stage(const json_t *stage, const json_t *other, json_t *out_stage,
         if (tc != NULL &&
             !pp_compare_hinted(stage, other, tb, tc, out_stage, o, weakened, &j->regressions, &rc,
                                err))
-            rc = compare_table(tb, tc, s, out_stage, o, weakened, j, err);
+            rc = compare_table(tb, tc, tables, s, out_stage, o, weakened, j, err);
     }
     free(s);
     return rc;

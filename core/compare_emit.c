@@ -229,18 +229,22 @@ num_cell(double v)
 /* A row's move is material when it is at least the noise (--noise, 5 %)
  * of its axis (per unit of work, the larger side): a frame of 0.1 % of the CPU
  * that comes, goes or doubles is sampling detail, not the verdict. Rows
- * of a table without an axis are all material. */
+ * of a table without an axis are all material. A row that disappeared is
+ * weighed against the table's own total where it has one (cpu's running:
+ * running samples, not every thread's with idle waits): the fix of a
+ * method that ran is judged against what ran. */
 static int
 material(const cmp_table *t, const cmp_row *row, const pp_compare_options *o)
 {
+    const cmp_total *a = row->c == NULL && t->own != NULL ? t->own : t->axis;
     double vb, vc, ab, ac;
 
-    if (t->axis == NULL || !t->axis->in_b || !t->axis->in_c)
+    if (a == NULL || !a->in_b || !a->in_c)
         return 1;
     vb = row->b ? cmp_num(json_array_get(row->b, t->measures[0].index)) / t->w.eb : 0;
     vc = row->c ? cmp_num(json_array_get(row->c, t->measures[0].index)) / t->w.ec : 0;
-    ab = t->axis->b / t->axis->eb;
-    ac = t->axis->c / t->axis->ec;
+    ab = a->b / a->eb;
+    ac = a->c / a->ec;
     return fabs(vc - vb) >= o->noise_percent / 100.0 * (ab > ac ? ab : ac);
 }
 
@@ -289,9 +293,9 @@ row_cells(const cmp_table *t, const cmp_row *row, const pp_compare_options *o, p
 
         cells[n++] = both ? pp_cell_dbl(rel) : pp_cell_null();
         /* a second measure gates only when a threshold names it */
-        if (m > 0 && both && !row->noise && 100.0 * (uc - ub) / fabs(ub) >
-                                                 cmp_threshold(o, t->name, t->measures[m].name, 0,
-                                                               t->stack_table))
+        if (m > 0 && both && !row->noise && !t->local && !t->shown &&
+            100.0 * (uc - ub) / fabs(ub) >
+                cmp_threshold(o, t->name, t->measures[m].name, 0, t->stack_table))
             j->regressions++;
     }
     {
@@ -308,8 +312,8 @@ row_cells(const cmp_table *t, const cmp_row *row, const pp_compare_options *o, p
         }
         /* Growth per unit of work past the threshold, beyond the noise. */
         if (!isnan(row->rel_unit) && strcmp(row->status, "grew") == 0 && !t->local &&
-            material(t, row, o) &&
-            row->rel_unit > cmp_threshold(o, t->name, t->measures[0].name, 1, t->stack_table)) {
+            !t->shown && material(t, row, o) &&
+            row->rel_unit > cmp_row_limit(o, t)) {
             j->regressions++;
             if (json_array_size(j->decided) < CMP_MAX_DECIDED) {
                 char line[384];
@@ -336,11 +340,13 @@ row_cells(const cmp_table *t, const cmp_row *row, const pp_compare_options *o, p
     return n;
 }
 
-/* The axis of t fell per unit of work (beyond the noise). */
+/* The table's own total (else its axis) fell per unit of work (beyond the
+ * noise). */
 static int
 axis_fell(const cmp_table *t, const pp_compare_options *o)
 {
-    double rel = t->axis != NULL ? cmp_total_rel(t->axis) : NAN;
+    const cmp_total *a = t->own != NULL ? t->own : t->axis;
+    double rel = a != NULL ? cmp_total_rel(a) : NAN;
 
     return !isnan(rel) && rel < -o->noise_percent;
 }
@@ -365,8 +371,8 @@ tally_row(const cmp_table *t, const cmp_row *row, const pp_compare_options *o, c
              t->measures[0].name, t->w.unit, pb, pc);
     if (!row->testable)
         ty->too_few++;
-    if (t->local)
-        return;   /* thread ids: no verdict */
+    if (t->local || t->shown)
+        return;   /* thread ids, or declared as shown only: no verdict */
     if (!material(t, row, o) && (row->b == NULL || row->c == NULL)) {
         ty->immaterial++;
         return;
@@ -382,7 +388,10 @@ tally_row(const cmp_table *t, const cmp_row *row, const pp_compare_options *o, c
                      label ? label : "?", t->measures[0].name, t->w.unit, pc);
         return;
     }
-    if (row->c == NULL && is_struct && axis_fell(t, o)) {
+    /* (a flame graph's stack coming or going is JIT inlining as often as
+     * a fix: it decides only where a threshold names the table) */
+    if (row->c == NULL && is_struct && axis_fell(t, o) &&
+        cmp_threshold(o, t->name, t->measures[0].name, 1, t->stack_table) < INFINITY) {
         ty->fixed++;
         j->improvements++;
         if (ty->nex_fixed < EXAMPLES)
@@ -391,8 +400,8 @@ tally_row(const cmp_table *t, const cmp_row *row, const pp_compare_options *o, c
             char line[384];
 
             snprintf(line, sizeof line, "%s %s '%s' disappeared while %s fell per %s: fixed "
-                     "(structural)", t->stage, t->name, label ? label : "?", t->axis->name,
-                     t->w.unit);
+                     "(structural)", t->stage, t->name, label ? label : "?",
+                     (t->own != NULL ? t->own : t->axis)->name, t->w.unit);
             json_array_append_new(j->decided, json_string(line));
         }
         return;
@@ -493,6 +502,10 @@ verdicts(json_t *out_stage, const cmp_table *t, const pp_compare_options *o, con
         pp_result_finding(out_stage, PP_SEVERITY_INFO, "compare.process_local",
                           "table keyed by thread ids: two processes' threads are not the same "
                           "threads; shown, not judged");
+    if (t->shown) {
+        snprintf(msg, sizeof msg, "table %s: %s", t->name, t->shown);
+        pp_result_finding(out_stage, PP_SEVERITY_INFO, "compare.shown_only", msg);
+    }
     if (ty->too_few > 0) {
         snprintf(msg, sizeof msg, "table %s: %d row%s too small to judge: even all of their "
                  "samples in one run would not be significant (status \"too few samples\")",

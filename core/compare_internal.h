@@ -77,9 +77,12 @@ typedef struct cmp_table {
     int samples_col;             /* a sampled table's count column, or -1 */
     int counts_exact;            /* ... which is an exact event count, not samples */
     int local;                   /* keyed by a process-local id (a thread): shown, never judged */
+    const char *shown;           /* NULL, or why the table is shown and never judged (its
+                                    declaration: waits, or a view another table judges) */
     double alpha;                /* a row's significance level: CMP_ALPHA / rows tested */
     int stack_table;             /* a flame-graph table (first key `stack`) */
     const cmp_total *axis;       /* the total the primary measure adds up to, or NULL */
+    const cmp_total *own;        /* the table's own total (cmp_own_of), or NULL */
     const char *stage;           /* its stage's id, to name it in the verdict */
     cmp_work w;
     cmp_row *rows;
@@ -102,8 +105,18 @@ void cmp_stage_totals(const json_t *stage_b, const json_t *stage_c, const cmp_wo
                       cmp_stage *s);
 /* The total a measure column adds up to (same name, or the analyzer's
  * name for that axis: count -> commands, total_ms -> db_ms, bytes ->
- * sampled_bytes, samples -> ticks...), or NULL. */
+ * sampled_bytes, samples -> ticks...), or NULL. It gates, and a row's
+ * move is material against it. */
 cmp_total *cmp_axis_of(cmp_stage *s, const char *column);
+/* The table's own sample count <table>_samples (cpu's running, blocking:
+ * their rows add up to it, not to every thread's samples with idle waits),
+ * or NULL: a row that disappeared while it fell is fixed. */
+cmp_total *cmp_own_of(cmp_stage *s, const char *table);
+/* NULL when table tb of a stage whose tables are `tables` is judged, else
+ * why it is only shown: its declaration says its rows are waits (no work a
+ * change removes unless a rule names them; the stage's own blocking table
+ * judges those that are), or that another table present supersedes it. */
+const char *cmp_shown_only(const json_t *tb, const json_t *tables);
 /* Relative change of a total per unit of work in percent (NAN when the
  * base is 0); cmp_total_abs_rel: of the absolutes. */
 double cmp_total_rel(const cmp_total *t);
@@ -116,6 +129,11 @@ double cmp_total_p(const cmp_total *t);
 /* The regression threshold of a measure. */
 double cmp_threshold(const pp_compare_options *o, const char *table, const char *column,
                      int primary, int stack_table);
+/* The move per unit of work past which a row of t grew or shrank: its
+ * threshold, and for a table of times (thread time, a time sampler's
+ * samples) at least the time noise, as the totals (cmp_total_moved),
+ * unless a threshold names the table. */
+double cmp_row_limit(const pp_compare_options *o, const cmp_table *t);
 /* Status of every joined row; "replaced" for a row that appeared while its
  * axis total fell by at least o->replaced_percent. */
 void cmp_classify_rows(cmp_table *t, const pp_compare_options *o);

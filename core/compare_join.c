@@ -90,6 +90,24 @@ cmp_columns(const json_t *tb, cmp_table *t)
     return 1;
 }
 
+const char *
+cmp_shown_only(const json_t *tb, const json_t *tables)
+{
+    const json_t *c = json_object_get(json_object_get(tb, "decl"), "candidate"), *x;
+    const char *by = json_string_value(json_object_get(c, "superseded_by"));
+    size_t i;
+
+    if (json_is_true(json_object_get(c, "rule_gated")))
+        return "its rows are waits (declared): idle threads' waits are no work a change removes, "
+               "so they are shown, not judged; waits that block an application frame are judged "
+               "in their own table where the analyzer keeps one";
+    json_array_foreach(tables, i, x)
+        if (by != NULL && x != tb && json_is_string(json_object_get(x, "name")) &&
+            strcmp(json_string_value(json_object_get(x, "name")), by) == 0)
+            return "a view of the same cost that another table judges (declared superseded_by)";
+    return NULL;
+}
+
 /* The cell a baseline key cell joins as: --map OLD=NEW pairs a renamed or
  * replaced key (a twin route, a renamed method) with its new name. */
 static json_t *

@@ -147,7 +147,8 @@ pp_cpu_states_init(pp_cpu_states *st, uint32_t nstacks)
     st->nstacks = nstacks;
     st->is_waiting = calloc(nstacks ? nstacks : 1, 1);
     st->row = calloc(nstacks ? nstacks : 1, sizeof *st->row);
-    return st->is_waiting && st->row ? PP_OK : PP_ENOMEM;
+    int rc = pp_cpu_blocking_init(&st->blocking, nstacks);
+    return st->is_waiting && st->row && rc == PP_OK ? PP_OK : PP_ENOMEM;
 }
 
 void
@@ -158,6 +159,7 @@ pp_cpu_states_free(pp_cpu_states *st)
     free(st->run_site);
     free(st->wait_site);
     pp_cpu_source_free(st->source);
+    pp_cpu_blocking_free(&st->blocking);
     pp_pc_agg_free(&st->running);
     pp_pc_agg_free(&st->waits);
     memset(st, 0, sizeof *st);
@@ -256,6 +258,8 @@ pp_cpu_states_stack(pp_cpu_states *st, uint32_t stack, const pp_pc_strtab *names
     st->is_waiting[stack] = 1;
     int rc = pp_pc_agg_add(&st->waits, key, a + b + 1, zero, &st->row[stack]);
     free(key);
+    if (rc == PP_OK)
+        rc = pp_cpu_blocking_stack(&st->blocking, stack, names, ids, depth, wait, user);
     return rc == PP_OK ? note_site(st, 1, st->row[stack], ids, depth, w) : rc;
 }
 
@@ -268,6 +272,7 @@ pp_cpu_states_add(pp_cpu_states *st, uint32_t stack, int64_t s, int64_t ns)
     if (st->is_waiting[stack]) {
         st->wait_s += s;
         st->wait_ns = pp_i64_add_sat(st->wait_ns, ns);
+        pp_cpu_blocking_add(&st->blocking, stack, s, ns);
     } else {
         st->run_s += s;
         st->run_ns = pp_i64_add_sat(st->run_ns, ns);
@@ -380,6 +385,8 @@ pp_cpu_states_emit(const pp_cpu_states *st, const pp_host_api *h, pp_ctx *ctx, i
     int rc = emit_table(st, h, ctx, top, 0);
     if (rc == PP_OK)
         rc = emit_table(st, h, ctx, top, 1);
+    if (rc == PP_OK)
+        rc = pp_cpu_blocking_emit(&st->blocking, h, ctx, top, st->syms);
     if (rc == PP_OK && st->syms)
         rc = pp_pc_modules_emit(st->syms->mods, ctx);
     if (rc == PP_OK && st->source)
@@ -388,6 +395,11 @@ pp_cpu_states_emit(const pp_cpu_states *st, const pp_host_api *h, pp_ctx *ctx, i
         rc = h->total_int(ctx, "running_time", PP_COL_DURATION_NS, st->run_ns);
     if (rc == PP_OK)
         rc = h->total_int(ctx, "waiting_time", PP_COL_DURATION_NS, st->wait_ns);
+    /* their own sample counts: compare's rate test of each time */
+    if (rc == PP_OK)
+        rc = h->total_int(ctx, "running_samples", PP_COL_COUNT, st->run_s);
+    if (rc == PP_OK)
+        rc = h->total_int(ctx, "waiting_samples", PP_COL_COUNT, st->wait_s);
     if (rc != PP_OK || st->wait_ns <= st->run_ns / 4)
         return rc;
     /* the heaviest wait, for the message */

@@ -31,6 +31,7 @@
 #include "../common/strtab.h"
 #include "../common/frames.h"
 #include "source.h"
+#include "blocking.h"
 
 /* 1 when the frame name is a blocking call (a wait: syscalls that block in
  * read/recv/poll/epoll, WaitHandle and Monitor waits, semaphores, Sleep,
@@ -60,6 +61,7 @@ typedef struct pp_cpu_states {
      * being classified's addresses, leaf first (set before each stack). */
     pp_cpu_source *source;
     const uint64_t *frame_ips;
+    pp_cpu_blocking blocking;    /* the waits that block a caller on a task (blocking.h) */
 } pp_cpu_states;
 
 /* Ready for nstacks stacks (ids 0..nstacks-1). PP_OK or PP_ENOMEM;
@@ -83,7 +85,9 @@ void pp_cpu_states_add(pp_cpu_states *st, uint32_t stack, int64_t s, int64_t ns)
  * `waiting` (wait, waiter: samples, ms, share of waiting time), with the
  * method's / waiter's module and call site (the first application frame
  * from it outward on its first stack) when modules are known, at most top
- * rows each (0 = all); totals running_time, waiting_time; the finding
+ * rows each (0 = all); `blocking` (blocking.h), the waits of those that
+ * block an application frame on a task; totals running_time, waiting_time,
+ * running_samples, waiting_samples, blocking_time, blocking_samples; the finding
  * cpu.blocked_time when waiting outweighs running. */
 int pp_cpu_states_emit(const pp_cpu_states *st, const pp_host_api *h, pp_ctx *ctx, int64_t top);
 

@@ -139,9 +139,11 @@ expect 6 "different connections cannot be judged" -- "$PERFPIPE" compare "$tmp/w
 has "$tmp/err" "load knobs differ" "the refusal says why"
 has "$tmp/err" "connections (8 vs 16)" "the refusal names the knob"
 expect 6 "different tools cannot be judged" -- "$PERFPIPE" compare "$tmp/wrk-bad.txt.json" "$tmp/hey-fixed.txt.json" --fail-on regression
-# Twice the connections of a closed-loop tool raise its latency: judged, that
-# is a regression (exit 1), no longer "cannot judge".
-expect 1 "--allow-knob-drift compares anyway" -- "$PERFPIPE" compare "$tmp/wrk-fixed.txt.json" "$tmp/wrk-fixed-c16.txt.json" --allow-knob-drift --fail-on regression
+# Twice the connections of a closed-loop tool raise its latency (p99 +47 %, mean +39 %):
+# judged, no longer "cannot judge" (exit 6); within the latency floor of one capture per side
+# (150 %: p99 moved 119 % between two captures of the same code, bench/gate/aa-floor.sh), so
+# no change (exit 0).
+expect 0 "--allow-knob-drift compares anyway" -- "$PERFPIPE" compare "$tmp/wrk-fixed.txt.json" "$tmp/wrk-fixed-c16.txt.json" --allow-knob-drift --fail-on regression
 has "$tmp/out" "compare.knob_drift" "a drifted compare is marked"
 
 # Damage: cut files are read to their last whole record and flagged; a cut

@@ -430,6 +430,69 @@ START_TEST(test_states_split)
 }
 END_TEST
 
+/* Blocking waits (blocking.h), on the stacks of tests/data/webapp's
+ * sync-over-async capture (leaf first): the handler blocked on .Result
+ * (get_Result inlined), the same through an awaiter, Main waiting for the
+ * host's shutdown, an idle pool worker, a lock wait under application
+ * code, and Main waiting for its workers. The first two (pool threads)
+ * and the lock block; the others do not. */
+START_TEST(test_blocking_split)
+{
+    pp_pc_strtab names;
+    pp_cpu_states st;
+    const char *frames[] = {
+        "System.Threading.ManualResetEventSlim.Wait",                          /* 0 */
+        "System.Threading.Tasks.Task.SpinThenBlockingWait",
+        "System.Threading.Tasks.Task.InternalWaitCore",
+        "System.Threading.Tasks.Task.InternalWait",
+        "WebApp.Shop.StockBlocking",
+        "Microsoft.AspNetCore.Routing.EndpointMiddleware.Invoke",              /* 5 */
+        "System.Threading.Monitor.Wait",
+        "System.Runtime.CompilerServices.TaskAwaiter.HandleNonSuccessAndDebuggerNotification",
+        "Microsoft.Extensions.Hosting.HostingAbstractionsHostExtensions.Run",
+        "WebApp.Program.Main",
+        "System.Threading.LowLevelLifoSemaphore.WaitNative",                   /* 10 */
+        "System.Threading.PortableThreadPool+WorkerThread.WorkerThreadStart",
+        "System.Runtime.CompilerServices.TaskAwaiter`1[System.Int32].GetResult",
+        "WebApp.Shop.Awaiter",
+        "System.Threading.Monitor.Enter",
+        "WebApp.Shop.Locked",                                                  /* 15 */
+    };
+    enum { N = sizeof frames / sizeof frames[0] };
+    uint32_t id[N];
+    pp_pc_strtab_init(&names);
+    for (int i = 0; i < N; i++)
+        ck_assert_int_eq(pp_pc_strtab_intern(&names, frames[i], strlen(frames[i]), &id[i]), PP_OK);
+    ck_assert_int_eq(pp_cpu_states_init(&st, 6), PP_OK);
+    uint32_t result[7] = { id[0], id[1], id[2], id[3], id[4], id[5], id[11] };
+    uint32_t awaiter[7] = { id[0], id[1], id[2], id[3], id[12], id[13], id[11] };
+    uint32_t host_full[8] = { id[6], id[0], id[1], id[2], id[3], id[7], id[8], id[9] };
+    uint32_t idle[2] = { id[10], id[11] }, lock[2] = { id[14], id[15] };   /* any thread */
+    uint32_t driver[5] = { id[0], id[1], id[2], id[3], id[9] };  /* Main blocks: no pool thread */
+    ck_assert_int_eq(pp_cpu_states_stack(&st, 0, &names, result, 7), PP_OK);
+    ck_assert_int_eq(pp_cpu_states_stack(&st, 1, &names, awaiter, 7), PP_OK);
+    ck_assert_int_eq(pp_cpu_states_stack(&st, 2, &names, host_full, 8), PP_OK);
+    ck_assert_int_eq(pp_cpu_states_stack(&st, 3, &names, idle, 2), PP_OK);
+    ck_assert_int_eq(pp_cpu_states_stack(&st, 4, &names, lock, 2), PP_OK);
+    ck_assert_int_eq(pp_cpu_states_stack(&st, 5, &names, driver, 5), PP_OK);
+    for (uint32_t s = 0; s < 6; s++)
+        pp_cpu_states_add(&st, s, 10 + s, (10 + (int64_t)s) * 1000000);
+    ck_assert_int_eq(st.wait_s, 10 + 11 + 12 + 13 + 14 + 15);     /* all six wait */
+    ck_assert_int_eq(st.blocking.s, 10 + 11 + 14);                /* three of them block */
+    ck_assert_int_eq(st.blocking.ns, 35000000);
+    ck_assert_uint_eq(pp_pc_agg_count(&st.blocking.rows), 3);
+    ck_assert_uint_eq(st.blocking.row[0], 1);
+    ck_assert_str_eq(pp_pc_agg_key(&st.blocking.rows, 0), "WebApp.Shop.StockBlocking");
+    ck_assert_str_eq(pp_pc_agg_key(&st.blocking.rows, 1), "WebApp.Shop.Awaiter");
+    ck_assert_str_eq(pp_pc_agg_key(&st.blocking.rows, 2), "WebApp.Shop.Locked");
+    ck_assert_uint_eq(st.blocking.row[2], 0);                /* Main, through the host */
+    ck_assert_uint_eq(st.blocking.row[3], 0);                /* the idle pool */
+    ck_assert_uint_eq(st.blocking.row[5], 0);                /* Main's own Wait: no pool thread */
+    pp_cpu_states_free(&st);
+    pp_pc_strtab_free(&names);
+}
+END_TEST
+
 START_TEST(test_built_plugin)
 {
     /* the shipped artifact: dlopen'ed like the loader does, only the entry
@@ -470,6 +533,7 @@ static Suite *suite(void)
     tcase_add_test(tc, test_focus_not_found_and_bad_options);
     tcase_add_test(tc, test_wait_names);
     tcase_add_test(tc, test_states_split);
+    tcase_add_test(tc, test_blocking_split);
     suite_add_tcase(s, tc);
     return s;
 }
