@@ -13,13 +13,15 @@
 
 #include <perfpipe/perfpipe.h>
 
+#include "buildid.h"
 #include "cli.h"
 #include "compare.h"
 #include "diag.h"
 #include "result/result.h"
 
 static const char usage[] =
-"Usage: perfpipe verify BEFORE_DIR AFTER_DIR [--noise PCT] [--format text|json] [-o FILE]\n"
+"Usage: perfpipe verify BEFORE_DIR AFTER_DIR [--noise PCT] [--config-only]\n"
+"                       [--format text|json] [-o FILE]\n"
 "\n"
 "Judges a fix from two evidence folders of `perfpipe diagnose` (the same\n"
 "session file, before and after the change):\n"
@@ -32,11 +34,17 @@ static const char usage[] =
 "  - each ranked candidate of BEFORE: confirmed (structural) when its target\n"
 "    disappeared from the axis's table, confirmed (statistical) when its cost\n"
 "    per unit fell by half or more, else not confirmed.\n"
+"  - both sides must have run different builds of the application (the\n"
+"    modules' PDB identities in the traces), else CANNOT JUDGE: the change\n"
+"    is not deployed;\n"
 "  --noise PCT     compare's noise band (default 5)\n"
+"  --config-only   the change is configuration only (one build, other\n"
+"                  settings): the same build on both sides is expected\n"
 "  --format json   the verdicts as a perfpipe-verify/1 document\n"
 "Exit: 0 nothing regressed, 1 an axis regressed, 2 usage, 3 a folder or result\n"
 "cannot be read, 6 cannot judge (different knobs, a capture that lost events, a\n"
-"missing axis). Details: man perfpipe-diagnose (VERIFY).\n";
+"missing axis, the same build on both sides without --config-only).\n"
+"Details: man perfpipe-diagnose (VERIFY).\n";
 
 static json_t *
 load(const char *dir, const char *name, int quiet)
@@ -92,6 +100,7 @@ typedef struct verify {
     const char *before, *after;
     double noise;
     int regressions, cannot_judge;
+    int config_only;             /* --config-only: one build, other settings */
     json_t *axes;                /* name -> {overall, line, decided_by[]} */
     json_t *doc;
 } verify;
@@ -127,6 +136,15 @@ axis(verify *v, const char *name)
         json_object_set_new(rec, "line", json_string(err.message));
         v->cannot_judge++;
         goto out;
+    }
+    /* A fix is verified only when it was deployed: two results of one build
+     * (issue #44) measure the same code, unless the change is declared to be
+     * configuration only. Said once, for the first axis that shows it. */
+    char why[1024];
+    if (!json_object_get(v->doc, "not_deployed") &&
+        pp_buildid_verify_deployed(a, b, v->config_only, why, sizeof why)) {
+        json_object_set_new(v->doc, "not_deployed", json_string(why));
+        v->cannot_judge++;
     }
     const json_t *verd = json_object_get(out, "verdict");
     json_object_set_new(rec, "overall", json_string(vd.overall));
@@ -197,6 +215,8 @@ print_text(const verify *v, FILE *f)
             : "VERIFIED: no axis regressed");
     if (json_object_get(v->doc, "knobs_differ"))
         fprintf(f, "knobs differ: %s\n", json_string_value(json_object_get(v->doc, "knobs_differ")));
+    if (json_object_get(v->doc, "not_deployed"))
+        fprintf(f, "%s\n", json_string_value(json_object_get(v->doc, "not_deployed")));
     json_object_foreach(v->axes, k, ax)
         fprintf(f, "axis %s: %s: %s\n", k, json_string_value(json_object_get(ax, "overall")),
                 json_string_value(json_object_get(ax, "line")) ?: "");
@@ -289,6 +309,8 @@ pp_cmd_verify(int argc, char **argv)
                 return PP_EXIT_USAGE;
             }
             i++;
+        } else if (strcmp(a, "--config-only") == 0) {
+            v.config_only = 1;
         } else if (strcmp(a, "--format") == 0 && val) {
             format = argv[++i];
         } else if ((strcmp(a, "-o") == 0 || strcmp(a, "--output") == 0) && val) {

@@ -204,14 +204,19 @@ if [ -n "$browser" ]; then
     "! grep -E 'CONSOLE|Uncaught' '$tmp/console' | grep -q . && grep -q 'WebApp.Shop.DigestNaive' '$tmp/dom.html' && grep -q '<h2>Ranked candidates</h2>' '$tmp/dom.html'"
 fi
 
-"$PERFPIPE" verify "$tmp/bad" "$tmp/good" >"$tmp/v.out" 2>"$tmp/v.err"; e=$?
+# Bad and good are one build run with other settings (--fixed 1): without
+# --config-only that is "the change is not deployed" (issue #44).
+"$PERFPIPE" verify "$tmp/bad" "$tmp/good" >"$tmp/v0.out" 2>&1; e=$?
+sh_check "verify of one build without --config-only: exit 6, not deployed" \
+  "[ $e = 6 ] && head -1 '$tmp/v0.out' | grep -q '^CANNOT JUDGE' && grep -q 'not deployed' '$tmp/v0.out'"
+"$PERFPIPE" verify --config-only "$tmp/bad" "$tmp/good" >"$tmp/v.out" 2>"$tmp/v.err"; e=$?
 sh_check "verify bad good: exit 0, VERIFIED" "[ $e = 0 ] && head -1 '$tmp/v.out' | grep -q '^VERIFIED'"
 for m in DigestNaive InvoiceChurn; do
   sh_check "verify bad good: the planted $m confirmed" "grep -q 'WebApp.Shop.$m: confirmed' '$tmp/v.out'"
 done
-"$PERFPIPE" verify "$tmp/good" "$tmp/bad" >"$tmp/v2.out" 2>&1; e=$?
+"$PERFPIPE" verify --config-only "$tmp/good" "$tmp/bad" >"$tmp/v2.out" 2>&1; e=$?
 sh_check "verify good bad (swapped): exit 1, REGRESSED" "[ $e = 1 ] && head -1 '$tmp/v2.out' | grep -q '^REGRESSED'"
-"$PERFPIPE" verify "$tmp/bad" "$tmp/other" >"$tmp/v3.out" 2>&1; e=$?
+"$PERFPIPE" verify --config-only "$tmp/bad" "$tmp/other" >"$tmp/v3.out" 2>&1; e=$?
 sh_check "verify with other knobs: exit 6, CANNOT JUDGE naming duration_s" \
   "[ $e = 6 ] && head -1 '$tmp/v3.out' | grep -q '^CANNOT JUDGE' && grep -q 'duration_s: 3.0 vs 2.0' '$tmp/v3.out'"
 [ $fail = 0 ] || { sed 's/^/  v: /' "$tmp/v.out" | head -20; }
