@@ -33,7 +33,7 @@ write_doc(void *user, FILE *out)
     }
     if (rc != PP_OK) {
         pp_cli_error("%s", err.message);
-        return PP_EXIT_USAGE;
+        return rc == PP_ENOMEM ? PP_EXIT_NOMEM : PP_EXIT_USAGE;
     }
     return PP_EXIT_OK;
 }
