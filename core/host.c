@@ -4,6 +4,7 @@
  * cannot take the run or the other stages' results with it. */
 #include "config.h"
 
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -108,6 +109,25 @@ host_table_new(pp_ctx *ctx, const char *name, uint32_t ncolumns, const pp_column
     return t;
 }
 
+/* The ABI's rule for NaN and infinity (plugin.h, pp_cell): JSON has no
+ * such numbers, so the cell is written as null, and the first one of a
+ * stage is a warning finding `result.nonfinite`: a figure the plugin could
+ * not compute is never passed off as a number, nor as nothing. */
+static int
+flag_nonfinite(pp_ctx *ctx, pp_table *t, const pp_cell *cells)
+{
+    uint32_t n = pp_result_table_columns(t);
+
+    for (uint32_t c = 0; c < n; c++)
+        if (cells[c].type == PP_CELL_DOUBLE && !isfinite(cells[c].v.d) && ctx->nonfinite++ == 0)
+            return pp_result_finding(ctx->stage, PP_SEVERITY_WARNING, "result.nonfinite",
+                                     "a table cell was NaN or infinite (written as null): a "
+                                     "figure the analyzer could not compute") == PP_OK
+                       ? PP_OK
+                       : PP_ENOMEM;
+    return PP_OK;
+}
+
 /* table_row gets no ctx: the table leads to its stage. A NULL or stale
  * table has no stage to blame; it is refused (and table_new, which gave
  * NULL, already marked the stage). */
@@ -124,9 +144,11 @@ host_table_row(pp_table *t, const pp_cell *cells)
         return PP_EINVAL;
     }
     rc = pp_result_table_row(t, cells, NULL);
-    if (rc != PP_OK)
+    if (rc != PP_OK) {
         violate(ctx, "table_row: %s", pp_result_table_error(t));
-    return rc;
+        return rc;
+    }
+    return flag_nonfinite(ctx, t, cells);
 }
 
 static int
