@@ -159,6 +159,16 @@ resolve_input(input_run *in, const pp_plan_input *plan, pp_error *err)
     return PP_OK;
 }
 
+static int
+resolve_inputs(input_run *inputs, const pp_plan *plan, pp_error *err)
+{
+    int rc = PP_OK;
+
+    for (size_t i = 0; rc == PP_OK && i < plan->ninputs; i++)
+        rc = resolve_input(&inputs[i], &plan->inputs[i], err);
+    return rc;
+}
+
 /* A plugin that reads only node_size32/edge_start32 (plugin.h). */
 static int
 heap32(const pp_analyzer *a)
@@ -387,9 +397,8 @@ pp_engine_run_guarded(const pp_plan *plan, const pp_run_hooks *hooks, const pp_g
         goto out;
     }
     json_object_set_new(doc, "knobs", knobs_object(plan));
-    for (size_t i = 0; i < plan->ninputs; i++)
-        if ((rc = resolve_input(&inputs[i], &plan->inputs[i], err)) != PP_OK)
-            goto out;
+    if ((rc = resolve_inputs(inputs, plan, err)) != PP_OK)
+        goto out;
 
     for (size_t s = 0; s < plan->nstages; s++) {
         stage_run *st = &stages[s];
@@ -466,6 +475,9 @@ pp_engine_run_guarded(const pp_plan *plan, const pp_run_hooks *hooks, const pp_g
         else if (st->ctx.violation[0] != '\0')
             pp_engine_stage_fail(st, &first, "stage '%s' (analyzer %s) broke the plugin ABI: %s",
                                  st->ctx.violation);
+        else if (st->ctx.oom)
+            pp_engine_stage_fail(st, &first, "stage '%s' (analyzer %s) failed to finish: %s",
+                                 "out of memory recording its results");
         st->ctx.finishing = 0;
         if (st->failed) {
             /* What a failed stage built is not a result. */

@@ -35,6 +35,17 @@ violate(pp_ctx *ctx, const char *fmt, ...)
     va_end(ap);
 }
 
+/* A result the host could not record for want of memory fails the stage
+ * (engine.c): a plugin that goes on regardless must not leave a document
+ * silently missing a total or a finding. */
+static int
+noted(pp_ctx *ctx, int rc)
+{
+    if (rc == PP_ENOMEM)
+        ctx->oom = 1;
+    return rc;
+}
+
 static void
 host_log(pp_ctx *ctx, int level, const char *fmt, ...)
 {
@@ -120,11 +131,9 @@ flag_nonfinite(pp_ctx *ctx, pp_table *t, const pp_cell *cells)
 
     for (uint32_t c = 0; c < n; c++)
         if (cells[c].type == PP_CELL_DOUBLE && !isfinite(cells[c].v.d) && ctx->nonfinite++ == 0)
-            return pp_result_finding(ctx->stage, PP_SEVERITY_WARNING, "result.nonfinite",
-                                     "a table cell was NaN or infinite (written as null): a "
-                                     "figure the analyzer could not compute") == PP_OK
-                       ? PP_OK
-                       : PP_ENOMEM;
+            return noted(ctx, pp_result_finding(ctx->stage, PP_SEVERITY_WARNING, "result.nonfinite",
+                                                "a table cell was NaN or infinite (written as "
+                                                "null): a figure the analyzer could not compute"));
     return PP_OK;
 }
 
@@ -184,7 +193,7 @@ host_finding(pp_ctx *ctx, uint32_t severity, const char *code, const char *fmt, 
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
-    return pp_result_finding(ctx->stage, severity, code, msg);
+    return noted(ctx, pp_result_finding(ctx->stage, severity, code, msg));
 }
 
 static int
@@ -194,7 +203,7 @@ host_total_int(pp_ctx *ctx, const char *name, uint32_t type, int64_t value)
         violate(ctx, "total_int called outside finish() or without a name");
         return PP_EINVAL;
     }
-    return pp_result_total_int(ctx->stage, name, type, value);
+    return noted(ctx, pp_result_total_int(ctx->stage, name, type, value));
 }
 
 static int
@@ -204,7 +213,7 @@ host_total_double(pp_ctx *ctx, const char *name, uint32_t type, double value)
         violate(ctx, "total_double called outside finish() or without a name");
         return PP_EINVAL;
     }
-    return pp_result_total_double(ctx->stage, name, type, value);
+    return noted(ctx, pp_result_total_double(ctx->stage, name, type, value));
 }
 
 static int
@@ -214,7 +223,7 @@ host_total_string(pp_ctx *ctx, const char *name, const char *value)
         violate(ctx, "total_string called outside finish() or without a name/value");
         return PP_EINVAL;
     }
-    return pp_result_total_string(ctx->stage, name, value);
+    return noted(ctx, pp_result_total_string(ctx->stage, name, value));
 }
 
 /* The functions that get no ctx cannot mark a stage; they refuse a NULL
