@@ -22,6 +22,10 @@
                                   or has a stage that is not ok */
 #define PP_EXIT_NOMEM      7  /* out of memory */
 
+/* Set by pp_cli_error when a message says "out of memory": main() then
+ * ends with PP_EXIT_NOMEM whatever code the failing step returned. */
+extern int pp_cli_out_of_memory;
+
 extern const char *pp_prog;  /* "perfpipe" */
 /* -q/--quiet before the command (`perfpipe -q alloc F`): no warnings on
  * stderr, as the command's own -q. */

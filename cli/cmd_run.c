@@ -120,7 +120,13 @@ execute(run_args *a)
     vars.options = a->options;
     vars.option_count = a->noptions;
     vars.names_only = 1;
-    if ((rc = load(a, path, text, &vars, &q, &err)) != PP_OK) {
+    if ((rc = load(a, path, text, &vars, &q, &err)) == PP_ENOMEM) {
+        /* Not the pipeline's fault: a full load would blame it. */
+        pp_cli_error("%s", err.message);
+        status = PP_EXIT_NOMEM;
+        goto out;
+    }
+    if (rc != PP_OK) {
         /* Report what a full load reports (it checks paths too, in file
          * order), unless it passes. */
         pp_error full = PP_ERROR_INIT;
@@ -140,7 +146,7 @@ execute(run_args *a)
     vars.input_count = b.ninputs;
     if ((rc = load(a, path, text, &vars, &p, &err)) != PP_OK) {
         pp_cli_error("%s", err.message);
-        status = PP_EXIT_USAGE;
+        status = rc == PP_ENOMEM ? PP_EXIT_NOMEM : PP_EXIT_USAGE;
         goto out;
     }
     if ((status = cli_run_check_options(a, p, loader)) != PP_EXIT_OK)

@@ -20,18 +20,21 @@
 
 const char *pp_prog = "perfpipe";
 int pp_cli_quiet;
+int pp_cli_out_of_memory;
 
 void
 pp_cli_error(const char *fmt, ...)
 {
+    char msg[8192];
     va_list ap;
 
     pp_cli_progress_done();
-    fprintf(stderr, "%s: ", pp_prog);
     va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
+    vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
-    fputc('\n', stderr);
+    if (strstr(msg, "out of memory") != NULL)
+        pp_cli_out_of_memory = 1;
+    fprintf(stderr, "%s: %s\n", pp_prog, msg);
 }
 
 int
@@ -49,16 +52,25 @@ pp_cli_exit_for(int status)
     }
 }
 
+static void
+warn_writable(const char *line)
+{
+    pp_cli_error("warning: %s", line);
+}
+
 pp_loader *
 pp_cli_loader(char **dirs, int ndirs)
 {
     pp_error err = PP_ERROR_INIT;
     pp_loader *l = pp_loader_new();
+    const char *force = getenv("PERFPIPE_ALLOW_WRITABLE_PLUGINS");
 
     if (l == NULL) {
         pp_cli_error("out of memory");
         return NULL;
     }
+    pp_loader_set_writable_policy(l, warn_writable,
+                                  geteuid() == 0 && !(force != NULL && strcmp(force, "1") == 0));
     for (int i = 0; i < ndirs; i++)
         if (pp_loader_add_dir(l, dirs[i], &err) != PP_OK)
             goto fail;
@@ -73,15 +85,16 @@ fail:
 
 /* Temporary files being written, removed if a signal ends the program:
  * the CLI is the one place that may own process-wide state. */
-#define MAX_PENDING 8
+#define MAX_PENDING 64
 static const char *volatile pending[MAX_PENDING];
 
 static void
 on_fatal_signal(int sig)
 {
-    for (int i = 0; i < MAX_PENDING; i++)
-        if (pending[i] != NULL)
-            unlink(pending[i]);
+    /* Newest first: a temporary directory is emptied before its rmdir. */
+    for (int i = MAX_PENDING - 1; i >= 0; i--)
+        if (pending[i] != NULL && unlink(pending[i]) != 0)
+            rmdir(pending[i]);
     signal(sig, SIG_DFL);
     raise(sig);
 }

@@ -21,6 +21,20 @@ typedef struct doc_job {
 } doc_job;
 
 static int
+has_failed_stage(const json_t *doc)
+{
+    const json_t *st;
+    size_t i;
+
+    json_array_foreach(json_object_get(doc, "stages"), i, st) {
+        const char *status = json_string_value(json_object_get(st, "status"));
+        if (status != NULL && strcmp(status, "failed") == 0)
+            return 1;
+    }
+    return 0;
+}
+
+static int
 write_doc(void *user, FILE *out)
 {
     doc_job *job = user;
@@ -38,7 +52,11 @@ write_doc(void *user, FILE *out)
     }
     if (rc != PP_OK) {
         pp_cli_error("%s", err.message);
-        return PP_EXIT_USAGE;
+        if (rc == PP_ENOMEM)
+            return PP_EXIT_NOMEM;
+        /* Nothing to draw because a stage failed (it said why): that
+         * stage's failure is the cause, not the format asked for. */
+        return has_failed_stage(job->doc) ? PP_EXIT_PLUGIN : PP_EXIT_USAGE;
     }
     return PP_EXIT_OK;
 }

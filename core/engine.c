@@ -1,9 +1,11 @@
 /* Running a checked pipeline in one pass over each input. */
 #include "config.h"
 
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <perfpipe/perfpipe.h>
 
@@ -29,6 +31,26 @@ on_bytes(void *user, const void *data, size_t len)
     pp_engine_progress(in, in->done + len);
 }
 
+/* A reader's message with the input's path as the user gave it (the
+ * reader was handed in->where, resolve_input). */
+static void
+as_given(const input_run *in, const char *msg, char *out, size_t size)
+{
+    size_t o = 0, wl = in->where != NULL ? strlen(in->where) : 0;
+
+    for (const char *p = msg; *p != '\0' && o + 1 < size;) {
+        if (wl > 0 && strncmp(p, in->where, wl) == 0) {
+            o += (size_t)snprintf(out + o, size - o, "%s", in->plan->path);
+            if (o >= size)
+                o = size - 1;
+            p += wl;
+        } else {
+            out[o++] = *p++;
+        }
+    }
+    out[o] = '\0';
+}
+
 static void
 on_warning(void *user, const pp_error *w)
 {
@@ -36,10 +58,13 @@ on_warning(void *user, const pp_error *w)
     json_t *list = json_object_get(in->entry, "warnings");
     char line[PP_ERROR_MESSAGE_MAX + 64];
 
-    if (w->offset >= 0 && strstr(w->message, "offset") == NULL)
-        snprintf(line, sizeof line, "offset %lld: %s", (long long)w->offset, w->message);
+    char msg[PP_ERROR_MESSAGE_MAX];
+
+    as_given(in, w->message, msg, sizeof msg);
+    if (w->offset >= 0 && strstr(msg, "offset") == NULL)
+        snprintf(line, sizeof line, "offset %lld: %s", (long long)w->offset, msg);
     else
-        snprintf(line, sizeof line, "%s", w->message);
+        snprintf(line, sizeof line, "%s", msg);
     json_array_append_new(list, json_string(line));
     in->warnings++;
     if (in->hooks->warning != NULL)
@@ -48,19 +73,20 @@ on_warning(void *user, const pp_error *w)
 
 /* Prefix a reader's message with the file unless it names it already. */
 static void
-input_error(pp_error *err, const char *path, const pp_error *from)
+input_error(pp_error *err, const input_run *in, const pp_error *from)
 {
-    char msg[PP_ERROR_MESSAGE_MAX * 3];
+    const char *path = in->plan->path;
+    char msg[PP_ERROR_MESSAGE_MAX * 3], said[PP_ERROR_MESSAGE_MAX];
 
-    if (strncmp(from->message, path, strlen(path)) == 0)
-        snprintf(msg, sizeof msg, "%s", from->message);
-    else if (from->offset >= 0 && strstr(from->message, "offset") == NULL)
-        snprintf(msg, sizeof msg, "%s: offset %lld: %s", path, (long long)from->offset,
-                 from->message);
-    else if (from->line > 0 && strstr(from->message, ":") == NULL)
-        snprintf(msg, sizeof msg, "%s:%u:%u: %s", path, from->line, from->column, from->message);
+    as_given(in, from->message, said, sizeof said);
+    if (strncmp(said, path, strlen(path)) == 0)
+        snprintf(msg, sizeof msg, "%s", said);
+    else if (from->offset >= 0 && strstr(said, "offset") == NULL)
+        snprintf(msg, sizeof msg, "%s: offset %lld: %s", path, (long long)from->offset, said);
+    else if (from->line > 0 && strstr(said, ":") == NULL)
+        snprintf(msg, sizeof msg, "%s:%u:%u: %s", path, from->line, from->column, said);
     else
-        snprintf(msg, sizeof msg, "%s: %s", path, from->message);
+        snprintf(msg, sizeof msg, "%s: %s", path, said);
     pp_error_set(err, from->code < 0 ? from->code : PP_EFORMAT, "%s", msg);
     if (err != NULL) {
         err->offset = from->offset;
@@ -77,12 +103,12 @@ open_input(input_run *in, const pp_run_hooks *hooks, json_t *doc, pp_error *err)
     int rc;
 
     in->hooks = hooks;
-    in->ops = pp_source_for_input(in->plan->kind, in->plan->path);
+    in->ops = pp_source_for_input(in->plan->kind, pp_engine_input_path(in));
     if (in->ops == NULL) {
         pp_error_set(err, PP_EINVAL, "input '%s': unknown kind '%s'", in->plan->name, in->plan->kind);
         return PP_EINVAL;
     }
-    if (stat(in->plan->path, &st) == 0)
+    if (stat(pp_engine_input_path(in), &st) == 0)
         in->size = (uint64_t)st.st_size;
     in->next_progress = PP_PROGRESS_STEP;
     in->hash = pp_hash_new(hooks->hash_algo ? hooks->hash_algo : "xxh3-128", err);
@@ -98,15 +124,49 @@ open_input(input_run *in, const pp_run_hooks *hooks, json_t *doc, pp_error *err)
     /* The reader keeps the hooks until close: they live in the input_run,
      * not on this stack frame. */
     in->sh = (pp_source_hooks){ on_bytes, on_warning, in };
-    rc = in->ops->open(in->plan->path, &in->sh, &in->src, &rerr);
+    rc = in->ops->open(pp_engine_input_path(in), &in->sh, &in->src, &rerr);
     if (rc != PP_OK) {
         in->src = NULL;
         if (rc != PP_ENOMEM)
             pp_source_wrong_kind(in->plan->kind, in->plan->path, &rerr);
-        input_error(err, in->plan->path, &rerr);
+        input_error(err, in, &rerr);
         return err ? err->code : rc;
     }
     return PP_OK;
+}
+
+/* Make a relative input path that names a file absolute, now, before any
+ * plugin code runs: a plugin that calls chdir() in create() must not move
+ * the inputs (the outputs are the writer's, isolate.c). A path that names
+ * nothing here (a capture spec, "-") is left as given. */
+static int
+resolve_input(input_run *in, const pp_plan_input *plan, pp_error *err)
+{
+    char cwd[PATH_MAX];
+    struct stat st;
+    size_t n;
+
+    in->plan = plan;
+    if (plan->path == NULL || plan->path[0] == '/' || stat(plan->path, &st) != 0 ||
+        getcwd(cwd, sizeof cwd) == NULL)
+        return PP_OK;
+    n = strlen(cwd) + strlen(plan->path) + 2;
+    if ((in->where = malloc(n)) == NULL) {
+        pp_error_set(err, PP_ENOMEM, "out of memory");
+        return PP_ENOMEM;
+    }
+    snprintf(in->where, n, "%s/%s", cwd, plan->path);
+    return PP_OK;
+}
+
+static int
+resolve_inputs(input_run *inputs, const pp_plan *plan, pp_error *err)
+{
+    int rc = PP_OK;
+
+    for (size_t i = 0; rc == PP_OK && i < plan->ninputs; i++)
+        rc = resolve_input(&inputs[i], &plan->inputs[i], err);
+    return rc;
 }
 
 /* A plugin that reads only node_size32/edge_start32 (plugin.h). */
@@ -217,7 +277,7 @@ read_input(input_run *in, size_t index, stage_run *stages, size_t nstages, const
     if (rc < 0) {
         if (rc != PP_ENOMEM)
             pp_source_wrong_kind(in->plan->kind, in->plan->path, &rerr);
-        input_error(err, in->plan->path, &rerr);
+        input_error(err, in, &rerr);
         return err ? err->code : rc;
     }
     hash = json_object();
@@ -337,6 +397,8 @@ pp_engine_run_guarded(const pp_plan *plan, const pp_run_hooks *hooks, const pp_g
         goto out;
     }
     json_object_set_new(doc, "knobs", knobs_object(plan));
+    if ((rc = resolve_inputs(inputs, plan, err)) != PP_OK)
+        goto out;
 
     for (size_t s = 0; s < plan->nstages; s++) {
         stage_run *st = &stages[s];
@@ -413,6 +475,9 @@ pp_engine_run_guarded(const pp_plan *plan, const pp_run_hooks *hooks, const pp_g
         else if (st->ctx.violation[0] != '\0')
             pp_engine_stage_fail(st, &first, "stage '%s' (analyzer %s) broke the plugin ABI: %s",
                                  st->ctx.violation);
+        else if (st->ctx.oom)
+            pp_engine_stage_fail(st, &first, "stage '%s' (analyzer %s) failed to finish: %s",
+                                 "out of memory recording its results");
         st->ctx.finishing = 0;
         if (st->failed) {
             /* What a failed stage built is not a result. */
@@ -449,6 +514,7 @@ out:
         if (inputs[i].src != NULL)
             inputs[i].ops->close(inputs[i].src);
         pp_bg_hash_free(inputs[i].bg);
+        free(inputs[i].where);
         pp_hash_free(inputs[i].hash);
     }
     free(stages);

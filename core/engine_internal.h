@@ -28,6 +28,10 @@ typedef struct pp_bg_hash pp_bg_hash;
 
 typedef struct input_run {
     const pp_plan_input *plan;
+    /* Where the input is read: a relative path made absolute before any
+     * plugin's create() runs (a plugin's chdir moves nothing), else NULL
+     * and plan->path is read. Messages and the document show plan->path. */
+    char *where;
     const pp_source_ops *ops;
     void *src;
     pp_hash *hash;
@@ -110,5 +114,12 @@ void pp_bg_hash_free(pp_bg_hash *h);
  * document's hash value is then set. PP_OK, or PP_EIO when the file ended
  * before the bytes the read saw (it changed while read): err set. */
 int pp_engine_hash_join(input_run *in, pp_error *err);
+
+/* The path an input is read from (input_run.where, else its plan's). */
+static inline const char *
+pp_engine_input_path(const input_run *in)
+{
+    return in->where != NULL ? in->where : in->plan->path;
+}
 
 #endif

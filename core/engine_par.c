@@ -380,7 +380,7 @@ reopen(input_run *in, uint64_t next_progress, pp_error *err)
     in->done = 0;
     in->ops->close(in->src);
     in->src = NULL;
-    int rc = pp_nettrace_open(in->plan->path, &r, err);
+    int rc = pp_nettrace_open(pp_engine_input_path(in), &r, err);
     if (rc < 0)
         return rc;
     r->native_warning[0] = '\0';
@@ -448,7 +448,7 @@ pp_engine_read_parallel(input_run *in, size_t index, stage_run *stages, size_t n
     par_job *jv = n > 1 ? calloc(n, sizeof *jv) : NULL;
     void **children = jv ? calloc(n * nstages, sizeof *children) : NULL;
     _Atomic uint64_t *recs = children ? calloc(n * nstages, sizeof *recs) : NULL;
-    int fd = recs ? open(in->plan->path, O_RDONLY | O_CLOEXEC) : -1;
+    int fd = recs ? open(pp_engine_input_path(in), O_RDONLY | O_CLOEXEC) : -1;
     if (fd < 0) {
         free(recs);
         free(children);

@@ -4,6 +4,7 @@
  * cannot take the run or the other stages' results with it. */
 #include "config.h"
 
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -32,6 +33,17 @@ violate(pp_ctx *ctx, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(ctx->violation, sizeof ctx->violation, fmt, ap);
     va_end(ap);
+}
+
+/* A result the host could not record for want of memory fails the stage
+ * (engine.c): a plugin that goes on regardless must not leave a document
+ * silently missing a total or a finding. */
+static int
+noted(pp_ctx *ctx, int rc)
+{
+    if (rc == PP_ENOMEM)
+        ctx->oom = 1;
+    return rc;
 }
 
 static void
@@ -108,6 +120,23 @@ host_table_new(pp_ctx *ctx, const char *name, uint32_t ncolumns, const pp_column
     return t;
 }
 
+/* The ABI's rule for NaN and infinity (plugin.h, pp_cell): JSON has no
+ * such numbers, so the cell is written as null, and the first one of a
+ * stage is a warning finding `result.nonfinite`: a figure the plugin could
+ * not compute is never passed off as a number, nor as nothing. */
+static int
+flag_nonfinite(pp_ctx *ctx, pp_table *t, const pp_cell *cells)
+{
+    uint32_t n = pp_result_table_columns(t);
+
+    for (uint32_t c = 0; c < n; c++)
+        if (cells[c].type == PP_CELL_DOUBLE && !isfinite(cells[c].v.d) && ctx->nonfinite++ == 0)
+            return noted(ctx, pp_result_finding(ctx->stage, PP_SEVERITY_WARNING, "result.nonfinite",
+                                                "a table cell was NaN or infinite (written as "
+                                                "null): a figure the analyzer could not compute"));
+    return PP_OK;
+}
+
 /* table_row gets no ctx: the table leads to its stage. A NULL or stale
  * table has no stage to blame; it is refused (and table_new, which gave
  * NULL, already marked the stage). */
@@ -124,9 +153,11 @@ host_table_row(pp_table *t, const pp_cell *cells)
         return PP_EINVAL;
     }
     rc = pp_result_table_row(t, cells, NULL);
-    if (rc != PP_OK)
+    if (rc != PP_OK) {
         violate(ctx, "table_row: %s", pp_result_table_error(t));
-    return rc;
+        return rc;
+    }
+    return flag_nonfinite(ctx, t, cells);
 }
 
 static int
@@ -162,7 +193,7 @@ host_finding(pp_ctx *ctx, uint32_t severity, const char *code, const char *fmt, 
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
-    return pp_result_finding(ctx->stage, severity, code, msg);
+    return noted(ctx, pp_result_finding(ctx->stage, severity, code, msg));
 }
 
 static int
@@ -172,7 +203,7 @@ host_total_int(pp_ctx *ctx, const char *name, uint32_t type, int64_t value)
         violate(ctx, "total_int called outside finish() or without a name");
         return PP_EINVAL;
     }
-    return pp_result_total_int(ctx->stage, name, type, value);
+    return noted(ctx, pp_result_total_int(ctx->stage, name, type, value));
 }
 
 static int
@@ -182,7 +213,7 @@ host_total_double(pp_ctx *ctx, const char *name, uint32_t type, double value)
         violate(ctx, "total_double called outside finish() or without a name");
         return PP_EINVAL;
     }
-    return pp_result_total_double(ctx->stage, name, type, value);
+    return noted(ctx, pp_result_total_double(ctx->stage, name, type, value));
 }
 
 static int
@@ -192,7 +223,7 @@ host_total_string(pp_ctx *ctx, const char *name, const char *value)
         violate(ctx, "total_string called outside finish() or without a name/value");
         return PP_EINVAL;
     }
-    return pp_result_total_string(ctx->stage, name, value);
+    return noted(ctx, pp_result_total_string(ctx->stage, name, value));
 }
 
 /* The functions that get no ctx cannot mark a stage; they refuse a NULL

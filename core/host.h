@@ -17,6 +17,8 @@ struct pp_ctx {
     void (*log)(void *user, int level, const char *message);
     void *log_user;
     pp_table_set tables;         /* the stage's table wrappers (owner = this ctx) */
+    uint64_t nonfinite;          /* NaN or infinite double cells given (written as null) */
+    int oom;                     /* a total or finding could not be recorded (no memory) */
 };
 
 /* The host table handed to every plugin (static storage). */

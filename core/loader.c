@@ -35,6 +35,8 @@ struct pp_loader {
     loaded *plugins;
     size_t nplugins;
     uint32_t probe_s;            /* 0: load in process without a probe */
+    void (*warn_writable)(const char *line);
+    int refuse_writable;
 };
 
 pp_loader *
@@ -51,6 +53,44 @@ void
 pp_loader_set_probe(pp_loader *l, uint32_t limit_s)
 {
     l->probe_s = limit_s;
+}
+
+void
+pp_loader_set_writable_policy(pp_loader *l, void (*warn)(const char *line), int refuse)
+{
+    l->warn_writable = warn;
+    l->refuse_writable = refuse;
+}
+
+/* Whether path or its directory may be written by every user (another
+ * user could replace the code): PP_OK, a warning said, or
+ * PP_EPLUGIN when such plugins are refused. */
+static int
+check_writable(const pp_loader *l, const char *path, const struct stat *st, pp_error *err)
+{
+    const char *slash = strrchr(path, '/');
+    char dir[4096], line[PP_ERROR_MESSAGE_MAX];
+    struct stat ds;
+    const char *who = NULL;
+
+    snprintf(dir, sizeof dir, "%.*s", slash == NULL ? 1 : slash == path ? 1 : (int)(slash - path),
+             slash == NULL ? "." : path);
+    if (st->st_mode & S_IWOTH)
+        who = path;
+    else if (stat(dir, &ds) == 0 && (ds.st_mode & S_IWOTH))
+        who = dir;
+    if (who == NULL)
+        return PP_OK;
+    snprintf(line, sizeof line, "%.200s: writable by every user (anyone could put code into the "
+             "run): chmod o-w %.200s", who, who);
+    if (l->refuse_writable) {
+        pp_error_set(err, PP_EPLUGIN, "%s; refused when running as root "
+                     "(PERFPIPE_ALLOW_WRITABLE_PLUGINS=1 loads it anyway)", line);
+        return PP_EPLUGIN;
+    }
+    if (l->warn_writable != NULL)
+        l->warn_writable(line);
+    return PP_OK;
 }
 
 void
@@ -148,6 +188,8 @@ open_plugin(const pp_loader *l, const char *path, const char *name, void **handl
         pp_error_set(err, PP_EPLUGIN, "%s: not a regular file (symbolic links are not followed)", path);
         return PP_EPLUGIN;
     }
+    if ((rc = check_writable(l, path, &st, err)) != PP_OK)
+        return rc;
     /* No child to probe in (fork refused): load in process as before. */
     if (l->probe_s > 0 && (rc = pp_loader_probe(path, name, l->probe_s, broken, err)) != PP_OK &&
         rc != PP_EIO)

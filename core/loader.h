@@ -62,6 +62,12 @@ const pp_analyzer *pp_loader_get_or_standin(pp_loader *l, const char *name, pp_e
  * The default is PP_LOADER_PROBE_TIMEOUT_DEFAULT. */
 void pp_loader_set_probe(pp_loader *l, uint32_t limit_s);
 
+/* Plugins writable by every user (the file, or its directory: anyone
+ * could put code into the run). warn is called with one line naming the
+ * path when such a plugin is loaded; with refuse set (perfpipe running as
+ * root, not forced) the plugin is refused instead (PP_EPLUGIN). */
+void pp_loader_set_writable_policy(pp_loader *l, void (*warn)(const char *line), int refuse);
+
 /* Path of a loaded analyzer's file, or NULL. */
 const char *pp_loader_path_of(pp_loader *l, const char *name);
 

@@ -23,10 +23,8 @@ fail(pp_error *err, const char *path, const char *what, int e)
     return PP_EIO;
 }
 
-/* The process's umask without changing it for good (the CLI is
- * single-threaded while it writes outputs). */
-static mode_t
-current_umask(void)
+mode_t
+pp_outfile_umask(void)
 {
     mode_t m = umask(077);
 
@@ -128,6 +126,17 @@ pp_outfile_open(pp_outfile *o, const char *path, unsigned flags,
         o->path = NULL;
         return rc;
     }
+    if (exists && S_ISREG(st.st_mode) &&
+        ((st.st_mode & 0222) == 0 || faccessat(AT_FDCWD, o->path, W_OK, AT_EACCESS) != 0)) {
+        /* The directory may let us rename over it, but its owner said no. */
+        pp_error_set(err, PP_EIO,
+                     "%s: cannot write: the file is read-only (remove it, or make it writable "
+                     "with chmod u+w, to replace it)", o->path);
+        free(o->path);
+        o->path = NULL;
+        errno = EACCES;
+        return PP_EIO;
+    }
     if (exists && !S_ISREG(st.st_mode)) {
         /* A device, FIFO, terminal or socket is written, never replaced. */
         if (open_in_place(o, 0, err) != PP_OK) {
@@ -137,7 +146,7 @@ pp_outfile_open(pp_outfile *o, const char *path, unsigned flags,
         }
         return PP_OK;
     }
-    mode = exists ? (st.st_mode & 07777) : (0666 & ~current_umask());
+    mode = exists ? (st.st_mode & 07777) : (0666 & ~pp_outfile_umask());
     n = strlen(o->path) + sizeof ".XXXXXX";
     if ((o->tmp = malloc(n)) == NULL)
         goto oom;
@@ -192,16 +201,12 @@ release(pp_outfile *o)
     memset(o, 0, sizeof *o);
 }
 
-int
-pp_outfile_commit(pp_outfile *o, pp_error *err)
+/* Flush, fsync (a temporary file) and close o->f: 0 or an errno. */
+static int
+finish_writing(pp_outfile *o)
 {
     int e = 0;
 
-    if (o->f == NULL) {
-        pp_error_set(err, PP_EINVAL, "output not open");
-        release(o);
-        return PP_EINVAL;
-    }
     if (fflush(o->f) != 0 || ferror(o->f))
         e = errno ? errno : EIO;
     /* fsync fails with EINVAL on pipes and terminals: that is not data loss. */
@@ -210,6 +215,49 @@ pp_outfile_commit(pp_outfile *o, pp_error *err)
     if (fclose(o->f) != 0 && e == 0)
         e = errno;
     o->f = NULL;
+    return e;
+}
+
+static int
+fail_release(pp_outfile *o, pp_error *err, int e)
+{
+    char path[PATH_MAX];
+
+    if (o->tmp != NULL)
+        unlink(o->tmp);
+    snprintf(path, sizeof path, "%s", o->path);
+    release(o);
+    return fail(err, path, e == EEXIST ? "cannot create" : "cannot write", e);
+}
+
+int
+pp_outfile_prepare(pp_outfile *o, pp_error *err)
+{
+    int e;
+
+    if (o->f == NULL) {
+        pp_error_set(err, PP_EINVAL, "output not open");
+        release(o);
+        return PP_EINVAL;
+    }
+    if ((e = finish_writing(o)) != 0)
+        return fail_release(o, err, e);
+    o->prepared = 1;
+    return PP_OK;
+}
+
+int
+pp_outfile_commit(pp_outfile *o, pp_error *err)
+{
+    int e = 0;
+
+    if (o->f == NULL && !o->prepared) {
+        pp_error_set(err, PP_EINVAL, "output not open");
+        release(o);
+        return PP_EINVAL;
+    }
+    if (!o->prepared)
+        e = finish_writing(o);
     if (e == 0 && o->tmp != NULL) {
         if (o->flags & PP_OUTFILE_EXCL) {
             if (link(o->tmp, o->path) != 0)
@@ -221,15 +269,8 @@ pp_outfile_commit(pp_outfile *o, pp_error *err)
         if (e == 0)
             sync_dir(o->path);
     }
-    if (e != 0) {
-        char path[PATH_MAX];
-
-        if (o->tmp != NULL)
-            unlink(o->tmp);
-        snprintf(path, sizeof path, "%s", o->path);
-        release(o);
-        return fail(err, path, e == EEXIST ? "cannot create" : "cannot write", e);
-    }
+    if (e != 0)
+        return fail_release(o, err, e);
     release(o);
     return PP_OK;
 }

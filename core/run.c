@@ -12,10 +12,11 @@
 #include "run.h"
 
 /* Record each stage's effective options, so compare can tell runs apart. */
-static void
+static int
 record_options(json_t *doc, const pp_pipeline *p)
 {
     json_t *stages = json_object_get(doc, "stages");
+    int rc = PP_OK;
 
     for (uint32_t s = 0; s < p->stage_count && s < json_array_size(stages); s++) {
         const pp_analyzer *a = p->stages[s].analyzer;
@@ -30,20 +31,24 @@ record_options(json_t *doc, const pp_pipeline *p)
         json_object_set_new(json_array_get(stages, s), "options", opts);
         /* What the analyzer declares of its tables (ABI 1.5): readers of
          * the document (rules, candidates, compare) need no copy of it. */
-        (void)pp_decl_annotate(json_array_get(stages, s), a);
+        if (pp_decl_annotate(json_array_get(stages, s), a) != PP_OK)
+            rc = PP_ENOMEM;
     }
+    return rc;
 }
 
 /* Rules that report on their own add their findings to the stage that
  * owns the evidence (docs/rules.md); idempotent, like the rest. */
-static void
+static int
 decorate(json_t *doc, const pp_pipeline *p, const pp_ruleset *rules)
 {
     if (p->description != NULL)
         json_object_set_new(doc, "description", json_string(p->description));
-    record_options(doc, p);
+    if (record_options(doc, p) != PP_OK)
+        return PP_ENOMEM;
     if (rules != NULL)
         (void)pp_rules_annotate(rules, doc);
+    return PP_OK;
 }
 
 /* In the stages' process: the document gets what the pipeline knows
@@ -58,9 +63,14 @@ static int
 decorate_and_deliver(void *user, json_t *doc, int rc, const pp_error *err)
 {
     run_deliver *rd = user;
+    pp_error oom = PP_ERROR_INIT;
 
-    if (doc != NULL)
-        decorate(doc, rd->p, rd->rules);
+    /* A document missing its tables' declarations is not the result: rules
+     * and candidates would read it wrong. */
+    if (doc != NULL && decorate(doc, rd->p, rd->rules) != PP_OK && rc == PP_OK) {
+        pp_error_set(&oom, PP_ENOMEM, "out of memory describing the result's tables");
+        return rd->outer->deliver(rd->outer->deliver_user, NULL, PP_ENOMEM, &oom);
+    }
     return rd->outer->deliver(rd->outer->deliver_user, doc, rc, err);
 }
 

@@ -163,6 +163,9 @@ struct pp_counters_reader {
     pp_ctext tags;
     char *provider_s;
     pp_counter_sample api_sample;   /* reader_api.c: the sample next lends out */
+    /* Row anomalies (reader.c): the latest time read, rows before it. */
+    int64_t last_time_ns;
+    uint64_t backwards;
 };
 
 /* ---- sample.c: below reader.c, csv.c and json.c ------------------------ */

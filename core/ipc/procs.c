@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -173,6 +174,50 @@ link_hosts(pp_ipc_proc *v, size_t n, const pid_parent *pp, size_t npp)
     }
 }
 
+/* One probe: ask the runtime behind p->socket who it is. */
+typedef struct probe {
+    pp_ipc_proc *p;
+    int timeout_ms;
+} probe;
+
+static void *
+probe_one(void *arg)
+{
+    probe *pr = arg;
+    pp_ipc_endpoint ep;
+
+    if (pp_ipc_endpoint_connect(&ep, pr->p->socket, NULL) == PP_OK &&
+        pp_ipc_process_info_get(&ep, pr->timeout_ms, &pr->p->info, NULL) == PP_OK)
+        pr->p->have_info = 1;
+    return NULL;
+}
+
+/* Probe every socket at once, PROBES_AT_ONCE threads at a time: a socket
+ * that accepts and never answers costs its timeout once, not once per
+ * socket in turn. A probe no thread can be made for runs here. */
+#define PROBES_AT_ONCE 32
+static void
+query_all(pp_ipc_proc *v, size_t n, int timeout_ms)
+{
+    for (size_t base = 0; base < n; base += PROBES_AT_ONCE) {
+        pthread_t tid[PROBES_AT_ONCE];
+        probe pr[PROBES_AT_ONCE];
+        int started[PROBES_AT_ONCE];
+        size_t k = n - base < PROBES_AT_ONCE ? n - base : PROBES_AT_ONCE;
+
+        for (size_t i = 0; i < k; i++) {
+            pr[i] = (probe){ &v[base + i], timeout_ms };
+            started[i] = v[base + i].socket != NULL &&
+                         pthread_create(&tid[i], NULL, probe_one, &pr[i]) == 0;
+            if (!started[i] && v[base + i].socket != NULL)
+                probe_one(&pr[i]);
+        }
+        for (size_t i = 0; i < k; i++)
+            if (started[i])
+                pthread_join(tid[i], NULL);
+    }
+}
+
 int
 pp_ipc_procs_list(int query_info, int timeout_ms, pp_ipc_proc **out, size_t *nout,
                   pp_error *err)
@@ -232,17 +277,17 @@ pp_ipc_procs_list(int query_info, int timeout_ms, pp_ipc_proc **out, size_t *nou
             p->cmdline = join_argv(argv, len);
             free(argv);
         }
-        if (query_info) {
-            pp_ipc_endpoint ep;
-            if (pp_ipc_endpoint_connect(&ep, sock, NULL) == PP_OK &&
-                pp_ipc_process_info_get(&ep, timeout_ms, &p->info, NULL) == PP_OK)
-                p->have_info = 1;
-        }
-        const char *nm = p->have_info && p->info.entrypoint_assembly &&
-                         p->info.entrypoint_assembly[0] ? p->info.entrypoint_assembly : p->comm;
-        p->name = strdup(nm ? nm : "?");
     }
     closedir(d);
+    if (query_info)
+        query_all(v, n, timeout_ms);
+    for (size_t i = 0; i < n; i++) {
+        pp_ipc_proc *p = &v[i];
+        const char *nm = p->have_info && p->info.entrypoint_assembly &&
+                         p->info.entrypoint_assembly[0] ? p->info.entrypoint_assembly : p->comm;
+        if ((p->name = strdup(nm ? nm : "?")) == NULL)
+            goto oom_listed;
+    }
     link_hosts(v, n, pp, npp);
     free(pp);
     if (n > 1)
@@ -250,8 +295,11 @@ pp_ipc_procs_list(int query_info, int timeout_ms, pp_ipc_proc **out, size_t *nou
     *out = v;
     *nout = n;
     return PP_OK;
+oom_listed:
+    d = NULL;
 oom:
-    closedir(d);
+    if (d != NULL)
+        closedir(d);
     free(pp);
     pp_ipc_procs_free(v, n);
     pp_error_set(err, PP_ENOMEM, "out of memory listing processes");

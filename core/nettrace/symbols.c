@@ -157,12 +157,18 @@ method_string(pp_trace_source *r, const nt_method *m, int sig)
         free(tmp);
         return NULL;
     }
-    if (l1 && nt_utf16z_to_utf8(w, l1, &buf, &cap, &len) >= 0 && len) {
+    /* A part that cannot be converted (out of memory) fails the name: a
+     * method shown without its namespace would be a plausible wrong one. */
+    if (l1 && nt_utf16z_to_utf8(w, l1, &buf, &cap, &len) < 0)
+        goto fail;
+    if (l1 && len) {
         memcpy(out, buf, len);
         o = len;
         out[o++] = '.';
     }
-    if (l2 && nt_utf16z_to_utf8(w + l1, l2, &buf, &cap, &len) >= 0) {
+    if (l2 && nt_utf16z_to_utf8(w + l1, l2, &buf, &cap, &len) < 0)
+        goto fail;
+    if (l2) {
         memcpy(out + o, buf, len);
         o += len;
     }
@@ -181,6 +187,10 @@ method_string(pp_trace_source *r, const nt_method *m, int sig)
     free(buf);
     free(tmp);
     return out;
+fail:
+    free(buf);
+    free(tmp);
+    return NULL;
 }
 
 static int

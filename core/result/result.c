@@ -499,6 +499,12 @@ nomem:
     return PP_ENOMEM;
 }
 
+uint32_t
+pp_result_table_columns(const pp_table *t)
+{
+    return t != NULL && t->magic == TABLE_MAGIC ? t->ncolumns : 0;
+}
+
 const char *
 pp_result_table_error(const pp_table *t)
 {

@@ -104,6 +104,8 @@ int pp_result_table_row(pp_table *t, const pp_cell *cells, pp_error *err);
 /* The message of the last rejected row or table_new problem, "" if none.
  * Valid until the table is released. */
 const char *pp_result_table_error(const pp_table *t);
+/* How many columns a live table has (0 for anything else). */
+uint32_t pp_result_table_columns(const pp_table *t);
 /* The set's owner for a live table, else NULL. */
 void *pp_result_table_owner(const pp_table *t);
 

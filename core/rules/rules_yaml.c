@@ -199,6 +199,8 @@ parse_cond(ctx *c, const pp_rule_clause *cl, const pp_ynode *col, const pp_ynode
     if (out->op == PP_RULE_REGEX || out->op == PP_RULE_NOT_REGEX) {
         int e = regcomp(&out->re, out->text, REG_EXTENDED | REG_NOSUB);
 
+        if (e == REG_ESPACE)    /* not the rule's fault: say what it is */
+            return pp_pipe_error(c->err, PP_ENOMEM, c->file, val->pos, "out of memory");
         if (e != 0) {
             char why[128];
 

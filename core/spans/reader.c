@@ -43,6 +43,7 @@ static int reader_new(char *buf, size_t len, const char *name, pp_spans_reader *
     r->len = len;
     r->name = n;
     r->text = (pp_jc_text){ buf, len, PP_SPANS_MAX_DEPTH, PP_SPANS_MAX_VALUE };
+    r->truncated_at = -1;
     *out = r;
     return PP_OK;
 }
@@ -131,6 +132,7 @@ void pp_spans_close(pp_spans_reader *r)
 uint64_t pp_spans_count(const pp_spans_reader *r) { return r->spans; }
 uint64_t pp_spans_documents(const pp_spans_reader *r) { return r->documents; }
 uint32_t pp_spans_form(const pp_spans_reader *r) { return r->form; }
+int64_t pp_spans_truncated_at(const pp_spans_reader *r) { return r->truncated_at; }
 
 /* ---- the walk down to the spans -------------------------------------------- */
 
@@ -281,8 +283,16 @@ static int load_document(pp_spans_reader *r, pp_error *err)
     }
     if (pp_jc_type(&r->text, pos) == PP_JC_NONE)
         return pp_spans_bad(r, pos, PP_EFORMAT, err, "expected a JSON value");
-    if (pp_jc_skip(&r->text, pos, 0, &doc_end, &pr) < 0)
+    if (pp_jc_skip(&r->text, pos, 0, &doc_end, &pr) < 0) {
+        /* A stream of documents (one per line) whose last one runs off the
+         * end was cut while being written: what came before is whole. */
+        if (r->documents > 0 && pr.code == PP_EFORMAT && pr.offset >= r->len) {
+            r->truncated_at = (int64_t)pos;
+            r->pos = r->len;
+            return 0;
+        }
         return bad_text(r, &pr, err);
+    }
     if ((rc = value_type(r, pos, &type, err)) < 0)
         return rc;
     r->pos = doc_end;

@@ -10,6 +10,10 @@
 #include <perfpipe/spans.h>
 
 /* Read a whole regular file into a malloc'ed, NUL-terminated buffer. */
+/* Where the cut last document of a stream of documents starts (the
+ * documents before it were read whole), or -1. */
+int64_t pp_spans_truncated_at(const pp_spans_reader *r);
+
 int pp_spans_read_file(const char *path, char **buf, size_t *len, pp_error *err);
 
 /* Open over buf[0..len), taking ownership of buf (malloc'ed, len + 1 bytes,

@@ -47,6 +47,7 @@ struct pp_spans_reader {
     const char *service;
     uint64_t spans;
     uint64_t documents;
+    int64_t truncated_at;       /* where a cut last document starts, or -1 */
     uint32_t form;
     int failed;                 /* sticky error code, 0 if none */
     pp_error failure;

@@ -80,6 +80,12 @@ static void spans_close(void *src)
     free(s);
 }
 
+static void spans_damage(void *src, pp_source_damage *out)
+{
+    spans_source *s = src;
+    out->truncated_at = pp_spans_truncated_at(s->reader);
+}
+
 const pp_source_ops pp_spans_source_ops = {
     .kind = "spans",
     .kind_bit = PP_KIND_SPANS,
@@ -87,4 +93,5 @@ const pp_source_ops pp_spans_source_ops = {
     .next = spans_next,
     .describe = spans_describe,
     .close = spans_close,
+    .damage = spans_damage,
 };

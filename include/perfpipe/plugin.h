@@ -157,6 +157,9 @@ typedef struct pp_table_decl {
 #define PP_CELL_INT    2u
 #define PP_CELL_DOUBLE 3u
 
+/* A PP_CELL_DOUBLE that is NaN or infinite is written as null (JSON has
+ * no such numbers) and the stage gets a warning finding result.nonfinite
+ * (once): compute a figure, or give PP_CELL_NULL for "none". */
 typedef struct pp_cell {
     uint32_t type;               /* PP_CELL_* */
     uint32_t reserved;

@@ -20,7 +20,9 @@
  *   umask     umask(0) in create
  *   closefds  closes every descriptor above 2 in create
  *   linger    forks in create a child that sleeps 1000 s, its pid written
- *             to $PP_FAULT_PIDFILE */
+ *             to $PP_FAULT_PIDFILE
+ *   nan       a table of figures: NaN, +infinity, -infinity and 1.5 */
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -51,6 +53,7 @@
 #define F_UMASK 19
 #define F_CLOSEFDS 20
 #define F_LINGER 21
+#define F_NAN 22
 
 #ifndef FAULT
 #error FAULT must name the fault
@@ -161,6 +164,16 @@ finish(void *st, pp_ctx *ctx, pp_error *err)
     if (FAULT == F_GARBAGE) {
         s->host->table_new(ctx, "huge", 1u << 30, cols, 0);
         s->host->table_row((pp_table *)(uintptr_t)0x1000, row);
+    }
+    if (FAULT == F_NAN) {
+        static const pp_column fcols[] = { { "what", PP_COL_STRING, 0 }, { "figure", PP_COL_NUMBER, 0 } };
+        static const char *const what[] = { "nan", "inf", "-inf", "one and a half" };
+        pp_table *t = s->host->table_new(ctx, "figures", 2, fcols, 1);
+        double v[] = { NAN, INFINITY, -INFINITY, 1.5 };
+        for (int i = 0; i < 4; i++) {
+            pp_cell r[2] = { pp_cell_str(what[i]), pp_cell_dbl(v[i]) };
+            s->host->table_row(t, r);
+        }
     }
     s->kept = s->host->table_new(ctx, "records", 1, cols, 1);
     s->host->table_row(s->kept, row);
