@@ -491,14 +491,95 @@ parse_metadata_block(pp_trace_source *r, const uint8_t *p, size_t n, uint64_t of
     return PP_OK;
 }
 
+/* A V4 object at *offp (the nettrace "!FastSerialization" framing: tags,
+ * type name, size, aligned body, end tag): its body, length and kind (2
+ * event, 3 metadata, 4 sequence point, 5 stack, -1 skipped), *offp moved to
+ * the body. 1 a block was read; 0 the stream ends here (its end tag, or cut:
+ * said through truncated()); a negative error code otherwise. */
+static int
+v4_object(pp_trace_source *r, uint64_t *offp, const uint8_t **bodyp, size_t *lenp, int *kindp,
+          pp_error *err)
+{
+    uint64_t off = *offp;
+    const uint8_t *body;
+    size_t len, avail = 0;
+    int kind;
+
+    const uint8_t *p = nt_input_get(r, off, 1, &avail, err);
+    if (!p) {
+        if (err && err->code) return r->failed = err->code;
+        truncated(r, off, "the file ends without the end-of-stream tag");
+        return 0;
+    }
+    if (p[0] == 1) {    /* NullReference: end of stream */
+        r->pos = off + 1;
+        r->done = 1;
+        return 0;
+    }
+    p = nt_input_get(r, off, 15, &avail, err);
+    if (!p) {
+        truncated(r, off, "an object header is cut");
+        return 0;
+    }
+    if (p[0] != 5 || p[1] != 5 || p[2] != 1)
+        return nt_fail_at(r, err, PP_EFORMAT, off, "%s: byte %llu: expected an object "
+                          "(tags 05 05 01) or the end-of-stream tag 01, found %02x %02x %02x",
+                          r->name, (unsigned long long)off, p[0], p[1], p[2]);
+    uint32_t nlen = nt_rd32(p + 11);
+    if (nlen == 0 || nlen > NT_MAX_TYPE_NAME)
+        return nt_fail_at(r, err, PP_EFORMAT, off + 11, "%s: byte %llu: object type "
+                          "name length %u is not plausible", r->name,
+                          (unsigned long long)(off + 11), nlen);
+    p = nt_input_get(r, off, 15 + nlen + 1 + 4, &avail, err);
+    if (!p) {
+        truncated(r, off, "an object header is cut");
+        return 0;
+    }
+    const char *tn = (const char *)p + 15;
+    if (p[15 + nlen] != 6)
+        return nt_fail_at(r, err, PP_EFORMAT, off + 15 + nlen, "%s: byte %llu: expected "
+                          "the end-of-type tag 06", r->name,
+                          (unsigned long long)(off + 15 + nlen));
+    if (nlen == 10 && memcmp(tn, "EventBlock", 10) == 0) kind = 2;
+    else if (nlen == 13 && memcmp(tn, "MetadataBlock", 13) == 0) kind = 3;
+    else if (nlen == 7 && memcmp(tn, "SPBlock", 7) == 0) kind = 4;
+    else if (nlen == 10 && memcmp(tn, "StackBlock", 10) == 0) kind = 5;
+    else kind = -1;
+    int32_t bsize = (int32_t)nt_rd32(p + 15 + nlen + 1);
+    uint64_t boff = off + 15 + nlen + 1 + 4;
+    if (bsize < 0)
+        return nt_fail_at(r, err, PP_EFORMAT, boff - 4, "%s: byte %llu: negative block "
+                          "size %d", r->name, (unsigned long long)(boff - 4), bsize);
+    boff = (boff + 3) & ~(uint64_t)3;       /* padding to an aligned absolute offset */
+    len = (size_t)bsize;
+    body = nt_input_get(r, off, (size_t)(boff - off) + len + 1, &avail, err);
+    if (!body) {
+        if (err && err->code) return r->failed = err->code;
+        truncated(r, off, "the last block is cut");
+        return 0;
+    }
+    body += boff - off;
+    if (body[len] != 6)
+        return nt_fail_at(r, err, PP_EFORMAT, boff + len, "%s: byte %llu: expected the "
+                          "end-of-object tag 06 after the %.*s at byte %llu", r->name,
+                          (unsigned long long)(boff + len), (int)nlen, tn,
+                          (unsigned long long)off);
+    r->pos = boff + len + 1;
+    *offp = boff;
+    *bodyp = body;
+    *lenp = len;
+    *kindp = kind;
+    return 1;
+}
+
 int
 nt_read_block(pp_trace_source *r, pp_error *err)
 {
     {
         uint64_t off = r->pos;
-        const uint8_t *body;
-        size_t len, avail = 0;
-        int kind;               /* 2 event 3 meta 4 sp 5 stack 6 thread 7 rmthread 8 label, -1 skip */
+        const uint8_t *body = NULL;
+        size_t len = 0, avail = 0;
+        int kind = -1;          /* 2 event 3 meta 4 sp 5 stack 6 thread 7 rmthread 8 label, -1 skip */
 
         if (r->stop_at && off >= r->stop_at) {
             r->done = 1;         /* a region's end: the next worker reads on */
@@ -507,67 +588,9 @@ nt_read_block(pp_trace_source *r, pp_error *err)
         }
         nt_input_consume(r, off);
         if (r->format == 4) {
-            const uint8_t *p = nt_input_get(r, off, 1, &avail, err);
-            if (!p) {
-                if (err && err->code) return r->failed = err->code;
-                truncated(r, off, "the file ends without the end-of-stream tag");
-                return 0;
-            }
-            if (p[0] == 1) {    /* NullReference: end of stream */
-                r->pos = off + 1;
-                r->done = 1;
-                return 0;
-            }
-            p = nt_input_get(r, off, 15, &avail, err);
-            if (!p) {
-                truncated(r, off, "an object header is cut");
-                return 0;
-            }
-            if (p[0] != 5 || p[1] != 5 || p[2] != 1)
-                return nt_fail_at(r, err, PP_EFORMAT, off, "%s: byte %llu: expected an object "
-                                  "(tags 05 05 01) or the end-of-stream tag 01, found %02x %02x %02x",
-                                  r->name, (unsigned long long)off, p[0], p[1], p[2]);
-            uint32_t nlen = nt_rd32(p + 11);
-            if (nlen == 0 || nlen > NT_MAX_TYPE_NAME)
-                return nt_fail_at(r, err, PP_EFORMAT, off + 11, "%s: byte %llu: object type "
-                                  "name length %u is not plausible", r->name,
-                                  (unsigned long long)(off + 11), nlen);
-            p = nt_input_get(r, off, 15 + nlen + 1 + 4, &avail, err);
-            if (!p) {
-                truncated(r, off, "an object header is cut");
-                return 0;
-            }
-            const char *tn = (const char *)p + 15;
-            if (p[15 + nlen] != 6)
-                return nt_fail_at(r, err, PP_EFORMAT, off + 15 + nlen, "%s: byte %llu: expected "
-                                  "the end-of-type tag 06", r->name,
-                                  (unsigned long long)(off + 15 + nlen));
-            if (nlen == 10 && memcmp(tn, "EventBlock", 10) == 0) kind = 2;
-            else if (nlen == 13 && memcmp(tn, "MetadataBlock", 13) == 0) kind = 3;
-            else if (nlen == 7 && memcmp(tn, "SPBlock", 7) == 0) kind = 4;
-            else if (nlen == 10 && memcmp(tn, "StackBlock", 10) == 0) kind = 5;
-            else kind = -1;
-            int32_t bsize = (int32_t)nt_rd32(p + 15 + nlen + 1);
-            uint64_t boff = off + 15 + nlen + 1 + 4;
-            if (bsize < 0)
-                return nt_fail_at(r, err, PP_EFORMAT, boff - 4, "%s: byte %llu: negative block "
-                                  "size %d", r->name, (unsigned long long)(boff - 4), bsize);
-            boff = (boff + 3) & ~(uint64_t)3;       /* padding to an aligned absolute offset */
-            len = (size_t)bsize;
-            body = nt_input_get(r, off, (size_t)(boff - off) + len + 1, &avail, err);
-            if (!body) {
-                if (err && err->code) return r->failed = err->code;
-                truncated(r, off, "the last block is cut");
-                return 0;
-            }
-            body += boff - off;
-            if (body[len] != 6)
-                return nt_fail_at(r, err, PP_EFORMAT, boff + len, "%s: byte %llu: expected the "
-                                  "end-of-object tag 06 after the %.*s at byte %llu", r->name,
-                                  (unsigned long long)(boff + len), (int)nlen, tn,
-                                  (unsigned long long)off);
-            r->pos = boff + len + 1;
-            off = boff;
+            int got = v4_object(r, &off, &body, &len, &kind, err);
+            if (got <= 0)
+                return got;
         } else {
             const uint8_t *p = nt_input_get(r, off, 4, &avail, err);
             if (!p) {

@@ -130,16 +130,15 @@ nt_value_size(const nt_meta *m, uint32_t t, const uint8_t *p, size_t n, uint32_t
     return value_size(m, t, p, n, ptr_size, 0);
 }
 
-int
-nt_decode_member(pp_trace_source *r, const nt_meta *m, uint32_t member,
-                 const uint8_t *payload, size_t n, pp_value *out)
+/* Where member starts in payload: its fixed offset, else walked from the
+ * last member whose offset is known. PP_OK or PP_EFORMAT. */
+static int
+member_offset(pp_trace_source *r, const nt_meta *m, uint32_t member, const uint8_t *payload,
+              size_t n, size_t *out)
 {
     const nt_type *root = &m->types[0];
     size_t at;
 
-    memset(out, 0, sizeof *out);
-    if (member >= root->member_count)
-        return PP_ENOTFOUND;
     const nt_member *mm = &m->members[root->first_member + member];
     if (mm->offset >= 0) {
         at = (size_t)mm->offset;
@@ -160,14 +159,19 @@ nt_decode_member(pp_trace_source *r, const nt_meta *m, uint32_t member,
             at += (size_t)s;
         }
     }
-    if (at > n)
-        return PP_EFORMAT;
+    *out = at;
+    return PP_OK;
+}
+
+/* The value of type ty at payload[at] (sz bytes) into out; strings go
+ * through r's scratch buffer. PP_OK or PP_EFORMAT. */
+static int
+decode_value(pp_trace_source *r, const nt_type *ty, const uint8_t *payload, size_t n, size_t at,
+             int64_t sz, pp_value *out)
+{
     const uint8_t *p = payload + at;
     size_t left = n - at;
-    const nt_type *ty = &m->types[mm->type];
-    int64_t sz = nt_value_size(m, mm->type, p, left, r->pointer_size);
-    if (sz < 0)
-        return PP_EFORMAT;
+
     switch (ty->code) {
     case NT_T_BOOL32: out->type = PP_VALUE_INT; out->v.i = nt_rd32(p) != 0; out->size = 4; break;
     case NT_T_CHAR16: out->type = PP_VALUE_INT; out->v.i = nt_rd16(p); out->size = 2; break;
@@ -220,4 +224,23 @@ nt_decode_member(pp_trace_source *r, const nt_meta *m, uint32_t member,
         out->type = PP_VALUE_BYTES; out->v.bytes = p; out->size = (uint32_t)sz; break;
     }
     return PP_OK;
+}
+
+int
+nt_decode_member(pp_trace_source *r, const nt_meta *m, uint32_t member,
+                 const uint8_t *payload, size_t n, pp_value *out)
+{
+    const nt_type *root = &m->types[0];
+    size_t at;
+
+    memset(out, 0, sizeof *out);
+    if (member >= root->member_count)
+        return PP_ENOTFOUND;
+    const nt_member *mm = &m->members[root->first_member + member];
+    if (member_offset(r, m, member, payload, n, &at) != PP_OK || at > n)
+        return PP_EFORMAT;
+    int64_t sz = nt_value_size(m, mm->type, payload + at, n - at, r->pointer_size);
+    if (sz < 0)
+        return PP_EFORMAT;
+    return decode_value(r, &m->types[mm->type], payload, n, at, sz, out);
 }

@@ -14,6 +14,7 @@
 #include <perfpipe/plugin.h>
 
 #include "heap_common.h"
+#include "gcdump_diff.h"
 
 static const pp_option_decl options[] = {
     { "top", PP_OPT_INT, 0, "50",
@@ -28,14 +29,6 @@ static const pp_option_decl options[] = {
 
 static const char *const slots[] = { "baseline", "candidate" };
 
-typedef struct state {
-    const pp_host_api *host;
-    int64_t top, paths, threshold;
-    int merge;
-    const pp_heap_snapshot *snap[2];   /* view[i] once consumed */
-    pp_heap_snapshot view[2];          /* hc_snapshot_view; arrays valid
-                                          until finish returns */
-} state;
 
 static int create(const pp_host_api *host, pp_ctx *ctx, const pp_options *opts,
                   void **out, pp_error *err)
@@ -80,25 +73,9 @@ static int consume(void *p, const pp_record *rec, pp_error *err)
     return PP_OK;
 }
 
-/* One row of the join. */
-typedef struct diff_row {
-    const char *name;
-    uint32_t key[2];             /* key index per side, HC_NONE if absent */
-    int64_t count[2], bytes[2];
-    int64_t dcount, dbytes;
-} diff_row;
 
 static int64_t rnd(double v) { return pp_i64_from_double(round(v)); }
 
-static int cmp_delta(const void *a, const void *b)
-{
-    const diff_row *x = a, *y = b;
-    if (x->dbytes != y->dbytes)
-        return x->dbytes > y->dbytes ? -1 : 1;
-    if (x->dcount != y->dcount)
-        return x->dcount > y->dcount ? -1 : 1;
-    return strcmp(x->name, y->name);
-}
 
 static int cmp_abs_delta(const void *a, const void *b)
 {
@@ -106,7 +83,7 @@ static int cmp_abs_delta(const void *a, const void *b)
     int64_t ax = llabs(x->dbytes), ay = llabs(y->dbytes);
     if (ax != ay)
         return ax > ay ? -1 : 1;
-    return cmp_delta(a, b);
+    return gd_cmp_delta(a, b);
 }
 
 static const char *status_of(const diff_row *r)
@@ -122,22 +99,13 @@ static const char *status_of(const diff_row *r)
     return "unchanged";
 }
 
-/* A leak suspect and what it holds. Rows are in name order and never move;
- * everything refers to them by index. */
-typedef struct suspect {
-    uint32_t row;
-    uint32_t owner_row;          /* row of the suspect whose instances own
-                                    (immediately dominate) most of this one's
-                                    instances, or HC_NONE */
-    uint64_t held;               /* candidate bytes its instances retain */
-} suspect;
 
 /* Comparators over row indexes (qsort_r: no global state, stages may run
  * side by side). */
 static int cmp_order_delta(const void *a, const void *b, void *rows)
 {
     const diff_row *g_rows = rows;
-    return cmp_delta(&g_rows[*(const uint32_t *)a], &g_rows[*(const uint32_t *)b]);
+    return gd_cmp_delta(&g_rows[*(const uint32_t *)a], &g_rows[*(const uint32_t *)b]);
 }
 
 static int cmp_order_abs(const void *a, const void *b, void *rows)
@@ -159,33 +127,7 @@ static int cmp_suspect(const void *a, const void *b, void *rows)
     return strcmp(rx->name, ry->name);
 }
 
-typedef struct work {
-    hc_keys k[2];
-    hc_dom dom;
-    diff_row *rows;
-    uint32_t nrows;
-    uint32_t *order;
-    uint32_t *parent;
-    uint32_t *bfs;               /* candidate nodes in BFS order */
-    uint32_t nbfs;
-    hc_growth growth;            /* the candidate's BFS tree by position */
-    uint64_t *ret[2];            /* [keys of each side] retained bytes */
-    uint32_t *owner;             /* [rows] row whose instances hold this
-                                    (accumulating) type's, or HC_NONE */
-    char **gpath;                /* [rows] growth path, computed on demand */
-    uint32_t gpaths_left;        /* growth paths still allowed (each costs a
-                                    pass over the heap) */
-    int unknown_class;           /* a shown static root has no declaring class */
-    uint8_t *from_static;
-    uint32_t nstatic;
-    uint32_t *sample;            /* [candidate keys] sample node */
-    uint32_t *row_of_key;        /* [candidate keys] */
-    suspect *sus;
-    uint32_t nsus;
-    char *buf;
-} work;
 
-#define PATH_BUF 4096
 
 static void work_free(work *w)
 {
@@ -384,14 +326,6 @@ static int retained_both(state *st, work *w)
     return hc_retained_summary(st->snap[0], &w->k[0], w->ret[0], NULL, &reach, &nreach, NULL);
 }
 
-static int accumulating(const diff_row *r) { return r->dcount > 0 && r->key[1] != HC_NONE; }
-
-static int64_t retained_delta(const work *w, const diff_row *r)
-{
-    int64_t a = r->key[0] != HC_NONE ? (int64_t)w->ret[0][r->key[0]] : 0;
-    int64_t b = r->key[1] != HC_NONE ? (int64_t)w->ret[1][r->key[1]] : 0;
-    return b - a;
-}
 
 /* The owner of an accumulating type: the accumulating type whose instances
  * are, for more than half of its instances, the nearest accumulating
@@ -419,7 +353,7 @@ static int find_owners(state *st, work *w)
         if (v == c->root)
             continue;
         uint32_t id = w->dom.idom[v], rid = ROW_OF(id);
-        uint32_t seq[3] = { rid != HC_NONE && accumulating(&w->rows[rid]) ? rid : HC_NONE, a1[id], a2[id] };
+        uint32_t seq[3] = { rid != HC_NONE && gd_accumulating(&w->rows[rid]) ? rid : HC_NONE, a1[id], a2[id] };
         for (int k = 0; k < 3; k++) {
             if (seq[k] == HC_NONE)
                 continue;
@@ -432,7 +366,7 @@ static int find_owners(state *st, work *w)
     for (int pass = 0; pass < 2; pass++)
         for (uint32_t i = 0; i < w->dom.nreach; i++) {
             uint32_t v = w->dom.rpo[i], ra = ROW_OF(v);
-            if (v == c->root || ra == HC_NONE || !accumulating(&w->rows[ra]))
+            if (v == c->root || ra == HC_NONE || !gd_accumulating(&w->rows[ra]))
                 continue;
             uint32_t o = a1[v] != ra ? a1[v] : a2[v];
             if (o == HC_NONE)
@@ -448,7 +382,7 @@ static int find_owners(state *st, work *w)
 #undef ROW_OF
     for (uint32_t r = 0; r < w->nrows; r++) {
         w->owner[r] = HC_NONE;
-        if (accumulating(&w->rows[r]) && 2 * (uint64_t)hits[r] > w->k[1].count[w->rows[r].key[1]])
+        if (gd_accumulating(&w->rows[r]) && 2 * (uint64_t)hits[r] > w->k[1].count[w->rows[r].key[1]])
             w->owner[r] = cand[r];
     }
     /* Mutual ownership cannot make both payloads: the larger count growth
@@ -475,101 +409,6 @@ out:
     return rc;
 }
 
-/* The path that holds most of row r's bytes (computed once per row, at most
- * gpaths_left times); the sample path beyond that. NULL on ENOMEM. */
-static const char *growth_path(state *st, work *w, uint32_t r)
-{
-    const pp_heap_snapshot *c = st->snap[1];
-    if (w->gpath[r])
-        return w->gpath[r];
-    uint32_t end = HC_NONE;
-    if (w->rows[r].key[1] != HC_NONE) {
-        if (w->gpaths_left > 0) {
-            w->gpaths_left--;
-            end = hc_growth_path_end(c, &w->growth, w->rows[r].key[1]);
-        }
-        if (end == HC_NONE)
-            end = w->sample[w->rows[r].key[1]];
-    }
-    hc_path_string_ex(c, w->parent, end, w->buf, PATH_BUF, &w->unknown_class);
-    w->gpath[r] = strdup(w->buf);
-    return w->gpath[r];
-}
-
-static int cmp_order_retained(const void *a, const void *b, void *arg)
-{
-    const work *w = arg;
-    const diff_row *x = &w->rows[*(const uint32_t *)a], *y = &w->rows[*(const uint32_t *)b];
-    int64_t rx = retained_delta(w, x), ry = retained_delta(w, y);
-    if (rx != ry)
-        return rx > ry ? -1 : 1;
-    return cmp_delta(x, y);
-}
-
-/* Table growth: accumulating types by retained growth, owners with their
- * payloads, each with the path that holds most of it. */
-static int emit_growth(state *st, work *w, pp_ctx *ctx)
-{
-    const pp_host_api *h = st->host;
-    pp_column cols[10] = {
-        { "type", PP_COL_STRING, 0 },          { "count_delta", PP_COL_COUNT, 0 },
-        { "bytes_delta", PP_COL_BYTES, 0 },    { "baseline_retained", PP_COL_BYTES, 0 },
-        { "candidate_retained", PP_COL_BYTES, 0 }, { "retained_delta", PP_COL_BYTES, 0 },
-        { "share", PP_COL_PERCENT, 0 },        { "owned_by", PP_COL_STRING, 0 },
-        { "payload", PP_COL_STRING, 0 },       { "path", PP_COL_STRING, 0 },
-    };
-    pp_table *t = h->table_new(ctx, "growth", 10, cols, 1);
-    if (!t)
-        return PP_ENOMEM;
-    uint32_t n = 0;
-    int64_t gross = 0;
-    uint32_t *order = malloc(((size_t)w->nrows + 1) * sizeof(uint32_t));
-    if (!order)
-        return PP_ENOMEM;
-    for (uint32_t r = 0; r < w->nrows; r++) {
-        if (w->rows[r].dbytes > 0)
-            gross = pp_i64_add_sat(gross, w->rows[r].dbytes);
-        if (accumulating(&w->rows[r]))
-            order[n++] = r;
-    }
-    qsort_r(order, n, sizeof(uint32_t), cmp_order_retained, w);
-    uint32_t shown = st->top == 0 || (uint64_t)st->top > n ? n : (uint32_t)st->top;
-    int rc = PP_OK;
-    for (uint32_t i = 0; i < shown && rc == PP_OK; i++) {
-        uint32_t r = order[i];
-        const diff_row *row = &w->rows[r];
-        char payload[1024];
-        size_t len = 0;
-        payload[0] = '\0';
-        for (uint32_t q = 0; q < w->nrows; q++) {
-            if (w->owner[q] != r || len + 8 >= sizeof(payload))
-                continue;
-            char by[32];
-            snprintf(by, sizeof(by), "%+lld B", (long long)w->rows[q].dbytes);
-            int k = snprintf(payload + len, sizeof(payload) - len, "%s%s %+lld objects, %s", len ? "; " : "",
-                             w->rows[q].name, (long long)w->rows[q].dcount, by);
-            if (k > 0)
-                len += (size_t)k < sizeof(payload) - len ? (size_t)k : sizeof(payload) - len - 1;
-        }
-        const char *path = growth_path(st, w, r);
-        if (!path) {
-            free(order);
-            return PP_ENOMEM;
-        }
-        int64_t rd = retained_delta(w, row);
-        pp_cell cells[10] = {
-            pp_cell_str(row->name), pp_cell_int(row->dcount), pp_cell_int(row->dbytes),
-            pp_cell_int(row->key[0] != HC_NONE ? (int64_t)w->ret[0][row->key[0]] : 0),
-            pp_cell_int((int64_t)w->ret[1][row->key[1]]), pp_cell_int(rd),
-            pp_cell_dbl(gross > 0 ? 100.0 * (double)rd / (double)gross : 0.0),
-            pp_cell_str(w->owner[r] != HC_NONE ? w->rows[w->owner[r]].name : ""),
-            pp_cell_str(payload), pp_cell_str(path),
-        };
-        rc = h->table_row(t, cells);
-    }
-    free(order);
-    return rc;
-}
 
 /* The finding of one type that grew. One growth between two snapshots
  * cannot tell a leak from a cache warming up: "grew", with the caution; a
@@ -604,7 +443,7 @@ static int emit(state *st, work *w, pp_ctx *ctx)
         { "baseline_bytes", PP_COL_BYTES, 0 }, { "candidate_bytes", PP_COL_BYTES, 0 },
         { "bytes_delta", PP_COL_BYTES, 0 }, { "status", PP_COL_STRING, 0 },
     };
-    rc = emit_growth(st, w, ctx);
+    rc = gd_emit_growth(st, w, ctx);
     if (rc != PP_OK)
         return rc;
     pp_table *t = h->table_new(ctx, "by_type", 8, cols, 1);
@@ -639,7 +478,7 @@ static int emit(state *st, work *w, pp_ctx *ctx)
             break;
         if (r->key[1] == HC_NONE || w->sample[r->key[1]] == HC_NONE)
             continue;
-        const char *gp = growth_path(st, w, w->order[i]);
+        const char *gp = gd_growth_path(st, w, w->order[i]);
         if (!gp)
             return PP_ENOMEM;
         uint32_t depth = 1;
@@ -664,7 +503,7 @@ static int emit(state *st, work *w, pp_ctx *ctx)
     for (uint32_t q = 0; q < w->nsus && rc == PP_OK; q++) {
         const suspect *s = &w->sus[q];
         const diff_row *r = &w->rows[s->row];
-        const char *gp = growth_path(st, w, s->row);
+        const char *gp = gd_growth_path(st, w, s->row);
         if (!gp)
             return PP_ENOMEM;
         snprintf(w->buf, PATH_BUF, "%s", gp);

@@ -126,6 +126,26 @@ static void warn_incomplete(const pp_host_api *h, pp_ctx *ctx, const pp_heap_sna
                "only the objects in the file", what);
 }
 
+/* The snapshot's totals, its incompleteness and sampling findings. */
+static void
+emit_totals(const pp_host_api *h, pp_ctx *ctx, const pp_heap_snapshot *s, int retained,
+            double total_objects, double total_bytes, uint32_t nused, uint64_t reach_bytes,
+            uint32_t nreach)
+{
+    h->total_int(ctx, "objects", PP_COL_COUNT, rnd(total_objects));
+    h->total_int(ctx, "bytes", PP_COL_BYTES, rnd(total_bytes));
+    h->total_int(ctx, "types", PP_COL_COUNT, (int64_t)nused);
+    warn_incomplete(h, ctx, s, retained, reach_bytes, nreach, total_bytes);
+    if (s->sampled) {
+        h->total_int(ctx, "recorded_objects", PP_COL_COUNT, (int64_t)s->node_count);
+        h->finding(ctx, PP_SEVERITY_WARNING, "gcdump.sampled",
+                   "the heap was sampled when the dump was taken: counts and bytes are "
+                   "estimates scaled by the dump's per-type multipliers (%u objects recorded, "
+                   "about %.0f estimated)%s", (unsigned)s->node_count, total_objects,
+                   retained ? "; retained sizes and paths are of the recorded sample, unscaled" : "");
+    }
+}
+
 static int finish(void *p, pp_ctx *ctx, pp_error *err)
 {
     state *st = p;
@@ -246,18 +266,7 @@ static int finish(void *p, pp_ctx *ctx, pp_error *err)
         h->total_int(ctx, "unreachable_objects", PP_COL_COUNT,
                      (int64_t)(s->node_count - nreach));
     }
-    h->total_int(ctx, "objects", PP_COL_COUNT, rnd(total_objects));
-    h->total_int(ctx, "bytes", PP_COL_BYTES, rnd(total_bytes));
-    h->total_int(ctx, "types", PP_COL_COUNT, (int64_t)nused);
-    warn_incomplete(h, ctx, s, st->retained, reach_bytes, nreach, total_bytes);
-    if (s->sampled) {
-        h->total_int(ctx, "recorded_objects", PP_COL_COUNT, (int64_t)s->node_count);
-        h->finding(ctx, PP_SEVERITY_WARNING, "gcdump.sampled",
-                   "the heap was sampled when the dump was taken: counts and bytes are "
-                   "estimates scaled by the dump's per-type multipliers (%u objects recorded, "
-                   "about %.0f estimated)%s", (unsigned)s->node_count, total_objects,
-                   st->retained ? "; retained sizes and paths are of the recorded sample, unscaled" : "");
-    }
+    emit_totals(h, ctx, s, st->retained, total_objects, total_bytes, nused, reach_bytes, nreach);
     rc = PP_OK;
     goto done;
 oom:
