@@ -23,15 +23,15 @@ default_profile(const char *analyzer)
         return "database";
     if (strcmp(analyzer, "gc") == 0)
         return "gc-collect";
-    return NULL;                  /* dotnet-trace's default: dotnet-common + sampled thread time */
+    return NULL; /* dotnet-trace's default: dotnet-common + sampled thread time */
 }
 
 int
 pp_cli_capture_opt(pp_cli_capture *c, const char *name, const char *value)
 {
-    static const char *const keys[] = { "pid", "process", "diagnostic-port", "profile",
-                                        "providers", "counters", "interval", "duration", "keep",
-                                        "follow-child", "buffersize", NULL };
+    static const char *const keys[] = { "pid",       "process",      "diagnostic-port", "profile",
+                                        "providers", "counters",     "interval",        "duration",
+                                        "keep",      "follow-child", "buffersize",      NULL };
     for (int i = 0; keys[i]; i++)
         if (strcmp(name, keys[i]) == 0) {
             if (c->n >= PP_CLI_CAPTURE_MAX)
@@ -54,7 +54,7 @@ pp_cli_capture_spec(const char *analyzer, const pp_cli_capture *c)
         have_profile |= strcmp(c->keys[i], "profile") == 0;
         have_providers |= strcmp(c->keys[i], "providers") == 0;
     }
-    size *= 2;                    /* room for escapes */
+    size *= 2; /* room for escapes */
     char *s = malloc(size);
     if (!s)
         return NULL;
@@ -76,7 +76,7 @@ pp_cli_capture_spec(const char *analyzer, const pp_cli_capture *c)
     /* --providers adds to the analyzer's profile (db's own finding asks
      * for Hosting beside the database events); --profile replaces it */
     const char *dp = default_profile(analyzer);
-    if (dp == NULL && have_providers)   /* else providers alone replace it */
+    if (dp == NULL && have_providers) /* else providers alone replace it */
         dp = "dotnet-common,dotnet-sampled-thread-time";
     if (!have_profile && dp)
         snprintf(s + used, size - used, "%sprofile=%s", c->n ? ";" : "", dp);

@@ -12,21 +12,22 @@
 #include "result/result.h"
 
 /* Exit codes: documented in perfpipe(1) and `perfpipe --help`. */
-#define PP_EXIT_OK         0  /* success */
-#define PP_EXIT_REGRESSION 1  /* compare --fail-on: a regression was found */
-#define PP_EXIT_USAGE      2  /* bad arguments, or a pipeline that does not validate */
-#define PP_EXIT_INPUT      3  /* an input capture cannot be read (missing, malformed) */
-#define PP_EXIT_PLUGIN     4  /* a plugin was refused, or a stage failed (others' results kept) */
-#define PP_EXIT_OUTPUT     5  /* a result could not be written */
-#define PP_EXIT_CANNOT_JUDGE 6 /* compare --fail-on: a side is truncated, damaged, lost events
+#define PP_EXIT_OK         0 /* success */
+#define PP_EXIT_REGRESSION 1 /* compare --fail-on: a regression was found */
+#define PP_EXIT_USAGE      2 /* bad arguments, or a pipeline that does not validate */
+#define PP_EXIT_INPUT      3 /* an input capture cannot be read (missing, malformed) */
+#define PP_EXIT_PLUGIN     4 /* a plugin was refused, or a stage failed (others' results kept) */
+#define PP_EXIT_OUTPUT     5 /* a result could not be written */
+#define PP_EXIT_CANNOT_JUDGE                                                                       \
+    6                   /* compare --fail-on: a side is truncated, damaged, lost events
                                   or has a stage that is not ok */
-#define PP_EXIT_NOMEM      7  /* out of memory */
+#define PP_EXIT_NOMEM 7 /* out of memory */
 
 /* Set by pp_cli_error when a message says "out of memory": main() then
  * ends with PP_EXIT_NOMEM whatever code the failing step returned. */
 extern int pp_cli_out_of_memory;
 
-extern const char *pp_prog;  /* "perfpipe" */
+extern const char *pp_prog; /* "perfpipe" */
 /* -q/--quiet before the command (`perfpipe -q alloc F`): no warnings on
  * stderr, as the command's own -q. */
 extern int pp_cli_quiet;
@@ -79,7 +80,6 @@ char *pp_cli_capture_spec(const char *analyzer, const pp_cli_capture *c);
  * usual) and 1 is returned; else 0 and nothing changes. */
 struct pp_pipeline;
 int pp_cli_capture_signals(const struct pp_pipeline *p);
-
 
 /* What `describe` prints of analyzer name, found with the --plugin-dir
  * directories given then the defaults. An exit code. */
@@ -155,8 +155,9 @@ int pp_cli_list_registry(const char *what, FILE *out);
  * static or borrowed from opts. 0, or -1 with a message when full
  * (cli/quick_options.c). */
 struct pp_pipeline_option_override;
-int pp_cli_quick_options(const char *analyzer, const char *format, const char *table, const char *evidence_dir,
-                         struct pp_pipeline_option_override *opts, const char **flags, size_t *n, size_t max);
+int pp_cli_quick_options(const char *analyzer, const char *format, const char *table,
+                         const char *evidence_dir, struct pp_pipeline_option_override *opts,
+                         const char **flags, size_t *n, size_t max);
 
 /* Render doc as format (table: for flame formats, NULL = first stack
  * table) to path ("-"/NULL = stdout), atomically. An exit code. */

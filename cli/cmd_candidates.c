@@ -34,8 +34,8 @@ annotate(void *user, const pp_plugin_candidate *c)
         json_t *st;
 
         json_array_foreach(json_object_get(u->docs[d], "stages"), i, st) {
-            const char *an = json_string_value(json_object_get(json_object_get(st, "analyzer"),
-                                                               "name"));
+            const char *an = json_string_value(
+                json_object_get(json_object_get(st, "analyzer"), "name"));
 
             if (an != NULL && strcmp(an, c->analyzer->name) == 0)
                 (void)pp_decl_annotate(st, c->analyzer);
@@ -69,48 +69,48 @@ declare_old(json_t **docs, size_t ndocs)
 }
 
 static const char usage[] =
-"Usage: perfpipe candidates RESULT.json... [--top N] [--no-rules]\n"
-"                           [--alloc-ms-per-mib X] [--format FMT] [-o FILE]\n"
-"(one RESULT.json may be `-`, standard input)\n"
-"\n"
-"Rank optimization candidates from one or more results (alloc, cpu, db,\n"
-"gcdump-diff) on one scale: the estimated cost per unit of work of the\n"
-"capture each came from, in milliseconds (columns cost, cost_unit,\n"
-"per_unit). The unit is a request where the trace's Hosting events or a load\n"
-"input count requests, else a second of capture. Running, database and\n"
-"removable blocked time are milliseconds already; allocated and retained\n"
-"bytes are converted at --alloc-ms-per-mib (default 0.125: the runtime's\n"
-"work per allocated byte, zeroing and the gen0 collections it brings).\n"
-"The axes of one target are not added (they measure overlapping work):\n"
-"its heaviest ranks it, the others are evidence; shares are evidence.\n"
-"\n"
-"One row per place a fix lands. A framework or package frame is never a\n"
-"target: its cost moves to the application frame that calls it (the\n"
-"framework method stays in the evidence); a frame no application frame\n"
-"calls is a followup (code candidates.no_application_caller).\n"
-"\n"
-"Time is ranked on running thread time (the cpu stage's `running` table):\n"
-"a thread blocked in a read, poll, WaitOne, Monitor.Wait, a semaphore or\n"
-"Sleep is sampled too, but no change to the waiting method removes that\n"
-"time, unless a rule names the wait a cause a change removes (sync over\n"
-"async, lock contention): then the blocking application frame ranks by its\n"
-"blocked time per unit. The waits left out are counted in a finding.\n"
-"\n"
-"Heap growth is ranked on retained growth (gcdump-diff's `growth` table):\n"
-"the owner ranks, its payload (what its instances hold) is its evidence,\n"
-"with the path that holds the growth.\n"
-"\n"
-"Fix shapes: every candidate lists the rules (`perfpipe rules list`) its\n"
-"evidence matches, each with what to change, a confidence and a public\n"
-"documentation link (columns `rules` and `fix`; in JSON also the table's\n"
-"`row_rules`, one list per row); `none matched` says no known antipattern\n"
-"fits. An experimental rule never shows above medium confidence, and a\n"
-"finding's own confidence (the db stage's N+1 without request boundaries)\n"
-"caps the rule's. Rules that report on their own (a blocked waiter, a\n"
-"counter trend, a leak path) are listed in the `rule_findings` table. Your\n"
-"rules in ~/.config/perfpipe/rules add to and override the shipped ones by\n"
-"id; an invalid rule file stops with FILE:LINE:COLUMN and exit status 2.\n"
-"--no-rules leaves rules out (and with them every wait).\n";
+    "Usage: perfpipe candidates RESULT.json... [--top N] [--no-rules]\n"
+    "                           [--alloc-ms-per-mib X] [--format FMT] [-o FILE]\n"
+    "(one RESULT.json may be `-`, standard input)\n"
+    "\n"
+    "Rank optimization candidates from one or more results (alloc, cpu, db,\n"
+    "gcdump-diff) on one scale: the estimated cost per unit of work of the\n"
+    "capture each came from, in milliseconds (columns cost, cost_unit,\n"
+    "per_unit). The unit is a request where the trace's Hosting events or a load\n"
+    "input count requests, else a second of capture. Running, database and\n"
+    "removable blocked time are milliseconds already; allocated and retained\n"
+    "bytes are converted at --alloc-ms-per-mib (default 0.125: the runtime's\n"
+    "work per allocated byte, zeroing and the gen0 collections it brings).\n"
+    "The axes of one target are not added (they measure overlapping work):\n"
+    "its heaviest ranks it, the others are evidence; shares are evidence.\n"
+    "\n"
+    "One row per place a fix lands. A framework or package frame is never a\n"
+    "target: its cost moves to the application frame that calls it (the\n"
+    "framework method stays in the evidence); a frame no application frame\n"
+    "calls is a followup (code candidates.no_application_caller).\n"
+    "\n"
+    "Time is ranked on running thread time (the cpu stage's `running` table):\n"
+    "a thread blocked in a read, poll, WaitOne, Monitor.Wait, a semaphore or\n"
+    "Sleep is sampled too, but no change to the waiting method removes that\n"
+    "time, unless a rule names the wait a cause a change removes (sync over\n"
+    "async, lock contention): then the blocking application frame ranks by its\n"
+    "blocked time per unit. The waits left out are counted in a finding.\n"
+    "\n"
+    "Heap growth is ranked on retained growth (gcdump-diff's `growth` table):\n"
+    "the owner ranks, its payload (what its instances hold) is its evidence,\n"
+    "with the path that holds the growth.\n"
+    "\n"
+    "Fix shapes: every candidate lists the rules (`perfpipe rules list`) its\n"
+    "evidence matches, each with what to change, a confidence and a public\n"
+    "documentation link (columns `rules` and `fix`; in JSON also the table's\n"
+    "`row_rules`, one list per row); `none matched` says no known antipattern\n"
+    "fits. An experimental rule never shows above medium confidence, and a\n"
+    "finding's own confidence (the db stage's N+1 without request boundaries)\n"
+    "caps the rule's. Rules that report on their own (a blocked waiter, a\n"
+    "counter trend, a leak path) are listed in the `rule_findings` table. Your\n"
+    "rules in ~/.config/perfpipe/rules add to and override the shipped ones by\n"
+    "id; an invalid rule file stops with FILE:LINE:COLUMN and exit status 2.\n"
+    "--no-rules leaves rules out (and with them every wait).\n";
 
 int
 pp_cmd_candidates(int argc, char **argv)
@@ -151,26 +151,19 @@ pp_cmd_candidates(int argc, char **argv)
                 return PP_EXIT_USAGE;
             format = optarg;
             break;
-        case 'o':
-            output = optarg;
-            break;
-        case 'R':
-            use_rules = 0;
-            break;
+        case 'o': output = optarg; break;
+        case 'R': use_rules = 0; break;
         case 'A':
             ms_per_mib = strtod(optarg, &end);
             if (end == optarg || *end != '\0' || !(ms_per_mib > 0) || ms_per_mib > 1e6) {
                 pp_cli_error("candidates: --alloc-ms-per-mib takes a positive number of "
-                             "milliseconds, not '%s'", optarg);
+                             "milliseconds, not '%s'",
+                             optarg);
                 return PP_EXIT_USAGE;
             }
             break;
-        case 'h':
-            fputs(usage, stdout);
-            return PP_EXIT_OK;
-        default:
-            pp_cli_bad_option("candidates", c, argv);
-            return PP_EXIT_USAGE;
+        case 'h': fputs(usage, stdout); return PP_EXIT_OK;
+        default: pp_cli_bad_option("candidates", c, argv); return PP_EXIT_USAGE;
         }
     }
     if (optind >= argc || argc - optind > MAX_DOCS) {
@@ -207,8 +200,7 @@ pp_cmd_candidates(int argc, char **argv)
         goto out;
     }
     if (pp_candidates((const json_t *const *)docs, ndocs, top, use_rules ? &rules : NULL,
-                      ms_per_mib, &out,
-                      &err) != PP_OK) {
+                      ms_per_mib, &out, &err) != PP_OK) {
         pp_cli_error("%s", err.message);
         status = PP_EXIT_USAGE;
         goto out;

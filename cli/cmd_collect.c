@@ -25,70 +25,70 @@
 #include "native/native.h"
 
 static const char collect_usage[] =
-"Usage: perfpipe collect (-p PID | -n NAME | --diagnostic-port PATH[,connect|,listen])\n"
-"                        [--profile LIST] [--providers SPEC] [--counters [LIST]] [--interval S]\n"
-"                        [--duration TIME] [-o FILE.nettrace] [--follow-child] [--buffersize MB]\n"
-"       perfpipe collect --gcdump (-p PID | -n NAME | --diagnostic-port PATH)\n"
-"                        [-o FILE.gcdump] [--timeout TIME] [--buffersize MB]\n"
-"\n"
-"Captures an EventPipe trace from a running .NET process over the runtime's\n"
-"diagnostics IPC protocol, with no .NET SDK or dotnet-trace. Stops after\n"
-"--duration, or on Ctrl-C / SIGTERM with StopTracing, so the file is whole\n"
-"(rundown included). A second Ctrl-C cuts the capture at once.\n"
-"\n"
-"Target:\n"
-"  -p, --pid PID            the process (`perfpipe ps` lists them); --process-id too\n"
-"  -n, --name NAME          the process whose entry assembly or executable is NAME\n"
-"                           (--process too); several such processes: refused, listed\n"
-"  --diagnostic-port PATH[,connect]   connect to a runtime's socket (a sandbox, another\n"
-"                           pid namespace)\n"
-"  --diagnostic-port PATH[,listen]    listen at PATH and trace from startup a process\n"
-"                           started with DOTNET_DiagnosticPorts=PATH (it waits, suspended,\n"
-"                           until the session runs; perfpipe then resumes it)\n"
-"  --follow-child           given a `dotnet run`/`watch`/`test` host, trace its app\n"
-"                           (without it such a target is refused, naming the app's pid)\n"
-"What:\n"
-"  --profile LIST           comma-separated: dotnet-common, dotnet-sampled-thread-time,\n"
-"                           gc-verbose, gc-collect, database; cpu-sampling (older name).\n"
-"                           Default (no --profile, no --providers):\n"
-"                           dotnet-common,dotnet-sampled-thread-time\n"
-"  --providers SPEC         dotnet-trace syntax: Name[:Keywords[:Level[:k=v;k2=v2]]],...\n"
-"                           (keywords hex; these win over a profile's same provider)\n"
-"  --counters [LIST]        also the counter providers (default System.Runtime; e.g.\n"
-"                           System.Runtime,Microsoft.AspNetCore.Hosting), in the SAME session:\n"
-"                           one file, no second tool attached\n"
-"  --interval S             counter interval in seconds (default 1)\n"
-"  --buffersize MB          the runtime's session buffer (default 256)\n"
-"When and where:\n"
-"  --duration TIME          30, 30s, 500ms, 2m, 1h or dd:hh:mm:ss (default: until Ctrl-C)\n"
-"  -o, --output FILE        default NAME_yyyyMMdd_HHmmss.nettrace; an existing regular file\n"
-"                           is replaced only when the capture succeeds; a symlink, FIFO or\n"
-"                           device is never replaced\n"
-"  --listen-timeout S       listen mode: give up when no runtime connects (default: wait)\n"
-"  -q, --quiet              no summary line\n"
-"Heap snapshot (--gcdump):\n"
-"  --gcdump                 take a heap snapshot instead of a trace, as dotnet-gcdump does:\n"
-"                           the runtime runs one induced blocking gen2 GC (the process pauses\n"
-"                           for it) and streams the heap as bulk events; the .gcdump is read\n"
-"                           by `perfpipe gcdump`, `gcdump-diff`, `dotnet-gcdump report` and\n"
-"                           PerfView. Per-type counts and bytes equal dotnet-gcdump's.\n"
-"  -o, --output FILE        default yyyyMMdd_HHmmss_PID.gcdump (written whole or not at all)\n"
-"  --timeout TIME           give up when the walk has not started, or made no progress, for\n"
-"                           TIME (default 30s)\n"
-"  --buffersize MB          the dump session's buffer (default: half the target's RSS,\n"
-"                           256-4096; a dump that lost events is taken again with a buffer\n"
-"                           sized to hold the walk, <= 4096)\n"
-"  e.g. perfpipe collect --gcdump -p 4242 -o before.gcdump\n"
-"       perfpipe gcdump-diff before.gcdump after.gcdump\n"
-"\n"
-"Progress (bytes, events, elapsed) is shown on a terminal only. The summary names\n"
-"dropped events (sequence-number gaps) if the runtime's buffer overflowed.\n"
-"Exit: 0 whole capture; 2 usage or a refused target (a `dotnet run` host, a NAME that\n"
-"several processes have: they are listed); 3 no such\n"
-"process / cannot attach / the capture ended early (the file is kept and says where);\n"
-"5 the output cannot be written; 7 out of memory. --gcdump: 3 also when the heap dump\n"
-"did not complete (timeout, interrupted, events dropped: no file is written).\n"
-"Details: man perfpipe-collect.\n";
+    "Usage: perfpipe collect (-p PID | -n NAME | --diagnostic-port PATH[,connect|,listen])\n"
+    "                        [--profile LIST] [--providers SPEC] [--counters [LIST]] [--interval S]\n"
+    "                        [--duration TIME] [-o FILE.nettrace] [--follow-child] [--buffersize MB]\n"
+    "       perfpipe collect --gcdump (-p PID | -n NAME | --diagnostic-port PATH)\n"
+    "                        [-o FILE.gcdump] [--timeout TIME] [--buffersize MB]\n"
+    "\n"
+    "Captures an EventPipe trace from a running .NET process over the runtime's\n"
+    "diagnostics IPC protocol, with no .NET SDK or dotnet-trace. Stops after\n"
+    "--duration, or on Ctrl-C / SIGTERM with StopTracing, so the file is whole\n"
+    "(rundown included). A second Ctrl-C cuts the capture at once.\n"
+    "\n"
+    "Target:\n"
+    "  -p, --pid PID            the process (`perfpipe ps` lists them); --process-id too\n"
+    "  -n, --name NAME          the process whose entry assembly or executable is NAME\n"
+    "                           (--process too); several such processes: refused, listed\n"
+    "  --diagnostic-port PATH[,connect]   connect to a runtime's socket (a sandbox, another\n"
+    "                           pid namespace)\n"
+    "  --diagnostic-port PATH[,listen]    listen at PATH and trace from startup a process\n"
+    "                           started with DOTNET_DiagnosticPorts=PATH (it waits, suspended,\n"
+    "                           until the session runs; perfpipe then resumes it)\n"
+    "  --follow-child           given a `dotnet run`/`watch`/`test` host, trace its app\n"
+    "                           (without it such a target is refused, naming the app's pid)\n"
+    "What:\n"
+    "  --profile LIST           comma-separated: dotnet-common, dotnet-sampled-thread-time,\n"
+    "                           gc-verbose, gc-collect, database; cpu-sampling (older name).\n"
+    "                           Default (no --profile, no --providers):\n"
+    "                           dotnet-common,dotnet-sampled-thread-time\n"
+    "  --providers SPEC         dotnet-trace syntax: Name[:Keywords[:Level[:k=v;k2=v2]]],...\n"
+    "                           (keywords hex; these win over a profile's same provider)\n"
+    "  --counters [LIST]        also the counter providers (default System.Runtime; e.g.\n"
+    "                           System.Runtime,Microsoft.AspNetCore.Hosting), in the SAME session:\n"
+    "                           one file, no second tool attached\n"
+    "  --interval S             counter interval in seconds (default 1)\n"
+    "  --buffersize MB          the runtime's session buffer (default 256)\n"
+    "When and where:\n"
+    "  --duration TIME          30, 30s, 500ms, 2m, 1h or dd:hh:mm:ss (default: until Ctrl-C)\n"
+    "  -o, --output FILE        default NAME_yyyyMMdd_HHmmss.nettrace; an existing regular file\n"
+    "                           is replaced only when the capture succeeds; a symlink, FIFO or\n"
+    "                           device is never replaced\n"
+    "  --listen-timeout S       listen mode: give up when no runtime connects (default: wait)\n"
+    "  -q, --quiet              no summary line\n"
+    "Heap snapshot (--gcdump):\n"
+    "  --gcdump                 take a heap snapshot instead of a trace, as dotnet-gcdump does:\n"
+    "                           the runtime runs one induced blocking gen2 GC (the process pauses\n"
+    "                           for it) and streams the heap as bulk events; the .gcdump is read\n"
+    "                           by `perfpipe gcdump`, `gcdump-diff`, `dotnet-gcdump report` and\n"
+    "                           PerfView. Per-type counts and bytes equal dotnet-gcdump's.\n"
+    "  -o, --output FILE        default yyyyMMdd_HHmmss_PID.gcdump (written whole or not at all)\n"
+    "  --timeout TIME           give up when the walk has not started, or made no progress, for\n"
+    "                           TIME (default 30s)\n"
+    "  --buffersize MB          the dump session's buffer (default: half the target's RSS,\n"
+    "                           256-4096; a dump that lost events is taken again with a buffer\n"
+    "                           sized to hold the walk, <= 4096)\n"
+    "  e.g. perfpipe collect --gcdump -p 4242 -o before.gcdump\n"
+    "       perfpipe gcdump-diff before.gcdump after.gcdump\n"
+    "\n"
+    "Progress (bytes, events, elapsed) is shown on a terminal only. The summary names\n"
+    "dropped events (sequence-number gaps) if the runtime's buffer overflowed.\n"
+    "Exit: 0 whole capture; 2 usage or a refused target (a `dotnet run` host, a NAME that\n"
+    "several processes have: they are listed); 3 no such\n"
+    "process / cannot attach / the capture ended early (the file is kept and says where);\n"
+    "5 the output cannot be written; 7 out of memory. --gcdump: 3 also when the heap dump\n"
+    "did not complete (timeout, interrupted, events dropped: no file is written).\n"
+    "Details: man perfpipe-collect.\n";
 
 static volatile sig_atomic_t signals_seen;
 
@@ -97,7 +97,7 @@ on_signal(int sig)
 {
     (void)sig;
     signals_seen++;
-    pp_capture_signal(signals_seen > 1);     /* a heap snapshot watches it too */
+    pp_capture_signal(signals_seen > 1); /* a heap snapshot watches it too */
 }
 
 typedef struct collect_run {
@@ -132,10 +132,12 @@ progress(collect_run *r, int force)
     if (!r->tty)
         return;
     clock_gettime(CLOCK_MONOTONIC, &t);
-    if (!force && (t.tv_sec - r->last.tv_sec) * 1000 + (t.tv_nsec - r->last.tv_nsec) / 1000000 < 250)
+    if (!force &&
+        (t.tv_sec - r->last.tv_sec) * 1000 + (t.tv_nsec - r->last.tv_nsec) / 1000000 < 250)
         return;
     r->last = t;
-    fprintf(stderr, "\r%s: collecting %s (pid %llu): %.1f MB, %llu events, %.1f s  [Ctrl-C stops]\033[K",
+    fprintf(stderr,
+            "\r%s: collecting %s (pid %llu): %.1f MB, %llu events, %.1f s  [Ctrl-C stops]\033[K",
             pp_prog, pp_capture_process_name(r->cap), (unsigned long long)pp_capture_pid(r->cap),
             pp_capture_bytes(r->cap) / 1e6, (unsigned long long)r->events,
             pp_capture_elapsed(r->cap));
@@ -147,7 +149,8 @@ check_output(const char *path)
     struct stat st;
     if (path && lstat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
         pp_cli_error("collect: %s exists and is not a regular file; refusing to replace it "
-                     "(choose another -o)", path);
+                     "(choose another -o)",
+                     path);
         return PP_EXIT_OUTPUT;
     }
     return PP_EXIT_OK;
@@ -195,7 +198,7 @@ read_stream(collect_run *r, pp_error *err)
 typedef struct gc_opts {
     int gcdump;
     double timeout_s;
-    const char *trace_only;      /* a trace option given with --gcdump */
+    const char *trace_only; /* a trace option given with --gcdump */
 } gc_opts;
 
 static int
@@ -204,7 +207,14 @@ parse_args(int argc, char **argv, pp_capture_spec *spec, int *quiet, gc_opts *gc
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-#define NEED() do { if (!v) { pp_cli_error("collect: %s needs a value", a); return PP_EXIT_USAGE; } i++; } while (0)
+#define NEED()                                                                                     \
+    do {                                                                                           \
+        if (!v) {                                                                                  \
+            pp_cli_error("collect: %s needs a value", a);                                          \
+            return PP_EXIT_USAGE;                                                                  \
+        }                                                                                          \
+        i++;                                                                                       \
+    } while (0)
         if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
             fputs(collect_usage, stdout);
             return -1;
@@ -252,7 +262,8 @@ parse_args(int argc, char **argv, pp_capture_spec *spec, int *quiet, gc_opts *gc
             NEED();
             if ((spec->duration_s = pp_capture_parse_duration(v)) <= 0) {
                 pp_cli_error("collect: --duration '%s' is not a time (30, 30s, 500ms, 2m, 1h or "
-                             "dd:hh:mm:ss, at most 11 days)", v);
+                             "dd:hh:mm:ss, at most 11 days)",
+                             v);
                 return PP_EXIT_USAGE;
             }
         } else if (strcmp(a, "--buffersize") == 0) {
@@ -291,7 +302,8 @@ parse_args(int argc, char **argv, pp_capture_spec *spec, int *quiet, gc_opts *gc
         }
 #undef NEED
     }
-    if (gc->gcdump && (spec->profile || spec->providers || spec->counters || spec->duration_s > 0)) {
+    if (gc->gcdump &&
+        (spec->profile || spec->providers || spec->counters || spec->duration_s > 0)) {
         pp_cli_error("collect: --gcdump takes a heap snapshot; --profile, --providers, --counters "
                      "and --duration are for traces (see `perfpipe collect --help`)");
         return PP_EXIT_USAGE;
@@ -313,9 +325,11 @@ static void
 gc_progress(void *user, const pp_heapsnap_progress *p)
 {
     (void)user;
-    fprintf(stderr, "\r%s: heap snapshot: %s, %llu objects, %.1f MB of events, %.1f s  "
-            "[Ctrl-C stops]\033[K", pp_prog, p->phase, (unsigned long long)p->graph.nodes,
-            p->stream_bytes / 1e6, p->elapsed_s);
+    fprintf(stderr,
+            "\r%s: heap snapshot: %s, %llu objects, %.1f MB of events, %.1f s  "
+            "[Ctrl-C stops]\033[K",
+            pp_prog, p->phase, (unsigned long long)p->graph.nodes, p->stream_bytes / 1e6,
+            p->elapsed_s);
 }
 
 static int
@@ -362,9 +376,10 @@ collect_gcdump(pp_capture_spec *spec, const gc_opts *gc, int quiet)
     if (tty) {
         hs.progress = gc_progress;
         if (spec->diagnostic_port && !strstr(spec->diagnostic_port, ",connect"))
-            fprintf(stderr, "%s: waiting for a runtime at %s (start it with "
-                    "DOTNET_DiagnosticPorts=%s)\n", pp_prog, spec->diagnostic_port,
-                    spec->diagnostic_port);
+            fprintf(stderr,
+                    "%s: waiting for a runtime at %s (start it with "
+                    "DOTNET_DiagnosticPorts=%s)\n",
+                    pp_prog, spec->diagnostic_port, spec->diagnostic_port);
     }
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = on_signal;
@@ -381,19 +396,22 @@ collect_gcdump(pp_capture_spec *spec, const gc_opts *gc, int quiet)
         return gc_exit_code(rc, &err);
     }
     if (res.retried)
-        fprintf(stderr, "%s: collect: note: the first heap dump lost events (a %u MB session "
+        fprintf(stderr,
+                "%s: collect: note: the first heap dump lost events (a %u MB session "
                 "buffer: the runtime holds the whole walk in it); this one is the second, with "
-                "%u MB\n", pp_prog, res.first_buffer_mb, res.buffer_mb);
+                "%u MB\n",
+                pp_prog, res.first_buffer_mb, res.buffer_mb);
     if (res.graph.rcw_ignored)
-        fprintf(stderr, "%s: collect: note: %llu RCWs (COM interop) were not attributed\n",
-                pp_prog, (unsigned long long)res.graph.rcw_ignored);
+        fprintf(stderr, "%s: collect: note: %llu RCWs (COM interop) were not attributed\n", pp_prog,
+                (unsigned long long)res.graph.rcw_ignored);
     if (!quiet)
-        fprintf(stderr, "%s: wrote %s from %s (pid %llu): %llu objects, %.1f MB of heap, "
+        fprintf(stderr,
+                "%s: wrote %s from %s (pid %llu): %llu objects, %.1f MB of heap, "
                 "%llu references, %u types; GC dump %.1f s, %.1f s in all, %.1f MB\n",
                 pp_prog, hs.target.output, res.process, (unsigned long long)res.pid,
                 (unsigned long long)res.graph.nodes, res.graph.bytes / 1e6,
-                (unsigned long long)res.graph.edges, res.type_count, res.dump_s,
-                res.elapsed_s, res.file_bytes / 1e6);
+                (unsigned long long)res.graph.edges, res.type_count, res.dump_s, res.elapsed_s,
+                res.file_bytes / 1e6);
     return PP_EXIT_OK;
 }
 
@@ -409,14 +427,16 @@ pp_cli_collect_trace(const pp_capture_spec *spec, int quiet, pp_cli_trace_starte
 
     r.tty = isatty(STDERR_FILENO);
     if (spec->diagnostic_port && r.tty && !strstr(spec->diagnostic_port, ",connect"))
-        fprintf(stderr, "%s: waiting for a runtime at %s (start it with "
-                "DOTNET_DiagnosticPorts=%s)\n", pp_prog, spec->diagnostic_port,
-                spec->diagnostic_port);
+        fprintf(stderr,
+                "%s: waiting for a runtime at %s (start it with "
+                "DOTNET_DiagnosticPorts=%s)\n",
+                pp_prog, spec->diagnostic_port, spec->diagnostic_port);
     rc = pp_capture_open(spec, &r.cap, &err);
     if (rc != PP_OK) {
         pp_cli_error("collect: %s", err.message);
-        return rc == PP_EINVAL ? PP_EXIT_USAGE : rc == PP_EIO && strstr(err.message, "cannot create")
-               ? PP_EXIT_OUTPUT : PP_EXIT_INPUT;
+        return rc == PP_EINVAL                                      ? PP_EXIT_USAGE :
+               rc == PP_EIO && strstr(err.message, "cannot create") ? PP_EXIT_OUTPUT :
+                                                                      PP_EXIT_INPUT;
     }
     if (started)
         started(user, pp_capture_pid(r.cap));
@@ -448,18 +468,21 @@ pp_cli_collect_trace(const pp_capture_spec *spec, int quiet, pp_cli_trace_starte
     }
     if (whole <= 0 || strcmp(why, "abort") == 0) {
         pp_cli_error("collect: the capture ended early (%s): kept %llu bytes in %s; it reads "
-                     "up to where it stopped", strcmp(why, "abort") == 0 ? "cut by a second "
-                     "signal or a rundown that did not end" : "the stream was cut: the process "
-                     "exited or was killed?", (unsigned long long)pp_capture_bytes(r.cap),
-                     pp_capture_output(r.cap));
+                     "up to where it stopped",
+                     strcmp(why, "abort") == 0 ? "cut by a second "
+                                                 "signal or a rundown that did not end" :
+                                                 "the stream was cut: the process "
+                                                 "exited or was killed?",
+                     (unsigned long long)pp_capture_bytes(r.cap), pp_capture_output(r.cap));
         rc = PP_EXIT_INPUT;
         goto out;
     }
     if (!quiet)
-        fprintf(stderr, "%s: wrote %s from %s (pid %llu): %llu events, %.1f MB in %.1f s "
-                "(stopped by %s)\n", pp_prog, pp_capture_output(r.cap),
-                pp_capture_process_name(r.cap), (unsigned long long)pp_capture_pid(r.cap),
-                (unsigned long long)r.events,
+        fprintf(stderr,
+                "%s: wrote %s from %s (pid %llu): %llu events, %.1f MB in %.1f s "
+                "(stopped by %s)\n",
+                pp_prog, pp_capture_output(r.cap), pp_capture_process_name(r.cap),
+                (unsigned long long)pp_capture_pid(r.cap), (unsigned long long)r.events,
                 pp_capture_bytes(r.cap) / 1e6, pp_capture_elapsed(r.cap), why);
     rc = PP_EXIT_OK;
 out:

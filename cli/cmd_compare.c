@@ -14,74 +14,74 @@
 #include "result/result.h"
 
 #define MAX_THRESHOLDS 32
-#define MAX_MAPS 64
+#define MAX_MAPS       64
 
 static const char usage[] =
-"Usage: perfpipe compare BASELINE.json CANDIDATE.json [--noise PCT]\n"
-"                        [--fail-on regression] [--threshold TABLE.COLUMN=PCT]...\n"
-"                        [--replaced PCT] [--map OLD=NEW]... [--allow-knob-drift]\n"
-"                        [--allow-wrong-process] [--per UNIT] [--format FMT] [-o FILE]\n"
-"(one of the two may be `-`, standard input)\n"
-"\n"
-"The verdict comes first: IMPROVED, REGRESSED, NO CHANGE or CANNOT JUDGE, with\n"
-"what decided it. Every figure is judged PER UNIT OF WORK (the result's \"work\":\n"
-"per request when both runs know their requests, from Hosting events or a load\n"
-"tool, else per second of capture): under closed-loop load a faster build\n"
-"serves more requests, and every absolute grows with them. The absolutes stay\n"
-"in the tables beside the per-unit columns; runs whose work differs 2x or more\n"
-"are named as such (compare.work_differs) and still judged per unit.\n"
-"\n"
-"First the totals of every stage (table `totals`): both runs, delta, relative\n"
-"delta. A total some table's measure adds up to is an AXIS and gates (db:\n"
-"commands, db_ms; alloc: sampled_bytes, ticks; cpu: samples, thread_time).\n"
-"Then every table of two results of one pipeline is joined by its key and\n"
-"shown per row: the absolute figures of both runs and their delta first, then\n"
-"the relative delta and the shares before and after, with a status: appeared,\n"
-"disappeared, grew, shrank, unchanged (within --noise PCT, default 5), or\n"
-"replaced: a row that appeared while its table's axis total fell by at least\n"
-"--replaced PCT (default 25) is what the work became, not a regression.\n"
-"\n"
-"Verdicts: a row that appeared or disappeared is STRUCTURAL (it holds across\n"
-"sessions); one that disappeared while its axis fell per unit is FIXED (an\n"
-"improvement). Growth or shrinkage is STATISTICAL: sampled rows (alloc ticks, cpu\n"
-"samples) only when the conditional binomial test of their Poisson rate ratio,\n"
-"the two runs' work as exposure, gives p < 0.05 (columns rate_ratio_lo/hi: its\n"
-"95% interval; p_value); rows with too few samples for any verdict say so.\n"
-"Shares that moved while absolutes did not are flagged as\n"
-"inflation by removal. Runs whose knobs differ are refused unless\n"
-"--allow-knob-drift, which marks every verdict weakened. A side whose input was\n"
-"truncated, damaged or lost events, whose stage is not ok, or whose trace is of\n"
-"the wrong process (a `dotnet run` host, a tool) CANNOT BE JUDGED: every stage\n"
-"says so (compare.cannot_judge) and --fail-on exits 6.\n"
-"\n"
-"  --fail-on regression   exit 1 when a row appeared (not replaced), its measure grew\n"
-"                         beyond its threshold (default: the noise), or an axis total\n"
-"                         grew (counts and bytes: the noise; times: max(noise, 25%));\n"
-"                         exit 6 when either side cannot be judged\n"
-"  --threshold T.C=PCT    e.g. by_frame.bytes=10: bytes of a frame up more than 10%\n"
-"                         is a regression (T or C may be *; C=* is each table's first measure;\n"
-"                         T=totals names a total: totals.db_ms=10)\n"
-"                         Stack tables (flame-graph rows) gate only when named: JIT inlining\n"
-"                         reshapes stacks between runs. Sampled and counted rows change\n"
-"                         only when the rate test says so (above), and decide the verdict\n"
-"                         only when the move is at least --noise % of their axis.\n"
-"\n"
-"  --format FMT           @DOC_FORMATS@ (default table)\n"
-"  --replaced PCT         how far an axis total must fall for new rows to be\n"
-"                         \"replaced\" (default 25)\n"
-"  --map OLD=NEW          join the baseline's key OLD with the candidate's NEW (a twin\n"
-"                         route, a renamed method): e.g. --map 'GET /orders/bad=GET /orders/good'\n"
-"                         (a load run's URL ending with OLD pairs with one ending with NEW)\n"
-"  --allow-wrong-process  judge a result whose trace is flagged as the wrong process\n"
-"  --per UNIT             the unit of work: auto (default: request, else second),\n"
-"                         request, second, operation, or run (fixed work per run:\n"
-"                         the absolutes are the rates)\n"
-"\n"
-"Exit status: 0 improved or no change (or any verdict without --fail-on);\n"
-"1 regressed (with --fail-on); 2 the runs are not comparable; 3 a result cannot\n"
-"be read; 5 the output cannot be written; 6 cannot judge (with --fail-on).\n"
-"\n"
-"Example: perfpipe compare before.json after.json --fail-on regression --threshold by_frame.bytes=10\n";
+    "Usage: perfpipe compare BASELINE.json CANDIDATE.json [--noise PCT]\n"
+    "                        [--fail-on regression] [--threshold TABLE.COLUMN=PCT]...\n"
+    "                        [--replaced PCT] [--map OLD=NEW]... [--allow-knob-drift]\n"
+    "                        [--allow-wrong-process] [--per UNIT] [--format FMT] [-o FILE]\n"
+    "(one of the two may be `-`, standard input)\n"
+    "\n"
+    "The verdict comes first: IMPROVED, REGRESSED, NO CHANGE or CANNOT JUDGE, with\n"
+    "what decided it. Every figure is judged PER UNIT OF WORK (the result's \"work\":\n"
+    "per request when both runs know their requests, from Hosting events or a load\n"
+    "tool, else per second of capture): under closed-loop load a faster build\n"
+    "serves more requests, and every absolute grows with them. The absolutes stay\n"
+    "in the tables beside the per-unit columns; runs whose work differs 2x or more\n"
+    "are named as such (compare.work_differs) and still judged per unit.\n"
+    "\n"
+    "First the totals of every stage (table `totals`): both runs, delta, relative\n"
+    "delta. A total some table's measure adds up to is an AXIS and gates (db:\n"
+    "commands, db_ms; alloc: sampled_bytes, ticks; cpu: samples, thread_time).\n"
+    "Then every table of two results of one pipeline is joined by its key and\n"
+    "shown per row: the absolute figures of both runs and their delta first, then\n"
+    "the relative delta and the shares before and after, with a status: appeared,\n"
+    "disappeared, grew, shrank, unchanged (within --noise PCT, default 5), or\n"
+    "replaced: a row that appeared while its table's axis total fell by at least\n"
+    "--replaced PCT (default 25) is what the work became, not a regression.\n"
+    "\n"
+    "Verdicts: a row that appeared or disappeared is STRUCTURAL (it holds across\n"
+    "sessions); one that disappeared while its axis fell per unit is FIXED (an\n"
+    "improvement). Growth or shrinkage is STATISTICAL: sampled rows (alloc ticks, cpu\n"
+    "samples) only when the conditional binomial test of their Poisson rate ratio,\n"
+    "the two runs' work as exposure, gives p < 0.05 (columns rate_ratio_lo/hi: its\n"
+    "95% interval; p_value); rows with too few samples for any verdict say so.\n"
+    "Shares that moved while absolutes did not are flagged as\n"
+    "inflation by removal. Runs whose knobs differ are refused unless\n"
+    "--allow-knob-drift, which marks every verdict weakened. A side whose input was\n"
+    "truncated, damaged or lost events, whose stage is not ok, or whose trace is of\n"
+    "the wrong process (a `dotnet run` host, a tool) CANNOT BE JUDGED: every stage\n"
+    "says so (compare.cannot_judge) and --fail-on exits 6.\n"
+    "\n"
+    "  --fail-on regression   exit 1 when a row appeared (not replaced), its measure grew\n"
+    "                         beyond its threshold (default: the noise), or an axis total\n"
+    "                         grew (counts and bytes: the noise; times: max(noise, 25%));\n"
+    "                         exit 6 when either side cannot be judged\n"
+    "  --threshold T.C=PCT    e.g. by_frame.bytes=10: bytes of a frame up more than 10%\n"
+    "                         is a regression (T or C may be *; C=* is each table's first measure;\n"
+    "                         T=totals names a total: totals.db_ms=10)\n"
+    "                         Stack tables (flame-graph rows) gate only when named: JIT inlining\n"
+    "                         reshapes stacks between runs. Sampled and counted rows change\n"
+    "                         only when the rate test says so (above), and decide the verdict\n"
+    "                         only when the move is at least --noise % of their axis.\n"
+    "\n"
+    "  --format FMT           @DOC_FORMATS@ (default table)\n"
+    "  --replaced PCT         how far an axis total must fall for new rows to be\n"
+    "                         \"replaced\" (default 25)\n"
+    "  --map OLD=NEW          join the baseline's key OLD with the candidate's NEW (a twin\n"
+    "                         route, a renamed method): e.g. --map 'GET /orders/bad=GET /orders/good'\n"
+    "                         (a load run's URL ending with OLD pairs with one ending with NEW)\n"
+    "  --allow-wrong-process  judge a result whose trace is flagged as the wrong process\n"
+    "  --per UNIT             the unit of work: auto (default: request, else second),\n"
+    "                         request, second, operation, or run (fixed work per run:\n"
+    "                         the absolutes are the rates)\n"
+    "\n"
+    "Exit status: 0 improved or no change (or any verdict without --fail-on);\n"
+    "1 regressed (with --fail-on); 2 the runs are not comparable; 3 a result cannot\n"
+    "be read; 5 the output cannot be written; 6 cannot judge (with --fail-on).\n"
+    "\n"
+    "Example: perfpipe compare before.json after.json --fail-on regression --threshold by_frame.bytes=10\n";
 
 /* --threshold TABLE.COLUMN=PCT into thresholds[opt->nthresholds]. */
 static int
@@ -115,7 +115,8 @@ parse_map(char *arg, pp_compare_options *opt, const char **map_old, const char *
 
     if (eq == NULL || eq == arg || eq[1] == '\0' || opt->nmap >= MAX_MAPS) {
         pp_cli_error("compare: --map takes OLD=NEW (a key of the baseline, a key of the "
-                     "candidate), not '%s'", arg);
+                     "candidate), not '%s'",
+                     arg);
         return PP_EXIT_USAGE;
     }
     *eq = '\0';
@@ -133,8 +134,7 @@ parse_per(const char *arg, pp_compare_options *opt)
              strcmp(arg, "operation") == 0 || strcmp(arg, "run") == 0)
         opt->per = arg;
     else {
-        pp_cli_error("compare: --per takes auto, request, second, operation or run, not '%s'",
-                     arg);
+        pp_cli_error("compare: --per takes auto, request, second, operation or run, not '%s'", arg);
         return PP_EXIT_USAGE;
     }
     return PP_EXIT_OK;
@@ -159,8 +159,9 @@ pp_cmd_compare(int argc, char **argv)
     };
     pp_compare_threshold thresholds[MAX_THRESHOLDS];
     const char *map_old[MAX_MAPS], *map_new[MAX_MAPS];
-    pp_compare_options opt = { 5.0, 0, thresholds, 0, 25.0, map_old, map_new, 0, 0, NULL, NULL,
-                               NULL };
+    pp_compare_options opt = {
+        5.0, 0, thresholds, 0, 25.0, map_old, map_new, 0, 0, NULL, NULL, NULL
+    };
     pp_compare_verdict verdict;
     const char *format = "table", *output = NULL;
     int fail_on = 0, c, rc;
@@ -193,16 +194,12 @@ pp_cmd_compare(int argc, char **argv)
             if (parse_threshold(optarg, &opt, thresholds) != PP_EXIT_OK)
                 return PP_EXIT_USAGE;
             break;
-        case 'a':
-            opt.allow_knob_drift = 1;
-            break;
+        case 'a': opt.allow_knob_drift = 1; break;
         case 'm':
             if (parse_map(optarg, &opt, map_old, map_new) != PP_EXIT_OK)
                 return PP_EXIT_USAGE;
             break;
-        case 'w':
-            opt.allow_wrong_process = 1;
-            break;
+        case 'w': opt.allow_wrong_process = 1; break;
         case 'p':
             if (parse_per(optarg, &opt) != PP_EXIT_OK)
                 return PP_EXIT_USAGE;
@@ -210,7 +207,8 @@ pp_cmd_compare(int argc, char **argv)
         case 'r':
             opt.replaced_percent = strtod(optarg, &end);
             if (*end != '\0' || !(opt.replaced_percent > 0 && opt.replaced_percent <= 100)) {
-                pp_cli_error("compare: --replaced takes a percentage in (0, 100], not '%s'", optarg);
+                pp_cli_error("compare: --replaced takes a percentage in (0, 100], not '%s'",
+                             optarg);
                 return PP_EXIT_USAGE;
             }
             break;
@@ -219,22 +217,16 @@ pp_cmd_compare(int argc, char **argv)
                 return PP_EXIT_USAGE;
             if (pp_output_format_named(optarg)->kind != PP_FORMAT_DOCUMENT) {
                 char names[512];
-                pp_cli_error("compare: a comparison has no stack table: use %s",
-                             pp_output_format_list(PP_FORMAT_DOCUMENT, ", ", " or ", names,
-                                                   sizeof names));
+                pp_cli_error(
+                    "compare: a comparison has no stack table: use %s",
+                    pp_output_format_list(PP_FORMAT_DOCUMENT, ", ", " or ", names, sizeof names));
                 return PP_EXIT_USAGE;
             }
             format = optarg;
             break;
-        case 'o':
-            output = optarg;
-            break;
-        case 'h':
-            pp_cli_put_text(stdout, usage);
-            return PP_EXIT_OK;
-        default:
-            pp_cli_bad_option("compare", c, argv);
-            return PP_EXIT_USAGE;
+        case 'o': output = optarg; break;
+        case 'h': pp_cli_put_text(stdout, usage); return PP_EXIT_OK;
+        default: pp_cli_bad_option("compare", c, argv); return PP_EXIT_USAGE;
         }
     }
     if (optind + 2 != argc) {
@@ -274,8 +266,8 @@ pp_cmd_compare(int argc, char **argv)
     }
     if (fail_on && verdict.cannot_judge > 0 && status == PP_EXIT_OK) {
         fprintf(stderr, "%s: compare: cannot judge: %s (see compare.cannot_judge)\n", pp_prog,
-                json_string_value(json_array_get(json_object_get(json_object_get(out, "compared"),
-                                                                 "cannot_judge"), 0)));
+                json_string_value(json_array_get(
+                    json_object_get(json_object_get(out, "compared"), "cannot_judge"), 0)));
         status = PP_EXIT_CANNOT_JUDGE;
     } else if (fail_on && verdict.regressions > 0 && status == PP_EXIT_OK) {
         fprintf(stderr, "%s: compare: regressed: %d regression%s beyond threshold (%s)\n", pp_prog,

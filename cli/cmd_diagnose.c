@@ -28,43 +28,43 @@
 #include "ipc/ipc.h"
 
 static const char usage[] =
-"Usage: perfpipe diagnose (-p PID | -n NAME | --diagnostic-port PATH) -o DIR\n"
-"                         [--session FILE] [--axes LIST] [--duration TIME]\n"
-"                         [--counters-duration TIME] [--load 'COMMAND'] [--buffersize MB]\n"
-"\n"
-"Runs a diagnosis session against a live .NET process and keeps the evidence\n"
-"in DIR (created; it must not hold a session already): the counters envelope\n"
-"first, then one trace per capture the axes need, one at a time (never two\n"
-"EventPipe sessions on the process), heap snapshots before and after; each\n"
-"capture analyzed; ranked candidates; session.json, note.md and report.html.\n"
-"\n"
-"  -p PID, -n NAME, --diagnostic-port PATH[,connect]   the target, as collect's;\n"
-"                           a `dotnet run` host is refused (its app's pid named),\n"
-"                           and so is a process another tool holds a session on\n"
-"  --follow-child           given a `dotnet run` host, diagnose its app\n"
-"  -o DIR                   the evidence folder\n"
-"  --session FILE           knobs and target from a session file (perfpipe-diagnose(1),\n"
-"                           SESSION FILE); the options below override it\n"
-"  --axes LIST              alloc,cpu,db,gc,exceptions,contention,heap\n"
-"                           (default alloc,cpu,db,gc,heap); cpu, exceptions and\n"
-"                           contention share one capture\n"
-"  --duration TIME          each capture (default 10s)\n"
-"  --counters-duration TIME the counters envelope (default: --duration)\n"
-"  --load 'COMMAND'         run by sh -c during each capture (e.g. 'wrk -t2 -c4 -d10s URL');\n"
-"                           its output is kept and read as the capture's load result\n"
-"                           (L2), so figures are per request\n"
-"  --buffersize MB          the runtime's session buffer for each trace\n"
-"  -q, --quiet              no progress lines\n"
-"\n"
-"Exit: 0 the folder is written; 2 usage, a bad session file (FILE:LINE:COLUMN) or a\n"
-"refused target; 3 no such process, another tool's session open, or a capture failed;\n"
-"4 an analysis failed (the other results are kept); 5 DIR cannot be written.\n"
-"`perfpipe verify BEFORE AFTER` compares two folders. Details: man perfpipe-diagnose.\n";
+    "Usage: perfpipe diagnose (-p PID | -n NAME | --diagnostic-port PATH) -o DIR\n"
+    "                         [--session FILE] [--axes LIST] [--duration TIME]\n"
+    "                         [--counters-duration TIME] [--load 'COMMAND'] [--buffersize MB]\n"
+    "\n"
+    "Runs a diagnosis session against a live .NET process and keeps the evidence\n"
+    "in DIR (created; it must not hold a session already): the counters envelope\n"
+    "first, then one trace per capture the axes need, one at a time (never two\n"
+    "EventPipe sessions on the process), heap snapshots before and after; each\n"
+    "capture analyzed; ranked candidates; session.json, note.md and report.html.\n"
+    "\n"
+    "  -p PID, -n NAME, --diagnostic-port PATH[,connect]   the target, as collect's;\n"
+    "                           a `dotnet run` host is refused (its app's pid named),\n"
+    "                           and so is a process another tool holds a session on\n"
+    "  --follow-child           given a `dotnet run` host, diagnose its app\n"
+    "  -o DIR                   the evidence folder\n"
+    "  --session FILE           knobs and target from a session file (perfpipe-diagnose(1),\n"
+    "                           SESSION FILE); the options below override it\n"
+    "  --axes LIST              alloc,cpu,db,gc,exceptions,contention,heap\n"
+    "                           (default alloc,cpu,db,gc,heap); cpu, exceptions and\n"
+    "                           contention share one capture\n"
+    "  --duration TIME          each capture (default 10s)\n"
+    "  --counters-duration TIME the counters envelope (default: --duration)\n"
+    "  --load 'COMMAND'         run by sh -c during each capture (e.g. 'wrk -t2 -c4 -d10s URL');\n"
+    "                           its output is kept and read as the capture's load result\n"
+    "                           (L2), so figures are per request\n"
+    "  --buffersize MB          the runtime's session buffer for each trace\n"
+    "  -q, --quiet              no progress lines\n"
+    "\n"
+    "Exit: 0 the folder is written; 2 usage, a bad session file (FILE:LINE:COLUMN) or a\n"
+    "refused target; 3 no such process, another tool's session open, or a capture failed;\n"
+    "4 an analysis failed (the other results are kept); 5 DIR cannot be written.\n"
+    "`perfpipe verify BEFORE AFTER` compares two folders. Details: man perfpipe-diagnose.\n";
 
 /* One trace of the session: the axes it serves and what it asks for. */
 typedef struct diag_capture {
-    const char *name;            /* the files' stem */
-    unsigned axes;               /* PP_DIAG_* served */
+    const char *name; /* the files' stem */
+    unsigned axes;    /* PP_DIAG_* served */
     const char *profile, *providers;
     const char *analyzer;
 } diag_capture;
@@ -85,11 +85,11 @@ typedef struct diag_run {
     pp_diag_session s;
     const char *dir;
     int quiet;
-    int follow_child;            /* a `dotnet run` host named: diagnose its app */
-    pid_t load_pid;              /* the running load command, or 0 */
-    const char *load_out;        /* where it writes */
-    json_t *record;              /* session.json */
-    json_t *results;             /* the result files, for candidates */
+    int follow_child;     /* a `dotnet run` host named: diagnose its app */
+    pid_t load_pid;       /* the running load command, or 0 */
+    const char *load_out; /* where it writes */
+    json_t *record;       /* session.json */
+    json_t *results;      /* the result files, for candidates */
     int analysis_failed;
 } diag_run;
 
@@ -164,7 +164,8 @@ end_load(diag_run *r, double grace_s)
         usleep(20 * 1000);
     }
     r->load_pid = 0;
-    return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+    return WIFEXITED(status) ? WEXITSTATUS(status) :
+                               128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
 }
 
 static char *
@@ -222,8 +223,10 @@ trace_one(diag_run *r, unsigned long long pid, const char *name, pp_capture_spec
         json_object_set_new(*rec, "load_output", json_string(strrchr(load, '/') + 1));
         json_object_set_new(*rec, "load_exit", json_integer(load_rc));
         if (load_rc != 0)
-            fprintf(stderr, "%s: diagnose: warning: the load command exited with %d during "
-                    "the %s capture (its output: %s)\n", pp_prog, load_rc, name, load);
+            fprintf(stderr,
+                    "%s: diagnose: warning: the load command exited with %d during "
+                    "the %s capture (its output: %s)\n",
+                    pp_prog, load_rc, name, load);
     }
     if (*rec)
         json_object_set_new(*rec, "exit", json_integer(rc));
@@ -253,11 +256,11 @@ heap_one(diag_run *r, unsigned long long pid, const char *name, json_t *caps)
         free(out);
         return rc == PP_ENOMEM ? PP_EXIT_NOMEM : PP_EXIT_INPUT;
     }
-    json_array_append_new(caps, json_pack("{s:s, s:s, s:I, s:I, s:f, s:b}", "name", name, "file",
-                                          strrchr(out, '/') + 1, "objects",
-                                          (json_int_t)res.graph.nodes, "bytes",
-                                          (json_int_t)res.graph.bytes, "elapsed_s", res.elapsed_s,
-                                          "retried", res.retried));
+    json_array_append_new(caps,
+                          json_pack("{s:s, s:s, s:I, s:I, s:f, s:b}", "name", name, "file",
+                                    strrchr(out, '/') + 1, "objects", (json_int_t)res.graph.nodes,
+                                    "bytes", (json_int_t)res.graph.bytes, "elapsed_s",
+                                    res.elapsed_s, "retried", res.retried));
     free(out);
     return PP_EXIT_OK;
 }
@@ -282,7 +285,8 @@ analyze(diag_run *r, const char *name, const char *analyzer, const char *input_k
         goto out;
     }
     int with_load = r->s.knobs.load && access(load, R_OK) == 0;
-    fprintf(f, "version: 1\nname: diagnose-%s\ninputs:\n  input: { kind: %s, path: \"${INPUT}\" }\n",
+    fprintf(f,
+            "version: 1\nname: diagnose-%s\ninputs:\n  input: { kind: %s, path: \"${INPUT}\" }\n",
             name, input_kind);
     if (with_load)
         fprintf(f, "  load: { kind: load, path: \"${LOAD}\" }\n");
@@ -399,7 +403,8 @@ run_analyses(diag_run *r)
     }
     for (size_t i = 0; i < NCAPTURES; i++)
         if (captures[i].axes & k->axes)
-            if ((one = analyze(r, captures[i].name, captures[i].analyzer, "nettrace")) == PP_EXIT_NOMEM)
+            if ((one = analyze(r, captures[i].name, captures[i].analyzer, "nettrace")) ==
+                PP_EXIT_NOMEM)
                 return one;
     if (k->axes & PP_DIAG_HEAP) {
         char *a = path_in(r, "heap-before", ".gcdump"), *b = path_in(r, "heap-after", ".gcdump");
@@ -526,7 +531,8 @@ parse_args(int argc, char **argv, diag_run *r)
         } else if (strcmp(a, "--axes") == 0) {
             if (pp_diag_axes_parse(v, &r->s.knobs.axes, &bad) != 0) {
                 pp_cli_error("diagnose: unknown axis '%.*s' in --axes; the axes: alloc, cpu, db, "
-                             "gc, exceptions, contention, heap", (int)strcspn(bad, ", "), bad);
+                             "gc, exceptions, contention, heap",
+                             (int)strcspn(bad, ", "), bad);
                 return PP_EXIT_USAGE;
             }
         } else if (strcmp(a, "--duration") == 0) {
@@ -599,7 +605,8 @@ make_dir(const char *dir)
     snprintf(p, sizeof p, "%s/session.json", dir);
     if (access(p, F_OK) == 0) {
         pp_cli_error("diagnose: %s holds a session already (session.json); choose another -o "
-                     "(evidence of two sessions is never mixed)", dir);
+                     "(evidence of two sessions is never mixed)",
+                     dir);
         return PP_EXIT_OUTPUT;
     }
     return PP_EXIT_OK;
@@ -624,7 +631,8 @@ write_json(const char *dir, const char *name, const json_t *doc)
 static int
 resolve(diag_run *r, unsigned long long *pid)
 {
-    pp_capture_spec spec = { .listen_timeout_ms = -1, .pid = r->s.pid,
+    pp_capture_spec spec = { .listen_timeout_ms = -1,
+                             .pid = r->s.pid,
                              .process_name = r->s.process_name,
                              .diagnostic_port = r->s.diagnostic_port,
                              .follow_child = r->follow_child };
@@ -692,8 +700,10 @@ session(diag_run *r)
     if (wrc == PP_EXIT_OK)
         wrc = pp_diag_write_reports(r->dir, r->record);
     if (!r->quiet && wrc == PP_EXIT_OK)
-        fprintf(stderr, "%s: diagnose: wrote %s (note.md, report.html, session.json) in %.1f s; "
-                "%lld events dropped\n", pp_prog, r->dir, now_s() - t0, (long long)dropped);
+        fprintf(stderr,
+                "%s: diagnose: wrote %s (note.md, report.html, session.json) in %.1f s; "
+                "%lld events dropped\n",
+                pp_prog, r->dir, now_s() - t0, (long long)dropped);
     return rc != PP_EXIT_OK ? rc : wrc;
 }
 

@@ -19,12 +19,9 @@ parse(int argc, char **argv, const char *usage, const char **format, const char 
       const char **table, const char **file, unsigned *jobs)
 {
     static const struct option opts[] = {
-        { "format", required_argument, NULL, 'f' },
-        { "output", required_argument, NULL, 'o' },
-        { "table", required_argument, NULL, 'b' },
-        { "jobs", required_argument, NULL, 'j' },
-        { "help", no_argument, NULL, 'h' },
-        { NULL, 0, NULL, 0 },
+        { "format", required_argument, NULL, 'f' }, { "output", required_argument, NULL, 'o' },
+        { "table", required_argument, NULL, 'b' },  { "jobs", required_argument, NULL, 'j' },
+        { "help", no_argument, NULL, 'h' },         { NULL, 0, NULL, 0 },
     };
     int c;
 
@@ -37,26 +34,18 @@ parse(int argc, char **argv, const char *usage, const char **format, const char 
                 return -1;
             *format = optarg;
             break;
-        case 'o':
-            *output = optarg;
-            break;
-        case 'b':
-            *table = optarg;
-            break;
+        case 'o': *output = optarg; break;
+        case 'b': *table = optarg; break;
         case 'j':
-            if (!jobs) {         /* render reads no trace */
+            if (!jobs) { /* render reads no trace */
                 pp_cli_put_text(stderr, usage);
                 return -1;
             }
             if (pp_cli_parse_jobs(optarg, jobs) < 0)
                 return -1;
             break;
-        case 'h':
-            pp_cli_put_text(stdout, usage);
-            exit(PP_EXIT_OK);
-        default:
-            pp_cli_bad_option(jobs ? "inspect" : "render", c, argv);
-            return -1;
+        case 'h': pp_cli_put_text(stdout, usage); exit(PP_EXIT_OK);
+        default: pp_cli_bad_option(jobs ? "inspect" : "render", c, argv); return -1;
         }
     }
     if (optind + 1 != argc) {
@@ -96,8 +85,8 @@ pp_cmd_inspect(int argc, char **argv)
     if (parse(argc, argv, usage, &format, &output, &table, &file, &jobs) < 0)
         return PP_EXIT_USAGE;
     if (strcmp(file, "-") == 0)
-        file = "/dev/stdin";    /* a pipe is read serially (--jobs above) */
-    rc = pp_nettrace_inspect_doc(file, jobs, &doc, &err);   /* 0: the default jobs */
+        file = "/dev/stdin"; /* a pipe is read serially (--jobs above) */
+    rc = pp_nettrace_inspect_doc(file, jobs, &doc, &err); /* 0: the default jobs */
     if (rc != PP_OK || doc == NULL) {
         /* a gcdump, counters or spans file: name it and the command that reads it */
         if (rc == PP_EFORMAT)

@@ -24,7 +24,7 @@ kinds_text(uint32_t kinds, char *buf, size_t size)
 
 typedef struct listing {
     int json;
-    int names;                  /* --format names: loadable names, one a line */
+    int names; /* --format names: loadable names, one a line */
     json_t *array;
     int refused;
 } listing;
@@ -52,10 +52,12 @@ list_one(void *user, const pp_plugin_candidate *c)
         if (c->analyzer != NULL) {
             json_object_set_new(o, "status", json_string("ok"));
             json_object_set_new(o, "version", json_string(c->analyzer->version));
-            json_object_set_new(o, "abi", json_sprintf("%u.%u", (unsigned)c->analyzer->abi_major,
-                                                       (unsigned)c->analyzer->abi_minor));
+            json_object_set_new(o, "abi",
+                                json_sprintf("%u.%u", (unsigned)c->analyzer->abi_major,
+                                             (unsigned)c->analyzer->abi_minor));
             json_object_set_new(o, "inputs", json_string(kinds));
-            json_object_set_new(o, "summary", json_string(c->analyzer->summary ? c->analyzer->summary : ""));
+            json_object_set_new(o, "summary",
+                                json_string(c->analyzer->summary ? c->analyzer->summary : ""));
         } else {
             json_object_set_new(o, "status", json_string(c->broken ? "broken" : "refused"));
             json_object_set_new(o, "reason", json_string(c->refusal));
@@ -85,7 +87,8 @@ plugins_help(FILE *out)
           "--format names prints the loadable analyzers' names alone, one a line\n"
           "(what shell completion uses).\n"
           "Exit status 0 even when some candidates are refused or broken (their lines\n"
-          "say why); 2 on a usage error; 5 when the listing cannot be written.\n", out);
+          "say why); 2 on a usage error; 5 when the listing cannot be written.\n",
+          out);
 }
 
 int
@@ -119,12 +122,8 @@ pp_cmd_plugins(int argc, char **argv)
                 return PP_EXIT_USAGE;
             }
             break;
-        case 'h':
-            plugins_help(stdout);
-            return PP_EXIT_OK;
-        default:
-            plugins_help(stderr);
-            return PP_EXIT_USAGE;
+        case 'h': plugins_help(stdout); return PP_EXIT_OK;
+        default: plugins_help(stderr); return PP_EXIT_USAGE;
         }
     }
     if (optind < argc) {
@@ -214,20 +213,16 @@ pp_cmd_describe(int argc, char **argv)
                 return PP_EXIT_USAGE;
             }
             break;
-        case 'h':
-            describe_help(stdout);
-            return PP_EXIT_OK;
-        default:
-            describe_help(stderr);
-            return PP_EXIT_USAGE;
+        case 'h': describe_help(stdout); return PP_EXIT_OK;
+        default: describe_help(stderr); return PP_EXIT_USAGE;
         }
     }
     if (optind + 1 != argc) {
         describe_help(stderr);
         return PP_EXIT_USAGE;
     }
-    return names ? option_names(argv[optind], dirs, ndirs)
-                 : pp_cli_describe(argv[optind], dirs, ndirs);
+    return names ? option_names(argv[optind], dirs, ndirs) :
+                   pp_cli_describe(argv[optind], dirs, ndirs);
 }
 
 int

@@ -11,20 +11,20 @@
 #include "ipc/procs.h"
 
 static const char ps_usage[] =
-"Usage: perfpipe ps [--format table|json]\n"
-"\n"
-"Lists every .NET process this user can attach to, with no .NET SDK: each one\n"
-"found by its diagnostics socket (also in other mount or pid namespaces, through\n"
-"/proc/PID/root) and asked over the diagnostics IPC protocol for its command\n"
-"line, runtime version and OS/architecture.\n"
-"\n"
-"A `dotnet run`, `dotnet watch` or `dotnet test` process is the SDK, not your\n"
-"app: it is marked as such and its app child is named, so you trace the right\n"
-"pid (`perfpipe collect` refuses a host).\n"
-"\n"
-"Columns: PID, NAME (entry assembly, else the executable), RUNTIME, OS/ARCH,\n"
-"COMMAND LINE. A process that does not answer in 1 s shows '?'.\n"
-"Exit: 0 (also when none are found), 2 usage, 3 /proc unreadable.\n";
+    "Usage: perfpipe ps [--format table|json]\n"
+    "\n"
+    "Lists every .NET process this user can attach to, with no .NET SDK: each one\n"
+    "found by its diagnostics socket (also in other mount or pid namespaces, through\n"
+    "/proc/PID/root) and asked over the diagnostics IPC protocol for its command\n"
+    "line, runtime version and OS/architecture.\n"
+    "\n"
+    "A `dotnet run`, `dotnet watch` or `dotnet test` process is the SDK, not your\n"
+    "app: it is marked as such and its app child is named, so you trace the right\n"
+    "pid (`perfpipe collect` refuses a host).\n"
+    "\n"
+    "Columns: PID, NAME (entry assembly, else the executable), RUNTIME, OS/ARCH,\n"
+    "COMMAND LINE. A process that does not answer in 1 s shows '?'.\n"
+    "Exit: 0 (also when none are found), 2 usage, 3 /proc unreadable.\n";
 
 static const char *
 nz(const char *s, const char *dflt)

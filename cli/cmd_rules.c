@@ -14,55 +14,55 @@
 #include "rules/rules.h"
 
 static const char usage[] =
-"Usage: perfpipe rules list [--format table|json]\n"
-"       perfpipe rules show ID\n"
-"       perfpipe rules validate [FILE...]\n"
-"\n"
-"Rules turn a candidate's evidence into a fix shape: each rule names an\n"
-"antipattern (ef.n-plus-one, str.concat-in-loop, leak.static-collection...),\n"
-"the evidence it matches in the results perfpipe writes (a frame's callees,\n"
-"an allocated type and size class, a command's shape and per-request\n"
-"repetition, a blocked frame, a counter trend, a heap path's root), what to\n"
-"change in one or two sentences, a public documentation link and a\n"
-"confidence. `perfpipe candidates` attaches the matching rules to every\n"
-"candidate; rules marked `finding:` also report on their own in the stage\n"
-"that owns their evidence when `perfpipe run` writes a result.\n"
-"\n"
-"  list       every rule in force: id, axis, confidence, where it is defined\n"
-"  show ID    one rule: its evidence, fix shape, documentation, file:line\n"
-"  validate   check rule files (FILE:LINE:COLUMN: what was expected on the\n"
-"             first error; FILE `-` is standard input); without FILE, every\n"
-"             rule directory in force\n"
-"\n"
-"Rules are read from every *.yaml of, first one winning for an id:\n"
-"  $PERFPIPE_RULES_PATH (colon-separated directories)\n"
-"  ~/.config/perfpipe/rules ($XDG_CONFIG_HOME/perfpipe/rules)  - yours\n"
-"  " SYSCONFDIR "/perfpipe/rules                              - the administrator's\n"
-"  " PKGDATADIR "/rules                                   - shipped\n"
-"so a file of yours with a shipped rule's id replaces that rule, and\n"
-"`disabled: true` with its id turns it off. The format (version 1) and\n"
-"the evidence rules can match: docs/rules.md, perfpipe(1) RULES.\n"
-"\n"
-"Exit status: 0 valid, 2 a rule file does not validate (or bad usage),\n"
-"3 a rule file cannot be read, 7 out of memory.\n"
-"\n"
-"Example, a team rule (~/.config/perfpipe/rules/shop.yaml):\n"
-"  version: 1\n"
-"  rules:\n"
-"    - id: shop.row-format\n"
-"      title: ReportBuilder formats every row through string.Format\n"
-"      axis: alloc\n"
-"      confidence: high\n"
-"      fix: Write rows with the pooled RowWriter instead of string.Format.\n"
-"      doc: https://wiki.example.com/shop/perf/row-writer\n"
-"      match:\n"
-"        analyzer: alloc\n"
-"        table: callees\n"
-"        target: frame\n"
-"        where:\n"
-"          frame: { regex: '^Shop\\.Reports\\.' }\n"
-"          callee: { regex: '^System\\.String\\.Format' }\n"
-"          share: { min: 25 }\n";
+    "Usage: perfpipe rules list [--format table|json]\n"
+    "       perfpipe rules show ID\n"
+    "       perfpipe rules validate [FILE...]\n"
+    "\n"
+    "Rules turn a candidate's evidence into a fix shape: each rule names an\n"
+    "antipattern (ef.n-plus-one, str.concat-in-loop, leak.static-collection...),\n"
+    "the evidence it matches in the results perfpipe writes (a frame's callees,\n"
+    "an allocated type and size class, a command's shape and per-request\n"
+    "repetition, a blocked frame, a counter trend, a heap path's root), what to\n"
+    "change in one or two sentences, a public documentation link and a\n"
+    "confidence. `perfpipe candidates` attaches the matching rules to every\n"
+    "candidate; rules marked `finding:` also report on their own in the stage\n"
+    "that owns their evidence when `perfpipe run` writes a result.\n"
+    "\n"
+    "  list       every rule in force: id, axis, confidence, where it is defined\n"
+    "  show ID    one rule: its evidence, fix shape, documentation, file:line\n"
+    "  validate   check rule files (FILE:LINE:COLUMN: what was expected on the\n"
+    "             first error; FILE `-` is standard input); without FILE, every\n"
+    "             rule directory in force\n"
+    "\n"
+    "Rules are read from every *.yaml of, first one winning for an id:\n"
+    "  $PERFPIPE_RULES_PATH (colon-separated directories)\n"
+    "  ~/.config/perfpipe/rules ($XDG_CONFIG_HOME/perfpipe/rules)  - yours\n"
+    "  " SYSCONFDIR "/perfpipe/rules                              - the administrator's\n"
+    "  " PKGDATADIR "/rules                                   - shipped\n"
+    "so a file of yours with a shipped rule's id replaces that rule, and\n"
+    "`disabled: true` with its id turns it off. The format (version 1) and\n"
+    "the evidence rules can match: docs/rules.md, perfpipe(1) RULES.\n"
+    "\n"
+    "Exit status: 0 valid, 2 a rule file does not validate (or bad usage),\n"
+    "3 a rule file cannot be read, 7 out of memory.\n"
+    "\n"
+    "Example, a team rule (~/.config/perfpipe/rules/shop.yaml):\n"
+    "  version: 1\n"
+    "  rules:\n"
+    "    - id: shop.row-format\n"
+    "      title: ReportBuilder formats every row through string.Format\n"
+    "      axis: alloc\n"
+    "      confidence: high\n"
+    "      fix: Write rows with the pooled RowWriter instead of string.Format.\n"
+    "      doc: https://wiki.example.com/shop/perf/row-writer\n"
+    "      match:\n"
+    "        analyzer: alloc\n"
+    "        table: callees\n"
+    "        target: frame\n"
+    "        where:\n"
+    "          frame: { regex: '^Shop\\.Reports\\.' }\n"
+    "          callee: { regex: '^System\\.String\\.Format' }\n"
+    "          share: { min: 25 }\n";
 
 static int
 exit_for_load(int rc)
@@ -138,12 +138,12 @@ list(const char *format)
         arr = json_array();
         for (size_t i = 0; i < set.count; i++) {
             const pp_rule *r = &set.rules[i];
-            json_array_append_new(arr, json_pack("{s:s,s:s?,s:s?,s:s?,s:s,s:b,s:b,s:s,s:i}",
-                                                 "id", r->id, "title", r->title, "axis", r->axis,
+            json_array_append_new(arr, json_pack("{s:s,s:s?,s:s?,s:s?,s:s,s:b,s:b,s:s,s:i}", "id",
+                                                 r->id, "title", r->title, "axis", r->axis,
                                                  "confidence", pp_rule_confidence(r), "finding",
-                                                 finding_name(r->finding), "disabled",
-                                                 r->disabled, "experimental", r->experimental,
-                                                 "file", r->file, "line", (int)r->pos.line));
+                                                 finding_name(r->finding), "disabled", r->disabled,
+                                                 "experimental", r->experimental, "file", r->file,
+                                                 "line", (int)r->pos.line));
         }
         json_dumpf(arr, stdout, JSON_INDENT(2));
         fputc('\n', stdout);
@@ -282,12 +282,8 @@ pp_cmd_rules(int argc, char **argv)
             }
             format = optarg;
             break;
-        case 'h':
-            fputs(usage, stdout);
-            return pp_cli_flush_stdout();
-        default:
-            fputs(usage, stderr);
-            return PP_EXIT_USAGE;
+        case 'h': fputs(usage, stdout); return pp_cli_flush_stdout();
+        default: fputs(usage, stderr); return PP_EXIT_USAGE;
         }
     }
     if (optind >= argc) {
@@ -316,6 +312,7 @@ pp_cmd_rules(int argc, char **argv)
     if (strcmp(sub, "validate") == 0)
         return validate(argc - optind, argv + optind);
     pp_cli_error("rules: expected list, show ID or validate [FILE...], not '%s%s' "
-                 "(`perfpipe rules --help`)", sub, optind < argc ? " ..." : "");
+                 "(`perfpipe rules --help`)",
+                 sub, optind < argc ? " ..." : "");
     return PP_EXIT_USAGE;
 }

@@ -27,8 +27,8 @@ static int
 load(const run_args *a, const char *path, const char *text, const pp_pipeline_vars *vars,
      pp_pipeline **out, pp_error *err)
 {
-    return text != NULL ? pp_pipeline_load_string(a->analyzer, text, strlen(text), vars, out, err)
-                        : pp_pipeline_load_file(path, vars, out, err);
+    return text != NULL ? pp_pipeline_load_string(a->analyzer, text, strlen(text), vars, out, err) :
+                          pp_pipeline_load_file(path, vars, out, err);
 }
 
 /* The pipeline to load: *path (a file), or *text (made from the analyzer's
@@ -75,7 +75,7 @@ top_for_render_only(run_args *a, pp_loader *loader)
     size_t o = 0;
 
     if (an == NULL)
-        return;                       /* said by the pipeline check */
+        return; /* said by the pipeline check */
     for (uint32_t k = 0; k < an->option_count; k++)
         if (strcmp(an->options[k].name, "top") == 0)
             return;
@@ -132,8 +132,8 @@ execute(run_args *a)
         pp_error full = PP_ERROR_INIT;
 
         vars.names_only = 0;
-        pp_cli_error("%s", load(a, path, text, &vars, &p, &full) != PP_OK ? full.message
-                                                                           : err.message);
+        pp_cli_error("%s",
+                     load(a, path, text, &vars, &p, &full) != PP_OK ? full.message : err.message);
         status = PP_EXIT_USAGE;
         goto out;
     }
@@ -176,9 +176,17 @@ execute(run_args *a)
          * capture's kept file, or a saved stdin, is). */
         int live = pp_cli_capture_signals(p) || single_pass;
         deliver_job dj = { a, p };
-        pp_run_hooks hooks = { a->hash, cli_run_on_progress, cli_run_on_warning, cli_run_on_log, a,
-                               !live && !a->no_isolate, a->stage_timeout,
-                               cli_run_deliver, &dj, &delivered, a->jobs };
+        pp_run_hooks hooks = { a->hash,
+                               cli_run_on_progress,
+                               cli_run_on_warning,
+                               cli_run_on_log,
+                               a,
+                               !live && !a->no_isolate,
+                               a->stage_timeout,
+                               cli_run_deliver,
+                               &dj,
+                               &delivered,
+                               a->jobs };
 
         rc = pp_run_pipeline(p, &hooks, &doc, &err);
         pp_cli_progress_done();
@@ -221,8 +229,8 @@ pp_cmd_analyzer(const char *analyzer, int argc, char **argv)
     run_args a = { .mode = MODE_ANALYZER, .analyzer = analyzer };
 
     if (cli_run_parse_args(&a, argc, argv) < 0 ||
-        pp_cli_quick_options(analyzer, a.format, a.table, a.evidence_dir, a.options,
-                             a.option_flags, &a.noptions, MAX_ARGS) < 0)
+        pp_cli_quick_options(analyzer, a.format, a.table, a.evidence_dir, a.options, a.option_flags,
+                             &a.noptions, MAX_ARGS) < 0)
         return PP_EXIT_USAGE;
     if (a.capture.n > 0) {
         char *spec;
@@ -248,7 +256,8 @@ pp_cmd_analyzer(const char *analyzer, int argc, char **argv)
     }
     if (a.ninputs > 0) {
         pp_cli_error("%s takes its inputs as arguments (perfpipe %s FILE...); --input is for "
-                     "`perfpipe run`", analyzer, analyzer);
+                     "`perfpipe run`",
+                     analyzer, analyzer);
         return PP_EXIT_USAGE;
     }
     /* A picture of a counters run needs its samples (the series table). */

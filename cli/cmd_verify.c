@@ -20,31 +20,31 @@
 #include "result/result.h"
 
 static const char usage[] =
-"Usage: perfpipe verify BEFORE_DIR AFTER_DIR [--noise PCT] [--config-only]\n"
-"                       [--format text|json] [-o FILE]\n"
-"\n"
-"Judges a fix from two evidence folders of `perfpipe diagnose` (the same\n"
-"session file, before and after the change):\n"
-"  - the knobs (axes, durations, load command, counters) must be equal, else\n"
-"    CANNOT JUDGE, naming the differences;\n"
-"  - every axis's result is compared per unit of work, as `perfpipe compare`\n"
-"    does (per request when the load tool or the trace counts requests), the\n"
-"    verdict and what decided it (structural: a row gone or new; statistical:\n"
-"    a figure per unit beyond noise) named;\n"
-"  - each ranked candidate of BEFORE: confirmed (structural) when its target\n"
-"    disappeared from the axis's table, confirmed (statistical) when its cost\n"
-"    per unit fell by half or more, else not confirmed.\n"
-"  - both sides must have run different builds of the application (the\n"
-"    modules' PDB identities in the traces), else CANNOT JUDGE: the change\n"
-"    is not deployed;\n"
-"  --noise PCT     compare's noise band (default 5)\n"
-"  --config-only   the change is configuration only (one build, other\n"
-"                  settings): the same build on both sides is expected\n"
-"  --format json   the verdicts as a perfpipe-verify/1 document\n"
-"Exit: 0 nothing regressed, 1 an axis regressed, 2 usage, 3 a folder or result\n"
-"cannot be read, 6 cannot judge (different knobs, a capture that lost events, a\n"
-"missing axis, the same build on both sides without --config-only).\n"
-"Details: man perfpipe-diagnose (VERIFY).\n";
+    "Usage: perfpipe verify BEFORE_DIR AFTER_DIR [--noise PCT] [--config-only]\n"
+    "                       [--format text|json] [-o FILE]\n"
+    "\n"
+    "Judges a fix from two evidence folders of `perfpipe diagnose` (the same\n"
+    "session file, before and after the change):\n"
+    "  - the knobs (axes, durations, load command, counters) must be equal, else\n"
+    "    CANNOT JUDGE, naming the differences;\n"
+    "  - every axis's result is compared per unit of work, as `perfpipe compare`\n"
+    "    does (per request when the load tool or the trace counts requests), the\n"
+    "    verdict and what decided it (structural: a row gone or new; statistical:\n"
+    "    a figure per unit beyond noise) named;\n"
+    "  - each ranked candidate of BEFORE: confirmed (structural) when its target\n"
+    "    disappeared from the axis's table, confirmed (statistical) when its cost\n"
+    "    per unit fell by half or more, else not confirmed.\n"
+    "  - both sides must have run different builds of the application (the\n"
+    "    modules' PDB identities in the traces), else CANNOT JUDGE: the change\n"
+    "    is not deployed;\n"
+    "  --noise PCT     compare's noise band (default 5)\n"
+    "  --config-only   the change is configuration only (one build, other\n"
+    "                  settings): the same build on both sides is expected\n"
+    "  --format json   the verdicts as a perfpipe-verify/1 document\n"
+    "Exit: 0 nothing regressed, 1 an axis regressed, 2 usage, 3 a folder or result\n"
+    "cannot be read, 6 cannot judge (different knobs, a capture that lost events, a\n"
+    "missing axis, the same build on both sides without --config-only).\n"
+    "Details: man perfpipe-diagnose (VERIFY).\n";
 
 static json_t *
 load(const char *dir, const char *name, int quiet)
@@ -56,8 +56,8 @@ load(const char *dir, const char *name, int quiet)
     snprintf(p, sizeof p, "%s/%s", dir, name);
     d = json_load_file(p, 0, &e);
     if (!d && !quiet)
-        pp_cli_error("verify: %s:%d:%d: %s (expected an evidence folder of `perfpipe diagnose`)",
-                     p, e.line, e.column, e.text);
+        pp_cli_error("verify: %s:%d:%d: %s (expected an evidence folder of `perfpipe diagnose`)", p,
+                     e.line, e.column, e.text);
     return d;
 }
 
@@ -73,9 +73,10 @@ knob_diff(const json_t *a, const json_t *b)
         json_t *w = json_object_get(b, k);
         if (w && json_equal(v, w))
             continue;
-        char *x = json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY), *y = w ? json_dumps(w, JSON_COMPACT | JSON_ENCODE_ANY) : NULL;
-        snprintf(buf + strlen(buf), sizeof buf - strlen(buf), "%s%s: %s vs %s",
-                 buf[0] ? "; " : "", k, x ? x : "?", y ? y : "(absent)");
+        char *x = json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY),
+             *y = w ? json_dumps(w, JSON_COMPACT | JSON_ENCODE_ANY) : NULL;
+        snprintf(buf + strlen(buf), sizeof buf - strlen(buf), "%s%s: %s vs %s", buf[0] ? "; " : "",
+                 k, x ? x : "?", y ? y : "(absent)");
         free(x);
         free(y);
     }
@@ -100,8 +101,8 @@ typedef struct verify {
     const char *before, *after;
     double noise;
     int regressions, cannot_judge;
-    int config_only;             /* --config-only: one build, other settings */
-    json_t *axes;                /* name -> {overall, line, decided_by[]} */
+    int config_only; /* --config-only: one build, other settings */
+    json_t *axes;    /* name -> {overall, line, decided_by[]} */
     json_t *doc;
 } verify;
 
@@ -121,15 +122,16 @@ axis(verify *v, const char *name)
     json_object_set_new(v->axes, name, rec);
     if (!a || !b) {
         json_object_set_new(rec, "overall", json_string("cannot judge"));
-        json_object_set_new(rec, "line", json_string(!a ? "BEFORE has no result for this axis"
-                                                        : "AFTER has no result for this axis"));
+        json_object_set_new(rec, "line",
+                            json_string(!a ? "BEFORE has no result for this axis" :
+                                             "AFTER has no result for this axis"));
         v->cannot_judge++;
         goto out;
     }
     opt.baseline_path = v->before;
     opt.candidate_path = v->after;
     if (strcmp(name, "heap") == 0)
-        opt.per = "run";          /* a snapshot pair is one run's growth */
+        opt.per = "run"; /* a snapshot pair is one run's growth */
     if (pp_result_validate(a, &err) != PP_OK || pp_result_validate(b, &err) != PP_OK ||
         pp_compare(a, b, &opt, &out, &vd, &err) != PP_OK) {
         json_object_set_new(rec, "overall", json_string("cannot judge"));
@@ -211,10 +213,13 @@ print_text(const verify *v, FILE *f)
     json_t *ax, *c;
     size_t i;
 
-    fprintf(f, "%s\n", v->cannot_judge ? "CANNOT JUDGE" : v->regressions ? "REGRESSED"
-            : "VERIFIED: no axis regressed");
+    fprintf(f, "%s\n",
+            v->cannot_judge ? "CANNOT JUDGE" :
+            v->regressions  ? "REGRESSED" :
+                              "VERIFIED: no axis regressed");
     if (json_object_get(v->doc, "knobs_differ"))
-        fprintf(f, "knobs differ: %s\n", json_string_value(json_object_get(v->doc, "knobs_differ")));
+        fprintf(f, "knobs differ: %s\n",
+                json_string_value(json_object_get(v->doc, "knobs_differ")));
     if (json_object_get(v->doc, "not_deployed"))
         fprintf(f, "%s\n", json_string_value(json_object_get(v->doc, "not_deployed")));
     json_object_foreach(v->axes, k, ax)
@@ -250,7 +255,8 @@ write_json(void *user, FILE *out)
 static int
 judge(verify *v)
 {
-    json_t *sa = load(v->before, "session.json", 0), *sb = sa ? load(v->after, "session.json", 0) : NULL;
+    json_t *sa = load(v->before, "session.json", 0),
+           *sb = sa ? load(v->after, "session.json", 0) : NULL;
     int rc = PP_EXIT_OK;
 
     if (!sa || !sb) {
@@ -278,8 +284,10 @@ judge(verify *v)
         json_decref(before);
         json_decref(after);
     }
-    json_object_set_new(v->doc, "verdict", json_string(v->cannot_judge ? "cannot judge" :
-                                                       v->regressions ? "regressed" : "verified"));
+    json_object_set_new(v->doc, "verdict",
+                        json_string(v->cannot_judge ? "cannot judge" :
+                                    v->regressions  ? "regressed" :
+                                                      "verified"));
     if (v->cannot_judge)
         rc = PP_EXIT_CANNOT_JUDGE;
     else if (v->regressions)
@@ -337,7 +345,8 @@ pp_cmd_verify(int argc, char **argv)
     int rc = judge(&v);
     json_object_set(v.doc, "axes", v.axes);
     if (rc != PP_EXIT_INPUT) {
-        int w = pp_cli_write_output(output, strcmp(format, "json") == 0 ? write_json : write_text, &v);
+        int w = pp_cli_write_output(output, strcmp(format, "json") == 0 ? write_json : write_text,
+                                    &v);
         if (w != PP_EXIT_OK)
             rc = w;
     }

@@ -35,10 +35,10 @@ pp_cli_is_dir_output(const char *path)
 
 typedef struct csv_job {
     const json_t *doc;
-    char table[512];        /* "STAGE/NAME", or "" with side */
-    int side;               /* 1 totals, 2 findings */
-    char file[512];         /* the file's name in the directory */
-    char *path;             /* where it is written (final or temporary dir) */
+    char table[512]; /* "STAGE/NAME", or "" with side */
+    int side;        /* 1 totals, 2 findings */
+    char file[512];  /* the file's name in the directory */
+    char *path;      /* where it is written (final or temporary dir) */
     pp_outfile of;
 } csv_job;
 
@@ -48,9 +48,11 @@ write_csv(csv_job *job, const char *shown)
 {
     pp_error err = PP_ERROR_INIT;
     FILE *out = job->of.f;
-    int rc = job->side == 1   ? pp_render_csv_totals(job->doc, out, &err)
-             : job->side == 2 ? pp_render_csv_findings(job->doc, out, &err)
-                              : pp_render_opts_table(job->doc, "csv", job->table, &pp_cli_render, out, &err);
+    int rc = job->side == 1 ?
+                 pp_render_csv_totals(job->doc, out, &err) :
+             job->side == 2 ?
+                 pp_render_csv_findings(job->doc, out, &err) :
+                 pp_render_opts_table(job->doc, "csv", job->table, &pp_cli_render, out, &err);
 
     if (rc == PP_EIO) {
         pp_cli_error("%s: cannot write: %s", shown, err.message);
@@ -177,7 +179,8 @@ commit_set(csv_job *jobs, size_t n)
         }
     if (failed > 0) {
         pp_cli_error("%zu of %zu files of the CSV set were not replaced: the directory mixes "
-                     "this run's files with older ones; run again", failed, n);
+                     "this run's files with older ones; run again",
+                     failed, n);
         return PP_EXIT_OUTPUT;
     }
     return PP_EXIT_OK;
@@ -213,7 +216,8 @@ commit_set_over(csv_job *jobs, size_t n)
         snprintf(old[i], len, "%s" OLD_SUFFIX, jobs[i].of.path);
         unlink(old[i]);
         if (link(jobs[i].of.path, old[i]) != 0) {
-            pp_cli_error("%s: cannot keep the file it replaces: %s", jobs[i].of.path, strerror(errno));
+            pp_cli_error("%s: cannot keep the file it replaces: %s", jobs[i].of.path,
+                         strerror(errno));
             free(old[i]);
             old[i] = NULL;
             status = PP_EXIT_OUTPUT;
@@ -281,7 +285,8 @@ write_new_dir(csv_job *jobs, size_t n, const char *dir)
     if (status == PP_EXIT_OK)
         status = commit_set(jobs, n);
     /* mkdtemp made it 0700: the set gets what mkdir would have given it. */
-    if (status == PP_EXIT_OK && (chmod(tmp, 0777 & ~pp_outfile_umask()) != 0 || rename(tmp, dir) != 0)) {
+    if (status == PP_EXIT_OK &&
+        (chmod(tmp, 0777 & ~pp_outfile_umask()) != 0 || rename(tmp, dir) != 0)) {
         pp_cli_error("%s: cannot create the CSV directory: %s", dir, strerror(errno));
         status = PP_EXIT_OUTPUT;
     }
@@ -305,7 +310,8 @@ pp_cli_write_csv_dir(const char *dir, const json_t *doc)
     int status;
 
     if (stat(dir, &sb) == 0 && !S_ISDIR(sb.st_mode)) {
-        pp_cli_error("%s: not a directory (-o DIR/ with --format csv writes one file per table)", dir);
+        pp_cli_error("%s: not a directory (-o DIR/ with --format csv writes one file per table)",
+                     dir);
         return PP_EXIT_OUTPUT;
     }
     if ((jobs = plan(doc, &n)) == NULL) {

@@ -20,7 +20,7 @@ enum {
     PP_DIAG_CONTENTION = 1u << 5,
     PP_DIAG_HEAP = 1u << 6,
 };
-#define PP_DIAG_NAXES 7
+#define PP_DIAG_NAXES        7
 #define PP_DIAG_DEFAULT_AXES (PP_DIAG_ALLOC | PP_DIAG_CPU | PP_DIAG_DB | PP_DIAG_GC | PP_DIAG_HEAP)
 
 /* Axis i's name ("alloc"...), i < PP_DIAG_NAXES. */
@@ -30,15 +30,15 @@ const char *pp_diag_axis_name(int i);
 int pp_diag_axes_parse(const char *list, unsigned *mask, const char **bad);
 
 typedef struct pp_diag_knobs {
-    unsigned axes;               /* PP_DIAG_* */
-    double duration_s;           /* each axis's capture */
-    double counters_s;           /* the counters envelope (0 = duration_s) */
-    unsigned interval_s;         /* counters' interval */
-    char *counters;              /* dotnet-counters --counters list */
-    char *load;                  /* sh -c command run during each capture, or NULL */
-    uint32_t buffer_mb;          /* 0 = the capture's default */
-    char *benchmark;             /* the L1 benchmark covering the candidates, or NULL */
-    char *benchmark_covers;      /* which candidates it covers (candidates_bench.h) */
+    unsigned axes;          /* PP_DIAG_* */
+    double duration_s;      /* each axis's capture */
+    double counters_s;      /* the counters envelope (0 = duration_s) */
+    unsigned interval_s;    /* counters' interval */
+    char *counters;         /* dotnet-counters --counters list */
+    char *load;             /* sh -c command run during each capture, or NULL */
+    uint32_t buffer_mb;     /* 0 = the capture's default */
+    char *benchmark;        /* the L1 benchmark covering the candidates, or NULL */
+    char *benchmark_covers; /* which candidates it covers (candidates_bench.h) */
 } pp_diag_knobs;
 
 typedef struct pp_diag_session {

@@ -31,8 +31,15 @@ human(const json_t *total, char *out, size_t size)
         return;
     }
     if (strcmp(type, "bytes") == 0)
-        snprintf(out, size, v >= 1e9 ? "%.2f GB" : v >= 1e6 ? "%.2f MB" : v >= 1e3 ? "%.1f KB"
-                 : "%.0f B", v >= 1e9 ? v / 1e9 : v >= 1e6 ? v / 1e6 : v >= 1e3 ? v / 1e3 : v);
+        snprintf(out, size,
+                 v >= 1e9 ? "%.2f GB" :
+                 v >= 1e6 ? "%.2f MB" :
+                 v >= 1e3 ? "%.1f KB" :
+                            "%.0f B",
+                 v >= 1e9 ? v / 1e9 :
+                 v >= 1e6 ? v / 1e6 :
+                 v >= 1e3 ? v / 1e3 :
+                            v);
     else if (strcmp(type, "duration_ns") == 0)
         snprintf(out, size, v >= 1e9 ? "%.2f s" : "%.1f ms", v >= 1e9 ? v / 1e9 : v / 1e6);
     else if (strcmp(type, "percent") == 0)
@@ -48,7 +55,9 @@ human(const json_t *total, char *out, size_t size)
 static json_t *
 absolutes(const json_t *stage)
 {
-    static const char *const order[] = { "count", "bytes", "duration_ns", "number", "percent", NULL };
+    static const char *const order[] = {
+        "count", "bytes", "duration_ns", "number", "percent", NULL
+    };
     json_t *out = json_array();
     const char *k;
     json_t *t;
@@ -89,9 +98,10 @@ pp_diag_table_rows(const json_t *doc, const char *table)
             json_array_foreach(json_object_get(t, "rows"), r, row) {
                 json_t *o = json_object();
                 for (size_t c = 0; c < json_array_size(cols) && c < json_array_size(row); c++)
-                    json_object_set(o, json_string_value(json_object_get(json_array_get(cols, c),
-                                                                         "name")) ?: "?",
-                                    json_array_get(row, c));
+                    json_object_set(
+                        o,
+                        json_string_value(json_object_get(json_array_get(cols, c), "name")) ?: "?",
+                        json_array_get(row, c));
                 json_array_append_new(out, o);
             }
         }
@@ -129,24 +139,27 @@ verdict(const char *dir, const json_t *cap, const json_t *cands)
         json_array_foreach(json_object_get(doc, "inputs"), i, in) {
             const json_t *ld = json_object_get(in, "load");
             if (json_is_object(ld) && json_integer_value(json_object_get(ld, "requests")) == 0)
-                json_array_append_new(warn, json_string(
-                    "the load command completed no request during this capture (a cold app, "
-                    "a wrong URL, or requests slower than the load tool's timeout?): its figures "
-                    "are per second, not per request"));
+                json_array_append_new(
+                    warn,
+                    json_string(
+                        "the load command completed no request during this capture (a cold app, "
+                        "a wrong URL, or requests slower than the load tool's timeout?): its figures "
+                        "are per second, not per request"));
         }
         if (json_is_object(w) && json_is_string(json_object_get(w, "unit"))) {
             double rq = json_number_value(json_object_get(w, "requests"));
             double s = json_number_value(json_object_get(w, "seconds"));
             snprintf(line, sizeof line, "unit of work: %s (%.0f requests, source %s; %.2f s)",
-                     str(w, "unit"), rq, str(w, "requests_source")[0] ? str(w, "requests_source")
-                     : "none", s);
+                     str(w, "unit"), rq,
+                     str(w, "requests_source")[0] ? str(w, "requests_source") : "none", s);
             json_object_set_new(v, "work", json_string(line));
         }
         /* The first three warnings (the result keeps them all). */
         size_t more = 0;
         for (j = 0; (st = json_array_get(json_object_get(doc, "stages"), j)) != NULL; j++)
             json_array_foreach(json_object_get(st, "findings"), i, f)
-                if (strcmp(str(f, "severity"), "warning") == 0 || strcmp(str(f, "severity"), "error") == 0) {
+                if (strcmp(str(f, "severity"), "warning") == 0 ||
+                    strcmp(str(f, "severity"), "error") == 0) {
                     if (json_array_size(warn) >= 3) {
                         more++;
                         continue;
@@ -159,13 +172,15 @@ verdict(const char *dir, const json_t *cap, const json_t *cands)
             snprintf(line, sizeof line, "and %zu more in %s", more, file);
             json_array_append_new(warn, json_string(line));
         }
-        snprintf(line, sizeof line, "stage '%s'", str(json_array_get(json_object_get(doc, "stages"), 0), "id"));
+        snprintf(line, sizeof line, "stage '%s'",
+                 str(json_array_get(json_object_get(doc, "stages"), 0), "id"));
         json_array_foreach(cands, i, c)
             if (strstr(str(c, "evidence"), line) && json_array_size(lead) < 3) {
                 char l[512];
                 snprintf(l, sizeof l, "#%lld %s (%s per unit, %.1f %% of the stage)",
-                         (long long)json_integer_value(json_object_get(c, "rank")), str(c, "target"),
-                         str(c, "per_unit"), json_number_value(json_object_get(c, "share")));
+                         (long long)json_integer_value(json_object_get(c, "rank")),
+                         str(c, "target"), str(c, "per_unit"),
+                         json_number_value(json_object_get(c, "share")));
                 json_array_append_new(lead, json_string(l));
             }
         json_decref(doc);
@@ -180,7 +195,7 @@ verdict(const char *dir, const json_t *cap, const json_t *cands)
 typedef struct emit {
     FILE *f;
     int html;
-    int indent;                  /* markdown: the open numbered item's content column */
+    int indent; /* markdown: the open numbered item's content column */
 } emit;
 
 /* Markdown: backslash-escape what CommonMark would read as markup. HTML:
@@ -208,8 +223,7 @@ text(emit *e, const char *s)
     }
 }
 
-static void
-textf(emit *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void textf(emit *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void
 textf(emit *e, const char *fmt, ...)
 {
@@ -283,7 +297,7 @@ sub(emit *e, const char *label, const char *s)
         return;
     if (e->html)
         fputs("<li>", e->f);
-    else                         /* nested: at the item's content column ("10. " is 4) */
+    else /* nested: at the item's content column ("10. " is 4) */
         fprintf(e->f, "\n%*s- ", e->indent, "");
     strong(e, label);
     fputs(": ", e->f);
@@ -313,7 +327,7 @@ verdicts(emit *e, const json_t *model)
             textf(e, " (%s; %s: %lld events, %lld dropped): ", str(v, "result"), str(cap, "file"),
                   (long long)json_integer_value(json_object_get(cap, "events")),
                   (long long)json_integer_value(json_object_get(cap, "dropped_events")));
-        } else {                 /* the snapshots' pair */
+        } else { /* the snapshots' pair */
             strong(e, "heap");
             textf(e, " (%s; heap-before.gcdump and %s, %lld objects): ", str(v, "result"),
                   str(cap, "file"), (long long)json_integer_value(json_object_get(cap, "objects")));
@@ -411,7 +425,8 @@ document(emit *e, const json_t *model)
              (long long)json_integer_value(json_object_get(p, "pid")), str(s, "started"));
     if (e->html) {
         fputs("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
-              "<link rel=\"icon\" href=\"data:,\"><title>", e->f);
+              "<link rel=\"icon\" href=\"data:,\"><title>",
+              e->f);
         text(e, title);
         fputs("</title><style>body{font:15px/1.45 system-ui,sans-serif;max-width:70em;margin:2em "
               "auto;padding:0 1em;overflow-wrap:anywhere}li{margin:.4em 0}</style></head><body>\n",
@@ -470,7 +485,8 @@ pp_diag_write_reports(const char *dir, const json_t *session)
     json_object_set(model, "session", (json_t *)session);
     json_object_set_new(model, "verdicts", vs);
     json_object_set_new(model, "candidates", cands);
-    json_object_set_new(model, "followups", cdoc ? pp_diag_table_rows(cdoc, "followups") : json_array());
+    json_object_set_new(model, "followups",
+                        cdoc ? pp_diag_table_rows(cdoc, "followups") : json_array());
     snprintf(note, sizeof note, "note-%.10s.md", str(session, "started"));
     rc = write_one(dir, note, model, 0);
     if (rc == PP_EXIT_OK)

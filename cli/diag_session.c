@@ -67,7 +67,7 @@ pp_diag_session_init(pp_diag_session *s)
     memset(s, 0, sizeof *s);
     s->knobs.axes = PP_DIAG_DEFAULT_AXES;
     s->knobs.duration_s = 10;
-    s->knobs.counters_s = 0;            /* = duration_s */
+    s->knobs.counters_s = 0; /* = duration_s */
     s->knobs.interval_s = 1;
     s->knobs.counters = strdup("System.Runtime,Microsoft.AspNetCore.Hosting");
 }
@@ -101,8 +101,8 @@ pp_diag_knobs_json(const pp_diag_knobs *k)
     json_object_set_new(o, "load", k->load ? json_string(k->load) : json_null());
     json_object_set_new(o, "buffersize_mb", json_integer(k->buffer_mb));
     json_object_set_new(o, "benchmark", k->benchmark ? json_string(k->benchmark) : json_null());
-    json_object_set_new(o, "benchmark_covers", k->benchmark_covers ?
-                        json_string(k->benchmark_covers) : json_null());
+    json_object_set_new(o, "benchmark_covers",
+                        k->benchmark_covers ? json_string(k->benchmark_covers) : json_null());
     return o;
 }
 
@@ -143,7 +143,8 @@ set_time(double *dst, const char *file, const pp_ynode *v, const char *key)
     if (scalar(file, v, key))
         return PP_EXIT_USAGE;
     if ((*dst = pp_capture_parse_duration(v->text)) <= 0) {
-        snprintf(msg, sizeof msg, "'%s' takes a time (4, 4s, 500ms, 2m), not '%.40s'", key, v->text);
+        snprintf(msg, sizeof msg, "'%s' takes a time (4, 4s, 500ms, 2m), not '%.40s'", key,
+                 v->text);
         return bad(file, v, msg);
     }
     return 0;
@@ -221,10 +222,11 @@ set_process(pp_diag_session *s, const char *file, const pp_ynode *v)
 static int
 apply(pp_diag_session *s, const char *file, const pp_ynode *k, const pp_ynode *v)
 {
-    static const char *const keys[] = { "version", "process", "diagnostic_port", "backend", "axes",
-                                        "duration", "counters_duration", "counters_interval",
-                                        "counters", "load", "buffersize", "benchmark",
-                                        "benchmark_covers", NULL };
+    static const char *const keys[] = {
+        "version",    "process",           "diagnostic_port",   "backend",  "axes",
+        "duration",   "counters_duration", "counters_interval", "counters", "load",
+        "buffersize", "benchmark",         "benchmark_covers",  NULL
+    };
     const char *key = k->text;
     unsigned u;
 

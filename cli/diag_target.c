@@ -69,10 +69,12 @@ pp_diag_identity(pp_ipc_endpoint *ep)
 
     json_object_set_new(o, "pid", json_integer((json_int_t)ep->pid));
     if (pp_ipc_process_info_get(ep, 2000, &info, &err) == PP_OK) {
-        json_object_set_new(o, "command_line", json_string(info.command_line ? info.command_line : ""));
-        json_object_set_new(o, "name", json_string(info.entrypoint_assembly ?
-                                                   info.entrypoint_assembly : ""));
-        json_object_set_new(o, "runtime_version", json_string(info.clr_version ? info.clr_version : ""));
+        json_object_set_new(o, "command_line",
+                            json_string(info.command_line ? info.command_line : ""));
+        json_object_set_new(o, "name",
+                            json_string(info.entrypoint_assembly ? info.entrypoint_assembly : ""));
+        json_object_set_new(o, "runtime_version",
+                            json_string(info.clr_version ? info.clr_version : ""));
         json_object_set_new(o, "os", json_string(info.os ? info.os : ""));
         json_object_set_new(o, "arch", json_string(info.arch ? info.arch : ""));
         pp_ipc_process_info_free(&info);
@@ -121,8 +123,13 @@ connected_to(const char *path)
 static int
 find_tool(unsigned long long pid, const char *name, char *out, size_t size)
 {
-    static const char *const tools[] = { "dotnet-counters", "dotnet-trace", "dotnet-monitor",
-                                         "dotnet-gcdump", "dotnet-dump", "perfpipe", NULL };
+    static const char *const tools[] = { "dotnet-counters",
+                                         "dotnet-trace",
+                                         "dotnet-monitor",
+                                         "dotnet-gcdump",
+                                         "dotnet-dump",
+                                         "perfpipe",
+                                         NULL };
     char want[32], path[300], buf[2048];
     struct dirent *d;
     DIR *proc = opendir("/proc");

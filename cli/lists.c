@@ -34,7 +34,10 @@ kind_list(char *buf, size_t size)
     buf[0] = '\0';
     for (size_t i = 0; i < n && used < size; i++) {
         int w = snprintf(buf + used, size - used, "%s%s",
-                         i == 0 ? "" : i + 1 == n ? " or " : ", ", names[i]);
+                         i == 0     ? "" :
+                         i + 1 == n ? " or " :
+                                      ", ",
+                         names[i]);
         if (w < 0)
             break;
         used += (size_t)w;
@@ -45,7 +48,10 @@ kind_list(char *buf, size_t size)
 void
 pp_cli_put_text(FILE *out, const char *text)
 {
-    static const struct { const char *mark; unsigned formats; } marks[] = {
+    static const struct {
+        const char *mark;
+        unsigned formats;
+    } marks[] = {
         { "@FORMATS@", ALL_FORMATS },
         { "@DOC_FORMATS@", PP_FORMAT_DOCUMENT },
         { "@STACK_FORMATS@", PP_FORMAT_STACKS },
@@ -97,7 +103,8 @@ pp_cli_list_registry(const char *what, FILE *out)
         n = pp_input_kind_names(UINT32_MAX, names, 64);
     else {
         pp_cli_error("help --list: '%s' is not a list: use commands, formats, "
-                     "document-formats, stack-formats or kinds", what);
+                     "document-formats, stack-formats or kinds",
+                     what);
         return PP_EXIT_USAGE;
     }
     for (size_t i = 0; i < n; i++)

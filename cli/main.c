@@ -10,72 +10,76 @@
 #include "paths.h"
 
 static const char usage_head[] =
-"perfpipe - turn .NET performance captures into ranked, comparable answers\n"
-"\n"
-"Usage:\n"
-"  perfpipe ANALYZER INPUT... [--top N] [--option KEY=VALUE]... [--format FMT] [-o FILE]\n";
+    "perfpipe - turn .NET performance captures into ranked, comparable answers\n"
+    "\n"
+    "Usage:\n"
+    "  perfpipe ANALYZER INPUT... [--top N] [--option KEY=VALUE]... [--format FMT] [-o FILE]\n";
 
 static const char usage[] =
-"\n"
-"Analyzers (shipped):\n"
-"  alloc        who allocates: bytes by type and responsible frame   (dotnet-trace --profile gc-verbose)\n"
-"  cpu          where thread time goes: exclusive/inclusive by method (dotnet-trace, default profile)\n"
-"  db           database command wall time, N+1 detection            (dotnet-trace --profile database)\n"
-"  counters-csv rates, trends and leak suspects                     (dotnet-counters collect --format csv|json)\n"
-"  gcdump       what is on the heap, by type                         (dotnet-gcdump collect)\n"
-"  gcdump-diff  what grew between two heap snapshots                 (two .gcdump files)\n"
-"  spans        which operation costs what, from OpenTelemetry spans (OTLP/JSON, aspire otel spans)\n"
-"  bench        L1: time and allocated bytes/op per BenchmarkDotNet case (JsonExporter.Full export)\n"
-"  load         L2: p95, throughput, errors of a load test   (wrk, hey, k6, bombardier, vegeta)\n"
-"\n"
-"Examples:\n"
-"  perfpipe alloc app.nettrace --top 10              # who allocates, as a table\n"
-"  perfpipe cpu app.nettrace --format svg -o cpu.svg # interactive flame graph\n"
-"  perfpipe run alloc --input trace=app.nettrace --set scenario=cart --format json -o a.json\n"
-"  perfpipe candidates a.json cpu.json db.json       # ranked optimization candidates\n"
-"  perfpipe compare before.json after.json --fail-on regression\n"
-"\n"
-"Formats: @FORMATS@ (table is the default).\n"
-"  table fits $COLUMNS or the terminal (least useful columns left out, text\n"
-"  cut from the front); --wide never cuts; --top N limits every table shown.\n"
-"  table, markdown and html lead each stage with its answer. csv with\n"
-"  -o DIR/ writes one file per table plus totals.csv and findings.csv.\n"
-"  Flame formats weigh by time (ms) where the table has it; --weight samples\n"
-"  weighs by the sample count.\n"
-"Plugins are found in --plugin-dir DIR (repeatable), PERFPIPE_PLUGIN_PATH,\n"
-"  ~/.local/lib/perfpipe/plugins-1, " PLUGINDIR ",\n"
-"  then " LOCALPLUGINDIR " (third-party plugins' `make install`)\n"
-"Pipelines are found in PERFPIPE_PIPELINE_PATH, ~/.config/perfpipe/pipelines,\n"
-"  " SYSCONFDIR "/perfpipe/pipelines (the administrator's), then\n"
-"  " PKGDATADIR "/pipelines (shipped).\n"
-"Run from its build tree, perfpipe uses the built plugins and the source tree's\n"
-"pipelines instead of the installed ones (`perfpipe --version` says so).\n"
-"\n"
-"Exit status:\n"
-"  0  success\n"
-"  1  compare --fail-on: a regression was found\n"
-"  2  usage error, or a pipeline that does not validate (FILE:LINE:COLUMN: ...)\n"
-"  3  an input cannot be read: missing, not a capture of the expected kind, or corrupt\n"
-"  4  a plugin was refused, a stage failed, or a stage reported an error-severity\n"
-"     finding (it could not answer); the other stages' results are still written\n"
-"  5  a result could not be written\n"
-"  6  compare --fail-on: cannot judge (a side was truncated, damaged, lost events, or a\n"
-"     stage is not ok)\n"
-"  7  out of memory\n"
-"  A reader that stops reading (`| head`) is no error: the status stays the run's.\n"
-"\n"
-"`perfpipe help COMMAND` (= `perfpipe COMMAND --help`) describes one command;\n"
-"`perfpipe help --list commands|formats|kinds` lists names one a line;\n"
-"`--` ends the options of any command; -q (--quiet) before or after the command\n"
-"silences warnings (errors are still said). man perfpipe(1), perfpipe-pipeline(5),\n"
-"perfpipe-plugin(7) have the details, and the environment variables.\n";
+    "\n"
+    "Analyzers (shipped):\n"
+    "  alloc        who allocates: bytes by type and responsible frame   (dotnet-trace --profile gc-verbose)\n"
+    "  cpu          where thread time goes: exclusive/inclusive by method (dotnet-trace, default profile)\n"
+    "  db           database command wall time, N+1 detection            (dotnet-trace --profile database)\n"
+    "  counters-csv rates, trends and leak suspects                     (dotnet-counters collect --format csv|json)\n"
+    "  gcdump       what is on the heap, by type                         (dotnet-gcdump collect)\n"
+    "  gcdump-diff  what grew between two heap snapshots                 (two .gcdump files)\n"
+    "  spans        which operation costs what, from OpenTelemetry spans (OTLP/JSON, aspire otel spans)\n"
+    "  bench        L1: time and allocated bytes/op per BenchmarkDotNet case (JsonExporter.Full export)\n"
+    "  load         L2: p95, throughput, errors of a load test   (wrk, hey, k6, bombardier, vegeta)\n"
+    "\n"
+    "Examples:\n"
+    "  perfpipe alloc app.nettrace --top 10              # who allocates, as a table\n"
+    "  perfpipe cpu app.nettrace --format svg -o cpu.svg # interactive flame graph\n"
+    "  perfpipe run alloc --input trace=app.nettrace --set scenario=cart --format json -o a.json\n"
+    "  perfpipe candidates a.json cpu.json db.json       # ranked optimization candidates\n"
+    "  perfpipe compare before.json after.json --fail-on regression\n"
+    "\n"
+    "Formats: @FORMATS@ (table is the default).\n"
+    "  table fits $COLUMNS or the terminal (least useful columns left out, text\n"
+    "  cut from the front); --wide never cuts; --top N limits every table shown.\n"
+    "  table, markdown and html lead each stage with its answer. csv with\n"
+    "  -o DIR/ writes one file per table plus totals.csv and findings.csv.\n"
+    "  Flame formats weigh by time (ms) where the table has it; --weight samples\n"
+    "  weighs by the sample count.\n"
+    "Plugins are found in --plugin-dir DIR (repeatable), PERFPIPE_PLUGIN_PATH,\n"
+    "  ~/.local/lib/perfpipe/plugins-1, " PLUGINDIR ",\n"
+    "  then " LOCALPLUGINDIR " (third-party plugins' `make install`)\n"
+    "Pipelines are found in PERFPIPE_PIPELINE_PATH, ~/.config/perfpipe/pipelines,\n"
+    "  " SYSCONFDIR "/perfpipe/pipelines (the administrator's), then\n"
+    "  " PKGDATADIR "/pipelines (shipped).\n"
+    "Run from its build tree, perfpipe uses the built plugins and the source tree's\n"
+    "pipelines instead of the installed ones (`perfpipe --version` says so).\n"
+    "\n"
+    "Exit status:\n"
+    "  0  success\n"
+    "  1  compare --fail-on: a regression was found\n"
+    "  2  usage error, or a pipeline that does not validate (FILE:LINE:COLUMN: ...)\n"
+    "  3  an input cannot be read: missing, not a capture of the expected kind, or corrupt\n"
+    "  4  a plugin was refused, a stage failed, or a stage reported an error-severity\n"
+    "     finding (it could not answer); the other stages' results are still written\n"
+    "  5  a result could not be written\n"
+    "  6  compare --fail-on: cannot judge (a side was truncated, damaged, lost events, or a\n"
+    "     stage is not ok)\n"
+    "  7  out of memory\n"
+    "  A reader that stops reading (`| head`) is no error: the status stays the run's.\n"
+    "\n"
+    "`perfpipe help COMMAND` (= `perfpipe COMMAND --help`) describes one command;\n"
+    "`perfpipe help --list commands|formats|kinds` lists names one a line;\n"
+    "`--` ends the options of any command; -q (--quiet) before or after the command\n"
+    "silences warnings (errors are still said). man perfpipe(1), perfpipe-pipeline(5),\n"
+    "perfpipe-plugin(7) have the details, and the environment variables.\n";
 
 typedef pp_cli_command_fn pp_cmd_fn;
 
 /* The command registry: usage's synopsis lines, dispatch and completion
  * (`perfpipe help --list commands`) read it; a name not listed here is an
  * analyzer. `help` is dispatched below (fn NULL). */
-static const struct { const char *name; pp_cmd_fn fn; const char *synopsis; } commands[] = {
+static const struct {
+    const char *name;
+    pp_cmd_fn fn;
+    const char *synopsis;
+} commands[] = {
     { "run", pp_cmd_run,
       "PIPELINE [--input NAME=PATH]... [--set KEY=VALUE]... [--format FMT] [-o FILE]" },
     { "validate", pp_cmd_validate, "PIPELINE [--input NAME=PATH]... [--set KEY=VALUE]..." },
@@ -135,8 +139,8 @@ version(void)
     printf("Copyright (c) 2026 The perfpipe authors. License: MIT (the LICENSE file;\n"
            "https://opensource.org/licenses/MIT). There is NO WARRANTY.\n");
     if (pp_build_tree_dirs(plugindir, sizeof plugindir, pipelinedir, sizeof pipelinedir))
-        printf("Running from its build tree: plugins from %s,\n  pipelines from %s\n",
-               plugindir, pipelinedir);
+        printf("Running from its build tree: plugins from %s,\n  pipelines from %s\n", plugindir,
+               pipelinedir);
     return PP_EXIT_OK;
 }
 

@@ -24,8 +24,8 @@ in(const char *s, const char *const *list)
 
 /* The last value given for `key`, by flag (NULL = any flag). */
 static const char *
-given(const pp_pipeline_option_override *opts, const char *const *flags, size_t n,
-      const char *key, const char *flag)
+given(const pp_pipeline_option_override *opts, const char *const *flags, size_t n, const char *key,
+      const char *flag)
 {
     const char *v = NULL;
 
@@ -52,8 +52,9 @@ add(pp_pipeline_option_override *opts, const char **flags, size_t *n, size_t max
 }
 
 int
-pp_cli_quick_options(const char *analyzer, const char *format, const char *table, const char *evidence_dir,
-                     pp_pipeline_option_override *opts, const char **flags, size_t *n, size_t max)
+pp_cli_quick_options(const char *analyzer, const char *format, const char *table,
+                     const char *evidence_dir, pp_pipeline_option_override *opts,
+                     const char **flags, size_t *n, size_t max)
 {
     static const char *const text[] = { "table", "markdown", NULL };
     static const char *const per_thread[] = { "json", "csv", "speedscope", "pprof", NULL };

@@ -49,7 +49,8 @@ set_weight(const char *v)
         return 0;
     }
     pp_cli_error("--weight takes time (the default: milliseconds where the table has them) or "
-                 "samples (the table's count column), not '%s'", v);
+                 "samples (the table's count column), not '%s'",
+                 v);
     return -1;
 }
 

@@ -22,84 +22,88 @@ cli_run_help(FILE *out, run_mode mode)
               "Check a pipeline without running it: YAML syntax, keys and types, that every\n"
               "analyzer exists and accepts its inputs and options. Errors are printed as\n"
               "FILE:LINE:COLUMN: what was expected. Exit 0 when valid, 2 when not, 4 when\n"
-              "a plugin is refused.\n", out);
-    else if (mode == MODE_ANALYZER)
-        pp_cli_put_text(out, "Usage: perfpipe ANALYZER INPUT... [--top N] [--option KEY=VALUE]...\n"
-              "                [--format FMT] [-o FILE] [--set KEY=VALUE]...\n"
-              "\n"
-              "Run ANALYZER's shipped one-stage pipeline on the inputs (the same code path\n"
-              "as `perfpipe run`). `perfpipe describe ANALYZER` lists its options.\n"
-              "\n"
-              "  --top N              rows per table (sets the analyzer's `top` option)\n"
-              "  --option KEY=VALUE   set an analyzer option (lists: comma-separated)\n"
-              "  --from T, --to T     shorthands for --option from=T / to=T: the analyzer's\n"
-              "                       window (ms from trace start; seconds for counters-csv)\n"
-              "  --format FMT         @FORMATS@\n"
-              "                       (default table)\n"
-              "  --table NAME         the table the flame formats draw (default: the first stack table)\n"
-              "  -o, --output FILE    write there instead of stdout (written whole or not at all)\n"
-              "  --set KEY=VALUE      record a knob of the run (compare refuses runs whose knobs differ)\n"
-              "  --                   ends the options: every later argument is an input file\n"
-              "  --hash ALGO          input identity: xxh3-128 (default) or sha256\n"
-              "  --plugin-dir DIR     look for plugins in DIR first (repeatable)\n"
-              "  --evidence-dir DIR   also keep the result (JSON + markdown) in DIR under a dated,\n"
-              "                       knob-stamped name, never overwriting; DIR/index.tsv lists runs\n"
-              "  -q, --quiet          no warnings on stderr (they stay in the result)\n"
-              "  --stage-timeout S    fail a stage whose plugin makes no progress for S seconds\n"
-              "                       (default: the stage's `timeout:` key, else 60; each stage\n"
-              "                       runs isolated: a crash fails it alone)\n"
-              "  --no-isolate         run the stages in this process (for a debugger; a plugin\n"
-              "                       crash then ends the run)\n"
-              "  --jobs N             read a V4/V5 trace of 64 MiB or more on up to N threads\n"
-              "                       (1-64) when every stage reading it can merge (alloc); the\n"
-              "                       result is --jobs 1's byte for byte, for twice the memory.\n"
-              "                       Default: PERFPIPE_JOBS, else 1\n"
-              "\n"
-              "Live, instead of INPUT (a nettrace analyzer; see perfpipe-collect(1)):\n"
-              "  -p, --pid N | -n, --process NAME | --diagnostic-port PATH[,connect]   capture\n"
-              "                       from a running process; the result is ready when the\n"
-              "                       capture ends\n"
-              "  --duration T         stop after T (30s, 2m; default: Ctrl-C)\n"
-              "  --keep FILE          where the capture is kept (default NAME_yyyyMMdd_HHmmss.nettrace);\n"
-              "                       re-running on it gives the same result\n"
-              "  --profile P, --providers S, --counters[=LIST], --interval S, --buffersize MB,\n"
-              "  --follow-child       as for `perfpipe collect` (alloc defaults to gc-verbose,\n"
-              "                       db to database, gc to gc-collect, others to dotnet-trace's\n"
-              "                       default; --providers adds to that profile, --profile\n"
-              "                       replaces it)\n"
-              "Example: perfpipe alloc --pid 4242 --duration 30s --keep alloc.nettrace\n");
-    else
-        fputs("Usage: perfpipe run PIPELINE [--input NAME=PATH]... [--set KEY=VALUE]...\n"
-              "                   [--option STAGE.KEY=VALUE]... [--format FMT] [-o FILE]\n"
-              "\n"
-              "Run a declared pipeline. PIPELINE is a path, or a NAME searched as NAME.yaml\n"
-              "in PERFPIPE_PIPELINE_PATH, ~/.config/perfpipe/pipelines,\n"
-              SYSCONFDIR "/perfpipe/pipelines, then the shipped " PKGDATADIR "/pipelines.\n"
-              "\n"
-              "  --input NAME=PATH    the file for input NAME (replaces the pipeline's path)\n"
-              "  --set KEY=VALUE      a ${KEY} variable, also recorded among the run's knobs;\n"
-              "                       a KEY whose ${KEY} is an input's whole path (TRACE in\n"
-              "                       path: \"${TRACE}\") is that input's file, not a knob\n"
-              "  --option STAGE.KEY=VALUE  override a stage option (--top N for one-stage pipelines)\n"
-              "  --format FMT, -o FILE     replace the pipeline's outputs by one\n"
-              "  --table NAME         the table the flame formats draw\n"
-              "  --hash ALGO          xxh3-128 (default) or sha256\n"
-              "  --plugin-dir DIR     look for plugins in DIR first (repeatable)\n"
-              "  --evidence-dir DIR   also keep the result (JSON + markdown) in DIR under a dated,\n"
-              "                       knob-stamped name, never overwriting; DIR/index.tsv lists runs\n"
-              "  -q, --quiet          no warnings on stderr\n"
-              "  --stage-timeout S    fail a stage whose plugin makes no progress for S seconds\n"
-              "                       (default: the stage's `timeout:` key, else 60; each stage\n"
-              "                       runs isolated: a crash fails it alone)\n"
-              "  --no-isolate         run the stages in this process (for a debugger; a plugin\n"
-              "                       crash then ends the run)\n"
-              "  --jobs N             read a V4/V5 trace of 64 MiB or more on up to N threads\n"
-              "                       (1-64) when every stage reading it can merge (alloc); the\n"
-              "                       result is --jobs 1's byte for byte, for twice the memory.\n"
-              "                       Default: PERFPIPE_JOBS, else 1\n"
-              "\n"
-              "Example: perfpipe run alloc --input trace=app.nettrace --set scenario=cart -o a.json --format json\n",
+              "a plugin is refused.\n",
               out);
+    else if (mode == MODE_ANALYZER)
+        pp_cli_put_text(
+            out,
+            "Usage: perfpipe ANALYZER INPUT... [--top N] [--option KEY=VALUE]...\n"
+            "                [--format FMT] [-o FILE] [--set KEY=VALUE]...\n"
+            "\n"
+            "Run ANALYZER's shipped one-stage pipeline on the inputs (the same code path\n"
+            "as `perfpipe run`). `perfpipe describe ANALYZER` lists its options.\n"
+            "\n"
+            "  --top N              rows per table (sets the analyzer's `top` option)\n"
+            "  --option KEY=VALUE   set an analyzer option (lists: comma-separated)\n"
+            "  --from T, --to T     shorthands for --option from=T / to=T: the analyzer's\n"
+            "                       window (ms from trace start; seconds for counters-csv)\n"
+            "  --format FMT         @FORMATS@\n"
+            "                       (default table)\n"
+            "  --table NAME         the table the flame formats draw (default: the first stack table)\n"
+            "  -o, --output FILE    write there instead of stdout (written whole or not at all)\n"
+            "  --set KEY=VALUE      record a knob of the run (compare refuses runs whose knobs differ)\n"
+            "  --                   ends the options: every later argument is an input file\n"
+            "  --hash ALGO          input identity: xxh3-128 (default) or sha256\n"
+            "  --plugin-dir DIR     look for plugins in DIR first (repeatable)\n"
+            "  --evidence-dir DIR   also keep the result (JSON + markdown) in DIR under a dated,\n"
+            "                       knob-stamped name, never overwriting; DIR/index.tsv lists runs\n"
+            "  -q, --quiet          no warnings on stderr (they stay in the result)\n"
+            "  --stage-timeout S    fail a stage whose plugin makes no progress for S seconds\n"
+            "                       (default: the stage's `timeout:` key, else 60; each stage\n"
+            "                       runs isolated: a crash fails it alone)\n"
+            "  --no-isolate         run the stages in this process (for a debugger; a plugin\n"
+            "                       crash then ends the run)\n"
+            "  --jobs N             read a V4/V5 trace of 64 MiB or more on up to N threads\n"
+            "                       (1-64) when every stage reading it can merge (alloc); the\n"
+            "                       result is --jobs 1's byte for byte, for twice the memory.\n"
+            "                       Default: PERFPIPE_JOBS, else 1\n"
+            "\n"
+            "Live, instead of INPUT (a nettrace analyzer; see perfpipe-collect(1)):\n"
+            "  -p, --pid N | -n, --process NAME | --diagnostic-port PATH[,connect]   capture\n"
+            "                       from a running process; the result is ready when the\n"
+            "                       capture ends\n"
+            "  --duration T         stop after T (30s, 2m; default: Ctrl-C)\n"
+            "  --keep FILE          where the capture is kept (default NAME_yyyyMMdd_HHmmss.nettrace);\n"
+            "                       re-running on it gives the same result\n"
+            "  --profile P, --providers S, --counters[=LIST], --interval S, --buffersize MB,\n"
+            "  --follow-child       as for `perfpipe collect` (alloc defaults to gc-verbose,\n"
+            "                       db to database, gc to gc-collect, others to dotnet-trace's\n"
+            "                       default; --providers adds to that profile, --profile\n"
+            "                       replaces it)\n"
+            "Example: perfpipe alloc --pid 4242 --duration 30s --keep alloc.nettrace\n");
+    else
+        fputs(
+            "Usage: perfpipe run PIPELINE [--input NAME=PATH]... [--set KEY=VALUE]...\n"
+            "                   [--option STAGE.KEY=VALUE]... [--format FMT] [-o FILE]\n"
+            "\n"
+            "Run a declared pipeline. PIPELINE is a path, or a NAME searched as NAME.yaml\n"
+            "in PERFPIPE_PIPELINE_PATH, ~/.config/perfpipe/pipelines,\n" SYSCONFDIR
+            "/perfpipe/pipelines, then the shipped " PKGDATADIR "/pipelines.\n"
+            "\n"
+            "  --input NAME=PATH    the file for input NAME (replaces the pipeline's path)\n"
+            "  --set KEY=VALUE      a ${KEY} variable, also recorded among the run's knobs;\n"
+            "                       a KEY whose ${KEY} is an input's whole path (TRACE in\n"
+            "                       path: \"${TRACE}\") is that input's file, not a knob\n"
+            "  --option STAGE.KEY=VALUE  override a stage option (--top N for one-stage pipelines)\n"
+            "  --format FMT, -o FILE     replace the pipeline's outputs by one\n"
+            "  --table NAME         the table the flame formats draw\n"
+            "  --hash ALGO          xxh3-128 (default) or sha256\n"
+            "  --plugin-dir DIR     look for plugins in DIR first (repeatable)\n"
+            "  --evidence-dir DIR   also keep the result (JSON + markdown) in DIR under a dated,\n"
+            "                       knob-stamped name, never overwriting; DIR/index.tsv lists runs\n"
+            "  -q, --quiet          no warnings on stderr\n"
+            "  --stage-timeout S    fail a stage whose plugin makes no progress for S seconds\n"
+            "                       (default: the stage's `timeout:` key, else 60; each stage\n"
+            "                       runs isolated: a crash fails it alone)\n"
+            "  --no-isolate         run the stages in this process (for a debugger; a plugin\n"
+            "                       crash then ends the run)\n"
+            "  --jobs N             read a V4/V5 trace of 64 MiB or more on up to N threads\n"
+            "                       (1-64) when every stage reading it can merge (alloc); the\n"
+            "                       result is --jobs 1's byte for byte, for twice the memory.\n"
+            "                       Default: PERFPIPE_JOBS, else 1\n"
+            "\n"
+            "Example: perfpipe run alloc --input trace=app.nettrace --set scenario=cart -o a.json --format json\n",
+            out);
 }
 
 static int
@@ -118,7 +122,8 @@ split_kv(const char *what, char *arg, pp_pipeline_kv *kv)
 }
 
 int
-cli_run_add_option(run_args *a, const char *flag, const char *stage, const char *key, const char *value)
+cli_run_add_option(run_args *a, const char *flag, const char *stage, const char *key,
+                   const char *value)
 {
     if (a->noptions >= MAX_ARGS) {
         pp_cli_error("too many options");
@@ -150,7 +155,8 @@ cli_number(const char *flag, const char *arg, int integer)
     }
     if (!integer && (pp_option_parse_double(arg, &d) != PP_OK || d < 0)) {
         pp_cli_error("option %s expects a number >= 0 (ms from the trace start; seconds for "
-                     "counters-csv), got '%s'", flag, arg);
+                     "counters-csv), got '%s'",
+                     flag, arg);
         return -1;
     }
     return 0;
@@ -172,7 +178,8 @@ capture_opt(run_args *a, const char *name)
 {
     if (a->mode != MODE_ANALYZER) {
         pp_cli_error("--%s is for the `perfpipe ANALYZER --pid N` shorthand; in a "
-                     "pipeline, give the input a `capture:` mapping", name);
+                     "pipeline, give the input a `capture:` mapping",
+                     name);
         return -1;
     }
     return pp_cli_capture_opt(&a->capture, name, optarg);
@@ -289,7 +296,8 @@ cli_run_parse_args(run_args *a, int argc, char **argv)
             break;
         }
         case 't':
-            if (cli_number("--top", optarg, 1) < 0 || cli_run_add_option(a, "--top", "*", "top", optarg) < 0)
+            if (cli_number("--top", optarg, 1) < 0 ||
+                cli_run_add_option(a, "--top", "*", "top", optarg) < 0)
                 return -1;
             break;
         case 'F':
@@ -298,7 +306,8 @@ cli_run_parse_args(run_args *a, int argc, char **argv)
                 return -1;
             break;
         case 'T':
-            if (cli_number("--to", optarg, 0) < 0 || cli_run_add_option(a, "--to", "*", "to", optarg) < 0)
+            if (cli_number("--to", optarg, 0) < 0 ||
+                cli_run_add_option(a, "--to", "*", "to", optarg) < 0)
                 return -1;
             break;
         case 'f':
@@ -306,28 +315,16 @@ cli_run_parse_args(run_args *a, int argc, char **argv)
                 return -1;
             a->format = optarg;
             break;
-        case 'o':
-            a->output = optarg;
-            break;
-        case 'b':
-            a->table = optarg;
-            break;
-        case 'H':
-            a->hash = optarg;
-            break;
+        case 'o': a->output = optarg; break;
+        case 'b': a->table = optarg; break;
+        case 'H': a->hash = optarg; break;
         case 'P':
             if (a->ndirs < MAX_ARGS)
                 a->plugin_dirs[a->ndirs++] = optarg;
             break;
-        case 'q':
-            a->quiet = 1;
-            break;
-        case 'E':
-            a->evidence_dir = optarg;
-            break;
-        case 'N':
-            a->no_isolate = 1;
-            break;
+        case 'q': a->quiet = 1; break;
+        case 'E': a->evidence_dir = optarg; break;
+        case 'N': a->no_isolate = 1; break;
         case 'j':
             if (pp_cli_parse_jobs(optarg, &a->jobs) < 0)
                 return -1;
@@ -346,8 +343,10 @@ cli_run_parse_args(run_args *a, int argc, char **argv)
             cli_run_help(stdout, a->mode);
             exit(a->mode == MODE_ANALYZER ? analyzer_help(a) : PP_EXIT_OK);
         default:
-            pp_cli_bad_option(a->mode == MODE_ANALYZER ? a->analyzer
-                              : a->mode == MODE_RUN ? "run" : "validate", c, argv);
+            pp_cli_bad_option(a->mode == MODE_ANALYZER ? a->analyzer :
+                              a->mode == MODE_RUN      ? "run" :
+                                                         "validate",
+                              c, argv);
             return -1;
         }
     }

@@ -117,8 +117,9 @@ write_per_stage(const char *path, const json_t *doc, const char *format, const c
         } else {
             snprintf(one_path, n, "%.*s%s%s", (int)(at - path), path, id ? id : "",
                      at + strlen("${stage}"));
-            w = strstr(one_path, "${stage}") != NULL ? write_per_stage(one_path, one, format, table)
-                                                     : pp_cli_write_doc(one_path, one, format, table);
+            w = strstr(one_path, "${stage}") != NULL ?
+                    write_per_stage(one_path, one, format, table) :
+                    pp_cli_write_doc(one_path, one, format, table);
         }
         if (w != PP_EXIT_OK)
             status = w;
@@ -138,8 +139,8 @@ write_results(const run_args *a, const pp_pipeline *p, const json_t *doc)
     if (a->evidence_dir != NULL) {
         char *kept = NULL;
 
-        if (pp_evidence_write(a->evidence_dir, doc, p->date, pp_cli_temp_tracker(), &kept,
-                              &err) != PP_OK) {
+        if (pp_evidence_write(a->evidence_dir, doc, p->date, pp_cli_temp_tracker(), &kept, &err) !=
+            PP_OK) {
             pp_cli_error("%s", err.message);
             status = PP_EXIT_OUTPUT;
         } else if (!a->quiet) {
@@ -155,9 +156,9 @@ write_results(const run_args *a, const pp_pipeline *p, const json_t *doc)
     } else {
         for (uint32_t i = 0; i < p->output_count; i++) {
             const char *path = p->outputs[i].path;
-            int w = path != NULL && strstr(path, "${stage}") != NULL
-                        ? write_per_stage(path, doc, p->outputs[i].format, a->table)
-                        : pp_cli_write_doc(path, doc, p->outputs[i].format, a->table);
+            int w = path != NULL && strstr(path, "${stage}") != NULL ?
+                        write_per_stage(path, doc, p->outputs[i].format, a->table) :
+                        pp_cli_write_doc(path, doc, p->outputs[i].format, a->table);
 
             if (w != PP_EXIT_OK)
                 status = w;

@@ -46,8 +46,8 @@ cli_run_synthesize(const pp_analyzer *a, const char *first_input)
                                  nslots > 1 && a->input_slots ? a->input_slots[i] : "input", kind,
                                  nslots > 1 && a->input_slots ? a->input_slots[i] : "input");
     if (used < size)
-        used += (size_t)snprintf(text + used, size - used, "stages:\n  - id: %s\n    analyzer: %s\n",
-                                 a->name, a->name);
+        used += (size_t)snprintf(text + used, size - used,
+                                 "stages:\n  - id: %s\n    analyzer: %s\n", a->name, a->name);
     if (nslots > 1 && used < size) {
         used += (size_t)snprintf(text + used, size - used, "    inputs: [");
         for (uint32_t i = 0; i < nslots && used < size; i++)
@@ -105,7 +105,8 @@ cli_run_stdin_inputs(pp_pipeline *p, int *single_pass)
         if (!regular && strcmp(in->kind, "nettrace") != 0 && strcmp(in->kind, "counters") != 0) {
             pp_cli_error("input '%s' is '-', a pipe, but the %s reader needs the whole file "
                          "(only nettrace and counters are read in one pass): save it to a file "
-                         "first, or redirect stdin from one (< FILE)", in->name, in->kind);
+                         "first, or redirect stdin from one (< FILE)",
+                         in->name, in->kind);
             return PP_EXIT_USAGE;
         }
         if ((dev = strdup("/dev/stdin")) == NULL) {
@@ -194,8 +195,8 @@ cli_run_bind_args(const run_args *a, const pp_pipeline *q, bound *b)
             size_t used = 0;
 
             for (uint32_t i = 0; i < q->input_count && used < sizeof names; i++)
-                used += (size_t)snprintf(names + used, sizeof names - used, "%s%s",
-                                         i ? ", " : "", q->inputs[i].name);
+                used += (size_t)snprintf(names + used, sizeof names - used, "%s%s", i ? ", " : "",
+                                         q->inputs[i].name);
             pp_cli_error("%s takes %u input file%s (%s), got %d; see `perfpipe %s --help`",
                          a->analyzer, q->input_count, q->input_count == 1 ? "" : "s", names,
                          a->npositional, a->analyzer);
@@ -217,8 +218,7 @@ cli_run_bind_args(const run_args *a, const pp_pipeline *q, bound *b)
             b->sets[b->nsets++] = a->sets[i];
         } else if (given != NULL && strcmp(given->value, a->sets[i].value) != 0) {
             pp_cli_error("--set %s=%s: ${%s} is the path of input '%s', already given as '%s'",
-                         a->sets[i].key, a->sets[i].value, a->sets[i].key, in->name,
-                         given->value);
+                         a->sets[i].key, a->sets[i].value, a->sets[i].key, in->name, given->value);
             return PP_EXIT_USAGE;
         } else if (given == NULL && bind_input(b, in->name, a->sets[i].value) < 0) {
             return PP_EXIT_USAGE;
@@ -246,7 +246,7 @@ cli_run_check_options(const run_args *a, const pp_pipeline *p, pp_loader *loader
             if (strcmp(ov->stage, "*") == 0 || strcmp(p->stages[k].id, ov->stage) == 0)
                 s = &p->stages[k];
         if (s == NULL || (an = pp_loader_get(loader, s->analyzer_name, &err)) == NULL)
-            continue;   /* the pipeline check names what is missing */
+            continue; /* the pipeline check names what is missing */
         rc = pp_options_build(an, pair, 1, &o, &err);
         pp_options_free(o);
         if (rc == PP_OK)

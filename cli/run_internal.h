@@ -16,9 +16,9 @@ typedef enum { MODE_RUN, MODE_VALIDATE, MODE_ANALYZER } run_mode;
 
 typedef struct run_args {
     run_mode mode;
-    const char *pipeline;          /* name or path */
-    const char *analyzer;          /* MODE_ANALYZER */
-    char *positional[MAX_ARGS];    /* MODE_ANALYZER: input paths */
+    const char *pipeline;       /* name or path */
+    const char *analyzer;       /* MODE_ANALYZER */
+    char *positional[MAX_ARGS]; /* MODE_ANALYZER: input paths */
     int npositional;
     pp_pipeline_kv sets[MAX_ARGS];
     size_t nsets;
@@ -29,16 +29,16 @@ typedef struct run_args {
     size_t noptions;
     char *plugin_dirs[MAX_ARGS];
     int ndirs;
-    const char *format;            /* --format: replaces the pipeline's outputs */
-    const char *output;            /* -o */
-    const char *table;             /* --table for flame formats */
+    const char *format; /* --format: replaces the pipeline's outputs */
+    const char *output; /* -o */
+    const char *table;  /* --table for flame formats */
     const char *hash;
-    const char *evidence_dir;      /* --evidence-dir */
+    const char *evidence_dir; /* --evidence-dir */
     int quiet;
-    unsigned stage_timeout;        /* --stage-timeout, 0 = the default */
-    int no_isolate;                /* --no-isolate: stages in this process */
-    unsigned jobs;                 /* --jobs, 0 = the engine's default */
-    pp_cli_capture capture;        /* --pid N ...: capture live (capture_opts.c) */
+    unsigned stage_timeout; /* --stage-timeout, 0 = the default */
+    int no_isolate;         /* --no-isolate: stages in this process */
+    unsigned jobs;          /* --jobs, 0 = the engine's default */
+    pp_cli_capture capture; /* --pid N ...: capture live (capture_opts.c) */
 } run_args;
 
 /* The command line's inputs and variables, bound to the pipeline's inputs. */
@@ -47,14 +47,17 @@ typedef struct bound {
     size_t ninputs;
     pp_pipeline_kv sets[MAX_ARGS];
     size_t nsets;
-    char *names[MAX_ARGS];         /* owned copies of input names */
+    char *names[MAX_ARGS]; /* owned copies of input names */
     size_t nnames;
 } bound;
 
 /* Everything after the run: the message, the evidence, the outputs. With
  * isolated stages it runs in the stages' process, so the document never
  * has to cross to the parent (core/isolate.h). Returns the exit status. */
-typedef struct deliver_job { const run_args *a; const pp_pipeline *p; } deliver_job;
+typedef struct deliver_job {
+    const run_args *a;
+    const pp_pipeline *p;
+} deliver_job;
 
 /* run_args.c: the usage of each mode; parse argv into *a (a usage error
  * is printed, -1); record one analyzer option given by `flag`. */

@@ -41,14 +41,14 @@ int
 pp_cli_exit_for(int status)
 {
     switch (status) {
-    case PP_OK:           return PP_EXIT_OK;
-    case PP_ENOMEM:       return PP_EXIT_NOMEM;
-    case PP_EPLUGIN:      return PP_EXIT_PLUGIN;
+    case PP_OK: return PP_EXIT_OK;
+    case PP_ENOMEM: return PP_EXIT_NOMEM;
+    case PP_EPLUGIN: return PP_EXIT_PLUGIN;
     case PP_EFORMAT:
     case PP_EUNSUPPORTED:
     case PP_EIO:
-    case PP_ELIMIT:       return PP_EXIT_INPUT;
-    default:              return PP_EXIT_USAGE;
+    case PP_ELIMIT: return PP_EXIT_INPUT;
+    default: return PP_EXIT_USAGE;
     }
 }
 
@@ -139,8 +139,8 @@ pp_cli_temp_tracker(void)
             /* Keep a signal the caller chose to ignore (nohup); SIGINT
              * and SIGTERM end the run whatever was inherited (a script's
              * background job starts with SIGINT ignored). */
-            if (sigs[i] == SIGHUP &&
-                sigaction(sigs[i], NULL, &old) == 0 && old.sa_handler == SIG_IGN)
+            if (sigs[i] == SIGHUP && sigaction(sigs[i], NULL, &old) == 0 &&
+                old.sa_handler == SIG_IGN)
                 continue;
             sigaction(sigs[i], &sa, NULL);
         }
@@ -204,7 +204,7 @@ pp_cli_write_output(const char *path, pp_write_fn fn, void *user)
         rc = fn(user, stdout);
         if (rc == PP_EXIT_OUTPUT && pp_cli_reader_gone())
             return pp_cli_flush_stdout();
-        if (rc == PP_EXIT_OUTPUT) {   /* already said */
+        if (rc == PP_EXIT_OUTPUT) { /* already said */
             fflush(stdout);
             return rc;
         }
@@ -254,7 +254,9 @@ pp_cli_progress_done(void)
 }
 
 /* Shipped analyzers whose pipeline is named for what it reads. */
-static const struct { const char *analyzer, *pipeline; } shipped[] = {
+static const struct {
+    const char *analyzer, *pipeline;
+} shipped[] = {
     { "counters-csv", "counters" },
     { "gcdump", "heap" },
     { "gcdump-diff", "heap-diff" },

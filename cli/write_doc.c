@@ -43,8 +43,7 @@ write_doc(void *user, FILE *out)
 
     /* standard output's reader went away: not an error, the caller stops
      * quietly (a file's write error is always said) */
-    if (rc == PP_EIO && (job->path == NULL || strcmp(job->path, "-") == 0) &&
-        pp_cli_reader_gone())
+    if (rc == PP_EIO && (job->path == NULL || strcmp(job->path, "-") == 0) && pp_cli_reader_gone())
         return PP_EXIT_OUTPUT;
     if (rc == PP_EIO) {
         pp_cli_error("%s: %s", job->path ? job->path : "standard output", err.message);

@@ -57,12 +57,13 @@ pp_buildid_same(const json_t *base, const json_t *cand, char *msg, size_t size)
         json_object_foreach(a, name, v) {
             if (used >= size)
                 break;
-            used += (size_t)snprintf(msg + used, size - used, "%s%s (%s)", first ? "" : ", ",
-                                     name, json_string_value(v));
+            used += (size_t)snprintf(msg + used, size - used, "%s%s (%s)", first ? "" : ", ", name,
+                                     json_string_value(v));
             first = 0;
         }
         if (used < size)
-            snprintf(msg + used, size - used, ": the difference measured is the runs' "
+            snprintf(msg + used, size - used,
+                     ": the difference measured is the runs' "
                      "configuration, load or noise, not a code change (if a change was meant to "
                      "be deployed, it was not: rebuild, redeploy, restart and capture again)");
     }
@@ -72,16 +73,18 @@ pp_buildid_same(const json_t *base, const json_t *cand, char *msg, size_t size)
 }
 
 int
-pp_buildid_verify_deployed(const json_t *before, const json_t *after, int config_only,
-                           char *msg, size_t size)
+pp_buildid_verify_deployed(const json_t *before, const json_t *after, int config_only, char *msg,
+                           size_t size)
 {
     char same[1024];
 
     msg[0] = '\0';
     if (config_only || !pp_buildid_same(before, after, same, sizeof same))
         return 0;
-    snprintf(msg, size, "cannot judge: the change is not deployed (%s). Deploy the changed build "
+    snprintf(msg, size,
+             "cannot judge: the change is not deployed (%s). Deploy the changed build "
              "and restart the process before capturing the after run, or pass --config-only "
-             "when the change is configuration only", same);
+             "when the change is configuration only",
+             same);
     return 1;
 }

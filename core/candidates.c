@@ -14,21 +14,19 @@
 #include "rules/evidence.h"
 #include "rules/rules.h"
 
-
 /* Thread time spent blocked is not work a change can remove from that
  * method: waits are left out of cpu candidates (and counted). */
 static int
 is_wait(const char *method)
 {
-    static const char *const waits[] = { "Wait", ".Sleep", "Semaphore", "SpinOnce", ".Join",
-                                         "epoll", "poll(", "ReadKey" };
+    static const char *const waits[] = { "Wait",  ".Sleep", "Semaphore", "SpinOnce",
+                                         ".Join", "epoll",  "poll(",     "ReadKey" };
 
     for (size_t i = 0; i < sizeof waits / sizeof waits[0]; i++)
         if (strstr(method, waits[i]) != NULL)
             return 1;
     return 0;
 }
-
 
 /* "; col: value" for each of the source's extra columns that has a value. */
 static void
@@ -61,8 +59,8 @@ extra_text(const cand_source *r, const json_t *table, const json_t *row, char *b
 /* The module of an application frame: its own row's in table, else the
  * stage's one application module. */
 static void
-app_module(const json_t *stage, const json_t *table, const char *col, const char *frame,
-           char *buf, size_t size)
+app_module(const json_t *stage, const json_t *table, const char *col, const char *frame, char *buf,
+           size_t size)
 {
     int ti = pp_cand_col(table, col), mi = pp_cand_col(table, "module");
     const json_t *mods = pp_cand_table_obj(stage, "modules");
@@ -78,7 +76,8 @@ app_module(const json_t *stage, const json_t *table, const char *col, const char
             return;
         }
     json_array_foreach(mods ? json_object_get(mods, "rows") : NULL, i, row) {
-        const char *cls = json_string_value(json_array_get(row, (size_t)pp_cand_col(mods, "class")));
+        const char *cls = json_string_value(
+            json_array_get(row, (size_t)pp_cand_col(mods, "class")));
         if (cls != NULL && strcmp(cls, "application") == 0) {
             snprintf(buf, size, "%s", json_string_value(json_array_get(row, 0)));
             return;
@@ -102,8 +101,10 @@ place(cand *c, const json_t *stage, const json_t *table)
     }
     snprintf(c->orig, sizeof c->orig, "%s", c->target);
     snprintf(c->target, sizeof c->target, "%s", l->call_site);
-    snprintf(l->why, sizeof l->why, "the application frame that calls %s (%s, module %s): "
-             "no change lands in %s code, the call does", c->orig, l->cls, l->module, l->cls);
+    snprintf(l->why, sizeof l->why,
+             "the application frame that calls %s (%s, module %s): "
+             "no change lands in %s code, the call does",
+             c->orig, l->cls, l->module, l->cls);
     app_module(stage, table, c->r.target_col, c->target, l->module, sizeof l->module);
     snprintf(l->cls, sizeof l->cls, "application");
 }
@@ -166,7 +167,9 @@ collect(const cand_source *r, const json_t *doc, const pp_cand_unit *unit, const
         c->unit = *unit;
         snprintf(c->target, sizeof c->target, "%s", target);
         c->figure = f;
-        c->share = si >= 0 ? pp_cand_num(json_array_get(row, (size_t)si)) : total > 0 ? 100.0 * f / total : 0;
+        c->share = si >= 0   ? pp_cand_num(json_array_get(row, (size_t)si)) :
+                   total > 0 ? 100.0 * f / total :
+                               0;
         c->doc = doc;
         c->pipeline = json_string_value(json_object_get(doc, "pipeline"));
         c->knobs = json_object_get(doc, "knobs");
@@ -180,7 +183,6 @@ collect(const cand_source *r, const json_t *doc, const pp_cand_unit *unit, const
     }
     return PP_OK;
 }
-
 
 /* The string member name of o, or NULL. */
 static const char *
@@ -217,8 +219,9 @@ source_of(const json_t *table, cand_source *r)
         if (r->share_col == NULL && json_is_string(json_object_get(f, "unit")) &&
             strcmp(str_of(f, "unit"), "percent") == 0 && str_of(f, "axis") == NULL)
             r->share_col = k;
-    r->axis = str_of(c, "label") ? str_of(c, "label") : str_of(cost, "axis") ? str_of(cost, "axis")
-                                                                             : "cost";
+    r->axis = str_of(c, "label")   ? str_of(c, "label") :
+              str_of(cost, "axis") ? str_of(cost, "axis") :
+                                     "cost";
     r->cost_axis = str_of(cost, "axis");
     r->what = str_of(c, "does") ? str_of(c, "does") : "costs";
     r->growth_only = str_of(c, "status");
@@ -274,8 +277,8 @@ blocked_leaf(const json_t *stage, const char *waits, const char *leaf)
 
     if (is_wait(leaf))
         return 1;
-    json_array_foreach(json_object_get(waits ? pp_cand_table_obj(stage, waits) : NULL, "rows"),
-                       i, row)
+    json_array_foreach(json_object_get(waits ? pp_cand_table_obj(stage, waits) : NULL, "rows"), i,
+                       row)
         if (json_is_string(json_array_get(row, 0)) &&
             strcmp(json_string_value(json_array_get(row, 0)), leaf) == 0)
             return 1;
@@ -369,10 +372,10 @@ called_under(const cand *c, const cand *list, size_t n)
 static int
 same_capture(const json_t *a, const json_t *b)
 {
-    const char *ha = json_string_value(json_object_get(json_object_get(
-        json_array_get(json_object_get(a, "inputs"), 0), "hash"), "value"));
-    const char *hb = json_string_value(json_object_get(json_object_get(
-        json_array_get(json_object_get(b, "inputs"), 0), "hash"), "value"));
+    const char *ha = json_string_value(json_object_get(
+        json_object_get(json_array_get(json_object_get(a, "inputs"), 0), "hash"), "value"));
+    const char *hb = json_string_value(json_object_get(
+        json_object_get(json_array_get(json_object_get(b, "inputs"), 0), "hash"), "value"));
 
     return a == b || (ha != NULL && hb != NULL && strcmp(ha, hb) == 0);
 }
@@ -409,14 +412,14 @@ judge(cand *list, size_t n, const json_t *const *docs, size_t ndocs, const pp_ru
         const pp_rule *h[MAX_HITS];
 
         if (c->r.rule_gated && c->dropped == 0 &&
-            (rules == NULL || pp_rules_for_target(rules, cache, docs, ndocs, c->stage_obj,
-                                                  c->orig[0] ? c->orig : c->target, h,
-                                                  MAX_HITS) == 0))
+            (rules == NULL ||
+             pp_rules_for_target(rules, cache, docs, ndocs, c->stage_obj,
+                                 c->orig[0] ? c->orig : c->target, h, MAX_HITS) == 0))
             c->dropped = 2;
         if (c->r.rule_gated && c->dropped != 0)
             (*waits)++;
-        c->named = c->dropped == 0 && rules != NULL && c->r.stacks != NULL &&
-                   c->orig[0] == '\0' && named_in_doc(c, docs, ndocs, rules, cache);
+        c->named = c->dropped == 0 && rules != NULL && c->r.stacks != NULL && c->orig[0] == '\0' &&
+                   named_in_doc(c, docs, ndocs, rules, cache);
     }
     /* A fix shape changes the frame's whole call (a fresh LOH buffer makes
      * the application callee that first touches it slow): a frame a rule
@@ -449,23 +452,24 @@ pp_candidates(const json_t *const *docs, size_t ndocs, size_t top, const pp_rule
               double alloc_ms_per_mib, json_t **out, pp_error *err)
 {
     static const pp_column ccols[] = {
-        { "rank", PP_COL_COUNT, 0 },        { "axis", PP_COL_STRING, 0 },
-        { "target", PP_COL_STRING, 0 },     { "figure", PP_COL_STRING, 0 },
-        { "share", PP_COL_PERCENT, 0 },     { "evidence", PP_COL_STRING, 0 },
-        { "verify", PP_COL_STRING, 0 },     { "rules", PP_COL_STRING, 0 },
-        { "fix", PP_COL_STRING, 0 },
-        { "module", PP_COL_STRING, 0 },     { "lands", PP_COL_STRING, 0 },
-        { "call_site", PP_COL_STRING, 0 },  { "lands_why", PP_COL_STRING, 0 },
-        { "cost", PP_COL_NUMBER, 0 },       { "cost_unit", PP_COL_STRING, 0 },
-        { "per_unit", PP_COL_STRING, 0 },
+        { "rank", PP_COL_COUNT, 0 },       { "axis", PP_COL_STRING, 0 },
+        { "target", PP_COL_STRING, 0 },    { "figure", PP_COL_STRING, 0 },
+        { "share", PP_COL_PERCENT, 0 },    { "evidence", PP_COL_STRING, 0 },
+        { "verify", PP_COL_STRING, 0 },    { "rules", PP_COL_STRING, 0 },
+        { "fix", PP_COL_STRING, 0 },       { "module", PP_COL_STRING, 0 },
+        { "lands", PP_COL_STRING, 0 },     { "call_site", PP_COL_STRING, 0 },
+        { "lands_why", PP_COL_STRING, 0 }, { "cost", PP_COL_NUMBER, 0 },
+        { "cost_unit", PP_COL_STRING, 0 }, { "per_unit", PP_COL_STRING, 0 },
     };
     static const pp_column fcols[] = {
-        { "source", PP_COL_STRING, 0 }, { "severity", PP_COL_STRING, 0 },
-        { "code", PP_COL_STRING, 0 },   { "message", PP_COL_STRING, 0 },
+        { "source", PP_COL_STRING, 0 },
+        { "severity", PP_COL_STRING, 0 },
+        { "code", PP_COL_STRING, 0 },
+        { "message", PP_COL_STRING, 0 },
     };
     static const pp_column rcols[] = {
-        { "source", PP_COL_STRING, 0 },     { "rule", PP_COL_STRING, 0 },
-        { "severity", PP_COL_STRING, 0 },   { "confidence", PP_COL_STRING, 0 },
+        { "source", PP_COL_STRING, 0 },   { "rule", PP_COL_STRING, 0 },
+        { "severity", PP_COL_STRING, 0 }, { "confidence", PP_COL_STRING, 0 },
         { "message", PP_COL_STRING, 0 },
     };
     cand *list = NULL;
@@ -484,7 +488,7 @@ pp_candidates(const json_t *const *docs, size_t ndocs, size_t top, const pp_rule
         gather(docs, ndocs, &list, &n, &waits) != PP_OK)
         goto oom;
     judge(list, n, docs, ndocs, rules, cache, alloc_ms_per_mib, &waits);
-    if (n > 1)                  /* list is NULL when nothing qualified */
+    if (n > 1) /* list is NULL when nothing qualified */
         qsort(list, n, sizeof *list, pp_cand_by_target);
     if ((groups = pp_cand_groups(list, n, &ng)) == NULL)
         goto oom;
@@ -496,7 +500,7 @@ pp_candidates(const json_t *const *docs, size_t ndocs, size_t top, const pp_rule
     if (rf == NULL)
         goto oom;
     rc = pp_cand_emit_candidates(list, groups, ng, top, docs, ndocs, rules, cache, t, row_rules,
-                         row_lands, err);
+                                 row_lands, err);
     if (rc == PP_OK)
         rc = pp_cand_emit_followups(docs, ndocs, f, err);
     if (rc == PP_OK)
@@ -522,12 +526,14 @@ pp_candidates(const json_t *const *docs, size_t ndocs, size_t top, const pp_rule
     if (waits > 0) {
         char msg[512];
 
-        snprintf(msg, sizeof msg, "%zu wait%s (blocking calls: reads, polls, WaitOne, "
+        snprintf(msg, sizeof msg,
+                 "%zu wait%s (blocking calls: reads, polls, WaitOne, "
                  "Monitor.Wait, semaphores, sleeps) left out: thread-time sampling counts blocked "
                  "time, which no change to the waiting method removes unless a rule names the "
                  "wait a cause (sync over async, lock contention); the cpu stage's `waiting` "
                  "table lists them; async waits are invisible to it — use the db analyzer or "
-                 "spans for wall time", waits, waits == 1 ? "" : "s");
+                 "spans for wall time",
+                 waits, waits == 1 ? "" : "s");
         pp_result_finding(stage, PP_SEVERITY_INFO, "candidates.waits_left_out", msg);
     }
     if (ng == 0)

@@ -51,9 +51,11 @@ pp_candidates_bench_plan(const json_t *knobs, const char *axis, const char *targ
         verdict = "confirmed when compare calls its time 'faster' (Welch's t-test on the "
                   "iterations; use the default job, not a ShortRun)";
     else
-        return;  /* footprint: a benchmark's bytes/op do not show what is kept alive */
+        return; /* footprint: a benchmark's bytes/op do not show what is kept alive */
     if (used + 1 < size)
-        snprintf(buf + used, size - used, "; then L1: rerun benchmark %s (BenchmarkDotNet with "
+        snprintf(buf + used, size - used,
+                 "; then L1: rerun benchmark %s (BenchmarkDotNet with "
                  "JsonExporter.Full, `perfpipe bench RESULTS -o after.json`, `perfpipe compare "
-                 "before.json after.json`): %s", bench, verdict);
+                 "before.json after.json`): %s",
+                 bench, verdict);
 }

@@ -19,7 +19,7 @@
  * when the knobs name a benchmark covering target; axis is the candidate's
  * ("allocation churn", "time ...", "footprint ..."). Never fails: a plan
  * that does not fit is cut. */
-void pp_candidates_bench_plan(const json_t *knobs, const char *axis, const char *target,
-                              char *buf, size_t size);
+void pp_candidates_bench_plan(const json_t *knobs, const char *axis, const char *target, char *buf,
+                              size_t size);
 
 #endif

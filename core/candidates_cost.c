@@ -60,7 +60,8 @@ pp_cand_describe_scale(json_t *stage, const json_t *const *docs, size_t ndocs, d
     const char *first = NULL;
     int mixed = 0, w;
 
-    pp_result_total_string(stage, "scale", "estimated ms per unit of work: running, database and "
+    pp_result_total_string(stage, "scale",
+                           "estimated ms per unit of work: running, database and "
                            "removable blocked time as measured; allocated and retained bytes at "
                            "alloc_ms_per_mib; per request where requests are counted, else per "
                            "second of capture (docs/candidates.md)");
@@ -79,9 +80,11 @@ pp_cand_describe_scale(json_t *stage, const json_t *const *docs, size_t ndocs, d
             mixed = 1;
         w = snprintf(p, left, "%s%s per %s (%.6g %s%s%s)", d ? ", " : "",
                      json_string_value(json_object_get(docs[d], "pipeline")), u.unit, u.per,
-                     strcmp(u.unit, "request") == 0 ? "requests" : strcmp(u.unit, "second") == 0
-                     ? "seconds of capture" : strcmp(u.unit, "operation") == 0 ? "operations"
-                     : "whole capture", u.source ? ", counted by " : "", u.source ? u.source : "");
+                     strcmp(u.unit, "request") == 0   ? "requests" :
+                     strcmp(u.unit, "second") == 0    ? "seconds of capture" :
+                     strcmp(u.unit, "operation") == 0 ? "operations" :
+                                                        "whole capture",
+                     u.source ? ", counted by " : "", u.source ? u.source : "");
     }
     pp_result_total_string(stage, "unit", mixed ? "mixed" : first ? first : "capture");
     pp_result_finding(stage, PP_SEVERITY_INFO, "candidates.scale", msg);

@@ -20,15 +20,15 @@
 
 /* What a candidate's figure measures. */
 typedef enum pp_cand_measure {
-    PP_CAND_MS = 1,              /* milliseconds of time */
-    PP_CAND_BYTES                /* bytes (allocated or retained) */
+    PP_CAND_MS = 1, /* milliseconds of time */
+    PP_CAND_BYTES   /* bytes (allocated or retained) */
 } pp_cand_measure;
 
 /* The unit of work of one document. */
 typedef struct pp_cand_unit {
-    const char *unit;            /* "request", "second", "operation" or "capture" */
-    const char *source;          /* where the request count came from, or NULL */
-    double per;                  /* the divisor (1 for "capture") */
+    const char *unit;   /* "request", "second", "operation" or "capture" */
+    const char *source; /* where the request count came from, or NULL */
+    double per;         /* the divisor (1 for "capture") */
 } pp_cand_unit;
 
 /* The unit of doc's work (never fails: "capture" with per 1 when the

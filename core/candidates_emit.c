@@ -46,7 +46,6 @@ pp_cand_emit_followups(const json_t *const *docs, size_t ndocs, pp_table *f, pp_
                 char source[256];
                 pp_cell row[4];
 
-
                 if (sev == NULL || strcmp(sev, "info") == 0 ||
                     (code != NULL && strncmp(code, "rule.", 5) == 0))
                     continue;
@@ -106,4 +105,3 @@ pp_cand_emit_rule_findings(const json_t *const *docs, size_t ndocs, const pp_rul
     }
     return job.rc;
 }
-

@@ -14,8 +14,8 @@ col(const json_t *table, const char *name)
     json_t *c;
 
     json_array_foreach(json_object_get(table, "columns"), i, c) {
-        const char *n = json_is_string(c) ? json_string_value(c)
-                                          : json_string_value(json_object_get(c, "name"));
+        const char *n = json_is_string(c) ? json_string_value(c) :
+                                            json_string_value(json_object_get(c, "name"));
         if (n != NULL && strcmp(n, name) == 0)
             return (int)i;
     }
@@ -38,12 +38,11 @@ heaviest_caller(const json_t *stage, const char *callers, const char *subject_co
                 const char *target, pp_lands *out)
 {
     const json_t *t = pp_cand_table_obj(stage, callers);
-    const char *caller = json_string_value(json_object_get(json_object_get(t, "decl"),
-                                                           "subject"));
+    const char *caller = json_string_value(json_object_get(json_object_get(t, "decl"), "subject"));
     size_t i;
     json_t *row;
 
-    json_array_foreach(t && caller ? json_object_get(t, "rows") : NULL, i, row)
+    json_array_foreach(t &&caller ? json_object_get(t, "rows") : NULL, i, row)
         if (strcmp(cell(t, row, subject_col), target) == 0) {
             snprintf(out->call_site, sizeof out->call_site, "%s", cell(t, row, caller));
             snprintf(out->module, sizeof out->module, "%s", cell(t, row, "module"));
@@ -52,9 +51,8 @@ heaviest_caller(const json_t *stage, const char *callers, const char *subject_co
 }
 
 void
-pp_candidates_lands(const json_t *stage, const json_t *table, const json_t *row,
-                    const char *target, const char *subject_col, const char *callers,
-                    int heap_type, pp_lands *out)
+pp_candidates_lands(const json_t *stage, const json_t *table, const json_t *row, const char *target,
+                    const char *subject_col, const char *callers, int heap_type, pp_lands *out)
 {
     const json_t *mods = pp_cand_table_obj(stage, "modules");
     int has_module = col(table, "module") >= 0;
@@ -70,20 +68,23 @@ pp_candidates_lands(const json_t *stage, const json_t *table, const json_t *row,
         has_module = 1;
     }
     if (out->call_site[0] == '(' || out->call_site[0] == '[')
-        out->call_site[0] = '\0';   /* "(framework only)", "[no stack]": no frame of the app */
+        out->call_site[0] = '\0'; /* "(framework only)", "[no stack]": no frame of the app */
     if (heap_type) {
-        snprintf(out->why, sizeof out->why, "a heap type: a heap snapshot names no module; the "
+        snprintf(out->why, sizeof out->why,
+                 "a heap type: a heap snapshot names no module; the "
                  "fix lands where instances are created or kept (alloc by_type_frame, or the "
                  "retention path)");
         return;
     }
     if (!has_module) {
-        snprintf(out->why, sizeof out->why, "the stage records no module for its rows (a result "
+        snprintf(out->why, sizeof out->why,
+                 "the stage records no module for its rows (a result "
                  "written before module identity): rerun the analyzer on the capture");
         return;
     }
     if (out->module[0] == '\0') {
-        snprintf(out->why, sizeof out->why, "no module: the trace has no module and method "
+        snprintf(out->why, sizeof out->why,
+                 "no module: the trace has no module and method "
                  "rundown for this frame; let the capture end normally (`dotnet-trace collect ... "
                  "-- dotnet App.dll`, stopped with Enter or Ctrl+C, without `--rundown false`), "
                  "so MethodDCEndVerbose and ModuleDCEnd name every frame's module");
@@ -99,7 +100,9 @@ pp_candidates_lands(const json_t *stage, const json_t *table, const json_t *row,
         snprintf(out->call_site, sizeof out->call_site, "%s", target);
     else if (out->call_site[0] == '\0' && strcmp(out->cls, "unknown") != 0) {
         size_t n = strlen(out->why);
-        snprintf(out->why + n, sizeof out->why - n, "%sno application frame on its stacks "
-                 "reached it", n ? "; " : "");
+        snprintf(out->why + n, sizeof out->why - n,
+                 "%sno application frame on its stacks "
+                 "reached it",
+                 n ? "; " : "");
     }
 }

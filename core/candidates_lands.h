@@ -10,9 +10,9 @@
 
 typedef struct pp_lands {
     char module[256];
-    char cls[16];                /* "application", "package", "framework", "unknown" */
+    char cls[16]; /* "application", "package", "framework", "unknown" */
     char call_site[512];
-    char why[768];               /* why that class, or why it is unknown and how to know */
+    char why[768]; /* why that class, or why it is unknown and how to know */
 } pp_lands;
 
 /* Fill *out for one candidate: row of table (analyzer's stage), pointing at

@@ -25,7 +25,9 @@ pp_cand_col(const json_t *table, const char *name)
 double
 pp_cand_num(const json_t *v)
 {
-    return json_is_integer(v) ? (double)json_integer_value(v) : json_is_real(v) ? json_real_value(v) : 0;
+    return json_is_integer(v) ? (double)json_integer_value(v) :
+           json_is_real(v)    ? json_real_value(v) :
+                                0;
 }
 
 void
@@ -54,8 +56,6 @@ knob_args(const json_t *knobs, char *buf, size_t size)
     }
 }
 
-
-
 int
 pp_cand_by_target(const void *a, const void *b)
 {
@@ -63,11 +63,11 @@ pp_cand_by_target(const void *a, const void *b)
 
     if (x->dropped != y->dropped)
         return x->dropped - y->dropped;
-    if (x->dropped)              /* followups: heaviest first */
+    if (x->dropped) /* followups: heaviest first */
         return x->cost < y->cost ? 1 : x->cost > y->cost ? -1 : 0;
     if (strcmp(x->target, y->target) != 0)
         return strcmp(x->target, y->target);
-    return strcmp(x->unit.unit, y->unit.unit);   /* a cost per request is not one per second */
+    return strcmp(x->unit.unit, y->unit.unit); /* a cost per request is not one per second */
 }
 
 static int
@@ -132,7 +132,6 @@ pp_cand_groups(const cand *list, size_t n, size_t *ng)
     return g;
 }
 
-
 /* The evidence's own confidence for target: a row of the stage naming it in
  * a table with a `confidence` column (the db stage's n_plus_one says how
  * sure it is without request boundaries). NULL: none. */
@@ -164,7 +163,7 @@ conf_rank(const char *c)
 
 typedef struct hit {
     const pp_rule *rule;
-    const char *confidence;      /* the rule's, capped by its evidence's */
+    const char *confidence; /* the rule's, capped by its evidence's */
 } hit;
 
 /* The rules of a group: those of each member's own row (a rule that matched
@@ -229,7 +228,8 @@ rule_cells(const hit *hits, size_t nhits, char *ids, size_t isize, char *fix, si
 
     if (nhits == 0) {
         snprintf(ids, isize, "none matched");
-        snprintf(fix, fsize, "no rule matched: no known antipattern in this evidence, so perfpipe "
+        snprintf(fix, fsize,
+                 "no rule matched: no known antipattern in this evidence, so perfpipe "
                  "names no fix shape; the evidence says what the code does (docs/rules.md says "
                  "how to teach perfpipe your own)");
     } else {
@@ -270,9 +270,10 @@ member_text(const cand *c, char *buf, size_t size)
     if (c->inclusive)
         snprintf(inc, sizeof inc, " with its callees (inclusive, by_stack%s%s)",
                  c->absorbed[0] ? "; its call holds the running time of " : "", c->absorbed);
-    w += snprintf(buf + w, size - (size_t)w, "%s (%s per %s; %.1f%% of the stage's %s) — stage "
-                  "'%s', table %s%s", inc, per, c->unit.unit, c->share, c->r.axis, c->stage,
-                  c->r.table, c->extra);
+    w += snprintf(buf + w, size - (size_t)w,
+                  "%s (%s per %s; %.1f%% of the stage's %s) — stage "
+                  "'%s', table %s%s",
+                  inc, per, c->unit.unit, c->share, c->r.axis, c->stage, c->r.table, c->extra);
     return w < 0 || (size_t)w >= size ? size - 1 : (size_t)w;
 }
 
@@ -316,27 +317,31 @@ verify_text(const cand *c, int blind, char *verify, size_t size)
     char knobs[1024];
 
     knob_args(c->knobs, knobs, sizeof knobs);
-    snprintf(verify, size, "rerun `perfpipe run %s --input ...%s` on a capture of the changed "
+    snprintf(verify, size,
+             "rerun `perfpipe run %s --input ...%s` on a capture of the changed "
              "build and `perfpipe compare` it with this result: confirmed when '%s' disappears "
              "from %s (structural), or its %s per %s falls beyond noise in a same-session A/B "
-             "with identical knobs (statistical)", c->pipeline ? c->pipeline : "PIPELINE", knobs,
-             c->orig[0] ? c->orig : c->target, c->r.table, c->r.figure_col, c->unit.unit);
+             "with identical knobs (statistical)",
+             c->pipeline ? c->pipeline : "PIPELINE", knobs, c->orig[0] ? c->orig : c->target,
+             c->r.table, c->r.figure_col, c->unit.unit);
     if (!blind) {
         pp_candidates_bench_plan(c->knobs, c->r.axis, c->target, verify, size);
         return;
     }
     size_t used = strlen(verify);
     if (used + 1 < size)
-        snprintf(verify + used, size - used, "; plan L2 (a load run of the app: wrk, k6...) and "
+        snprintf(verify + used, size - used,
+                 "; plan L2 (a load run of the app: wrk, k6...) and "
                  "L3 (the capture above, taken while L2 runs) only, no L1: an L1 benchmark with "
                  "mocked I/O (a mocked repository or DbContext) cannot see a change on this path, "
                  "so its flat verdict would not mean 'no effect'");
 }
 
 int
-pp_cand_emit_candidates(const cand *list, const group *g, size_t ng, size_t top, const json_t *const *docs,
-                size_t ndocs, const pp_ruleset *rules, pp_ev_cache *cache, pp_table *t,
-                json_t *row_rules, json_t *row_lands, pp_error *err)
+pp_cand_emit_candidates(const cand *list, const group *g, size_t ng, size_t top,
+                        const json_t *const *docs, size_t ndocs, const pp_ruleset *rules,
+                        pp_ev_cache *cache, pp_table *t, json_t *row_rules, json_t *row_lands,
+                        pp_error *err)
 {
     int rc = PP_OK;
 
@@ -395,7 +400,8 @@ pp_cand_emit_dropped(cand *list, size_t n, pp_table *f, pp_error *err)
         if (c->dropped != 1)
             continue;
         if (shown++ == 10) {
-            snprintf(msg, sizeof msg, "and more frames with no application caller (the stages' "
+            snprintf(msg, sizeof msg,
+                     "and more frames with no application caller (the stages' "
                      "tables list them)");
             row[0] = pp_cell_str("candidates");
             row[1] = pp_cell_str("info");
@@ -406,7 +412,8 @@ pp_cand_emit_dropped(cand *list, size_t n, pp_table *f, pp_error *err)
         pp_cand_figure_text(c->r.measure, c->figure, fig, sizeof fig);
         pp_cand_per_unit_text(c->r.measure, c->figure, &c->unit, per, sizeof per);
         snprintf(source, sizeof source, "%s/%s", c->pipeline ? c->pipeline : "?", c->stage);
-        snprintf(msg, sizeof msg, "%s (%s, module %s) %s %s (%s per %s): no application frame "
+        snprintf(msg, sizeof msg,
+                 "%s (%s, module %s) %s %s (%s per %s): no application frame "
                  "on its stacks calls it, so no change to the application lands there — runtime "
                  "start-up, the thread pool's own loop, the profiler's session; not a candidate",
                  c->target, c->lands.cls, c->lands.module, c->r.what, fig, per, c->unit.unit);
@@ -418,4 +425,3 @@ pp_cand_emit_dropped(cand *list, size_t n, pp_table *f, pp_error *err)
     }
     return rc;
 }
-

@@ -125,8 +125,10 @@ damage_of(const json_t *doc, const char *side, json_t *reasons)
         if (status != NULL && strcmp(status, "ok") != 0) {
             char what[128];
 
-            snprintf(what, sizeof what, "stage %s", json_string_value(json_object_get(st, "id")) ?
-                     json_string_value(json_object_get(st, "id")) : "?");
+            snprintf(what, sizeof what, "stage %s",
+                     json_string_value(json_object_get(st, "id")) ?
+                         json_string_value(json_object_get(st, "id")) :
+                         "?");
             snprintf(buf, sizeof buf, "status \"%s\" (its figures are not whole)", status);
             add_reason(reasons, side, what, buf);
         }
@@ -144,10 +146,12 @@ mapped_value(const json_t *b, const json_t *c, const pp_compare_options *o)
     if (sb == NULL || sc == NULL)
         return 0;
     for (size_t i = 0; i < o->nmap; i++) {
-        size_t lb = strlen(sb), lc = strlen(sc), lo = strlen(o->map_old[i]), ln = strlen(o->map_new[i]);
+        size_t lb = strlen(sb), lc = strlen(sc), lo = strlen(o->map_old[i]),
+               ln = strlen(o->map_new[i]);
 
-        if (lo <= lb && ln <= lc && lb - lo == lc - ln && strcmp(sb + lb - lo, o->map_old[i]) == 0 &&
-            strcmp(sc + lc - ln, o->map_new[i]) == 0 && strncmp(sb, sc, lb - lo) == 0)
+        if (lo <= lb && ln <= lc && lb - lo == lc - ln &&
+            strcmp(sb + lb - lo, o->map_old[i]) == 0 && strcmp(sc + lc - ln, o->map_new[i]) == 0 &&
+            strncmp(sb, sc, lb - lo) == 0)
             return 1;
     }
     return 0;
@@ -177,8 +181,9 @@ load_knobs_differ(const json_t *base, const json_t *cand, const pp_compare_optio
         kb = json_object_get(lb, "knobs");
         kc = json_object_get(lc, "knobs");
         if (!json_equal(json_object_get(lb, "tool"), json_object_get(lc, "tool")))
-            used += (size_t)snprintf(diff + used, used < size ? size - used : 0, "%stool (%s vs %s)",
-                                     n++ ? ", " : "", json_string_value(json_object_get(lb, "tool")),
+            used += (size_t)snprintf(diff + used, used < size ? size - used : 0,
+                                     "%stool (%s vs %s)", n++ ? ", " : "",
+                                     json_string_value(json_object_get(lb, "tool")),
                                      json_string_value(json_object_get(lc, "tool")));
         for (int side = 0; side < 2; side++)
             json_object_foreach((json_t *)(side ? kc : kb), k, v) {
@@ -218,15 +223,18 @@ check_stages(const json_t *sb, const json_t *sc, pp_error *err)
         ac = json_object_get(other, "analyzer");
         nc = json_string_value(json_object_get(ac, "name"));
         if (nb == NULL || nc == NULL || strcmp(nb, nc) != 0) {
-            pp_error_set(err, PP_EINVAL, "stage '%s' ran analyzer '%s' in the baseline and '%s' "
-                         "in the candidate", id, nb ? nb : "?", nc ? nc : "?");
+            pp_error_set(err, PP_EINVAL,
+                         "stage '%s' ran analyzer '%s' in the baseline and '%s' "
+                         "in the candidate",
+                         id, nb ? nb : "?", nc ? nc : "?");
             return PP_EINVAL;
         }
         if (major_of(json_string_value(json_object_get(ab, "version"))) !=
             major_of(json_string_value(json_object_get(ac, "version")))) {
-            pp_error_set(err, PP_EINVAL, "stage '%s': analyzer %s %s vs %s: incompatible versions "
-                         "(major differs); rerun both with one perfpipe", id, nb,
-                         json_string_value(json_object_get(ab, "version")),
+            pp_error_set(err, PP_EINVAL,
+                         "stage '%s': analyzer %s %s vs %s: incompatible versions "
+                         "(major differs); rerun both with one perfpipe",
+                         id, nb, json_string_value(json_object_get(ab, "version")),
                          json_string_value(json_object_get(ac, "version")));
             return PP_EINVAL;
         }
@@ -246,7 +254,8 @@ by_abs_delta(const void *x, const void *y)
 /* Compare one table pair; adds a table and findings to out_stage. */
 static int
 compare_table(const json_t *tb, const json_t *tc, const json_t *tables, cmp_stage *s,
-              json_t *out_stage, const pp_compare_options *o, const char *weakened, cmp_judge *j, pp_error *err)
+              json_t *out_stage, const pp_compare_options *o, const char *weakened, cmp_judge *j,
+              pp_error *err)
 {
     cmp_table *t = calloc(1, sizeof *t);
     int rc;
@@ -259,7 +268,8 @@ compare_table(const json_t *tb, const json_t *tc, const json_t *tables, cmp_stag
         !json_equal(json_object_get(tb, "key"), json_object_get(tc, "key"))) {
         char msg[512];
 
-        snprintf(msg, sizeof msg, "table %s: the two runs have different columns or keys "
+        snprintf(msg, sizeof msg,
+                 "table %s: the two runs have different columns or keys "
                  "(different analyzer versions or options?); not compared",
                  json_string_value(json_object_get(tb, "name")));
         free(t);
@@ -330,8 +340,10 @@ compare_stage(const json_t *stage, const json_t *other, json_t *out_stage,
     json_array_foreach(reasons, i, tb) {
         char msg[700];
 
-        snprintf(msg, sizeof msg, "cannot judge: %s; the figures below are shown, but no verdict "
-                 "holds (recapture that side whole)", json_string_value(tb));
+        snprintf(msg, sizeof msg,
+                 "cannot judge: %s; the figures below are shown, but no verdict "
+                 "holds (recapture that side whole)",
+                 json_string_value(tb));
         pp_result_finding(out_stage, PP_SEVERITY_ERROR, "compare.cannot_judge", msg);
     }
     cmp_stage_totals(stage, other, w, s);
@@ -343,9 +355,8 @@ compare_stage(const json_t *stage, const json_t *other, json_t *out_stage,
 
         if (rc != PP_OK)
             break;
-        if (tc != NULL &&
-            !pp_compare_hinted(stage, other, tb, tc, out_stage, o, weakened, &j->regressions, &rc,
-                               err))
+        if (tc != NULL && !pp_compare_hinted(stage, other, tb, tc, out_stage, o, weakened,
+                                             &j->regressions, &rc, err))
             rc = compare_table(tb, tc, tables, s, out_stage, o, weakened, j, err);
     }
     free(s);
@@ -392,16 +403,20 @@ pp_compare(const json_t *base, const json_t *cand, const pp_compare_options *o, 
     *out = NULL;
     memset(v, 0, sizeof *v);
     if (pb == NULL || pc == NULL || strcmp(pb, pc) != 0) {
-        pp_error_set(err, PP_EINVAL, "the results come from different pipelines ('%s' and '%s'); "
-                     "compare runs of one pipeline", pb ? pb : "?", pc ? pc : "?");
+        pp_error_set(err, PP_EINVAL,
+                     "the results come from different pipelines ('%s' and '%s'); "
+                     "compare runs of one pipeline",
+                     pb ? pb : "?", pc ? pc : "?");
         return PP_EINVAL;
     }
     if (check_knobs(json_object_get(base, "knobs"), json_object_get(cand, "knobs"), diff,
                     sizeof diff) > 0) {
         if (!o->allow_knob_drift) {
-            pp_error_set(err, PP_EINVAL, "the runs' knobs differ: %s; results are only relative "
+            pp_error_set(err, PP_EINVAL,
+                         "the runs' knobs differ: %s; results are only relative "
                          "to identical knobs (rerun with the same --set values, or "
-                         "--allow-knob-drift to compare anyway, with weakened verdicts)", diff);
+                         "--allow-knob-drift to compare anyway, with weakened verdicts)",
+                         diff);
             return PP_EINVAL;
         }
         weakened = " (WEAKENED: the runs' knobs differ)";
@@ -426,8 +441,10 @@ pp_compare(const json_t *base, const json_t *cand, const pp_compare_options *o, 
         if (o->allow_knob_drift)
             weakened = " (WEAKENED: the load runs' knobs differ)";
         else
-            add_reason(reasons, "both runs'", "load knobs differ (rerun with the same load, or "
-                       "--allow-knob-drift)", diff);
+            add_reason(reasons, "both runs'",
+                       "load knobs differ (rerun with the same load, or "
+                       "--allow-knob-drift)",
+                       diff);
     }
     v->cannot_judge = (int)json_array_size(reasons);
     pp_buildid_same(base, cand, same_build, sizeof same_build);
@@ -435,7 +452,8 @@ pp_compare(const json_t *base, const json_t *cand, const pp_compare_options *o, 
     json_object_set(doc, "knobs", json_object_get(base, "knobs"));
     json_object_set_new(doc, "compared", compared_object(base, cand, pb, o, reasons, &w, note));
     if (same_build[0] != '\0')
-        json_object_set_new(json_object_get(doc, "compared"), "same_build", json_string(same_build));
+        json_object_set_new(json_object_get(doc, "compared"), "same_build",
+                            json_string(same_build));
     if (cmp_inputs(doc, base, cand, o) != PP_OK || (j.decided = json_array()) == NULL) {
         json_decref(doc);
         json_decref(reasons);
@@ -445,7 +463,8 @@ pp_compare(const json_t *base, const json_t *cand, const pp_compare_options *o, 
     }
     json_array_foreach(sb, i, stage) {
         json_t *an = json_object_get(stage, "analyzer");
-        json_t *out_stage = pp_result_add_stage(doc, json_string_value(json_object_get(stage, "id")),
+        json_t *out_stage = pp_result_add_stage(doc,
+                                                json_string_value(json_object_get(stage, "id")),
                                                 json_string_value(json_object_get(an, "name")),
                                                 json_string_value(json_object_get(an, "version")));
 
@@ -458,14 +477,16 @@ pp_compare(const json_t *base, const json_t *cand, const pp_compare_options *o, 
          * knobs or configuration of one build is legitimate */
         if (same_build[0] != '\0')
             pp_result_finding(out_stage, PP_SEVERITY_WARNING, "compare.same_build", same_build);
-        rc = compare_stage(stage, find_by(sc, "id", json_string_value(json_object_get(stage, "id"))),
+        rc = compare_stage(stage,
+                           find_by(sc, "id", json_string_value(json_object_get(stage, "id"))),
                            out_stage, o, weakened, diff, reasons, &w, note, &j, err);
         if (rc != PP_OK)
             break;
     }
     v->regressions = j.regressions;
     v->improvements = j.improvements;
-    if (rc == PP_OK && (doc = cmp_lead_with_verdict(doc, &j, v->cannot_judge, &w, reasons, v)) == NULL) {
+    if (rc == PP_OK &&
+        (doc = cmp_lead_with_verdict(doc, &j, v->cannot_judge, &w, reasons, v)) == NULL) {
         pp_error_set(err, PP_ENOMEM, "out of memory");
         rc = PP_ENOMEM;
     }

@@ -36,31 +36,31 @@
 #include <perfpipe/error.h>
 
 typedef struct pp_compare_threshold {
-    const char *table;           /* table name, "totals", or "*" */
-    const char *column;          /* measure column or total name, or "*" for the primary */
-    double percent;              /* relative growth that counts as a regression */
+    const char *table;  /* table name, "totals", or "*" */
+    const char *column; /* measure column or total name, or "*" for the primary */
+    double percent;     /* relative growth that counts as a regression */
 } pp_compare_threshold;
 
 typedef struct pp_compare_options {
-    double noise_percent;        /* |relative delta| <= this is unchanged; default 5 */
-    int allow_knob_drift;        /* compare anyway; every verdict is marked weakened */
+    double noise_percent; /* |relative delta| <= this is unchanged; default 5 */
+    int allow_knob_drift; /* compare anyway; every verdict is marked weakened */
     const pp_compare_threshold *thresholds;
     size_t nthresholds;
-    double replaced_percent;     /* an axis total down this much makes new rows "replaced"; 25 */
+    double replaced_percent; /* an axis total down this much makes new rows "replaced"; 25 */
     /* Key values paired across the runs (--map OLD=NEW): a baseline row
      * whose key cell is map_old[i] joins the candidate's map_new[i]. */
     const char *const *map_old, *const *map_new;
     size_t nmap;
-    int allow_wrong_process;     /* judge a trace flagged as the wrong process anyway */
-    const char *baseline_path, *candidate_path;   /* the result files, for "inputs" */
-    const char *per;             /* the unit asked for: request, second, operation, run; NULL: auto */
+    int allow_wrong_process; /* judge a trace flagged as the wrong process anyway */
+    const char *baseline_path, *candidate_path; /* the result files, for "inputs" */
+    const char *per; /* the unit asked for: request, second, operation, run; NULL: auto */
 } pp_compare_options;
 
 typedef struct pp_compare_verdict {
-    int regressions;             /* rows that appeared or grew past their threshold, axes that grew */
-    int cannot_judge;            /* reasons a side cannot be judged (0 = both whole) */
-    int improvements;            /* axes that fell per unit, rows fixed (gone while their axis fell) */
-    const char *overall;         /* "improved", "regressed", "no change" or "cannot judge" */
+    int regressions;     /* rows that appeared or grew past their threshold, axes that grew */
+    int cannot_judge;    /* reasons a side cannot be judged (0 = both whole) */
+    int improvements;    /* axes that fell per unit, rows fixed (gone while their axis fell) */
+    const char *overall; /* "improved", "regressed", "no change" or "cannot judge" */
 } pp_compare_verdict;
 
 /* Compare base and cand (both validated perfpipe-result/1 documents).
@@ -71,7 +71,7 @@ typedef struct pp_compare_verdict {
  * analyzers, incompatible analyzer versions (major differs), or differing
  * knobs without allow_knob_drift (the message lists each knob and both
  * values); PP_ENOMEM. */
-int pp_compare(const json_t *base, const json_t *cand, const pp_compare_options *opt,
-               json_t **out, pp_compare_verdict *v, pp_error *err);
+int pp_compare(const json_t *base, const json_t *cand, const pp_compare_options *opt, json_t **out,
+               pp_compare_verdict *v, pp_error *err);
 
 #endif

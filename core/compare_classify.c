@@ -74,8 +74,8 @@ is_work_total(const char *name, const char *unit)
 static int
 intensive(const char *name)
 {
-    static const char *const prefixes[] = { "mean", "p50", "p90", "p95", "p99", "max", "min",
-                                            "avg", "median" };
+    static const char *const prefixes[] = { "mean", "p50", "p90", "p95",   "p99",
+                                            "max",  "min", "avg", "median" };
 
     if (strstr(name, "_per_") != NULL || strstr(name, "_pct") != NULL)
         return 1;
@@ -121,8 +121,8 @@ own_samples(cmp_stage *s, cmp_total *t)
     char name[128];
     cmp_total *k;
 
-    if (n > 8 && strcmp(t->name + n - 8, "_samples") == 0 && t->type == PP_COL_COUNT &&
-        t->in_b && t->in_c) {
+    if (n > 8 && strcmp(t->name + n - 8, "_samples") == 0 && t->type == PP_COL_COUNT && t->in_b &&
+        t->in_c) {
         t->kb = &t->b;
         t->kc = &t->c;
         return;
@@ -180,15 +180,14 @@ cmp_stage_totals(const json_t *stage_b, const json_t *stage_c, const cmp_work *w
 
 /* Measure column -> the analyzers' name of the total it adds up to, in
  * order of preference (the first total present wins). */
-static const struct { const char *column, *total; } axis_names[] = {
-    { "count", "commands" },        { "executions", "commands" },
-    { "total_ms", "db_ms" },        { "bytes", "sampled_bytes" },
-    { "bytes", "allocated_bytes" }, { "bytes", "bytes" },
-    { "samples", "ticks" },         { "samples", "samples" },
-    { "exclusive", "samples" },     { "inclusive", "samples" },
-    { "ms", "thread_time" },        { "exclusive_ms", "thread_time" },
-    { "count", "requests" },        { "count", "spans" },
-    { "count", "objects" },
+static const struct {
+    const char *column, *total;
+} axis_names[] = {
+    { "count", "commands" },      { "executions", "commands" },   { "total_ms", "db_ms" },
+    { "bytes", "sampled_bytes" }, { "bytes", "allocated_bytes" }, { "bytes", "bytes" },
+    { "samples", "ticks" },       { "samples", "samples" },       { "exclusive", "samples" },
+    { "inclusive", "samples" },   { "ms", "thread_time" },        { "exclusive_ms", "thread_time" },
+    { "count", "requests" },      { "count", "spans" },           { "count", "objects" },
 };
 
 cmp_total *
@@ -272,7 +271,7 @@ cmp_threshold(const pp_compare_options *o, const char *table, const char *column
  * statistics up to 119 % (p99, churn c1) and -84 % (p99, exceptions c4).
  * Each floor sits above the largest move seen. A smaller change of a time
  * needs a named threshold (and captures repeated to trust it). */
-#define CMP_TIME_NOISE 60.0
+#define CMP_TIME_NOISE    60.0
 #define CMP_LATENCY_NOISE 150.0
 
 /* A latency statistic of many operations (p99_ms, mean_ms, max_ms): an
@@ -325,7 +324,7 @@ cmp_row_limit(const pp_compare_options *o, const cmp_table *t)
 
     for (size_t i = 0; i < o->nthresholds; i++)
         if (strcmp(o->thresholds[i].table, t->name) == 0)
-            return limit;    /* named: the user's threshold stands */
+            return limit; /* named: the user's threshold stands */
     if (a != NULL && (a->type == PP_COL_NUMBER || a->type == PP_COL_DURATION_NS || a->timed) &&
         limit < CMP_TIME_NOISE)
         limit = CMP_TIME_NOISE;
@@ -393,11 +392,14 @@ cmp_classify_rows(cmp_table *t, const pp_compare_options *o)
         row->rel_unit = row->b && row->c && ub != 0 ? rel : NAN;
         row->noise = !significant;
         if (row->b == NULL)
-            row->status = !row->testable ? "appeared (too few samples)"
-                          : !significant ? "appeared (noise)" : axis_fell ? "replaced" : "appeared";
+            row->status = !row->testable ? "appeared (too few samples)" :
+                          !significant   ? "appeared (noise)" :
+                          axis_fell      ? "replaced" :
+                                           "appeared";
         else if (row->c == NULL)
-            row->status = !row->testable ? "disappeared (too few samples)"
-                          : significant ? "disappeared" : "disappeared (noise)";
+            row->status = !row->testable ? "disappeared (too few samples)" :
+                          significant    ? "disappeared" :
+                                           "disappeared (noise)";
         else if (!row->testable)
             row->status = "too few samples";
         else if (fabs(rel) <= row_limit || !significant ||
@@ -406,10 +408,10 @@ cmp_classify_rows(cmp_table *t, const pp_compare_options *o)
             row->status = "unchanged";
         else
             row->status = uc > ub ? "grew" : "shrank";
-        if ((row->b == NULL || row->c == NULL) &&
-            address_key(json_string_value(json_array_get(row->b ? row->b : row->c, t->keyidx[0])))) {
-            row->status = row->b == NULL ? "appeared (an address: not comparable)"
-                                         : "disappeared (an address: not comparable)";
+        if ((row->b == NULL || row->c == NULL) && address_key(json_string_value(json_array_get(
+                                                      row->b ? row->b : row->c, t->keyidx[0])))) {
+            row->status = row->b == NULL ? "appeared (an address: not comparable)" :
+                                           "disappeared (an address: not comparable)";
             row->noise = 1;
         }
     }

@@ -12,7 +12,7 @@
 #include "result/result.h"
 
 #define EXAMPLES 5
-#define MAX_OUT (CMP_MAX_COLUMNS * 4 + 8)
+#define MAX_OUT  (CMP_MAX_COLUMNS * 4 + 8)
 
 void
 cmp_human(char *buf, size_t size, uint32_t type, double v)
@@ -41,7 +41,7 @@ total_status(const cmp_total *t, const pp_compare_options *o)
     if (t->kb != NULL && !(cmp_total_p(t) < CMP_ALPHA))
         return "unchanged";
     if (t->dual && (t->c - t->b) * rel <= 0)
-        return "unchanged";   /* per second and per run disagree */
+        return "unchanged"; /* per second and per run disagree */
     return t->c / t->ec > t->b / t->eb ? "grew" : "shrank";
 }
 
@@ -72,11 +72,11 @@ cmp_emit_totals(json_t *out_stage, const cmp_stage *s, const pp_compare_options 
 {
     char nb[48], nc[48], nd[48];
     pp_column cols[] = {
-        { "total", PP_COL_STRING, 0 },   { "status", PP_COL_STRING, 0 },
-        { "base", PP_COL_NUMBER, 0 },    { "cand", PP_COL_NUMBER, 0 },
-        { "delta", PP_COL_NUMBER, 0 },   { "delta_pct", PP_COL_PERCENT, 0 },
-        { nb, PP_COL_NUMBER, 0 },        { nc, PP_COL_NUMBER, 0 },
-        { nd, PP_COL_PERCENT, 0 },       { "p_value", PP_COL_NUMBER, 0 },
+        { "total", PP_COL_STRING, 0 }, { "status", PP_COL_STRING, 0 },
+        { "base", PP_COL_NUMBER, 0 },  { "cand", PP_COL_NUMBER, 0 },
+        { "delta", PP_COL_NUMBER, 0 }, { "delta_pct", PP_COL_PERCENT, 0 },
+        { nb, PP_COL_NUMBER, 0 },      { nc, PP_COL_NUMBER, 0 },
+        { nd, PP_COL_PERCENT, 0 },     { "p_value", PP_COL_NUMBER, 0 },
         { "gate", PP_COL_STRING, 0 },
     };
     char msg[1536], a[64], b[64];
@@ -97,17 +97,22 @@ cmp_emit_totals(json_t *out_stage, const cmp_stage *s, const pp_compare_options 
         double rel = cmp_total_rel(x), arel = cmp_total_abs_rel(x), pv = cmp_total_p(x);
         int moved = cmp_total_moved(o, x);
         pp_cell row[11] = {
-            pp_cell_str(x->name), pp_cell_str(total_status(x, o)),
-            x->in_b ? pp_cell_dbl(x->b) : pp_cell_null(), x->in_c ? pp_cell_dbl(x->c) : pp_cell_null(),
+            pp_cell_str(x->name),
+            pp_cell_str(total_status(x, o)),
+            x->in_b ? pp_cell_dbl(x->b) : pp_cell_null(),
+            x->in_c ? pp_cell_dbl(x->c) : pp_cell_null(),
             x->in_b && x->in_c ? pp_cell_dbl(x->c - x->b) : pp_cell_null(),
             isnan(arel) ? pp_cell_null() : pp_cell_dbl(arel),
             x->in_b ? pp_cell_dbl(x->b / x->eb) : pp_cell_null(),
             x->in_c ? pp_cell_dbl(x->c / x->ec) : pp_cell_null(),
             isnan(rel) ? pp_cell_null() : pp_cell_dbl(rel),
             isnan(pv) || !x->axis ? pp_cell_null() : pp_cell_dbl(pv),
-            pp_cell_str(x->work ? "work" : !x->axis ? "" : x->thin_tail ? "too few requests"
-                        : moved > 0 ? "REGRESSION"
-                        : moved < 0 ? "improved" : "axis"),
+            pp_cell_str(x->work      ? "work" :
+                        !x->axis     ? "" :
+                        x->thin_tail ? "too few requests" :
+                        moved > 0    ? "REGRESSION" :
+                        moved < 0    ? "improved" :
+                                       "axis"),
         };
 
         if (pp_result_table_row(t, row, err) != PP_OK) {
@@ -122,8 +127,8 @@ cmp_emit_totals(json_t *out_stage, const cmp_stage *s, const pp_compare_options 
             continue;
         cmp_human(a, sizeof a, x->type, x->b);
         cmp_human(b, sizeof b, x->type, x->c);
-        used += (size_t)snprintf(msg + used, sizeof msg - used, "%s%s %s -> %s", naxes++ ? "; " : "",
-                                 x->name, a, b);
+        used += (size_t)snprintf(msg + used, sizeof msg - used, "%s%s %s -> %s",
+                                 naxes++ ? "; " : "", x->name, a, b);
         cmp_human(a, sizeof a, x->type, x->b / x->eb);
         cmp_human(b, sizeof b, x->type, x->c / x->ec);
         if (used < sizeof msg)
@@ -132,8 +137,10 @@ cmp_emit_totals(json_t *out_stage, const cmp_stage *s, const pp_compare_options 
         if (!isnan(rel) && used < sizeof msg)
             used += (size_t)snprintf(msg + used, sizeof msg - used, ", %+.1f%%", rel);
         if (used < sizeof msg)
-            used += (size_t)snprintf(msg + used, sizeof msg - used, "%s)", moved > 0
-                                     ? ", REGRESSION" : moved < 0 ? ", improved" : "");
+            used += (size_t)snprintf(msg + used, sizeof msg - used, "%s)",
+                                     moved > 0 ? ", REGRESSION" :
+                                     moved < 0 ? ", improved" :
+                                                 "");
     }
     pp_result_tables_release(&set);
     if (rc == PP_OK && naxes > 0) {
@@ -251,9 +258,10 @@ material(const cmp_table *t, const cmp_row *row, const pp_compare_options *o)
 static pp_cell
 key_cell(const json_t *v)
 {
-    return json_is_string(v) ? pp_cell_str(json_string_value(v))
-           : json_is_integer(v) ? pp_cell_int(json_integer_value(v))
-           : json_is_real(v) ? pp_cell_dbl(json_real_value(v)) : pp_cell_null();
+    return json_is_string(v)  ? pp_cell_str(json_string_value(v)) :
+           json_is_integer(v) ? pp_cell_int(json_integer_value(v)) :
+           json_is_real(v)    ? pp_cell_dbl(json_real_value(v)) :
+                                pp_cell_null();
 }
 
 /* The cells of one joined row; counts rows whose measure grew past its
@@ -311,9 +319,8 @@ row_cells(const cmp_table *t, const cmp_row *row, const pp_compare_options *o, p
             cells[n++] = num_cell(row->p);
         }
         /* Growth per unit of work past the threshold, beyond the noise. */
-        if (!isnan(row->rel_unit) && strcmp(row->status, "grew") == 0 && !t->local &&
-            !t->shown && material(t, row, o) &&
-            row->rel_unit > cmp_row_limit(o, t)) {
+        if (!isnan(row->rel_unit) && strcmp(row->status, "grew") == 0 && !t->local && !t->shown &&
+            material(t, row, o) && row->rel_unit > cmp_row_limit(o, t)) {
             j->regressions++;
             if (json_array_size(j->decided) < CMP_MAX_DECIDED) {
                 char line[384];
@@ -334,8 +341,8 @@ row_cells(const cmp_table *t, const cmp_row *row, const pp_compare_options *o, p
         /* Shares moved while the absolute did not: inflation by removal. */
         if (p == 0 && sb && sc && strcmp(row->status, "unchanged") == 0 &&
             fabs(cmp_num(sc) - cmp_num(sb)) > 1.0 && ty->inflated++ == 0)
-            snprintf(ty->ex_infl, sizeof ty->ex_infl, "'%s' %.1f%% -> %.1f%%",
-                     label ? label : "?", cmp_num(sb), cmp_num(sc));
+            snprintf(ty->ex_infl, sizeof ty->ex_infl, "'%s' %.1f%% -> %.1f%%", label ? label : "?",
+                     cmp_num(sb), cmp_num(sc));
     }
     return n;
 }
@@ -372,7 +379,7 @@ tally_row(const cmp_table *t, const cmp_row *row, const pp_compare_options *o, c
     if (!row->testable)
         ty->too_few++;
     if (t->local || t->shown)
-        return;   /* thread ids, or declared as shown only: no verdict */
+        return; /* thread ids, or declared as shown only: no verdict */
     if (!material(t, row, o) && (row->b == NULL || row->c == NULL)) {
         ty->immaterial++;
         return;
@@ -399,8 +406,10 @@ tally_row(const cmp_table *t, const cmp_row *row, const pp_compare_options *o, c
         if (json_array_size(j->decided) < CMP_MAX_DECIDED) {
             char line[384];
 
-            snprintf(line, sizeof line, "%s %s '%s' disappeared while %s fell per %s: fixed "
-                     "(structural)", t->stage, t->name, label ? label : "?",
+            snprintf(line, sizeof line,
+                     "%s %s '%s' disappeared while %s fell per %s: fixed "
+                     "(structural)",
+                     t->stage, t->name, label ? label : "?",
                      (t->own != NULL ? t->own : t->axis)->name, t->w.unit);
             json_array_append_new(j->decided, json_string(line));
         }
@@ -413,8 +422,8 @@ tally_row(const cmp_table *t, const cmp_row *row, const pp_compare_options *o, c
             if (json_array_size(j->decided) < CMP_MAX_DECIDED) {
                 char line[384];
 
-                snprintf(line, sizeof line, "%s %s '%s' appeared (structural): regressed",
-                         t->stage, t->name, label ? label : "?");
+                snprintf(line, sizeof line, "%s %s '%s' appeared (structural): regressed", t->stage,
+                         t->name, label ? label : "?");
                 json_array_append_new(j->decided, json_string(line));
             }
         }
@@ -445,56 +454,66 @@ verdicts(json_t *out_stage, const cmp_table *t, const pp_compare_options *o, con
 {
     char msg[2048];
     size_t used;
-    const char *test = t->samples_col < 0 ? "per unit of work"
-        : t->counts_exact ? "conditional binomial test of the Poisson rate ratio on the exact "
-                            "counts, the two runs' work as exposure, p < 0.05 Bonferroni-"
-                            "corrected over the table's rows"
-        : "conditional binomial test of the Poisson rate ratio on the sample counts, the two "
-          "runs' work as exposure, p < 0.05 Bonferroni-corrected over the table's rows";
+    const char *test =
+        t->samples_col < 0 ?
+            "per unit of work" :
+        t->counts_exact ?
+            "conditional binomial test of the Poisson rate ratio on the exact "
+            "counts, the two runs' work as exposure, p < 0.05 Bonferroni-"
+            "corrected over the table's rows" :
+            "conditional binomial test of the Poisson rate ratio on the sample counts, the two "
+            "runs' work as exposure, p < 0.05 Bonferroni-corrected over the table's rows";
 
     if (ty->fixed > 0) {
-        used = (size_t)snprintf(msg, sizeof msg, "table %s: %d row%s disappeared while %s fell "
-                                "per %s — fixed, a structural verdict (improvement)%s:", t->name,
-                                ty->fixed, ty->fixed == 1 ? "" : "s", t->axis->name, t->w.unit,
-                                weakened);
+        used = (size_t)snprintf(msg, sizeof msg,
+                                "table %s: %d row%s disappeared while %s fell "
+                                "per %s — fixed, a structural verdict (improvement)%s:",
+                                t->name, ty->fixed, ty->fixed == 1 ? "" : "s", t->axis->name,
+                                t->w.unit, weakened);
         list(msg, sizeof msg, used, ty->ex_fixed, ty->nex_fixed);
         pp_result_finding(out_stage, PP_SEVERITY_INFO, "compare.fixed", msg);
     }
     if (ty->appeared + ty->disappeared > 0) {
-        used = (size_t)snprintf(msg, sizeof msg, "table %s: %d appeared, %d disappeared — "
+        used = (size_t)snprintf(msg, sizeof msg,
+                                "table %s: %d appeared, %d disappeared — "
                                 "structural verdict (a row that comes or goes holds across "
-                                "sessions)%s:", t->name, ty->appeared, ty->disappeared, weakened);
+                                "sessions)%s:",
+                                t->name, ty->appeared, ty->disappeared, weakened);
         list(msg, sizeof msg, used, ty->ex_struct, ty->nex_struct);
         pp_result_finding(out_stage, ty->appeared > 0 ? PP_SEVERITY_WARNING : PP_SEVERITY_INFO,
                           "compare.structural", msg);
     }
     if (ty->replaced > 0) {
-        used = (size_t)snprintf(msg, sizeof msg, "table %s: %d row%s appeared while %s per %s "
+        used = (size_t)snprintf(msg, sizeof msg,
+                                "table %s: %d row%s appeared while %s per %s "
                                 "fell %+.1f%% (at least %.0f%% down): replaced, not a "
-                                "regression — the new rows are what the work became%s:", t->name,
-                                ty->replaced, ty->replaced == 1 ? "" : "s", t->axis->name,
-                                t->w.unit, cmp_total_rel(t->axis), o->replaced_percent,
-                                weakened);
+                                "regression — the new rows are what the work became%s:",
+                                t->name, ty->replaced, ty->replaced == 1 ? "" : "s", t->axis->name,
+                                t->w.unit, cmp_total_rel(t->axis), o->replaced_percent, weakened);
         list(msg, sizeof msg, used, ty->ex_repl, ty->nex_repl);
         pp_result_finding(out_stage, PP_SEVERITY_INFO, "compare.replaced", msg);
     }
     if (ty->grew + ty->shrank > 0) {
-        used = (size_t)snprintf(msg, sizeof msg, "table %s: %d grew, %d shrank per %s beyond the "
-                                "%.1f%% noise — statistical verdict (%s)%s:", t->name, ty->grew,
-                                ty->shrank, t->w.unit, o->noise_percent, test, weakened);
+        used = (size_t)snprintf(msg, sizeof msg,
+                                "table %s: %d grew, %d shrank per %s beyond the "
+                                "%.1f%% noise — statistical verdict (%s)%s:",
+                                t->name, ty->grew, ty->shrank, t->w.unit, o->noise_percent, test,
+                                weakened);
         list(msg, sizeof msg, used, ty->ex_stat, ty->nex_stat);
         pp_result_finding(out_stage, PP_SEVERITY_INFO, "compare.statistical", msg);
     }
     if (ty->noise_rows > 0) {
-        snprintf(msg, sizeof msg, "table %s: %d row%s came or went within sampling noise (%s "
-                 "not met); no verdict", t->name, ty->noise_rows, ty->noise_rows == 1 ? "" : "s",
-                 test);
+        snprintf(msg, sizeof msg,
+                 "table %s: %d row%s came or went within sampling noise (%s "
+                 "not met); no verdict",
+                 t->name, ty->noise_rows, ty->noise_rows == 1 ? "" : "s", test);
         pp_result_finding(out_stage, PP_SEVERITY_INFO, "compare.sampling_noise", msg);
     }
     if (ty->immaterial > 0) {
-        snprintf(msg, sizeof msg, "table %s: %d row%s came or went with less than %.0f%% of %s "
-                 "per %s: too small to decide the verdict", t->name, ty->immaterial,
-                 ty->immaterial == 1 ? "" : "s", o->noise_percent,
+        snprintf(msg, sizeof msg,
+                 "table %s: %d row%s came or went with less than %.0f%% of %s "
+                 "per %s: too small to decide the verdict",
+                 t->name, ty->immaterial, ty->immaterial == 1 ? "" : "s", o->noise_percent,
                  t->axis ? t->axis->name : "the axis", t->w.unit);
         pp_result_finding(out_stage, PP_SEVERITY_INFO, "compare.immaterial", msg);
     }
@@ -507,16 +526,19 @@ verdicts(json_t *out_stage, const cmp_table *t, const pp_compare_options *o, con
         pp_result_finding(out_stage, PP_SEVERITY_INFO, "compare.shown_only", msg);
     }
     if (ty->too_few > 0) {
-        snprintf(msg, sizeof msg, "table %s: %d row%s too small to judge: even all of their "
+        snprintf(msg, sizeof msg,
+                 "table %s: %d row%s too small to judge: even all of their "
                  "samples in one run would not be significant (status \"too few samples\")",
                  t->name, ty->too_few, ty->too_few == 1 ? " is" : "s are");
         pp_result_finding(out_stage, PP_SEVERITY_INFO, "compare.too_few_samples", msg);
     }
     if (ty->inflated > 0) {
-        snprintf(msg, sizeof msg, "table %s: %d row%s changed share while %s stayed within "
+        snprintf(msg, sizeof msg,
+                 "table %s: %d row%s changed share while %s stayed within "
                  "noise (e.g. %s): shares inflate when another slice is removed; read the "
-                 "absolute columns", t->name, ty->inflated, ty->inflated == 1 ? "" : "s",
-                 t->measures[0].name, ty->ex_infl);
+                 "absolute columns",
+                 t->name, ty->inflated, ty->inflated == 1 ? "" : "s", t->measures[0].name,
+                 ty->ex_infl);
         pp_result_finding(out_stage, PP_SEVERITY_WARNING, "compare.share_inflation", msg);
     }
 }
@@ -533,9 +555,8 @@ cmp_emit_table(json_t *out_stage, const cmp_table *t, const pp_compare_options *
     pp_table_set set = { NULL, NULL };
     int rc = ty != NULL ? out_columns(t, outcols, names, &nout) : PP_ENOMEM;
 
-    if (rc == PP_OK &&
-        (out = pp_result_table_new(&set, out_stage, t->name, (uint32_t)nout, outcols,
-                                   (uint32_t)t->nkey, err)) == NULL)
+    if (rc == PP_OK && (out = pp_result_table_new(&set, out_stage, t->name, (uint32_t)nout, outcols,
+                                                  (uint32_t)t->nkey, err)) == NULL)
         rc = err ? err->code : PP_EINVAL;
     for (size_t r = 0; rc == PP_OK && r < t->nrows; r++) {
         pp_cell cells[MAX_OUT];

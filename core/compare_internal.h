@@ -11,79 +11,79 @@
 #include "compare.h"
 
 #define CMP_MAX_COLUMNS 64
-#define CMP_MAX_AXES 32
+#define CMP_MAX_AXES    32
 
 typedef struct cmp_col {
     const char *name;
-    uint32_t type;               /* PP_COL_* */
-    size_t index;                /* in the row array */
+    uint32_t type; /* PP_COL_* */
+    size_t index;  /* in the row array */
 } cmp_col;
 
 typedef struct cmp_row {
-    const json_t *b, *c;         /* rows, NULL when absent */
-    double delta;                /* primary measure */
+    const json_t *b, *c; /* rows, NULL when absent */
+    double delta;        /* primary measure */
     const char *status;
-    int noise;                   /* too few samples for the change to mean anything */
-    double rel_unit;             /* relative change per unit of work (%), NAN when one side lacks it */
-    double p;                    /* the rate test's p-value (sampled tables), else NAN */
-    double ratio_lo, ratio_hi;   /* its 95 % interval of the rate ratio cand / base */
-    int testable;                /* enough samples that the test could ever reach p < alpha */
+    int noise;       /* too few samples for the change to mean anything */
+    double rel_unit; /* relative change per unit of work (%), NAN when one side lacks it */
+    double p;        /* the rate test's p-value (sampled tables), else NAN */
+    double ratio_lo, ratio_hi; /* its 95 % interval of the rate ratio cand / base */
+    int testable;              /* enough samples that the test could ever reach p < alpha */
 } cmp_row;
 
 /* One total of a stage in both runs. */
 typedef struct cmp_total {
     const char *name;
-    uint32_t type;               /* PP_COL_* of the total */
+    uint32_t type; /* PP_COL_* of the total */
     double b, c;
     int in_b, in_c;
-    int axis;                    /* some table's measure adds up to it: it gates */
-    int work;                    /* it is the unit of work itself (requests per request) */
-    double eb, ec;               /* the work each side did: per unit = b / eb */
-    const double *kb, *kc;       /* the stage's sample counts when its figures are sampled */
-    int dual;                    /* its move must hold in the absolutes too */
-    int timed;                   /* a time sampler's sample count: gates as a time */
-    int thin_tail;               /* a latency percentile with too few requests beyond it */
+    int axis;              /* some table's measure adds up to it: it gates */
+    int work;              /* it is the unit of work itself (requests per request) */
+    double eb, ec;         /* the work each side did: per unit = b / eb */
+    const double *kb, *kc; /* the stage's sample counts when its figures are sampled */
+    int dual;              /* its move must hold in the absolutes too */
+    int timed;             /* a time sampler's sample count: gates as a time */
+    int thin_tail;         /* a latency percentile with too few requests beyond it */
 } cmp_total;
 
 /* The unit of work both sides are divided by. */
 typedef struct cmp_work {
-    const char *unit;            /* "request", "second", "operation", or "run" (absolute) */
-    double eb, ec;               /* 1 and 1 for "run" */
-    int dual;                    /* per second: a move must hold per run too (see compare_verdict.c) */
+    const char *unit; /* "request", "second", "operation", or "run" (absolute) */
+    double eb, ec;    /* 1 and 1 for "run" */
+    int dual;         /* per second: a move must hold per run too (see compare_verdict.c) */
 } cmp_work;
 
 typedef struct cmp_stage {
     cmp_total totals[CMP_MAX_AXES];
     size_t ntotals;
     cmp_work w;
-    double kb, kc;               /* its sample count total (ticks, samples), when it has one */
+    double kb, kc; /* its sample count total (ticks, samples), when it has one */
     int sampled;
 } cmp_stage;
 
 /* What the comparison found, across stages. */
 typedef struct cmp_judge {
     int regressions, improvements;
-    json_t *decided;             /* strings: what decided the verdict (moves of both kinds) */
+    json_t *decided; /* strings: what decided the verdict (moves of both kinds) */
 } cmp_judge;
 
-#define CMP_ALPHA 0.05
-#define CMP_MAX_DECIDED 40       /* verdict.decided_by keeps this many moves */
+#define CMP_ALPHA       0.05
+#define CMP_MAX_DECIDED 40 /* verdict.decided_by keeps this many moves */
 
 typedef struct cmp_table {
     const char *name;
     cmp_col keys[CMP_MAX_COLUMNS], measures[CMP_MAX_COLUMNS], shares[CMP_MAX_COLUMNS];
     size_t keyidx[CMP_MAX_COLUMNS];
     size_t nkey, nmeas, nshare;
-    int samples_col;             /* a sampled table's count column, or -1 */
-    int counts_exact;            /* ... which is an exact event count, not samples */
-    int local;                   /* keyed by a process-local id (a thread): shown, never judged */
-    const char *shown;           /* NULL, or why the table is shown and never judged (its
+    int samples_col;       /* a sampled table's count column, or -1 */
+    int counts_exact;      /* ... which is an exact event count, not samples */
+    int local;             /* keyed by a process-local id (a thread): shown, never judged */
+    const char *shown;     /* NULL, or why the table is shown and never judged (its
                                     declaration: waits, or a view another table judges) */
-    double alpha;                /* a row's significance level: CMP_ALPHA / rows tested */
-    int stack_table;             /* a flame-graph table (first key `stack`) */
-    const cmp_total *axis;       /* the total the primary measure adds up to, or NULL */
-    const cmp_total *own;        /* the table's own total (cmp_own_of), or NULL */
-    const char *stage;           /* its stage's id, to name it in the verdict */
+    double alpha;          /* a row's significance level: CMP_ALPHA / rows tested */
+    int stack_table;       /* a flame-graph table (first key `stack`) */
+    const cmp_total *axis; /* the total the primary measure adds up to, or NULL */
+    const cmp_total *own;  /* the table's own total (cmp_own_of), or NULL */
+    const char *stage;     /* its stage's id, to name it in the verdict */
     cmp_work w;
     cmp_row *rows;
     size_t nrows;
@@ -138,7 +138,6 @@ double cmp_row_limit(const pp_compare_options *o, const cmp_table *t);
  * axis total fell by at least o->replaced_percent. */
 void cmp_classify_rows(cmp_table *t, const pp_compare_options *o);
 
-
 /* compare_emit.c */
 int cmp_emit_totals(json_t *out_stage, const cmp_stage *s, const pp_compare_options *o,
                     const char *stage_id, cmp_judge *j, pp_error *err);
@@ -169,7 +168,7 @@ void cmp_wrong_process(const json_t *doc, const char *side, json_t *reasons);
 int cmp_inputs(json_t *doc, const json_t *base, const json_t *cand, const pp_compare_options *o);
 /* The document with "verdict" first (after "format"): the overall verdict,
  * its line and what decided it. Consumes doc; NULL when out of memory. */
-json_t *cmp_lead_with_verdict(json_t *doc, const cmp_judge *j, int cannot_judge,
-                              const cmp_work *w, const json_t *reasons, pp_compare_verdict *v);
+json_t *cmp_lead_with_verdict(json_t *doc, const cmp_judge *j, int cannot_judge, const cmp_work *w,
+                              const json_t *reasons, pp_compare_verdict *v);
 
 #endif

@@ -13,7 +13,9 @@
 double
 cmp_num(const json_t *v)
 {
-    return json_is_integer(v) ? (double)json_integer_value(v) : json_is_real(v) ? json_real_value(v) : 0.0;
+    return json_is_integer(v) ? (double)json_integer_value(v) :
+           json_is_real(v)    ? json_real_value(v) :
+                                0.0;
 }
 
 static int
@@ -63,7 +65,7 @@ cmp_columns(const json_t *tb, cmp_table *t)
             (strcmp(k.name, "samples") == 0 || strcmp(k.name, "ticks") == 0))
             t->samples_col = (int)i;
         if (!is_key && interval_column(k.name))
-            continue;   /* a figure's 95 % interval: compare makes its own per unit */
+            continue; /* a figure's 95 % interval: compare makes its own per unit */
         if (is_key) {
             t->keyidx[t->nkey] = i;
             t->keys[t->nkey++] = k;
@@ -74,7 +76,7 @@ cmp_columns(const json_t *tb, cmp_table *t)
         }
     }
     if (t->nkey == 0 || t->nmeas == 0)
-        return 0;   /* nothing to join or to measure: not an A/B table */
+        return 0; /* nothing to join or to measure: not an A/B table */
     t->stack_table = strcmp(t->keys[0].name, "stack") == 0 && t->keyidx[0] == 0;
     /* Thread and process ids name nothing across two processes. */
     t->local = strcmp(t->keys[0].name, "thread") == 0 || strcmp(t->keys[0].name, "tid") == 0 ||

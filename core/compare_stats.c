@@ -13,8 +13,8 @@
 #include "result/result.h"
 
 #define EXAMPLES 5
-#define NCOLS 17
-#define EXBUF 400
+#define NCOLS    17
+#define EXBUF    400
 
 /* ---- the t distribution ---------------------------------------------------- */
 
@@ -34,15 +34,19 @@ beta_fraction(double a, double b, double x)
 
         d = 1 + num * d;
         c = 1 + num / c;
-        if (fabs(d) < tiny) d = tiny;
-        if (fabs(c) < tiny) c = tiny;
+        if (fabs(d) < tiny)
+            d = tiny;
+        if (fabs(c) < tiny)
+            c = tiny;
         d = 1 / d;
         f *= d * c;
         num = -(a + m) * (a + b + m) * x / ((a + m2) * (a + m2 + 1));
         d = 1 + num * d;
         c = 1 + num / c;
-        if (fabs(d) < tiny) d = tiny;
-        if (fabs(c) < tiny) c = tiny;
+        if (fabs(d) < tiny)
+            d = tiny;
+        if (fabs(c) < tiny)
+            c = tiny;
         d = 1 / d;
         delta = d * c;
         f *= delta;
@@ -91,7 +95,7 @@ pp_welch_p_greater(double mx, double vx, double nx, double my, double vy, double
     sx = vx / nx;
     sy = vy / ny;
     se = sqrt(sx + sy);
-    if (!(se > 0))   /* no spread at all: the difference is what it is */
+    if (!(se > 0)) /* no spread at all: the difference is what it is */
         return my - mx > shift ? 0 : 1;
     df = (sx + sy) * (sx + sy) / (sx * sx / (nx - 1) + sy * sy / (ny - 1));
     t = (my - mx - shift) / se;
@@ -143,7 +147,9 @@ col_of(const json_t *table, const char *name)
 static double
 num(const json_t *v)
 {
-    return json_is_integer(v) ? (double)json_integer_value(v) : json_is_real(v) ? json_real_value(v) : NAN;
+    return json_is_integer(v) ? (double)json_integer_value(v) :
+           json_is_real(v)    ? json_real_value(v) :
+                                NAN;
 }
 
 static const char *
@@ -292,13 +298,15 @@ judge(const json_t *rb, const json_t *rc_, const json_t *sb, const json_t *sc, c
             }
             if (strcmp(time, "same") != 0 && v->nstat < EXAMPLES)
                 snprintf(v->statistical[v->nstat++], sizeof v->statistical[0],
-                         "'%s' %s: %.4g -> %.4g ns/op (p = %.2g, threshold %.3g ns)", name,
-                         time, xb.mean, xc.mean, p, thr);
+                         "'%s' %s: %.4g -> %.4g ns/op (p = %.2g, threshold %.3g ns)", name, time,
+                         xb.mean, xc.mean, p, thr);
         } else {
             v->unjudged++;
             if (v->nunknown < EXAMPLES)
-                snprintf(v->unknown[v->nunknown++], sizeof v->unknown[0], "'%s' (%u and %u "
-                         "iterations)", name, xb.n, xc.n);
+                snprintf(v->unknown[v->nunknown++], sizeof v->unknown[0],
+                         "'%s' (%u and %u "
+                         "iterations)",
+                         name, xb.n, xc.n);
         }
         if (strcmp(alloc, "same") != 0)
             snprintf(status, sizeof status, "allocation %s%s%s", alloc,
@@ -319,15 +327,16 @@ judge(const json_t *rb, const json_t *rc_, const json_t *sb, const json_t *sc, c
     cells[n++] = pp_cell_dbl(p);
     cells[n++] = pp_cell_int(isnan(ab) ? 0 : pp_i64_from_double(round(ab)));
     cells[n++] = pp_cell_int(isnan(ac) ? 0 : pp_i64_from_double(round(ac)));
-    cells[n++] = pp_cell_int(pp_i64_from_double((isnan(ac) ? 0 : round(ac)) - (isnan(ab) ? 0 : round(ab))));
+    cells[n++] = pp_cell_int(
+        pp_i64_from_double((isnan(ac) ? 0 : round(ac)) - (isnan(ab) ? 0 : round(ab))));
     cells[n++] = pp_cell_int(rb ? pp_i64_from_double(num(json_array_get(rb, (size_t)cb[2]))) : 0);
     cells[n++] = pp_cell_int(rc_ ? pp_i64_from_double(num(json_array_get(rc_, (size_t)cb[2]))) : 0);
     return pp_result_table_row(t, cells, err);
 }
 
 static void
-say(json_t *out_stage, uint32_t severity, const char *code, const char *head,
-    char (*ex)[EXBUF], int nex, size_t exsize)
+say(json_t *out_stage, uint32_t severity, const char *code, const char *head, char (*ex)[EXBUF],
+    int nex, size_t exsize)
 {
     char msg[2048];
     size_t used = (size_t)snprintf(msg, sizeof msg, "%s", head);
@@ -344,18 +353,27 @@ compare_bench(const json_t *sb, const json_t *sc, const json_t *tb, const json_t
               int *regressions, pp_error *err)
 {
     static const pp_column cols[NCOLS] = {
-        { "benchmark", PP_COL_STRING, 0 }, { "params", PP_COL_STRING, 0 },
-        { "job", PP_COL_STRING, 0 }, { "status", PP_COL_STRING, 0 },
-        { "time", PP_COL_STRING, 0 }, { "allocation", PP_COL_STRING, 0 },
-        { "mean_ns_base", PP_COL_NUMBER, 0 }, { "mean_ns_cand", PP_COL_NUMBER, 0 },
-        { "mean_ns_delta", PP_COL_NUMBER, 0 }, { "mean_ns_delta_pct", PP_COL_PERCENT, 0 },
-        { "threshold_ns", PP_COL_NUMBER, 0 }, { "p_value", PP_COL_NUMBER, 0 },
-        { "allocated_b_op_base", PP_COL_BYTES, 0 }, { "allocated_b_op_cand", PP_COL_BYTES, 0 },
+        { "benchmark", PP_COL_STRING, 0 },
+        { "params", PP_COL_STRING, 0 },
+        { "job", PP_COL_STRING, 0 },
+        { "status", PP_COL_STRING, 0 },
+        { "time", PP_COL_STRING, 0 },
+        { "allocation", PP_COL_STRING, 0 },
+        { "mean_ns_base", PP_COL_NUMBER, 0 },
+        { "mean_ns_cand", PP_COL_NUMBER, 0 },
+        { "mean_ns_delta", PP_COL_NUMBER, 0 },
+        { "mean_ns_delta_pct", PP_COL_PERCENT, 0 },
+        { "threshold_ns", PP_COL_NUMBER, 0 },
+        { "p_value", PP_COL_NUMBER, 0 },
+        { "allocated_b_op_base", PP_COL_BYTES, 0 },
+        { "allocated_b_op_cand", PP_COL_BYTES, 0 },
         { "allocated_b_op_delta", PP_COL_BYTES, 0 },
-        { "iterations_base", PP_COL_COUNT, 0 }, { "iterations_cand", PP_COL_COUNT, 0 },
+        { "iterations_base", PP_COL_COUNT, 0 },
+        { "iterations_cand", PP_COL_COUNT, 0 },
     };
     const char *name = json_string_value(json_object_get(tb, "name"));
-    const json_t *xb = table_named(sb, hint(tb, "samples")), *xc = table_named(sc, hint(tc, "samples"));
+    const json_t *xb = table_named(sb, hint(tb, "samples")),
+                 *xc = table_named(sc, hint(tc, "samples"));
     const json_t *rows_b = json_object_get(tb, "rows"), *rows_c = json_object_get(tc, "rows");
     double rel = relative_threshold(o, name), min_delta = 0;
     int kb[3], kc[3], cb[3], ccand[3];
@@ -370,16 +388,26 @@ compare_bench(const json_t *sb, const json_t *sc, const json_t *tb, const json_t
     memset(&v, 0, sizeof v);
     if (hint(tb, "min_delta_ns") != NULL)
         min_delta = strtod(hint(tb, "min_delta_ns"), NULL);
-    kb[0] = col_of(tb, "benchmark"); kb[1] = col_of(tb, "params"); kb[2] = col_of(tb, "job");
-    kc[0] = col_of(tc, "benchmark"); kc[1] = col_of(tc, "params"); kc[2] = col_of(tc, "job");
-    cb[0] = col_of(tb, "mean_ns"); cb[1] = col_of(tb, "allocated_b_op"); cb[2] = col_of(tb, "iterations");
-    ccand[0] = col_of(tc, "mean_ns"); ccand[1] = col_of(tc, "allocated_b_op"); ccand[2] = col_of(tc, "iterations");
+    kb[0] = col_of(tb, "benchmark");
+    kb[1] = col_of(tb, "params");
+    kb[2] = col_of(tb, "job");
+    kc[0] = col_of(tc, "benchmark");
+    kc[1] = col_of(tc, "params");
+    kc[2] = col_of(tc, "job");
+    cb[0] = col_of(tb, "mean_ns");
+    cb[1] = col_of(tb, "allocated_b_op");
+    cb[2] = col_of(tb, "iterations");
+    ccand[0] = col_of(tc, "mean_ns");
+    ccand[1] = col_of(tc, "allocated_b_op");
+    ccand[2] = col_of(tc, "iterations");
     if (kb[0] < 0 || kc[0] < 0 || cb[0] < 0 || cb[1] < 0 || cb[2] < 0 ||
         memcmp(cb, ccand, sizeof cb) != 0 || memcmp(kb, kc, sizeof kb) != 0) {
         char msg[512];
 
-        snprintf(msg, sizeof msg, "table %s: not the columns of a bench table in both runs "
-                 "(different analyzer versions?); not compared", name ? name : "?");
+        snprintf(msg, sizeof msg,
+                 "table %s: not the columns of a bench table in both runs "
+                 "(different analyzer versions?); not compared",
+                 name ? name : "?");
         return pp_result_finding(out_stage, PP_SEVERITY_WARNING, "compare.table_mismatch", msg);
     }
     if ((t = pp_result_table_new(&set, out_stage, name, NCOLS, cols, 3, err)) == NULL)
@@ -398,40 +426,44 @@ compare_bench(const json_t *sb, const json_t *sc, const json_t *tb, const json_t
                 other = s;
                 break;
             }
-        if ((rc = judge(r, other, xb, xc, kb, kc, cb, rel, min_delta, t, &v, regressions, err)) != PP_OK)
+        if ((rc = judge(r, other, xb, xc, kb, kc, cb, rel, min_delta, t, &v, regressions, err)) !=
+            PP_OK)
             goto out;
     }
     json_array_foreach(rows_c, j, s)
-        if (!matched[j] &&
-            (rc = judge(NULL, s, xb, xc, kb, kc, cb, rel, min_delta, t, &v, regressions, err)) != PP_OK)
+        if (!matched[j] && (rc = judge(NULL, s, xb, xc, kb, kc, cb, rel, min_delta, t, &v,
+                                       regressions, err)) != PP_OK)
             goto out;
     {
         char head[768];
 
         if (v.appeared + v.disappeared + v.alloc_grew + v.alloc_shrank > 0) {
-            snprintf(head, sizeof head, "table %s: %d case%s allocate%s more and %d less per "
+            snprintf(head, sizeof head,
+                     "table %s: %d case%s allocate%s more and %d less per "
                      "operation, %d appeared, %d disappeared — structural verdict (allocated "
                      "bytes/op is deterministic: any change is the code's, it holds across "
-                     "sessions)%s:", name, v.alloc_grew, v.alloc_grew == 1 ? "" : "s",
-                     v.alloc_grew == 1 ? "s" : "", v.alloc_shrank, v.appeared, v.disappeared,
-                     weakened);
-            say(out_stage, PP_SEVERITY_WARNING, "compare.structural", head, v.structural,
-                v.nstruct, sizeof v.structural[0]);
+                     "sessions)%s:",
+                     name, v.alloc_grew, v.alloc_grew == 1 ? "" : "s", v.alloc_grew == 1 ? "s" : "",
+                     v.alloc_shrank, v.appeared, v.disappeared, weakened);
+            say(out_stage, PP_SEVERITY_WARNING, "compare.structural", head, v.structural, v.nstruct,
+                sizeof v.structural[0]);
         }
         if (v.slower + v.faster > 0) {
-            snprintf(head, sizeof head, "table %s: %d case%s slower, %d faster by more than the "
+            snprintf(head, sizeof head,
+                     "table %s: %d case%s slower, %d faster by more than the "
                      "threshold (max(%.1f%% of the baseline mean, %.3g ns); Welch's t-test on the "
                      "per-iteration ns/op, one-sided, p < %.2f) — statistical verdict: confirm "
-                     "with a same-session A/B with identical knobs%s:", name, v.slower,
-                     v.slower == 1 ? "" : "s", v.faster, rel, min_delta, PP_COMPARE_ALPHA,
-                     weakened);
-            say(out_stage, PP_SEVERITY_INFO, "compare.statistical", head, v.statistical,
-                v.nstat, sizeof v.statistical[0]);
+                     "with a same-session A/B with identical knobs%s:",
+                     name, v.slower, v.slower == 1 ? "" : "s", v.faster, rel, min_delta,
+                     PP_COMPARE_ALPHA, weakened);
+            say(out_stage, PP_SEVERITY_INFO, "compare.statistical", head, v.statistical, v.nstat,
+                sizeof v.statistical[0]);
         }
         if (v.same > 0) {
-            snprintf(head, sizeof head, "table %s: %d case%s the same in time (no shift beyond "
-                     "max(%.1f%% of the baseline mean, %.3g ns) at p < %.2f)", name, v.same,
-                     v.same == 1 ? "" : "s", rel, min_delta, PP_COMPARE_ALPHA);
+            snprintf(head, sizeof head,
+                     "table %s: %d case%s the same in time (no shift beyond "
+                     "max(%.1f%% of the baseline mean, %.3g ns) at p < %.2f)",
+                     name, v.same, v.same == 1 ? "" : "s", rel, min_delta, PP_COMPARE_ALPHA);
             pp_result_finding(out_stage, PP_SEVERITY_INFO, "compare.same", head);
         }
         if (v.unjudged > 0) {
@@ -439,9 +471,11 @@ compare_bench(const json_t *sb, const json_t *sc, const json_t *tb, const json_t
 
             for (int e = 0; e < v.nunknown; e++)
                 snprintf(ex[e], sizeof ex[e], "%s", v.unknown[e]);
-            snprintf(head, sizeof head, "table %s: %d case%s without two or more iterations "
+            snprintf(head, sizeof head,
+                     "table %s: %d case%s without two or more iterations "
                      "on each side (a CSV summary or a brief JSON export?): no time verdict; "
-                     "export JsonExporter.Full:", name, v.unjudged, v.unjudged == 1 ? "" : "s");
+                     "export JsonExporter.Full:",
+                     name, v.unjudged, v.unjudged == 1 ? "" : "s");
             say(out_stage, PP_SEVERITY_WARNING, "compare.no_samples", head, ex, v.nunknown,
                 sizeof ex[0]);
         }
@@ -462,12 +496,12 @@ pp_compare_hinted(const json_t *sb, const json_t *sc, const json_t *tb, const js
     if (how == NULL)
         return 0;
     if (strcmp(how, "samples") == 0 || strcmp(how, "none") == 0) {
-        *rc = PP_OK;             /* read through the table that names it, or not compared */
+        *rc = PP_OK; /* read through the table that names it, or not compared */
         return 1;
     }
     if (strcmp(how, "bench") == 0) {
         *rc = compare_bench(sb, sc, tb, tc, out_stage, o, weakened, regressions, err);
         return 1;
     }
-    return 0;                    /* a method this build does not know: join as usual */
+    return 0; /* a method this build does not know: join as usual */
 }

@@ -53,16 +53,20 @@ cmp_work_of(const json_t *base, const json_t *cand, const char *per, cmp_work *w
         return;
     }
     if (wb.unit != NULL && wc.unit != NULL && strcmp(wb.unit, wc.unit) != 0) {
-        snprintf(line, sizeof line, "the baseline's unit of work is the %s, the candidate's the "
-                 "%s: judged per %s, the unit both know", wb.unit, wc.unit, w->unit);
+        snprintf(line, sizeof line,
+                 "the baseline's unit of work is the %s, the candidate's the "
+                 "%s: judged per %s, the unit both know",
+                 wb.unit, wc.unit, w->unit);
         *note = json_string(line);
         return;
     }
     ratio = w->ec / w->eb;
     if (ratio >= WORK_DIFFERS || ratio <= 1 / WORK_DIFFERS) {
-        snprintf(line, sizeof line, "the runs did very different work: the candidate %.3g %ss, "
+        snprintf(line, sizeof line,
+                 "the runs did very different work: the candidate %.3g %ss, "
                  "the baseline %.3g (%.2fx); every figure is judged per %s, the absolutes are "
-                 "shown beside", w->ec, w->unit, w->eb, ratio, w->unit);
+                 "shown beside",
+                 w->ec, w->unit, w->eb, ratio, w->unit);
         *note = json_string(line);
     }
 }
@@ -81,8 +85,10 @@ cmp_wrong_process(const json_t *doc, const char *side, json_t *reasons)
 
         if (why == NULL)
             continue;
-        snprintf(line, sizeof line, "%s %s: wrong process: %s (recapture the app's own pid, or "
-                 "--allow-wrong-process to judge anyway)", side, path ? path : "input", why);
+        snprintf(line, sizeof line,
+                 "%s %s: wrong process: %s (recapture the app's own pid, or "
+                 "--allow-wrong-process to judge anyway)",
+                 side, path ? path : "input", why);
         json_array_append_new(reasons, json_string(line));
     }
 }
@@ -181,14 +187,17 @@ verdict_object(const json_t *doc, const cmp_judge *j, int cannot_judge, const cm
     const json_t *d;
 
     if (cannot_judge > 0)
-        snprintf(line, sizeof line, "CANNOT JUDGE: %s", json_string_value(json_array_get(reasons, 0)));
+        snprintf(line, sizeof line, "CANNOT JUDGE: %s",
+                 json_string_value(json_array_get(reasons, 0)));
     else if (strcmp(overall, "no change") == 0)
-        snprintf(line, sizeof line, "NO CHANGE (per %s): no axis moved beyond its noise and no "
-                 "row came, went or grew beyond it", w->unit);
+        snprintf(line, sizeof line,
+                 "NO CHANGE (per %s): no axis moved beyond its noise and no "
+                 "row came, went or grew beyond it",
+                 w->unit);
     else {
-        used = (size_t)snprintf(line, sizeof line, "%s (per %s):",
-                                strcmp(overall, "improved") == 0 ? "IMPROVED" : "REGRESSED",
-                                w->unit);
+        used = (size_t)snprintf(
+            line, sizeof line,
+            "%s (per %s):", strcmp(overall, "improved") == 0 ? "IMPROVED" : "REGRESSED", w->unit);
         int shown = 0, more = 0;
 
         /* the moves in the verdict's direction first, structural ones
@@ -211,9 +220,8 @@ verdict_object(const json_t *doc, const cmp_judge *j, int cannot_judge, const cm
         if (more > 0 && used < sizeof line)
             snprintf(line + used, sizeof line - used, "; and %d more (verdict.decided_by)", more);
     }
-    return json_pack("{s:s,s:s,s:s,s:O,s:o,s:o}", "overall", overall, "line", line, "unit",
-                     w->unit, "decided_by", j->decided,
-                     "baseline", side_line(json_array_get(ins, 0)),
+    return json_pack("{s:s,s:s,s:s,s:O,s:o,s:o}", "overall", overall, "line", line, "unit", w->unit,
+                     "decided_by", j->decided, "baseline", side_line(json_array_get(ins, 0)),
                      "candidate", side_line(json_array_get(ins, 1)));
 }
 
@@ -225,8 +233,10 @@ cmp_lead_with_verdict(json_t *doc, const cmp_judge *j, int cannot_judge, const c
     const char *k;
     json_t *val;
 
-    v->overall = cannot_judge > 0 ? "cannot judge" : j->regressions > 0 ? "regressed"
-                 : j->improvements > 0 ? "improved" : "no change";
+    v->overall = cannot_judge > 0    ? "cannot judge" :
+                 j->regressions > 0  ? "regressed" :
+                 j->improvements > 0 ? "improved" :
+                                       "no change";
     verdict = verdict_object(doc, j, cannot_judge, w, reasons, v->overall);
     if (out == NULL || verdict == NULL ||
         json_object_set(out, "format", json_object_get(doc, "format")) ||

@@ -12,27 +12,25 @@
 json_t *
 pp_damage_json(const pp_source_damage *d, uint64_t warnings)
 {
-    return json_pack("{s:o, s:I, s:I, s:I, s:I, s:I, s:I}",
-                     "truncated_at", d->truncated_at >= 0 ? json_integer(d->truncated_at)
-                                                          : json_null(),
-                     "dropped_events", (json_int_t)d->dropped_events,
-                     "repeated_blocks", (json_int_t)d->repeated_blocks,
-                     "reordered_blocks", (json_int_t)d->reordered_blocks,
-                     "missing_blocks", (json_int_t)d->missing_blocks,
-                     "sequence_gaps", (json_int_t)d->sequence_gaps,
+    return json_pack("{s:o, s:I, s:I, s:I, s:I, s:I, s:I}", "truncated_at",
+                     d->truncated_at >= 0 ? json_integer(d->truncated_at) : json_null(),
+                     "dropped_events", (json_int_t)d->dropped_events, "repeated_blocks",
+                     (json_int_t)d->repeated_blocks, "reordered_blocks",
+                     (json_int_t)d->reordered_blocks, "missing_blocks",
+                     (json_int_t)d->missing_blocks, "sequence_gaps", (json_int_t)d->sequence_gaps,
                      "reader_warnings", (json_int_t)warnings);
 }
 
 int
 pp_damage_any(const pp_source_damage *d, uint64_t warnings)
 {
-    return d->truncated_at >= 0 || d->dropped_events || d->repeated_blocks ||
-           d->reordered_blocks || d->missing_blocks || d->sequence_gaps || warnings;
+    return d->truncated_at >= 0 || d->dropped_events || d->repeated_blocks || d->reordered_blocks ||
+           d->missing_blocks || d->sequence_gaps || warnings;
 }
 
 static void
-add(char *buf, size_t size, size_t *used, const char *fmt, unsigned long long n,
-    const char *one, const char *many)
+add(char *buf, size_t size, size_t *used, const char *fmt, unsigned long long n, const char *one,
+    const char *many)
 {
     int w;
 
@@ -57,14 +55,15 @@ pp_damage_text(char *buf, size_t size, const char *name, const char *path,
     add(what, sizeof what, &used, "%s%llu sequence %s", d->sequence_gaps, "gap", "gaps");
     add(what, sizeof what, &used, "%s%llu repeated %s skipped", d->repeated_blocks, "block",
         "blocks");
-    add(what, sizeof what, &used, "%s%llu %s out of order", d->reordered_blocks, "block",
-        "blocks");
+    add(what, sizeof what, &used, "%s%llu %s out of order", d->reordered_blocks, "block", "blocks");
     add(what, sizeof what, &used, "%s%llu missing %s", d->missing_blocks, "block", "blocks");
     if (used == 0)
         add(what, sizeof what, &used, "%s%llu reader %s (see inputs[].warnings)", warnings,
             "warning", "warnings");
-    snprintf(buf, size, "input '%s' (%s) is damaged: %s; these results cover what could be "
-             "read", name, path, what);
+    snprintf(buf, size,
+             "input '%s' (%s) is damaged: %s; these results cover what could be "
+             "read",
+             name, path, what);
 }
 
 int

@@ -105,7 +105,8 @@ open_input(input_run *in, const pp_run_hooks *hooks, json_t *doc, pp_error *err)
     in->hooks = hooks;
     in->ops = pp_source_for_input(in->plan->kind, pp_engine_input_path(in));
     if (in->ops == NULL) {
-        pp_error_set(err, PP_EINVAL, "input '%s': unknown kind '%s'", in->plan->name, in->plan->kind);
+        pp_error_set(err, PP_EINVAL, "input '%s': unknown kind '%s'", in->plan->name,
+                     in->plan->kind);
         return PP_EINVAL;
     }
     if (stat(pp_engine_input_path(in), &st) == 0)
@@ -195,9 +196,10 @@ pp_engine_hash_join(input_run *in, pp_error *err)
     pp_bg_hash_free(in->bg);
     in->bg = NULL;
     if (rc != 0) {
-        pp_error_set(err, PP_EIO, "%s: the file changed while it was read: it ended at byte %llu of "
-                     "%llu; read it again once nothing writes it", in->plan->path,
-                     (unsigned long long)hashed, (unsigned long long)in->size);
+        pp_error_set(err, PP_EIO,
+                     "%s: the file changed while it was read: it ended at byte %llu of "
+                     "%llu; read it again once nothing writes it",
+                     in->plan->path, (unsigned long long)hashed, (unsigned long long)in->size);
         return PP_EIO;
     }
     pp_hash_final(in->hash, digest, sizeof digest);
@@ -222,9 +224,9 @@ read_input(input_run *in, size_t index, stage_run *stages, size_t nstages, const
     int rc;
 
     /* 1: not read in parallel (engine_internal.h), so read here */
-    int serial = jobs > 1 ? pp_engine_read_parallel(in, index, stages, nstages, g, jobs, first,
-                                                    err)
-                          : 1;
+    int serial = jobs > 1 ?
+                     pp_engine_read_parallel(in, index, stages, nstages, g, jobs, first, err) :
+                     1;
 
     if (serial < 0)
         return serial;
@@ -286,7 +288,7 @@ read_input(input_run *in, size_t index, stage_run *stages, size_t nstages, const
         pp_hash_final(in->hash, digest, sizeof digest);
         json_object_set_new(hash, "value", json_string(digest));
     } else
-        in->hash_entry = hash;   /* the value once pp_engine_hash_join has it */
+        in->hash_entry = hash; /* the value once pp_engine_hash_join has it */
     json_object_set_new(in->entry, "hash", hash);
     if (in->hooks->progress != NULL)
         in->hooks->progress(in->hooks->user, in->plan->name, in->size, in->size);
@@ -329,9 +331,10 @@ input_findings(const input_run *in, json_t *stage)
     json_array_foreach(json_object_get(in->entry, "findings"), i, f) {
         const char *sev = json_string_value(json_object_get(f, "severity"));
 
-        pp_result_finding(stage, sev != NULL && strcmp(sev, "error") == 0 ? PP_SEVERITY_ERROR
-                                 : sev != NULL && strcmp(sev, "info") == 0 ? PP_SEVERITY_INFO
-                                 : PP_SEVERITY_WARNING,
+        pp_result_finding(stage,
+                          sev != NULL && strcmp(sev, "error") == 0 ? PP_SEVERITY_ERROR :
+                          sev != NULL && strcmp(sev, "info") == 0  ? PP_SEVERITY_INFO :
+                                                                     PP_SEVERITY_WARNING,
                           json_string_value(json_object_get(f, "code")),
                           json_string_value(json_object_get(f, "message")));
     }
@@ -415,11 +418,11 @@ pp_engine_run_guarded(const pp_plan *plan, const pp_run_hooks *hooks, const pp_g
             /* A plugin the loader refused (its stand-in, loader.h). */
             char msg[PP_ERROR_MESSAGE_MAX * 2];
 
-            snprintf(msg, sizeof msg, "stage '%s' (analyzer %s) was not loaded: %s",
-                     st->plan->id, a->name, a->summary ? a->summary : "refused");
+            snprintf(msg, sizeof msg, "stage '%s' (analyzer %s) was not loaded: %s", st->plan->id,
+                     a->name, a->summary ? a->summary : "refused");
             st->failed = 1;
-            pp_result_stage_failed_with(st->ctx.stage, json_pack("{s:s, s:s}", "message", msg,
-                                                                 "phase", "load"));
+            pp_result_stage_failed_with(st->ctx.stage,
+                                        json_pack("{s:s, s:s}", "message", msg, "phase", "load"));
             if (first.code == PP_OK)
                 pp_error_set(&first, PP_EPLUGIN, "%s", msg);
             continue;
@@ -429,8 +432,8 @@ pp_engine_run_guarded(const pp_plan *plan, const pp_run_hooks *hooks, const pp_g
             st->failed = 1;
             pp_result_stage_failed_with(st->ctx.stage, json_incref(g->faults[s]));
             if (first.code == PP_OK)
-                pp_error_set(&first, PP_EPLUGIN, "%s", json_string_value(json_object_get(
-                                                           g->faults[s], "message")));
+                pp_error_set(&first, PP_EPLUGIN, "%s",
+                             json_string_value(json_object_get(g->faults[s], "message")));
             continue;
         }
         watch_enter(g, s, PP_PHASE_CREATE);
@@ -443,8 +446,7 @@ pp_engine_run_guarded(const pp_plan *plan, const pp_run_hooks *hooks, const pp_g
              * CLI makes that a usage error, plugin.h). */
             json_object_set_new(json_object_get(st->ctx.stage, "error"), "phase",
                                 json_string("create"));
-            json_object_set_new(json_object_get(st->ctx.stage, "error"), "code",
-                                json_integer(rc));
+            json_object_set_new(json_object_get(st->ctx.stage, "error"), "code", json_integer(rc));
         } else
             st->created = 1;
     }

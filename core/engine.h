@@ -14,21 +14,24 @@
 
 typedef struct pp_plan_input {
     const char *name;
-    const char *kind;            /* "nettrace", "gcdump", "counters", "spans" */
+    const char *kind; /* "nettrace", "gcdump", "counters", "spans" */
     const char *path;
 } pp_plan_input;
 
 typedef struct pp_plan_stage {
     const char *id;
     const pp_analyzer *analyzer;
-    const pp_options *options;   /* built against the analyzer's declarations */
-    uint32_t ninputs;            /* == analyzer's slot count */
-    const uint32_t *inputs;      /* per slot: index into pp_plan.inputs */
-    uint32_t timeout_s;          /* the stage's progress limit (isolate only);
+    const pp_options *options; /* built against the analyzer's declarations */
+    uint32_t ninputs;          /* == analyzer's slot count */
+    const uint32_t *inputs;    /* per slot: index into pp_plan.inputs */
+    uint32_t timeout_s;        /* the stage's progress limit (isolate only);
                                     0 = the run's (pp_run_hooks) */
 } pp_plan_stage;
 
-typedef struct pp_plan_knob { const char *key; const char *value; } pp_plan_knob;
+typedef struct pp_plan_knob {
+    const char *key;
+    const char *value;
+} pp_plan_knob;
 
 typedef struct pp_plan {
     const char *pipeline;
@@ -41,7 +44,7 @@ typedef struct pp_plan {
 } pp_plan;
 
 typedef struct pp_run_hooks {
-    const char *hash_algo;       /* NULL = "xxh3-128" */
+    const char *hash_algo; /* NULL = "xxh3-128" */
     /* Progress of reading one input (throttled); may be NULL. */
     void (*progress)(void *user, const char *input, uint64_t done, uint64_t total);
     /* A reader warning (also recorded in the document); may be NULL. */
@@ -84,13 +87,12 @@ typedef struct pp_run_hooks {
  *  other < 0   an input could not be read (err: FILE: offset: what); *doc
  *              is NULL — no partial result poses as a result.
  * The caller owns *doc (json_decref). */
-int pp_engine_run(const pp_plan *plan, const pp_run_hooks *hooks, json_t **doc,
-                  pp_error *err);
+int pp_engine_run(const pp_plan *plan, const pp_run_hooks *hooks, json_t **doc, pp_error *err);
 
 /* The same, telling g->watch (may be NULL) which callback runs, and not
  * running the stages g->faults names (they fail with that error object). */
 struct pp_guard;
-int pp_engine_run_guarded(const pp_plan *plan, const pp_run_hooks *hooks,
-                          const struct pp_guard *g, json_t **doc, pp_error *err);
+int pp_engine_run_guarded(const pp_plan *plan, const pp_run_hooks *hooks, const struct pp_guard *g,
+                          json_t **doc, pp_error *err);
 
 #endif

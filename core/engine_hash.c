@@ -23,11 +23,11 @@
 struct pp_bg_hash {
     pthread_t tid;
     pp_hash *hash;
-    int fd;                      /* owned */
+    int fd; /* owned */
     uint64_t at, size;
-    uint8_t *buf;                /* [STEP] */
+    uint8_t *buf; /* [STEP] */
     _Atomic int abort;
-    int running;                 /* the thread was started */
+    int running; /* the thread was started */
 };
 
 static void
@@ -39,7 +39,7 @@ hash_range(pp_bg_hash *h)
         if (got < 0 && errno == EINTR)
             continue;
         if (got <= 0)
-            return;              /* the file shrank (or failed): short */
+            return; /* the file shrank (or failed): short */
         pp_hash_update(h->hash, h->buf, (size_t)got);
         h->at += (uint64_t)got;
     }

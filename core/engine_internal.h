@@ -35,13 +35,13 @@ typedef struct input_run {
     const pp_source_ops *ops;
     void *src;
     pp_hash *hash;
-    json_t *entry;               /* the input's object in the document */
+    json_t *entry; /* the input's object in the document */
     uint64_t size;
     uint64_t done;
     uint64_t next_progress;
     const pp_run_hooks *hooks;
-    pp_source_hooks sh;          /* borrowed by the reader until close */
-    uint64_t warnings;           /* reader warnings: each is damage */
+    pp_source_hooks sh; /* borrowed by the reader until close */
+    uint64_t warnings;  /* reader warnings: each is damage */
     pp_source_damage damage;
     int damaged;
     /* A split read's hash still running (engine_hash.c), and the document's

@@ -34,21 +34,25 @@
 /* How often the host thread tells the watch what the workers run. */
 #define WATCH_MS 20
 
-typedef struct par_warns { pp_error *v; size_t n, cap; int oom; } par_warns;
+typedef struct par_warns {
+    pp_error *v;
+    size_t n, cap;
+    int oom;
+} par_warns;
 
 typedef struct par_job {
-    pp_trace_source *r;          /* job 0: the input's own reader */
+    pp_trace_source *r; /* job 0: the input's own reader */
     nt_region_base base;
-    size_t sp;                   /* starting point (index into the index), k > 0 */
-    uint64_t stop;               /* end after the block ending here, 0 = the input's end */
-    uint32_t region_off;         /* stack_region of the serial read - the region reader's */
-    void **child;                /* [nstages]: NULL where the stage does not read */
-    par_warns warns;             /* the reader's warnings, replayed in file order */
+    size_t sp;           /* starting point (index into the index), k > 0 */
+    uint64_t stop;       /* end after the block ending here, 0 = the input's end */
+    uint32_t region_off; /* stack_region of the serial read - the region reader's */
+    void **child;        /* [nstages]: NULL where the stage does not read */
+    par_warns warns;     /* the reader's warnings, replayed in file order */
     pp_error err;
-    int rc;                      /* 0 read to its stop or end; < 0 reader error; 1 consume failed */
+    int rc; /* 0 read to its stop or end; < 0 reader error; 1 consume failed */
     uint64_t records;
-    double cpu_s;                /* the worker's CPU time for this region */
-    uint64_t start;              /* file offset where the region starts */
+    double cpu_s;   /* the worker's CPU time for this region */
+    uint64_t start; /* file offset where the region starts */
     /* What the host thread publishes (guard.h); the worker's own line. */
     _Alignas(64) _Atomic uint32_t w_stage, w_phase;
     _Atomic uint64_t w_beat;
@@ -64,10 +68,10 @@ typedef struct par_run {
     input_run *in;
     stage_run *stages;
     size_t nstages;
-    const uint32_t *slot;        /* [nstages] the stage's slot of this input */
+    const uint32_t *slot; /* [nstages] the stage's slot of this input */
     const pp_guard *g;
-    uint64_t records0[64];       /* the watch's per-stage records before the read */
-    uint64_t beat0;              /* and its beat */
+    uint64_t records0[64]; /* the watch's per-stage records before the read */
+    uint64_t beat0;        /* and its beat */
 } par_run;
 
 static void
@@ -220,8 +224,7 @@ fold(par_run *ps, size_t k)
     if (k == 0)
         /* A first region without a record leaves no state a source. */
         return ps->njobs > 1 && j->r->stopped && j->records > 0 ? 0 : 1;
-    if ((k + 1 < ps->njobs && !j->r->stopped) ||
-        j0->r->st.sequence_points != (uint64_t)j->sp + 1)
+    if ((k + 1 < ps->njobs && !j->r->stopped) || j0->r->st.sequence_points != (uint64_t)j->sp + 1)
         return 1;
     int rc = nt_region_merge(j0->r, j->r, &j->base);
     if (rc == 0)
@@ -280,7 +283,7 @@ run_all(par_run *ps, unsigned threads, pp_bg_hash *bg)
             ready = k + 1;
     if (rc != 0 || nt_pool_start(&pool, ps->njobs, threads, ready, run_job, ps) != 0) {
         publish(ps);
-        return 1;                /* the forked children are destroyed unmerged */
+        return 1; /* the forked children are destroyed unmerged */
     }
     for (size_t k = 0; rc == 0 && k < ps->njobs; k++) {
         /* Wake every WATCH_MS to publish the watch and the progress. */
@@ -301,7 +304,7 @@ run_all(par_run *ps, unsigned threads, pp_bg_hash *bg)
     nt_pool_stop(&pool, rc != 0);
     nt_pool_free(&pool);
     for (size_t k = 1; k < ps->njobs; k++)
-        close_reader(ps, &ps->jobs[k]);   /* what ran past an abort */
+        close_reader(ps, &ps->jobs[k]); /* what ran past an abort */
     if (rc == 0)
         pp_bg_hash_start(bg);
     publish(ps);
@@ -400,7 +403,7 @@ int
 pp_engine_read_parallel(input_run *in, size_t index, stage_run *stages, size_t nstages,
                         const pp_guard *g, unsigned jobs, pp_error *first, pp_error *err)
 {
-    const char *knob = getenv("PERFPIPE_INSPECT_SPLIT");   /* test only: "every", "balanced" */
+    const char *knob = getenv("PERFPIPE_INSPECT_SPLIT"); /* test only: "every", "balanced" */
     int every = knob && strcmp(knob, "every") == 0;
     uint64_t min = knob && (every || strcmp(knob, "balanced") == 0) ? 0 : PP_INSPECT_SPLIT_MIN;
     pp_trace_source *r0 = in->src;
@@ -421,7 +424,7 @@ pp_engine_read_parallel(input_run *in, size_t index, stage_run *stages, size_t n
         if (slot[s] == UINT32_MAX)
             continue;
         if (!pp_engine_stage_reads(&stages[s], index) || !forkable(stages[s].plan->analyzer))
-            return 1;            /* one stage that cannot merge: all serial */
+            return 1; /* one stage that cannot merge: all serial */
         readers++;
     }
     if (readers == 0 || r0->format != 4 || !r0->seekable || r0->st.blocks != 0 ||
@@ -455,7 +458,7 @@ pp_engine_read_parallel(input_run *in, size_t index, stage_run *stages, size_t n
         free(jv);
         free(at);
         nt_index_free(&ix);
-        return 1;                /* one region (or no memory for more): serial */
+        return 1; /* one region (or no memory for more): serial */
     }
     for (size_t k = 0; k < n; k++) {
         pp_error e0 = PP_ERROR_INIT;
@@ -485,7 +488,7 @@ pp_engine_read_parallel(input_run *in, size_t index, stage_run *stages, size_t n
     if (bg == NULL)
         close(fd);
     if (rc == 0) {
-        in->bg = bg;             /* joined once the stages are finished */
+        in->bg = bg; /* joined once the stages are finished */
         bg = NULL;
         r0->stop_at = 0;
         /* Without on_bytes the reader kept its first bytes for a callback
@@ -499,11 +502,11 @@ pp_engine_read_parallel(input_run *in, size_t index, stage_run *stages, size_t n
                 in->sh.on_warning(in->sh.user, &jv[k].warns.v[i]);
     }
     destroy_children(&ps);
-    pp_bg_hash_free(bg);         /* before reopen replaces the hash */
+    pp_bg_hash_free(bg); /* before reopen replaces the hash */
     test_log(in->plan->path, &ps, rc, host_s, merge_s);
     if (rc != 0 && g != NULL && g->watch != NULL)
         for (size_t s = 0; s < nstages; s++)
-            g->watch->records[s] = ps.records0[s];   /* the serial read counts them */
+            g->watch->records[s] = ps.records0[s]; /* the serial read counts them */
     for (size_t k = 0; k < n; k++)
         free(jv[k].warns.v);
     free(recs);

@@ -61,15 +61,15 @@ const char *
 pp_strerror(int code)
 {
     switch (code) {
-    case PP_OK:           return "success";
-    case PP_ENOMEM:       return "out of memory";
-    case PP_EIO:          return "input/output error";
-    case PP_EFORMAT:      return "malformed input";
+    case PP_OK: return "success";
+    case PP_ENOMEM: return "out of memory";
+    case PP_EIO: return "input/output error";
+    case PP_EFORMAT: return "malformed input";
     case PP_EUNSUPPORTED: return "unsupported input";
-    case PP_EINVAL:       return "invalid argument";
-    case PP_EPLUGIN:      return "plugin error";
-    case PP_ENOTFOUND:    return "not found";
-    case PP_ELIMIT:       return "input exceeds a reader limit";
-    default:              return "unknown error";
+    case PP_EINVAL: return "invalid argument";
+    case PP_EPLUGIN: return "plugin error";
+    case PP_ENOTFOUND: return "not found";
+    case PP_ELIMIT: return "input exceeds a reader limit";
+    default: return "unknown error";
     }
 }

@@ -29,7 +29,7 @@ knob_text(const json_t *knobs, char *buf, size_t size, int for_file)
         return;
     json_object_foreach((json_t *)knobs, key, v)
         keys[k++] = key;
-    for (size_t i = 1; i < n; i++)   /* insertion sort: a handful of knobs */
+    for (size_t i = 1; i < n; i++) /* insertion sort: a handful of knobs */
         for (size_t j = i; j > 0 && strcmp(keys[j - 1], keys[j]) > 0; j--) {
             const char *t = keys[j];
             keys[j] = keys[j - 1];
@@ -46,8 +46,8 @@ knob_text(const json_t *knobs, char *buf, size_t size, int for_file)
     free(keys);
     if (for_file)
         for (char *p = buf; *p; p++)
-            if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ||
-                  *p == '-' || *p == '.' || *p == '='))
+            if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
+                  (*p >= '0' && *p <= '9') || *p == '-' || *p == '.' || *p == '='))
                 *p = '_';
 }
 
@@ -99,13 +99,25 @@ tsv_field(char *buf, size_t size, size_t *used, const char *s)
         char esc[5];
         size_t n = 0;
 
-        if (*p == '\\') { esc[n++] = '\\'; esc[n++] = '\\'; }
-        else if (*p == '\t') { esc[n++] = '\\'; esc[n++] = 't'; }
-        else if (*p == '\n') { esc[n++] = '\\'; esc[n++] = 'n'; }
-        else if (*p == '\r') { esc[n++] = '\\'; esc[n++] = 'r'; }
-        else if (*p < 0x20 || *p == 0x7f) {
-            esc[n++] = '\\'; esc[n++] = 'x'; esc[n++] = hex[*p >> 4]; esc[n++] = hex[*p & 15];
-        } else esc[n++] = (char)*p;
+        if (*p == '\\') {
+            esc[n++] = '\\';
+            esc[n++] = '\\';
+        } else if (*p == '\t') {
+            esc[n++] = '\\';
+            esc[n++] = 't';
+        } else if (*p == '\n') {
+            esc[n++] = '\\';
+            esc[n++] = 'n';
+        } else if (*p == '\r') {
+            esc[n++] = '\\';
+            esc[n++] = 'r';
+        } else if (*p < 0x20 || *p == 0x7f) {
+            esc[n++] = '\\';
+            esc[n++] = 'x';
+            esc[n++] = hex[*p >> 4];
+            esc[n++] = hex[*p & 15];
+        } else
+            esc[n++] = (char)*p;
         if (*used + n + 1 >= size)
             return;
         memcpy(buf + *used, esc, n);
@@ -196,7 +208,7 @@ pp_evidence_write(const char *dir, const json_t *doc, const char *date,
     knob_text(json_object_get(doc, "knobs"), knobs_line, sizeof knobs_line, 0);
     snprintf(base, sizeof base, "%s-%s%s%s", date, pipeline ? pipeline : "run",
              knobs_file[0] ? "-" : "", knobs_file);
-    for (char *p = base; *p; p++)   /* the pipeline name too is only a name */
+    for (char *p = base; *p; p++) /* the pipeline name too is only a name */
         if (*p == '/' || (unsigned char)*p < 0x20)
             *p = '_';
     if (mkdir_p(dir) != 0) {

@@ -20,7 +20,6 @@
  * failure. */
 struct pp_outfile_tracker;
 int pp_evidence_write(const char *dir, const json_t *doc, const char *date,
-                      const struct pp_outfile_tracker *tracker, char **written,
-                      pp_error *err);
+                      const struct pp_outfile_tracker *tracker, char **written, pp_error *err);
 
 #endif

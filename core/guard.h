@@ -18,21 +18,21 @@
  * volatile words: the parent only needs to see them change, and reads
  * after the child is gone are exact. */
 typedef struct pp_guard_watch {
-    volatile uint32_t stage;         /* stage index in a callback */
-    volatile uint32_t phase;         /* PP_PHASE_*; IDLE outside plugin code */
-    volatile uint64_t beat;          /* +1 on every callback entry and exit */
-    volatile uint64_t input_bytes;   /* bytes of the current input read so far */
+    volatile uint32_t stage;       /* stage index in a callback */
+    volatile uint32_t phase;       /* PP_PHASE_*; IDLE outside plugin code */
+    volatile uint64_t beat;        /* +1 on every callback entry and exit */
+    volatile uint64_t input_bytes; /* bytes of the current input read so far */
     /* Set once an input was read on several threads (engine_par.c): the
      * counts above are then not the serial read's, so a fault is retried
      * with one thread and blamed from that attempt. */
     volatile uint32_t parallel;
-    volatile uint64_t records[];     /* [nstages] records handed, then
+    volatile uint64_t records[]; /* [nstages] records handed, then
                                       * [nstages] bytes written to stdout */
 } pp_guard_watch;
 
 typedef struct pp_guard {
-    pp_guard_watch *watch;           /* NULL: nobody watches */
-    json_t *const *faults;           /* [nstages]: the "error" object of a stage
+    pp_guard_watch *watch; /* NULL: nobody watches */
+    json_t *const *faults; /* [nstages]: the "error" object of a stage
                                       * not to run (a fault found before), or NULL */
 } pp_guard;
 

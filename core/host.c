@@ -20,8 +20,7 @@
  * past the plugin's column array for ever. */
 #define PP_HOST_MAX_COLUMNS 1024u
 
-static void
-violate(pp_ctx *ctx, const char *fmt, ...) PP_PRINTF(2, 3);
+static void violate(pp_ctx *ctx, const char *fmt, ...) PP_PRINTF(2, 3);
 
 static void
 violate(pp_ctx *ctx, const char *fmt, ...)
@@ -108,9 +107,10 @@ host_table_new(pp_ctx *ctx, const char *name, uint32_t ncolumns, const pp_column
         return NULL;
     }
     if (ncolumns == 0 || ncolumns > PP_HOST_MAX_COLUMNS || nkey > ncolumns) {
-        violate(ctx, "table_new('%.64s'): argument 3 (ncolumns) is %u and argument 5 (nkey) %u: "
-                "needs 1..%u columns and nkey <= ncolumns", name, ncolumns, nkey,
-                PP_HOST_MAX_COLUMNS);
+        violate(ctx,
+                "table_new('%.64s'): argument 3 (ncolumns) is %u and argument 5 (nkey) %u: "
+                "needs 1..%u columns and nkey <= ncolumns",
+                name, ncolumns, nkey, PP_HOST_MAX_COLUMNS);
         return NULL;
     }
     ctx->tables.owner = ctx;
@@ -181,9 +181,10 @@ host_finding(pp_ctx *ctx, uint32_t severity, const char *code, const char *fmt, 
     va_list ap;
 
     if (ctx == NULL || code == NULL || fmt == NULL || severity > PP_SEVERITY_ERROR) {
-        violate(ctx, "finding: argument %s", severity > PP_SEVERITY_ERROR ? "2 (severity) is not 0..2"
-                                             : code == NULL ? "3 (code) is NULL"
-                                                            : "4 (fmt) is NULL");
+        violate(ctx, "finding: argument %s",
+                severity > PP_SEVERITY_ERROR ? "2 (severity) is not 0..2" :
+                code == NULL                 ? "3 (code) is NULL" :
+                                               "4 (fmt) is NULL");
         return PP_EINVAL;
     }
     if (!ctx->finishing) {
@@ -228,12 +229,12 @@ host_total_string(pp_ctx *ctx, const char *name, const char *value)
 
 /* The functions that get no ctx cannot mark a stage; they refuse a NULL
  * argument with PP_EINVAL instead of crashing in the plugin's stead. */
-#define OPT_WRAPPER(fn, type)                                                  \
-    static int host_##fn(const pp_options *o, const char *name, type *out)    \
-    {                                                                          \
-        if (o == NULL || name == NULL || out == NULL)                          \
-            return PP_EINVAL;                                                  \
-        return pp_options_##fn(o, name, out);                                  \
+#define OPT_WRAPPER(fn, type)                                                                      \
+    static int host_##fn(const pp_options *o, const char *name, type *out)                         \
+    {                                                                                              \
+        if (o == NULL || name == NULL || out == NULL)                                              \
+            return PP_EINVAL;                                                                      \
+        return pp_options_##fn(o, name, out);                                                      \
     }
 OPT_WRAPPER(bool, int)
 OPT_WRAPPER(int, int64_t)

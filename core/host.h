@@ -10,15 +10,15 @@
 
 struct pp_ctx {
     const char *stage_id;
-    json_t *stage;               /* the stage's entry in the result document */
-    json_t *knobs;               /* the run's knobs object (borrowed) */
-    int finishing;               /* result functions are allowed */
+    json_t *stage;                        /* the stage's entry in the result document */
+    json_t *knobs;                        /* the run's knobs object (borrowed) */
+    int finishing;                        /* result functions are allowed */
     char violation[PP_ERROR_MESSAGE_MAX]; /* first ABI rule the plugin broke */
     void (*log)(void *user, int level, const char *message);
     void *log_user;
-    pp_table_set tables;         /* the stage's table wrappers (owner = this ctx) */
-    uint64_t nonfinite;          /* NaN or infinite double cells given (written as null) */
-    int oom;                     /* a total or finding could not be recorded (no memory) */
+    pp_table_set tables; /* the stage's table wrappers (owner = this ctx) */
+    uint64_t nonfinite;  /* NaN or infinite double cells given (written as null) */
+    int oom;             /* a total or finding could not be recorded (no memory) */
 };
 
 /* The host table handed to every plugin (static storage). */

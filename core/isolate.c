@@ -1,5 +1,5 @@
 /* Stage isolation: the engine in a child, a watching parent (isolate.h). */
-#define _GNU_SOURCE 1   /* fopencookie */
+#define _GNU_SOURCE 1 /* fopencookie */
 #include "config.h"
 
 #include <errno.h>
@@ -27,8 +27,8 @@
 typedef struct child_msg {
     int32_t rc;
     pp_error err;
-    uint64_t doc_len;            /* bytes of compact JSON that follow; 0 = no document */
-    int32_t delivered;           /* deliver's status + 1; 0 = not delivered */
+    uint64_t doc_len;  /* bytes of compact JSON that follow; 0 = no document */
+    int32_t delivered; /* deliver's status + 1; 0 = not delivered */
 } child_msg;
 
 /* The writing process's state, taken before any plugin code runs: a
@@ -36,7 +36,7 @@ typedef struct child_msg {
  * and the outputs must land where and how the user said. */
 typedef struct proc_state {
     mode_t mask;
-    struct stat cwd;             /* "." */
+    struct stat cwd; /* "." */
     int have_cwd;
 } proc_state;
 
@@ -46,8 +46,7 @@ same_file(int fd, const struct stat *st)
 {
     struct stat now;
 
-    return fd >= 0 && fstat(fd, &now) == 0 && now.st_dev == st->st_dev &&
-           now.st_ino == st->st_ino;
+    return fd >= 0 && fstat(fd, &now) == 0 && now.st_dev == st->st_dev && now.st_ino == st->st_ino;
 }
 
 /* 1 when the plugins changed what the outputs depend on (the umask is put
@@ -58,8 +57,8 @@ state_changed(const proc_state *ps, int saved_stdout, const struct stat *out)
     struct stat now;
     int changed = umask(ps->mask) != ps->mask;
 
-    if (ps->have_cwd && (stat(".", &now) != 0 || now.st_dev != ps->cwd.st_dev ||
-                         now.st_ino != ps->cwd.st_ino))
+    if (ps->have_cwd &&
+        (stat(".", &now) != 0 || now.st_dev != ps->cwd.st_dev || now.st_ino != ps->cwd.st_ino))
         changed = 1;
     return changed || !same_file(saved_stdout, out);
 }
@@ -97,7 +96,10 @@ static void stdout_faults(const pp_plan *plan, const pp_guard_watch *w, json_t *
 
 /* ---- the child ------------------------------------------------------------ */
 
-typedef struct stdout_trap { pp_guard_watch *watch; size_t nstages; } stdout_trap;
+typedef struct stdout_trap {
+    pp_guard_watch *watch;
+    size_t nstages;
+} stdout_trap;
 
 /* A plugin's printf lands here: counted against the running stage, never
  * mixed into the document the parent writes. */
@@ -116,7 +118,7 @@ static void
 run_child(const pp_plan *plan, const pp_run_hooks *hooks, const pp_guard *g, int fd,
           const proc_state *ps)
 {
-    stdout_trap *trap = malloc(sizeof *trap);   /* lives until _exit */
+    stdout_trap *trap = malloc(sizeof *trap); /* lives until _exit */
     cookie_io_functions_t io = { NULL, trap_write, NULL, NULL };
     child_msg msg;
     json_t *doc = NULL;
@@ -185,13 +187,13 @@ run_child(const pp_plan *plan, const pp_run_hooks *hooks, const pp_guard *g, int
 /* ---- the parent ----------------------------------------------------------- */
 
 typedef struct attempt {
-    int sfd;                     /* signalfd of SIGINT/SIGTERM/SIGHUP, or -1 */
-    int signal;                  /* one of them arrived: forwarded to the child */
+    int sfd;    /* signalfd of SIGINT/SIGTERM/SIGHUP, or -1 */
+    int signal; /* one of them arrived: forwarded to the child */
     char *buf;
     size_t len, cap;
     int timed_out;
-    uint32_t stage, phase;       /* where the limit was hit */
-    int status;                  /* waitpid status */
+    uint32_t stage, phase; /* where the limit was hit */
+    int status;            /* waitpid status */
 } attempt;
 
 static int
@@ -226,8 +228,7 @@ stage_limit(const pp_plan *plan, uint32_t cli, uint32_t s)
 /* Read the child's message to EOF, killing it when one callback makes no
  * progress within its stage's limit. -1 only when out of memory. */
 static int
-watch_child(pid_t pid, int fd, pp_guard_watch *w, const pp_plan *plan, uint32_t cli,
-            attempt *a)
+watch_child(pid_t pid, int fd, pp_guard_watch *w, const pp_plan *plan, uint32_t cli, attempt *a)
 {
     uint64_t beat = w->beat;
     double since = now_s();
@@ -262,7 +263,7 @@ watch_child(pid_t pid, int fd, pp_guard_watch *w, const pp_plan *plan, uint32_t 
             if (r < 0 && errno == EINTR)
                 continue;
             if (r <= 0)
-                break;           /* the end (or, once reaped, all it wrote) */
+                break; /* the end (or, once reaped, all it wrote) */
             a->len += (size_t)r;
             continue;
         }
@@ -287,15 +288,14 @@ watch_child(pid_t pid, int fd, pp_guard_watch *w, const pp_plan *plan, uint32_t 
     }
     while (!reaped && waitpid(pid, &a->status, 0) < 0 && errno == EINTR)
         ;
-    kill(-pid, SIGKILL);         /* whatever the stages' process left running */
+    kill(-pid, SIGKILL); /* whatever the stages' process left running */
     return oom ? -1 : 0;
 }
 
 /* The error object for the stage a failed attempt blames, or NULL when the
  * child died outside plugin code. */
 static json_t *
-blame(const pp_plan *plan, const pp_guard_watch *w, const attempt *a, uint32_t cli,
-      uint32_t *stage)
+blame(const pp_plan *plan, const pp_guard_watch *w, const attempt *a, uint32_t cli, uint32_t *stage)
 {
     uint32_t s = a->timed_out ? a->stage : w->stage;
     uint32_t phase = a->timed_out ? a->phase : w->phase;
@@ -306,8 +306,10 @@ blame(const pp_plan *plan, const pp_guard_watch *w, const attempt *a, uint32_t c
     if (phase == PP_PHASE_IDLE || phase > PP_PHASE_DESTROY || s >= plan->nstages)
         return NULL;
     if (a->timed_out)
-        snprintf(what, sizeof what, "made no progress for %u s (the progress limit: "
-                 "the stage's 'timeout' key or --stage-timeout changes it)", limit);
+        snprintf(what, sizeof what,
+                 "made no progress for %u s (the progress limit: "
+                 "the stage's 'timeout' key or --stage-timeout changes it)",
+                 limit);
     else if (WIFSIGNALED(a->status))
         snprintf(what, sizeof what, "was killed by signal %d (%s)", WTERMSIG(a->status),
                  strsignal(WTERMSIG(a->status)));
@@ -315,21 +317,24 @@ blame(const pp_plan *plan, const pp_guard_watch *w, const attempt *a, uint32_t c
         snprintf(what, sizeof what, "called exit(%d)", WEXITSTATUS(a->status));
     else
         snprintf(what, sizeof what, "ended the run");
-    snprintf(msg, sizeof msg, "stage '%s' (analyzer %s) %s in %s(), after %llu record%s "
-             "(input read to byte %llu)", plan->stages[s].id, plan->stages[s].analyzer->name,
-             what, phase_names[phase], (unsigned long long)w->records[s],
-             w->records[s] == 1 ? "" : "s", (unsigned long long)w->input_bytes);
+    snprintf(msg, sizeof msg,
+             "stage '%s' (analyzer %s) %s in %s(), after %llu record%s "
+             "(input read to byte %llu)",
+             plan->stages[s].id, plan->stages[s].analyzer->name, what, phase_names[phase],
+             (unsigned long long)w->records[s], w->records[s] == 1 ? "" : "s",
+             (unsigned long long)w->input_bytes);
     e = json_pack("{s:s, s:s, s:I, s:I}", "message", msg, "phase", phase_names[phase],
-                  "last_record", (json_int_t)w->records[s],
-                  "input_offset", (json_int_t)w->input_bytes);
+                  "last_record", (json_int_t)w->records[s], "input_offset",
+                  (json_int_t)w->input_bytes);
     if (e == NULL)
         return NULL;
     if (a->timed_out)
         json_object_set_new(e, "limit_s", json_integer(limit));
     else if (WIFSIGNALED(a->status))
-        json_object_set_new(e, "signal", json_string(sigabbrev_np(WTERMSIG(a->status))
-                                                         ? sigabbrev_np(WTERMSIG(a->status))
-                                                         : "?"));
+        json_object_set_new(e, "signal",
+                            json_string(sigabbrev_np(WTERMSIG(a->status)) ?
+                                            sigabbrev_np(WTERMSIG(a->status)) :
+                                            "?"));
     else if (WIFEXITED(a->status))
         json_object_set_new(e, "exit_status", json_integer(WEXITSTATUS(a->status)));
     *stage = s;
@@ -351,11 +356,12 @@ stdout_faults(const pp_plan *plan, const pp_guard_watch *w, json_t *doc, int *rc
 
         if (n == 0 || st == NULL)
             continue;
-        snprintf(msg, sizeof msg, "stage '%s' (analyzer %s) wrote %llu bytes to standard output "
+        snprintf(msg, sizeof msg,
+                 "stage '%s' (analyzer %s) wrote %llu bytes to standard output "
                  "(stdout carries the result; a plugin must log through the host)",
                  plan->stages[s].id, plan->stages[s].analyzer->name, (unsigned long long)n);
-        pp_result_stage_failed_with(st, json_pack("{s:s, s:I}", "message", msg,
-                                                  "stdout_bytes", (json_int_t)n));
+        pp_result_stage_failed_with(
+            st, json_pack("{s:s, s:I}", "message", msg, "stdout_bytes", (json_int_t)n));
         json_object_set_new(st, "tables", json_array());
         json_object_set_new(st, "totals", json_object());
         if (*rc == PP_OK) {
@@ -371,8 +377,8 @@ pp_isolate_run(const pp_plan *plan, const pp_run_hooks *hooks, json_t **doc, pp_
     uint32_t cli = hooks->stage_timeout_s;
     size_t wsize = sizeof(pp_guard_watch) + 2 * (plan->nstages + 1) * sizeof(uint64_t);
     json_t **faults = calloc(plan->nstages + 1, sizeof *faults);
-    pp_guard_watch *w = mmap(NULL, wsize, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS,
-                             -1, 0);
+    pp_guard_watch *w = mmap(NULL, wsize, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1,
+                             0);
     pp_guard g = { w, (json_t *const *)faults };
     sigset_t forward, old_mask;
     int rc = PP_EPLUGIN, sfd, got_signal = 0;
@@ -432,7 +438,7 @@ pp_isolate_run(const pp_plan *plan, const pp_run_hooks *hooks, json_t **doc, pp_
             sigprocmask(SIG_SETMASK, &old_mask, NULL);
             run_child(plan, &serial, &g, fds[1], &pst);
         }
-        setpgid(pid, pid);       /* as the child does: no race on who runs first */
+        setpgid(pid, pid); /* as the child does: no race on who runs first */
         close(fds[1]);
         if (watch_child(pid, fds[0], w, plan, cli, &a) != 0) {
             close(fds[0]);
@@ -477,14 +483,16 @@ pp_isolate_run(const pp_plan *plan, const pp_run_hooks *hooks, json_t **doc, pp_
             continue;
         }
         if (!a.timed_out && WIFEXITED(a.status) && WEXITSTATUS(a.status) == 121) {
-            pp_error_set(err, PP_EPLUGIN, "a stage closed descriptors it did not open (the "
+            pp_error_set(err, PP_EPLUGIN,
+                         "a stage closed descriptors it did not open (the "
                          "stages' channel to perfpipe): no result was written; run the stages "
                          "one at a time to find it");
             rc = PP_EPLUGIN;
             break;
         }
         if ((e = blame(plan, w, &a, cli, &culprit)) == NULL) {
-            pp_error_set(err, PP_EIO, "the run died outside any plugin (%s %d) reading input "
+            pp_error_set(err, PP_EIO,
+                         "the run died outside any plugin (%s %d) reading input "
                          "at byte %llu: this is a perfpipe bug, please report it with the input",
                          WIFSIGNALED(a.status) ? "signal" : "exit status",
                          WIFSIGNALED(a.status) ? WTERMSIG(a.status) : WEXITSTATUS(a.status),

@@ -21,7 +21,6 @@
 /* Same contract as pp_engine_run; hooks->stage_timeout_s is the progress
  * limit (0 = PP_STAGE_TIMEOUT_DEFAULT). Falls back to running in process
  * only if no child can be made (the error says so then). */
-int pp_isolate_run(const pp_plan *plan, const pp_run_hooks *hooks, json_t **doc,
-                   pp_error *err);
+int pp_isolate_run(const pp_plan *plan, const pp_run_hooks *hooks, json_t **doc, pp_error *err);
 
 #endif

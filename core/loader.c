@@ -34,7 +34,7 @@ struct pp_loader {
     size_t ndirs;
     loaded *plugins;
     size_t nplugins;
-    uint32_t probe_s;            /* 0: load in process without a probe */
+    uint32_t probe_s; /* 0: load in process without a probe */
     void (*warn_writable)(const char *line);
     int refuse_writable;
 };
@@ -73,7 +73,10 @@ check_writable(const pp_loader *l, const char *path, const struct stat *st, pp_e
     struct stat ds;
     const char *who = NULL;
 
-    snprintf(dir, sizeof dir, "%.*s", slash == NULL ? 1 : slash == path ? 1 : (int)(slash - path),
+    snprintf(dir, sizeof dir, "%.*s",
+             slash == NULL ? 1 :
+             slash == path ? 1 :
+                             (int)(slash - path),
              slash == NULL ? "." : path);
     if (st->st_mode & S_IWOTH)
         who = path;
@@ -81,11 +84,15 @@ check_writable(const pp_loader *l, const char *path, const struct stat *st, pp_e
         who = dir;
     if (who == NULL)
         return PP_OK;
-    snprintf(line, sizeof line, "%.200s: writable by every user (anyone could put code into the "
-             "run): chmod o-w %.200s", who, who);
+    snprintf(line, sizeof line,
+             "%.200s: writable by every user (anyone could put code into the "
+             "run): chmod o-w %.200s",
+             who, who);
     if (l->refuse_writable) {
-        pp_error_set(err, PP_EPLUGIN, "%s; refused when running as root "
-                     "(PERFPIPE_ALLOW_WRITABLE_PLUGINS=1 loads it anyway)", line);
+        pp_error_set(err, PP_EPLUGIN,
+                     "%s; refused when running as root "
+                     "(PERFPIPE_ALLOW_WRITABLE_PLUGINS=1 loads it anyway)",
+                     line);
         return PP_EPLUGIN;
     }
     if (l->warn_writable != NULL)
@@ -175,7 +182,10 @@ open_plugin(const pp_loader *l, const char *path, const char *name, void **handl
 {
     struct stat st;
     void *h;
-    union { void *obj; pp_plugin_entry_fn fn; } entry;
+    union {
+        void *obj;
+        pp_plugin_entry_fn fn;
+    } entry;
     const pp_analyzer *d;
     int rc;
 
@@ -185,7 +195,8 @@ open_plugin(const pp_loader *l, const char *path, const char *name, void **handl
         return PP_ENOTFOUND;
     }
     if (!S_ISREG(st.st_mode)) {
-        pp_error_set(err, PP_EPLUGIN, "%s: not a regular file (symbolic links are not followed)", path);
+        pp_error_set(err, PP_EPLUGIN, "%s: not a regular file (symbolic links are not followed)",
+                     path);
         return PP_EPLUGIN;
     }
     if ((rc = check_writable(l, path, &st, err)) != PP_OK)
@@ -198,9 +209,10 @@ open_plugin(const pp_loader *l, const char *path, const char *name, void **handl
     h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
     if (h == NULL) {
         const char *why = dlerror();
-        pp_error_set(err, PP_EPLUGIN, "%s: cannot load: %s (is it a shared object built for this "
-                     "machine? `ldd %s` shows missing libraries)", path,
-                     why != NULL ? why : "unknown error", path);
+        pp_error_set(err, PP_EPLUGIN,
+                     "%s: cannot load: %s (is it a shared object built for this "
+                     "machine? `ldd %s` shows missing libraries)",
+                     path, why != NULL ? why : "unknown error", path);
         return PP_EPLUGIN;
     }
     dlerror();
@@ -437,8 +449,10 @@ pp_loader_scan(pp_loader *l, pp_candidate_fn fn, void *user)
             c.path = path;
             c.file_name = names[k];
             if (earlier != NULL) {
-                snprintf(msg, sizeof msg, "another plugin named '%s' comes first in the search "
-                         "order: %s", names[k], earlier);
+                snprintf(msg, sizeof msg,
+                         "another plugin named '%s' comes first in the search "
+                         "order: %s",
+                         names[k], earlier);
                 c.refusal = msg;
             } else {
                 loaded *have = find_loaded(l, names[k]);

@@ -17,10 +17,10 @@ typedef struct pp_loader pp_loader;
 /* One file seen while listing: ok, or refused with the reason. */
 typedef struct pp_plugin_candidate {
     const char *path;
-    const char *file_name;        /* NAME from NAME.so */
-    const pp_analyzer *analyzer;  /* NULL when refused */
-    const char *refusal;          /* NULL when ok */
-    int broken;                   /* refused because loading it crashed, exited,
+    const char *file_name;       /* NAME from NAME.so */
+    const pp_analyzer *analyzer; /* NULL when refused */
+    const char *refusal;         /* NULL when ok */
+    int broken;                  /* refused because loading it crashed, exited,
                                      printed or ran out of time (in the probe) */
 } pp_plugin_candidate;
 
@@ -78,8 +78,7 @@ void pp_loader_scan(pp_loader *l, pp_candidate_fn fn, void *user);
 
 /* The checks, usable alone: is d an acceptable descriptor for a plugin
  * asked for as `name` (NULL: any name) from file `path`? */
-int pp_plugin_check(const pp_analyzer *d, const char *name, const char *path,
-                    pp_error *err);
+int pp_plugin_check(const pp_analyzer *d, const char *name, const char *path, pp_error *err);
 
 /* Number of directories searched, and each of them. */
 size_t pp_loader_dir_count(const pp_loader *l);

@@ -15,10 +15,9 @@
  * low enough that a lying descriptor cannot make the host allocate or loop
  * without end. */
 #define PP_MAX_ANALYZER_NAME 64
-#define PP_MAX_INPUT_SLOTS 16
-#define PP_MAX_OPTIONS 256
-#define PP_MAX_TEXT 1024
-
+#define PP_MAX_INPUT_SLOTS   16
+#define PP_MAX_OPTIONS       256
+#define PP_MAX_TEXT          1024
 
 #define MAX_TABLE_DECLS 64
 #define MAX_DECL_ITEMS  64
@@ -46,15 +45,17 @@ check_names(const pp_analyzer *d, const pp_table_decl *t, const char *const *nam
     for (i = 0; names != NULL && i <= MAX_DECL_ITEMS && names[i] != NULL; i++)
         if (strnlen(names[i], PP_MAX_ANALYZER_NAME + 1) > PP_MAX_ANALYZER_NAME ||
             names[i][0] == '\0' || (are_columns && !decl_has_column(t, names[i]))) {
-            pp_error_set(err, PP_EPLUGIN, "%s: analyzer '%s': table '%s' declares %s '%.64s', "
-                         "which is empty, too long or not one of its columns", path, d->name,
-                         t->name, what, names[i]);
+            pp_error_set(err, PP_EPLUGIN,
+                         "%s: analyzer '%s': table '%s' declares %s '%.64s', "
+                         "which is empty, too long or not one of its columns",
+                         path, d->name, t->name, what, names[i]);
             return PP_EPLUGIN;
         }
     if (i > MAX_DECL_ITEMS) {
-        pp_error_set(err, PP_EPLUGIN, "%s: analyzer '%s': table '%s' declares more than %d %s "
-                     "(is the list NULL-terminated?)", path, d->name, t->name, MAX_DECL_ITEMS,
-                     what);
+        pp_error_set(err, PP_EPLUGIN,
+                     "%s: analyzer '%s': table '%s' declares more than %d %s "
+                     "(is the list NULL-terminated?)",
+                     path, d->name, t->name, MAX_DECL_ITEMS, what);
         return PP_EPLUGIN;
     }
     return PP_OK;
@@ -73,16 +74,20 @@ check_figures(const pp_analyzer *d, const pp_table_decl *t, const char *path, pp
 
         if (i >= MAX_DECL_ITEMS || check_names(d, t, name, "figure", 1, path, err) != PP_OK) {
             if (i >= MAX_DECL_ITEMS)
-                pp_error_set(err, PP_EPLUGIN, "%s: analyzer '%s': table '%s' declares more "
-                             "than %d figures", path, d->name, t->name, MAX_DECL_ITEMS);
+                pp_error_set(err, PP_EPLUGIN,
+                             "%s: analyzer '%s': table '%s' declares more "
+                             "than %d figures",
+                             path, d->name, t->name, MAX_DECL_ITEMS);
             return PP_EPLUGIN;
         }
         for (size_t a = 0; !known && a < sizeof axes / sizeof axes[0]; a++)
             known = strcmp(f->axis, axes[a]) == 0;
         if (!known || f->unit == NULL || strnlen(f->unit, 33) > 32) {
-            pp_error_set(err, PP_EPLUGIN, "%s: analyzer '%s': table '%s' figure '%s' needs a "
+            pp_error_set(err, PP_EPLUGIN,
+                         "%s: analyzer '%s': table '%s' figure '%s' needs a "
                          "unit (max 32) and an axis of time, allocation, footprint, database, "
-                         "load or none", path, d->name, t->name, f->column);
+                         "load or none",
+                         path, d->name, t->name, f->column);
             return PP_EPLUGIN;
         }
     }
@@ -113,8 +118,10 @@ check_candidate(const pp_analyzer *d, const pp_table_decl *t, const char *path, 
         return PP_EPLUGIN;
     if ((c->label != NULL && strnlen(c->label, PP_MAX_TEXT + 1) > PP_MAX_TEXT) ||
         (c->does != NULL && strnlen(c->does, PP_MAX_TEXT + 1) > PP_MAX_TEXT)) {
-        pp_error_set(err, PP_EPLUGIN, "%s: analyzer '%s': table '%s': a candidate's label or "
-                     "does is longer than %d", path, d->name, t->name, PP_MAX_TEXT);
+        pp_error_set(err, PP_EPLUGIN,
+                     "%s: analyzer '%s': table '%s': a candidate's label or "
+                     "does is longer than %d",
+                     path, d->name, t->name, PP_MAX_TEXT);
         return PP_EPLUGIN;
     }
     return PP_OK;
@@ -133,16 +140,18 @@ check_tables(const pp_analyzer *d, const char *path, pp_error *err)
 
         if (n >= MAX_TABLE_DECLS ||
             strnlen(t->name, PP_MAX_ANALYZER_NAME + 1) > PP_MAX_ANALYZER_NAME) {
-            pp_error_set(err, PP_EPLUGIN, "%s: analyzer '%s' declares more than %d tables, or "
-                         "a table name longer than %d", path, d->name, MAX_TABLE_DECLS,
-                         PP_MAX_ANALYZER_NAME);
+            pp_error_set(err, PP_EPLUGIN,
+                         "%s: analyzer '%s' declares more than %d tables, or "
+                         "a table name longer than %d",
+                         path, d->name, MAX_TABLE_DECLS, PP_MAX_ANALYZER_NAME);
             return PP_EPLUGIN;
         }
         for (uint32_t i = 0; t->columns != NULL && t->columns[i].name != NULL; i++)
             if (i >= MAX_DECL_ITEMS || t->columns[i].type < PP_COL_STRING ||
                 t->columns[i].type > PP_COL_NUMBER ||
                 strnlen(t->columns[i].name, PP_MAX_ANALYZER_NAME + 1) > PP_MAX_ANALYZER_NAME) {
-                pp_error_set(err, PP_EPLUGIN, "%s: analyzer '%s': table '%s' column %u has an "
+                pp_error_set(err, PP_EPLUGIN,
+                             "%s: analyzer '%s': table '%s' column %u has an "
                              "unknown type or a name too long (or more than %d columns)",
                              path, d->name, t->name, (unsigned)i, MAX_DECL_ITEMS);
                 return PP_EPLUGIN;
@@ -169,32 +178,32 @@ pp_plugin_check(const pp_analyzer *d, const char *name, const char *path, pp_err
         pp_error_set(err, PP_EPLUGIN,
                      "%s: plugin ABI %u.%u, host ABI %u.%u: the major versions differ; "
                      "rebuild the plugin against perfpipe's ABI %u headers",
-                     path, (unsigned)d->abi_major, (unsigned)d->abi_minor,
-                     PP_ABI_MAJOR, PP_ABI_MINOR, PP_ABI_MAJOR);
+                     path, (unsigned)d->abi_major, (unsigned)d->abi_minor, PP_ABI_MAJOR,
+                     PP_ABI_MINOR, PP_ABI_MAJOR);
         return PP_EPLUGIN;
     }
     if (d->abi_minor > PP_ABI_MINOR) {
         pp_error_set(err, PP_EPLUGIN,
-                     "%s: plugin ABI %u.%u is newer than host ABI %u.%u: upgrade perfpipe",
-                     path, (unsigned)d->abi_major, (unsigned)d->abi_minor,
-                     PP_ABI_MAJOR, PP_ABI_MINOR);
+                     "%s: plugin ABI %u.%u is newer than host ABI %u.%u: upgrade perfpipe", path,
+                     (unsigned)d->abi_major, (unsigned)d->abi_minor, PP_ABI_MAJOR, PP_ABI_MINOR);
         return PP_EPLUGIN;
     }
     if (d->struct_size < PP_ANALYZER_MIN_SIZE_1_0) {
         pp_error_set(err, PP_EPLUGIN,
                      "%s: descriptor is %u bytes, ABI %u.%u needs at least %u "
                      "(plugin ABI %u.%u, host ABI %u.%u)",
-                     path, (unsigned)d->struct_size, (unsigned)d->abi_major,
-                     (unsigned)d->abi_minor, (unsigned)PP_ANALYZER_MIN_SIZE_1_0,
-                     (unsigned)d->abi_major, (unsigned)d->abi_minor,
-                     PP_ABI_MAJOR, PP_ABI_MINOR);
+                     path, (unsigned)d->struct_size, (unsigned)d->abi_major, (unsigned)d->abi_minor,
+                     (unsigned)PP_ANALYZER_MIN_SIZE_1_0, (unsigned)d->abi_major,
+                     (unsigned)d->abi_minor, PP_ABI_MAJOR, PP_ABI_MINOR);
         return PP_EPLUGIN;
     }
     if (d->struct_size > sizeof(pp_analyzer)) {
         /* A plugin of minor <= ours cannot know a longer descriptor. */
-        pp_error_set(err, PP_EPLUGIN, "%s: descriptor claims %u bytes, ABI %u.%u has %u: "
-                     "struct_size is wrong", path, (unsigned)d->struct_size, PP_ABI_MAJOR,
-                     PP_ABI_MINOR, (unsigned)sizeof(pp_analyzer));
+        pp_error_set(err, PP_EPLUGIN,
+                     "%s: descriptor claims %u bytes, ABI %u.%u has %u: "
+                     "struct_size is wrong",
+                     path, (unsigned)d->struct_size, PP_ABI_MAJOR, PP_ABI_MINOR,
+                     (unsigned)sizeof(pp_analyzer));
         return PP_EPLUGIN;
     }
     if (d->flags & PP_ANALYZER_FLAG_STANDIN) {
@@ -203,9 +212,10 @@ pp_plugin_check(const pp_analyzer *d, const char *name, const char *path, pp_err
         return PP_EPLUGIN;
     }
     if (d->required_host_features & ~pp_host_api_get()->host_features) {
-        pp_error_set(err, PP_EPLUGIN, "%s: the plugin requires host features 0x%llx, this "
-                     "perfpipe offers 0x%llx: upgrade perfpipe", path,
-                     (unsigned long long)d->required_host_features,
+        pp_error_set(err, PP_EPLUGIN,
+                     "%s: the plugin requires host features 0x%llx, this "
+                     "perfpipe offers 0x%llx: upgrade perfpipe",
+                     path, (unsigned long long)d->required_host_features,
                      (unsigned long long)pp_host_api_get()->host_features);
         return PP_EPLUGIN;
     }
@@ -216,19 +226,24 @@ pp_plugin_check(const pp_analyzer *d, const char *name, const char *path, pp_err
     if (strnlen(d->name, PP_MAX_ANALYZER_NAME + 1) > PP_MAX_ANALYZER_NAME ||
         strnlen(d->version, 65) > 64 ||
         (d->summary != NULL && strnlen(d->summary, PP_MAX_TEXT + 1) > PP_MAX_TEXT)) {
-        pp_error_set(err, PP_EPLUGIN, "%s: descriptor name (max %d), version (64) or summary "
-                     "(1024) is too long", path, PP_MAX_ANALYZER_NAME);
+        pp_error_set(err, PP_EPLUGIN,
+                     "%s: descriptor name (max %d), version (64) or summary "
+                     "(1024) is too long",
+                     path, PP_MAX_ANALYZER_NAME);
         return PP_EPLUGIN;
     }
     if (name != NULL && strcmp(d->name, name) != 0) {
         pp_error_set(err, PP_EPLUGIN,
                      "%s: descriptor names the analyzer '%s', but it was loaded as '%s' "
-                     "(the file must be NAME.so for analyzer NAME)", path, d->name, name);
+                     "(the file must be NAME.so for analyzer NAME)",
+                     path, d->name, name);
         return PP_EPLUGIN;
     }
     if (d->create == NULL || d->consume == NULL || d->finish == NULL || d->destroy == NULL) {
-        pp_error_set(err, PP_EPLUGIN, "%s: descriptor of '%s' lacks a callback "
-                     "(create, consume, finish and destroy are required)", path, d->name);
+        pp_error_set(err, PP_EPLUGIN,
+                     "%s: descriptor of '%s' lacks a callback "
+                     "(create, consume, finish and destroy are required)",
+                     path, d->name);
         return PP_EPLUGIN;
     }
     if (d->input_kinds == 0) {
@@ -236,44 +251,49 @@ pp_plugin_check(const pp_analyzer *d, const char *name, const char *path, pp_err
         return PP_EPLUGIN;
     }
     if (d->input_kinds & ~pp_input_kinds_all()) {
-        pp_error_set(err, PP_EPLUGIN, "%s: analyzer '%s' declares unknown input kinds 0x%x",
-                     path, d->name, (unsigned)(d->input_kinds & ~pp_input_kinds_all()));
+        pp_error_set(err, PP_EPLUGIN, "%s: analyzer '%s' declares unknown input kinds 0x%x", path,
+                     d->name, (unsigned)(d->input_kinds & ~pp_input_kinds_all()));
         return PP_EPLUGIN;
     }
     if (d->input_slot_count > PP_MAX_INPUT_SLOTS || d->option_count > PP_MAX_OPTIONS) {
-        pp_error_set(err, PP_EPLUGIN, "%s: analyzer '%s' declares %u input slots (max %d) and "
-                     "%u options (max %d)", path, d->name, (unsigned)d->input_slot_count,
-                     PP_MAX_INPUT_SLOTS, (unsigned)d->option_count, PP_MAX_OPTIONS);
+        pp_error_set(err, PP_EPLUGIN,
+                     "%s: analyzer '%s' declares %u input slots (max %d) and "
+                     "%u options (max %d)",
+                     path, d->name, (unsigned)d->input_slot_count, PP_MAX_INPUT_SLOTS,
+                     (unsigned)d->option_count, PP_MAX_OPTIONS);
         return PP_EPLUGIN;
     }
     for (uint32_t i = 0; d->input_slots != NULL && i < d->input_slot_count; i++)
         if (d->input_slots[i] == NULL || d->input_slots[i][0] == '\0') {
-            pp_error_set(err, PP_EPLUGIN, "%s: analyzer '%s': input slot %u has no name",
-                         path, d->name, (unsigned)i);
+            pp_error_set(err, PP_EPLUGIN, "%s: analyzer '%s': input slot %u has no name", path,
+                         d->name, (unsigned)i);
             return PP_EPLUGIN;
         }
     if (d->input_slot_count > 1 && d->input_slots == NULL) {
-        pp_error_set(err, PP_EPLUGIN, "%s: analyzer '%s' takes %u inputs but names none",
-                     path, d->name, (unsigned)d->input_slot_count);
+        pp_error_set(err, PP_EPLUGIN, "%s: analyzer '%s' takes %u inputs but names none", path,
+                     d->name, (unsigned)d->input_slot_count);
         return PP_EPLUGIN;
     }
     if (d->option_count > 0 && d->options == NULL) {
-        pp_error_set(err, PP_EPLUGIN, "%s: analyzer '%s' declares %u options but no table",
-                     path, d->name, (unsigned)d->option_count);
+        pp_error_set(err, PP_EPLUGIN, "%s: analyzer '%s' declares %u options but no table", path,
+                     d->name, (unsigned)d->option_count);
         return PP_EPLUGIN;
     }
     for (uint32_t i = 0; d->input_slots != NULL && i < d->input_slot_count; i++)
         if (strnlen(d->input_slots[i], PP_MAX_ANALYZER_NAME + 1) > PP_MAX_ANALYZER_NAME) {
-            pp_error_set(err, PP_EPLUGIN, "%s: analyzer '%s': input slot %u's name is longer "
-                         "than %d", path, d->name, (unsigned)i, PP_MAX_ANALYZER_NAME);
+            pp_error_set(err, PP_EPLUGIN,
+                         "%s: analyzer '%s': input slot %u's name is longer "
+                         "than %d",
+                         path, d->name, (unsigned)i, PP_MAX_ANALYZER_NAME);
             return PP_EPLUGIN;
         }
     for (uint32_t i = 0; i < d->option_count; i++) {
         const pp_option_decl *o = &d->options[i];
 
         if (o->name == NULL || o->type < PP_OPT_BOOL || o->type > PP_OPT_STRING_LIST) {
-            pp_error_set(err, PP_EPLUGIN, "%s: analyzer '%s': option %u has no name or an unknown type",
-                         path, d->name, (unsigned)i);
+            pp_error_set(err, PP_EPLUGIN,
+                         "%s: analyzer '%s': option %u has no name or an unknown type", path,
+                         d->name, (unsigned)i);
             return PP_EPLUGIN;
         }
         /* Every string `describe` and the option parser read, read once
@@ -282,9 +302,10 @@ pp_plugin_check(const pp_analyzer *d, const char *name, const char *path, pp_err
             (o->help != NULL && strnlen(o->help, PP_MAX_TEXT + 1) > PP_MAX_TEXT) ||
             (o->default_value != NULL &&
              strnlen(o->default_value, PP_MAX_TEXT + 1) > PP_MAX_TEXT)) {
-            pp_error_set(err, PP_EPLUGIN, "%s: analyzer '%s': option %u's name (max %d), help or "
-                         "default (%d) is too long", path, d->name, (unsigned)i,
-                         PP_MAX_ANALYZER_NAME, PP_MAX_TEXT);
+            pp_error_set(err, PP_EPLUGIN,
+                         "%s: analyzer '%s': option %u's name (max %d), help or "
+                         "default (%d) is too long",
+                         path, d->name, (unsigned)i, PP_MAX_ANALYZER_NAME, PP_MAX_TEXT);
             return PP_EPLUGIN;
         }
     }

@@ -1,5 +1,5 @@
 /* Loading a plugin first in a throwaway child (loader_probe.h). */
-#define _GNU_SOURCE 1   /* memfd_create, sigabbrev_np */
+#define _GNU_SOURCE 1 /* memfd_create, sigabbrev_np */
 #include "config.h"
 
 #include <dlfcn.h>
@@ -55,7 +55,10 @@ static void
 probe_child(const char *path, const char *name, int fd)
 {
     probe_msg m;
-    union { void *obj; pp_plugin_entry_fn fn; } entry;
+    union {
+        void *obj;
+        pp_plugin_entry_fn fn;
+    } entry;
     int out = memfd_create("perfpipe-probe-stdout", 0);
     int null_fd = open("/dev/null", O_WRONLY);
     struct stat st;
@@ -74,9 +77,10 @@ probe_child(const char *path, const char *name, int fd)
     if ((h = dlopen(path, RTLD_NOW | RTLD_LOCAL)) == NULL) {
         const char *why = dlerror();
 
-        pp_error_set(&m.err, PP_EPLUGIN, "%s: cannot load: %s (is it a shared object built for "
-                     "this machine? `ldd %s` shows missing libraries)", path,
-                     why != NULL ? why : "unknown error", path);
+        pp_error_set(&m.err, PP_EPLUGIN,
+                     "%s: cannot load: %s (is it a shared object built for "
+                     "this machine? `ldd %s` shows missing libraries)",
+                     path, why != NULL ? why : "unknown error", path);
         m.rc = PP_EPLUGIN;
     } else if ((entry.obj = dlsym(h, PP_PLUGIN_ENTRY_SYMBOL)) == NULL) {
         pp_error_set(&m.err, PP_EPLUGIN, "%s: no %s symbol: not a perfpipe plugin", path,
@@ -123,7 +127,7 @@ read_msg(pid_t pid, int fd, uint32_t limit_s, probe_msg *m)
         if (n < 0 && errno == EINTR)
             continue;
         if (n <= 0)
-            continue;   /* the clock decides */
+            continue; /* the clock decides */
         r = read(fd, (char *)m + got, sizeof *m - got);
         if (r < 0 && errno == EINTR)
             continue;
@@ -135,8 +139,7 @@ read_msg(pid_t pid, int fd, uint32_t limit_s, probe_msg *m)
 }
 
 int
-pp_loader_probe(const char *path, const char *name, uint32_t limit_s, int *broken,
-                pp_error *err)
+pp_loader_probe(const char *path, const char *name, uint32_t limit_s, int *broken, pp_error *err)
 {
     probe_msg m;
     int fds[2], status = 0, got;
@@ -176,22 +179,27 @@ pp_loader_probe(const char *path, const char *name, uint32_t limit_s, int *broke
     }
     *broken = 1;
     if (got == 1)
-        pp_error_set(err, PP_EPLUGIN, "%s: writes %llu bytes to standard output when loaded "
-                     "(stdout carries the result; a plugin must log through the host)", path,
-                     (unsigned long long)m.stdout_bytes);
+        pp_error_set(err, PP_EPLUGIN,
+                     "%s: writes %llu bytes to standard output when loaded "
+                     "(stdout carries the result; a plugin must log through the host)",
+                     path, (unsigned long long)m.stdout_bytes);
     else if (got < 0)
-        pp_error_set(err, PP_EPLUGIN, "%s: did not finish loading within %u s (dlopen, its "
-                     "constructors and %s never returned)", path,
-                     limit_s ? limit_s : PP_LOADER_PROBE_TIMEOUT_DEFAULT, PP_PLUGIN_ENTRY_SYMBOL);
+        pp_error_set(err, PP_EPLUGIN,
+                     "%s: did not finish loading within %u s (dlopen, its "
+                     "constructors and %s never returned)",
+                     path, limit_s ? limit_s : PP_LOADER_PROBE_TIMEOUT_DEFAULT,
+                     PP_PLUGIN_ENTRY_SYMBOL);
     else if (WIFSIGNALED(status))
-        pp_error_set(err, PP_EPLUGIN, "%s: crashed while being loaded: signal %d (SIG%s, %s) in "
-                     "dlopen, its constructors, %s or its descriptor's pointers", path,
-                     WTERMSIG(status),
+        pp_error_set(err, PP_EPLUGIN,
+                     "%s: crashed while being loaded: signal %d (SIG%s, %s) in "
+                     "dlopen, its constructors, %s or its descriptor's pointers",
+                     path, WTERMSIG(status),
                      sigabbrev_np(WTERMSIG(status)) ? sigabbrev_np(WTERMSIG(status)) : "?",
                      strsignal(WTERMSIG(status)), PP_PLUGIN_ENTRY_SYMBOL);
     else
-        pp_error_set(err, PP_EPLUGIN, "%s: called exit(%d) while being loaded (in dlopen, its "
-                     "constructors, %s or its descriptor's pointers)", path,
-                     WIFEXITED(status) ? WEXITSTATUS(status) : -1, PP_PLUGIN_ENTRY_SYMBOL);
+        pp_error_set(err, PP_EPLUGIN,
+                     "%s: called exit(%d) while being loaded (in dlopen, its "
+                     "constructors, %s or its descriptor's pointers)",
+                     path, WIFEXITED(status) ? WEXITSTATUS(status) : -1, PP_PLUGIN_ENTRY_SYMBOL);
     return PP_EPLUGIN;
 }

@@ -71,8 +71,8 @@ open_in_place(pp_outfile *o, int create, pp_error *err)
 }
 
 int
-pp_outfile_open(pp_outfile *o, const char *path, unsigned flags,
-                const pp_outfile_tracker *tracker, pp_error *err)
+pp_outfile_open(pp_outfile *o, const char *path, unsigned flags, const pp_outfile_tracker *tracker,
+                pp_error *err)
 {
     struct stat lst, st;
     mode_t mode;
@@ -131,7 +131,8 @@ pp_outfile_open(pp_outfile *o, const char *path, unsigned flags,
         /* The directory may let us rename over it, but its owner said no. */
         pp_error_set(err, PP_EIO,
                      "%s: cannot write: the file is read-only (remove it, or make it writable "
-                     "with chmod u+w, to replace it)", o->path);
+                     "with chmod u+w, to replace it)",
+                     o->path);
         free(o->path);
         o->path = NULL;
         errno = EACCES;

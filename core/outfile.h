@@ -26,7 +26,7 @@
 
 #include <perfpipe/error.h>
 
-#define PP_OUTFILE_EXCL 1u   /* never replace: fail with errno EEXIST */
+#define PP_OUTFILE_EXCL 1u /* never replace: fail with errno EEXIST */
 
 typedef struct pp_outfile_tracker {
     /* tmp is a path valid until remove() is called with it. */
@@ -36,11 +36,11 @@ typedef struct pp_outfile_tracker {
 } pp_outfile_tracker;
 
 typedef struct pp_outfile {
-    FILE *f;                 /* write here between open and commit/abort */
-    char *path;              /* the final path (a symlink resolved) */
-    char *tmp;               /* NULL when written in place */
+    FILE *f;    /* write here between open and commit/abort */
+    char *path; /* the final path (a symlink resolved) */
+    char *tmp;  /* NULL when written in place */
     unsigned flags;
-    int prepared;            /* pp_outfile_prepare done: f is NULL */
+    int prepared; /* pp_outfile_prepare done: f is NULL */
     const pp_outfile_tracker *tracker;
 } pp_outfile;
 

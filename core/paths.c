@@ -83,8 +83,14 @@ read_marker(const char *file, char *plugindir, size_t psize, char *pipelinedir, 
         return 0;
     while (fgets(line, sizeof line, f) != NULL) {
         size_t len = strcspn(line, "\r\n");
-        struct { const char *key; char *buf; size_t size; int bit; } keys[] = {
-            { "plugindir=", plugindir, psize, 1 }, { "pipelinedir=", pipelinedir, qsize, 2 },
+        struct {
+            const char *key;
+            char *buf;
+            size_t size;
+            int bit;
+        } keys[] = {
+            { "plugindir=", plugindir, psize, 1 },
+            { "pipelinedir=", pipelinedir, qsize, 2 },
         };
 
         line[len] = '\0';
@@ -239,14 +245,17 @@ pp_pipeline_find(const char *arg, pp_error *err)
         }
         free(path);
         if (used < sizeof searched - 1) {
-            int w = snprintf(searched + used, sizeof searched - used, "%s%s", i ? ", " : "", dirs[i]);
+            int w = snprintf(searched + used, sizeof searched - used, "%s%s", i ? ", " : "",
+                             dirs[i]);
             if (w > 0)
                 used += (size_t)w;
         }
     }
     for (size_t k = 0; k < n; k++)
         free(dirs[k]);
-    pp_error_set(err, PP_ENOTFOUND, "no pipeline '%s' (looked for %s.yaml in %s); give a path, "
-                 "or add a directory to PERFPIPE_PIPELINE_PATH", arg, arg, searched);
+    pp_error_set(err, PP_ENOTFOUND,
+                 "no pipeline '%s' (looked for %s.yaml in %s); give a path, "
+                 "or add a directory to PERFPIPE_PIPELINE_PATH",
+                 arg, arg, searched);
     return NULL;
 }

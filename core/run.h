@@ -11,7 +11,6 @@
 /* Run p (pp_pipeline_check must have succeeded). Same returns as
  * pp_engine_run. The document also records the pipeline's description, the
  * options each stage ran with, and the analyzer input slots. */
-int pp_run_pipeline(const pp_pipeline *p, const pp_run_hooks *hooks, json_t **doc,
-                    pp_error *err);
+int pp_run_pipeline(const pp_pipeline *p, const pp_run_hooks *hooks, json_t **doc, pp_error *err);
 
 #endif

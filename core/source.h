@@ -27,25 +27,24 @@ typedef struct pp_source_hooks {
 /* What a reader knows of the damage of its input (fields that do not apply
  * to a kind stay 0, truncated_at -1). */
 typedef struct pp_source_damage {
-    int64_t  truncated_at;       /* byte offset where reading stopped, or -1 */
-    uint64_t dropped_events;     /* sequence numbers never seen */
-    uint64_t repeated_blocks;    /* blocks skipped as copies of earlier ones */
-    uint64_t reordered_blocks;   /* blocks whose sequence numbers went back */
+    int64_t truncated_at;      /* byte offset where reading stopped, or -1 */
+    uint64_t dropped_events;   /* sequence numbers never seen */
+    uint64_t repeated_blocks;  /* blocks skipped as copies of earlier ones */
+    uint64_t reordered_blocks; /* blocks whose sequence numbers went back */
     /* Blocks the format itself proves absent: in a V4/V5 nettrace, holes
      * in the stack ids of a region, events naming undefined stacks, stacks
      * no event names (nettrace/sequence.h). A lost EventBlock whose threads
      * wrote on also counts as sequence_gaps and dropped_events.
      * perfpipe(1) RESULT DOCUMENT says so. */
     uint64_t missing_blocks;
-    uint64_t sequence_gaps;      /* forward jumps, one per thread per hole */
+    uint64_t sequence_gaps; /* forward jumps, one per thread per hole */
 } pp_source_damage;
 
 typedef struct pp_source_ops {
-    const char *kind;            /* "nettrace", "gcdump", "counters", "spans" */
-    uint32_t kind_bit;           /* PP_KIND_* */
+    const char *kind;  /* "nettrace", "gcdump", "counters", "spans" */
+    uint32_t kind_bit; /* PP_KIND_* */
     /* Open and check the header. hooks is borrowed until close(). */
-    int (*open)(const char *path, const pp_source_hooks *hooks, void **src,
-                pp_error *err);
+    int (*open)(const char *path, const pp_source_hooks *hooks, void **src, pp_error *err);
     /* 1 = *rec filled (valid until the next call), 0 = end of input,
      * < 0 = fatal error with err filled. After the end, on_bytes has seen the
      * whole file. */
@@ -63,8 +62,8 @@ extern const pp_source_ops pp_nettrace_source_ops;
 extern const pp_source_ops pp_gcdump_source_ops;
 extern const pp_source_ops pp_counters_source_ops;
 extern const pp_source_ops pp_spans_source_ops;
-extern const pp_source_ops pp_bdn_source_ops;      /* kind "bench" */
-extern const pp_source_ops pp_load_source_ops;     /* kind "load" (core/load) */
+extern const pp_source_ops pp_bdn_source_ops;  /* kind "bench" */
+extern const pp_source_ops pp_load_source_ops; /* kind "load" (core/load) */
 
 /* The reader for a kind name, or NULL. */
 const pp_source_ops *pp_source_lookup(const char *kind);

@@ -1,7 +1,7 @@
 /* What kind of input a file really is, for the message when a reader
  * refuses it (source.h: pp_source_wrong_kind). Only a confident look at
  * the first bytes: a file it cannot place keeps the reader's own message. */
-#define _GNU_SOURCE 1   /* memmem */
+#define _GNU_SOURCE 1 /* memmem */
 #include "config.h"
 
 #include <fcntl.h>
@@ -17,9 +17,9 @@
 #define SNIFF_BYTES 4096
 
 typedef struct found_kind {
-    const char *kind;            /* the input kind, or "netperf" (no reader) */
-    const char *what;            /* for people */
-    const char *use;             /* what reads it */
+    const char *kind; /* the input kind, or "netperf" (no reader) */
+    const char *what; /* for people */
+    const char *use;  /* what reads it */
 } found_kind;
 
 static const found_kind kinds[] = {
@@ -36,8 +36,7 @@ static const found_kind kinds[] = {
       "`perfpipe counters-csv` reads it (kind counters)" },
     { "spans", "a spans JSON (OpenTelemetry OTLP export)",
       "`perfpipe spans` reads it (kind spans)" },
-    { "bench", "a BenchmarkDotNet export",
-      "`perfpipe bench` reads it (kind bench)" },
+    { "bench", "a BenchmarkDotNet export", "`perfpipe bench` reads it (kind bench)" },
     { "load", "a load-test result (wrk, hey, k6, bombardier or vegeta output)",
       "`perfpipe load` reads it (kind load)" },
 };

@@ -12,8 +12,7 @@
 #include "textfile.h"
 
 int
-pp_textfile_read(const char *path, const char *not_regular, char **buf, size_t *len,
-                 pp_error *err)
+pp_textfile_read(const char *path, const char *not_regular, char **buf, size_t *len, pp_error *err)
 {
     FILE *f = fopen(path, "rb");
     struct stat st;
@@ -77,8 +76,8 @@ pp_textfile_error(pp_error *out, int code, const char *name, const char *buf, si
 
     pp_textfile_locate(buf, len, offset, &line, &col);
     *out = (pp_error)PP_ERROR_INIT;
-    pp_error_set_at(out, code, (int64_t)offset, "%s:%u:%u: %s", name, (unsigned)line,
-                    (unsigned)col, what);
+    pp_error_set_at(out, code, (int64_t)offset, "%s:%u:%u: %s", name, (unsigned)line, (unsigned)col,
+                    what);
     out->line = line;
     out->column = col;
 }

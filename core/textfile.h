@@ -18,8 +18,7 @@ int pp_textfile_read(const char *path, const char *not_regular, char **buf, size
 
 /* The 1-based line and byte column of `offset` in buf[0..len) (an offset
  * past the end is the end). */
-void pp_textfile_locate(const char *buf, size_t len, size_t offset, uint32_t *line,
-                        uint32_t *col);
+void pp_textfile_locate(const char *buf, size_t len, size_t offset, uint32_t *line, uint32_t *col);
 
 /* *out = a fresh error `code` about byte `offset` of buf[0..len) read from
  * `name`: "NAME:LINE:COLUMN: what", with offset, line and column set (the

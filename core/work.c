@@ -33,9 +33,9 @@ add(double *sum, double v)
 static const char *
 load_source(const char *tool)
 {
-    static const char *const known[] = { "load:wrk", "load:wrk2", "load:hey", "load:k6",
-                                         "load:bombardier", "load:oha", "load:vegeta",
-                                         "load:ab", "load:jmeter", "load:locust" };
+    static const char *const known[] = { "load:wrk",        "load:wrk2",  "load:hey",    "load:k6",
+                                         "load:bombardier", "load:oha",   "load:vegeta", "load:ab",
+                                         "load:jmeter",     "load:locust" };
 
     for (size_t i = 0; tool != NULL && i < sizeof known / sizeof known[0]; i++)
         if (strcmp(known[i] + 5, tool) == 0)
@@ -109,7 +109,8 @@ pp_work_of(const json_t *doc, pp_work *w, pp_error *err)
     } else
         derive(doc, w);
     if (w->unit == NULL) {
-        pp_error_set(err, PP_EINVAL, "the result names no unit of work: no request count "
+        pp_error_set(err, PP_EINVAL,
+                     "the result names no unit of work: no request count "
                      "(Hosting events or a load tool's result), no capture duration, no "
                      "benchmark operations");
         return PP_EINVAL;
@@ -144,13 +145,11 @@ num_or_null(double v)
 json_t *
 pp_work_json(const pp_work *w)
 {
-    return json_pack("{s:o,s:o,s:o,s:o,s:o}",
-                     "unit", w->unit ? json_string(w->unit) : json_null(),
-                     "requests", num_or_null(w->requests),
-                     "requests_source", w->requests_source ? json_string(w->requests_source)
-                                                           : json_null(),
-                     "seconds", w->seconds < 0 ? json_null() : json_real(w->seconds),
-                     "operations", num_or_null(w->operations));
+    return json_pack("{s:o,s:o,s:o,s:o,s:o}", "unit", w->unit ? json_string(w->unit) : json_null(),
+                     "requests", num_or_null(w->requests), "requests_source",
+                     w->requests_source ? json_string(w->requests_source) : json_null(), "seconds",
+                     w->seconds < 0 ? json_null() : json_real(w->seconds), "operations",
+                     num_or_null(w->operations));
 }
 
 int

@@ -131,7 +131,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         pp_error werr = PP_ERROR_INIT;
         pp_gcdump_tuning tu = { data[size - 1] & 3, PP_GCDUMP_SPLIT_NODES };
         if (pp_gcdump_read_memory_tuned(data, size, "fuzz.gcdump", &tu, &w, &werr) != PP_OK)
-            abort();   /* the same bytes read once already */
+            abort(); /* the same bytes read once already */
         const pp_heap_snapshot *ws = pp_gcdump_snapshot(w);
         check_shapes(ws, s);
         if (ws->shape_count != s->shape_count ||
@@ -143,8 +143,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     memset(&info, 0, sizeof info);
     info.struct_size = sizeof info;
     if (pp_gcdump_reader_get_info(d, &info) == PP_OK)
-        sum += strlen(info.creation_tool) + strlen(info.process_name) +
-               strlen(info.machine_name) + strlen(info.collection_log);
+        sum += strlen(info.creation_tool) + strlen(info.process_name) + strlen(info.machine_name) +
+               strlen(info.collection_log);
     (void)sum;
     pp_gcdump_reader_close(d);
     return 0;

@@ -37,7 +37,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     buf[len] = '\0';
     if (pp_load_open_buffer(buf, len, "fuzz", &r, &err) != PP_OK) {
         if (strlen(err.message) == 0)
-            abort();   /* a refusal always says why */
+            abort(); /* a refusal always says why */
         return 0;
     }
     while (pp_load_next(r, &x, &err) == 1) {
@@ -56,7 +56,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             sum += isfinite(x->samples_ns[i]);
     }
     if (pp_load_run(r) == NULL || pp_load_scopes(r) == 0)
-        abort();   /* an open reader has its run */
+        abort(); /* an open reader has its run */
     (void)pp_load_truncated_at(r);
     (void)sum;
     pp_load_close(r);

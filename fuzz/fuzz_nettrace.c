@@ -27,7 +27,7 @@
 
 #include "nettrace/inspect.h"
 
-#define MAX_IPS 4096u
+#define MAX_IPS    4096u
 #define MAX_FIELDS 64u
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

@@ -39,11 +39,14 @@ walk_pdb(uint8_t *buf, size_t len)
                     abort();
             free(pts);
         }
-        static const int32_t ils[] = { 0, 1, 7, 0x40, 0x7fffffff, PP_IL_PROLOG, PP_IL_EPILOG, PP_IL_NO_MAPPING };
+        static const int32_t ils[] = {
+            0, 1, 7, 0x40, 0x7fffffff, PP_IL_PROLOG, PP_IL_EPILOG, PP_IL_NO_MAPPING
+        };
         for (size_t i = 0; i < sizeof ils / sizeof ils[0]; i++) {
             pp_source_line sl;
             if (pp_pdb_lookup(pdb, 0x06000000u | m, ils[i], &sl, NULL) == PP_OK &&
-                (sl.line == 0 || sl.line == PP_PDB_HIDDEN_LINE || strlen(sl.file) >= sizeof sl.file))
+                (sl.line == 0 || sl.line == PP_PDB_HIDDEN_LINE ||
+                 strlen(sl.file) >= sizeof sl.file))
                 abort();
         }
     }

@@ -25,22 +25,33 @@ static const pp_option_decl alloc_opts[] = {
     { "group", PP_OPT_STRING, 0, NULL, "group rows by" },
 };
 static const pp_analyzer fake_alloc = {
-    PP_ANALYZER_HEADER, .name = "alloc", .version = "1.0.0", .summary = "fake",
-    .input_kinds = PP_KIND_NETTRACE, .input_slot_count = 1,
-    .option_count = 5, .options = alloc_opts,
+    PP_ANALYZER_HEADER,
+    .name = "alloc",
+    .version = "1.0.0",
+    .summary = "fake",
+    .input_kinds = PP_KIND_NETTRACE,
+    .input_slot_count = 1,
+    .option_count = 5,
+    .options = alloc_opts,
 };
 static const pp_analyzer fake_counters = {
-    PP_ANALYZER_HEADER, .name = "counters-csv", .version = "1.0.0", .summary = "fake",
-    .input_kinds = PP_KIND_COUNTERS, .input_slot_count = 1,
+    PP_ANALYZER_HEADER, .name = "counters-csv",          .version = "1.0.0",
+    .summary = "fake",  .input_kinds = PP_KIND_COUNTERS, .input_slot_count = 1,
 };
 static const char *const diff_slots[] = { "baseline", "candidate" };
 static const pp_option_decl diff_opts[] = {
     { "min-bytes", PP_OPT_INT, 0, "0", "hide smaller deltas" },
 };
 static const pp_analyzer fake_diff = {
-    PP_ANALYZER_HEADER, .name = "gcdump-diff", .version = "1.0.0", .summary = "fake",
-    .input_kinds = PP_KIND_GCDUMP, .input_slot_count = 2, .input_slots = diff_slots,
-    .option_count = 1, .options = diff_opts,
+    PP_ANALYZER_HEADER,
+    .name = "gcdump-diff",
+    .version = "1.0.0",
+    .summary = "fake",
+    .input_kinds = PP_KIND_GCDUMP,
+    .input_slot_count = 2,
+    .input_slots = diff_slots,
+    .option_count = 1,
+    .options = diff_opts,
 };
 
 static const pp_analyzer *

@@ -63,22 +63,23 @@ int LLVMFuzzerInitialize(int *argc, char ***argv);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static pp_loader *loader;
-static pp_pipeline *fixed;       /* the data kinds: loaded and checked once */
-static pp_pipeline *split;       /* nettrace: alloc and gc, read serially and split */
-static char warned[2][8192];     /* split: the warnings of each read, in order */
+static pp_pipeline *fixed;   /* the data kinds: loaded and checked once */
+static pp_pipeline *split;   /* nettrace: alloc and gc, read serially and split */
+static char warned[2][8192]; /* split: the warnings of each read, in order */
 static size_t nwarned[2];
-static int reading;              /* which of the two reads runs */
+static int reading; /* which of the two reads runs */
 static FILE *sink;
-static int verbose;
-static int no_render;            /* PP_FUZZ_NO_RENDER=1: stop after validating */              /* PP_FUZZ_VERBOSE=1: each run's outcome on stderr */
+static int verbose;   /* PP_FUZZ_VERBOSE=1: each run's outcome on stderr */
+static int no_render; /* PP_FUZZ_NO_RENDER=1: stop after validating */
 static char dir[PATH_MAX];
 static char input[PATH_MAX];
-
 
 /* Fixtures for the pipeline target: variable name, file under the source
  * tree. Small, so a run costs little; one per kind the shipped pipelines
  * read. */
-static const struct { const char *var, *file; } fixtures[] = {
+static const struct {
+    const char *var, *file;
+} fixtures[] = {
     { "TRACE", "tests/data/run-wrapper-gcverbose.nettrace" },
     { "GCDUMP", "tests/gcdump/small.gcdump" },
     { "BASELINE", "tests/gcdump/small.gcdump" },
@@ -135,41 +136,47 @@ pipeline_text(const char *kind, const char *path)
     int n = -1;
 
     if (strcmp(kind, "nettrace") == 0)
-        n = asprintf(&t, "version: 1\nname: fuzz-nettrace\n"
-                         "inputs:\n  trace: { kind: nettrace, path: \"%s\" }\n"
-                         "  metrics: { kind: counters, path: \"%s\" }\n"
-                         "stages:\n  - { id: alloc, analyzer: alloc, input: trace }\n"
-                         "  - { id: cpu, analyzer: cpu, input: trace }\n"
-                         "  - { id: db, analyzer: db, input: trace }\n"
-                         "  - { id: gc, analyzer: gc, input: trace }\n"
-                         "  - { id: counters, analyzer: counters-csv, input: metrics }\n",
+        n = asprintf(&t,
+                     "version: 1\nname: fuzz-nettrace\n"
+                     "inputs:\n  trace: { kind: nettrace, path: \"%s\" }\n"
+                     "  metrics: { kind: counters, path: \"%s\" }\n"
+                     "stages:\n  - { id: alloc, analyzer: alloc, input: trace }\n"
+                     "  - { id: cpu, analyzer: cpu, input: trace }\n"
+                     "  - { id: db, analyzer: db, input: trace }\n"
+                     "  - { id: gc, analyzer: gc, input: trace }\n"
+                     "  - { id: counters, analyzer: counters-csv, input: metrics }\n",
                      path, path);
     else if (strcmp(kind, "gcdump") == 0)
-        n = asprintf(&t, "version: 1\nname: fuzz-gcdump\n"
-                         "inputs:\n  heap: { kind: gcdump, path: \"%s\" }\n"
-                         "  again: { kind: gcdump, path: \"%s\" }\n"
-                         "stages:\n  - { id: gcdump, analyzer: gcdump, input: heap }\n"
-                         "  - { id: diff, analyzer: gcdump-diff, inputs: [heap, again] }\n",
+        n = asprintf(&t,
+                     "version: 1\nname: fuzz-gcdump\n"
+                     "inputs:\n  heap: { kind: gcdump, path: \"%s\" }\n"
+                     "  again: { kind: gcdump, path: \"%s\" }\n"
+                     "stages:\n  - { id: gcdump, analyzer: gcdump, input: heap }\n"
+                     "  - { id: diff, analyzer: gcdump-diff, inputs: [heap, again] }\n",
                      path, path);
     else if (strcmp(kind, "counters") == 0)
-        n = asprintf(&t, "version: 1\nname: fuzz-counters\n"
-                         "inputs:\n  counters: { kind: counters, path: \"%s\" }\n"
-                         "stages:\n  - { id: counters, analyzer: counters-csv, input: counters }\n",
+        n = asprintf(&t,
+                     "version: 1\nname: fuzz-counters\n"
+                     "inputs:\n  counters: { kind: counters, path: \"%s\" }\n"
+                     "stages:\n  - { id: counters, analyzer: counters-csv, input: counters }\n",
                      path);
     else if (strcmp(kind, "spans") == 0)
-        n = asprintf(&t, "version: 1\nname: fuzz-spans\n"
-                         "inputs:\n  spans: { kind: spans, path: \"%s\" }\n"
-                         "stages:\n  - { id: spans, analyzer: spans, input: spans }\n",
+        n = asprintf(&t,
+                     "version: 1\nname: fuzz-spans\n"
+                     "inputs:\n  spans: { kind: spans, path: \"%s\" }\n"
+                     "stages:\n  - { id: spans, analyzer: spans, input: spans }\n",
                      path);
     else if (strcmp(kind, "bench") == 0)
-        n = asprintf(&t, "version: 1\nname: fuzz-bench\n"
-                         "inputs:\n  results: { kind: bench, path: \"%s\" }\n"
-                         "stages:\n  - { id: bench, analyzer: bench, input: results }\n",
+        n = asprintf(&t,
+                     "version: 1\nname: fuzz-bench\n"
+                     "inputs:\n  results: { kind: bench, path: \"%s\" }\n"
+                     "stages:\n  - { id: bench, analyzer: bench, input: results }\n",
                      path);
     else if (strcmp(kind, "load") == 0)
-        n = asprintf(&t, "version: 1\nname: fuzz-load\n"
-                         "inputs:\n  results: { kind: load, path: \"%s\" }\n"
-                         "stages:\n  - { id: load, analyzer: load, input: results }\n",
+        n = asprintf(&t,
+                     "version: 1\nname: fuzz-load\n"
+                     "inputs:\n  results: { kind: load, path: \"%s\" }\n"
+                     "stages:\n  - { id: load, analyzer: load, input: results }\n",
                      path);
     return n < 0 ? NULL : t;
 }
@@ -178,7 +185,7 @@ static const char *
 extension(const char *kind)
 {
     if (strcmp(kind, "nettrace") == 0)
-        return ".nettrace";   /* the counters input then reads its Metrics events */
+        return ".nettrace"; /* the counters input then reads its Metrics events */
     if (strcmp(kind, "gcdump") == 0)
         return ".gcdump";
     return strcmp(kind, "counters") == 0 || strcmp(kind, "spans") == 0 ? ".json" : ".txt";
@@ -263,17 +270,20 @@ LLVMFuzzerInitialize(int *argc, char ***argv)
         fail("the target's own pipeline does not check", err.message);
     free(text);
     if (strcmp(kind, "nettrace") == 0) {
-        if (asprintf(&text, "version: 1\nname: fuzz-split\n"
-                            "inputs:\n  trace: { kind: nettrace, path: \"%s\" }\n"
-                            "stages:\n  - { id: alloc, analyzer: alloc, input: trace,"
-                            " options: { top: 0, top-stacks: 0 } }\n"
-                            "  - { id: gc, analyzer: gc, input: trace }\n", input) < 0)
+        if (asprintf(&text,
+                     "version: 1\nname: fuzz-split\n"
+                     "inputs:\n  trace: { kind: nettrace, path: \"%s\" }\n"
+                     "stages:\n  - { id: alloc, analyzer: alloc, input: trace,"
+                     " options: { top: 0, top-stacks: 0 } }\n"
+                     "  - { id: gc, analyzer: gc, input: trace }\n",
+                     input) < 0)
             fail("out of memory", NULL);
-        if (pp_pipeline_load_string("split.yaml", text, strlen(text), NULL, &split, &err) != PP_OK ||
+        if (pp_pipeline_load_string("split.yaml", text, strlen(text), NULL, &split, &err) !=
+                PP_OK ||
             pp_pipeline_check(split, lookup, loader, &err) != PP_OK)
             fail("the split pipeline does not check", err.message);
         free(text);
-        setenv("PERFPIPE_INSPECT_SPLIT", "every", 1);   /* a region per point, any size */
+        setenv("PERFPIPE_INSPECT_SPLIT", "every", 1); /* a region per point, any size */
     }
     return 0;
 }
@@ -288,8 +298,7 @@ same_split(void)
     int rc[2];
 
     for (reading = 0; reading < 2; reading++) {
-        pp_run_hooks hooks = { .warning = on_warning, .log = on_log,
-                               .jobs = reading == 0 ? 1 : 2 };
+        pp_run_hooks hooks = { .warning = on_warning, .log = on_log, .jobs = reading == 0 ? 1 : 2 };
         json_t *doc = NULL;
 
         nwarned[reading] = 0;

@@ -47,13 +47,22 @@ header(nb *f, uint32_t major, uint32_t minor, uint32_t ptr)
     nb b = { 0 };
 
     nb_put(f, "Nettrace", 8);
-    nb_u32(f, 0); nb_u32(f, major); nb_u32(f, minor);
-    nb_systime(&b); nb_u64(&b, 1000); nb_u64(&b, 1000000000); nb_u32(&b, ptr);
+    nb_u32(f, 0);
+    nb_u32(f, major);
+    nb_u32(f, minor);
+    nb_systime(&b);
+    nb_u64(&b, 1000);
+    nb_u64(&b, 1000000000);
+    nb_u32(&b, ptr);
     nb_u32(&b, 3);
-    nb_str8(&b, "ProcessId"); nb_str8(&b, "4242");
-    nb_str8(&b, "CommandLine"); nb_str8(&b, "/usr/bin/dotnet Shop.dll --urls http://+:5000");
-    nb_str8(&b, "OSInformation"); nb_str8(&b, "Linux");
-    nb_block6(f, 1, &b); nb_free(&b);
+    nb_str8(&b, "ProcessId");
+    nb_str8(&b, "4242");
+    nb_str8(&b, "CommandLine");
+    nb_str8(&b, "/usr/bin/dotnet Shop.dll --urls http://+:5000");
+    nb_str8(&b, "OSInformation");
+    nb_str8(&b, "Linux");
+    nb_block6(f, 1, &b);
+    nb_free(&b);
 }
 
 static void
@@ -64,15 +73,23 @@ threads(nb *f)
     for (int i = 1; i <= 3; i++) {
         nb row = { 0 };
         nb_var(&row, (uint64_t)i);
-        nb_u8(&row, 1); nb_str8(&row, i == 1 ? ".NET Main" : i == 2 ? ".NET TP Worker" : "");
-        nb_u8(&row, 2); nb_var(&row, 4242);
-        nb_u8(&row, 3); nb_var(&row, 4242 + (uint64_t)i);
+        nb_u8(&row, 1);
+        nb_str8(&row, i == 1 ? ".NET Main" : i == 2 ? ".NET TP Worker" : "");
+        nb_u8(&row, 2);
+        nb_var(&row, 4242);
+        nb_u8(&row, 3);
+        nb_var(&row, 4242 + (uint64_t)i);
         if (i == 3) {
-            nb_u8(&row, 4); nb_str8(&row, "role"); nb_str8(&row, "gc");
+            nb_u8(&row, 4);
+            nb_str8(&row, "role");
+            nb_str8(&row, "gc");
         }
-        nb_u16(&b, (uint16_t)row.n); nb_cat(&b, &row); nb_free(&row);
+        nb_u16(&b, (uint16_t)row.n);
+        nb_cat(&b, &row);
+        nb_free(&row);
     }
-    nb_block6(f, 6, &b); nb_free(&b);
+    nb_block6(f, 6, &b);
+    nb_free(&b);
 }
 
 static void
@@ -80,8 +97,11 @@ field(nb *fields, const char *name, const uint8_t *type, size_t tn)
 {
     nb x = { 0 };
 
-    nb_str8(&x, name); nb_put(&x, type, tn);
-    nb_u16(fields, (uint16_t)x.n); nb_cat(fields, &x); nb_free(&x);
+    nb_str8(&x, name);
+    nb_put(&x, type, tn);
+    nb_u16(fields, (uint16_t)x.n);
+    nb_cat(fields, &x);
+    nb_free(&x);
 }
 
 /* One metadata row: no fields (the runtime's own events: the reader knows
@@ -92,24 +112,39 @@ meta_row(nb *b, uint32_t id, const char *provider, uint32_t event, const char *n
 {
     nb row = { 0 }, opt = { 0 };
 
-    nb_var(&row, id); nb_str8(&row, provider); nb_var(&row, event); nb_str8(&row, name);
+    nb_var(&row, id);
+    nb_str8(&row, provider);
+    nb_var(&row, event);
+    nb_str8(&row, name);
     if (fields != NULL)
         nb_cat(&row, fields);
     else
         nb_u16(&row, 0);
-    nb_u8(&opt, 9); nb_u8(&opt, version);
-    nb_u8(&opt, 8); nb_u8(&opt, 4);
-    nb_u8(&opt, 3); nb_u64(&opt, 0x1);
+    nb_u8(&opt, 9);
+    nb_u8(&opt, version);
+    nb_u8(&opt, 8);
+    nb_u8(&opt, 4);
+    nb_u8(&opt, 3);
+    nb_u64(&opt, 0x1);
     if (rich) {
-        nb_u8(&opt, 1); nb_u8(&opt, 1);
-        nb_u8(&opt, 4); nb_str8(&opt, "Sold {Count} of {Item}");
-        nb_u8(&opt, 5); nb_str8(&opt, "a user event");
-        nb_u8(&opt, 6); nb_str8(&opt, "team"); nb_str8(&opt, "shop");
-        nb_u8(&opt, 7); nb_put(&opt, guid, 16);
+        nb_u8(&opt, 1);
+        nb_u8(&opt, 1);
+        nb_u8(&opt, 4);
+        nb_str8(&opt, "Sold {Count} of {Item}");
+        nb_u8(&opt, 5);
+        nb_str8(&opt, "a user event");
+        nb_u8(&opt, 6);
+        nb_str8(&opt, "team");
+        nb_str8(&opt, "shop");
+        nb_u8(&opt, 7);
+        nb_put(&opt, guid, 16);
     }
-    nb_u16(&row, (uint16_t)opt.n); nb_cat(&row, &opt);
-    nb_u16(b, (uint16_t)row.n); nb_cat(b, &row);
-    nb_free(&row); nb_free(&opt);
+    nb_u16(&row, (uint16_t)opt.n);
+    nb_cat(&row, &opt);
+    nb_u16(b, (uint16_t)row.n);
+    nb_cat(b, &row);
+    nb_free(&row);
+    nb_free(&opt);
 }
 
 /* A user event whose fields use every type code of the spec. */
@@ -117,56 +152,101 @@ static void
 user_fields(nb *fields)
 {
     static const uint8_t t_bool[] = { 3 }, t_c16[] = { 4 }, t_i8[] = { 5 }, t_u8[] = { 6 },
-        t_i16[] = { 7 }, t_u16[] = { 8 }, t_i32[] = { 9 }, t_u32[] = { 10 }, t_i64[] = { 11 },
-        t_u64[] = { 12 }, t_f32[] = { 13 }, t_f64[] = { 14 }, t_dt[] = { 16 }, t_g[] = { 17 },
-        t_s[] = { 18 }, t_arr[] = { 19, 10 }, t_vi[] = { 20 }, t_vu[] = { 21 },
-        t_fix[] = { 22, 8, 2, 0 }, t_c8[] = { 23 }, t_rel[] = { 24, 6 }, t_data[] = { 25, 6 },
-        t_obj[] = { 1, 2, 0, 3, 0, 1, 'X', 10, 3, 0, 1, 'Y', 12 };
+                         t_i16[] = { 7 }, t_u16[] = { 8 }, t_i32[] = { 9 }, t_u32[] = { 10 },
+                         t_i64[] = { 11 }, t_u64[] = { 12 }, t_f32[] = { 13 }, t_f64[] = { 14 },
+                         t_dt[] = { 16 }, t_g[] = { 17 }, t_s[] = { 18 }, t_arr[] = { 19, 10 },
+                         t_vi[] = { 20 }, t_vu[] = { 21 }, t_fix[] = { 22, 8, 2, 0 },
+                         t_c8[] = { 23 }, t_rel[] = { 24, 6 }, t_data[] = { 25, 6 },
+                         t_obj[] = { 1, 2, 0, 3, 0, 1, 'X', 10, 3, 0, 1, 'Y', 12 };
     nb_u16(fields, 23);
-    field(fields, "Flag", t_bool, 1); field(fields, "C16", t_c16, 1);
-    field(fields, "I8", t_i8, 1); field(fields, "U8", t_u8, 1);
-    field(fields, "I16", t_i16, 1); field(fields, "U16", t_u16, 1);
-    field(fields, "Count", t_i32, 1); field(fields, "U32", t_u32, 1);
-    field(fields, "I64", t_i64, 1); field(fields, "U64", t_u64, 1);
-    field(fields, "F32", t_f32, 1); field(fields, "F64", t_f64, 1);
-    field(fields, "When", t_dt, 1); field(fields, "Id", t_g, 1);
-    field(fields, "Item", t_s, 1); field(fields, "Arr", t_arr, 2);
-    field(fields, "VI", t_vi, 1); field(fields, "VU", t_vu, 1);
-    field(fields, "Fix", t_fix, 4); field(fields, "C8", t_c8, 1);
-    field(fields, "Rel", t_rel, 2); field(fields, "Data", t_data, 2);
+    field(fields, "Flag", t_bool, 1);
+    field(fields, "C16", t_c16, 1);
+    field(fields, "I8", t_i8, 1);
+    field(fields, "U8", t_u8, 1);
+    field(fields, "I16", t_i16, 1);
+    field(fields, "U16", t_u16, 1);
+    field(fields, "Count", t_i32, 1);
+    field(fields, "U32", t_u32, 1);
+    field(fields, "I64", t_i64, 1);
+    field(fields, "U64", t_u64, 1);
+    field(fields, "F32", t_f32, 1);
+    field(fields, "F64", t_f64, 1);
+    field(fields, "When", t_dt, 1);
+    field(fields, "Id", t_g, 1);
+    field(fields, "Item", t_s, 1);
+    field(fields, "Arr", t_arr, 2);
+    field(fields, "VI", t_vi, 1);
+    field(fields, "VU", t_vu, 1);
+    field(fields, "Fix", t_fix, 4);
+    field(fields, "C8", t_c8, 1);
+    field(fields, "Rel", t_rel, 2);
+    field(fields, "Data", t_data, 2);
     field(fields, "Point", t_obj, sizeof t_obj);
 }
 
 static void
 user_payload(nb *p)
 {
-    nb_u32(p, 1); nb_u16(p, 'x'); nb_u8(p, 0xfe); nb_u8(p, 7);
-    nb_u16(p, 0x8001); nb_u16(p, 9); nb_u32(p, 3); nb_u32(p, 0xffffffffu);
-    nb_u64(p, (uint64_t)-5); nb_u64(p, 1u << 31);
-    nb_u32(p, 0x3f800000u); nb_u64(p, 0x4004000000000000ull);
-    nb_systime(p); nb_put(p, guid, 16); nb_wstr(p, "cart");
-    nb_u16(p, 2); nb_u32(p, 10); nb_u32(p, 20);
-    nb_var(p, 9); nb_var(p, 300); nb_u16(p, 1); nb_u16(p, 2); nb_u8(p, 'z');
-    nb_u32(p, 2u << 16 | 0); nb_u8(p, 0xaa); nb_u8(p, 0xbb);
+    nb_u32(p, 1);
+    nb_u16(p, 'x');
+    nb_u8(p, 0xfe);
+    nb_u8(p, 7);
+    nb_u16(p, 0x8001);
+    nb_u16(p, 9);
+    nb_u32(p, 3);
+    nb_u32(p, 0xffffffffu);
+    nb_u64(p, (uint64_t)-5);
+    nb_u64(p, 1u << 31);
+    nb_u32(p, 0x3f800000u);
+    nb_u64(p, 0x4004000000000000ull);
+    nb_systime(p);
+    nb_put(p, guid, 16);
+    nb_wstr(p, "cart");
+    nb_u16(p, 2);
+    nb_u32(p, 10);
+    nb_u32(p, 20);
+    nb_var(p, 9);
+    nb_var(p, 300);
+    nb_u16(p, 1);
+    nb_u16(p, 2);
+    nb_u8(p, 'z');
+    nb_u32(p, 2u << 16 | 0);
+    nb_u8(p, 0xaa);
+    nb_u8(p, 0xbb);
     /* DataLoc: 2 bytes at the payload's offset 0 */
     nb_u32(p, 2u << 16 | 0);
-    nb_u32(p, 11); nb_u64(p, 12);
+    nb_u32(p, 11);
+    nb_u64(p, 12);
 }
 
 static void
 alloc_payload(nb *p, const char *type, uint64_t size)
 {
-    nb_u32(p, (uint32_t)size); nb_u32(p, 0); nb_u16(p, 0); nb_u64(p, size);
-    nb_u64(p, 0x7f0000001000ull); nb_wstr(p, type); nb_u32(p, 0);
-    nb_u64(p, 0x7f1000000000ull); nb_u64(p, 24);
+    nb_u32(p, (uint32_t)size);
+    nb_u32(p, 0);
+    nb_u16(p, 0);
+    nb_u64(p, size);
+    nb_u64(p, 0x7f0000001000ull);
+    nb_wstr(p, type);
+    nb_u32(p, 0);
+    nb_u64(p, 0x7f1000000000ull);
+    nb_u64(p, 24);
 }
 
 static void
 method_payload(nb *p, uint64_t start, uint32_t size, const char *ns, const char *name)
 {
-    nb_u64(p, start ^ 0x55); nb_u64(p, 0x7e00); nb_u64(p, start); nb_u32(p, size);
-    nb_u32(p, 0x06000001); nb_u32(p, 0); nb_wstr(p, ns); nb_wstr(p, name);
-    nb_wstr(p, "void  (class System.String)"); nb_u16(p, 0); nb_u64(p, 0);
+    nb_u64(p, start ^ 0x55);
+    nb_u64(p, 0x7e00);
+    nb_u64(p, start);
+    nb_u32(p, size);
+    nb_u32(p, 0x06000001);
+    nb_u32(p, 0);
+    nb_wstr(p, ns);
+    nb_wstr(p, name);
+    nb_wstr(p, "void  (class System.String)");
+    nb_u16(p, 0);
+    nb_u64(p, 0);
 }
 
 /* A compressed event header: flags, then what they announce (spec: meta,
@@ -177,13 +257,22 @@ event(nb *b, uint8_t flags, uint32_t meta, uint32_t thread, uint32_t stack, uint
       uint32_t label, const nb *payload)
 {
     nb_u8(b, flags);
-    if (flags & 1) nb_var(b, meta);
-    if (flags & 2) { nb_var(b, 0); nb_var(b, thread); nb_var(b, 1); }
-    if (flags & 4) nb_var(b, thread);
-    if (flags & 8) nb_var(b, stack);
+    if (flags & 1)
+        nb_var(b, meta);
+    if (flags & 2) {
+        nb_var(b, 0);
+        nb_var(b, thread);
+        nb_var(b, 1);
+    }
+    if (flags & 4)
+        nb_var(b, thread);
+    if (flags & 8)
+        nb_var(b, stack);
     nb_var(b, dts);
-    if (flags & 16) nb_var(b, label);
-    if (flags & 128) nb_var(b, payload->n);
+    if (flags & 16)
+        nb_var(b, label);
+    if (flags & 128)
+        nb_var(b, payload->n);
     nb_cat(b, payload);
 }
 
@@ -192,19 +281,34 @@ labels(nb *f)
 {
     nb b = { 0 };
 
-    nb_u32(&b, 1); nb_u32(&b, 2);
-    nb_u8(&b, 1); nb_put(&b, guid, 16);
-    nb_u8(&b, 2); nb_put(&b, guid, 16);
-    nb_u8(&b, 3); nb_put(&b, guid, 16);
-    nb_u8(&b, 4); nb_u64(&b, 0x1122334455667788ull);
-    nb_u8(&b, 5); nb_str8(&b, "http.route"); nb_str8(&b, "/cart");
-    nb_u8(&b, 6); nb_str8(&b, "items"); nb_var(&b, 100);
-    nb_u8(&b, 7); nb_u8(&b, 1);
-    nb_u8(&b, 8); nb_u64(&b, 1);
-    nb_u8(&b, 9); nb_u8(&b, 4);
-    nb_u8(&b, 0x80 | 10); nb_u8(&b, 2);
-    nb_u8(&b, 0x81); nb_put(&b, guid, 16);
-    nb_block6(f, 8, &b); nb_free(&b);
+    nb_u32(&b, 1);
+    nb_u32(&b, 2);
+    nb_u8(&b, 1);
+    nb_put(&b, guid, 16);
+    nb_u8(&b, 2);
+    nb_put(&b, guid, 16);
+    nb_u8(&b, 3);
+    nb_put(&b, guid, 16);
+    nb_u8(&b, 4);
+    nb_u64(&b, 0x1122334455667788ull);
+    nb_u8(&b, 5);
+    nb_str8(&b, "http.route");
+    nb_str8(&b, "/cart");
+    nb_u8(&b, 6);
+    nb_str8(&b, "items");
+    nb_var(&b, 100);
+    nb_u8(&b, 7);
+    nb_u8(&b, 1);
+    nb_u8(&b, 8);
+    nb_u64(&b, 1);
+    nb_u8(&b, 9);
+    nb_u8(&b, 4);
+    nb_u8(&b, 0x80 | 10);
+    nb_u8(&b, 2);
+    nb_u8(&b, 0x81);
+    nb_put(&b, guid, 16);
+    nb_block6(f, 8, &b);
+    nb_free(&b);
 }
 
 /* The analyzers' events: allocations and samples on stacks of three
@@ -221,33 +325,48 @@ workload(nb *f, int flush_flags, int rounds)
     meta_row(&b, 3, PROVIDER_SP, 0, "ThreadSample", NULL, 0, 0);
     user_fields(&fields);
     meta_row(&b, 4, "Shop-Events", 7, "Sold", &fields, 1, 1);
-    nb_block6(f, 3, &b); nb_free(&b); nb_free(&fields);
+    nb_block6(f, 3, &b);
+    nb_free(&b);
+    nb_free(&fields);
     for (int round = 0; round < rounds; round++) {
         /* stacks 1..3: leaf first, inside the three methods below */
-        nb_u32(&b, 1); nb_u32(&b, 3);
+        nb_u32(&b, 1);
+        nb_u32(&b, 3);
         for (int s = 0; s < 3; s++) {
             nb_u32(&b, (uint32_t)(8 * (3 - s)));
             for (int k = s; k < 3; k++)
                 nb_u64(&b, 0x10000 + (uint64_t)k * 0x1000 + 0x20);
         }
-        nb_block6(f, 5, &b); nb_free(&b);
+        nb_block6(f, 5, &b);
+        nb_free(&b);
         labels(f);
-        nb_u16(&b, 20); nb_u16(&b, 1); nb_u64(&b, 0); nb_u64(&b, 0);
+        nb_u16(&b, 20);
+        nb_u16(&b, 1);
+        nb_u64(&b, 0);
+        nb_u64(&b, 0);
         for (int i = 0; i < 6; i++) {
             alloc_payload(&pl, types[i % 3], 100000 + (uint64_t)i);
-            event(&b, i == 0 ? 0x9F : 0x8B, 1, 1 + (uint32_t)(i % 2), 1 + (uint32_t)(i % 3), 10,
-                  1, &pl);
+            event(&b, i == 0 ? 0x9F : 0x8B, 1, 1 + (uint32_t)(i % 2), 1 + (uint32_t)(i % 3), 10, 1,
+                  &pl);
             nb_free(&pl);
             nb_u32(&pl, 0);
             event(&b, 0x8F, 3, 2, 1 + (uint32_t)((i + 1) % 3), 5, 0, &pl);
             nb_free(&pl);
         }
         user_payload(&pl);
-        event(&b, 0x9F, 4, 3, 0, 1, 2, &pl); nb_free(&pl);
-        nb_block6(f, 2, &b); nb_free(&b);
-        nb_u64(&b, 100000 + (uint64_t)round); nb_u32(&b, (uint32_t)flush_flags);
-        nb_u32(&b, 2); nb_var(&b, 1); nb_var(&b, 13); nb_var(&b, 2); nb_var(&b, 7);
-        nb_block6(f, 4, &b); nb_free(&b);
+        event(&b, 0x9F, 4, 3, 0, 1, 2, &pl);
+        nb_free(&pl);
+        nb_block6(f, 2, &b);
+        nb_free(&b);
+        nb_u64(&b, 100000 + (uint64_t)round);
+        nb_u32(&b, (uint32_t)flush_flags);
+        nb_u32(&b, 2);
+        nb_var(&b, 1);
+        nb_var(&b, 13);
+        nb_var(&b, 2);
+        nb_var(&b, 7);
+        nb_block6(f, 4, &b);
+        nb_free(&b);
         if (flush_flags & 1)
             threads(f);
         if (flush_flags & 2) {
@@ -257,20 +376,31 @@ workload(nb *f, int flush_flags, int rounds)
             meta_row(&b, 3, PROVIDER_SP, 0, "ThreadSample", NULL, 0, 0);
             user_fields(&fields);
             meta_row(&b, 4, "Shop-Events", 7, "Sold", &fields, 1, 1);
-            nb_block6(f, 3, &b); nb_free(&b); nb_free(&fields);
+            nb_block6(f, 3, &b);
+            nb_free(&b);
+            nb_free(&fields);
         }
     }
     /* method loads last, as a rundown would */
-    nb_u16(&b, 20); nb_u16(&b, 1); nb_u64(&b, 0); nb_u64(&b, 0);
+    nb_u16(&b, 20);
+    nb_u16(&b, 1);
+    nb_u64(&b, 0);
+    nb_u64(&b, 0);
     for (int k = 0; k < 3; k++) {
         static const char *const names[] = { "RenderRows", "GetFullCart", "Main" };
         method_payload(&pl, 0x10000 + (uint64_t)k * 0x1000, 0x800, "Shop.Reports.ReportBuilder",
                        names[k]);
-        event(&b, 0x9F, 2, 1, 0, 1, 0, &pl); nb_free(&pl);
+        event(&b, 0x9F, 2, 1, 0, 1, 0, &pl);
+        nb_free(&pl);
     }
-    nb_block6(f, 2, &b); nb_free(&b);
-    nb_var(&b, 2); nb_var(&b, 7); nb_var(&b, 3); nb_var(&b, 1);
-    nb_block6(f, 7, &b); nb_free(&b);
+    nb_block6(f, 2, &b);
+    nb_free(&b);
+    nb_var(&b, 2);
+    nb_var(&b, 7);
+    nb_var(&b, 3);
+    nb_var(&b, 1);
+    nb_block6(f, 7, &b);
+    nb_free(&b);
 }
 
 /* The runtime's lock and exception events with no stack (stack id 0),
@@ -288,13 +418,21 @@ runtime_events(nb *f)
     meta_row(&b, 2, PROVIDER_RT, 91, "ContentionStop_V1", NULL, 1, 0);
     meta_row(&b, 3, PROVIDER_RT, 80, "ExceptionThrown_V1", NULL, 1, 0);
     meta_row(&b, 4, PROVIDER_RT, 250, "ExceptionCatchStart", NULL, 0, 0);
-    nb_block6(f, 3, &b); nb_free(&b);
-    nb_u16(&b, 20); nb_u16(&b, 1); nb_u64(&b, 0); nb_u64(&b, 0);
+    nb_block6(f, 3, &b);
+    nb_free(&b);
+    nb_u16(&b, 20);
+    nb_u16(&b, 1);
+    nb_u64(&b, 0);
+    nb_u64(&b, 0);
     for (uint32_t m = 1; m <= 4; m++) {
-        nb_u8(&pl, 0); nb_u16(&pl, 0); nb_u64(&pl, 0x1000 * m);
-        event(&b, 0x8F, m, 1, 0, 10, 0, &pl); nb_free(&pl);
+        nb_u8(&pl, 0);
+        nb_u16(&pl, 0);
+        nb_u64(&pl, 0x1000 * m);
+        event(&b, 0x8F, m, 1, 0, 10, 0, &pl);
+        nb_free(&pl);
     }
-    nb_block6(f, 2, &b); nb_free(&b);
+    nb_block6(f, 2, &b);
+    nb_free(&b);
 }
 
 int
@@ -307,29 +445,57 @@ main(int argc, char **argv)
         return 2;
     }
     /* the analyzers' events, V6.0, 64-bit */
-    header(&f, 6, 0, 8); threads(&f); workload(&f, 0, 2); nb_u32(&f, 0);
-    save(argv[1], "v6-analyzers.nettrace", &f); nb_free(&f);
+    header(&f, 6, 0, 8);
+    threads(&f);
+    workload(&f, 0, 2);
+    nb_u32(&f, 0);
+    save(argv[1], "v6-analyzers.nettrace", &f);
+    nb_free(&f);
     /* both flushes, three rounds, an unknown block kind skipped by size */
-    header(&f, 6, 1, 8); threads(&f);
-    nb_u32(&f, 4u | 42u << 24); nb_u32(&f, 0xdeadbeef);
-    workload(&f, 3, 3); nb_u32(&f, 0);
-    save(argv[1], "v6-flush.nettrace", &f); nb_free(&f);
+    header(&f, 6, 1, 8);
+    threads(&f);
+    nb_u32(&f, 4u | 42u << 24);
+    nb_u32(&f, 0xdeadbeef);
+    workload(&f, 3, 3);
+    nb_u32(&f, 0);
+    save(argv[1], "v6-flush.nettrace", &f);
+    nb_free(&f);
     /* 32-bit pointers (stacks of 4-byte IPs would be read as such) */
-    header(&f, 6, 0, 4); threads(&f); workload(&f, 1, 1); nb_u32(&f, 0);
-    save(argv[1], "v6-ptr4.nettrace", &f); nb_free(&f);
+    header(&f, 6, 0, 4);
+    threads(&f);
+    workload(&f, 1, 1);
+    nb_u32(&f, 0);
+    save(argv[1], "v6-ptr4.nettrace", &f);
+    nb_free(&f);
     /* lock contention and exceptions without stacks */
-    header(&f, 6, 0, 8); threads(&f); runtime_events(&f); nb_u32(&f, 0);
-    save(argv[1], "v6-runtime-events.nettrace", &f); nb_free(&f);
+    header(&f, 6, 0, 8);
+    threads(&f);
+    runtime_events(&f);
+    nb_u32(&f, 0);
+    save(argv[1], "v6-runtime-events.nettrace", &f);
+    nb_free(&f);
     /* cut inside the second round: a truncated V6 stream */
-    header(&f, 6, 0, 8); threads(&f); workload(&f, 0, 2);
+    header(&f, 6, 0, 8);
+    threads(&f);
+    workload(&f, 0, 2);
     f.n = f.n * 2 / 3;
-    save(argv[1], "v6-truncated.nettrace", &f); nb_free(&f);
+    save(argv[1], "v6-truncated.nettrace", &f);
+    nb_free(&f);
     /* a future major (refused) and NetPerf (V1-V3, refused with a name) */
-    header(&f, 7, 0, 8); nb_u32(&f, 0);
-    save(argv[1], "v7-header.nettrace", &f); nb_free(&f);
-    nb_u32(&f, 20); nb_put(&f, "!FastSerialization.1", 20);
-    nb_u8(&f, 5); nb_u8(&f, 5); nb_u8(&f, 1); nb_u32(&f, 3); nb_u32(&f, 0);
-    nb_u32(&f, 5); nb_put(&f, "Trace", 5);
-    save(argv[1], "netperf-header.netperf", &f); nb_free(&f);
+    header(&f, 7, 0, 8);
+    nb_u32(&f, 0);
+    save(argv[1], "v7-header.nettrace", &f);
+    nb_free(&f);
+    nb_u32(&f, 20);
+    nb_put(&f, "!FastSerialization.1", 20);
+    nb_u8(&f, 5);
+    nb_u8(&f, 5);
+    nb_u8(&f, 1);
+    nb_u32(&f, 3);
+    nb_u32(&f, 0);
+    nb_u32(&f, 5);
+    nb_put(&f, "Trace", 5);
+    save(argv[1], "netperf-header.netperf", &f);
+    nb_free(&f);
     return 0;
 }

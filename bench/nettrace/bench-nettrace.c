@@ -194,7 +194,7 @@ main(int argc, char **argv)
     uint64_t sink = 0;
     for (int full = lo; full <= hi; full++) {
         uint64_t bytes = 0, events = 0;
-        if (warm && run(path, full, &bytes, &events, &sink) < 0)   /* warm the cache */
+        if (warm && run(path, full, &bytes, &events, &sink) < 0) /* warm the cache */
             return 1;
         bytes = events = 0;
         double t0 = now(), c0 = cpu();
@@ -208,9 +208,10 @@ main(int argc, char **argv)
                (double)bytes / dt / 1e6, repeat, (double)bytes / repeat / 1e6,
                (unsigned long long)(events / (uint64_t)repeat), dt, dc);
         if (full)
-            printf("full    %llu frames walked, %llu distinct addresses symbolized (%llu unresolved)\n",
-                   (unsigned long long)last_frames, (unsigned long long)last_symbolized,
-                   (unsigned long long)last_unresolved);
+            printf(
+                "full    %llu frames walked, %llu distinct addresses symbolized (%llu unresolved)\n",
+                (unsigned long long)last_frames, (unsigned long long)last_symbolized,
+                (unsigned long long)last_unresolved);
     }
     struct rusage ru;
     getrusage(RUSAGE_SELF, &ru);

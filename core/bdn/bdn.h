@@ -31,8 +31,8 @@
 #include <perfpipe/error.h>
 #include <perfpipe/records.h>
 
-#define PP_BDN_MAX_MEASUREMENTS 1000000u   /* one benchmark case */
-#define PP_BDN_MAX_COLUMNS      256u       /* CSV header */
+#define PP_BDN_MAX_MEASUREMENTS 1000000u /* one benchmark case */
+#define PP_BDN_MAX_COLUMNS      256u     /* CSV header */
 
 #define PP_BDN_FORM_JSON 1u
 #define PP_BDN_FORM_CSV  2u
@@ -45,8 +45,7 @@ int pp_bdn_read_file(const char *path, char **buf, size_t *len, pp_error *err);
 /* Open over buf[0..len) (malloc'ed, len + 1 bytes, NUL-terminated), taking
  * ownership of buf even on failure. `name` (copied) prefixes messages. The
  * kind is detected and the head checked now. */
-int pp_bdn_open_buffer(char *buf, size_t len, const char *name, pp_bdn_reader **out,
-                       pp_error *err);
+int pp_bdn_open_buffer(char *buf, size_t len, const char *name, pp_bdn_reader **out, pp_error *err);
 
 /* Same over a file. */
 int pp_bdn_open(const char *path, pp_bdn_reader **out, pp_error *err);
@@ -57,13 +56,13 @@ int pp_bdn_open(const char *path, pp_bdn_reader **out, pp_error *err);
 int pp_bdn_next(pp_bdn_reader *r, const pp_bench_result **res, pp_error *err);
 
 /* Facts. */
-uint32_t pp_bdn_form(const pp_bdn_reader *r);           /* PP_BDN_FORM_* */
-uint64_t pp_bdn_count(const pp_bdn_reader *r);          /* cases delivered */
-int64_t pp_bdn_truncated_at(const pp_bdn_reader *r);    /* byte offset, or -1 */
+uint32_t pp_bdn_form(const pp_bdn_reader *r);        /* PP_BDN_FORM_* */
+uint64_t pp_bdn_count(const pp_bdn_reader *r);       /* cases delivered */
+int64_t pp_bdn_truncated_at(const pp_bdn_reader *r); /* byte offset, or -1 */
 /* The truncation warning ("FILE: truncated at byte N ..."), or NULL. */
 const pp_error *pp_bdn_warning(const pp_bdn_reader *r);
-const char *pp_bdn_title(const pp_bdn_reader *r);       /* "" if unknown */
-const char *pp_bdn_version(const pp_bdn_reader *r);     /* BenchmarkDotNet version, "" */
+const char *pp_bdn_title(const pp_bdn_reader *r);   /* "" if unknown */
+const char *pp_bdn_version(const pp_bdn_reader *r); /* BenchmarkDotNet version, "" */
 
 void pp_bdn_close(pp_bdn_reader *r);
 

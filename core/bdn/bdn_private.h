@@ -12,10 +12,10 @@ struct pp_bdn_reader {
     size_t len;
     char *name;
     uint32_t form;
-    size_t pos;                 /* next byte to read */
-    int started;                /* JSON: inside the Benchmarks array; CSV: header read */
+    size_t pos;  /* next byte to read */
+    int started; /* JSON: inside the Benchmarks array; CSV: header read */
     int done;
-    int failed;                 /* sticky error code, 0 if none */
+    int failed; /* sticky error code, 0 if none */
     pp_error failure;
     int64_t truncated_at;
     int has_warning;
@@ -26,15 +26,15 @@ struct pp_bdn_reader {
     int32_t has_debugger;
     /* the current case */
     pp_bench_result cur;
-    json_t *cur_json;           /* JSON: the element the strings point into */
-    char *cur_strings;          /* strings built for the current case (owned) */
+    json_t *cur_json;  /* JSON: the element the strings point into */
+    char *cur_strings; /* strings built for the current case (owned) */
     size_t cur_strings_cap;
     pp_bench_measurement *meas;
     uint32_t meas_cap;
     /* CSV: the header's columns */
     uint32_t ncols;
     char **cols;
-    char sep;                   /* ',' (invariant culture), ';' or '\t' */
+    char sep; /* ',' (invariant culture), ';' or '\t' */
 };
 
 /* Fail with "NAME:LINE:COLUMN: message" about byte `offset`; sticky. */
@@ -47,7 +47,7 @@ void pp_bdn_truncated(pp_bdn_reader *r, size_t offset, const char *what);
 /* Copy `s` (NUL-terminated) into owned storage; NULL when out of memory. */
 char *pp_bdn_strdup(const char *s);
 
-int pp_bdn_json_next(pp_bdn_reader *r, pp_error *err);   /* 1, 0, < 0 */
+int pp_bdn_json_next(pp_bdn_reader *r, pp_error *err); /* 1, 0, < 0 */
 int pp_bdn_csv_next(pp_bdn_reader *r, pp_error *err);
 
 #endif

@@ -16,23 +16,57 @@
 
 /* Columns BenchmarkDotNet prints for job characteristics (0.13-0.15); any
  * other column between "Job" and the first statistic is a parameter. */
-static const char *const job_columns[] = {
-    "AnalyzeLaunchVariance", "EvaluateOverhead", "MaxAbsoluteError", "MaxRelativeError",
-    "MinInvokeCount", "MinIterationTime", "OutlierMode", "Affinity", "EnvironmentVariables",
-    "Jit", "LargeAddressAware", "Platform", "PowerPlanMode", "Runtime",
-    "AllowVeryLargeObjects", "Concurrent", "CpuGroups", "Force", "HeapAffinitizeMask",
-    "HeapCount", "NoAffinitize", "RetainVm", "Server", "Arguments", "BuildConfiguration",
-    "Clock", "EngineFactory", "NuGetReferences", "Toolchain", "IsMutator", "InvocationCount",
-    "IterationCount", "IterationTime", "LaunchCount", "MaxIterationCount",
-    "MaxWarmupIterationCount", "MemoryRandomization", "MinIterationCount",
-    "MinWarmupIterationCount", "RunStrategy", "UnrollFactor", "WarmupCount", "Id",
-    "Baseline", "Categories", NULL
-};
+static const char *const job_columns[] = { "AnalyzeLaunchVariance",
+                                           "EvaluateOverhead",
+                                           "MaxAbsoluteError",
+                                           "MaxRelativeError",
+                                           "MinInvokeCount",
+                                           "MinIterationTime",
+                                           "OutlierMode",
+                                           "Affinity",
+                                           "EnvironmentVariables",
+                                           "Jit",
+                                           "LargeAddressAware",
+                                           "Platform",
+                                           "PowerPlanMode",
+                                           "Runtime",
+                                           "AllowVeryLargeObjects",
+                                           "Concurrent",
+                                           "CpuGroups",
+                                           "Force",
+                                           "HeapAffinitizeMask",
+                                           "HeapCount",
+                                           "NoAffinitize",
+                                           "RetainVm",
+                                           "Server",
+                                           "Arguments",
+                                           "BuildConfiguration",
+                                           "Clock",
+                                           "EngineFactory",
+                                           "NuGetReferences",
+                                           "Toolchain",
+                                           "IsMutator",
+                                           "InvocationCount",
+                                           "IterationCount",
+                                           "IterationTime",
+                                           "LaunchCount",
+                                           "MaxIterationCount",
+                                           "MaxWarmupIterationCount",
+                                           "MemoryRandomization",
+                                           "MinIterationCount",
+                                           "MinWarmupIterationCount",
+                                           "RunStrategy",
+                                           "UnrollFactor",
+                                           "WarmupCount",
+                                           "Id",
+                                           "Baseline",
+                                           "Categories",
+                                           NULL };
 
-static const char *const stat_columns[] = {
-    "Mean", "Error", "StdDev", "Median", "Min", "Max", "Q1", "Q3", "Op/s", "Ratio",
-    "RatioSD", "Gen0", "Gen1", "Gen2", "Allocated", "Alloc Ratio", "Rank", NULL
-};
+static const char *const stat_columns[] = { "Mean",        "Error", "StdDev", "Median", "Min",
+                                            "Max",         "Q1",    "Q3",     "Op/s",   "Ratio",
+                                            "RatioSD",     "Gen0",  "Gen1",   "Gen2",   "Allocated",
+                                            "Alloc Ratio", "Rank",  NULL };
 
 static int
 in_list(const char *const *list, const char *s)
@@ -46,7 +80,7 @@ in_list(const char *const *list, const char *s)
 static char
 separator(const pp_bdn_reader *r)
 {
-    return r->buf[r->pos + 6];   /* the header starts "Method" + separator (detect()) */
+    return r->buf[r->pos + 6]; /* the header starts "Method" + separator (detect()) */
 }
 
 /* Split the line at r->pos into fields (owned strings, quotes removed).
@@ -80,7 +114,8 @@ split(pp_bdn_reader *r, char sep, char ***out, uint32_t *nout, size_t *line_star
                     for (uint32_t i = 0; i < n; i++)
                         free(f[i]);
                     free(f);
-                    return pp_bdn_fail(r, err, PP_EFORMAT, *line_start, "unterminated quoted "
+                    return pp_bdn_fail(r, err, PP_EFORMAT, *line_start,
+                                       "unterminated quoted "
                                        "cell: the CSV summary is cut short");
                 }
                 break;
@@ -122,8 +157,10 @@ split(pp_bdn_reader *r, char sep, char ***out, uint32_t *nout, size_t *line_star
                     free(f[i]);
                 free(f);
                 if (nc > PP_BDN_MAX_COLUMNS * 2)
-                    return pp_bdn_fail(r, err, PP_ELIMIT, *line_start, "more than %u cells "
-                                       "in a line", PP_BDN_MAX_COLUMNS);
+                    return pp_bdn_fail(r, err, PP_ELIMIT, *line_start,
+                                       "more than %u cells "
+                                       "in a line",
+                                       PP_BDN_MAX_COLUMNS);
                 return pp_bdn_fail(r, err, PP_ENOMEM, *line_start, "out of memory");
             }
             f = g;
@@ -191,7 +228,7 @@ number(const char *cell, char sep, double *out, const char **unit)
         return 0;
     for (; *p != '\0' && *p != ' ' && n + 1 < sizeof buf; p++) {
         if (sep == ',' && *p == ',')
-            continue;                    /* thousands */
+            continue; /* thousands */
         if (sep != ',' && (*p == '.' || (unsigned char)*p == 0xA0))
             continue;
         buf[n++] = sep != ',' && *p == ',' ? '.' : *p;
@@ -247,7 +284,8 @@ header(pp_bdn_reader *r, pp_error *err)
     if (rc < 0)
         return rc;
     if (col_index(r, "Mean") < 0)
-        return pp_bdn_fail(r, err, PP_EFORMAT, at, "CSV header has no \"Mean\" column: not a "
+        return pp_bdn_fail(r, err, PP_EFORMAT, at,
+                           "CSV header has no \"Mean\" column: not a "
                            "BenchmarkDotNet summary (CsvExporter)");
     r->started = 1;
     return PP_OK;
@@ -340,7 +378,10 @@ pp_bdn_csv_next(pp_bdn_reader *r, pp_error *err)
     b->job = s + off_job;
     b->display_info = "";
     {
-        static const struct { const char *col; size_t off; } times[] = {
+        static const struct {
+            const char *col;
+            size_t off;
+        } times[] = {
             { "Mean", offsetof(pp_bench_result, mean_ns) },
             { "Error", offsetof(pp_bench_result, error_ns) },
             { "StdDev", offsetof(pp_bench_result, stddev_ns) },
@@ -348,7 +389,10 @@ pp_bdn_csv_next(pp_bdn_reader *r, pp_error *err)
             { "Min", offsetof(pp_bench_result, min_ns) },
             { "Max", offsetof(pp_bench_result, max_ns) },
         };
-        static const struct { const char *col; size_t off; } gens[] = {
+        static const struct {
+            const char *col;
+            size_t off;
+        } gens[] = {
             { "Gen0", offsetof(pp_bench_result, gen0_per_1k) },
             { "Gen1", offsetof(pp_bench_result, gen1_per_1k) },
             { "Gen2", offsetof(pp_bench_result, gen2_per_1k) },
@@ -365,8 +409,10 @@ pp_bdn_csv_next(pp_bdn_reader *r, pp_error *err)
                 continue;
             k = number(f[c], sep, &v, &unit);
             if (k < 0 || (k == 1 && (scale = time_scale(unit)) < 0)) {
-                rc = pp_bdn_fail(r, err, PP_EFORMAT, at, "column %s: expected a time such as "
-                                 "\"12.3 ns\", found \"%s\"", times[t].col, f[c]);
+                rc = pp_bdn_fail(r, err, PP_EFORMAT, at,
+                                 "column %s: expected a time such as "
+                                 "\"12.3 ns\", found \"%s\"",
+                                 times[t].col, f[c]);
                 free_fields(f, n);
                 return rc;
             }
@@ -392,8 +438,10 @@ pp_bdn_csv_next(pp_bdn_reader *r, pp_error *err)
             int k = c >= 0 ? number(f[c], sep, &v, &unit) : -2;
 
             if (k == -1 || (k == 1 && (scale = size_scale(unit, &rounded)) < 0)) {
-                rc = pp_bdn_fail(r, err, PP_EFORMAT, at, "column Allocated: expected a size "
-                                 "such as \"1408 B\", found \"%s\"", f[c]);
+                rc = pp_bdn_fail(r, err, PP_EFORMAT, at,
+                                 "column Allocated: expected a size "
+                                 "such as \"1408 B\", found \"%s\"",
+                                 f[c]);
                 free_fields(f, n);
                 return rc;
             }
@@ -401,7 +449,7 @@ pp_bdn_csv_next(pp_bdn_reader *r, pp_error *err)
                 b->bytes_per_op = pp_i64_from_double(round(v * scale));
                 b->flags |= PP_BENCH_HAS_MEMORY | (rounded ? PP_BENCH_ALLOC_ROUNDED : 0);
             } else if (k == 0 && strcmp(f[c], "-") == 0) {
-                b->flags |= PP_BENCH_HAS_MEMORY;   /* "-": zero */
+                b->flags |= PP_BENCH_HAS_MEMORY; /* "-": zero */
             }
         }
     }

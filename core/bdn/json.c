@@ -20,8 +20,8 @@
 static size_t
 ws(const pp_bdn_reader *r, size_t p)
 {
-    while (p < r->len && (r->buf[p] == ' ' || r->buf[p] == '\t' || r->buf[p] == '\r' ||
-                          r->buf[p] == '\n'))
+    while (p < r->len &&
+           (r->buf[p] == ' ' || r->buf[p] == '\t' || r->buf[p] == '\r' || r->buf[p] == '\n'))
         p++;
     return p;
 }
@@ -79,7 +79,8 @@ begin(pp_bdn_reader *r, pp_error *err)
     int first = 1;
 
     if (pos >= r->len || r->buf[pos] != '{')
-        return pp_bdn_fail(r, err, PP_EFORMAT, pos, "expected '{' opening a BenchmarkDotNet "
+        return pp_bdn_fail(r, err, PP_EFORMAT, pos,
+                           "expected '{' opening a BenchmarkDotNet "
                            "JSON export");
     pos++;
     for (;;) {
@@ -89,26 +90,32 @@ begin(pp_bdn_reader *r, pp_error *err)
 
         pos = ws(r, pos);
         if (pos >= r->len)
-            return pp_bdn_fail(r, err, PP_EFORMAT, pos, "truncated before the \"Benchmarks\" "
+            return pp_bdn_fail(r, err, PP_EFORMAT, pos,
+                               "truncated before the \"Benchmarks\" "
                                "array: no whole benchmark to read");
         if (r->buf[pos] == '}')
-            return pp_bdn_fail(r, err, PP_EFORMAT, pos, "no \"Benchmarks\" array: not a "
+            return pp_bdn_fail(r, err, PP_EFORMAT, pos,
+                               "no \"Benchmarks\" array: not a "
                                "BenchmarkDotNet JSON export (JsonExporter.Full writes "
                                "*-report-full.json)");
         if (!first) {
             if (r->buf[pos] != ',')
-                return pp_bdn_fail(r, err, PP_EFORMAT, pos, "expected ',' or '}' after a "
+                return pp_bdn_fail(r, err, PP_EFORMAT, pos,
+                                   "expected ',' or '}' after a "
                                    "member of the top-level object");
             pos = ws(r, pos + 1);
         }
         first = 0;
         if (pos >= r->len || r->buf[pos] != '"')
-            return pp_bdn_fail(r, err, PP_EFORMAT, pos, pos >= r->len
-                               ? "truncated before the \"Benchmarks\" array: no whole benchmark to read"
-                               : "expected a member name (a string)");
+            return pp_bdn_fail(
+                r, err, PP_EFORMAT, pos,
+                pos >= r->len ?
+                    "truncated before the \"Benchmarks\" array: no whole benchmark to read" :
+                    "expected a member name (a string)");
         rc = value_at(r, pos, &key, &end, err);
         if (rc == TRUNCATED)
-            return pp_bdn_fail(r, err, PP_EFORMAT, r->len, "truncated before the \"Benchmarks\" "
+            return pp_bdn_fail(r, err, PP_EFORMAT, r->len,
+                               "truncated before the \"Benchmarks\" "
                                "array: no whole benchmark to read");
         if (rc != PP_OK)
             return rc;
@@ -116,18 +123,22 @@ begin(pp_bdn_reader *r, pp_error *err)
         pos = ws(r, end);
         if (pos >= r->len || r->buf[pos] != ':') {
             json_decref(key);
-            return pp_bdn_fail(r, err, PP_EFORMAT, pos, pos >= r->len
-                               ? "truncated before the \"Benchmarks\" array: no whole benchmark to read"
-                               : "expected ':' after a member name");
+            return pp_bdn_fail(
+                r, err, PP_EFORMAT, pos,
+                pos >= r->len ?
+                    "truncated before the \"Benchmarks\" array: no whole benchmark to read" :
+                    "expected ':' after a member name");
         }
         pos = ws(r, pos + 1);
         if (strcmp(k, "Benchmarks") == 0) {
             json_decref(key);
             if (pos >= r->len)
-                return pp_bdn_fail(r, err, PP_EFORMAT, pos, "truncated before the \"Benchmarks\" "
+                return pp_bdn_fail(r, err, PP_EFORMAT, pos,
+                                   "truncated before the \"Benchmarks\" "
                                    "array: no whole benchmark to read");
             if (r->buf[pos] != '[')
-                return pp_bdn_fail(r, err, PP_EFORMAT, pos, "expected \"Benchmarks\" to be an "
+                return pp_bdn_fail(r, err, PP_EFORMAT, pos,
+                                   "expected \"Benchmarks\" to be an "
                                    "array");
             r->pos = pos + 1;
             r->started = 1;
@@ -136,7 +147,8 @@ begin(pp_bdn_reader *r, pp_error *err)
         rc = value_at(r, pos, &val, &end, err);
         if (rc == TRUNCATED) {
             json_decref(key);
-            return pp_bdn_fail(r, err, PP_EFORMAT, r->len, "truncated before the \"Benchmarks\" "
+            return pp_bdn_fail(r, err, PP_EFORMAT, r->len,
+                               "truncated before the \"Benchmarks\" "
                                "array: no whole benchmark to read");
         }
         if (rc != PP_OK) {
@@ -159,7 +171,7 @@ begin(pp_bdn_reader *r, pp_error *err)
 
 typedef struct elem {
     pp_bdn_reader *r;
-    size_t at;                   /* where the benchmark's object starts */
+    size_t at; /* where the benchmark's object starts */
     uint64_t index;
     pp_error *err;
 } elem;
@@ -167,12 +179,14 @@ typedef struct elem {
 static int
 wrong(elem *e, const char *path, const char *expected, const json_t *found)
 {
-    static const char *const names[] = { "object", "array", "string", "integer", "number",
-                                         "true", "false", "null" };
+    static const char *const names[] = { "object", "array", "string", "integer",
+                                         "number", "true",  "false",  "null" };
     const char *f = found ? names[json_typeof(found)] : "nothing";
 
-    return pp_bdn_fail(e->r, e->err, PP_EFORMAT, e->at, "Benchmarks[%llu].%s: expected %s, "
-                       "found %s", (unsigned long long)e->index, path, expected, f);
+    return pp_bdn_fail(e->r, e->err, PP_EFORMAT, e->at,
+                       "Benchmarks[%llu].%s: expected %s, "
+                       "found %s",
+                       (unsigned long long)e->index, path, expected, f);
 }
 
 /* A number member; absent or null leaves *out and returns 0, present 1. */
@@ -228,18 +242,20 @@ str(elem *e, const json_t *obj, const char *key, const char *path, int required,
 static uint32_t
 mode_of(const char *s)
 {
-    return strcmp(s, "Workload") == 0 ? PP_BENCH_MODE_WORKLOAD
-         : strcmp(s, "Overhead") == 0 ? PP_BENCH_MODE_OVERHEAD : PP_BENCH_MODE_OTHER;
+    return strcmp(s, "Workload") == 0 ? PP_BENCH_MODE_WORKLOAD :
+           strcmp(s, "Overhead") == 0 ? PP_BENCH_MODE_OVERHEAD :
+                                        PP_BENCH_MODE_OTHER;
 }
 
 static uint32_t
 stage_of(const char *s)
 {
-    return strcmp(s, "Result") == 0  ? PP_BENCH_STAGE_RESULT
-         : strcmp(s, "Actual") == 0  ? PP_BENCH_STAGE_ACTUAL
-         : strcmp(s, "Warmup") == 0  ? PP_BENCH_STAGE_WARMUP
-         : strcmp(s, "Pilot") == 0   ? PP_BENCH_STAGE_PILOT
-         : strcmp(s, "Jitting") == 0 ? PP_BENCH_STAGE_JITTING : PP_BENCH_STAGE_OTHER;
+    return strcmp(s, "Result") == 0  ? PP_BENCH_STAGE_RESULT :
+           strcmp(s, "Actual") == 0  ? PP_BENCH_STAGE_ACTUAL :
+           strcmp(s, "Warmup") == 0  ? PP_BENCH_STAGE_WARMUP :
+           strcmp(s, "Pilot") == 0   ? PP_BENCH_STAGE_PILOT :
+           strcmp(s, "Jitting") == 0 ? PP_BENCH_STAGE_JITTING :
+                                       PP_BENCH_STAGE_OTHER;
 }
 
 static int
@@ -250,7 +266,7 @@ statistics(elem *e, const json_t *st, pp_bench_result *b)
     json_t *ci, *outl;
 
     if (st == NULL || json_is_null(st))
-        return PP_OK;            /* the benchmark failed: no statistics */
+        return PP_OK; /* the benchmark failed: no statistics */
     if (!json_is_object(st))
         return wrong(e, "Statistics", "an object", st);
     if (!integer(e, st, "N", "Statistics.N", &n, &rc) || n < 0 || n > UINT32_MAX)
@@ -310,20 +326,23 @@ measurements(elem *e, const json_t *arr, pp_bench_result *b)
     int rc = PP_OK;
 
     if (arr == NULL || json_is_null(arr))
-        return PP_OK;            /* brief export */
+        return PP_OK; /* brief export */
     if (!json_is_array(arr))
         return wrong(e, "Measurements", "an array", arr);
     n = json_array_size(arr);
     if (n > PP_BDN_MAX_MEASUREMENTS)
-        return pp_bdn_fail(r, e->err, PP_ELIMIT, e->at, "Benchmarks[%llu].Measurements: %zu "
+        return pp_bdn_fail(r, e->err, PP_ELIMIT, e->at,
+                           "Benchmarks[%llu].Measurements: %zu "
                            "measurements, more than the reader's limit of %u",
                            (unsigned long long)e->index, n, PP_BDN_MAX_MEASUREMENTS);
     if (n > r->meas_cap) {
         pp_bench_measurement *grown = realloc(r->meas, n * sizeof *grown);
 
         if (grown == NULL)
-            return pp_bdn_fail(r, e->err, PP_ENOMEM, e->at, "out of memory for %zu "
-                               "measurements", n);
+            return pp_bdn_fail(r, e->err, PP_ENOMEM, e->at,
+                               "out of memory for %zu "
+                               "measurements",
+                               n);
         r->meas = grown;
         r->meas_cap = (uint32_t)n;
     }
@@ -455,16 +474,20 @@ pp_bdn_json_next(pp_bdn_reader *r, pp_error *err)
     }
     if (pos < r->len && r->count > 0) {
         if (r->buf[pos] != ',')
-            return pp_bdn_fail(r, err, PP_EFORMAT, pos, "expected ',' or ']' after benchmark "
-                               "%llu", (unsigned long long)r->count - 1);
+            return pp_bdn_fail(r, err, PP_EFORMAT, pos,
+                               "expected ',' or ']' after benchmark "
+                               "%llu",
+                               (unsigned long long)r->count - 1);
         pos = ws(r, pos + 1);
     }
     at = pos;
     rc = pos < r->len ? value_at(r, pos, &v, &end, err) : TRUNCATED;
     if (rc == TRUNCATED) {
         if (r->count == 0)
-            return pp_bdn_fail(r, err, PP_EFORMAT, at, "truncated inside the first benchmark "
-                               "(file ends at byte %zu): no whole benchmark to read", r->len);
+            return pp_bdn_fail(r, err, PP_EFORMAT, at,
+                               "truncated inside the first benchmark "
+                               "(file ends at byte %zu): no whole benchmark to read",
+                               r->len);
         pp_bdn_truncated(r, at, "inside the Benchmarks array");
         return 0;
     }

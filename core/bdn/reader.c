@@ -15,8 +15,10 @@
 int
 pp_bdn_read_file(const char *path, char **buf, size_t *len, pp_error *err)
 {
-    return pp_textfile_read(path, "(BenchmarkDotNet exports are files under "
-                            "BenchmarkDotNet.Artifacts/results)", buf, len, err);
+    return pp_textfile_read(path,
+                            "(BenchmarkDotNet exports are files under "
+                            "BenchmarkDotNet.Artifacts/results)",
+                            buf, len, err);
 }
 
 /* JSON starts with '{' (after a UTF-8 BOM and blanks); CSV with a header
@@ -63,8 +65,8 @@ pp_bdn_open_buffer(char *buf, size_t len, const char *name, pp_bdn_reader **out,
     r->pos = start;
     if (r->form == 0) {
         int rc = pp_bdn_fail(r, err, PP_EFORMAT, start,
-                             len == 0 ? "empty file: expected a BenchmarkDotNet export"
-                                      : "expected a BenchmarkDotNet export: a JSON object "
+                             len == 0 ? "empty file: expected a BenchmarkDotNet export" :
+                                        "expected a BenchmarkDotNet export: a JSON object "
                                         "(JsonExporter) or a CSV summary whose header starts "
                                         "with \"Method\" (CsvExporter)");
         pp_bdn_close(r);
@@ -114,12 +116,36 @@ pp_bdn_next(pp_bdn_reader *r, const pp_bench_result **res, pp_error *err)
     return rc;
 }
 
-uint32_t pp_bdn_form(const pp_bdn_reader *r) { return r->form; }
-uint64_t pp_bdn_count(const pp_bdn_reader *r) { return r->count; }
-int64_t pp_bdn_truncated_at(const pp_bdn_reader *r) { return r->truncated_at; }
-const pp_error *pp_bdn_warning(const pp_bdn_reader *r) { return r->has_warning ? &r->warning : NULL; }
-const char *pp_bdn_title(const pp_bdn_reader *r) { return r->title ? r->title : ""; }
-const char *pp_bdn_version(const pp_bdn_reader *r) { return r->bdn_version ? r->bdn_version : ""; }
+uint32_t
+pp_bdn_form(const pp_bdn_reader *r)
+{
+    return r->form;
+}
+uint64_t
+pp_bdn_count(const pp_bdn_reader *r)
+{
+    return r->count;
+}
+int64_t
+pp_bdn_truncated_at(const pp_bdn_reader *r)
+{
+    return r->truncated_at;
+}
+const pp_error *
+pp_bdn_warning(const pp_bdn_reader *r)
+{
+    return r->has_warning ? &r->warning : NULL;
+}
+const char *
+pp_bdn_title(const pp_bdn_reader *r)
+{
+    return r->title ? r->title : "";
+}
+const char *
+pp_bdn_version(const pp_bdn_reader *r)
+{
+    return r->bdn_version ? r->bdn_version : "";
+}
 
 void
 pp_bdn_close(pp_bdn_reader *r)

@@ -74,9 +74,12 @@ bdn_describe(void *p, json_t *into)
     int64_t cut = pp_bdn_truncated_at(s->reader);
     int rc = 0;
 
-    rc |= json_object_set_new(into, "format", json_string(
-        pp_bdn_form(s->reader) == PP_BDN_FORM_CSV ? "benchmarkdotnet-csv" : "benchmarkdotnet-json"));
-    rc |= json_object_set_new(into, "benchmarks", json_integer((json_int_t)pp_bdn_count(s->reader)));
+    rc |= json_object_set_new(into, "format",
+                              json_string(pp_bdn_form(s->reader) == PP_BDN_FORM_CSV ?
+                                              "benchmarkdotnet-csv" :
+                                              "benchmarkdotnet-json"));
+    rc |= json_object_set_new(into, "benchmarks",
+                              json_integer((json_int_t)pp_bdn_count(s->reader)));
     rc |= json_object_set_new(into, "truncated_at", cut >= 0 ? json_integer(cut) : json_null());
     if (pp_bdn_version(s->reader)[0] != '\0')
         rc |= json_object_set_new(into, "benchmarkdotnet_version",

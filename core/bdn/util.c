@@ -44,7 +44,8 @@ pp_bdn_truncated(pp_bdn_reader *r, size_t offset, const char *what)
     r->warning = (pp_error)PP_ERROR_INIT;
     pp_error_set_at(&r->warning, PP_EFORMAT, (int64_t)offset,
                     "%s:%u:%u: truncated at byte %zu of %zu %s; read %llu whole benchmark%s "
-                    "before it", r->name, (unsigned)line, (unsigned)col, offset, r->len, what,
+                    "before it",
+                    r->name, (unsigned)line, (unsigned)col, offset, r->len, what,
                     (unsigned long long)r->count, r->count == 1 ? "" : "s");
     r->warning.line = line;
     r->warning.column = col;

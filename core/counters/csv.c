@@ -72,9 +72,8 @@ pp_counters_csv_header(pp_counters_reader *r, pp_error *err)
 static int
 is_counter_type(const char *s)
 {
-    return strcmp(s, "Metric") == 0 || strcmp(s, "Rate") == 0 ||
-           strcmp(s, "Mean") == 0 || strcmp(s, "Sum") == 0 ||
-           strcmp(s, "Increment") == 0;
+    return strcmp(s, "Metric") == 0 || strcmp(s, "Rate") == 0 || strcmp(s, "Mean") == 0 ||
+           strcmp(s, "Sum") == 0 || strcmp(s, "Increment") == 0;
 }
 
 int
@@ -122,7 +121,8 @@ pp_counters_csv_next(pp_counters_reader *r, pp_counter_sample *out, pp_error *er
     if (nf < 5)
         return pp_counters_fail(r, err, PP_EFORMAT, r->line_no, 1, line_off,
                                 "expected 5 fields (Timestamp,Provider,Counter Name,"
-                                "Counter Type,Mean/Increment), got %zu", nf);
+                                "Counter Type,Mean/Increment), got %zu",
+                                nf);
     /* The counter type is the last field followed by one value field, or by
      * two when the value was written with a comma decimal separator. */
     k = 0;
@@ -136,23 +136,23 @@ pp_counters_csv_next(pp_counters_reader *r, pp_counter_sample *out, pp_error *er
     }
     if (k == 0) {
         size_t i = nf >= 2 ? nf - 2 : 0;
-        return pp_counters_fail(r, err, PP_EFORMAT, r->line_no,
-                                (uint32_t)(f[i] - r->line.p) + 1, line_off + (f[i] - r->line.p),
+        return pp_counters_fail(r, err, PP_EFORMAT, r->line_no, (uint32_t)(f[i] - r->line.p) + 1,
+                                line_off + (f[i] - r->line.p),
                                 "expected counter type \"Metric\" or \"Rate\" before the value, "
-                                "got \"%.40s\"", f[i]);
+                                "got \"%.40s\"",
+                                f[i]);
     }
     for (size_t i = 3; i < k; i++)
-        f[i][-1] = ',';          /* a name with commas: join it back */
+        f[i][-1] = ','; /* a name with commas: join it back */
     nvalue = nf - 1 - k;
     if (nvalue == 2)
         f[k + 2][-1] = ',';
     if (pp_counters_parse_value(f[k + 1], nvalue == 2, r->c_locale, &value) != PP_OK)
-        return pp_counters_fail(r, err, PP_EFORMAT, r->line_no,
-                                (uint32_t)(f[k + 1] - r->line.p) + 1,
-                                line_off + (f[k + 1] - r->line.p),
-                                "expected a number, got \"%.40s\"", f[k + 1]);
-    rc = pp_counters_make_sample(r, f[0], f[1], f[2], NULL, NULL, 0, f[k], value, 0,
-                                 out, msg, sizeof msg);
+        return pp_counters_fail(
+            r, err, PP_EFORMAT, r->line_no, (uint32_t)(f[k + 1] - r->line.p) + 1,
+            line_off + (f[k + 1] - r->line.p), "expected a number, got \"%.40s\"", f[k + 1]);
+    rc = pp_counters_make_sample(r, f[0], f[1], f[2], NULL, NULL, 0, f[k], value, 0, out, msg,
+                                 sizeof msg);
     if (rc != PP_OK)
         return pp_counters_fail(r, err, rc, r->line_no, 1, line_off, "%s", msg);
     return 1;

@@ -11,7 +11,7 @@
 
 #include "counters/counters_private.h"
 
-#define J_EOF 1                  /* input ended: the capture is truncated */
+#define J_EOF       1 /* input ended: the capture is truncated */
 #define J_MAX_DEPTH 64
 
 enum { JS_FIRST = 0, JS_MORE, JS_AFTER_ARRAY, JS_DONE };
@@ -33,14 +33,13 @@ static int
 unexpected(pp_counters_reader *r, pp_error *err, int c, const char *what)
 {
     if (c == -2)
-        return pp_counters_fail(r, err, PP_EIO, 0, 0, pp_cstream_offset(&r->in),
-                                "read error: %s", strerror(errno));
+        return pp_counters_fail(r, err, PP_EIO, 0, 0, pp_cstream_offset(&r->in), "read error: %s",
+                                strerror(errno));
     if (c >= 0x20 && c < 0x7f)
         return pp_counters_fail(r, err, PP_EFORMAT, r->in.line, r->in.column,
                                 pp_cstream_offset(&r->in), "expected %s, got '%c'", what, c);
-    return pp_counters_fail(r, err, PP_EFORMAT, r->in.line, r->in.column,
-                            pp_cstream_offset(&r->in), "expected %s, got byte 0x%02x", what,
-                            (unsigned)c);
+    return pp_counters_fail(r, err, PP_EFORMAT, r->in.line, r->in.column, pp_cstream_offset(&r->in),
+                            "expected %s, got byte 0x%02x", what, (unsigned)c);
 }
 
 static int
@@ -50,15 +49,23 @@ put_utf8(pp_ctext *t, unsigned long cp)
     size_t n;
 
     if (cp < 0x80) {
-        b[0] = (char)cp; n = 1;
+        b[0] = (char)cp;
+        n = 1;
     } else if (cp < 0x800) {
-        b[0] = (char)(0xC0 | (cp >> 6)); b[1] = (char)(0x80 | (cp & 0x3F)); n = 2;
+        b[0] = (char)(0xC0 | (cp >> 6));
+        b[1] = (char)(0x80 | (cp & 0x3F));
+        n = 2;
     } else if (cp < 0x10000) {
-        b[0] = (char)(0xE0 | (cp >> 12)); b[1] = (char)(0x80 | ((cp >> 6) & 0x3F));
-        b[2] = (char)(0x80 | (cp & 0x3F)); n = 3;
+        b[0] = (char)(0xE0 | (cp >> 12));
+        b[1] = (char)(0x80 | ((cp >> 6) & 0x3F));
+        b[2] = (char)(0x80 | (cp & 0x3F));
+        n = 3;
     } else {
-        b[0] = (char)(0xF0 | (cp >> 18)); b[1] = (char)(0x80 | ((cp >> 12) & 0x3F));
-        b[2] = (char)(0x80 | ((cp >> 6) & 0x3F)); b[3] = (char)(0x80 | (cp & 0x3F)); n = 4;
+        b[0] = (char)(0xF0 | (cp >> 18));
+        b[1] = (char)(0x80 | ((cp >> 12) & 0x3F));
+        b[2] = (char)(0x80 | ((cp >> 6) & 0x3F));
+        b[3] = (char)(0x80 | (cp & 0x3F));
+        n = 4;
     }
     return pp_ctext_append(t, b, n);
 }
@@ -99,7 +106,7 @@ parse_string(pp_counters_reader *r, pp_ctext *dst, pp_error *err)
 
     pp_ctext_reset(t);
     pp_ctext_append(t, "", 0);
-    pp_cstream_get(&r->in);      /* the opening quote */
+    pp_cstream_get(&r->in); /* the opening quote */
     for (;;) {
         c = pp_cstream_peek(&r->in);
         if (c == -1) {
@@ -122,7 +129,9 @@ parse_string(pp_counters_reader *r, pp_ctext *dst, pp_error *err)
             }
             pp_cstream_get(&r->in);
             switch (c) {
-            case '"': case '\\': case '/': rc = pp_ctext_putc(t, (char)c); break;
+            case '"':
+            case '\\':
+            case '/': rc = pp_ctext_putc(t, (char)c); break;
             case 'b': rc = pp_ctext_putc(t, '\b'); break;
             case 'f': rc = pp_ctext_putc(t, '\f'); break;
             case 'n': rc = pp_ctext_putc(t, '\n'); break;
@@ -151,7 +160,7 @@ parse_string(pp_counters_reader *r, pp_ctext *dst, pp_error *err)
                     cp = 0xFFFD;
                 }
                 if (cp == 0)
-                    cp = 0xFFFD;     /* keep C strings whole */
+                    cp = 0xFFFD; /* keep C strings whole */
                 rc = put_utf8(t, cp);
                 break;
             default:
@@ -187,7 +196,7 @@ parse_token(pp_counters_reader *r, pp_ctext *dst, pp_error *err)
     for (;;) {
         c = pp_cstream_peek(&r->in);
         if (c == -1)
-            return J_EOF;        /* a number can be cut too */
+            return J_EOF; /* a number can be cut too */
         if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
               c == '-' || c == '+' || c == '.'))
             break;
@@ -263,8 +272,7 @@ truncated(pp_counters_reader *r, const char *where)
     pp_counters_warn(r, PP_EFORMAT,
                      "JSON capture not closed: the file ends at byte %lld %s "
                      "(dotnet-counters was killed before it stopped); read %llu complete samples",
-                     (long long)pp_cstream_offset(&r->in), where,
-                     (unsigned long long)r->samples);
+                     (long long)pp_cstream_offset(&r->in), where, (unsigned long long)r->samples);
     return 0;
 }
 
@@ -309,7 +317,7 @@ pp_counters_json_header(pp_counters_reader *r, pp_error *err)
 {
     int c, rc;
 
-    pp_cstream_get(&r->in);      /* '{', checked by the detector */
+    pp_cstream_get(&r->in); /* '{', checked by the detector */
     for (;;) {
         c = ws(r);
         if (c == -1)
@@ -360,14 +368,22 @@ pp_counters_json_header(pp_counters_reader *r, pp_error *err)
 static pp_ctext *
 field_for(pp_counters_reader *r, const char *key)
 {
-    if (strcmp(key, "timestamp") == 0) return &r->f_time;
-    if (strcmp(key, "provider") == 0) return &r->f_provider;
-    if (strcmp(key, "name") == 0) return &r->f_name;
-    if (strcmp(key, "tags") == 0) return &r->f_tags;
-    if (strcmp(key, "meterTags") == 0) return &r->f_meter;
-    if (strcmp(key, "instrumentTags") == 0) return &r->f_instr;
-    if (strcmp(key, "counterType") == 0) return &r->f_type;
-    if (strcmp(key, "value") == 0) return &r->f_value;
+    if (strcmp(key, "timestamp") == 0)
+        return &r->f_time;
+    if (strcmp(key, "provider") == 0)
+        return &r->f_provider;
+    if (strcmp(key, "name") == 0)
+        return &r->f_name;
+    if (strcmp(key, "tags") == 0)
+        return &r->f_tags;
+    if (strcmp(key, "meterTags") == 0)
+        return &r->f_meter;
+    if (strcmp(key, "instrumentTags") == 0)
+        return &r->f_instr;
+    if (strcmp(key, "counterType") == 0)
+        return &r->f_type;
+    if (strcmp(key, "value") == 0)
+        return &r->f_value;
     return NULL;
 }
 
@@ -375,8 +391,8 @@ field_for(pp_counters_reader *r, const char *key)
 static int
 parse_event(pp_counters_reader *r, pp_counter_sample *out, pp_error *err)
 {
-    pp_ctext *all[] = { &r->f_time, &r->f_provider, &r->f_name, &r->f_tags,
-                        &r->f_meter, &r->f_instr, &r->f_type, &r->f_value };
+    pp_ctext *all[] = { &r->f_time,  &r->f_provider, &r->f_name, &r->f_tags,
+                        &r->f_meter, &r->f_instr,    &r->f_type, &r->f_value };
     uint32_t line = r->in.line, col = r->in.column;
     int64_t off = pp_cstream_offset(&r->in);
     char msg[PP_ERROR_MESSAGE_MAX];
@@ -434,17 +450,17 @@ parse_event(pp_counters_reader *r, pp_counter_sample *out, pp_error *err)
             return unexpected(r, err, c, "',' or '}' in an event");
     }
     if (!have_value || r->f_name.len == 0 || r->f_time.len == 0)
-        return pp_counters_fail(r, err, PP_EFORMAT, line, col, off,
-                                "event without %s", !have_value ? "\"value\"" :
-                                r->f_name.len == 0 ? "\"name\"" : "\"timestamp\"");
+        return pp_counters_fail(r, err, PP_EFORMAT, line, col, off, "event without %s",
+                                !have_value        ? "\"value\"" :
+                                r->f_name.len == 0 ? "\"name\"" :
+                                                     "\"timestamp\"");
     if (pp_counters_parse_value(r->f_value.p, 0, r->c_locale, &value) != PP_OK)
         return pp_counters_fail(r, err, PP_EFORMAT, line, col, off,
                                 "event \"value\" is not a number: \"%.40s\"", r->f_value.p);
     {
         const char *tags[3] = { r->f_tags.p, r->f_meter.p, r->f_instr.p };
-        rc = pp_counters_make_sample(r, r->f_time.p, r->f_provider.p, r->f_name.p,
-                                     tags, ",,,", 3, r->f_type.p, value, 1, out,
-                                     msg, sizeof msg);
+        rc = pp_counters_make_sample(r, r->f_time.p, r->f_provider.p, r->f_name.p, tags, ",,,", 3,
+                                     r->f_type.p, value, 1, out, msg, sizeof msg);
     }
     if (rc != PP_OK)
         return pp_counters_fail(r, err, rc, line, col, off, "%s", msg);
@@ -457,10 +473,8 @@ pp_counters_json_next(pp_counters_reader *r, pp_counter_sample *out, pp_error *e
     int c, rc;
 
     switch (r->json_state) {
-    case JS_DONE:
-        return 0;
-    case JS_AFTER_ARRAY:
-        return finish_top(r, err);
+    case JS_DONE: return 0;
+    case JS_AFTER_ARRAY: return finish_top(r, err);
     case JS_MORE:
         c = ws(r);
         if (c == -1)
@@ -473,8 +487,7 @@ pp_counters_json_next(pp_counters_reader *r, pp_counter_sample *out, pp_error *e
         if (c != ',')
             return unexpected(r, err, c, "',' or ']' after an event");
         break;
-    default:
-        break;
+    default: break;
     }
     c = ws(r);
     if (c == -1)

@@ -79,16 +79,15 @@ pp_counters_split_name(char *display, const char *provider, pp_counter_name *out
     }
     out->name = name;
     if (unit == NULL)
-        unit = name + strlen(name);           /* "" */
+        unit = name + strlen(name); /* "" */
     split_rate_unit(unit, &out->interval_s);
     unit = trim(unit);
     if (strcmp(unit, "By") == 0) {
         unit = (char *)"B";
     } else if (strcmp(unit, "MB") == 0 && strcmp(provider, "System.Runtime") == 0) {
-        unit = (char *)"B";                 /* RuntimeEventSource divides by 1,000,000 */
+        unit = (char *)"B"; /* RuntimeEventSource divides by 1,000,000 */
         out->scale = 1e6;
-    } else if (strcmp(unit, "Count") == 0 ||
-               (unit[0] == '{' && unit[strlen(unit) - 1] == '}')) {
+    } else if (strcmp(unit, "Count") == 0 || (unit[0] == '{' && unit[strlen(unit) - 1] == '}')) {
         unit = (char *)"";
     }
     out->unit = unit;
@@ -102,8 +101,7 @@ cmp_str(const void *a, const void *b)
 }
 
 int
-pp_counters_canon_tags(pp_ctext *out, const char *const *sources,
-                       const char *seps, size_t nsources)
+pp_counters_canon_tags(pp_ctext *out, const char *const *sources, const char *seps, size_t nsources)
 {
     size_t total = 0, nitems = 0, cap = 0;
     char *copy, *w, **items;
@@ -143,7 +141,7 @@ pp_counters_canon_tags(pp_ctext *out, const char *const *sources,
         char *start = w, *tok;
         memcpy(w, sources[k], len + 1);
         w += len + 1;
-        for (tok = start;; ) {
+        for (tok = start;;) {
             char *end = strchr(tok, seps[k]);
             if (end != NULL)
                 *end = '\0';
@@ -169,8 +167,7 @@ pp_counters_canon_tags(pp_ctext *out, const char *const *sources,
 }
 
 int
-pp_counters_parse_value(const char *s, int comma_decimal, locale_t c_locale,
-                        double *out)
+pp_counters_parse_value(const char *s, int comma_decimal, locale_t c_locale, double *out)
 {
     char buf[128], *end;
     size_t n = 0;

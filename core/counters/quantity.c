@@ -9,8 +9,8 @@
 #include <perfpipe/counters.h>
 
 typedef struct quantity_map {
-    const char *name;            /* counter name or display name */
-    const char *tag;             /* required tag "k=v", or NULL */
+    const char *name; /* counter name or display name */
+    const char *tag;  /* required tag "k=v", or NULL */
     const char *quantity;
 } quantity_map;
 

@@ -31,8 +31,8 @@ detect_and_start(pp_counters_reader *r, pp_error *err)
         c = pp_cstream_peek(&r->in);
     }
     if (c == -2)
-        return pp_counters_fail(r, err, PP_EIO, 0, 0, pp_cstream_offset(&r->in),
-                                "read error: %s", strerror(errno));
+        return pp_counters_fail(r, err, PP_EIO, 0, 0, pp_cstream_offset(&r->in), "read error: %s",
+                                strerror(errno));
     if (c == '{') {
         r->format = PP_COUNTERS_FORMAT_JSON;
         return pp_counters_json_header(r, err);
@@ -45,8 +45,7 @@ detect_and_start(pp_counters_reader *r, pp_error *err)
         return pp_counters_fail(r, err, PP_EFORMAT, r->in.line, r->in.column,
                                 pp_cstream_offset(&r->in),
                                 "empty file: expected a dotnet-counters CSV header or JSON object");
-    return pp_counters_fail(r, err, PP_EFORMAT, r->in.line, r->in.column,
-                            pp_cstream_offset(&r->in),
+    return pp_counters_fail(r, err, PP_EFORMAT, r->in.line, r->in.column, pp_cstream_offset(&r->in),
                             "not a dotnet-counters capture: expected the CSV header "
                             "\"Timestamp,Provider,Counter Name,Counter Type,Mean/Increment\" "
                             "or a JSON object '{'");
@@ -82,8 +81,8 @@ reader_new(const char *name, const pp_counters_hooks *hooks, pp_counters_reader 
 }
 
 static int
-reader_start(pp_counters_reader *r, const pp_counters_hooks *hooks,
-             pp_counters_reader **out, pp_error *err)
+reader_start(pp_counters_reader *r, const pp_counters_hooks *hooks, pp_counters_reader **out,
+             pp_error *err)
 {
     int rc;
 
@@ -101,8 +100,8 @@ reader_start(pp_counters_reader *r, const pp_counters_hooks *hooks,
 }
 
 int
-pp_counters_open(const char *path, const pp_counters_hooks *hooks,
-                 pp_counters_reader **out, pp_error *err)
+pp_counters_open(const char *path, const pp_counters_hooks *hooks, pp_counters_reader **out,
+                 pp_error *err)
 {
     pp_counters_reader *r;
     FILE *fp;
@@ -129,8 +128,7 @@ pp_counters_open(const char *path, const pp_counters_hooks *hooks,
 
 int
 pp_counters_open_memory(const void *data, size_t size, const char *name,
-                        const pp_counters_hooks *hooks,
-                        pp_counters_reader **out, pp_error *err)
+                        const pp_counters_hooks *hooks, pp_counters_reader **out, pp_error *err)
 {
     pp_counters_reader *r;
     int rc = reader_new(name, hooks, &r, err);
@@ -175,8 +173,8 @@ pp_counters_next(pp_counters_reader *r, pp_counter_sample *out, pp_error *err)
     }
     if (r->status == 1)
         return 0;
-    rc = r->format == PP_COUNTERS_FORMAT_JSON ? pp_counters_json_next(r, out, err)
-                                              : pp_counters_csv_next(r, out, err);
+    rc = r->format == PP_COUNTERS_FORMAT_JSON ? pp_counters_json_next(r, out, err) :
+                                                pp_counters_csv_next(r, out, err);
     if (rc == 1)
         check_row(r, out);
     if (rc == 0 && r->backwards > 1)

@@ -31,9 +31,8 @@ pp_counters_warn(pp_counters_reader *r, int32_t code, const char *fmt, ...)
 }
 
 int
-pp_counters_fail(pp_counters_reader *r, pp_error *err, int32_t code,
-                 uint32_t line, uint32_t column, int64_t offset,
-                 const char *fmt, ...)
+pp_counters_fail(pp_counters_reader *r, pp_error *err, int32_t code, uint32_t line, uint32_t column,
+                 int64_t offset, const char *fmt, ...)
 {
     char msg[PP_ERROR_MESSAGE_MAX];
     va_list ap;
@@ -43,8 +42,8 @@ pp_counters_fail(pp_counters_reader *r, pp_error *err, int32_t code,
     va_end(ap);
     pp_error_clear(&r->saved);
     if (line > 0)
-        pp_error_set_at(&r->saved, code, offset, "%s:%u:%u: %s", r->name,
-                        (unsigned)line, (unsigned)column, msg);
+        pp_error_set_at(&r->saved, code, offset, "%s:%u:%u: %s", r->name, (unsigned)line,
+                        (unsigned)column, msg);
     else
         pp_error_set_at(&r->saved, code, offset, "%s: %s", r->name, msg);
     r->saved.line = line;
@@ -64,18 +63,15 @@ counter_type_of(const char *ctype)
 {
     if (strcmp(ctype, "Metric") == 0 || strcmp(ctype, "Mean") == 0)
         return PP_COUNTER_GAUGE;
-    if (strcmp(ctype, "Rate") == 0 || strcmp(ctype, "Sum") == 0 ||
-        strcmp(ctype, "Increment") == 0)
+    if (strcmp(ctype, "Rate") == 0 || strcmp(ctype, "Sum") == 0 || strcmp(ctype, "Increment") == 0)
         return PP_COUNTER_RATE;
     return 0;
 }
 
 int
-pp_counters_make_sample(pp_counters_reader *r, const char *timestamp,
-                        const char *provider, char *display,
-                        const char *const *tag_sources, const char *tag_seps,
-                        size_t ntag_sources, const char *ctype,
-                        double value, int from_json,
+pp_counters_make_sample(pp_counters_reader *r, const char *timestamp, const char *provider,
+                        char *display, const char *const *tag_sources, const char *tag_seps,
+                        size_t ntag_sources, const char *ctype, double value, int from_json,
                         pp_counter_sample *out, char *msg, size_t msgsize)
 {
     const char *sources[8];
@@ -88,14 +84,16 @@ pp_counters_make_sample(pp_counters_reader *r, const char *timestamp,
 
     (void)from_json;
     if (pp_counters_parse_time(timestamp, &r->date_order, &unix_ns, &bad_at) != PP_OK) {
-        snprintf(msg, msgsize, "expected a timestamp such as \"11/29/2026 15:22:16\" or "
+        snprintf(msg, msgsize,
+                 "expected a timestamp such as \"11/29/2026 15:22:16\" or "
                  "\"2026-11-29T15:22:21.2193116+00:00\", got \"%.60s\" (bad at character %zu)",
                  timestamp, bad_at + 1);
         return PP_EFORMAT;
     }
     type = counter_type_of(ctype);
     if (type == 0) {
-        snprintf(msg, msgsize, "expected counter type \"Metric\" or \"Rate\", got \"%.40s\"", ctype);
+        snprintf(msg, msgsize, "expected counter type \"Metric\" or \"Rate\", got \"%.40s\"",
+                 ctype);
         return PP_EFORMAT;
     }
     pp_counters_split_name(display, provider, &cn);

@@ -61,13 +61,13 @@ src_describe(void *p, json_t *into)
     const char *proc = pp_counters_target_process(s->reader);
     int rc = 0;
 
-    rc |= json_object_set_new(into, "format", json_string(
-        pp_counters_format(s->reader) == PP_COUNTERS_FORMAT_JSON ? "dotnet-counters-json"
-                                                                 : "dotnet-counters-csv"));
+    rc |= json_object_set_new(into, "format",
+                              json_string(pp_counters_format(s->reader) == PP_COUNTERS_FORMAT_JSON ?
+                                              "dotnet-counters-json" :
+                                              "dotnet-counters-csv"));
     rc |= json_object_set_new(into, "samples",
                               json_integer((json_int_t)pp_counters_sample_count(s->reader)));
-    rc |= json_object_set_new(into, "truncated",
-                              json_boolean(pp_counters_truncated(s->reader)));
+    rc |= json_object_set_new(into, "truncated", json_boolean(pp_counters_truncated(s->reader)));
     if (proc[0] != '\0')
         rc |= json_object_set_new(into, "target_process", json_string(proc));
     return rc == 0 ? PP_OK : PP_ENOMEM;

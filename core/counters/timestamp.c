@@ -75,13 +75,16 @@ pp_counters_parse_time(const char *s, int *order, int64_t *unix_ns, size_t *bad_
     if (nc == 0)
         goto bad;
     if (na == 4) {
-        y = a; mo = b; d = c;
+        y = a;
+        mo = b;
+        d = c;
     } else {
         if (nc != 4)
-            goto bad;            /* two-digit years: not a culture the tool used */
+            goto bad; /* two-digit years: not a culture the tool used */
         y = c;
         if (sep != '/') {
-            mo = b; d = a;       /* dd.MM.yyyy, dd-MM-yyyy */
+            mo = b;
+            d = a; /* dd.MM.yyyy, dd-MM-yyyy */
         } else {
             int o = *order;
             if (a > 12)
@@ -93,13 +96,15 @@ pp_counters_parse_time(const char *s, int *order, int64_t *unix_ns, size_t *bad_
             if (o == PP_DATE_ORDER_UNKNOWN)
                 o = PP_DATE_ORDER_MDY; /* Invariant culture */
             if (o == PP_DATE_ORDER_DMY) {
-                d = a; mo = b;
+                d = a;
+                mo = b;
             } else {
-                mo = a; d = b;
+                mo = a;
+                d = b;
             }
         }
     }
-    if (s[i] == '.')             /* "29.11.2026." (some cultures) */
+    if (s[i] == '.') /* "29.11.2026." (some cultures) */
         i++;
     if (mo < 1 || mo > 12 || d < 1 || d > days_in_month(y, mo))
         goto bad;
@@ -171,8 +176,8 @@ pp_counters_parse_time(const char *s, int *order, int64_t *unix_ns, size_t *bad_
     if (y < 1970 || y > 2261)
         goto bad;
     {
-        int64_t secs = days_from_civil(y, (unsigned)mo, (unsigned)d) * 86400 +
-                       h * 3600 + mi * 60 + se - off_min * 60;
+        int64_t secs = days_from_civil(y, (unsigned)mo, (unsigned)d) * 86400 + h * 3600 + mi * 60 +
+                       se - off_min * 60;
         *unix_ns = secs * INT64_C(1000000000) + frac;
     }
     return PP_OK;

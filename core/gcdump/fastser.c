@@ -15,8 +15,8 @@
  * deep, so anything deeper is damage, not data. */
 #define PP_FS_MAX_NESTING 64
 
-void pp_fs_init(pp_fs *fs, const uint8_t *data, size_t size, const char *name,
-                pp_error *err)
+void
+pp_fs_init(pp_fs *fs, const uint8_t *data, size_t size, const char *name, pp_error *err)
 {
     memset(fs, 0, sizeof(*fs));
     fs->data = data;
@@ -25,7 +25,8 @@ void pp_fs_init(pp_fs *fs, const uint8_t *data, size_t size, const char *name,
     fs->err = err;
 }
 
-void pp_fs_release(pp_fs *fs)
+void
+pp_fs_release(pp_fs *fs)
 {
     for (size_t i = 0; i < fs->ntypes; i++) {
         free(fs->types[i]->name);
@@ -38,33 +39,35 @@ void pp_fs_release(pp_fs *fs)
     fs->ntypes = fs->nobjects = 0;
 }
 
-int pp_fs_fail(pp_fs *fs, int code, size_t offset, const char *fmt, ...)
+int
+pp_fs_fail(pp_fs *fs, int code, size_t offset, const char *fmt, ...)
 {
     char msg[PP_ERROR_MESSAGE_MAX];
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(msg, sizeof(msg), fmt, ap);
     va_end(ap);
-    pp_error_set_at(fs->err, code, (int64_t)offset, "%s: offset %zu: %s", fs->name,
-                    offset, msg);
+    pp_error_set_at(fs->err, code, (int64_t)offset, "%s: offset %zu: %s", fs->name, offset, msg);
     return code;
 }
 
-int pp_fs_need(pp_fs *fs, size_t n, const char *what)
+int
+pp_fs_need(pp_fs *fs, size_t n, const char *what)
 {
     if (fs->pos > fs->size || fs->size - fs->pos < n)
-        return pp_fs_fail(fs, PP_EFORMAT, fs->pos,
-                          "truncated: expected %zu bytes of %s, %zu left", n, what,
-                          fs->pos <= fs->size ? fs->size - fs->pos : 0);
+        return pp_fs_fail(fs, PP_EFORMAT, fs->pos, "truncated: expected %zu bytes of %s, %zu left",
+                          n, what, fs->pos <= fs->size ? fs->size - fs->pos : 0);
     return PP_OK;
 }
 
-static uint32_t le32(const uint8_t *p)
+static uint32_t
+le32(const uint8_t *p)
 {
     return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
 }
 
-int pp_fs_u8(pp_fs *fs, uint8_t *out, const char *what)
+int
+pp_fs_u8(pp_fs *fs, uint8_t *out, const char *what)
 {
     int rc = pp_fs_need(fs, 1, what);
     if (rc == PP_OK)
@@ -72,7 +75,8 @@ int pp_fs_u8(pp_fs *fs, uint8_t *out, const char *what)
     return rc;
 }
 
-int pp_fs_u32(pp_fs *fs, uint32_t *out, const char *what)
+int
+pp_fs_u32(pp_fs *fs, uint32_t *out, const char *what)
 {
     int rc = pp_fs_need(fs, 4, what);
     if (rc == PP_OK) {
@@ -82,7 +86,8 @@ int pp_fs_u32(pp_fs *fs, uint32_t *out, const char *what)
     return rc;
 }
 
-int pp_fs_i32(pp_fs *fs, int32_t *out, const char *what)
+int
+pp_fs_i32(pp_fs *fs, int32_t *out, const char *what)
 {
     uint32_t u;
     int rc = pp_fs_u32(fs, &u, what);
@@ -91,19 +96,21 @@ int pp_fs_i32(pp_fs *fs, int32_t *out, const char *what)
     return rc;
 }
 
-int pp_fs_i64(pp_fs *fs, int64_t *out, const char *what)
+int
+pp_fs_i64(pp_fs *fs, int64_t *out, const char *what)
 {
     int rc = pp_fs_need(fs, 8, what);
     if (rc == PP_OK) {
-        uint64_t v = (uint64_t)le32(fs->data + fs->pos) |
-                     (uint64_t)le32(fs->data + fs->pos + 4) << 32;
+        uint64_t v = (uint64_t)le32(fs->data + fs->pos) | (uint64_t)le32(fs->data + fs->pos + 4)
+                                                              << 32;
         *out = (int64_t)v;
         fs->pos += 8;
     }
     return rc;
 }
 
-int pp_fs_f32(pp_fs *fs, float *out, const char *what)
+int
+pp_fs_f32(pp_fs *fs, float *out, const char *what)
 {
     uint32_t u;
     int rc = pp_fs_u32(fs, &u, what);
@@ -114,7 +121,8 @@ int pp_fs_f32(pp_fs *fs, float *out, const char *what)
 
 /* One UTF-16 code unit from the CESU-8-like writer encoding
  * (MemoryStreamReader.ReadString's lead-byte rule). */
-static int read_unit(pp_fs *fs, uint32_t *out, const char *what)
+static int
+read_unit(pp_fs *fs, uint32_t *out, const char *what)
 {
     int rc = pp_fs_need(fs, 1, what);
     if (rc != PP_OK)
@@ -138,7 +146,8 @@ static int read_unit(pp_fs *fs, uint32_t *out, const char *what)
     return PP_OK;
 }
 
-static size_t put_utf8(char *o, uint32_t c)
+static size_t
+put_utf8(char *o, uint32_t c)
 {
     if (c < 0x80) {
         o[0] = (char)c;
@@ -162,15 +171,15 @@ static size_t put_utf8(char *o, uint32_t c)
     return 4;
 }
 
-static int string_count(pp_fs *fs, int32_t *count, const char *what)
+static int
+string_count(pp_fs *fs, int32_t *count, const char *what)
 {
     size_t at = fs->pos;
     int rc = pp_fs_i32(fs, count, what);
     if (rc != PP_OK)
         return rc;
     if (*count < -1)
-        return pp_fs_fail(fs, PP_EFORMAT, at, "%s: negative string length %d", what,
-                          (int)*count);
+        return pp_fs_fail(fs, PP_EFORMAT, at, "%s: negative string length %d", what, (int)*count);
     /* Each unit takes at least one byte: a count beyond the file is damage. */
     if (*count > 0 && (size_t)*count > fs->size - fs->pos)
         return pp_fs_fail(fs, PP_EFORMAT, at,
@@ -179,7 +188,8 @@ static int string_count(pp_fs *fs, int32_t *count, const char *what)
     return PP_OK;
 }
 
-int pp_fs_string(pp_fs *fs, char **out, const char *what)
+int
+pp_fs_string(pp_fs *fs, char **out, const char *what)
 {
     int32_t count;
     *out = NULL;
@@ -191,7 +201,7 @@ int pp_fs_string(pp_fs *fs, char **out, const char *what)
     if (!s)
         return pp_fs_fail(fs, PP_ENOMEM, fs->pos, "%s: out of memory", what);
     size_t n = 0;
-    uint32_t pending = 0;        /* a high surrogate waiting for its pair */
+    uint32_t pending = 0; /* a high surrogate waiting for its pair */
     for (int32_t i = 0; i < count; i++) {
         uint32_t c;
         if ((rc = read_unit(fs, &c, what)) != PP_OK) {
@@ -212,7 +222,7 @@ int pp_fs_string(pp_fs *fs, char **out, const char *what)
         else if (c >= 0xDC00 && c <= 0xDFFF)
             n += put_utf8(s + n, 0xFFFD);
         else if (c == 0)
-            n += put_utf8(s + n, 0xFFFD);   /* keep C strings whole */
+            n += put_utf8(s + n, 0xFFFD); /* keep C strings whole */
         else
             n += put_utf8(s + n, c);
     }
@@ -223,7 +233,8 @@ int pp_fs_string(pp_fs *fs, char **out, const char *what)
     return PP_OK;
 }
 
-int pp_fs_skip_string(pp_fs *fs, const char *what)
+int
+pp_fs_skip_string(pp_fs *fs, const char *what)
 {
     int32_t count;
     int rc = string_count(fs, &count, what);
@@ -234,18 +245,19 @@ int pp_fs_skip_string(pp_fs *fs, const char *what)
     return rc;
 }
 
-int pp_fs_header(pp_fs *fs)
+int
+pp_fs_header(pp_fs *fs)
 {
     static const char magic[] = "!FastSerialization.1";
-    if (fs->size < 4 + 20 || le32(fs->data) != 20 ||
-        memcmp(fs->data + 4, magic, 20) != 0)
+    if (fs->size < 4 + 20 || le32(fs->data) != 20 || memcmp(fs->data + 4, magic, 20) != 0)
         return pp_fs_fail(fs, PP_EFORMAT, 0,
                           "not a .gcdump: expected the \"!FastSerialization.1\" header");
     fs->pos = 24;
     return PP_OK;
 }
 
-static const pp_fs_type *type_find(const pp_fs *fs, uint32_t label)
+static const pp_fs_type *
+type_find(const pp_fs *fs, uint32_t label)
 {
     for (size_t i = 0; i < fs->ntypes; i++)
         if (fs->types[i]->label == label)
@@ -253,7 +265,8 @@ static const pp_fs_type *type_find(const pp_fs *fs, uint32_t label)
     return NULL;
 }
 
-int pp_fs_type_ref(pp_fs *fs, const pp_fs_type **out)
+int
+pp_fs_type_ref(pp_fs *fs, const pp_fs_type **out)
 {
     size_t at = fs->pos;
     uint8_t tag;
@@ -332,8 +345,8 @@ int pp_fs_type_ref(pp_fs *fs, const pp_fs_type **out)
     return PP_OK;
 }
 
-int pp_fs_object_start(pp_fs *fs, int *tag, uint32_t *label,
-                       const pp_fs_type **type, const char *what)
+int
+pp_fs_object_start(pp_fs *fs, int *tag, uint32_t *label, const pp_fs_type **type, const char *what)
 {
     int rc;
     *type = NULL;
@@ -354,12 +367,8 @@ int pp_fs_object_start(pp_fs *fs, int *tag, uint32_t *label,
             fs->pos += (size_t)n;
             continue;
         }
-        case PP_FS_NULL:
-            *tag = PP_FS_NULL;
-            return PP_OK;
-        case PP_FS_OBJREF:
-            *tag = PP_FS_OBJREF;
-            return pp_fs_u32(fs, label, "object label");
+        case PP_FS_NULL: *tag = PP_FS_NULL; return PP_OK;
+        case PP_FS_OBJREF: *tag = PP_FS_OBJREF; return pp_fs_u32(fs, label, "object label");
         case PP_FS_FWDDEF: {
             int32_t idx;
             if ((rc = pp_fs_i32(fs, &idx, "forward definition index")) != PP_OK)
@@ -368,9 +377,9 @@ int pp_fs_object_start(pp_fs *fs, int *tag, uint32_t *label,
             if ((rc = pp_fs_u8(fs, &b, what)) != PP_OK)
                 return rc;
             if (b != PP_FS_BEGIN && b != PP_FS_BEGIN_PRIVATE)
-                return pp_fs_fail(fs, PP_EFORMAT, at,
-                                  "%s: expected BeginObject after a forward definition, found 0x%02x",
-                                  what, b);
+                return pp_fs_fail(
+                    fs, PP_EFORMAT, at,
+                    "%s: expected BeginObject after a forward definition, found 0x%02x", what, b);
         }
             /* fall through */
         case PP_FS_BEGIN:
@@ -394,7 +403,8 @@ int pp_fs_object_start(pp_fs *fs, int *tag, uint32_t *label,
     }
 }
 
-int pp_fs_end_object(pp_fs *fs, const char *what)
+int
+pp_fs_end_object(pp_fs *fs, const char *what)
 {
     int nesting = 0;
     int rc;
@@ -409,13 +419,16 @@ int pp_fs_end_object(pp_fs *fs, const char *what)
         case PP_FS_INT16: skip = 2; break;
         case PP_FS_INT32: skip = 4; break;
         case PP_FS_INT64: skip = 8; break;
-        case PP_FS_OBJREF: case PP_FS_FWDREF: case PP_FS_FWDDEF: skip = 4; break;
+        case PP_FS_OBJREF:
+        case PP_FS_FWDREF:
+        case PP_FS_FWDDEF: skip = 4; break;
         case PP_FS_NULL: break;
         case PP_FS_STRING:
             if ((rc = pp_fs_skip_string(fs, what)) != PP_OK)
                 return rc;
             break;
-        case PP_FS_BEGIN: case PP_FS_BEGIN_PRIVATE:
+        case PP_FS_BEGIN:
+        case PP_FS_BEGIN_PRIVATE:
             if (++nesting > PP_FS_MAX_NESTING)
                 return pp_fs_fail(fs, PP_EFORMAT, at, "%s: objects nested too deep", what);
             break;
@@ -456,7 +469,8 @@ int pp_fs_end_object(pp_fs *fs, const char *what)
 }
 
 /* The trailer (§3.6): last 4 bytes -> trailer label -> table label. */
-static int load_forward_table(pp_fs *fs)
+static int
+load_forward_table(pp_fs *fs)
 {
     if (fs->fwd_loaded)
         return fs->fwd_loaded > 0 ? PP_OK : PP_EFORMAT;
@@ -465,8 +479,8 @@ static int load_forward_table(pp_fs *fs)
         return pp_fs_fail(fs, PP_EFORMAT, fs->size, "no room for the trailer");
     uint32_t r = le32(fs->data + fs->size - 4);
     if ((size_t)r > fs->size - 8)
-        return pp_fs_fail(fs, PP_EFORMAT, fs->size - 4,
-                          "suffix label %u points outside the file", (unsigned)r);
+        return pp_fs_fail(fs, PP_EFORMAT, fs->size - 4, "suffix label %u points outside the file",
+                          (unsigned)r);
     uint32_t t = le32(fs->data + r);
     if ((size_t)t > fs->size - 8)
         return pp_fs_fail(fs, PP_EFORMAT, r, "trailer label %u points outside the file",
@@ -482,7 +496,8 @@ static int load_forward_table(pp_fs *fs)
     return PP_OK;
 }
 
-int pp_fs_forward(pp_fs *fs, int32_t idx, size_t *out)
+int
+pp_fs_forward(pp_fs *fs, int32_t idx, size_t *out)
 {
     int rc = load_forward_table(fs);
     if (rc != PP_OK)
@@ -499,7 +514,8 @@ int pp_fs_forward(pp_fs *fs, int32_t idx, size_t *out)
     return PP_OK;
 }
 
-int pp_fs_object_add(pp_fs *fs, uint32_t label, const pp_fs_type *type, int64_t user)
+int
+pp_fs_object_add(pp_fs *fs, uint32_t label, const pp_fs_type *type, int64_t user)
 {
     if (fs->nobjects == fs->capobjects) {
         size_t cap = fs->capobjects ? fs->capobjects * 2 : 16;
@@ -513,7 +529,8 @@ int pp_fs_object_add(pp_fs *fs, uint32_t label, const pp_fs_type *type, int64_t 
     return PP_OK;
 }
 
-const pp_fs_object *pp_fs_object_find(const pp_fs *fs, uint32_t label)
+const pp_fs_object *
+pp_fs_object_find(const pp_fs *fs, uint32_t label)
 {
     for (size_t i = 0; i < fs->nobjects; i++)
         if (fs->objects[i].label == label)

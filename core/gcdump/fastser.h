@@ -15,46 +15,55 @@
 
 /* FastSerialization tags (FastSerialization.cs enum Tags). */
 enum {
-    PP_FS_NULL = 1, PP_FS_OBJREF = 2, PP_FS_FWDREF = 3, PP_FS_BEGIN = 4,
-    PP_FS_BEGIN_PRIVATE = 5, PP_FS_END = 6, PP_FS_FWDDEF = 7, PP_FS_BYTE = 8,
-    PP_FS_INT16 = 9, PP_FS_INT32 = 10, PP_FS_INT64 = 11, PP_FS_SKIP = 12,
-    PP_FS_STRING = 13, PP_FS_BLOB = 14
+    PP_FS_NULL = 1,
+    PP_FS_OBJREF = 2,
+    PP_FS_FWDREF = 3,
+    PP_FS_BEGIN = 4,
+    PP_FS_BEGIN_PRIVATE = 5,
+    PP_FS_END = 6,
+    PP_FS_FWDDEF = 7,
+    PP_FS_BYTE = 8,
+    PP_FS_INT16 = 9,
+    PP_FS_INT32 = 10,
+    PP_FS_INT64 = 11,
+    PP_FS_SKIP = 12,
+    PP_FS_STRING = 13,
+    PP_FS_BLOB = 14
 };
 
 /* A type record seen in the file: "GCHeapDump", "Graphs.MemoryGraph"... */
 typedef struct pp_fs_type {
-    uint32_t label;              /* offset of its BeginObject byte */
+    uint32_t label; /* offset of its BeginObject byte */
     int32_t version;
     int32_t min_reader;
-    char *name;                  /* UTF-8, owned by the cursor */
+    char *name; /* UTF-8, owned by the cursor */
 } pp_fs_type;
 
 /* An object definition seen in the file, for later ObjectReferences. */
 typedef struct pp_fs_object {
     uint32_t label;
-    const pp_fs_type *type;      /* NULL while unknown */
-    int64_t user;                /* what the owner decoded it into (index) */
+    const pp_fs_type *type; /* NULL while unknown */
+    int64_t user;           /* what the owner decoded it into (index) */
 } pp_fs_object;
 
 typedef struct pp_fs {
     const uint8_t *data;
     size_t size;
     size_t pos;
-    const char *name;            /* file name for messages */
+    const char *name; /* file name for messages */
     pp_error *err;
-    pp_fs_type **types;          /* interned type records, few; each
+    pp_fs_type **types; /* interned type records, few; each
                                     allocated alone so pointers stay put */
     size_t ntypes, captypes;
-    pp_fs_object *objects;       /* object definitions, few */
+    pp_fs_object *objects; /* object definitions, few */
     size_t nobjects, capobjects;
-    int fwd_loaded;              /* forward-reference table read (1) / absent (-1) */
+    int fwd_loaded; /* forward-reference table read (1) / absent (-1) */
     uint32_t fwd_count;
-    size_t fwd_table;            /* offset of the first table entry */
-    uint32_t type_depth;      /* nesting of type records being read */
+    size_t fwd_table;    /* offset of the first table entry */
+    uint32_t type_depth; /* nesting of type records being read */
 } pp_fs;
 
-void pp_fs_init(pp_fs *fs, const uint8_t *data, size_t size, const char *name,
-                pp_error *err);
+void pp_fs_init(pp_fs *fs, const uint8_t *data, size_t size, const char *name, pp_error *err);
 void pp_fs_release(pp_fs *fs);
 
 /* Fill the error at the given offset; returns code. */
@@ -88,8 +97,8 @@ int pp_fs_type_ref(pp_fs *fs, const pp_fs_type **out);
  * tag (PP_FS_NULL, PP_FS_OBJREF with *label set, or PP_FS_BEGIN/PRIVATE
  * with the BeginObject byte consumed, *label its offset, and *type the
  * object's type record already read). PP_FS_FWDDEF is folded into BEGIN. */
-int pp_fs_object_start(pp_fs *fs, int *tag, uint32_t *label,
-                       const pp_fs_type **type, const char *what);
+int pp_fs_object_start(pp_fs *fs, int *tag, uint32_t *label, const pp_fs_type **type,
+                       const char *what);
 
 /* Skip the tagged fields left in the current object and its EndObject
  * (FindEndTag). */
@@ -107,7 +116,8 @@ const pp_fs_object *pp_fs_object_find(const pp_fs *fs, uint32_t label);
  * [p, end); returns the number of bytes used, 0 if it runs past end.
  * Inline: the node blob is one compressed int after another (two to four
  * a node plus one an edge), the reader's innermost loop. */
-static inline size_t pp_fs_cint(const uint8_t *p, const uint8_t *end, int32_t *out)
+static inline size_t
+pp_fs_cint(const uint8_t *p, const uint8_t *end, int32_t *out)
 {
     const uint8_t *s = p;
     if (p >= end)

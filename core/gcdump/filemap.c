@@ -15,7 +15,8 @@
 
 #include "gcdump/filemap.h"
 
-int pp_gcdump_map_open(const char *path, pp_gcdump_map *m, pp_error *err)
+int
+pp_gcdump_map_open(const char *path, pp_gcdump_map *m, pp_error *err)
 {
     static const uint8_t empty[1];
     memset(m, 0, sizeof(*m));
@@ -41,7 +42,7 @@ int pp_gcdump_map_open(const char *path, pp_gcdump_map *m, pp_error *err)
     int e = errno;
     close(fd);
     if (p != MAP_FAILED)
-        (void)madvise(p, size, MADV_WILLNEED);   /* read ahead into the page cache */
+        (void)madvise(p, size, MADV_WILLNEED); /* read ahead into the page cache */
     if (p == MAP_FAILED) {
         if (e == ENOMEM)
             return pp_error_set(err, PP_ENOMEM, "%s: out of memory for %zu bytes", path, size),
@@ -54,7 +55,8 @@ int pp_gcdump_map_open(const char *path, pp_gcdump_map *m, pp_error *err)
     return PP_OK;
 }
 
-void pp_gcdump_map_release(const pp_gcdump_map *m, size_t from, size_t to)
+void
+pp_gcdump_map_release(const pp_gcdump_map *m, size_t from, size_t to)
 {
     if (!m || !m->base || from >= to || to > m->size)
         return;
@@ -67,7 +69,8 @@ void pp_gcdump_map_release(const pp_gcdump_map *m, size_t from, size_t to)
         (void)madvise((void *)lo, hi - lo, MADV_DONTNEED);
 }
 
-void pp_gcdump_map_close(pp_gcdump_map *m)
+void
+pp_gcdump_map_close(pp_gcdump_map *m)
 {
     if (m->base)
         munmap(m->base, m->size);

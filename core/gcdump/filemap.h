@@ -9,9 +9,9 @@
 #include <perfpipe/error.h>
 
 typedef struct pp_gcdump_map {
-    const uint8_t *data;         /* [size]; never NULL after a successful open */
+    const uint8_t *data; /* [size]; never NULL after a successful open */
     size_t size;
-    void *base;                  /* the mapping, NULL for an empty file */
+    void *base; /* the mapping, NULL for an empty file */
 } pp_gcdump_map;
 
 /* Map the regular file at path. PP_EIO ("PATH: reason", "PATH: not a

@@ -12,7 +12,8 @@
 
 #include "gcdump/dump.h"
 
-static char *dup_str(const char *s)
+static char *
+dup_str(const char *s)
 {
     size_t n = strlen(s) + 1;
     char *d = malloc(n);
@@ -25,12 +26,13 @@ static char *dup_str(const char *s)
  * (PerfView since 2025-04) with the same type version, so try i32 first and
  * accept the layout whose PdbName, Guid, PdbAge end exactly at the object's
  * EndObject. */
-static int module_layout_fits(pp_fs *fs, size_t start, size_t size_width)
+static int
+module_layout_fits(pp_fs *fs, size_t start, size_t size_width)
 {
     pp_fs probe = *fs;
     pp_error scratch = PP_ERROR_INIT;
     probe.err = &scratch;
-    probe.pos = start + 8 + size_width + 8;        /* ImageBase, Size, BuildTime */
+    probe.pos = start + 8 + size_width + 8; /* ImageBase, Size, BuildTime */
     if (probe.pos > probe.size)
         return 0;
     if (pp_fs_skip_string(&probe, "PdbName") != PP_OK)
@@ -43,7 +45,8 @@ static int module_layout_fits(pp_fs *fs, size_t start, size_t size_width)
     return b == PP_FS_END || (b >= PP_FS_BYTE && b <= PP_FS_BLOB);
 }
 
-int pp_gcdump_read_module(pp_fs *fs, pp_gcdump *d, uint32_t *index)
+int
+pp_gcdump_read_module(pp_fs *fs, pp_gcdump *d, uint32_t *index)
 {
     size_t at = fs->pos;
     char *path = NULL;
@@ -51,12 +54,12 @@ int pp_gcdump_read_module(pp_fs *fs, pp_gcdump *d, uint32_t *index)
     if (rc != PP_OK)
         return rc;
     size_t start = fs->pos;
-    size_t width = module_layout_fits(fs, start, 4) ? 4
-                 : module_layout_fits(fs, start, 8) ? 8 : 0;
+    size_t width = module_layout_fits(fs, start, 4) ? 4 : module_layout_fits(fs, start, 8) ? 8 : 0;
     if (!width) {
         free(path);
-        return pp_fs_fail(fs, PP_EFORMAT, start,
-                          "Graphs.Module: fields after Path fit neither the 32- nor the 64-bit Size layout");
+        return pp_fs_fail(
+            fs, PP_EFORMAT, start,
+            "Graphs.Module: fields after Path fit neither the 32- nor the 64-bit Size layout");
     }
     fs->pos = start + 8 + width + 8;
     if ((rc = pp_fs_skip_string(fs, "Module.PdbName")) != PP_OK) {
@@ -78,7 +81,7 @@ int pp_gcdump_read_module(pp_fs *fs, pp_gcdump *d, uint32_t *index)
         return pp_fs_fail(fs, PP_ENOMEM, at, "out of memory");
     }
     d->modules = grown;
-    d->modules[d->nmodules] = path;   /* may be NULL: a module without a path */
+    d->modules[d->nmodules] = path; /* may be NULL: a module without a path */
     *index = d->nmodules++;
     return PP_OK;
 }
@@ -87,7 +90,8 @@ int pp_gcdump_read_module(pp_fs *fs, pp_gcdump *d, uint32_t *index)
  * by type index. Only types stored with a null name take a display name
  * from it: "TypeID(0x<hex>)" as Graph.NodeType.Name does without a symbol
  * resolver, and the module's path. */
-static int read_deferred(pp_fs *fs, pp_gcdump *d, uint32_t ntypes)
+static int
+read_deferred(pp_fs *fs, pp_gcdump *d, uint32_t ntypes)
 {
     size_t at = fs->pos;
     int32_t count;
@@ -129,7 +133,7 @@ static int read_deferred(pp_fs *fs, pp_gcdump *d, uint32_t ntypes)
         if ((rc = pp_fs_skip_string(fs, "deferred type name suffix")) != PP_OK)
             return rc;
         if ((uint32_t)k >= ntypes || d->type_names[k])
-            continue;            /* padding, or a type that has a real name */
+            continue; /* padding, or a type that has a real name */
         char buf[32];
         snprintf(buf, sizeof(buf), "TypeID(0x%" PRIx32 ")", (uint32_t)type_id);
         if (!(d->type_names[k] = dup_str(buf)))
@@ -141,15 +145,16 @@ static int read_deferred(pp_fs *fs, pp_gcdump *d, uint32_t ntypes)
     return PP_OK;
 }
 
-int pp_gcdump_read_graph(pp_fs *fs, const pp_fs_type *type, pp_gcdump *d)
+int
+pp_gcdump_read_graph(pp_fs *fs, const pp_fs_type *type, pp_gcdump *d)
 {
     int rc;
     size_t at = fs->pos;
     if (type->min_reader > PP_GCDUMP_GRAPH_READER_VERSION)
-        return pp_fs_fail(fs, PP_EUNSUPPORTED, at,
-                          "Graphs.MemoryGraph version %d needs a reader of version %d; this reader knows version %d",
-                          (int)type->version, (int)type->min_reader,
-                          PP_GCDUMP_GRAPH_READER_VERSION);
+        return pp_fs_fail(
+            fs, PP_EUNSUPPORTED, at,
+            "Graphs.MemoryGraph version %d needs a reader of version %d; this reader knows version %d",
+            (int)type->version, (int)type->min_reader, PP_GCDUMP_GRAPH_READER_VERSION);
     d->info.graph_min_reader = type->min_reader > 0 ? (uint32_t)type->min_reader : 0;
     int64_t total_size;
     int32_t root, ntypes;
@@ -188,8 +193,8 @@ int pp_gcdump_read_graph(pp_fs *fs, const pp_fs_type *type, pp_gcdump *d)
                           (int)nnodes);
     uint32_t n = (uint32_t)nnodes;
     if (root < 0 || (uint32_t)root >= n)
-        return pp_fs_fail(fs, PP_EFORMAT, at, "root index %d is not one of the %u nodes",
-                          (int)root, (unsigned)n);
+        return pp_fs_fail(fs, PP_EFORMAT, at, "root index %d is not one of the %u nodes", (int)root,
+                          (unsigned)n);
     size_t table_at = fs->pos;
     fs->pos += 4 * (size_t)n;
     at = fs->pos;
@@ -197,8 +202,8 @@ int pp_gcdump_read_graph(pp_fs *fs, const pp_fs_type *type, pp_gcdump *d)
     if ((rc = pp_fs_i32(fs, &blob_len, "node blob length")) != PP_OK)
         return rc;
     if (blob_len < 1 || (size_t)blob_len > fs->size - fs->pos)
-        return pp_fs_fail(fs, PP_EFORMAT, at,
-                          "node blob of %d bytes does not fit in the file", (int)blob_len);
+        return pp_fs_fail(fs, PP_EFORMAT, at, "node blob of %d bytes does not fit in the file",
+                          (int)blob_len);
     size_t blob_at = fs->pos;
     fs->pos += (size_t)blob_len;
 
@@ -247,8 +252,8 @@ int pp_gcdump_read_graph(pp_fs *fs, const pp_fs_type *type, pp_gcdump *d)
         return rc;
     /* A lean dump keeps types and sizes as shapes only, and copies the
      * addresses, only when a stage asks (legacy.c). */
-    if (!d->lean && (pp_gcdump_build_node_arrays(d) != PP_OK ||
-                     pp_gcdump_build_legacy(d, fs->data) != PP_OK))
+    if (!d->lean &&
+        (pp_gcdump_build_node_arrays(d) != PP_OK || pp_gcdump_build_legacy(d, fs->data) != PP_OK))
         return pp_fs_fail(fs, PP_ENOMEM, table_at, "out of memory for %u nodes", (unsigned)n);
     return PP_OK;
 }

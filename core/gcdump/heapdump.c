@@ -17,7 +17,8 @@
 static int read_object(pp_fs *fs, pp_gcdump *d, const char *what);
 
 /* GCHeapDumpSegment: 6 u64 before type version 1, 7 since. */
-static int read_segment(pp_fs *fs, const pp_fs_type *type)
+static int
+read_segment(pp_fs *fs, const pp_fs_type *type)
 {
     size_t n = type->version >= 1 ? 7 : 6;
     int rc = pp_fs_need(fs, 8 * n, "GCHeapDumpSegment");
@@ -27,7 +28,8 @@ static int read_segment(pp_fs *fs, const pp_fs_type *type)
     return pp_fs_end_object(fs, "GCHeapDumpSegment");
 }
 
-static int read_segments(pp_fs *fs, pp_gcdump *d, const char *what)
+static int
+read_segments(pp_fs *fs, pp_gcdump *d, const char *what)
 {
     size_t at = fs->pos;
     int32_t n;
@@ -35,8 +37,7 @@ static int read_segments(pp_fs *fs, pp_gcdump *d, const char *what)
     if (rc != PP_OK)
         return rc;
     if (n < 0 || (size_t)n > fs->size - fs->pos)
-        return pp_fs_fail(fs, PP_EFORMAT, at, "%s: %d segments is impossible here", what,
-                          (int)n);
+        return pp_fs_fail(fs, PP_EFORMAT, at, "%s: %d segments is impossible here", what, (int)n);
     for (int32_t i = 0; i < n; i++)
         if ((rc = read_object(fs, d, "GCHeapDumpSegment")) != PP_OK)
             return rc;
@@ -45,7 +46,8 @@ static int read_segments(pp_fs *fs, pp_gcdump *d, const char *what)
 
 /* An object-reference field of GCHeapDump. Payloads are untagged, so only
  * the types a gcdump holds can be walked; any other is refused. */
-static int read_object(pp_fs *fs, pp_gcdump *d, const char *what)
+static int
+read_object(pp_fs *fs, pp_gcdump *d, const char *what)
 {
     int tag;
     uint32_t label;
@@ -53,7 +55,7 @@ static int read_object(pp_fs *fs, pp_gcdump *d, const char *what)
     size_t at = fs->pos;
     int rc = pp_fs_object_start(fs, &tag, &label, &type, what);
     if (rc != PP_OK || tag != PP_FS_BEGIN)
-        return rc;               /* null, or a reference to an earlier object */
+        return rc; /* null, or a reference to an earlier object */
     if ((rc = pp_fs_object_add(fs, label, type, -1)) != PP_OK)
         return rc;
     if (strcmp(type->name, "JSHeapInfo") == 0)
@@ -75,7 +77,8 @@ static int read_object(pp_fs *fs, pp_gcdump *d, const char *what)
                       type->name);
 }
 
-static int read_legacy(pp_fs *fs, pp_gcdump *d, int32_t version)
+static int
+read_legacy(pp_fs *fs, pp_gcdump *d, int32_t version)
 {
     int64_t skip64;
     uint8_t b;
@@ -93,8 +96,8 @@ static int read_legacy(pp_fs *fs, pp_gcdump *d, int32_t version)
             (rc = pp_fs_string(fs, &d->process_name, "ProcessName")) != PP_OK ||
             (rc = pp_fs_i32(fs, &pid, "ProcessID")) != PP_OK ||
             (rc = pp_fs_i64(fs, &d->info.total_process_commit, "TotalProcessCommit")) != PP_OK ||
-            (rc = pp_fs_i64(fs, &d->info.total_process_working_set,
-                            "TotalProcessWorkingSet")) != PP_OK)
+            (rc = pp_fs_i64(fs, &d->info.total_process_working_set, "TotalProcessWorkingSet")) !=
+                PP_OK)
             return rc;
         d->info.process_id = (uint32_t)pid;
     }
@@ -109,7 +112,8 @@ static int read_legacy(pp_fs *fs, pp_gcdump *d, int32_t version)
     return PP_OK;
 }
 
-static int read_current(pp_fs *fs, pp_gcdump *d)
+static int
+read_current(pp_fs *fs, pp_gcdump *d)
 {
     uint8_t is64;
     float count_mult, size_mult;
@@ -126,8 +130,7 @@ static int read_current(pp_fs *fs, pp_gcdump *d)
         (rc = pp_fs_string(fs, &d->process_name, "ProcessName")) != PP_OK ||
         (rc = pp_fs_i32(fs, &pid, "ProcessID")) != PP_OK ||
         (rc = pp_fs_i64(fs, &d->info.total_process_commit, "TotalProcessCommit")) != PP_OK ||
-        (rc = pp_fs_i64(fs, &d->info.total_process_working_set,
-                        "TotalProcessWorkingSet")) != PP_OK)
+        (rc = pp_fs_i64(fs, &d->info.total_process_working_set, "TotalProcessWorkingSet")) != PP_OK)
         return rc;
     if (d->is64 < 0)
         d->is64 = is64 != 0;
@@ -185,9 +188,14 @@ static int read_current(pp_fs *fs, pp_gcdump *d)
     return PP_OK;
 }
 
-static const char *nz(const char *s) { return s ? s : ""; }
+static const char *
+nz(const char *s)
+{
+    return s ? s : "";
+}
 
-static int finish(pp_fs *fs, pp_gcdump *d)
+static int
+finish(pp_fs *fs, pp_gcdump *d)
 {
     for (uint32_t i = 0; i < d->snap.type_count; i++) {
         if (!d->type_names[i] && !(d->type_names[i] = calloc(1, 1)))
@@ -207,7 +215,7 @@ static int finish(pp_fs *fs, pp_gcdump *d)
     s->pointer_size = d->info.pointer_size;
     s->types = d->types;
     s->node_type = d->node_type;
-    s->node_size = d->node_size;         /* NULL in a lean dump (legacy.c) */
+    s->node_size = d->node_size; /* NULL in a lean dump (legacy.c) */
     s->node_address = d->node_address;
     s->edge_start = d->edge_start;
     s->edges = d->edges;
@@ -225,7 +233,8 @@ static int finish(pp_fs *fs, pp_gcdump *d)
     return PP_OK;
 }
 
-static int read_dump(pp_fs *fs, pp_gcdump *d)
+static int
+read_dump(pp_fs *fs, pp_gcdump *d)
 {
     int rc = pp_fs_header(fs);
     if (rc != PP_OK)
@@ -242,9 +251,10 @@ static int read_dump(pp_fs *fs, pp_gcdump *d)
     int32_t version = type->version;
     d->info.format_version = version > 0 ? (uint32_t)version : 0;
     if (type->min_reader > PP_GCDUMP_READER_VERSION)
-        return pp_fs_fail(fs, PP_EUNSUPPORTED, at,
-                          "GCHeapDump version %d needs a reader of version %d; this reader knows up to version %d",
-                          (int)version, (int)type->min_reader, PP_GCDUMP_READER_VERSION);
+        return pp_fs_fail(
+            fs, PP_EUNSUPPORTED, at,
+            "GCHeapDump version %d needs a reader of version %d; this reader knows up to version %d",
+            (int)version, (int)type->min_reader, PP_GCDUMP_READER_VERSION);
     if (version < PP_GCDUMP_MIN_VERSION || version == 8)
         return pp_fs_fail(fs, PP_EUNSUPPORTED, at,
                           "GCHeapDump version %d is not readable (PerfView reads 4-7 and 9+)",
@@ -270,7 +280,8 @@ typedef struct decode_job {
     pp_fs fs;
 } decode_job;
 
-static int decode_run(void *p)
+static int
+decode_run(void *p)
 {
     decode_job *j = p;
     return read_dump(&j->fs, j->d);
@@ -278,14 +289,16 @@ static int decode_run(void *p)
 
 /* The shared body of read_memory and read_mapped: m is NULL for memory the
  * caller owns. */
-static int decode(const uint8_t *data, size_t size, const pp_gcdump_map *m, const char *name,
-                  int lean, const pp_gcdump_tuning *tuning, pp_gcdump **out, pp_error *err)
+static int
+decode(const uint8_t *data, size_t size, const pp_gcdump_map *m, const char *name, int lean,
+       const pp_gcdump_tuning *tuning, pp_gcdump **out, pp_error *err)
 {
     *out = NULL;
     if (size > UINT32_MAX)
         return pp_error_set_at(err, PP_ELIMIT, 0,
                                "%s: %zu bytes; a .gcdump uses 32-bit offsets and cannot pass 4 GiB",
-                               name ? name : "gcdump", size), PP_ELIMIT;
+                               name ? name : "gcdump", size),
+               PP_ELIMIT;
     decode_job j;
     j.d = calloc(1, sizeof(*j.d));
     if (!j.d)
@@ -305,7 +318,7 @@ static int decode(const uint8_t *data, size_t size, const pp_gcdump_map *m, cons
         pp_gcdump_free(j.d);
         return rc;
     }
-    if (!j.d->lean) {            /* the mapping goes with the call */
+    if (!j.d->lean) { /* the mapping goes with the call */
         j.d->map = NULL;
         j.d->map_name = NULL;
     }
@@ -315,17 +328,18 @@ static int decode(const uint8_t *data, size_t size, const pp_gcdump_map *m, cons
 
 static const pp_gcdump_tuning default_tuning = { PP_SHAPES_16_MAX, PP_GCDUMP_SPLIT_NODES };
 
-int pp_gcdump_read_memory(const uint8_t *data, size_t size, const char *name,
-                          pp_gcdump **out, pp_error *err)
+int
+pp_gcdump_read_memory(const uint8_t *data, size_t size, const char *name, pp_gcdump **out,
+                      pp_error *err)
 {
     if (!out || (!data && size))
         return pp_error_set(err, PP_EINVAL, "pp_gcdump_read_memory: bad arguments"), PP_EINVAL;
     return decode(data, size, NULL, name, 0, &default_tuning, out, err);
 }
 
-int pp_gcdump_read_memory_tuned(const uint8_t *data, size_t size, const char *name,
-                                const pp_gcdump_tuning *tuning, pp_gcdump **out,
-                                pp_error *err)
+int
+pp_gcdump_read_memory_tuned(const uint8_t *data, size_t size, const char *name,
+                            const pp_gcdump_tuning *tuning, pp_gcdump **out, pp_error *err)
 {
     if (!out || (!data && size) || !tuning)
         return pp_error_set(err, PP_EINVAL, "pp_gcdump_read_memory_tuned: bad arguments"),
@@ -333,26 +347,27 @@ int pp_gcdump_read_memory_tuned(const uint8_t *data, size_t size, const char *na
     return decode(data, size, NULL, name, 0, tuning, out, err);
 }
 
-int pp_gcdump_read_mapped_tuned(const pp_gcdump_map *m, const char *name, int lean,
-                                const pp_gcdump_tuning *tuning, pp_gcdump **out,
-                                pp_error *err)
+int
+pp_gcdump_read_mapped_tuned(const pp_gcdump_map *m, const char *name, int lean,
+                            const pp_gcdump_tuning *tuning, pp_gcdump **out, pp_error *err)
 {
     return decode(m->data, m->size, m, name, lean, tuning, out, err);
 }
 
-int pp_gcdump_read_mapped(const pp_gcdump_map *m, const char *name, pp_gcdump **out,
-                          pp_error *err)
+int
+pp_gcdump_read_mapped(const pp_gcdump_map *m, const char *name, pp_gcdump **out, pp_error *err)
 {
     return decode(m->data, m->size, m, name, 0, &default_tuning, out, err);
 }
 
-int pp_gcdump_read_mapped_lean(const pp_gcdump_map *m, const char *name, pp_gcdump **out,
-                               pp_error *err)
+int
+pp_gcdump_read_mapped_lean(const pp_gcdump_map *m, const char *name, pp_gcdump **out, pp_error *err)
 {
     return decode(m->data, m->size, m, name, 1, &default_tuning, out, err);
 }
 
-int pp_gcdump_read_file(const char *path, pp_gcdump **out, pp_error *err)
+int
+pp_gcdump_read_file(const char *path, pp_gcdump **out, pp_error *err)
 {
     if (!path || !out)
         return pp_error_set(err, PP_EINVAL, "pp_gcdump_read_file: bad arguments"), PP_EINVAL;
@@ -366,19 +381,22 @@ int pp_gcdump_read_file(const char *path, pp_gcdump **out, pp_error *err)
     return rc;
 }
 
-const pp_heap_snapshot *pp_gcdump_snapshot(const pp_gcdump *dump)
+const pp_heap_snapshot *
+pp_gcdump_snapshot(const pp_gcdump *dump)
 {
     return dump ? &dump->snap : NULL;
 }
 
-int64_t pp_gcdump_type_size(const pp_gcdump *dump, uint32_t type_index)
+int64_t
+pp_gcdump_type_size(const pp_gcdump *dump, uint32_t type_index)
 {
     if (!dump || type_index >= dump->snap.type_count)
         return INT64_MIN;
     return dump->type_size[type_index];
 }
 
-int pp_gcdump_get_info(const pp_gcdump *dump, pp_gcdump_info *out)
+int
+pp_gcdump_get_info(const pp_gcdump *dump, pp_gcdump_info *out)
 {
     if (!dump || !out || out->struct_size < sizeof(uint32_t))
         return PP_EINVAL;
@@ -386,7 +404,8 @@ int pp_gcdump_get_info(const pp_gcdump *dump, pp_gcdump_info *out)
     return PP_OK;
 }
 
-void pp_gcdump_free(pp_gcdump *d)
+void
+pp_gcdump_free(pp_gcdump *d)
 {
     if (!d)
         return;

@@ -14,7 +14,8 @@
 #include "gcdump/dump.h"
 #include "gcdump/legacy.h"
 
-int pp_gcdump_build_legacy(pp_gcdump *d, const uint8_t *data)
+int
+pp_gcdump_build_legacy(pp_gcdump *d, const uint8_t *data)
 {
     uint32_t n = d->snap.node_count;
     uint64_t *size = malloc((n ? n : 1) * sizeof(uint64_t));
@@ -54,7 +55,8 @@ int pp_gcdump_build_legacy(pp_gcdump *d, const uint8_t *data)
     return PP_OK;
 }
 
-int pp_gcdump_build_node_arrays(pp_gcdump *d)
+int
+pp_gcdump_build_node_arrays(pp_gcdump *d)
 {
     uint32_t n = d->snap.node_count;
     uint32_t *type = malloc((n ? n : 1) * sizeof(uint32_t));
@@ -77,7 +79,8 @@ int pp_gcdump_build_node_arrays(pp_gcdump *d)
     return PP_OK;
 }
 
-int pp_gcdump_node_arrays(const pp_heap_snapshot *s, pp_error *err)
+int
+pp_gcdump_node_arrays(const pp_heap_snapshot *s, pp_error *err)
 {
     if (s->node_type && s->node_size32)
         return PP_OK;
@@ -99,13 +102,15 @@ typedef struct legacy_job {
     pp_gcdump *d;
 } legacy_job;
 
-static int legacy_run(void *p)
+static int
+legacy_run(void *p)
 {
     legacy_job *j = p;
     return pp_gcdump_build_legacy(j->d, j->d->map->data);
 }
 
-int pp_gcdump_legacy_arrays(const pp_heap_snapshot *s, pp_error *err)
+int
+pp_gcdump_legacy_arrays(const pp_heap_snapshot *s, pp_error *err)
 {
     if (s->node_size && s->node_address && s->edge_start)
         return PP_OK;

@@ -36,7 +36,7 @@
 
 typedef struct map_guard {
     sigjmp_buf jump;
-    const uint8_t *lo, *hi;      /* the guarded mapping */
+    const uint8_t *lo, *hi; /* the guarded mapping */
 } map_guard;
 
 static _Thread_local map_guard *volatile current;
@@ -44,10 +44,11 @@ static _Thread_local map_guard *volatile current;
 static struct {
     pthread_once_t once;
     int failed;
-    struct sigaction previous;   /* the handler before ours, for what is not ours */
+    struct sigaction previous; /* the handler before ours, for what is not ours */
 } bus = { PTHREAD_ONCE_INIT, 0, { .sa_handler = SIG_DFL } };
 
-static void on_sigbus(int sig, siginfo_t *si, void *uctx)
+static void
+on_sigbus(int sig, siginfo_t *si, void *uctx)
 {
     map_guard *g = current;
     const uint8_t *at = si ? (const uint8_t *)si->si_addr : NULL;
@@ -69,7 +70,8 @@ static void on_sigbus(int sig, siginfo_t *si, void *uctx)
         raise(sig);
 }
 
-static void install(void)
+static void
+install(void)
 {
     struct sigaction sa;
     memset(&sa, 0, sizeof(sa));
@@ -79,16 +81,17 @@ static void install(void)
     bus.failed = sigaction(SIGBUS, &sa, &bus.previous) != 0;
 }
 
-int pp_gcdump_map_run(const pp_gcdump_map *m, const char *path, int (*fn)(void *), void *arg,
-                      pp_error *err)
+int
+pp_gcdump_map_run(const pp_gcdump_map *m, const char *path, int (*fn)(void *), void *arg,
+                  pp_error *err)
 {
-    if (!m->base)                /* an empty file: nothing is mapped */
+    if (!m->base) /* an empty file: nothing is mapped */
         return fn(arg);
     pthread_once(&bus.once, install);
     if (bus.failed)
-        return fn(arg);          /* no guard to be had: the risk stays as it was */
+        return fn(arg); /* no guard to be had: the risk stays as it was */
     map_guard g;
-    map_guard *outer = current;  /* guards nest (the hash inside a read) */
+    map_guard *outer = current; /* guards nest (the hash inside a read) */
     g.lo = m->data;
     g.hi = m->data + m->size;
     if (sigsetjmp(g.jump, 1)) {

@@ -29,9 +29,10 @@
 /* A node record's header (type/size word, explicit size, child count),
  * validated; *p moves past it. The checks and messages of the first of
  * the two passes the decoder used to make. */
-static int node_header(pp_fs *fs, const pp_gcdump *d, uint32_t i, size_t blob_at,
-                       uint32_t off, const uint8_t **pp, const uint8_t *blob_end,
-                       uint32_t *type, int32_t *size, int32_t *nchild)
+static int
+node_header(pp_fs *fs, const pp_gcdump *d, uint32_t i, size_t blob_at, uint32_t off,
+            const uint8_t **pp, const uint8_t *blob_end, uint32_t *type, int32_t *size,
+            int32_t *nchild)
 {
     const uint8_t *p = *pp;
     int32_t tas;
@@ -43,29 +44,30 @@ static int node_header(pp_fs *fs, const pp_gcdump *d, uint32_t i, size_t blob_at
     *type = (uint32_t)tas >> 1;
     if (*type >= d->snap.type_count)
         return pp_fs_fail(fs, PP_EFORMAT, blob_at + off,
-                          "node %u: type index %u, but the type table has %u entries",
-                          (unsigned)i, (unsigned)*type, (unsigned)d->snap.type_count);
+                          "node %u: type index %u, but the type table has %u entries", (unsigned)i,
+                          (unsigned)*type, (unsigned)d->snap.type_count);
     if (tas & 1) {
         if (!(used = pp_fs_cint(p, blob_end, size)) || *size < 0)
-            return pp_fs_fail(fs, PP_EFORMAT, (size_t)(p - fs->data),
-                              "node %u: bad explicit size", (unsigned)i);
+            return pp_fs_fail(fs, PP_EFORMAT, (size_t)(p - fs->data), "node %u: bad explicit size",
+                              (unsigned)i);
         p += used;
     } else {
         *size = d->type_size[*type];
         if (*size < 0)
             return pp_fs_fail(fs, PP_EFORMAT, blob_at + off,
-                              "node %u: implicit size, but type %u has no size",
-                              (unsigned)i, (unsigned)*type);
+                              "node %u: implicit size, but type %u has no size", (unsigned)i,
+                              (unsigned)*type);
     }
     if (!(used = pp_fs_cint(p, blob_end, nchild)) || *nchild < 0 ||
         (size_t)*nchild > (size_t)(blob_end - p - used))
-        return pp_fs_fail(fs, PP_EFORMAT, (size_t)(p - fs->data),
-                          "node %u: bad child count", (unsigned)i);
+        return pp_fs_fail(fs, PP_EFORMAT, (size_t)(p - fs->data), "node %u: bad child count",
+                          (unsigned)i);
     *pp = p + used;
     return PP_OK;
 }
 
-static uint32_t table_entry(const pp_fs *fs, size_t entry)
+static uint32_t
+table_entry(const pp_fs *fs, size_t entry)
 {
     const uint8_t *e = fs->data + entry;
     return (uint32_t)e[0] | (uint32_t)e[1] << 8 | (uint32_t)e[2] << 16 | (uint32_t)e[3] << 24;
@@ -84,12 +86,12 @@ typedef struct node_range {
     pp_fs *fs;
     const pp_gcdump *d;
     size_t table_at, blob_at;
-    uint32_t n, blob_len;        /* the whole table's */
+    uint32_t n, blob_len; /* the whole table's */
     uint32_t i0, i1;
     pp_shapes *shapes;
-    uint32_t *edges;             /* [blob_len] reserved */
-    uint32_t *edge_start;        /* d->edge_start32 */
-    uint64_t nedges, sum;        /* out */
+    uint32_t *edges;      /* [blob_len] reserved */
+    uint32_t *edge_start; /* d->edge_start32 */
+    uint64_t nedges, sum; /* out */
 } node_range;
 
 /* Every child delta takes at least one blob byte, so the edges fit in
@@ -97,7 +99,8 @@ typedef struct node_range {
  * Damage is reported as the two separate passes did: a bad header of any
  * node before a bad child of an earlier one, so once a child is bad only
  * the headers of the rest are checked. */
-static int decode_range(node_range *r)
+static int
+decode_range(node_range *r)
 {
     pp_fs *fs = r->fs;
     const pp_gcdump *d = r->d;
@@ -195,19 +198,22 @@ typedef struct half {
     pthread_t tid;
 } half;
 
-static int half_run(void *p)
+static int
+half_run(void *p)
 {
     return decode_range(&((half *)p)->r);
 }
 
-static void half_decode(half *h)
+static void
+half_decode(half *h)
 {
     const pp_gcdump *d = h->r.d;
     h->err = (pp_error)PP_ERROR_INIT;
     h->rc = d->map ? pp_gcdump_map_run(d->map, d->map_name, half_run, h, &h->err) : half_run(h);
 }
 
-static void *half_main(void *p)
+static void *
+half_main(void *p)
 {
     half_decode(p);
     return NULL;
@@ -216,8 +222,9 @@ static void *half_main(void *p)
 /* Nodes [mid, n) in a thread beside [0, mid) here, then merged into d.
  * PP_OK, or not (nothing said: the caller decodes serially; d->shapes and
  * d->edges may have changed). */
-static int decode_split(pp_fs *fs, pp_gcdump *d, size_t table_at, uint32_t n, size_t blob_at,
-                        uint32_t blob_len, uint32_t mid)
+static int
+decode_split(pp_fs *fs, pp_gcdump *d, size_t table_at, uint32_t n, size_t blob_at,
+             uint32_t blob_len, uint32_t mid)
 {
     half h[2];
     pp_shapes local;
@@ -225,20 +232,31 @@ static int decode_split(pp_fs *fs, pp_gcdump *d, size_t table_at, uint32_t n, si
     int rc = pp_shapes_init(&local, n - mid, d->shape16_max);
     uint32_t *edges_b = malloc((size_t)blob_len * sizeof(uint32_t));
     for (int k = 0; k < 2; k++) {
-        h[k].fs = *fs;           /* shares the file's type records, read only */
+        h[k].fs = *fs; /* shares the file's type records, read only */
         h[k].fs.err = &h[k].err;
-        h[k].r = (node_range){ &h[k].fs, d, table_at, blob_at, n, blob_len,
-                               k ? mid : 0, k ? n : mid, k ? &local : &d->shapes,
-                               k ? edges_b : d->edges, d->edge_start32, 0, 0 };
+        h[k].r = (node_range){ &h[k].fs,
+                               d,
+                               table_at,
+                               blob_at,
+                               n,
+                               blob_len,
+                               k ? mid : 0,
+                               k ? n : mid,
+                               k ? &local : &d->shapes,
+                               k ? edges_b : d->edges,
+                               d->edge_start32,
+                               0,
+                               0 };
     }
-    int threaded = rc == PP_OK && edges_b &&
-                   pthread_create(&h[1].tid, NULL, half_main, &h[1]) == 0;
+    int threaded = rc == PP_OK && edges_b && pthread_create(&h[1].tid, NULL, half_main, &h[1]) == 0;
     if (threaded) {
         half_decode(&h[0]);
         pthread_join(h[1].tid, NULL);
     }
     rc = threaded && h[0].rc == PP_OK && h[1].rc == PP_OK &&
-         h[0].r.nedges + h[1].r.nedges <= blob_len ? PP_OK : PP_EFORMAT;
+                 h[0].r.nedges + h[1].r.nedges <= blob_len ?
+             PP_OK :
+             PP_EFORMAT;
     uint32_t *map = rc == PP_OK ? malloc((local.count ? local.count : 1) * sizeof(uint32_t)) : NULL;
     if (rc == PP_OK && !map)
         rc = PP_ENOMEM;
@@ -267,25 +285,25 @@ static int decode_split(pp_fs *fs, pp_gcdump *d, size_t table_at, uint32_t n, si
     return rc;
 }
 
-int pp_gcdump_decode_nodes(pp_fs *fs, pp_gcdump *d, size_t table_at, uint32_t n,
-                           size_t blob_at, uint32_t blob_len)
+int
+pp_gcdump_decode_nodes(pp_fs *fs, pp_gcdump *d, size_t table_at, uint32_t n, size_t blob_at,
+                       uint32_t blob_len)
 {
     d->edges = malloc((size_t)blob_len * sizeof(uint32_t));
     if (!d->edges)
-        return pp_fs_fail(fs, PP_ENOMEM, blob_at, "out of memory for %u edges",
-                          (unsigned)blob_len);
+        return pp_fs_fail(fs, PP_ENOMEM, blob_at, "out of memory for %u edges", (unsigned)blob_len);
     int split = d->split_nodes >= 2 && n >= d->split_nodes;
     int rc = split ? decode_split(fs, d, table_at, n, blob_at, blob_len, n / 2) : PP_EFORMAT;
     d->decoded_split = rc == PP_OK;
     if (rc != PP_OK) {
         if (split) {
-            pp_shapes_free(&d->shapes);       /* start again from nothing */
+            pp_shapes_free(&d->shapes); /* start again from nothing */
             if (pp_shapes_init(&d->shapes, n, d->shape16_max) != PP_OK)
                 return pp_fs_fail(fs, PP_ENOMEM, table_at, "out of memory for %u nodes",
                                   (unsigned)n);
         }
-        node_range r = { fs, d, table_at, blob_at, n, blob_len, 0, n, &d->shapes,
-                         d->edges, d->edge_start32, 0, 0 };
+        node_range r = { fs, d,          table_at, blob_at,         n, blob_len, 0,
+                         n,  &d->shapes, d->edges, d->edge_start32, 0, 0 };
         if ((rc = decode_range(&r)) != PP_OK)
             return rc;
         d->edge_start32[n] = (uint32_t)r.nedges;

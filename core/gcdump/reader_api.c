@@ -19,7 +19,8 @@ typedef struct bytes_job {
     const pp_gcdump_map *m;
 } bytes_job;
 
-static int bytes_run(void *p)
+static int
+bytes_run(void *p)
 {
     bytes_job *j = p;
     j->on_bytes(j->user, j->m->data, j->m->size);

@@ -12,7 +12,8 @@
 
 #include "gcdump/shapes.h"
 
-int pp_shapes_init(pp_shapes *t, uint32_t nodes, uint32_t limit16)
+int
+pp_shapes_init(pp_shapes *t, uint32_t nodes, uint32_t limit16)
 {
     memset(t, 0, sizeof(*t));
     t->nodes = nodes;
@@ -32,7 +33,8 @@ int pp_shapes_init(pp_shapes *t, uint32_t nodes, uint32_t limit16)
     return PP_OK;
 }
 
-static int rehash(pp_shapes *t)
+static int
+rehash(pp_shapes *t)
 {
     uint32_t mask = t->mask * 2 + 1;
     pp_shape_slot *slot = calloc((size_t)mask + 1, sizeof(pp_shape_slot));
@@ -52,7 +54,8 @@ static int rehash(pp_shapes *t)
 }
 
 /* Past limit16 shapes the first `filled` indices move to 32 bits, once. */
-static int widen(pp_shapes *t, uint32_t filled)
+static int
+widen(pp_shapes *t, uint32_t filled)
 {
     uint32_t *w = malloc((t->nodes ? t->nodes : 1) * sizeof(uint32_t));
     if (!w)
@@ -65,7 +68,8 @@ static int widen(pp_shapes *t, uint32_t filled)
     return PP_OK;
 }
 
-int pp_shapes_find(pp_shapes *t, uint32_t type, uint32_t size, uint32_t filled, uint32_t *out)
+int
+pp_shapes_find(pp_shapes *t, uint32_t type, uint32_t size, uint32_t filled, uint32_t *out)
 {
     uint32_t h = pp_shapes_slot(t, type, size);
     for (; t->slot[h].shape1; h = (h + 1) & t->mask)
@@ -99,7 +103,8 @@ int pp_shapes_find(pp_shapes *t, uint32_t type, uint32_t size, uint32_t filled, 
     return PP_OK;
 }
 
-void pp_shapes_done(pp_shapes *t)
+void
+pp_shapes_done(pp_shapes *t)
 {
     free(t->slot);
     t->slot = NULL;
@@ -114,7 +119,8 @@ void pp_shapes_done(pp_shapes *t)
     }
 }
 
-void pp_shapes_free(pp_shapes *t)
+void
+pp_shapes_free(pp_shapes *t)
 {
     pp_shapes_done(t);
     free(t->type);

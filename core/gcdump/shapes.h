@@ -15,17 +15,17 @@
 
 typedef struct pp_shape_slot {
     uint32_t type, size;
-    uint32_t shape1;             /* shape index + 1; 0: empty */
+    uint32_t shape1; /* shape index + 1; 0: empty */
 } pp_shape_slot;
 
 typedef struct pp_shapes {
-    uint32_t count, cap;         /* shapes, and the room in type/size */
-    uint32_t *type, *size;       /* [cap] each shape's type index and bytes */
-    uint16_t *node16;            /* [nodes] while count <= limit16 */
-    uint32_t *node32;            /* [nodes] once more shapes were seen */
+    uint32_t count, cap;   /* shapes, and the room in type/size */
+    uint32_t *type, *size; /* [cap] each shape's type index and bytes */
+    uint16_t *node16;      /* [nodes] while count <= limit16 */
+    uint32_t *node32;      /* [nodes] once more shapes were seen */
     uint32_t nodes, limit16;
-    pp_shape_slot *slot;         /* [mask + 1], decode only */
-    uint32_t mask, bits;         /* slots - 1 = 2^bits - 1 */
+    pp_shape_slot *slot; /* [mask + 1], decode only */
+    uint32_t mask, bits; /* slots - 1 = 2^bits - 1 */
 } pp_shapes;
 
 /* Ready t for nodes nodes, node16 first; limit16 (at most PP_SHAPES_16_MAX) is how
@@ -34,7 +34,8 @@ typedef struct pp_shapes {
 int pp_shapes_init(pp_shapes *t, uint32_t nodes, uint32_t limit16);
 
 /* Fibonacci hashing: the top bits of the pair times 2^64 / phi. */
-static inline uint32_t pp_shapes_slot(const pp_shapes *t, uint32_t type, uint32_t size)
+static inline uint32_t
+pp_shapes_slot(const pp_shapes *t, uint32_t type, uint32_t size)
 {
     uint64_t x = ((uint64_t)type << 32 | size) * 0x9e3779b97f4a7c15ull;
     return (uint32_t)(x >> (64 - t->bits));
@@ -46,7 +47,8 @@ static inline uint32_t pp_shapes_slot(const pp_shapes *t, uint32_t type, uint32_
 int pp_shapes_find(pp_shapes *t, uint32_t type, uint32_t size, uint32_t filled, uint32_t *out);
 
 /* Node i (all nodes before it set) has type and size: PP_OK or PP_ENOMEM. */
-static inline int pp_shapes_set(pp_shapes *t, uint32_t i, uint32_t type, uint32_t size)
+static inline int
+pp_shapes_set(pp_shapes *t, uint32_t i, uint32_t type, uint32_t size)
 {
     const pp_shape_slot *e = &t->slot[pp_shapes_slot(t, type, size)];
     uint32_t sh;
@@ -65,7 +67,8 @@ static inline int pp_shapes_set(pp_shapes *t, uint32_t i, uint32_t type, uint32_
 }
 
 /* Node i's shape (every node set). */
-static inline uint32_t pp_shapes_of(const pp_shapes *t, uint32_t i)
+static inline uint32_t
+pp_shapes_of(const pp_shapes *t, uint32_t i)
 {
     return t->node16 ? t->node16[i] : t->node32[i];
 }

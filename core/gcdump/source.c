@@ -31,11 +31,11 @@
 typedef struct hash_thread {
     pthread_t tid;
     int running;
-    _Atomic int stop;            /* close() before next() joined it */
+    _Atomic int stop; /* close() before next() joined it */
     int fd;
     uint64_t at, size;
     const pp_source_hooks *hooks;
-    uint8_t *buf;                /* [READ_CHUNK] */
+    uint8_t *buf; /* [READ_CHUNK] */
 } hash_thread;
 
 typedef struct gcdump_source {
@@ -44,12 +44,13 @@ typedef struct gcdump_source {
     pp_gcdump *dump;
     const pp_source_hooks *hooks;
     hash_thread hash;
-    int state;                   /* 0 not yet decoded, 1 delivered, 2 ended */
+    int state; /* 0 not yet decoded, 1 delivered, 2 ended */
 } gcdump_source;
 
-#define READ_CHUNK (1u << 18)    /* stays in L2 */
+#define READ_CHUNK (1u << 18) /* stays in L2 */
 
-static void hash_range(hash_thread *h)
+static void
+hash_range(hash_thread *h)
 {
     while (h->at < h->size && !atomic_load_explicit(&h->stop, memory_order_relaxed)) {
         size_t want = h->size - h->at < READ_CHUNK ? (size_t)(h->size - h->at) : READ_CHUNK;
@@ -57,14 +58,15 @@ static void hash_range(hash_thread *h)
         if (got < 0 && errno == EINTR)
             continue;
         if (got <= 0)
-            return;              /* the file shrank (or failed): h->at < h->size */
+            return; /* the file shrank (or failed): h->at < h->size */
         if (h->hooks && h->hooks->on_bytes)
             h->hooks->on_bytes(h->hooks->user, h->buf, (size_t)got);
         h->at += (uint64_t)got;
     }
 }
 
-static void *hash_main(void *p)
+static void *
+hash_main(void *p)
 {
     hash_range(p);
     return NULL;
@@ -72,7 +74,8 @@ static void *hash_main(void *p)
 
 /* Waits for the hash (or runs it here if no thread could start); PP_EIO
  * with err filled if the file ended before the bytes it had at open. */
-static int hash_join(gcdump_source *s, pp_error *err)
+static int
+hash_join(gcdump_source *s, pp_error *err)
 {
     hash_thread *h = &s->hash;
     if (h->running)
@@ -89,12 +92,13 @@ static int hash_join(gcdump_source *s, pp_error *err)
         return pp_error_set_at(err, PP_EIO, (int64_t)h->at,
                                "%s: offset %llu: the file ended early while it was read "
                                "(%llu bytes at open); is something still writing it?",
-                               s->path, (unsigned long long)h->at,
-                               (unsigned long long)h->size), PP_EIO;
+                               s->path, (unsigned long long)h->at, (unsigned long long)h->size),
+               PP_EIO;
     return PP_OK;
 }
 
-static void source_close(void *p)
+static void
+source_close(void *p)
 {
     gcdump_source *s = p;
     if (!s)
@@ -113,10 +117,11 @@ static void source_close(void *p)
 typedef struct magic_job {
     const uint8_t *data;
     size_t size;
-    int magic_ok;                /* out: the FastSerialization header is there */
+    int magic_ok; /* out: the FastSerialization header is there */
 } magic_job;
 
-static int magic_run(void *p)
+static int
+magic_run(void *p)
 {
     magic_job *j = p;
     static const char magic[] = "\x14\0\0\0!FastSerialization.1";
@@ -124,8 +129,8 @@ static int magic_run(void *p)
     return PP_OK;
 }
 
-static int source_open(const char *path, const pp_source_hooks *hooks, void **out,
-                       pp_error *err)
+static int
+source_open(const char *path, const pp_source_hooks *hooks, void **out, pp_error *err)
 {
     *out = NULL;
     gcdump_source *s = calloc(1, sizeof(*s));
@@ -148,9 +153,11 @@ static int source_open(const char *path, const pp_source_hooks *hooks, void **ou
     }
     if (!job.magic_ok) {
         source_close(s);
-        return pp_error_set_at(err, PP_EFORMAT, 0,
-                               "%s: offset 0: not a .gcdump: expected the \"!FastSerialization.1\" header",
-                               path), PP_EFORMAT;
+        return pp_error_set_at(
+                   err, PP_EFORMAT, 0,
+                   "%s: offset 0: not a .gcdump: expected the \"!FastSerialization.1\" header",
+                   path),
+               PP_EFORMAT;
     }
     /* The graph needs the whole file (forward references resolve from its
      * end): the hash sees every byte of what was mapped. */
@@ -170,7 +177,8 @@ static int source_open(const char *path, const pp_source_hooks *hooks, void **ou
     return PP_OK;
 }
 
-static int source_next(void *p, pp_record *rec, pp_error *err)
+static int
+source_next(void *p, pp_record *rec, pp_error *err)
 {
     gcdump_source *s = p;
     if (s->state == 0) {
@@ -196,10 +204,9 @@ static int source_next(void *p, pp_record *rec, pp_error *err)
         pp_gcdump_get_info(s->dump, &info);
         if (info.total_size != (int64_t)info.sum_node_sizes && s->hooks && s->hooks->on_warning) {
             pp_error w = PP_ERROR_INIT;
-            pp_error_set(&w, PP_EFORMAT,
-                         "%s: graph TotalSize %lld differs from the sum of node sizes %llu",
-                         s->path, (long long)info.total_size,
-                         (unsigned long long)info.sum_node_sizes);
+            pp_error_set(
+                &w, PP_EFORMAT, "%s: graph TotalSize %lld differs from the sum of node sizes %llu",
+                s->path, (long long)info.total_size, (unsigned long long)info.sum_node_sizes);
             s->hooks->on_warning(s->hooks->user, &w);
         }
         memset(rec, 0, sizeof(*rec));
@@ -213,7 +220,8 @@ static int source_next(void *p, pp_record *rec, pp_error *err)
     return 0;
 }
 
-static int source_describe(void *p, json_t *into)
+static int
+source_describe(void *p, json_t *into)
 {
     gcdump_source *s = p;
     if (!s->dump)
@@ -221,15 +229,12 @@ static int source_describe(void *p, json_t *into)
     pp_gcdump_info info = { .struct_size = sizeof(info) };
     pp_gcdump_get_info(s->dump, &info);
     const pp_heap_snapshot *snap = pp_gcdump_snapshot(s->dump);
-    json_t *o = json_pack("{s:i, s:s, s:i, s:I, s:I, s:I, s:I, s:b}",
-                          "format_version", (int)info.format_version,
-                          "creation_tool", info.creation_tool,
-                          "pointer_size", (int)info.pointer_size,
-                          "nodes", (json_int_t)snap->node_count,
-                          "types", (json_int_t)snap->type_count,
-                          "edges", (json_int_t)snap->edge_count,
-                          "total_size", (json_int_t)info.total_size,
-                          "sampled", snap->sampled ? 1 : 0);
+    json_t *o = json_pack("{s:i, s:s, s:i, s:I, s:I, s:I, s:I, s:b}", "format_version",
+                          (int)info.format_version, "creation_tool", info.creation_tool,
+                          "pointer_size", (int)info.pointer_size, "nodes",
+                          (json_int_t)snap->node_count, "types", (json_int_t)snap->type_count,
+                          "edges", (json_int_t)snap->edge_count, "total_size",
+                          (json_int_t)info.total_size, "sampled", snap->sampled ? 1 : 0);
     if (!o)
         return PP_ENOMEM;
     if (info.process_name[0])
@@ -239,8 +244,7 @@ static int source_describe(void *p, json_t *into)
     if (snap->sampled) {
         json_object_set_new(o, "average_count_multiplier",
                             json_real(info.average_count_multiplier));
-        json_object_set_new(o, "average_size_multiplier",
-                            json_real(info.average_size_multiplier));
+        json_object_set_new(o, "average_size_multiplier", json_real(info.average_size_multiplier));
     }
     return json_object_set_new(into, "gcdump", o) == 0 ? PP_OK : PP_ENOMEM;
 }

@@ -21,11 +21,12 @@ typedef struct wctx {
     FILE *f;
     const char *name;
     pp_error *err;
-    uint64_t pos;                /* bytes written so far = the next label */
+    uint64_t pos; /* bytes written so far = the next label */
     int failed;
 } wctx;
 
-static int fail(wctx *w, int code, const char *fmt, const char *what)
+static int
+fail(wctx *w, int code, const char *fmt, const char *what)
 {
     if (!w->failed) {
         pp_error_set(w->err, code, fmt, w->name, what);
@@ -34,7 +35,8 @@ static int fail(wctx *w, int code, const char *fmt, const char *what)
     return code;
 }
 
-static void put(wctx *w, const void *p, size_t n)
+static void
+put(wctx *w, const void *p, size_t n)
 {
     if (w->failed || n == 0)
         return;
@@ -45,27 +47,40 @@ static void put(wctx *w, const void *p, size_t n)
     }
     w->pos += n;
     if (w->pos > MAX_FILE)
-        fail(w, PP_ELIMIT, "%s: the dump passes 4 GiB, the limit of the .gcdump format's "
-             "32-bit offsets (%s)", "take a smaller heap or a sampled dump");
+        fail(w, PP_ELIMIT,
+             "%s: the dump passes 4 GiB, the limit of the .gcdump format's "
+             "32-bit offsets (%s)",
+             "take a smaller heap or a sampled dump");
 }
 
-static void put_u8(wctx *w, uint8_t v) { put(w, &v, 1); }
+static void
+put_u8(wctx *w, uint8_t v)
+{
+    put(w, &v, 1);
+}
 
-static void put_u32(wctx *w, uint32_t v)
+static void
+put_u32(wctx *w, uint32_t v)
 {
     uint8_t b[4] = { (uint8_t)v, (uint8_t)(v >> 8), (uint8_t)(v >> 16), (uint8_t)(v >> 24) };
     put(w, b, 4);
 }
 
-static void put_i32(wctx *w, int32_t v) { put_u32(w, (uint32_t)v); }
+static void
+put_i32(wctx *w, int32_t v)
+{
+    put_u32(w, (uint32_t)v);
+}
 
-static void put_i64(wctx *w, int64_t v)
+static void
+put_i64(wctx *w, int64_t v)
 {
     put_u32(w, (uint32_t)(uint64_t)v);
     put_u32(w, (uint32_t)((uint64_t)v >> 32));
 }
 
-static void put_f32(wctx *w, float f)
+static void
+put_f32(wctx *w, float f)
 {
     uint32_t u;
     memcpy(&u, &f, sizeof u);
@@ -73,12 +88,16 @@ static void put_f32(wctx *w, float f)
 }
 
 /* Next code point of UTF-8 text; invalid bytes become U+FFFD. */
-static uint32_t next_cp(const unsigned char **pp)
+static uint32_t
+next_cp(const unsigned char **pp)
 {
     const unsigned char *p = *pp;
     uint32_t c = p[0];
-    int n = c < 0x80 ? 0 : (c & 0xE0) == 0xC0 ? 1 : (c & 0xF0) == 0xE0 ? 2
-          : (c & 0xF8) == 0xF0 ? 3 : -1;
+    int n = c < 0x80           ? 0 :
+            (c & 0xE0) == 0xC0 ? 1 :
+            (c & 0xF0) == 0xE0 ? 2 :
+            (c & 0xF8) == 0xF0 ? 3 :
+                                 -1;
     if (n < 0) {
         *pp = p + 1;
         return 0xFFFD;
@@ -92,14 +111,14 @@ static uint32_t next_cp(const unsigned char **pp)
         c = c << 6 | (p[k] & 0x3Fu);
     }
     *pp = p + n + 1;
-    if (c > 0x10FFFF || (n == 1 && c < 0x80) || (n == 2 && c < 0x800) ||
-        (n == 3 && c < 0x10000))
+    if (c > 0x10FFFF || (n == 1 && c < 0x80) || (n == 2 && c < 0x800) || (n == 3 && c < 0x10000))
         return 0xFFFD;
     return c;
 }
 
 /* One UTF-16 unit in the writer's 1-3 byte encoding. */
-static size_t unit_bytes(uint32_t u, uint8_t *o)
+static size_t
+unit_bytes(uint32_t u, uint8_t *o)
 {
     if (u < 0x80) {
         o[0] = (uint8_t)u;
@@ -118,7 +137,8 @@ static size_t unit_bytes(uint32_t u, uint8_t *o)
 
 /* A string: i32 count of UTF-16 units, then each unit (surrogate pairs as
  * two 3-byte units: CESU-8). NULL is the null string (-1). */
-static void put_str(wctx *w, const char *s)
+static void
+put_str(wctx *w, const char *s)
 {
     if (!s) {
         put_i32(w, -1);
@@ -149,11 +169,15 @@ static void put_str(wctx *w, const char *s)
 
 /* Graph.cs compressed int: signed, 1-5 bytes, most significant group
  * first, 0x80 = more follows; the shortest form that fits. */
-static size_t cint(int32_t v, uint8_t *o)
+static size_t
+cint(int32_t v, uint8_t *o)
 {
     uint32_t u = (uint32_t)v;
-    int n = (int32_t)(u << 25) >> 25 == v ? 1 : (int32_t)(u << 18) >> 18 == v ? 2
-          : (int32_t)(u << 11) >> 11 == v ? 3 : (int32_t)(u << 4) >> 4 == v ? 4 : 5;
+    int n = (int32_t)(u << 25) >> 25 == v ? 1 :
+            (int32_t)(u << 18) >> 18 == v ? 2 :
+            (int32_t)(u << 11) >> 11 == v ? 3 :
+            (int32_t)(u << 4) >> 4 == v   ? 4 :
+                                            5;
     for (int k = 0; k < n; k++) {
         int shift = 7 * (n - 1 - k);
         uint8_t b = (uint8_t)((v >> shift) & 0x7F);
@@ -162,26 +186,29 @@ static size_t cint(int32_t v, uint8_t *o)
     return (size_t)n;
 }
 
-static size_t cint_len(int32_t v)
+static size_t
+cint_len(int32_t v)
 {
     uint8_t o[5];
     return cint(v, o);
 }
 
-static int32_t clamp_size(uint64_t s)
+static int32_t
+clamp_size(uint64_t s)
 {
     /* The format stores i32 sizes; Graph.SetNode clamps larger ones. */
     return s > (uint64_t)INT32_MAX ? INT32_MAX : (int32_t)s;
 }
 
 /* The node shares the UNDEFINED record at blob offset 0. */
-static int shares_undefined(const pp_heap_snapshot *s, uint32_t i)
+static int
+shares_undefined(const pp_heap_snapshot *s, uint32_t i)
 {
-    return s->node_type[i] == 0 && s->node_size[i] == 0 &&
-           s->edge_start[i + 1] == s->edge_start[i];
+    return s->node_type[i] == 0 && s->node_size[i] == 0 && s->edge_start[i + 1] == s->edge_start[i];
 }
 
-static int check_graph(wctx *w, const pp_heap_snapshot *s, int32_t *tsize)
+static int
+check_graph(wctx *w, const pp_heap_snapshot *s, int32_t *tsize)
 {
     if (s->node_count == 0 || s->type_count == 0 || s->root >= s->node_count)
         return fail(w, PP_EINVAL, "%s: cannot write %s", "a graph without nodes, types or root");
@@ -189,7 +216,7 @@ static int check_graph(wctx *w, const pp_heap_snapshot *s, int32_t *tsize)
         return fail(w, PP_ELIMIT, "%s: %s for the .gcdump format", "too many nodes or types");
     for (uint32_t t = 0; t < s->type_count; t++)
         tsize[t] = -1;
-    tsize[0] = 0;                /* the UNDEFINED record defines it */
+    tsize[0] = 0; /* the UNDEFINED record defines it */
     for (uint32_t i = 0; i < s->node_count; i++) {
         uint32_t t = s->node_type[i];
         if (t >= s->type_count)
@@ -208,7 +235,8 @@ static int check_graph(wctx *w, const pp_heap_snapshot *s, int32_t *tsize)
     return PP_OK;
 }
 
-static uint64_t record_len(const pp_heap_snapshot *s, const int32_t *tsize, uint32_t i)
+static uint64_t
+record_len(const pp_heap_snapshot *s, const int32_t *tsize, uint32_t i)
 {
     uint32_t t = s->node_type[i];
     int32_t size = clamp_size(s->node_size[i]);
@@ -222,7 +250,8 @@ static uint64_t record_len(const pp_heap_snapshot *s, const int32_t *tsize, uint
     return n;
 }
 
-static void write_record(wctx *w, const pp_heap_snapshot *s, const int32_t *tsize, uint32_t i)
+static void
+write_record(wctx *w, const pp_heap_snapshot *s, const int32_t *tsize, uint32_t i)
 {
     uint8_t buf[64];
     size_t n = 0;
@@ -243,23 +272,25 @@ static void write_record(wctx *w, const pp_heap_snapshot *s, const int32_t *tsiz
     put(w, buf, n);
 }
 
-static void type_record(wctx *w, int32_t version, int32_t min_reader, const char *name)
+static void
+type_record(wctx *w, int32_t version, int32_t min_reader, const char *name)
 {
-    put_u8(w, 4);                /* BeginObject: the SerializationType */
-    put_u8(w, 1);                /* its own type: null = SerializationType */
+    put_u8(w, 4); /* BeginObject: the SerializationType */
+    put_u8(w, 1); /* its own type: null = SerializationType */
     put_i32(w, version);
     put_i32(w, min_reader);
     put_str(w, name);
     put_u8(w, 6);
 }
 
-static void write_graph(wctx *w, const pp_heap_snapshot *s, const int32_t *tsize,
-                        const uint32_t *offset, uint32_t blob_len)
+static void
+write_graph(wctx *w, const pp_heap_snapshot *s, const int32_t *tsize, const uint32_t *offset,
+            uint32_t blob_len)
 {
     uint64_t total = 0;
     for (uint32_t i = 0; i < s->node_count; i++)
         total += (uint64_t)clamp_size(s->node_size[i]);
-    put_u8(w, 4);                /* BeginObject MemoryGraph */
+    put_u8(w, 4); /* BeginObject MemoryGraph */
     type_record(w, 1, 0, "Graphs.MemoryGraph");
     put_i64(w, (int64_t)total);
     put_i32(w, (int32_t)s->root);
@@ -282,24 +313,25 @@ static void write_graph(wctx *w, const pp_heap_snapshot *s, const int32_t *tsize
     put_i32(w, (int32_t)s->node_count);
     for (uint32_t i = 0; i < s->node_count && !w->failed; i++)
         put_i64(w, (int64_t)s->node_address[i]);
-    put_u8(w, 8);                /* tagged Is64Bit */
+    put_u8(w, 8); /* tagged Is64Bit */
     put_u8(w, s->pointer_size == 4 ? 0 : 1);
-    put_u8(w, 6);                /* EndObject MemoryGraph */
+    put_u8(w, 6); /* EndObject MemoryGraph */
 }
 
-static void write_dump(wctx *w, const pp_heap_snapshot *s, const pp_gcdump_write_info *info,
-                       const int32_t *tsize, const uint32_t *offset, uint32_t blob_len)
+static void
+write_dump(wctx *w, const pp_heap_snapshot *s, const pp_gcdump_write_info *info,
+           const int32_t *tsize, const uint32_t *offset, uint32_t blob_len)
 {
     put_str(w, "!FastSerialization.1");
-    put_u8(w, 4);                /* BeginObject GCHeapDump (label 0x18) */
+    put_u8(w, 4); /* BeginObject GCHeapDump (label 0x18) */
     type_record(w, 10, 8, "GCHeapDump");
     write_graph(w, s, tsize, offset, blob_len);
     put_u8(w, s->pointer_size == 4 ? 0 : 1);
     float avg = 1.0f;
-    put_f32(w, avg);             /* AverageCountMultiplier */
-    put_f32(w, avg);             /* AverageSizeMultiplier */
-    put_u8(w, 1);                /* JSHeapInfo: null */
-    put_u8(w, 1);                /* DotNetHeapInfo: null, as dotnet-gcdump */
+    put_f32(w, avg); /* AverageCountMultiplier */
+    put_f32(w, avg); /* AverageSizeMultiplier */
+    put_u8(w, 1);    /* JSHeapInfo: null */
+    put_u8(w, 1);    /* DotNetHeapInfo: null, as dotnet-gcdump */
     put_str(w, info ? info->collection_log : NULL);
     put_i64(w, info ? info->time_collected_ticks : 0);
     put_str(w, info ? info->machine_name : NULL);
@@ -317,24 +349,25 @@ static void write_dump(wctx *w, const pp_heap_snapshot *s, const pp_gcdump_write
     /* Tagged InteropInfo in a SkipRegion whose end is forward reference 0. */
     put_u8(w, 12);
     put_i32(w, 0);
-    put_u8(w, 1);                /* InteropInfo: null */
+    put_u8(w, 1); /* InteropInfo: null */
     uint64_t fwd0 = w->pos;
     if (info && info->creation_tool) {
-        put_u8(w, 13);           /* tagged CreationTool */
+        put_u8(w, 13); /* tagged CreationTool */
         put_str(w, info->creation_tool);
     }
-    put_u8(w, 6);                /* EndObject GCHeapDump */
-    put_u8(w, 6);                /* end of objects */
+    put_u8(w, 6); /* EndObject GCHeapDump */
+    put_u8(w, 6); /* end of objects */
     uint64_t table = w->pos;
-    put_i32(w, 1);               /* forward-reference table: one entry */
+    put_i32(w, 1); /* forward-reference table: one entry */
     put_u32(w, (uint32_t)fwd0);
     uint64_t trailer = w->pos;
     put_u32(w, (uint32_t)table);
     put_u32(w, (uint32_t)trailer);
 }
 
-int pp_gcdump_write(FILE *f, const char *name, const pp_heap_snapshot *snap,
-                    const pp_gcdump_write_info *info, pp_error *err)
+int
+pp_gcdump_write(FILE *f, const char *name, const pp_heap_snapshot *snap,
+                const pp_gcdump_write_info *info, pp_error *err)
 {
     wctx w = { .f = f, .name = name ? name : "gcdump", .err = err };
     if (!f || !snap)
@@ -348,7 +381,7 @@ int pp_gcdump_write(FILE *f, const char *name, const pp_heap_snapshot *snap,
                PP_ENOMEM;
     }
     int rc = check_graph(&w, snap, tsize);
-    uint64_t blob = 2;           /* the UNDEFINED record "00 00" */
+    uint64_t blob = 2; /* the UNDEFINED record "00 00" */
     for (uint32_t i = 0; rc == PP_OK && i < snap->node_count; i++) {
         if (shares_undefined(snap, i)) {
             offset[i] = 0;
@@ -357,8 +390,10 @@ int pp_gcdump_write(FILE *f, const char *name, const pp_heap_snapshot *snap,
         offset[i] = (uint32_t)blob;
         blob += record_len(snap, tsize, i);
         if (blob > MAX_BLOB)
-            rc = fail(&w, PP_ELIMIT, "%s: the node blob passes 2 GiB, the limit of the "
-                      ".gcdump format (%s)", "take a smaller heap");
+            rc = fail(&w, PP_ELIMIT,
+                      "%s: the node blob passes 2 GiB, the limit of the "
+                      ".gcdump format (%s)",
+                      "take a smaller heap");
     }
     if (rc == PP_OK) {
         write_dump(&w, snap, info, tsize, offset, (uint32_t)blob);

@@ -18,12 +18,12 @@
 /* Facts of the dump beyond the graph. Strings may be NULL (written as
  * null strings, as dotnet-gcdump does). */
 typedef struct pp_gcdump_write_info {
-    const char *creation_tool;   /* tagged CreationTool, e.g. "perfpipe"; NULL = none */
+    const char *creation_tool; /* tagged CreationTool, e.g. "perfpipe"; NULL = none */
     const char *process_name;
     const char *machine_name;
     const char *collection_log;
     uint32_t process_id;
-    int64_t time_collected_ticks;        /* .NET DateTime ticks; 0 = unknown */
+    int64_t time_collected_ticks; /* .NET DateTime ticks; 0 = unknown */
     int64_t total_process_commit;
     int64_t total_process_working_set;
 } pp_gcdump_write_info;

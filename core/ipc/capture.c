@@ -24,9 +24,9 @@
 
 /* How long the runtime may take to answer one command, and to finish its
  * rundown after StopTracing before the stream is cut. */
-#define CMD_TIMEOUT_MS 10000
+#define CMD_TIMEOUT_MS     10000
 #define RUNDOWN_TIMEOUT_MS 60000
-#define MAX_OPEN 8
+#define MAX_OPEN           8
 
 struct pp_capture {
     pp_ipc_endpoint ep;
@@ -34,22 +34,21 @@ struct pp_capture {
     pp_capture_providers prov;
     pp_ipc_process_info info;
     int have_info;
-    char *name;                  /* the app's name */
+    char *name; /* the app's name */
     char *output, *tmp;
     int out_fd;
     int write_errno;
     uint64_t bytes;
     double duration_s;
     struct timespec t0;
-    int ctl[2];                  /* the stop thread's wake-up pipe */
+    int ctl[2]; /* the stop thread's wake-up pipe */
     pthread_t thread;
     int thread_started;
-    volatile int reason;         /* 0 running, 1 duration, 2 signal, 3 abort, 4 exit */
+    volatile int reason; /* 0 running, 1 duration, 2 signal, 3 abort, 4 exit */
     int finished;
 };
 
-static const char *const reasons[] = { "running", "duration", "signal", "abort",
-                                       "process-exit" };
+static const char *const reasons[] = { "running", "duration", "signal", "abort", "process-exit" };
 
 /* Write ends of the open captures' pipes, for the signal handler. */
 static volatile sig_atomic_t open_ctl[MAX_OPEN] = { -1, -1, -1, -1, -1, -1, -1, -1 };
@@ -67,7 +66,7 @@ pp_capture_signal(int abort)
 {
     char b = abort ? 'a' : 's';
     int n = 0;
-    pp_ipc_cancel = 1;                  /* a heap snapshot in progress watches it */
+    pp_ipc_cancel = 1; /* a heap snapshot in progress watches it */
     for (int i = 0; i < MAX_OPEN; i++)
         if (open_ctl[i] >= 0) {
             ssize_t k = write(open_ctl[i], &b, 1);
@@ -144,8 +143,10 @@ open_port(pp_capture *c, const pp_capture_spec *spec, pp_error *err)
     } else if (comma && strcmp(comma, ",listen") == 0) {
         *comma = '\0';
     } else if (comma && strchr(comma, '/') == NULL) {
-        pp_error_set(err, PP_EINVAL, "--diagnostic-port %s: the mode after ',' is connect or "
-                     "listen", spec->diagnostic_port);
+        pp_error_set(err, PP_EINVAL,
+                     "--diagnostic-port %s: the mode after ',' is connect or "
+                     "listen",
+                     spec->diagnostic_port);
         return PP_EINVAL;
     }
     if (!listen)
@@ -190,13 +191,17 @@ resolve_process(pp_capture *c, const pp_capture_spec *spec, pp_error *err)
                 hits++;
             }
         if (hits == 0) {
-            pp_error_set(err, PP_ENOTFOUND, "no .NET process named '%s' (`perfpipe ps` "
-                         "lists them)", spec->process_name);
+            pp_error_set(err, PP_ENOTFOUND,
+                         "no .NET process named '%s' (`perfpipe ps` "
+                         "lists them)",
+                         spec->process_name);
             rc = PP_ENOTFOUND;
             goto out;
         } else if (hits > 1) {
-            pp_error_set(err, PP_EINVAL, "%zu .NET processes are named '%s': %s; choose one "
-                         "with -p PID", hits, spec->process_name, list);
+            pp_error_set(err, PP_EINVAL,
+                         "%zu .NET processes are named '%s': %s; choose one "
+                         "with -p PID",
+                         hits, spec->process_name, list);
             rc = PP_EINVAL;
             goto out;
         }
@@ -211,15 +216,17 @@ resolve_process(pp_capture *c, const pp_capture_spec *spec, pp_error *err)
     if (t && t->host != PP_IPC_HOST_NONE && t->host != PP_IPC_HOST_TOOL) {
         const pp_ipc_proc *app = t->app_pid ? pp_ipc_procs_find(v, n, t->app_pid) : NULL;
         if (!app) {
-            pp_error_set(err, PP_EINVAL, "pid %llu is a `%s` host (the SDK), not an app, and "
+            pp_error_set(err, PP_EINVAL,
+                         "pid %llu is a `%s` host (the SDK), not an app, and "
                          "it has no .NET app child yet: wait for the app to start, then trace "
-                         "its pid (`perfpipe ps`)", (unsigned long long)t->pid,
-                         pp_ipc_host_kind_name(t->host));
+                         "its pid (`perfpipe ps`)",
+                         (unsigned long long)t->pid, pp_ipc_host_kind_name(t->host));
             rc = PP_EINVAL;
             goto out;
         }
         if (!spec->follow_child) {
-            pp_error_set(err, PP_EINVAL, "pid %llu is a `%s` host (the SDK), not your app: "
+            pp_error_set(err, PP_EINVAL,
+                         "pid %llu is a `%s` host (the SDK), not your app: "
                          "the app is pid %llu (%s). Trace -p %llu, or pass --follow-child",
                          (unsigned long long)t->pid, pp_ipc_host_kind_name(t->host),
                          (unsigned long long)app->pid, app->name ? app->name : "?",
@@ -269,11 +276,15 @@ reserve_output(pp_capture *c, const pp_capture_spec *spec, pp_error *err)
     if (!c->output)
         goto oom;
     if (lstat(c->output, &st) == 0 && !S_ISREG(st.st_mode)) {
-        pp_error_set(err, PP_EINVAL, "%s exists and is not a regular file (%s); refusing to "
-                     "replace it: choose another -o", c->output,
-                     S_ISLNK(st.st_mode) ? "a symlink" : S_ISFIFO(st.st_mode) ? "a FIFO" :
-                     S_ISDIR(st.st_mode) ? "a directory" : S_ISSOCK(st.st_mode) ? "a socket" :
-                     "a device");
+        pp_error_set(err, PP_EINVAL,
+                     "%s exists and is not a regular file (%s); refusing to "
+                     "replace it: choose another -o",
+                     c->output,
+                     S_ISLNK(st.st_mode)  ? "a symlink" :
+                     S_ISFIFO(st.st_mode) ? "a FIFO" :
+                     S_ISDIR(st.st_mode)  ? "a directory" :
+                     S_ISSOCK(st.st_mode) ? "a socket" :
+                                            "a device");
         return PP_EINVAL;
     }
     size_t n = strlen(c->output) + sizeof ".XXXXXX";
@@ -289,7 +300,7 @@ reserve_output(pp_capture *c, const pp_capture_spec *spec, pp_error *err)
     }
     mode_t um = umask(0);
     umask(um);
-    fchmod(c->out_fd, 0666 & ~um);          /* mkstemp made it 0600 */
+    fchmod(c->out_fd, 0666 & ~um); /* mkstemp made it 0600 */
     return PP_OK;
 oom:
     pp_error_set(err, PP_ENOMEM, "out of memory");
@@ -376,9 +387,10 @@ pp_capture_open(const pp_capture_spec *spec, pp_capture **out, pp_error *err)
     c->have_info = 1;
     if (c->ep.pid == 0)
         c->ep.pid = c->info.pid;
-    c->name = strdup(c->info.entrypoint_assembly && *c->info.entrypoint_assembly
-                     ? c->info.entrypoint_assembly
-                     : c->info.command_line ? base_of(c->info.command_line) : "dotnet");
+    c->name = strdup(c->info.entrypoint_assembly && *c->info.entrypoint_assembly ?
+                         c->info.entrypoint_assembly :
+                     c->info.command_line ? base_of(c->info.command_line) :
+                                            "dotnet");
     char *sp = c->name ? strchr(c->name, ' ') : NULL;
     if (sp)
         *sp = '\0';
@@ -471,7 +483,7 @@ pp_capture_finish(pp_capture *c, int whole, pp_error *err)
     if (c->thread_started) {
         char b = 'd';
         if (c->reason == 0)
-            c->reason = 4;                    /* the stream ended by itself */
+            c->reason = 4; /* the stream ended by itself */
         ssize_t k = write(c->ctl[1], &b, 1);
         (void)k;
         pthread_join(c->thread, NULL);
@@ -588,8 +600,8 @@ pp_capture_describe(const pp_capture *c)
         if (c->info.arch)
             json_object_set_new(o, "arch", json_string(c->info.arch));
     }
-    json_object_set_new(o, "endpoint", json_string(c->ep.mode == PP_IPC_LISTEN ? "listen"
-                                                                                 : "connect"));
+    json_object_set_new(o, "endpoint",
+                        json_string(c->ep.mode == PP_IPC_LISTEN ? "listen" : "connect"));
     if (c->session)
         json_object_set_new(o, "session_id",
                             json_integer((json_int_t)pp_ipc_session_id(c->session)));

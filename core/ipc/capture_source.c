@@ -33,7 +33,7 @@ typedef struct cap_src {
     pp_trace_source *r;
     const pp_source_hooks *hooks;
     pp_capture_spec spec;
-    char *text;                  /* the spec's storage */
+    char *text; /* the spec's storage */
     int ended, finished;
 } cap_src;
 
@@ -75,7 +75,7 @@ double
 pp_capture_parse_duration(const char *s)
 {
     double d = parse_duration(s);
-    return d <= PP_CAPTURE_MAX_SECONDS ? d : -1;    /* NaN is none too */
+    return d <= PP_CAPTURE_MAX_SECONDS ? d : -1; /* NaN is none too */
 }
 
 void
@@ -167,15 +167,19 @@ pp_capture_spec_parse(const char *path, pp_capture_spec *spec, char **storage, p
             spec->interval_s = (unsigned)s;
         } else if (strcmp(k, "duration") == 0) {
             if ((spec->duration_s = pp_capture_parse_duration(v)) <= 0) {
-                pp_error_set(err, PP_EINVAL, "capture: duration '%s' is not a time (30s, 2m, "
-                             "500ms, dd:hh:mm:ss, at most 11 days)", v);
+                pp_error_set(err, PP_EINVAL,
+                             "capture: duration '%s' is not a time (30s, 2m, "
+                             "500ms, dd:hh:mm:ss, at most 11 days)",
+                             v);
                 goto bad;
             }
         } else if (strcmp(k, "delay") == 0 || strcmp(k, "timeout") == 0) {
             double d = pp_capture_parse_duration(v);
             if (d < 0 || (d == 0 && k[0] == 't')) {
-                pp_error_set(err, PP_EINVAL, "capture: %s '%s' is not a time (30s, 2m, 500ms, "
-                             "dd:hh:mm:ss, at most 11 days)", k, v);
+                pp_error_set(err, PP_EINVAL,
+                             "capture: %s '%s' is not a time (30s, 2m, 500ms, "
+                             "dd:hh:mm:ss, at most 11 days)",
+                             k, v);
                 goto bad;
             }
             if (k[0] == 'd')
@@ -194,9 +198,11 @@ pp_capture_spec_parse(const char *path, pp_capture_spec *spec, char **storage, p
             }
             spec->buffer_mb = (uint32_t)mb;
         } else {
-            pp_error_set(err, PP_EINVAL, "capture: unknown key '%s'; keys: pid, process, port, "
+            pp_error_set(err, PP_EINVAL,
+                         "capture: unknown key '%s'; keys: pid, process, port, "
                          "profile, providers, counters, interval, duration, keep, follow_child, "
-                         "buffersize, delay, timeout", k);
+                         "buffersize, delay, timeout",
+                         k);
             goto bad;
         }
     }
@@ -245,7 +251,8 @@ cs_open(const char *path, const pp_source_hooks *hooks, void **src, pp_error *er
     if ((rc = pp_capture_spec_parse(path, &cs->spec, &cs->text, err)) != PP_OK)
         goto fail;
     if (cs->spec.timeout_s > 0) {
-        pp_error_set(err, PP_EINVAL, "capture: timeout is for gcdump captures (a trace stops "
+        pp_error_set(err, PP_EINVAL,
+                     "capture: timeout is for gcdump captures (a trace stops "
                      "after its duration)");
         rc = PP_EINVAL;
         goto fail;
@@ -365,6 +372,5 @@ cs_close(void *src)
     free(cs);
 }
 
-const pp_source_ops pp_capture_source_ops = {
-    "nettrace", PP_KIND_NETTRACE, cs_open, cs_next, cs_describe, cs_close, cs_damage
-};
+const pp_source_ops pp_capture_source_ops = { "nettrace",  PP_KIND_NETTRACE, cs_open,  cs_next,
+                                              cs_describe, cs_close,         cs_damage };

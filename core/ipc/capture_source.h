@@ -31,7 +31,6 @@ int pp_capture_spec_is(const char *path);
 double pp_capture_parse_duration(const char *s);
 /* Parse a capture spec into *spec; its strings point into *storage (the
  * caller frees it after the spec's last use). PP_EINVAL with the key. */
-int pp_capture_spec_parse(const char *path, pp_capture_spec *spec, char **storage,
-                          pp_error *err);
+int pp_capture_spec_parse(const char *path, pp_capture_spec *spec, char **storage, pp_error *err);
 
 #endif

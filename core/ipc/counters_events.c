@@ -120,7 +120,7 @@ cn_next(void *p, pp_record *rec, pp_error *err)
             !field_str(ev, value_field, num, sizeof num))
             continue;
         if (num[0] == '\0')
-            continue;                     /* no value yet (e.g. before the first GC) */
+            continue; /* no value yet (e.g. before the first GC) */
         char *end;
         double value = strtod(num, &end);
         if (end == num)
@@ -181,6 +181,6 @@ cn_close(void *p)
     free(s);
 }
 
-const pp_source_ops pp_counters_nettrace_source_ops = {
-    "counters", PP_KIND_COUNTERS, cn_open, cn_next, cn_describe, cn_close, cn_damage
-};
+const pp_source_ops pp_counters_nettrace_source_ops = { "counters", PP_KIND_COUNTERS, cn_open,
+                                                        cn_next,    cn_describe,      cn_close,
+                                                        cn_damage };

@@ -12,11 +12,20 @@
 #include "ipc/heap_graph.h"
 
 enum {
-    EV_GC_START = 1, EV_GC_END = 2, EV_BULK_TYPE = 15, EV_ROOT_EDGE = 16, EV_CWT = 17,
-    EV_BULK_NODE = 18, EV_BULK_EDGE = 19, EV_CCW = 36, EV_RCW = 37, EV_STATIC = 38,
-    EV_MODULE_LOAD = 152, EV_MODULE_DC_START = 153, EV_MODULE_DC_END = 154,
+    EV_GC_START = 1,
+    EV_GC_END = 2,
+    EV_BULK_TYPE = 15,
+    EV_ROOT_EDGE = 16,
+    EV_CWT = 17,
+    EV_BULK_NODE = 18,
+    EV_BULK_EDGE = 19,
+    EV_CCW = 36,
+    EV_RCW = 37,
+    EV_STATIC = 38,
+    EV_MODULE_LOAD = 152,
+    EV_MODULE_DC_START = 153,
+    EV_MODULE_DC_END = 154,
 };
-
 
 typedef struct cur {
     const uint8_t *p;
@@ -24,7 +33,8 @@ typedef struct cur {
     int bad;
 } cur;
 
-static uint64_t get(cur *c, size_t w)
+static uint64_t
+get(cur *c, size_t w)
 {
     if (c->bad || c->n - c->at < w) {
         c->bad = 1;
@@ -39,7 +49,8 @@ static uint64_t get(cur *c, size_t w)
 
 /* A NUL-terminated UTF-16LE string as new UTF-8 (lone surrogates become
  * U+FFFD), or NULL (c->bad) when it runs past the payload or memory ends. */
-static char *get_wstr(cur *c)
+static char *
+get_wstr(cur *c)
 {
     size_t start = c->at, units = 0;
     for (;;) {
@@ -90,28 +101,33 @@ static char *get_wstr(cur *c)
     return out;
 }
 
-static int bad_payload(const pp_trace_event *ev, const char *what, pp_error *err)
+static int
+bad_payload(const pp_trace_event *ev, const char *what, pp_error *err)
 {
-    pp_error_set(err, PP_EFORMAT, "%s event (id %u, %u bytes): the payload does not hold its "
-                 "%s", ev->name && *ev->name ? ev->name : "heap-dump", (unsigned)ev->event_id,
+    pp_error_set(err, PP_EFORMAT,
+                 "%s event (id %u, %u bytes): the payload does not hold its "
+                 "%s",
+                 ev->name && *ev->name ? ev->name : "heap-dump", (unsigned)ev->event_id,
                  (unsigned)ev->payload_size, what);
     return PP_EFORMAT;
 }
 
-static int oom(pp_error *err)
+static int
+oom(pp_error *err)
 {
     pp_error_set(err, PP_ENOMEM, "out of memory for the heap graph");
     return PP_ENOMEM;
 }
 
-static int bulk_type(pp_heap_graph *g, const pp_trace_event *ev, cur *c, pp_error *err)
+static int
+bulk_type(pp_heap_graph *g, const pp_trace_event *ev, cur *c, pp_error *err)
 {
     uint32_t n = (uint32_t)get(c, 4);
-    get(c, 2);                   /* ClrInstanceID */
+    get(c, 2); /* ClrInstanceID */
     for (uint32_t i = 0; i < n && !c->bad; i++) {
         uint64_t id = get(c, 8), module = get(c, 8);
         uint32_t name_id = (uint32_t)get(c, 4), flags = (uint32_t)get(c, 4);
-        get(c, 1);               /* CorElementType */
+        get(c, 1); /* CorElementType */
         char *name = get_wstr(c);
         uint32_t nparams = (uint32_t)get(c, 4);
         if (c->bad || nparams > (c->n - c->at) / 8) {
@@ -127,7 +143,8 @@ static int bulk_type(pp_heap_graph *g, const pp_trace_event *ev, cur *c, pp_erro
     return c->bad ? bad_payload(ev, "type entries", err) : PP_OK;
 }
 
-static int bulk_node(pp_heap_graph *g, const pp_trace_event *ev, cur *c, pp_error *err)
+static int
+bulk_node(pp_heap_graph *g, const pp_trace_event *ev, cur *c, pp_error *err)
 {
     uint32_t index = (uint32_t)get(c, 4), n = (uint32_t)get(c, 4);
     get(c, 2);
@@ -148,7 +165,8 @@ static int bulk_node(pp_heap_graph *g, const pp_trace_event *ev, cur *c, pp_erro
     return rc;
 }
 
-static int bulk_edge(pp_heap_graph *g, const pp_trace_event *ev, cur *c, pp_error *err)
+static int
+bulk_edge(pp_heap_graph *g, const pp_trace_event *ev, cur *c, pp_error *err)
 {
     uint32_t index = (uint32_t)get(c, 4), n = (uint32_t)get(c, 4);
     get(c, 2);
@@ -160,16 +178,17 @@ static int bulk_edge(pp_heap_graph *g, const pp_trace_event *ev, cur *c, pp_erro
         return oom(err);
     for (uint32_t i = 0; i < n; i++) {
         t[i] = get(c, ps);
-        get(c, 4);               /* ReferencingFieldID */
+        get(c, 4); /* ReferencingFieldID */
     }
     int rc = pp_hg_bulk_edge(g, index, t, n, err);
     free(t);
     return rc;
 }
 
-static int roots(pp_heap_graph *g, const pp_trace_event *ev, cur *c, pp_error *err)
+static int
+roots(pp_heap_graph *g, const pp_trace_event *ev, cur *c, pp_error *err)
 {
-    get(c, 4);                   /* Index */
+    get(c, 4); /* Index */
     uint32_t n = (uint32_t)get(c, 4);
     get(c, 2);
     size_t ps = ev->pointer_size == 4 ? 4 : 8;
@@ -181,14 +200,15 @@ static int roots(pp_heap_graph *g, const pp_trace_event *ev, cur *c, pp_error *e
         uint64_t addr = get(c, ps);
         uint8_t kind = (uint8_t)get(c, 1);
         uint32_t flags = (uint32_t)get(c, 4);
-        get(c, ps);              /* GCRootID */
+        get(c, ps); /* GCRootID */
         if (pp_hg_root(g, addr, kind, flags) != PP_OK)
             return oom(err);
     }
     return PP_OK;
 }
 
-static int cwt(pp_heap_graph *g, const pp_trace_event *ev, cur *c, pp_error *err)
+static int
+cwt(pp_heap_graph *g, const pp_trace_event *ev, cur *c, pp_error *err)
 {
     get(c, 4);
     uint32_t n = (uint32_t)get(c, 4);
@@ -207,29 +227,31 @@ static int cwt(pp_heap_graph *g, const pp_trace_event *ev, cur *c, pp_error *err
     return PP_OK;
 }
 
-static int ccws(pp_heap_graph *g, const pp_trace_event *ev, cur *c, pp_error *err)
+static int
+ccws(pp_heap_graph *g, const pp_trace_event *ev, cur *c, pp_error *err)
 {
     uint32_t n = (uint32_t)get(c, 4);
     get(c, 2);
     if (c->bad || n > (c->n - c->at) / 44)
         return bad_payload(ev, "CCW entries", err);
     for (uint32_t i = 0; i < n; i++) {
-        get(c, 8);               /* RootID */
+        get(c, 8); /* RootID */
         uint64_t obj = get(c, 8), type = get(c, 8), iunk = get(c, 8);
-        get(c, 12);              /* RefCount, JupiterRefCount, Flags */
+        get(c, 12); /* RefCount, JupiterRefCount, Flags */
         if (pp_hg_ccw(g, obj, type, iunk) != PP_OK)
             return oom(err);
     }
     return PP_OK;
 }
 
-static int statics(pp_heap_graph *g, const pp_trace_event *ev, cur *c, pp_error *err)
+static int
+statics(pp_heap_graph *g, const pp_trace_event *ev, cur *c, pp_error *err)
 {
     uint32_t n = (uint32_t)get(c, 4);
-    get(c, 8);                   /* AppDomainID */
+    get(c, 8); /* AppDomainID */
     get(c, 2);
     for (uint32_t i = 0; i < n && !c->bad; i++) {
-        get(c, 8);               /* GCRootID: the static's address */
+        get(c, 8); /* GCRootID: the static's address */
         uint64_t obj = get(c, 8), type = get(c, 8);
         uint32_t flags = (uint32_t)get(c, 4);
         char *field = get_wstr(c);
@@ -243,11 +265,12 @@ static int statics(pp_heap_graph *g, const pp_trace_event *ev, cur *c, pp_error 
     return c->bad ? bad_payload(ev, "static variables", err) : PP_OK;
 }
 
-static int module(pp_heap_graph *g, const pp_trace_event *ev, cur *c, pp_error *err)
+static int
+module(pp_heap_graph *g, const pp_trace_event *ev, cur *c, pp_error *err)
 {
     uint64_t id = get(c, 8);
-    get(c, 8);                   /* AssemblyID */
-    get(c, 8);                   /* ModuleFlags, Reserved1 */
+    get(c, 8); /* AssemblyID */
+    get(c, 8); /* ModuleFlags, Reserved1 */
     char *path = get_wstr(c);
     if (c->bad)
         return bad_payload(ev, "module path", err);
@@ -257,12 +280,14 @@ static int module(pp_heap_graph *g, const pp_trace_event *ev, cur *c, pp_error *
 }
 
 /* The thread that wrote the event (the one whose buffer holds it). */
-static uint64_t thread_of(const pp_trace_event *ev)
+static uint64_t
+thread_of(const pp_trace_event *ev)
 {
     return ev->capture_thread_id ? ev->capture_thread_id : ev->thread_id;
 }
 
-int pp_heap_graph_event(pp_heap_graph *g, const pp_trace_event *ev, pp_error *err)
+int
+pp_heap_graph_event(pp_heap_graph *g, const pp_trace_event *ev, pp_error *err)
 {
     cur c = { ev->payload, ev->payload_size, 0, 0 };
     if (ev->provider_known == PP_PROVIDER_RUNDOWN &&
@@ -288,20 +313,22 @@ int pp_heap_graph_event(pp_heap_graph *g, const pp_trace_event *ev, pp_error *er
         /* Types come whenever the runtime logs them, not only in the dump. */
         pp_hg_count_event(g);
         return bulk_type(g, ev, &c, err);
-    case EV_MODULE_LOAD:
-        return module(g, ev, &c, err);
-    case EV_BULK_NODE: case EV_BULK_EDGE: case EV_ROOT_EDGE: case EV_CWT:
-    case EV_CCW: case EV_RCW: case EV_STATIC:
-        break;
-    default:
-        return PP_OK;
+    case EV_MODULE_LOAD: return module(g, ev, &c, err);
+    case EV_BULK_NODE:
+    case EV_BULK_EDGE:
+    case EV_ROOT_EDGE:
+    case EV_CWT:
+    case EV_CCW:
+    case EV_RCW:
+    case EV_STATIC: break;
+    default: return PP_OK;
     }
     /* The walk's Index (nodes, edges) says whether a new walk begins. */
     uint32_t index = ev->payload_size >= 4 ? (uint32_t)get(&c, 4) : 0;
     c.at = 0;
     if (!pp_hg_walk_event(g, thread_of(ev), ev->timestamp, ev->pointer_size,
                           pp_hg_restarts(g, ev->event_id, index)))
-        return PP_OK;            /* heap events of another dump than ours */
+        return PP_OK; /* heap events of another dump than ours */
     pp_hg_count_event(g);
     switch (ev->event_id) {
     case EV_BULK_NODE: return bulk_node(g, ev, &c, err);

@@ -13,7 +13,8 @@
 #include "ipc/heap_graph_impl.h"
 
 /* Grow *p (n used, *cap slots of size sz) to hold one more. */
-int pp_hg_grow(void **p, uint64_t n, void *capp, size_t sz, int cap64)
+int
+pp_hg_grow(void **p, uint64_t n, void *capp, size_t sz, int cap64)
 {
     uint64_t cap = cap64 ? *(uint64_t *)capp : *(uint32_t *)capp;
     if (n < cap)
@@ -34,8 +35,8 @@ int pp_hg_grow(void **p, uint64_t n, void *capp, size_t sz, int cap64)
     return PP_OK;
 }
 
-
-static int grow_nodes(pp_heap_graph *g)
+static int
+grow_nodes(pp_heap_graph *g)
 {
     if (g->nnodes < g->capnodes)
         return PP_OK;
@@ -43,22 +44,28 @@ static int grow_nodes(pp_heap_graph *g)
         return PP_ENOMEM;
     uint32_t nc = g->capnodes ? g->capnodes * 2 : 4096;
     void *a = realloc(g->node_addr, nc * sizeof *g->node_addr);
-    if (a) g->node_addr = a;
+    if (a)
+        g->node_addr = a;
     void *b = realloc(g->node_tslot, nc * sizeof *g->node_tslot);
-    if (b) g->node_tslot = b;
+    if (b)
+        g->node_tslot = b;
     void *c = realloc(g->node_size, nc * sizeof *g->node_size);
-    if (c) g->node_size = c;
+    if (c)
+        g->node_size = c;
     void *d = realloc(g->node_ebeg, nc * sizeof *g->node_ebeg);
-    if (d) g->node_ebeg = d;
+    if (d)
+        g->node_ebeg = d;
     void *e = realloc(g->node_ecnt, nc * sizeof *g->node_ecnt);
-    if (e) g->node_ecnt = e;
+    if (e)
+        g->node_ecnt = e;
     if (!a || !b || !c || !d || !e)
         return PP_ENOMEM;
     g->capnodes = nc;
     return PP_OK;
 }
 
-static int new_node(pp_heap_graph *g, uint64_t addr, uint32_t *idx)
+static int
+new_node(pp_heap_graph *g, uint64_t addr, uint32_t *idx)
 {
     if (grow_nodes(g) != PP_OK)
         return PP_ENOMEM;
@@ -73,7 +80,8 @@ static int new_node(pp_heap_graph *g, uint64_t addr, uint32_t *idx)
 }
 
 /* MemoryGraph.GetNodeIndex: the node of an address, made on first sight. */
-int pp_hg_node_of(pp_heap_graph *g, uint64_t addr, uint32_t *idx)
+int
+pp_hg_node_of(pp_heap_graph *g, uint64_t addr, uint32_t *idx)
 {
     int added;
     if (pp_hmap64_intern(&g->addr, addr, g->nnodes, idx, &added) != PP_OK)
@@ -84,7 +92,8 @@ int pp_hg_node_of(pp_heap_graph *g, uint64_t addr, uint32_t *idx)
     return new_node(g, addr, &i);
 }
 
-int pp_hg_push_edge(pp_heap_graph *g, uint32_t child)
+int
+pp_hg_push_edge(pp_heap_graph *g, uint32_t child)
 {
     if (GROW64(g->edges, g->nedges, g->capedges) != PP_OK)
         return PP_ENOMEM;
@@ -92,14 +101,16 @@ int pp_hg_push_edge(pp_heap_graph *g, uint32_t child)
     return PP_OK;
 }
 
-static char *dupstr(const char *s)
+static char *
+dupstr(const char *s)
 {
     return strdup(s ? s : "");
 }
 
 /* ---- construction ------------------------------------------------------ */
 
-static int add_builder(pp_heap_graph *g, const char *name, uint32_t *out)
+static int
+add_builder(pp_heap_graph *g, const char *name, uint32_t *out)
 {
     if (GROW32(g->builders, g->nbuilders, g->capbuilders) != PP_OK)
         return PP_ENOMEM;
@@ -113,7 +124,8 @@ static int add_builder(pp_heap_graph *g, const char *name, uint32_t *out)
     return PP_OK;
 }
 
-int pp_hg_builder_add(pp_heap_graph *g, uint32_t b, uint32_t node)
+int
+pp_hg_builder_add(pp_heap_graph *g, uint32_t b, uint32_t node)
 {
     builder *p = &g->builders[b];
     if (GROW32(p->kids, p->nkids, p->capkids) != PP_OK)
@@ -123,7 +135,8 @@ int pp_hg_builder_add(pp_heap_graph *g, uint32_t b, uint32_t node)
 }
 
 /* MemoryNodeBuilder.FindOrCreateChild. */
-int pp_hg_child_builder(pp_heap_graph *g, uint32_t parent, const char *name, uint32_t *out)
+int
+pp_hg_child_builder(pp_heap_graph *g, uint32_t parent, const char *name, uint32_t *out)
 {
     size_t n = strlen(name) + 16;
     char *key = malloc(n);
@@ -147,7 +160,8 @@ int pp_hg_child_builder(pp_heap_graph *g, uint32_t parent, const char *name, uin
     return rc;
 }
 
-int pp_heap_graph_new(pp_heap_graph **out, pp_error *err)
+int
+pp_heap_graph_new(pp_heap_graph **out, pp_error *err)
 {
     pp_heap_graph *g = calloc(1, sizeof *g);
     uint32_t root;
@@ -160,7 +174,8 @@ int pp_heap_graph_new(pp_heap_graph **out, pp_error *err)
     return PP_OK;
 }
 
-void pp_heap_graph_free(pp_heap_graph *g)
+void
+pp_heap_graph_free(pp_heap_graph *g)
 {
     if (!g)
         return;
@@ -210,7 +225,8 @@ void pp_heap_graph_free(pp_heap_graph *g)
     free(g);
 }
 
-static int tinfo_of(pp_heap_graph *g, uint64_t id, uint32_t *out)
+static int
+tinfo_of(pp_heap_graph *g, uint64_t id, uint32_t *out)
 {
     int added;
     if (pp_hmap64_intern(&g->tmap, id, g->ntinfos, out, &added) != PP_OK)
@@ -229,20 +245,31 @@ static int tinfo_of(pp_heap_graph *g, uint64_t id, uint32_t *out)
 }
 
 /* GetObjectSizeSuffix's ranges; only objects over 1000 bytes get one. */
-static uint32_t bucket_of(int32_t size)
+static uint32_t
+bucket_of(int32_t size)
 {
     if (size <= 1000)
         return 0;
-    return size < 10000 ? 1 : size < 100000 ? 2 : size < 1000000 ? 3 : size < 10000000 ? 4
-         : size < 100000000 ? 5 : 6;
+    return size < 10000     ? 1 :
+           size < 100000    ? 2 :
+           size < 1000000   ? 3 :
+           size < 10000000  ? 4 :
+           size < 100000000 ? 5 :
+                              6;
 }
 
 const char *const pp_hg_suffixes[NBUCKETS] = {
-    "", " (Bytes > 1K)", " (Bytes > 10K)", " (Bytes > 100K)", " (Bytes > 1M)",
-    " (Bytes > 10M)", " (Bytes > 100M)",
+    "",
+    " (Bytes > 1K)",
+    " (Bytes > 10K)",
+    " (Bytes > 100K)",
+    " (Bytes > 1M)",
+    " (Bytes > 10M)",
+    " (Bytes > 100M)",
 };
 
-int pp_hg_tslot_for(pp_heap_graph *g, uint64_t type_id, uint32_t bucket, uint32_t *out)
+int
+pp_hg_tslot_for(pp_heap_graph *g, uint64_t type_id, uint32_t bucket, uint32_t *out)
 {
     uint32_t t;
     if (tinfo_of(g, type_id, &t) != PP_OK)
@@ -258,7 +285,8 @@ int pp_hg_tslot_for(pp_heap_graph *g, uint64_t type_id, uint32_t bucket, uint32_
 }
 
 /* One object whose edges are all here. */
-static int define(pp_heap_graph *g, const pp_heap_node_in *v, const uint64_t *targets)
+static int
+define(pp_heap_graph *g, const pp_heap_node_in *v, const uint64_t *targets)
 {
     uint32_t idx, ts, child;
     if (pp_hg_node_of(g, v->address, &idx) != PP_OK)
@@ -290,7 +318,8 @@ static int define(pp_heap_graph *g, const pp_heap_node_in *v, const uint64_t *ta
     return PP_OK;
 }
 
-static int drain(pp_heap_graph *g)
+static int
+drain(pp_heap_graph *g)
 {
     while (g->pn_len) {
         const pp_heap_node_in *v = &g->pn[g->pn_head];
@@ -311,7 +340,8 @@ static int drain(pp_heap_graph *g)
 }
 
 /* Room for n more at the tail of a FIFO (moving its live part forward). */
-static int fifo_room(void **p, size_t *head, size_t len, size_t *cap, size_t n, size_t sz)
+static int
+fifo_room(void **p, size_t *head, size_t len, size_t *cap, size_t n, size_t sz)
 {
     if (*head + len + n <= *cap)
         return PP_OK;
@@ -334,11 +364,14 @@ static int fifo_room(void **p, size_t *head, size_t len, size_t *cap, size_t n, 
 
 /* Bulk events are numbered per kind from 0: a gap means the runtime
  * dropped some, and the graph would be wrong without saying so. */
-static int in_order(uint32_t *next, uint32_t index, const char *what, pp_error *err)
+static int
+in_order(uint32_t *next, uint32_t index, const char *what, pp_error *err)
 {
     if (index != *next) {
-        pp_error_set(err, PP_EFORMAT, "%s event %u arrived where %u was due: events of "
-                     "the heap dump were lost", what, (unsigned)index, (unsigned)*next);
+        pp_error_set(err, PP_EFORMAT,
+                     "%s event %u arrived where %u was due: events of "
+                     "the heap dump were lost",
+                     what, (unsigned)index, (unsigned)*next);
         return PP_EFORMAT;
     }
     (*next)++;
@@ -346,8 +379,9 @@ static int in_order(uint32_t *next, uint32_t index, const char *what, pp_error *
 }
 
 /* Queue n items of size sz behind the fifo's len, then link what can be. */
-static int enqueue(pp_heap_graph *g, void **p, size_t *head, size_t *len, size_t *cap,
-                   const void *v, size_t n, size_t sz, pp_error *err)
+static int
+enqueue(pp_heap_graph *g, void **p, size_t *head, size_t *len, size_t *cap, const void *v, size_t n,
+        size_t sz, pp_error *err)
 {
     if (fifo_room(p, head, *len, cap, n, sz) == PP_OK) {
         memcpy((char *)*p + (*head + *len) * sz, v, n * sz);
@@ -360,23 +394,25 @@ static int enqueue(pp_heap_graph *g, void **p, size_t *head, size_t *len, size_t
     return PP_ENOMEM;
 }
 
-int pp_hg_bulk_node(pp_heap_graph *g, uint32_t index, const pp_heap_node_in *v, uint32_t n,
-                    pp_error *err)
+int
+pp_hg_bulk_node(pp_heap_graph *g, uint32_t index, const pp_heap_node_in *v, uint32_t n,
+                pp_error *err)
 {
     if (in_order(&g->next_node_event, index, "GCBulkNode", err) != PP_OK)
         return PP_EFORMAT;
     for (uint32_t i = 0; i < n; i++)
         if (v[i].edge_count > MAX_EDGES_PER_NODE) {
-            pp_error_set(err, PP_EFORMAT, "GCBulkNode event %u: object 0x%" PRIx64 " claims %"
-                         PRIu64 " references", (unsigned)index, v[i].address, v[i].edge_count);
+            pp_error_set(err, PP_EFORMAT,
+                         "GCBulkNode event %u: object 0x%" PRIx64 " claims %" PRIu64 " references",
+                         (unsigned)index, v[i].address, v[i].edge_count);
             return PP_EFORMAT;
         }
     return enqueue(g, (void **)&g->pn, &g->pn_head, &g->pn_len, &g->pn_cap, v, n, sizeof *g->pn,
                    err);
 }
 
-int pp_hg_bulk_edge(pp_heap_graph *g, uint32_t index, const uint64_t *target, uint32_t n,
-                    pp_error *err)
+int
+pp_hg_bulk_edge(pp_heap_graph *g, uint32_t index, const uint64_t *target, uint32_t n, pp_error *err)
 {
     if (in_order(&g->next_edge_event, index, "GCBulkEdge", err) != PP_OK)
         return PP_EFORMAT;
@@ -384,16 +420,18 @@ int pp_hg_bulk_edge(pp_heap_graph *g, uint32_t index, const uint64_t *target, ui
                    sizeof *g->pe, err);
 }
 
-int pp_hg_root_event(pp_heap_graph *g)
+int
+pp_hg_root_event(pp_heap_graph *g)
 {
     uint32_t b;
     return pp_hg_child_builder(g, 0, "[static vars]", &b);
 }
 
-int pp_hg_root(pp_heap_graph *g, uint64_t address, uint8_t kind, uint32_t flags)
+int
+pp_hg_root(pp_heap_graph *g, uint64_t address, uint8_t kind, uint32_t flags)
 {
     if (flags & ROOT_FLAG_WEAKREF)
-        return PP_OK;            /* weak references are not roots */
+        return PP_OK; /* weak references are not roots */
     uint32_t parent = 0, b, node;
     const char *name;
     if (kind == ROOT_KIND_STACK) {
@@ -401,18 +439,20 @@ int pp_hg_root(pp_heap_graph *g, uint64_t address, uint8_t kind, uint32_t flags)
     } else {
         if (pp_hg_child_builder(g, 0, "[other roots]", &parent) != PP_OK)
             return PP_ENOMEM;
-        name = flags & ROOT_FLAG_REFCOUNTED ? "[COM/WinRT Objects]"
-             : kind == ROOT_KIND_FINALIZER ? "[finalizer Handles]"
-             : kind == ROOT_KIND_HANDLE ? (flags == ROOT_FLAG_PINNING ? "[pinning Handles]"
-                                                                       : "[strong Handles]")
-             : "[other Handles]";
+        name = flags & ROOT_FLAG_REFCOUNTED ? "[COM/WinRT Objects]" :
+               kind == ROOT_KIND_FINALIZER  ? "[finalizer Handles]" :
+               kind == ROOT_KIND_HANDLE     ? (flags == ROOT_FLAG_PINNING ? "[pinning Handles]" :
+                                                                            "[strong Handles]") :
+                                              "[other Handles]";
     }
-    if (pp_hg_child_builder(g, parent, name, &b) != PP_OK || pp_hg_node_of(g, address, &node) != PP_OK)
+    if (pp_hg_child_builder(g, parent, name, &b) != PP_OK ||
+        pp_hg_node_of(g, address, &node) != PP_OK)
         return PP_ENOMEM;
     return pp_hg_builder_add(g, b, node);
 }
 
-int pp_hg_cwt_event(pp_heap_graph *g)
+int
+pp_hg_cwt_event(pp_heap_graph *g)
 {
     uint32_t other, dep;
     if (pp_hg_child_builder(g, 0, "[other roots]", &other) != PP_OK)
@@ -420,11 +460,12 @@ int pp_hg_cwt_event(pp_heap_graph *g)
     return pp_hg_child_builder(g, other, "[Dependent Handles]", &dep);
 }
 
-int pp_hg_cwt(pp_heap_graph *g, uint64_t key, uint64_t value)
+int
+pp_hg_cwt(pp_heap_graph *g, uint64_t key, uint64_t value)
 {
     uint32_t other, dep, node;
     if (key == 0)
-        return PP_OK;            /* the key died: the value is not held by it */
+        return PP_OK; /* the key died: the value is not held by it */
     if (pp_hg_child_builder(g, 0, "[other roots]", &other) != PP_OK ||
         pp_hg_child_builder(g, other, "[Dependent Handles]", &dep) != PP_OK ||
         pp_hg_node_of(g, value, &node) != PP_OK)
@@ -432,7 +473,8 @@ int pp_hg_cwt(pp_heap_graph *g, uint64_t key, uint64_t value)
     return pp_hg_builder_add(g, dep, node);
 }
 
-int pp_hg_ccw(pp_heap_graph *g, uint64_t object, uint64_t type_id, uint64_t iunknown)
+int
+pp_hg_ccw(pp_heap_graph *g, uint64_t object, uint64_t type_id, uint64_t iunknown)
 {
     if (GROW64(g->ccws, g->nccws, g->capccws) != PP_OK)
         return PP_ENOMEM;
@@ -440,8 +482,8 @@ int pp_hg_ccw(pp_heap_graph *g, uint64_t object, uint64_t type_id, uint64_t iunk
     return PP_OK;
 }
 
-int pp_hg_static(pp_heap_graph *g, uint64_t object, uint64_t type_id, uint32_t flags,
-                 const char *field)
+int
+pp_hg_static(pp_heap_graph *g, uint64_t object, uint64_t type_id, uint32_t flags, const char *field)
 {
     if (GROW64(g->statics, g->nstatics, g->capstatics) != PP_OK)
         return PP_ENOMEM;
@@ -452,8 +494,9 @@ int pp_hg_static(pp_heap_graph *g, uint64_t object, uint64_t type_id, uint32_t f
     return PP_OK;
 }
 
-int pp_hg_type(pp_heap_graph *g, uint64_t type_id, uint64_t module_id, uint32_t type_name_id,
-               uint32_t flags, const char *name)
+int
+pp_hg_type(pp_heap_graph *g, uint64_t type_id, uint64_t module_id, uint32_t type_name_id,
+           uint32_t flags, const char *name)
 {
     uint32_t t;
     char *copy = dupstr(name);
@@ -462,7 +505,7 @@ int pp_hg_type(pp_heap_graph *g, uint64_t type_id, uint64_t module_id, uint32_t 
         return PP_ENOMEM;
     }
     tinfo *ti = &g->tinfos[t];
-    free(ti->name);              /* a type logged again: the last wins */
+    free(ti->name); /* a type logged again: the last wins */
     ti->name = copy;
     ti->module = module_id;
     ti->name_id = type_name_id;
@@ -471,14 +514,15 @@ int pp_hg_type(pp_heap_graph *g, uint64_t type_id, uint64_t module_id, uint32_t 
     return PP_OK;
 }
 
-int pp_hg_module(pp_heap_graph *g, uint64_t module_id, const char *il_path)
+int
+pp_hg_module(pp_heap_graph *g, uint64_t module_id, const char *il_path)
 {
     uint32_t m;
     int added;
     if (pp_hmap64_intern(&g->mmap, module_id, g->nmodules, &m, &added) != PP_OK)
         return PP_ENOMEM;
     if (!added)
-        return PP_OK;            /* the first name seen stays */
+        return PP_OK; /* the first name seen stays */
     if (GROW32(g->modules, g->nmodules, g->capmodules) != PP_OK)
         return PP_ENOMEM;
     if (!(g->modules[g->nmodules] = dupstr(il_path)))
@@ -491,7 +535,8 @@ int pp_hg_module(pp_heap_graph *g, uint64_t module_id, const char *il_path)
  * thread after the walk began (the runtime logs the walk and GCEnd from
  * one thread, in do_post_gc), or the GCEnd of the dump's GC number (the
  * GCEnd of a later GC also says it ended: the dump's GC is blocking). */
-static void check_end(pp_heap_graph *g)
+static void
+check_end(pp_heap_graph *g)
 {
     if (g->state == 1 && g->walking && g->have_gc && g->have_end && g->max_end >= g->gc_id) {
         g->state = 2;
@@ -499,8 +544,9 @@ static void check_end(pp_heap_graph *g)
     }
 }
 
-void pp_hg_gc_start(pp_heap_graph *g, uint32_t count, uint32_t depth, uint32_t reason,
-                    uint32_t type, uint32_t pointer_size, uint64_t timestamp)
+void
+pp_hg_gc_start(pp_heap_graph *g, uint32_t count, uint32_t depth, uint32_t reason, uint32_t type,
+               uint32_t pointer_size, uint64_t timestamp)
 {
     /* The dump's GC: induced (reason 1), blocking (type 0), gen2; once the
      * walk has begun, the last such GC that started before its first
@@ -520,7 +566,8 @@ void pp_hg_gc_start(pp_heap_graph *g, uint32_t count, uint32_t depth, uint32_t r
     check_end(g);
 }
 
-void pp_hg_gc_end(pp_heap_graph *g, uint32_t count, uint64_t thread)
+void
+pp_hg_gc_end(pp_heap_graph *g, uint32_t count, uint64_t thread)
 {
     if (g->state == 2)
         return;
@@ -533,7 +580,7 @@ void pp_hg_gc_end(pp_heap_graph *g, uint32_t count, uint64_t thread)
         return;
     }
     if (!g->walking && g->have_gc && count == g->gc_id) {
-        g->have_gc = 0;          /* an induced GC without heap events: wait for another */
+        g->have_gc = 0; /* an induced GC without heap events: wait for another */
         g->state = 0;
         g->st.state = 0;
         return;
@@ -541,13 +588,14 @@ void pp_hg_gc_end(pp_heap_graph *g, uint32_t count, uint64_t thread)
     check_end(g);
 }
 
-int pp_hg_walk_event(pp_heap_graph *g, uint64_t thread, uint64_t timestamp,
-                     uint32_t pointer_size, int restarts)
+int
+pp_hg_walk_event(pp_heap_graph *g, uint64_t thread, uint64_t timestamp, uint32_t pointer_size,
+                 int restarts)
 {
     if (g->closed)
         return 0;
     if (g->state == 2 && restarts) {
-        g->closed = 1;           /* another walk (another session's dump): not ours */
+        g->closed = 1; /* another walk (another session's dump): not ours */
         return 0;
     }
     if (!g->walking) {
@@ -557,7 +605,7 @@ int pp_hg_walk_event(pp_heap_graph *g, uint64_t thread, uint64_t timestamp,
         if (pointer_size)
             g->pointer_size = pointer_size;
         if (g->have_gc && g->gc_ts > timestamp)
-            g->have_gc = 0;      /* a GC that started after the walk is not the dump's */
+            g->have_gc = 0; /* a GC that started after the walk is not the dump's */
         if (g->state == 0) {
             g->state = 1;
             g->st.state = 1;
@@ -566,18 +614,32 @@ int pp_hg_walk_event(pp_heap_graph *g, uint64_t thread, uint64_t timestamp,
     }
     return 1;
 }
-int pp_hg_restarts(const pp_heap_graph *g, uint32_t event_id, uint32_t index)
+int
+pp_hg_restarts(const pp_heap_graph *g, uint32_t event_id, uint32_t index)
 {
     if (index != 0)
         return 0;
     return event_id == 18 ? g->next_node_event > 0 : event_id == 19 ? g->next_edge_event > 0 : 0;
 }
 
-void pp_hg_count_event(pp_heap_graph *g) { g->st.events++; }
-void pp_hg_rcw(pp_heap_graph *g, uint32_t n) { g->st.rcw_ignored += n; }
-int pp_heap_graph_done(const pp_heap_graph *g) { return g->state == 2; }
+void
+pp_hg_count_event(pp_heap_graph *g)
+{
+    g->st.events++;
+}
+void
+pp_hg_rcw(pp_heap_graph *g, uint32_t n)
+{
+    g->st.rcw_ignored += n;
+}
+int
+pp_heap_graph_done(const pp_heap_graph *g)
+{
+    return g->state == 2;
+}
 
-void pp_heap_graph_stats_get(const pp_heap_graph *g, pp_heap_graph_stats *out)
+void
+pp_heap_graph_stats_get(const pp_heap_graph *g, pp_heap_graph_stats *out)
 {
     *out = g->st;
 }

@@ -30,14 +30,14 @@ typedef struct pp_heap_graph pp_heap_graph;
 
 /* Counters for progress lines and the summary. */
 typedef struct pp_heap_graph_stats {
-    uint64_t events;             /* heap-dump events taken */
-    uint64_t nodes;              /* objects defined so far */
+    uint64_t events; /* heap-dump events taken */
+    uint64_t nodes;  /* objects defined so far */
     uint64_t edges;
-    uint64_t types;              /* BulkType entries seen */
-    uint64_t bytes;              /* sum of object sizes */
-    uint64_t rcw_ignored;        /* GCBulkRCW entries (Windows COM; not attributed) */
-    uint64_t redefined;          /* objects described twice (the last description wins) */
-    int state;                   /* 0 waiting for the GC, 1 in the dump, 2 done */
+    uint64_t types;       /* BulkType entries seen */
+    uint64_t bytes;       /* sum of object sizes */
+    uint64_t rcw_ignored; /* GCBulkRCW entries (Windows COM; not attributed) */
+    uint64_t redefined;   /* objects described twice (the last description wins) */
+    int state;            /* 0 waiting for the GC, 1 in the dump, 2 done */
     uint32_t gc_number;
 } pp_heap_graph_stats;
 
@@ -97,8 +97,8 @@ void pp_hg_gc_end(pp_heap_graph *g, uint32_t count, uint64_t thread);
  * walk (its GCStart may come later in the stream); restarts says the event
  * is the first of a new walk (Index 0 of nodes or edges already taken),
  * which after the dump's end is another session's dump. */
-int pp_hg_walk_event(pp_heap_graph *g, uint64_t thread, uint64_t timestamp,
-                     uint32_t pointer_size, int restarts);
+int pp_hg_walk_event(pp_heap_graph *g, uint64_t thread, uint64_t timestamp, uint32_t pointer_size,
+                     int restarts);
 /* Whether a GCBulkNode / GCBulkEdge with Index 0 would start a new walk. */
 int pp_hg_restarts(const pp_heap_graph *g, uint32_t event_id, uint32_t index);
 void pp_hg_count_event(pp_heap_graph *g);

@@ -14,14 +14,17 @@
 #include "ipc/heap_graph_impl.h"
 
 /* Graph.CreateType: a new type, no interning. */
-static int add_type(pp_heap_graph *g, const char *name, const char *module, uint32_t *out)
+static int
+add_type(pp_heap_graph *g, const char *name, const char *module, uint32_t *out)
 {
     if (g->ntypes >= g->captypes) {
         uint32_t nc = g->captypes ? g->captypes * 2 : 1024;
         void *a = realloc(g->type_names, nc * sizeof(char *));
-        if (a) g->type_names = a;
+        if (a)
+            g->type_names = a;
         void *b = realloc(g->type_modules, nc * sizeof(char *));
-        if (b) g->type_modules = b;
+        if (b)
+            g->type_modules = b;
         if (!a || !b)
             return PP_ENOMEM;
         g->captypes = nc;
@@ -39,7 +42,8 @@ static int add_type(pp_heap_graph *g, const char *name, const char *module, uint
 }
 
 /* DotNetHeapDumpGraphReader.CreateType: interned on "module!name". */
-static int make_type(pp_heap_graph *g, const char *name, const char *module, uint32_t *out)
+static int
+make_type(pp_heap_graph *g, const char *name, const char *module, uint32_t *out)
 {
     size_t n = strlen(name) + (module ? strlen(module) + 2 : 1);
     char *key = malloc(n);
@@ -47,8 +51,7 @@ static int make_type(pp_heap_graph *g, const char *name, const char *module, uin
         return PP_ENOMEM;
     snprintf(key, n, "%s%s%s", module ? module : "", module ? "!" : "", name);
     int rc = PP_OK;
-    if (!pp_hstrmap_get(&g->intern, key, out) &&
-        (rc = add_type(g, name, module, out)) == PP_OK)
+    if (!pp_hstrmap_get(&g->intern, key, out) && (rc = add_type(g, name, module, out)) == PP_OK)
         rc = pp_hstrmap_put(&g->intern, key, *out);
     free(key);
     return rc;
@@ -56,7 +59,8 @@ static int make_type(pp_heap_graph *g, const char *name, const char *module, uin
 
 /* The reader's name clean-up: drop generic arity (`\d+), [ ] become < >,
  * and an array's "<>" back to "[]". */
-static char *mangle(const char *in)
+static char *
+mangle(const char *in)
 {
     size_t n = strlen(in);
     char *out = malloc(n + 1);
@@ -80,7 +84,8 @@ static char *mangle(const char *in)
 }
 
 /* The type of a type id without size suffix (m_typeID2TypeIndex). */
-static int base_type(pp_heap_graph *g, uint32_t t, uint32_t *out)
+static int
+base_type(pp_heap_graph *g, uint32_t t, uint32_t *out)
 {
     tinfo *ti = &g->tinfos[t];
     if (ti->base != NONE) {
@@ -96,8 +101,8 @@ static int base_type(pp_heap_graph *g, uint32_t t, uint32_t *out)
     } else {
         const char *raw = ti->name;
         if (!*raw) {
-            snprintf(buf, sizeof buf, "%s(0x%x)", ti->flags & TYPE_FLAG_ARRAY ? "ArrayType"
-                     : "Type", (unsigned)ti->name_id);
+            snprintf(buf, sizeof buf, "%s(0x%x)",
+                     ti->flags & TYPE_FLAG_ARRAY ? "ArrayType" : "Type", (unsigned)ti->name_id);
             raw = buf;
         }
         char *name = mangle(raw), *com = NULL;
@@ -129,7 +134,8 @@ static int base_type(pp_heap_graph *g, uint32_t t, uint32_t *out)
 
 /* A tslot's type: the base type, or its size-bucket type (interned on the
  * suffixed name alone, as m_arrayNametoIndex does). */
-static int slot_type(pp_heap_graph *g, uint32_t s, uint32_t *out)
+static int
+slot_type(pp_heap_graph *g, uint32_t s, uint32_t *out)
 {
     uint32_t base;
     if (base_type(g, g->tslots[s].tinfo, &base) != PP_OK)
@@ -152,7 +158,8 @@ static int slot_type(pp_heap_graph *g, uint32_t s, uint32_t *out)
     return rc;
 }
 
-static int fixed_slot(pp_heap_graph *g, uint32_t type, uint32_t *tslot_out)
+static int
+fixed_slot(pp_heap_graph *g, uint32_t type, uint32_t *tslot_out)
 {
     if (GROW32(g->fixed, g->nfixed, g->capfixed) != PP_OK)
         return PP_ENOMEM;
@@ -162,7 +169,8 @@ static int fixed_slot(pp_heap_graph *g, uint32_t type, uint32_t *tslot_out)
 }
 
 /* CCWs: a "[CCW 0x.. for type T]" node (200 bytes) holding the object. */
-static int add_ccws(pp_heap_graph *g)
+static int
+add_ccws(pp_heap_graph *g)
 {
     uint32_t root;
     if (pp_hg_child_builder(g, 0, "[COM/WinRT Objects]", &root) != PP_OK)
@@ -171,7 +179,7 @@ static int add_ccws(pp_heap_graph *g)
         const ccw_root *c = &g->ccws[i];
         uint32_t node, ts, base, type, fixed, child;
         if (c->iunknown == 0)
-            continue;            /* set lazily by the runtime: not yet a COM object */
+            continue; /* set lazily by the runtime: not yet a COM object */
         if (pp_hg_node_of(g, c->iunknown, &node) != PP_OK ||
             pp_hg_tslot_for(g, c->type_id, 0, &ts) != PP_OK || slot_type(g, ts, &base) != PP_OK)
             return PP_ENOMEM;
@@ -196,7 +204,8 @@ static int add_ccws(pp_heap_graph *g)
 }
 
 /* Statics: "[static vars]" > "[static var T.field]" > the object. */
-static int add_statics(pp_heap_graph *g)
+static int
+add_statics(pp_heap_graph *g)
 {
     uint32_t root;
     if (pp_hg_child_builder(g, 0, "[static vars]", &root) != PP_OK)
@@ -229,12 +238,13 @@ static int add_statics(pp_heap_graph *g)
 
 /* MemoryNodeBuilder.Build: types by name within the tree (preorder), then
  * each pseudo node's children. */
-static int build_tree(pp_heap_graph *g, uint32_t b, pp_hstrmap *names)
+static int
+build_tree(pp_heap_graph *g, uint32_t b, pp_hstrmap *names)
 {
     uint32_t type, fixed;
     builder *p = &g->builders[b];
-    if (!pp_hstrmap_get(names, p->name, &type) &&
-        (add_type(g, p->name, NULL, &type) != PP_OK || pp_hstrmap_put(names, p->name, type) != PP_OK))
+    if (!pp_hstrmap_get(names, p->name, &type) && (add_type(g, p->name, NULL, &type) != PP_OK ||
+                                                   pp_hstrmap_put(names, p->name, type) != PP_OK))
         return PP_ENOMEM;
     if (fixed_slot(g, type, &fixed) != PP_OK)
         return PP_ENOMEM;
@@ -252,29 +262,36 @@ static int build_tree(pp_heap_graph *g, uint32_t b, pp_hstrmap *names)
     return PP_OK;
 }
 
-static int check_complete(pp_heap_graph *g, pp_error *err)
+static int
+check_complete(pp_heap_graph *g, pp_error *err)
 {
     if (g->state == 0) {
-        pp_error_set(err, PP_EFORMAT, "the runtime sent no heap dump (no induced blocking gen2 "
+        pp_error_set(err, PP_EFORMAT,
+                     "the runtime sent no heap dump (no induced blocking gen2 "
                      "GC with heap events): is it a .NET Core 3.0+ runtime with EventPipe?");
         return PP_EFORMAT;
     }
     if (g->state == 1) {
-        pp_error_set(err, PP_EFORMAT, "the heap dump started (GC %u) but did not end: the "
-                     "stream was cut (process exited, timeout?)", (unsigned)g->gc_id);
+        pp_error_set(err, PP_EFORMAT,
+                     "the heap dump started (GC %u) but did not end: the "
+                     "stream was cut (process exited, timeout?)",
+                     (unsigned)g->gc_id);
         return PP_EFORMAT;
     }
     if (g->pn_len || g->pe_len) {
-        pp_error_set(err, PP_EFORMAT, "the heap dump's objects and references do not match up "
+        pp_error_set(err, PP_EFORMAT,
+                     "the heap dump's objects and references do not match up "
                      "(%zu objects wait for references, %zu references for objects): events "
-                     "were lost", g->pn_len, g->pe_len);
+                     "were lost",
+                     g->pn_len, g->pe_len);
         return PP_EFORMAT;
     }
     return PP_OK;
 }
 
 /* Node types in place of tslots, sizes widened, edges in index order. */
-static int lay_out(pp_heap_graph *g)
+static int
+lay_out(pp_heap_graph *g)
 {
     uint32_t n = g->nnodes;
     uint64_t total = 0;
@@ -335,12 +352,13 @@ static int lay_out(pp_heap_graph *g)
     s->node_address = g->node_addr;
     s->edge_start = g->out_estart;
     s->edges = g->out_edges;
-    s->node_size32 = g->node_size;   /* the 32-bit sizes, kept */
+    s->node_size32 = g->node_size; /* the 32-bit sizes, kept */
     s->edge_start32 = g->out_estart32;
     return PP_OK;
 }
 
-int pp_heap_graph_finish(pp_heap_graph *g, const pp_heap_snapshot **out, pp_error *err)
+int
+pp_heap_graph_finish(pp_heap_graph *g, const pp_heap_snapshot **out, pp_error *err)
 {
     if (g->finished) {
         *out = &g->snap;

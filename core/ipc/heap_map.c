@@ -11,12 +11,14 @@
 
 #define EMPTY UINT32_MAX
 
-static size_t slot_of(uint64_t key, size_t cap)
+static size_t
+slot_of(uint64_t key, size_t cap)
 {
     return (size_t)XXH3_64bits(&key, sizeof key) & (cap - 1);
 }
 
-static int u64_grow(pp_hmap64 *m)
+static int
+u64_grow(pp_hmap64 *m)
 {
     size_t cap = m->cap ? m->cap * 2 : 1024;
     uint64_t *keys = malloc(cap * sizeof *keys);
@@ -44,7 +46,8 @@ static int u64_grow(pp_hmap64 *m)
     return PP_OK;
 }
 
-int pp_hmap64_get(const pp_hmap64 *m, uint64_t key, uint32_t *val)
+int
+pp_hmap64_get(const pp_hmap64 *m, uint64_t key, uint32_t *val)
 {
     if (m->cap == 0)
         return 0;
@@ -58,7 +61,8 @@ int pp_hmap64_get(const pp_hmap64 *m, uint64_t key, uint32_t *val)
     }
 }
 
-int pp_hmap64_intern(pp_hmap64 *m, uint64_t key, uint32_t fresh, uint32_t *val, int *added)
+int
+pp_hmap64_intern(pp_hmap64 *m, uint64_t key, uint32_t fresh, uint32_t *val, int *added)
 {
     /* Load at most 1/2: probes stay short for the millions of addresses. */
     if ((m->n + 1) * 2 > m->cap && u64_grow(m) != PP_OK)
@@ -80,7 +84,8 @@ int pp_hmap64_intern(pp_hmap64 *m, uint64_t key, uint32_t fresh, uint32_t *val, 
     return PP_OK;
 }
 
-int pp_hmap64_put(pp_hmap64 *m, uint64_t key, uint32_t val)
+int
+pp_hmap64_put(pp_hmap64 *m, uint64_t key, uint32_t val)
 {
     uint32_t cur;
     int added;
@@ -94,24 +99,28 @@ int pp_hmap64_put(pp_hmap64 *m, uint64_t key, uint32_t val)
         }
 }
 
-void pp_hmap64_free(pp_hmap64 *m)
+void
+pp_hmap64_free(pp_hmap64 *m)
 {
     free(m->keys);
     free(m->vals);
     memset(m, 0, sizeof *m);
 }
 
-size_t pp_hmap64_bytes(const pp_hmap64 *m)
+size_t
+pp_hmap64_bytes(const pp_hmap64 *m)
 {
     return m->cap * (sizeof(uint64_t) + sizeof(uint32_t));
 }
 
-static size_t str_slot(const char *key, size_t cap)
+static size_t
+str_slot(const char *key, size_t cap)
 {
     return (size_t)XXH3_64bits(key, strlen(key)) & (cap - 1);
 }
 
-static int str_grow(pp_hstrmap *m)
+static int
+str_grow(pp_hstrmap *m)
 {
     size_t cap = m->cap ? m->cap * 2 : 256;
     char **keys = calloc(cap, sizeof *keys);
@@ -138,7 +147,8 @@ static int str_grow(pp_hstrmap *m)
     return PP_OK;
 }
 
-int pp_hstrmap_get(const pp_hstrmap *m, const char *key, uint32_t *val)
+int
+pp_hstrmap_get(const pp_hstrmap *m, const char *key, uint32_t *val)
 {
     if (m->cap == 0)
         return 0;
@@ -150,7 +160,8 @@ int pp_hstrmap_get(const pp_hstrmap *m, const char *key, uint32_t *val)
     return 0;
 }
 
-int pp_hstrmap_put(pp_hstrmap *m, const char *key, uint32_t val)
+int
+pp_hstrmap_put(pp_hstrmap *m, const char *key, uint32_t val)
 {
     if ((m->n + 1) * 2 > m->cap && str_grow(m) != PP_OK)
         return PP_ENOMEM;
@@ -167,7 +178,8 @@ int pp_hstrmap_put(pp_hstrmap *m, const char *key, uint32_t val)
     return PP_OK;
 }
 
-void pp_hstrmap_free(pp_hstrmap *m)
+void
+pp_hstrmap_free(pp_hstrmap *m)
 {
     for (size_t i = 0; i < m->cap; i++)
         free(m->keys[i]);

@@ -13,7 +13,7 @@
 typedef struct pp_hmap64 {
     uint64_t *keys;
     uint32_t *vals;
-    size_t cap, n;               /* cap is a power of two, or 0 */
+    size_t cap, n; /* cap is a power of two, or 0 */
 } pp_hmap64;
 
 /* 1 and *val when key is present, else 0. */
@@ -27,7 +27,7 @@ void pp_hmap64_free(pp_hmap64 *m);
 size_t pp_hmap64_bytes(const pp_hmap64 *m);
 
 typedef struct pp_hstrmap {
-    char **keys;                 /* owned copies */
+    char **keys; /* owned copies */
     uint32_t *vals;
     size_t cap, n;
 } pp_hstrmap;

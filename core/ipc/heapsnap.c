@@ -29,11 +29,11 @@
 
 /* A runtime still ending another tool's heap-dump session of a big heap
  * answered nothing for over 10 s (measured, 1.67 GB heap, load ~30). */
-#define CMD_TIMEOUT_MS 30000
+#define CMD_TIMEOUT_MS    30000
 #define RUNDOWN_TIMEOUT_S 60.0
-#define FLUSH_WAIT_MS 3000
+#define FLUSH_WAIT_MS     3000
 #define DEFAULT_TIMEOUT_S 30.0
-#define CANCEL_POLL_MS 100
+#define CANCEL_POLL_MS    100
 #define DEFAULT_BUFFER_MB 256
 /* A retry's buffer is the target's memory: no more than this unasked. */
 #define MAX_RETRY_BUFFER_MB 4096
@@ -45,19 +45,21 @@ typedef struct ctl {
     int pipe[2];
     double timeout_s;
     struct timespec t0;
-    volatile double busy_at;     /* the walk's last progress, s after t0 */
+    volatile double busy_at; /* the walk's last progress, s after t0 */
     volatile int why;
     volatile int stopped;
 } ctl;
 
-static double since(const struct timespec *t0)
+static double
+since(const struct timespec *t0)
 {
     struct timespec t;
     clock_gettime(CLOCK_MONOTONIC, &t);
     return (double)(t.tv_sec - t0->tv_sec) + (double)(t.tv_nsec - t0->tv_nsec) / 1e9;
 }
 
-static void send_ctl(ctl *c, char b)
+static void
+send_ctl(ctl *c, char b)
 {
     ssize_t k = write(c->pipe[1], &b, 1);
     (void)k;
@@ -65,15 +67,16 @@ static void send_ctl(ctl *c, char b)
 
 /* Stop when the dump ended ('d'), on a signal ('s'), at the timeout; cut
  * the stream on 'a' or when the rundown does not end; leave on 'q'. */
-static void *control(void *arg)
+static void *
+control(void *arg)
 {
     ctl *c = arg;
     double stop_at = 0;
     for (;;) {
         /* Once the walk is under way the timeout counts from its last
          * progress: a big heap's walk is read for longer than 30 s. */
-        double left = c->stopped ? RUNDOWN_TIMEOUT_S - (since(&c->t0) - stop_at)
-                                 : c->timeout_s - (since(&c->t0) - c->busy_at);
+        double left = c->stopped ? RUNDOWN_TIMEOUT_S - (since(&c->t0) - stop_at) :
+                                   c->timeout_s - (since(&c->t0) - c->busy_at);
         int timeout = left <= 0 ? 0 : (int)(left * 1000) + 1;
         /* A signal reaches us through pp_ipc_cancel (pp_capture_signal):
          * look at it every CANCEL_POLL_MS. */
@@ -88,7 +91,7 @@ static void *control(void *arg)
         if (pr == 0 && wait_ms < timeout) {
             if (!pp_ipc_cancel || c->stopped)
                 continue;
-            b = 's';             /* interrupted */
+            b = 's'; /* interrupted */
             pr = 1;
         }
         if (b == 'q')
@@ -114,14 +117,16 @@ static void *control(void *arg)
     }
 }
 
-static void *stop_async(void *arg)
+static void *
+stop_async(void *arg)
 {
     pp_ipc_session_stop(arg, CMD_TIMEOUT_MS, NULL);
     return NULL;
 }
 
 /* Read and drop a session's stream until it ends, within limit_ms. */
-static void drain_fd(int fd, int limit_ms)
+static void
+drain_fd(int fd, int limit_ms)
 {
     struct timespec t0;
     char buf[65536];
@@ -139,7 +144,8 @@ static void drain_fd(int fd, int limit_ms)
 
 /* Step 1: a session without the Type keyword resets the runtime's record
  * of logged types (dotnet-gcdump's "type table flushing" session). */
-static int flush_types(pp_ipc_endpoint *ep, pp_error *err)
+static int
+flush_types(pp_ipc_endpoint *ep, pp_error *err)
 {
     pp_ipc_provider p = { "Microsoft-DotNETCore-SampleProfiler", 0, 4, NULL };
     pp_ipc_session_config cfg = { .buffer_mb = 16, .nproviders = 1, .providers = &p };
@@ -149,7 +155,7 @@ static int flush_types(pp_ipc_endpoint *ep, pp_error *err)
         return rc;
     int fd = pp_ipc_session_fd(s);
     struct pollfd pf = { fd, POLLIN, 0 };
-    poll(&pf, 1, FLUSH_WAIT_MS);         /* the session runs: data arrives */
+    poll(&pf, 1, FLUSH_WAIT_MS); /* the session runs: data arrives */
     pthread_t t;
     int started = pthread_create(&t, NULL, stop_async, s) == 0;
     if (!started)
@@ -169,41 +175,47 @@ typedef struct run {
     pp_trace_source *src;
     pp_spool *spool;
     uint64_t bytes;
-    uint64_t walk_bytes, walk_events, dropped;   /* for the retry's buffer size */
+    uint64_t walk_bytes, walk_events, dropped; /* for the retry's buffer size */
     uint32_t buffer_mb;
     struct timespec t0, last;
     double dump_end;
 } run;
 
-static void on_bytes(void *user, const void *data, size_t len)
+static void
+on_bytes(void *user, const void *data, size_t len)
 {
     (void)data;
     ((run *)user)->bytes += len;
 }
 
-static void on_warning(void *user, const pp_error *w)
+static void
+on_warning(void *user, const pp_error *w)
 {
     (void)user;
-    (void)w;                     /* dropped events are checked after the end */
+    (void)w; /* dropped events are checked after the end */
 }
 
-static void progress(run *r, const char *phase, int force)
+static void
+progress(run *r, const char *phase, int force)
 {
     if (!r->spec->progress)
         return;
     struct timespec t;
     clock_gettime(CLOCK_MONOTONIC, &t);
-    if (!force && (t.tv_sec - r->last.tv_sec) * 1000 + (t.tv_nsec - r->last.tv_nsec) / 1000000 < 250)
+    if (!force &&
+        (t.tv_sec - r->last.tv_sec) * 1000 + (t.tv_nsec - r->last.tv_nsec) / 1000000 < 250)
         return;
     r->last = t;
-    pp_heapsnap_progress p = { .phase = phase, .elapsed_s = since(&r->t0),
+    pp_heapsnap_progress p = { .phase = phase,
+                               .elapsed_s = since(&r->t0),
                                .stream_bytes = r->bytes };
     pp_heap_graph_stats_get(r->g, &p.graph);
     r->spec->progress(r->spec->user, &p);
 }
 
 /* Step 2-3: the dump session, read to its end. */
-static int read_dump(run *r, pp_error *err)
+static int
+read_dump(run *r, pp_error *err)
 {
     /* Read through the spool: the socket is drained as fast as the runtime
      * writes, whatever the graph's speed, so its buffer does not fill and
@@ -221,8 +233,8 @@ static int read_dump(run *r, pp_error *err)
     int failed = 0, asked = 0;
     while ((rc = pp_nettrace_next(r->src, &ev, &rerr)) > 0) {
         if (ev->provider_known == PP_PROVIDER_RUNTIME &&
-            ((ev->event_id >= 16 && ev->event_id <= 19) || (ev->event_id >= 36 &&
-                                                            ev->event_id <= 38))) {
+            ((ev->event_id >= 16 && ev->event_id <= 19) ||
+             (ev->event_id >= 36 && ev->event_id <= 38))) {
             r->walk_bytes += ev->payload_size;
             r->walk_events++;
             r->c.busy_at = since(&r->c.t0);
@@ -231,7 +243,7 @@ static int read_dump(run *r, pp_error *err)
             continue;
         if (pp_heap_graph_event(r->g, ev, err) != PP_OK) {
             failed = err->code;
-            send_ctl(&r->c, 's');        /* stop; the rest of the stream is dropped */
+            send_ctl(&r->c, 's'); /* stop; the rest of the stream is dropped */
             continue;
         }
         if (!asked && pp_heap_graph_done(r->g)) {
@@ -256,7 +268,8 @@ static int read_dump(run *r, pp_error *err)
     /* Any gap in a thread's sequence numbers: a lost BulkType names no
      * type, a lost walk event leaves a hole the graph may not show. */
     if (!failed && st.dropped_events) {
-        pp_error_set(err, PP_EFORMAT, "the runtime dropped %llu events of the heap-dump session "
+        pp_error_set(err, PP_EFORMAT,
+                     "the runtime dropped %llu events of the heap-dump session "
                      "(its buffer was full while this process read the stream)",
                      (unsigned long long)st.dropped_events);
         failed = PP_EFORMAT;
@@ -264,28 +277,32 @@ static int read_dump(run *r, pp_error *err)
     return failed ? failed : PP_OK;
 }
 
-static int why_error(run *r, pp_error *err)
+static int
+why_error(run *r, pp_error *err)
 {
     if (r->c.why == WHY_SIGNAL || r->c.why == WHY_ABORT) {
-        pp_error_set(err, PP_EIO, "interrupted before the heap dump was complete; nothing "
+        pp_error_set(err, PP_EIO,
+                     "interrupted before the heap dump was complete; nothing "
                      "was written");
         return PP_EIO;
     }
     if (r->c.why == WHY_TIMEOUT) {
         pp_heap_graph_stats st;
         pp_heap_graph_stats_get(r->g, &st);
-        pp_error_set(err, PP_EIO, "timed out after %.0f s %s (%llu objects so far): a larger "
-                     "--timeout, or is the process suspended?", r->c.timeout_s,
-                     st.state == 0 ? "waiting for the runtime's heap-dump GC"
-                                   : "before the heap dump ended",
+        pp_error_set(err, PP_EIO,
+                     "timed out after %.0f s %s (%llu objects so far): a larger "
+                     "--timeout, or is the process suspended?",
+                     r->c.timeout_s,
+                     st.state == 0 ? "waiting for the runtime's heap-dump GC" :
+                                     "before the heap dump ended",
                      (unsigned long long)st.nodes);
         return PP_EIO;
     }
     return PP_OK;
 }
 
-static int write_file(run *r, const pp_heap_snapshot *snap, pp_ipc_process_info *info,
-                      pp_error *err)
+static int
+write_file(run *r, const pp_heap_snapshot *snap, pp_ipc_process_info *info, pp_error *err)
 {
     pp_outfile o;
     int rc = pp_outfile_open(&o, r->spec->target.output, 0, NULL, err);
@@ -299,8 +316,10 @@ static int write_file(run *r, const pp_heap_snapshot *snap, pp_ipc_process_info 
     char host[256] = "";
     gethostname(host, sizeof host - 1);
     pp_gcdump_write_info wi = {
-        .creation_tool = "perfpipe", .process_name = r->res->process,
-        .machine_name = host[0] ? host : NULL, .process_id = (uint32_t)r->res->pid,
+        .creation_tool = "perfpipe",
+        .process_name = r->res->process,
+        .machine_name = host[0] ? host : NULL,
+        .process_id = (uint32_t)r->res->pid,
         .time_collected_ticks = ticks,
     };
     (void)info;
@@ -316,18 +335,20 @@ static int write_file(run *r, const pp_heap_snapshot *snap, pp_ipc_process_info 
     return PP_OK;
 }
 
-static const char *base_of(const char *p)
+static const char *
+base_of(const char *p)
 {
     const char *s = strrchr(p, '/');
     return s ? s + 1 : p;
 }
 
-static int start_dump(run *r, pp_ipc_endpoint *ep, pp_error *err)
+static int
+start_dump(run *r, pp_ipc_endpoint *ep, pp_error *err)
 {
     pp_ipc_provider p = { "Microsoft-Windows-DotNETRuntime", PP_HEAPSNAP_KEYWORDS, 5, NULL };
     pp_ipc_session_config cfg = {
         .buffer_mb = r->buffer_mb,
-        .rundown_keyword = PP_IPC_DEFAULT_RUNDOWN_KEYWORD,   /* module names */
+        .rundown_keyword = PP_IPC_DEFAULT_RUNDOWN_KEYWORD, /* module names */
         .request_stackwalk = 0,
         .nproviders = 1,
         .providers = &p,
@@ -348,7 +369,8 @@ static int start_dump(run *r, pp_ipc_endpoint *ep, pp_error *err)
  * bytes, 0.27 on a 1.67 GB heap of 10 M objects; EventPipe allocates its
  * buffers as events come, so the size is a ceiling, not a cost). A pid
  * known only from a diagnostic port (maybe another namespace) gets 256. */
-static uint32_t first_buffer_mb(uint64_t pid)
+static uint32_t
+first_buffer_mb(uint64_t pid)
 {
     char path[64], line[256];
     snprintf(path, sizeof path, "/proc/%llu/status", (unsigned long long)pid);
@@ -361,14 +383,16 @@ static uint32_t first_buffer_mb(uint64_t pid)
         fclose(f);
     }
     unsigned long long mb = kb / 1024 / 2;
-    return mb <= DEFAULT_BUFFER_MB ? DEFAULT_BUFFER_MB
-         : mb >= MAX_RETRY_BUFFER_MB ? MAX_RETRY_BUFFER_MB : (uint32_t)mb;
+    return mb <= DEFAULT_BUFFER_MB   ? DEFAULT_BUFFER_MB :
+           mb >= MAX_RETRY_BUFFER_MB ? MAX_RETRY_BUFFER_MB :
+                                       (uint32_t)mb;
 }
 
 /* The buffer, in MB, that holds the whole walk: what came, what was
  * dropped at the mean size of what came, a quarter more, and room for the
  * rest of the session's events. */
-static uint32_t walk_mb(const run *r)
+static uint32_t
+walk_mb(const run *r)
 {
     if (!r->walk_events)
         return 0;
@@ -379,7 +403,8 @@ static uint32_t walk_mb(const run *r)
 }
 
 /* Close what one attempt opened (its graph stays: the caller frees it). */
-static void end_attempt(run *r)
+static void
+end_attempt(run *r)
 {
     if (r->src)
         pp_nettrace_close(r->src);
@@ -404,8 +429,8 @@ static void end_attempt(run *r)
 /* One snapshot into r->g, laid out in *snap: flush the types, the dump
  * session read to its end, the graph finished. PP_EFORMAT is a dump that
  * does not make a whole heap (events lost); the caller may try again. */
-static int attempt(run *r, pp_ipc_endpoint *ep, int resume, const pp_heap_snapshot **snap,
-                   pp_error *err)
+static int
+attempt(run *r, pp_ipc_endpoint *ep, int resume, const pp_heap_snapshot **snap, pp_error *err)
 {
     pthread_t thread;
     int rc;
@@ -449,7 +474,8 @@ static int attempt(run *r, pp_ipc_endpoint *ep, int resume, const pp_heap_snapsh
     return pp_heap_graph_finish(r->g, snap, err);
 }
 
-int pp_heapsnap_collect(const pp_heapsnap_spec *spec, pp_heapsnap_result *res, pp_error *err)
+int
+pp_heapsnap_collect(const pp_heapsnap_spec *spec, pp_heapsnap_result *res, pp_error *err)
 {
     run r = { .spec = spec, .res = res, .c = { .pipe = { -1, -1 } } };
     pp_ipc_endpoint ep;
@@ -471,8 +497,9 @@ int pp_heapsnap_collect(const pp_heapsnap_spec *spec, pp_heapsnap_result *res, p
     have_info = 1;
     res->pid = ep.pid ? ep.pid : info.pid;
     snprintf(res->process, sizeof res->process, "%s",
-             info.entrypoint_assembly && *info.entrypoint_assembly ? info.entrypoint_assembly
-             : info.command_line ? base_of(info.command_line) : "dotnet");
+             info.entrypoint_assembly && *info.entrypoint_assembly ? info.entrypoint_assembly :
+             info.command_line                                     ? base_of(info.command_line) :
+                                                                     "dotnet");
     char *sp = strchr(res->process, ' ');
     if (sp)
         *sp = '\0';
@@ -498,7 +525,8 @@ int pp_heapsnap_collect(const pp_heapsnap_spec *spec, pp_heapsnap_result *res, p
         if (rc == PP_EFORMAT) {
             pp_error second = *err;
             need = walk_mb(&r) > need ? walk_mb(&r) : need;
-            pp_error_set(err, PP_EFORMAT, "%s; taken again with a %u MB buffer, it lost events "
+            pp_error_set(err, PP_EFORMAT,
+                         "%s; taken again with a %u MB buffer, it lost events "
                          "too (%s). The runtime holds the heap walk in its session buffer and "
                          "drops what does not fit (before .NET 11): this heap needs about %u MB "
                          "(--buffersize %u; the buffer is the target process's memory)",
@@ -508,7 +536,7 @@ int pp_heapsnap_collect(const pp_heapsnap_spec *spec, pp_heapsnap_result *res, p
     }
     if (rc != PP_OK) {
         if (rc == PP_EFORMAT)
-            rc = PP_EIO;         /* the runtime's stream, not a file, was short */
+            rc = PP_EIO; /* the runtime's stream, not a file, was short */
         goto out;
     }
     res->node_count = snap->node_count;

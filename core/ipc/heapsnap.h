@@ -30,7 +30,7 @@
 #define PP_HEAPSNAP_KEYWORDS UINT64_C(0x1980001)
 
 typedef struct pp_heapsnap_progress {
-    const char *phase;           /* "flushing types", "waiting for the GC", "dumping",
+    const char *phase; /* "flushing types", "waiting for the GC", "dumping",
                                     "rundown", "writing" */
     double elapsed_s;
     uint64_t stream_bytes;
@@ -41,7 +41,7 @@ typedef struct pp_heapsnap_spec {
     /* pid / process_name / diagnostic_port, follow_child, listen_timeout_ms,
      * buffer_mb (0 = 256) and output (the .gcdump, required) are used. */
     pp_capture_spec target;
-    double timeout_s;            /* until the walk starts, then without its progress;
+    double timeout_s; /* until the walk starts, then without its progress;
                                     0 = 30 s (dotnet-gcdump's) */
     void (*progress)(void *user, const pp_heapsnap_progress *p);
     void *user;
@@ -51,9 +51,9 @@ typedef struct pp_heapsnap_result {
     uint64_t pid;
     char process[256];
     pp_heap_graph_stats graph;
-    uint32_t node_count, type_count;     /* of the written graph (pseudo nodes too) */
+    uint32_t node_count, type_count; /* of the written graph (pseudo nodes too) */
     uint64_t edge_count;
-    uint64_t stream_bytes;               /* nettrace bytes the session sent */
+    uint64_t stream_bytes; /* nettrace bytes the session sent */
     uint64_t file_bytes;
     double elapsed_s;                    /* from connecting to the file in place */
     double dump_s;                       /* from the session's start to the GC's end */

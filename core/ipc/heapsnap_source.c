@@ -27,13 +27,14 @@
 #include "source.h"
 
 typedef struct snap_src {
-    void *inner;                 /* the gcdump reader's source */
-    char *text;                  /* the spec's storage */
+    void *inner; /* the gcdump reader's source */
+    char *text;  /* the spec's storage */
     char *kept;
     pp_heapsnap_result res;
 } snap_src;
 
-static char *default_name(uint64_t pid)
+static char *
+default_name(uint64_t pid)
 {
     char stamp[32], *p = malloc(300);
     struct stat st;
@@ -49,7 +50,8 @@ static char *default_name(uint64_t pid)
     return p;
 }
 
-static void ss_close(void *p)
+static void
+ss_close(void *p)
 {
     snap_src *s = p;
     if (!s)
@@ -61,19 +63,26 @@ static void ss_close(void *p)
     free(s);
 }
 
-static int refuse_trace_keys(const pp_capture_spec *spec, pp_error *err)
+static int
+refuse_trace_keys(const pp_capture_spec *spec, pp_error *err)
 {
-    const char *k = spec->profile ? "profile" : spec->providers ? "providers"
-                  : spec->counters ? "counters" : spec->interval_s ? "interval"
-                  : spec->duration_s > 0 ? "duration" : NULL;
+    const char *k = spec->profile        ? "profile" :
+                    spec->providers      ? "providers" :
+                    spec->counters       ? "counters" :
+                    spec->interval_s     ? "interval" :
+                    spec->duration_s > 0 ? "duration" :
+                                           NULL;
     if (!k)
         return PP_OK;
-    pp_error_set(err, PP_EINVAL, "capture: '%s' is for nettrace captures; a gcdump capture "
-                 "takes pid/process/port, keep, delay, timeout, follow_child, buffersize", k);
+    pp_error_set(err, PP_EINVAL,
+                 "capture: '%s' is for nettrace captures; a gcdump capture "
+                 "takes pid/process/port, keep, delay, timeout, follow_child, buffersize",
+                 k);
     return PP_EINVAL;
 }
 
-static int ss_open(const char *path, const pp_source_hooks *hooks, void **out, pp_error *err)
+static int
+ss_open(const char *path, const pp_source_hooks *hooks, void **out, pp_error *err)
 {
     snap_src *s = calloc(1, sizeof *s);
     pp_capture_spec spec;
@@ -95,8 +104,10 @@ static int ss_open(const char *path, const pp_source_hooks *hooks, void **out, p
     }
     struct stat st;
     if (lstat(s->kept, &st) == 0 && !S_ISREG(st.st_mode)) {
-        pp_error_set(err, PP_EINVAL, "capture: keep=%s exists and is not a regular file; "
-                     "refusing to replace it", s->kept);
+        pp_error_set(err, PP_EINVAL,
+                     "capture: keep=%s exists and is not a regular file; "
+                     "refusing to replace it",
+                     s->kept);
         rc = PP_EINVAL;
         goto fail;
     }
@@ -129,31 +140,30 @@ fail:
     return rc;
 }
 
-static int ss_next(void *p, pp_record *rec, pp_error *err)
+static int
+ss_next(void *p, pp_record *rec, pp_error *err)
 {
     snap_src *s = p;
     return pp_gcdump_source_ops.next(s->inner, rec, err);
 }
 
-static int ss_describe(void *p, json_t *into)
+static int
+ss_describe(void *p, json_t *into)
 {
     snap_src *s = p;
-    int rc = pp_gcdump_source_ops.describe ? pp_gcdump_source_ops.describe(s->inner, into)
-                                           : PP_OK;
+    int rc = pp_gcdump_source_ops.describe ? pp_gcdump_source_ops.describe(s->inner, into) : PP_OK;
     struct stat st;
     json_object_set_new(into, "path", json_string(s->kept));
     if (stat(s->kept, &st) == 0)
         json_object_set_new(into, "bytes", json_integer((json_int_t)st.st_size));
-    json_t *c = json_pack("{s:I, s:s, s:s, s:I, s:I, s:f, s:f}",
-                          "pid", (json_int_t)s->res.pid, "process", s->res.process,
-                          "kept", s->kept, "objects", (json_int_t)s->res.graph.nodes,
-                          "stream_bytes", (json_int_t)s->res.stream_bytes,
-                          "dump_s", s->res.dump_s, "elapsed_s", s->res.elapsed_s);
+    json_t *c = json_pack(
+        "{s:I, s:s, s:s, s:I, s:I, s:f, s:f}", "pid", (json_int_t)s->res.pid, "process",
+        s->res.process, "kept", s->kept, "objects", (json_int_t)s->res.graph.nodes, "stream_bytes",
+        (json_int_t)s->res.stream_bytes, "dump_s", s->res.dump_s, "elapsed_s", s->res.elapsed_s);
     if (c)
         json_object_set_new(into, "capture", c);
     return rc;
 }
 
-const pp_source_ops pp_gcdump_capture_source_ops = {
-    "gcdump", PP_KIND_GCDUMP, ss_open, ss_next, ss_describe, ss_close, NULL
-};
+const pp_source_ops pp_gcdump_capture_source_ops = { "gcdump",    PP_KIND_GCDUMP, ss_open, ss_next,
+                                                     ss_describe, ss_close,       NULL };

@@ -64,7 +64,7 @@ enum {
 typedef struct pp_ipc_buf {
     uint8_t *data;
     size_t len, cap;
-    int failed;                  /* an append ran out of memory or past 64 KiB */
+    int failed; /* an append ran out of memory or past 64 KiB */
 } pp_ipc_buf;
 
 void pp_ipc_buf_u8(pp_ipc_buf *b, uint8_t v);
@@ -83,8 +83,7 @@ typedef struct pp_ipc_msg {
 } pp_ipc_msg;
 
 /* Send header + payload (payload may be NULL when len is 0). */
-int pp_ipc_send(int fd, uint8_t set, uint8_t id, const void *payload, size_t len,
-                pp_error *err);
+int pp_ipc_send(int fd, uint8_t set, uint8_t id, const void *payload, size_t len, pp_error *err);
 /* Receive one whole message within timeout_ms. A server error reply is
  * returned as a message (set 0xFF, id 0xFF); see pp_ipc_reply_check. */
 int pp_ipc_recv(int fd, pp_ipc_msg *msg, int timeout_ms, pp_error *err);
@@ -92,14 +91,13 @@ void pp_ipc_msg_free(pp_ipc_msg *msg);
 /* PP_OK for an OK reply; for an error reply PP_EUNSUPPORTED when the
  * HRESULT is UNKNOWN_COMMAND, else PP_EIO, with what names the command in
  * the message. *hresult (may be NULL) gets the HRESULT or 0. */
-int pp_ipc_reply_check(const pp_ipc_msg *msg, const char *what, uint32_t *hresult,
-                       pp_error *err);
+int pp_ipc_reply_check(const pp_ipc_msg *msg, const char *what, uint32_t *hresult, pp_error *err);
 
 /* Bounded reading of a reply payload. */
 typedef struct pp_ipc_cursor {
     const uint8_t *p;
     size_t len, at;
-    int failed;                  /* read past the end or a bad string */
+    int failed; /* read past the end or a bad string */
 } pp_ipc_cursor;
 
 uint32_t pp_ipc_get_u32(pp_ipc_cursor *c);
@@ -117,18 +115,18 @@ extern volatile sig_atomic_t pp_ipc_cancel;
 
 /* Where to reach one runtime. */
 typedef enum pp_ipc_mode {
-    PP_IPC_CONNECT = 0,          /* connect to the runtime's socket at path */
-    PP_IPC_LISTEN = 1,           /* the runtime connects to our socket at path */
+    PP_IPC_CONNECT = 0, /* connect to the runtime's socket at path */
+    PP_IPC_LISTEN = 1,  /* the runtime connects to our socket at path */
 } pp_ipc_mode;
 
 typedef struct pp_ipc_endpoint {
     pp_ipc_mode mode;
-    char path[4096];             /* the socket */
-    int listen_fd;               /* LISTEN: our listening socket, else -1 */
-    uint64_t pid;                /* target pid as we see it (0 = unknown) */
-    uint8_t cookie[16];          /* LISTEN: from the runtime's advertisement */
-    int advertised;              /* LISTEN: a runtime has connected once */
-    int pending_fd;              /* LISTEN: an accepted, unused connection, or -1 */
+    char path[4096];    /* the socket */
+    int listen_fd;      /* LISTEN: our listening socket, else -1 */
+    uint64_t pid;       /* target pid as we see it (0 = unknown) */
+    uint8_t cookie[16]; /* LISTEN: from the runtime's advertisement */
+    int advertised;     /* LISTEN: a runtime has connected once */
+    int pending_fd;     /* LISTEN: an accepted, unused connection, or -1 */
 } pp_ipc_endpoint;
 
 /* Find the diagnostics socket of process pid, looking in its own $TMPDIR
@@ -160,12 +158,12 @@ int pp_ipc_command(pp_ipc_endpoint *ep, uint8_t set, uint8_t id, const pp_ipc_bu
 /* ---- process commands (process.c) ---- */
 
 typedef struct pp_ipc_process_info {
-    uint64_t pid;                /* as the runtime sees it (its namespace) */
+    uint64_t pid; /* as the runtime sees it (its namespace) */
     uint8_t cookie[16];
-    char *command_line;          /* the runtime's view of its command line */
-    char *os, *arch;             /* "Linux", "x64"... */
-    char *entrypoint_assembly;   /* ProcessInfo2; NULL from older runtimes */
-    char *clr_version;           /* ProcessInfo2, e.g. "10.0.12+..." */
+    char *command_line;        /* the runtime's view of its command line */
+    char *os, *arch;           /* "Linux", "x64"... */
+    char *entrypoint_assembly; /* ProcessInfo2; NULL from older runtimes */
+    char *clr_version;         /* ProcessInfo2, e.g. "10.0.12+..." */
 } pp_ipc_process_info;
 
 /* ProcessInfo2, falling back to ProcessInfo on runtimes that lack it. */
@@ -182,14 +180,14 @@ int pp_ipc_resume_runtime(pp_ipc_endpoint *ep, int timeout_ms, pp_error *err);
 typedef struct pp_ipc_provider {
     const char *name;
     uint64_t keywords;
-    uint32_t level;              /* 0 LogAlways .. 5 Verbose */
-    const char *arguments;       /* "k=v;k2=v2" filter arguments, or NULL */
+    uint32_t level;        /* 0 LogAlways .. 5 Verbose */
+    const char *arguments; /* "k=v;k2=v2" filter arguments, or NULL */
 } pp_ipc_provider;
 
 typedef struct pp_ipc_session_config {
-    uint32_t buffer_mb;          /* runtime's circular buffer; 0 = 256 */
-    uint64_t rundown_keyword;    /* 0 = no rundown; PP_IPC_DEFAULT_RUNDOWN_KEYWORD */
-    int request_stackwalk;       /* 1 = stacks with events (dotnet-trace's default) */
+    uint32_t buffer_mb;       /* runtime's circular buffer; 0 = 256 */
+    uint64_t rundown_keyword; /* 0 = no rundown; PP_IPC_DEFAULT_RUNDOWN_KEYWORD */
+    int request_stackwalk;    /* 1 = stacks with events (dotnet-trace's default) */
     size_t nproviders;
     const pp_ipc_provider *providers;
 } pp_ipc_session_config;
@@ -200,8 +198,8 @@ typedef struct pp_ipc_session pp_ipc_session;
  * connection. Chooses CollectTracing2 (default rundown, stacks),
  * CollectTracing3 (no stacks) or CollectTracing4 (other rundown keyword),
  * falling back to CollectTracing2 when the runtime does not know 4. */
-int pp_ipc_session_start(pp_ipc_endpoint *ep, const pp_ipc_session_config *cfg,
-                         int timeout_ms, pp_ipc_session **out, pp_error *err);
+int pp_ipc_session_start(pp_ipc_endpoint *ep, const pp_ipc_session_config *cfg, int timeout_ms,
+                         pp_ipc_session **out, pp_error *err);
 uint64_t pp_ipc_session_id(const pp_ipc_session *s);
 /* The streaming connection: read the nettrace bytes from it (blocking
  * read() or poll()). End of stream = the runtime finished the session.

@@ -70,12 +70,24 @@ utf8_next(const unsigned char **s)
     uint32_t c = *p++;
     int n = 0;
 
-    if (c >= 0xF0 && c < 0xF8) { c &= 0x07; n = 3; }
-    else if (c >= 0xE0) { c &= 0x0F; n = 2; }
-    else if (c >= 0xC0) { c &= 0x1F; n = 1; }
-    else if (c >= 0x80) { *s = p; return 0xFFFD; }
+    if (c >= 0xF0 && c < 0xF8) {
+        c &= 0x07;
+        n = 3;
+    } else if (c >= 0xE0) {
+        c &= 0x0F;
+        n = 2;
+    } else if (c >= 0xC0) {
+        c &= 0x1F;
+        n = 1;
+    } else if (c >= 0x80) {
+        *s = p;
+        return 0xFFFD;
+    }
     for (int i = 0; i < n; i++) {
-        if ((*p & 0xC0) != 0x80) { *s = p; return 0xFFFD; }
+        if ((*p & 0xC0) != 0x80) {
+            *s = p;
+            return 0xFFFD;
+        }
         c = (c << 6) | (*p++ & 0x3F);
     }
     *s = p;
@@ -145,8 +157,10 @@ pp_ipc_send(int fd, uint8_t set, uint8_t id, const void *payload, size_t len, pp
     size_t total = PP_IPC_HEADER_SIZE + len;
 
     if (total > PP_IPC_MESSAGE_MAX) {
-        pp_error_set(err, PP_ELIMIT, "diagnostics IPC: a %zu-byte message is over the "
-                     "protocol's 65535-byte limit (too many providers or arguments?)", total);
+        pp_error_set(err, PP_ELIMIT,
+                     "diagnostics IPC: a %zu-byte message is over the "
+                     "protocol's 65535-byte limit (too many providers or arguments?)",
+                     total);
         return PP_ELIMIT;
     }
     memcpy(h, magic, 14);
@@ -197,8 +211,10 @@ read_exact(int fd, uint8_t *p, size_t n, int64_t deadline, pp_error *err)
             return PP_EIO;
         }
         if (k == 0) {
-            pp_error_set(err, PP_EIO, "diagnostics IPC: the runtime closed the connection "
-                         "after %zu of %zu bytes of its reply", got, n);
+            pp_error_set(err, PP_EIO,
+                         "diagnostics IPC: the runtime closed the connection "
+                         "after %zu of %zu bytes of its reply",
+                         got, n);
             return PP_EIO;
         }
         got += (size_t)k;
@@ -217,14 +233,17 @@ pp_ipc_recv(int fd, pp_ipc_msg *msg, int timeout_ms, pp_error *err)
     if (rc != PP_OK)
         return rc;
     if (memcmp(h, magic, 14) != 0) {
-        pp_error_set(err, PP_EFORMAT, "diagnostics IPC: the reply does not start with the "
+        pp_error_set(err, PP_EFORMAT,
+                     "diagnostics IPC: the reply does not start with the "
                      "DOTNET_IPC_V1 magic (not a .NET diagnostics socket?)");
         return PP_EFORMAT;
     }
     size_t size = (size_t)h[14] | (size_t)h[15] << 8;
     if (size < PP_IPC_HEADER_SIZE) {
-        pp_error_set(err, PP_EFORMAT, "diagnostics IPC: reply size %zu is below the "
-                     "20-byte header", size);
+        pp_error_set(err, PP_EFORMAT,
+                     "diagnostics IPC: reply size %zu is below the "
+                     "20-byte header",
+                     size);
         return PP_EFORMAT;
     }
     msg->command_set = h[16];
@@ -267,12 +286,14 @@ pp_ipc_reply_check(const pp_ipc_msg *msg, const char *what, uint32_t *hresult, p
         if (hresult)
             *hresult = hr;
         if (hr == PP_IPC_HR_UNKNOWN_COMMAND) {
-            pp_error_set(err, PP_EUNSUPPORTED, "diagnostics IPC: the runtime does not know "
-                         "%s (HRESULT 0x%08X: older runtime)", what, hr);
+            pp_error_set(err, PP_EUNSUPPORTED,
+                         "diagnostics IPC: the runtime does not know "
+                         "%s (HRESULT 0x%08X: older runtime)",
+                         what, hr);
             return PP_EUNSUPPORTED;
         }
-        pp_error_set(err, PP_EIO, "diagnostics IPC: the runtime refused %s (HRESULT 0x%08X)",
-                     what, hr);
+        pp_error_set(err, PP_EIO, "diagnostics IPC: the runtime refused %s (HRESULT 0x%08X)", what,
+                     hr);
         return PP_EIO;
     }
     pp_error_set(err, PP_EFORMAT, "diagnostics IPC: unexpected reply 0x%02X/0x%02X to %s",
@@ -296,8 +317,8 @@ uint32_t
 pp_ipc_get_u32(pp_ipc_cursor *c)
 {
     const uint8_t *p = take(c, 4);
-    return p ? (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
-               (uint32_t)p[3] << 24 : 0;
+    return p ? (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24 :
+               0;
 }
 
 uint64_t

@@ -28,8 +28,10 @@ parse_info(const pp_ipc_msg *m, int v2, pp_ipc_process_info *out, pp_error *err)
     }
     if (c.failed) {
         pp_ipc_process_info_free(out);
-        pp_error_set(err, PP_EFORMAT, "diagnostics IPC: malformed ProcessInfo%s reply "
-                     "(%zu bytes)", v2 ? "2" : "", m->len);
+        pp_error_set(err, PP_EFORMAT,
+                     "diagnostics IPC: malformed ProcessInfo%s reply "
+                     "(%zu bytes)",
+                     v2 ? "2" : "", m->len);
         return PP_EFORMAT;
     }
     return PP_OK;

@@ -18,7 +18,9 @@
 
 #include "ipc/procs.h"
 
-typedef struct pid_parent { uint64_t pid, ppid; } pid_parent;
+typedef struct pid_parent {
+    uint64_t pid, ppid;
+} pid_parent;
 
 static char *
 read_file_small(const char *path, size_t max, size_t *len_out)
@@ -106,7 +108,7 @@ classify(const char *argv, size_t len)
             continue;
         }
         if (strcmp(b, "dotnet.dll") == 0)
-            continue;                            /* the SDK itself: the verb follows */
+            continue; /* the SDK itself: the verb follows */
         if (strcmp(b, "dotnet-watch.dll") == 0 || strcmp(a, "watch") == 0)
             return PP_IPC_HOST_WATCH;
         if (strcmp(a, "run") == 0)
@@ -116,7 +118,7 @@ classify(const char *argv, size_t len)
         if (strcmp(b, "MSBuild.dll") == 0 || strcmp(b, "VBCSCompiler.dll") == 0 ||
             strcmp(b, "vbcscompiler.dll") == 0 || strcmp(a, "build-server") == 0)
             return PP_IPC_HOST_TOOL;
-        return PP_IPC_HOST_NONE;                 /* dotnet App.dll: an app */
+        return PP_IPC_HOST_NONE; /* dotnet App.dll: an app */
     }
     return PP_IPC_HOST_NONE;
 }
@@ -219,8 +221,7 @@ query_all(pp_ipc_proc *v, size_t n, int timeout_ms)
 }
 
 int
-pp_ipc_procs_list(int query_info, int timeout_ms, pp_ipc_proc **out, size_t *nout,
-                  pp_error *err)
+pp_ipc_procs_list(int query_info, int timeout_ms, pp_ipc_proc **out, size_t *nout, pp_error *err)
 {
     DIR *d = opendir("/proc");
     pp_ipc_proc *v = NULL;
@@ -284,7 +285,9 @@ pp_ipc_procs_list(int query_info, int timeout_ms, pp_ipc_proc **out, size_t *nou
     for (size_t i = 0; i < n; i++) {
         pp_ipc_proc *p = &v[i];
         const char *nm = p->have_info && p->info.entrypoint_assembly &&
-                         p->info.entrypoint_assembly[0] ? p->info.entrypoint_assembly : p->comm;
+                                 p->info.entrypoint_assembly[0] ?
+                             p->info.entrypoint_assembly :
+                             p->comm;
         if ((p->name = strdup(nm ? nm : "?")) == NULL)
             goto oom_listed;
     }

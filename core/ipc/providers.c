@@ -14,29 +14,29 @@
 
 #include "ipc/providers.h"
 
-#define RT "Microsoft-Windows-DotNETRuntime"
+#define RT      "Microsoft-Windows-DotNETRuntime"
 #define SAMPLER "Microsoft-DotNETCore-SampleProfiler"
 
 /* The `database` profile's DiagnosticSource filter, as dotnet-trace sends
  * it: quoted because it holds ';' and '='. */
-#define DB_SPECS \
-    "FilterAndPayloadSpecs=\"" \
-    "SqlClientDiagnosticListener/System.Data.SqlClient.WriteCommandBefore@Activity1Start:-Command;" \
-    "Command.CommandText;ConnectionId;Operation;Command.Connection.ServerVersion;Command.CommandTimeout;" \
-    "Command.CommandType;Command.Connection.ConnectionString;Command.Connection.Database;" \
-    "Command.Connection.DataSource;Command.Connection.PacketSize\r\n" \
-    "SqlClientDiagnosticListener/System.Data.SqlClient.WriteCommandAfter@Activity1Stop:\r\n" \
+#define DB_SPECS                                                                                                    \
+    "FilterAndPayloadSpecs=\""                                                                                      \
+    "SqlClientDiagnosticListener/System.Data.SqlClient.WriteCommandBefore@Activity1Start:-Command;"                 \
+    "Command.CommandText;ConnectionId;Operation;Command.Connection.ServerVersion;Command.CommandTimeout;"           \
+    "Command.CommandType;Command.Connection.ConnectionString;Command.Connection.Database;"                          \
+    "Command.Connection.DataSource;Command.Connection.PacketSize\r\n"                                               \
+    "SqlClientDiagnosticListener/System.Data.SqlClient.WriteCommandAfter@Activity1Stop:\r\n"                        \
     "Microsoft.EntityFrameworkCore/Microsoft.EntityFrameworkCore.Database.Command.CommandExecuting@Activity2Start:" \
-    "-Command.CommandText;Command;ConnectionId;IsAsync;Command.Connection.ClientConnectionId;" \
-    "Command.Connection.ServerVersion;Command.CommandTimeout;Command.CommandType;" \
-    "Command.Connection.ConnectionString;Command.Connection.Database;Command.Connection.DataSource;" \
-    "Command.Connection.PacketSize\r\n" \
+    "-Command.CommandText;Command;ConnectionId;IsAsync;Command.Connection.ClientConnectionId;"                      \
+    "Command.Connection.ServerVersion;Command.CommandTimeout;Command.CommandType;"                                  \
+    "Command.Connection.ConnectionString;Command.Connection.Database;Command.Connection.DataSource;"                \
+    "Command.Connection.PacketSize\r\n"                                                                             \
     "Microsoft.EntityFrameworkCore/Microsoft.EntityFrameworkCore.Database.Command.CommandExecuted@Activity2Stop:\""
 
 typedef struct profile {
     const char *name;
-    const char *alias_of;        /* older name: expands to these profiles */
-    uint64_t rundown;            /* 0 = the default keyword */
+    const char *alias_of; /* older name: expands to these profiles */
+    uint64_t rundown;     /* 0 = the default keyword */
     pp_ipc_provider p[3];
 } profile;
 
@@ -47,18 +47,28 @@ static const profile profiles[] = {
     { "dotnet-common", NULL, 0, { { RT, UINT64_C(0x100003801D), 4, NULL } } },
     { "dotnet-sampled-thread-time", NULL, 0, { { SAMPLER, UINT64_C(0xF00000000000), 4, NULL } } },
     { "gc-verbose", NULL, 0, { { RT, UINT64_C(0x8003), 5, NULL } } },
-    { "gc-collect", NULL, 0x1, { { RT, 0x1, 4, NULL },
-                                 { "Microsoft-Windows-DotNETRuntimePrivate", 0x1, 4, NULL } } },
-    { "database", NULL, 0, { { "System.Threading.Tasks.TplEventSource", 0x80, 4, NULL },
-                             { "Microsoft-Diagnostics-DiagnosticSource", 0x3, 5, DB_SPECS } } },
-    { "cpu-sampling", NULL, 0, { { SAMPLER, UINT64_C(0xF00000000000), 4, NULL },
-                                 { RT, UINT64_C(0x14C14FCCBD), 4, NULL } } },
+    { "gc-collect",
+      NULL,
+      0x1,
+      { { RT, 0x1, 4, NULL }, { "Microsoft-Windows-DotNETRuntimePrivate", 0x1, 4, NULL } } },
+    { "database",
+      NULL,
+      0,
+      { { "System.Threading.Tasks.TplEventSource", 0x80, 4, NULL },
+        { "Microsoft-Diagnostics-DiagnosticSource", 0x3, 5, DB_SPECS } } },
+    { "cpu-sampling",
+      NULL,
+      0,
+      { { SAMPLER, UINT64_C(0xF00000000000), 4, NULL }, { RT, UINT64_C(0x14C14FCCBD), 4, NULL } } },
 };
 
-const char *const pp_capture_profile_names[] = {
-    "dotnet-common", "dotnet-sampled-thread-time", "gc-verbose", "gc-collect", "database",
-    "cpu-sampling", NULL
-};
+const char *const pp_capture_profile_names[] = { "dotnet-common",
+                                                 "dotnet-sampled-thread-time",
+                                                 "gc-verbose",
+                                                 "gc-collect",
+                                                 "database",
+                                                 "cpu-sampling",
+                                                 NULL };
 
 static pp_ipc_provider *
 find(pp_capture_providers *cp, const char *name)
@@ -135,12 +145,15 @@ pp_capture_add_profiles(pp_capture_providers *cp, const char *list, pp_error *er
             if (strcasecmp(profiles[i].name, tok) == 0)
                 pr = &profiles[i];
         if (!pr) {
-            pp_error_set(err, PP_ENOTFOUND, "unknown profile '%s'; profiles: dotnet-common, "
+            pp_error_set(err, PP_ENOTFOUND,
+                         "unknown profile '%s'; profiles: dotnet-common, "
                          "dotnet-sampled-thread-time, gc-verbose, gc-collect, database, "
-                         "cpu-sampling (older name)%s", tok,
-                         strcasecmp(tok, "thread-time") == 0
-                             ? " (thread-time is dotnet-trace collect-linux's off-CPU "
-                               "sampling; dotnet-sampled-thread-time is the EventPipe one)" : "");
+                         "cpu-sampling (older name)%s",
+                         tok,
+                         strcasecmp(tok, "thread-time") == 0 ?
+                             " (thread-time is dotnet-trace collect-linux's off-CPU "
+                             "sampling; dotnet-sampled-thread-time is the EventPipe one)" :
+                             "");
             rc = PP_ENOTFOUND;
             break;
         }
@@ -149,7 +162,7 @@ pp_capture_add_profiles(pp_capture_providers *cp, const char *list, pp_error *er
         for (int k = 0; k < 3 && pr->p[k].name && rc == PP_OK; k++) {
             pp_ipc_provider *have = find(cp, pr->p[k].name);
             if (have && cp->explicit_[have - cp->v])
-                continue;                       /* --providers wins */
+                continue; /* --providers wins */
             if (have)
                 merge(have, pr->p[k].keywords, pr->p[k].level);
             else
@@ -164,8 +177,8 @@ pp_capture_add_profiles(pp_capture_providers *cp, const char *list, pp_error *er
 static int
 parse_level(const char *s, uint32_t *out)
 {
-    static const char *const names[] = { "logalways", "critical", "error", "warning",
-                                         "informational", "verbose" };
+    static const char *const names[] = { "logalways", "critical",      "error",
+                                         "warning",   "informational", "verbose" };
     if (*s == '\0') {
         *out = 4;
         return 1;
@@ -218,13 +231,17 @@ add_one(pp_capture_providers *cp, char *spec, pp_error *err)
         return PP_EINVAL;
     }
     if (f[1] && !parse_keywords(f[1], &kw)) {
-        pp_error_set(err, PP_EINVAL, "--providers %s: keywords '%s' are not hexadecimal "
-                     "(e.g. 0x8003)", f[0], f[1]);
+        pp_error_set(err, PP_EINVAL,
+                     "--providers %s: keywords '%s' are not hexadecimal "
+                     "(e.g. 0x8003)",
+                     f[0], f[1]);
         return PP_EINVAL;
     }
     if (f[2] && !parse_level(f[2], &level)) {
-        pp_error_set(err, PP_EINVAL, "--providers %s: level '%s' is not 0-5 or a level name "
-                     "(Critical, Error, Warning, Informational, Verbose)", f[0], f[2]);
+        pp_error_set(err, PP_EINVAL,
+                     "--providers %s: level '%s' is not 0-5 or a level name "
+                     "(Critical, Error, Warning, Informational, Verbose)",
+                     f[0], f[2]);
         return PP_EINVAL;
     }
     pp_ipc_provider *have = find(cp, f[0]);
@@ -233,8 +250,10 @@ add_one(pp_capture_providers *cp, char *spec, pp_error *err)
     if (cp->explicit_[have - cp->v]) {
         /* Given twice: keywords OR, highest level, arguments once. */
         if (have->arguments && args) {
-            pp_error_set(err, PP_EINVAL, "--providers: %s is given twice with arguments; "
-                         "give its arguments once", f[0]);
+            pp_error_set(err, PP_EINVAL,
+                         "--providers: %s is given twice with arguments; "
+                         "give its arguments once",
+                         f[0]);
             return PP_EINVAL;
         }
         merge(have, kw, level);
@@ -333,8 +352,10 @@ pp_capture_add_counters(pp_capture_providers *cp, const char *list, unsigned int
         char margs[2048];
         /* The meter listener is per session: a session id of our own. */
         snprintf(sid, sizeof sid, "perfpipe-%ld-%ld", (long)getpid(), (long)time(NULL));
-        snprintf(margs, sizeof margs, "SessionId=%s;Metrics=%s;RefreshInterval=%u;"
-                 "MaxTimeSeries=1000;MaxHistograms=10", sid, metrics, interval_s);
+        snprintf(margs, sizeof margs,
+                 "SessionId=%s;Metrics=%s;RefreshInterval=%u;"
+                 "MaxTimeSeries=1000;MaxHistograms=10",
+                 sid, metrics, interval_s);
         pp_ipc_provider *have = find(cp, "System.Diagnostics.Metrics");
         if (have) {
             merge(have, 0x2, 4);

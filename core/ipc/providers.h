@@ -12,12 +12,12 @@
 #include "ipc/ipc.h"
 
 typedef struct pp_capture_providers {
-    pp_ipc_provider *v;          /* names and arguments owned here */
-    uint8_t *explicit_;          /* per entry: 1 = from --providers (wins over profiles) */
+    pp_ipc_provider *v; /* names and arguments owned here */
+    uint8_t *explicit_; /* per entry: 1 = from --providers (wins over profiles) */
     size_t n, cap;
-    uint64_t rundown_keyword;    /* OR of the profiles'; see _finish */
+    uint64_t rundown_keyword; /* OR of the profiles'; see _finish */
     int nprofiles;
-    int explicit_rundown;        /* rundown_keyword was set by the caller */
+    int explicit_rundown; /* rundown_keyword was set by the caller */
 } pp_capture_providers;
 
 /* Add a comma-separated list of profile names. PP_ENOTFOUND for an

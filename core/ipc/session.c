@@ -28,7 +28,7 @@ static void
 build_start(pp_ipc_buf *b, uint8_t id, const pp_ipc_session_config *cfg)
 {
     pp_ipc_buf_u32(b, cfg->buffer_mb ? cfg->buffer_mb : 256);
-    pp_ipc_buf_u32(b, 1);                               /* 1 = NetTrace */
+    pp_ipc_buf_u32(b, 1); /* 1 = NetTrace */
     if (id == PP_IPC_EP_COLLECT_TRACING4) {
         pp_ipc_buf_u64(b, cfg->rundown_keyword);
         pp_ipc_buf_u8(b, cfg->request_stackwalk ? 1 : 0);
@@ -51,8 +51,9 @@ static int
 start_with(pp_ipc_endpoint *ep, uint8_t id, const pp_ipc_session_config *cfg, int timeout_ms,
            int *fd_out, uint64_t *sid, pp_error *err)
 {
-    static const char *const names[] = { "", "", "", "CollectTracing2", "CollectTracing3",
-                                         "CollectTracing4" };
+    static const char *const names[] = {
+        "", "", "", "CollectTracing2", "CollectTracing3", "CollectTracing4"
+    };
     pp_ipc_buf b = { 0 };
     pp_ipc_msg m;
     int fd, rc;
@@ -60,7 +61,8 @@ start_with(pp_ipc_endpoint *ep, uint8_t id, const pp_ipc_session_config *cfg, in
     build_start(&b, id, cfg);
     if (b.failed) {
         pp_ipc_buf_free(&b);
-        pp_error_set(err, PP_ELIMIT, "diagnostics IPC: the provider list does not fit one "
+        pp_error_set(err, PP_ELIMIT,
+                     "diagnostics IPC: the provider list does not fit one "
                      "65535-byte message");
         return PP_ELIMIT;
     }
@@ -119,9 +121,9 @@ pp_ipc_session_start(pp_ipc_endpoint *ep, const pp_ipc_session_config *cfg, int 
          * falls back). */
         pp_ipc_session_config c2 = *cfg;
         c2.rundown_keyword = PP_IPC_DEFAULT_RUNDOWN_KEYWORD;
-        rc = start_with(ep, cfg->request_stackwalk ? PP_IPC_EP_COLLECT_TRACING2
-                                                   : PP_IPC_EP_COLLECT_TRACING3,
-                        &c2, timeout_ms, &fd, &sid, err);
+        rc = start_with(
+            ep, cfg->request_stackwalk ? PP_IPC_EP_COLLECT_TRACING2 : PP_IPC_EP_COLLECT_TRACING3,
+            &c2, timeout_ms, &fd, &sid, err);
     }
     if (rc != PP_OK)
         return rc;

@@ -19,7 +19,7 @@
 
 #include "ipc/spool.h"
 
-#define CHUNK (1u << 20)
+#define CHUNK       (1u << 20)
 #define PUNCH_EVERY (UINT64_C(64) << 20)
 
 struct pp_spool {
@@ -32,7 +32,8 @@ struct pp_spool {
 
 /* Send all of buf to the reader, waiting for room. 0, or -1 when the
  * reader is gone. */
-static int send_all(pp_spool *s, const uint8_t *buf, size_t n)
+static int
+send_all(pp_spool *s, const uint8_t *buf, size_t n)
 {
     while (n) {
         ssize_t w = send(s->out, buf, n, MSG_NOSIGNAL | MSG_DONTWAIT);
@@ -52,7 +53,8 @@ static int send_all(pp_spool *s, const uint8_t *buf, size_t n)
 
 /* Hand on the file's unsent bytes, as much as the reader takes now (all of
  * them, waiting, when wait). 0, or -1 when the reader is gone. */
-static int hand_on(pp_spool *s, int wait)
+static int
+hand_on(pp_spool *s, int wait)
 {
     while (s->sent < s->written) {
         uint64_t left = s->written - s->sent;
@@ -86,7 +88,8 @@ static int hand_on(pp_spool *s, int wait)
 
 /* Take what the session socket has: into the file, or, once the file
  * failed (disk full), straight to the reader after the file's backlog. */
-static int take_in(pp_spool *s)
+static int
+take_in(pp_spool *s)
 {
     ssize_t k = read(s->src, s->in, CHUNK);
     if (k < 0 && (errno == EINTR || errno == EAGAIN))
@@ -98,8 +101,7 @@ static int take_in(pp_spool *s)
     if (!s->direct) {
         size_t done = 0;
         while (done < (size_t)k) {
-            ssize_t w = pwrite(s->file, s->in + done, (size_t)k - done,
-                               (off_t)(s->written + done));
+            ssize_t w = pwrite(s->file, s->in + done, (size_t)k - done, (off_t)(s->written + done));
             if (w <= 0)
                 break;
             done += (size_t)w;
@@ -109,7 +111,7 @@ static int take_in(pp_spool *s)
             s->peak = s->written - s->sent;
         if (done == (size_t)k)
             return 0;
-        s->direct = 1;           /* the rest of this chunk, and all after it, go straight */
+        s->direct = 1; /* the rest of this chunk, and all after it, go straight */
         if (hand_on(s, 1) != 0)
             return -1;
         return send_all(s, s->in + done, (size_t)k - done);
@@ -117,7 +119,8 @@ static int take_in(pp_spool *s)
     return send_all(s, s->in, (size_t)k);
 }
 
-static void *pump(void *arg)
+static void *
+pump(void *arg)
 {
     pp_spool *s = arg;
     for (;;) {
@@ -136,7 +139,7 @@ static void *pump(void *arg)
         if (p[0].revents && take_in(s) != 0)
             break;
         if (p[1].revents & (POLLERR | POLLHUP | POLLNVAL))
-            break;               /* the reader is gone */
+            break; /* the reader is gone */
         if ((p[1].revents & POLLOUT) && hand_on(s, 0) != 0)
             break;
     }
@@ -145,7 +148,8 @@ static void *pump(void *arg)
     return NULL;
 }
 
-static int temp_file(void)
+static int
+temp_file(void)
 {
     const char *dir = getenv("TMPDIR");
     if (!dir || !*dir)
@@ -165,7 +169,8 @@ static int temp_file(void)
     return f;
 }
 
-int pp_spool_start(int src, pp_spool **out, int *reader_fd, pp_error *err)
+int
+pp_spool_start(int src, pp_spool **out, int *reader_fd, pp_error *err)
 {
     pp_spool *s = calloc(1, sizeof *s);
     int sv[2] = { -1, -1 };
@@ -180,8 +185,10 @@ int pp_spool_start(int src, pp_spool **out, int *reader_fd, pp_error *err)
     s->src = src;
     s->file = temp_file();
     if (s->file < 0 || socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0) {
-        pp_error_set(err, PP_EIO, "cannot spool the heap-dump stream (a temporary file in "
-                     "$TMPDIR or /tmp, a socket pair): %s", strerror(errno));
+        pp_error_set(err, PP_EIO,
+                     "cannot spool the heap-dump stream (a temporary file in "
+                     "$TMPDIR or /tmp, a socket pair): %s",
+                     strerror(errno));
         goto fail;
     }
     s->out = sv[0];
@@ -211,7 +218,8 @@ fail:
     return PP_EIO;
 }
 
-void pp_spool_finish(pp_spool *s, uint64_t *peak)
+void
+pp_spool_finish(pp_spool *s, uint64_t *peak)
 {
     if (!s)
         return;

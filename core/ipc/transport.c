@@ -40,7 +40,7 @@ read_small(const char *path, size_t *len_out)
         len += (size_t)k;
         if (len == cap) {
             if (cap >= (1u << 20))
-                break;                      /* bounded: environ/status are small */
+                break; /* bounded: environ/status are small */
             char *nb = realloc(buf, cap * 2 + 1);
             if (!nb) {
                 free(buf);
@@ -114,7 +114,8 @@ scan_dir(const char *dir, uint64_t nspid, char *best, size_t size, struct timesp
     DIR *d = opendir(dir);
     if (!d)
         return 0;
-    int plen = snprintf(prefix, sizeof prefix, "dotnet-diagnostic-%llu-", (unsigned long long)nspid);
+    int plen = snprintf(prefix, sizeof prefix, "dotnet-diagnostic-%llu-",
+                        (unsigned long long)nspid);
     struct dirent *de;
     while ((de = readdir(d)) != NULL) {
         const char *n = de->d_name;
@@ -172,7 +173,8 @@ pp_ipc_find_socket(uint64_t pid, char *path, size_t size, pp_error *err)
     }
     free(tmpdir);
     if (!found) {
-        pp_error_set(err, PP_ENOTFOUND, "process %llu has no .NET diagnostics socket "
+        pp_error_set(err, PP_ENOTFOUND,
+                     "process %llu has no .NET diagnostics socket "
                      "(not a .NET process, DOTNET_EnableDiagnostics=0, or it exited)",
                      (unsigned long long)pid);
         return PP_ENOTFOUND;
@@ -208,8 +210,9 @@ connect_path(const char *path, int *out, pp_error *err)
             close(fd);
         pp_error_set(err, e == ENOENT || e == ECONNREFUSED ? PP_ENOTFOUND : PP_EIO,
                      "%s: cannot connect: %s%s", path, strerror(e),
-                     e == EACCES ? " (run as the process's user, or as root)" :
-                     e == ECONNREFUSED ? " (the process has exited?)" : "");
+                     e == EACCES       ? " (run as the process's user, or as root)" :
+                     e == ECONNREFUSED ? " (the process has exited?)" :
+                                         "");
         return e == ENOENT || e == ECONNREFUSED ? PP_ENOTFOUND : PP_EIO;
     }
     *out = fd;
@@ -278,7 +281,7 @@ pp_ipc_endpoint_listen(pp_ipc_endpoint *ep, const char *path, pp_error *err)
             pp_error_set(err, PP_EINVAL, "%s: something is already listening there", path);
             return PP_EINVAL;
         }
-        unlink(path);                          /* a stale socket of an earlier run */
+        unlink(path); /* a stale socket of an earlier run */
     }
     memcpy(sa.sun_path, path, strlen(path) + 1);
     int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
@@ -308,8 +311,10 @@ accept_advertised(pp_ipc_endpoint *ep, int timeout_ms, int *out, pp_error *err)
         return PP_EIO;
     }
     if (pr == 0) {
-        pp_error_set(err, PP_ENOTFOUND, "%s: no runtime connected within %d s (start it with "
-                     "DOTNET_DiagnosticPorts=%s)", ep->path, timeout_ms / 1000, ep->path);
+        pp_error_set(err, PP_ENOTFOUND,
+                     "%s: no runtime connected within %d s (start it with "
+                     "DOTNET_DiagnosticPorts=%s)",
+                     ep->path, timeout_ms / 1000, ep->path);
         return PP_ENOTFOUND;
     }
     int fd = accept4(ep->listen_fd, NULL, NULL, SOCK_CLOEXEC);
@@ -332,8 +337,10 @@ accept_advertised(pp_ipc_endpoint *ep, int timeout_ms, int *out, pp_error *err)
     }
     if (got < sizeof adv || memcmp(adv, "ADVR_V1", 8) != 0) {
         close(fd);
-        pp_error_set(err, PP_EFORMAT, "%s: the connecting process did not advertise itself "
-                     "as a .NET runtime (ADVR_V1)", ep->path);
+        pp_error_set(err, PP_EFORMAT,
+                     "%s: the connecting process did not advertise itself "
+                     "as a .NET runtime (ADVR_V1)",
+                     ep->path);
         return PP_EFORMAT;
     }
     memcpy(ep->cookie, adv + 8, 16);
@@ -387,7 +394,8 @@ pp_ipc_command(pp_ipc_endpoint *ep, uint8_t set, uint8_t id, const pp_ipc_buf *p
     int fd, rc;
 
     if (payload && payload->failed) {
-        pp_error_set(err, PP_ELIMIT, "diagnostics IPC: the command does not fit the protocol's "
+        pp_error_set(err, PP_ELIMIT,
+                     "diagnostics IPC: the command does not fit the protocol's "
                      "65535-byte message (or out of memory)");
         return PP_ELIMIT;
     }

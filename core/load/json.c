@@ -25,8 +25,10 @@ count_of(const json_t *v)
 static int
 oom(pp_load_reader *r, pp_error *err, int rc, size_t at)
 {
-    return pp_load_fail(r, err, rc, at, rc == PP_ELIMIT ? "more statuses, scopes or thresholds "
-                        "than the reader keeps (docs/limits.md)" : "out of memory");
+    return pp_load_fail(r, err, rc, at,
+                        rc == PP_ELIMIT ? "more statuses, scopes or thresholds "
+                                          "than the reader keeps (docs/limits.md)" :
+                                          "out of memory");
 }
 
 /* ---- wrk-json.lua ------------------------------------------------------- */
@@ -69,7 +71,8 @@ pp_load_wrk_json(pp_load_reader *r, const json_t *root, size_t at, pp_error *err
     r->format = "wrk-json";
     if (!json_is_object(lat) || !json_is_integer(json_object_get(root, "requests")) ||
         !json_is_integer(json_object_get(root, "duration_us")))
-        return pp_load_fail(r, err, PP_EFORMAT, at, "wrk-json: expected wrk-json.lua's object "
+        return pp_load_fail(r, err, PP_EFORMAT, at,
+                            "wrk-json: expected wrk-json.lua's object "
                             "with \"requests\", \"duration_us\" and \"latency_us\"");
     if (r->nentries == 0 && pp_load_entry(r, "") == NULL)
         return oom(r, err, PP_ENOMEM, at);
@@ -79,7 +82,8 @@ pp_load_wrk_json(pp_load_reader *r, const json_t *root, size_t at, pp_error *err
     if (rate != NULL)
         r->tool = "wrk2";
     x->requests = count_of(json_object_get(root, "requests"));
-    x->duration_ns = pp_i64_from_double(pp_load_json_num(json_object_get(root, "duration_us")) * 1e3);
+    x->duration_ns = pp_i64_from_double(pp_load_json_num(json_object_get(root, "duration_us")) *
+                                        1e3);
     x->rps = x->duration_ns > 0 ? (double)x->requests / ((double)x->duration_ns / 1e9) : NAN;
     x->lat_min_ns = pp_load_json_num(json_object_get(lat, "min")) * 1e3;
     x->lat_max_ns = pp_load_json_num(json_object_get(lat, "max")) * 1e3;
@@ -91,7 +95,8 @@ pp_load_wrk_json(pp_load_reader *r, const json_t *root, size_t at, pp_error *err
     x->lat_p95_ns = pp_load_json_num(json_object_get(lat, "p95")) * 1e3;
     x->lat_p99_ns = pp_load_json_num(json_object_get(lat, "p99")) * 1e3;
     if (json_is_string(json_object_get(root, "url")) &&
-        (x->url = pp_load_str(r, json_string_value(json_object_get(root, "url")), (size_t)-1)) == NULL)
+        (x->url = pp_load_str(r, json_string_value(json_object_get(root, "url")), (size_t)-1)) ==
+            NULL)
         return oom(r, err, PP_ENOMEM, at);
     x->method = "GET";
     x->threads = count_of(json_object_get(root, "threads"));
@@ -119,8 +124,8 @@ pp_load_wrk_json(pp_load_reader *r, const json_t *root, size_t at, pp_error *err
 static int
 bombardier(pp_load_reader *r, const json_t *root, size_t at, pp_error *err)
 {
-    static const char *const classes[] = { "req1xx", "req2xx", "req3xx", "req4xx", "req5xx",
-                                           "others" };
+    static const char *const classes[] = { "req1xx", "req2xx", "req3xx",
+                                           "req4xx", "req5xx", "others" };
     const json_t *spec = json_object_get(root, "spec"), *res = json_object_get(root, "result");
     const json_t *lat = json_object_get(res, "latency"), *pct = json_object_get(lat, "percentiles");
     const json_t *ev;
@@ -180,7 +185,8 @@ bombardier(pp_load_reader *r, const json_t *root, size_t at, pp_error *err)
     x->rate_per_s = pp_load_json_num(json_object_get(spec, "rate"));
     x->flags = isnan(x->rate_per_s) ? PP_LOAD_CLOSED_LOOP : PP_LOAD_FIXED_RATE;
     if (json_is_string(json_object_get(spec, "url")) &&
-        (x->url = pp_load_str(r, json_string_value(json_object_get(spec, "url")), (size_t)-1)) == NULL)
+        (x->url = pp_load_str(r, json_string_value(json_object_get(spec, "url")), (size_t)-1)) ==
+            NULL)
         return oom(r, err, PP_ENOMEM, at);
     if (json_is_string(json_object_get(spec, "method")) &&
         (x->method = pp_load_str(r, json_string_value(json_object_get(spec, "method")),
@@ -201,7 +207,8 @@ vegeta(pp_load_reader *r, const json_t *root, size_t at, pp_error *err)
     json_t *v;
     int rc = PP_OK;
     double success = pp_load_json_num(json_object_get(root, "success"));
-    int64_t d = count_of(json_object_get(root, "duration")), wait = count_of(json_object_get(root, "wait"));
+    int64_t d = count_of(json_object_get(root, "duration")),
+            wait = count_of(json_object_get(root, "wait"));
 
     r->tool = "vegeta";
     r->format = "vegeta-json";
@@ -286,7 +293,8 @@ k6_thresholds(pp_load_reader *r, load_entry *run, const char *metric, const json
     json_object_foreach(json_object_get(m, "thresholds"), expr, t) {
         int failed = legacy ? json_is_true(t) : json_is_false(json_object_get(t, "ok"));
 
-        if (rc == PP_OK && (legacy ? json_is_boolean(t) : json_is_boolean(json_object_get(t, "ok"))))
+        if (rc == PP_OK &&
+            (legacy ? json_is_boolean(t) : json_is_boolean(json_object_get(t, "ok"))))
             rc = pp_load_add_threshold(r, run, metric, expr, failed);
     }
     return rc;
@@ -347,7 +355,8 @@ k6_summary(pp_load_reader *r, const json_t *root, size_t at, pp_error *err)
     const char *key;
     json_t *m;
     int legacy = 1, rc = PP_OK;
-    double ms = pp_load_json_num(json_object_get(json_object_get(root, "state"), "testRunDurationMs"));
+    double ms = pp_load_json_num(
+        json_object_get(json_object_get(root, "state"), "testRunDurationMs"));
 
     json_object_foreach((json_t *)metrics, key, m)
         if (json_is_object(json_object_get(m, "values")))
@@ -357,7 +366,8 @@ k6_summary(pp_load_reader *r, const json_t *root, size_t at, pp_error *err)
     if (pp_load_entry(r, "") == NULL)
         return oom(r, err, PP_ENOMEM, at);
     if (!json_is_object(json_object_get(metrics, "http_req_duration")))
-        return pp_load_fail(r, err, PP_EFORMAT, at, "k6 summary without an http_req_duration "
+        return pp_load_fail(r, err, PP_EFORMAT, at,
+                            "k6 summary without an http_req_duration "
                             "metric: perfpipe reads HTTP load tests");
     json_object_foreach((json_t *)metrics, key, m)
         if (rc == PP_OK && json_is_object(m))
@@ -383,17 +393,20 @@ pp_load_json(pp_load_reader *r, size_t start, pp_error *err)
     /* A summary is kilobytes; a huge document of tiny values would cost
      * jansson ~25x its size. */
     if (r->len - start > PP_LOAD_MAX_DOCUMENT)
-        return pp_load_fail(r, err, PP_ELIMIT, start, "a JSON document of %zu bytes, more than "
-                            "the limit %u for a load tool's summary", r->len - start,
-                            PP_LOAD_MAX_DOCUMENT);
+        return pp_load_fail(r, err, PP_ELIMIT, start,
+                            "a JSON document of %zu bytes, more than "
+                            "the limit %u for a load tool's summary",
+                            r->len - start, PP_LOAD_MAX_DOCUMENT);
     root = json_loadb(r->buf + start, r->len - start, 0, &je);
     if (root == NULL) {
         size_t at = start + (je.position > 0 ? (size_t)je.position : 0);
 
         if (at >= r->len)
-            return pp_load_fail(r, err, PP_EFORMAT, r->len, "the JSON document ends at byte %zu "
+            return pp_load_fail(r, err, PP_EFORMAT, r->len,
+                                "the JSON document ends at byte %zu "
                                 "before it closes (a cut file: one document cannot be read in "
-                                "part): %s", r->len, je.text);
+                                "part): %s",
+                                r->len, je.text);
         return pp_load_fail(r, err, PP_EFORMAT, at, "%s", je.text);
     }
     if (json_is_object(json_object_get(root, "spec")) &&
@@ -409,10 +422,12 @@ pp_load_json(pp_load_reader *r, size_t start, pp_error *err)
         rc = pp_load_wrk_json(r, root, start, err);
     else if (json_is_object(json_object_get(root, "summary")) &&
              json_object_get(root, "latencyPercentiles") != NULL)
-        rc = pp_load_fail(r, err, PP_EUNSUPPORTED, start, "this is oha's JSON (--output-format "
+        rc = pp_load_fail(r, err, PP_EUNSUPPORTED, start,
+                          "this is oha's JSON (--output-format "
                           "json): not read yet; use oha's numbers by hand or another tool");
     else
-        rc = pp_load_fail(r, err, PP_EFORMAT, start, "a JSON object of no load tool perfpipe "
+        rc = pp_load_fail(r, err, PP_EFORMAT, start,
+                          "a JSON object of no load tool perfpipe "
                           "reads: expected k6's summary (\"metrics\" with http_req_duration), "
                           "bombardier's (\"spec\", \"result\"), vegeta's (\"latencies\", "
                           "\"requests\") or wrk-json.lua's (\"latency_us\")");

@@ -4,7 +4,7 @@
  * is a latency sample (of the run and of its URL, k6's "name" tag), every
  * http_reqs point a request with its "status" tag, every non-zero
  * http_req_failed point a failure. A cut last line is dropped and flagged. */
-#define _GNU_SOURCE 1   /* timegm */
+#define _GNU_SOURCE 1 /* timegm */
 #include "config.h"
 
 #include <math.h>
@@ -58,7 +58,7 @@ rfc3339_ns(const char *s, int64_t *ns)
 }
 
 typedef struct k6_walk {
-    int64_t first_ns, last_ns;  /* -1 before the first timed point */
+    int64_t first_ns, last_ns; /* -1 before the first timed point */
     int64_t requests, failed;
 } k6_walk;
 
@@ -81,8 +81,9 @@ k6_point(pp_load_reader *r, k6_walk *w, const char *metric, const json_t *data)
         if (t > w->last_ns)
             w->last_ns = t;
     }
-    if (name != NULL && (strcmp(metric, "http_req_duration") == 0 ||
-                         strcmp(metric, "http_reqs") == 0 || strcmp(metric, "http_req_failed") == 0)) {
+    if (name != NULL &&
+        (strcmp(metric, "http_req_duration") == 0 || strcmp(metric, "http_reqs") == 0 ||
+         strcmp(metric, "http_req_failed") == 0)) {
         snprintf(scope, sizeof scope, "url=%s", name);
         if ((url = pp_load_scope(r, scope)) == NULL)
             return PP_ENOMEM;
@@ -139,8 +140,10 @@ pp_load_k6_stream(pp_load_reader *r, pp_error *err)
             continue;
         }
         if (n > PP_LOAD_MAX_LINE)
-            return pp_load_fail(r, err, PP_ELIMIT, pos, "a k6 line of %zu bytes, more than the "
-                                "limit %u", n, PP_LOAD_MAX_LINE);
+            return pp_load_fail(r, err, PP_ELIMIT, pos,
+                                "a k6 line of %zu bytes, more than the "
+                                "limit %u",
+                                n, PP_LOAD_MAX_LINE);
         line = json_loadb(r->buf + pos, n, 0, &je);
         if (line == NULL || nl == NULL) {
             json_decref(line);
@@ -148,7 +151,8 @@ pp_load_k6_stream(pp_load_reader *r, pp_error *err)
                 pp_load_truncated(r, pos, "k6's last line has no newline (dropped)");
                 break;
             }
-            return pp_load_fail(r, err, PP_EFORMAT, pos + (je.position > 0 ? (size_t)je.position : 0),
+            return pp_load_fail(r, err, PP_EFORMAT,
+                                pos + (je.position > 0 ? (size_t)je.position : 0),
                                 "k6 --out json line: %s", je.text);
         }
         type = json_string_value(json_object_get(line, "type"));
@@ -159,11 +163,13 @@ pp_load_k6_stream(pp_load_reader *r, pp_error *err)
             rc = k6_point(r, &w, metric, json_object_get(line, "data"));
         json_decref(line);
         if (rc != PP_OK)
-            return pp_load_fail(r, err, rc, pos, rc == PP_EFORMAT ? "k6 --out json line: expected "
-                                "{\"type\": \"Metric\"|\"Point\", \"metric\": NAME, \"data\": "
-                                "{\"time\", \"value\", \"tags\"}}" : rc == PP_ELIMIT ?
-                                "more points or URLs than the reader keeps (docs/limits.md)" :
-                                "out of memory");
+            return pp_load_fail(
+                r, err, rc, pos,
+                rc == PP_EFORMAT ? "k6 --out json line: expected "
+                                   "{\"type\": \"Metric\"|\"Point\", \"metric\": NAME, \"data\": "
+                                   "{\"time\", \"value\", \"tags\"}}" :
+                rc == PP_ELIMIT  ? "more points or URLs than the reader keeps (docs/limits.md)" :
+                                   "out of memory");
         pos += n + 1;
     }
     run->res.requests = w.requests;

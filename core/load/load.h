@@ -29,11 +29,11 @@
 #include <perfpipe/error.h>
 #include <perfpipe/records.h>
 
-#define PP_LOAD_MAX_SCOPES  4096u      /* URLs / tags / scenarios of one run */
-#define PP_LOAD_MAX_COUNTS  1024u      /* statuses or error kinds of one scope */
-#define PP_LOAD_MAX_SAMPLES 50000000u  /* per-request latencies kept (400 MB) */
+#define PP_LOAD_MAX_SCOPES   4096u       /* URLs / tags / scenarios of one run */
+#define PP_LOAD_MAX_COUNTS   1024u       /* statuses or error kinds of one scope */
+#define PP_LOAD_MAX_SAMPLES  50000000u   /* per-request latencies kept (400 MB) */
 #define PP_LOAD_MAX_DOCUMENT (16u << 20) /* one JSON summary (jansson's tree: ~25x) */
-#define PP_LOAD_MAX_LINE    (1u << 20)   /* one k6 --out json line */
+#define PP_LOAD_MAX_LINE     (1u << 20)  /* one k6 --out json line */
 
 typedef struct pp_load_reader pp_load_reader;
 

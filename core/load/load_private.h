@@ -21,12 +21,12 @@ struct pp_load_reader {
     char *buf;
     size_t len;
     char *name;
-    const char *format;         /* static strings */
+    const char *format; /* static strings */
     const char *tool;
-    load_entry **entries;       /* [0] is the whole run */
+    load_entry **entries; /* [0] is the whole run */
     size_t nentries, entries_cap;
     size_t next;
-    char **strings;             /* owned strings the records point to */
+    char **strings; /* owned strings the records point to */
     size_t nstrings, strings_cap;
     int failed;
     pp_error failure;

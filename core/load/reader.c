@@ -1,7 +1,7 @@
 /* The load-result reader (load.h): file intake, telling the tool by
  * content, and the facts every format shares. The formats' walks live in
  * text.c, json.c and k6_stream.c; their helpers in util.c. */
-#define _GNU_SOURCE 1   /* memmem */
+#define _GNU_SOURCE 1 /* memmem */
 #include "config.h"
 
 #include <stdio.h>
@@ -82,8 +82,8 @@ pp_load_open_buffer(char *buf, size_t len, const char *name, pp_load_reader **ou
         rc = pp_load_json(r, start, err);
     else
         rc = pp_load_fail(r, err, PP_EFORMAT, start,
-                          len == 0 ? "empty file: expected a load-test result"
-                                   : "expected a load-test result: wrk's report (\"Running ... "
+                          len == 0 ? "empty file: expected a load-test result" :
+                                     "expected a load-test result: wrk's report (\"Running ... "
                                      "test @\"), hey's summary (\"Summary:\") or `-o csv`, k6 "
                                      "summary JSON or --out json lines, bombardier -o json, "
                                      "vegeta report -type=json, or wrk-json.lua's object");
@@ -125,11 +125,31 @@ pp_load_next(pp_load_reader *r, const pp_load_result **res, pp_error *err)
     return 1;
 }
 
-const char *pp_load_format(const pp_load_reader *r) { return r->format ? r->format : ""; }
-const char *pp_load_tool(const pp_load_reader *r) { return r->tool ? r->tool : ""; }
-uint64_t pp_load_scopes(const pp_load_reader *r) { return r->nentries; }
-int64_t pp_load_truncated_at(const pp_load_reader *r) { return r->truncated_at; }
-const pp_error *pp_load_warning(const pp_load_reader *r) { return r->has_warning ? &r->warning : NULL; }
+const char *
+pp_load_format(const pp_load_reader *r)
+{
+    return r->format ? r->format : "";
+}
+const char *
+pp_load_tool(const pp_load_reader *r)
+{
+    return r->tool ? r->tool : "";
+}
+uint64_t
+pp_load_scopes(const pp_load_reader *r)
+{
+    return r->nentries;
+}
+int64_t
+pp_load_truncated_at(const pp_load_reader *r)
+{
+    return r->truncated_at;
+}
+const pp_error *
+pp_load_warning(const pp_load_reader *r)
+{
+    return r->has_warning ? &r->warning : NULL;
+}
 
 const pp_load_result *
 pp_load_run(const pp_load_reader *r)

@@ -129,9 +129,10 @@ load_describe(void *p, json_t *into)
     rc |= json_object_set_new(o, "duration_ns", int_or_null(x->duration_ns));
     rc |= json_object_set_new(o, "errors", int_or_null(x->errors));
     rc |= json_object_set_new(o, "throughput_rps", real_or_null(x->rps));
-    rc |= json_object_set_new(o, "loop", json_string(x->flags & PP_LOAD_FIXED_RATE ? "fixed-rate" :
-                                                     x->flags & PP_LOAD_CLOSED_LOOP ? "closed" :
-                                                     "unknown"));
+    rc |= json_object_set_new(o, "loop",
+                              json_string(x->flags & PP_LOAD_FIXED_RATE  ? "fixed-rate" :
+                                          x->flags & PP_LOAD_CLOSED_LOOP ? "closed" :
+                                                                           "unknown"));
     rc |= json_object_set_new(o, "scopes", json_integer((json_int_t)pp_load_scopes(s->reader)));
     rc |= json_object_set_new(o, "knobs", knobs_of(x));
     rc |= json_object_set_new(o, "truncated_at", cut >= 0 ? json_integer(cut) : json_null());

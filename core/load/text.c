@@ -64,7 +64,10 @@ number(const char *p, double *out, const char **end)
 static int
 time_ns(const char *p, double *ns, const char **end)
 {
-    static const struct { const char *unit; double ns; } units[] = {
+    static const struct {
+        const char *unit;
+        double ns;
+    } units[] = {
         { "us", 1e3 }, { "ms", 1e6 }, { "s", 1e9 }, { "m", 60e9 }, { "h", 3600e9 },
     };
     double v;
@@ -154,8 +157,8 @@ wrk_line(pp_load_reader *r, load_entry *e, wrk_walk *w, const char *s)
         return 1;
     }
     if (strstr(p, " threads and ") != NULL && strstr(p, " connections") != NULL) {
-        if (!number(p, &a, &p) || !starts(p, " threads and ") ||
-            !number(p + 13, &b, &p) || !starts(p, " connections"))
+        if (!number(p, &a, &p) || !starts(p, " threads and ") || !number(p + 13, &b, &p) ||
+            !starts(p, " connections"))
             return 0;
         x->threads = pp_i64_from_double(a);
         x->connections = pp_i64_from_double(b);
@@ -174,8 +177,9 @@ wrk_line(pp_load_reader *r, load_entry *e, wrk_walk *w, const char *s)
     if (starts(p, "Socket errors:")) {
         long long k[4];
 
-        if (sscanf(p, "Socket errors: connect %lld, read %lld, write %lld, timeout %lld",
-                   &k[0], &k[1], &k[2], &k[3]) != 4 || k[0] < 0 || k[1] < 0 || k[2] < 0 || k[3] < 0)
+        if (sscanf(p, "Socket errors: connect %lld, read %lld, write %lld, timeout %lld", &k[0],
+                   &k[1], &k[2], &k[3]) != 4 ||
+            k[0] < 0 || k[1] < 0 || k[2] < 0 || k[3] < 0)
             return 0;
         for (int i = 0; i < 4; i++)
             w->sock[i] = k[i];
@@ -243,7 +247,8 @@ pp_load_wrk_text(pp_load_reader *r, pp_error *err)
             json_t *root = json_loadb(r->buf + at, r->len - at, 0, &je);
 
             if (root == NULL)
-                return pp_load_fail(r, err, PP_EFORMAT, at + (je.position > 0 ? (size_t)je.position : 0),
+                return pp_load_fail(r, err, PP_EFORMAT,
+                                    at + (je.position > 0 ? (size_t)je.position : 0),
                                     "wrk-json.lua's object after the report: %s", je.text);
             rc = pp_load_wrk_json(r, root, at, err);
             json_decref(root);
@@ -254,11 +259,14 @@ pp_load_wrk_text(pp_load_reader *r, pp_error *err)
         if (!whole)
             break;
         if (!wrk_line(r, e, &w, line))
-            return pp_load_fail(r, err, PP_EFORMAT, at, "wrk report: this line does not parse "
-                                "as wrk prints it: \"%.80s\"", line);
+            return pp_load_fail(r, err, PP_EFORMAT, at,
+                                "wrk report: this line does not parse "
+                                "as wrk prints it: \"%.80s\"",
+                                line);
     }
     if (!w.have_requests)
-        return pp_load_fail(r, err, PP_EFORMAT, r->len, "wrk report without its \"N requests "
+        return pp_load_fail(r, err, PP_EFORMAT, r->len,
+                            "wrk report without its \"N requests "
                             "in T\" line (cut before the end of the run?)");
     if ((rc = wrk_counts(r, e, &w)) != PP_OK)
         return pp_load_fail(r, err, rc, at, "out of memory");
@@ -274,7 +282,7 @@ pp_load_wrk_text(pp_load_reader *r, pp_error *err)
 /* ---- hey ---------------------------------------------------------------- */
 
 typedef struct hey_walk {
-    int section;                /* 0 summary, 1 latency distribution, 2 status, 3 errors */
+    int section; /* 0 summary, 1 latency distribution, 2 status, 3 errors */
     int have_total, have_status;
     int64_t responses, failed;
 } hey_walk;
@@ -381,13 +389,16 @@ pp_load_hey_text(pp_load_reader *r, pp_error *err)
         if (!whole)
             break;
         if (!hey_line(r, e, &w, line))
-            return pp_load_fail(r, err, PP_EFORMAT, at, "hey summary: this line does not parse "
-                                "as hey prints it: \"%.80s\"", line);
+            return pp_load_fail(r, err, PP_EFORMAT, at,
+                                "hey summary: this line does not parse "
+                                "as hey prints it: \"%.80s\"",
+                                line);
     }
     if (!w.have_total)
         return pp_load_fail(r, err, PP_EFORMAT, at, "hey summary without its \"Total:\" line");
     if (!w.have_status)
-        pp_load_truncated(r, whole ? r->len : at, "the hey summary ends before its status "
+        pp_load_truncated(r, whole ? r->len : at,
+                          "the hey summary ends before its status "
                           "code distribution");
     else {
         e->res.requests = w.responses;
@@ -439,19 +450,22 @@ pp_load_hey_csv(pp_load_reader *r, pp_error *err)
         snprintf(name, sizeof name, "%lld", code);
         if ((rc = pp_load_add_status(r, e, name, 1)) != PP_OK ||
             (rc = pp_load_add_sample(e, f[0] * 1e9)) != PP_OK)
-            return pp_load_fail(r, err, rc, at, rc == PP_ELIMIT ? "too many requests or "
-                                "statuses (docs/limits.md)" : "out of memory");
+            return pp_load_fail(r, err, rc, at,
+                                rc == PP_ELIMIT ? "too many requests or "
+                                                  "statuses (docs/limits.md)" :
+                                                  "out of memory");
         rows++;
         failed += code >= 400 || code == 0;
         if (offset + f[0] > end)
             end = offset + f[0];
         continue;
-bad:
+    bad:
         if (!whole) {
             pp_load_truncated(r, at, "the last hey csv line is cut");
             break;
         }
-        return pp_load_fail(r, err, PP_EFORMAT, at, "hey csv: expected 6 numbers, a status "
+        return pp_load_fail(r, err, PP_EFORMAT, at,
+                            "hey csv: expected 6 numbers, a status "
                             "code and an offset (response-time,...,status-code,offset)");
     }
     e->res.requests = rows;

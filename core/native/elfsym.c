@@ -16,7 +16,7 @@
 
 typedef struct elf_fn {
     uint64_t start, size;
-    uint32_t name;                  /* offset in names */
+    uint32_t name; /* offset in names */
 } elf_fn;
 
 typedef struct elf_load {
@@ -130,8 +130,8 @@ load_segments(Elf *elf, pp_native_elf *e)
         if (ph.p_type == PT_LOAD)
             e->loads[e->nloads++] = (elf_load){ ph.p_offset, ph.p_filesz, ph.p_vaddr };
         else if (ph.p_type == PT_NOTE && e->build_id[0] == '-')
-            note_build_id(elf_getdata_rawchunk(elf, (int64_t)ph.p_offset, ph.p_filesz,
-                                               ELF_T_NHDR), e->build_id);
+            note_build_id(elf_getdata_rawchunk(elf, (int64_t)ph.p_offset, ph.p_filesz, ELF_T_NHDR),
+                          e->build_id);
     }
     return 0;
 }
@@ -181,8 +181,9 @@ pp_native_elf_open(const char *path, pp_native_elf **out, pp_error *err)
     }
     size_t names_len = 0;
     e->full = symtab != NULL;
-    if (symtab ? read_symtab(elf, symtab, &sym_sh, e, &names_len) < 0
-               : dynsym ? read_symtab(elf, dynsym, &dyn_sh, e, &names_len) < 0 : 0)
+    if (symtab ? read_symtab(elf, symtab, &sym_sh, e, &names_len) < 0 :
+        dynsym ? read_symtab(elf, dynsym, &dyn_sh, e, &names_len) < 0 :
+                 0)
         goto done;
     if (e->nfns > 1)
         qsort(e->fns, e->nfns, sizeof *e->fns, cmp_fn);

@@ -29,8 +29,8 @@ pp_native_maps_save(const pp_native_maps *m, const char *path, pp_error *err)
             PP_NATIVE_MAPS_MAGIC, m->pid);
     for (size_t i = 0; i < m->n; i++) {
         const pp_native_mapping *x = &m->v[i];
-        fprintf(o.f, "%" PRIx64 "-%" PRIx64 " %s %08" PRIx64 " %s %s\n", x->start, x->end,
-                x->perms, x->offset, x->build_id[0] ? x->build_id : "-", x->path);
+        fprintf(o.f, "%" PRIx64 "-%" PRIx64 " %s %08" PRIx64 " %s %s\n", x->start, x->end, x->perms,
+                x->offset, x->build_id[0] ? x->build_id : "-", x->path);
     }
     return pp_outfile_commit(&o, err);
 }
@@ -45,11 +45,15 @@ pp_native_maps_keep(uint64_t pid, pp_native_maps *seen, const char *trace, pp_er
     struct stat st;
     if (stat(trace, &st) != 0 || !S_ISREG(st.st_mode)) {
         /* A trace sent to a device or FIFO has no directory to sit beside. */
-        pp_error_set(err, rc, "%s: not a regular file, so no module map is kept beside it; "
-                     "native frames stay unnamed", trace);
+        pp_error_set(err, rc,
+                     "%s: not a regular file, so no module map is kept beside it; "
+                     "native frames stay unnamed",
+                     trace);
     } else if (seen->n == 0) {
-        pp_error_set(err, rc, "pid %" PRIu64 ": no module map could be read (the process "
-                     "exited?); native frames stay unnamed", pid);
+        pp_error_set(err, rc,
+                     "pid %" PRIu64 ": no module map could be read (the process "
+                     "exited?); native frames stay unnamed",
+                     pid);
     } else {
         size_t n = strlen(trace);
         char *mp = malloc(n + 6);

@@ -20,7 +20,7 @@
 #include <perfpipe/perfpipe.h>
 #include "native/native.h"
 
-#define MAPS_MAX_BYTES (64u << 20)   /* far above any real process's maps */
+#define MAPS_MAX_BYTES (64u << 20) /* far above any real process's maps */
 
 void
 pp_native_maps_free(pp_native_maps *m)
@@ -65,8 +65,10 @@ hex_field(const char **p, const char *end, uint64_t *v)
     uint64_t x = 0;
     int nd = 0;
     while (s < end && nd < 17) {
-        int c = *s, d = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10
-                      : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+        int c = *s, d = c >= '0' && c <= '9' ? c - '0' :
+                        c >= 'a' && c <= 'f' ? c - 'a' + 10 :
+                        c >= 'A' && c <= 'F' ? c - 'A' + 10 :
+                                               -1;
         if (d < 0)
             break;
         x = x << 4 | (uint64_t)d;
@@ -96,8 +98,8 @@ fail(pp_error *err, const char *name, size_t line, const char *ls, const char *a
  * path) instead of the sidecar's (build id, path). Returns 1 when a
  * mapping was added, 0 when the line holds none (anonymous), <0 on error. */
 static int
-parse_line(pp_native_maps *m, const char *s, const char *e, int proc, const char *name,
-           size_t line, pp_error *err)
+parse_line(pp_native_maps *m, const char *s, const char *e, int proc, const char *name, size_t line,
+           pp_error *err)
 {
     const char *p = s;
     uint64_t start, end, off;
@@ -138,7 +140,7 @@ parse_line(pp_native_maps *m, const char *s, const char *e, int proc, const char
         while (p < e && *p == ' ')
             p++;
         if (p >= e || *p != '/')
-            return 0;                    /* anonymous, [heap], [stack], [vdso] */
+            return 0; /* anonymous, [heap], [stack], [vdso] */
         if (e - p > 10 && memcmp(e - 10, " (deleted)", 10) == 0)
             e -= 10;
     } else {
@@ -181,7 +183,8 @@ parse_text(const char *text, size_t len, const char *name, int proc, pp_native_m
     if (!proc) {
         size_t ml = strlen(PP_NATIVE_MAPS_MAGIC);
         if (len < ml || memcmp(text, PP_NATIVE_MAPS_MAGIC, ml) != 0)
-            return fail(err, name, 1, text, text, "the first line \"" PP_NATIVE_MAPS_MAGIC
+            return fail(err, name, 1, text, text,
+                        "the first line \"" PP_NATIVE_MAPS_MAGIC
                         " pid=N\" (a perfpipe module map)");
         const char *q = strstr(text, " pid=");
         const char *nl = memchr(text, '\n', len);
@@ -338,7 +341,7 @@ pp_native_maps_merge(pp_native_maps *into, pp_native_maps *from)
         if (!x)
             return PP_ENOMEM;
         *x = *y;
-        y->path = NULL;                 /* moved */
+        y->path = NULL; /* moved */
     }
     if (!into->pid)
         into->pid = from->pid;

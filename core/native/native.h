@@ -16,20 +16,20 @@
 
 #include <perfpipe/error.h>
 
-#define PP_NATIVE_MAPS_MAGIC "# perfpipe-maps/1"
-#define PP_NATIVE_BUILD_ID_MAX 64          /* hex digits kept (32 bytes) */
+#define PP_NATIVE_MAPS_MAGIC   "# perfpipe-maps/1"
+#define PP_NATIVE_BUILD_ID_MAX 64 /* hex digits kept (32 bytes) */
 
 typedef struct pp_native_mapping {
-    uint64_t start, end, offset;            /* [start, end) maps file offset */
-    char perms[5];                          /* "r-xp" */
-    char build_id[PP_NATIVE_BUILD_ID_MAX + 1];   /* hex, or "-" when unknown */
-    char *path;                             /* owned */
-    uint32_t module;                        /* index into the symbolizer's modules */
+    uint64_t start, end, offset;               /* [start, end) maps file offset */
+    char perms[5];                             /* "r-xp" */
+    char build_id[PP_NATIVE_BUILD_ID_MAX + 1]; /* hex, or "-" when unknown */
+    char *path;                                /* owned */
+    uint32_t module;                           /* index into the symbolizer's modules */
 } pp_native_mapping;
 
 typedef struct pp_native_maps {
     uint64_t pid;
-    pp_native_mapping *v;                   /* sorted by start */
+    pp_native_mapping *v; /* sorted by start */
     size_t n, cap;
 } pp_native_maps;
 
@@ -44,8 +44,8 @@ int pp_native_maps_read_proc(uint64_t pid, pp_native_maps *out, pp_error *err);
  * when the file does not exist. */
 int pp_native_maps_load(const char *path, pp_native_maps *out, pp_error *err);
 /* Parse sidecar text held in memory; name is used in messages. */
-int pp_native_maps_parse(const char *text, size_t len, const char *name,
-                         pp_native_maps *out, pp_error *err);
+int pp_native_maps_parse(const char *text, size_t len, const char *name, pp_native_maps *out,
+                         pp_error *err);
 void pp_native_maps_free(pp_native_maps *m);
 /* Add from's mappings to into (sorted again), skipping any that overlaps a
  * mapping into already has; from is consumed (freed) either way.

@@ -28,31 +28,31 @@
 #include <perfpipe/perfpipe.h>
 #include "native/native.h"
 
-#define R2R_SIGNATURE 0x00525452u           /* "RTR" */
-#define SEC_RUNTIME_FUNCTIONS 102
+#define R2R_SIGNATURE             0x00525452u /* "RTR" */
+#define SEC_RUNTIME_FUNCTIONS     102
 #define SEC_METHODDEF_ENTRYPOINTS 103
-#define SEC_ENCLOSING_TYPE_MAP 122
+#define SEC_ENCLOSING_TYPE_MAP    122
 
 typedef struct pe_section {
     uint32_t va, vsize, raw, rawsize;
 } pe_section;
 
 struct pp_native_r2r {
-    const uint8_t *p;                       /* the mapped file */
+    const uint8_t *p; /* the mapped file */
     size_t len;
     pe_section *secs;
     uint32_t nsecs;
-    uint32_t rf_off, nrf;                   /* RUNTIME_FUNCTIONS (file offset, count) */
-    uint32_t *rf_method;                    /* per runtime function: MethodDef RID or 0 */
+    uint32_t rf_off, nrf; /* RUNTIME_FUNCTIONS (file offset, count) */
+    uint32_t *rf_method;  /* per runtime function: MethodDef RID or 0 */
     /* metadata */
-    uint32_t strings, strings_len;          /* #Strings heap (file offset, size) */
+    uint32_t strings, strings_len; /* #Strings heap (file offset, size) */
     uint32_t typedef_off, typedef_rows, typedef_size;
     uint32_t method_off, method_rows, method_size;
-    uint8_t str_idx;                        /* 2 or 4 */
+    uint8_t str_idx; /* 2 or 4 */
     uint8_t td_methodlist_at, td_methodlist_size;
     uint8_t md_name_at;
-    uint32_t enclosing_off, enclosing_n;    /* EnclosingTypeMap (0 when absent) */
-    char name[1024];                        /* the last name looked up */
+    uint32_t enclosing_off, enclosing_n; /* EnclosingTypeMap (0 when absent) */
+    char name[1024];                     /* the last name looked up */
 };
 
 static int
@@ -125,7 +125,8 @@ nf_uint(const pp_native_r2r *r, uint32_t off, uint32_t end, uint32_t *v)
     case 2: *v = ((uint32_t)q[0] | (uint32_t)q[1] << 8) >> 2; break;
     case 3: *v = ((uint32_t)q[0] | (uint32_t)q[1] << 8 | (uint32_t)q[2] << 16) >> 3; break;
     case 4:
-        *v = ((uint32_t)q[0] | (uint32_t)q[1] << 8 | (uint32_t)q[2] << 16 | (uint32_t)q[3] << 24) >> 4;
+        *v = ((uint32_t)q[0] | (uint32_t)q[1] << 8 | (uint32_t)q[2] << 16 | (uint32_t)q[3] << 24) >>
+             4;
         break;
     default:
         *v = (uint32_t)q[1] | (uint32_t)q[2] << 8 | (uint32_t)q[3] << 16 | (uint32_t)q[4] << 24;
@@ -193,9 +194,10 @@ parse_pe(pp_native_r2r *r, uint32_t *cli_rva)
     uint64_t dirs = opt + (magic == 0x20b ? 112 : magic == 0x10b ? 96 : 0);
     if (dirs == opt || !get32(r, dirs - 4, &v) || v < 15 || dirs + 15 * 8 > opt + optsize ||
         !get32(r, dirs + 14 * 8, cli_rva) || *cli_rva == 0)
-        return 0;                            /* not a CLI image */
+        return 0; /* not a CLI image */
     uint64_t st = opt + optsize;
-    if (nsec == 0 || st + (uint64_t)nsec * 40 > r->len || !(r->secs = calloc(nsec, sizeof *r->secs)))
+    if (nsec == 0 || st + (uint64_t)nsec * 40 > r->len ||
+        !(r->secs = calloc(nsec, sizeof *r->secs)))
         return 0;
     r->nsecs = nsec;
     for (uint32_t i = 0; i < nsec; i++) {
@@ -256,7 +258,7 @@ parse_metadata(pp_native_r2r *r, uint32_t md_rva)
                 return 0;
             at += 4;
         }
-    if (rows[0x03] || rows[0x05])           /* Field/MethodPtr: an uncompressed (#-) layout */
+    if (rows[0x03] || rows[0x05]) /* Field/MethodPtr: an uncompressed (#-) layout */
         return 0;
     unsigned s = heaps & 1 ? 4 : 2, g = heaps & 2 ? 4 : 2, b = heaps & 4 ? 4 : 2;
 #define IDX(t) (rows[t] > 0xFFFF ? 4u : 2u)
@@ -298,9 +300,10 @@ static int
 parse_r2r(pp_native_r2r *r, uint32_t cli_rva)
 {
     uint32_t cli, md_rva, hdr_rva, hdr, sig, nsec;
-    if (!rva_off(r, cli_rva, &cli) || !get32(r, cli + 8, &md_rva) || !get32(r, cli + 64, &hdr_rva) ||
-        !hdr_rva || !rva_off(r, hdr_rva, &hdr) || !get32(r, hdr, &sig) || sig != R2R_SIGNATURE ||
-        !get32(r, hdr + 12, &nsec) || nsec > 256 || !parse_metadata(r, md_rva))
+    if (!rva_off(r, cli_rva, &cli) || !get32(r, cli + 8, &md_rva) ||
+        !get32(r, cli + 64, &hdr_rva) || !hdr_rva || !rva_off(r, hdr_rva, &hdr) ||
+        !get32(r, hdr, &sig) || sig != R2R_SIGNATURE || !get32(r, hdr + 12, &nsec) || nsec > 256 ||
+        !parse_metadata(r, md_rva))
         return 0;
     uint32_t ep_off = 0, ep_len = 0;
     for (uint32_t i = 0; i < nsec; i++) {
@@ -312,7 +315,7 @@ parse_r2r(pp_native_r2r *r, uint32_t cli_rva)
             continue;
         if (type == SEC_RUNTIME_FUNCTIONS) {
             r->rf_off = off;
-            r->nrf = size / 12;             /* x64: begin, end, unwind RVAs */
+            r->nrf = size / 12; /* x64: begin, end, unwind RVAs */
         } else if (type == SEC_METHODDEF_ENTRYPOINTS) {
             ep_off = off;
             ep_len = size;
@@ -388,7 +391,8 @@ owner_type(const pp_native_r2r *r, uint32_t rid)
     uint32_t lo = 1, hi = r->typedef_rows, best = 0;
     while (lo <= hi) {
         uint32_t mid = lo + (hi - lo) / 2, ml;
-        if (!get_idx(r, r->typedef_off + (uint64_t)(mid - 1) * r->typedef_size + r->td_methodlist_at,
+        if (!get_idx(r,
+                     r->typedef_off + (uint64_t)(mid - 1) * r->typedef_size + r->td_methodlist_at,
                      r->td_methodlist_size, &ml))
             return 0;
         if (ml <= rid) {
@@ -430,7 +434,7 @@ pp_native_r2r_lookup(pp_native_r2r *r, uint64_t foff, uint64_t *off)
     if (!off_rva(r, foff, &rva))
         return NULL;
     uint32_t lo = 0, hi = r->nrf;
-    while (lo < hi) {                       /* last runtime function starting <= rva */
+    while (lo < hi) { /* last runtime function starting <= rva */
         uint32_t mid = lo + (hi - lo) / 2, begin = 0;
         get32(r, r->rf_off + (uint64_t)mid * 12, &begin);
         if (begin <= rva)

@@ -13,12 +13,12 @@
 enum module_state { UNOPENED, ELF_OK, MISSING, BUILD_ID_DIFFERS, R2R_OK, UNKNOWN_FORMAT };
 
 typedef struct native_module {
-    const char *path;               /* borrowed from the first mapping */
-    const char *base;               /* basename of path */
-    const char *build_id;           /* as recorded at capture */
-    pp_native_elf *elf;             /* NULL until opened, or when unusable */
-    pp_native_r2r *r2r;             /* a ReadyToRun image instead of an ELF file */
-    int state;                      /* enum module_state */
+    const char *path;     /* borrowed from the first mapping */
+    const char *base;     /* basename of path */
+    const char *build_id; /* as recorded at capture */
+    pp_native_elf *elf;   /* NULL until opened, or when unusable */
+    pp_native_r2r *r2r;   /* a ReadyToRun image instead of an ELF file */
+    int state;            /* enum module_state */
 } native_module;
 
 struct pp_native_syms {
@@ -63,8 +63,9 @@ module_open(native_module *m)
     int rc = pp_native_elf_open(m->path, &m->elf, NULL);
     if (rc == PP_OK) {
         m->state = ELF_OK;
-        if (strcmp(m->build_id, "-") != 0 && strcmp(m->build_id, pp_native_elf_build_id(m->elf)) != 0)
-            m->state = BUILD_ID_DIFFERS;   /* the file was replaced since: its symbols would lie */
+        if (strcmp(m->build_id, "-") != 0 &&
+            strcmp(m->build_id, pp_native_elf_build_id(m->elf)) != 0)
+            m->state = BUILD_ID_DIFFERS; /* the file was replaced since: its symbols would lie */
     } else if (rc == PP_EFORMAT)
         /* Managed .dll files are mapped PE images; precompiled (R2R) code in
          * them is named from the image's own tables. */
@@ -104,10 +105,10 @@ pp_native_syms_name(pp_native_syms *s, uint64_t ip, char *buf, size_t size)
         return 1;
     }
     snprintf(buf, size, "%s!?%s+0x%" PRIx64, m->base,
-             m->state == BUILD_ID_DIFFERS ? "(build-id mismatch)"
-             : m->state == MISSING        ? "(file missing)"
-             : m->state == UNKNOWN_FORMAT ? "(not ELF or ReadyToRun)"
-                                          : "",
+             m->state == BUILD_ID_DIFFERS ? "(build-id mismatch)" :
+             m->state == MISSING          ? "(file missing)" :
+             m->state == UNKNOWN_FORMAT   ? "(not ELF or ReadyToRun)" :
+                                            "",
              foff);
     return 2;
 }

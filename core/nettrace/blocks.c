@@ -22,8 +22,10 @@ truncated(pp_trace_source *r, uint64_t block_off, const char *what)
     r->st.truncated = 1;
     r->st.truncated_at = (int64_t)block_off;
     r->done = 1;
-    nt_warn_at(r, block_off, "%s: truncated at byte %llu: %s; events up to the last whole "
-            "block were read", r->name, (unsigned long long)block_off, what);
+    nt_warn_at(r, block_off,
+               "%s: truncated at byte %llu: %s; events up to the last whole "
+               "block were read",
+               r->name, (unsigned long long)block_off, what);
 }
 
 /* ---- caches ---- */
@@ -43,8 +45,7 @@ nt_add_pid(pp_trace_source *r, uint32_t pid)
 }
 
 size_t
-nt_count_row(pp_trace_source *r, const char *provider, const char *name, uint32_t id,
-             uint32_t ver)
+nt_count_row(pp_trace_source *r, const char *provider, const char *name, uint32_t id, uint32_t ver)
 {
     for (size_t i = 0; i < r->ncounts; i++)
         if (r->counts[i].event_id == id && r->counts[i].version == ver &&
@@ -55,7 +56,7 @@ nt_count_row(pp_trace_source *r, const char *provider, const char *name, uint32_
         return SIZE_MAX;
     r->counts = c;
     memset(&c[r->ncounts], 0, sizeof *c);
-    c[r->ncounts].provider = provider;   /* lives as long as its nt_meta (until close) */
+    c[r->ncounts].provider = provider; /* lives as long as its nt_meta (until close) */
     c[r->ncounts].name = name;
     c[r->ncounts].event_id = id;
     c[r->ncounts].version = ver;
@@ -116,7 +117,7 @@ nt_find_stack(pp_trace_source *r, uint32_t id)
             return &r->stacks[id - base];
         return NULL;
     }
-    for (size_t i = r->nstacks; i-- > 0;)   /* rare: non-contiguous ids */
+    for (size_t i = r->nstacks; i-- > 0;) /* rare: non-contiguous ids */
         if (r->stacks[i].id == id)
             return &r->stacks[i];
     return NULL;
@@ -126,15 +127,18 @@ static int
 parse_stack_block(pp_trace_source *r, const uint8_t *p, size_t n, uint64_t off, pp_error *err)
 {
     if (n < 8)
-        return nt_fail_at(r, err, PP_EFORMAT, off, "%s: stack block at byte %llu: expected "
-                          "first id and count (8 bytes), block has %zu", r->name,
-                          (unsigned long long)off, n);
+        return nt_fail_at(r, err, PP_EFORMAT, off,
+                          "%s: stack block at byte %llu: expected "
+                          "first id and count (8 bytes), block has %zu",
+                          r->name, (unsigned long long)off, n);
     uint32_t first = nt_rd32(p), count = nt_rd32(p + 4);
     size_t at = 8;
     uint32_t ps = r->pointer_size;
     if (count > (n - 8) / 4)
-        return nt_fail_at(r, err, PP_EFORMAT, off + 4, "%s: stack block at byte %llu declares "
-                          "%u stacks in %zu bytes", r->name, (unsigned long long)off, count, n);
+        return nt_fail_at(r, err, PP_EFORMAT, off + 4,
+                          "%s: stack block at byte %llu declares "
+                          "%u stacks in %zu bytes",
+                          r->name, (unsigned long long)off, count, n);
     /* Room for the whole block at once, bounded by its size: at most
      * (n - 8) / ps frames. Not (n - 8 - 4 count) / ps: a damaged block can
      * declare more stacks than it holds, and the frames of the stacks
@@ -171,7 +175,7 @@ parse_stack_block(pp_trace_source *r, const uint8_t *p, size_t n, uint64_t off, 
         const uint8_t *src = p + at;
         if (ps == 8) {
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-            memcpy(dst, src, (size_t)depth * 8);   /* the file's order is the host's */
+            memcpy(dst, src, (size_t)depth * 8); /* the file's order is the host's */
 #else
             for (uint32_t k = 0; k < depth; k++)
                 dst[k] = nt_rd64(src + 8 * (size_t)k);
@@ -192,7 +196,8 @@ parse_stack_block(pp_trace_source *r, const uint8_t *p, size_t n, uint64_t off, 
         return nt_fail_at(r, err, PP_ENOMEM, off, "out of memory");
     return PP_OK;
 bad:
-    return nt_fail_at(r, err, PP_EFORMAT, off + at, "%s: stack block at byte %llu: stack "
+    return nt_fail_at(r, err, PP_EFORMAT, off + at,
+                      "%s: stack block at byte %llu: stack "
                       "size exceeds the block or is not a multiple of the pointer size",
                       r->name, (unsigned long long)off);
 }
@@ -217,7 +222,7 @@ nt_seq_check(pp_trace_source *r, uint64_t thread, uint32_t seq, int from_sp)
             r->st.dropped_events += (uint32_t)gap;
         if (from_sp && gap < 0) {
             r->seq_unsure |= r->seq_logging;
-            return;              /* the lower bound is behind: keep ours */
+            return; /* the lower bound is behind: keep ours */
         }
     }
     *last = seq;
@@ -273,7 +278,8 @@ parse_sp_block(pp_trace_source *r, const uint8_t *p, size_t n, uint64_t off, pp_
     nt_sequence_point(r);
     return PP_OK;
 bad:
-    return nt_fail_at(r, err, PP_EFORMAT, off, "%s: sequence point block at byte %llu: "
+    return nt_fail_at(r, err, PP_EFORMAT, off,
+                      "%s: sequence point block at byte %llu: "
                       "expected timestamp, %sthread count and entries within %zu bytes",
                       r->name, (unsigned long long)off, r->format == 6 ? "flags, " : "", n);
 }
@@ -302,33 +308,41 @@ parse_thread_block(pp_trace_source *r, const uint8_t *p, size_t n, uint64_t off,
             switch (kind) {
             case 1:
                 k = nt_varu32(p + at, end - at, &sl);
-                if (!k || sl > end - at - k) goto bad;
+                if (!k || sl > end - at - k)
+                    goto bad;
                 at += k + sl;
                 break;
-            case 2: case 3:
+            case 2:
+            case 3:
                 k = nt_varu64(p + at, end - at, &v);
-                if (!k) goto bad;
+                if (!k)
+                    goto bad;
                 at += k;
-                if (kind == 2) th.pid = (uint32_t)v; else th.tid = v;
+                if (kind == 2)
+                    th.pid = (uint32_t)v;
+                else
+                    th.tid = v;
                 break;
             case 4:
                 for (int s = 0; s < 2; s++) {
                     k = nt_varu32(p + at, end - at, &sl);
-                    if (!k || sl > end - at - k) goto bad;
+                    if (!k || sl > end - at - k)
+                        goto bad;
                     at += k + sl;
                 }
                 break;
             default:
-                at = end;       /* unknown info: the row size lets us skip */
+                at = end; /* unknown info: the row size lets us skip */
                 break;
             }
         }
         if (pp_u64map_get(&r->threads, idx))
-            return nt_fail_at(r, err, PP_EFORMAT, off, "%s: thread block at byte %llu "
-                              "redefines live thread index %llu", r->name,
-                              (unsigned long long)off, (unsigned long long)idx);
-        struct nt_thread *tr = nt_grow(r->thread_rows, &r->thread_rows_cap,
-                                       r->nthread_rows + 1, sizeof *tr);
+            return nt_fail_at(r, err, PP_EFORMAT, off,
+                              "%s: thread block at byte %llu "
+                              "redefines live thread index %llu",
+                              r->name, (unsigned long long)off, (unsigned long long)idx);
+        struct nt_thread *tr = nt_grow(r->thread_rows, &r->thread_rows_cap, r->nthread_rows + 1,
+                                       sizeof *tr);
         if (!tr)
             return nt_fail_at(r, err, PP_ENOMEM, off, "out of memory");
         r->thread_rows = tr;
@@ -341,8 +355,10 @@ parse_thread_block(pp_trace_source *r, const uint8_t *p, size_t n, uint64_t off,
     }
     return PP_OK;
 bad:
-    return nt_fail_at(r, err, PP_EFORMAT, off + at, "%s: thread block at byte %llu: "
-                      "malformed row", r->name, (unsigned long long)off);
+    return nt_fail_at(r, err, PP_EFORMAT, off + at,
+                      "%s: thread block at byte %llu: "
+                      "malformed row",
+                      r->name, (unsigned long long)off);
 }
 
 static int
@@ -367,8 +383,10 @@ parse_remove_thread_block(pp_trace_source *r, const uint8_t *p, size_t n, uint64
     }
     return PP_OK;
 bad:
-    return nt_fail_at(r, err, PP_EFORMAT, off + at, "%s: remove-thread block at byte %llu: "
-                      "malformed entry", r->name, (unsigned long long)off);
+    return nt_fail_at(r, err, PP_EFORMAT, off + at,
+                      "%s: remove-thread block at byte %llu: "
+                      "malformed entry",
+                      r->name, (unsigned long long)off);
 }
 
 static int
@@ -393,40 +411,82 @@ parse_label_block(pp_trace_source *r, const uint8_t *p, size_t n, uint64_t off, 
             size_t k;
             uint64_t v;
             switch (kind & 0x7F) {
-            case 1: if (n - at < 16) goto bad; memcpy(l.act.bytes, p + at, 16); l.has_act = 1; at += 16; break;
-            case 2: if (n - at < 16) goto bad; memcpy(l.rel.bytes, p + at, 16); l.has_rel = 1; at += 16; break;
-            case 3: if (n - at < 16) goto bad; at += 16; break;
-            case 4: if (n - at < 8) goto bad; at += 8; break;
-            case 5: case 6:
+            case 1:
+                if (n - at < 16)
+                    goto bad;
+                memcpy(l.act.bytes, p + at, 16);
+                l.has_act = 1;
+                at += 16;
+                break;
+            case 2:
+                if (n - at < 16)
+                    goto bad;
+                memcpy(l.rel.bytes, p + at, 16);
+                l.has_rel = 1;
+                at += 16;
+                break;
+            case 3:
+                if (n - at < 16)
+                    goto bad;
+                at += 16;
+                break;
+            case 4:
+                if (n - at < 8)
+                    goto bad;
+                at += 8;
+                break;
+            case 5:
+            case 6:
                 k = nt_varu32(p + at, n - at, &sl);
-                if (!k || sl > n - at - k) goto bad;
+                if (!k || sl > n - at - k)
+                    goto bad;
                 at += k + sl;
                 if ((kind & 0x7F) == 5) {
                     k = nt_varu32(p + at, n - at, &sl);
-                    if (!k || sl > n - at - k) goto bad;
+                    if (!k || sl > n - at - k)
+                        goto bad;
                     at += k + sl;
                 } else {
                     k = nt_varu64(p + at, n - at, &v);
-                    if (!k) goto bad;
+                    if (!k)
+                        goto bad;
                     at += k;
                 }
                 break;
-            case 7: if (at >= n) goto bad; l.opcode = p[at++]; break;
-            case 8: if (n - at < 8) goto bad; at += 8; break;
-            case 9: if (at >= n) goto bad; at++; break;
-            case 10: if (at >= n) goto bad; l.version = p[at++]; break;
+            case 7:
+                if (at >= n)
+                    goto bad;
+                l.opcode = p[at++];
+                break;
+            case 8:
+                if (n - at < 8)
+                    goto bad;
+                at += 8;
+                break;
+            case 9:
+                if (at >= n)
+                    goto bad;
+                at++;
+                break;
+            case 10:
+                if (at >= n)
+                    goto bad;
+                l.version = p[at++];
+                break;
             default:
-                return nt_fail_at(r, err, PP_EFORMAT, off + at - 1, "%s: label list block at "
+                return nt_fail_at(r, err, PP_EFORMAT, off + at - 1,
+                                  "%s: label list block at "
                                   "byte %llu: unknown label kind %u (labels have no size, so "
-                                  "the block cannot be read on)", r->name,
-                                  (unsigned long long)off, kind & 0x7F);
+                                  "the block cannot be read on)",
+                                  r->name, (unsigned long long)off, kind & 0x7F);
             }
             if (kind & 0x80)
                 break;
         }
         struct nt_label *nl = nt_grow(r->labels, &r->labels_cap, r->nlabels + 1, sizeof *nl);
         if (!nl || pp_u64map_put(&r->label_map, (uint64_t)first + i, r->nlabels) < 0) {
-            if (nl) r->labels = nl;
+            if (nl)
+                r->labels = nl;
             return nt_fail_at(r, err, PP_ENOMEM, off, "out of memory");
         }
         r->labels = nl;
@@ -434,8 +494,10 @@ parse_label_block(pp_trace_source *r, const uint8_t *p, size_t n, uint64_t off, 
     }
     return PP_OK;
 bad:
-    return nt_fail_at(r, err, PP_EFORMAT, off, "%s: label list block at byte %llu: malformed "
-                      "or cut label list", r->name, (unsigned long long)off);
+    return nt_fail_at(r, err, PP_EFORMAT, off,
+                      "%s: label list block at byte %llu: malformed "
+                      "or cut label list",
+                      r->name, (unsigned long long)off);
 }
 
 static int
@@ -467,8 +529,10 @@ parse_metadata_block(pp_trace_source *r, const uint8_t *p, size_t n, uint64_t of
         }
         return PP_OK;
     bad6:
-        return nt_fail_at(r, err, PP_EFORMAT, off, "%s: metadata block at byte %llu: a row "
-                          "runs past the end of the block", r->name, (unsigned long long)off);
+        return nt_fail_at(r, err, PP_EFORMAT, off,
+                          "%s: metadata block at byte %llu: a row "
+                          "runs past the end of the block",
+                          r->name, (unsigned long long)off);
     }
     rc = nt_event_block_header(r, p, n, off, &at, err);
     if (rc < 0)
@@ -507,11 +571,12 @@ v4_object(pp_trace_source *r, uint64_t *offp, const uint8_t **bodyp, size_t *len
 
     const uint8_t *p = nt_input_get(r, off, 1, &avail, err);
     if (!p) {
-        if (err && err->code) return r->failed = err->code;
+        if (err && err->code)
+            return r->failed = err->code;
         truncated(r, off, "the file ends without the end-of-stream tag");
         return 0;
     }
-    if (p[0] == 1) {    /* NullReference: end of stream */
+    if (p[0] == 1) { /* NullReference: end of stream */
         r->pos = off + 1;
         r->done = 1;
         return 0;
@@ -522,14 +587,16 @@ v4_object(pp_trace_source *r, uint64_t *offp, const uint8_t **bodyp, size_t *len
         return 0;
     }
     if (p[0] != 5 || p[1] != 5 || p[2] != 1)
-        return nt_fail_at(r, err, PP_EFORMAT, off, "%s: byte %llu: expected an object "
+        return nt_fail_at(r, err, PP_EFORMAT, off,
+                          "%s: byte %llu: expected an object "
                           "(tags 05 05 01) or the end-of-stream tag 01, found %02x %02x %02x",
                           r->name, (unsigned long long)off, p[0], p[1], p[2]);
     uint32_t nlen = nt_rd32(p + 11);
     if (nlen == 0 || nlen > NT_MAX_TYPE_NAME)
-        return nt_fail_at(r, err, PP_EFORMAT, off + 11, "%s: byte %llu: object type "
-                          "name length %u is not plausible", r->name,
-                          (unsigned long long)(off + 11), nlen);
+        return nt_fail_at(r, err, PP_EFORMAT, off + 11,
+                          "%s: byte %llu: object type "
+                          "name length %u is not plausible",
+                          r->name, (unsigned long long)(off + 11), nlen);
     p = nt_input_get(r, off, 15 + nlen + 1 + 4, &avail, err);
     if (!p) {
         truncated(r, off, "an object header is cut");
@@ -537,32 +604,42 @@ v4_object(pp_trace_source *r, uint64_t *offp, const uint8_t **bodyp, size_t *len
     }
     const char *tn = (const char *)p + 15;
     if (p[15 + nlen] != 6)
-        return nt_fail_at(r, err, PP_EFORMAT, off + 15 + nlen, "%s: byte %llu: expected "
-                          "the end-of-type tag 06", r->name,
-                          (unsigned long long)(off + 15 + nlen));
-    if (nlen == 10 && memcmp(tn, "EventBlock", 10) == 0) kind = 2;
-    else if (nlen == 13 && memcmp(tn, "MetadataBlock", 13) == 0) kind = 3;
-    else if (nlen == 7 && memcmp(tn, "SPBlock", 7) == 0) kind = 4;
-    else if (nlen == 10 && memcmp(tn, "StackBlock", 10) == 0) kind = 5;
-    else kind = -1;
+        return nt_fail_at(r, err, PP_EFORMAT, off + 15 + nlen,
+                          "%s: byte %llu: expected "
+                          "the end-of-type tag 06",
+                          r->name, (unsigned long long)(off + 15 + nlen));
+    if (nlen == 10 && memcmp(tn, "EventBlock", 10) == 0)
+        kind = 2;
+    else if (nlen == 13 && memcmp(tn, "MetadataBlock", 13) == 0)
+        kind = 3;
+    else if (nlen == 7 && memcmp(tn, "SPBlock", 7) == 0)
+        kind = 4;
+    else if (nlen == 10 && memcmp(tn, "StackBlock", 10) == 0)
+        kind = 5;
+    else
+        kind = -1;
     int32_t bsize = (int32_t)nt_rd32(p + 15 + nlen + 1);
     uint64_t boff = off + 15 + nlen + 1 + 4;
     if (bsize < 0)
-        return nt_fail_at(r, err, PP_EFORMAT, boff - 4, "%s: byte %llu: negative block "
-                          "size %d", r->name, (unsigned long long)(boff - 4), bsize);
-    boff = (boff + 3) & ~(uint64_t)3;       /* padding to an aligned absolute offset */
+        return nt_fail_at(r, err, PP_EFORMAT, boff - 4,
+                          "%s: byte %llu: negative block "
+                          "size %d",
+                          r->name, (unsigned long long)(boff - 4), bsize);
+    boff = (boff + 3) & ~(uint64_t)3; /* padding to an aligned absolute offset */
     len = (size_t)bsize;
     body = nt_input_get(r, off, (size_t)(boff - off) + len + 1, &avail, err);
     if (!body) {
-        if (err && err->code) return r->failed = err->code;
+        if (err && err->code)
+            return r->failed = err->code;
         truncated(r, off, "the last block is cut");
         return 0;
     }
     body += boff - off;
     if (body[len] != 6)
-        return nt_fail_at(r, err, PP_EFORMAT, boff + len, "%s: byte %llu: expected the "
-                          "end-of-object tag 06 after the %.*s at byte %llu", r->name,
-                          (unsigned long long)(boff + len), (int)nlen, tn,
+        return nt_fail_at(r, err, PP_EFORMAT, boff + len,
+                          "%s: byte %llu: expected the "
+                          "end-of-object tag 06 after the %.*s at byte %llu",
+                          r->name, (unsigned long long)(boff + len), (int)nlen, tn,
                           (unsigned long long)off);
     r->pos = boff + len + 1;
     *offp = boff;
@@ -579,10 +656,10 @@ nt_read_block(pp_trace_source *r, pp_error *err)
         uint64_t off = r->pos;
         const uint8_t *body = NULL;
         size_t len = 0, avail = 0;
-        int kind = -1;          /* 2 event 3 meta 4 sp 5 stack 6 thread 7 rmthread 8 label, -1 skip */
+        int kind = -1; /* 2 event 3 meta 4 sp 5 stack 6 thread 7 rmthread 8 label, -1 skip */
 
         if (r->stop_at && off >= r->stop_at) {
-            r->done = 1;         /* a region's end: the next worker reads on */
+            r->done = 1; /* a region's end: the next worker reads on */
             r->stopped = 1;
             return 0;
         }
@@ -594,7 +671,8 @@ nt_read_block(pp_trace_source *r, pp_error *err)
         } else {
             const uint8_t *p = nt_input_get(r, off, 4, &avail, err);
             if (!p) {
-                if (err && err->code) return r->failed = err->code;
+                if (err && err->code)
+                    return r->failed = err->code;
                 truncated(r, off, "the file ends without the end-of-stream block");
                 return 0;
             }
@@ -608,7 +686,8 @@ nt_read_block(pp_trace_source *r, pp_error *err)
             }
             body = nt_input_get(r, off, 4 + len, &avail, err);
             if (!body) {
-                if (err && err->code) return r->failed = err->code;
+                if (err && err->code)
+                    return r->failed = err->code;
                 truncated(r, off, "the last block is cut");
                 return 0;
             }
@@ -616,10 +695,12 @@ nt_read_block(pp_trace_source *r, pp_error *err)
             r->pos = off + 4 + len;
             off += 4;
             if (kind == 1)
-                return nt_fail_at(r, err, PP_EFORMAT, off - 4, "%s: byte %llu: a second "
-                                  "TraceBlock", r->name, (unsigned long long)(off - 4));
+                return nt_fail_at(r, err, PP_EFORMAT, off - 4,
+                                  "%s: byte %llu: a second "
+                                  "TraceBlock",
+                                  r->name, (unsigned long long)(off - 4));
             if (kind > 8)
-                kind = -1;      /* unknown kinds are skipped */
+                kind = -1; /* unknown kinds are skipped */
         }
         r->st.blocks++;
         int rc = PP_OK;

@@ -26,7 +26,7 @@ ticks_to_ns(const pp_trace_source *r, uint64_t ts)
         if (u <= (uint64_t)TIME_NS_BOUND)
             return (int64_t)u;
         if (~u < (uint64_t)TIME_NS_BOUND)
-            return -(int64_t)~u - 1;        /* u as a negative difference */
+            return -(int64_t)~u - 1; /* u as a negative difference */
         return u <= (uint64_t)INT64_MAX ? TIME_NS_BOUND : -TIME_NS_BOUND;
     }
     if (r->qpc_freq == 0)
@@ -54,9 +54,10 @@ resolve_thread(pp_trace_source *r, uint64_t idx, uint64_t *tid, uint32_t *pid, u
     }
     uint64_t *slot = pp_u64map_get(&r->threads, idx);
     if (!slot)
-        return nt_fail_at(r, err, PP_EFORMAT, off, "%s: event at byte %llu references thread "
-                          "index %llu, which is not defined", r->name,
-                          (unsigned long long)off, (unsigned long long)idx);
+        return nt_fail_at(r, err, PP_EFORMAT, off,
+                          "%s: event at byte %llu references thread "
+                          "index %llu, which is not defined",
+                          r->name, (unsigned long long)off, (unsigned long long)idx);
     *tid = r->thread_rows[*slot].tid;
     if (pid)
         *pid = r->thread_rows[*slot].pid;
@@ -95,17 +96,18 @@ pp_nettrace_next(pp_trace_source *r, const pp_trace_event **out, pp_error *err)
         uint64_t eoff = r->blk_off + r->blk_at;
         const uint8_t *payload;
         uint32_t psize;
-        int rc = nt_decode_header(r, r->blk, r->blk_len, &r->blk_at, &payload, &psize,
-                               r->blk_off, err);
+        int rc = nt_decode_header(r, r->blk, r->blk_len, &r->blk_at, &payload, &psize, r->blk_off,
+                                  err);
         if (rc < 0)
             return rc;
         nt_meta *m = r->last_meta;
         if (!m || m->id != r->h.meta_id) {
             uint64_t *ix = pp_u64map_get(&r->meta_by_id, r->h.meta_id);
             if (!ix)
-                return nt_fail_at(r, err, PP_EFORMAT, eoff, "%s: event at byte %llu references "
-                                  "metadata id %u, which is not defined", r->name,
-                                  (unsigned long long)eoff, r->h.meta_id);
+                return nt_fail_at(r, err, PP_EFORMAT, eoff,
+                                  "%s: event at byte %llu references "
+                                  "metadata id %u, which is not defined",
+                                  r->name, (unsigned long long)eoff, r->h.meta_id);
             m = r->last_meta = r->metas[*ix];
         }
         ev->provider_known = m->provider_known;
@@ -133,10 +135,11 @@ pp_nettrace_next(pp_trace_source *r, const pp_trace_event **out, pp_error *err)
             if (r->h.label_id) {
                 uint64_t *li = pp_u64map_get(&r->label_map, r->h.label_id);
                 if (!li)
-                    return nt_fail_at(r, err, PP_EFORMAT, eoff, "%s: event at byte %llu "
+                    return nt_fail_at(r, err, PP_EFORMAT, eoff,
+                                      "%s: event at byte %llu "
                                       "references label list %u, which is not defined since "
-                                      "the last sequence point", r->name,
-                                      (unsigned long long)eoff, r->h.label_id);
+                                      "the last sequence point",
+                                      r->name, (unsigned long long)eoff, r->h.label_id);
                 const struct nt_label *l = &r->labels[*li];
                 ev->activity_id = l->act;
                 ev->related_activity_id = l->rel;
@@ -159,7 +162,7 @@ pp_nettrace_next(pp_trace_source *r, const pp_trace_event **out, pp_error *err)
             const nt_stack *s = nt_find_stack(r, r->h.stack_id);
             nt_sequence_stack_ref(r, r->h.stack_id, s ? (size_t)(s - r->stacks) + 1 : 0, eoff);
             if (s) {
-                ev->stack = r->stack_ips + s->first;   /* not NULL, even for 0 frames */
+                ev->stack = r->stack_ips + s->first; /* not NULL, even for 0 frames */
                 ev->stack_depth = s->depth;
             } else {
                 ev->stack = NULL;
@@ -179,13 +182,15 @@ pp_nettrace_next(pp_trace_source *r, const pp_trace_event **out, pp_error *err)
             r->first_ns = r->last_ns = ev->time_ns;
             r->have_time = 1;
         } else {
-            if (ev->time_ns < r->first_ns) r->first_ns = ev->time_ns;
-            if (ev->time_ns > r->last_ns) r->last_ns = ev->time_ns;
+            if (ev->time_ns < r->first_ns)
+                r->first_ns = ev->time_ns;
+            if (ev->time_ns > r->last_ns)
+                r->last_ns = ev->time_ns;
         }
         if (m->kind != NT_KIND_NONE &&
-            (m->kind == NT_KIND_MODULE ? nt_modules_add(r, ev)
-             : m->kind == NT_KIND_ILMAP ? nt_ilmaps_add(r, ev)
-                                        : nt_methods_add_verbose(r, ev)) < 0)
+            (m->kind == NT_KIND_MODULE ? nt_modules_add(r, ev) :
+             m->kind == NT_KIND_ILMAP  ? nt_ilmaps_add(r, ev) :
+                                         nt_methods_add_verbose(r, ev)) < 0)
             return nt_fail_at(r, err, PP_ENOMEM, eoff, "out of memory");
         *out = ev;
         return 1;

@@ -47,8 +47,8 @@ pp_nettrace_field_at(const pp_trace_event *ev, uint32_t index, pp_value *out)
     const nt_meta *m = event_meta(ev);
     if (!m || !m->has_layout || m->ntypes == 0)
         return PP_ENOTFOUND;
-    return nt_decode_member((pp_trace_source *)ev->source, m, index, ev->payload,
-                            ev->payload_size, out);
+    return nt_decode_member((pp_trace_source *)ev->source, m, index, ev->payload, ev->payload_size,
+                            out);
 }
 
 int

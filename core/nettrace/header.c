@@ -23,8 +23,8 @@ systime_to_unix_ns(const uint16_t st[8])
     int64_t y = (int16_t)st[0], m = st[1], d = st[3];
     /* 0 = unknown: out-of-range fields, or a year whose nanoseconds since
      * 1970 do not fit an int64 (1970..2261). */
-    if (m < 1 || m > 12 || d < 1 || d > 31 || y < 1970 || y > 2261 || st[4] > 23 ||
-        st[5] > 59 || st[6] > 60 || st[7] > 999)
+    if (m < 1 || m > 12 || d < 1 || d > 31 || y < 1970 || y > 2261 || st[4] > 23 || st[5] > 59 ||
+        st[6] > 60 || st[7] > 999)
         return 0;
     y -= m <= 2;
     int64_t era = (y >= 0 ? y : y - 399) / 400;
@@ -43,8 +43,8 @@ need(pp_trace_source *r, uint64_t off, size_t len, pp_error *err, const char *wh
     size_t avail = 0;
     const uint8_t *p = nt_input_get(r, off, len, &avail, err);
     if (!p && err && err->code == 0)
-        nt_fail_at(r, err, PP_EFORMAT, off + avail, "%s: file ends at byte %llu inside %s",
-                   r->name, (unsigned long long)(off + avail), what);
+        nt_fail_at(r, err, PP_EFORMAT, off + avail, "%s: file ends at byte %llu inside %s", r->name,
+                   (unsigned long long)(off + avail), what);
     return p;
 }
 
@@ -70,26 +70,33 @@ open_v5(pp_trace_source *r, pp_error *err)
     if (!p)
         return PP_EFORMAT;
     if (p[0] != 5 || p[1] != 5 || p[2] != 1)
-        return nt_fail_at(r, err, PP_EFORMAT, off, "%s: byte %llu: expected the Trace object "
-                          "(tags 05 05 01)", r->name, (unsigned long long)off);
+        return nt_fail_at(r, err, PP_EFORMAT, off,
+                          "%s: byte %llu: expected the Trace object "
+                          "(tags 05 05 01)",
+                          r->name, (unsigned long long)off);
     int32_t ver = (int32_t)nt_rd32(p + 3);
     uint32_t len = nt_rd32(p + 11);
     if (len != 5)
-        return nt_fail_at(r, err, PP_EFORMAT, off, "%s: byte %llu: expected the type name "
-                          "\"Trace\"", r->name, (unsigned long long)off);
+        return nt_fail_at(r, err, PP_EFORMAT, off,
+                          "%s: byte %llu: expected the type name "
+                          "\"Trace\"",
+                          r->name, (unsigned long long)off);
     p = need(r, off + 15, 5 + 1 + 48 + 1, err, "the Trace object");
     if (!p)
         return PP_EFORMAT;
     if (memcmp(p, "Trace", 5) != 0 || p[5] != 6 || p[6 + 48] != 6)
-        return nt_fail_at(r, err, PP_EFORMAT, off, "%s: byte %llu: malformed Trace object",
-                          r->name, (unsigned long long)off);
+        return nt_fail_at(r, err, PP_EFORMAT, off, "%s: byte %llu: malformed Trace object", r->name,
+                          (unsigned long long)off);
     if (ver != 4)
         return nt_fail_at(r, err, ver > 4 ? PP_EUNSUPPORTED : PP_EFORMAT, off + 3,
                           "%s: Trace object version %d: this reader reads version 4 "
-                          "(nettrace V4/V5)", r->name, ver);
+                          "(nettrace V4/V5)",
+                          r->name, ver);
     if (!read_trace_fields(r, p + 6))
-        return nt_fail_at(r, err, PP_EFORMAT, off + 15 + 6 + 32, "%s: pointer size %u: "
-                          "expected 4 or 8", r->name, r->pointer_size);
+        return nt_fail_at(r, err, PP_EFORMAT, off + 15 + 6 + 32,
+                          "%s: pointer size %u: "
+                          "expected 4 or 8",
+                          r->name, r->pointer_size);
     r->process_id = nt_rd32(p + 6 + 36);
     r->num_processors = nt_rd32(p + 6 + 40);
     r->sampling_rate = nt_rd32(p + 6 + 44);
@@ -106,11 +113,15 @@ open_v6(pp_trace_source *r, pp_error *err)
         return PP_EFORMAT;
     uint32_t major = nt_rd32(p), minor = nt_rd32(p + 4);
     if (major > 6)
-        return nt_fail_at(r, err, PP_EUNSUPPORTED, 12, "%s: nettrace format version %u.%u is "
-                          "newer than this reader understands (major 6)", r->name, major, minor);
+        return nt_fail_at(r, err, PP_EUNSUPPORTED, 12,
+                          "%s: nettrace format version %u.%u is "
+                          "newer than this reader understands (major 6)",
+                          r->name, major, minor);
     if (major != 6)
-        return nt_fail_at(r, err, PP_EFORMAT, 12, "%s: nettrace header with reserved word 0 "
-                          "declares major version %u; expected 6", r->name, major);
+        return nt_fail_at(r, err, PP_EFORMAT, 12,
+                          "%s: nettrace header with reserved word 0 "
+                          "declares major version %u; expected 6",
+                          r->name, major);
     r->format = 6;
     r->minor = minor;
     p = need(r, 20, 4, err, "the TraceBlock header");
@@ -118,8 +129,10 @@ open_v6(pp_trace_source *r, pp_error *err)
         return PP_EFORMAT;
     uint32_t x = nt_rd32(p), size = x & 0xFFFFFF, kind = x >> 24;
     if (kind != 1 || size < 40)
-        return nt_fail_at(r, err, PP_EFORMAT, 20, "%s: byte 20: expected the TraceBlock "
-                          "(kind 1, at least 40 bytes), found kind %u size %u", r->name, kind, size);
+        return nt_fail_at(r, err, PP_EFORMAT, 20,
+                          "%s: byte 20: expected the TraceBlock "
+                          "(kind 1, at least 40 bytes), found kind %u size %u",
+                          r->name, kind, size);
     p = need(r, 24, size, err, "the TraceBlock");
     if (!p)
         return PP_EFORMAT;
@@ -155,8 +168,10 @@ open_v6(pp_trace_source *r, pp_error *err)
     r->pos = 24 + (uint64_t)size;
     return PP_OK;
 bad:
-    return nt_fail_at(r, err, PP_EFORMAT, 24 + at, "%s: malformed key/value pair in the "
-                      "TraceBlock", r->name);
+    return nt_fail_at(r, err, PP_EFORMAT, 24 + at,
+                      "%s: malformed key/value pair in the "
+                      "TraceBlock",
+                      r->name);
 }
 
 static int
@@ -167,8 +182,8 @@ open_header(pp_trace_source *r, pp_error *err)
     if (!p) {
         if (err && err->code)
             return err->code;
-        return nt_fail_at(r, err, PP_EFORMAT, 0, "%s: not a nettrace file: only %zu bytes",
-                          r->name, avail);
+        return nt_fail_at(r, err, PP_EFORMAT, 0, "%s: not a nettrace file: only %zu bytes", r->name,
+                          avail);
     }
     if (memcmp(p, "Nettrace", 8) != 0) {
         if (nt_rd32(p) == 20) {
@@ -179,15 +194,21 @@ open_header(pp_trace_source *r, pp_error *err)
                 const uint8_t *g = nt_input_get(r, 0, 64, &avail, err);
                 for (size_t i = 24; g && i + 10 <= 64; i++)
                     if (memcmp(g + i, "GCHeapDump", 10) == 0)
-                        return nt_fail_at(r, err, PP_EFORMAT, 0, "%s: this is a gcdump heap "
-                                          "snapshot, not a nettrace trace", r->name);
-                return nt_fail_at(r, err, PP_EFORMAT, 0, "%s: this is a NetPerf file "
+                        return nt_fail_at(r, err, PP_EFORMAT, 0,
+                                          "%s: this is a gcdump heap "
+                                          "snapshot, not a nettrace trace",
+                                          r->name);
+                return nt_fail_at(r, err, PP_EFORMAT, 0,
+                                  "%s: this is a NetPerf file "
                                   "(EventPipe format V1-V3, .NET Core 2.x), not nettrace "
-                                  "V4-V6; convert it with PerfView", r->name);
+                                  "V4-V6; convert it with PerfView",
+                                  r->name);
             }
         }
-        return nt_fail_at(r, err, PP_EFORMAT, 0, "%s: not a nettrace file (no \"Nettrace\" "
-                          "magic at byte 0)", r->name);
+        return nt_fail_at(r, err, PP_EFORMAT, 0,
+                          "%s: not a nettrace file (no \"Nettrace\" "
+                          "magic at byte 0)",
+                          r->name);
     }
     uint32_t w = nt_rd32(p + 8);
     if (w == 20) {
@@ -195,14 +216,18 @@ open_header(pp_trace_source *r, pp_error *err)
         if (!q)
             return PP_EFORMAT;
         if (memcmp(q, "!FastSerialization.1", 20) != 0)
-            return nt_fail_at(r, err, PP_EFORMAT, 12, "%s: byte 12: expected "
-                              "\"!FastSerialization.1\"", r->name);
+            return nt_fail_at(r, err, PP_EFORMAT, 12,
+                              "%s: byte 12: expected "
+                              "\"!FastSerialization.1\"",
+                              r->name);
         return open_v5(r, err);
     }
     if (w == 0)
         return open_v6(r, err);
-    return nt_fail_at(r, err, PP_EFORMAT, 8, "%s: byte 8: expected 20 (V4/V5 stream header) "
-                      "or 0 (V6 reserved word), found %u", r->name, w);
+    return nt_fail_at(r, err, PP_EFORMAT, 8,
+                      "%s: byte 8: expected 20 (V4/V5 stream header) "
+                      "or 0 (V6 reserved word), found %u",
+                      r->name, w);
 }
 
 static void

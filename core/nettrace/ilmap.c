@@ -24,10 +24,11 @@ nt_ilmaps_add(pp_trace_source *r, const pp_trace_event *ev)
         return 0;
     uint64_t id = nt_rd64(p);
     uint32_t count = (uint32_t)(p[17] | p[18] << 8);
-    if (id == 0 || nt_rd64(p + 8) != 0 || p[16] != 0 || count == 0 ||
-        (size_t)count * 8 > n - 19 || pp_u64map_get(&r->ilmap_index, id) != NULL)
-        return 0;                /* damaged or a second map: the first stays */
-    uint32_t *pairs = nt_grow(r->ilmap_pairs, &r->ilmap_cap, r->ilmap_len + count, 2 * sizeof *pairs);
+    if (id == 0 || nt_rd64(p + 8) != 0 || p[16] != 0 || count == 0 || (size_t)count * 8 > n - 19 ||
+        pp_u64map_get(&r->ilmap_index, id) != NULL)
+        return 0; /* damaged or a second map: the first stays */
+    uint32_t *pairs = nt_grow(r->ilmap_pairs, &r->ilmap_cap, r->ilmap_len + count,
+                              2 * sizeof *pairs);
     if (!pairs)
         return -1;
     r->ilmap_pairs = pairs;

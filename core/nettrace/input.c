@@ -45,7 +45,7 @@ nt_input_open(pp_trace_source *r, int fd, pp_error *err)
             return PP_OK;
         }
     }
-    return PP_OK;                /* read() fallback */
+    return PP_OK; /* read() fallback */
 }
 
 static void
@@ -107,8 +107,8 @@ nt_input_get(pp_trace_source *r, uint64_t off, size_t len, size_t *avail, pp_err
         if (k < 0) {
             if (errno == EINTR)
                 continue;
-            pp_error_set_at(err, PP_EIO, (int64_t)(r->buf_off + r->buf_len),
-                            "%s: read failed: %s", r->name, strerror(errno));
+            pp_error_set_at(err, PP_EIO, (int64_t)(r->buf_off + r->buf_len), "%s: read failed: %s",
+                            r->name, strerror(errno));
             *avail = 0;
             return NULL;
         }
@@ -135,8 +135,7 @@ nt_input_consume(pp_trace_source *r, uint64_t off)
             uint64_t pg = (uint64_t)sysconf(_SC_PAGESIZE);
             uint64_t end = off & ~(pg - 1);
             if (end > r->released) {
-                madvise((void *)(r->map + r->released), (size_t)(end - r->released),
-                        MADV_DONTNEED);
+                madvise((void *)(r->map + r->released), (size_t)(end - r->released), MADV_DONTNEED);
                 r->released = end;
             }
         }
@@ -204,8 +203,8 @@ nt_input_seek(pp_trace_source *r, uint64_t off, pp_error *err)
     }
     if (off > (uint64_t)INT64_MAX || lseek(r->fd, (off_t)off, SEEK_SET) < 0) {
         pp_error_set_at(err, PP_EIO, (int64_t)(off > (uint64_t)INT64_MAX ? INT64_MAX : off),
-                        "%s: cannot seek to byte %llu: %s", r->name,
-                        (unsigned long long)off, strerror(errno));
+                        "%s: cannot seek to byte %llu: %s", r->name, (unsigned long long)off,
+                        strerror(errno));
         return PP_EIO;
     }
     r->buf_off = off;

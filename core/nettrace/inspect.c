@@ -54,10 +54,10 @@ count_frames(pp_trace_source **rp, const char *path, unsigned jobs, nt_warn_sink
     pp_u64map ips = { 0 };
     int rc = jobs > 1 ? nt_inspect_parallel(*rp, path, jobs, ws, &ips, err) : 1;
 
-    if (rc == 1 || rc == 2) {    /* serial, or a parallel read that must be redone */
+    if (rc == 1 || rc == 2) { /* serial, or a parallel read that must be redone */
         pp_u64map_free(&ips);
         memset(&ips, 0, sizeof ips);
-        if (rc == 2) {           /* on a fresh reader: the first region used this one */
+        if (rc == 2) { /* on a fresh reader: the first region used this one */
             pp_nettrace_close(*rp);
             *rp = NULL;
             memset(ws, 0, sizeof *ws);
@@ -111,8 +111,11 @@ static int
 add_input(json_t *doc, json_t *stage, const char *path, const pp_trace_source *r,
           const pp_nettrace_stats *st, uint64_t warnings)
 {
-    pp_source_damage d = { st->truncated ? st->truncated_at : -1, st->dropped_events,
-                           r->seqs.repeated_blocks, r->seqs.reordered_blocks, r->seqs.missing_blocks,
+    pp_source_damage d = { st->truncated ? st->truncated_at : -1,
+                           st->dropped_events,
+                           r->seqs.repeated_blocks,
+                           r->seqs.reordered_blocks,
+                           r->seqs.missing_blocks,
                            r->seqs.sequence_gaps };
     json_t *in = pp_result_add_input(doc, "trace", path, "nettrace", (int64_t)st->bytes, NULL,
                                      NULL);
@@ -180,8 +183,7 @@ pp_nettrace_inspect_doc(const char *path, unsigned jobs, json_t **doc_out, pp_er
     if (gmtime_r(&secs, &tm)) {
         strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%S", &tm);
         o = strlen(buf);
-        snprintf(buf + o, sizeof buf - o, ".%03dZ",
-                 (int)((info.start_unix_ns / 1000000) % 1000));
+        snprintf(buf + o, sizeof buf - o, ".%03dZ", (int)((info.start_unix_ns / 1000000) % 1000));
         pp_result_total_string(stage, "start_time", buf);
     }
     pp_result_total_int(stage, "duration", PP_COL_DURATION_NS,
@@ -207,8 +209,8 @@ pp_nettrace_inspect_doc(const char *path, unsigned jobs, json_t **doc_out, pp_er
 
     static const pp_column cols[] = {
         { "provider", PP_COL_STRING, 0 }, { "event_id", PP_COL_COUNT, 0 },
-        { "version", PP_COL_COUNT, 0 }, { "name", PP_COL_STRING, 0 },
-        { "count", PP_COL_COUNT, 0 }, { "payload_bytes", PP_COL_BYTES, 0 },
+        { "version", PP_COL_COUNT, 0 },   { "name", PP_COL_STRING, 0 },
+        { "count", PP_COL_COUNT, 0 },     { "payload_bytes", PP_COL_BYTES, 0 },
     };
     pp_table_set set = { NULL, NULL };
     pp_table *t = pp_result_table_new(&set, stage, "events", 6, cols, 3, err);
@@ -221,15 +223,15 @@ pp_nettrace_inspect_doc(const char *path, unsigned jobs, json_t **doc_out, pp_er
         pp_error_set(err, PP_ENOMEM, "out of memory");
         return PP_ENOMEM;
     }
-    if (r->ncounts > 0)          /* a header-only trace has no counts array */
+    if (r->ncounts > 0) /* a header-only trace has no counts array */
         memcpy(sorted, r->counts, r->ncounts * sizeof *sorted);
     qsort(sorted, r->ncounts, sizeof *sorted, cmp_count);
     for (size_t i = 0; i < r->ncounts; i++) {
         if (!sorted[i].count)
             continue;
         pp_cell cells[6] = {
-            pp_cell_str(sorted[i].provider), pp_cell_int(sorted[i].event_id),
-            pp_cell_int(sorted[i].version), pp_cell_str(sorted[i].name),
+            pp_cell_str(sorted[i].provider),       pp_cell_int(sorted[i].event_id),
+            pp_cell_int(sorted[i].version),        pp_cell_str(sorted[i].name),
             pp_cell_int((int64_t)sorted[i].count), pp_cell_int((int64_t)sorted[i].payload_bytes),
         };
         pp_result_table_row(t, cells, NULL);

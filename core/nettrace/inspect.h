@@ -32,7 +32,11 @@ int pp_nettrace_inspect_doc(const char *path, unsigned jobs, json_t **doc_out, p
 unsigned nt_inspect_default_jobs(void);
 
 /* The first warning's text and how many there were. */
-typedef struct nt_warn_sink { char msg[PP_ERROR_MESSAGE_MAX]; int have; uint64_t count; } nt_warn_sink;
+typedef struct nt_warn_sink {
+    char msg[PP_ERROR_MESSAGE_MAX];
+    int have;
+    uint64_t count;
+} nt_warn_sink;
 void nt_inspect_on_warning(void *user, const pp_error *w);
 
 /* Read r to its end counting each frame by address into ips (caller-owned,

@@ -33,7 +33,7 @@ nt_inspect_on_warning(void *user, const pp_error *w)
  * per-frame cost (a load and a branch). */
 #define FC_BITS 12
 typedef struct frame_counts {
-    pp_u64map *ips;              /* address -> count, what the cache evicts */
+    pp_u64map *ips; /* address -> count, what the cache evicts */
     uint64_t ip[1u << FC_BITS];
     uint64_t n[1u << FC_BITS];
 } frame_counts;
@@ -91,10 +91,10 @@ fc_flush(frame_counts *fc)
  * content table this replaced (XXH3-128 per definition, 64 k stacks at
  * most) hardly ever hit there: 263 k distinct stacks. */
 typedef struct region_counts {
-    uint64_t *uses;              /* [cap]: events per index in r->stacks */
+    uint64_t *uses; /* [cap]: events per index in r->stacks */
     size_t cap;
     frame_counts *fc;
-    int failed;                  /* out of memory in the region callback */
+    int failed; /* out of memory in the region callback */
 } region_counts;
 
 static void
@@ -118,7 +118,7 @@ region_add(region_counts *rc, pp_trace_source *r, const pp_trace_event *ev)
 {
     if (ev->stack_depth == 0)
         return 0;
-    const nt_stack *s = nt_find_stack(r, ev->stack_id);   /* found: depth > 0 */
+    const nt_stack *s = nt_find_stack(r, ev->stack_id); /* found: depth > 0 */
     size_t i = (size_t)(s - r->stacks);
     if (i >= rc->cap) {
         /* Bounded by the reader's own stack array (r->nstacks). */
@@ -157,7 +157,7 @@ nt_inspect_count(pp_trace_source *r, const char *path, pp_u64map *ips, pp_error 
     }
     r->on_region_end = NULL;
     if (rc >= 0) {
-        region_end(&rcn, r);     /* the last region has no sequence point after it */
+        region_end(&rcn, r); /* the last region has no sequence point after it */
         if (rcn.failed || fc_flush(fc) < 0) {
             rc = PP_ENOMEM;
             pp_error_set(err, rc, "%s: out of memory", path);
@@ -167,4 +167,3 @@ nt_inspect_count(pp_trace_source *r, const char *path, pp_u64map *ips, pp_error 
     free(fc);
     return rc < 0 ? rc : PP_OK;
 }
-

@@ -36,15 +36,15 @@ nt_inspect_default_jobs(void)
 }
 
 typedef struct region_job {
-    pp_trace_source *r;          /* jobs[0]: the caller's reader */
+    pp_trace_source *r; /* jobs[0]: the caller's reader */
     nt_region_base base;
-    size_t sp;                   /* starting point (index in the index), k > 0 */
-    uint64_t stop;               /* end after the block ending here, 0 = the input's end */
+    size_t sp;     /* starting point (index in the index), k > 0 */
+    uint64_t stop; /* end after the block ending here, 0 = the input's end */
     pp_u64map ips;
     nt_warn_sink ws;
     pp_error err;
     int rc;
-    double cpu_s;                /* the worker's CPU time for this region */
+    double cpu_s; /* the worker's CPU time for this region */
 } region_job;
 
 typedef struct par_state {
@@ -170,7 +170,9 @@ test_log(const char *path, size_t regions, int rc, double index_s, const region_
 
     if (f) {
         fprintf(f, "%s regions=%zu %s\n", path, regions,
-                rc == 0 ? "folded" : rc == 1 ? "serial" : "error");
+                rc == 0 ? "folded" :
+                rc == 1 ? "serial" :
+                          "error");
         fprintf(f, "#cpu_s index %.3f regions", index_s);
         for (size_t k = 0; k < regions && k < 16; k++)
             fprintf(f, " %.3f", jv[k].cpu_s);
@@ -183,7 +185,7 @@ int
 nt_inspect_parallel(pp_trace_source *r, const char *path, unsigned jobs, nt_warn_sink *ws,
                     pp_u64map *ips, pp_error *err)
 {
-    const char *knob = getenv("PERFPIPE_INSPECT_SPLIT");   /* test only: "every", "balanced" */
+    const char *knob = getenv("PERFPIPE_INSPECT_SPLIT"); /* test only: "every", "balanced" */
     int every = knob && strcmp(knob, "every") == 0;
     uint64_t min = knob && (every || strcmp(knob, "balanced") == 0) ? 0 : PP_INSPECT_SPLIT_MIN;
     struct stat sb;
@@ -212,10 +214,10 @@ nt_inspect_parallel(pp_trace_source *r, const char *path, unsigned jobs, nt_warn
     if (!jv) {
         free(at);
         nt_index_free(&ix);
-        return 1;                /* one region (or no memory for more): serial */
+        return 1; /* one region (or no memory for more): serial */
     }
     jv[0].r = r;
-    jv[0].ws = *ws;              /* what open said (the module map's warning) */
+    jv[0].ws = *ws; /* what open said (the module map's warning) */
     pp_nettrace_set_callbacks(r, NULL, nt_inspect_on_warning, &jv[0].ws);
     for (size_t k = 0; k < n; k++) {
         if (k > 0)
@@ -228,7 +230,7 @@ nt_inspect_parallel(pp_trace_source *r, const char *path, unsigned jobs, nt_warn
     int rc = run_all(&ps, jobs < n ? jobs : (unsigned)n);
     test_log(path, n, rc, index_s, jv);
     if (rc == 0) {
-        *ips = jv[0].ips;        /* moved */
+        *ips = jv[0].ips; /* moved */
         memset(&jv[0].ips, 0, sizeof jv[0].ips);
     } else if (rc < 0) {
         pp_error_set(err, rc, "%s: out of memory", path);
@@ -239,5 +241,5 @@ nt_inspect_parallel(pp_trace_source *r, const char *path, unsigned jobs, nt_warn
     free(jv);
     free(at);
     nt_index_free(&ix);
-    return rc == 1 ? 2 : rc;     /* region 1 ran on r */
+    return rc == 1 ? 2 : rc; /* region 1 ran on r */
 }

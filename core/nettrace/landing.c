@@ -115,7 +115,7 @@ pp_lands_app_init(pp_lands_app *app, const char *command_line, const char *runti
             continue;
         }
         if (host && !ends_with_ci(tok, strlen(tok), ".dll"))
-            continue;            /* options of the host, "exec" */
+            continue; /* options of the host, "exec" */
         copy(app->name, sizeof app->name, name, strlen(name));
         if (strchr(tok, '/') != NULL || strchr(tok, '\\') != NULL)
             pp_lands_dir_of(tok, app->dir, sizeof app->dir);
@@ -139,7 +139,8 @@ has_segment(const char *path, const char *a, const char *b)
 
     for (const char *s = path; (s = strstr(s, a)) != NULL; s += na)
         if ((s == path || is_sep(s[-1])) && is_sep(s[na]) &&
-            (b == NULL || (strncmp(s + na + 1, b, strlen(b)) == 0 && is_sep(s[na + 1 + strlen(b)]))))
+            (b == NULL ||
+             (strncmp(s + na + 1, b, strlen(b)) == 0 && is_sep(s[na + 1 + strlen(b)]))))
             return 1;
     return 0;
 }
@@ -151,13 +152,53 @@ static int
 package_name(const char *name)
 {
     static const char *const prefixes[] = {
-        "System.", "Microsoft.", "Newtonsoft.", "Serilog", "NLog", "Npgsql", "Dapper",
-        "AutoMapper", "Polly", "StackExchange.", "Grpc.", "Google.", "Azure.", "AWSSDK.",
-        "MongoDB.", "MediatR", "FluentValidation", "Swashbuckle.", "Castle.", "Autofac",
-        "SQLitePCLRaw.", "Humanizer", "RabbitMQ.", "Confluent.", "Elastic.", "OpenTelemetry",
-        "MySql.", "MySqlConnector", "Oracle.", "IdentityModel", "Hangfire", "Quartz", "Bogus",
-        "xunit", "nunit", "NUnit", "Moq", "MessagePack", "protobuf-net", "Pomelo.", "Npgsql.",
-        "BenchmarkDotNet", "Scrutor", "Refit", "MassTransit", "NodaTime", "CsvHelper",
+        "System.",
+        "Microsoft.",
+        "Newtonsoft.",
+        "Serilog",
+        "NLog",
+        "Npgsql",
+        "Dapper",
+        "AutoMapper",
+        "Polly",
+        "StackExchange.",
+        "Grpc.",
+        "Google.",
+        "Azure.",
+        "AWSSDK.",
+        "MongoDB.",
+        "MediatR",
+        "FluentValidation",
+        "Swashbuckle.",
+        "Castle.",
+        "Autofac",
+        "SQLitePCLRaw.",
+        "Humanizer",
+        "RabbitMQ.",
+        "Confluent.",
+        "Elastic.",
+        "OpenTelemetry",
+        "MySql.",
+        "MySqlConnector",
+        "Oracle.",
+        "IdentityModel",
+        "Hangfire",
+        "Quartz",
+        "Bogus",
+        "xunit",
+        "nunit",
+        "NUnit",
+        "Moq",
+        "MessagePack",
+        "protobuf-net",
+        "Pomelo.",
+        "Npgsql.",
+        "BenchmarkDotNet",
+        "Scrutor",
+        "Refit",
+        "MassTransit",
+        "NodaTime",
+        "CsvHelper",
     };
 
     if (strcmp(name, "System") == 0 || strcmp(name, "mscorlib") == 0 ||
@@ -209,8 +250,8 @@ pp_lands_classify(const pp_lands_app *app, const char *path, const char *name, c
                "the build)";
         return PP_LANDS_PACKAGE;
     }
-    *why = app->dir[0] != '\0' ? "beside the app's own assembly, not a package name"
-                               : "not framework or package by path or name (the app's dir is "
+    *why = app->dir[0] != '\0' ? "beside the app's own assembly, not a package name" :
+                                 "not framework or package by path or name (the app's dir is "
                                  "not known)";
     return PP_LANDS_APPLICATION;
 }

@@ -69,13 +69,24 @@ static int32_t
 scalar_size(uint8_t code, uint32_t ptr_size, uint32_t format)
 {
     switch (code) {
-    case NT_T_BOOL32: case NT_T_I32: case NT_T_U32: case NT_T_F32:
-    case NT_T_RELLOC: case NT_T_DATALOC: return 4;
-    case NT_T_CHAR16: case NT_T_I16: case NT_T_U16: return 2;
-    case NT_T_I8: case NT_T_U8: case NT_T_UTF8CU: return 1;
-    case NT_T_I64: case NT_T_U64: case NT_T_F64: return 8;
+    case NT_T_BOOL32:
+    case NT_T_I32:
+    case NT_T_U32:
+    case NT_T_F32:
+    case NT_T_RELLOC:
+    case NT_T_DATALOC: return 4;
+    case NT_T_CHAR16:
+    case NT_T_I16:
+    case NT_T_U16: return 2;
+    case NT_T_I8:
+    case NT_T_U8:
+    case NT_T_UTF8CU: return 1;
+    case NT_T_I64:
+    case NT_T_U64:
+    case NT_T_F64: return 8;
     case NT_T_DATETIME: return format >= 6 ? 16 : 8;
-    case NT_T_DECIMAL: case NT_T_GUID: return 16;
+    case NT_T_DECIMAL:
+    case NT_T_GUID: return 16;
     case NT_T_PTR: return (int32_t)ptr_size;
     default: return -1;
     }
@@ -113,13 +124,13 @@ finish_type(mbuild *b, uint32_t ti, int depth)
         sz = (es >= 0 && tot < INT32_MAX) ? (int32_t)tot : -1;
         break;
     }
-    case NT_T_ARRAY: case NT_T_RELLOC: case NT_T_DATALOC:
+    case NT_T_ARRAY:
+    case NT_T_RELLOC:
+    case NT_T_DATALOC:
         finish_type(b, t->elem, depth + 1);
         sz = scalar_size(t->code, b->ptr_size, b->format);
         break;
-    default:
-        sz = scalar_size(t->code, b->ptr_size, b->format);
-        break;
+    default: sz = scalar_size(t->code, b->ptr_size, b->format); break;
     }
     m->types[ti].fixed_size = sz;
     return sz;
@@ -127,7 +138,11 @@ finish_type(mbuild *b, uint32_t ti, int depth)
 
 /* ---- V4/V5 ---- */
 
-typedef struct cur { const uint8_t *p; size_t n, at; int bad; } cur;
+typedef struct cur {
+    const uint8_t *p;
+    size_t n, at;
+    int bad;
+} cur;
 
 static int32_t
 rd_i32(cur *c)
@@ -193,7 +208,7 @@ parse_v1_field(mbuild *b, cur *c, uint32_t slot, int depth)
     uint32_t ti;
 
     if (c->bad || depth > NT_MAX_DEPTH || code <= 0 || code > 18 || code == 2)
-        return -1;              /* V1 has no arrays; DBNull/Empty carry no data */
+        return -1; /* V1 has no arrays; DBNull/Empty carry no data */
     if (code == NT_T_OBJECT) {
         ti = parse_list(b, c, depth + 1, parse_v1_field);
     } else {
@@ -208,7 +223,6 @@ parse_v1_field(mbuild *b, cur *c, uint32_t slot, int depth)
     b->m->members[slot].type = ti;
     return 0;
 }
-
 
 static uint32_t
 v2_type(mbuild *b, cur *c, int32_t code, int depth)
@@ -259,7 +273,6 @@ parse_v2_field(mbuild *b, cur *c, uint32_t slot, int depth)
     return 0;
 }
 
-
 static void
 reset_layout(nt_meta *m)
 {
@@ -277,8 +290,8 @@ meta_new(void)
 }
 
 int
-nt_meta_parse_v5(pp_trace_source *r, const uint8_t *p, size_t n, uint64_t off,
-                 nt_meta **out, pp_error *err)
+nt_meta_parse_v5(pp_trace_source *r, const uint8_t *p, size_t n, uint64_t off, nt_meta **out,
+                 pp_error *err)
 {
     cur c = { p, n, 0, 0 };
     nt_meta *m = meta_new();
@@ -302,7 +315,8 @@ nt_meta_parse_v5(pp_trace_source *r, const uint8_t *p, size_t n, uint64_t off,
         nt_meta_free(m);
         return nt_fail_at(r, err, PP_EFORMAT, off,
                           "%s: metadata record too short (%zu bytes): expected id, provider, "
-                          "event id, name, keywords, version, level", r->name, n);
+                          "event id, name, keywords, version, level",
+                          r->name, n);
     }
     /* The V1 field list is optional; TraceEvent ignores layouts it cannot
      * parse, and so do we (the event stays readable, fields are unknown). */
@@ -313,7 +327,7 @@ nt_meta_parse_v5(pp_trace_source *r, const uint8_t *p, size_t n, uint64_t off,
         if (b.bad || root != 0 || c.bad) {
             reset_layout(m);
             b.bad = 0;
-            c.at = n;            /* the tags cannot be found after bad fields */
+            c.at = n; /* the tags cannot be found after bad fields */
         } else {
             m->has_layout = 1;
         }
@@ -333,8 +347,10 @@ nt_meta_parse_v5(pp_trace_source *r, const uint8_t *p, size_t n, uint64_t off,
             reset_layout(m);
             b.bad = 0;
             b.types_cap = b.members_cap = 0;
-            free(m->types); m->types = NULL;
-            free(m->members); m->members = NULL;
+            free(m->types);
+            m->types = NULL;
+            free(m->members);
+            m->members = NULL;
             uint32_t root = parse_list(&b, &t, 0, parse_v2_field);
             if (b.bad || root != 0 || t.bad)
                 reset_layout(m);
@@ -451,14 +467,14 @@ parse_v6_fields(mbuild *b, cur *c, int depth)
             return 0;
         }
         b->m->members[first + i].type = t;
-        c->at += fsize;          /* skip undefined trailing bytes */
+        c->at += fsize; /* skip undefined trailing bytes */
     }
     return ti;
 }
 
 int
-nt_meta_parse_v6(pp_trace_source *r, const uint8_t *p, size_t n, uint64_t off,
-                 nt_meta **out, pp_error *err)
+nt_meta_parse_v6(pp_trace_source *r, const uint8_t *p, size_t n, uint64_t off, nt_meta **out,
+                 pp_error *err)
 {
     cur c = { p, n, 0, 0 };
     nt_meta *m = meta_new();
@@ -494,14 +510,54 @@ nt_meta_parse_v6(pp_trace_source *r, const uint8_t *p, size_t n, uint64_t off,
         while (c.at < end && !c.bad) {
             uint8_t kind = p[c.at++];
             switch (kind) {
-            case 1: if (c.at < end) m->opcode = p[c.at++]; else c.bad = 1; break;
-            case 3: if (end - c.at >= 8) { m->keywords = nt_rd64(p + c.at); c.at += 8; } else c.bad = 1; break;
-            case 4: case 5: { cur s = { p, end, c.at, 0 }; free(rd_str8(&s)); c.at = s.at; c.bad = s.bad; break; }
-            case 6: { cur s = { p, end, c.at, 0 }; free(rd_str8(&s)); free(rd_str8(&s)); c.at = s.at; c.bad = s.bad; break; }
-            case 7: if (end - c.at >= 16) c.at += 16; else c.bad = 1; break;
-            case 8: if (c.at < end) m->level = p[c.at++]; else c.bad = 1; break;
-            case 9: if (c.at < end) m->version = p[c.at++]; else c.bad = 1; break;
-            default: c.at = end; break;   /* unknown kind: the rest is opaque */
+            case 1:
+                if (c.at < end)
+                    m->opcode = p[c.at++];
+                else
+                    c.bad = 1;
+                break;
+            case 3:
+                if (end - c.at >= 8) {
+                    m->keywords = nt_rd64(p + c.at);
+                    c.at += 8;
+                } else
+                    c.bad = 1;
+                break;
+            case 4:
+            case 5: {
+                cur s = { p, end, c.at, 0 };
+                free(rd_str8(&s));
+                c.at = s.at;
+                c.bad = s.bad;
+                break;
+            }
+            case 6: {
+                cur s = { p, end, c.at, 0 };
+                free(rd_str8(&s));
+                free(rd_str8(&s));
+                c.at = s.at;
+                c.bad = s.bad;
+                break;
+            }
+            case 7:
+                if (end - c.at >= 16)
+                    c.at += 16;
+                else
+                    c.bad = 1;
+                break;
+            case 8:
+                if (c.at < end)
+                    m->level = p[c.at++];
+                else
+                    c.bad = 1;
+                break;
+            case 9:
+                if (c.at < end)
+                    m->version = p[c.at++];
+                else
+                    c.bad = 1;
+                break;
+            default: c.at = end; break; /* unknown kind: the rest is opaque */
             }
         }
     } else {
@@ -511,7 +567,8 @@ nt_meta_parse_v6(pp_trace_source *r, const uint8_t *p, size_t n, uint64_t off,
         nt_meta_free(m);
         return nt_fail_at(r, err, PP_EFORMAT, off,
                           "%s: malformed V6 metadata row: expected id, provider, event id, "
-                          "name, field list and optional metadata within %zu bytes", r->name, n);
+                          "name, field list and optional metadata within %zu bytes",
+                          r->name, n);
     }
     finish_type(&b, 0, 0);
     if (b.bad)
@@ -539,7 +596,10 @@ nt_meta_free(nt_meta *m)
 uint32_t
 nt_provider_known(const char *p)
 {
-    static const struct { const char *name; uint32_t id; } known[] = {
+    static const struct {
+        const char *name;
+        uint32_t id;
+    } known[] = {
         { "Microsoft-Windows-DotNETRuntime", PP_PROVIDER_RUNTIME },
         { "Microsoft-Windows-DotNETRuntimeRundown", PP_PROVIDER_RUNDOWN },
         { "Microsoft-DotNETCore-SampleProfiler", PP_PROVIDER_SAMPLE_PROFILER },
@@ -562,8 +622,10 @@ layout_from_spec(nt_meta *m, const char *spec, uint32_t ptr_size, uint32_t forma
     const char *s;
 
     reset_layout(m);
-    free(m->types); m->types = NULL;
-    free(m->members); m->members = NULL;
+    free(m->types);
+    m->types = NULL;
+    free(m->members);
+    m->members = NULL;
     for (s = spec; *s; s++)
         if (*s == ':')
             n++;
@@ -585,11 +647,14 @@ layout_from_spec(nt_meta *m, const char *spec, uint32_t ptr_size, uint32_t forma
             return -1;
         m->members[first + i].name = name;
         tl = (size_t)(end - colon - 1);
-        static const struct { const char *t; uint8_t code; } types[] = {
-            { "u8", NT_T_U8 }, { "u16", NT_T_U16 }, { "u32", NT_T_U32 }, { "u64", NT_T_U64 },
-            { "i32", NT_T_I32 }, { "i64", NT_T_I64 }, { "f32", NT_T_F32 }, { "f64", NT_T_F64 },
-            { "b32", NT_T_BOOL32 }, { "ptr", NT_T_PTR }, { "wstr", NT_T_UTF16Z },
-            { "guid", NT_T_GUID },
+        static const struct {
+            const char *t;
+            uint8_t code;
+        } types[] = {
+            { "u8", NT_T_U8 },   { "u16", NT_T_U16 },     { "u32", NT_T_U32 },
+            { "u64", NT_T_U64 }, { "i32", NT_T_I32 },     { "i64", NT_T_I64 },
+            { "f32", NT_T_F32 }, { "f64", NT_T_F64 },     { "b32", NT_T_BOOL32 },
+            { "ptr", NT_T_PTR }, { "wstr", NT_T_UTF16Z }, { "guid", NT_T_GUID },
         };
         uint8_t code = 0;
         for (size_t k = 0; k < sizeof types / sizeof types[0]; k++)
@@ -614,11 +679,10 @@ nt_meta_finish(pp_trace_source *r, nt_meta *m)
 {
     m->provider_known = nt_provider_known(m->provider);
     m->kind = NT_KIND_NONE;
-    if (m->provider_known >= PP_PROVIDER_RUNTIME &&
-        m->provider_known <= PP_PROVIDER_EVENTPIPE) {
+    if (m->provider_known >= PP_PROVIDER_RUNTIME && m->provider_known <= PP_PROVIDER_EVENTPIPE) {
         int exact = 0;
-        const nt_manifest_event *e = nt_manifest_find(m->provider_known, m->event_id,
-                                                      m->version, &exact);
+        const nt_manifest_event *e = nt_manifest_find(m->provider_known, m->event_id, m->version,
+                                                      &exact);
         if (e) {
             if (m->name[0] == 0 || exact) {
                 char *nn = strdup(exact ? e->name : e->name);
@@ -637,11 +701,14 @@ nt_meta_finish(pp_trace_source *r, nt_meta *m)
             m->kind = NT_KIND_METHOD_VERBOSE;
         else if (m->provider_known == PP_PROVIDER_RUNTIME && m->event_id == 144)
             m->kind = NT_KIND_METHOD_UNLOAD_VERBOSE;
-        else if ((m->provider_known == PP_PROVIDER_RUNTIME && (m->event_id == 152 || m->event_id == 153)) ||
-                 (m->provider_known == PP_PROVIDER_RUNDOWN && (m->event_id == 153 || m->event_id == 154)))
+        else if ((m->provider_known == PP_PROVIDER_RUNTIME &&
+                  (m->event_id == 152 || m->event_id == 153)) ||
+                 (m->provider_known == PP_PROVIDER_RUNDOWN &&
+                  (m->event_id == 153 || m->event_id == 154)))
             m->kind = NT_KIND_MODULE;
         else if ((m->provider_known == PP_PROVIDER_RUNTIME && m->event_id == 190) ||
-                 (m->provider_known == PP_PROVIDER_RUNDOWN && (m->event_id == 149 || m->event_id == 150)))
+                 (m->provider_known == PP_PROVIDER_RUNDOWN &&
+                  (m->event_id == 149 || m->event_id == 150)))
             m->kind = NT_KIND_ILMAP;
     }
     return PP_OK;
@@ -668,11 +735,10 @@ opcode_name(uint32_t op)
 const char *
 nt_te_name(const nt_meta *m, char *buf, size_t size)
 {
-    if (m->provider_known >= PP_PROVIDER_RUNTIME &&
-        m->provider_known <= PP_PROVIDER_EVENTPIPE) {
+    if (m->provider_known >= PP_PROVIDER_RUNTIME && m->provider_known <= PP_PROVIDER_EVENTPIPE) {
         int exact;
-        const nt_manifest_event *e = nt_manifest_find(m->provider_known, m->event_id,
-                                                      m->version, &exact);
+        const nt_manifest_event *e = nt_manifest_find(m->provider_known, m->event_id, m->version,
+                                                      &exact);
         if (e)
             return e->te_name;
         snprintf(buf, size, "EventID(%u)", m->event_id);
@@ -712,15 +778,17 @@ nt_meta_is_tracelog_omitted(const nt_meta *m, const pp_trace_event *ev)
         flags = nt_rd32(ev->payload + 32);
     if (m->provider_known == PP_PROVIDER_RUNTIME) {
         switch (m->event_id) {
-        case 190: case 82: return 1;                           /* ILToNativeMap, ClrStackWalk */
-        case 143: return have_flags && !(flags & 0x9);          /* MethodLoadVerbose */
-        case 144: return have_flags && !(flags & 0x8);          /* MethodUnloadVerbose */
+        case 190:
+        case 82: return 1;                             /* ILToNativeMap, ClrStackWalk */
+        case 143: return have_flags && !(flags & 0x9); /* MethodLoadVerbose */
+        case 144: return have_flags && !(flags & 0x8); /* MethodUnloadVerbose */
         default: return 0;
         }
     }
     if (m->provider_known == PP_PROVIDER_RUNDOWN) {
         switch (m->event_id) {
-        case 150: case 144: return 1;                           /* ILToNativeMapDCStop, DCStopVerbose */
+        case 150:
+        case 144: return 1; /* ILToNativeMapDCStop, DCStopVerbose */
         case 143: return m->version >= 2 || (have_flags && !(flags & 0x9));
         default: return 0;
         }

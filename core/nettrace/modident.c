@@ -23,9 +23,9 @@ static int
 module_event(const pp_trace_event *ev)
 {
     if (ev->provider_known == PP_PROVIDER_RUNTIME)
-        return ev->event_id == 152 || ev->event_id == 153;   /* ModuleLoad, ModuleUnload */
+        return ev->event_id == 152 || ev->event_id == 153; /* ModuleLoad, ModuleUnload */
     if (ev->provider_known == PP_PROVIDER_RUNDOWN)
-        return ev->event_id == 153 || ev->event_id == 154;   /* ModuleDCStart, DCEnd */
+        return ev->event_id == 153 || ev->event_id == 154; /* ModuleDCStart, DCEnd */
     return 0;
 }
 
@@ -78,7 +78,8 @@ pp_nt_modident_observe(pp_nt_modident *m, const pp_trace_event *ev)
         d->has_pdb = 1;
         if (pp_nettrace_field(ev, "ManagedPdbAge", &v) == PP_OK && v.type == PP_VALUE_UINT)
             d->age = (uint32_t)v.v.u;
-        if (pp_nettrace_field(ev, "ManagedPdbBuildPath", &v) == PP_OK && v.type == PP_VALUE_STRING) {
+        if (pp_nettrace_field(ev, "ManagedPdbBuildPath", &v) == PP_OK &&
+            v.type == PP_VALUE_STRING) {
             free(d->build_path);
             d->build_path = strdup(v.v.s);
         }
@@ -152,12 +153,14 @@ check_file(const pp_nt_modid *d, int64_t start_ns, int64_t end_ns, json_t *o, ch
             matched = same;
             if (!same) {
                 stale = 1;
-                snprintf(why, size, "its file now holds build %s, not the build the process ran", g);
+                snprintf(why, size, "its file now holds build %s, not the build the process ran",
+                         g);
             }
         }
     } else {
-        json_object_set_new(f, "identity", json_string(rc == PP_NT_PE_NODEBUG ? "no CodeView entry"
-                                                       : "not a readable PE file"));
+        json_object_set_new(
+            f, "identity",
+            json_string(rc == PP_NT_PE_NODEBUG ? "no CodeView entry" : "not a readable PE file"));
     }
     if (start_ns > 0) {
         int newer = mtime > start_ns;
@@ -176,9 +179,9 @@ check_file(const pp_nt_modid *d, int64_t start_ns, int64_t end_ns, json_t *o, ch
 }
 
 int
-pp_nt_modident_describe(const pp_nt_modident *m, const char *command_line,
-                        const char *runtime_dll, int64_t start_ns, int64_t end_ns,
-                        json_t *nettrace, char *warning, size_t size)
+pp_nt_modident_describe(const pp_nt_modident *m, const char *command_line, const char *runtime_dll,
+                        int64_t start_ns, int64_t end_ns, json_t *nettrace, char *warning,
+                        size_t size)
 {
     pp_lands_app app;
     char name[256], g[37], why[160], stale_names[512] = "", first_why[200] = "";
@@ -197,7 +200,8 @@ pp_nt_modident_describe(const pp_nt_modident *m, const char *command_line,
         const char *path = m->mods[i].path;
 
         pp_lands_module_name(path, name, sizeof name);
-        if (strcmp(name, app.name) == 0 && (path[0] == '/' || (path[0] != '\0' && path[1] == ':'))) {
+        if (strcmp(name, app.name) == 0 &&
+            (path[0] == '/' || (path[0] != '\0' && path[1] == ':'))) {
             pp_lands_dir_of(path, app.dir, sizeof app.dir);
             break;
         }
@@ -223,7 +227,7 @@ pp_nt_modident_describe(const pp_nt_modident *m, const char *command_line,
         json_array_append_new(list, o);
         if (k == FRESH || (k == LATER && worst == STALE))
             continue;
-        if (k != worst) {       /* the first module of the worse kind speaks */
+        if (k != worst) { /* the first module of the worse kind speaks */
             worst = k;
             nstale = 0;
             stale_names[0] = '\0';

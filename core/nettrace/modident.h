@@ -27,11 +27,11 @@
 #include <perfpipe/records.h>
 
 typedef struct pp_nt_modid {
-    char *path;                  /* ModuleILPath, UTF-8 */
-    char *build_path;            /* ManagedPdbBuildPath, "" when none */
-    uint8_t guid[16];            /* ManagedPdbSignature */
+    char *path;       /* ModuleILPath, UTF-8 */
+    char *build_path; /* ManagedPdbBuildPath, "" when none */
+    uint8_t guid[16]; /* ManagedPdbSignature */
     uint32_t age;
-    int has_pdb;                 /* a V2 event gave the signature */
+    int has_pdb; /* a V2 event gave the signature */
 } pp_nt_modid;
 
 /* Zero-initialised is empty. */
@@ -74,10 +74,10 @@ typedef struct pp_nt_pe_identity {
     uint32_t age;
 } pp_nt_pe_identity;
 
-#define PP_NT_PE_OK       0
-#define PP_NT_PE_NOFILE   1      /* cannot be opened (not on this machine) */
-#define PP_NT_PE_NODEBUG  2      /* a PE without a CodeView entry */
-#define PP_NT_PE_BAD      3      /* not a PE file, or a damaged one */
+#define PP_NT_PE_OK      0
+#define PP_NT_PE_NOFILE  1 /* cannot be opened (not on this machine) */
+#define PP_NT_PE_NODEBUG 2 /* a PE without a CodeView entry */
+#define PP_NT_PE_BAD     3 /* not a PE file, or a damaged one */
 int pp_nt_pe_identity_read(const char *path, pp_nt_pe_identity *out);
 
 #endif

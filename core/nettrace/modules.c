@@ -51,11 +51,11 @@ nt_modules_add(pp_trace_source *r, const pp_trace_event *ev)
         return 0;
     uint64_t id = nt_rd64(p);
     if (id == 0 || pp_u64map_get(&r->module_index, id) != NULL)
-        return 0;                /* the load and the rundown name it alike */
+        return 0; /* the load and the rundown name it alike */
     int64_t il_len = nt_utf16z_to_utf8(p + 24, n - 24, &buf, &cap, &len);
     if (il_len < 0) {
         free(buf);
-        return 0;                /* a damaged path loses the module only */
+        return 0; /* a damaged path loses the module only */
     }
     nt_module *m = nt_grow(r->modules, &r->modules_cap, r->nmodules + 1, sizeof *m);
     if (!m) {
@@ -96,7 +96,8 @@ classify(pp_trace_source *r)
     if (app.name[0] != '\0')
         for (size_t i = 0; i < r->nmodules; i++)
             if (strcmp(r->modules[i].name, app.name) == 0 &&
-                (r->modules[i].path[0] == '/' || (r->modules[i].path[0] != '\0' && r->modules[i].path[1] == ':'))) {
+                (r->modules[i].path[0] == '/' ||
+                 (r->modules[i].path[0] != '\0' && r->modules[i].path[1] == ':'))) {
                 pp_lands_dir_of(r->modules[i].path, app.dir, sizeof app.dir);
                 break;
             }
@@ -117,9 +118,9 @@ nt_module_string(pp_trace_source *r, uint64_t module_id, uint32_t flags)
             classify(r);
         if (flags & PP_SYM_MODULE_CLASS)
             return pp_lands_class_name(m ? (pp_lands_class)m->cls : PP_LANDS_UNKNOWN);
-        return m ? m->why
-                 : module_id ? "the trace has no load or rundown event for the method's module"
-                             : "the trace names no method at this address (no method rundown)";
+        return m         ? m->why :
+               module_id ? "the trace has no load or rundown event for the method's module" :
+                           "the trace names no method at this address (no method rundown)";
     }
     if (m == NULL)
         return "";

@@ -19,30 +19,48 @@
 /* TypeCodes of metadata (System.TypeCode + EventPipe/V6 additions), plus
  * the manifest-only pointer-sized integer. */
 enum {
-    NT_T_OBJECT = 1, NT_T_BOOL32 = 3, NT_T_CHAR16 = 4, NT_T_I8 = 5, NT_T_U8 = 6,
-    NT_T_I16 = 7, NT_T_U16 = 8, NT_T_I32 = 9, NT_T_U32 = 10, NT_T_I64 = 11,
-    NT_T_U64 = 12, NT_T_F32 = 13, NT_T_F64 = 14, NT_T_DECIMAL = 15,
-    NT_T_DATETIME = 16, NT_T_GUID = 17, NT_T_UTF16Z = 18, NT_T_ARRAY = 19,
-    NT_T_VARINT = 20, NT_T_VARUINT = 21, NT_T_FIXARRAY = 22, NT_T_UTF8CU = 23,
-    NT_T_RELLOC = 24, NT_T_DATALOC = 25,
-    NT_T_PTR = 100              /* pointer-sized unsigned (manifest only) */
+    NT_T_OBJECT = 1,
+    NT_T_BOOL32 = 3,
+    NT_T_CHAR16 = 4,
+    NT_T_I8 = 5,
+    NT_T_U8 = 6,
+    NT_T_I16 = 7,
+    NT_T_U16 = 8,
+    NT_T_I32 = 9,
+    NT_T_U32 = 10,
+    NT_T_I64 = 11,
+    NT_T_U64 = 12,
+    NT_T_F32 = 13,
+    NT_T_F64 = 14,
+    NT_T_DECIMAL = 15,
+    NT_T_DATETIME = 16,
+    NT_T_GUID = 17,
+    NT_T_UTF16Z = 18,
+    NT_T_ARRAY = 19,
+    NT_T_VARINT = 20,
+    NT_T_VARUINT = 21,
+    NT_T_FIXARRAY = 22,
+    NT_T_UTF8CU = 23,
+    NT_T_RELLOC = 24,
+    NT_T_DATALOC = 25,
+    NT_T_PTR = 100 /* pointer-sized unsigned (manifest only) */
 };
 
 /* A type node; a metadata entry owns a flat array of them. */
 typedef struct nt_type {
-    uint8_t  code;
-    uint8_t  pad;
-    uint16_t fixed_count;        /* FixedLengthArray element count */
-    int32_t  fixed_size;         /* byte size, -1 if variable */
-    uint32_t elem;               /* element node (arrays, rel/dataloc) */
-    uint32_t first_member;       /* Object: members [first, first+n) */
+    uint8_t code;
+    uint8_t pad;
+    uint16_t fixed_count;  /* FixedLengthArray element count */
+    int32_t fixed_size;    /* byte size, -1 if variable */
+    uint32_t elem;         /* element node (arrays, rel/dataloc) */
+    uint32_t first_member; /* Object: members [first, first+n) */
     uint32_t member_count;
 } nt_type;
 
 typedef struct nt_member {
-    const char *name;            /* UTF-8, owned by the metadata entry or static */
-    uint32_t type;               /* node index */
-    int32_t  offset;             /* fixed offset within the parent, -1 if not fixed */
+    const char *name; /* UTF-8, owned by the metadata entry or static */
+    uint32_t type;    /* node index */
+    int32_t offset;   /* fixed offset within the parent, -1 if not fixed */
 } nt_member;
 
 typedef struct nt_meta {
@@ -53,45 +71,45 @@ typedef struct nt_meta {
     uint32_t opcode;
     uint32_t level;
     uint64_t keywords;
-    const char *provider;        /* UTF-8, in strings */
-    const char *name;            /* UTF-8, metadata name or manifest name */
-    char    *strings;            /* owned storage of provider/name/member names */
-    nt_type *types;              /* [ntypes]; node 0 = the payload (Object) */
+    const char *provider; /* UTF-8, in strings */
+    const char *name;     /* UTF-8, metadata name or manifest name */
+    char *strings;        /* owned storage of provider/name/member names */
+    nt_type *types;       /* [ntypes]; node 0 = the payload (Object) */
     uint32_t ntypes;
     nt_member *members;
     uint32_t nmembers;
-    uint32_t has_layout;         /* fields known (metadata or manifest) */
-    uint32_t kind;               /* NT_KIND_* special handling */
-    uint32_t stats_index;        /* row of the per-(provider,id,version) counter */
+    uint32_t has_layout;  /* fields known (metadata or manifest) */
+    uint32_t kind;        /* NT_KIND_* special handling */
+    uint32_t stats_index; /* row of the per-(provider,id,version) counter */
 } nt_meta;
 
 /* Special events the reader acts on while reading. */
 enum {
     NT_KIND_NONE = 0,
-    NT_KIND_METHOD_VERBOSE,      /* MethodLoadVerbose, DCStart/DCEndVerbose */
+    NT_KIND_METHOD_VERBOSE, /* MethodLoadVerbose, DCStart/DCEndVerbose */
     NT_KIND_METHOD_UNLOAD_VERBOSE,
-    NT_KIND_MODULE,              /* ModuleLoad/Unload, rundown ModuleDCStart/DCEnd */
-    NT_KIND_ILMAP                /* MethodILToNativeMap, rundown DCStart/DCEnd ILToNativeMap */
+    NT_KIND_MODULE, /* ModuleLoad/Unload, rundown ModuleDCStart/DCEnd */
+    NT_KIND_ILMAP   /* MethodILToNativeMap, rundown DCStart/DCEnd ILToNativeMap */
 };
 
 /* A stack of the current sequence-point region. */
 typedef struct nt_stack {
     uint32_t id;
     uint32_t depth;
-    size_t   first;              /* index in stack_ips */
+    size_t first; /* index in stack_ips */
 } nt_stack;
 
 typedef struct nt_method {
     uint64_t start;
-    uint64_t str;                /* raw UTF-16 namespace, name, signature: a file
+    uint64_t str; /* raw UTF-16 namespace, name, signature: a file
                                     offset in the mapping, or an offset in
                                     method_names when reading a pipe */
     uint32_t str_len;
     uint32_t size;
-    uint32_t seq;                /* definition order, to keep dedup stable */
-    uint64_t module_id;          /* ModuleID of the method's event (modules.c) */
-    uint64_t method_id;          /* MethodID: its IL-to-native map's key (ilmap.c) */
-    uint32_t token;              /* MethodToken (0x06xxxxxx), or 0 */
+    uint32_t seq;       /* definition order, to keep dedup stable */
+    uint64_t module_id; /* ModuleID of the method's event (modules.c) */
+    uint64_t method_id; /* MethodID: its IL-to-native map's key (ilmap.c) */
+    uint32_t token;     /* MethodToken (0x06xxxxxx), or 0 */
 } nt_method;
 
 /* One method's IL-to-native map (MethodILToNativeMap, rundown DCStart/DCEnd
@@ -105,17 +123,17 @@ typedef struct nt_ilmap {
 /* A module (assembly file) of the trace, from its load/rundown event. */
 typedef struct nt_module {
     uint64_t id;
-    char *path;                  /* ModuleILPath, UTF-8 */
-    char *name;                  /* assembly name (file name without .dll) */
-    int cls;                     /* pp_lands_class, or -1 before classification */
-    const char *why;             /* static reason of cls */
-    int has_pdb_sig;             /* ModuleLoad V2+: the managed PDB's id */
+    char *path;      /* ModuleILPath, UTF-8 */
+    char *name;      /* assembly name (file name without .dll) */
+    int cls;         /* pp_lands_class, or -1 before classification */
+    const char *why; /* static reason of cls */
+    int has_pdb_sig; /* ModuleLoad V2+: the managed PDB's id */
     uint8_t pdb_guid[16];
     uint32_t pdb_age;
-    char *pdb_build_path;        /* ManagedPdbBuildPath, UTF-8, or NULL */
-    int pdb_state;               /* srclines.c: 0 not tried, 1 open, -1 none/refused */
+    char *pdb_build_path; /* ManagedPdbBuildPath, UTF-8, or NULL */
+    int pdb_state;        /* srclines.c: 0 not tried, 1 open, -1 none/refused */
     struct pp_pdb *pdb;
-    char *pdb_why;               /* why there is no PDB (malloc'ed), or NULL */
+    char *pdb_why; /* why there is no PDB (malloc'ed), or NULL */
 } nt_module;
 
 /* A per-(provider,event id,version) counter; provider strings interned. */
@@ -138,44 +156,44 @@ typedef struct nt_arena {
 struct pp_trace_source {
     /* ---- input ---- */
     int fd;
-    char *name;                  /* for messages */
-    const uint8_t *map;          /* mmap of a regular file, or NULL */
-    uint64_t file_size;          /* mapped size (regular files) */
-    uint8_t *buf;                /* read() window */
+    char *name;         /* for messages */
+    const uint8_t *map; /* mmap of a regular file, or NULL */
+    uint64_t file_size; /* mapped size (regular files) */
+    uint8_t *buf;       /* read() window */
     size_t buf_cap, buf_len;
-    uint64_t buf_off;            /* file offset of buf[0] */
-    int eof;                     /* read() saw the end */
-    int seekable;                /* a regular file: pread() works */
-    uint64_t pos;                /* absolute offset of the next unread byte */
-    uint64_t hashed;             /* bytes already given to on_bytes */
+    uint64_t buf_off; /* file offset of buf[0] */
+    int eof;          /* read() saw the end */
+    int seekable;     /* a regular file: pread() works */
+    uint64_t pos;     /* absolute offset of the next unread byte */
+    uint64_t hashed;  /* bytes already given to on_bytes */
     /* Bytes consumed before callbacks were set (the header, read by open),
      * replayed to on_bytes by pp_nettrace_set_callbacks. */
     uint8_t early[4096];
     size_t early_len;
-    uint64_t released;           /* mapped bytes already madvise'd away */
+    uint64_t released; /* mapped bytes already madvise'd away */
     pp_nettrace_bytes_fn on_bytes;
     pp_nettrace_warning_fn on_warning;
     void *user;
 
     /* ---- header ---- */
-    uint32_t format;             /* 4 (V4/V5 container) or 6 */
+    uint32_t format; /* 4 (V4/V5 container) or 6 */
     uint32_t minor;
     uint32_t pointer_size;
     uint32_t process_id;
     uint32_t num_processors;
     uint32_t sampling_rate;
-    int v5_tags;                 /* a V5 metadata tag was seen */
+    int v5_tags; /* a V5 metadata tag was seen */
     uint64_t sync_qpc, qpc_freq;
-    int64_t  start_unix_ns;
+    int64_t start_unix_ns;
     uint16_t systime[8];
 
     /* ---- block cursor ---- */
-    const uint8_t *blk;          /* current event block body */
-    size_t blk_len, blk_at;      /* length, cursor */
-    uint64_t blk_off;            /* file offset of blk[0] */
-    uint32_t blk_flags;          /* event block flags (bit 0 = compressed) */
-    int done;                    /* end reached (0 returned) */
-    int failed;                  /* an error was returned */
+    const uint8_t *blk;     /* current event block body */
+    size_t blk_len, blk_at; /* length, cursor */
+    uint64_t blk_off;       /* file offset of blk[0] */
+    uint32_t blk_flags;     /* event block flags (bit 0 = compressed) */
+    int done;               /* end reached (0 returned) */
+    int failed;             /* an error was returned */
 
     /* compressed-header state */
     struct {
@@ -185,9 +203,9 @@ struct pp_trace_source {
     } h;
 
     /* ---- caches ---- */
-    nt_meta **metas;             /* all entries ever defined (freed at close) */
+    nt_meta **metas; /* all entries ever defined (freed at close) */
     size_t nmetas, metas_cap;
-    pp_u64map meta_by_id;        /* id -> index in metas */
+    pp_u64map meta_by_id; /* id -> index in metas */
     nt_meta *last_meta;
 
     nt_stack *stacks;
@@ -196,17 +214,24 @@ struct pp_trace_source {
     size_t nips, ips_cap;
     int stacks_contiguous;
 
-    pp_u64map threads;           /* V6 index -> slot in thread_rows */
-    struct nt_thread { uint64_t tid; uint32_t pid; uint32_t live; } *thread_rows;
+    pp_u64map threads; /* V6 index -> slot in thread_rows */
+    struct nt_thread {
+        uint64_t tid;
+        uint32_t pid;
+        uint32_t live;
+    } * thread_rows;
     size_t nthread_rows, thread_rows_cap;
 
-    struct nt_label { pp_guid act, rel; uint32_t has_act, has_rel;
-                      int32_t opcode, version; } *labels;
+    struct nt_label {
+        pp_guid act, rel;
+        uint32_t has_act, has_rel;
+        int32_t opcode, version;
+    } * labels;
     size_t nlabels, labels_cap;
-    pp_u64map label_map;         /* V6 label list index -> slot in labels */
+    pp_u64map label_map; /* V6 label list index -> slot in labels */
 
-    pp_u64map seq_by_thread;     /* capture thread -> last sequence number */
-    nt_sequence seqs;            /* repeated/reordered blocks (sequence.c) */
+    pp_u64map seq_by_thread; /* capture thread -> last sequence number */
+    nt_sequence seqs;        /* repeated/reordered blocks (sequence.c) */
     uint32_t *pids;
     size_t npids, pids_cap;
 
@@ -217,20 +242,20 @@ struct pp_trace_source {
     /* ---- method map (whole trace) ---- */
     nt_method *methods;
     size_t nmethods, methods_cap;
-    size_t methods_sorted;       /* prefix known sorted and deduplicated */
+    size_t methods_sorted; /* prefix known sorted and deduplicated */
     char *method_names;
     size_t names_len, names_cap;
-    pp_u64map unresolved[2];     /* ip -> name, without/with signature */
-    size_t unresolved_at;        /* nmethods when that cache was filled */
+    pp_u64map unresolved[2]; /* ip -> name, without/with signature */
+    size_t unresolved_at;    /* nmethods when that cache was filled */
     nt_arena sym_arena;
-    const char **method_sym;     /* [nmethods*2] cached names of sorted methods */
-    struct pp_native_syms *native;   /* module map sidecar (core/native), or NULL */
-    char native_warning[PP_ERROR_MESSAGE_MAX];   /* a bad sidecar, told once callbacks are set */
-    nt_module *modules;          /* modules.c: every module the trace names */
+    const char **method_sym;                   /* [nmethods*2] cached names of sorted methods */
+    struct pp_native_syms *native;             /* module map sidecar (core/native), or NULL */
+    char native_warning[PP_ERROR_MESSAGE_MAX]; /* a bad sidecar, told once callbacks are set */
+    nt_module *modules;                        /* modules.c: every module the trace names */
     size_t nmodules, modules_cap;
-    pp_u64map module_index;      /* ModuleID -> index in modules */
-    size_t modules_classified;   /* nmodules when the classes were computed */
-    nt_ilmap *ilmaps;            /* ilmap.c: IL-to-native maps of jitted methods */
+    pp_u64map module_index;    /* ModuleID -> index in modules */
+    size_t modules_classified; /* nmodules when the classes were computed */
+    nt_ilmap *ilmaps;          /* ilmap.c: IL-to-native maps of jitted methods */
     size_t nilmaps, ilmaps_cap;
     pp_u64map ilmap_index;       /* MethodID -> index in ilmaps */
     uint32_t *ilmap_pairs;       /* (IL offset, native offset) pairs */
@@ -238,7 +263,7 @@ struct pp_trace_source {
     pp_u64map source_cache[2];   /* srclines.c: ip -> "file:line", leaf / return address */
     char **source_strings;       /* every string source_cache names (freed at close) */
     size_t nsource_strings, source_strings_cap;
-/* srclines.c: ip -> "file:line", leaf / return address */
+    /* srclines.c: ip -> "file:line", leaf / return address */
 
     /* Called by a sequence point before the region's stacks are forgotten
      * (inspect.c walks each used stack there once). */
@@ -246,23 +271,27 @@ struct pp_trace_source {
     void *region_user;
 
     /* ---- a region of a parallel read (region.c) ---- */
-    uint64_t stop_at;            /* end the read when the next block starts here (0: never) */
-    int stopped;                 /* ended at stop_at: not the input's end, nothing drained */
-    int seq_logging;             /* log first sightings of capture threads (seq_log) */
-    int seq_unsure;              /* a sequence went backwards while logging */
-    struct nt_seq_miss { uint64_t thread; uint32_t seq; uint32_t from_sp; } *seq_log;
+    uint64_t stop_at; /* end the read when the next block starts here (0: never) */
+    int stopped;      /* ended at stop_at: not the input's end, nothing drained */
+    int seq_logging;  /* log first sightings of capture threads (seq_log) */
+    int seq_unsure;   /* a sequence went backwards while logging */
+    struct nt_seq_miss {
+        uint64_t thread;
+        uint32_t seq;
+        uint32_t from_sp;
+    } * seq_log;
     size_t nseq_log, seq_log_cap;
 
     /* ---- the event handed out ---- */
     pp_trace_event ev;
-    char *scratch;               /* field strings */
+    char *scratch; /* field strings */
     size_t scratch_cap;
 
     /* ---- facts ---- */
     pp_nettrace_stats st;
     int64_t first_ns, last_ns;
     int have_time;
-    pp_nt_process proc;          /* the traced process, as the engine adapter saw it (process.c) */
+    pp_nt_process proc; /* the traced process, as the engine adapter saw it (process.c) */
 };
 
 /* ---- symbols.c ---- */
@@ -274,8 +303,8 @@ int nt_input_open(pp_trace_source *r, int fd, pp_error *err);
 /* Make [off, off+len) addressable; returns a pointer or NULL if the input
  * ends first (then *avail says how many bytes exist). Never moves backwards
  * beyond the start of the last request. */
-const uint8_t *nt_input_get(pp_trace_source *r, uint64_t off, size_t len,
-                            size_t *avail, pp_error *err);
+const uint8_t *nt_input_get(pp_trace_source *r, uint64_t off, size_t len, size_t *avail,
+                            pp_error *err);
 /* Everything before off has been consumed: hash it, release it. */
 void nt_input_consume(pp_trace_source *r, uint64_t off);
 /* Hash and release the rest of the input (after the end). */
@@ -284,10 +313,10 @@ void nt_input_close(pp_trace_source *r);
 
 /* ---- metadata.c ---- */
 /* Parse one V4/V5 metadata payload / one V6 metadata row into a new entry. */
-int nt_meta_parse_v5(pp_trace_source *r, const uint8_t *p, size_t n, uint64_t off,
-                     nt_meta **out, pp_error *err);
-int nt_meta_parse_v6(pp_trace_source *r, const uint8_t *p, size_t n, uint64_t off,
-                     nt_meta **out, pp_error *err);
+int nt_meta_parse_v5(pp_trace_source *r, const uint8_t *p, size_t n, uint64_t off, nt_meta **out,
+                     pp_error *err);
+int nt_meta_parse_v6(pp_trace_source *r, const uint8_t *p, size_t n, uint64_t off, nt_meta **out,
+                     pp_error *err);
 void nt_meta_free(nt_meta *m);
 /* Resolve the provider, the manifest layout and the name of a new entry. */
 int nt_meta_finish(pp_trace_source *r, nt_meta *m);
@@ -298,14 +327,12 @@ int nt_meta_is_tracelog_omitted(const nt_meta *m, const pp_trace_event *ev);
 
 /* ---- payload.c ---- */
 /* Size of a value of node t at p (n bytes left); -1 if it does not fit. */
-int64_t nt_value_size(const nt_meta *m, uint32_t t, const uint8_t *p, size_t n,
-                      uint32_t ptr_size);
-int nt_decode_member(pp_trace_source *r, const nt_meta *m, uint32_t member,
-                     const uint8_t *payload, size_t n, pp_value *out);
+int64_t nt_value_size(const nt_meta *m, uint32_t t, const uint8_t *p, size_t n, uint32_t ptr_size);
+int nt_decode_member(pp_trace_source *r, const nt_meta *m, uint32_t member, const uint8_t *payload,
+                     size_t n, pp_value *out);
 /* UTF-16LE, NUL-terminated at an even offset, to UTF-8 in buf. Returns the
  * number of source bytes consumed including the terminator, or -1. */
-int64_t nt_utf16z_to_utf8(const uint8_t *p, size_t n, char **buf, size_t *cap,
-                          size_t *outlen);
+int64_t nt_utf16z_to_utf8(const uint8_t *p, size_t n, char **buf, size_t *cap, size_t *outlen);
 
 /* ---- modules.c ---- */
 int nt_modules_add(pp_trace_source *r, const pp_trace_event *ev);
@@ -334,8 +361,8 @@ void nt_methods_free(pp_trace_source *r);
 void *nt_grow(void *p, size_t *cap, size_t need, size_t elem);
 /* Set err (code, message, byte offset off), mark the reader failed and
  * return code. */
-int nt_fail_at(pp_trace_source *r, pp_error *err, int code, uint64_t off,
-               const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+int nt_fail_at(pp_trace_source *r, pp_error *err, int code, uint64_t off, const char *fmt, ...)
+    __attribute__((format(printf, 5, 6)));
 /* Hand a PP_EFORMAT warning at byte off to on_warning, if set. */
 void nt_warn_at(pp_trace_source *r, uint64_t off, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
@@ -343,8 +370,8 @@ void nt_warn_at(pp_trace_source *r, uint64_t off, const char *fmt, ...)
 /* ---- rows.c ---- */
 /* Read an event block's header at p (n bytes at file offset off): sets the
  * block flags, resets the compressed-header state, *at = first row. */
-int nt_event_block_header(pp_trace_source *r, const uint8_t *p, size_t n, uint64_t off,
-                          size_t *at, pp_error *err);
+int nt_event_block_header(pp_trace_source *r, const uint8_t *p, size_t n, uint64_t off, size_t *at,
+                          pp_error *err);
 /* Decode one event row header at b[*atp] of a block of n bytes at file
  * offset boff; sets *payload, *psize, r->h, advances *atp past the row. */
 int nt_decode_header(pp_trace_source *r, const uint8_t *b, size_t n, size_t *atp,
@@ -387,7 +414,10 @@ nt_varu64(const uint8_t *p, size_t n, uint64_t *out)
     uint64_t v = 0;
     for (size_t i = 0; i < n && i < 10; i++) {
         v |= (uint64_t)(p[i] & 0x7f) << (7 * i);
-        if (!(p[i] & 0x80)) { *out = v; return i + 1; }
+        if (!(p[i] & 0x80)) {
+            *out = v;
+            return i + 1;
+        }
     }
     return 0;
 }
@@ -396,18 +426,34 @@ static inline size_t
 nt_varu32(const uint8_t *p, size_t n, uint32_t *out)
 {
     uint32_t v = 0;
-    if (n > 0 && !(p[0] & 0x80)) { *out = p[0]; return 1; }
+    if (n > 0 && !(p[0] & 0x80)) {
+        *out = p[0];
+        return 1;
+    }
     for (size_t i = 0; i < n && i < 5; i++) {
         v |= (uint32_t)(p[i] & 0x7f) << (7 * i);
-        if (!(p[i] & 0x80)) { *out = v; return i + 1; }
+        if (!(p[i] & 0x80)) {
+            *out = v;
+            return i + 1;
+        }
     }
     return 0;
 }
 
-static inline uint16_t nt_rd16(const uint8_t *p) { return (uint16_t)(p[0] | p[1] << 8); }
-static inline uint32_t nt_rd32(const uint8_t *p)
-{ return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24; }
-static inline uint64_t nt_rd64(const uint8_t *p)
-{ return (uint64_t)nt_rd32(p) | (uint64_t)nt_rd32(p + 4) << 32; }
+static inline uint16_t
+nt_rd16(const uint8_t *p)
+{
+    return (uint16_t)(p[0] | p[1] << 8);
+}
+static inline uint32_t
+nt_rd32(const uint8_t *p)
+{
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+static inline uint64_t
+nt_rd64(const uint8_t *p)
+{
+    return (uint64_t)nt_rd32(p) | (uint64_t)nt_rd32(p + 4) << 32;
+}
 
 #endif

@@ -68,7 +68,7 @@ parse(const uint8_t *b, size_t n, pp_nt_pe_identity *out)
     uint32_t drva = le32(b + opt + dirs + 6 * 8), dsize = le32(b + opt + dirs + 6 * 8 + 4);
     uint64_t doff = rva_to_off(b, n, sec, nsec, drva);
     if (drva == 0 || doff == UINT64_MAX || !in(n, doff, dsize))
-        return 1;                /* no debug directory: built without debug info */
+        return 1; /* no debug directory: built without debug info */
     for (uint64_t e = doff; e + 28 <= doff + dsize; e += 28) {
         uint32_t type = le32(b + e + 12), size = le32(b + e + 16), ptr = le32(b + e + 24);
 

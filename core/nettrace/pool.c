@@ -30,8 +30,7 @@ worker(void *arg)
 }
 
 int
-nt_pool_start(nt_pool *p, size_t njobs, unsigned threads, size_t limit, nt_pool_fn run,
-              void *user)
+nt_pool_start(nt_pool *p, size_t njobs, unsigned threads, size_t limit, nt_pool_fn run, void *user)
 {
     *p = (nt_pool){ .njobs = njobs, .limit = limit, .run = run, .user = user };
     if (threads > NT_POOL_MAX_THREADS)
@@ -90,7 +89,7 @@ nt_pool_stop(nt_pool *p, int abort)
     if (abort)
         p->abort = 1;
     else
-        p->limit = p->njobs;     /* what is left runs to its end */
+        p->limit = p->njobs; /* what is left runs to its end */
     pthread_cond_broadcast(&p->cv);
     pthread_mutex_unlock(&p->mu);
     for (unsigned t = 0; t < p->nthreads; t++)
@@ -113,7 +112,8 @@ nt_pool_free(nt_pool *p)
     p->done = NULL;
 }
 
-double nt_thread_cpu_s(void)
+double
+nt_thread_cpu_s(void)
 {
     struct timespec ts;
     return clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) == 0 ? ts.tv_sec + ts.tv_nsec / 1e9 : 0;

@@ -18,7 +18,7 @@ typedef struct nt_pool {
     pthread_cond_t cv;
     size_t njobs, next, limit;
     int abort;
-    unsigned char *done;         /* [njobs] */
+    unsigned char *done; /* [njobs] */
     nt_pool_fn run;
     void *user;
     pthread_t tid[NT_POOL_MAX_THREADS];

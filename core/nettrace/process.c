@@ -27,7 +27,8 @@ u16_field(const pp_trace_event *ev, const char *field)
 {
     pp_value v;
 
-    return pp_nettrace_field(ev, field, &v) == PP_OK && v.type == PP_VALUE_UINT ? (unsigned)v.v.u : 0;
+    return pp_nettrace_field(ev, field, &v) == PP_OK && v.type == PP_VALUE_UINT ? (unsigned)v.v.u :
+                                                                                  0;
 }
 
 /* Namespaces that are not the app: the framework, the SDK, NuGet and
@@ -36,8 +37,8 @@ static int
 framework_namespace(const char *ns)
 {
     static const char *const prefixes[] = {
-        "System.", "Microsoft.", "Internal.", "Interop", "NuGet.", "Newtonsoft.Json",
-        "MS.", "Mono.", "ILStubClass", "dynamicClass", "<Module>", "FxResources.",
+        "System.", "Microsoft.", "Internal.",   "Interop",      "NuGet.",   "Newtonsoft.Json",
+        "MS.",     "Mono.",      "ILStubClass", "dynamicClass", "<Module>", "FxResources.",
     };
 
     if (ns[0] == '\0' || strcmp(ns, "System") == 0)
@@ -130,7 +131,7 @@ pp_nt_process_observe(pp_nt_process *p, const pp_trace_event *ev)
     if (ev->provider_known != PP_PROVIDER_RUNTIME && ev->provider_known != PP_PROVIDER_RUNDOWN)
         return;
     pp_nt_modident_observe(&p->modules, ev);
-    if (ev->event_id == 187) {   /* RuntimeInformationStart / DCStart */
+    if (ev->event_id == 187) { /* RuntimeInformationStart / DCStart */
         keep(&p->runtime_dll, ev, "RuntimeDllPath");
         if (p->command_line == NULL)
             keep(&p->command_line, ev, "CommandLine");
@@ -172,7 +173,7 @@ const char *
 pp_nt_process_host(const char *cl)
 {
     static const char *const tools[] = { "dotnet-trace", "dotnet-counters", "dotnet-gcdump",
-                                         "dotnet-dump", "dotnet-monitor", "dotnet-dsrouter" };
+                                         "dotnet-dump",  "dotnet-monitor",  "dotnet-dsrouter" };
     const char *p = cl;
     int after_sdk = 0;
 
@@ -188,7 +189,7 @@ pp_nt_process_host(const char *cl)
         if (len == 0)
             break;
         base = base_of(p, len, &blen);
-        if (after_sdk) {   /* the verb after the SDK's dotnet.dll */
+        if (after_sdk) { /* the verb after the SDK's dotnet.dll */
             if (token_is(base, blen, "run"))
                 return "dotnet run";
             if (token_is(base, blen, "watch"))
@@ -210,7 +211,8 @@ pp_nt_process_host(const char *cl)
             size_t n = strlen(tools[i]);
 
             if (blen >= n && strncmp(base, tools[i], n) == 0 &&
-                (blen == n || strncmp(base + n, ".dll", 4) == 0 || strncmp(base + n, ".exe", 4) == 0))
+                (blen == n || strncmp(base + n, ".dll", 4) == 0 ||
+                 strncmp(base + n, ".exe", 4) == 0))
                 return tools[i];
         }
         p += len;
@@ -269,8 +271,10 @@ pp_nt_process_describe(const pp_nt_process *p, uint32_t pid, json_t *nettrace, c
     if (host != NULL)
         snprintf(reason, sizeof reason, "the trace is of `%s`, not of the app", host);
     else if (p->methods >= 100 && p->user_methods == 0)
-        snprintf(reason, sizeof reason, "none of the %llu methods the trace names is user code "
-                 "(all framework, SDK or tool code)", (unsigned long long)p->methods);
+        snprintf(reason, sizeof reason,
+                 "none of the %llu methods the trace names is user code "
+                 "(all framework, SDK or tool code)",
+                 (unsigned long long)p->methods);
     if (reason[0] != '\0') {
         json_object_set_new(o, "wrong_process", json_string(reason));
         snprintf(warning, size,
@@ -281,8 +285,8 @@ pp_nt_process_describe(const pp_nt_process *p, uint32_t pid, json_t *nettrace, c
                  "tool: `dotnet-trace collect ... -- dotnet bin/Release/net10.0/App.dll` (not "
                  "`-- dotnet run`)",
                  reason, (unsigned)pid, p->command_line ? ": " : "",
-                 p->command_line ? p->command_line : "", p->command_line &&
-                 strlen(p->command_line) > 160 ? "..." : "", (unsigned)pid);
+                 p->command_line ? p->command_line : "",
+                 p->command_line && strlen(p->command_line) > 160 ? "..." : "", (unsigned)pid);
     }
     json_object_set_new(nettrace, "process", o);
     return reason[0] != '\0';

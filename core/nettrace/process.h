@@ -21,21 +21,21 @@
 #include "nettrace/modident.h"
 
 typedef struct pp_nt_process {
-    char *command_line;          /* UTF-8, NULL if no ProcessInfo */
+    char *command_line; /* UTF-8, NULL if no ProcessInfo */
     char *os, *arch;
-    char *runtime_dll;           /* RuntimeDllPath of RuntimeInformation */
-    unsigned bcl[4];             /* BclMajor.Minor.Build.Qfe, when no path says more */
+    char *runtime_dll; /* RuntimeDllPath of RuntimeInformation */
+    unsigned bcl[4];   /* BclMajor.Minor.Build.Qfe, when no path says more */
     int have_runtime;
-    uint64_t methods;            /* method load/rundown events with a namespace */
-    uint64_t user_methods;       /* of which not framework, SDK or tool code */
-    int command_line_from_info;  /* command_line was last set by ProcessInfo */
+    uint64_t methods;           /* method load/rundown events with a namespace */
+    uint64_t user_methods;      /* of which not framework, SDK or tool code */
+    int command_line_from_info; /* command_line was last set by ProcessInfo */
     /* The work the process did, as the trace brackets it: the
      * Microsoft.AspNetCore.Hosting EventSource's RequestStart and
      * RequestStop (WORK-CONTRACT.md item 1; the unit of work compare and
      * candidates divide by). Counted here because this is the one pass
      * that sees every event. */
     uint64_t requests_started, requests_completed;
-    pp_nt_modident modules;      /* each module's build identity (modident.h) */
+    pp_nt_modident modules; /* each module's build identity (modident.h) */
 } pp_nt_process;
 
 /* Look at one event; cheap for every event that is not one of the few
@@ -54,8 +54,8 @@ void pp_nt_process_describe_requests(const pp_nt_process *p, json_t *nettrace);
  * of the app, also write process.wrong_process (the reason) and put the
  * whole warning, with the fix, in warning (NUL-terminated; "" otherwise).
  * Returns 1 when the warning applies. */
-int pp_nt_process_describe(const pp_nt_process *p, uint32_t pid, json_t *nettrace,
-                           char *warning, size_t size);
+int pp_nt_process_describe(const pp_nt_process *p, uint32_t pid, json_t *nettrace, char *warning,
+                           size_t size);
 
 /* Fold what `later` observed over the events that follow those `p`
  * observed (a region of the file, core/engine_par.c) into p, as if p had

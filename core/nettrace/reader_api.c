@@ -68,7 +68,7 @@ pp_nettrace_reader_open_memory(const void *data, size_t size, const char *name,
         pp_error_set(err, PP_EIO, "%s: cannot rewind the memory file: %s", what, strerror(errno));
         return PP_EIO;
     }
-    rc = pp_nettrace_open_fd(fd, what, out, err);   /* owns fd from here */
+    rc = pp_nettrace_open_fd(fd, what, out, err); /* owns fd from here */
     if (rc == PP_OK)
         install(*out, hooks);
     return rc;

@@ -90,7 +90,7 @@ nt_index_build(pp_trace_source *r, uint64_t until, nt_index *ix)
             if (ix_push(&ix->sp, &ix->nsp, &ix->sp_cap, sizeof at, &at) < 0)
                 goto oom;
             if (off >= until)
-                break;           /* the last split needs nothing after it */
+                break; /* the last split needs nothing after it */
         }
         off = end;
     }
@@ -154,7 +154,7 @@ nt_region_open(const char *path, const nt_index *ix, size_t sp, uint64_t stop,
         pp_error_set(err, PP_EIO, "%s: cannot open: %s", path, strerror(errno));
         return PP_EIO;
     }
-    rc = pp_nettrace_open_fd(fd, path, &r, err);   /* owns fd */
+    rc = pp_nettrace_open_fd(fd, path, &r, err); /* owns fd */
     if (rc < 0)
         return rc;
     if (r->format != 4 || !r->seekable) {
@@ -273,8 +273,10 @@ merge_stats(pp_trace_source *r0, const pp_trace_source *rk, const nt_region_base
             r0->last_ns = rk->last_ns;
             r0->have_time = 1;
         } else {
-            if (rk->first_ns < r0->first_ns) r0->first_ns = rk->first_ns;
-            if (rk->last_ns > r0->last_ns) r0->last_ns = rk->last_ns;
+            if (rk->first_ns < r0->first_ns)
+                r0->first_ns = rk->first_ns;
+            if (rk->last_ns > r0->last_ns)
+                r0->last_ns = rk->last_ns;
         }
     }
     r0->v5_tags |= rk->v5_tags;
@@ -339,7 +341,7 @@ merge_modules(pp_trace_source *r0, pp_trace_source *rk)
         if (pp_u64map_put(&r0->module_index, m->id, r0->nmodules) < 0)
             return PP_ENOMEM;
         nm[r0->nmodules++] = *m;
-        m->path = m->name = m->pdb_build_path = NULL;   /* r0's now */
+        m->path = m->name = m->pdb_build_path = NULL; /* r0's now */
     }
     return PP_OK;
 }
@@ -362,7 +364,8 @@ merge_ilmaps(pp_trace_source *r0, const pp_trace_source *rk)
         if (!nm)
             return PP_ENOMEM;
         r0->ilmaps = nm;
-        memcpy(pairs + r0->ilmap_len * 2, rk->ilmap_pairs + m->first * 2, (size_t)m->count * 2 * sizeof *pairs);
+        memcpy(pairs + r0->ilmap_len * 2, rk->ilmap_pairs + m->first * 2,
+               (size_t)m->count * 2 * sizeof *pairs);
         nm[r0->nilmaps] = (nt_ilmap){ m->method_id, r0->ilmap_len, m->count };
         if (pp_u64map_put(&r0->ilmap_index, m->method_id, r0->nilmaps) < 0)
             return PP_ENOMEM;

@@ -26,11 +26,13 @@
 
 /* The block offsets a split needs, from one walk over block headers. */
 typedef struct nt_index {
-    uint64_t *meta;              /* MetadataBlock object offsets */
+    uint64_t *meta; /* MetadataBlock object offsets */
     size_t nmeta, meta_cap;
-    struct nt_sp_at { uint64_t start, end; } *sp;   /* SPBlock objects: [start, end) */
+    struct nt_sp_at {
+        uint64_t start, end;
+    } * sp; /* SPBlock objects: [start, end) */
     size_t nsp, sp_cap;
-    uint64_t first_events;       /* the first EventBlock object, UINT64_MAX: none */
+    uint64_t first_events; /* the first EventBlock object, UINT64_MAX: none */
 } nt_index;
 
 /* Walk the block headers of r's file (pread, r is not moved) from r->pos
@@ -43,10 +45,12 @@ void nt_index_free(nt_index *ix);
 
 /* What a region's reader had read before its own part began. */
 typedef struct nt_region_base {
-    pp_nettrace_stats st;        /* counters after the starting point */
+    pp_nettrace_stats st; /* counters after the starting point */
     uint64_t repeated, reordered, gaps, missing;
-    size_t nmetas;               /* entries parsed before the region (not its own) */
-    struct nt_seq_start { uint64_t thread, seq; } *seqs;   /* the point's numbers */
+    size_t nmetas; /* entries parsed before the region (not its own) */
+    struct nt_seq_start {
+        uint64_t thread, seq;
+    } * seqs; /* the point's numbers */
     size_t nseqs;
 } nt_region_base;
 

@@ -13,7 +13,7 @@
  * header state. Returns PP_OK or an error. */
 int
 nt_decode_header(pp_trace_source *r, const uint8_t *b, size_t n, size_t *atp,
-              const uint8_t **payload, uint32_t *psize, uint64_t boff, pp_error *err)
+                 const uint8_t **payload, uint32_t *psize, uint64_t boff, pp_error *err)
 {
     size_t at = *atp, k;
     const uint8_t *p = b + at;
@@ -25,42 +25,73 @@ nt_decode_header(pp_trace_source *r, const uint8_t *b, size_t n, size_t *atp,
             goto bad;
         uint8_t f = p[0];
         if (f & 1) {
-            k = nt_varu32(p + i, left - i, &r->h.meta_id); if (!k) goto bad; i += k;
+            k = nt_varu32(p + i, left - i, &r->h.meta_id);
+            if (!k)
+                goto bad;
+            i += k;
         }
         if (f & 2) {
             uint32_t d;
-            k = nt_varu32(p + i, left - i, &d); if (!k) goto bad; i += k;
+            k = nt_varu32(p + i, left - i, &d);
+            if (!k)
+                goto bad;
+            i += k;
             r->h.seq += d + 1;
-            k = nt_varu64(p + i, left - i, &r->h.capture_tid); if (!k) goto bad; i += k;
-            k = nt_varu32(p + i, left - i, &r->h.proc); if (!k) goto bad; i += k;
+            k = nt_varu64(p + i, left - i, &r->h.capture_tid);
+            if (!k)
+                goto bad;
+            i += k;
+            k = nt_varu32(p + i, left - i, &r->h.proc);
+            if (!k)
+                goto bad;
+            i += k;
         } else if (r->format == 6 || r->h.meta_id != 0) {
             r->h.seq++;
         }
         if (f & 4) {
-            k = nt_varu64(p + i, left - i, &r->h.tid); if (!k) goto bad; i += k;
+            k = nt_varu64(p + i, left - i, &r->h.tid);
+            if (!k)
+                goto bad;
+            i += k;
         }
         if (f & 8) {
-            k = nt_varu32(p + i, left - i, &r->h.stack_id); if (!k) goto bad; i += k;
+            k = nt_varu32(p + i, left - i, &r->h.stack_id);
+            if (!k)
+                goto bad;
+            i += k;
         }
         uint64_t dt;
-        k = nt_varu64(p + i, left - i, &dt); if (!k) goto bad; i += k;
-        r->h.ts += dt;           /* deltas may wrap ("negative") */
+        k = nt_varu64(p + i, left - i, &dt);
+        if (!k)
+            goto bad;
+        i += k;
+        r->h.ts += dt; /* deltas may wrap ("negative") */
         if (r->format == 6) {
             if (f & 16) {
-                k = nt_varu32(p + i, left - i, &r->h.label_id); if (!k) goto bad; i += k;
+                k = nt_varu32(p + i, left - i, &r->h.label_id);
+                if (!k)
+                    goto bad;
+                i += k;
             }
         } else {
             if (f & 16) {
-                if (left - i < 16) goto bad;
-                memcpy(r->h.act.bytes, p + i, 16); i += 16;
+                if (left - i < 16)
+                    goto bad;
+                memcpy(r->h.act.bytes, p + i, 16);
+                i += 16;
             }
             if (f & 32) {
-                if (left - i < 16) goto bad;
-                memcpy(r->h.rel.bytes, p + i, 16); i += 16;
+                if (left - i < 16)
+                    goto bad;
+                memcpy(r->h.rel.bytes, p + i, 16);
+                i += 16;
             }
         }
         if (f & 128) {
-            k = nt_varu32(p + i, left - i, &r->h.payload_size); if (!k) goto bad; i += k;
+            k = nt_varu32(p + i, left - i, &r->h.payload_size);
+            if (!k)
+                goto bad;
+            i += k;
         }
         if (r->h.payload_size > left - i)
             goto bad;
@@ -98,14 +129,15 @@ nt_decode_header(pp_trace_source *r, const uint8_t *b, size_t n, size_t *atp,
     *atp = at + esize + 4;
     return PP_OK;
 bad:
-    return nt_fail_at(r, err, PP_EFORMAT, boff + at, "%s: event header at byte %llu runs past "
-                      "the end of its block (block at byte %llu, %zu bytes)", r->name,
-                      (unsigned long long)(boff + at), (unsigned long long)boff, n);
+    return nt_fail_at(r, err, PP_EFORMAT, boff + at,
+                      "%s: event header at byte %llu runs past "
+                      "the end of its block (block at byte %llu, %zu bytes)",
+                      r->name, (unsigned long long)(boff + at), (unsigned long long)boff, n);
 }
 
 int
-nt_event_block_header(pp_trace_source *r, const uint8_t *p, size_t n, uint64_t off,
-                         size_t *at, pp_error *err)
+nt_event_block_header(pp_trace_source *r, const uint8_t *p, size_t n, uint64_t off, size_t *at,
+                      pp_error *err)
 {
     if (n < 4)
         goto bad;
@@ -117,7 +149,8 @@ nt_event_block_header(pp_trace_source *r, const uint8_t *p, size_t n, uint64_t o
     *at = hs;
     return PP_OK;
 bad:
-    return nt_fail_at(r, err, PP_EFORMAT, off, "%s: block at byte %llu: expected a header "
-                      "size between 4 and the block size (%zu)", r->name,
-                      (unsigned long long)off, n);
+    return nt_fail_at(r, err, PP_EFORMAT, off,
+                      "%s: block at byte %llu: expected a header "
+                      "size between 4 and the block size (%zu)",
+                      r->name, (unsigned long long)off, n);
 }

@@ -22,14 +22,15 @@ nt_sequence_block(pp_trace_source *r, const uint8_t *body, size_t len, uint64_t 
     s->block_reordered = 0;
     if ((first = pp_u64map_get(&s->seen, key)) != NULL) {
         s->repeated_blocks++;
-        nt_warn_at(r, off, "%s: the event block at byte %llu repeats the one at byte %llu; "
-                   "skipped (its events are not counted twice)", r->name,
-                   (unsigned long long)off, (unsigned long long)(*first - 1));
+        nt_warn_at(r, off,
+                   "%s: the event block at byte %llu repeats the one at byte %llu; "
+                   "skipped (its events are not counted twice)",
+                   r->name, (unsigned long long)off, (unsigned long long)(*first - 1));
         return 1;
     }
     if (s->seen.count >= MAX_SEEN)
         pp_u64map_clear(&s->seen);
-    (void)pp_u64map_put(&s->seen, key, off + 1);   /* out of memory: only a check lost */
+    (void)pp_u64map_put(&s->seen, key, off + 1); /* out of memory: only a check lost */
     return 0;
 }
 
@@ -82,9 +83,10 @@ nt_sequence_event(pp_trace_source *r, uint64_t thread, uint32_t seq)
         if (!s->block_reordered) {
             s->block_reordered = 1;
             s->reordered_blocks++;
-            nt_warn_at(r, r->blk_off, "%s: the event block at byte %llu goes back in sequence "
-                       "numbers (thread %llu: %u after %u): blocks are out of order", r->name,
-                       (unsigned long long)r->blk_off, (unsigned long long)thread, seq,
+            nt_warn_at(r, r->blk_off,
+                       "%s: the event block at byte %llu goes back in sequence "
+                       "numbers (thread %llu: %u after %u): blocks are out of order",
+                       r->name, (unsigned long long)r->blk_off, (unsigned long long)thread, seq,
                        (uint32_t)*last);
         }
     } else {
@@ -99,7 +101,7 @@ nt_seq_log_miss(pp_trace_source *r, uint64_t thread, uint32_t seq, int from_sp)
     struct nt_seq_miss *l = nt_grow(r->seq_log, &r->seq_log_cap, r->nseq_log + 1, sizeof *l);
 
     if (!l) {
-        r->seq_unsure = 1;       /* out of memory: the merge cannot replay it */
+        r->seq_unsure = 1; /* out of memory: the merge cannot replay it */
         return;
     }
     r->seq_log = l;
@@ -123,7 +125,7 @@ nt_sequence_stacks(pp_trace_source *r, uint32_t first, uint32_t count, uint64_t 
     uint8_t *u;
 
     if (r->format != 4)
-        return 0;                /* V6 stack ids are not known to restart per region */
+        return 0; /* V6 stack ids are not known to restart per region */
     u = nt_grow(s->stack_used, &s->stack_used_cap, r->nstacks + 1, 1);
     if (!u)
         return -1;
@@ -133,14 +135,18 @@ nt_sequence_stacks(pp_trace_source *r, uint32_t first, uint32_t count, uint64_t 
     if (first != s->stack_end + 1) {
         s->missing_blocks++;
         if (first > s->stack_end + 1)
-            nt_warn_at(r, off, "%s: the stack block at byte %llu starts at stack id %u, but the "
+            nt_warn_at(r, off,
+                       "%s: the stack block at byte %llu starts at stack id %u, but the "
                        "ids before it end at %u: a stack block is missing (events naming ids "
-                       "%u-%u have no stack)", r->name, (unsigned long long)off, first,
-                       s->stack_end, s->stack_end + 1, first - 1);
+                       "%u-%u have no stack)",
+                       r->name, (unsigned long long)off, first, s->stack_end, s->stack_end + 1,
+                       first - 1);
         else
-            nt_warn_at(r, off, "%s: the stack block at byte %llu starts at stack id %u, but "
+            nt_warn_at(r, off,
+                       "%s: the stack block at byte %llu starts at stack id %u, but "
                        "ids up to %u are defined already: stack blocks are missing or out of "
-                       "order", r->name, (unsigned long long)off, first, s->stack_end);
+                       "order",
+                       r->name, (unsigned long long)off, first, s->stack_end);
     }
     if (count > 0)
         s->stack_end = first + count - 1;
@@ -176,19 +182,22 @@ nt_sequence_region_end(pp_trace_source *r)
     /* Ids inside a hole a StackBlock's first id showed are counted there. */
     if (s->undef_events > 0 && (s->undef_max > s->stack_end || r->nstacks == 0)) {
         s->missing_blocks++;
-        nt_warn_at(r, s->undef_off, "%s: %llu events from byte %llu on name stacks (up to id "
+        nt_warn_at(r, s->undef_off,
+                   "%s: %llu events from byte %llu on name stacks (up to id "
                    "%u) that no stack block of their region defines: a stack block is missing; "
-                   "those events have no stack", r->name, (unsigned long long)s->undef_events,
-                   (unsigned long long)s->undef_off, s->undef_max);
+                   "those events have no stack",
+                   r->name, (unsigned long long)s->undef_events, (unsigned long long)s->undef_off,
+                   s->undef_max);
     }
     /* A cut trace lost the events of its last stacks: the cut says so. */
     for (size_t i = 0; i < r->nstacks && !r->st.truncated; i++)
         unused += s->stack_used[i] == 0;
     if (unused > 0) {
         s->missing_blocks++;
-        nt_warn_at(r, r->pos, "%s: %llu of the %zu stacks defined before byte %llu are named by "
-                   "no event: an event block is missing", r->name, (unsigned long long)unused,
-                   r->nstacks, (unsigned long long)r->pos);
+        nt_warn_at(r, r->pos,
+                   "%s: %llu of the %zu stacks defined before byte %llu are named by "
+                   "no event: an event block is missing",
+                   r->name, (unsigned long long)unused, r->nstacks, (unsigned long long)r->pos);
     }
     s->stack_end = 0;
     s->undef_max = 0;

@@ -30,20 +30,20 @@
 #include "u64map.h"
 
 typedef struct nt_sequence {
-    pp_u64map seen;              /* block hash -> file offset (+1) */
-    int block_reordered;         /* the current block went backwards */
+    pp_u64map seen;      /* block hash -> file offset (+1) */
+    int block_reordered; /* the current block went backwards */
     uint64_t repeated_blocks;
     uint64_t reordered_blocks;
     uint64_t sequence_gaps;
-    uint64_t missing_blocks;     /* Stack/EventBlocks the stack ids prove absent */
+    uint64_t missing_blocks; /* Stack/EventBlocks the stack ids prove absent */
     /* The current region's stacks (reset at each sequence point). */
-    uint8_t *stack_used;         /* [nstacks]: 1 once an event named it */
+    uint8_t *stack_used; /* [nstacks]: 1 once an event named it */
     size_t stack_used_cap;
-    uint32_t stack_end;          /* the last stack id defined (0: none yet) */
-    uint32_t undef_max;          /* highest id named but not defined */
-    uint64_t undef_events;       /* events naming an undefined id */
-    uint64_t undef_off;          /* the first of them */
-    int region_open;             /* a stack defined or named since the last check */
+    uint32_t stack_end;    /* the last stack id defined (0: none yet) */
+    uint32_t undef_max;    /* highest id named but not defined */
+    uint64_t undef_events; /* events naming an undefined id */
+    uint64_t undef_off;    /* the first of them */
+    int region_open;       /* a stack defined or named since the last check */
 } nt_sequence;
 
 struct pp_trace_source;

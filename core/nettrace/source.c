@@ -79,19 +79,18 @@ nt_src_describe(void *src, json_t *into)
     /* 1: the process started before a rebuild (a warning: what the trace
      * measured is not what is on disk); 2: rebuilt after the trace (the
      * usual before/after flow: information for reading sources). */
-    int st_kind = pp_nt_modident_describe(&r->proc.modules, r->proc.command_line,
-                                          r->proc.runtime_dll, info.start_unix_ns,
-                                          info.start_unix_ns ? info.start_unix_ns + info.last_event_ns : 0,
-                                          o, warning, sizeof warning);
+    int st_kind = pp_nt_modident_describe(
+        &r->proc.modules, r->proc.command_line, r->proc.runtime_dll, info.start_unix_ns,
+        info.start_unix_ns ? info.start_unix_ns + info.last_event_ns : 0, o, warning,
+        sizeof warning);
     if (st_kind != 0) {
         json_t *list = json_object_get(into, "findings");
         if (list == NULL)
             json_object_set_new(into, "findings", list = json_array());
-        json_array_append_new(list, json_pack("{s:s,s:s,s:s}", "severity",
-                                              st_kind == 1 ? "warning" : "info", "code",
-                                              st_kind == 1 ? "input.stale_process"
-                                                           : "input.rebuilt_since",
-                                              "message", warning));
+        json_array_append_new(
+            list, json_pack("{s:s,s:s,s:s}", "severity", st_kind == 1 ? "warning" : "info", "code",
+                            st_kind == 1 ? "input.stale_process" : "input.rebuilt_since", "message",
+                            warning));
     }
     json_object_set_new(into, "nettrace", o);
     return PP_OK;
@@ -118,7 +117,6 @@ nt_src_close(void *src)
     pp_nettrace_close(src);
 }
 
-const pp_source_ops pp_nettrace_source_ops = {
-    "nettrace", PP_KIND_NETTRACE, nt_src_open, nt_src_next, nt_src_describe, nt_src_close,
-    nt_src_damage
-};
+const pp_source_ops pp_nettrace_source_ops = { "nettrace",   PP_KIND_NETTRACE, nt_src_open,
+                                               nt_src_next,  nt_src_describe,  nt_src_close,
+                                               nt_src_damage };

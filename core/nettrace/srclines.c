@@ -18,7 +18,8 @@
 #include "nettrace/nettrace_internal.h"
 #include "pdb/pdb.h"
 
-#define MAP_KEYWORD_HINT "capture with Microsoft-Windows-DotNETRuntime keyword 0x20000 " \
+#define MAP_KEYWORD_HINT                                                                           \
+    "capture with Microsoft-Windows-DotNETRuntime keyword 0x20000 "                                \
     "(JittedMethodILToNativeMap) at level 5, or keep the rundown (its default keywords carry the maps)"
 
 static uint8_t *
@@ -30,8 +31,9 @@ read_file(const char *path, size_t *len)
     long n = -1;
     if (fseek(f, 0, SEEK_END) == 0)
         n = ftell(f);
-    uint8_t *b = n > 0 && (unsigned long)n <= PP_PDB_MAX_FILE && fseek(f, 0, SEEK_SET) == 0
-                     ? malloc((size_t)n) : NULL;
+    uint8_t *b = n > 0 && (unsigned long)n <= PP_PDB_MAX_FILE && fseek(f, 0, SEEK_SET) == 0 ?
+                     malloc((size_t)n) :
+                     NULL;
     if (b && fread(b, 1, (size_t)n, f) != (size_t)n) {
         free(b);
         b = NULL;
@@ -60,8 +62,10 @@ accept(nt_module *mod, pp_pdb *pdb, const uint8_t want[16], const char *where)
         pp_pdb_guid_text(pdb->md.pdb_id, have);
         pp_pdb_guid_text(want, exp);
         pp_pdb_close(pdb);
-        set_why(mod, "PDB %s refused: its id %s is not the trace's %s (a PDB of another build; "
-                "no line is taken from it)", where, have, exp);
+        set_why(mod,
+                "PDB %s refused: its id %s is not the trace's %s (a PDB of another build; "
+                "no line is taken from it)",
+                where, have, exp);
         return 0;
     }
     mod->pdb = pdb;
@@ -106,7 +110,8 @@ open_pdb(pp_trace_source *r, nt_module *mod)
 {
     mod->pdb_state = -1;
     if (!strcmp(nt_module_string(r, mod->id, PP_SYM_MODULE_CLASS), "framework")) {
-        set_why(mod, "no PDB: a framework module (%s): its frames stay method-only", mod->name, "", "");
+        set_why(mod, "no PDB: a framework module (%s): its frames stay method-only", mod->name, "",
+                "");
         return;
     }
     size_t len;
@@ -122,10 +127,13 @@ open_pdb(pp_trace_source *r, nt_module *mod)
     }
     pp_pe_info pe;
     int have_pe = dll && pp_pe_read(dll, len, &pe, NULL) == PP_OK;
-    const uint8_t *want = mod->has_pdb_sig ? mod->pdb_guid : have_pe && pe.has_codeview ? pe.guid : NULL;
-    set_why(mod, "no PDB for %s: none embedded in %s, none beside it or in a PERFPIPE_SYMBOL_PATH "
-            "directory (set it to the build's output directory)", mod->name,
-            mod->path[0] ? mod->path : "(no path in the trace)", "");
+    const uint8_t *want = mod->has_pdb_sig           ? mod->pdb_guid :
+                          have_pe && pe.has_codeview ? pe.guid :
+                                                       NULL;
+    set_why(mod,
+            "no PDB for %s: none embedded in %s, none beside it or in a PERFPIPE_SYMBOL_PATH "
+            "directory (set it to the build's output directory)",
+            mod->name, mod->path[0] ? mod->path : "(no path in the trace)", "");
     if (!want) {
         set_why(mod, "no PDB for %s: the trace has no PDB id for it and %s cannot be read",
                 mod->name, mod->path[0] ? mod->path : "(no path)", "");
@@ -139,8 +147,9 @@ open_pdb(pp_trace_source *r, nt_module *mod)
     }
     if (want && mod->pdb_state != 1) {
         char name[PP_PDB_PATH_MAX + 8];
-        const char *from = have_pe && pe.pdb_path[0] ? pe.pdb_path
-                         : mod->pdb_build_path && mod->pdb_build_path[0] ? mod->pdb_build_path : NULL;
+        const char *from = have_pe && pe.pdb_path[0]                     ? pe.pdb_path :
+                           mod->pdb_build_path && mod->pdb_build_path[0] ? mod->pdb_build_path :
+                                                                           NULL;
         const char *base = from ? strrchr(from, '/') : NULL;
         if (base)
             snprintf(name, sizeof name, "%s", base + 1);
@@ -150,7 +159,8 @@ open_pdb(pp_trace_source *r, nt_module *mod)
             snprintf(name, sizeof name, "%s.pdb", mod->name);
         search_files(mod, name, want);
     }
-    if (mod->pdb_state != 1 && have_pe && pe.ready_to_run && !strncmp(mod->pdb_why, "no PDB for", 10))
+    if (mod->pdb_state != 1 && have_pe && pe.ready_to_run &&
+        !strncmp(mod->pdb_why, "no PDB for", 10))
         set_why(mod, "no PDB: %s is ReadyToRun code without a PDB", mod->name, "", "");
     free(dll);
 }
@@ -178,7 +188,8 @@ project_relative(const char *file, char *out, size_t cap)
 static const char *
 keep(pp_trace_source *r, pp_u64map *cache, uint64_t ip, const char *s)
 {
-    char **g = nt_grow(r->source_strings, &r->source_strings_cap, r->nsource_strings + 1, sizeof *g);
+    char **g = nt_grow(r->source_strings, &r->source_strings_cap, r->nsource_strings + 1,
+                       sizeof *g);
     if (!g)
         return "";
     r->source_strings = g;
@@ -224,7 +235,8 @@ nt_source_string(pp_trace_source *r, const nt_method *m, uint64_t ip, uint32_t f
     if (!m->token || pp_pdb_lookup(mod->pdb, m->token, il, &sl, &err) != PP_OK) {
         if (!why)
             return keep(r, &r->source_cache[caller], ip, "");
-        snprintf(text, sizeof text, "no source line: %s", m->token ? err.message : "the trace names no method token");
+        snprintf(text, sizeof text, "no source line: %s",
+                 m->token ? err.message : "the trace names no method token");
         return keep(r, NULL, 0, text);
     }
     if (why)

@@ -106,7 +106,7 @@ nt_methods_add_verbose(pp_trace_source *r, const pp_trace_event *ev)
     if (r->map) {
         str = (uint64_t)(p + 36 - r->map);
     } else if (r->seekable) {
-        str = r->blk_off + (uint64_t)(p + 36 - r->blk);   /* pread later */
+        str = r->blk_off + (uint64_t)(p + 36 - r->blk); /* pread later */
     } else {
         if (append_name(r, (const char *)p + 36, n - 36) < 0)
             return -1;
@@ -233,7 +233,7 @@ prepare(pp_trace_source *r)
 const char *
 pp_nettrace_symbolize(const pp_trace_source *src, uint64_t ip, uint32_t flags)
 {
-    pp_trace_source *r = (pp_trace_source *)src;   /* caches are logically const */
+    pp_trace_source *r = (pp_trace_source *)src; /* caches are logically const */
     int sig = (flags & PP_SYM_SIGNATURE) != 0;
     static const char oom[] = "?!(out of memory)";
 
@@ -332,7 +332,7 @@ nt_methods_free(pp_trace_source *r)
     arena_free(&r->sym_arena);
     pp_native_syms_free(r->native);
     r->native = NULL;
-    nt_srclines_free(r);          /* before the modules it closes PDBs of */
+    nt_srclines_free(r); /* before the modules it closes PDBs of */
     nt_modules_free(r);
     nt_ilmaps_free(r);
 }

@@ -38,14 +38,18 @@ rehash(pp_u64map *m, size_t ncap)
     n.vals = malloc(ncap * sizeof *n.vals);
     n.used = calloc(ncap, 1);
     if (!n.keys || !n.vals || !n.used) {
-        free(n.keys); free(n.vals); free(n.used);
+        free(n.keys);
+        free(n.vals);
+        free(n.used);
         return -1;
     }
     n.cap = ncap;
     for (size_t i = 0; i < m->cap; i++)
         if (m->used[i])
             pp_u64map_put(&n, m->keys[i], m->vals[i]);
-    free(m->keys); free(m->vals); free(m->used);
+    free(m->keys);
+    free(m->vals);
+    free(m->used);
     *m = n;
     return 0;
 }
@@ -53,8 +57,7 @@ rehash(pp_u64map *m, size_t ncap)
 int
 pp_u64map_put(pp_u64map *m, uint64_t key, uint64_t val)
 {
-    if ((m->count + 1) * 4 >= m->cap * 3 &&
-        rehash(m, m->cap ? m->cap * 2 : 16) < 0)
+    if ((m->count + 1) * 4 >= m->cap * 3 && rehash(m, m->cap ? m->cap * 2 : 16) < 0)
         return -1;
     for (size_t i = slot_of(key, m->cap);; i = (i + 1) & (m->cap - 1)) {
         if (!m->used[i]) {
@@ -111,6 +114,8 @@ pp_u64map_clear(pp_u64map *m)
 void
 pp_u64map_free(pp_u64map *m)
 {
-    free(m->keys); free(m->vals); free(m->used);
+    free(m->keys);
+    free(m->vals);
+    free(m->used);
     memset(m, 0, sizeof *m);
 }

@@ -10,8 +10,8 @@
 typedef struct pp_u64map {
     uint64_t *keys;
     uint64_t *vals;
-    uint8_t  *used;
-    size_t cap;                  /* power of two, or 0 */
+    uint8_t *used;
+    size_t cap; /* power of two, or 0 */
     size_t count;
 } pp_u64map;
 

@@ -38,8 +38,7 @@ choose(const pp_seq_point *pts, size_t n, int32_t il)
 }
 
 int
-pp_pdb_lookup(const pp_pdb *pdb, uint32_t token, int32_t il, pp_source_line *out,
-              pp_error *err)
+pp_pdb_lookup(const pp_pdb *pdb, uint32_t token, int32_t il, pp_source_line *out, pp_error *err)
 {
     memset(out, 0, sizeof *out);
     if (token >> 24 != PP_MD_TABLE_METHODDEF || !(token & 0xffffff)) {
@@ -95,7 +94,8 @@ pp_pdb_open_file(const char *path, pp_pdb **out, pp_error *err)
         int nomem = !buf;
         free(buf);
         fclose(f);
-        pp_error_set(err, nomem ? PP_ENOMEM : PP_EIO, "%s: %s", path, nomem ? "out of memory" : "short read");
+        pp_error_set(err, nomem ? PP_ENOMEM : PP_EIO, "%s: %s", path,
+                     nomem ? "out of memory" : "short read");
         return nomem ? PP_ENOMEM : PP_EIO;
     }
     fclose(f);
@@ -116,15 +116,15 @@ pp_pdb_check_id(const pp_pdb *pdb, const uint8_t guid[16], pp_error *err)
     char want[37], have[37];
     pp_pdb_guid_text(guid, want);
     pp_pdb_guid_text(pdb->md.pdb_id, have);
-    pp_error_set(err, PP_EFORMAT, "PDB id %s does not match the assembly's %s (a PDB of another build)",
-                 have, want);
+    pp_error_set(err, PP_EFORMAT,
+                 "PDB id %s does not match the assembly's %s (a PDB of another build)", have, want);
     return PP_EFORMAT;
 }
 
 void
 pp_pdb_guid_text(const uint8_t g[16], char out[37])
 {
-    snprintf(out, 37, "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x",
-             g[3], g[2], g[1], g[0], g[5], g[4], g[7], g[6], g[8], g[9], g[10], g[11], g[12],
-             g[13], g[14], g[15]);
+    snprintf(out, 37, "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", g[3],
+             g[2], g[1], g[0], g[5], g[4], g[7], g[6], g[8], g[9], g[10], g[11], g[12], g[13],
+             g[14], g[15]);
 }

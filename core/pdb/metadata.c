@@ -11,8 +11,13 @@
 
 #include "pdb.h"
 
-static uint16_t rd16(const uint8_t *p) { return (uint16_t)(p[0] | p[1] << 8); }
-static uint32_t rd32(const uint8_t *p)
+static uint16_t
+rd16(const uint8_t *p)
+{
+    return (uint16_t)(p[0] | p[1] << 8);
+}
+static uint32_t
+rd32(const uint8_t *p)
 {
     return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
 }
@@ -23,22 +28,76 @@ enum { C_END, C_U16, C_U32, C_STR, C_GUID, C_BLOB };
 #define T(x) (0x40 | (x))
 #define K(x) (0x80 | (x))
 enum {
-    K_TYPEDEFORREF, K_HASCONSTANT, K_HASCUSTOMATTR, K_HASFIELDMARSHAL, K_HASDECLSECURITY,
-    K_MEMBERREFPARENT, K_HASSEMANTICS, K_METHODDEFORREF, K_MEMBERFORWARDED,
-    K_IMPLEMENTATION, K_CUSTOMATTRTYPE, K_RESOLUTIONSCOPE, K_TYPEORMETHODDEF,
-    K_HASCUSTOMDEBUG, K_COUNT
+    K_TYPEDEFORREF,
+    K_HASCONSTANT,
+    K_HASCUSTOMATTR,
+    K_HASFIELDMARSHAL,
+    K_HASDECLSECURITY,
+    K_MEMBERREFPARENT,
+    K_HASSEMANTICS,
+    K_METHODDEFORREF,
+    K_MEMBERFORWARDED,
+    K_IMPLEMENTATION,
+    K_CUSTOMATTRTYPE,
+    K_RESOLUTIONSCOPE,
+    K_TYPEORMETHODDEF,
+    K_HASCUSTOMDEBUG,
+    K_COUNT
 };
 enum {
-    TB_MODULE = 0x00, TB_TYPEREF, TB_TYPEDEF, TB_FIELDPTR, TB_FIELD, TB_METHODPTR, TB_METHOD,
-    TB_PARAMPTR, TB_PARAM, TB_INTERFACEIMPL, TB_MEMBERREF, TB_CONSTANT, TB_CUSTOMATTR,
-    TB_FIELDMARSHAL, TB_DECLSECURITY, TB_CLASSLAYOUT, TB_FIELDLAYOUT, TB_STANDALONESIG,
-    TB_EVENTMAP, TB_EVENTPTR, TB_EVENT, TB_PROPERTYMAP, TB_PROPERTYPTR, TB_PROPERTY,
-    TB_METHODSEMANTICS, TB_METHODIMPL, TB_MODULEREF, TB_TYPESPEC, TB_IMPLMAP, TB_FIELDRVA,
-    TB_ENCLOG, TB_ENCMAP, TB_ASSEMBLY, TB_ASSEMBLYPROC, TB_ASSEMBLYOS, TB_ASSEMBLYREF,
-    TB_ASSEMBLYREFPROC, TB_ASSEMBLYREFOS, TB_FILE, TB_EXPORTEDTYPE, TB_MANIFESTRES,
-    TB_NESTEDCLASS, TB_GENERICPARAM, TB_METHODSPEC, TB_GENERICPARAMCONSTR,
-    TB_DOCUMENT = 0x30, TB_METHODDEBUG, TB_LOCALSCOPE, TB_LOCALVAR, TB_LOCALCONST,
-    TB_IMPORTSCOPE, TB_STATEMACHINE, TB_CUSTOMDEBUG,
+    TB_MODULE = 0x00,
+    TB_TYPEREF,
+    TB_TYPEDEF,
+    TB_FIELDPTR,
+    TB_FIELD,
+    TB_METHODPTR,
+    TB_METHOD,
+    TB_PARAMPTR,
+    TB_PARAM,
+    TB_INTERFACEIMPL,
+    TB_MEMBERREF,
+    TB_CONSTANT,
+    TB_CUSTOMATTR,
+    TB_FIELDMARSHAL,
+    TB_DECLSECURITY,
+    TB_CLASSLAYOUT,
+    TB_FIELDLAYOUT,
+    TB_STANDALONESIG,
+    TB_EVENTMAP,
+    TB_EVENTPTR,
+    TB_EVENT,
+    TB_PROPERTYMAP,
+    TB_PROPERTYPTR,
+    TB_PROPERTY,
+    TB_METHODSEMANTICS,
+    TB_METHODIMPL,
+    TB_MODULEREF,
+    TB_TYPESPEC,
+    TB_IMPLMAP,
+    TB_FIELDRVA,
+    TB_ENCLOG,
+    TB_ENCMAP,
+    TB_ASSEMBLY,
+    TB_ASSEMBLYPROC,
+    TB_ASSEMBLYOS,
+    TB_ASSEMBLYREF,
+    TB_ASSEMBLYREFPROC,
+    TB_ASSEMBLYREFOS,
+    TB_FILE,
+    TB_EXPORTEDTYPE,
+    TB_MANIFESTRES,
+    TB_NESTEDCLASS,
+    TB_GENERICPARAM,
+    TB_METHODSPEC,
+    TB_GENERICPARAMCONSTR,
+    TB_DOCUMENT = 0x30,
+    TB_METHODDEBUG,
+    TB_LOCALSCOPE,
+    TB_LOCALVAR,
+    TB_LOCALCONST,
+    TB_IMPORTSCOPE,
+    TB_STATEMACHINE,
+    TB_CUSTOMDEBUG,
     TB_NONE = 0xff
 };
 #define NCOLS 10
@@ -91,7 +150,8 @@ static const uint8_t schema[PP_MD_TABLES][NCOLS] = {
     [TB_GENERICPARAMCONSTR] = { T(TB_GENERICPARAM), K(K_TYPEDEFORREF) },
     [TB_DOCUMENT] = { C_BLOB, C_GUID, C_BLOB, C_GUID },
     [TB_METHODDEBUG] = { T(TB_DOCUMENT), C_BLOB },
-    [TB_LOCALSCOPE] = { T(TB_METHOD), T(TB_IMPORTSCOPE), T(TB_LOCALVAR), T(TB_LOCALCONST), C_U32, C_U32 },
+    [TB_LOCALSCOPE] = { T(TB_METHOD), T(TB_IMPORTSCOPE), T(TB_LOCALVAR), T(TB_LOCALCONST), C_U32,
+                        C_U32 },
     [TB_LOCALVAR] = { C_U16, C_U16, C_STR },
     [TB_LOCALCONST] = { C_STR, C_BLOB },
     [TB_IMPORTSCOPE] = { T(TB_IMPORTSCOPE), C_BLOB },
@@ -109,13 +169,19 @@ typedef struct coded_kind {
 static const coded_kind coded[K_COUNT] = {
     [K_TYPEDEFORREF] = { 2, 3, { TB_TYPEDEF, TB_TYPEREF, TB_TYPESPEC } },
     [K_HASCONSTANT] = { 2, 3, { TB_FIELD, TB_PARAM, TB_PROPERTY } },
-    [K_HASCUSTOMATTR] = { 5, 22, { TB_METHOD, TB_FIELD, TB_TYPEREF, TB_TYPEDEF, TB_PARAM,
-        TB_INTERFACEIMPL, TB_MEMBERREF, TB_MODULE, TB_DECLSECURITY, TB_PROPERTY, TB_EVENT,
-        TB_STANDALONESIG, TB_MODULEREF, TB_TYPESPEC, TB_ASSEMBLY, TB_ASSEMBLYREF, TB_FILE,
-        TB_EXPORTEDTYPE, TB_MANIFESTRES, TB_GENERICPARAM, TB_GENERICPARAMCONSTR, TB_METHODSPEC } },
+    [K_HASCUSTOMATTR] = { 5, 22, { TB_METHOD,      TB_FIELD,        TB_TYPEREF,
+                                   TB_TYPEDEF,     TB_PARAM,        TB_INTERFACEIMPL,
+                                   TB_MEMBERREF,   TB_MODULE,       TB_DECLSECURITY,
+                                   TB_PROPERTY,    TB_EVENT,        TB_STANDALONESIG,
+                                   TB_MODULEREF,   TB_TYPESPEC,     TB_ASSEMBLY,
+                                   TB_ASSEMBLYREF, TB_FILE,         TB_EXPORTEDTYPE,
+                                   TB_MANIFESTRES, TB_GENERICPARAM, TB_GENERICPARAMCONSTR,
+                                   TB_METHODSPEC } },
     [K_HASFIELDMARSHAL] = { 1, 2, { TB_FIELD, TB_PARAM } },
     [K_HASDECLSECURITY] = { 2, 3, { TB_TYPEDEF, TB_METHOD, TB_ASSEMBLY } },
-    [K_MEMBERREFPARENT] = { 3, 5, { TB_TYPEDEF, TB_TYPEREF, TB_MODULEREF, TB_METHOD, TB_TYPESPEC } },
+    [K_MEMBERREFPARENT] = { 3,
+                            5,
+                            { TB_TYPEDEF, TB_TYPEREF, TB_MODULEREF, TB_METHOD, TB_TYPESPEC } },
     [K_HASSEMANTICS] = { 1, 2, { TB_EVENT, TB_PROPERTY } },
     [K_METHODDEFORREF] = { 1, 2, { TB_METHOD, TB_MEMBERREF } },
     [K_MEMBERFORWARDED] = { 1, 2, { TB_FIELD, TB_METHOD } },
@@ -123,11 +189,15 @@ static const coded_kind coded[K_COUNT] = {
     [K_CUSTOMATTRTYPE] = { 3, 5, { TB_NONE, TB_NONE, TB_METHOD, TB_MEMBERREF, TB_NONE } },
     [K_RESOLUTIONSCOPE] = { 2, 4, { TB_MODULE, TB_MODULEREF, TB_ASSEMBLYREF, TB_TYPEREF } },
     [K_TYPEORMETHODDEF] = { 1, 2, { TB_TYPEDEF, TB_METHOD } },
-    [K_HASCUSTOMDEBUG] = { 5, 27, { TB_METHOD, TB_FIELD, TB_TYPEREF, TB_TYPEDEF, TB_PARAM,
-        TB_INTERFACEIMPL, TB_MEMBERREF, TB_MODULE, TB_DECLSECURITY, TB_PROPERTY, TB_EVENT,
-        TB_STANDALONESIG, TB_MODULEREF, TB_TYPESPEC, TB_ASSEMBLY, TB_ASSEMBLYREF, TB_FILE,
-        TB_EXPORTEDTYPE, TB_MANIFESTRES, TB_GENERICPARAM, TB_GENERICPARAMCONSTR, TB_METHODSPEC,
-        TB_DOCUMENT, TB_LOCALSCOPE, TB_LOCALVAR, TB_LOCALCONST, TB_IMPORTSCOPE } },
+    [K_HASCUSTOMDEBUG] = { 5, 27, { TB_METHOD,      TB_FIELD,        TB_TYPEREF,
+                                    TB_TYPEDEF,     TB_PARAM,        TB_INTERFACEIMPL,
+                                    TB_MEMBERREF,   TB_MODULE,       TB_DECLSECURITY,
+                                    TB_PROPERTY,    TB_EVENT,        TB_STANDALONESIG,
+                                    TB_MODULEREF,   TB_TYPESPEC,     TB_ASSEMBLY,
+                                    TB_ASSEMBLYREF, TB_FILE,         TB_EXPORTEDTYPE,
+                                    TB_MANIFESTRES, TB_GENERICPARAM, TB_GENERICPARAMCONSTR,
+                                    TB_METHODSPEC,  TB_DOCUMENT,     TB_LOCALSCOPE,
+                                    TB_LOCALVAR,    TB_LOCALCONST,   TB_IMPORTSCOPE } },
 };
 
 static unsigned
@@ -161,8 +231,9 @@ static int
 set_heap(pp_md *md, pp_md_heap *h, const stream_hdr *s, pp_error *err)
 {
     if (s->off > md->len || s->size > md->len - s->off) {
-        pp_error_set_at(err, PP_EFORMAT, s->off, "metadata stream %s (%u bytes at %u) runs past the end",
-                        s->name, s->size, s->off);
+        pp_error_set_at(err, PP_EFORMAT, s->off,
+                        "metadata stream %s (%u bytes at %u) runs past the end", s->name, s->size,
+                        s->off);
         return PP_EFORMAT;
     }
     h->p = md->base + s->off;
@@ -222,13 +293,14 @@ read_tables(pp_md *md, pp_error *err)
             return PP_EFORMAT;
         }
         if (t >= 0x38 || (t > 0x2c && t < 0x30)) {
-            pp_error_set_at(err, PP_EUNSUPPORTED, base + at, "#~ stream: table 0x%02x is not an ECMA-335 or portable PDB table", t);
+            pp_error_set_at(err, PP_EUNSUPPORTED, base + at,
+                            "#~ stream: table 0x%02x is not an ECMA-335 or portable PDB table", t);
             return PP_EUNSUPPORTED;
         }
         md->rows[t] = md->size_rows[t] = rd32(p + at);
         at += 4;
     }
-    if (heaps & 0x40)  /* "extra data": 4 bytes after the row counts (EnC) */
+    if (heaps & 0x40) /* "extra data": 4 bytes after the row counts (EnC) */
         at = n - at < 4 ? n + 1 : at + 4;
     for (unsigned t = 0; t < PP_MD_TABLES; t++) {
         uint32_t w = 0;
@@ -256,7 +328,8 @@ read_stream_headers(pp_md *md, const uint8_t *p, const uint8_t *end, unsigned co
     for (unsigned i = 0; i < count; i++) {
         stream_hdr s;
         if (end - p < 9) {
-            pp_error_set_at(err, PP_EFORMAT, p - md->base, "metadata stream header %u runs past the end", i);
+            pp_error_set_at(err, PP_EFORMAT, p - md->base,
+                            "metadata stream header %u runs past the end", i);
             return PP_EFORMAT;
         }
         s.off = rd32(p);
@@ -266,7 +339,8 @@ read_stream_headers(pp_md *md, const uint8_t *p, const uint8_t *end, unsigned co
         while (p + k < end && p[k] && k < sizeof s.name - 1)
             k++;
         if (p + k >= end || p[k]) {
-            pp_error_set_at(err, PP_EFORMAT, p - md->base, "metadata stream header %u: name not ended", i);
+            pp_error_set_at(err, PP_EFORMAT, p - md->base,
+                            "metadata stream header %u: name not ended", i);
             return PP_EFORMAT;
         }
         memcpy(s.name, p, k + 1);
@@ -274,11 +348,12 @@ read_stream_headers(pp_md *md, const uint8_t *p, const uint8_t *end, unsigned co
         if ((size_t)(end - p) < padded)
             padded = (size_t)(end - p);
         p += padded;
-        pp_md_heap *h = !strcmp(s.name, "#~") || !strcmp(s.name, "#-") ? &md->tables
-                      : !strcmp(s.name, "#Strings") ? &md->strings
-                      : !strcmp(s.name, "#Blob") ? &md->blob
-                      : !strcmp(s.name, "#GUID") ? &md->guid
-                      : !strcmp(s.name, "#Pdb") ? pdb : NULL;
+        pp_md_heap *h = !strcmp(s.name, "#~") || !strcmp(s.name, "#-") ? &md->tables :
+                        !strcmp(s.name, "#Strings")                    ? &md->strings :
+                        !strcmp(s.name, "#Blob")                       ? &md->blob :
+                        !strcmp(s.name, "#GUID")                       ? &md->guid :
+                        !strcmp(s.name, "#Pdb")                        ? pdb :
+                                                                         NULL;
         if (h && set_heap(md, h, &s, err) != PP_OK)
             return PP_EFORMAT;
     }
@@ -297,7 +372,8 @@ pp_md_open(const uint8_t *buf, size_t len, pp_md *md, pp_error *err)
     }
     uint32_t vlen = rd32(buf + 12);
     if (vlen > len - 16 || len - 16 - vlen < 4) {
-        pp_error_set_at(err, PP_EFORMAT, 12, "metadata root: version string of %u bytes runs past the end", vlen);
+        pp_error_set_at(err, PP_EFORMAT, 12,
+                        "metadata root: version string of %u bytes runs past the end", vlen);
         return PP_EFORMAT;
     }
     const uint8_t *p = buf + 16 + vlen;
@@ -325,7 +401,8 @@ int
 pp_md_cell(const pp_md *md, unsigned table, uint32_t row, unsigned col, uint32_t *val,
            pp_error *err)
 {
-    if (table >= PP_MD_TABLES || !row || row > md->rows[table] || col >= NCOLS || !schema[table][col]) {
+    if (table >= PP_MD_TABLES || !row || row > md->rows[table] || col >= NCOLS ||
+        !schema[table][col]) {
         pp_error_set(err, PP_EFORMAT, "metadata: no row %u (column %u) in table 0x%02x (%u rows)",
                      row, col, table, table < PP_MD_TABLES ? md->rows[table] : 0);
         return PP_EFORMAT;
@@ -381,7 +458,8 @@ int
 pp_md_blob(const pp_md *md, uint32_t idx, const uint8_t **p, uint32_t *n, pp_error *err)
 {
     if (idx >= md->blob.len) {
-        pp_error_set(err, PP_EFORMAT, "#Blob index %u is past the heap's %u bytes", idx, md->blob.len);
+        pp_error_set(err, PP_EFORMAT, "#Blob index %u is past the heap's %u bytes", idx,
+                     md->blob.len);
         return PP_EFORMAT;
     }
     const uint8_t *q = md->blob.p + idx, *end = md->blob.p + md->blob.len;
@@ -403,7 +481,8 @@ pp_md_guid(const pp_md *md, uint32_t idx, const uint8_t **g, pp_error *err)
     if (!idx)
         return PP_OK;
     if (idx > md->guid.len / 16) {
-        pp_error_set(err, PP_EFORMAT, "#GUID index %u is past the heap's %u entries", idx, md->guid.len / 16);
+        pp_error_set(err, PP_EFORMAT, "#GUID index %u is past the heap's %u entries", idx,
+                     md->guid.len / 16);
         return PP_EFORMAT;
     }
     *g = md->guid.p + (size_t)(idx - 1) * 16;
@@ -414,8 +493,9 @@ int
 pp_md_string(const pp_md *md, uint32_t idx, const char **s, pp_error *err)
 {
     if (idx >= md->strings.len || !memchr(md->strings.p + idx, '\0', md->strings.len - idx)) {
-        pp_error_set(err, PP_EFORMAT, "#Strings index %u: no string ends inside the heap's %u bytes",
-                     idx, md->strings.len);
+        pp_error_set(err, PP_EFORMAT,
+                     "#Strings index %u: no string ends inside the heap's %u bytes", idx,
+                     md->strings.len);
         return PP_EFORMAT;
     }
     *s = (const char *)md->strings.p + idx;

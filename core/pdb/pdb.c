@@ -25,7 +25,8 @@ pp_pdb_open_memory(uint8_t *buf, size_t len, int own, pp_pdb **out, pp_error *er
     pdb->owned = own ? buf : NULL;
     int rc = pp_md_open(buf, len, &pdb->md, err);
     if (rc == PP_OK && !pdb->md.has_pdb_stream) {
-        pp_error_set(err, PP_EFORMAT, "metadata without a #Pdb stream: an assembly, not a portable PDB");
+        pp_error_set(err, PP_EFORMAT,
+                     "metadata without a #Pdb stream: an assembly, not a portable PDB");
         rc = PP_EFORMAT;
     }
     if (rc != PP_OK) {
@@ -55,7 +56,7 @@ bad_blob(const pp_pdb *pdb, uint32_t method, const uint8_t *at, pp_error *err)
 
 typedef struct sp_state {
     uint32_t il, doc;
-    int32_t line, col;      /* previous visible point's start */
+    int32_t line, col; /* previous visible point's start */
     int seen_visible;
 } sp_state;
 

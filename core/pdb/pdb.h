@@ -30,18 +30,18 @@
 /* ---- pe.c ----------------------------------------------------------------- */
 
 typedef struct pp_pe_info {
-    int has_cli;                /* a CLI (COR20) header: a managed assembly */
-    int ready_to_run;           /* COR20 ManagedNativeHeader names an RTR header */
-    int has_codeview;           /* a CodeView RSDS debug entry */
-    int portable;               /* ... whose version says portable PDB */
-    uint8_t guid[16];           /* RSDS signature, as stored (Windows GUID layout) */
+    int has_cli;      /* a CLI (COR20) header: a managed assembly */
+    int ready_to_run; /* COR20 ManagedNativeHeader names an RTR header */
+    int has_codeview; /* a CodeView RSDS debug entry */
+    int portable;     /* ... whose version says portable PDB */
+    uint8_t guid[16]; /* RSDS signature, as stored (Windows GUID layout) */
     uint32_t age;
-    uint32_t stamp;             /* the entry's TimeDateStamp: portable PDB id's tail */
+    uint32_t stamp; /* the entry's TimeDateStamp: portable PDB id's tail */
     char pdb_path[PP_PDB_PATH_MAX];
-    const uint8_t *embedded;    /* deflate data of an embedded PDB, or NULL */
+    const uint8_t *embedded; /* deflate data of an embedded PDB, or NULL */
     size_t embedded_len;
-    uint32_t embedded_size;     /* its uncompressed size */
-    const uint8_t *metadata;    /* the CLI header's metadata root, or NULL */
+    uint32_t embedded_size;  /* its uncompressed size */
+    const uint8_t *metadata; /* the CLI header's metadata root, or NULL */
     size_t metadata_len;
 } pp_pe_info;
 
@@ -75,10 +75,10 @@ typedef struct pp_md {
     size_t len;
     pp_md_heap strings, blob, guid, tables;
     int has_pdb_stream;
-    uint8_t pdb_id[20];         /* #Pdb: GUID + stamp */
-    uint32_t rows[PP_MD_TABLES];        /* rows present in this file's #~ */
-    uint32_t size_rows[PP_MD_TABLES];   /* rows that size the indices (#Pdb adds the assembly's) */
-    uint8_t str_w, guid_w, blob_w;      /* heap index widths: 2 or 4 */
+    uint8_t pdb_id[20];               /* #Pdb: GUID + stamp */
+    uint32_t rows[PP_MD_TABLES];      /* rows present in this file's #~ */
+    uint32_t size_rows[PP_MD_TABLES]; /* rows that size the indices (#Pdb adds the assembly's) */
+    uint8_t str_w, guid_w, blob_w;    /* heap index widths: 2 or 4 */
     uint32_t row_size[PP_MD_TABLES];
     const uint8_t *table[PP_MD_TABLES]; /* first row of each present table */
 } pp_md;
@@ -89,12 +89,11 @@ int pp_md_open(const uint8_t *buf, size_t len, pp_md *md, pp_error *err);
 
 /* Column col (0-based) of row (1-based) of table: *val. PP_EFORMAT when the
  * row or column does not exist. */
-int pp_md_cell(const pp_md *md, unsigned table, uint32_t row, unsigned col,
-               uint32_t *val, pp_error *err);
+int pp_md_cell(const pp_md *md, unsigned table, uint32_t row, unsigned col, uint32_t *val,
+               pp_error *err);
 
 /* The blob at heap index idx: *p, *n (its length prefix decoded). */
-int pp_md_blob(const pp_md *md, uint32_t idx, const uint8_t **p, uint32_t *n,
-               pp_error *err);
+int pp_md_blob(const pp_md *md, uint32_t idx, const uint8_t **p, uint32_t *n, pp_error *err);
 
 /* The NUL-ended string at #Strings index idx. */
 int pp_md_string(const pp_md *md, uint32_t idx, const char **s, pp_error *err);
@@ -111,13 +110,13 @@ int pp_md_int(const uint8_t **p, const uint8_t *end, int32_t *v);
 
 typedef struct pp_seq_point {
     uint32_t il_offset;
-    uint32_t document;          /* Document row */
-    uint32_t start_line, end_line;   /* PP_PDB_HIDDEN_LINE when hidden */
+    uint32_t document;             /* Document row */
+    uint32_t start_line, end_line; /* PP_PDB_HIDDEN_LINE when hidden */
     uint32_t start_col, end_col;
 } pp_seq_point;
 
 typedef struct pp_pdb {
-    uint8_t *owned;             /* the bytes md points into, when owned */
+    uint8_t *owned; /* the bytes md points into, when owned */
     pp_md md;
 } pp_pdb;
 
@@ -128,12 +127,11 @@ void pp_pdb_close(pp_pdb *pdb);
 
 /* The sequence points of MethodDef row method (1-based), in blob order, in
  * a malloc'ed array (*pts NULL and *n 0 when the method has none). */
-int pp_pdb_sequence_points(const pp_pdb *pdb, uint32_t method, pp_seq_point **pts,
-                           size_t *n, pp_error *err);
+int pp_pdb_sequence_points(const pp_pdb *pdb, uint32_t method, pp_seq_point **pts, size_t *n,
+                           pp_error *err);
 
 /* Document row doc's name (its parts joined by its separator) into buf. */
-int pp_pdb_document_name(const pp_pdb *pdb, uint32_t doc, char *buf, size_t cap,
-                         pp_error *err);
+int pp_pdb_document_name(const pp_pdb *pdb, uint32_t doc, char *buf, size_t cap, pp_error *err);
 
 /* ---- lookup.c ------------------------------------------------------------- */
 
@@ -141,13 +139,13 @@ typedef struct pp_source_line {
     char file[PP_PDB_PATH_MAX];
     uint32_t line, column;
     uint32_t end_line, end_column;
-    uint32_t il_offset;         /* the sequence point's own IL offset */
+    uint32_t il_offset; /* the sequence point's own IL offset */
 } pp_source_line;
 
 /* IL offsets of the IL-to-native map's special entries. */
 #define PP_IL_NO_MAPPING (-1)
-#define PP_IL_PROLOG (-2)
-#define PP_IL_EPILOG (-3)
+#define PP_IL_PROLOG     (-2)
+#define PP_IL_EPILOG     (-3)
 
 /* The source line of IL offset il in method token (0x06xxxxxx): the last
  * visible sequence point at or before il (the prolog: the method's first,

@@ -13,16 +13,21 @@
 
 #include "pdb.h"
 
-#define DEBUG_TYPE_CODEVIEW 2
+#define DEBUG_TYPE_CODEVIEW     2
 #define DEBUG_TYPE_EMBEDDED_PDB 17
-#define DIR_DEBUG 6
-#define DIR_CLI 14
+#define DIR_DEBUG               6
+#define DIR_CLI                 14
 #define PORTABLE_CODEVIEW_MINOR 0x504d
 /* deflate cannot expand its input more than this. */
 #define DEFLATE_MAX_RATIO 1032u
 
-static uint16_t rd16(const uint8_t *p) { return (uint16_t)(p[0] | p[1] << 8); }
-static uint32_t rd32(const uint8_t *p)
+static uint16_t
+rd16(const uint8_t *p)
+{
+    return (uint16_t)(p[0] | p[1] << 8);
+}
+static uint32_t
+rd32(const uint8_t *p)
 {
     return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
 }
@@ -141,7 +146,8 @@ pp_pe_read(const uint8_t *buf, size_t len, pp_pe_info *out, pp_error *err)
     }
     uint32_t pe = rd32(buf + 0x3c);
     if (pe > len || len - pe < 24 || memcmp(buf + pe, "PE\0\0", 4) != 0) {
-        pp_error_set_at(err, PP_EFORMAT, 0x3c, "not a PE file: no 'PE' signature at the offset byte 0x3c names");
+        pp_error_set_at(err, PP_EFORMAT, 0x3c,
+                        "not a PE file: no 'PE' signature at the offset byte 0x3c names");
         return PP_EFORMAT;
     }
     pe_sections s;
@@ -149,22 +155,24 @@ pp_pe_read(const uint8_t *buf, size_t len, pp_pe_info *out, pp_error *err)
     uint32_t opt_size = rd16(buf + pe + 20);
     size_t opt = (size_t)pe + 24;
     if (opt_size < 2 || opt_size > len - opt) {
-        pp_error_set_at(err, PP_EFORMAT, (int64_t)opt, "PE optional header runs past the end of the file");
+        pp_error_set_at(err, PP_EFORMAT, (int64_t)opt,
+                        "PE optional header runs past the end of the file");
         return PP_EFORMAT;
     }
     uint16_t magic = rd16(buf + opt);
     size_t ndirs_at = magic == 0x20b ? 108 : magic == 0x10b ? 92 : 0;
     if (!ndirs_at || opt_size < ndirs_at + 4) {
-        pp_error_set_at(err, PP_EFORMAT, (int64_t)opt, "PE optional header: magic 0x%x, %u bytes: expected PE32 or PE32+",
-                        magic, opt_size);
+        pp_error_set_at(err, PP_EFORMAT, (int64_t)opt,
+                        "PE optional header: magic 0x%x, %u bytes: expected PE32 or PE32+", magic,
+                        opt_size);
         return PP_EFORMAT;
     }
     uint32_t ndirs = rd32(buf + opt + ndirs_at);
     size_t dirs = opt + ndirs_at + 4;
     size_t sect = opt + opt_size;
     if ((uint64_t)s.count * 40 > len - sect) {
-        pp_error_set_at(err, PP_EFORMAT, (int64_t)sect, "PE section table (%u sections) runs past the end of the file",
-                        s.count);
+        pp_error_set_at(err, PP_EFORMAT, (int64_t)sect,
+                        "PE section table (%u sections) runs past the end of the file", s.count);
         return PP_EFORMAT;
     }
     s.table = buf + sect;
@@ -187,7 +195,8 @@ pp_pe_inflate_pdb(const pp_pe_info *pe, uint8_t **out, size_t *out_len, pp_error
     }
     uint64_t bound = (uint64_t)pe->embedded_len * DEFLATE_MAX_RATIO;
     if (!pe->embedded_size || pe->embedded_size > bound || pe->embedded_size > PP_PDB_MAX_FILE) {
-        pp_error_set(err, PP_EFORMAT, "embedded PDB: uncompressed size %u is impossible for %zu compressed bytes",
+        pp_error_set(err, PP_EFORMAT,
+                     "embedded PDB: uncompressed size %u is impossible for %zu compressed bytes",
                      pe->embedded_size, pe->embedded_len);
         return PP_EFORMAT;
     }
@@ -214,7 +223,9 @@ pp_pe_inflate_pdb(const pp_pe_info *pe, uint8_t **out, size_t *out_len, pp_error
     if (rc != Z_STREAM_END || got != pe->embedded_size) {
         free(dst);
         pp_error_set(err, PP_EFORMAT, "embedded PDB: deflate data is damaged (%s; %zu of %u bytes)",
-                     rc == Z_STREAM_END ? "short" : rc == Z_BUF_ERROR ? "longer than announced" : "invalid",
+                     rc == Z_STREAM_END ? "short" :
+                     rc == Z_BUF_ERROR  ? "longer than announced" :
+                                          "invalid",
                      got, pe->embedded_size);
         return PP_EFORMAT;
     }

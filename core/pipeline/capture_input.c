@@ -11,9 +11,10 @@
 
 #include "pipeline/internal.h"
 
-static const char *const capture_keys[] = { "pid", "process", "port", "profile", "providers",
-                                            "counters", "interval", "duration", "keep",
-                                            "follow_child", "buffersize", "delay", "timeout", NULL };
+static const char *const capture_keys[] = {
+    "pid",      "process", "port",         "profile",    "providers", "counters", "interval",
+    "duration", "keep",    "follow_child", "buffersize", "delay",     "timeout",  NULL
+};
 
 static int
 append(char **buf, size_t *len, size_t *cap, const char *s)
@@ -59,7 +60,8 @@ pp_pipe_capture_path(const char *file, const pp_ynode *m, char **path, pp_error 
     size_t len = 0, cap = 0;
 
     if (m->type != PP_YNODE_MAPPING)
-        return pp_pipe_error(err, PP_EINVAL, file, m->pos, "expected a mapping for 'capture' "
+        return pp_pipe_error(err, PP_EINVAL, file, m->pos,
+                             "expected a mapping for 'capture' "
                              "(pid or process or port, profile, duration, keep...), got %s",
                              pp_ynode_type_name(m));
     if (append(&buf, &len, &cap, "capture:") < 0)
@@ -71,10 +73,12 @@ pp_pipe_capture_path(const char *file, const pp_ynode *m, char **path, pp_error 
             known |= strcmp(key->text, capture_keys[i]) == 0;
         if (!known) {
             free(buf);
-            return pp_pipe_error(err, PP_EINVAL, file, key->pos, "unknown key '%s' in "
+            return pp_pipe_error(err, PP_EINVAL, file, key->pos,
+                                 "unknown key '%s' in "
                                  "'capture'; expected one of: pid, process, port, profile, "
                                  "providers, counters, interval, duration, keep, follow_child, "
-                                 "buffersize, delay, timeout", key->text);
+                                 "buffersize, delay, timeout",
+                                 key->text);
         }
         if (append(&buf, &len, &cap, key->text) < 0 || append(&buf, &len, &cap, "=") < 0)
             goto oom;
@@ -85,8 +89,10 @@ pp_pipe_capture_path(const char *file, const pp_ynode *m, char **path, pp_error 
             if (v->type != PP_YNODE_SCALAR || pp_ynode_is_null(v) || v->text[0] == '\0' ||
                 strchr(v->text, '\n')) {
                 free(buf);
-                return pp_pipe_error(err, PP_EINVAL, file, v->pos, "expected a one-line value "
-                                     "(or a list of them) for capture key '%s'", key->text);
+                return pp_pipe_error(err, PP_EINVAL, file, v->pos,
+                                     "expected a one-line value "
+                                     "(or a list of them) for capture key '%s'",
+                                     key->text);
             }
             if ((i && append(&buf, &len, &cap, ",") < 0) ||
                 append_value(&buf, &len, &cap, v->text) < 0)

@@ -25,8 +25,8 @@ pp_pipe_error(pp_error *err, int code, const char *file, pp_pos pos, const char 
     else if (pos.line == 0)
         pp_error_set(err, code, "%s: %s", file, msg);
     else
-        pp_error_set(err, code, "%s:%u:%u: %s", file, (unsigned)pos.line,
-                     (unsigned)pos.column, msg);
+        pp_error_set(err, code, "%s:%u:%u: %s", file, (unsigned)pos.line, (unsigned)pos.column,
+                     msg);
     err->line = pos.line;
     err->column = pos.column;
     return code;
@@ -92,8 +92,8 @@ pp_pipe_nearest(const char *word, const char *const *candidates, size_t n)
 }
 
 int
-pp_pipe_unknown(pp_error *err, const char *file, pp_pos pos, const char *word,
-                const char *what, const char *where, const char *const *valid)
+pp_pipe_unknown(pp_error *err, const char *file, pp_pos pos, const char *word, const char *what,
+                const char *where, const char *const *valid)
 {
     char list[512];
     size_t used = 0;
@@ -109,8 +109,8 @@ pp_pipe_unknown(pp_error *err, const char *file, pp_pos pos, const char *word,
     }
     if (near != NULL)
         return pp_pipe_error(err, PP_EINVAL, file, pos,
-                             "unknown %s '%s'%s%s (did you mean '%s'?); expected one of: %s",
-                             what, word, in, in[0] ? where : "", near, list);
+                             "unknown %s '%s'%s%s (did you mean '%s'?); expected one of: %s", what,
+                             word, in, in[0] ? where : "", near, list);
     return pp_pipe_error(err, PP_EINVAL, file, pos, "unknown %s '%s'%s%s; expected one of: %s",
                          what, word, in, in[0] ? where : "", list);
 }

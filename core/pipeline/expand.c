@@ -46,8 +46,7 @@ name_char(char c, int first)
 }
 
 int
-pp_expand(const char *text, pp_expand_lookup_fn lookup, void *user, char **out,
-          char **bad_name)
+pp_expand(const char *text, pp_expand_lookup_fn lookup, void *user, char **out, char **bad_name)
 {
     sbuf b = { NULL, 0, 0 };
     const char *p = text;
@@ -64,12 +63,12 @@ pp_expand(const char *text, pp_expand_lookup_fn lookup, void *user, char **out,
         rc = sbuf_add(&b, p, (size_t)(dollar - p));
         if (rc != PP_OK)
             break;
-        if (dollar[1] == '$') {            /* $$ -> $ */
+        if (dollar[1] == '$') { /* $$ -> $ */
             rc = sbuf_add(&b, "$", 1);
             p = dollar + 2;
             continue;
         }
-        if (dollar[1] != '{') {            /* a lone $ is just a character */
+        if (dollar[1] != '{') { /* a lone $ is just a character */
             rc = sbuf_add(&b, "$", 1);
             p = dollar + 1;
             continue;
@@ -78,7 +77,7 @@ pp_expand(const char *text, pp_expand_lookup_fn lookup, void *user, char **out,
         while (name_char(*q, q == name))
             q++;
         if (*q != '}' || q == name) {
-            rc = PP_EINVAL;               /* malformed: *bad_name stays NULL */
+            rc = PP_EINVAL; /* malformed: *bad_name stays NULL */
             break;
         }
         char *key = strndup(name, (size_t)(q - name));

@@ -24,8 +24,8 @@ base_name(const char *path)
     char *s = strndup(b, len);
     /* Only characters a name may hold; anything else becomes '_'. */
     for (char *q = s; q && *q; q++)
-        if (!((*q >= 'A' && *q <= 'Z') || (*q >= 'a' && *q <= 'z') ||
-              (*q >= '0' && *q <= '9') || *q == '_' || *q == '.' || *q == '-'))
+        if (!((*q >= 'A' && *q <= 'Z') || (*q >= 'a' && *q <= 'z') || (*q >= '0' && *q <= '9') ||
+              *q == '_' || *q == '.' || *q == '-'))
             *q = '_';
     if (s != NULL && *s == '\0') {
         free(s);
@@ -89,8 +89,7 @@ pp_pipeline_load_file(const char *path, const pp_pipeline_vars *vars, pp_pipelin
     }
     len = fread(buf, 1, PP_YAML_MAX_BYTES + 1, f);
     if (ferror(f)) {
-        rc = pp_pipe_error(err, PP_EIO, path, (pp_pos){ 0, 0 }, "cannot read: %s",
-                           strerror(errno));
+        rc = pp_pipe_error(err, PP_EIO, path, (pp_pos){ 0, 0 }, "cannot read: %s", strerror(errno));
         fclose(f);
         free(buf);
         return rc;

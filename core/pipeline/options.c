@@ -23,10 +23,10 @@ typedef struct opt_value {
     int b;
     int64_t i;
     double d;
-    char *s;                      /* string */
-    char **items;                 /* string list */
+    char *s;      /* string */
+    char **items; /* string list */
     uint32_t count;
-    char *text;                   /* canonical text, built lazily */
+    char *text; /* canonical text, built lazily */
 } opt_value;
 
 struct pp_options {
@@ -38,12 +38,12 @@ const char *
 pp_option_type_name(uint32_t type)
 {
     switch (type) {
-    case PP_OPT_BOOL:        return "bool";
-    case PP_OPT_INT:         return "int";
-    case PP_OPT_DOUBLE:      return "double";
-    case PP_OPT_STRING:      return "string";
+    case PP_OPT_BOOL: return "bool";
+    case PP_OPT_INT: return "int";
+    case PP_OPT_DOUBLE: return "double";
+    case PP_OPT_STRING: return "string";
     case PP_OPT_STRING_LIST: return "string list";
-    default:                 return "?";
+    default: return "?";
     }
 }
 
@@ -97,7 +97,7 @@ pp_option_parse_double(const char *t, double *out)
     if (*p == '-' || *p == '+')
         p++;
     if (!((*p >= '0' && *p <= '9') || *p == '.'))
-        return PP_EINVAL;     /* no blanks, no "inf"/"nan" */
+        return PP_EINVAL; /* no blanks, no "inf"/"nan" */
     errno = 0;
     v = strtod(t, &end);
     if (errno == ERANGE || *end != '\0' || !isfinite(v))
@@ -184,34 +184,34 @@ list_from_commas(opt_value *v, const char *text)
 
 /* Parse one scalar into v according to its declared type. */
 static int
-value_set_scalar(opt_value *v, const char *stage_hint, const char *text, int comma_list,
-                 where w, pp_error *err)
+value_set_scalar(opt_value *v, const char *stage_hint, const char *text, int comma_list, where w,
+                 pp_error *err)
 {
     const pp_option_decl *d = v->decl;
     int rc = PP_OK;
 
     if (strlen(text) > OPT_TEXT_MAX)
         return pp_pipe_error(err, PP_ELIMIT, w.file, w.pos,
-                             "value of option '%s' is longer than %u bytes", d->name,
-                             OPT_TEXT_MAX);
+                             "value of option '%s' is longer than %u bytes", d->name, OPT_TEXT_MAX);
     switch (d->type) {
     case PP_OPT_BOOL:
         if (pp_option_parse_bool(text, &v->b) != PP_OK)
-            return pp_pipe_error(err, PP_EINVAL, w.file, w.pos,
-                                 "option '%s'%s expects a bool (true/false, yes/no, on/off), got '%s'",
-                                 d->name, stage_hint, text);
+            return pp_pipe_error(
+                err, PP_EINVAL, w.file, w.pos,
+                "option '%s'%s expects a bool (true/false, yes/no, on/off), got '%s'", d->name,
+                stage_hint, text);
         break;
     case PP_OPT_INT:
         if (pp_option_parse_int(text, &v->i) != PP_OK)
             return pp_pipe_error(err, PP_EINVAL, w.file, w.pos,
-                                 "option '%s'%s expects an integer, got '%s'", d->name,
-                                 stage_hint, text);
+                                 "option '%s'%s expects an integer, got '%s'", d->name, stage_hint,
+                                 text);
         break;
     case PP_OPT_DOUBLE:
         if (pp_option_parse_double(text, &v->d) != PP_OK)
             return pp_pipe_error(err, PP_EINVAL, w.file, w.pos,
-                                 "option '%s'%s expects a number, got '%s'", d->name,
-                                 stage_hint, text);
+                                 "option '%s'%s expects a number, got '%s'", d->name, stage_hint,
+                                 text);
         break;
     case PP_OPT_STRING:
         v->s = strdup(text);
@@ -225,7 +225,8 @@ value_set_scalar(opt_value *v, const char *stage_hint, const char *text, int com
             if (strchr(text, ',') != NULL)
                 return pp_pipe_error(err, PP_EINVAL, w.file, w.pos,
                                      "option '%s'%s expects a list; write it as a YAML list "
-                                     "([a, b]) rather than '%s'", d->name, stage_hint, text);
+                                     "([a, b]) rather than '%s'",
+                                     d->name, stage_hint, text);
             rc = list_push(v, text, strlen(text));
         }
         break;
@@ -237,8 +238,8 @@ value_set_scalar(opt_value *v, const char *stage_hint, const char *text, int com
     if (rc == PP_ENOMEM)
         return pp_pipe_error(err, rc, NULL, w.pos, "out of memory");
     if (rc == PP_ELIMIT)
-        return pp_pipe_error(err, rc, w.file, w.pos, "option '%s' has more than %u items",
-                             d->name, OPT_LIST_MAX);
+        return pp_pipe_error(err, rc, w.file, w.pos, "option '%s' has more than %u items", d->name,
+                             OPT_LIST_MAX);
     v->set = 1;
     return PP_OK;
 }
@@ -290,9 +291,8 @@ declared_list(const pp_analyzer *a, char *buf, size_t size)
 }
 
 int
-pp_options_build_settings(const pp_analyzer *a, const char *file,
-                          const pp_option_setting *settings, size_t n, pp_options **out,
-                          pp_error *err)
+pp_options_build_settings(const pp_analyzer *a, const char *file, const pp_option_setting *settings,
+                          size_t n, pp_options **out, pp_error *err)
 {
     pp_options *o;
     const pp_pos *seen;
@@ -355,11 +355,12 @@ pp_options_build_settings(const pp_analyzer *a, const char *file,
             if (near != NULL)
                 rc = pp_pipe_error(err, PP_EINVAL, file, name_pos,
                                    "analyzer '%s' has no option '%s' (did you mean '%s'?); "
-                                   "its options are: %s", a->name, st->name, near, names);
+                                   "its options are: %s",
+                                   a->name, st->name, near, names);
             else
                 rc = pp_pipe_error(err, PP_EINVAL, file, name_pos,
-                                   "analyzer '%s' has no option '%s'; its options are: %s",
-                                   a->name, st->name, names);
+                                   "analyzer '%s' has no option '%s'; its options are: %s", a->name,
+                                   st->name, names);
             goto fail;
         }
         /* The same option twice from one source is a mistake; a command-line
@@ -386,8 +387,8 @@ fail:
 }
 
 int
-pp_options_build(const pp_analyzer *a, const char *const *pairs, size_t npairs,
-                 pp_options **out, pp_error *err)
+pp_options_build(const pp_analyzer *a, const char *const *pairs, size_t npairs, pp_options **out,
+                 pp_error *err)
 {
     pp_option_setting *s = NULL;
     int rc;
@@ -519,9 +520,7 @@ pp_options_text(const pp_options *o, const char *name)
     if (v->text != NULL)
         return v->text;
     switch (v->decl->type) {
-    case PP_OPT_BOOL:
-        v->text = strdup(v->b ? "true" : "false");
-        break;
+    case PP_OPT_BOOL: v->text = strdup(v->b ? "true" : "false"); break;
     case PP_OPT_INT:
         snprintf(buf, sizeof buf, "%lld", (long long)v->i);
         v->text = strdup(buf);
@@ -530,9 +529,7 @@ pp_options_text(const pp_options *o, const char *name)
         snprintf(buf, sizeof buf, "%.17g", v->d);
         v->text = strdup(buf);
         break;
-    case PP_OPT_STRING:
-        v->text = strdup(v->s);
-        break;
+    case PP_OPT_STRING: v->text = strdup(v->s); break;
     case PP_OPT_STRING_LIST:
         for (uint32_t k = 0; k < v->count; k++)
             len += strlen(v->items[k]) + 1;
@@ -550,8 +547,7 @@ pp_options_text(const pp_options *o, const char *name)
             }
         }
         break;
-    default:
-        break;
+    default: break;
     }
     return v->text;
 }

@@ -24,13 +24,13 @@
  * `value` only. Positions are used in messages when from_file is set. */
 typedef struct pp_option_setting {
     const char *name;
-    const char *value;            /* scalar text, or NULL when items is used */
-    const char *const *items;     /* YAML sequence, or NULL */
+    const char *value;        /* scalar text, or NULL when items is used */
+    const char *const *items; /* YAML sequence, or NULL */
     uint32_t item_count;
     int from_file;
     pp_pos name_pos;
     pp_pos value_pos;
-    const pp_pos *item_pos;       /* [item_count] or NULL */
+    const pp_pos *item_pos; /* [item_count] or NULL */
 } pp_option_setting;
 
 /* Build the options of analyzer `a` from n settings. `file` names where the
@@ -41,8 +41,8 @@ typedef struct pp_option_setting {
  * whose default does not parse (the plugin's bug: PP_EPLUGIN). PP_ENOMEM.
  * On success *out is the caller's; free it with pp_options_free. */
 int pp_options_build_settings(const pp_analyzer *a, const char *file,
-                              const pp_option_setting *settings, size_t n,
-                              pp_options **out, pp_error *err);
+                              const pp_option_setting *settings, size_t n, pp_options **out,
+                              pp_error *err);
 
 /* The simple form for callers holding command-line text: `pairs` holds
  * npairs (name, value) pairs as pairs[2*i], pairs[2*i+1]; string lists are
@@ -61,8 +61,7 @@ int pp_options_int(const pp_options *o, const char *name, int64_t *out);
 int pp_options_double(const pp_options *o, const char *name, double *out);
 int pp_options_string(const pp_options *o, const char *name, const char **out);
 int pp_options_list_count(const pp_options *o, const char *name, uint32_t *out);
-int pp_options_list_item(const pp_options *o, const char *name, uint32_t index,
-                         const char **out);
+int pp_options_list_item(const pp_options *o, const char *name, uint32_t index, const char **out);
 
 /* Whether an option has a value (set or defaulted): 1, 0, or PP_EINVAL if
  * undeclared. For `describe` and the result document. */

@@ -46,20 +46,20 @@
 
 typedef struct pp_pipeline_knob {
     char *key;
-    char *value;                  /* scalar text as written ("100", "getFullCart") */
-    pp_pos pos;                   /* of the key; 0:0 when from --set */
+    char *value; /* scalar text as written ("100", "getFullCart") */
+    pp_pos pos;  /* of the key; 0:0 when from --set */
     pp_pos value_pos;
-    int from_cli;                 /* set (or overridden) by --set */
+    int from_cli; /* set (or overridden) by --set */
 } pp_pipeline_knob;
 
 typedef struct pp_pipeline_input {
     char *name;
-    char *kind;                   /* "nettrace", "gcdump", "counters", "spans" */
-    uint32_t kind_bit;            /* PP_KIND_* */
-    char *path;                   /* expanded; from --input when overridden */
-    pp_pos pos;                   /* of the name */
+    char *kind;        /* "nettrace", "gcdump", "counters", "spans" */
+    uint32_t kind_bit; /* PP_KIND_* */
+    char *path;        /* expanded; from --input when overridden */
+    pp_pos pos;        /* of the name */
     pp_pos kind_pos;
-    pp_pos path_pos;              /* 0:0 when from --input */
+    pp_pos path_pos; /* 0:0 when from --input */
     int path_from_cli;
 } pp_pipeline_input;
 
@@ -70,32 +70,32 @@ typedef struct pp_pipeline_ref {
 
 typedef struct pp_pipeline_option {
     char *name;
-    pp_pos pos;                   /* of the key; 0:0 when from the command line */
+    pp_pos pos; /* of the key; 0:0 when from the command line */
     pp_pos value_pos;
-    int is_list;                  /* a YAML sequence: items/item_count */
-    char *value;                  /* scalar text when !is_list */
+    int is_list; /* a YAML sequence: items/item_count */
+    char *value; /* scalar text when !is_list */
     char **items;
     pp_pos *item_pos;
     uint32_t item_count;
-    int from_cli;                 /* value text is comma-separated for lists */
+    int from_cli; /* value text is comma-separated for lists */
 } pp_pipeline_option;
 
 typedef struct pp_pipeline_stage {
     char *id;
-    pp_pos pos;                   /* of the stage's mapping (the `-` item) */
-    pp_pos id_pos;                /* of the id value, or pos when defaulted */
+    pp_pos pos;    /* of the stage's mapping (the `-` item) */
+    pp_pos id_pos; /* of the id value, or pos when defaulted */
     char *analyzer_name;
     pp_pos analyzer_pos;
-    int inputs_is_list;           /* written as `inputs: [...]` */
+    int inputs_is_list; /* written as `inputs: [...]` */
     pp_pipeline_ref *inputs;
     uint32_t input_count;
     pp_pipeline_option *options;
     uint32_t option_count;
     /* After pp_pipeline_check: */
-    const pp_analyzer *analyzer;  /* borrowed from the lookup */
-    pp_options *opts;             /* owned */
-    uint32_t *input_index;        /* [input_count] indices into p->inputs */
-    uint32_t timeout_s;           /* `timeout:` seconds, 0 = not given */
+    const pp_analyzer *analyzer; /* borrowed from the lookup */
+    pp_options *opts;            /* owned */
+    uint32_t *input_index;       /* [input_count] indices into p->inputs */
+    uint32_t timeout_s;          /* `timeout:` seconds, 0 = not given */
     pp_pos timeout_pos;
 } pp_pipeline_stage;
 
@@ -103,27 +103,27 @@ typedef struct pp_pipeline_stage {
 #define PP_PIPELINE_MAX_TIMEOUT 86400u
 
 typedef struct pp_pipeline_output {
-    char *format;                 /* a name of the output format registry (result/formats.h) */
-    char *path;                   /* expanded; NULL = stdout */
-    pp_pos pos;                   /* of the output's mapping */
+    char *format; /* a name of the output format registry (result/formats.h) */
+    char *path;   /* expanded; NULL = stdout */
+    pp_pos pos;   /* of the output's mapping */
     pp_pos format_pos;
     pp_pos path_pos;
 } pp_pipeline_output;
 
 typedef struct pp_pipeline {
-    char *file;                   /* display name used in messages */
+    char *file; /* display name used in messages */
     int version;
     char *name;
     pp_pos name_pos;
-    char *description;            /* NULL if absent */
-    char *date;                   /* the ${date} of this load */
-    pp_pipeline_knob *knobs;      /* in file order, then new --set keys */
+    char *description;       /* NULL if absent */
+    char *date;              /* the ${date} of this load */
+    pp_pipeline_knob *knobs; /* in file order, then new --set keys */
     uint32_t knob_count;
-    pp_pipeline_input *inputs;    /* in file order */
+    pp_pipeline_input *inputs; /* in file order */
     uint32_t input_count;
     pp_pipeline_stage *stages;
     uint32_t stage_count;
-    pp_pipeline_output *outputs;  /* file order; the default table if none */
+    pp_pipeline_output *outputs; /* file order; the default table if none */
     uint32_t output_count;
     int outputs_defaulted;
     int checked;
@@ -145,14 +145,14 @@ typedef struct pp_pipeline_option_override {
 } pp_pipeline_option_override;
 
 typedef struct pp_pipeline_vars {
-    const pp_pipeline_kv *sets;   /* --set: expansion variables, recorded as knobs */
+    const pp_pipeline_kv *sets; /* --set: expansion variables, recorded as knobs */
     size_t set_count;
     const pp_pipeline_kv *inputs; /* --input: replace an input's path */
     size_t input_count;
     const pp_pipeline_option_override *options;
     size_t option_count;
-    const char *date;             /* ${date}; NULL = now (local time) */
-    int names_only;               /* skip path checks and ${VAR} expansion: the
+    const char *date; /* ${date}; NULL = now (local time) */
+    int names_only;   /* skip path checks and ${VAR} expansion: the
                                      model is for its names only, never run */
 } pp_pipeline_vars;
 
@@ -160,19 +160,17 @@ typedef struct pp_pipeline_vars {
  * (pp_pipeline_free). Errors: PP_EIO (cannot open/read: "FILE: strerror"),
  * PP_ELIMIT, PP_EFORMAT (YAML syntax, not a mapping, empty), PP_EINVAL
  * (schema, undefined variable, bad override), PP_ENOMEM; err filled. */
-int pp_pipeline_load_file(const char *path, const pp_pipeline_vars *vars,
-                          pp_pipeline **out, pp_error *err);
+int pp_pipeline_load_file(const char *path, const pp_pipeline_vars *vars, pp_pipeline **out,
+                          pp_error *err);
 
 /* The same from memory; display_name is used in messages and as p->file. */
 int pp_pipeline_load_string(const char *display_name, const char *text, size_t len,
-                            const pp_pipeline_vars *vars, pp_pipeline **out,
-                            pp_error *err);
+                            const pp_pipeline_vars *vars, pp_pipeline **out, pp_error *err);
 
 /* Resolve an analyzer by name. Returns a descriptor valid as long as the
  * pipeline, or NULL with err's message saying why (no position needed:
  * the checker prefixes it). */
-typedef const pp_analyzer *(*pp_analyzer_lookup_fn)(void *user, const char *name,
-                                                    pp_error *err);
+typedef const pp_analyzer *(*pp_analyzer_lookup_fn)(void *user, const char *name, pp_error *err);
 
 /* Check a loaded pipeline against its analyzers and build each stage's
  * options. Errors (err filled, p left loaded but unchecked): unknown
@@ -181,8 +179,7 @@ typedef const pp_analyzer *(*pp_analyzer_lookup_fn)(void *user, const char *name
  * of inputs, undeclared options, bad option values, duplicate stage ids,
  * output path collisions (two outputs, or an output and an input, on one
  * path; two outputs on stdout). */
-int pp_pipeline_check(pp_pipeline *p, pp_analyzer_lookup_fn lookup, void *user,
-                      pp_error *err);
+int pp_pipeline_check(pp_pipeline *p, pp_analyzer_lookup_fn lookup, void *user, pp_error *err);
 
 /* The knob's value, or NULL. */
 const char *pp_pipeline_knob_value(const pp_pipeline *p, const char *key);

@@ -15,8 +15,8 @@ pp_pipeline_valid_ident(const char *s)
     if (!((*s >= 'A' && *s <= 'Z') || (*s >= 'a' && *s <= 'z') || *s == '_'))
         return 0;
     for (s++; *s; s++)
-        if (!((*s >= 'A' && *s <= 'Z') || (*s >= 'a' && *s <= 'z') ||
-              (*s >= '0' && *s <= '9') || *s == '_' || *s == '.' || *s == '-'))
+        if (!((*s >= 'A' && *s <= 'Z') || (*s >= 'a' && *s <= 'z') || (*s >= '0' && *s <= '9') ||
+              *s == '_' || *s == '.' || *s == '-'))
             return 0;
     return 1;
 }
@@ -50,13 +50,13 @@ pp_pipeline_check_structure(pp_pipeline *p, pp_error *err)
         pp_pipeline_stage *s = &p->stages[k];
         for (uint32_t j = 0; j < k; j++)
             if (strcmp(p->stages[j].id, s->id) == 0)
-                return pp_pipe_error(err, PP_EINVAL, p->file, s->id_pos,
-                                     "duplicate stage id '%s' (first at %u:%u)%s", s->id,
-                                     (unsigned)p->stages[j].id_pos.line,
-                                     (unsigned)p->stages[j].id_pos.column,
-                                     s->id_pos.line == s->pos.line &&
-                                             s->id_pos.column == s->pos.column
-                                         ? "; give each stage its own 'id'" : "");
+                return pp_pipe_error(
+                    err, PP_EINVAL, p->file, s->id_pos,
+                    "duplicate stage id '%s' (first at %u:%u)%s", s->id,
+                    (unsigned)p->stages[j].id_pos.line, (unsigned)p->stages[j].id_pos.column,
+                    s->id_pos.line == s->pos.line && s->id_pos.column == s->pos.column ?
+                        "; give each stage its own 'id'" :
+                        "");
         free(s->input_index);
         s->input_index = calloc(s->input_count ? s->input_count : 1, sizeof *s->input_index);
         if (s->input_index == NULL)
@@ -78,7 +78,8 @@ pp_pipeline_check_structure(pp_pipeline *p, pp_error *err)
                                          s->id, s->inputs[j].name, near, names);
                 return pp_pipe_error(err, PP_EINVAL, p->file, s->inputs[j].pos,
                                      "stage '%s' reads input '%s', which is not declared under "
-                                     "'inputs'; declared: %s", s->id, s->inputs[j].name, names);
+                                     "'inputs'; declared: %s",
+                                     s->id, s->inputs[j].name, names);
             }
             for (uint32_t i = 0; i < j; i++)
                 if (s->input_index[i] == (uint32_t)idx)
@@ -103,8 +104,8 @@ pp_pipeline_check_structure(pp_pipeline *p, pp_error *err)
             if (o->path == NULL && q->path == NULL)
                 return pp_pipe_error(err, PP_EINVAL, p->file, at,
                                      "output %u (%s) and output %u (%s, at %u:%u) both write "
-                                     "to stdout; give one of them a 'path'", (unsigned)k + 1,
-                                     o->format, (unsigned)j + 1, q->format,
+                                     "to stdout; give one of them a 'path'",
+                                     (unsigned)k + 1, o->format, (unsigned)j + 1, q->format,
                                      (unsigned)q->pos.line, (unsigned)q->pos.column);
             if (o->path != NULL && q->path != NULL && strcmp(o->path, q->path) == 0)
                 return pp_pipe_error(err, PP_EINVAL, p->file, at,
@@ -117,8 +118,8 @@ pp_pipeline_check_structure(pp_pipeline *p, pp_error *err)
              * fills them in later): nothing to collide with yet. */
             if (p->inputs[j].path != NULL && strcmp(o->path, p->inputs[j].path) == 0)
                 return pp_pipe_error(err, PP_EINVAL, p->file, at,
-                                     "output %u would overwrite input '%s' ('%s')",
-                                     (unsigned)k + 1, p->inputs[j].name, o->path);
+                                     "output %u would overwrite input '%s' ('%s')", (unsigned)k + 1,
+                                     p->inputs[j].name, o->path);
     }
     return PP_OK;
 }
@@ -151,13 +152,12 @@ check_stage(pp_pipeline *p, pp_pipeline_stage *s, const pp_analyzer *a, pp_error
         pp_pos at = s->input_count ? s->inputs[0].pos : s->pos;
         if (used > 0)
             return pp_pipe_error(err, PP_EINVAL, p->file, at,
-                                 "stage '%s': analyzer '%s' takes %u input%s (%s), got %u",
-                                 s->id, a->name, (unsigned)slots, slots == 1 ? "" : "s", names,
+                                 "stage '%s': analyzer '%s' takes %u input%s (%s), got %u", s->id,
+                                 a->name, (unsigned)slots, slots == 1 ? "" : "s", names,
                                  (unsigned)s->input_count);
         return pp_pipe_error(err, PP_EINVAL, p->file, at,
-                             "stage '%s': analyzer '%s' takes %u input%s, got %u", s->id,
-                             a->name, (unsigned)slots, slots == 1 ? "" : "s",
-                             (unsigned)s->input_count);
+                             "stage '%s': analyzer '%s' takes %u input%s, got %u", s->id, a->name,
+                             (unsigned)slots, slots == 1 ? "" : "s", (unsigned)s->input_count);
     }
     for (uint32_t k = 0; k < s->input_count; k++) {
         const pp_pipeline_input *in = &p->inputs[s->input_index[k]];
@@ -165,8 +165,8 @@ check_stage(pp_pipeline *p, pp_pipeline_stage *s, const pp_analyzer *a, pp_error
             char kinds[128];
             kind_list(a->input_kinds, kinds, sizeof kinds);
             return pp_pipe_error(err, PP_EINVAL, p->file, s->inputs[k].pos,
-                                 "stage '%s': analyzer '%s' reads %s, but input '%s' is %s",
-                                 s->id, a->name, kinds, in->name, in->kind);
+                                 "stage '%s': analyzer '%s' reads %s, but input '%s' is %s", s->id,
+                                 a->name, kinds, in->name, in->kind);
         }
     }
 
@@ -211,7 +211,7 @@ pp_pipeline_check(pp_pipeline *p, pp_analyzer_lookup_fn lookup, void *user, pp_e
         }
         s->analyzer = a;
         if (a->flags & PP_ANALYZER_FLAG_STANDIN)
-            continue;   /* a refused plugin's stand-in (core/loader.h): fails when run */
+            continue; /* a refused plugin's stand-in (core/loader.h): fails when run */
         if ((rc = check_stage(p, s, a, err)) != PP_OK)
             return rc;
     }

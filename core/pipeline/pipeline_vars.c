@@ -23,7 +23,8 @@ apply_set(pp_pipeline *p, const pp_pipeline_kv *kv, pp_error *err)
     if (kv->key == NULL || !pp_pipeline_valid_ident(kv->key))
         return pp_pipe_error(err, PP_EINVAL, p->file, (pp_pos){ 0, 0 },
                              "--set %s=...: not a valid knob name (letters, digits, '_', '.', "
-                             "'-'; starting with a letter or '_')", kv->key ? kv->key : "");
+                             "'-'; starting with a letter or '_')",
+                             kv->key ? kv->key : "");
     for (uint32_t k = 0; k < p->knob_count; k++) {
         if (strcmp(p->knobs[k].key, kv->key) != 0)
             continue;
@@ -37,8 +38,8 @@ apply_set(pp_pipeline *p, const pp_pipeline_kv *kv, pp_error *err)
         return PP_OK;
     }
     if (p->knob_count >= PP_PIPELINE_MAX_ENTRIES)
-        return pp_pipe_error(err, PP_ELIMIT, p->file, (pp_pos){ 0, 0 },
-                             "more than %u knobs", PP_PIPELINE_MAX_ENTRIES);
+        return pp_pipe_error(err, PP_ELIMIT, p->file, (pp_pos){ 0, 0 }, "more than %u knobs",
+                             PP_PIPELINE_MAX_ENTRIES);
     grown = realloc(p->knobs, (p->knob_count + 1) * sizeof *grown);
     if (grown == NULL)
         return oom(p, err);
@@ -106,8 +107,8 @@ apply_option(pp_pipeline *p, const pp_pipeline_option_override *ov, pp_error *er
         if (p->stage_count != 1)
             return pp_pipe_error(err, PP_EINVAL, p->file, (pp_pos){ 0, 0 },
                                  "option '%s' from the command line: the pipeline has %u "
-                                 "stages, say which one (STAGE.%s=VALUE)", ov->key,
-                                 (unsigned)p->stage_count, ov->key);
+                                 "stages, say which one (STAGE.%s=VALUE)",
+                                 ov->key, (unsigned)p->stage_count, ov->key);
         s = &p->stages[0];
     } else {
         for (uint32_t k = 0; k < p->stage_count; k++)
@@ -116,15 +117,16 @@ apply_option(pp_pipeline *p, const pp_pipeline_option_override *ov, pp_error *er
         if (s == NULL)
             return pp_pipe_error(err, PP_EINVAL, p->file, (pp_pos){ 0, 0 },
                                  "option %s.%s from the command line: the pipeline has no "
-                                 "stage '%s'", ov->stage, ov->key, ov->stage);
+                                 "stage '%s'",
+                                 ov->stage, ov->key, ov->stage);
     }
     for (uint32_t k = 0; k < s->option_count; k++)
         if (strcmp(s->options[k].name, ov->key) == 0)
             o = &s->options[k];
     if (o == NULL) {
         if (s->option_count >= PP_PIPELINE_MAX_ENTRIES)
-            return pp_pipe_error(err, PP_ELIMIT, p->file, (pp_pos){ 0, 0 },
-                                 "more than %u options", PP_PIPELINE_MAX_ENTRIES);
+            return pp_pipe_error(err, PP_ELIMIT, p->file, (pp_pos){ 0, 0 }, "more than %u options",
+                                 PP_PIPELINE_MAX_ENTRIES);
         pp_pipeline_option *grown = realloc(s->options, (s->option_count + 1) * sizeof *grown);
         if (grown == NULL)
             return oom(p, err);
@@ -170,7 +172,10 @@ lookup_var(void *user, const char *name)
 /* A value substituted into an output path is a name, never a path: '/',
  * ".." or a control character would move or forge the output (see
  * perfpipe-pipeline(5)). Such a value reads as undefined; unsafe says why. */
-typedef struct out_lookup { const pp_pipeline *p; const char *unsafe; } out_lookup;
+typedef struct out_lookup {
+    const pp_pipeline *p;
+    const char *unsafe;
+} out_lookup;
 
 static const char *
 lookup_output_var(void *user, const char *name)
@@ -200,13 +205,14 @@ expand_path(pp_pipeline *p, char **path, pp_pos pos, const char *input_name, pp_
 {
     char *out = NULL, *bad = NULL;
     out_lookup ol = { p, NULL };
-    int rc = input_name != NULL ? pp_expand(*path, lookup_var, p, &out, &bad)
-                                : pp_expand(*path, lookup_output_var, &ol, &out, &bad);
+    int rc = input_name != NULL ? pp_expand(*path, lookup_var, p, &out, &bad) :
+                                  pp_expand(*path, lookup_output_var, &ol, &out, &bad);
 
     if (rc != PP_OK && ol.unsafe != NULL && bad != NULL) {
         rc = pp_pipe_error(err, PP_EINVAL, p->file, pos,
                            "the value of ${%s} %s; a value in an output path must be a plain "
-                           "name", bad, ol.unsafe);
+                           "name",
+                           bad, ol.unsafe);
         free(bad);
         return rc;
     }
@@ -223,11 +229,13 @@ expand_path(pp_pipeline *p, char **path, pp_pos pos, const char *input_name, pp_
     if (bad == NULL)
         return pp_pipe_error(err, PP_EINVAL, p->file, pos,
                              "malformed variable reference in '%s'; expected ${NAME} "
-                             "(or $$ for a literal $)", *path);
+                             "(or $$ for a literal $)",
+                             *path);
     if (input_name != NULL)
         rc = pp_pipe_error(err, PP_EINVAL, p->file, pos,
                            "undefined variable ${%s} (give the file with --input %s=PATH, "
-                           "or define it with --set %s=...)", bad, input_name, bad);
+                           "or define it with --set %s=...)",
+                           bad, input_name, bad);
     else
         rc = pp_pipe_error(err, PP_EINVAL, p->file, pos,
                            "undefined variable ${%s} (set it with --set %s=...)", bad, bad);

@@ -15,11 +15,11 @@ typedef struct ctx {
     pp_error *err;
 } ctx;
 
-static const char *const top_keys[] = { "version", "name", "description", "knobs",
-                                        "inputs", "stages", "outputs", NULL };
+static const char *const top_keys[] = { "version", "name",   "description", "knobs",
+                                        "inputs",  "stages", "outputs",     NULL };
 static const char *const input_keys[] = { "kind", "path", "capture", NULL };
-static const char *const stage_keys[] = { "id", "analyzer", "input", "inputs", "options",
-                                          "timeout", NULL };
+static const char *const stage_keys[] = { "id",      "analyzer", "input", "inputs",
+                                          "options", "timeout",  NULL };
 static const char *const output_keys[] = { "format", "path", NULL };
 
 static int
@@ -71,7 +71,8 @@ ident_dup(ctx *c, const pp_ynode *n, const char *what, char **out)
         *out = NULL;
         return pp_pipe_error(c->err, PP_EINVAL, c->file, n->pos,
                              "%s '%s' is not a valid name (letters, digits, '_', '.', '-'; "
-                             "starting with a letter or '_')", what, n->text);
+                             "starting with a letter or '_')",
+                             what, n->text);
     }
     return PP_OK;
 }
@@ -81,8 +82,8 @@ bounded(ctx *c, const pp_ynode *n, const char *what)
 {
     if (n->count <= PP_PIPELINE_MAX_ENTRIES)
         return PP_OK;
-    return pp_pipe_error(c->err, PP_ELIMIT, c->file, n->pos, "%s has more than %u entries",
-                         what, PP_PIPELINE_MAX_ENTRIES);
+    return pp_pipe_error(c->err, PP_ELIMIT, c->file, n->pos, "%s has more than %u entries", what,
+                         PP_PIPELINE_MAX_ENTRIES);
 }
 
 static int
@@ -151,7 +152,8 @@ parse_knobs(ctx *c, const pp_ynode *m, pp_pipeline *p)
         if (!pp_pipeline_valid_ident(key->text))
             return pp_pipe_error(c->err, PP_EINVAL, c->file, key->pos,
                                  "knob name '%s' is not a valid name (letters, digits, '_', "
-                                 "'.', '-'; starting with a letter or '_')", key->text);
+                                 "'.', '-'; starting with a letter or '_')",
+                                 key->text);
         snprintf(what, sizeof what, "knob '%s' (knobs are scalars)", key->text);
         if ((rc = want(c, val, PP_YNODE_SCALAR, what)) != PP_OK)
             return rc;
@@ -249,8 +251,8 @@ parse_option(ctx *c, const pp_ynode *key, const pp_ynode *val, pp_pipeline_optio
         return want(c, val, PP_YNODE_SCALAR, what);
     if (val->type == PP_YNODE_SCALAR) {
         if (pp_ynode_is_null(val))
-            return pp_pipe_error(c->err, PP_EINVAL, c->file, val->pos,
-                                 "option '%s' has no value", key->text);
+            return pp_pipe_error(c->err, PP_EINVAL, c->file, val->pos, "option '%s' has no value",
+                                 key->text);
         o->value = strdup(val->text);
         return o->value ? PP_OK : oom(c);
     }
@@ -291,8 +293,8 @@ parse_timeout(ctx *c, const pp_ynode *v, const char *where, pp_pipeline_stage *s
         n = n * 10 + (unsigned long)(*p - '0');
     if (p == v->text || *p != '\0' || n == 0 || n > PP_PIPELINE_MAX_TIMEOUT)
         return pp_pipe_error(c->err, PP_EINVAL, c->file, v->pos,
-                             "%s wants whole seconds from 1 to %u, not '%s'",
-                             what, PP_PIPELINE_MAX_TIMEOUT, v->text);
+                             "%s wants whole seconds from 1 to %u, not '%s'", what,
+                             PP_PIPELINE_MAX_TIMEOUT, v->text);
     s->timeout_s = (uint32_t)n;
     s->timeout_pos = v->pos;
     return PP_OK;
@@ -319,8 +321,7 @@ parse_stage(ctx *c, const pp_ynode *m, uint32_t index, pp_pipeline_stage *s)
         return rc;
     v = get(m, "analyzer", &kn);
     if (v == NULL)
-        return pp_pipe_error(c->err, PP_EINVAL, c->file, m->pos,
-                             "missing 'analyzer' in %s", where);
+        return pp_pipe_error(c->err, PP_EINVAL, c->file, m->pos, "missing 'analyzer' in %s", where);
     if ((rc = ident_dup(c, v, "analyzer name", &s->analyzer_name)) != PP_OK)
         return rc;
     s->analyzer_pos = v->pos;
@@ -335,13 +336,14 @@ parse_stage(ctx *c, const pp_ynode *m, uint32_t index, pp_pipeline_stage *s)
     in1 = get(m, "input", &k1);
     inN = get(m, "inputs", &kN);
     if (in1 != NULL && inN != NULL) {
-        const pp_ynode *later = k1->pos.line > kN->pos.line ||
-                                        (k1->pos.line == kN->pos.line &&
-                                         k1->pos.column > kN->pos.column)
-                                    ? k1 : kN;
+        const pp_ynode *later = k1->pos.line > kN->pos.line || (k1->pos.line == kN->pos.line &&
+                                                                k1->pos.column > kN->pos.column) ?
+                                    k1 :
+                                    kN;
         return pp_pipe_error(c->err, PP_EINVAL, c->file, later->pos,
                              "%s has both 'input' and 'inputs'; use 'input: NAME' for one "
-                             "input or 'inputs: [A, B]' for several", where);
+                             "input or 'inputs: [A, B]' for several",
+                             where);
     }
     if (in1 != NULL) {
         s->inputs = calloc(1, sizeof *s->inputs);
@@ -357,15 +359,15 @@ parse_stage(ctx *c, const pp_ynode *m, uint32_t index, pp_pipeline_stage *s)
         if ((rc = bounded(c, inN, "'inputs'")) != PP_OK)
             return rc;
         if (inN->count == 0)
-            return pp_pipe_error(c->err, PP_EINVAL, c->file, inN->pos,
-                                 "'inputs' of %s is empty", where);
+            return pp_pipe_error(c->err, PP_EINVAL, c->file, inN->pos, "'inputs' of %s is empty",
+                                 where);
         s->inputs_is_list = 1;
         s->inputs = calloc(inN->count, sizeof *s->inputs);
         if (s->inputs == NULL)
             return oom(c);
         for (uint32_t k = 0; k < inN->count; k++) {
-            if ((rc = ident_dup(c, inN->items[k], "an item of 'inputs'",
-                                &s->inputs[k].name)) != PP_OK)
+            if ((rc = ident_dup(c, inN->items[k], "an item of 'inputs'", &s->inputs[k].name)) !=
+                PP_OK)
                 return rc;
             s->inputs[k].pos = inN->items[k]->pos;
             s->input_count++;
@@ -386,8 +388,8 @@ parse_stage(ctx *c, const pp_ynode *m, uint32_t index, pp_pipeline_stage *s)
             return oom(c);
         for (uint32_t k = 0; k < v->count; k++) {
             s->option_count++;
-            if ((rc = parse_option(c, v->items[2 * k], v->items[2 * k + 1],
-                                   &s->options[k])) != PP_OK)
+            if ((rc = parse_option(c, v->items[2 * k], v->items[2 * k + 1], &s->options[k])) !=
+                PP_OK)
                 return rc;
         }
     }
@@ -435,20 +437,21 @@ parse_outputs(ctx *c, const pp_ynode *n, pp_pipeline *p)
         o->pos = m->pos;
         snprintf(where, sizeof where, "output %u", (unsigned)k + 1);
         if (m->type == PP_YNODE_SCALAR) {
-            fmt = m;                     /* "- json": a format on stdout */
+            fmt = m; /* "- json": a format on stdout */
             path = NULL;
         } else {
             if (m->type != PP_YNODE_MAPPING)
                 return pp_pipe_error(c->err, PP_EINVAL, c->file, m->pos,
                                      "expected a mapping ({ format: F, path: P }) for %s, "
-                                     "got %s", where, pp_ynode_type_name(m));
+                                     "got %s",
+                                     where, pp_ynode_type_name(m));
             if ((rc = check_keys(c, m, where, output_keys)) != PP_OK)
                 return rc;
             fmt = get(m, "format", NULL);
             path = get(m, "path", NULL);
             if (fmt == NULL)
-                return pp_pipe_error(c->err, PP_EINVAL, c->file, m->pos,
-                                     "missing 'format' in %s", where);
+                return pp_pipe_error(c->err, PP_EINVAL, c->file, m->pos, "missing 'format' in %s",
+                                     where);
         }
         if ((rc = scalar_dup(c, fmt, "'format'", &o->format)) != PP_OK)
             return rc;
@@ -474,8 +477,8 @@ valid_pipeline_name(const char *s)
     if (*s == '\0')
         return 0;
     for (; *s; s++)
-        if (!((*s >= 'A' && *s <= 'Z') || (*s >= 'a' && *s <= 'z') ||
-              (*s >= '0' && *s <= '9') || *s == '_' || *s == '.' || *s == '-'))
+        if (!((*s >= 'A' && *s <= 'Z') || (*s >= 'a' && *s <= 'z') || (*s >= '0' && *s <= '9') ||
+              *s == '_' || *s == '.' || *s == '-'))
             return 0;
     return 1;
 }
@@ -493,7 +496,8 @@ pp_pipeline_from_tree(const char *file, const char *default_name, const pp_ynode
     if (root->type != PP_YNODE_MAPPING)
         return pp_pipe_error(err, PP_EFORMAT, file, root->pos,
                              "expected a mapping at the top of the pipeline (version, name, "
-                             "inputs, stages, ...), got %s", pp_ynode_type_name(root));
+                             "inputs, stages, ...), got %s",
+                             pp_ynode_type_name(root));
     p = calloc(1, sizeof *p);
     if (p == NULL || (p->file = strdup(file)) == NULL) {
         free(p);
@@ -512,7 +516,8 @@ pp_pipeline_from_tree(const char *file, const char *default_name, const pp_ynode
         if (!valid_pipeline_name(p->name)) {
             rc = pp_pipe_error(err, PP_EINVAL, file, v->pos,
                                "pipeline name '%s' may hold only letters, digits, '_', '.' "
-                               "and '-' (it names output files)", p->name);
+                               "and '-' (it names output files)",
+                               p->name);
             goto fail;
         }
     } else {
@@ -570,7 +575,8 @@ pp_pipeline_from_tree(const char *file, const char *default_name, const pp_ynode
         if (p->input_count != 1) {
             rc = pp_pipe_error(err, PP_EINVAL, file, s->pos,
                                "stage '%s' does not say which input it reads; add "
-                               "'input: NAME' or 'inputs: [A, B]'", s->id);
+                               "'input: NAME' or 'inputs: [A, B]'",
+                               s->id);
             goto fail;
         }
         s->inputs = calloc(1, sizeof *s->inputs);

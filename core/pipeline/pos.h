@@ -19,8 +19,8 @@ typedef struct pp_pos {
 /* Fill err with code and "FILE:LINE:COLUMN: " + the formatted message (or
  * "FILE: " when pos.line is 0, or no prefix when file is NULL). Returns code
  * so callers can `return pp_pipe_error(...)`. */
-int pp_pipe_error(pp_error *err, int code, const char *file, pp_pos pos,
-                  const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+int pp_pipe_error(pp_error *err, int code, const char *file, pp_pos pos, const char *fmt, ...)
+    __attribute__((format(printf, 5, 6)));
 
 /* The candidate nearest to `word` by edit distance, or NULL when none is
  * close enough to be a plausible typo. candidates is NULL-terminated or
@@ -31,7 +31,7 @@ const char *pp_pipe_nearest(const char *word, const char *const *candidates, siz
  * 'x'?); expected one of: a, b" (no " in WHERE" when where is NULL or "",
  * no suggestion when none is near) for a word not in the NULL-terminated
  * list valid. Returns PP_EINVAL. */
-int pp_pipe_unknown(pp_error *err, const char *file, pp_pos pos, const char *word,
-                    const char *what, const char *where, const char *const *valid);
+int pp_pipe_unknown(pp_error *err, const char *file, pp_pos pos, const char *word, const char *what,
+                    const char *where, const char *const *valid);
 
 #endif

@@ -43,9 +43,9 @@ const char *
 pp_ynode_type_name(const pp_ynode *n)
 {
     switch (n->type) {
-    case PP_YNODE_SCALAR:   return "a scalar";
+    case PP_YNODE_SCALAR: return "a scalar";
     case PP_YNODE_SEQUENCE: return "a list";
-    case PP_YNODE_MAPPING:  return "a mapping";
+    case PP_YNODE_MAPPING: return "a mapping";
     }
     return "?";
 }
@@ -79,14 +79,13 @@ add_child(builder *b, pp_ynode *n)
     if (parent->type == PP_YNODE_MAPPING && b->pending_key[b->depth - 1] == NULL) {
         if (n->type != PP_YNODE_SCALAR) {
             int rc = pp_pipe_error(b->err, PP_EFORMAT, b->file, n->pos,
-                                   "expected a scalar mapping key, got %s",
-                                   pp_ynode_type_name(n));
+                                   "expected a scalar mapping key, got %s", pp_ynode_type_name(n));
             pp_yaml_tree_free(n);
             return rc;
         }
         if (strlen(n->text) > PP_YAML_MAX_KEY) {
-            int rc = pp_pipe_error(b->err, PP_ELIMIT, b->file, n->pos,
-                                   "key longer than %u bytes", PP_YAML_MAX_KEY);
+            int rc = pp_pipe_error(b->err, PP_ELIMIT, b->file, n->pos, "key longer than %u bytes",
+                                   PP_YAML_MAX_KEY);
             pp_yaml_tree_free(n);
             return rc;
         }
@@ -128,8 +127,8 @@ new_node(builder *b, pp_ynode_type type, yaml_mark_t mark)
     pp_ynode *n;
 
     if (b->nodes >= PP_YAML_MAX_NODES) {
-        pp_pipe_error(b->err, PP_ELIMIT, b->file, mark_pos(mark),
-                      "more than %u YAML nodes", PP_YAML_MAX_NODES);
+        pp_pipe_error(b->err, PP_ELIMIT, b->file, mark_pos(mark), "more than %u YAML nodes",
+                      PP_YAML_MAX_NODES);
         return NULL;
     }
     n = calloc(1, sizeof *n);
@@ -162,8 +161,7 @@ on_event(builder *b, const yaml_event_t *ev, int *documents)
     switch (ev->type) {
     case YAML_STREAM_START_EVENT:
     case YAML_STREAM_END_EVENT:
-    case YAML_DOCUMENT_END_EVENT:
-        return PP_OK;
+    case YAML_DOCUMENT_END_EVENT: return PP_OK;
     case YAML_DOCUMENT_START_EVENT:
         if (++*documents > 1)
             return pp_pipe_error(b->err, PP_EFORMAT, b->file, mark_pos(ev->start_mark),
@@ -194,16 +192,16 @@ on_event(builder *b, const yaml_event_t *ev, int *documents)
         return add_child(b, n);
     case YAML_SEQUENCE_START_EVENT:
     case YAML_MAPPING_START_EVENT: {
-        const yaml_char_t *anchor = ev->type == YAML_SEQUENCE_START_EVENT
-                                        ? ev->data.sequence_start.anchor
-                                        : ev->data.mapping_start.anchor;
+        const yaml_char_t *anchor = ev->type == YAML_SEQUENCE_START_EVENT ?
+                                        ev->data.sequence_start.anchor :
+                                        ev->data.mapping_start.anchor;
         if ((rc = refuse_anchor(b, anchor, ev->start_mark)) != PP_OK)
             return rc;
         if (b->depth >= PP_YAML_MAX_DEPTH)
             return pp_pipe_error(b->err, PP_ELIMIT, b->file, mark_pos(ev->start_mark),
                                  "nesting deeper than %u levels", PP_YAML_MAX_DEPTH);
-        n = new_node(b, ev->type == YAML_SEQUENCE_START_EVENT ? PP_YNODE_SEQUENCE
-                                                              : PP_YNODE_MAPPING,
+        n = new_node(b,
+                     ev->type == YAML_SEQUENCE_START_EVENT ? PP_YNODE_SEQUENCE : PP_YNODE_MAPPING,
                      ev->start_mark);
         if (n == NULL)
             return b->err ? b->err->code : PP_ENOMEM;
@@ -218,15 +216,13 @@ on_event(builder *b, const yaml_event_t *ev, int *documents)
         n = b->stack[--b->depth];
         b->stack[b->depth] = NULL;
         return add_child(b, n);
-    case YAML_NO_EVENT:
-        return PP_OK;
+    case YAML_NO_EVENT: return PP_OK;
     }
     return PP_OK;
 }
 
 int
-pp_yaml_tree_parse(const char *file, const char *text, size_t len, pp_ynode **root,
-                   pp_error *err)
+pp_yaml_tree_parse(const char *file, const char *text, size_t len, pp_ynode **root, pp_error *err)
 {
     yaml_parser_t parser;
     builder b;
@@ -252,8 +248,7 @@ pp_yaml_tree_parse(const char *file, const char *text, size_t len, pp_ynode **ro
                 rc = pp_pipe_error(err, PP_EFORMAT, file, mark_pos(parser.problem_mark),
                                    "YAML syntax error: %s (%s at %u:%u)",
                                    parser.problem ? parser.problem : "unknown problem",
-                                   parser.context,
-                                   (unsigned)parser.context_mark.line + 1,
+                                   parser.context, (unsigned)parser.context_mark.line + 1,
                                    (unsigned)parser.context_mark.column + 1);
             } else {
                 rc = pp_pipe_error(err, PP_EFORMAT, file, mark_pos(parser.problem_mark),

@@ -14,11 +14,11 @@
 
 #include "pipeline/pos.h"
 
-#define PP_YAML_MAX_BYTES   (1u << 20)
-#define PP_YAML_MAX_DEPTH   16u
-#define PP_YAML_MAX_NODES   65536u
-#define PP_YAML_MAX_KEY     256u
-#define PP_YAML_MAX_SCALAR  65536u
+#define PP_YAML_MAX_BYTES  (1u << 20)
+#define PP_YAML_MAX_DEPTH  16u
+#define PP_YAML_MAX_NODES  65536u
+#define PP_YAML_MAX_KEY    256u
+#define PP_YAML_MAX_SCALAR 65536u
 
 typedef enum pp_ynode_type {
     PP_YNODE_SCALAR = 1,
@@ -30,10 +30,10 @@ typedef struct pp_ynode pp_ynode;
 struct pp_ynode {
     pp_ynode_type type;
     pp_pos pos;
-    char *text;                   /* scalar: NUL-terminated (NULs refused) */
-    int plain;                    /* scalar written without quotes */
-    pp_ynode **items;             /* sequence: count items; mapping: key, value pairs */
-    uint32_t count;               /* sequence: items; mapping: pairs */
+    char *text;       /* scalar: NUL-terminated (NULs refused) */
+    int plain;        /* scalar written without quotes */
+    pp_ynode **items; /* sequence: count items; mapping: key, value pairs */
+    uint32_t count;   /* sequence: items; mapping: pairs */
 };
 
 /* Parse text (len bytes) into *root. `file` names it in messages. An empty

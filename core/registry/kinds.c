@@ -18,8 +18,7 @@ const pp_input_kind pp_input_kinds[] = {
     { &pp_spans_source_ops, ".json .ndjson", "OpenTelemetry spans (OTLP/JSON)" },
     { &pp_bdn_source_ops, "", "a BenchmarkDotNet export (JsonExporter.Full, CSV)" },
     { &pp_load_source_ops, "", "a load tool's result (wrk, hey, k6, bombardier, vegeta)" },
-    PP_REGISTRY_EXTRA_KINDS
-    { NULL, NULL, NULL },
+    PP_REGISTRY_EXTRA_KINDS{ NULL, NULL, NULL },
 };
 
 const pp_input_kind *
@@ -39,7 +38,8 @@ pp_input_kind_of_bits(uint32_t bits)
     const pp_input_kind *best = NULL;
 
     for (const pp_input_kind *k = pp_input_kinds; k->reader != NULL; k++)
-        if ((bits & k->reader->kind_bit) && (best == NULL || k->reader->kind_bit < best->reader->kind_bit))
+        if ((bits & k->reader->kind_bit) &&
+            (best == NULL || k->reader->kind_bit < best->reader->kind_bit))
             best = k;
     return best;
 }

@@ -13,12 +13,12 @@
 #include "source.h"
 
 typedef struct pp_input_kind {
-    const pp_source_ops *reader;  /* its kind and kind_bit name the row */
+    const pp_source_ops *reader; /* its kind and kind_bit name the row */
     /* File name endings that say a file is of this kind, space-separated
      * (".csv .json"); the quick path picks a kind by them when an analyzer
      * reads several. "" when a name says nothing. */
     const char *endings;
-    const char *what;             /* for people: "a nettrace trace (dotnet-trace)" */
+    const char *what; /* for people: "a nettrace trace (dotnet-trace)" */
 } pp_input_kind;
 
 /* The rows, ended by one whose reader is NULL. */

@@ -64,12 +64,12 @@ candidate_json(const pp_table_decl *decl, const json_t *table, int *bad)
     if (cost == NULL || column(table, cost) == NULL)
         return NULL;
     /* flags as members that are there only when set */
-    o = json_pack("{s:s, s:s*, s:s*, s:s*, s:s*, s:s*, s:s*, s:s*, s:s*}",
-                  "cost", cost, "label", c->label, "does", c->does,
-                  "status", c->status && column(table, c->status) ? c->status : NULL,
-                  "superseded_by", c->superseded_by,
-                  "skip_if", c->skip_if && column(table, c->skip_if) ? c->skip_if : NULL,
-                  "stacks", c->stacks, "waits", c->waits, "callers", c->callers);
+    o = json_pack("{s:s, s:s*, s:s*, s:s*, s:s*, s:s*, s:s*, s:s*, s:s*}", "cost", cost, "label",
+                  c->label, "does", c->does, "status",
+                  c->status && column(table, c->status) ? c->status : NULL, "superseded_by",
+                  c->superseded_by, "skip_if",
+                  c->skip_if && column(table, c->skip_if) ? c->skip_if : NULL, "stacks", c->stacks,
+                  "waits", c->waits, "callers", c->callers);
     if (o != NULL &&
         (((c->flags & PP_CANDIDATE_FRAME) && json_object_set_new(o, "frame", json_true())) ||
          ((c->flags & PP_CANDIDATE_NO_WAITS) && json_object_set_new(o, "no_waits", json_true())) ||
@@ -168,12 +168,13 @@ pp_decl_annotate(json_t *stage, const pp_analyzer *a)
         /* The declaration is what rules are checked against: a table that
          * strays from it is the analyzer's bug, said where it shows. */
         if (drifted(d, t, why, sizeof why) != 0) {
-            snprintf(msg, sizeof msg, "table '%s' has %s, which its declaration (pp_table_decl "
+            snprintf(msg, sizeof msg,
+                     "table '%s' has %s, which its declaration (pp_table_decl "
                      "of analyzer '%s') does not list in that order or type: rules and "
                      "candidates cannot trust it; report it to the analyzer's author",
                      d->name, why, a->name);
-            if (pp_result_finding(stage, PP_SEVERITY_WARNING, "host.undeclared_column",
-                                  msg) != PP_OK)
+            if (pp_result_finding(stage, PP_SEVERITY_WARNING, "host.undeclared_column", msg) !=
+                PP_OK)
                 return PP_ENOMEM;
         }
         if ((j = pp_decl_json(d, t)) == NULL || json_object_set_new(t, "decl", j) != 0)
@@ -215,7 +216,8 @@ check_names(const json_t *a, const json_t *table, const char *what, char *why, s
 int
 pp_decl_check(const json_t *decl, const json_t *table, char *why, size_t size)
 {
-    const json_t *subject = json_object_get(decl, "subject"), *figs = json_object_get(decl, "figures");
+    const json_t *subject = json_object_get(decl, "subject"),
+                 *figs = json_object_get(decl, "figures");
     const char *k;
     const json_t *f;
 
@@ -223,8 +225,8 @@ pp_decl_check(const json_t *decl, const json_t *table, char *why, size_t size)
         snprintf(why, size, "\"decl\" must be an object");
         return -1;
     }
-    if (subject != NULL && (!json_is_string(subject) ||
-                            column(table, json_string_value(subject)) == NULL)) {
+    if (subject != NULL &&
+        (!json_is_string(subject) || column(table, json_string_value(subject)) == NULL)) {
         snprintf(why, size, "\"decl\".\"subject\" must name a column of the table");
         return -1;
     }
@@ -240,8 +242,10 @@ pp_decl_check(const json_t *decl, const json_t *table, char *why, size_t size)
 
         if (!number_column(table, k) || !json_is_string(json_object_get(f, "unit")) ||
             (axis != NULL && !json_is_string(axis) && !json_is_null(axis))) {
-            snprintf(why, size, "\"decl\" figure \"%s\" must be a number column of the "
-                     "table with {\"unit\": string, \"axis\": string or null}", k);
+            snprintf(why, size,
+                     "\"decl\" figure \"%s\" must be a number column of the "
+                     "table with {\"unit\": string, \"axis\": string or null}",
+                     k);
             return -1;
         }
     }

@@ -41,27 +41,46 @@ counters_svg(const json_t *doc, const pp_render_opts *o, FILE *out, pp_error *er
 }
 
 const pp_output_format pp_output_formats[] = {
-    { .name = "table", .kind = PP_FORMAT_DOCUMENT, .doc = pp_render_text_table,
+    { .name = "table",
+      .kind = PP_FORMAT_DOCUMENT,
+      .doc = pp_render_text_table,
       .summary = "aligned text in human units (the default)" },
-    { .name = "json", .kind = PP_FORMAT_DOCUMENT, .doc = json_doc,
+    { .name = "json",
+      .kind = PP_FORMAT_DOCUMENT,
+      .doc = json_doc,
       .summary = "the result document (perfpipe-result/1), exact values" },
-    { .name = "markdown", .kind = PP_FORMAT_DOCUMENT, .doc = pp_render_markdown,
+    { .name = "markdown",
+      .kind = PP_FORMAT_DOCUMENT,
+      .doc = pp_render_markdown,
       .summary = "GitHub pipe tables in human units" },
-    { .name = "csv", .kind = PP_FORMAT_DOCUMENT, .doc = csv_doc, .one_table = pp_render_csv_one,
+    { .name = "csv",
+      .kind = PP_FORMAT_DOCUMENT,
+      .doc = csv_doc,
+      .one_table = pp_render_csv_one,
       .summary = "RFC 4180 blocks per table, raw values" },
-    { .name = "html", .kind = PP_FORMAT_DOCUMENT, .doc = pp_render_html,
+    { .name = "html",
+      .kind = PP_FORMAT_DOCUMENT,
+      .doc = pp_render_html,
       .summary = "one self-contained page: findings, flame graphs, charts, tables" },
-    { .name = "folded", .kind = PP_FORMAT_STACKS, .stacks = pp_render_folded,
+    { .name = "folded",
+      .kind = PP_FORMAT_STACKS,
+      .stacks = pp_render_folded,
       .summary = "`frame;frame;... weight` lines (flamegraph.pl, inferno)" },
-    { .name = "speedscope", .kind = PP_FORMAT_STACKS, .stacks = pp_render_speedscope,
-      .per_thread = 1, .summary = "speedscope's file format, one profile per thread" },
-    { .name = "svg", .kind = PP_FORMAT_STACKS, .stacks = pp_render_svg,
+    { .name = "speedscope",
+      .kind = PP_FORMAT_STACKS,
+      .stacks = pp_render_speedscope,
+      .per_thread = 1,
+      .summary = "speedscope's file format, one profile per thread" },
+    { .name = "svg",
+      .kind = PP_FORMAT_STACKS,
+      .stacks = pp_render_svg,
       .no_stacks = counters_svg,
       .summary = "an interactive flame graph (the counters charts without stacks)" },
-    { .name = "pprof", .kind = PP_FORMAT_STACKS, .whole = pp_render_pprof_doc,
+    { .name = "pprof",
+      .kind = PP_FORMAT_STACKS,
+      .whole = pp_render_pprof_doc,
       .summary = "gzip protobuf profile for go tool pprof, Pyroscope, Parca (-o FILE.pb.gz)" },
-    PP_REGISTRY_EXTRA_FORMATS
-    { .name = NULL },
+    PP_REGISTRY_EXTRA_FORMATS{ .name = NULL },
 };
 
 const pp_output_format *
@@ -101,7 +120,10 @@ pp_output_format_list(unsigned kinds, const char *sep, const char *last, char *b
     buf[0] = '\0';
     for (size_t i = 0; i < n && used < size; i++) {
         int w = snprintf(buf + used, size - used, "%s%s",
-                         i == 0 ? "" : i + 1 == n ? last : sep, names[i]);
+                         i == 0     ? "" :
+                         i + 1 == n ? last :
+                                      sep,
+                         names[i]);
         if (w < 0)
             break;
         used += (size_t)w;

@@ -14,8 +14,8 @@
 #include "result/result.h"
 
 /* What a format draws. */
-#define PP_FORMAT_DOCUMENT 1u   /* the whole document (or one named table) */
-#define PP_FORMAT_STACKS   2u   /* one stack table: a flame graph or a profile export */
+#define PP_FORMAT_DOCUMENT 1u /* the whole document (or one named table) */
+#define PP_FORMAT_STACKS   2u /* one stack table: a flame graph or a profile export */
 
 typedef int (*pp_render_doc_fn)(const json_t *doc, const pp_render_opts *o, FILE *out,
                                 pp_error *err);
@@ -23,9 +23,9 @@ typedef int (*pp_render_stacks_fn)(const json_t *doc, const json_t *st, const js
                                    const pp_render_opts *o, FILE *out, pp_error *err);
 
 typedef struct pp_output_format {
-    const char *name;            /* what --format and `format:` say */
-    unsigned kind;               /* PP_FORMAT_DOCUMENT or PP_FORMAT_STACKS */
-    const char *summary;         /* for people: one line */
+    const char *name;    /* what --format and `format:` say */
+    unsigned kind;       /* PP_FORMAT_DOCUMENT or PP_FORMAT_STACKS */
+    const char *summary; /* for people: one line */
     /* PP_FORMAT_DOCUMENT: the renderer; one_table, when not NULL, draws a
      * single named table its own way (csv: one plain file). */
     pp_render_doc_fn doc;

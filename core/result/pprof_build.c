@@ -32,7 +32,7 @@ typedef struct sample_rec {
 } sample_rec;
 
 struct pp_pprof {
-    json_t *str_index;            /* string -> index (lookup only) */
+    json_t *str_index; /* string -> index (lookup only) */
     char **strs;
     size_t nstrs, cap_strs;
     pb_vt *types;
@@ -42,17 +42,17 @@ struct pp_pprof {
     int has_period;
     int64_t *comments;
     size_t ncomments, cap_comments;
-    json_t *frame_module;         /* frame -> module name */
-    json_t *module_index;         /* module name -> mapping id */
+    json_t *frame_module; /* frame -> module name */
+    json_t *module_index; /* module name -> mapping id */
     pb_mapping *maps;
     size_t nmaps, cap_maps;
-    json_t *loc_index;            /* frame -> location id (= function id) */
+    json_t *loc_index; /* frame -> location id (= function id) */
     pb_location *locs;
-    pb_function *funcs;           /* one per location, same index */
+    pb_function *funcs; /* one per location, same index */
     size_t nlocs, cap_locs, cap_funcs;
-    uint64_t *ids;                /* every sample's location ids, leaf first */
+    uint64_t *ids; /* every sample's location ids, leaf first */
     size_t nids, cap_ids;
-    int64_t *vals;                /* ntypes per sample */
+    int64_t *vals; /* ntypes per sample */
     size_t nvals, cap_vals;
     pb_label *labels;
     size_t nlabels, cap_labels;
@@ -156,7 +156,7 @@ int
 pp_pprof_sample_type(pp_pprof *p, const char *type, const char *unit)
 {
     if (p->nsamples > 0)
-        return PP_EINVAL;   /* samples already hold fewer values */
+        return PP_EINVAL; /* samples already hold fewer values */
     if (grow(&p->types, &p->cap_types, p->ntypes, 1, sizeof *p->types) != PP_OK)
         return PP_ENOMEM;
     if (value_type(p, type, unit, &p->types[p->ntypes]) != PP_OK)
@@ -239,8 +239,9 @@ pp_pprof_frame_module(pp_pprof *p, const char *frame, const char *module)
 {
     if (json_object_get(p->frame_module, frame) != NULL)
         return PP_OK;
-    return json_object_set_new_nocheck(p->frame_module, frame, json_string_nocheck(module)) == 0
-               ? PP_OK : PP_ENOMEM;
+    return json_object_set_new_nocheck(p->frame_module, frame, json_string_nocheck(module)) == 0 ?
+               PP_OK :
+               PP_ENOMEM;
 }
 
 /* An unresolved frame's address and module: "?!0xADDR" or "MOD!?+0xOFF". */
@@ -447,9 +448,10 @@ views_make(pp_pprof *p, pb_views *v, Perftools__Profiles__Profile *pf)
     size_t one = 1;
 
 #define ALLOC(f, n) ((v->f = calloc((n) ? (n) : one, sizeof *v->f)) != NULL)
-    if (!ALLOC(types, p->ntypes) || !ALLOC(samples, p->nsamples) || !ALLOC(sample_ptrs, p->nsamples) ||
-        !ALLOC(label_ptrs, p->nlabels) || !ALLOC(map_ptrs, p->nmaps) || !ALLOC(loc_ptrs, p->nlocs) ||
-        !ALLOC(lines, p->nlocs) || !ALLOC(line_ptrs, p->nlocs) || !ALLOC(func_ptrs, p->nlocs))
+    if (!ALLOC(types, p->ntypes) || !ALLOC(samples, p->nsamples) ||
+        !ALLOC(sample_ptrs, p->nsamples) || !ALLOC(label_ptrs, p->nlabels) ||
+        !ALLOC(map_ptrs, p->nmaps) || !ALLOC(loc_ptrs, p->nlocs) || !ALLOC(lines, p->nlocs) ||
+        !ALLOC(line_ptrs, p->nlocs) || !ALLOC(func_ptrs, p->nlocs))
         return PP_ENOMEM;
 #undef ALLOC
     for (size_t i = 0; i < p->ntypes; i++)
@@ -519,7 +521,8 @@ pp_pprof_write(pp_pprof *p, FILE *out, pp_error *err)
     s->out = out;
     /* 15 + 16: a gzip wrapper (the file format pprof's readers expect);
      * the header's time stays 0, so equal profiles give equal files */
-    if (deflateInit2(&s->z, Z_DEFAULT_COMPRESSION, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK) {
+    if (deflateInit2(&s->z, Z_DEFAULT_COMPRESSION, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) !=
+        Z_OK) {
         free(s);
         views_free(&v);
         pp_error_set(err, PP_ENOMEM, "pprof rendering: zlib could not start");

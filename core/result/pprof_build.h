@@ -26,7 +26,7 @@ typedef struct pp_pprof_label {
     const char *key;
     const char *str;
     int64_t num;
-    const char *unit;   /* for num; NULL for none */
+    const char *unit; /* for num; NULL for none */
 } pp_pprof_label;
 
 /* An empty profile, NULL when out of memory. */

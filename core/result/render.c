@@ -57,8 +57,8 @@ check_args(const json_t *doc, const char *format, FILE *out, pp_error *err)
 }
 
 int
-pp_render_table_named(const json_t *doc, const char *format, const char *table,
-                      FILE *out, pp_error *err)
+pp_render_table_named(const json_t *doc, const char *format, const char *table, FILE *out,
+                      pp_error *err)
 {
     return pp_render_opts_table(doc, format, table, NULL, out, err);
 }

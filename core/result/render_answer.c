@@ -17,7 +17,7 @@
 #include "result/result.h"
 #include "result/render_util.h"
 
-#define NONE ((size_t)-1)   /* pp_render_col_of: no such column */
+#define NONE ((size_t)-1) /* pp_render_col_of: no such column */
 
 const char *
 pp_render_row_str(const json_t *tj, const json_t *row, const char *name)
@@ -185,12 +185,15 @@ pp_render_headline(const json_t *st, const char **severity)
             strncat(share, " of the stage", sizeof share - strlen(share) - 1);
         }
         per_unit(unit, sizeof unit, st, tj, figure, json_array_get(row, fc));
-        fprintf(m, "%s %s %s %s (%s%s%sthe top row of table %s); what to do: make it do less of "
+        fprintf(m,
+                "%s %s %s %s (%s%s%sthe top row of table %s); what to do: make it do less of "
                 "that (its callers and stacks are below; `perfpipe candidates` ranks the fixes and "
                 "names where each lands)",
-                subject, pp_render_row_str(tj, row, subject) ? pp_render_row_str(tj, row, subject) : "-",
-                does ? does : "costs", h, share[0] ? share + 2 : "", unit[0] ? unit + (share[0] ? 0 : 2) : "",
-                share[0] || unit[0] ? "; " : "", json_string_value(json_object_get(tj, "name")));
+                subject,
+                pp_render_row_str(tj, row, subject) ? pp_render_row_str(tj, row, subject) : "-",
+                does ? does : "costs", h, share[0] ? share + 2 : "",
+                unit[0] ? unit + (share[0] ? 0 : 2) : "", share[0] || unit[0] ? "; " : "",
+                json_string_value(json_object_get(tj, "name")));
     } else if ((f = finding_of(st, "info")) != NULL) {
         fprintf(m, "%s", json_string_value(json_object_get(f, "message")));
     }

@@ -16,18 +16,18 @@
 #include "result/render_util.h"
 #include "result/render_html.h"
 
-#define CH_W   560.0
-#define CH_H   230.0
-#define ML     70.0     /* left margin: y labels */
-#define MR     16.0
-#define MT     40.0     /* title and verdict */
-#define MB     30.0     /* x labels */
+#define CH_W    560.0
+#define CH_H    230.0
+#define ML      70.0 /* left margin: y labels */
+#define MR      16.0
+#define MT      40.0 /* title and verdict */
+#define MB      30.0 /* x labels */
 #define PER_ROW 2
 
 typedef struct chart {
     const char *counter, *tags, *unit, *quantity;
     int leak;
-    double *t, *v;      /* seconds since the first point, value */
+    double *t, *v; /* seconds since the first point, value */
     size_t n, cap;
 } chart;
 
@@ -89,7 +89,8 @@ is_leak(const json_t *st, const chart *c)
     json_array_foreach(json_object_get(st, "findings"), i, f) {
         const char *code = json_string_value(json_object_get(f, "code"));
         const char *msg = json_string_value(json_object_get(f, "message"));
-        if (code != NULL && strcmp(code, "counters.leak_suspect") == 0 && msg != NULL && strstr(msg, want))
+        if (code != NULL && strcmp(code, "counters.leak_suspect") == 0 && msg != NULL &&
+            strstr(msg, want))
             return 1;
     }
     return 0;
@@ -128,7 +129,8 @@ collect(const json_t *st, charts *cs, pp_error *err)
     stg = col_index(se, "tags");
     stt = col_index(se, "time_ns");
     sv = col_index(se, "value");
-    if (ic == (size_t)-1 || ia == (size_t)-1 || sc == (size_t)-1 || stt == (size_t)-1 || sv == (size_t)-1)
+    if (ic == (size_t)-1 || ia == (size_t)-1 || sc == (size_t)-1 || stt == (size_t)-1 ||
+        sv == (size_t)-1)
         return PP_OK;
     if ((cs->c = calloc(json_array_size(json_object_get(bc, "rows")) + 1, sizeof *cs->c)) == NULL)
         goto nomem;
@@ -227,10 +229,11 @@ draw_chart(FILE *out, const chart *c, double ox, double oy)
         vmax = 1;
     }
     if (vmin > 0 && vmin < vmax * 0.5)
-        vmin = 0;        /* start at zero unless that flattens the line */
+        vmin = 0; /* start at zero unless that flattens the line */
     if (vmax <= vmin) {
         /* flat: a span a person reads (bytes are whole, so 1 KB at least) */
-        double span = fabs(vmin) * 0.1, least = c->unit != NULL && strcmp(c->unit, "B") == 0 ? 1000 : 1;
+        double span = fabs(vmin) * 0.1,
+               least = c->unit != NULL && strcmp(c->unit, "B") == 0 ? 1000 : 1;
         vmax = vmin + (span > least ? span : least);
     }
     if (tmax <= 0)
@@ -239,14 +242,16 @@ draw_chart(FILE *out, const chart *c, double ox, double oy)
     vmin = floor(vmin / step) * step;
     vmax = ceil(vmax / step) * step;
 #define X(t) (ox + ML + (t) / tmax * pw)
-#define Y(v) (oy + MT + ph - ((v) - vmin) / (vmax - vmin) * ph)
+#define Y(v) (oy + MT + ph - ((v)-vmin) / (vmax - vmin) * ph)
     fprintf(out, "<g class=\"series%s\" data-counter=\"", c->leak ? " leak" : "");
     pp_html_text(out, c->counter);
     fputs("\" data-tags=\"", out);
     pp_html_text(out, c->tags);
     fprintf(out, "\" data-points=\"%zu\">\n", c->n);
-    fprintf(out, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"#fff\" stroke=\"#e1e4ea\"/>\n",
-            ox + 0.5, oy + 0.5, CH_W - 1, CH_H - 1);
+    fprintf(
+        out,
+        "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"#fff\" stroke=\"#e1e4ea\"/>\n",
+        ox + 0.5, oy + 0.5, CH_W - 1, CH_H - 1);
     fprintf(out, "<text x=\"%.1f\" y=\"%.1f\" font-weight=\"600\">", ox + 10, oy + 17);
     pp_html_text(out, c->quantity ? c->quantity : c->counter);
     if (c->tags != NULL && *c->tags && c->quantity == NULL) {
@@ -257,22 +262,27 @@ draw_chart(FILE *out, const chart *c, double ox, double oy)
     fputs("</text>\n", out);
     if (isfinite(slope)) {
         fmt_value(a, sizeof a, c->unit, slope * 60.0);
-        fprintf(out, "<text class=\"verdict\" x=\"%.1f\" y=\"%.1f\" fill=\"%s\">trend %s%s/min%s</text>\n",
-                ox + 10, oy + 33, c->leak ? "#b42318" : "#475467", slope >= 0 ? "+" : "", a,
-                c->leak ? " &#8212; leak suspect" : " &#8212; no leak verdict");
+        fprintf(
+            out,
+            "<text class=\"verdict\" x=\"%.1f\" y=\"%.1f\" fill=\"%s\">trend %s%s/min%s</text>\n",
+            ox + 10, oy + 33, c->leak ? "#b42318" : "#475467", slope >= 0 ? "+" : "", a,
+            c->leak ? " &#8212; leak suspect" : " &#8212; no leak verdict");
     }
     /* grid and y labels */
     for (double v = vmin; v <= vmax + step / 2; v += step) {
         fmt_value(a, sizeof a, c->unit, v);
-        fprintf(out, "<line x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\" stroke=\"#eceef2\"/>"
-                     "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\" fill=\"#667085\">%s</text>\n",
+        fprintf(out,
+                "<line x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\" stroke=\"#eceef2\"/>"
+                "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\" fill=\"#667085\">%s</text>\n",
                 X(0), X(tmax), Y(v), Y(v), ox + ML - 6, Y(v) + 4, a);
     }
     {
         double ts = nice_step(tmax);
         for (double t = 0; t <= tmax + ts / 100; t += ts)
-            fprintf(out, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\" fill=\"#667085\">%gs</text>\n",
-                    X(t), oy + CH_H - 10, t);
+            fprintf(
+                out,
+                "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\" fill=\"#667085\">%gs</text>\n",
+                X(t), oy + CH_H - 10, t);
     }
     fputs("<polyline fill=\"none\" stroke-width=\"2\" stroke=\"", out);
     fputs(c->leak ? "#d92d20" : "#1f5fbf", out);
@@ -282,15 +292,19 @@ draw_chart(FILE *out, const chart *c, double ox, double oy)
     fputs("\"/>\n", out);
     for (size_t i = 0; i < c->n && c->n <= 120; i++) {
         fmt_value(a, sizeof a, c->unit, c->v[i]);
-        fprintf(out, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"2.5\" fill=\"%s\"><title>%gs: %s</title></circle>\n",
-                X(c->t[i]), Y(c->v[i]), c->leak ? "#d92d20" : "#1f5fbf", c->t[i], a);
+        fprintf(
+            out,
+            "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"2.5\" fill=\"%s\"><title>%gs: %s</title></circle>\n",
+            X(c->t[i]), Y(c->v[i]), c->leak ? "#d92d20" : "#1f5fbf", c->t[i], a);
     }
     if (isfinite(slope)) {
         double v0 = icept, v1 = icept + slope * tmax;
         fmt_value(b, sizeof b, c->unit, slope * 60.0);
-        fprintf(out, "<line class=\"trend\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#f79009\" "
-                     "stroke-width=\"1.5\" stroke-dasharray=\"6 4\"><title>least-squares trend: %s/min</title></line>\n",
-                X(0), Y(v0), X(tmax), Y(v1), b);
+        fprintf(
+            out,
+            "<line class=\"trend\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#f79009\" "
+            "stroke-width=\"1.5\" stroke-dasharray=\"6 4\"><title>least-squares trend: %s/min</title></line>\n",
+            X(0), Y(v0), X(tmax), Y(v1), b);
     }
     fputs("</g>\n", out);
 #undef X
@@ -301,7 +315,8 @@ static void
 draw_all(FILE *out, const charts *cs)
 {
     for (size_t i = 0; i < cs->n; i++)
-        draw_chart(out, &cs->c[i], (double)(i % PER_ROW) * (CH_W + 10), (double)(i / PER_ROW) * (CH_H + 10));
+        draw_chart(out, &cs->c[i], (double)(i % PER_ROW) * (CH_W + 10),
+                   (double)(i / PER_ROW) * (CH_H + 10));
 }
 
 int
@@ -314,15 +329,21 @@ pp_html_stage_charts(const json_t *st, FILE *out, pp_error *err)
         return rc;
     if (cs.n == 0) {
         if (table_named(st, "by_counter") != NULL && table_named(st, "series") == NULL)
-            fputs("<p class=\"sub\">Charts need the samples: run with <span class=\"code\">--option series=true</span>.</p>\n", out);
+            fputs(
+                "<p class=\"sub\">Charts need the samples: run with <span class=\"code\">--option series=true</span>.</p>\n",
+                out);
         charts_free(&cs);
         return PP_OK;
     }
-    fputs("<h3>Footprint over time <small>dashed: least-squares trend</small></h3><div class=\"charts\">\n", out);
+    fputs(
+        "<h3>Footprint over time <small>dashed: least-squares trend</small></h3><div class=\"charts\">\n",
+        out);
     for (size_t i = 0; i < cs.n; i++) {
-        fprintf(out, "<svg class=\"chart\" xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" "
-                     "viewBox=\"0 0 %.0f %.0f\" font-family=\"system-ui,sans-serif\" font-size=\"12\">\n",
-                CH_W, CH_H, CH_W, CH_H);
+        fprintf(
+            out,
+            "<svg class=\"chart\" xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" "
+            "viewBox=\"0 0 %.0f %.0f\" font-family=\"system-ui,sans-serif\" font-size=\"12\">\n",
+            CH_W, CH_H, CH_W, CH_H);
         draw_chart(out, &cs.c[i], 0, 0);
         fputs("</svg>\n", out);
     }
@@ -349,16 +370,20 @@ pp_render_counters_svg(const json_t *doc, FILE *out, pp_error *err)
         }
         w = (cs.n < PER_ROW ? (double)cs.n : PER_ROW) * (CH_W + 10) - 10;
         h = (double)((cs.n + PER_ROW - 1) / PER_ROW) * (CH_H + 10) - 10;
-        fprintf(out, "<?xml version=\"1.0\" encoding=\"UTF-8\" standalone=\"no\"?>\n"
-                     "<svg xmlns=\"http://www.w3.org/2000/svg\" version=\"1.1\" width=\"%.0f\" height=\"%.0f\" "
-                     "viewBox=\"0 0 %.0f %.0f\" font-family=\"sans-serif\" font-size=\"12\">\n"
-                     "<rect width=\"100%%\" height=\"100%%\" fill=\"#f6f7f9\"/>\n", w, h, w, h);
+        fprintf(
+            out,
+            "<?xml version=\"1.0\" encoding=\"UTF-8\" standalone=\"no\"?>\n"
+            "<svg xmlns=\"http://www.w3.org/2000/svg\" version=\"1.1\" width=\"%.0f\" height=\"%.0f\" "
+            "viewBox=\"0 0 %.0f %.0f\" font-family=\"sans-serif\" font-size=\"12\">\n"
+            "<rect width=\"100%%\" height=\"100%%\" fill=\"#f6f7f9\"/>\n",
+            w, h, w, h);
         draw_all(out, &cs);
         fputs("</svg>\n", out);
         charts_free(&cs);
         return pp_render_check_io(out, "svg", err);
     }
-    pp_error_set(err, PP_ENOTFOUND,
-                 "nothing to draw: no stack table, and no counters series (run counters-csv with --option series=true for charts)");
+    pp_error_set(
+        err, PP_ENOTFOUND,
+        "nothing to draw: no stack table, and no counters series (run counters-csv with --option series=true for charts)");
     return PP_ENOTFOUND;
 }

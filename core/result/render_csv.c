@@ -62,8 +62,7 @@ pp_render_csv_header(char *buf, size_t size, const json_t *col)
         if (!ends_with(name, "bytes"))
             unit = "_bytes";
         break;
-    default:
-        break;
+    default: break;
     }
     snprintf(buf, size, "%s%s", name, unit ? unit : "");
 }

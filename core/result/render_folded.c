@@ -18,8 +18,8 @@
 #include "result/render_util.h"
 
 int
-pp_render_folded(const json_t *doc, const json_t *st, const json_t *tj,
-                 const pp_render_opts *o, FILE *out, pp_error *err)
+pp_render_folded(const json_t *doc, const json_t *st, const json_t *tj, const pp_render_opts *o,
+                 FILE *out, pp_error *err)
 {
     pp_stacks s;
     int rc;

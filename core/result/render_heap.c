@@ -34,7 +34,8 @@ pp_render_heap_path_stack(const char *path)
     for (const char *p = path; *p;) {
         if (*p == '(' || *p == '[' || *p == '<')
             depth++;
-        else if ((*p == ')' || *p == ']' || *p == '>') && depth > 0 && !(p[0] == '>' && p[-1] == ' ' && p[1] == ' '))
+        else if ((*p == ')' || *p == ']' || *p == '>') && depth > 0 &&
+                 !(p[0] == '>' && p[-1] == ' ' && p[1] == ' '))
             depth--;
         if (depth == 0 && strncmp(p, " > ", 3) == 0) {
             *o++ = ';';
@@ -81,17 +82,19 @@ pp_render_heap_stacks(const json_t *st)
         return NULL;
     diff = di != (size_t)-1;
     tj = json_pack("{s:s, s:[s], s:[{s:s,s:s},{s:s,s:s}], s:[]}", "name",
-                   diff ? "heap_growth_paths" : "heap_paths", "key", "stack", "columns",
-                   "name", "stack", "type", "string", "name", diff ? "bytes_delta" : "bytes", "type", "bytes",
-                   "rows");
+                   diff ? "heap_growth_paths" : "heap_paths", "key", "stack", "columns", "name",
+                   "stack", "type", "string", "name", diff ? "bytes_delta" : "bytes", "type",
+                   "bytes", "rows");
     if (tj == NULL)
         return NULL;
     rows = json_object_get(tj, "rows");
     json_array_foreach(json_object_get(paths, "rows"), r, row) {
         const char *type = json_string_value(json_array_get(row, ti));
         const char *path = json_string_value(json_array_get(row, pi));
-        json_int_t w = diff ? (json_is_integer(json_array_get(row, di)) ? json_integer_value(json_array_get(row, di)) : -1)
-                            : (type != NULL ? type_bytes(by_type, type) : -1);
+        json_int_t w = diff ? (json_is_integer(json_array_get(row, di)) ?
+                                   json_integer_value(json_array_get(row, di)) :
+                                   -1) :
+                              (type != NULL ? type_bytes(by_type, type) : -1);
         char *stack;
         if (path == NULL || w <= 0)
             continue;

@@ -21,8 +21,8 @@
 #include "result/render_util.h"
 #include "result/render_html.h"
 
-#define SHOWN_ROWS 50     /* rows shown before "show all" */
-#define LONG_CELL 160     /* longer strings show their start, the rest on demand */
+#define SHOWN_ROWS 50  /* rows shown before "show all" */
+#define LONG_CELL  160 /* longer strings show their start, the rest on demand */
 
 static const char *
 str(const json_t *o, const char *key)
@@ -139,10 +139,14 @@ put_table(const json_t *st, const json_t *tj, FILE *out)
         fputs("<p class=\"sub\">(no rows)</p></div>\n", out);
         return;
     }
-    fputs("<div class=\"tools\"><input class=\"filter\" type=\"search\" placeholder=\"filter rows (words)\" aria-label=\"filter\">", out);
+    fputs(
+        "<div class=\"tools\"><input class=\"filter\" type=\"search\" placeholder=\"filter rows (words)\" aria-label=\"filter\">",
+        out);
     if (nrow > SHOWN_ROWS)
         fputs("<button class=\"all\" type=\"button\">show all</button>", out);
-    fputs("<span class=\"count sub\"></span></div>\n<div class=\"scroll\"><table class=\"data\" data-stage=\"", out);
+    fputs(
+        "<span class=\"count sub\"></span></div>\n<div class=\"scroll\"><table class=\"data\" data-stage=\"",
+        out);
     pp_html_text(out, str(st, "id"));
     fputs("\" data-table=\"", out);
     pp_html_text(out, str(tj, "name"));
@@ -156,7 +160,9 @@ put_table(const json_t *st, const json_t *tj, FILE *out)
     }
     fputs("</tr></thead>\n<tbody>\n", out);
     json_array_foreach(rows, r, row) {
-        const char *status = status_col != (size_t)-1 ? json_string_value(json_array_get(row, status_col)) : NULL;
+        const char *status = status_col != (size_t)-1 ?
+                                 json_string_value(json_array_get(row, status_col)) :
+                                 NULL;
         fputs("<tr", out);
         if (r >= SHOWN_ROWS || status != NULL) {
             fputs(" class=\"", out);
@@ -221,7 +227,8 @@ is_improvement(const json_t *f)
 {
     const char *code = str(f, "code"), *msg = str(f, "message");
 
-    return (code != NULL && (strcmp(code, "compare.fixed") == 0 || strcmp(code, "compare.replaced") == 0)) ||
+    return (code != NULL &&
+            (strcmp(code, "compare.fixed") == 0 || strcmp(code, "compare.replaced") == 0)) ||
            (msg != NULL && strstr(msg, "(improvement)") != NULL);
 }
 
@@ -234,7 +241,10 @@ put_findings(const json_t *doc, FILE *out)
 
     json_array_foreach(json_object_get(doc, "stages"), si, st)
         total += json_array_size(json_object_get(st, "findings"));
-    fprintf(out, "<section id=\"findings\"><h2>Findings and caveats <small class=\"sub\">%zu</small></h2>\n", total);
+    fprintf(
+        out,
+        "<section id=\"findings\"><h2>Findings and caveats <small class=\"sub\">%zu</small></h2>\n",
+        total);
     if (total == 0) {
         fputs("<p class=\"sub\">No findings.</p></section>\n", out);
         return;
@@ -275,7 +285,8 @@ put_process(const json_t *in, FILE *out)
         return;
     fputs("<dl class=\"kv process\">", out);
     if (json_is_integer(json_object_get(proc, "pid")))
-        fprintf(out, "<dt>pid</dt><dd>%" JSON_INTEGER_FORMAT "</dd>", json_integer_value(json_object_get(proc, "pid")));
+        fprintf(out, "<dt>pid</dt><dd>%" JSON_INTEGER_FORMAT "</dd>",
+                json_integer_value(json_object_get(proc, "pid")));
     else if (json_array_size(pids) > 0) {
         const json_t *p;
         size_t i;
@@ -294,11 +305,13 @@ put_process(const json_t *in, FILE *out)
     if (json_is_integer(json_object_get(nt, "start_unix_ns"))) {
         time_t t = (time_t)(json_integer_value(json_object_get(nt, "start_unix_ns")) / 1000000000);
         struct tm tm;
-        if (gmtime_r(&t, &tm) != NULL && strftime(buf, sizeof buf, "%Y-%m-%d %H:%M:%S UTC", &tm) > 0)
+        if (gmtime_r(&t, &tm) != NULL &&
+            strftime(buf, sizeof buf, "%Y-%m-%d %H:%M:%S UTC", &tm) > 0)
             fprintf(out, "<dt>started</dt><dd>%s</dd>", buf);
     }
     if (json_is_integer(json_object_get(nt, "duration_ns"))) {
-        pp_format_duration_ns(buf, sizeof buf, (double)json_integer_value(json_object_get(nt, "duration_ns")));
+        pp_format_duration_ns(buf, sizeof buf,
+                              (double)json_integer_value(json_object_get(nt, "duration_ns")));
         fprintf(out, "<dt>traced for</dt><dd>%s</dd>", buf);
     }
     if (json_is_integer(json_object_get(nt, "events"))) {
@@ -347,15 +360,19 @@ put_verdict_banner(const json_t *doc, FILE *out)
 {
     const json_t *v = json_object_get(doc, "verdict"), *d;
     const char *overall = str(v, "overall");
-    const char *colour = overall == NULL ? "#888" : strcmp(overall, "improved") == 0 ? "#1a7f37"
-                         : strcmp(overall, "regressed") == 0 ? "#cf222e"
-                         : strcmp(overall, "no change") == 0 ? "#57606a" : "#bf8700";
+    const char *colour = overall == NULL                   ? "#888" :
+                         strcmp(overall, "improved") == 0  ? "#1a7f37" :
+                         strcmp(overall, "regressed") == 0 ? "#cf222e" :
+                         strcmp(overall, "no change") == 0 ? "#57606a" :
+                                                             "#bf8700";
     size_t i;
 
     if (!json_is_object(v) || overall == NULL)
         return;
-    fprintf(out, "<div class=\"card verdict\" id=\"verdict\" style=\"border-left:8px solid %s\">"
-            "<h1 style=\"color:%s;margin:0 0 6px\">", colour, colour);
+    fprintf(out,
+            "<div class=\"card verdict\" id=\"verdict\" style=\"border-left:8px solid %s\">"
+            "<h1 style=\"color:%s;margin:0 0 6px\">",
+            colour, colour);
     pp_html_text(out, str(v, "line"));
     fputs("</h1>", out);
     if (json_array_size(json_object_get(v, "decided_by")) > 0) {
@@ -398,7 +415,8 @@ put_header(const json_t *doc, FILE *out)
         pp_html_text(out, str(v, "id"));
         fputs("</a>", out);
     }
-    fputs("<a href=\"#findings\">findings</a><a href=\"#inputs\">inputs</a></nav>\n</header>\n", out);
+    fputs("<a href=\"#findings\">findings</a><a href=\"#inputs\">inputs</a></nav>\n</header>\n",
+          out);
 }
 
 /* Where the numbers come from (process, inputs and their hashes, knobs):
@@ -422,8 +440,10 @@ put_provenance(const json_t *doc, FILE *out)
             fputs("</div>\n", out);
         }
     if (json_array_size(inputs) > 0) {
-        fputs("<h3>Inputs</h3><div class=\"scroll\"><table class=\"inputs\"><thead><tr><th>name</th><th>kind</th>"
-              "<th class=\"num\">bytes</th><th>hash</th><th>path</th><th>damage</th></tr></thead><tbody>\n", out);
+        fputs(
+            "<h3>Inputs</h3><div class=\"scroll\"><table class=\"inputs\"><thead><tr><th>name</th><th>kind</th>"
+            "<th class=\"num\">bytes</th><th>hash</th><th>path</th><th>damage</th></tr></thead><tbody>\n",
+            out);
         json_array_foreach(inputs, i, in) {
             const json_t *bytes = json_object_get(in, "bytes");
             const json_t *hash = json_object_get(in, "hash");
@@ -498,8 +518,11 @@ put_flame(const json_t *doc, const json_t *st, const json_t *tj, int heap, const
         pp_html_text(out, str(tj, "name"));
         fputs(heap ? " &middot; width: bytes of the listed types below each node" : "", out);
         fputs(" &middot; click a frame to zoom, / to search</small></h3>\n", out);
-        fprintf(out, "<iframe class=\"flame\" title=\"flame graph\" height=\"%.0f\" srcdoc=\"", h > 0 ? h + 4 : 400.0);
-        pp_html_text(out, "<!DOCTYPE html><html><head><meta charset=\"utf-8\"></head><body style=\"margin:0\">");
+        fprintf(out, "<iframe class=\"flame\" title=\"flame graph\" height=\"%.0f\" srcdoc=\"",
+                h > 0 ? h + 4 : 400.0);
+        pp_html_text(
+            out,
+            "<!DOCTYPE html><html><head><meta charset=\"utf-8\"></head><body style=\"margin:0\">");
         pp_html_text(out, body);
         pp_html_text(out, "</body></html>");
         fputs("\"></iframe>\n", out);
@@ -553,7 +576,8 @@ pp_render_html(const json_t *doc, const pp_render_opts *o, FILE *out, pp_error *
 
     fputs("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
           "<meta name=\"viewport\" content=\"width=device-width,initial-scale=1\">\n"
-          "<meta name=\"generator\" content=\"perfpipe\">\n<title>perfpipe: ", out);
+          "<meta name=\"generator\" content=\"perfpipe\">\n<title>perfpipe: ",
+          out);
     pp_html_text(out, pipeline ? pipeline : "-");
     fprintf(out, "</title>\n<style>\n%s</style>\n<script>\n%s</script>\n</head>\n<body><main>\n",
             pp_html_css, pp_html_js_head);
@@ -621,6 +645,8 @@ pp_render_html(const json_t *doc, const pp_render_opts *o, FILE *out, pp_error *
     }
     put_findings(doc, out);
     put_provenance(doc, out);
-    fprintf(out, "<pre id=\"errors\" hidden></pre>\n</main>\n<script>\n%s</script>\n</body></html>\n", pp_html_js);
+    fprintf(out,
+            "<pre id=\"errors\" hidden></pre>\n</main>\n<script>\n%s</script>\n</body></html>\n",
+            pp_html_js);
     return pp_render_check_io(out, "html", err);
 }

@@ -41,7 +41,8 @@ pp_html_card(const json_t *tj, const json_t *row, size_t rank, FILE *out)
     char cost[256];
 
     pp_render_card_cost(cost, sizeof cost, tj, row);
-    fprintf(out, "<div class=\"cand card\" data-card=\"%zu\"><h3>#%zu <span class=\"code\">", rank, rank);
+    fprintf(out, "<div class=\"cand card\" data-card=\"%zu\"><h3>#%zu <span class=\"code\">", rank,
+            rank);
     pp_html_text(out, pp_render_row_str(tj, row, "target"));
     fputs("</span> <small class=\"sub\">", out);
     pp_html_text(out, cost);

@@ -78,11 +78,8 @@ emit(FILE *out, const json_t *v, int depth)
         indent(out, depth);
         fputc(']', out);
         return 0;
-    case JSON_STRING:
-        return emit_string(out, json_string_value(v), json_string_length(v));
-    case JSON_INTEGER:
-        fprintf(out, "%" PRId64, (int64_t)json_integer_value(v));
-        return 0;
+    case JSON_STRING: return emit_string(out, json_string_value(v), json_string_length(v));
+    case JSON_INTEGER: fprintf(out, "%" PRId64, (int64_t)json_integer_value(v)); return 0;
     case JSON_REAL:
         pp_render_cell_raw(buf, sizeof buf, v);
         /* Keep it a real for readers that type by syntax. */
@@ -90,15 +87,9 @@ emit(FILE *out, const json_t *v, int depth)
             strcat(buf, ".0");
         fputs(buf, out);
         return 0;
-    case JSON_TRUE:
-        fputs("true", out);
-        return 0;
-    case JSON_FALSE:
-        fputs("false", out);
-        return 0;
-    case JSON_NULL:
-        fputs("null", out);
-        return 0;
+    case JSON_TRUE: fputs("true", out); return 0;
+    case JSON_FALSE: fputs("false", out); return 0;
+    case JSON_NULL: fputs("null", out); return 0;
     }
     return -1;
 }

@@ -17,16 +17,22 @@ md_text(FILE *out, const char *s)
 {
     for (; s != NULL && *s; s++) {
         switch (*s) {
-        case '\\': case '`': case '*': case '_': case '[': case ']':
-        case '<': case '>': case '|': case '#':
+        case '\\':
+        case '`':
+        case '*':
+        case '_':
+        case '[':
+        case ']':
+        case '<':
+        case '>':
+        case '|':
+        case '#':
             fputc('\\', out);
             fputc(*s, out);
             break;
-        case '\r': case '\n':
-            fputc(' ', out);
-            break;
-        default:
-            fputc(*s, out);
+        case '\r':
+        case '\n': fputc(' ', out); break;
+        default: fputc(*s, out);
         }
     }
 }
@@ -87,8 +93,8 @@ md_table(const json_t *tj, const pp_render_opts *o, FILE *out)
 static void
 md_cards(const json_t *tj, const pp_render_opts *o, FILE *out)
 {
-    static const char *const fields[] = { "fix", "lands", "call_site", "module", "lands_why",
-                                          "verify", "evidence", "axis", "rules", NULL };
+    static const char *const fields[] = { "fix",    "lands",    "call_site", "module", "lands_why",
+                                          "verify", "evidence", "axis",      "rules",  NULL };
     const json_t *row;
     size_t r;
     char buf[256];
@@ -144,7 +150,9 @@ pp_render_markdown(const json_t *doc, const pp_render_opts *o, FILE *out, pp_err
     fputs("# perfpipe result: ", out);
     md_text(out, json_is_string(pipeline) ? json_string_value(pipeline) : "-");
     fprintf(out, "\n\nperfpipe %s\n\n",
-            json_string_value(json_object_get(tool, "version")) ? json_string_value(json_object_get(tool, "version")) : "?");
+            json_string_value(json_object_get(tool, "version")) ?
+                json_string_value(json_object_get(tool, "version")) :
+                "?");
     if (json_object_size(knobs) > 0) {
         fputs("Knobs:\n\n", out);
         json_object_foreach((json_t *)knobs, k, v) {
@@ -162,7 +170,9 @@ pp_render_markdown(const json_t *doc, const pp_render_opts *o, FILE *out, pp_err
         fputc('\n', out);
     }
     if (json_array_size(inputs) > 0) {
-        fputs("## Inputs\n\n| name | kind | bytes | hash | path |\n| :-- | :-- | --: | :-- | :-- |\n", out);
+        fputs(
+            "## Inputs\n\n| name | kind | bytes | hash | path |\n| :-- | :-- | --: | :-- | :-- |\n",
+            out);
         json_array_foreach(inputs, ii, in) {
             const json_t *bytes = json_object_get(in, "bytes");
             const json_t *hash = json_object_get(in, "hash");

@@ -54,7 +54,8 @@ find_pauses(const json_t *st, pause_cols *pc)
     size_t i;
 
     json_array_foreach(json_object_get(st, "tables"), i, tj)
-        if (col_of(tj, "start", "timestamp_ns", &pc->start) && col_of(tj, "pause", "duration_ns", &pc->pause) &&
+        if (col_of(tj, "start", "timestamp_ns", &pc->start) &&
+            col_of(tj, "pause", "duration_ns", &pc->pause) &&
             col_of(tj, "heap_after", "bytes", &pc->heap) && col_of(tj, "gen", "count", &pc->gen) &&
             json_array_size(json_object_get(tj, "rows")) > 0) {
             pc->rows = json_object_get(tj, "rows");
@@ -85,8 +86,9 @@ axes(FILE *out, double tmax, double pmax, double hmax)
 
     for (s = 0; s <= pmax * 1.0001; s += nice(pmax)) {
         double y = PT + ph - s / pmax * ph;
-        fprintf(out, "<line x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\" stroke=\"#eceef2\"/>"
-                     "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\" fill=\"#667085\">%g ms</text>\n",
+        fprintf(out,
+                "<line x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\" stroke=\"#eceef2\"/>"
+                "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\" fill=\"#667085\">%g ms</text>\n",
                 PL, PL + pw, y, y, PL - 6, y + 4, s);
     }
     for (s = 0; s <= hmax * 1.0001; s += nice(hmax)) {
@@ -95,7 +97,8 @@ axes(FILE *out, double tmax, double pmax, double hmax)
                 PT + ph - s / hmax * ph + 4, a);
     }
     for (s = 0; s <= tmax * 1.0001; s += nice(tmax))
-        fprintf(out, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\" fill=\"#667085\">%gs</text>\n",
+        fprintf(out,
+                "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\" fill=\"#667085\">%gs</text>\n",
                 PL + s / tmax * pw, PW_H - 10, s);
 }
 
@@ -116,19 +119,24 @@ draw(FILE *out, const pause_cols *pc)
     pmax = pmax > 0 ? ceil(pmax / nice(pmax)) * nice(pmax) : 1;
     hmax = hmax > 0 ? ceil(hmax / nice(hmax)) * nice(hmax) : 1;
     bw = fmax(1.5, fmin(8.0, pw / (double)n * 0.6));
-    fprintf(out, "<rect x=\"0.5\" y=\"0.5\" width=\"%.1f\" height=\"%.1f\" fill=\"#fff\" stroke=\"#e1e4ea\"/>\n"
-                 "<text x=\"10\" y=\"17\" font-weight=\"600\">GC pauses over time (bars: pause, by generation "
-                 "<tspan fill=\"#12b76a\">gen0</tspan> <tspan fill=\"#f79009\">gen1</tspan> "
-                 "<tspan fill=\"#d92d20\">gen2</tspan>; line: heap after the GC)</text>\n",
-            PW_W - 1, PW_H - 1);
+    fprintf(
+        out,
+        "<rect x=\"0.5\" y=\"0.5\" width=\"%.1f\" height=\"%.1f\" fill=\"#fff\" stroke=\"#e1e4ea\"/>\n"
+        "<text x=\"10\" y=\"17\" font-weight=\"600\">GC pauses over time (bars: pause, by generation "
+        "<tspan fill=\"#12b76a\">gen0</tspan> <tspan fill=\"#f79009\">gen1</tspan> "
+        "<tspan fill=\"#d92d20\">gen2</tspan>; line: heap after the GC)</text>\n",
+        PW_W - 1, PW_H - 1);
     axes(out, tmax, pmax, hmax);
     json_array_foreach(pc->rows, i, row) {
         double x = PL + num(row, pc->start) / 1e9 / tmax * pw, p = num(row, pc->pause) / 1e6;
         double h = fmax(0.5, p / pmax * ph);
         int g = (int)num(row, pc->gen);
-        fprintf(out, "<rect class=\"pause\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"%s\">"
-                     "<title>%.3fs gen%d: pause %.3f ms</title></rect>\n",
-                x - bw / 2, PT + ph - h, bw, h, gen_fill[g >= 0 && g <= 2 ? g : 2], num(row, pc->start) / 1e9, g, p);
+        fprintf(
+            out,
+            "<rect class=\"pause\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"%s\">"
+            "<title>%.3fs gen%d: pause %.3f ms</title></rect>\n",
+            x - bw / 2, PT + ph - h, bw, h, gen_fill[g >= 0 && g <= 2 ? g : 2],
+            num(row, pc->start) / 1e9, g, p);
     }
     fputs("<polyline fill=\"none\" stroke=\"#1f5fbf\" stroke-width=\"1.5\" points=\"", out);
     json_array_foreach(pc->rows, i, row)
@@ -145,9 +153,12 @@ pp_html_stage_pauses(const json_t *st, FILE *out, pp_error *err)
     (void)err;
     if (!find_pauses(st, &pc))
         return PP_OK;
-    fprintf(out, "<h3>GC pauses</h3><div class=\"charts\"><svg class=\"chart\" xmlns=\"http://www.w3.org/2000/svg\" "
-                 "width=\"%.0f\" height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\" font-family=\"system-ui,sans-serif\" "
-                 "font-size=\"12\">\n", PW_W, PW_H, PW_W, PW_H);
+    fprintf(
+        out,
+        "<h3>GC pauses</h3><div class=\"charts\"><svg class=\"chart\" xmlns=\"http://www.w3.org/2000/svg\" "
+        "width=\"%.0f\" height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\" font-family=\"system-ui,sans-serif\" "
+        "font-size=\"12\">\n",
+        PW_W, PW_H, PW_W, PW_H);
     draw(out, &pc);
     fputs("</svg></div>\n", out);
     return PP_OK;
@@ -163,10 +174,12 @@ pp_render_pauses_svg(const json_t *doc, FILE *out, pp_error *err)
         pause_cols pc;
         if (!find_pauses(st, &pc))
             continue;
-        fprintf(out, "<?xml version=\"1.0\" encoding=\"UTF-8\" standalone=\"no\"?>\n"
-                     "<svg xmlns=\"http://www.w3.org/2000/svg\" version=\"1.1\" width=\"%.0f\" height=\"%.0f\" "
-                     "viewBox=\"0 0 %.0f %.0f\" font-family=\"sans-serif\" font-size=\"12\">\n",
-                PW_W, PW_H, PW_W, PW_H);
+        fprintf(
+            out,
+            "<?xml version=\"1.0\" encoding=\"UTF-8\" standalone=\"no\"?>\n"
+            "<svg xmlns=\"http://www.w3.org/2000/svg\" version=\"1.1\" width=\"%.0f\" height=\"%.0f\" "
+            "viewBox=\"0 0 %.0f %.0f\" font-family=\"sans-serif\" font-size=\"12\">\n",
+            PW_W, PW_H, PW_W, PW_H);
         draw(out, &pc);
         fputs("</svg>\n", out);
         return pp_render_check_io(out, "svg", err);

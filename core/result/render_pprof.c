@@ -41,8 +41,8 @@
 #include "result/render_util.h"
 #include "result/pprof_build.h"
 
-#define ALLOC_TICK_BYTES (100 * 1024)   /* plugins/alloc: PP_ALLOC_TICK_THRESHOLD */
-#define MAX_LABELS 16
+#define ALLOC_TICK_BYTES (100 * 1024) /* plugins/alloc: PP_ALLOC_TICK_THRESHOLD */
+#define MAX_LABELS       16
 
 static const char *
 analyzer_of(const json_t *st)
@@ -54,7 +54,8 @@ analyzer_of(const json_t *st)
 static int64_t
 total_int(const json_t *st, const char *name, int64_t dflt)
 {
-    const json_t *v = json_object_get(json_object_get(json_object_get(st, "totals"), name), "value");
+    const json_t *v = json_object_get(json_object_get(json_object_get(st, "totals"), name),
+                                      "value");
     return json_is_integer(v) ? (int64_t)json_integer_value(v) : dflt;
 }
 
@@ -67,7 +68,8 @@ add_modules(pp_pprof *p, const json_t *st)
 
     /* the application's modules first: tools call mapping[0] the main binary */
     for (int pass = 0; mods != NULL && pass < 2; pass++) {
-        size_t mi = pp_render_col_of(mods, "module"), pi = pp_render_col_of(mods, "path"), bi = pp_render_col_of(mods, "build_id");
+        size_t mi = pp_render_col_of(mods, "module"), pi = pp_render_col_of(mods, "path"),
+               bi = pp_render_col_of(mods, "build_id");
         size_t ci = pp_render_col_of(mods, "class");
         json_array_foreach(json_object_get(mods, "rows"), r, row) {
             const char *m = json_string_value(json_array_get(row, mi));
@@ -75,8 +77,9 @@ add_modules(pp_pprof *p, const json_t *st)
             if ((pass == 0) != (cls != NULL && strcmp(cls, "application") == 0))
                 continue;
             if (m != NULL &&
-                pp_pprof_module(p, m, json_string_value(json_array_get(row, pi)),
-                                bi == (size_t)-1 ? NULL : json_string_value(json_array_get(row, bi))) != PP_OK)
+                pp_pprof_module(
+                    p, m, json_string_value(json_array_get(row, pi)),
+                    bi == (size_t)-1 ? NULL : json_string_value(json_array_get(row, bi))) != PP_OK)
                 return PP_ENOMEM;
         }
     }
@@ -102,12 +105,18 @@ add_common(pp_pprof *p, const json_t *doc, const json_t *st, const char *table)
 {
     const json_t *in = json_array_get(json_object_get(doc, "inputs"), 0);
     const json_t *nt = json_object_get(in, "nettrace");
-    const char *version = json_string_value(json_object_get(json_object_get(doc, "tool"), "version"));
+    const char *version = json_string_value(
+        json_object_get(json_object_get(doc, "tool"), "version"));
     const char *pipeline = json_string_value(json_object_get(doc, "pipeline"));
     const char *sid = json_string_value(json_object_get(st, "id"));
-    const char *method = json_string_value(json_object_get(json_object_get(json_object_get(st, "totals"), "method"), "value"));
-    int64_t start = json_is_integer(json_object_get(nt, "start_unix_ns")) ? json_integer_value(json_object_get(nt, "start_unix_ns")) : 0;
-    int64_t dur = json_is_integer(json_object_get(nt, "duration_ns")) ? json_integer_value(json_object_get(nt, "duration_ns")) : 0;
+    const char *method = json_string_value(
+        json_object_get(json_object_get(json_object_get(st, "totals"), "method"), "value"));
+    int64_t start = json_is_integer(json_object_get(nt, "start_unix_ns")) ?
+                        json_integer_value(json_object_get(nt, "start_unix_ns")) :
+                        0;
+    int64_t dur = json_is_integer(json_object_get(nt, "duration_ns")) ?
+                      json_integer_value(json_object_get(nt, "duration_ns")) :
+                      0;
     char line[1024];
 
     pp_pprof_times(p, start, total_int(st, "duration", dur));
@@ -119,7 +128,9 @@ add_common(pp_pprof *p, const json_t *doc, const json_t *st, const char *table)
         const json_t *ii = json_array_get(json_object_get(doc, "inputs"), i);
         const char *path = json_string_value(json_object_get(ii, "path"));
         snprintf(line, sizeof line, "input %s: %s",
-                 json_string_value(json_object_get(ii, "name")) ? json_string_value(json_object_get(ii, "name")) : "?",
+                 json_string_value(json_object_get(ii, "name")) ?
+                     json_string_value(json_object_get(ii, "name")) :
+                     "?",
                  path ? path : "?");
         if (pp_pprof_comment(p, line) != PP_OK)
             return PP_ENOMEM;
@@ -151,7 +162,7 @@ knob_labels(const json_t *doc, pp_pprof_label *l, char (*keys)[64], size_t max)
 
 typedef struct value_col {
     size_t col;
-    int ms;                   /* a number of milliseconds, written in ns */
+    int ms; /* a number of milliseconds, written in ns */
     char type[64];
     const char *unit;
 } value_col;
@@ -167,14 +178,17 @@ type_name(const json_t *st, const char *col, int is_ms, char *out, size_t size)
     else if (strcmp(an, "alloc") == 0 && strcmp(col, "samples") == 0)
         snprintf(out, size, "alloc_ticks");
     else if (strcmp(an, "cpu") == 0 && is_ms) {
-        const char *view = json_string_value(json_object_get(json_object_get(json_object_get(st, "totals"), "view"), "value"));
-        snprintf(out, size, "%s", strcmp(view ? view : "thread-time", "thread-time") == 0 ? "thread_time" : "cpu_time");
+        const char *view = json_string_value(
+            json_object_get(json_object_get(json_object_get(st, "totals"), "view"), "value"));
+        snprintf(out, size, "%s",
+                 strcmp(view ? view : "thread-time", "thread-time") == 0 ? "thread_time" :
+                                                                           "cpu_time");
     } else if (is_ms) {
         size_t n = strlen(col);
         if (strcmp(col, "ms") == 0)
             snprintf(out, size, "time");
         else
-            snprintf(out, size, "%.*s", (int)(n - 3), col);   /* "*_ms" */
+            snprintf(out, size, "%.*s", (int)(n - 3), col); /* "*_ms" */
     } else
         snprintf(out, size, "%s", col);
 }
@@ -253,8 +267,10 @@ stack_samples(pp_pprof *p, const json_t *doc, const json_t *st, const json_t *tj
             continue;
         json_array_foreach(json_object_get(tj, "columns"), i, c) {
             const char *s = json_string_value(json_array_get(row, i));
-            if (i > 0 && nl < MAX_LABELS && pp_render_col_type(c) == PP_COL_STRING && s != NULL && s[0])
-                labels[nl++] = (pp_pprof_label){ json_string_value(json_object_get(c, "name")), s, 0, NULL };
+            if (i > 0 && nl < MAX_LABELS && pp_render_col_type(c) == PP_COL_STRING && s != NULL &&
+                s[0])
+                labels[nl++] = (pp_pprof_label){ json_string_value(json_object_get(c, "name")), s,
+                                                 0, NULL };
         }
         if ((rc = pp_pprof_sample(p, stack, vals, nv, labels, nl)) != PP_OK)
             return rc;
@@ -308,8 +324,10 @@ heap_samples(pp_pprof *p, const json_t *doc, const json_t *st)
     int diff = strcmp(analyzer_of(st), "gcdump-diff") == 0;
     const json_t *tj = pp_render_table_of(st, diff ? "growth" : "by_type");
     const json_t *paths = pp_render_table_of(st, "paths"), *row;
-    size_t ti = pp_render_col_of(tj, "type"), ci = pp_render_col_of(tj, diff ? "count_delta" : "count");
-    size_t bi = pp_render_col_of(tj, diff ? "bytes_delta" : "bytes"), pi = pp_render_col_of(tj, "path"), r, nl;
+    size_t ti = pp_render_col_of(tj, "type"),
+           ci = pp_render_col_of(tj, diff ? "count_delta" : "count");
+    size_t bi = pp_render_col_of(tj, diff ? "bytes_delta" : "bytes"),
+           pi = pp_render_col_of(tj, "path"), r, nl;
     int64_t sum[2] = { 0, 0 }, rest[2];
     pp_pprof_label labels[MAX_LABELS];
     char keys[MAX_LABELS][64];
@@ -318,15 +336,18 @@ heap_samples(pp_pprof *p, const json_t *doc, const json_t *st)
 
     if (tj == NULL || ti == (size_t)-1 || ci == (size_t)-1 || bi == (size_t)-1)
         return PP_ENOTFOUND;
-    if ((rc = pp_pprof_sample_type(p, diff ? "objects_delta" : "inuse_objects", "count")) != PP_OK ||
+    if ((rc = pp_pprof_sample_type(p, diff ? "objects_delta" : "inuse_objects", "count")) !=
+            PP_OK ||
         (rc = pp_pprof_sample_type(p, diff ? "space_delta" : "inuse_space", "bytes")) != PP_OK ||
         (rc = pp_pprof_default_type(p, diff ? "space_delta" : "inuse_space")) != PP_OK)
         return rc;
     json_array_foreach(json_object_get(tj, "rows"), r, row) {
         const char *type = json_string_value(json_array_get(row, ti));
-        const char *path = pi != (size_t)-1 ? json_string_value(json_array_get(row, pi))
-                           : paths != NULL && type != NULL ? path_of(paths, type) : NULL;
-        int64_t v[2] = { cell_value(json_array_get(row, ci), 0), cell_value(json_array_get(row, bi), 0) };
+        const char *path = pi != (size_t)-1 ? json_string_value(json_array_get(row, pi)) :
+                           paths != NULL && type != NULL ? path_of(paths, type) :
+                                                           NULL;
+        int64_t v[2] = { cell_value(json_array_get(row, ci), 0),
+                         cell_value(json_array_get(row, bi), 0) };
         char *stack;
         if (type == NULL || (v[0] == 0 && v[1] == 0))
             continue;
@@ -356,8 +377,8 @@ pp_render_pprof_heap_known(const json_t *st)
 }
 
 int
-pp_render_pprof(const json_t *doc, const json_t *st, const json_t *tj,
-                const pp_render_opts *o, FILE *out, pp_error *err)
+pp_render_pprof(const json_t *doc, const json_t *st, const json_t *tj, const pp_render_opts *o,
+                FILE *out, pp_error *err)
 {
     pp_pprof *p = pp_pprof_new();
     int heap = tj == NULL;
@@ -367,15 +388,20 @@ pp_render_pprof(const json_t *doc, const json_t *st, const json_t *tj,
         pp_error_set(err, PP_ENOMEM, "pprof rendering: out of memory");
         return PP_ENOMEM;
     }
-    rc = add_common(p, doc, st, heap ? "heap types by their path from a GC root"
-                                     : json_string_value(json_object_get(tj, "name")));
+    rc = add_common(p, doc, st,
+                    heap ? "heap types by their path from a GC root" :
+                           json_string_value(json_object_get(tj, "name")));
     if (rc == PP_OK)
         rc = heap ? heap_samples(p, doc, st) : stack_samples(p, doc, st, tj, o);
     if (rc == PP_OK)
         rc = pp_pprof_write(p, out, err);
     else if (rc == PP_ENOTFOUND)
-        pp_error_set(err, rc, "pprof: stage \"%s\" has no growth or by_type table with type, count and bytes",
-                     json_string_value(json_object_get(st, "id")) ? json_string_value(json_object_get(st, "id")) : "?");
+        pp_error_set(
+            err, rc,
+            "pprof: stage \"%s\" has no growth or by_type table with type, count and bytes",
+            json_string_value(json_object_get(st, "id")) ?
+                json_string_value(json_object_get(st, "id")) :
+                "?");
     else if (rc == PP_ENOMEM)
         pp_error_set(err, rc, "pprof rendering: out of memory");
     else if (rc != PP_EIO)

@@ -22,7 +22,7 @@
 #define SPEEDSCOPE_SCHEMA "https://www.speedscope.app/file-format-schema.json"
 
 typedef struct ss_ctx {
-    json_t *index;        /* frame name -> number (a lookup table only) */
+    json_t *index; /* frame name -> number (a lookup table only) */
     json_t *frames;
     const pp_stacks *s;
 } ss_ctx;
@@ -96,11 +96,10 @@ profile_of(ss_ctx *c, const char *name, size_t from, size_t to)
         if (sm == NULL || json_array_append_new(samples, sm) != 0 ||
             json_array_append_new(weights, weight_value(c->s, c->s->v[i].weight)) != 0)
             goto fail;
-        total += c->s->v[i].weight;   /* a subset of s->total: no overflow */
+        total += c->s->v[i].weight; /* a subset of s->total: no overflow */
     }
-    return json_pack("{s:s, s:s, s:s, s:i, s:o, s:o, s:o}",
-                     "type", "sampled", "name", name, "unit", unit_of(c->s),
-                     "startValue", 0, "endValue", weight_value(c->s, total),
+    return json_pack("{s:s, s:s, s:s, s:i, s:o, s:o, s:o}", "type", "sampled", "name", name, "unit",
+                     unit_of(c->s), "startValue", 0, "endValue", weight_value(c->s, total),
                      "samples", samples, "weights", weights);
 fail:
     json_decref(samples);
@@ -109,14 +108,15 @@ fail:
 }
 
 int
-pp_render_speedscope(const json_t *doc, const json_t *st, const json_t *tj,
-                     const pp_render_opts *o, FILE *out, pp_error *err)
+pp_render_speedscope(const json_t *doc, const json_t *st, const json_t *tj, const pp_render_opts *o,
+                     FILE *out, pp_error *err)
 {
     pp_stacks all, per;
     ss_ctx c = { NULL, NULL, NULL };
     json_t *file = NULL, *profiles = NULL, *p;
     char name[512];
-    const char *version = json_string_value(json_object_get(json_object_get(doc, "tool"), "version"));
+    const char *version = json_string_value(
+        json_object_get(json_object_get(doc, "tool"), "version"));
     const char *pipeline = json_string_value(json_object_get(doc, "pipeline"));
     int rc;
 
@@ -129,7 +129,9 @@ pp_render_speedscope(const json_t *doc, const json_t *st, const json_t *tj,
         return rc;
     }
     snprintf(name, sizeof name, "%s/%s",
-             json_string_value(json_object_get(st, "id")) ? json_string_value(json_object_get(st, "id")) : "?",
+             json_string_value(json_object_get(st, "id")) ?
+                 json_string_value(json_object_get(st, "id")) :
+                 "?",
              json_string_value(json_object_get(tj, "name")));
 
     c.index = json_object();
@@ -145,7 +147,8 @@ pp_render_speedscope(const json_t *doc, const json_t *st, const json_t *tj,
             snprintf(label, sizeof label, "%s: all threads", sid ? sid : "?");
         else
             snprintf(label, sizeof label, "%s", name);
-        if ((p = profile_of(&c, label, 0, all.n)) == NULL || json_array_append_new(profiles, p) != 0)
+        if ((p = profile_of(&c, label, 0, all.n)) == NULL ||
+            json_array_append_new(profiles, p) != 0)
             goto nomem;
     }
     c.s = &per;
@@ -156,16 +159,17 @@ pp_render_speedscope(const json_t *doc, const json_t *st, const json_t *tj,
         while (j < per.n && strcmp(per.v[j].thread ? per.v[j].thread : "", th) == 0)
             j++;
         snprintf(label, sizeof label, "%s: thread %s",
-                 json_string_value(json_object_get(st, "id")) ? json_string_value(json_object_get(st, "id")) : "?",
+                 json_string_value(json_object_get(st, "id")) ?
+                     json_string_value(json_object_get(st, "id")) :
+                     "?",
                  th[0] ? th : "?");
         if ((p = profile_of(&c, label, i, j)) == NULL || json_array_append_new(profiles, p) != 0)
             goto nomem;
         i = j;
     }
-    file = json_pack("{s:s, s:{s:O}, s:O, s:s, s:i, s:s+}",
-                     "$schema", SPEEDSCOPE_SCHEMA, "shared", "frames", c.frames, "profiles", profiles,
-                     "name", pipeline ? pipeline : name, "activeProfileIndex", 0,
-                     "exporter", "perfpipe ", version ? version : "");
+    file = json_pack("{s:s, s:{s:O}, s:O, s:s, s:i, s:s+}", "$schema", SPEEDSCOPE_SCHEMA, "shared",
+                     "frames", c.frames, "profiles", profiles, "name", pipeline ? pipeline : name,
+                     "activeProfileIndex", 0, "exporter", "perfpipe ", version ? version : "");
     if (file == NULL)
         goto nomem;
     /* 15 digits: the shortest text of a millisecond figure kept in whole

@@ -17,7 +17,8 @@
 
 #define GAP "  "
 
-static void put_wrapped(FILE *out, const char *s, size_t col, size_t indent, const pp_render_opts *o);
+static void put_wrapped(FILE *out, const char *s, size_t col, size_t indent,
+                        const pp_render_opts *o);
 
 static void
 pad(FILE *out, size_t n)
@@ -80,7 +81,8 @@ static int
 column_worth(const json_t *tj, size_t c, uint32_t type)
 {
     const json_t *decl = json_object_get(tj, "decl"), *k;
-    const char *name = json_string_value(json_object_get(json_array_get(json_object_get(tj, "columns"), c), "name"));
+    const char *name = json_string_value(
+        json_object_get(json_array_get(json_object_get(tj, "columns"), c), "name"));
     size_t i;
 
     if (c == 0)
@@ -136,7 +138,7 @@ cells_avail(const pp_render_opts *o, size_t ncol)
     return w > used ? w - used : 0;
 }
 
-#define KEEP_READABLE 40   /* a subject cut below this many characters reads as noise */
+#define KEEP_READABLE 40 /* a subject cut below this many characters reads as noise */
 
 /* Is column c what the table is about: the first column, a key or the
  * subject (kept readable), or the figure candidates rank by? */
@@ -144,13 +146,16 @@ static int
 column_core(const json_t *tj, size_t c, uint32_t type)
 {
     const json_t *decl = json_object_get(tj, "decl");
-    const char *cost = json_string_value(json_object_get(json_object_get(decl, "candidate"), "cost"));
-    const char *name = json_string_value(json_object_get(json_array_get(json_object_get(tj, "columns"), c), "name"));
+    const char *cost = json_string_value(
+        json_object_get(json_object_get(decl, "candidate"), "cost"));
+    const char *name = json_string_value(
+        json_object_get(json_array_get(json_object_get(tj, "columns"), c), "name"));
 
     if (column_worth(tj, c, type) >= 4)
         return 1;
     return name != NULL && ((cost != NULL && strcmp(cost, name) == 0) ||
-                            (strcmp(name, "share") == 0 && json_object_get(json_object_get(decl, "figures"), name)));
+                            (strcmp(name, "share") == 0 &&
+                             json_object_get(json_object_get(decl, "figures"), name)));
 }
 
 /* Fit the table. First keep what it is about readable (its first, key and
@@ -159,8 +164,8 @@ column_core(const json_t *tj, size_t c, uint32_t type)
  * that cannot fit, shrink text columns to their least and leave out
  * columns as needed. A line under the table names what was left out. */
 static void
-fit_table(const json_t *tj, size_t *width, const uint32_t *type, const size_t *minw,
-          uint8_t *drop, size_t ncol, const pp_render_opts *o)
+fit_table(const json_t *tj, size_t *width, const uint32_t *type, const size_t *minw, uint8_t *drop,
+          size_t ncol, const pp_render_opts *o)
 {
     size_t *w0 = malloc(ncol * sizeof *w0), *keep = malloc(ncol * sizeof *keep);
     size_t shown = ncol;
@@ -302,7 +307,8 @@ render_one_table(const json_t *tj, const pp_render_opts *o, FILE *out, pp_error 
                 continue;
             if (c > 0)
                 fputs(GAP, out);
-            put_cell(out, cell[r * ncol + c], width[c], pp_render_col_numeric(type[c]), c + 1 == last);
+            put_cell(out, cell[r * ncol + c], width[c], pp_render_col_numeric(type[c]),
+                     c + 1 == last);
         }
         fputc('\n', out);
     }
@@ -325,7 +331,8 @@ render_one_table(const json_t *tj, const pp_render_opts *o, FILE *out, pp_error 
     }
     if (shown < nrow) {
         pp_format_count(buf, sizeof buf, (int64_t)(nrow - shown));
-        fprintf(out, GAP "(%s more row%s not shown: --top 0 shows all; json and csv carry every row)\n",
+        fprintf(out,
+                GAP "(%s more row%s not shown: --top 0 shows all; json and csv carry every row)\n",
                 buf, nrow - shown == 1 ? "" : "s");
     }
     goto done;
@@ -443,7 +450,8 @@ render_inputs(const json_t *doc, const pp_render_opts *o, FILE *out)
             size_t used = 5 * strlen(GAP) + wn + wk + wb + wh;
             size_t w = o->width ? o->width : PP_RENDER_DEFAULT_WIDTH;
             char *cut = NULL;
-            if (!o->wide && path != NULL && w > used + PP_RENDER_MIN_CELL && pp_render_width(path) > w - used)
+            if (!o->wide && path != NULL && w > used + PP_RENDER_MIN_CELL &&
+                pp_render_width(path) > w - used)
                 cut = pp_render_ellipsize(path, w - used);
             pp_render_put_line_text(out, cut != NULL ? cut : path);
             free(cut);
@@ -526,9 +534,9 @@ card_field(FILE *out, const char *label, const char *text, const pp_render_opts 
 static int
 card_folded(const char *name)
 {
-    static const char *const folded[] = { "rank", "target", "figure", "share", "cost", "cost_unit",
-                                          "per_unit", "fix", "lands", "module", "call_site",
-                                          "lands_why", "verify", "evidence", NULL };
+    static const char *const folded[] = { "rank",      "target",    "figure", "share",    "cost",
+                                          "cost_unit", "per_unit",  "fix",    "lands",    "module",
+                                          "call_site", "lands_why", "verify", "evidence", NULL };
 
     for (size_t i = 0; folded[i] != NULL; i++)
         if (strcmp(folded[i], name) == 0)
@@ -569,7 +577,8 @@ render_cards(const json_t *tj, const pp_render_opts *o, FILE *out)
             const char *mod = pp_render_row_str(tj, row, "module");
             const char *why = pp_render_row_str(tj, row, "lands_why");
             fprintf(m, "%s%s%s%s%s%s%s%s", lands ? lands : "", site ? ": " : "", site ? site : "",
-                    mod ? " (module " : "", mod ? mod : "", mod ? ")" : "", why ? "; " : "", why ? why : "");
+                    mod ? " (module " : "", mod ? mod : "", mod ? ")" : "", why ? "; " : "",
+                    why ? why : "");
             fclose(m);
             card_field(out, "lands", where, &w);
             free(where);
@@ -612,11 +621,17 @@ pp_render_text_table(const json_t *doc, const pp_render_opts *o, FILE *out, pp_e
 
         put_wrapped(out, json_string_value(json_object_get(vd, "line")), 0, 2, o);
         fprintf(out, "\n  baseline:  %s\n  candidate: %s\n\n",
-                json_string_value(json_object_get(vd, "baseline")) ? json_string_value(json_object_get(vd, "baseline")) : "-",
-                json_string_value(json_object_get(vd, "candidate")) ? json_string_value(json_object_get(vd, "candidate")) : "-");
+                json_string_value(json_object_get(vd, "baseline")) ?
+                    json_string_value(json_object_get(vd, "baseline")) :
+                    "-",
+                json_string_value(json_object_get(vd, "candidate")) ?
+                    json_string_value(json_object_get(vd, "candidate")) :
+                    "-");
     }
     fprintf(out, "perfpipe %s  pipeline %s\n",
-            json_string_value(json_object_get(tool, "version")) ? json_string_value(json_object_get(tool, "version")) : "?",
+            json_string_value(json_object_get(tool, "version")) ?
+                json_string_value(json_object_get(tool, "version")) :
+                "?",
             json_is_string(pipeline) ? json_string_value(pipeline) : "-");
     if (json_object_size(knobs) > 0) {
         char *line = NULL;
@@ -649,10 +664,8 @@ pp_render_text_table(const json_t *doc, const pp_render_opts *o, FILE *out, pp_e
         const char *status = json_string_value(json_object_get(st, "status"));
         const char *aver = json_string_value(json_object_get(an, "version"));
 
-        fprintf(out, "\n== stage %s: %s%s%s ==\n",
-                json_string_value(json_object_get(st, "id")),
-                json_string_value(json_object_get(an, "name")),
-                aver ? " " : "", aver ? aver : "");
+        fprintf(out, "\n== stage %s: %s%s%s ==\n", json_string_value(json_object_get(st, "id")),
+                json_string_value(json_object_get(an, "name")), aver ? " " : "", aver ? aver : "");
         if (status != NULL && strcmp(status, "failed") == 0) {
             const char *e = pp_result_stage_error(st);
             fputs("FAILED: ", out);
@@ -676,8 +689,8 @@ pp_render_text_table(const json_t *doc, const pp_render_opts *o, FILE *out, pp_e
             pp_render_put_line_text(out, code);
             fputs("] ", out);
             put_wrapped(out, json_string_value(json_object_get(f, "message")),
-                        pp_render_width(sev ? sev : "") + pp_render_width(code ? code : "") + 4,
-                        4, o);
+                        pp_render_width(sev ? sev : "") + pp_render_width(code ? code : "") + 4, 4,
+                        o);
             fputc('\n', out);
         }
         render_totals(json_object_get(st, "totals"), o, out);

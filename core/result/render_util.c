@@ -47,24 +47,14 @@ pp_render_cell_human(char *buf, size_t size, uint32_t type, const json_t *cell)
     case PP_COL_STRING:
         snprintf(buf, size, "%s", json_string_value(cell) ? json_string_value(cell) : "-");
         break;
-    case PP_COL_COUNT:
-        pp_format_count(buf, size, i);
-        break;
-    case PP_COL_BYTES:
-        pp_format_bytes(buf, size, json_is_integer(cell) ? (double)i : d);
-        break;
+    case PP_COL_COUNT: pp_format_count(buf, size, i); break;
+    case PP_COL_BYTES: pp_format_bytes(buf, size, json_is_integer(cell) ? (double)i : d); break;
     case PP_COL_DURATION_NS:
         pp_format_duration_ns(buf, size, json_is_integer(cell) ? (double)i : d);
         break;
-    case PP_COL_PERCENT:
-        pp_format_percent(buf, size, d);
-        break;
-    case PP_COL_TIMESTAMP_NS:
-        pp_format_timestamp_ns(buf, size, i);
-        break;
-    default:
-        pp_format_number(buf, size, d);
-        break;
+    case PP_COL_PERCENT: pp_format_percent(buf, size, d); break;
+    case PP_COL_TIMESTAMP_NS: pp_format_timestamp_ns(buf, size, i); break;
+    default: pp_format_number(buf, size, d); break;
     }
 }
 
@@ -235,10 +225,14 @@ pp_render_frame_end(const char *f)
 
     for (; *f; f++) {
         switch (*f) {
-        case '(': case '[': case '<': case '{':
-            depth++;
-            break;
-        case ')': case ']': case '>': case '}':
+        case '(':
+        case '[':
+        case '<':
+        case '{': depth++; break;
+        case ')':
+        case ']':
+        case '>':
+        case '}':
             if (depth > 0)
                 depth--;
             break;
@@ -246,8 +240,7 @@ pp_render_frame_end(const char *f)
             if (depth == 0)
                 return f;
             break;
-        default:
-            break;
+        default: break;
         }
     }
     return NULL;
@@ -279,7 +272,8 @@ pp_stacks_thread_column(const json_t *tj)
 
     json_array_foreach(cols, c, col) {
         const char *n = json_string_value(json_object_get(col, "name"));
-        if (c > 0 && n != NULL && strcmp(n, "thread") == 0 && pp_render_col_type(col) == PP_COL_STRING)
+        if (c > 0 && n != NULL && strcmp(n, "thread") == 0 &&
+            pp_render_col_type(col) == PP_COL_STRING)
             return c;
     }
     return 0;
@@ -340,7 +334,8 @@ pp_stacks_collect_ex(const json_t *tj, int weight_mode, int keep_threads, pp_sta
             continue;
         out->v[o].stack = s != NULL ? s : "[no stack]";
         out->v[o].weight = w;
-        out->v[o].thread = thc > 0 && keep_threads ? json_string_value(json_array_get(row, thc)) : NULL;
+        out->v[o].thread = thc > 0 && keep_threads ? json_string_value(json_array_get(row, thc)) :
+                                                     NULL;
         o++;
     }
     qsort(out->v, o, sizeof *out->v, keep_threads ? entry_thread_cmp : entry_cmp);
@@ -397,8 +392,10 @@ pp_stacks_weight_exact(const pp_stacks *s, int64_t w, char *buf, size_t size)
         snprintf(buf, size, "%s ns", n);
     } else {
         pp_format_count(n, sizeof n, w);
-        snprintf(buf, size, "%s %s", n, s->weight_type == PP_COL_BYTES ? "bytes"
-                                     : s->weight_column ? s->weight_column : "samples");
+        snprintf(buf, size, "%s %s", n,
+                 s->weight_type == PP_COL_BYTES ? "bytes" :
+                 s->weight_column               ? s->weight_column :
+                                                  "samples");
     }
 }
 
@@ -414,10 +411,10 @@ pp_html_text(FILE *out, const char *s)
 {
     for (; s != NULL && *s; s++) {
         switch (*s) {
-        case '&':  fputs("&amp;", out); break;
-        case '<':  fputs("&lt;", out); break;
-        case '>':  fputs("&gt;", out); break;
-        case '"':  fputs("&quot;", out); break;
+        case '&': fputs("&amp;", out); break;
+        case '<': fputs("&lt;", out); break;
+        case '>': fputs("&gt;", out); break;
+        case '"': fputs("&quot;", out); break;
         case '\'': fputs("&#39;", out); break;
         default:
             if ((unsigned char)*s >= 0x20 || *s == '\t' || *s == '\n')
@@ -458,9 +455,8 @@ pp_render_col_of(const json_t *tj, const char *name)
 }
 
 int
-pp_render_find_table(const json_t *doc, const char *want, int need_stack,
-           const json_t **st_out, const json_t **tj_out, size_t *si_out, size_t *ti_out,
-           pp_error *err)
+pp_render_find_table(const json_t *doc, const char *want, int need_stack, const json_t **st_out,
+                     const json_t **tj_out, size_t *si_out, size_t *ti_out, pp_error *err)
 {
     const json_t *stages = json_object_get(doc, "stages");
     const char *slash = want ? strchr(want, '/') : NULL;
@@ -479,9 +475,10 @@ pp_render_find_table(const json_t *doc, const char *want, int need_stack,
             if (want == NULL && !pp_render_is_stack_table(tj))
                 continue;
             if (need_stack && !pp_render_is_stack_table(tj)) {
-                pp_error_set(err, PP_EINVAL,
-                             "table \"%s\" of stage \"%s\" is not a stack table (first column \"stack\", second a count, bytes or duration_ns weight)",
-                             tn, sid ? sid : "?");
+                pp_error_set(
+                    err, PP_EINVAL,
+                    "table \"%s\" of stage \"%s\" is not a stack table (first column \"stack\", second a count, bytes or duration_ns weight)",
+                    tn, sid ? sid : "?");
                 return PP_EINVAL;
             }
             *st_out = st;
@@ -492,8 +489,9 @@ pp_render_find_table(const json_t *doc, const char *want, int need_stack,
         }
     }
     if (want == NULL)
-        pp_error_set(err, PP_ENOTFOUND,
-                     "no stack table in the result (a table whose first column is \"stack\") to draw");
+        pp_error_set(
+            err, PP_ENOTFOUND,
+            "no stack table in the result (a table whose first column is \"stack\") to draw");
     else
         pp_error_set(err, PP_ENOTFOUND, "no table \"%s\" in the result", want);
     return PP_ENOTFOUND;

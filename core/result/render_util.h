@@ -91,16 +91,16 @@ int pp_render_counters_svg(const json_t *doc, FILE *out, pp_error *err);
 int pp_render_pauses_svg(const json_t *doc, FILE *out, pp_error *err);
 
 /* The flame renderers take one stack table (tj) of stage st. */
-int pp_render_folded(const json_t *doc, const json_t *st, const json_t *tj,
-                     const pp_render_opts *o, FILE *out, pp_error *err);
+int pp_render_folded(const json_t *doc, const json_t *st, const json_t *tj, const pp_render_opts *o,
+                     FILE *out, pp_error *err);
 int pp_render_speedscope(const json_t *doc, const json_t *st, const json_t *tj,
                          const pp_render_opts *o, FILE *out, pp_error *err);
-int pp_render_svg(const json_t *doc, const json_t *st, const json_t *tj,
-                  const pp_render_opts *o, FILE *out, pp_error *err);
+int pp_render_svg(const json_t *doc, const json_t *st, const json_t *tj, const pp_render_opts *o,
+                  FILE *out, pp_error *err);
 /* pprof of stack table tj of stage st, or with tj NULL of heap stage st's
  * types (render_pprof.c); pp_render_pprof_heap_known says which stages. */
-int pp_render_pprof(const json_t *doc, const json_t *st, const json_t *tj,
-                    const pp_render_opts *o, FILE *out, pp_error *err);
+int pp_render_pprof(const json_t *doc, const json_t *st, const json_t *tj, const pp_render_opts *o,
+                    FILE *out, pp_error *err);
 int pp_render_pprof_heap_known(const json_t *st);
 /* pprof of the table named (NULL: the first stack table's labelled twin,
  * else the first heap stage): the format registry's whole-document hook. */
@@ -110,29 +110,28 @@ int pp_render_pprof_doc(const json_t *doc, const char *table, const pp_render_op
 /* Table want ("NAME" or "STAGE/NAME"; NULL: the first stack table) of doc:
  * its stage, table and their indexes (borrowed). need_stack refuses a table
  * that is not a stack table (PP_EINVAL); PP_ENOTFOUND when there is none. */
-int pp_render_find_table(const json_t *doc, const char *want, int need_stack,
-                         const json_t **st_out, const json_t **tj_out, size_t *si_out,
-                         size_t *ti_out, pp_error *err);
+int pp_render_find_table(const json_t *doc, const char *want, int need_stack, const json_t **st_out,
+                         const json_t **tj_out, size_t *si_out, size_t *ti_out, pp_error *err);
 
 /* Merged stacks of a stack table: rows with a positive weight, sorted frame
  * by frame (';' orders before any other byte, so every frame's descendants
  * are contiguous), equal stacks summed. */
 typedef struct pp_stack_entry {
-    const char *stack;        /* borrowed from the document */
+    const char *stack; /* borrowed from the document */
     int64_t weight;
-    const char *thread;       /* the row's "thread" cell, NULL without one */
+    const char *thread; /* the row's "thread" cell, NULL without one */
 } pp_stack_entry;
 
 typedef struct pp_stacks {
     pp_stack_entry *v;
     size_t n;
     int64_t total;
-    uint32_t weight_type;     /* PP_COL_COUNT, _BYTES or _DURATION_NS */
+    uint32_t weight_type; /* PP_COL_COUNT, _BYTES or _DURATION_NS */
     /* For time weights: nanoseconds per weight unit (1 for a duration_ns
      * column; 1000 for an "ms" number column, kept in whole microseconds so
      * sums stay exact). 0 otherwise. */
     int64_t ns_per_unit;
-    const char *weight_column;    /* borrowed: the column weighed by */
+    const char *weight_column; /* borrowed: the column weighed by */
 } pp_stacks;
 
 /* The ';' that ends the frame starting at f, or NULL for the last frame.
@@ -149,8 +148,8 @@ size_t pp_stacks_thread_column(const json_t *tj);
  * keep_threads, rows of different threads (the "thread" column) are not
  * merged and entries sort by thread, then stack; without, threads merge.
  * PP_OK, PP_ENOMEM, or PP_ELIMIT when the weights overflow int64. */
-int pp_stacks_collect_ex(const json_t *tj, int weight_mode, int keep_threads,
-                         pp_stacks *out, pp_error *err);
+int pp_stacks_collect_ex(const json_t *tj, int weight_mode, int keep_threads, pp_stacks *out,
+                         pp_error *err);
 int pp_stacks_collect(const json_t *tj, pp_stacks *out, pp_error *err);
 void pp_stacks_free(pp_stacks *s);
 

@@ -13,19 +13,19 @@
 #include "result/result.h"
 
 struct pp_table {
-    uint32_t magic;         /* TABLE_MAGIC while live: catches a stale handle */
-    pp_table_set *set;      /* the stage's set that owns this wrapper */
-    json_t *rows;           /* borrowed from the document */
+    uint32_t magic;    /* TABLE_MAGIC while live: catches a stale handle */
+    pp_table_set *set; /* the stage's set that owns this wrapper */
+    json_t *rows;      /* borrowed from the document */
     char *name;
     uint32_t ncolumns;
-    uint32_t *types;        /* [ncolumns] PP_COL_* */
-    char **colnames;        /* [ncolumns] for messages */
+    uint32_t *types; /* [ncolumns] PP_COL_* */
+    char **colnames; /* [ncolumns] for messages */
     uint64_t nrows;
     char error[PP_ERROR_MESSAGE_MAX];
     struct pp_table *next;
 };
 
-#define TABLE_MAGIC 0x7461626cu   /* "tabl" */
+#define TABLE_MAGIC 0x7461626cu /* "tabl" */
 
 static const char *const column_type_names[] = {
     NULL, "string", "count", "bytes", "duration_ns", "percent", "timestamp_ns", "number"
@@ -54,10 +54,10 @@ const char *
 pp_severity_name(uint32_t severity)
 {
     switch (severity) {
-    case PP_SEVERITY_INFO:    return "info";
+    case PP_SEVERITY_INFO: return "info";
     case PP_SEVERITY_WARNING: return "warning";
-    case PP_SEVERITY_ERROR:   return "error";
-    default:                  return NULL;
+    case PP_SEVERITY_ERROR: return "error";
+    default: return NULL;
     }
 }
 
@@ -91,10 +91,17 @@ utf8_seq(const unsigned char *s, size_t n)
         return 0;
     if (s[0] < 0x80)
         return 1;
-    if ((s[0] & 0xE0) == 0xC0) { len = 2; cp = s[0] & 0x1F; }
-    else if ((s[0] & 0xF0) == 0xE0) { len = 3; cp = s[0] & 0x0F; }
-    else if ((s[0] & 0xF8) == 0xF0) { len = 4; cp = s[0] & 0x07; }
-    else return 0;
+    if ((s[0] & 0xE0) == 0xC0) {
+        len = 2;
+        cp = s[0] & 0x1F;
+    } else if ((s[0] & 0xF0) == 0xE0) {
+        len = 3;
+        cp = s[0] & 0x0F;
+    } else if ((s[0] & 0xF8) == 0xF0) {
+        len = 4;
+        cp = s[0] & 0x07;
+    } else
+        return 0;
     if (len > n)
         return 0;
     for (size_t k = 1; k < len; k++) {
@@ -184,9 +191,8 @@ pp_result_set_knob(json_t *doc, const char *name, const char *value)
 }
 
 json_t *
-pp_result_add_input(json_t *doc, const char *name, const char *path,
-                    const char *kind, int64_t bytes,
-                    const char *hash_algo, const char *hash_value)
+pp_result_add_input(json_t *doc, const char *name, const char *path, const char *kind,
+                    int64_t bytes, const char *hash_algo, const char *hash_value)
 {
     json_t *inputs = json_object_get(doc, "inputs");
     json_t *in;
@@ -221,8 +227,7 @@ pp_result_add_input(json_t *doc, const char *name, const char *path,
 }
 
 json_t *
-pp_result_add_stage(json_t *doc, const char *id, const char *analyzer,
-                    const char *analyzer_version)
+pp_result_add_stage(json_t *doc, const char *id, const char *analyzer, const char *analyzer_version)
 {
     json_t *stages = json_object_get(doc, "stages");
     json_t *st, *an;
@@ -280,7 +285,7 @@ pp_result_stage_error(const json_t *stage)
 {
     const json_t *e = json_object_get(stage, "error");
 
-    if (json_is_string(e))        /* documents written before errors were objects */
+    if (json_is_string(e)) /* documents written before errors were objects */
         return json_string_value(e);
     return json_string_value(json_object_get(e, "message"));
 }
@@ -311,7 +316,8 @@ pp_result_table_new(pp_table_set *set, json_t *stage, const char *name, uint32_t
     int rc = PP_OK;
 
     if (set == NULL || !json_is_array(tables) || name == NULL || name[0] == '\0') {
-        pp_error_set(err, PP_EINVAL, "result table: a set, a stage and a non-empty name are required");
+        pp_error_set(err, PP_EINVAL,
+                     "result table: a set, a stage and a non-empty name are required");
         return NULL;
     }
     if (ncolumns == 0 || columns == NULL) {
@@ -326,7 +332,8 @@ pp_result_table_new(pp_table_set *set, json_t *stage, const char *name, uint32_t
     json_array_foreach(tables, i, other) {
         const char *on = json_string_value(json_object_get(other, "name"));
         if (on != NULL && strcmp(on, name) == 0) {
-            pp_error_set(err, PP_EINVAL, "result table \"%s\": the stage already has a table of that name", name);
+            pp_error_set(err, PP_EINVAL,
+                         "result table \"%s\": the stage already has a table of that name", name);
             return NULL;
         }
     }
@@ -384,7 +391,7 @@ pp_result_table_new(pp_table_set *set, json_t *stage, const char *name, uint32_t
     key = NULL;
     rc |= set_new(tj, "columns", cols);
     cols = NULL;
-    t->rows = rows;   /* borrowed once the table holds it */
+    t->rows = rows; /* borrowed once the table holds it */
     rc |= set_new(tj, "rows", rows);
     rows = NULL;
     if (rc != PP_OK || json_array_append_new(tables, tj) != 0) {
@@ -411,11 +418,11 @@ static const char *
 cell_type_name(uint32_t type)
 {
     switch (type) {
-    case PP_CELL_NULL:   return "null";
+    case PP_CELL_NULL: return "null";
     case PP_CELL_STRING: return "string";
-    case PP_CELL_INT:    return "integer";
+    case PP_CELL_INT: return "integer";
     case PP_CELL_DOUBLE: return "double";
-    default:             return "unknown";
+    default: return "unknown";
     }
 }
 
@@ -476,10 +483,11 @@ pp_result_table_row(pp_table *t, const pp_cell *cells, pp_error *err)
         json_t *v = cell_json(t->types[c], &cells[c], &bad);
         if (bad) {
             json_decref(row);
-            snprintf(t->error, sizeof t->error,
-                     "result table \"%s\" row %llu column %u (\"%s\"): a %s column cannot hold a %s cell",
-                     t->name, (unsigned long long)t->nrows, c, t->colnames[c],
-                     pp_column_type_name(t->types[c]), cell_type_name(cells[c].type));
+            snprintf(
+                t->error, sizeof t->error,
+                "result table \"%s\" row %llu column %u (\"%s\"): a %s column cannot hold a %s cell",
+                t->name, (unsigned long long)t->nrows, c, t->colnames[c],
+                pp_column_type_name(t->types[c]), cell_type_name(cells[c].type));
             pp_error_set(err, PP_EINVAL, "%s", t->error);
             return PP_EINVAL;
         }
@@ -532,15 +540,14 @@ pp_result_tables_release(pp_table_set *set)
 }
 
 int
-pp_result_finding(json_t *stage, uint32_t severity, const char *code,
-                  const char *message)
+pp_result_finding(json_t *stage, uint32_t severity, const char *code, const char *message)
 {
     json_t *findings = json_object_get(stage, "findings");
     json_t *f;
     int rc = PP_OK;
 
-    if (!json_is_array(findings) || pp_severity_name(severity) == NULL ||
-        code == NULL || message == NULL)
+    if (!json_is_array(findings) || pp_severity_name(severity) == NULL || code == NULL ||
+        message == NULL)
         return PP_EINVAL;
     if ((f = json_object()) == NULL)
         return PP_ENOMEM;

@@ -51,9 +51,8 @@ int pp_result_set_knob(json_t *doc, const char *name, const char *value);
  * its own facts, or NULL (bad argument / out of memory). hash_algo and
  * hash_value may both be NULL (no "hash" member); bytes < 0 means unknown
  * (member omitted). */
-json_t *pp_result_add_input(json_t *doc, const char *name, const char *path,
-                            const char *kind, int64_t bytes,
-                            const char *hash_algo, const char *hash_value);
+json_t *pp_result_add_input(json_t *doc, const char *name, const char *path, const char *kind,
+                            int64_t bytes, const char *hash_algo, const char *hash_value);
 
 /* Append a stage entry (status "ok"); returns it (borrowed from doc), or
  * NULL on a bad argument or out of memory. */
@@ -90,9 +89,8 @@ typedef struct pp_table_set {
     void *owner;
 } pp_table_set;
 
-pp_table *pp_result_table_new(pp_table_set *set, json_t *stage, const char *name,
-                              uint32_t ncolumns, const pp_column *columns, uint32_t nkey,
-                              pp_error *err);
+pp_table *pp_result_table_new(pp_table_set *set, json_t *stage, const char *name, uint32_t ncolumns,
+                              const pp_column *columns, uint32_t nkey, pp_error *err);
 /* Append one row of exactly ncolumns cells (strings copied). A cell whose
  * type does not fit its column (string <- STRING/NULL; count, bytes,
  * duration_ns, timestamp_ns <- INT; percent, number <- DOUBLE/INT/NULL)
@@ -115,8 +113,7 @@ int pp_result_table_hint(json_t *stage, pp_table *t, const char *key, const char
 
 /* Findings and totals. PP_OK, PP_EINVAL (bad severity/type/NULL), PP_ENOMEM.
  * A total of the same name replaces the earlier one. */
-int pp_result_finding(json_t *stage, uint32_t severity, const char *code,
-                      const char *message);
+int pp_result_finding(json_t *stage, uint32_t severity, const char *code, const char *message);
 int pp_result_total_int(json_t *stage, const char *name, uint32_t type, int64_t value);
 int pp_result_total_double(json_t *stage, const char *name, uint32_t type, double value);
 int pp_result_total_string(json_t *stage, const char *name, const char *value);
@@ -125,10 +122,10 @@ int pp_result_total_string(json_t *stage, const char *name, const char *value);
 void pp_result_tables_release(pp_table_set *set);
 
 /* Column type names <-> PP_COL_*. */
-const char *pp_column_type_name(uint32_t type);       /* NULL if unknown */
-uint32_t pp_column_type_from_name(const char *name);  /* 0 if unknown */
+const char *pp_column_type_name(uint32_t type);      /* NULL if unknown */
+uint32_t pp_column_type_from_name(const char *name); /* 0 if unknown */
 /* Severity names <-> PP_SEVERITY_*: "info", "warning", "error". */
-const char *pp_severity_name(uint32_t severity);      /* NULL if unknown */
+const char *pp_severity_name(uint32_t severity); /* NULL if unknown */
 
 /* ---- checking ----------------------------------------------------------- */
 
@@ -167,8 +164,8 @@ int pp_render(const json_t *doc, const char *format, FILE *out, pp_error *err);
  * table of that name) or "STAGE/NAME"; NULL means: for the flame formats
  * the first stack table of the first stage that has one, for the others the
  * whole document. PP_ENOTFOUND when the named table does not exist. */
-int pp_render_table_named(const json_t *doc, const char *format,
-                          const char *table, FILE *out, pp_error *err);
+int pp_render_table_named(const json_t *doc, const char *format, const char *table, FILE *out,
+                          pp_error *err);
 
 /* How the text and flame renderers lay things out. Zero (or
  * PP_RENDER_OPTS_INIT) is the default: text cut to fit 120 columns, flame
@@ -192,7 +189,10 @@ typedef struct pp_render_opts {
     int64_t top;
     int weight;
 } pp_render_opts;
-#define PP_RENDER_OPTS_INIT { 0, 0, 0, PP_RENDER_WEIGHT_TIME }
+#define PP_RENDER_OPTS_INIT                                                                        \
+    {                                                                                              \
+        0, 0, 0, PP_RENDER_WEIGHT_TIME                                                             \
+    }
 
 /* pp_render_table_named with layout options (NULL = defaults). */
 int pp_render_opts_table(const json_t *doc, const char *format, const char *table,

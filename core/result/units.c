@@ -46,7 +46,7 @@ scaled(char *buf, size_t size, double v, const char *const *units, int last)
     }
     if (v < 999.5) {
         if (v < 0.5)
-            sign = "";   /* never "-0 B" */
+            sign = ""; /* never "-0 B" */
         snprintf(buf, size, "%s%.0f %s", sign, v, units[0]);
         return;
     }
@@ -115,7 +115,7 @@ pp_format_percent(char *buf, size_t size, double pct)
         return;
     }
     if (fabs(pct) < 0.05)
-        pct = 0.0;      /* never "-0.0%" */
+        pct = 0.0; /* never "-0.0%" */
     snprintf(buf, size, fabs(pct) < 1e6 ? "%.1f%%" : "%.3g%%", pct);
 }
 
@@ -166,8 +166,13 @@ pp_format_number(char *buf, size_t size, double v)
     }
     /* 4 significant digits, fixed point, trailing zeros dropped. */
     {
-        int prec = a >= 99.995 ? 1 : a >= 9.9995 ? 2 : a >= 0.99995 ? 3
-                 : a >= 0.099995 ? 4 : a >= 0.0099995 ? 5 : a >= 0.00099995 ? 6 : 7;
+        int prec = a >= 99.995     ? 1 :
+                   a >= 9.9995     ? 2 :
+                   a >= 0.99995    ? 3 :
+                   a >= 0.099995   ? 4 :
+                   a >= 0.0099995  ? 5 :
+                   a >= 0.00099995 ? 6 :
+                                     7;
         char *dot, *end;
         snprintf(buf, size, "%.*f", prec, v);
         if ((dot = strchr(buf, '.')) != NULL) {

@@ -17,20 +17,19 @@ static const char *
 json_kind(const json_t *v)
 {
     switch (json_typeof(v)) {
-    case JSON_OBJECT:  return "an object";
-    case JSON_ARRAY:   return "an array";
-    case JSON_STRING:  return "a string";
+    case JSON_OBJECT: return "an object";
+    case JSON_ARRAY: return "an array";
+    case JSON_STRING: return "a string";
     case JSON_INTEGER: return "an integer";
-    case JSON_REAL:    return "a real number";
+    case JSON_REAL: return "a real number";
     case JSON_TRUE:
-    case JSON_FALSE:   return "a boolean";
-    case JSON_NULL:    return "null";
+    case JSON_FALSE: return "a boolean";
+    case JSON_NULL: return "null";
     }
     return "?";
 }
 
-static int
-bad(pp_error *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int bad(pp_error *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 static int
 bad(pp_error *err, const char *fmt, ...)
@@ -50,16 +49,13 @@ static int
 cell_fits(uint32_t type, const json_t *v)
 {
     switch (type) {
-    case PP_COL_STRING:
-        return json_is_string(v) || json_is_null(v);
+    case PP_COL_STRING: return json_is_string(v) || json_is_null(v);
     case PP_COL_COUNT:
     case PP_COL_BYTES:
     case PP_COL_DURATION_NS:
-    case PP_COL_TIMESTAMP_NS:
-        return json_is_integer(v);
+    case PP_COL_TIMESTAMP_NS: return json_is_integer(v);
     case PP_COL_PERCENT:
-    case PP_COL_NUMBER:
-        return json_is_number(v) || json_is_null(v);
+    case PP_COL_NUMBER: return json_is_number(v) || json_is_null(v);
     }
     return 0;
 }
@@ -68,10 +64,10 @@ static const char *
 expected_kind(uint32_t type)
 {
     switch (type) {
-    case PP_COL_STRING:  return "a string or null";
+    case PP_COL_STRING: return "a string or null";
     case PP_COL_PERCENT:
-    case PP_COL_NUMBER:  return "a number or null";
-    default:             return "an integer";
+    case PP_COL_NUMBER: return "a number or null";
+    default: return "an integer";
     }
 }
 
@@ -93,72 +89,94 @@ check_table(const json_t *tj, const char *sid, size_t si, size_t ti, pp_error *e
     const json_t *v;
 
     if (!json_is_object(tj))
-        return bad(err, "stage \"%s\" table %zu is %s, expected an object at /stages/%zu/tables/%zu",
+        return bad(err,
+                   "stage \"%s\" table %zu is %s, expected an object at /stages/%zu/tables/%zu",
                    sid, ti, json_kind(tj), si, ti);
     if (!json_is_string(name) || json_string_length(name) == 0)
-        return bad(err, "stage \"%s\" table %zu has no \"name\" string at /stages/%zu/tables/%zu/name",
+        return bad(err,
+                   "stage \"%s\" table %zu has no \"name\" string at /stages/%zu/tables/%zu/name",
                    sid, ti, si, ti);
     tn = json_string_value(name);
     if (!json_is_array(cols) || json_array_size(cols) == 0)
-        return bad(err, "stage \"%s\" table \"%s\": \"columns\" must be a non-empty array at /stages/%zu/tables/%zu/columns",
-                   sid, tn, si, ti);
+        return bad(
+            err,
+            "stage \"%s\" table \"%s\": \"columns\" must be a non-empty array at /stages/%zu/tables/%zu/columns",
+            sid, tn, si, ti);
     ncol = json_array_size(cols);
     if (ncol > MAX_COLUMNS)
-        return bad(err, "stage \"%s\" table \"%s\": %zu columns, more than the limit of %u",
-                   sid, tn, ncol, MAX_COLUMNS);
+        return bad(err, "stage \"%s\" table \"%s\": %zu columns, more than the limit of %u", sid,
+                   tn, ncol, MAX_COLUMNS);
     json_array_foreach(cols, i, v) {
         const json_t *cn = json_object_get(v, "name");
         const json_t *ct = json_object_get(v, "type");
         if (!json_is_object(v) || !json_is_string(cn) || !json_is_string(ct))
-            return bad(err, "stage \"%s\" table \"%s\" column %zu: expected {\"name\": string, \"type\": string} at /stages/%zu/tables/%zu/columns/%zu",
-                       sid, tn, i, si, ti, i);
+            return bad(
+                err,
+                "stage \"%s\" table \"%s\" column %zu: expected {\"name\": string, \"type\": string} at /stages/%zu/tables/%zu/columns/%zu",
+                sid, tn, i, si, ti, i);
         types[i] = pp_column_type_from_name(json_string_value(ct));
         if (types[i] == 0)
-            return bad(err, "stage \"%s\" table \"%s\" column %zu (\"%s\"): unknown type \"%s\" at /stages/%zu/tables/%zu/columns/%zu/type",
-                       sid, tn, i, json_string_value(cn), json_string_value(ct), si, ti, i);
+            return bad(
+                err,
+                "stage \"%s\" table \"%s\" column %zu (\"%s\"): unknown type \"%s\" at /stages/%zu/tables/%zu/columns/%zu/type",
+                sid, tn, i, json_string_value(cn), json_string_value(ct), si, ti, i);
     }
     if (!json_is_array(key))
-        return bad(err, "stage \"%s\" table \"%s\": \"key\" must be an array of column names at /stages/%zu/tables/%zu/key",
-                   sid, tn, si, ti);
+        return bad(
+            err,
+            "stage \"%s\" table \"%s\": \"key\" must be an array of column names at /stages/%zu/tables/%zu/key",
+            sid, tn, si, ti);
     json_array_foreach(key, i, v) {
         size_t c;
         const json_t *col;
         int found = 0;
         if (!json_is_string(v))
-            return bad(err, "stage \"%s\" table \"%s\" key %zu is %s, expected a column name at /stages/%zu/tables/%zu/key/%zu",
-                       sid, tn, i, json_kind(v), si, ti, i);
+            return bad(
+                err,
+                "stage \"%s\" table \"%s\" key %zu is %s, expected a column name at /stages/%zu/tables/%zu/key/%zu",
+                sid, tn, i, json_kind(v), si, ti, i);
         json_array_foreach(cols, c, col)
             if (strcmp(json_string_value(json_object_get(col, "name")), json_string_value(v)) == 0)
                 found = 1;
         if (!found)
-            return bad(err, "stage \"%s\" table \"%s\": key column \"%s\" is not a column at /stages/%zu/tables/%zu/key/%zu",
-                       sid, tn, json_string_value(v), si, ti, i);
+            return bad(
+                err,
+                "stage \"%s\" table \"%s\": key column \"%s\" is not a column at /stages/%zu/tables/%zu/key/%zu",
+                sid, tn, json_string_value(v), si, ti, i);
     }
     if (json_object_get(tj, "decl") != NULL) {
         char why[256];
         if (pp_decl_check(json_object_get(tj, "decl"), tj, why, sizeof why) != 0)
-            return bad(err, "stage \"%s\" table \"%s\": %s at /stages/%zu/tables/%zu/decl",
-                       sid, tn, why, si, ti);
+            return bad(err, "stage \"%s\" table \"%s\": %s at /stages/%zu/tables/%zu/decl", sid, tn,
+                       why, si, ti);
     }
     if (!json_is_array(rows))
-        return bad(err, "stage \"%s\" table \"%s\": \"rows\" must be an array at /stages/%zu/tables/%zu/rows",
-                   sid, tn, si, ti);
+        return bad(
+            err,
+            "stage \"%s\" table \"%s\": \"rows\" must be an array at /stages/%zu/tables/%zu/rows",
+            sid, tn, si, ti);
     json_array_foreach(rows, r, v) {
         size_t c;
         const json_t *cell;
         if (!json_is_array(v))
-            return bad(err, "stage \"%s\" table \"%s\" row %zu is %s, expected an array at /stages/%zu/tables/%zu/rows/%zu",
-                       sid, tn, r, json_kind(v), si, ti, r);
+            return bad(
+                err,
+                "stage \"%s\" table \"%s\" row %zu is %s, expected an array at /stages/%zu/tables/%zu/rows/%zu",
+                sid, tn, r, json_kind(v), si, ti, r);
         if (json_array_size(v) != ncol)
-            return bad(err, "stage \"%s\" table \"%s\" row %zu has %zu cells, expected %zu at /stages/%zu/tables/%zu/rows/%zu",
-                       sid, tn, r, json_array_size(v), ncol, si, ti, r);
+            return bad(
+                err,
+                "stage \"%s\" table \"%s\" row %zu has %zu cells, expected %zu at /stages/%zu/tables/%zu/rows/%zu",
+                sid, tn, r, json_array_size(v), ncol, si, ti, r);
         json_array_foreach(v, c, cell)
             if (!cell_fits(types[c], cell))
-                return bad(err, "stage \"%s\" table \"%s\" row %zu column %zu (\"%s\", %s): %s, expected %s at /stages/%zu/tables/%zu/rows/%zu/%zu",
-                           sid, tn, r, c,
-                           json_string_value(json_object_get(json_array_get(cols, c), "name")),
-                           pp_column_type_name(types[c]), json_kind(cell), expected_kind(types[c]),
-                           si, ti, r, c);
+                return bad(
+                    err,
+                    "stage \"%s\" table \"%s\" row %zu column %zu (\"%s\", %s): %s, expected %s at /stages/%zu/tables/%zu/rows/%zu/%zu",
+                    sid, tn, r, c,
+                    json_string_value(json_object_get(json_array_get(cols, c), "name")),
+                    pp_column_type_name(types[c]), json_kind(cell), expected_kind(types[c]), si, ti,
+                    r, c);
     }
     return PP_OK;
 }
@@ -179,62 +197,83 @@ check_stage(const json_t *st, size_t si, pp_error *err)
     int rc;
 
     if (!json_is_object(st))
-        return bad(err, "stage %zu is %s, expected an object at /stages/%zu", si, json_kind(st), si);
+        return bad(err, "stage %zu is %s, expected an object at /stages/%zu", si, json_kind(st),
+                   si);
     if (!json_is_string(id))
         return bad(err, "stage %zu has no \"id\" string at /stages/%zu/id", si, si);
     sid = json_string_value(id);
     if (!json_is_object(an) || !json_is_string(json_object_get(an, "name")))
-        return bad(err, "stage \"%s\": \"analyzer\" must be {\"name\": string, \"version\"} at /stages/%zu/analyzer",
-                   sid, si);
-    if (status != NULL && !(json_is_string(status) &&
-                            (strcmp(json_string_value(status), "ok") == 0 ||
-                             strcmp(json_string_value(status), "partial") == 0 ||
-                             strcmp(json_string_value(status), "failed") == 0)))
-        return bad(err, "stage \"%s\": \"status\" must be \"ok\", \"partial\" or \"failed\" at /stages/%zu/status", sid, si);
+        return bad(
+            err,
+            "stage \"%s\": \"analyzer\" must be {\"name\": string, \"version\"} at /stages/%zu/analyzer",
+            sid, si);
+    if (status != NULL &&
+        !(json_is_string(status) && (strcmp(json_string_value(status), "ok") == 0 ||
+                                     strcmp(json_string_value(status), "partial") == 0 ||
+                                     strcmp(json_string_value(status), "failed") == 0)))
+        return bad(
+            err,
+            "stage \"%s\": \"status\" must be \"ok\", \"partial\" or \"failed\" at /stages/%zu/status",
+            sid, si);
     if (tables != NULL) {
         if (!json_is_array(tables))
-            return bad(err, "stage \"%s\": \"tables\" must be an array at /stages/%zu/tables", sid, si);
+            return bad(err, "stage \"%s\": \"tables\" must be an array at /stages/%zu/tables", sid,
+                       si);
         json_array_foreach(tables, i, v)
             if ((rc = check_table(v, sid, si, i, err)) != PP_OK)
                 return rc;
     }
     if (findings != NULL) {
         if (!json_is_array(findings))
-            return bad(err, "stage \"%s\": \"findings\" must be an array at /stages/%zu/findings", sid, si);
+            return bad(err, "stage \"%s\": \"findings\" must be an array at /stages/%zu/findings",
+                       sid, si);
         json_array_foreach(findings, i, v) {
             const char *sev = json_string_value(json_object_get(v, "severity"));
-            if (!json_is_object(v) || sev == NULL ||
-                !json_is_string(json_object_get(v, "code")) ||
+            if (!json_is_object(v) || sev == NULL || !json_is_string(json_object_get(v, "code")) ||
                 !json_is_string(json_object_get(v, "message")))
-                return bad(err, "stage \"%s\" finding %zu: expected {\"severity\", \"code\", \"message\"} strings at /stages/%zu/findings/%zu",
-                           sid, i, si, i);
-            if (strcmp(sev, "info") != 0 && strcmp(sev, "warning") != 0 && strcmp(sev, "error") != 0)
-                return bad(err, "stage \"%s\" finding %zu: severity \"%s\" is not info, warning or error at /stages/%zu/findings/%zu/severity",
-                           sid, i, sev, si, i);
+                return bad(
+                    err,
+                    "stage \"%s\" finding %zu: expected {\"severity\", \"code\", \"message\"} strings at /stages/%zu/findings/%zu",
+                    sid, i, si, i);
+            if (strcmp(sev, "info") != 0 && strcmp(sev, "warning") != 0 &&
+                strcmp(sev, "error") != 0)
+                return bad(
+                    err,
+                    "stage \"%s\" finding %zu: severity \"%s\" is not info, warning or error at /stages/%zu/findings/%zu/severity",
+                    sid, i, sev, si, i);
         }
     }
     if (totals != NULL) {
         if (!json_is_object(totals))
-            return bad(err, "stage \"%s\": \"totals\" must be an object at /stages/%zu/totals", sid, si);
+            return bad(err, "stage \"%s\": \"totals\" must be an object at /stages/%zu/totals", sid,
+                       si);
         json_object_foreach((json_t *)totals, k, v) {
             const char *ty = json_string_value(json_object_get(v, "type"));
             const json_t *val = json_object_get(v, "value");
             uint32_t t;
             if (!json_is_object(v) || ty == NULL || val == NULL)
-                return bad(err, "stage \"%s\" total \"%s\": expected {\"type\", \"value\"} at /stages/%zu/totals/%s",
-                           sid, k, si, k);
+                return bad(
+                    err,
+                    "stage \"%s\" total \"%s\": expected {\"type\", \"value\"} at /stages/%zu/totals/%s",
+                    sid, k, si, k);
             if (strcmp(ty, "string") == 0) {
                 if (!json_is_string(val))
-                    return bad(err, "stage \"%s\" total \"%s\" (string): value is %s at /stages/%zu/totals/%s/value",
-                               sid, k, json_kind(val), si, k);
+                    return bad(
+                        err,
+                        "stage \"%s\" total \"%s\" (string): value is %s at /stages/%zu/totals/%s/value",
+                        sid, k, json_kind(val), si, k);
                 continue;
             }
             if ((t = pp_column_type_from_name(ty)) == 0 || t == PP_COL_STRING)
-                return bad(err, "stage \"%s\" total \"%s\": unknown type \"%s\" at /stages/%zu/totals/%s/type",
-                           sid, k, ty, si, k);
+                return bad(
+                    err,
+                    "stage \"%s\" total \"%s\": unknown type \"%s\" at /stages/%zu/totals/%s/type",
+                    sid, k, ty, si, k);
             if (!cell_fits(t, val))
-                return bad(err, "stage \"%s\" total \"%s\" (%s): value is %s, expected %s at /stages/%zu/totals/%s/value",
-                           sid, k, ty, json_kind(val), expected_kind(t), si, k);
+                return bad(
+                    err,
+                    "stage \"%s\" total \"%s\" (%s): value is %s, expected %s at /stages/%zu/totals/%s/value",
+                    sid, k, ty, json_kind(val), expected_kind(t), si, k);
         }
     }
     return PP_OK;
@@ -259,7 +298,7 @@ check_work(const json_t *w, pp_error *err)
                                    strcmp(json_string_value(unit), "second") != 0 &&
                                    strcmp(json_string_value(unit), "operation") != 0)))
         return bad(err, "\"work.unit\" must be \"request\", \"second\", \"operation\" or null "
-                   "at /work/unit");
+                        "at /work/unit");
     for (size_t i = 0; i < sizeof figures / sizeof figures[0]; i++) {
         const json_t *v = json_object_get(w, figures[i]);
         if (v != NULL && !json_is_null(v) && (!json_is_number(v) || json_number_value(v) < 0))
@@ -269,7 +308,7 @@ check_work(const json_t *w, pp_error *err)
     src = json_object_get(w, "requests_source");
     if (src != NULL && !json_is_null(src) && !json_is_string(src))
         return bad(err, "\"work.requests_source\" must be a string or null at "
-                   "/work/requests_source");
+                        "/work/requests_source");
     return PP_OK;
 }
 
@@ -281,7 +320,8 @@ pp_result_validate(const json_t *doc, pp_error *err)
     int rc;
 
     if (!json_is_object(doc))
-        return bad(err, "the top level is %s, expected an object", doc ? json_kind(doc) : "missing");
+        return bad(err, "the top level is %s, expected an object",
+                   doc ? json_kind(doc) : "missing");
     format = json_object_get(doc, "format");
     if (!json_is_string(format))
         return bad(err, "no \"format\" string at /format");
@@ -303,15 +343,21 @@ pp_result_validate(const json_t *doc, pp_error *err)
             if (!json_is_object(v) || !json_is_string(json_object_get(v, "name")) ||
                 !json_is_string(json_object_get(v, "path")) ||
                 !json_is_string(json_object_get(v, "kind")))
-                return bad(err, "input %zu: expected {\"name\", \"path\", \"kind\"} strings at /inputs/%zu", i, i);
+                return bad(
+                    err,
+                    "input %zu: expected {\"name\", \"path\", \"kind\"} strings at /inputs/%zu", i,
+                    i);
             if (bytes != NULL && !json_is_integer(bytes))
-                return bad(err, "input %zu: \"bytes\" is %s, expected an integer at /inputs/%zu/bytes",
+                return bad(err,
+                           "input %zu: \"bytes\" is %s, expected an integer at /inputs/%zu/bytes",
                            i, json_kind(bytes), i);
-            if (hash != NULL && (!json_is_object(hash) ||
-                                 !json_is_string(json_object_get(hash, "algo")) ||
-                                 !json_is_string(json_object_get(hash, "value"))))
-                return bad(err, "input %zu: \"hash\" must be {\"algo\": string, \"value\": string} at /inputs/%zu/hash",
-                           i, i);
+            if (hash != NULL &&
+                (!json_is_object(hash) || !json_is_string(json_object_get(hash, "algo")) ||
+                 !json_is_string(json_object_get(hash, "value"))))
+                return bad(
+                    err,
+                    "input %zu: \"hash\" must be {\"algo\": string, \"value\": string} at /inputs/%zu/hash",
+                    i, i);
         }
     }
     if ((rc = check_work(json_object_get(doc, "work"), err)) != PP_OK)
@@ -320,7 +366,7 @@ pp_result_validate(const json_t *doc, pp_error *err)
     if (v != NULL && (!json_is_object(v) || !json_is_string(json_object_get(v, "overall")) ||
                       !json_is_string(json_object_get(v, "line"))))
         return bad(err, "\"verdict\" must be {\"overall\": string, \"line\": string, ...} at "
-                   "/verdict");
+                        "/verdict");
     stages = json_object_get(doc, "stages");
     if (!json_is_array(stages))
         return bad(err, "no \"stages\" array at /stages");

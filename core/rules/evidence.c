@@ -25,7 +25,7 @@
 /* Derived columns: added where the base table is (derivations of
  * copy_table). */
 typedef struct ev_derived {
-    const char *analyzer, *table, *when, *columns;   /* when: a column the table must have */
+    const char *analyzer, *table, *when, *columns; /* when: a column the table must have */
 } ev_derived;
 
 static const ev_derived derived[] = {
@@ -144,8 +144,8 @@ pp_ev_schema_add_doc(json_t *schema, const json_t *doc)
                 const char *ty = json_string_value(json_object_get(c, "type"));
 
                 if (cn != NULL && ty != NULL &&
-                    json_object_set_new(t, cn, json_string(strcmp(ty, "string") == 0 ? "s"
-                                                                                    : "n")) != 0)
+                    json_object_set_new(t, cn,
+                                        json_string(strcmp(ty, "string") == 0 ? "s" : "n")) != 0)
                     return PP_ENOMEM;
             }
         }
@@ -166,8 +166,8 @@ pp_ev_schema(const json_t *schema, const char *analyzer, const char *table, cons
         return json_object_get(a, OPEN) != NULL ? PP_EV_ANALYZER_UNKNOWN : PP_EV_TABLE_UNKNOWN;
     if (column == NULL)
         return PP_EV_STRING;
-    if (strcmp(column, OPEN) == 0 || ((k = json_object_get(t, column)) == NULL &&
-                                      json_object_get(t, OPEN) != NULL))
+    if (strcmp(column, OPEN) == 0 ||
+        ((k = json_object_get(t, column)) == NULL && json_object_get(t, OPEN) != NULL))
         return PP_EV_ANALYZER_UNKNOWN;
     if (k == NULL)
         return PP_EV_COLUMN_UNKNOWN;
@@ -223,8 +223,8 @@ raw_column(const json_t *table, const char *name)
     json_t *c;
 
     json_array_foreach(json_object_get(table, "columns"), i, c) {
-        const char *n = json_is_object(c) ? json_string_value(json_object_get(c, "name"))
-                                          : json_string_value(c);
+        const char *n = json_is_object(c) ? json_string_value(json_object_get(c, "name")) :
+                                            json_string_value(c);
         if (n != NULL && strcmp(n, name) == 0)
             return (int)i;
     }
@@ -342,8 +342,8 @@ copy_table(const char *analyzer, const json_t *table, pp_ev_table *out)
     if (out->columns == NULL || out->rows == NULL)
         return -1;
     json_array_foreach(json_object_get(table, "columns"), i, c) {
-        const char *n = json_is_object(c) ? json_string_value(json_object_get(c, "name"))
-                                          : json_string_value(c);
+        const char *n = json_is_object(c) ? json_string_value(json_object_get(c, "name")) :
+                                            json_string_value(c);
         json_array_append_new(out->columns, json_string(n != NULL ? n : ""));
     }
     if (is_cmd) {
@@ -369,10 +369,10 @@ copy_table(const char *analyzer, const json_t *table, pp_ev_table *out)
             sql_verb(cmd != NULL ? cmd : "", verb, sizeof verb);
             json_array_append_new(copy, json_string(verb));
             json_array_append_new(copy, json_integer(cmd != NULL ? select_columns(cmd) : 0));
-            json_array_append_new(copy, json_is_integer(cv) && json_is_integer(av)
-                                            ? json_integer(json_integer_value(cv) -
-                                                           json_integer_value(av))
-                                            : json_null());
+            json_array_append_new(
+                copy, json_is_integer(cv) && json_is_integer(av) ?
+                          json_integer(json_integer_value(cv) - json_integer_value(av)) :
+                          json_null());
         }
         if (is_heap && raw_column(table, "root_kind") < 0) {
             const char *p = json_string_value(json_array_get(row, (size_t)pi));
@@ -385,9 +385,9 @@ copy_table(const char *analyzer, const json_t *table, pp_ev_table *out)
             json_t *tv = thi >= 0 ? json_array_get(row, (size_t)thi) : NULL;
             double th = json_is_number(tv) ? json_number_value(tv) : 0;
 
-            json_array_append_new(copy, json_is_number(sv) && th > 0
-                                            ? json_real(json_number_value(sv) / th)
-                                            : json_null());
+            json_array_append_new(copy, json_is_number(sv) && th > 0 ?
+                                            json_real(json_number_value(sv) / th) :
+                                            json_null());
         }
         json_array_append_new(out->rows, copy);
     }
@@ -396,7 +396,10 @@ copy_table(const char *analyzer, const json_t *table, pp_ev_table *out)
 
 /* ---- the callees view ---- */
 
-typedef struct pair { const char *frame, *callee, *key; double w; } pair;
+typedef struct pair {
+    const char *frame, *callee, *key;
+    double w;
+} pair;
 
 static int
 by_weight(const void *a, const void *b)
@@ -530,8 +533,9 @@ build_callees(const char *analyzer, const json_t *stage, pp_ev_table *out)
     const char *key;
     int rc = -1;
 
-    out->columns = is_cpu ? json_pack("[ssssss]", "frame", "callee", wcol, "share", "pool_ms", "samples")
-                          : json_pack("[sssss]", "frame", "callee", wcol, "share", "samples");
+    out->columns = is_cpu ? json_pack("[ssssss]", "frame", "callee", wcol, "share", "pool_ms",
+                                      "samples") :
+                            json_pack("[sssss]", "frame", "callee", wcol, "share", "samples");
     out->rows = json_array();
     if (frames == NULL || sums == NULL || nsums == NULL || (is_cpu && psums == NULL) ||
         out->columns == NULL || out->rows == NULL)
@@ -584,14 +588,15 @@ build_callees(const char *analyzer, const json_t *stage, pp_ev_table *out)
 
         json_array_append_new(r, json_string(pairs[i].frame));
         json_array_append_new(r, json_string(pairs[i].callee));
-        json_array_append_new(r, is_cpu ? json_real(pairs[i].w) : json_integer(pp_i64_from_double(pairs[i].w)));
+        json_array_append_new(r, is_cpu ? json_real(pairs[i].w) :
+                                          json_integer(pp_i64_from_double(pairs[i].w)));
         json_array_append_new(r, json_real(tot > 0 ? 100.0 * pairs[i].w / tot : 0));
         if (is_cpu) {
             json_t *p = json_object_get(psums, pairs[i].key);
             json_array_append_new(r, json_real(p != NULL ? json_real_value(p) : 0));
         }
-        json_array_append_new(r, json_integer(json_integer_value(json_object_get(nsums,
-                                                                                 pairs[i].key))));
+        json_array_append_new(
+            r, json_integer(json_integer_value(json_object_get(nsums, pairs[i].key))));
         json_array_append_new(out->rows, r);
     }
     rc = 0;

@@ -19,13 +19,13 @@
 /* A table as rules see it: column names and rows (arrays of cells, in the
  * table's order, derived columns appended). */
 typedef struct pp_ev_table {
-    json_t *columns;             /* array of strings */
-    json_t *rows;                /* array of arrays */
+    json_t *columns; /* array of strings */
+    json_t *rows;    /* array of arrays */
 } pp_ev_table;
 
 /* Column kinds of the schema. */
 typedef enum pp_ev_kind {
-    PP_EV_ANALYZER_UNKNOWN = 0,  /* a third-party analyzer: anything goes */
+    PP_EV_ANALYZER_UNKNOWN = 0, /* a third-party analyzer: anything goes */
     PP_EV_TABLE_UNKNOWN,
     PP_EV_COLUMN_UNKNOWN,
     PP_EV_STRING,

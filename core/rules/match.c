@@ -20,14 +20,10 @@ cond_holds(const pp_rule_cond *c, const json_t *cell)
     double v;
 
     switch (c->op) {
-    case PP_RULE_EQUALS:
-        return s != NULL && strcmp(s, c->text) == 0;
-    case PP_RULE_REGEX:
-        return s != NULL && regexec(&c->re, s, 0, NULL, 0) == 0;
-    case PP_RULE_NOT_REGEX:
-        return s != NULL && regexec(&c->re, s, 0, NULL, 0) != 0;
-    case PP_RULE_GLOB:
-        return s != NULL && fnmatch(c->text, s, 0) == 0;
+    case PP_RULE_EQUALS: return s != NULL && strcmp(s, c->text) == 0;
+    case PP_RULE_REGEX: return s != NULL && regexec(&c->re, s, 0, NULL, 0) == 0;
+    case PP_RULE_NOT_REGEX: return s != NULL && regexec(&c->re, s, 0, NULL, 0) != 0;
+    case PP_RULE_GLOB: return s != NULL && fnmatch(c->text, s, 0) == 0;
     case PP_RULE_MIN:
     case PP_RULE_MAX:
         if (!json_is_number(cell))
@@ -53,8 +49,8 @@ row_holds(const pp_rule_clause *cl, const pp_ev_table *t, const json_t *row)
 /* Rows of the clause's table in stage that hold (and whose target column
  * equals target when target is not NULL); *first: the first of them. */
 static size_t
-clause_rows(const pp_rule_clause *cl, pp_ev_cache *cache, const json_t *stage,
-            const char *target, const json_t **first, const pp_ev_table **table)
+clause_rows(const pp_rule_clause *cl, pp_ev_cache *cache, const json_t *stage, const char *target,
+            const json_t **first, const pp_ev_table **table)
 {
     const char *an = pp_ev_analyzer(stage);
     const pp_ev_table *t;
@@ -178,8 +174,8 @@ fill_template(const char *tpl, const pp_ev_table *t, const json_t *row, char *bu
 /* Without a template: "title: col value, col value" of the columns the
  * clause names (target first). */
 static void
-default_message(const pp_rule *r, const pp_rule_clause *cl, const pp_ev_table *t,
-                const json_t *row, char *buf, size_t size)
+default_message(const pp_rule *r, const pp_rule_clause *cl, const pp_ev_table *t, const json_t *row,
+                char *buf, size_t size)
 {
     size_t used = 0;
     int w = snprintf(buf, size, "%s:", r->title);
@@ -232,7 +228,7 @@ pp_rules_stage_findings(const pp_ruleset *set, pp_ev_cache *cache, const json_t 
             snprintf(text, sizeof text, "%s%s. Fix: %s (rule %s, confidence %s; %s)", msg, more,
                      r->fix, r->id, pp_rule_confidence(r), r->doc);
             fn(user, r, text);
-            break;               /* one finding per rule and stage */
+            break; /* one finding per rule and stage */
         }
     }
 }
@@ -266,8 +262,9 @@ add_finding(void *user, const pp_rule *r, const char *text)
     snprintf(code, sizeof code, "rule.%s", r->id);
     if (has_finding(j->stage, code))
         return;
-    if (pp_result_finding(j->stage, r->finding == PP_RULE_FINDING_WARNING ? PP_SEVERITY_WARNING
-                                                                          : PP_SEVERITY_INFO,
+    if (pp_result_finding(j->stage,
+                          r->finding == PP_RULE_FINDING_WARNING ? PP_SEVERITY_WARNING :
+                                                                  PP_SEVERITY_INFO,
                           code, text) == PP_OK)
         j->added++;
 }

@@ -21,9 +21,9 @@
 #include "pipeline/pos.h"
 
 /* Bounds of one rule file: a rule set is configuration, never data. */
-#define PP_RULES_MAX_RULES    512u
-#define PP_RULES_MAX_CLAUSES  16u
-#define PP_RULES_MAX_CONDS    16u
+#define PP_RULES_MAX_RULES   512u
+#define PP_RULES_MAX_CLAUSES 16u
+#define PP_RULES_MAX_CONDS   16u
 
 typedef enum pp_rule_op {
     PP_RULE_EQUALS = 1,
@@ -44,9 +44,9 @@ typedef enum pp_rule_finding {
 typedef struct pp_rule_cond {
     char *column;
     pp_rule_op op;
-    char *text;                  /* equals, regex, not_regex, glob: as written */
-    double number;               /* min, max */
-    regex_t re;                  /* regex, not_regex: compiled (REG_EXTENDED|REG_NOSUB) */
+    char *text;    /* equals, regex, not_regex, glob: as written */
+    double number; /* min, max */
+    regex_t re;    /* regex, not_regex: compiled (REG_EXTENDED|REG_NOSUB) */
     int has_re;
 } pp_rule_cond;
 
@@ -54,7 +54,7 @@ typedef struct pp_rule_cond {
 typedef struct pp_rule_clause {
     char *analyzer;
     char *table;
-    char *target;                /* column tying a row to a candidate, or NULL */
+    char *target; /* column tying a row to a candidate, or NULL */
     pp_rule_cond *conds;
     size_t nconds;
     pp_pos pos;
@@ -63,23 +63,23 @@ typedef struct pp_rule_clause {
 typedef struct pp_rule {
     char *id;
     char *title;
-    char *axis;                  /* "alloc", "time", "footprint" */
-    char *confidence;            /* "high", "medium", "low" */
+    char *axis;       /* "alloc", "time", "footprint" */
+    char *confidence; /* "high", "medium", "low" */
     char *fix;
     char *doc;
-    char *message;               /* finding template, or NULL */
+    char *message; /* finding template, or NULL */
     pp_rule_finding finding;
     int disabled;
-    pp_rule_clause *match;       /* alternatives: any one */
+    pp_rule_clause *match; /* alternatives: any one */
     size_t nmatch;
-    pp_rule_clause *requires;    /* each must match somewhere */
+    pp_rule_clause *requires; /* each must match somewhere */
     size_t nrequires;
-    char *file;                  /* where it was defined */
-    pp_pos pos;                  /* of its `id` value */
-    char *superseded_by;         /* a rule id: where both match a candidate, only that one shows */
-    int experimental;            /* no antipattern/twin capture pair proves it (docs/rules.md):
+    char *file;          /* where it was defined */
+    pp_pos pos;          /* of its `id` value */
+    char *superseded_by; /* a rule id: where both match a candidate, only that one shows */
+    int experimental;    /* no antipattern/twin capture pair proves it (docs/rules.md):
                                     never ranked above medium (pp_rule_confidence) */
-    int l1_blind_spot;           /* what it names lives behind I/O an L1 benchmark mocks (a
+    int l1_blind_spot;   /* what it names lives behind I/O an L1 benchmark mocks (a
                                     DbContext, a repository): a candidate it matches plans L2+L3 */
 } pp_rule;
 
@@ -93,7 +93,10 @@ typedef struct pp_ruleset {
     const json_t *schema;
 } pp_ruleset;
 
-#define PP_RULESET_INIT { NULL, 0, 0, NULL }
+#define PP_RULESET_INIT                                                                            \
+    {                                                                                              \
+        NULL, 0, 0, NULL                                                                           \
+    }
 
 /* Parse and validate one rule file's text (len bytes; `file` names it in
  * messages) and append its rules to *set. A rule whose id *set already holds
@@ -108,8 +111,8 @@ int pp_rules_load_text(pp_ruleset *set, const char *file, const char *text, size
 /* pp_rules_load_text where the rules from index first_new on came from the
  * same directory: an id among them is a duplicate, an id before them an
  * override. */
-int pp_rules_load_text_in(pp_ruleset *set, size_t first_new, const char *file,
-                          const char *text, size_t len, pp_error *err);
+int pp_rules_load_text_in(pp_ruleset *set, size_t first_new, const char *file, const char *text,
+                          size_t len, pp_error *err);
 
 /* Read `path` and pp_rules_load_text it. PP_EIO when it cannot be read,
  * PP_ELIMIT past PP_YAML_MAX_BYTES. */

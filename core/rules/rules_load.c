@@ -121,9 +121,8 @@ yaml_name(const struct dirent *e)
 {
     size_t n = strlen(e->d_name);
 
-    return e->d_name[0] != '.' &&
-           ((n > 5 && strcmp(e->d_name + n - 5, ".yaml") == 0) ||
-            (n > 4 && strcmp(e->d_name + n - 4, ".yml") == 0));
+    return e->d_name[0] != '.' && ((n > 5 && strcmp(e->d_name + n - 5, ".yaml") == 0) ||
+                                   (n > 4 && strcmp(e->d_name + n - 4, ".yml") == 0));
 }
 
 /* Every *.yaml of dir, in name order; a missing directory adds nothing. */

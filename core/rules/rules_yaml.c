@@ -13,16 +13,19 @@
 typedef struct ctx {
     const char *file;
     pp_error *err;
-    const json_t *schema;        /* the set's (rules.h) */
+    const json_t *schema; /* the set's (rules.h) */
 } ctx;
 
 static const char *const top_keys[] = { "version", "rules", NULL };
-static const char *const rule_keys[] = { "id", "title", "axis", "confidence", "fix", "doc",
-                                         "finding", "message", "match", "requires", "disabled",
-                                         "experimental", "superseded_by", "l1_blind_spot", NULL };
+static const char *const rule_keys[] = {
+    "id",       "title",        "axis",          "confidence",    "fix",
+    "doc",      "finding",      "message",       "match",         "requires",
+    "disabled", "experimental", "superseded_by", "l1_blind_spot", NULL
+};
 static const char *const clause_keys[] = { "analyzer", "table", "target", "where", NULL };
-static const char *const op_names[] = { "equals", "regex", "not_regex", "glob", "min", "max",
-                                        NULL };
+static const char *const op_names[] = {
+    "equals", "regex", "not_regex", "glob", "min", "max", NULL
+};
 static const char *const axes[] = { "alloc", "time", "footprint", NULL };
 static const char *const confidences[] = { "high", "medium", "low", NULL };
 static const char *const findings[] = { "none", "info", "warning", NULL };
@@ -36,8 +39,7 @@ fail(ctx *c, int code, pp_pos pos, const char *msg)
 /* Index of word in a NULL-terminated list, or -1 with a positioned
  * "unknown WHAT 'word' (did you mean ...); expected one of: ..." error. */
 static int
-one_of_in(ctx *c, const pp_ynode *n, const char *what, const char *where,
-          const char *const *valid)
+one_of_in(ctx *c, const pp_ynode *n, const char *what, const char *where, const char *const *valid)
 {
     for (int k = 0; valid[k] != NULL; k++)
         if (strcmp(n->text, valid[k]) == 0)
@@ -103,8 +105,8 @@ need(ctx *c, const pp_ynode *map, const char *key, const char *where, const pp_y
 {
     if ((*out = get(map, key)) != NULL)
         return PP_OK;
-    return pp_pipe_error(c->err, PP_EINVAL, c->file, map->pos, "%s has no '%s' (required)",
-                         where, key);
+    return pp_pipe_error(c->err, PP_EINVAL, c->file, map->pos, "%s has no '%s' (required)", where,
+                         key);
 }
 
 /* area.name, lowercase: [a-z][a-z0-9-]* parts joined by '.', two or more. */
@@ -186,20 +188,21 @@ parse_cond(ctx *c, const pp_rule_clause *cl, const pp_ynode *col, const pp_ynode
         if (kind == PP_EV_STRING)
             return pp_pipe_error(c->err, PP_EINVAL, c->file, opk->pos,
                                  "'%s' compares numbers, but %s/%s column '%s' holds text: use "
-                                 "equals, regex, not_regex or glob", opk->text, cl->analyzer,
-                                 cl->table, col->text);
+                                 "equals, regex, not_regex or glob",
+                                 opk->text, cl->analyzer, cl->table, col->text);
         return number(c, val, opk->text, &out->number);
     }
     if (kind == PP_EV_NUMBER)
         return pp_pipe_error(c->err, PP_EINVAL, c->file, opk->pos,
                              "'%s' matches text, but %s/%s column '%s' holds numbers: use min "
-                             "or max", opk->text, cl->analyzer, cl->table, col->text);
+                             "or max",
+                             opk->text, cl->analyzer, cl->table, col->text);
     if ((rc = text_dup(c, val, opk->text, &out->text)) != PP_OK)
         return rc;
     if (out->op == PP_RULE_REGEX || out->op == PP_RULE_NOT_REGEX) {
         int e = regcomp(&out->re, out->text, REG_EXTENDED | REG_NOSUB);
 
-        if (e == REG_ESPACE)    /* not the rule's fault: say what it is */
+        if (e == REG_ESPACE) /* not the rule's fault: say what it is */
             return pp_pipe_error(c->err, PP_ENOMEM, c->file, val->pos, "out of memory");
         if (e != 0) {
             char why[128];
@@ -236,7 +239,8 @@ parse_where(ctx *c, pp_rule_clause *cl, const pp_ynode *where)
                                  "unknown column '%s' of %s/%s; expected one of: %s", col->text,
                                  cl->analyzer, cl->table, list);
         }
-        if ((rc = want(c, ops, PP_YNODE_MAPPING, "a condition ({ regex: ..., min: ... })")) != PP_OK)
+        if ((rc = want(c, ops, PP_YNODE_MAPPING, "a condition ({ regex: ..., min: ... })")) !=
+            PP_OK)
             return rc;
         if (ops->count == 0)
             return fail(c, PP_EINVAL, ops->pos, "expected at least one condition for the column");
@@ -299,8 +303,8 @@ parse_clause(ctx *c, const pp_ynode *n, int with_target, pp_rule_clause *cl)
             pp_ev_schema_list(c->schema, cl->analyzer, cl->table, list, sizeof list);
             return pp_pipe_error(c->err, PP_EINVAL, c->file, tg->pos,
                                  "target '%s' is not a text column of %s/%s (one naming a frame, "
-                                 "method, command or type); columns: %s", tg->text, cl->analyzer,
-                                 cl->table, list);
+                                 "method, command or type); columns: %s",
+                                 tg->text, cl->analyzer, cl->table, list);
         }
     }
     if ((wh = get(n, "where")) != NULL && (rc = parse_where(c, cl, wh)) != PP_OK)
@@ -418,7 +422,8 @@ parse_rule(ctx *c, const pp_ynode *n, pp_rule *r)
     if (!valid_id(r->id))
         return pp_pipe_error(c->err, PP_EINVAL, c->file, v->pos,
                              "rule id '%s' is not area.name (lowercase letters, digits and '-', "
-                             "parts joined by '.', e.g. ef.n-plus-one)", r->id);
+                             "parts joined by '.', e.g. ef.n-plus-one)",
+                             r->id);
     if ((r->file = strdup(c->file)) == NULL)
         return fail(c, PP_ENOMEM, v->pos, "out of memory");
     if ((rc = flag(c, n, "disabled", &r->disabled)) != PP_OK ||
@@ -526,12 +531,12 @@ add_rules(ctx *c, pp_ruleset *set, const pp_ynode *list, size_t first_new)
         old = pp_ruleset_find(set, r.id);
         if (old != NULL && (size_t)(old - set->rules) >= first_new) {
             rc = pp_pipe_error(c->err, PP_EINVAL, c->file, r.pos,
-                               "rule id '%s' is defined twice (first at %s:%u)", r.id,
-                               old->file, (unsigned)old->pos.line);
+                               "rule id '%s' is defined twice (first at %s:%u)", r.id, old->file,
+                               (unsigned)old->pos.line);
             rule_free(&r);
             return rc;
         }
-        if (old != NULL) {          /* an earlier file overrides this one */
+        if (old != NULL) { /* an earlier file overrides this one */
             rule_free(&r);
             continue;
         }
@@ -552,8 +557,7 @@ add_rules(ctx *c, pp_ruleset *set, const pp_ynode *list, size_t first_new)
 }
 
 int
-pp_rules_load_text(pp_ruleset *set, const char *file, const char *text, size_t len,
-                   pp_error *err)
+pp_rules_load_text(pp_ruleset *set, const char *file, const char *text, size_t len, pp_error *err)
 {
     return pp_rules_load_text_in(set, set->count, file, text, len, err);
 }
@@ -594,7 +598,7 @@ pp_rules_load_text_in(pp_ruleset *set, size_t first_new, const char *file, const
     rc = add_rules(&c, set, list, first_new);
 out:
     pp_yaml_tree_free(root);
-    if (rc != PP_OK) {           /* all of a file or none of it */
+    if (rc != PP_OK) { /* all of a file or none of it */
         while (set->count > before)
             rule_free(&set->rules[--set->count]);
     }

@@ -18,7 +18,8 @@
 static int problem(pp_jc_problem *pr, int code, size_t offset, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 
-static int problem(pp_jc_problem *pr, int code, size_t offset, const char *fmt, ...)
+static int
+problem(pp_jc_problem *pr, int code, size_t offset, const char *fmt, ...)
 {
     va_list ap;
 
@@ -30,7 +31,8 @@ static int problem(pp_jc_problem *pr, int code, size_t offset, const char *fmt, 
     return code;
 }
 
-size_t pp_jc_ws(const pp_jc_text *t, size_t pos)
+size_t
+pp_jc_ws(const pp_jc_text *t, size_t pos)
 {
     while (pos < t->len && (t->buf[pos] == ' ' || t->buf[pos] == '\t' || t->buf[pos] == '\n' ||
                             t->buf[pos] == '\r'))
@@ -38,7 +40,8 @@ size_t pp_jc_ws(const pp_jc_text *t, size_t pos)
     return pos;
 }
 
-uint32_t pp_jc_type(const pp_jc_text *t, size_t pos)
+uint32_t
+pp_jc_type(const pp_jc_text *t, size_t pos)
 {
     if (pos >= t->len)
         return PP_JC_NONE;
@@ -46,23 +49,35 @@ uint32_t pp_jc_type(const pp_jc_text *t, size_t pos)
     case '{': return PP_JC_OBJECT;
     case '[': return PP_JC_ARRAY;
     case '"': return PP_JC_STRING;
-    case 't': case 'f': return PP_JC_BOOL;
+    case 't':
+    case 'f': return PP_JC_BOOL;
     case 'n': return PP_JC_NULL;
-    case '-': case '0': case '1': case '2': case '3': case '4':
-    case '5': case '6': case '7': case '8': case '9': return PP_JC_NUMBER;
+    case '-':
+    case '0':
+    case '1':
+    case '2':
+    case '3':
+    case '4':
+    case '5':
+    case '6':
+    case '7':
+    case '8':
+    case '9': return PP_JC_NUMBER;
     default: return PP_JC_NONE;
     }
 }
 
-const char *pp_jc_type_name(uint32_t type)
+const char *
+pp_jc_type_name(uint32_t type)
 {
-    static const char *const names[] = { "nothing", "null", "boolean", "number",
-                                         "string", "array", "object" };
+    static const char *const names[] = { "nothing", "null",  "boolean", "number",
+                                         "string",  "array", "object" };
     return type <= PP_JC_OBJECT ? names[type] : "nothing";
 }
 
 /* One past the closing quote of the string at pos, or 0 at the end. */
-static size_t string_end(const pp_jc_text *t, size_t pos)
+static size_t
+string_end(const pp_jc_text *t, size_t pos)
 {
     for (size_t i = pos + 1; i < t->len; i++) {
         if (t->buf[i] == '\\')
@@ -73,13 +88,15 @@ static size_t string_end(const pp_jc_text *t, size_t pos)
     return 0;
 }
 
-static int is_delim(char c)
+static int
+is_delim(char c)
 {
     return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == ',' || c == ']' || c == '}' ||
            c == ':' || c == '\0';
 }
 
-int pp_jc_skip(const pp_jc_text *t, size_t pos, uint32_t depth, size_t *end, pp_jc_problem *pr)
+int
+pp_jc_skip(const pp_jc_text *t, size_t pos, uint32_t depth, size_t *end, pp_jc_problem *pr)
 {
     uint8_t stack[JC_STACK];
     uint32_t max = t->max_depth < JC_STACK ? t->max_depth : JC_STACK;
@@ -106,9 +123,9 @@ int pp_jc_skip(const pp_jc_text *t, size_t pos, uint32_t depth, size_t *end, pp_
             if (level == 0)
                 return problem(pr, PP_EFORMAT, i, "expected a JSON value");
             if ((c == '}') != (stack[level - 1] == '{'))
-                return problem(pr, PP_EFORMAT, i, stack[level - 1] == '{'
-                                                      ? "expected ',' or '}' in object"
-                                                      : "expected ',' or ']' in array");
+                return problem(pr, PP_EFORMAT, i,
+                               stack[level - 1] == '{' ? "expected ',' or '}' in object" :
+                                                         "expected ',' or ']' in array");
             level--;
             i++;
             if (level == 0)
@@ -129,7 +146,8 @@ int pp_jc_skip(const pp_jc_text *t, size_t pos, uint32_t depth, size_t *end, pp_
     return 0;
 }
 
-int pp_jc_load(const pp_jc_text *t, size_t pos, json_t **out, size_t *end, pp_jc_problem *pr)
+int
+pp_jc_load(const pp_jc_text *t, size_t pos, json_t **out, size_t *end, pp_jc_problem *pr)
 {
     json_error_t je;
     size_t e;
@@ -137,9 +155,9 @@ int pp_jc_load(const pp_jc_text *t, size_t pos, json_t **out, size_t *end, pp_jc
 
     *out = NULL;
     if (pp_jc_type(t, pos) == PP_JC_NONE)
-        return problem(pr, PP_EFORMAT, pos, pos >= t->len
-                                                ? "unexpected end of input, expected a JSON value"
-                                                : "expected a JSON value");
+        return problem(pr, PP_EFORMAT, pos,
+                       pos >= t->len ? "unexpected end of input, expected a JSON value" :
+                                       "expected a JSON value");
     if ((rc = pp_jc_skip(t, pos, 0, &e, pr)) < 0)
         return rc;
     if (e - pos > t->max_value)
@@ -155,8 +173,9 @@ int pp_jc_load(const pp_jc_text *t, size_t pos, json_t **out, size_t *end, pp_jc
     if (*out == NULL) {
         /* jansson's position is past the token it choked on: inside a
          * container that is near enough, a bad scalar is shown at its start. */
-        size_t at = je.position > 0 && (t->buf[pos] == '{' || t->buf[pos] == '[')
-                        ? pos + (size_t)je.position - 1 : pos;
+        size_t at = je.position > 0 && (t->buf[pos] == '{' || t->buf[pos] == '[') ?
+                        pos + (size_t)je.position - 1 :
+                        pos;
         return problem(pr, PP_EFORMAT, at < e ? at : e, "invalid JSON: %s", je.text);
     }
     *end = e;
@@ -165,8 +184,8 @@ int pp_jc_load(const pp_jc_text *t, size_t pos, json_t **out, size_t *end, pp_jc
 
 /* The member name at pos (a string) into *key (jansson's, decref it), *end
  * past it. */
-static int member_name(const pp_jc_text *t, size_t pos, json_t **key, size_t *end,
-                       pp_jc_problem *pr)
+static int
+member_name(const pp_jc_text *t, size_t pos, json_t **key, size_t *end, pp_jc_problem *pr)
 {
     if (pos >= t->len || t->buf[pos] != '"')
         return problem(pr, PP_EFORMAT, pos, "expected a member name string");
@@ -176,10 +195,10 @@ static int member_name(const pp_jc_text *t, size_t pos, json_t **key, size_t *en
 /* Shared walk of an object: visit(user, name, value_pos, &value_end).
  * raw_names: the names are compared, not checked (text jansson has already
  * loaded): a name without escapes is passed as it is written, unquoted. */
-typedef int (*member_fn)(void *user, const char *name, size_t val, size_t *vend,
-                         pp_jc_problem *pr);
+typedef int (*member_fn)(void *user, const char *name, size_t val, size_t *vend, pp_jc_problem *pr);
 
-static int raw_name(const pp_jc_text *t, size_t pos, char *name, size_t size, size_t *end)
+static int
+raw_name(const pp_jc_text *t, size_t pos, char *name, size_t size, size_t *end)
 {
     size_t e;
 
@@ -193,8 +212,9 @@ static int raw_name(const pp_jc_text *t, size_t pos, char *name, size_t size, si
     return 0;
 }
 
-static int walk_object(const pp_jc_text *t, size_t pos, member_fn visit, void *user,
-                       int raw_names, size_t *end, pp_jc_problem *pr)
+static int
+walk_object(const pp_jc_text *t, size_t pos, member_fn visit, void *user, int raw_names,
+            size_t *end, pp_jc_problem *pr)
 {
     size_t i = pp_jc_ws(t, pos + 1);
     int rc;
@@ -226,7 +246,7 @@ static int walk_object(const pp_jc_text *t, size_t pos, member_fn visit, void *u
         json_decref(key);
         if (rc < 0)
             return rc;
-        if (rc > 0) {           /* found what it looked for */
+        if (rc > 0) { /* found what it looked for */
             *end = SIZE_MAX;
             return 0;
         }
@@ -248,8 +268,8 @@ typedef struct members_job {
     size_t *vals;
 } members_job;
 
-static int members_visit(void *user, const char *name, size_t val, size_t *vend,
-                         pp_jc_problem *pr)
+static int
+members_visit(void *user, const char *name, size_t val, size_t *vend, pp_jc_problem *pr)
 {
     members_job *j = user;
     json_t *v;
@@ -265,8 +285,9 @@ static int members_visit(void *user, const char *name, size_t val, size_t *vend,
     return rc;
 }
 
-int pp_jc_members(const pp_jc_text *t, size_t pos, const char *const *keys, size_t n,
-                  size_t *vals, size_t *end, pp_jc_problem *pr)
+int
+pp_jc_members(const pp_jc_text *t, size_t pos, const char *const *keys, size_t n, size_t *vals,
+              size_t *end, pp_jc_problem *pr)
 {
     members_job j = { t, keys, n, vals };
 
@@ -275,7 +296,8 @@ int pp_jc_members(const pp_jc_text *t, size_t pos, const char *const *keys, size
     return walk_object(t, pos, members_visit, &j, 0, end, pr);
 }
 
-int pp_jc_array_open(const pp_jc_text *t, size_t pos, size_t *at, pp_jc_problem *pr)
+int
+pp_jc_array_open(const pp_jc_text *t, size_t pos, size_t *at, pp_jc_problem *pr)
 {
     if (pos >= t->len || t->buf[pos] != '[')
         return problem(pr, PP_EFORMAT, pos, "expected an array");
@@ -283,8 +305,8 @@ int pp_jc_array_open(const pp_jc_text *t, size_t pos, size_t *at, pp_jc_problem 
     return 0;
 }
 
-int pp_jc_array_next(const pp_jc_text *t, size_t *at, int first, size_t *elem,
-                     pp_jc_problem *pr)
+int
+pp_jc_array_next(const pp_jc_text *t, size_t *at, int first, size_t *elem, pp_jc_problem *pr)
 {
     size_t i = pp_jc_ws(t, *at);
 
@@ -298,9 +320,9 @@ int pp_jc_array_next(const pp_jc_text *t, size_t *at, int first, size_t *elem,
         i = pp_jc_ws(t, i + 1);
     }
     if (pp_jc_type(t, i) == PP_JC_NONE)
-        return problem(pr, PP_EFORMAT, i, i >= t->len
-                                              ? "unexpected end of input, expected a JSON value"
-                                              : "expected a JSON value");
+        return problem(pr, PP_EFORMAT, i,
+                       i >= t->len ? "unexpected end of input, expected a JSON value" :
+                                     "expected a JSON value");
     *elem = i;
     return 1;
 }
@@ -311,7 +333,8 @@ typedef struct find_job {
     size_t found;
 } find_job;
 
-static int find_visit(void *user, const char *name, size_t val, size_t *vend, pp_jc_problem *pr)
+static int
+find_visit(void *user, const char *name, size_t val, size_t *vend, pp_jc_problem *pr)
 {
     find_job *j = user;
 
@@ -322,7 +345,8 @@ static int find_visit(void *user, const char *name, size_t val, size_t *vend, pp
     return pp_jc_skip(j->t, val, 0, vend, pr);
 }
 
-size_t pp_jc_member_at(const pp_jc_text *t, size_t pos, const char *key)
+size_t
+pp_jc_member_at(const pp_jc_text *t, size_t pos, const char *key)
 {
     find_job j = { t, key, SIZE_MAX };
     pp_jc_problem pr;
@@ -333,7 +357,8 @@ size_t pp_jc_member_at(const pp_jc_text *t, size_t pos, const char *key)
     return j.found;
 }
 
-size_t pp_jc_element_at(const pp_jc_text *t, size_t pos, size_t index)
+size_t
+pp_jc_element_at(const pp_jc_text *t, size_t pos, size_t index)
 {
     pp_jc_problem pr;
     size_t at, elem, end;
@@ -350,7 +375,8 @@ size_t pp_jc_element_at(const pp_jc_text *t, size_t pos, size_t index)
     return SIZE_MAX;
 }
 
-void pp_jc_locate(const pp_jc_text *t, size_t offset, uint32_t *line, uint32_t *column)
+void
+pp_jc_locate(const pp_jc_text *t, size_t offset, uint32_t *line, uint32_t *column)
 {
     uint32_t l = 1;
     size_t start = 0;

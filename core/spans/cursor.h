@@ -39,8 +39,8 @@ typedef struct pp_jc_problem {
 typedef struct pp_jc_text {
     const char *buf;
     size_t len;
-    uint32_t max_depth;          /* nesting limit of pp_jc_skip */
-    size_t max_value;            /* largest value pp_jc_load accepts, bytes */
+    uint32_t max_depth; /* nesting limit of pp_jc_skip */
+    size_t max_value;   /* largest value pp_jc_load accepts, bytes */
 } pp_jc_text;
 
 /* The first position at or after pos that is not JSON whitespace. */
@@ -67,16 +67,15 @@ int pp_jc_load(const pp_jc_text *t, size_t pos, json_t **out, size_t *end, pp_jc
  * the first time it appears, vals[i] is its value's position (SIZE_MAX if
  * absent) and the value is skipped; every other member's value is loaded
  * (checked) and dropped. *end is one past the closing '}'. */
-int pp_jc_members(const pp_jc_text *t, size_t pos, const char *const *keys, size_t n,
-                  size_t *vals, size_t *end, pp_jc_problem *pr);
+int pp_jc_members(const pp_jc_text *t, size_t pos, const char *const *keys, size_t n, size_t *vals,
+                  size_t *end, pp_jc_problem *pr);
 
 /* Step through an array. *at starts just past '[' (pp_jc_array_open) and is
  * set by the caller to one past each element it took. Returns 1 with *elem
  * the position of the next element, 0 after the closing ']' (*at past it),
  * < 0 on a problem. first: no element taken yet. */
 int pp_jc_array_open(const pp_jc_text *t, size_t pos, size_t *at, pp_jc_problem *pr);
-int pp_jc_array_next(const pp_jc_text *t, size_t *at, int first, size_t *elem,
-                     pp_jc_problem *pr);
+int pp_jc_array_next(const pp_jc_text *t, size_t *at, int first, size_t *elem, pp_jc_problem *pr);
 
 /* The position of member `key`'s value in the object at pos, or of element
  * `index` of the array at pos: for messages about a value found inside a

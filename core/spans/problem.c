@@ -12,7 +12,8 @@
 #include "spans/cursor.h"
 #include "spans/reader_state.h"
 
-int pp_spans_bad(pp_spans_reader *r, size_t offset, int code, pp_error *err, const char *fmt, ...)
+int
+pp_spans_bad(pp_spans_reader *r, size_t offset, int code, pp_error *err, const char *fmt, ...)
 {
     char what[PP_ERROR_MESSAGE_MAX];
     va_list ap;
@@ -37,7 +38,8 @@ int pp_spans_bad(pp_spans_reader *r, size_t offset, int code, pp_error *err, con
     return code;
 }
 
-const char *pp_spans_kind_name(const json_t *v)
+const char *
+pp_spans_kind_name(const json_t *v)
 {
     switch (json_typeof(v)) {
     case JSON_OBJECT: return "object";
@@ -50,4 +52,3 @@ const char *pp_spans_kind_name(const json_t *v)
     default: return "null";
     }
 }
-

@@ -22,13 +22,14 @@
 #include "spans/reader_internal.h"
 #include "spans/reader_state.h"
 
-static int bad_text(pp_spans_reader *r, const pp_jc_problem *pr, pp_error *err)
+static int
+bad_text(pp_spans_reader *r, const pp_jc_problem *pr, pp_error *err)
 {
     return pp_spans_bad(r, pr->offset, pr->code, err, "%s", pr->what);
 }
 
-static int reader_new(char *buf, size_t len, const char *name, pp_spans_reader **out,
-                      pp_error *err)
+static int
+reader_new(char *buf, size_t len, const char *name, pp_spans_reader **out, pp_error *err)
 {
     pp_spans_reader *r = calloc(1, sizeof(*r));
     char *n = strdup(name ? name : "<memory>");
@@ -48,15 +49,16 @@ static int reader_new(char *buf, size_t len, const char *name, pp_spans_reader *
     return PP_OK;
 }
 
-int pp_spans_open_buffer(char *buf, size_t len, const char *name, pp_spans_reader **out,
-                         pp_error *err)
+int
+pp_spans_open_buffer(char *buf, size_t len, const char *name, pp_spans_reader **out, pp_error *err)
 {
     *out = NULL;
     return reader_new(buf, len, name, out, err);
 }
 
-int pp_spans_open_memory(const void *data, size_t len, const char *name,
-                         pp_spans_reader **out, pp_error *err)
+int
+pp_spans_open_memory(const void *data, size_t len, const char *name, pp_spans_reader **out,
+                     pp_error *err)
 {
     *out = NULL;
     char *copy = malloc(len + 1);
@@ -70,7 +72,8 @@ int pp_spans_open_memory(const void *data, size_t len, const char *name,
     return reader_new(copy, len, name, out, err);
 }
 
-int pp_spans_read_file(const char *path, char **buf, size_t *len, pp_error *err)
+int
+pp_spans_read_file(const char *path, char **buf, size_t *len, pp_error *err)
 {
     FILE *f = fopen(path, "rb");
     if (!f) {
@@ -104,7 +107,8 @@ int pp_spans_read_file(const char *path, char **buf, size_t *len, pp_error *err)
     return PP_OK;
 }
 
-int pp_spans_open(const char *path, pp_spans_reader **out, pp_error *err)
+int
+pp_spans_open(const char *path, pp_spans_reader **out, pp_error *err)
 {
     *out = NULL;
     char *buf;
@@ -115,7 +119,8 @@ int pp_spans_open(const char *path, pp_spans_reader **out, pp_error *err)
     return reader_new(buf, len, path, out, err);
 }
 
-void pp_spans_close(pp_spans_reader *r)
+void
+pp_spans_close(pp_spans_reader *r)
 {
     if (!r)
         return;
@@ -129,15 +134,32 @@ void pp_spans_close(pp_spans_reader *r)
     free(r);
 }
 
-uint64_t pp_spans_count(const pp_spans_reader *r) { return r->spans; }
-uint64_t pp_spans_documents(const pp_spans_reader *r) { return r->documents; }
-uint32_t pp_spans_form(const pp_spans_reader *r) { return r->form; }
-int64_t pp_spans_truncated_at(const pp_spans_reader *r) { return r->truncated_at; }
+uint64_t
+pp_spans_count(const pp_spans_reader *r)
+{
+    return r->spans;
+}
+uint64_t
+pp_spans_documents(const pp_spans_reader *r)
+{
+    return r->documents;
+}
+uint32_t
+pp_spans_form(const pp_spans_reader *r)
+{
+    return r->form;
+}
+int64_t
+pp_spans_truncated_at(const pp_spans_reader *r)
+{
+    return r->truncated_at;
+}
 
 /* ---- the walk down to the spans -------------------------------------------- */
 
 /* The type of the value at pos; a scalar is loaded (checked) for it. */
-static int value_type(pp_spans_reader *r, size_t pos, uint32_t *type, pp_error *err)
+static int
+value_type(pp_spans_reader *r, size_t pos, uint32_t *type, pp_error *err)
 {
     pp_jc_problem pr;
     json_t *v;
@@ -152,7 +174,8 @@ static int value_type(pp_spans_reader *r, size_t pos, uint32_t *type, pp_error *
 }
 
 /* Check a value the walk skipped and will not enter. */
-static int check_value(pp_spans_reader *r, size_t pos, pp_error *err)
+static int
+check_value(pp_spans_reader *r, size_t pos, pp_error *err)
 {
     pp_jc_problem pr;
     json_t *v;
@@ -167,8 +190,8 @@ static int check_value(pp_spans_reader *r, size_t pos, pp_error *err)
 
 /* Open the array member at pos into c, unless absent or null. `what`: for
  * the message, e.g. "\"spans\" of scopeSpans element". */
-static int open_array(pp_spans_reader *r, size_t pos, arr_cursor *c, const char *what,
-                      pp_error *err)
+static int
+open_array(pp_spans_reader *r, size_t pos, arr_cursor *c, const char *what, pp_error *err)
 {
     pp_jc_problem pr;
     uint32_t type;
@@ -182,7 +205,7 @@ static int open_array(pp_spans_reader *r, size_t pos, arr_cursor *c, const char 
         return PP_OK;
     if (type != PP_JC_ARRAY)
         return pp_spans_bad(r, pos, PP_EFORMAT, err, "expected %s to be an array, found %s", what,
-                   pp_jc_type_name(type));
+                            pp_jc_type_name(type));
     if (pp_jc_array_open(&r->text, pos, &c->at, &pr) < 0)
         return bad_text(r, &pr, err);
     c->open = 1;
@@ -191,7 +214,8 @@ static int open_array(pp_spans_reader *r, size_t pos, arr_cursor *c, const char 
 }
 
 /* The service.name of a resource, "" if none. */
-static void resource_service(pp_spans_reader *r)
+static void
+resource_service(pp_spans_reader *r)
 {
     size_t i;
     const json_t *kv;
@@ -206,7 +230,8 @@ static void resource_service(pp_spans_reader *r)
     }
 }
 
-static int enter_resource_spans(pp_spans_reader *r, size_t elem, pp_error *err)
+static int
+enter_resource_spans(pp_spans_reader *r, size_t elem, pp_error *err)
 {
     static const char *const keys[] = { "resource", "scopeSpans", "instrumentationLibrarySpans" };
     pp_jc_problem pr;
@@ -217,8 +242,8 @@ static int enter_resource_spans(pp_spans_reader *r, size_t elem, pp_error *err)
         if ((rc = value_type(r, elem, &type, err)) < 0)
             return rc;
         return pp_spans_bad(r, elem, PP_EFORMAT, err,
-                   "expected a resourceSpans element to be an object, found %s",
-                   pp_jc_type_name(type));
+                            "expected a resourceSpans element to be an object, found %s",
+                            pp_jc_type_name(type));
     }
     if (pp_jc_members(&r->text, elem, keys, 3, vals, &end, &pr) < 0)
         return bad_text(r, &pr, err);
@@ -231,13 +256,13 @@ static int enter_resource_spans(pp_spans_reader *r, size_t elem, pp_error *err)
             return bad_text(r, &pr, err);
         if (!json_is_null(r->resource) && !json_is_object(r->resource))
             return pp_spans_bad(r, vals[0], PP_EFORMAT, err,
-                       "expected \"resource\" to be an object, found %s",
-                       pp_spans_kind_name(r->resource));
+                                "expected \"resource\" to be an object, found %s",
+                                pp_spans_kind_name(r->resource));
         const json_t *attrs = json_object_get(r->resource, "attributes");
         if (attrs && !json_is_null(attrs) && !json_is_array(attrs))
-            return pp_spans_bad(r, pp_jc_member_at(&r->text, vals[0], "attributes"), PP_EFORMAT, err,
-                       "expected \"attributes\" of resource to be an array, found %s",
-                       pp_spans_kind_name(attrs));
+            return pp_spans_bad(r, pp_jc_member_at(&r->text, vals[0], "attributes"), PP_EFORMAT,
+                                err, "expected \"attributes\" of resource to be an array, found %s",
+                                pp_spans_kind_name(attrs));
         resource_service(r);
     }
     if ((rc = open_array(r, vals[1], &r->ss, "\"scopeSpans\" of resourceSpans element", err)) < 0)
@@ -245,11 +270,12 @@ static int enter_resource_spans(pp_spans_reader *r, size_t elem, pp_error *err)
     if (r->ss.open)
         return check_value(r, vals[2], err);
     /* OTLP before 0.19 named it instrumentationLibrarySpans */
-    return open_array(r, vals[2], &r->ss, "\"instrumentationLibrarySpans\" of resourceSpans element",
-                      err);
+    return open_array(r, vals[2], &r->ss,
+                      "\"instrumentationLibrarySpans\" of resourceSpans element", err);
 }
 
-static int enter_scope_spans(pp_spans_reader *r, size_t elem, pp_error *err)
+static int
+enter_scope_spans(pp_spans_reader *r, size_t elem, pp_error *err)
 {
     static const char *const keys[] = { "spans" };
     pp_jc_problem pr;
@@ -259,8 +285,9 @@ static int enter_scope_spans(pp_spans_reader *r, size_t elem, pp_error *err)
         uint32_t type;
         if ((rc = value_type(r, elem, &type, err)) < 0)
             return rc;
-        return pp_spans_bad(r, elem, PP_EFORMAT, err, "expected a scopeSpans element to be an object, found %s",
-                   pp_jc_type_name(type));
+        return pp_spans_bad(r, elem, PP_EFORMAT, err,
+                            "expected a scopeSpans element to be an object, found %s",
+                            pp_jc_type_name(type));
     }
     if (pp_jc_members(&r->text, elem, keys, 1, &val, &end, &pr) < 0)
         return bad_text(r, &pr, err);
@@ -270,7 +297,8 @@ static int enter_scope_spans(pp_spans_reader *r, size_t elem, pp_error *err)
 
 /* The next top-level value: checked for nesting and closed brackets, then
  * positioned on its resourceSpans array. 0 = no more documents. */
-static int load_document(pp_spans_reader *r, pp_error *err)
+static int
+load_document(pp_spans_reader *r, pp_error *err)
 {
     static const char *const keys[] = { "resourceSpans", "data" };
     pp_jc_problem pr;
@@ -298,10 +326,11 @@ static int load_document(pp_spans_reader *r, pp_error *err)
     r->pos = doc_end;
     r->documents++;
     if (type != PP_JC_OBJECT)
-        return pp_spans_bad(r, pos, PP_EFORMAT, err,
-                   "expected an OTLP/JSON trace object {\"resourceSpans\": [...]} or an Aspire "
-                   "snapshot {\"data\": {\"resourceSpans\": [...]}}, found %s",
-                   pp_jc_type_name(type));
+        return pp_spans_bad(
+            r, pos, PP_EFORMAT, err,
+            "expected an OTLP/JSON trace object {\"resourceSpans\": [...]} or an Aspire "
+            "snapshot {\"data\": {\"resourceSpans\": [...]}}, found %s",
+            pp_jc_type_name(type));
     if (pp_jc_members(&r->text, pos, keys, 2, vals, &end, &pr) < 0)
         return bad_text(r, &pr, err);
     uint32_t form = PP_SPANS_FORM_OTLP;
@@ -315,10 +344,11 @@ static int load_document(pp_spans_reader *r, pp_error *err)
         return rc;
     }
     if (rs == SIZE_MAX)
-        return pp_spans_bad(r, pos, PP_EFORMAT, err,
-                   "expected an OTLP/JSON trace object {\"resourceSpans\": [...]} or an Aspire "
-                   "snapshot {\"data\": {\"resourceSpans\": [...]}}, found an object without "
-                   "\"resourceSpans\"");
+        return pp_spans_bad(
+            r, pos, PP_EFORMAT, err,
+            "expected an OTLP/JSON trace object {\"resourceSpans\": [...]} or an Aspire "
+            "snapshot {\"data\": {\"resourceSpans\": [...]}}, found an object without "
+            "\"resourceSpans\"");
     if ((rc = open_array(r, rs, &r->rs, "\"resourceSpans\"", err)) < 0)
         return rc;
     if (r->documents == 1)
@@ -328,7 +358,8 @@ static int load_document(pp_spans_reader *r, pp_error *err)
 
 /* The position of the next span, entering resourceSpans and scopeSpans
  * elements and documents as needed: 1 = *elem set, 0 = end of input. */
-static int next_span_pos(pp_spans_reader *r, size_t *elem, pp_error *err)
+static int
+next_span_pos(pp_spans_reader *r, size_t *elem, pp_error *err)
 {
     pp_jc_problem pr;
     int rc;
@@ -358,7 +389,8 @@ static int next_span_pos(pp_spans_reader *r, size_t *elem, pp_error *err)
     }
 }
 
-int pp_spans_next(pp_spans_reader *r, const pp_span **span, pp_error *err)
+int
+pp_spans_next(pp_spans_reader *r, const pp_span **span, pp_error *err)
 {
     *span = NULL;
     if (r->failed) {

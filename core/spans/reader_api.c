@@ -25,7 +25,7 @@ pp_spans_reader_open(const char *path, const pp_reader_hooks *hooks, pp_spans_re
         return rc;
     if (on_bytes != NULL)
         on_bytes(PP_READER_HOOK(hooks, user), buf, len);
-    return pp_spans_open_buffer(buf, len, path, out, err);   /* owns buf */
+    return pp_spans_open_buffer(buf, len, path, out, err); /* owns buf */
 }
 
 int

@@ -22,7 +22,7 @@
  * only when needed (a message, a number's own text). */
 #define PATH_MAX_STEPS (2 * PP_SPANS_MAX_DEPTH + 8)
 typedef struct span_path {
-    const char *key[PATH_MAX_STEPS];   /* NULL: index[i] is an array index */
+    const char *key[PATH_MAX_STEPS]; /* NULL: index[i] is an array index */
     size_t index[PATH_MAX_STEPS];
     uint32_t n;
 } span_path;
@@ -39,23 +39,23 @@ struct pp_spans_reader {
     size_t len;
     char *name;
     pp_jc_text text;
-    size_t pos;                 /* where the next document starts */
-    arr_cursor rs, ss, sp;      /* resourceSpans, scopeSpans, spans */
-    json_t *resource;           /* the current resource (owns service) */
-    json_t *span;               /* the current span's tree (owns cur's strings) */
+    size_t pos;            /* where the next document starts */
+    arr_cursor rs, ss, sp; /* resourceSpans, scopeSpans, spans */
+    json_t *resource;      /* the current resource (owns service) */
+    json_t *span;          /* the current span's tree (owns cur's strings) */
     size_t span_pos;
     const char *service;
     uint64_t spans;
     uint64_t documents;
-    int64_t truncated_at;       /* where a cut last document starts, or -1 */
+    int64_t truncated_at; /* where a cut last document starts, or -1 */
     uint32_t form;
-    int failed;                 /* sticky error code, 0 if none */
+    int failed; /* sticky error code, 0 if none */
     pp_error failure;
     pp_span cur;
     pp_span_attr *attrs;
-    size_t *attr_off;           /* scratch offsets while building attrs */
+    size_t *attr_off; /* scratch offsets while building attrs */
     uint32_t attr_cap;
-    char *scratch;              /* text of non-string attribute values */
+    char *scratch; /* text of non-string attribute values */
     size_t scratch_len;
     size_t scratch_cap;
 };

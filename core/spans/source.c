@@ -15,8 +15,8 @@ typedef struct spans_source {
     pp_spans_reader *reader;
 } spans_source;
 
-static int spans_open(const char *path, const pp_source_hooks *hooks, void **src,
-                      pp_error *err)
+static int
+spans_open(const char *path, const pp_source_hooks *hooks, void **src, pp_error *err)
 {
     char *buf;
     size_t len;
@@ -41,7 +41,8 @@ static int spans_open(const char *path, const pp_source_hooks *hooks, void **src
     return PP_OK;
 }
 
-static int spans_next(void *src, pp_record *rec, pp_error *err)
+static int
+spans_next(void *src, pp_record *rec, pp_error *err)
 {
     spans_source *s = src;
     const pp_span *span;
@@ -56,22 +57,25 @@ static int spans_next(void *src, pp_record *rec, pp_error *err)
     return 1;
 }
 
-static int spans_describe(void *src, json_t *into)
+static int
+spans_describe(void *src, json_t *into)
 {
     spans_source *s = src;
     uint32_t form = pp_spans_form(s->reader);
-    const char *name = form == PP_SPANS_FORM_ASPIRE ? "aspire-json"
-                     : form == PP_SPANS_FORM_OTLP   ? "otlp-json"
-                                                    : "unknown";
+    const char *name = form == PP_SPANS_FORM_ASPIRE ? "aspire-json" :
+                       form == PP_SPANS_FORM_OTLP   ? "otlp-json" :
+                                                      "unknown";
     if (json_object_set_new(into, "format", json_string(name)) != 0 ||
-        json_object_set_new(into, "spans", json_integer((json_int_t)pp_spans_count(s->reader))) != 0 ||
+        json_object_set_new(into, "spans", json_integer((json_int_t)pp_spans_count(s->reader))) !=
+            0 ||
         json_object_set_new(into, "documents",
                             json_integer((json_int_t)pp_spans_documents(s->reader))) != 0)
         return PP_ENOMEM;
     return PP_OK;
 }
 
-static void spans_close(void *src)
+static void
+spans_close(void *src)
 {
     spans_source *s = src;
     if (!s)
@@ -80,7 +84,8 @@ static void spans_close(void *src)
     free(s);
 }
 
-static void spans_damage(void *src, pp_source_damage *out)
+static void
+spans_damage(void *src, pp_source_damage *out)
 {
     spans_source *s = src;
     out->truncated_at = pp_spans_truncated_at(s->reader);

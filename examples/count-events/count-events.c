@@ -28,7 +28,7 @@ typedef struct state {
     int64_t per_kind[4];
     provider_count providers[MAX_PROVIDERS];
     size_t nproviders;
-    int64_t other_providers;     /* events past MAX_PROVIDERS distinct names */
+    int64_t other_providers; /* events past MAX_PROVIDERS distinct names */
     int64_t min_events;
 } state;
 
@@ -85,9 +85,9 @@ consume(void *st, const pp_record *rec, pp_error *err)
         if (rec->u.event->stack_depth > 0)
             p->with_stack++;
         break;
-    case PP_KIND_GCDUMP:   s->per_kind[1]++; break;
+    case PP_KIND_GCDUMP: s->per_kind[1]++; break;
     case PP_KIND_COUNTERS: s->per_kind[2]++; break;
-    case PP_KIND_SPANS:    s->per_kind[3]++; break;
+    case PP_KIND_SPANS: s->per_kind[3]++; break;
     default: break;
     }
     return PP_OK;
@@ -106,11 +106,14 @@ finish(void *st, pp_ctx *ctx, pp_error *err)
 {
     static const char *const kinds[] = { "nettrace", "gcdump", "counters", "spans" };
     static const pp_column kind_cols[] = {
-        { "kind", PP_COL_STRING, 0 }, { "records", PP_COL_COUNT, 0 },
+        { "kind", PP_COL_STRING, 0 },
+        { "records", PP_COL_COUNT, 0 },
     };
     static const pp_column prov_cols[] = {
-        { "provider", PP_COL_STRING, 0 }, { "events", PP_COL_COUNT, 0 },
-        { "payload_bytes", PP_COL_BYTES, 0 }, { "with_stack", PP_COL_COUNT, 0 },
+        { "provider", PP_COL_STRING, 0 },
+        { "events", PP_COL_COUNT, 0 },
+        { "payload_bytes", PP_COL_BYTES, 0 },
+        { "with_stack", PP_COL_COUNT, 0 },
     };
     state *s = st;
     const pp_host_api *h = s->host;
@@ -130,8 +133,10 @@ finish(void *st, pp_ctx *ctx, pp_error *err)
         t = h->table_new(ctx, "by_provider", 4, prov_cols, 1);
         for (size_t i = 0; i < s->nproviders; i++) {
             pp_cell row[4] = {
-                pp_cell_str(s->providers[i].name), pp_cell_int(s->providers[i].events),
-                pp_cell_int(s->providers[i].payload_bytes), pp_cell_int(s->providers[i].with_stack),
+                pp_cell_str(s->providers[i].name),
+                pp_cell_int(s->providers[i].events),
+                pp_cell_int(s->providers[i].payload_bytes),
+                pp_cell_int(s->providers[i].with_stack),
             };
 
             if (s->providers[i].events >= s->min_events)
@@ -142,7 +147,8 @@ finish(void *st, pp_ctx *ctx, pp_error *err)
     if (s->other_providers > 0)
         h->finding(ctx, PP_SEVERITY_WARNING, "count-events.too_many_providers",
                    "%lld events came from providers past the first %d distinct names and are "
-                   "not listed", (long long)s->other_providers, MAX_PROVIDERS);
+                   "not listed",
+                   (long long)s->other_providers, MAX_PROVIDERS);
     if (total == 0)
         h->finding(ctx, PP_SEVERITY_WARNING, "count-events.empty",
                    "the input holds no records: was the capture stopped before anything ran?");

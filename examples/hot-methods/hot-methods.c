@@ -14,7 +14,7 @@
 
 #include <perfpipe/plugin.h>
 
-#define MS_PER_SAMPLE 1.0        /* EventPipe's default sampling interval */
+#define MS_PER_SAMPLE 1.0 /* EventPipe's default sampling interval */
 
 typedef struct leaf {
     uint64_t ip;
@@ -22,14 +22,14 @@ typedef struct leaf {
 } leaf;
 
 typedef struct method {
-    const char *name;            /* the host's, valid until finish returns */
+    const char *name; /* the host's, valid until finish returns */
     int64_t samples;
 } method;
 
 typedef struct state {
     const pp_host_api *host;
     const pp_trace_source *source;
-    leaf *leaves;                /* open addressing on ip; ip 0 = empty */
+    leaf *leaves; /* open addressing on ip; ip 0 = empty */
     size_t cap, count;
     int64_t top;
 } state;

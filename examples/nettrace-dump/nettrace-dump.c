@@ -27,10 +27,9 @@ main(int argc, char **argv)
     while ((rc = pp_nettrace_next(t, &ev, &err)) == 1) {
         if (n++ >= limit)
             continue;
-        printf("%.3f ms  %s/%u v%u %s  tid=%llu pid=%u payload=%u stack=%u",
-               ev->time_ns / 1e6, ev->provider, ev->event_id, ev->version, ev->name,
-               (unsigned long long)ev->thread_id, ev->process_id, ev->payload_size,
-               ev->stack_depth);
+        printf("%.3f ms  %s/%u v%u %s  tid=%llu pid=%u payload=%u stack=%u", ev->time_ns / 1e6,
+               ev->provider, ev->event_id, ev->version, ev->name, (unsigned long long)ev->thread_id,
+               ev->process_id, ev->payload_size, ev->stack_depth);
         if (ev->stack_depth)
             printf(" leaf=0x%llx", (unsigned long long)ev->stack[0]);
         putchar('\n');
@@ -45,10 +44,10 @@ main(int argc, char **argv)
     pp_nettrace_info(t, &info);
     pp_nettrace_stats_get(t, &st);
     printf("format V%u, pointer size %u, pid %u, %llu events, %llu stacks, %llu methods, "
-           "%llu dropped%s\n", info.format_version, info.pointer_size, info.process_id,
-           (unsigned long long)st.events, (unsigned long long)st.stacks,
-           (unsigned long long)st.methods, (unsigned long long)st.dropped_events,
-           st.truncated ? ", truncated" : "");
+           "%llu dropped%s\n",
+           info.format_version, info.pointer_size, info.process_id, (unsigned long long)st.events,
+           (unsigned long long)st.stacks, (unsigned long long)st.methods,
+           (unsigned long long)st.dropped_events, st.truncated ? ", truncated" : "");
     pp_nettrace_close(t);
     return 0;
 }

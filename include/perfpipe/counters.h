@@ -81,7 +81,7 @@ typedef struct pp_counters_reader pp_counters_reader;
  * input without a second pass); on_warning gets non-fatal problems (a
  * truncated JSON capture, a row cut by a killed tool). */
 typedef struct pp_counters_hooks {
-    uint32_t struct_size;        /* sizeof(pp_counters_hooks) */
+    uint32_t struct_size; /* sizeof(pp_counters_hooks) */
     uint32_t reserved;
     void (*on_bytes)(void *user, const void *data, size_t len);
     void (*on_warning)(void *user, const pp_error *warning);
@@ -93,13 +93,13 @@ typedef struct pp_counters_hooks {
  * with pp_counters_close. Errors: PP_EIO (open/read), PP_EFORMAT (not a
  * dotnet-counters file; err has line:column), PP_ENOMEM. */
 PP_API int pp_counters_open(const char *path, const pp_counters_hooks *hooks,
-                     pp_counters_reader **out, pp_error *err);
+                            pp_counters_reader **out, pp_error *err);
 
 /* Same over a buffer the caller keeps alive until close; name is used in
  * messages (copied). */
 PP_API int pp_counters_open_memory(const void *data, size_t size, const char *name,
-                            const pp_counters_hooks *hooks,
-                            pp_counters_reader **out, pp_error *err);
+                                   const pp_counters_hooks *hooks, pp_counters_reader **out,
+                                   pp_error *err);
 
 /* The next sample: 1 = *out filled (its strings are the reader's, valid
  * until the next call or close), 0 = end of input, < 0 = a PP_E* error with
@@ -130,8 +130,7 @@ PP_API void pp_counters_close(pp_counters_reader *r);
 
 /* The canonical quantity (list above) of a counter, or NULL. name is
  * without unit or tags; tags in the "k=v;k=v" form. Static strings. */
-PP_API const char *pp_counters_quantity(const char *provider, const char *name,
-                                 const char *tags);
+PP_API const char *pp_counters_quantity(const char *provider, const char *name, const char *tags);
 
 /* The axis of a canonical quantity: "churn", "time", "footprint", or NULL
  * for NULL/unknown. Static strings. */
@@ -142,12 +141,12 @@ PP_API const char *pp_counters_quantity_axis(const char *quantity);
 /* The reader's facts, the getters above in one struct. */
 typedef struct pp_counters_info {
     uint32_t struct_size;
-    uint32_t format;             /* PP_COUNTERS_FORMAT_* */
-    uint64_t sample_count;       /* samples returned so far */
-    int64_t  start_unix_ns;      /* first sample's wall-clock time, 0 before it */
-    int32_t  truncated;          /* nonzero once the input was found cut short */
+    uint32_t format;       /* PP_COUNTERS_FORMAT_* */
+    uint64_t sample_count; /* samples returned so far */
+    int64_t start_unix_ns; /* first sample's wall-clock time, 0 before it */
+    int32_t truncated;     /* nonzero once the input was found cut short */
     uint32_t reserved;
-    const char *target_process;  /* JSON's "TargetProcess", or ""; valid until close */
+    const char *target_process; /* JSON's "TargetProcess", or ""; valid until close */
 } pp_counters_info;
 
 /* open: as pp_counters_open, with the shared hooks struct. */
@@ -155,8 +154,8 @@ PP_API int pp_counters_reader_open(const char *path, const pp_reader_hooks *hook
                                    pp_counters_reader **out, pp_error *err);
 /* open_memory: data is borrowed until close (reader.h) and read in place. */
 PP_API int pp_counters_reader_open_memory(const void *data, size_t size, const char *name,
-                                          const pp_reader_hooks *hooks,
-                                          pp_counters_reader **out, pp_error *err);
+                                          const pp_reader_hooks *hooks, pp_counters_reader **out,
+                                          pp_error *err);
 /* next: the next sample, borrowed until the next call or close. */
 PP_API int pp_counters_reader_next(pp_counters_reader *r, const pp_counter_sample **sample,
                                    pp_error *err);

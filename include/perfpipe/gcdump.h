@@ -33,19 +33,19 @@ typedef struct pp_gcdump pp_gcdump;
  * does not record them; they live as long as the pp_gcdump. */
 typedef struct pp_gcdump_info {
     uint32_t struct_size;
-    uint32_t format_version;       /* GCHeapDump type Version (10 today) */
-    uint32_t graph_min_reader;     /* 1 when the graph has deferred type names */
-    uint32_t pointer_size;         /* 4 or 8; 0 if the file does not say */
-    int64_t  total_size;           /* the graph header's TotalSize */
-    uint64_t sum_node_sizes;       /* sum of node sizes as decoded */
-    int64_t  time_collected_ticks; /* .NET DateTime ticks, 0 if unknown */
-    int64_t  total_process_commit;
-    int64_t  total_process_working_set;
-    uint32_t process_id;           /* 0 if unknown */
+    uint32_t format_version;      /* GCHeapDump type Version (10 today) */
+    uint32_t graph_min_reader;    /* 1 when the graph has deferred type names */
+    uint32_t pointer_size;        /* 4 or 8; 0 if the file does not say */
+    int64_t total_size;           /* the graph header's TotalSize */
+    uint64_t sum_node_sizes;      /* sum of node sizes as decoded */
+    int64_t time_collected_ticks; /* .NET DateTime ticks, 0 if unknown */
+    int64_t total_process_commit;
+    int64_t total_process_working_set;
+    uint32_t process_id;             /* 0 if unknown */
     uint32_t count_multiplier_count; /* entries of CountMultipliersByType */
-    double   average_count_multiplier; /* 1.0 unless sampled */
-    double   average_size_multiplier;  /* 1.0 unless sampled */
-    const char *creation_tool;     /* "dotnet-gcdump", or "" (older PerfView) */
+    double average_count_multiplier; /* 1.0 unless sampled */
+    double average_size_multiplier;  /* 1.0 unless sampled */
+    const char *creation_tool;       /* "dotnet-gcdump", or "" (older PerfView) */
     const char *process_name;
     const char *machine_name;
     const char *collection_log;
@@ -55,7 +55,7 @@ typedef struct pp_gcdump_info {
  * result copies what it keeps). On success *out is a new reader the caller
  * frees with pp_gcdump_free(). name is used in messages (may be NULL). */
 PP_API int pp_gcdump_read_memory(const uint8_t *data, size_t size, const char *name,
-                          pp_gcdump **out, pp_error *err);
+                                 pp_gcdump **out, pp_error *err);
 
 /* Read and decode the file at path (PP_EIO if it cannot be read). */
 PP_API int pp_gcdump_read_file(const char *path, pp_gcdump **out, pp_error *err);
@@ -88,11 +88,10 @@ PP_API int pp_gcdump_reader_open(const char *path, const pp_reader_hooks *hooks,
 /* open_memory: data is borrowed until close (reader.h); this reader decodes
  * it during the call and keeps none of it. */
 PP_API int pp_gcdump_reader_open_memory(const void *data, size_t size, const char *name,
-                                        const pp_reader_hooks *hooks,
-                                        pp_gcdump_reader **out, pp_error *err);
+                                        const pp_reader_hooks *hooks, pp_gcdump_reader **out,
+                                        pp_error *err);
 /* next: the one heap graph of the dump (1), then 0. */
-PP_API int pp_gcdump_reader_next(pp_gcdump_reader *r, const pp_heap_snapshot **snap,
-                                 pp_error *err);
+PP_API int pp_gcdump_reader_next(pp_gcdump_reader *r, const pp_heap_snapshot **snap, pp_error *err);
 /* close: as pp_gcdump_free. */
 PP_API void pp_gcdump_reader_close(pp_gcdump_reader *r);
 /* get_info: pp_gcdump_info, as pp_gcdump_get_info. */

@@ -48,13 +48,12 @@ PP_API int pp_nettrace_open(const char *path, pp_trace_source **out, pp_error *e
 /* Same over an open descriptor (regular file, pipe or socket). The reader
  * takes ownership of fd (closed by pp_nettrace_close, also on failure).
  * name is used in messages and may be NULL. */
-PP_API int pp_nettrace_open_fd(int fd, const char *name, pp_trace_source **out,
-                        pp_error *err);
+PP_API int pp_nettrace_open_fd(int fd, const char *name, pp_trace_source **out, pp_error *err);
 
 /* Install the callbacks; call before the first pp_nettrace_next. Bytes of the
  * header already consumed by open are handed to on_bytes by this call. */
 PP_API void pp_nettrace_set_callbacks(pp_trace_source *src, pp_nettrace_bytes_fn on_bytes,
-                               pp_nettrace_warning_fn on_warning, void *user);
+                                      pp_nettrace_warning_fn on_warning, void *user);
 
 /* The next event in file order. Returns 1 and sets *ev (borrowed, valid
  * until the next call on src), 0 at the end of the trace (a truncated tail
@@ -96,20 +95,20 @@ PP_API int pp_nettrace_info(const pp_trace_source *src, pp_trace_info *out);
 /* Counters of the read so far. Set struct_size before the call. */
 typedef struct pp_nettrace_stats {
     uint32_t struct_size;
-    uint32_t truncated;          /* 1 if the file ended mid-block */
-    int64_t  truncated_at;       /* byte offset of the cut block, or -1 */
-    uint64_t bytes;              /* bytes consumed */
-    uint64_t events;             /* events returned */
-    uint64_t payload_bytes;      /* sum of their payload sizes */
-    uint64_t blocks;             /* blocks of any kind */
-    uint64_t stacks;             /* stacks defined */
-    uint64_t metadata_entries;   /* metadata rows defined */
+    uint32_t truncated;        /* 1 if the file ended mid-block */
+    int64_t truncated_at;      /* byte offset of the cut block, or -1 */
+    uint64_t bytes;            /* bytes consumed */
+    uint64_t events;           /* events returned */
+    uint64_t payload_bytes;    /* sum of their payload sizes */
+    uint64_t blocks;           /* blocks of any kind */
+    uint64_t stacks;           /* stacks defined */
+    uint64_t metadata_entries; /* metadata rows defined */
     uint64_t sequence_points;
-    uint64_t dropped_events;     /* sequence-number gaps */
-    uint64_t methods;            /* method map entries */
-    uint64_t symbolized;         /* distinct addresses symbolized */
-    uint64_t unresolved;         /* of which unresolved */
-    uint32_t process_count;      /* distinct process ids seen (V6), else 1 */
+    uint64_t dropped_events; /* sequence-number gaps */
+    uint64_t methods;        /* method map entries */
+    uint64_t symbolized;     /* distinct addresses symbolized */
+    uint64_t unresolved;     /* of which unresolved */
+    uint32_t process_count;  /* distinct process ids seen (V6), else 1 */
     uint32_t reserved;
 } pp_nettrace_stats;
 
@@ -134,11 +133,10 @@ PP_API int pp_nettrace_reader_open(const char *path, const pp_reader_hooks *hook
 /* open_memory: data is borrowed until close (reader.h); this version reads
  * it through an anonymous memory file, one copy. */
 PP_API int pp_nettrace_reader_open_memory(const void *data, size_t size, const char *name,
-                                          const pp_reader_hooks *hooks,
-                                          pp_nettrace_reader **out, pp_error *err);
+                                          const pp_reader_hooks *hooks, pp_nettrace_reader **out,
+                                          pp_error *err);
 /* next: as pp_nettrace_next. */
-PP_API int pp_nettrace_reader_next(pp_nettrace_reader *r, const pp_trace_event **ev,
-                                   pp_error *err);
+PP_API int pp_nettrace_reader_next(pp_nettrace_reader *r, const pp_trace_event **ev, pp_error *err);
 /* close: as pp_nettrace_close. */
 PP_API void pp_nettrace_reader_close(pp_nettrace_reader *r);
 /* get_info: pp_trace_info (records.h), as pp_nettrace_info; the read's

@@ -52,32 +52,32 @@ typedef struct pp_table pp_table;     /* a result table under construction */
 /* ---- options ---------------------------------------------------------- */
 
 #define PP_OPT_BOOL        1u
-#define PP_OPT_INT         2u   /* int64 */
+#define PP_OPT_INT         2u /* int64 */
 #define PP_OPT_DOUBLE      3u
 #define PP_OPT_STRING      4u
-#define PP_OPT_STRING_LIST 5u   /* YAML sequence, or comma-separated on the CLI */
+#define PP_OPT_STRING_LIST 5u /* YAML sequence, or comma-separated on the CLI */
 
 typedef struct pp_option_decl {
     const char *name;
-    uint32_t type;               /* PP_OPT_* */
+    uint32_t type; /* PP_OPT_* */
     uint32_t reserved;
-    const char *default_value;   /* as text ("25", "true", "System.,Microsoft."); NULL = unset */
-    const char *help;            /* one line */
+    const char *default_value; /* as text ("25", "true", "System.,Microsoft."); NULL = unset */
+    const char *help;          /* one line */
 } pp_option_decl;
 
 /* ---- results ---------------------------------------------------------- */
 
 #define PP_COL_STRING       1u
-#define PP_COL_COUNT        2u   /* int64 */
-#define PP_COL_BYTES        3u   /* int64, may be negative in deltas */
-#define PP_COL_DURATION_NS  4u   /* int64 */
-#define PP_COL_PERCENT      5u   /* double, 0..100 */
-#define PP_COL_TIMESTAMP_NS 6u   /* int64, ns since the input's start */
-#define PP_COL_NUMBER       7u   /* double, unitless (slopes, R^2, rates) */
+#define PP_COL_COUNT        2u /* int64 */
+#define PP_COL_BYTES        3u /* int64, may be negative in deltas */
+#define PP_COL_DURATION_NS  4u /* int64 */
+#define PP_COL_PERCENT      5u /* double, 0..100 */
+#define PP_COL_TIMESTAMP_NS 6u /* int64, ns since the input's start */
+#define PP_COL_NUMBER       7u /* double, unitless (slopes, R^2, rates) */
 
 typedef struct pp_column {
     const char *name;
-    uint32_t type;               /* PP_COL_* */
+    uint32_t type; /* PP_COL_* */
     uint32_t reserved;
 } pp_column;
 
@@ -90,16 +90,16 @@ typedef struct pp_column {
  * "ms", "ns", "count", "samples", "percent", "per_request"...) and its axis,
  * the kind of cost it speaks of (one of PP_AXIS_*), or NULL for a figure on
  * no axis (a share, a ratio, a fit). */
-#define PP_AXIS_TIME       "time"        /* thread time, wall time */
-#define PP_AXIS_ALLOCATION "allocation"  /* bytes allocated (churn) */
-#define PP_AXIS_FOOTPRINT  "footprint"   /* bytes held (heap, working set) */
-#define PP_AXIS_DATABASE   "database"    /* database commands and their time */
-#define PP_AXIS_LOAD       "load"        /* requests, throughput, latency under load */
+#define PP_AXIS_TIME       "time"       /* thread time, wall time */
+#define PP_AXIS_ALLOCATION "allocation" /* bytes allocated (churn) */
+#define PP_AXIS_FOOTPRINT  "footprint"  /* bytes held (heap, working set) */
+#define PP_AXIS_DATABASE   "database"   /* database commands and their time */
+#define PP_AXIS_LOAD       "load"       /* requests, throughput, latency under load */
 
 typedef struct pp_figure_decl {
-    const char *column;          /* NULL ends a list */
+    const char *column; /* NULL ends a list */
     const char *unit;
-    const char *axis;            /* PP_AXIS_*, or NULL */
+    const char *axis; /* PP_AXIS_*, or NULL */
 } pp_figure_decl;
 
 /* ABI 1.5: how a table's rows become optimization candidates (perfpipe
@@ -107,12 +107,15 @@ typedef struct pp_figure_decl {
  * ranked by (per unit of work), a figure of unit "ms" or "bytes" on an axis.
  * A table without one gives no candidates. Every other member may be
  * NULL/0. */
-#define PP_CANDIDATE_FRAME      1u   /* the subject is a code frame: a framework or package
+#define PP_CANDIDATE_FRAME                                                                         \
+    1u                           /* the subject is a code frame: a framework or package
                                         frame moves to its application caller (call_site) */
-#define PP_CANDIDATE_NO_WAITS   2u   /* rows naming a known blocking call are left out */
-#define PP_CANDIDATE_RULE_GATED 4u   /* the rows are waits: a row ranks only where a rule
+#define PP_CANDIDATE_NO_WAITS 2u /* rows naming a known blocking call are left out */
+#define PP_CANDIDATE_RULE_GATED                                                                    \
+    4u /* the rows are waits: a row ranks only where a rule
                                         names its wait a cause a change removes */
-#define PP_CANDIDATE_HEAP_TYPE  8u   /* the subject is a heap type: it has no module, the fix
+#define PP_CANDIDATE_HEAP_TYPE                                                                     \
+    8u /* the subject is a heap type: it has no module, the fix
                                         lands where instances are created or kept */
 
 typedef struct pp_candidate_decl {
@@ -128,28 +131,28 @@ typedef struct pp_candidate_decl {
     /* The stage's table of ';'-joined stacks (first column) with an "ms"
      * column: a frame a rule names costs its inclusive time there. */
     const char *stacks;
-    const char *waits;           /* the stage's table whose first column names blocked leaves */
+    const char *waits; /* the stage's table whose first column names blocked leaves */
     /* The stage's table that names each subject's callers, heaviest first:
      * it has the subject's column, its own subject (the caller) and "module". */
     const char *callers;
-    uint32_t flags;              /* PP_CANDIDATE_* */
+    uint32_t flags; /* PP_CANDIDATE_* */
     uint32_t reserved;
 } pp_candidate_decl;
 
 typedef struct pp_table_decl {
-    const char *name;            /* as finish passes it to table_new; NULL ends a list */
+    const char *name; /* as finish passes it to table_new; NULL ends a list */
     /* Every column the table may have, in order, with its PP_COL_* type (a
      * column some runs leave out is listed too): rule files are checked
      * against them. Ends with a NULL name. NULL: not declared. */
     const pp_column *columns;
-    const char *const *key;      /* the key columns, NULL-terminated; NULL = the table's own */
-    const char *subject;         /* the column a candidate names (a frame, a type, a
+    const char *const *key;        /* the key columns, NULL-terminated; NULL = the table's own */
+    const char *subject;           /* the column a candidate names (a frame, a type, a
                                     command), or NULL */
-    const pp_figure_decl *figures;   /* NULL-terminated (column NULL), or NULL */
+    const pp_figure_decl *figures; /* NULL-terminated (column NULL), or NULL */
     /* Names of the stage's totals that count units of work (requests,
      * operations), NULL-terminated; NULL = none. */
     const char *const *work_totals;
-    const pp_candidate_decl *candidate;  /* NULL: the table gives no candidates */
+    const pp_candidate_decl *candidate; /* NULL: the table gives no candidates */
 } pp_table_decl;
 
 #define PP_CELL_NULL   0u
@@ -161,15 +164,42 @@ typedef struct pp_table_decl {
  * no such numbers) and the stage gets a warning finding result.nonfinite
  * (once): compute a figure, or give PP_CELL_NULL for "none". */
 typedef struct pp_cell {
-    uint32_t type;               /* PP_CELL_* */
+    uint32_t type; /* PP_CELL_* */
     uint32_t reserved;
-    union { const char *s; int64_t i; double d; } v;
+    union {
+        const char *s;
+        int64_t i;
+        double d;
+    } v;
 } pp_cell;
 
-static inline pp_cell pp_cell_str(const char *s) { pp_cell c = { PP_CELL_STRING, 0, { 0 } }; c.v.s = s; return c; }
-static inline pp_cell pp_cell_int(int64_t i) { pp_cell c = { PP_CELL_INT, 0, { 0 } }; c.v.i = i; return c; }
-static inline pp_cell pp_cell_dbl(double d) { pp_cell c = { PP_CELL_DOUBLE, 0, { 0 } }; c.v.d = d; return c; }
-static inline pp_cell pp_cell_null(void) { pp_cell c = { PP_CELL_NULL, 0, { 0 } }; return c; }
+static inline pp_cell
+pp_cell_str(const char *s)
+{
+    pp_cell c = { PP_CELL_STRING, 0, { 0 } };
+    c.v.s = s;
+    return c;
+}
+static inline pp_cell
+pp_cell_int(int64_t i)
+{
+    pp_cell c = { PP_CELL_INT, 0, { 0 } };
+    c.v.i = i;
+    return c;
+}
+static inline pp_cell
+pp_cell_dbl(double d)
+{
+    pp_cell c = { PP_CELL_DOUBLE, 0, { 0 } };
+    c.v.d = d;
+    return c;
+}
+static inline pp_cell
+pp_cell_null(void)
+{
+    pp_cell c = { PP_CELL_NULL, 0, { 0 } };
+    return c;
+}
 
 #define PP_SEVERITY_INFO    0u
 #define PP_SEVERITY_WARNING 1u
@@ -181,8 +211,8 @@ static inline pp_cell pp_cell_null(void) { pp_cell c = { PP_CELL_NULL, 0, { 0 } 
 
 /* Symbolization flags for trace_symbolize: PP_SYM_SIGNATURE (defs.h). */
 /* host_features bits. */
-#define PP_HOST_SYM_MODULE   UINT64_C(0x1)   /* trace_symbolize knows PP_SYM_MODULE* (defs.h) */
-#define PP_HOST_SYM_SOURCE   UINT64_C(0x2)   /* ... and PP_SYM_SOURCE*, PP_SYM_CALLER (portable PDBs) */
+#define PP_HOST_SYM_MODULE UINT64_C(0x1) /* trace_symbolize knows PP_SYM_MODULE* (defs.h) */
+#define PP_HOST_SYM_SOURCE UINT64_C(0x2) /* ... and PP_SYM_SOURCE*, PP_SYM_CALLER (portable PDBs) */
 
 /* ---- the host table (host -> plugin) ------------------------------------ */
 
@@ -219,8 +249,8 @@ typedef struct pp_host_api {
     /* Append one row of ncolumns cells; strings are copied. */
     int (*table_row)(pp_table *t, const pp_cell *cells);
     /* A finding with a stable dotted code ("alloc.no_ticks"). */
-    int (*finding)(pp_ctx *ctx, uint32_t severity, const char *code,
-                   const char *fmt, ...) PP_PRINTF(4, 5);
+    int (*finding)(pp_ctx *ctx, uint32_t severity, const char *code, const char *fmt, ...)
+        PP_PRINTF(4, 5);
     /* A named total of the stage (type is a PP_COL_* type). */
     int (*total_int)(pp_ctx *ctx, const char *name, uint32_t type, int64_t value);
     int (*total_double)(pp_ctx *ctx, const char *name, uint32_t type, double value);
@@ -248,7 +278,7 @@ typedef struct pp_host_api {
     int (*table_hint)(pp_table *t, const char *key, const char *value);
 } pp_host_api;
 
-#define PP_HOST_HAS(host, member) \
+#define PP_HOST_HAS(host, member)                                                                  \
     ((host)->struct_size >= offsetof(pp_host_api, member) + sizeof((host)->member))
 
 /* ---- the descriptor (plugin -> host) ------------------------------------ */
@@ -276,12 +306,12 @@ typedef struct pp_analyzer {
     uint32_t flags;
     uint64_t required_host_features;
 
-    const char *name;            /* must equal the name the plugin is loaded by */
-    const char *version;         /* the analyzer's own version, e.g. "1.0.0" */
-    const char *summary;         /* one line for `perfpipe plugins` */
+    const char *name;    /* must equal the name the plugin is loaded by */
+    const char *version; /* the analyzer's own version, e.g. "1.0.0" */
+    const char *summary; /* one line for `perfpipe plugins` */
 
-    uint32_t input_kinds;        /* PP_KIND_* bits it consumes */
-    uint32_t input_slot_count;   /* how many inputs a stage gives it (>= 1) */
+    uint32_t input_kinds;           /* PP_KIND_* bits it consumes */
+    uint32_t input_slot_count;      /* how many inputs a stage gives it (>= 1) */
     const char *const *input_slots; /* [input_slot_count] slot names, e.g.
                                        {"baseline","candidate"}; NULL = {"input"} */
 
@@ -291,8 +321,8 @@ typedef struct pp_analyzer {
 
     /* Make the stage's state. On failure return a PP_E* code, fill err,
      * leave *state unset: destroy is then not called. */
-    int (*create)(const pp_host_api *host, pp_ctx *ctx, const pp_options *opts,
-                  void **state, pp_error *err);
+    int (*create)(const pp_host_api *host, pp_ctx *ctx, const pp_options *opts, void **state,
+                  pp_error *err);
     /* One record of a kind in input_kinds. A failure ends the stage. */
     int (*consume)(void *state, const pp_record *rec, pp_error *err);
     /* All inputs are read: build tables, findings and totals. */
@@ -341,7 +371,7 @@ typedef struct pp_analyzer {
 
 /* Whether descriptor a (checked by the loader) has member, i.e. its
  * struct_size covers it: read no member added after 1.0 without it. */
-#define PP_ANALYZER_HAS(a, member) \
+#define PP_ANALYZER_HAS(a, member)                                                                 \
     ((a)->struct_size >= offsetof(pp_analyzer, member) + sizeof((a)->member))
 
 /* The smallest descriptor a 1.0 host accepts. */
@@ -349,7 +379,7 @@ typedef struct pp_analyzer {
 
 /* Use inside the descriptor initializer: captures the versions and size the
  * plugin was compiled with. */
-#define PP_ANALYZER_HEADER \
+#define PP_ANALYZER_HEADER                                                                         \
     .struct_size = sizeof(pp_analyzer), .abi_major = PP_ABI_MAJOR, .abi_minor = PP_ABI_MINOR
 
 /* What every plugin defines, once, after its descriptor (as GStreamer's
@@ -359,12 +389,12 @@ typedef struct pp_analyzer {
  * ends in a declaration so that the semicolon is not an empty one. */
 typedef const pp_analyzer *(*pp_plugin_entry_fn)(void);
 
-#define PP_PLUGIN_DEFINE(desc)                                              \
-    PP_PLUGIN_EXPORT const pp_analyzer *perfpipe_plugin_entry(void);        \
-    PP_PLUGIN_EXPORT const pp_analyzer *perfpipe_plugin_entry(void)         \
-    {                                                                       \
-        return &(desc);                                                     \
-    }                                                                       \
+#define PP_PLUGIN_DEFINE(desc)                                                                     \
+    PP_PLUGIN_EXPORT const pp_analyzer *perfpipe_plugin_entry(void);                               \
+    PP_PLUGIN_EXPORT const pp_analyzer *perfpipe_plugin_entry(void)                                \
+    {                                                                                              \
+        return &(desc);                                                                            \
+    }                                                                                              \
     extern const pp_analyzer *perfpipe_plugin_entry(void)
 
 #ifdef __cplusplus

@@ -51,19 +51,24 @@ extern "C" {
  * (hash the input during the one read); on_warning receives non-fatal
  * problems (a truncated tail, dropped events). Any member may be NULL. */
 typedef struct pp_reader_hooks {
-    uint32_t struct_size;        /* sizeof(pp_reader_hooks) */
+    uint32_t struct_size; /* sizeof(pp_reader_hooks) */
     uint32_t reserved;
     void (*on_bytes)(void *user, const void *data, size_t len);
     void (*on_warning)(void *user, const pp_error *warning);
     void *user;
 } pp_reader_hooks;
 
-#define PP_READER_HOOKS_INIT { sizeof(pp_reader_hooks), 0, NULL, NULL, NULL }
+#define PP_READER_HOOKS_INIT                                                                       \
+    {                                                                                              \
+        sizeof(pp_reader_hooks), 0, NULL, NULL, NULL                                               \
+    }
 
 /* Does hooks carry member m (a NULL hooks carries none)? */
-#define PP_READER_HOOK(hooks, m)                                                                  \
-    ((hooks) != NULL && (hooks)->struct_size >= offsetof(pp_reader_hooks, m) + sizeof((hooks)->m) \
-         ? (hooks)->m : NULL)
+#define PP_READER_HOOK(hooks, m)                                                                   \
+    ((hooks) != NULL &&                                                                            \
+             (hooks)->struct_size >= offsetof(pp_reader_hooks, m) + sizeof((hooks)->m) ?           \
+         (hooks)->m :                                                                              \
+         NULL)
 
 #ifdef __cplusplus
 }

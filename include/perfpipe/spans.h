@@ -29,13 +29,13 @@
 extern "C" {
 #endif
 
-#define PP_SPANS_MAX_DEPTH 128    /* JSON nesting levels */
-#define PP_SPANS_MAX_ATTRS 4096   /* attributes of one span (resource's not counted) */
+#define PP_SPANS_MAX_DEPTH 128  /* JSON nesting levels */
+#define PP_SPANS_MAX_ATTRS 4096 /* attributes of one span (resource's not counted) */
 
 /* Input forms, as reported by the getter below. */
 #define PP_SPANS_FORM_UNKNOWN 0u
-#define PP_SPANS_FORM_OTLP    1u  /* bare {"resourceSpans":...} document(s) */
-#define PP_SPANS_FORM_ASPIRE  2u  /* {"data":{"resourceSpans":...}} snapshot(s) */
+#define PP_SPANS_FORM_OTLP    1u /* bare {"resourceSpans":...} document(s) */
+#define PP_SPANS_FORM_ASPIRE  2u /* {"data":{"resourceSpans":...}} snapshot(s) */
 
 typedef struct pp_spans_reader pp_spans_reader;
 
@@ -47,7 +47,7 @@ PP_API int pp_spans_open(const char *path, pp_spans_reader **out, pp_error *err)
 /* Same over bytes in memory (copied; `name` is used in messages, may be
  * NULL). */
 PP_API int pp_spans_open_memory(const void *data, size_t len, const char *name,
-                         pp_spans_reader **out, pp_error *err);
+                                pp_spans_reader **out, pp_error *err);
 
 /* The next span: 1 and *span set (borrowed: valid until the next call or
  * close), 0 at the end, or a negative PP_E* code with err filled (line and
@@ -68,9 +68,9 @@ PP_API void pp_spans_close(pp_spans_reader *r);
 /* The reader's facts, the getters above in one struct. */
 typedef struct pp_spans_info {
     uint32_t struct_size;
-    uint32_t form;               /* PP_SPANS_FORM_* of the first document */
-    uint64_t spans;              /* spans delivered so far */
-    uint64_t documents;          /* top-level JSON values read */
+    uint32_t form;      /* PP_SPANS_FORM_* of the first document */
+    uint64_t spans;     /* spans delivered so far */
+    uint64_t documents; /* top-level JSON values read */
 } pp_spans_info;
 
 /* open: as pp_spans_open; the whole file is read at open, so on_bytes sees
@@ -80,8 +80,8 @@ PP_API int pp_spans_reader_open(const char *path, const pp_reader_hooks *hooks,
 /* open_memory: data is borrowed until close (reader.h); this version copies
  * it (its parser wants a terminated buffer). */
 PP_API int pp_spans_reader_open_memory(const void *data, size_t size, const char *name,
-                                       const pp_reader_hooks *hooks,
-                                       pp_spans_reader **out, pp_error *err);
+                                       const pp_reader_hooks *hooks, pp_spans_reader **out,
+                                       pp_error *err);
 /* next: as pp_spans_next. */
 PP_API int pp_spans_reader_next(pp_spans_reader *r, const pp_span **span, pp_error *err);
 /* close: as pp_spans_close. */

@@ -30,7 +30,8 @@ static const pp_option_decl alloc_options[] = {
     PP_PC_WINDOW_OPTION_DECLS,
 };
 
-static int parse_size(const char *s, int64_t *out)
+static int
+parse_size(const char *s, int64_t *out)
 {
     errno = 0;
     char *end = NULL;
@@ -41,9 +42,21 @@ static int parse_size(const char *s, int64_t *out)
         end++;
     double mul = 1;
     switch (*end) {
-    case 'k': case 'K': mul = 1e3; end++; break;
-    case 'm': case 'M': mul = 1e6; end++; break;
-    case 'g': case 'G': mul = 1e9; end++; break;
+    case 'k':
+    case 'K':
+        mul = 1e3;
+        end++;
+        break;
+    case 'm':
+    case 'M':
+        mul = 1e6;
+        end++;
+        break;
+    case 'g':
+    case 'G':
+        mul = 1e9;
+        end++;
+        break;
     default: break;
     }
     if (*end == 'B' || *end == 'b')
@@ -54,7 +67,8 @@ static int parse_size(const char *s, int64_t *out)
     return 0;
 }
 
-static void alloc_destroy(void *state)
+static void
+alloc_destroy(void *state)
 {
     pp_alloc *a = state;
     if (!a)
@@ -71,8 +85,9 @@ static void alloc_destroy(void *state)
     free(a);
 }
 
-static int alloc_create(const pp_host_api *host, pp_ctx *ctx, const pp_options *opts,
-                        void **state, pp_error *err)
+static int
+alloc_create(const pp_host_api *host, pp_ctx *ctx, const pp_options *opts, void **state,
+             pp_error *err)
 {
     pp_alloc *a = calloc(1, sizeof *a);
     if (!a) {
@@ -94,7 +109,8 @@ static int alloc_create(const pp_host_api *host, pp_ctx *ctx, const pp_options *
         host->error_set(err, PP_EINVAL, "option 'top': expected a row count >= 0 (0 = all)");
         rc = PP_EINVAL;
     }
-    if (rc == PP_OK && host->opt_int(opts, "top-stacks", &a->top_stacks) == PP_OK && a->top_stacks < 0) {
+    if (rc == PP_OK && host->opt_int(opts, "top-stacks", &a->top_stacks) == PP_OK &&
+        a->top_stacks < 0) {
         host->error_set(err, PP_EINVAL, "option 'top-stacks': expected a row count >= 0 (0 = all)");
         rc = PP_EINVAL;
     }
@@ -121,8 +137,10 @@ static int alloc_create(const pp_host_api *host, pp_ctx *ctx, const pp_options *
             a->expect_from = "option";
         } else if (knob) {
             if (parse_size(knob, &v) != 0) {
-                host->error_set(err, PP_EINVAL,
-                                "knob 'expect-min-bytes': expected bytes (e.g. 200000000 or 200MB), got '%s'", knob);
+                host->error_set(
+                    err, PP_EINVAL,
+                    "knob 'expect-min-bytes': expected bytes (e.g. 200000000 or 200MB), got '%s'",
+                    knob);
                 rc = PP_EINVAL;
             }
             a->expect_min_bytes = v;
@@ -137,13 +155,15 @@ static int alloc_create(const pp_host_api *host, pp_ctx *ctx, const pp_options *
     return PP_OK;
 }
 
-static int oom(pp_alloc *a, pp_error *err)
+static int
+oom(pp_alloc *a, pp_error *err)
 {
     a->host->error_set(err, PP_ENOMEM, "alloc: out of memory");
     return PP_ENOMEM;
 }
 
-static int alloc_consume(void *state, const pp_record *rec, pp_error *err)
+static int
+alloc_consume(void *state, const pp_record *rec, pp_error *err)
 {
     pp_alloc *a = state;
     if (rec->kind != PP_KIND_NETTRACE)
@@ -158,7 +178,7 @@ static int alloc_consume(void *state, const pp_record *rec, pp_error *err)
         a->last_ns = ev->time_ns;
     if (ev->provider_known == PP_PROVIDER_RUNTIME && ev->event_id == 1 &&
         pp_pc_window_admits_time(&a->window, ev->time_ns))
-        a->gcs++;                /* GCStart: contexts are retired */
+        a->gcs++; /* GCStart: contexts are retired */
     if (ev->provider_known != PP_PROVIDER_RUNTIME || ev->event_id != PP_ALLOC_TICK_EVENT_ID)
         return PP_OK;
     a->ticks_seen++;
@@ -186,12 +206,13 @@ static int alloc_consume(void *state, const pp_record *rec, pp_error *err)
             if (a->malformed++ == 0) {
                 a->malformed_first_ns = ev->time_ns;
                 snprintf(a->malformed_what, sizeof a->malformed_what,
-                         "V%u payload of %u bytes lacks %s at payload offset %zu",
-                         ev->version, ev->payload_size, what, at);
+                         "V%u payload of %u bytes lacks %s at payload offset %zu", ev->version,
+                         ev->payload_size, what, at);
             }
             return PP_OK;
         }
-        const char *tname = tick.has_type ? tick.type : "[type not recorded: GCAllocationTick V0/V1]";
+        const char *tname = tick.has_type ? tick.type :
+                                            "[type not recorded: GCAllocationTick V0/V1]";
         if (pp_pc_strtab_intern(&a->types, tname, strlen(tname), &type_id) != PP_OK)
             return oom(a, err);
         pp_alloc_typecache_put(&a->type_cache, ev->payload, ev->pointer_size, &tick, type_id);
@@ -200,13 +221,13 @@ static int alloc_consume(void *state, const pp_record *rec, pp_error *err)
         tick.amount = (uint64_t)INT64_MAX / 4; /* keep sums exact-or-saturated, never wrapped */
 
     uint32_t stack_id = PP_ALLOC_NO_STACK;
-    uint32_t no_hint = 0, *hint = &no_hint;   /* the stack's last row + 1 (rows.h) */
+    uint32_t no_hint = 0, *hint = &no_hint; /* the stack's last row + 1 (rows.h) */
     if (ev->stack_depth > 0 && ev->stack) {
         int rc = pp_pc_stacks_id(&a->stacks, ev, &stack_id, &hint);
         if (rc != PP_OK)
             return oom(a, err);
     } else if (ev->stack_id != 0 && ev->stack == NULL) {
-        a->ticks_lost_stack++;   /* named a stack the trace lost: damage, not the profile */
+        a->ticks_lost_stack++; /* named a stack the trace lost: damage, not the profile */
     } else {
         a->ticks_no_stack++;
     }
@@ -222,8 +243,14 @@ static int alloc_consume(void *state, const pp_record *rec, pp_error *err)
     if (pp_alloc_flush(a) != PP_OK)
         return oom(a, err);
     pp_alloc_pending *p = &a->pend;
-    *p = (pp_alloc_pending){ 1, type_id, stack_id, tick.kind, (uint32_t)ev->thread_id,
-                             (int64_t)tick.amount, *hint, hint == &no_hint ? NULL : hint,
+    *p = (pp_alloc_pending){ 1,
+                             type_id,
+                             stack_id,
+                             tick.kind,
+                             (uint32_t)ev->thread_id,
+                             (int64_t)tick.amount,
+                             *hint,
+                             hint == &no_hint ? NULL : hint,
                              a->stacks.gen };
     if (p->hint > 0 && p->hint <= a->raw.count)
         PP_ALLOC_PREFETCH(&a->raw.row[p->hint - 1]);
@@ -235,7 +262,8 @@ static int alloc_consume(void *state, const pp_record *rec, pp_error *err)
     return PP_OK;
 }
 
-static int alloc_finish(void *state, pp_ctx *ctx, pp_error *err)
+static int
+alloc_finish(void *state, pp_ctx *ctx, pp_error *err)
 {
     pp_alloc *a = state;
     if (pp_alloc_flush(a) != PP_OK)
@@ -249,13 +277,15 @@ static int alloc_finish(void *state, pp_ctx *ctx, pp_error *err)
 
 /* A child is what create makes of the same options: the aggregates fill
  * in consume, and everything cut or ranked waits for finish (report.c). */
-static int alloc_fork(void *state, void **child, pp_error *err)
+static int
+alloc_fork(void *state, void **child, pp_error *err)
 {
     pp_alloc *a = state;
     return alloc_create(a->host, a->ctx, a->opts, child, err);
 }
 
-static int alloc_merge(void *state, void *child, pp_error *err)
+static int
+alloc_merge(void *state, void *child, pp_error *err)
 {
     return pp_alloc_merge(state, child, err);
 }
@@ -263,63 +293,100 @@ static int alloc_merge(void *state, void *child, pp_error *err)
 /* What finish builds (ABI 1.5): rules, candidates and compare read these
  * declarations from the result document (tables[i].decl). */
 static const pp_table_decl alloc_tables[] = {
-    { .name = "by_type",
-      .columns = (const pp_column[]){ { "type", PP_COL_STRING, 0 }, { "bytes", PP_COL_BYTES, 0 },
-          { "samples", PP_COL_COUNT, 0 }, { "share", PP_COL_PERCENT, 0 },
-          { "bytes_lo", PP_COL_BYTES, 0 }, { "bytes_hi", PP_COL_BYTES, 0 }, { NULL, 0, 0 } },
-      .key = (const char *const[]){ "type", NULL },
-      .subject = "type",
-      .figures = (const pp_figure_decl[]){ { "bytes", "bytes", PP_AXIS_ALLOCATION },
-          { "samples", "samples", PP_AXIS_ALLOCATION }, { "share", "percent", NULL },
-          { NULL, NULL, NULL } },
+    {
+        .name = "by_type",
+        .columns = (const pp_column[]){ { "type", PP_COL_STRING, 0 },
+                                        { "bytes", PP_COL_BYTES, 0 },
+                                        { "samples", PP_COL_COUNT, 0 },
+                                        { "share", PP_COL_PERCENT, 0 },
+                                        { "bytes_lo", PP_COL_BYTES, 0 },
+                                        { "bytes_hi", PP_COL_BYTES, 0 },
+                                        { NULL, 0, 0 } },
+        .key = (const char *const[]){ "type", NULL },
+        .subject = "type",
+        .figures = (const pp_figure_decl[]){ { "bytes", "bytes", PP_AXIS_ALLOCATION },
+                                             { "samples", "samples", PP_AXIS_ALLOCATION },
+                                             { "share", "percent", NULL },
+                                             { NULL, NULL, NULL } },
     },
-    { .name = "by_frame",
-      .columns = (const pp_column[]){ { "frame", PP_COL_STRING, 0 }, { "bytes", PP_COL_BYTES, 0 },
-          { "samples", PP_COL_COUNT, 0 }, { "share", PP_COL_PERCENT, 0 },
-          { "module", PP_COL_STRING, 0 }, { "call_site", PP_COL_STRING, 0 },
-          { "bytes_lo", PP_COL_BYTES, 0 }, { "bytes_hi", PP_COL_BYTES, 0 }, { NULL, 0, 0 } },
-      .key = (const char *const[]){ "frame", NULL },
-      .subject = "frame",
-      .figures = (const pp_figure_decl[]){ { "bytes", "bytes", PP_AXIS_ALLOCATION },
-          { "samples", "samples", PP_AXIS_ALLOCATION }, { "share", "percent", NULL },
-          { NULL, NULL, NULL } },
-      .candidate = &(const pp_candidate_decl){ .cost = "bytes", .label = "allocation churn",
-          .does = "allocates (sampled)", .flags = PP_CANDIDATE_FRAME },
+    {
+        .name = "by_frame",
+        .columns = (const pp_column[]){ { "frame", PP_COL_STRING, 0 },
+                                        { "bytes", PP_COL_BYTES, 0 },
+                                        { "samples", PP_COL_COUNT, 0 },
+                                        { "share", PP_COL_PERCENT, 0 },
+                                        { "module", PP_COL_STRING, 0 },
+                                        { "call_site", PP_COL_STRING, 0 },
+                                        { "bytes_lo", PP_COL_BYTES, 0 },
+                                        { "bytes_hi", PP_COL_BYTES, 0 },
+                                        { NULL, 0, 0 } },
+        .key = (const char *const[]){ "frame", NULL },
+        .subject = "frame",
+        .figures = (const pp_figure_decl[]){ { "bytes", "bytes", PP_AXIS_ALLOCATION },
+                                             { "samples", "samples", PP_AXIS_ALLOCATION },
+                                             { "share", "percent", NULL },
+                                             { NULL, NULL, NULL } },
+        .candidate = &(const pp_candidate_decl){ .cost = "bytes",
+                                                 .label = "allocation churn",
+                                                 .does = "allocates (sampled)",
+                                                 .flags = PP_CANDIDATE_FRAME },
     },
-    { .name = "by_type_frame",
-      .columns = (const pp_column[]){ { "type", PP_COL_STRING, 0 }, { "frame", PP_COL_STRING, 0 },
-          { "bytes", PP_COL_BYTES, 0 }, { "samples", PP_COL_COUNT, 0 },
-          { "module", PP_COL_STRING, 0 }, { "call_site", PP_COL_STRING, 0 }, { NULL, 0, 0 } },
-      .key = (const char *const[]){ "type", "frame", NULL },
-      .subject = "frame",
-      .figures = (const pp_figure_decl[]){ { "bytes", "bytes", PP_AXIS_ALLOCATION },
-          { "samples", "samples", PP_AXIS_ALLOCATION }, { NULL, NULL, NULL } },
+    {
+        .name = "by_type_frame",
+        .columns = (const pp_column[]){ { "type", PP_COL_STRING, 0 },
+                                        { "frame", PP_COL_STRING, 0 },
+                                        { "bytes", PP_COL_BYTES, 0 },
+                                        { "samples", PP_COL_COUNT, 0 },
+                                        { "module", PP_COL_STRING, 0 },
+                                        { "call_site", PP_COL_STRING, 0 },
+                                        { NULL, 0, 0 } },
+        .key = (const char *const[]){ "type", "frame", NULL },
+        .subject = "frame",
+        .figures = (const pp_figure_decl[]){ { "bytes", "bytes", PP_AXIS_ALLOCATION },
+                                             { "samples", "samples", PP_AXIS_ALLOCATION },
+                                             { NULL, NULL, NULL } },
     },
-    { .name = "by_type_frame_kind",
-      .columns = (const pp_column[]){ { "type", PP_COL_STRING, 0 }, { "frame", PP_COL_STRING, 0 },
-          { "kind", PP_COL_STRING, 0 }, { "bytes", PP_COL_BYTES, 0 },
-          { "samples", PP_COL_COUNT, 0 }, { "threads", PP_COL_COUNT, 0 },
-          { "module", PP_COL_STRING, 0 }, { "call_site", PP_COL_STRING, 0 }, { NULL, 0, 0 } },
-      .key = (const char *const[]){ "type", "frame", "kind", NULL },
-      .subject = "frame",
-      .figures = (const pp_figure_decl[]){ { "bytes", "bytes", PP_AXIS_ALLOCATION },
-          { "samples", "samples", PP_AXIS_ALLOCATION }, { NULL, NULL, NULL } },
+    {
+        .name = "by_type_frame_kind",
+        .columns = (const pp_column[]){ { "type", PP_COL_STRING, 0 },
+                                        { "frame", PP_COL_STRING, 0 },
+                                        { "kind", PP_COL_STRING, 0 },
+                                        { "bytes", PP_COL_BYTES, 0 },
+                                        { "samples", PP_COL_COUNT, 0 },
+                                        { "threads", PP_COL_COUNT, 0 },
+                                        { "module", PP_COL_STRING, 0 },
+                                        { "call_site", PP_COL_STRING, 0 },
+                                        { NULL, 0, 0 } },
+        .key = (const char *const[]){ "type", "frame", "kind", NULL },
+        .subject = "frame",
+        .figures = (const pp_figure_decl[]){ { "bytes", "bytes", PP_AXIS_ALLOCATION },
+                                             { "samples", "samples", PP_AXIS_ALLOCATION },
+                                             { NULL, NULL, NULL } },
     },
-    { .name = "by_kind",
-      .columns = (const pp_column[]){ { "kind", PP_COL_STRING, 0 }, { "bytes", PP_COL_BYTES, 0 },
-          { "samples", PP_COL_COUNT, 0 }, { "bytes_lo", PP_COL_BYTES, 0 },
-          { "bytes_hi", PP_COL_BYTES, 0 }, { NULL, 0, 0 } },
-      .key = (const char *const[]){ "kind", NULL },
-      .subject = "kind",
-      .figures = (const pp_figure_decl[]){ { "bytes", "bytes", PP_AXIS_ALLOCATION },
-          { "samples", "samples", PP_AXIS_ALLOCATION }, { NULL, NULL, NULL } },
+    {
+        .name = "by_kind",
+        .columns = (const pp_column[]){ { "kind", PP_COL_STRING, 0 },
+                                        { "bytes", PP_COL_BYTES, 0 },
+                                        { "samples", PP_COL_COUNT, 0 },
+                                        { "bytes_lo", PP_COL_BYTES, 0 },
+                                        { "bytes_hi", PP_COL_BYTES, 0 },
+                                        { NULL, 0, 0 } },
+        .key = (const char *const[]){ "kind", NULL },
+        .subject = "kind",
+        .figures = (const pp_figure_decl[]){ { "bytes", "bytes", PP_AXIS_ALLOCATION },
+                                             { "samples", "samples", PP_AXIS_ALLOCATION },
+                                             { NULL, NULL, NULL } },
     },
-    { .name = "by_stack",
-      .columns = (const pp_column[]){ { "stack", PP_COL_STRING, 0 }, { "bytes", PP_COL_BYTES, 0 },
-          { "samples", PP_COL_COUNT, 0 }, { NULL, 0, 0 } },
-      .key = (const char *const[]){ "stack", NULL },
-      .figures = (const pp_figure_decl[]){ { "bytes", "bytes", PP_AXIS_ALLOCATION },
-          { "samples", "samples", PP_AXIS_ALLOCATION }, { NULL, NULL, NULL } },
+    {
+        .name = "by_stack",
+        .columns = (const pp_column[]){ { "stack", PP_COL_STRING, 0 },
+                                        { "bytes", PP_COL_BYTES, 0 },
+                                        { "samples", PP_COL_COUNT, 0 },
+                                        { NULL, 0, 0 } },
+        .key = (const char *const[]){ "stack", NULL },
+        .figures = (const pp_figure_decl[]){ { "bytes", "bytes", PP_AXIS_ALLOCATION },
+                                             { "samples", "samples", PP_AXIS_ALLOCATION },
+                                             { NULL, NULL, NULL } },
     },
     PP_PC_MODULES_TABLE_DECL,
     { .name = NULL },
@@ -329,7 +396,8 @@ static const pp_analyzer alloc_analyzer = {
     PP_ANALYZER_HEADER,
     .name = "alloc",
     .version = "1.0.0",
-    .summary = "who allocates: sampled bytes by type, responsible frame, kind and stack (GCAllocationTick)",
+    .summary =
+        "who allocates: sampled bytes by type, responsible frame, kind and stack (GCAllocationTick)",
     .input_kinds = PP_KIND_NETTRACE,
     .input_slot_count = 1,
     .input_slots = NULL,

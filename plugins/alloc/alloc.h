@@ -41,9 +41,9 @@ typedef struct pp_alloc_pending {
     int have;
     uint32_t type, stack, kind, thread;
     int64_t bytes;
-    uint32_t hint;             /* the stack's memo as read */
-    uint32_t *memo;            /* where it lives, or NULL */
-    uint32_t gen;              /* a->stacks.gen when memo was handed out */
+    uint32_t hint;  /* the stack's memo as read */
+    uint32_t *memo; /* where it lives, or NULL */
+    uint32_t gen;   /* a->stacks.gen when memo was handed out */
 } pp_alloc_pending;
 
 #if defined(__GNUC__) || defined(__clang__)
@@ -55,48 +55,48 @@ typedef struct pp_alloc_pending {
 typedef struct pp_alloc {
     const pp_host_api *host;
     pp_ctx *ctx;
-    const pp_options *opts;    /* kept for fork (they live until destroy) */
+    const pp_options *opts; /* kept for fork (they live until destroy) */
 
     /* options */
-    int64_t top;               /* rows per table, 0 = all */
-    int64_t top_stacks;        /* rows of by_stack, 0 = all; the rest in one row */
+    int64_t top;        /* rows per table, 0 = all */
+    int64_t top_stacks; /* rows of by_stack, 0 = all; the rest in one row */
     pp_pc_prefixes framework;
     pp_pc_prefixes focus;
-    int fold_generated;       /* responsible frame: lambdas etc. -> their method */
-    int type_stacks;          /* emit by_type_stack (type_stacks.h) */
+    int fold_generated; /* responsible frame: lambdas etc. -> their method */
+    int type_stacks;    /* emit by_type_stack (type_stacks.h) */
     pp_pc_window window;
-    int64_t expect_min_bytes;  /* 0 = no expectation */
-    const char *expect_from;   /* "option" or "knob" */
+    int64_t expect_min_bytes; /* 0 = no expectation */
+    const char *expect_from;  /* "option" or "knob" */
 
     /* consumed */
     const pp_trace_source *source;
-    pp_pc_strtab types;           /* type names */
+    pp_pc_strtab types;            /* type names */
     pp_pc_stacks stacks;           /* distinct stacks, by content */
-    pp_alloc_typecache type_cache;    /* TypeID + raw name -> types id */
-    pp_alloc_rows raw;            /* bytes, samples by (type, stack, kind) */
-    uint64_t ticks_seen;       /* every tick in the trace, before the window */
-    uint64_t ticks;            /* ticks inside the window */
-    uint64_t ticks_no_stack;    /* the session recorded no stack */
-    uint64_t ticks_lost_stack;  /* named a stack no StackBlock defines (records.h) */
+    pp_alloc_typecache type_cache; /* TypeID + raw name -> types id */
+    pp_alloc_rows raw;             /* bytes, samples by (type, stack, kind) */
+    uint64_t ticks_seen;           /* every tick in the trace, before the window */
+    uint64_t ticks;                /* ticks inside the window */
+    uint64_t ticks_no_stack;       /* the session recorded no stack */
+    uint64_t ticks_lost_stack;     /* named a stack no StackBlock defines (records.h) */
     uint64_t malformed;
     int64_t malformed_first_ns;
     char malformed_what[96];
     uint64_t events;
     int64_t first_ns, last_ns;
     int64_t first_tick_ns, last_tick_ns; /* admitted ticks: the allocating span */
-    char *scratch;             /* TypeName decoding buffer */
+    char *scratch;                       /* TypeName decoding buffer */
     size_t scratch_cap;
     /* The bound on the sampled total: each (heap, kind) keeps its own
      * running amount, under one threshold left unreported at any instant. */
-    pp_pc_u64map heap_kinds;   /* (heap index << 8 | kind) of admitted ticks */
+    pp_pc_u64map heap_kinds; /* (heap index << 8 | kind) of admitted ticks */
     uint32_t nheap_kinds;
-    uint64_t gcs;              /* GC/Start events in the window */
+    uint64_t gcs; /* GC/Start events in the window */
     /* (raw row << 32 | thread) of each tick: how many threads allocate a
      * row (a pool allocates once per thread, a per-call buffer once per
      * call). At most one entry per tick (one per ~100 KB allocated), in
      * practice one per row and thread. */
     pp_pc_u64map row_threads;
-    uint64_t last_row_thread;  /* the key put last, + 1 (0 = none): a thread's
+    uint64_t last_row_thread; /* the key put last, + 1 (0 = none): a thread's
                                   ticks come in runs, and a put probes a big map */
     pp_alloc_pending pend;
 } pp_alloc;

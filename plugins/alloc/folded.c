@@ -10,8 +10,9 @@
 #include <xxhash.h>
 #include "../common/zalloc.h"
 
-void pp_alloc_folded_init(pp_alloc_folded *f, const pp_pc_strtab *names, const pp_pc_stacks *stacks,
-                          const uint32_t *ipname, int by_string)
+void
+pp_alloc_folded_init(pp_alloc_folded *f, const pp_pc_strtab *names, const pp_pc_stacks *stacks,
+                     const uint32_t *ipname, int by_string)
 {
     memset(f, 0, sizeof *f);
     f->names = names;
@@ -21,7 +22,8 @@ void pp_alloc_folded_init(pp_alloc_folded *f, const pp_pc_strtab *names, const p
     pp_pc_strtab_init(&f->strs);
 }
 
-void pp_alloc_folded_free(pp_alloc_folded *f)
+void
+pp_alloc_folded_free(pp_alloc_folded *f)
 {
     free(f->rep);
     free(f->hash);
@@ -32,12 +34,14 @@ void pp_alloc_folded_free(pp_alloc_folded *f)
 }
 
 /* Name id of frame i (0 = leaf) of folded id's representative. */
-static inline uint32_t rep_name(const pp_alloc_folded *f, uint32_t id, uint32_t i)
+static inline uint32_t
+rep_name(const pp_alloc_folded *f, uint32_t id, uint32_t i)
 {
     return f->ipname[pp_pc_stacks_frame(f->stacks, f->rep[id], i)];
 }
 
-static int rehash(pp_alloc_folded *f, uint32_t n)
+static int
+rehash(pp_alloc_folded *f, uint32_t n)
 {
     uint32_t *s = pp_pc_zalloc(n, sizeof *s);
     if (!s)
@@ -55,7 +59,8 @@ static int rehash(pp_alloc_folded *f, uint32_t n)
 }
 
 /* Same names, frame by frame, as ids[0..n)? */
-static int same_names(const pp_alloc_folded *f, uint32_t id, const uint32_t *ids, uint32_t n)
+static int
+same_names(const pp_alloc_folded *f, uint32_t id, const uint32_t *ids, uint32_t n)
 {
     if (pp_pc_stacks_depth(f->stacks, f->rep[id]) != n)
         return 0;
@@ -65,7 +70,9 @@ static int same_names(const pp_alloc_folded *f, uint32_t id, const uint32_t *ids
     return 1;
 }
 
-int pp_alloc_folded_intern(pp_alloc_folded *f, uint32_t stack, const uint32_t *ids, uint32_t n, uint32_t *id)
+int
+pp_alloc_folded_intern(pp_alloc_folded *f, uint32_t stack, const uint32_t *ids, uint32_t n,
+                       uint32_t *id)
 {
     if (f->by_string) {
         pp_pc_strbuf_clear(&f->buf);
@@ -112,25 +119,28 @@ int pp_alloc_folded_intern(pp_alloc_folded *f, uint32_t stack, const uint32_t *i
     return PP_OK;
 }
 
-void pp_alloc_folded_seal(pp_alloc_folded *f)
+void
+pp_alloc_folded_seal(pp_alloc_folded *f)
 {
     free(f->slots);
     f->slots = NULL;
     f->nslots = 0;
 }
 
-uint32_t pp_alloc_folded_count(const pp_alloc_folded *f)
+uint32_t
+pp_alloc_folded_count(const pp_alloc_folded *f)
 {
     return f->by_string ? f->strs.count : f->count;
 }
 
-const char *pp_alloc_folded_string(pp_alloc_folded *f, uint32_t id)
+const char *
+pp_alloc_folded_string(pp_alloc_folded *f, uint32_t id)
 {
     if (f->by_string)
         return pp_pc_strtab_get(&f->strs, id);
     uint32_t n = pp_pc_stacks_depth(f->stacks, f->rep[id]);
     pp_pc_strbuf_clear(&f->buf);
-    for (uint32_t i = n; i-- > 0;) {           /* root first */
+    for (uint32_t i = n; i-- > 0;) { /* root first */
         if (pp_pc_strbuf_adds(&f->buf, pp_pc_strtab_get(f->names, rep_name(f, id, i))) != PP_OK)
             return NULL;
         if (i > 0 && pp_pc_strbuf_add(&f->buf, ";", 1) != PP_OK)
@@ -142,13 +152,14 @@ const char *pp_alloc_folded_string(pp_alloc_folded *f, uint32_t id)
 /* The characters of a folded string, one at a time, without building it. */
 typedef struct cursor {
     const pp_alloc_folded *f;
-    uint32_t id;                 /* folded id, unless a literal */
+    uint32_t id; /* folded id, unless a literal */
     int lit;
-    uint32_t left;               /* frames after the current one (toward the leaf) */
-    const char *p;               /* in the current name (or the literal) */
+    uint32_t left; /* frames after the current one (toward the leaf) */
+    const char *p; /* in the current name (or the literal) */
 } cursor;
 
-static void cursor_seq(cursor *c, const pp_alloc_folded *f, uint32_t id)
+static void
+cursor_seq(cursor *c, const pp_alloc_folded *f, uint32_t id)
 {
     uint32_t n = pp_pc_stacks_depth(f->stacks, f->rep[id]);
     c->f = f;
@@ -159,7 +170,8 @@ static void cursor_seq(cursor *c, const pp_alloc_folded *f, uint32_t id)
 }
 
 /* The next byte (as unsigned), or 0 at the end of the string. */
-static unsigned next_char(cursor *c)
+static unsigned
+next_char(cursor *c)
 {
     if (*c->p)
         return (unsigned char)*c->p++;
@@ -170,7 +182,8 @@ static unsigned next_char(cursor *c)
     return ';';
 }
 
-static int cmp_cursors(cursor *x, cursor *y)
+static int
+cmp_cursors(cursor *x, cursor *y)
 {
     for (;;) {
         unsigned a = next_char(x), b = next_char(y);
@@ -181,7 +194,8 @@ static int cmp_cursors(cursor *x, cursor *y)
     }
 }
 
-int pp_alloc_folded_cmp(const pp_alloc_folded *f, uint32_t a, uint32_t b)
+int
+pp_alloc_folded_cmp(const pp_alloc_folded *f, uint32_t a, uint32_t b)
 {
     if (f->by_string)
         return strcmp(pp_pc_strtab_get(&f->strs, a), pp_pc_strtab_get(&f->strs, b));
@@ -191,7 +205,8 @@ int pp_alloc_folded_cmp(const pp_alloc_folded *f, uint32_t a, uint32_t b)
     return cmp_cursors(&x, &y);
 }
 
-int pp_alloc_folded_cmp_lit(const pp_alloc_folded *f, const char *lit, uint32_t b)
+int
+pp_alloc_folded_cmp_lit(const pp_alloc_folded *f, const char *lit, uint32_t b)
 {
     if (f->by_string)
         return strcmp(lit, pp_pc_strtab_get(&f->strs, b));

@@ -24,16 +24,16 @@
 #include "../common/stacks.h"
 
 typedef struct pp_alloc_folded {
-    const pp_pc_strtab *names;   /* borrowed: frame names by id */
+    const pp_pc_strtab *names;  /* borrowed: frame names by id */
     const pp_pc_stacks *stacks; /* borrowed: the IP stacks */
-    const uint32_t *ipname;      /* borrowed: [IP id] name id */
+    const uint32_t *ipname;     /* borrowed: [IP id] name id */
     int by_string;
-    uint32_t *rep;               /* [count] an IP stack of each folded id */
-    uint64_t *hash;              /* [count] of its name ids */
+    uint32_t *rep;  /* [count] an IP stack of each folded id */
+    uint64_t *hash; /* [count] of its name ids */
     uint32_t count, cap;
-    uint32_t *slots;             /* folded id + 1, 0 empty */
+    uint32_t *slots; /* folded id + 1, 0 empty */
     uint32_t nslots;
-    pp_pc_strtab strs;           /* by_string: the folded strings */
+    pp_pc_strtab strs; /* by_string: the folded strings */
     pp_pc_strbuf buf;
 } pp_alloc_folded;
 
@@ -43,7 +43,8 @@ void pp_alloc_folded_init(pp_alloc_folded *f, const pp_pc_strtab *names, const p
 void pp_alloc_folded_free(pp_alloc_folded *f);
 /* The folded id of IP stack `stack`, whose frame name ids are ids[0..n)
  * (ipname of its frames, LEAF first). PP_OK or PP_ENOMEM. */
-int pp_alloc_folded_intern(pp_alloc_folded *f, uint32_t stack, const uint32_t *ids, uint32_t n, uint32_t *id);
+int pp_alloc_folded_intern(pp_alloc_folded *f, uint32_t stack, const uint32_t *ids, uint32_t n,
+                           uint32_t *id);
 /* Every stack is interned: drop the index (strings and comparisons stay). */
 void pp_alloc_folded_seal(pp_alloc_folded *f);
 uint32_t pp_alloc_folded_count(const pp_alloc_folded *f);

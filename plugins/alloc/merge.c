@@ -59,7 +59,7 @@ static void
 merge_scalars(pp_alloc *a, const pp_alloc *c)
 {
     if (!a->source)
-        a->source = c->source;   /* the first child's: the input's own (plugin.h) */
+        a->source = c->source; /* the first child's: the input's own (plugin.h) */
     a->events += c->events;
     a->ticks_seen += c->ticks_seen;
     a->ticks += c->ticks;
@@ -127,8 +127,9 @@ pp_alloc_merge(pp_alloc *a, pp_alloc *c, pp_error *err)
     const pp_pc_u64map *bt = &c->row_threads;
     for (uint32_t i = 0; i < bt->nslots; i++)
         if (bt->used[i] &&
-            pp_pc_u64map_put(&a->row_threads, (uint64_t)rmap[bt->keys[i] >> 32] << 32 |
-                                                  (bt->keys[i] & 0xffffffffu), 1) != PP_OK)
+            pp_pc_u64map_put(&a->row_threads,
+                             (uint64_t)rmap[bt->keys[i] >> 32] << 32 | (bt->keys[i] & 0xffffffffu),
+                             1) != PP_OK)
             return oom(a, tmap, smap, rmap, ips, err);
     a->last_row_thread = 0;
     const pp_pc_u64map *hk = &c->heap_kinds;

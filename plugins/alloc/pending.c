@@ -2,7 +2,8 @@
  * goes to the rows, from consume (alloc.c) and before a merge (merge.c). */
 #include "alloc.h"
 
-int pp_alloc_flush(pp_alloc *a)
+int
+pp_alloc_flush(pp_alloc *a)
 {
     pp_alloc_pending *p = &a->pend;
     if (!p->have)
@@ -11,7 +12,7 @@ int pp_alloc_flush(pp_alloc *a)
     uint32_t h = p->hint;
     if (pp_alloc_rows_add(&a->raw, p->type, p->stack, p->kind, p->bytes, &h) != PP_OK)
         return PP_ENOMEM;
-    if (p->memo && p->gen == a->stacks.gen)   /* else the stack index moved: hint lost */
+    if (p->memo && p->gen == a->stacks.gen) /* else the stack index moved: hint lost */
         *p->memo = h;
     if (h > 0) {
         uint64_t key = (uint64_t)(h - 1) << 32 | p->thread;

@@ -23,11 +23,11 @@
  * as ids in the name table, NAME_NONE for none. */
 #define NAME_NONE UINT32_MAX
 typedef struct stack_facts {
-    uint32_t responsible;      /* NAME_NONE: "[framework only]" */
-    uint32_t folded;           /* id in the folded-stack table */
+    uint32_t responsible; /* NAME_NONE: "[framework only]" */
+    uint32_t folded;      /* id in the folded-stack table */
     uint32_t unresolved_frames;
-    uint32_t module;           /* of the responsible frame (common/modules.h) */
-    uint32_t call_site;        /* first application frame from it outward; NAME_NONE = "" */
+    uint32_t module;    /* of the responsible frame (common/modules.h) */
+    uint32_t call_site; /* first application frame from it outward; NAME_NONE = "" */
 } stack_facts;
 
 typedef struct report {
@@ -36,19 +36,19 @@ typedef struct report {
     pp_pc_strtab names;
     pp_alloc_folded folded;
     pp_pc_symcache syms;
-    uint32_t *ipname;                /* [IP id] name id */
-    uint8_t *nflags;                 /* [name id] NF_* of the name, once */
+    uint32_t *ipname; /* [IP id] name id */
+    uint8_t *nflags;  /* [name id] NF_* of the name, once */
     uint32_t nflags_cap;
     stack_facts *facts;
     pp_pc_strbuf buf;
     pp_pc_agg by_type, by_frame, by_type_frame, by_type_frame_kind, by_kind;
-    pp_pc_agg by_type_stack;         /* only with the type-stacks option */
-    int64_t (*by_stack)[2];          /* [folded id] bytes, samples */
-    int64_t no_stack[2];             /* the "[no stack]" row */
+    pp_pc_agg by_type_stack; /* only with the type-stacks option */
+    int64_t (*by_stack)[2];  /* [folded id] bytes, samples */
+    int64_t no_stack[2];     /* the "[no stack]" row */
     int have_no_stack;
     int64_t total_bytes;
     int64_t total_ticks;
-    int64_t stack_frames, stack_unresolved;   /* tick-weighted */
+    int64_t stack_frames, stack_unresolved; /* tick-weighted */
     int64_t unresolved_resp_bytes;
     pp_pc_modules mods;
     /* per by_frame row: the module and call site of its heaviest stack */
@@ -60,17 +60,18 @@ typedef struct report {
     uint32_t cut_stacks;
     uint32_t listed_stacks;
     int64_t cut[2];
-    uint32_t *tfk_of_row;            /* [raw row] its by_type_frame_kind row */
+    uint32_t *tfk_of_row; /* [raw row] its by_type_frame_kind row */
 } report;
 
 /* What the report asks of a frame name, asked once per name: stacks
  * repeat a few hundred names over millions of frames, and the tests are
  * string scans. */
-#define NF_KNOWN 1u
+#define NF_KNOWN      1u
 #define NF_UNRESOLVED 2u
-#define NF_CANDIDATE 4u          /* focus, or not framework: may be responsible */
+#define NF_CANDIDATE  4u /* focus, or not framework: may be responsible */
 
-static int name_flags_slow(report *r, uint32_t id, uint8_t *out)
+static int
+name_flags_slow(report *r, uint32_t id, uint8_t *out)
 {
     if (id >= r->nflags_cap) {
         uint32_t cap = r->names.count > id ? r->names.count : id + 1;
@@ -87,7 +88,8 @@ static int name_flags_slow(report *r, uint32_t id, uint8_t *out)
         f = NF_KNOWN;
         if (pp_pc_frame_unresolved(name))
             f |= NF_UNRESOLVED;
-        if (pp_pc_prefixes_match(&r->a->focus, name) || !pp_pc_prefixes_match(&r->a->framework, name))
+        if (pp_pc_prefixes_match(&r->a->focus, name) ||
+            !pp_pc_prefixes_match(&r->a->framework, name))
             f |= NF_CANDIDATE;
         r->nflags[id] = f;
     }
@@ -95,7 +97,8 @@ static int name_flags_slow(report *r, uint32_t id, uint8_t *out)
     return PP_OK;
 }
 
-static inline int name_flags(report *r, uint32_t id, uint8_t *out)
+static inline int
+name_flags(report *r, uint32_t id, uint8_t *out)
 {
     if (id < r->nflags_cap && (r->nflags[id] & NF_KNOWN)) {
         *out = r->nflags[id];
@@ -106,28 +109,34 @@ static inline int name_flags(report *r, uint32_t id, uint8_t *out)
 
 /* The responsible frame's module, and the first application frame from it
  * outward: where the fix of a framework or package frame is made. */
-static const char *responsible_name(const report *r, const stack_facts *f)
+static const char *
+responsible_name(const report *r, const stack_facts *f)
 {
-    return f->responsible == NAME_NONE ? ALL_FRAMEWORK_NAME : pp_pc_strtab_get(&r->names, f->responsible);
+    return f->responsible == NAME_NONE ? ALL_FRAMEWORK_NAME :
+                                         pp_pc_strtab_get(&r->names, f->responsible);
 }
 
-static const char *call_site_name(const report *r, const stack_facts *f)
+static const char *
+call_site_name(const report *r, const stack_facts *f)
 {
     return f->call_site == NAME_NONE ? "" : pp_pc_strtab_get(&r->names, f->call_site);
 }
 
 /* The responsible frame's module, and the first application frame from it
  * outward: where the fix of a framework or package frame is made. */
-static int lands(report *r, stack_facts *f, const uint32_t *frames, const uint32_t *ids,
-                 uint32_t depth, uint32_t at)
+static int
+lands(report *r, stack_facts *f, const uint32_t *frames, const uint32_t *ids, uint32_t depth,
+      uint32_t at)
 {
     pp_alloc *a = r->a;
-    int rc = pp_pc_modules_of(&r->mods, a->source, pp_pc_stacks_ip(&a->stacks, frames[at]), &f->module);
+    int rc = pp_pc_modules_of(&r->mods, a->source, pp_pc_stacks_ip(&a->stacks, frames[at]),
+                              &f->module);
     f->call_site = NAME_NONE;
     for (uint32_t i = at; i < depth && rc == PP_OK; i++) {
         uint32_t mod = f->module;
         if (i > at)
-            rc = pp_pc_modules_of(&r->mods, a->source, pp_pc_stacks_ip(&a->stacks, frames[i]), &mod);
+            rc = pp_pc_modules_of(&r->mods, a->source, pp_pc_stacks_ip(&a->stacks, frames[i]),
+                                  &mod);
         if (rc == PP_OK && pp_pc_modules_is_app(&r->mods, mod)) {
             f->call_site = i == at ? f->responsible : ids[i];
             break;
@@ -139,7 +148,8 @@ static int lands(report *r, stack_facts *f, const uint32_t *frames, const uint32
 /* Every IP's name, once: stacks share their IPs (112 distinct IPs under
  * 10.8 M frames on a 1.6 GB trace). IP ids are first-seen order along the
  * stacks, so names are interned in the order naming stack by stack did. */
-static int name_ips(report *r)
+static int
+name_ips(report *r)
 {
     pp_alloc *a = r->a;
     uint32_t nip = a->stacks.nip;
@@ -148,13 +158,15 @@ static int name_ips(report *r)
         return PP_ENOMEM;
     int rc = PP_OK;
     for (uint32_t k = 0; k < nip && rc == PP_OK; k++)
-        rc = pp_pc_symcache_name(&r->syms, a->source, pp_pc_stacks_ip(&a->stacks, k), &r->ipname[k]);
+        rc = pp_pc_symcache_name(&r->syms, a->source, pp_pc_stacks_ip(&a->stacks, k),
+                                 &r->ipname[k]);
     return rc;
 }
 
 /* The IP ids of stack s into *fr and their name ids into *ids (leaf
  * first), both grown to its depth. */
-static int stack_names(report *r, uint32_t s, uint32_t **fr, uint32_t **ids, size_t *cap, uint32_t *depth)
+static int
+stack_names(report *r, uint32_t s, uint32_t **fr, uint32_t **ids, size_t *cap, uint32_t *depth)
 {
     pp_alloc *a = r->a;
     uint32_t n = pp_pc_stacks_depth(&a->stacks, s);
@@ -176,7 +188,8 @@ static int stack_names(report *r, uint32_t s, uint32_t **fr, uint32_t **ids, siz
     return PP_OK;
 }
 
-static int name_stacks(report *r)
+static int
+name_stacks(report *r)
 {
     pp_alloc *a = r->a;
     uint32_t n = a->stacks.count;
@@ -210,14 +223,15 @@ static int name_stacks(report *r)
         if (rc != PP_OK)
             break;
         if (f->responsible == NAME_NONE)
-            ;                  /* "[framework only]" */
+            ; /* "[framework only]" */
         else if ((rc = lands(r, f, frames, ids, depth, at)) != PP_OK)
             break;
         else if (a->fold_generated) {
             char user[1024];
             uint32_t id;
 
-            if (pp_pc_frame_user_method(pp_pc_strtab_get(&r->names, f->responsible), user, sizeof user)) {
+            if (pp_pc_frame_user_method(pp_pc_strtab_get(&r->names, f->responsible), user,
+                                        sizeof user)) {
                 rc = pp_pc_strtab_intern(&r->names, user, strlen(user), &id);
                 if (rc != PP_OK)
                     break;
@@ -254,7 +268,8 @@ static int name_stacks(report *r)
 }
 
 /* Keep the module and call site of by_frame row bf's heaviest stack. */
-static int note_lands(report *r, uint32_t bf, const stack_facts *f, int64_t bytes)
+static int
+note_lands(report *r, uint32_t bf, const stack_facts *f, int64_t bytes)
 {
     if (bf >= r->bf_cap) {
         uint32_t cap = r->bf_cap ? r->bf_cap * 2 : 64;
@@ -286,7 +301,8 @@ static int note_lands(report *r, uint32_t bf, const stack_facts *f, int64_t byte
     return PP_OK;
 }
 
-static int fold_rows(report *r)
+static int
+fold_rows(report *r)
 {
     pp_alloc *a = r->a;
     int rc = PP_OK;
@@ -315,7 +331,7 @@ static int fold_rows(report *r)
             uint8_t nf = 0;
             if (f->responsible != NAME_NONE && (rc = name_flags(r, f->responsible, &nf)) != PP_OK)
                 break;
-            if (nf & NF_UNRESOLVED)      /* "[framework only]" is not */
+            if (nf & NF_UNRESOLVED) /* "[framework only]" is not */
                 r->unresolved_resp_bytes = pp_i64_add_sat(r->unresolved_resp_bytes, d[0]);
         }
         const char *kind = pp_alloc_kind_name(key[2]);
@@ -366,7 +382,8 @@ static int fold_rows(report *r)
  * fell in each row (the events' thread ids). A pooled buffer is allocated about
  * once per thread that rents it, a per-call one once per call: samples per
  * thread is the rule evidence that scales with calls (docs/rules.md). */
-static int count_row_threads(report *r)
+static int
+count_row_threads(report *r)
 {
     const pp_pc_u64map *m = &r->a->row_threads;
     pp_pc_u64map seen = { 0 };
@@ -389,24 +406,26 @@ static int count_row_threads(report *r)
     return rc;
 }
 
-static double pct(int64_t part, int64_t whole) { return whole > 0 ? 100.0 * (double)part / (double)whole : 0.0; }
+static double
+pct(int64_t part, int64_t whole)
+{
+    return whole > 0 ? 100.0 * (double)part / (double)whole : 0.0;
+}
 
 /* A table "key, bytes, samples[, share[, module, call_site]], bytes_lo,
  * bytes_hi" from an aggregate, top rows. bytes is the ticks' sampled
  * bytes; bytes_lo .. bytes_hi its 95 % interval from the tick count
  * (../common/interval.h): a row of 4 ticks is 0.27-2.6x its figure. */
-static int emit_simple(report *r, const char *name, const char *keycol, const pp_pc_agg *g,
-                       int with_share, int64_t top, int with_lands)
+static int
+emit_simple(report *r, const char *name, const char *keycol, const pp_pc_agg *g, int with_share,
+            int64_t top, int with_lands)
 {
     const pp_host_api *h = r->a->host;
     uint32_t nc = with_share ? (with_lands ? 6 : 4) : 3;
     pp_column cols[8] = {
-        { keycol, PP_COL_STRING, 0 },
-        { "bytes", PP_COL_BYTES, 0 },
-        { "samples", PP_COL_COUNT, 0 },
-        { "share", PP_COL_PERCENT, 0 },
-        { "module", PP_COL_STRING, 0 },
-        { "call_site", PP_COL_STRING, 0 },
+        { keycol, PP_COL_STRING, 0 },   { "bytes", PP_COL_BYTES, 0 },
+        { "samples", PP_COL_COUNT, 0 }, { "share", PP_COL_PERCENT, 0 },
+        { "module", PP_COL_STRING, 0 }, { "call_site", PP_COL_STRING, 0 },
     };
     cols[nc] = (pp_column){ "bytes_lo", PP_COL_BYTES, 0 };
     cols[nc + 1] = (pp_column){ "bytes_hi", PP_COL_BYTES, 0 };
@@ -424,7 +443,9 @@ static int emit_simple(report *r, const char *name, const char *keycol, const pp
         const int64_t *v = pp_pc_agg_vals(g, order[i]);
         uint32_t row = order[i], mod = with_lands && row < r->bf_cap ? r->bf_mod[row] : 0;
         double lo, hi;
-        pp_cell c[8] = { pp_cell_str(pp_pc_agg_key(g, row)), pp_cell_int(v[0]), pp_cell_int(v[1]),
+        pp_cell c[8] = { pp_cell_str(pp_pc_agg_key(g, row)),
+                         pp_cell_int(v[0]),
+                         pp_cell_int(v[1]),
                          pp_cell_dbl(pct(v[0], r->total_bytes)),
                          pp_cell_str(pp_pc_modules_name(&r->mods, mod)),
                          pp_cell_str(with_lands && row < r->bf_cap ? r->bf_call[row] : "") };
@@ -442,7 +463,8 @@ static int emit_simple(report *r, const char *name, const char *keycol, const pp
 /* by_stack ranks like pp_pc_agg_rank: bytes, then samples, descending,
  * then the folded string ascending (compared without building it). The
  * "[no stack]" row has id UINT32_MAX. */
-static int cmp_stacks(const void *pa, const void *pb, void *arg)
+static int
+cmp_stacks(const void *pa, const void *pb, void *arg)
 {
     report *r = arg;
     uint32_t x = *(const uint32_t *)pa, y = *(const uint32_t *)pb;
@@ -459,7 +481,8 @@ static int cmp_stacks(const void *pa, const void *pb, void *arg)
     return pp_alloc_folded_cmp(&r->folded, x, y);
 }
 
-static int emit_by_stack(report *r, int64_t top)
+static int
+emit_by_stack(report *r, int64_t top)
 {
     const pp_host_api *h = r->a->host;
     pp_column cols[3] = {
@@ -494,8 +517,8 @@ static int emit_by_stack(report *r, int64_t top)
     int rc = PP_OK;
     for (uint32_t i = 0; i < n && rc == PP_OK; i++) {
         const int64_t *v = order[i] == UINT32_MAX ? r->no_stack : r->by_stack[order[i]];
-        const char *key = order[i] == UINT32_MAX ? NO_STACK_NAME
-                                                  : pp_alloc_folded_string(&r->folded, order[i]);
+        const char *key = order[i] == UINT32_MAX ? NO_STACK_NAME :
+                                                   pp_alloc_folded_string(&r->folded, order[i]);
         if (!key) {
             rc = PP_ENOMEM;
             break;
@@ -504,7 +527,8 @@ static int emit_by_stack(report *r, int64_t top)
         rc = h->table_row(t, c);
     }
     if (rc == PP_OK && r->cut_stacks) {
-        pp_cell c[3] = { pp_cell_str(OTHER_STACKS_NAME), pp_cell_int(r->cut[0]), pp_cell_int(r->cut[1]) };
+        pp_cell c[3] = { pp_cell_str(OTHER_STACKS_NAME), pp_cell_int(r->cut[0]),
+                         pp_cell_int(r->cut[1]) };
         rc = h->table_row(t, c);
     }
     free(order);
@@ -513,7 +537,8 @@ static int emit_by_stack(report *r, int64_t top)
 
 /* by_type_frame (keys type, frame) or, with_kind, by_type_frame_kind
  * (type, frame, kind): tab-separated keys split into columns. */
-static int emit_type_frame(report *r, int with_kind)
+static int
+emit_type_frame(report *r, int with_kind)
 {
     const pp_host_api *h = r->a->host;
     pp_column cols[6] = {
@@ -522,7 +547,7 @@ static int emit_type_frame(report *r, int with_kind)
         { "kind", PP_COL_STRING, 0 },
         { "bytes", PP_COL_BYTES, 0 },
         { "samples", PP_COL_COUNT, 0 },
-        { "threads", PP_COL_COUNT, 0 },  /* distinct allocating threads */
+        { "threads", PP_COL_COUNT, 0 }, /* distinct allocating threads */
     };
     if (!with_kind) {
         cols[2] = cols[3];
@@ -559,8 +584,8 @@ static int emit_type_frame(report *r, int with_kind)
         if (tab2)
             *tab2 = '\0';
         const int64_t *v = pp_pc_agg_vals(g, order[i]);
-        pp_cell c[6] = { pp_cell_str(pair), pp_cell_str(tab + 1), pp_cell_int(v[0]), pp_cell_int(v[1]),
-                         pp_cell_null(), pp_cell_null() };
+        pp_cell c[6] = { pp_cell_str(pair), pp_cell_str(tab + 1), pp_cell_int(v[0]),
+                         pp_cell_int(v[1]), pp_cell_null(),       pp_cell_null() };
         if (with_kind) {
             c[2] = pp_cell_str(tab2 + 1);
             c[3] = pp_cell_int(v[0]);
@@ -574,7 +599,8 @@ static int emit_type_frame(report *r, int with_kind)
     return rc;
 }
 
-int pp_alloc_report(pp_alloc *a, pp_ctx *ctx, pp_error *err)
+int
+pp_alloc_report(pp_alloc *a, pp_ctx *ctx, pp_error *err)
 {
     report r;
     memset(&r, 0, sizeof r);
@@ -594,7 +620,7 @@ int pp_alloc_report(pp_alloc *a, pp_ctx *ctx, pp_error *err)
     int rc = name_stacks(&r);
     if (rc == PP_OK)
         rc = fold_rows(&r);
-    free(r.facts);             /* folded into the aggregates */
+    free(r.facts); /* folded into the aggregates */
     r.facts = NULL;
     if (rc == PP_OK)
         rc = count_row_threads(&r);
@@ -611,15 +637,21 @@ int pp_alloc_report(pp_alloc *a, pp_ctx *ctx, pp_error *err)
     if (rc == PP_OK)
         rc = emit_by_stack(&r, a->top_stacks);
     if (rc == PP_OK && a->type_stacks)
-        rc = pp_alloc_emit_type_stacks(a->host, ctx, &r.by_type_stack, &a->types, &r.folded, NO_STACK_NAME);
+        rc = pp_alloc_emit_type_stacks(a->host, ctx, &r.by_type_stack, &a->types, &r.folded,
+                                       NO_STACK_NAME);
     if (rc == PP_OK)
         rc = pp_pc_modules_emit(&r.mods, ctx);
     if (rc == PP_OK)
-        rc = pp_alloc_emit_totals(a, ctx, &(pp_alloc_figures){
-            .total_bytes = r.total_bytes, .total_ticks = r.total_ticks,
-            .stack_frames = r.stack_frames, .stack_unresolved = r.stack_unresolved,
-            .unresolved_resp_bytes = r.unresolved_resp_bytes, .cut_stacks = r.cut_stacks,
-            .listed_stacks = r.listed_stacks, .cut = { r.cut[0], r.cut[1] } });
+        rc = pp_alloc_emit_totals(
+            a, ctx,
+            &(pp_alloc_figures){ .total_bytes = r.total_bytes,
+                                 .total_ticks = r.total_ticks,
+                                 .stack_frames = r.stack_frames,
+                                 .stack_unresolved = r.stack_unresolved,
+                                 .unresolved_resp_bytes = r.unresolved_resp_bytes,
+                                 .cut_stacks = r.cut_stacks,
+                                 .listed_stacks = r.listed_stacks,
+                                 .cut = { r.cut[0], r.cut[1] } });
     if (rc != PP_OK)
         a->host->error_set(err, rc, "alloc: %s while building the report",
                            rc == PP_ENOMEM ? "out of memory" : "the host refused a result");

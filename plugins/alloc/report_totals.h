@@ -16,8 +16,8 @@ typedef struct pp_alloc_figures {
     int64_t total_bytes, total_ticks;
     int64_t stack_frames, stack_unresolved; /* tick-weighted */
     int64_t unresolved_resp_bytes;
-    uint32_t cut_stacks, listed_stacks;     /* by_stack past top-stacks */
-    int64_t cut[2];                         /* their bytes and ticks */
+    uint32_t cut_stacks, listed_stacks; /* by_stack past top-stacks */
+    int64_t cut[2];                     /* their bytes and ticks */
 } pp_alloc_figures;
 
 /* The report's totals (sampled bytes, ticks, duration, rates, shares) and

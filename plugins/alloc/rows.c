@@ -8,30 +8,36 @@
 #include <perfpipe/records.h>
 #include "../common/zalloc.h"
 
-static uint32_t slot_of(uint32_t type, uint32_t stack, uint32_t kind, uint32_t nslots)
+static uint32_t
+slot_of(uint32_t type, uint32_t stack, uint32_t kind, uint32_t nslots)
 {
     uint64_t x = ((uint64_t)stack << 32 | type) ^ ((uint64_t)kind << 58);
-    x ^= x >> 30; x *= UINT64_C(0xbf58476d1ce4e5b9);
-    x ^= x >> 27; x *= UINT64_C(0x94d049bb133111eb);
+    x ^= x >> 30;
+    x *= UINT64_C(0xbf58476d1ce4e5b9);
+    x ^= x >> 27;
+    x *= UINT64_C(0x94d049bb133111eb);
     x ^= x >> 31;
     return (uint32_t)x & (nslots - 1);
 }
 
-void pp_alloc_rows_free(pp_alloc_rows *r)
+void
+pp_alloc_rows_free(pp_alloc_rows *r)
 {
     free(r->row);
     free(r->slot);
     memset(r, 0, sizeof *r);
 }
 
-void pp_alloc_rows_seal(pp_alloc_rows *r)
+void
+pp_alloc_rows_seal(pp_alloc_rows *r)
 {
     free(r->slot);
     r->slot = NULL;
     r->nslots = 0;
 }
 
-static int rehash(pp_alloc_rows *r)
+static int
+rehash(pp_alloc_rows *r)
 {
     uint32_t n = r->nslots ? r->nslots * 2 : 1024;
     if (n == 0)
@@ -52,8 +58,9 @@ static int rehash(pp_alloc_rows *r)
     return PP_OK;
 }
 
-int pp_alloc_rows_add_n(pp_alloc_rows *r, uint32_t type, uint32_t stack, uint32_t kind, int64_t bytes,
-                        int64_t samples, uint32_t *hint)
+int
+pp_alloc_rows_add_n(pp_alloc_rows *r, uint32_t type, uint32_t stack, uint32_t kind, int64_t bytes,
+                    int64_t samples, uint32_t *hint)
 {
     /* the hinted row, then the other rows of its stack */
     uint32_t h = *hint, link = 0;
@@ -93,7 +100,7 @@ int pp_alloc_rows_add_n(pp_alloc_rows *r, uint32_t type, uint32_t stack, uint32_
         r->cap = cap;
     }
     r->row[r->count] = (pp_alloc_row){ type, stack, kind, 0, bytes, samples };
-    if (link) {                  /* a row of the same stack: join its list */
+    if (link) { /* a row of the same stack: join its list */
         r->row[r->count].next = r->row[link - 1].next;
         r->row[link - 1].next = r->count + 1;
     }

@@ -17,15 +17,15 @@
 
 typedef struct pp_alloc_row {
     uint32_t type, stack, kind;
-    uint32_t next;               /* row + 1 of another row of this stack, 0 = none */
+    uint32_t next; /* row + 1 of another row of this stack, 0 = none */
     int64_t bytes, samples;
 } pp_alloc_row;
 
 typedef struct pp_alloc_rows {
-    pp_alloc_row *row;           /* [count], first-seen order */
+    pp_alloc_row *row; /* [count], first-seen order */
     uint32_t count, cap;
-    uint32_t *slot;              /* row + 1, 0 = empty */
-    uint32_t nslots;             /* power of two, or 0 */
+    uint32_t *slot;  /* row + 1, 0 = empty */
+    uint32_t nslots; /* power of two, or 0 */
 } pp_alloc_rows;
 
 /* A zeroed pp_alloc_rows is empty. */
@@ -34,11 +34,12 @@ void pp_alloc_rows_free(pp_alloc_rows *r);
 void pp_alloc_rows_seal(pp_alloc_rows *r);
 /* Add bytes and `samples` samples to (type, stack, kind). *hint is a row +
  * 1 to try first (checked) and is set to the row used. PP_OK or PP_ENOMEM. */
-int pp_alloc_rows_add_n(pp_alloc_rows *r, uint32_t type, uint32_t stack, uint32_t kind, int64_t bytes,
-                        int64_t samples, uint32_t *hint);
+int pp_alloc_rows_add_n(pp_alloc_rows *r, uint32_t type, uint32_t stack, uint32_t kind,
+                        int64_t bytes, int64_t samples, uint32_t *hint);
 /* One tick: bytes and one sample. */
-static inline int pp_alloc_rows_add(pp_alloc_rows *r, uint32_t type, uint32_t stack, uint32_t kind,
-                                    int64_t bytes, uint32_t *hint)
+static inline int
+pp_alloc_rows_add(pp_alloc_rows *r, uint32_t type, uint32_t stack, uint32_t kind, int64_t bytes,
+                  uint32_t *hint)
 {
     return pp_alloc_rows_add_n(r, type, stack, kind, bytes, 1, hint);
 }

@@ -3,12 +3,20 @@
 
 #include "../common/utf16.h"
 
-static uint32_t rd32(const uint8_t *p) { return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24; }
-static uint64_t rd64(const uint8_t *p) { return (uint64_t)rd32(p) | (uint64_t)rd32(p + 4) << 32; }
+static uint32_t
+rd32(const uint8_t *p)
+{
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+static uint64_t
+rd64(const uint8_t *p)
+{
+    return (uint64_t)rd32(p) | (uint64_t)rd32(p + 4) << 32;
+}
 
-int pp_alloc_tick_decode(const uint8_t *payload, size_t size, uint32_t version,
-                         uint32_t pointer_size, char *scratch, pp_alloc_tick *out,
-                         const char **what, size_t *at)
+int
+pp_alloc_tick_decode(const uint8_t *payload, size_t size, uint32_t version, uint32_t pointer_size,
+                     char *scratch, pp_alloc_tick *out, const char **what, size_t *at)
 {
     *out = (pp_alloc_tick){ 0 };
     out->type = "";
@@ -57,7 +65,8 @@ int pp_alloc_tick_decode(const uint8_t *payload, size_t size, uint32_t version,
     return 0;
 }
 
-const char *pp_alloc_kind_name(uint32_t kind)
+const char *
+pp_alloc_kind_name(uint32_t kind)
 {
     switch (kind) {
     case 0: return "Small";

@@ -18,13 +18,13 @@
 #define PP_ALLOC_TICK_EVENT_ID 10u
 
 typedef struct pp_alloc_tick {
-    uint64_t amount;       /* AllocationAmount64 when version >= 2, else AllocationAmount */
-    uint32_t kind;         /* 0 Small, 1 Large, 2 Pinned */
-    uint32_t has_type;     /* 1 when the version carries TypeName */
-    const char *type;      /* UTF-8, in the caller's scratch buffer; "" when absent */
+    uint64_t amount;   /* AllocationAmount64 when version >= 2, else AllocationAmount */
+    uint32_t kind;     /* 0 Small, 1 Large, 2 Pinned */
+    uint32_t has_type; /* 1 when the version carries TypeName */
+    const char *type;  /* UTF-8, in the caller's scratch buffer; "" when absent */
     size_t type_len;
-    uint32_t heap_index;   /* valid when has_type */
-    size_t type_raw_len;   /* bytes of the UTF-16 TypeName with its terminator (has_type) */
+    uint32_t heap_index; /* valid when has_type */
+    size_t type_raw_len; /* bytes of the UTF-16 TypeName with its terminator (has_type) */
 } pp_alloc_tick;
 
 /* Decode payload[0..size) of a tick of the given version and pointer size.

@@ -4,7 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-int pp_alloc_type_stack_add(pp_pc_agg *a, uint32_t type, uint32_t folded, const int64_t *d)
+int
+pp_alloc_type_stack_add(pp_pc_agg *a, uint32_t type, uint32_t folded, const int64_t *d)
 {
     /* the key is the two ids' bytes: no string is built per tick */
     char key[8];
@@ -13,9 +14,9 @@ int pp_alloc_type_stack_add(pp_pc_agg *a, uint32_t type, uint32_t folded, const 
     return pp_pc_agg_add(a, key, sizeof key, d, NULL);
 }
 
-int pp_alloc_emit_type_stacks(const pp_host_api *h, pp_ctx *ctx, const pp_pc_agg *a,
-                              const pp_pc_strtab *types, pp_alloc_folded *folded,
-                              const char *no_stack)
+int
+pp_alloc_emit_type_stacks(const pp_host_api *h, pp_ctx *ctx, const pp_pc_agg *a,
+                          const pp_pc_strtab *types, pp_alloc_folded *folded, const char *no_stack)
 {
     pp_column cols[4] = {
         { "stack", PP_COL_STRING, 0 },

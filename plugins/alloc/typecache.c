@@ -4,13 +4,22 @@
 #include <stdlib.h>
 #include <string.h>
 
-static uint32_t rd32(const uint8_t *p) { return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24; }
-static uint64_t rd64(const uint8_t *p) { return (uint64_t)rd32(p) | (uint64_t)rd32(p + 4) << 32; }
+static uint32_t
+rd32(const uint8_t *p)
+{
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+static uint64_t
+rd64(const uint8_t *p)
+{
+    return (uint64_t)rd32(p) | (uint64_t)rd32(p + 4) << 32;
+}
 
 /* TypeID is at payload offset 18 (tick.h); the name follows it. */
 #define TYPE_ID_AT 18u
 
-static uint32_t slot_of(uint64_t type_id)
+static uint32_t
+slot_of(uint64_t type_id)
 {
     /* MethodTable addresses are 8-aligned and close together: mix them. */
     type_id ^= type_id >> 29;
@@ -18,16 +27,17 @@ static uint32_t slot_of(uint64_t type_id)
     return (uint32_t)(type_id >> 40) & (PP_ALLOC_TYPECACHE_SLOTS - 1);
 }
 
-void pp_alloc_typecache_free(pp_alloc_typecache *c)
+void
+pp_alloc_typecache_free(pp_alloc_typecache *c)
 {
     for (uint32_t i = 0; i < PP_ALLOC_TYPECACHE_SLOTS; i++)
         free(c->e[i].raw);
     memset(c, 0, sizeof *c);
 }
 
-int pp_alloc_typecache_hit(const pp_alloc_typecache *c, const uint8_t *payload, size_t size,
-                           uint32_t version, uint32_t pointer_size, pp_alloc_tick *out,
-                           uint32_t *name)
+int
+pp_alloc_typecache_hit(const pp_alloc_typecache *c, const uint8_t *payload, size_t size,
+                       uint32_t version, uint32_t pointer_size, pp_alloc_tick *out, uint32_t *name)
 {
     if (version < 2 || (pointer_size != 4 && pointer_size != 8) || size < TYPE_ID_AT + pointer_size)
         return 0;
@@ -46,8 +56,9 @@ int pp_alloc_typecache_hit(const pp_alloc_typecache *c, const uint8_t *payload, 
     return 1;
 }
 
-void pp_alloc_typecache_put(pp_alloc_typecache *c, const uint8_t *payload,
-                            uint32_t pointer_size, const pp_alloc_tick *tick, uint32_t name)
+void
+pp_alloc_typecache_put(pp_alloc_typecache *c, const uint8_t *payload, uint32_t pointer_size,
+                       const pp_alloc_tick *tick, uint32_t name)
 {
     if (!tick->has_type || tick->type_raw_len == 0)
         return;
@@ -56,7 +67,7 @@ void pp_alloc_typecache_put(pp_alloc_typecache *c, const uint8_t *payload,
     pp_alloc_typecache_entry *e = &c->e[slot_of(tid)];
     uint8_t *raw = realloc(e->raw, tick->type_raw_len);
     if (!raw) {
-        e->pointer_size = 0;   /* the slot keeps its buffer, but no entry */
+        e->pointer_size = 0; /* the slot keeps its buffer, but no entry */
         return;
     }
     memcpy(raw, payload + off, tick->type_raw_len);

@@ -15,14 +15,14 @@
 
 #include "tick.h"
 
-#define PP_ALLOC_TYPECACHE_SLOTS 256u   /* direct-mapped by TypeID */
+#define PP_ALLOC_TYPECACHE_SLOTS 256u /* direct-mapped by TypeID */
 
 typedef struct pp_alloc_typecache_entry {
-    uint64_t type_id;          /* the payload's TypeID (a MethodTable address) */
-    uint8_t *raw;              /* owned: the UTF-16 name including its terminator */
+    uint64_t type_id; /* the payload's TypeID (a MethodTable address) */
+    uint8_t *raw;     /* owned: the UTF-16 name including its terminator */
     size_t raw_len;
-    uint32_t name;             /* id in the analyzer's type table */
-    uint32_t pointer_size;     /* 0 = empty slot */
+    uint32_t name;         /* id in the analyzer's type table */
+    uint32_t pointer_size; /* 0 = empty slot */
 } pp_alloc_typecache_entry;
 
 typedef struct pp_alloc_typecache {
@@ -41,7 +41,7 @@ int pp_alloc_typecache_hit(const pp_alloc_typecache *c, const uint8_t *payload, 
 
 /* Remember a tick that pp_alloc_tick_decode accepted with has_type, whose
  * name got table id name. Out of memory only means no caching. */
-void pp_alloc_typecache_put(pp_alloc_typecache *c, const uint8_t *payload,
-                            uint32_t pointer_size, const pp_alloc_tick *tick, uint32_t name);
+void pp_alloc_typecache_put(pp_alloc_typecache *c, const uint8_t *payload, uint32_t pointer_size,
+                            const pp_alloc_tick *tick, uint32_t name);
 
 #endif

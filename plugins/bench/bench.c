@@ -11,8 +11,7 @@
 #include "bench.h"
 
 static const pp_option_decl options[] = {
-    { "max_cv", PP_OPT_DOUBLE, 0, "10",
-      "stddev/mean (%) above which a case's variance is high" },
+    { "max_cv", PP_OPT_DOUBLE, 0, "10", "stddev/mean (%) above which a case's variance is high" },
     { "min_iterations", PP_OPT_INT, 0, "15",
       "measured iterations below which the distribution cannot be judged (BenchmarkDotNet: 15)" },
     { "min_iteration_ms", PP_OPT_DOUBLE, 0, "100",
@@ -22,8 +21,7 @@ static const pp_option_decl options[] = {
 };
 
 static int
-bn_create(const pp_host_api *host, pp_ctx *ctx, const pp_options *opts, void **state,
-          pp_error *err)
+bn_create(const pp_host_api *host, pp_ctx *ctx, const pp_options *opts, void **state, pp_error *err)
 {
     bn_state *st = calloc(1, sizeof *st);
 
@@ -49,7 +47,8 @@ bn_create(const pp_host_api *host, pp_ctx *ctx, const pp_options *opts, void **s
     if (!(st->max_cv > 0) || st->min_iterations < 2 || st->min_iteration_ms < 0 ||
         st->min_delta_ns < 0) {
         free(st);
-        host->error_set(err, PP_EINVAL, "bench: max_cv must be > 0, min_iterations >= 2, "
+        host->error_set(err, PP_EINVAL,
+                        "bench: max_cv must be > 0, min_iterations >= 2, "
                         "min_iteration_ms and min_delta_ns >= 0");
         return PP_EINVAL;
     }
@@ -139,7 +138,7 @@ bn_consume(void *state, const pp_record *rec, pp_error *err)
     c->benchmark = dup_or_empty(b->benchmark);
     c->params = dup_or_empty(b->parameters);
     c->job = dup_or_empty(b->job);
-    st->count++;     /* owned from here: destroy frees it even if the rest fails */
+    st->count++; /* owned from here: destroy frees it even if the rest fails */
     if (c->benchmark == NULL || c->params == NULL || c->job == NULL || copy_env(st, b) != PP_OK ||
         copy_samples(c, b) != PP_OK)
         goto nomem;
@@ -192,31 +191,46 @@ bn_destroy(void *state)
 /* What finish builds (ABI 1.5): rules, candidates and compare read these
  * declarations from the result document (tables[i].decl). */
 static const pp_table_decl bench_tables[] = {
-    { .name = "benchmarks",
-      .columns = (const pp_column[]){ { "benchmark", PP_COL_STRING, 0 },
-          { "params", PP_COL_STRING, 0 }, { "job", PP_COL_STRING, 0 },
-          { "mean_ns", PP_COL_NUMBER, 0 }, { "error_ns", PP_COL_NUMBER, 0 },
-          { "median_ns", PP_COL_NUMBER, 0 }, { "stddev_ns", PP_COL_NUMBER, 0 },
-          { "allocated_b_op", PP_COL_BYTES, 0 }, { "gen0_per_1k_op", PP_COL_NUMBER, 0 },
-          { "gen1_per_1k_op", PP_COL_NUMBER, 0 }, { "gen2_per_1k_op", PP_COL_NUMBER, 0 },
-          { "operations", PP_COL_COUNT, 0 }, { "iterations", PP_COL_COUNT, 0 }, { NULL, 0, 0 } },
-      .key = (const char *const[]){ "benchmark", "params", "job", NULL },
-      .subject = "benchmark",
-      .figures = (const pp_figure_decl[]){ { "mean_ns", "ns_per_operation", PP_AXIS_TIME },
-          { "median_ns", "ns_per_operation", PP_AXIS_TIME },
-          { "allocated_b_op", "bytes_per_operation", PP_AXIS_ALLOCATION },
-          { "gen0_per_1k_op", "collections_per_1k_operations", PP_AXIS_ALLOCATION },
-          { NULL, NULL, NULL } },
+    {
+        .name = "benchmarks",
+        .columns = (const pp_column[]){ { "benchmark", PP_COL_STRING, 0 },
+                                        { "params", PP_COL_STRING, 0 },
+                                        { "job", PP_COL_STRING, 0 },
+                                        { "mean_ns", PP_COL_NUMBER, 0 },
+                                        { "error_ns", PP_COL_NUMBER, 0 },
+                                        { "median_ns", PP_COL_NUMBER, 0 },
+                                        { "stddev_ns", PP_COL_NUMBER, 0 },
+                                        { "allocated_b_op", PP_COL_BYTES, 0 },
+                                        { "gen0_per_1k_op", PP_COL_NUMBER, 0 },
+                                        { "gen1_per_1k_op", PP_COL_NUMBER, 0 },
+                                        { "gen2_per_1k_op", PP_COL_NUMBER, 0 },
+                                        { "operations", PP_COL_COUNT, 0 },
+                                        { "iterations", PP_COL_COUNT, 0 },
+                                        { NULL, 0, 0 } },
+        .key = (const char *const[]){ "benchmark", "params", "job", NULL },
+        .subject = "benchmark",
+        .figures = (const pp_figure_decl[]){ { "mean_ns", "ns_per_operation", PP_AXIS_TIME },
+                                             { "median_ns", "ns_per_operation", PP_AXIS_TIME },
+                                             { "allocated_b_op", "bytes_per_operation",
+                                               PP_AXIS_ALLOCATION },
+                                             { "gen0_per_1k_op", "collections_per_1k_operations",
+                                               PP_AXIS_ALLOCATION },
+                                             { NULL, NULL, NULL } },
     },
-    { .name = "iterations",
-      .columns = (const pp_column[]){ { "benchmark", PP_COL_STRING, 0 },
-          { "params", PP_COL_STRING, 0 }, { "job", PP_COL_STRING, 0 },
-          { "launch", PP_COL_COUNT, 0 }, { "iteration", PP_COL_COUNT, 0 },
-          { "per_op_ns", PP_COL_NUMBER, 0 }, { "operations", PP_COL_COUNT, 0 },
-          { "iteration_ns", PP_COL_NUMBER, 0 }, { NULL, 0, 0 } },
-      .key = (const char *const[]){ "benchmark", "params", "job", "launch", "iteration", NULL },
-      .figures = (const pp_figure_decl[]){ { "per_op_ns", "ns_per_operation", PP_AXIS_TIME },
-          { NULL, NULL, NULL } },
+    {
+        .name = "iterations",
+        .columns = (const pp_column[]){ { "benchmark", PP_COL_STRING, 0 },
+                                        { "params", PP_COL_STRING, 0 },
+                                        { "job", PP_COL_STRING, 0 },
+                                        { "launch", PP_COL_COUNT, 0 },
+                                        { "iteration", PP_COL_COUNT, 0 },
+                                        { "per_op_ns", PP_COL_NUMBER, 0 },
+                                        { "operations", PP_COL_COUNT, 0 },
+                                        { "iteration_ns", PP_COL_NUMBER, 0 },
+                                        { NULL, 0, 0 } },
+        .key = (const char *const[]){ "benchmark", "params", "job", "launch", "iteration", NULL },
+        .figures = (const pp_figure_decl[]){ { "per_op_ns", "ns_per_operation", PP_AXIS_TIME },
+                                             { NULL, NULL, NULL } },
     },
     { .name = NULL },
 };
@@ -225,7 +239,8 @@ static const pp_analyzer descriptor = {
     PP_ANALYZER_HEADER,
     .name = "bench",
     .version = "1.0.0",
-    .summary = "BenchmarkDotNet results: time and allocation per case, with BenchmarkDotNet's warnings",
+    .summary =
+        "BenchmarkDotNet results: time and allocation per case, with BenchmarkDotNet's warnings",
     .input_kinds = PP_KIND_BENCH,
     .input_slot_count = 1,
     .input_slots = NULL,

@@ -56,7 +56,7 @@ bn_mvalue(double *v, uint32_t n)
     var /= m - 1;
     h = 3.5 * sqrt(var) / cbrt((double)m);
     if (!(h > 0) || !isfinite(h) || !isfinite(v[m - 1] - v[0]))
-        return 1;           /* the doubling below would never pass an infinite range */
+        return 1; /* the doubling below would never pass an infinite range */
     bins = malloc((m + 2) * sizeof *bins);
     if (bins == NULL)
         return 1;

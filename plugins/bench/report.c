@@ -56,21 +56,25 @@ static int
 tables(bn_state *st, pp_ctx *ctx, pp_error *err)
 {
     static const pp_column bcols[] = {
-        { "benchmark", PP_COL_STRING, 0 }, { "params", PP_COL_STRING, 0 },
+        { "benchmark", PP_COL_STRING, 0 },
+        { "params", PP_COL_STRING, 0 },
         { "job", PP_COL_STRING, 0 },
-        { "mean_ns", PP_COL_NUMBER, 0 }, { "error_ns", PP_COL_NUMBER, 0 },
-        { "median_ns", PP_COL_NUMBER, 0 }, { "stddev_ns", PP_COL_NUMBER, 0 },
+        { "mean_ns", PP_COL_NUMBER, 0 },
+        { "error_ns", PP_COL_NUMBER, 0 },
+        { "median_ns", PP_COL_NUMBER, 0 },
+        { "stddev_ns", PP_COL_NUMBER, 0 },
         { "allocated_b_op", PP_COL_BYTES, 0 },
-        { "gen0_per_1k_op", PP_COL_NUMBER, 0 }, { "gen1_per_1k_op", PP_COL_NUMBER, 0 },
+        { "gen0_per_1k_op", PP_COL_NUMBER, 0 },
+        { "gen1_per_1k_op", PP_COL_NUMBER, 0 },
         { "gen2_per_1k_op", PP_COL_NUMBER, 0 },
-        { "operations", PP_COL_COUNT, 0 }, { "iterations", PP_COL_COUNT, 0 },
+        { "operations", PP_COL_COUNT, 0 },
+        { "iterations", PP_COL_COUNT, 0 },
     };
     static const pp_column icols[] = {
         { "benchmark", PP_COL_STRING, 0 }, { "params", PP_COL_STRING, 0 },
-        { "job", PP_COL_STRING, 0 }, { "launch", PP_COL_COUNT, 0 },
-        { "iteration", PP_COL_COUNT, 0 },
-        { "per_op_ns", PP_COL_NUMBER, 0 }, { "operations", PP_COL_COUNT, 0 },
-        { "iteration_ns", PP_COL_NUMBER, 0 },
+        { "job", PP_COL_STRING, 0 },       { "launch", PP_COL_COUNT, 0 },
+        { "iteration", PP_COL_COUNT, 0 },  { "per_op_ns", PP_COL_NUMBER, 0 },
+        { "operations", PP_COL_COUNT, 0 }, { "iteration_ns", PP_COL_NUMBER, 0 },
     };
     const pp_host_api *h = st->host;
     pp_table *bt = h->table_new(ctx, "benchmarks", 13, bcols, 3), *it;
@@ -90,7 +94,9 @@ tables(bn_state *st, pp_ctx *ctx, pp_error *err)
         int stats = (c->flags & PP_BENCH_HAS_STATISTICS) != 0;
         int gc = (c->flags & (PP_BENCH_HAS_GC_COUNTS | PP_BENCH_HAS_MEMORY)) != 0;
         pp_cell row[13] = {
-            pp_cell_str(c->benchmark), pp_cell_str(c->params), pp_cell_str(c->job),
+            pp_cell_str(c->benchmark),
+            pp_cell_str(c->params),
+            pp_cell_str(c->job),
             stats ? pp_cell_dbl(c->mean_ns) : pp_cell_null(),
             stats ? pp_cell_dbl(c->error_ns) : pp_cell_null(),
             stats ? pp_cell_dbl(c->median_ns) : pp_cell_null(),
@@ -99,7 +105,8 @@ tables(bn_state *st, pp_ctx *ctx, pp_error *err)
             gc ? pp_cell_dbl(c->gen_per_1k[0]) : pp_cell_null(),
             gc ? pp_cell_dbl(c->gen_per_1k[1]) : pp_cell_null(),
             gc ? pp_cell_dbl(c->gen_per_1k[2]) : pp_cell_null(),
-            pp_cell_int(c->ops_per_iteration), pp_cell_int(c->n),
+            pp_cell_int(c->ops_per_iteration),
+            pp_cell_int(c->n),
         };
 
         if (h->table_row(bt, row) != PP_OK)
@@ -116,8 +123,8 @@ tables(bn_state *st, pp_ctx *ctx, pp_error *err)
         for (uint32_t k = 0; k < c->nsamples; k++) {
             const bn_sample *s = &c->samples[k];
             pp_cell row[8] = {
-                pp_cell_str(c->benchmark), pp_cell_str(c->params), pp_cell_str(c->job),
-                pp_cell_int(s->launch), pp_cell_int(s->iteration), pp_cell_dbl(s->per_op_ns),
+                pp_cell_str(c->benchmark),  pp_cell_str(c->params),    pp_cell_str(c->job),
+                pp_cell_int(s->launch),     pp_cell_int(s->iteration), pp_cell_dbl(s->per_op_ns),
                 pp_cell_int(s->operations), pp_cell_dbl(s->ns),
             };
 
@@ -185,61 +192,77 @@ findings(bn_state *st, pp_ctx *ctx)
     free(scratch);
 
     if (st->count == 0)
-        h->finding(ctx, PP_SEVERITY_WARNING, "bench.no_cases", "the export holds no benchmark "
+        h->finding(ctx, PP_SEVERITY_WARNING, "bench.no_cases",
+                   "the export holds no benchmark "
                    "case: nothing was measured");
     if (st->configuration != NULL && strcasecmp(st->configuration, "DEBUG") == 0)
-        h->finding(ctx, PP_SEVERITY_ERROR, "bench.debug_build", "the benchmarks were built in "
+        h->finding(ctx, PP_SEVERITY_ERROR, "bench.debug_build",
+                   "the benchmarks were built in "
                    "the DEBUG configuration: timings of unoptimized code mean nothing; rebuild "
                    "with -c Release");
     if (st->has_debugger == 1)
-        h->finding(ctx, PP_SEVERITY_WARNING, "bench.debugger_attached", "a debugger was attached "
+        h->finding(ctx, PP_SEVERITY_WARNING, "bench.debugger_attached",
+                   "a debugger was attached "
                    "to the benchmark host: timings are distorted; run without it");
     if (failed.count)
-        h->finding(ctx, PP_SEVERITY_WARNING, "bench.failed", "%u case%s produced no result "
+        h->finding(ctx, PP_SEVERITY_WARNING, "bench.failed",
+                   "%u case%s produced no result "
                    "(an exception or a build failure; see BenchmarkDotNet's log): %s%s",
                    failed.count, failed.count == 1 ? "" : "s", failed.text,
                    more(&failed, tail, sizeof tail));
     if (few.count)
-        h->finding(ctx, PP_SEVERITY_WARNING, "bench.too_few_iterations", "%u case%s measured "
+        h->finding(ctx, PP_SEVERITY_WARNING, "bench.too_few_iterations",
+                   "%u case%s measured "
                    "fewer than %lld iterations, the least BenchmarkDotNet needs to judge a "
                    "distribution (bimodality not checked; error bars are wide): %s%s; a "
                    "ShortRun answers 'does it run', a default job 'is it faster'",
-                   few.count, few.count == 1 ? "" : "s", (long long)st->min_iterations,
-                   few.text, more(&few, tail, sizeof tail));
+                   few.count, few.count == 1 ? "" : "s", (long long)st->min_iterations, few.text,
+                   more(&few, tail, sizeof tail));
     if (bimodal.count)
-        h->finding(ctx, PP_SEVERITY_WARNING, "bench.bimodal", "%u case%s look bimodal "
+        h->finding(ctx, PP_SEVERITY_WARNING, "bench.bimodal",
+                   "%u case%s look bimodal "
                    "(mvalue >= 3.2): the mean describes neither mode; look at the iterations "
-                   "table: %s%s", bimodal.count, bimodal.count == 1 ? "" : "s", bimodal.text,
+                   "table: %s%s",
+                   bimodal.count, bimodal.count == 1 ? "" : "s", bimodal.text,
                    more(&bimodal, tail, sizeof tail));
     if (varied.count)
-        h->finding(ctx, PP_SEVERITY_WARNING, "bench.high_variance", "%u case%s vary by more "
+        h->finding(ctx, PP_SEVERITY_WARNING, "bench.high_variance",
+                   "%u case%s vary by more "
                    "than %.0f%% of their mean between iterations (a busy machine, GC, "
-                   "or too short iterations): %s%s", varied.count, varied.count == 1 ? "" : "s",
-                   st->max_cv, varied.text, more(&varied, tail, sizeof tail));
+                   "or too short iterations): %s%s",
+                   varied.count, varied.count == 1 ? "" : "s", st->max_cv, varied.text,
+                   more(&varied, tail, sizeof tail));
     if (shortit.count)
-        h->finding(ctx, PP_SEVERITY_WARNING, "bench.iteration_too_short", "%u case%s had "
+        h->finding(ctx, PP_SEVERITY_WARNING, "bench.iteration_too_short",
+                   "%u case%s had "
                    "measured iterations shorter than %.0f ms (timer and overhead noise "
-                   "dominate): %s%s", shortit.count, shortit.count == 1 ? "" : "s",
-                   st->min_iteration_ms, shortit.text, more(&shortit, tail, sizeof tail));
+                   "dominate): %s%s",
+                   shortit.count, shortit.count == 1 ? "" : "s", st->min_iteration_ms, shortit.text,
+                   more(&shortit, tail, sizeof tail));
     if (outl.count)
-        h->finding(ctx, PP_SEVERITY_INFO, "bench.outliers_removed", "%u case%s had outliers "
-                   "removed from their statistics: %s%s", outl.count, outl.count == 1 ? "" : "s",
-                   outl.text, more(&outl, tail, sizeof tail));
+        h->finding(ctx, PP_SEVERITY_INFO, "bench.outliers_removed",
+                   "%u case%s had outliers "
+                   "removed from their statistics: %s%s",
+                   outl.count, outl.count == 1 ? "" : "s", outl.text,
+                   more(&outl, tail, sizeof tail));
     if (nomem.count)
-        h->finding(ctx, PP_SEVERITY_INFO, "bench.no_memory", "%u case%s ran without "
+        h->finding(ctx, PP_SEVERITY_INFO, "bench.no_memory",
+                   "%u case%s ran without "
                    "[MemoryDiagnoser]: allocated bytes/op not measured (shown as 0): %s%s",
                    nomem.count, nomem.count == 1 ? "" : "s", nomem.text,
                    more(&nomem, tail, sizeof tail));
     if (nomeas.count)
-        h->finding(ctx, PP_SEVERITY_INFO, "bench.no_measurements", "%u case%s carry no "
+        h->finding(ctx, PP_SEVERITY_INFO, "bench.no_measurements",
+                   "%u case%s carry no "
                    "per-iteration measurements (a CSV summary or a brief JSON export): compare "
                    "cannot test their time statistically; export JsonExporter.Full: %s%s",
                    nomeas.count, nomeas.count == 1 ? "" : "s", nomeas.text,
                    more(&nomeas, tail, sizeof tail));
     if (rounded.count)
-        h->finding(ctx, PP_SEVERITY_INFO, "bench.alloc_rounded", "%u case%s show allocated "
-                   "bytes/op rounded to KB/MB in the CSV summary: %s%s", rounded.count,
-                   rounded.count == 1 ? "" : "s", rounded.text,
+        h->finding(ctx, PP_SEVERITY_INFO, "bench.alloc_rounded",
+                   "%u case%s show allocated "
+                   "bytes/op rounded to KB/MB in the CSV summary: %s%s",
+                   rounded.count, rounded.count == 1 ? "" : "s", rounded.text,
                    more(&rounded, tail, sizeof tail));
     return PP_OK;
 }

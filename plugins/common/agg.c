@@ -7,13 +7,15 @@
 #include <perfpipe/error.h>
 #include <perfpipe/records.h>
 
-void pp_pc_agg_init(pp_pc_agg *a, uint32_t ncols)
+void
+pp_pc_agg_init(pp_pc_agg *a, uint32_t ncols)
 {
     memset(a, 0, sizeof *a);
     a->ncols = ncols;
 }
 
-void pp_pc_agg_free(pp_pc_agg *a)
+void
+pp_pc_agg_free(pp_pc_agg *a)
 {
     pp_pc_strtab_free(&a->keys);
     free(a->vals);
@@ -21,7 +23,8 @@ void pp_pc_agg_free(pp_pc_agg *a)
     a->cap = 0;
 }
 
-int pp_pc_agg_add(pp_pc_agg *a, const char *key, size_t len, const int64_t *delta, uint32_t *row_out)
+int
+pp_pc_agg_add(pp_pc_agg *a, const char *key, size_t len, const int64_t *delta, uint32_t *row_out)
 {
     uint32_t id;
     int rc = pp_pc_strtab_intern(&a->keys, key, len, &id);
@@ -53,7 +56,8 @@ typedef struct rank_ctx {
     uint32_t col, col2;
 } rank_ctx;
 
-static int cmp_rows(const void *pa, const void *pb, void *arg)
+static int
+cmp_rows(const void *pa, const void *pb, void *arg)
 {
     const rank_ctx *rc = arg;
     const pp_pc_agg *rank_agg = rc->agg;
@@ -67,7 +71,8 @@ static int cmp_rows(const void *pa, const void *pb, void *arg)
     return strcmp(pp_pc_agg_key(rank_agg, x), pp_pc_agg_key(rank_agg, y));
 }
 
-uint32_t *pp_pc_agg_rank(const pp_pc_agg *a, uint32_t col, uint32_t col2)
+uint32_t *
+pp_pc_agg_rank(const pp_pc_agg *a, uint32_t col, uint32_t col2)
 {
     uint32_t n = pp_pc_agg_count(a);
     if (n == 0)

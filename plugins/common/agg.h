@@ -16,9 +16,9 @@
 
 typedef struct pp_pc_agg {
     pp_pc_strtab keys;
-    int64_t *vals;        /* [keys.count * ncols] */
+    int64_t *vals; /* [keys.count * ncols] */
     uint32_t ncols;
-    uint32_t cap;         /* rows allocated in vals */
+    uint32_t cap; /* rows allocated in vals */
 } pp_pc_agg;
 
 /* ncols in 1..PP_PC_AGG_MAX_COLS. */
@@ -27,10 +27,26 @@ void pp_pc_agg_free(pp_pc_agg *a);
 /* Add delta[ncols] to key's row (created at zero); its index in *row when
  * row is not NULL. PP_OK or PP_ENOMEM. */
 int pp_pc_agg_add(pp_pc_agg *a, const char *key, size_t len, const int64_t *delta, uint32_t *row);
-static inline uint32_t pp_pc_agg_count(const pp_pc_agg *a) { return a->keys.count; }
-static inline const char *pp_pc_agg_key(const pp_pc_agg *a, uint32_t row) { return pp_pc_strtab_get(&a->keys, row); }
-static inline const int64_t *pp_pc_agg_vals(const pp_pc_agg *a, uint32_t row) { return a->vals + (size_t)row * a->ncols; }
-static inline int64_t *pp_pc_agg_vals_mut(pp_pc_agg *a, uint32_t row) { return a->vals + (size_t)row * a->ncols; }
+static inline uint32_t
+pp_pc_agg_count(const pp_pc_agg *a)
+{
+    return a->keys.count;
+}
+static inline const char *
+pp_pc_agg_key(const pp_pc_agg *a, uint32_t row)
+{
+    return pp_pc_strtab_get(&a->keys, row);
+}
+static inline const int64_t *
+pp_pc_agg_vals(const pp_pc_agg *a, uint32_t row)
+{
+    return a->vals + (size_t)row * a->ncols;
+}
+static inline int64_t *
+pp_pc_agg_vals_mut(pp_pc_agg *a, uint32_t row)
+{
+    return a->vals + (size_t)row * a->ncols;
+}
 /* Row indices in ranking order, malloc'd (caller frees), NULL on ENOMEM or
  * when empty. */
 uint32_t *pp_pc_agg_rank(const pp_pc_agg *a, uint32_t col, uint32_t col2);

@@ -7,8 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-int pp_pc_prefixes_load(const pp_host_api *host, const pp_options *opts, const char *name,
-                     pp_pc_prefixes *p, pp_error *err)
+int
+pp_pc_prefixes_load(const pp_host_api *host, const pp_options *opts, const char *name,
+                    pp_pc_prefixes *p, pp_error *err)
 {
     p->items = NULL;
     p->count = 0;
@@ -38,14 +39,16 @@ int pp_pc_prefixes_load(const pp_host_api *host, const pp_options *opts, const c
     return PP_OK;
 }
 
-void pp_pc_prefixes_free(pp_pc_prefixes *p)
+void
+pp_pc_prefixes_free(pp_pc_prefixes *p)
 {
     free(p->items);
     p->items = NULL;
     p->count = 0;
 }
 
-int pp_pc_prefixes_match(const pp_pc_prefixes *p, const char *name)
+int
+pp_pc_prefixes_match(const pp_pc_prefixes *p, const char *name)
 {
     for (uint32_t i = 0; i < p->count; i++)
         if (strncmp(name, p->items[i], strlen(p->items[i])) == 0)
@@ -53,12 +56,14 @@ int pp_pc_prefixes_match(const pp_pc_prefixes *p, const char *name)
     return 0;
 }
 
-int pp_pc_frame_unresolved(const char *name)
+int
+pp_pc_frame_unresolved(const char *name)
 {
     return name[0] == '\0' || name[0] == '?' || strstr(name, "!?") != NULL;
 }
 
-int pp_pc_frame_user_method(const char *name, char *out, size_t size)
+int
+pp_pc_frame_user_method(const char *name, char *out, size_t size)
 {
     /* The first "<Ident>" with a non-empty identifier names the method;
      * "<>c" (the lambda cache class) has none. */
@@ -79,22 +84,24 @@ int pp_pc_frame_user_method(const char *name, char *out, size_t size)
                 plen = i - 1;
                 break;
             }
-        if (plen == 0 || (size_t)snprintf(out, size, "%.*s.%.*s", (int)plen, name,
-                                         (int)(q - p - 1), p + 1) >= size)
+        if (plen == 0 || (size_t)snprintf(out, size, "%.*s.%.*s", (int)plen, name, (int)(q - p - 1),
+                                          p + 1) >= size)
             return 0;
         return 1;
     }
     return 0;
 }
 
-void pp_pc_symcache_init(pp_pc_symcache *c, const pp_host_api *host, pp_pc_strtab *names)
+void
+pp_pc_symcache_init(pp_pc_symcache *c, const pp_host_api *host, pp_pc_strtab *names)
 {
     memset(c, 0, sizeof *c);
     c->host = host;
     c->names = names;
 }
 
-void pp_pc_symcache_free(pp_pc_symcache *c)
+void
+pp_pc_symcache_free(pp_pc_symcache *c)
 {
     pp_pc_u64map_free(&c->ip_to_name);
     if (c->mods)
@@ -105,7 +112,8 @@ void pp_pc_symcache_free(pp_pc_symcache *c)
     c->name_mod = NULL;
 }
 
-int pp_pc_symcache_track_modules(pp_pc_symcache *c)
+int
+pp_pc_symcache_track_modules(pp_pc_symcache *c)
 {
     if (c->mods)
         return PP_OK;
@@ -116,7 +124,8 @@ int pp_pc_symcache_track_modules(pp_pc_symcache *c)
     return PP_OK;
 }
 
-const char *pp_pc_symcache_module(pp_pc_symcache *c, const char *name)
+const char *
+pp_pc_symcache_module(pp_pc_symcache *c, const char *name)
 {
     uint32_t id;
     if (!c->mods || !pp_pc_strtab_find(c->names, name, strlen(name), &id) || id >= c->name_mod_cap)
@@ -126,7 +135,8 @@ const char *pp_pc_symcache_module(pp_pc_symcache *c, const char *name)
 }
 
 /* Note the module of ip for name id (a name keeps its first known one). */
-static int note_module(pp_pc_symcache *c, const pp_trace_source *src, uint64_t ip, uint32_t id)
+static int
+note_module(pp_pc_symcache *c, const pp_trace_source *src, uint64_t ip, uint32_t id)
 {
     if (id >= c->name_mod_cap) {
         uint32_t cap = c->name_mod_cap ? c->name_mod_cap : 256;
@@ -142,7 +152,8 @@ static int note_module(pp_pc_symcache *c, const pp_trace_source *src, uint64_t i
     return c->name_mod[id] ? PP_OK : pp_pc_modules_of(c->mods, src, ip, &c->name_mod[id]);
 }
 
-int pp_pc_symcache_name(pp_pc_symcache *c, const pp_trace_source *src, uint64_t ip, uint32_t *id)
+int
+pp_pc_symcache_name(pp_pc_symcache *c, const pp_trace_source *src, uint64_t ip, uint32_t *id)
 {
     if (pp_pc_u64map_get(&c->ip_to_name, ip, id))
         return PP_OK;

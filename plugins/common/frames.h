@@ -16,7 +16,7 @@
 #include "u64map.h"
 
 typedef struct pp_pc_prefixes {
-    const char **items;   /* borrowed option strings (live until destroy) */
+    const char **items; /* borrowed option strings (live until destroy) */
     uint32_t count;
 } pp_pc_prefixes;
 
@@ -24,7 +24,7 @@ typedef struct pp_pc_prefixes {
  * borrowed from the options; empty items are skipped. PP_OK, PP_ENOMEM or
  * PP_EINVAL (err filled through host->error_set). */
 int pp_pc_prefixes_load(const pp_host_api *host, const pp_options *opts, const char *name,
-                     pp_pc_prefixes *p, pp_error *err);
+                        pp_pc_prefixes *p, pp_error *err);
 void pp_pc_prefixes_free(pp_pc_prefixes *p);
 /* 1 when name starts with one of the prefixes. */
 int pp_pc_prefixes_match(const pp_pc_prefixes *p, const char *name);
@@ -43,10 +43,10 @@ struct pp_pc_modules;
 
 typedef struct pp_pc_symcache {
     const pp_host_api *host;
-    pp_pc_u64map ip_to_name;  /* ip -> id in *names */
-    pp_pc_strtab *names;      /* borrowed: the plugin's name table */
-    struct pp_pc_modules *mods;   /* NULL, or each name's module (track_modules) */
-    uint32_t *name_mod;       /* [name_mod_cap] module id of a name id, 0 unknown */
+    pp_pc_u64map ip_to_name;    /* ip -> id in *names */
+    pp_pc_strtab *names;        /* borrowed: the plugin's name table */
+    struct pp_pc_modules *mods; /* NULL, or each name's module (track_modules) */
+    uint32_t *name_mod;         /* [name_mod_cap] module id of a name id, 0 unknown */
     uint32_t name_mod_cap;
 } pp_pc_symcache;
 

@@ -127,8 +127,10 @@ pp_pc_modules_use(pp_pc_modules *m, uint32_t mod)
 }
 
 const pp_column pp_pc_modules_columns[] = {
-    { "module", PP_COL_STRING, 0 }, { "class", PP_COL_STRING, 0 },
-    { "path", PP_COL_STRING, 0 },   { "why", PP_COL_STRING, 0 },
+    { "module", PP_COL_STRING, 0 },
+    { "class", PP_COL_STRING, 0 },
+    { "path", PP_COL_STRING, 0 },
+    { "why", PP_COL_STRING, 0 },
     { NULL, 0, 0 },
 };
 

@@ -18,11 +18,11 @@
 
 typedef struct pp_pc_modules {
     const pp_host_api *host;
-    int on;                   /* the host knows PP_SYM_MODULE */
-    pp_pc_u64map by_ip;       /* ip -> module id */
-    pp_pc_strtab names;       /* module id -> assembly name; id 0 is "" */
-    char **cls, **paths, **whys;   /* [names.count], owned */
-    uint8_t *used;            /* [names.count] listed in `modules` */
+    int on;                      /* the host knows PP_SYM_MODULE */
+    pp_pc_u64map by_ip;          /* ip -> module id */
+    pp_pc_strtab names;          /* module id -> assembly name; id 0 is "" */
+    char **cls, **paths, **whys; /* [names.count], owned */
+    uint8_t *used;               /* [names.count] listed in `modules` */
     uint32_t cap;
 } pp_pc_modules;
 
@@ -49,8 +49,10 @@ int pp_pc_modules_emit(const pp_pc_modules *m, pp_ctx *ctx);
 /* The `modules` table's columns (NULL-terminated) and its declaration
  * (ABI 1.5), for the descriptor's tables of a plugin that emits it. */
 extern const pp_column pp_pc_modules_columns[];
-#define PP_PC_MODULES_TABLE_DECL                                                   \
-    { .name = "modules", .columns = pp_pc_modules_columns,                         \
-      .key = (const char *const[]){ "module", NULL }, .subject = "module" }
+#define PP_PC_MODULES_TABLE_DECL                                                                   \
+    {                                                                                              \
+        .name = "modules", .columns = pp_pc_modules_columns,                                       \
+        .key = (const char *const[]){ "module", NULL }, .subject = "module"                        \
+    }
 
 #endif

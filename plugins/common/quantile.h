@@ -11,21 +11,24 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-static inline int pp_pc_quantile_cmp_i64(const void *a, const void *b)
+static inline int
+pp_pc_quantile_cmp_i64(const void *a, const void *b)
 {
     int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
     return (x > y) - (x < y);
 }
 
 /* Sort v[0..n) ascending in place. */
-static inline void pp_pc_quantile_sort_i64(int64_t *v, size_t n)
+static inline void
+pp_pc_quantile_sort_i64(int64_t *v, size_t n)
 {
     if (n > 1)
         qsort(v, n, sizeof(*v), pp_pc_quantile_cmp_i64);
 }
 
 /* The nearest-rank q-quantile (0 < q <= 1) of sorted[0..n); 0 when n == 0. */
-static inline int64_t pp_pc_quantile_sorted_i64(const int64_t *sorted, size_t n, double q)
+static inline int64_t
+pp_pc_quantile_sorted_i64(const int64_t *sorted, size_t n, double q)
 {
     if (n == 0)
         return 0;

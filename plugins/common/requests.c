@@ -37,7 +37,7 @@ pp_pc_requests_start(pp_pc_requests *r, const pp_guid *activity, int64_t t, cons
     uint32_t id;
 
     if (zero(activity))
-        return PP_OK;   /* no activity tracking: nothing can be attributed to it */
+        return PP_OK; /* no activity tracking: nothing can be attributed to it */
     if (r->count == r->cap) {
         uint32_t cap = r->cap ? r->cap * 2 : 64;
         pp_pc_request *v = realloc(r->v, (size_t)cap * sizeof *v);

@@ -25,14 +25,14 @@
 
 typedef struct pp_pc_request {
     pp_guid activity;
-    int64_t start_ns, stop_ns;   /* stop_ns -1 while open */
-    uint32_t route;              /* id in routes: "GET /path", or "(unknown route)" */
+    int64_t start_ns, stop_ns; /* stop_ns -1 while open */
+    uint32_t route;            /* id in routes: "GET /path", or "(unknown route)" */
 } pp_pc_request;
 
 typedef struct pp_pc_requests {
     pp_pc_request *v;
     uint32_t count, cap;
-    pp_pc_u64map by_activity;    /* activity hash -> index */
+    pp_pc_u64map by_activity; /* activity hash -> index */
     pp_pc_strtab routes;
     uint64_t unmatched_stops;
 } pp_pc_requests;
@@ -41,8 +41,8 @@ typedef struct pp_pc_requests {
 uint64_t pp_pc_guid_hash(const pp_guid *g);
 
 /* A request started. method and path may be NULL. PP_OK or PP_ENOMEM. */
-int pp_pc_requests_start(pp_pc_requests *r, const pp_guid *activity, int64_t t,
-                         const char *method, const char *path);
+int pp_pc_requests_start(pp_pc_requests *r, const pp_guid *activity, int64_t t, const char *method,
+                         const char *path);
 /* The request with this activity id stopped (a stop with no start is
  * counted in unmatched_stops). */
 void pp_pc_requests_stop(pp_pc_requests *r, const pp_guid *activity, int64_t t);

@@ -12,12 +12,13 @@
 #include "zalloc.h"
 
 struct pp_pc_stacks_entry {
-    uint64_t lo, hi;           /* XXH3-128 of the IPs */
-    uint32_t id1;              /* id + 1, 0 = empty slot */
-    uint32_t memo;             /* the caller's hint */
+    uint64_t lo, hi; /* XXH3-128 of the IPs */
+    uint32_t id1;    /* id + 1, 0 = empty slot */
+    uint32_t memo;   /* the caller's hint */
 };
 
-void pp_pc_stacks_free(pp_pc_stacks *s)
+void
+pp_pc_stacks_free(pp_pc_stacks *s)
 {
     free(s->ip);
     pp_pc_u64map_free(&s->ip_ids);
@@ -32,8 +33,8 @@ void pp_pc_stacks_free(pp_pc_stacks *s)
     memset(s, 0, sizeof *s);
 }
 
-
-void pp_pc_stacks_frames(const pp_pc_stacks *s, uint32_t id, uint32_t *out)
+void
+pp_pc_stacks_frames(const pp_pc_stacks *s, uint32_t id, uint32_t *out)
 {
     uint32_t n = s->len[id];
     const uint8_t *p = s->frames + s->off[id] * s->width;
@@ -46,14 +47,13 @@ void pp_pc_stacks_frames(const pp_pc_stacks *s, uint32_t id, uint32_t *out)
         for (uint32_t i = 0; i < n; i++)
             out[i] = ((const uint16_t *)(const void *)p)[i];
         break;
-    default:
-        memcpy(out, p, (size_t)n * sizeof *out);
-        break;
+    default: memcpy(out, p, (size_t)n * sizeof *out); break;
     }
 }
 
 /* Linear probing at most 3/4 full: 24 bytes a slot. */
-static int grow_index(pp_pc_stacks *s)
+static int
+grow_index(pp_pc_stacks *s)
 {
     uint32_t n = s->nslots ? s->nslots * 2 : 4096;
     if (n == 0)
@@ -81,7 +81,8 @@ static int grow_index(pp_pc_stacks *s)
 
 /* Rewrite the frames `w` bytes wide (w > width), last frame first so the
  * wider copy never overwrites a narrower frame not yet read. */
-static int widen(pp_pc_stacks *s, unsigned w)
+static int
+widen(pp_pc_stacks *s, unsigned w)
 {
     if (s->capframes) {
         uint8_t *t = realloc(s->frames, (size_t)s->capframes * w);
@@ -100,7 +101,8 @@ static int widen(pp_pc_stacks *s, unsigned w)
     return PP_OK;
 }
 
-int pp_pc_stacks_seal(pp_pc_stacks *s, unsigned min_width)
+int
+pp_pc_stacks_seal(pp_pc_stacks *s, unsigned min_width)
 {
     free(s->slot);
     free(s->by_id);
@@ -128,7 +130,8 @@ int pp_pc_stacks_seal(pp_pc_stacks *s, unsigned min_width)
 }
 
 /* The IP id of ip, a new one when unseen. */
-static int ip_id(pp_pc_stacks *s, uint64_t ip, uint32_t *out)
+static int
+ip_id(pp_pc_stacks *s, uint64_t ip, uint32_t *out)
 {
     uint32_t c = (uint32_t)((ip * UINT64_C(0x9E3779B97F4A7C15)) >> 54);
     if (s->ip_cache[c].id1 && s->ip_cache[c].ip == ip) {
@@ -163,7 +166,8 @@ static int ip_id(pp_pc_stacks *s, uint64_t ip, uint32_t *out)
 }
 
 /* Append a new stack ips[0..n) as the next id. */
-static int append(pp_pc_stacks *s, const uint64_t *ips, uint32_t n, uint32_t *id)
+static int
+append(pp_pc_stacks *s, const uint64_t *ips, uint32_t n, uint32_t *id)
 {
     if (s->count == UINT32_MAX - 1)
         return PP_ELIMIT;
@@ -221,7 +225,8 @@ static int append(pp_pc_stacks *s, const uint64_t *ips, uint32_t n, uint32_t *id
 }
 
 /* By content: one hash of the IPs, one probe; appended on a miss. */
-static int by_content(pp_pc_stacks *s, const uint64_t *ips, uint32_t n, uint32_t *id, uint32_t *slot)
+static int
+by_content(pp_pc_stacks *s, const uint64_t *ips, uint32_t n, uint32_t *id, uint32_t *slot)
 {
     if ((uint64_t)(s->count + 1) * 4 > (uint64_t)s->nslots * 3 && grow_index(s) != PP_OK)
         return PP_ENOMEM;
@@ -243,7 +248,8 @@ static int by_content(pp_pc_stacks *s, const uint64_t *ips, uint32_t n, uint32_t
     return PP_OK;
 }
 
-int pp_pc_stacks_intern(pp_pc_stacks *s, const uint64_t *ips, uint32_t n, uint32_t *id)
+int
+pp_pc_stacks_intern(pp_pc_stacks *s, const uint64_t *ips, uint32_t n, uint32_t *id)
 {
     uint32_t j;
 
@@ -252,7 +258,8 @@ int pp_pc_stacks_intern(pp_pc_stacks *s, const uint64_t *ips, uint32_t n, uint32
 
 /* Remember region id sid -> (id, slot j); an optimisation, so a failed
  * allocation only leaves it out. */
-static void map_region(pp_pc_stacks *s, uint32_t sid, uint32_t id, uint32_t j)
+static void
+map_region(pp_pc_stacks *s, uint32_t sid, uint32_t id, uint32_t j)
 {
     if (sid >= s->by_id_cap) {
         uint32_t cap = s->by_id_cap ? s->by_id_cap : 1024;
@@ -264,7 +271,7 @@ static void map_region(pp_pc_stacks *s, uint32_t sid, uint32_t id, uint32_t j)
         s->by_id = t;
         uint32_t *m = realloc(s->by_id_slot, (size_t)cap * sizeof *m);
         if (!m)
-            return;            /* by_id_cap unchanged: the new part is unused */
+            return; /* by_id_cap unchanged: the new part is unused */
         s->by_id_slot = m;
         memset(t + s->by_id_cap, 0, (size_t)(cap - s->by_id_cap) * sizeof *t);
         s->by_id_cap = cap;
@@ -282,14 +289,16 @@ static void map_region(pp_pc_stacks *s, uint32_t sid, uint32_t id, uint32_t j)
     s->by_id_slot[sid] = j;
 }
 
-int pp_pc_stacks_id(pp_pc_stacks *s, const pp_trace_event *ev, uint32_t *id, uint32_t **memo)
+int
+pp_pc_stacks_id(pp_pc_stacks *s, const pp_trace_event *ev, uint32_t *id, uint32_t **memo)
 {
     const uint64_t *ips = ev->stack;
     uint32_t n = ips ? ev->stack_depth : 0;
     uint32_t sid = ev->stack_id, j;
-    *memo = &s->no_memo;     /* written, never trusted: callers check hints */
+    *memo = &s->no_memo; /* written, never trusted: callers check hints */
     /* only a stack the reader found is mapped by its region id */
-    if (n == 0 || ev->struct_size < offsetof(pp_trace_event, stack_region) + sizeof ev->stack_region ||
+    if (n == 0 ||
+        ev->struct_size < offsetof(pp_trace_event, stack_region) + sizeof ev->stack_region ||
         sid == 0 || sid >= PP_PC_STACKS_REGION_MAX) {
         int rc = by_content(s, ips, n, id, &j);
         if (rc == PP_OK)

@@ -35,33 +35,36 @@
 typedef struct pp_pc_stacks_entry pp_pc_stacks_entry;
 
 typedef struct pp_pc_stacks {
-    uint64_t *ip;                 /* [nip] distinct IPs, by IP id */
+    uint64_t *ip; /* [nip] distinct IPs, by IP id */
     uint32_t nip, capip;
-    pp_pc_u64map ip_ids;          /* ip -> IP id */
+    pp_pc_u64map ip_ids; /* ip -> IP id */
     /* A direct-mapped cache in front of ip_ids, (ip, id + 1) by the ip's
      * multiplicative hash: a new stack looks up each of its frames (10.8 M
      * on a 1.6 GB trace), nearly all of a few hundred IPs. */
-    struct { uint64_t ip; uint32_t id1; } ip_cache[1024];
-    uint8_t *frames;              /* every stack's IP ids, `width` bytes each, leaf first */
-    uint64_t nframes, capframes;  /* in frames */
-    unsigned width;               /* 1, 2 or 4 */
-    uint64_t *off;                /* [count] first frame */
-    uint32_t *len;                /* [count] frames */
+    struct {
+        uint64_t ip;
+        uint32_t id1;
+    } ip_cache[1024];
+    uint8_t *frames;             /* every stack's IP ids, `width` bytes each, leaf first */
+    uint64_t nframes, capframes; /* in frames */
+    unsigned width;              /* 1, 2 or 4 */
+    uint64_t *off;               /* [count] first frame */
+    uint32_t *len;               /* [count] frames */
     uint32_t count, cap;
     /* the content index, freed by pp_pc_stacks_seal */
-    pp_pc_stacks_entry *slot;  /* open addressing, power of two */
+    pp_pc_stacks_entry *slot; /* open addressing, power of two */
     uint32_t nslots;
-    uint32_t gen;                 /* + 1 each time slot moves (memos move with it) */
+    uint32_t gen; /* + 1 each time slot moves (memos move with it) */
     /* region stack id -> id + 1, for the current region */
     uint32_t region;
     int have_region;
     uint32_t *by_id;
-    uint32_t *by_id_slot;         /* [by_id_cap] its content slot (the memo lives there) */
+    uint32_t *by_id_slot; /* [by_id_cap] its content slot (the memo lives there) */
     uint32_t by_id_cap;
-    uint32_t *touched;            /* region ids set this region */
+    uint32_t *touched; /* region ids set this region */
     uint32_t ntouched, touched_cap;
-    uint32_t no_memo;             /* the memo of a stack without a slot */
-    uint32_t *tmp;                /* IP ids of the stack being added */
+    uint32_t no_memo; /* the memo of a stack without a slot */
+    uint32_t *tmp;    /* IP ids of the stack being added */
     uint32_t tmpcap;
 } pp_pc_stacks;
 
@@ -88,10 +91,15 @@ int pp_pc_stacks_intern(pp_pc_stacks *s, const uint64_t *ips, uint32_t n, uint32
  * failed (the store is sealed and unchanged). */
 int pp_pc_stacks_seal(pp_pc_stacks *s, unsigned min_width);
 
-static inline uint32_t pp_pc_stacks_depth(const pp_pc_stacks *s, uint32_t id) { return s->len[id]; }
+static inline uint32_t
+pp_pc_stacks_depth(const pp_pc_stacks *s, uint32_t id)
+{
+    return s->len[id];
+}
 
 /* IP id of frame i (0 = leaf) of stack id. */
-static inline uint32_t pp_pc_stacks_frame(const pp_pc_stacks *s, uint32_t id, uint32_t i)
+static inline uint32_t
+pp_pc_stacks_frame(const pp_pc_stacks *s, uint32_t id, uint32_t i)
 {
     uint64_t at = s->off[id] + i;
     switch (s->width) {
@@ -105,7 +113,8 @@ static inline uint32_t pp_pc_stacks_frame(const pp_pc_stacks *s, uint32_t id, ui
 void pp_pc_stacks_frames(const pp_pc_stacks *s, uint32_t id, uint32_t *out);
 
 /* IP ids of stack id, leaf first, borrowed: only once sealed 4 wide. */
-static inline const uint32_t *pp_pc_stacks_frames32(const pp_pc_stacks *s, uint32_t id, uint32_t *depth)
+static inline const uint32_t *
+pp_pc_stacks_frames32(const pp_pc_stacks *s, uint32_t id, uint32_t *depth)
 {
     *depth = s->len[id];
     /* only empty stacks: no frame array at all (NULL + 0 is undefined) */
@@ -115,6 +124,10 @@ static inline const uint32_t *pp_pc_stacks_frames32(const pp_pc_stacks *s, uint3
 }
 
 /* The IP of an IP id. */
-static inline uint64_t pp_pc_stacks_ip(const pp_pc_stacks *s, uint32_t ip_id) { return s->ip[ip_id]; }
+static inline uint64_t
+pp_pc_stacks_ip(const pp_pc_stacks *s, uint32_t ip_id)
+{
+    return s->ip[ip_id];
+}
 
 #endif

@@ -13,7 +13,8 @@ typedef struct pp_pc_strbuf {
     size_t len, cap;
 } pp_pc_strbuf;
 
-static inline int pp_pc_strbuf_reserve(pp_pc_strbuf *b, size_t extra)
+static inline int
+pp_pc_strbuf_reserve(pp_pc_strbuf *b, size_t extra)
 {
     if (b->len + extra + 1 <= b->cap)
         return PP_OK;
@@ -28,7 +29,8 @@ static inline int pp_pc_strbuf_reserve(pp_pc_strbuf *b, size_t extra)
     return PP_OK;
 }
 
-static inline int pp_pc_strbuf_add(pp_pc_strbuf *b, const void *s, size_t n)
+static inline int
+pp_pc_strbuf_add(pp_pc_strbuf *b, const void *s, size_t n)
 {
     if (pp_pc_strbuf_reserve(b, n) != PP_OK)
         return PP_ENOMEM;
@@ -38,8 +40,24 @@ static inline int pp_pc_strbuf_add(pp_pc_strbuf *b, const void *s, size_t n)
     return PP_OK;
 }
 
-static inline int pp_pc_strbuf_adds(pp_pc_strbuf *b, const char *s) { return pp_pc_strbuf_add(b, s, strlen(s)); }
-static inline void pp_pc_strbuf_clear(pp_pc_strbuf *b) { b->len = 0; if (b->data) b->data[0] = '\0'; }
-static inline void pp_pc_strbuf_free(pp_pc_strbuf *b) { free(b->data); b->data = NULL; b->len = b->cap = 0; }
+static inline int
+pp_pc_strbuf_adds(pp_pc_strbuf *b, const char *s)
+{
+    return pp_pc_strbuf_add(b, s, strlen(s));
+}
+static inline void
+pp_pc_strbuf_clear(pp_pc_strbuf *b)
+{
+    b->len = 0;
+    if (b->data)
+        b->data[0] = '\0';
+}
+static inline void
+pp_pc_strbuf_free(pp_pc_strbuf *b)
+{
+    free(b->data);
+    b->data = NULL;
+    b->len = b->cap = 0;
+}
 
 #endif

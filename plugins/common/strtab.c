@@ -11,14 +11,20 @@
 #include <xxhash.h>
 #include "zalloc.h"
 
-uint64_t pp_pc_hash_bytes(const void *p, size_t n, uint64_t seed)
+uint64_t
+pp_pc_hash_bytes(const void *p, size_t n, uint64_t seed)
 {
     return XXH3_64bits_withSeed(p, n, seed);
 }
 
-void pp_pc_strtab_init(pp_pc_strtab *t) { memset(t, 0, sizeof *t); }
+void
+pp_pc_strtab_init(pp_pc_strtab *t)
+{
+    memset(t, 0, sizeof *t);
+}
 
-void pp_pc_strtab_free(pp_pc_strtab *t)
+void
+pp_pc_strtab_free(pp_pc_strtab *t)
 {
     for (uint32_t i = 0; i < t->count; i++)
         free(t->strs[i]);
@@ -29,7 +35,8 @@ void pp_pc_strtab_free(pp_pc_strtab *t)
     memset(t, 0, sizeof *t);
 }
 
-static int rehash(pp_pc_strtab *t, uint32_t nslots)
+static int
+rehash(pp_pc_strtab *t, uint32_t nslots)
 {
     uint32_t *slots = pp_pc_zalloc(nslots, sizeof *slots);
     if (!slots)
@@ -46,7 +53,8 @@ static int rehash(pp_pc_strtab *t, uint32_t nslots)
     return PP_OK;
 }
 
-static int lookup(const pp_pc_strtab *t, const char *s, size_t len, uint64_t h, uint32_t *slot)
+static int
+lookup(const pp_pc_strtab *t, const char *s, size_t len, uint64_t h, uint32_t *slot)
 {
     uint32_t i = (uint32_t)h & (t->nslots - 1);
     for (;;) {
@@ -64,7 +72,8 @@ static int lookup(const pp_pc_strtab *t, const char *s, size_t len, uint64_t h, 
     }
 }
 
-int pp_pc_strtab_find(const pp_pc_strtab *t, const char *s, size_t len, uint32_t *id)
+int
+pp_pc_strtab_find(const pp_pc_strtab *t, const char *s, size_t len, uint32_t *id)
 {
     if (!t->nslots)
         return 0;
@@ -75,7 +84,8 @@ int pp_pc_strtab_find(const pp_pc_strtab *t, const char *s, size_t len, uint32_t
     return 1;
 }
 
-int pp_pc_strtab_intern(pp_pc_strtab *t, const char *s, size_t len, uint32_t *id)
+int
+pp_pc_strtab_intern(pp_pc_strtab *t, const char *s, size_t len, uint32_t *id)
 {
     if (len > UINT32_MAX - 1)
         return PP_ELIMIT;

@@ -9,7 +9,8 @@
 #include "strtab.h"
 #include "zalloc.h"
 
-void pp_pc_u64map_free(pp_pc_u64map *m)
+void
+pp_pc_u64map_free(pp_pc_u64map *m)
 {
     free(m->keys);
     free(m->vals);
@@ -17,7 +18,8 @@ void pp_pc_u64map_free(pp_pc_u64map *m)
     memset(m, 0, sizeof *m);
 }
 
-static uint32_t probe(const pp_pc_u64map *m, uint64_t key)
+static uint32_t
+probe(const pp_pc_u64map *m, uint64_t key)
 {
     uint32_t i = (uint32_t)pp_pc_hash_u64(key) & (m->nslots - 1);
     while (m->used[i] && m->keys[i] != key)
@@ -25,7 +27,8 @@ static uint32_t probe(const pp_pc_u64map *m, uint64_t key)
     return i;
 }
 
-int pp_pc_u64map_get(const pp_pc_u64map *m, uint64_t key, uint32_t *val)
+int
+pp_pc_u64map_get(const pp_pc_u64map *m, uint64_t key, uint32_t *val)
 {
     if (!m->nslots)
         return 0;
@@ -36,7 +39,8 @@ int pp_pc_u64map_get(const pp_pc_u64map *m, uint64_t key, uint32_t *val)
     return 1;
 }
 
-static int grow(pp_pc_u64map *m)
+static int
+grow(pp_pc_u64map *m)
 {
     uint32_t n = m->nslots ? m->nslots * 2 : 64;
     if (n == 0)
@@ -65,7 +69,8 @@ static int grow(pp_pc_u64map *m)
     return PP_OK;
 }
 
-int pp_pc_u64map_put(pp_pc_u64map *m, uint64_t key, uint32_t val)
+int
+pp_pc_u64map_put(pp_pc_u64map *m, uint64_t key, uint32_t val)
 {
     if ((uint64_t)(m->count + 1) * 2 > m->nslots && grow(m) != PP_OK)
         return PP_ENOMEM;

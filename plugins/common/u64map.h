@@ -10,7 +10,7 @@ typedef struct pp_pc_u64map {
     uint32_t *vals;
     uint8_t *used;
     uint32_t count;
-    uint32_t nslots;      /* power of two, or 0 */
+    uint32_t nslots; /* power of two, or 0 */
 } pp_pc_u64map;
 
 void pp_pc_u64map_free(pp_pc_u64map *m);

@@ -1,7 +1,8 @@
 /* plugins/common: UTF-16LE to UTF-8 (see utf16.h). */
 #include "utf16.h"
 
-static size_t put(char *out, uint32_t cp)
+static size_t
+put(char *out, uint32_t cp)
 {
     unsigned char *o = (unsigned char *)out;
     if (cp < 0x80) {
@@ -26,7 +27,8 @@ static size_t put(char *out, uint32_t cp)
     return 4;
 }
 
-int pp_pc_utf16le_to_utf8(const uint8_t *p, size_t avail, char *out, size_t *consumed, size_t *outlen)
+int
+pp_pc_utf16le_to_utf8(const uint8_t *p, size_t avail, char *out, size_t *consumed, size_t *outlen)
 {
     size_t i = 0, n = 0;
     for (; i + 1 < avail; i += 2) {

@@ -13,6 +13,7 @@
  * at least (avail / 2) * 3 + 1 bytes. On success returns 0 with *consumed =
  * bytes used including the terminator and *outlen = UTF-8 length (out is
  * NUL-terminated); returns -1 when no terminator lies within avail. */
-int pp_pc_utf16le_to_utf8(const uint8_t *p, size_t avail, char *out, size_t *consumed, size_t *outlen);
+int pp_pc_utf16le_to_utf8(const uint8_t *p, size_t avail, char *out, size_t *consumed,
+                          size_t *outlen);
 
 #endif

@@ -5,8 +5,9 @@
 #include <math.h>
 #include <stdio.h>
 
-static int ms_option(const pp_host_api *host, const pp_options *opts, const char *name,
-                     int *has, int64_t *ns, pp_error *err)
+static int
+ms_option(const pp_host_api *host, const pp_options *opts, const char *name, int *has, int64_t *ns,
+          pp_error *err)
 {
     double ms = 0;
     int rc = host->opt_double(opts, name, &ms);
@@ -14,7 +15,8 @@ static int ms_option(const pp_host_api *host, const pp_options *opts, const char
         return PP_OK;
     /* 9.2e12 ms is the int64 ns range; reject beyond so the product is exact */
     if (rc != PP_OK || !isfinite(ms) || ms < 0 || ms > 9.2e12) {
-        host->error_set(err, PP_EINVAL, "option '%s': expected milliseconds >= 0 since the trace start", name);
+        host->error_set(err, PP_EINVAL,
+                        "option '%s': expected milliseconds >= 0 since the trace start", name);
         return PP_EINVAL;
     }
     *has = 1;
@@ -22,7 +24,8 @@ static int ms_option(const pp_host_api *host, const pp_options *opts, const char
     return PP_OK;
 }
 
-int pp_pc_window_load(const pp_host_api *host, const pp_options *opts, pp_pc_window *w, pp_error *err)
+int
+pp_pc_window_load(const pp_host_api *host, const pp_options *opts, pp_pc_window *w, pp_error *err)
 {
     *w = (pp_pc_window){ 0 };
     int rc = ms_option(host, opts, "from", &w->has_from, &w->from_ns, err);
@@ -31,7 +34,8 @@ int pp_pc_window_load(const pp_host_api *host, const pp_options *opts, pp_pc_win
     if (rc != PP_OK)
         return rc;
     if (w->has_from && w->has_to && w->to_ns <= w->from_ns) {
-        host->error_set(err, PP_EINVAL, "options 'from'/'to': empty window (to must be greater than from)");
+        host->error_set(err, PP_EINVAL,
+                        "options 'from'/'to': empty window (to must be greater than from)");
         return PP_EINVAL;
     }
     int64_t tid = 0;
@@ -50,7 +54,8 @@ int pp_pc_window_load(const pp_host_api *host, const pp_options *opts, pp_pc_win
     return PP_OK;
 }
 
-int64_t pp_pc_window_span(const pp_pc_window *w, int64_t first_ns, int64_t last_ns)
+int64_t
+pp_pc_window_span(const pp_pc_window *w, int64_t first_ns, int64_t last_ns)
 {
     int64_t a = first_ns, b = last_ns;
     if (w->has_from && w->from_ns > a)
@@ -60,7 +65,8 @@ int64_t pp_pc_window_span(const pp_pc_window *w, int64_t first_ns, int64_t last_
     return b > a ? b - a : 0;
 }
 
-void pp_pc_window_describe(const pp_pc_window *w, char *buf, size_t size)
+void
+pp_pc_window_describe(const pp_pc_window *w, char *buf, size_t size)
 {
     char a[40] = "trace start", b[40] = "trace end";
     int n = 0;

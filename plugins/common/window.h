@@ -11,10 +11,14 @@
 
 #include <perfpipe/plugin.h>
 
-#define PP_PC_WINDOW_OPTION_DECLS \
-    { "from", PP_OPT_DOUBLE, 0, NULL, "start of the window, ms since the trace's sync time (default: trace start)" }, \
-    { "to", PP_OPT_DOUBLE, 0, NULL, "end of the window (exclusive), ms since the trace's sync time (default: trace end)" }, \
-    { "thread", PP_OPT_INT, 0, NULL, "only events of this OS thread id" }
+#define PP_PC_WINDOW_OPTION_DECLS                                                                  \
+    { "from", PP_OPT_DOUBLE, 0, NULL,                                                              \
+      "start of the window, ms since the trace's sync time (default: trace start)" },              \
+        { "to", PP_OPT_DOUBLE, 0, NULL,                                                            \
+          "end of the window (exclusive), ms since the trace's sync time (default: trace end)" },  \
+    {                                                                                              \
+        "thread", PP_OPT_INT, 0, NULL, "only events of this OS thread id"                          \
+    }
 
 typedef struct pp_pc_window {
     int has_from, has_to, has_thread;
@@ -23,14 +27,17 @@ typedef struct pp_pc_window {
 } pp_pc_window;
 
 /* Read from/to/thread. PP_OK or PP_EINVAL (negative or reversed window). */
-int pp_pc_window_load(const pp_host_api *host, const pp_options *opts, pp_pc_window *w, pp_error *err);
+int pp_pc_window_load(const pp_host_api *host, const pp_options *opts, pp_pc_window *w,
+                      pp_error *err);
 
-static inline int pp_pc_window_admits_time(const pp_pc_window *w, int64_t t)
+static inline int
+pp_pc_window_admits_time(const pp_pc_window *w, int64_t t)
 {
     return (!w->has_from || t >= w->from_ns) && (!w->has_to || t < w->to_ns);
 }
 
-static inline int pp_pc_window_admits(const pp_pc_window *w, const pp_trace_event *ev)
+static inline int
+pp_pc_window_admits(const pp_pc_window *w, const pp_trace_event *ev)
 {
     return pp_pc_window_admits_time(w, ev->time_ns) &&
            (!w->has_thread || ev->thread_id == w->thread);

@@ -14,7 +14,8 @@
 /* n elements of size bytes, all zero, or NULL (also on overflow); free().
  * A store to each page (volatile: a compiler folds malloc + memset into
  * calloc) takes its fault as a write. */
-static inline void *pp_pc_zalloc(size_t n, size_t size)
+static inline void *
+pp_pc_zalloc(size_t n, size_t size)
 {
     volatile unsigned char *p = calloc(n ? n : 1, size ? size : 1);
     size_t bytes = n * size;
@@ -22,7 +23,7 @@ static inline void *pp_pc_zalloc(size_t n, size_t size)
     for (size_t i = 0; p != NULL && i < bytes; i += 4096)
         p[i] = 0;
     if (p != NULL && bytes != 0)
-        p[bytes - 1] = 0;        /* the last page, when p is not aligned */
+        p[bytes - 1] = 0; /* the last page, when p is not aligned */
     return (void *)p;
 }
 

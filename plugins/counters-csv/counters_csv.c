@@ -11,7 +11,7 @@
 typedef struct cc_state {
     const pp_host_api *host;
     cc_store store;
-    double from_s, to_s;         /* window; to_s < 0 = to the end */
+    double from_s, to_s; /* window; to_s < 0 = to the end */
     int series;
     cc_thresholds th;
     uint64_t consumed;
@@ -22,15 +22,17 @@ static const pp_option_decl cc_options[] = {
     { "to", PP_OPT_DOUBLE, 0, NULL, "seconds from the first sample to stop at (default: the end)" },
     { "series", PP_OPT_BOOL, 0, "false", "also emit the series table (every sample, for plots)" },
     { "leak_r2", PP_OPT_DOUBLE, 0, "0.6", "minimum R^2 of a footprint trend to call it steady" },
-    { "leak_growth_pct", PP_OPT_DOUBLE, 0, "10", "minimum footprint growth over the window, % of its mean" },
-    { "leak_min_mb_per_min", PP_OPT_DOUBLE, 0, "1", "minimum footprint slope, MB (10^6 B) per minute" },
+    { "leak_growth_pct", PP_OPT_DOUBLE, 0, "10",
+      "minimum footprint growth over the window, % of its mean" },
+    { "leak_min_mb_per_min", PP_OPT_DOUBLE, 0, "1",
+      "minimum footprint slope, MB (10^6 B) per minute" },
     { "gc_time_pct", PP_OPT_DOUBLE, 0, "10", "GC pause share of time (%) that deserves a finding" },
     { "churn_mb_per_sec", PP_OPT_DOUBLE, 0, "10", "allocation rate (MB/s) worth calling churn" },
 };
 
 static int
-opt_double_or(const pp_host_api *h, const pp_options *o, const char *name, double dflt,
-              double *out, pp_error *err)
+opt_double_or(const pp_host_api *h, const pp_options *o, const char *name, double dflt, double *out,
+              pp_error *err)
 {
     int rc = h->opt_double(o, name, out);
 
@@ -44,8 +46,7 @@ opt_double_or(const pp_host_api *h, const pp_options *o, const char *name, doubl
 }
 
 static int
-cc_create(const pp_host_api *host, pp_ctx *ctx, const pp_options *opts, void **state,
-          pp_error *err)
+cc_create(const pp_host_api *host, pp_ctx *ctx, const pp_options *opts, void **state, pp_error *err)
 {
     cc_state *st;
     double mb;
@@ -72,7 +73,8 @@ cc_create(const pp_host_api *host, pp_ctx *ctx, const pp_options *opts, void **s
         rc = opt_double_or(host, opts, "leak_r2", 0.6, &st->th.leak_r2, err);
     if (rc == PP_OK)
         rc = opt_double_or(host, opts, "leak_growth_pct", 10, &st->th.leak_growth_pct, err);
-    if (rc == PP_OK && (rc = opt_double_or(host, opts, "leak_min_mb_per_min", 1, &mb, err)) == PP_OK)
+    if (rc == PP_OK &&
+        (rc = opt_double_or(host, opts, "leak_min_mb_per_min", 1, &mb, err)) == PP_OK)
         st->th.leak_min_slope = mb * 1e6;
     if (rc == PP_OK)
         rc = opt_double_or(host, opts, "gc_time_pct", 10, &st->th.gc_time_pct, err);
@@ -110,9 +112,12 @@ cc_consume(void *p, const pp_record *rec, pp_error *err)
 static int
 axis_rank(const char *axis)
 {
-    if (strcmp(axis, "churn") == 0) return 0;
-    if (strcmp(axis, "time") == 0) return 1;
-    if (strcmp(axis, "footprint") == 0) return 2;
+    if (strcmp(axis, "churn") == 0)
+        return 0;
+    if (strcmp(axis, "time") == 0)
+        return 1;
+    if (strcmp(axis, "footprint") == 0)
+        return 2;
     return 3;
 }
 
@@ -122,9 +127,12 @@ cmp_row(const void *a, const void *b)
     const cc_row *x = a, *y = b;
     int c = axis_rank(x->axis) - axis_rank(y->axis);
 
-    if (c == 0) c = strcmp(x->s->provider, y->s->provider);
-    if (c == 0) c = strcmp(x->s->name, y->s->name);
-    if (c == 0) c = strcmp(x->s->tags, y->s->tags);
+    if (c == 0)
+        c = strcmp(x->s->provider, y->s->provider);
+    if (c == 0)
+        c = strcmp(x->s->name, y->s->name);
+    if (c == 0)
+        c = strcmp(x->s->tags, y->s->tags);
     return c;
 }
 
@@ -139,14 +147,14 @@ emit_by_counter(cc_state *st, pp_ctx *ctx, const cc_row *rows, size_t n, pp_erro
 {
     static const pp_column cols[] = {
         { "provider", PP_COL_STRING, 0 }, { "counter", PP_COL_STRING, 0 },
-        { "tags", PP_COL_STRING, 0 }, { "unit", PP_COL_STRING, 0 },
-        { "samples", PP_COL_COUNT, 0 }, { "min", PP_COL_NUMBER, 0 },
-        { "mean", PP_COL_NUMBER, 0 }, { "max", PP_COL_NUMBER, 0 },
-        { "p95", PP_COL_NUMBER, 0 }, { "last", PP_COL_NUMBER, 0 },
-        { "rate", PP_COL_NUMBER, 0 }, { "slope_per_min", PP_COL_NUMBER, 0 },
-        { "r2", PP_COL_NUMBER, 0 }, { "axis", PP_COL_STRING, 0 },
+        { "tags", PP_COL_STRING, 0 },     { "unit", PP_COL_STRING, 0 },
+        { "samples", PP_COL_COUNT, 0 },   { "min", PP_COL_NUMBER, 0 },
+        { "mean", PP_COL_NUMBER, 0 },     { "max", PP_COL_NUMBER, 0 },
+        { "p95", PP_COL_NUMBER, 0 },      { "last", PP_COL_NUMBER, 0 },
+        { "rate", PP_COL_NUMBER, 0 },     { "slope_per_min", PP_COL_NUMBER, 0 },
+        { "r2", PP_COL_NUMBER, 0 },       { "axis", PP_COL_STRING, 0 },
         { "quantity", PP_COL_STRING, 0 }, { "first", PP_COL_NUMBER, 0 },
-        { "delta", PP_COL_NUMBER, 0 }, { "kind", PP_COL_STRING, 0 },
+        { "delta", PP_COL_NUMBER, 0 },    { "kind", PP_COL_STRING, 0 },
         { "trend", PP_COL_STRING, 0 },
     };
     const pp_host_api *h = st->host;
@@ -162,9 +170,12 @@ emit_by_counter(cc_state *st, pp_ctx *ctx, const cc_row *rows, size_t n, pp_erro
         c[0] = pp_cell_str(r->s->provider);
         c[1] = pp_cell_str(r->s->name);
         c[2] = pp_cell_str(r->s->tags);
-        c[3] = pp_cell_str(r->s->counter_type == PP_COUNTER_RATE && r->s->unit[0] != '\0'
-                           ? (strcmp(r->s->unit, "B") == 0 ? "B/s" : strcmp(r->s->unit, "s") == 0 ? "s/s" : r->s->unit)
-                           : r->s->counter_type == PP_COUNTER_RATE ? "/s" : r->s->unit);
+        c[3] = pp_cell_str(r->s->counter_type == PP_COUNTER_RATE && r->s->unit[0] != '\0' ?
+                               (strcmp(r->s->unit, "B") == 0 ? "B/s" :
+                                strcmp(r->s->unit, "s") == 0 ? "s/s" :
+                                                               r->s->unit) :
+                           r->s->counter_type == PP_COUNTER_RATE ? "/s" :
+                                                                   r->s->unit);
         c[4] = pp_cell_int((int64_t)r->st.n);
         c[5] = num(r->st.min);
         c[6] = num(r->st.mean);
@@ -190,12 +201,14 @@ emit_by_counter(cc_state *st, pp_ctx *ctx, const cc_row *rows, size_t n, pp_erro
 }
 
 static int
-emit_series(cc_state *st, pp_ctx *ctx, const cc_row *rows, size_t n,
-            int64_t from_ns, int64_t to_ns, pp_error *err)
+emit_series(cc_state *st, pp_ctx *ctx, const cc_row *rows, size_t n, int64_t from_ns, int64_t to_ns,
+            pp_error *err)
 {
     static const pp_column cols[] = {
-        { "time_ns", PP_COL_TIMESTAMP_NS, 0 }, { "counter", PP_COL_STRING, 0 },
-        { "tags", PP_COL_STRING, 0 }, { "value", PP_COL_NUMBER, 0 },
+        { "time_ns", PP_COL_TIMESTAMP_NS, 0 },
+        { "counter", PP_COL_STRING, 0 },
+        { "tags", PP_COL_STRING, 0 },
+        { "value", PP_COL_NUMBER, 0 },
     };
     const pp_host_api *h = st->host;
     pp_table *t = h->table_new(ctx, "series", 4, cols, 0);
@@ -256,8 +269,8 @@ cc_finish(void *p, pp_ctx *ctx, pp_error *err)
         cc_row *r = &rows[nrows];
         int got;
         r->s = &st->store.s[i];
-        got = cc_stats_compute(r->s, from_ns, to_ns, skip_zeros_for(r->s->quantity),
-                               &scratch, &scap, &r->st);
+        got = cc_stats_compute(r->s, from_ns, to_ns, skip_zeros_for(r->s->quantity), &scratch,
+                               &scap, &r->st);
         if (got < 0) {
             rc = got;
             h->error_set(err, rc, "counters-csv: out of memory");
@@ -267,8 +280,10 @@ cc_finish(void *p, pp_ctx *ctx, pp_error *err)
             continue;
         r->axis = cc_axis(r->s->quantity);
         nsamples += r->st.n;
-        if (r->st.t_first < tmin) tmin = r->st.t_first;
-        if (r->st.t_last > tmax) tmax = r->st.t_last;
+        if (r->st.t_first < tmin)
+            tmin = r->st.t_first;
+        if (r->st.t_last > tmax)
+            tmax = r->st.t_last;
         nrows++;
     }
     free(scratch);
@@ -308,28 +323,38 @@ cc_destroy(void *p)
 /* What finish builds (ABI 1.5): rules, candidates and compare read these
  * declarations from the result document (tables[i].decl). */
 static const pp_table_decl counters_tables[] = {
-    { .name = "by_counter",
-      .columns = (const pp_column[]){ { "provider", PP_COL_STRING, 0 },
-          { "counter", PP_COL_STRING, 0 }, { "tags", PP_COL_STRING, 0 },
-          { "unit", PP_COL_STRING, 0 }, { "samples", PP_COL_COUNT, 0 },
-          { "min", PP_COL_NUMBER, 0 }, { "mean", PP_COL_NUMBER, 0 }, { "max", PP_COL_NUMBER, 0 },
-          { "p95", PP_COL_NUMBER, 0 }, { "last", PP_COL_NUMBER, 0 }, { "rate", PP_COL_NUMBER, 0 },
-          { "slope_per_min", PP_COL_NUMBER, 0 }, { "r2", PP_COL_NUMBER, 0 },
-          { "axis", PP_COL_STRING, 0 }, { "quantity", PP_COL_STRING, 0 },
-          { "first", PP_COL_NUMBER, 0 }, { "delta", PP_COL_NUMBER, 0 },
-          { "kind", PP_COL_STRING, 0 }, { "trend", PP_COL_STRING, 0 }, { NULL, 0, 0 } },
-      .key = (const char *const[]){ "provider", "counter", "tags", NULL },
-      .subject = "counter",
-      .figures = (const pp_figure_decl[]){ { "mean", "value", NULL }, { "max", "value", NULL },
-          { "last", "value", NULL }, { "rate", "value_per_second", NULL },
-          { "slope_per_min", "value_per_minute", NULL }, { "delta", "value", NULL },
-          { NULL, NULL, NULL } },
+    {
+        .name = "by_counter",
+        .columns =
+            (const pp_column[]){
+                { "provider", PP_COL_STRING, 0 }, { "counter", PP_COL_STRING, 0 },
+                { "tags", PP_COL_STRING, 0 },     { "unit", PP_COL_STRING, 0 },
+                { "samples", PP_COL_COUNT, 0 },   { "min", PP_COL_NUMBER, 0 },
+                { "mean", PP_COL_NUMBER, 0 },     { "max", PP_COL_NUMBER, 0 },
+                { "p95", PP_COL_NUMBER, 0 },      { "last", PP_COL_NUMBER, 0 },
+                { "rate", PP_COL_NUMBER, 0 },     { "slope_per_min", PP_COL_NUMBER, 0 },
+                { "r2", PP_COL_NUMBER, 0 },       { "axis", PP_COL_STRING, 0 },
+                { "quantity", PP_COL_STRING, 0 }, { "first", PP_COL_NUMBER, 0 },
+                { "delta", PP_COL_NUMBER, 0 },    { "kind", PP_COL_STRING, 0 },
+                { "trend", PP_COL_STRING, 0 },    { NULL, 0, 0 } },
+        .key = (const char *const[]){ "provider", "counter", "tags", NULL },
+        .subject = "counter",
+        .figures = (const pp_figure_decl[]){ { "mean", "value", NULL },
+                                             { "max", "value", NULL },
+                                             { "last", "value", NULL },
+                                             { "rate", "value_per_second", NULL },
+                                             { "slope_per_min", "value_per_minute", NULL },
+                                             { "delta", "value", NULL },
+                                             { NULL, NULL, NULL } },
     },
-    { .name = "series",
-      .columns = (const pp_column[]){ { "time_ns", PP_COL_TIMESTAMP_NS, 0 },
-          { "counter", PP_COL_STRING, 0 }, { "tags", PP_COL_STRING, 0 },
-          { "value", PP_COL_NUMBER, 0 }, { NULL, 0, 0 } },
-      .figures = (const pp_figure_decl[]){ { "value", "value", NULL }, { NULL, NULL, NULL } },
+    {
+        .name = "series",
+        .columns = (const pp_column[]){ { "time_ns", PP_COL_TIMESTAMP_NS, 0 },
+                                        { "counter", PP_COL_STRING, 0 },
+                                        { "tags", PP_COL_STRING, 0 },
+                                        { "value", PP_COL_NUMBER, 0 },
+                                        { NULL, 0, 0 } },
+        .figures = (const pp_figure_decl[]){ { "value", "value", NULL }, { NULL, NULL, NULL } },
     },
     { .name = NULL },
 };

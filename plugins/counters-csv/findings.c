@@ -13,8 +13,8 @@ static int
 is_leak_quantity(const char *q)
 {
     static const char *const names[] = {
-        "gc.heap.gen2", "gc.heap.loh", "gc.heap.poh", "gc.heap.total",
-        "gc.committed", "memory.working_set",
+        "gc.heap.gen2",  "gc.heap.loh",  "gc.heap.poh",
+        "gc.heap.total", "gc.committed", "memory.working_set",
     };
 
     if (q == NULL)
@@ -149,15 +149,14 @@ trend_findings(const pp_host_api *h, pp_ctx *ctx, const cc_row *rows, size_t n)
                         "earlier half of the %.0f s window and set no new high in the later "
                         "half: a structure filling up to a bound (a cache warming up), not a "
                         "leak. A leak keeps growing: confirm over a longer run",
-                        r->s->quantity, lab, b, c,
-                        (double)(r->st.t_last - r->st.t_trend) / 1e9);
+                        r->s->quantity, lab, b, c, (double)(r->st.t_last - r->st.t_trend) / 1e9);
     }
     return rc;
 }
 
 int
-cc_findings(const pp_host_api *h, pp_ctx *ctx, cc_row *rows, size_t n,
-            const cc_thresholds *th, int64_t window_ns)
+cc_findings(const pp_host_api *h, pp_ctx *ctx, cc_row *rows, size_t n, const cc_thresholds *th,
+            int64_t window_ns)
 {
     const cc_row *alloc, *pause, *gcpct, *gen2;
     char a[64], b[64], c[64];
@@ -181,7 +180,8 @@ cc_findings(const pp_host_api *h, pp_ctx *ctx, cc_row *rows, size_t n,
                         "are in this capture (first provider seen: %s): it was collected "
                         "with another provider set. Collect them with: dotnet-counters "
                         "collect -p PID --counters System.Runtime --format csv -o counters.csv "
-                        "(add your own providers after a comma)", rows[0].s->provider);
+                        "(add your own providers after a comma)",
+                        rows[0].s->provider);
         if (rc == PP_OK)
             rc = h->total_string(ctx, "footprint_verdict", "unknown");
         return rc;
@@ -194,12 +194,12 @@ cc_findings(const pp_host_api *h, pp_ctx *ctx, cc_row *rows, size_t n,
         if (rc == PP_OK)
             rc = h->total_int(ctx, "allocated_bytes", PP_COL_BYTES, cc_to_i64(alloc->st.delta));
     }
-    if (rc == PP_OK && alloc != NULL && nleak == 0 &&
-        alloc->st.rate >= th->churn_bytes_per_sec) {
+    if (rc == PP_OK && alloc != NULL && nleak == 0 && alloc->st.rate >= th->churn_bytes_per_sec) {
         fmt_bytes(a, sizeof a, alloc->st.rate);
         if (gen2 != NULL) {
             fmt_bytes(b, sizeof b, gen2->st.last);
-            snprintf(c, sizeof c, "%+.1f%%", isfinite(gen2->st.growth_pct) ? gen2->st.growth_pct : 0.0);
+            snprintf(c, sizeof c, "%+.1f%%",
+                     isfinite(gen2->st.growth_pct) ? gen2->st.growth_pct : 0.0);
         } else {
             snprintf(b, sizeof b, "n/a");
             snprintf(c, sizeof c, "n/a");
@@ -208,7 +208,8 @@ cc_findings(const pp_host_api *h, pp_ctx *ctx, cc_row *rows, size_t n,
                         "allocation churn: %s/s with no steady footprint growth (gen2 after "
                         "GC %s, trend %s over the window): the GC reclaims what is allocated; "
                         "this is churn, not a leak. Find who allocates: dotnet-trace collect "
-                        "--profile gc-verbose -p PID, then perfpipe alloc TRACE", a, b, c);
+                        "--profile gc-verbose -p PID, then perfpipe alloc TRACE",
+                        a, b, c);
     }
     /* A trend over seconds is a hint, not a verdict: say so. */
     if (rc == PP_OK && window_s < 60 &&
@@ -217,13 +218,15 @@ cc_findings(const pp_host_api *h, pp_ctx *ctx, cc_row *rows, size_t n,
                         "the analysed window is %.0f s: footprint trends over less than a "
                         "minute include warm-up and single GCs; confirm over several minutes "
                         "of steady load (dotnet-counters collect --duration 00:00:05:00, then "
-                        "the from option to skip warm-up)", window_s);
+                        "the from option to skip warm-up)",
+                        window_s);
     if (rc == PP_OK)
         rc = h->total_string(ctx, "footprint_verdict",
-                             nleak > 0 ? "leak_suspect"
-                             : nbounded > 0 ? "bounded"
-                             : (alloc != NULL && alloc->st.rate >= th->churn_bytes_per_sec) ? "churn"
-                             : "flat");
+                             nleak > 0    ? "leak_suspect" :
+                             nbounded > 0 ? "bounded" :
+                             (alloc != NULL && alloc->st.rate >= th->churn_bytes_per_sec) ?
+                                            "churn" :
+                                            "flat");
     /* GC time share: the Meter's pause time per second, or the legacy %. */
     pause = find_q(rows, n, "gc.pause_time");
     gcpct = find_q(rows, n, "gc.time_percent");

@@ -94,7 +94,11 @@ find_or_add(cc_store *st, const pp_counter_sample *smp)
         s->interval_s = smp->interval_s;
     if (s->provider == NULL || s->name == NULL || s->tags == NULL || s->unit == NULL ||
         (smp->quantity != NULL && s->quantity == NULL)) {
-        free(s->provider); free(s->name); free(s->tags); free(s->unit); free(s->quantity);
+        free(s->provider);
+        free(s->name);
+        free(s->tags);
+        free(s->unit);
+        free(s->quantity);
         return NULL;
     }
     st->slots[j] = (uint32_t)(st->n + 1);
@@ -128,8 +132,12 @@ cc_store_free(cc_store *st)
 {
     for (size_t i = 0; i < st->n; i++) {
         cc_series *s = &st->s[i];
-        free(s->provider); free(s->name); free(s->tags); free(s->unit);
-        free(s->quantity); free(s->pts);
+        free(s->provider);
+        free(s->name);
+        free(s->tags);
+        free(s->unit);
+        free(s->quantity);
+        free(s->pts);
     }
     free(st->s);
     free(st->slots);

@@ -40,9 +40,8 @@ cc_axis(const char *q)
 }
 
 int
-cc_stats_compute(const cc_series *s, int64_t from_ns, int64_t to_ns,
-                 int trend_after_zeros, double **scratch, size_t *scratch_cap,
-                 cc_stats *out)
+cc_stats_compute(const cc_series *s, int64_t from_ns, int64_t to_ns, int trend_after_zeros,
+                 double **scratch, size_t *scratch_cap, cc_stats *out)
 {
     int rate = s->counter_type == PP_COUNTER_RATE;
     double div = rate ? s->interval_s : 1;

@@ -15,24 +15,41 @@
  * arrives; matched whole, since their neighbours (ReadLink, ReadDir,
  * Write...) return at once. */
 static const char *const blocking_pinvokes[] = {
-    "Interop+Sys.Read", "Interop+Sys.ReadV", "Interop+Sys.PRead", "Interop+Sys.ReadStdin",
-    "Interop+Sys.Receive", "Interop+Sys.ReceiveMessage", "Interop+Sys.Accept",
-    "Interop+Sys.Poll", "Interop+Sys.PollEvents", "Interop+Sys.WaitForSocketEvents",
-    "Interop+Sys.LowLevelMonitor_Wait", "Interop+Sys.LowLevelMonitor_TimedWait",
-    "Interop+Sys.WaitPidExitedNoHang", "Interop+Sys.Select",
-    "Interop+Kernel32.WaitForSingleObject", "Interop+Kernel32.WaitForMultipleObjects",
-    "Interop+Kernel32.WaitForMultipleObjectsEx", "Interop+Kernel32.SleepEx",
-    "Interop+Kernel32.ReadFile", "Interop+Kernel32.GetQueuedCompletionStatus",
-    "Interop+Kernel32.GetQueuedCompletionStatusEx", "Interop+Winsock.recv",
-    "Interop+Winsock.WSARecv", "Interop+Winsock.select", "Interop+Winsock.accept",
+    "Interop+Sys.Read",
+    "Interop+Sys.ReadV",
+    "Interop+Sys.PRead",
+    "Interop+Sys.ReadStdin",
+    "Interop+Sys.Receive",
+    "Interop+Sys.ReceiveMessage",
+    "Interop+Sys.Accept",
+    "Interop+Sys.Poll",
+    "Interop+Sys.PollEvents",
+    "Interop+Sys.WaitForSocketEvents",
+    "Interop+Sys.LowLevelMonitor_Wait",
+    "Interop+Sys.LowLevelMonitor_TimedWait",
+    "Interop+Sys.WaitPidExitedNoHang",
+    "Interop+Sys.Select",
+    "Interop+Kernel32.WaitForSingleObject",
+    "Interop+Kernel32.WaitForMultipleObjects",
+    "Interop+Kernel32.WaitForMultipleObjectsEx",
+    "Interop+Kernel32.SleepEx",
+    "Interop+Kernel32.ReadFile",
+    "Interop+Kernel32.GetQueuedCompletionStatus",
+    "Interop+Kernel32.GetQueuedCompletionStatusEx",
+    "Interop+Winsock.recv",
+    "Interop+Winsock.WSARecv",
+    "Interop+Winsock.select",
+    "Interop+Winsock.accept",
 };
 
 /* Managed waits: a name that starts with `prefix` (and, when `also` is set,
  * contains it after the prefix: generic instantiations sit in between). */
-static const struct { const char *prefix, *also; } blocking_calls[] = {
+static const struct {
+    const char *prefix, *also;
+} blocking_calls[] = {
     { "System.Threading.Monitor.Wait", NULL },
     { "System.Threading.Monitor.ObjWait", NULL },
-    { "System.Threading.Monitor.Enter", NULL },          /* a sample there is contention */
+    { "System.Threading.Monitor.Enter", NULL }, /* a sample there is contention */
     { "System.Threading.Monitor.ReliableEnter", NULL },
     { "System.Threading.Lock.TryEnterSlow", NULL },
     { "System.Threading.Lock.EnterAndGetCurrentThreadId", NULL },
@@ -94,8 +111,8 @@ pp_cpu_frame_blocks(const char *name)
 int
 pp_cpu_frame_framework(const char *name)
 {
-    static const char *const prefixes[] = { "System.", "Microsoft.", "Interop+", "Interop.",
-                                            "Internal.", "[" };
+    static const char *const prefixes[] = { "System.",  "Microsoft.", "Interop+",
+                                            "Interop.", "Internal.",  "[" };
     if (pp_pc_frame_unresolved(name))
         return 1;
     for (size_t i = 0; i < sizeof prefixes / sizeof prefixes[0]; i++)
@@ -111,8 +128,10 @@ static int
 spins_first(const char *name)
 {
     static const char *const prefixes[] = {
-        "System.Threading.Monitor.Enter", "System.Threading.Monitor.ReliableEnter",
-        "System.Threading.Lock.TryEnterSlow", "System.Threading.Lock.EnterAndGetCurrentThreadId",
+        "System.Threading.Monitor.Enter",
+        "System.Threading.Monitor.ReliableEnter",
+        "System.Threading.Lock.TryEnterSlow",
+        "System.Threading.Lock.EnterAndGetCurrentThreadId",
     };
     for (size_t i = 0; i < sizeof prefixes / sizeof prefixes[0]; i++)
         if (strncmp(name, prefixes[i], strlen(prefixes[i])) == 0)
@@ -223,7 +242,7 @@ pp_cpu_states_stack(pp_cpu_states *st, uint32_t stack, const pp_pc_strtab *names
     if (wait >= 0 && st->stack_samples && stack < st->stack_known &&
         2 * (uint64_t)st->stack_managed[stack] > st->stack_samples[stack] &&
         spins_first(pp_pc_strtab_get(names, ids[wait])))
-        wait = -1;                   /* spinning: the thread runs */
+        wait = -1; /* spinning: the thread runs */
     if (wait < 0) {
         uint32_t at = user >= 0 ? (uint32_t)user : 0;
         const char *m = pp_pc_strtab_get(names, ids[at]);
@@ -266,7 +285,8 @@ pp_cpu_states_stack(pp_cpu_states *st, uint32_t stack, const pp_pc_strtab *names
 void
 pp_cpu_states_add(pp_cpu_states *st, uint32_t stack, int64_t s, int64_t ns)
 {
-    int64_t *v = pp_pc_agg_vals_mut(st->is_waiting[stack] ? &st->waits : &st->running, st->row[stack]);
+    int64_t *v = pp_pc_agg_vals_mut(st->is_waiting[stack] ? &st->waits : &st->running,
+                                    st->row[stack]);
     v[0] += s;
     v[1] = pp_i64_add_sat(v[1], ns);
     if (st->is_waiting[stack]) {
@@ -281,7 +301,11 @@ pp_cpu_states_add(pp_cpu_states *st, uint32_t stack, int64_t s, int64_t ns)
     }
 }
 
-static double pct(int64_t part, int64_t whole) { return whole > 0 ? 100.0 * (double)part / (double)whole : 0.0; }
+static double
+pct(int64_t part, int64_t whole)
+{
+    return whole > 0 ? 100.0 * (double)part / (double)whole : 0.0;
+}
 
 /* v: {samples, ns}; the interval of ms in cells nc and nc + 1. */
 static void
@@ -304,10 +328,10 @@ emit_table(const pp_cpu_states *st, const pp_host_api *h, pp_ctx *ctx, int64_t t
         { "module", PP_COL_STRING, 0 }, { "call_site", PP_COL_STRING, 0 },
     };
     pp_column wait_cols[7] = {
-        { "wait", PP_COL_STRING, 0 }, { "waiter", PP_COL_STRING, 0 },
-        { "samples", PP_COL_COUNT, 0 }, { "ms", PP_COL_NUMBER, 0 },
-        { "share", PP_COL_PERCENT, 0 },
-        { "module", PP_COL_STRING, 0 }, { "call_site", PP_COL_STRING, 0 },
+        { "wait", PP_COL_STRING, 0 },      { "waiter", PP_COL_STRING, 0 },
+        { "samples", PP_COL_COUNT, 0 },    { "ms", PP_COL_NUMBER, 0 },
+        { "share", PP_COL_PERCENT, 0 },    { "module", PP_COL_STRING, 0 },
+        { "call_site", PP_COL_STRING, 0 },
     };
     const uint32_t *sites = waits ? st->wait_site : st->run_site;
     uint32_t nsites = waits ? st->wait_site_cap : st->run_site_cap;
@@ -319,7 +343,7 @@ emit_table(const pp_cpu_states *st, const pp_host_api *h, pp_ctx *ctx, int64_t t
     if (!waits) {
         run_cols[st->syms ? 6 : 4] = (pp_column){ "lo_ms", PP_COL_NUMBER, 0 };
         run_cols[st->syms ? 7 : 5] = (pp_column){ "hi_ms", PP_COL_NUMBER, 0 };
-        run_cols[8] = (pp_column){ "source", PP_COL_STRING, 0 };   /* only with syms: nc + 2 == 8 */
+        run_cols[8] = (pp_column){ "source", PP_COL_STRING, 0 }; /* only with syms: nc + 2 == 8 */
     }
     /* source: file:line of the row's frame (source.h), after hi_ms so the
      * columns before keep their place. */
@@ -332,8 +356,8 @@ emit_table(const pp_cpu_states *st, const pp_host_api *h, pp_ctx *ctx, int64_t t
     with_src = 0;
     for (uint32_t i = 0; lines && i < n && !with_src; i++)
         with_src = lines[i] != NULL;
-    pp_table *t = waits ? h->table_new(ctx, "waiting", nc, wait_cols, 2)
-                        : h->table_new(ctx, "running", nc + 2 + (uint32_t)with_src, run_cols, 1);
+    pp_table *t = waits ? h->table_new(ctx, "waiting", nc, wait_cols, 2) :
+                          h->table_new(ctx, "running", nc + 2 + (uint32_t)with_src, run_cols, 1);
     uint32_t *order = t && n ? pp_pc_agg_rank(a, 1, 0) : NULL;
     if (!t || (n && !order)) {
         free(order);
@@ -345,26 +369,33 @@ emit_table(const pp_cpu_states *st, const pp_host_api *h, pp_ctx *ctx, int64_t t
     for (uint32_t i = 0, shown = 0; i < n && rc == PP_OK; i++) {
         const int64_t *v = pp_pc_agg_vals(a, order[i]);
         if (v[0] == 0)
-            continue;            /* a stack outside the view or window */
+            continue; /* a stack outside the view or window */
         if (top > 0 && shown >= (uint64_t)top)
             break;
         shown++;
         const char *key = pp_pc_agg_key(a, order[i]);
-        const char *site = st->syms && order[i] < nsites && sites[order[i]]
-                               ? pp_pc_strtab_get(st->syms->names, sites[order[i]] - 1) : "";
+        const char *site = st->syms && order[i] < nsites && sites[order[i]] ?
+                               pp_pc_strtab_get(st->syms->names, sites[order[i]] - 1) :
+                               "";
         if (waits) {
             const char *tab = strchr(key, '\t');
             char wait[1024];
-            size_t wl = (size_t)(tab - key) < sizeof wait - 1 ? (size_t)(tab - key) : sizeof wait - 1;
+            size_t wl = (size_t)(tab - key) < sizeof wait - 1 ? (size_t)(tab - key) :
+                                                                sizeof wait - 1;
             memcpy(wait, key, wl);
             wait[wl] = '\0';
-            pp_cell c[7] = { pp_cell_str(wait), pp_cell_str(tab + 1), pp_cell_int(v[0]),
-                             pp_cell_dbl((double)v[1] / 1e6), pp_cell_dbl(pct(v[1], whole)),
+            pp_cell c[7] = { pp_cell_str(wait),
+                             pp_cell_str(tab + 1),
+                             pp_cell_int(v[0]),
+                             pp_cell_dbl((double)v[1] / 1e6),
+                             pp_cell_dbl(pct(v[1], whole)),
                              pp_cell_str(st->syms ? pp_pc_symcache_module(st->syms, tab + 1) : ""),
                              pp_cell_str(site) };
             rc = h->table_row(t, c);
         } else {
-            pp_cell c[9] = { pp_cell_str(key), pp_cell_int(v[0]), pp_cell_dbl((double)v[1] / 1e6),
+            pp_cell c[9] = { pp_cell_str(key),
+                             pp_cell_int(v[0]),
+                             pp_cell_dbl((double)v[1] / 1e6),
                              pp_cell_dbl(pct(v[1], whole)),
                              pp_cell_str(st->syms ? pp_pc_symcache_module(st->syms, key) : ""),
                              pp_cell_str(site) };
@@ -415,11 +446,12 @@ pp_cpu_states_emit(const pp_cpu_states *st, const pp_host_api *h, pp_ctx *ctx, i
     char *tab = strchr(wait, '\t');
     if (tab)
         *tab = '\0';
-    h->finding(ctx, PP_SEVERITY_INFO, "cpu.blocked_time",
-               "%.1f%% of the thread time is threads waiting (top: %s in %s, %.0f ms): blocked time "
-               "is no work a change to the waiting method removes, so the `running` table and "
-               "candidates count running samples only (%.0f ms), and `waiting` lists the waits",
-               pct(st->wait_ns, st->wait_ns + st->run_ns), wait, tab ? tab + 1 : "?",
-               (double)top_ns / 1e6, (double)st->run_ns / 1e6);
+    h->finding(
+        ctx, PP_SEVERITY_INFO, "cpu.blocked_time",
+        "%.1f%% of the thread time is threads waiting (top: %s in %s, %.0f ms): blocked time "
+        "is no work a change to the waiting method removes, so the `running` table and "
+        "candidates count running samples only (%.0f ms), and `waiting` lists the waits",
+        pct(st->wait_ns, st->wait_ns + st->run_ns), wait, tab ? tab + 1 : "?", (double)top_ns / 1e6,
+        (double)st->run_ns / 1e6);
     return PP_OK;
 }

@@ -45,14 +45,14 @@ int pp_cpu_frame_framework(const char *name);
 
 typedef struct pp_cpu_states {
     uint32_t nstacks;
-    uint8_t *is_waiting;         /* [nstacks] 1 waiting, 0 running */
-    uint32_t *row;               /* [nstacks] row in running or waits */
-    pp_pc_agg running;           /* key: responsible method; samples, ns */
-    pp_pc_agg waits;             /* key: wait "\t" waiter; samples, ns */
+    uint8_t *is_waiting; /* [nstacks] 1 waiting, 0 running */
+    uint32_t *row;       /* [nstacks] row in running or waits */
+    pp_pc_agg running;   /* key: responsible method; samples, ns */
+    pp_pc_agg waits;     /* key: wait "\t" waiter; samples, ns */
     int64_t run_s, run_ns, wait_s, wait_ns;
-    pp_pc_symcache *syms;        /* NULL, or names' modules: `running` gains `module` and
+    pp_pc_symcache *syms;           /* NULL, or names' modules: `running` gains `module` and
                                     `call_site`, `waiting` gains both */
-    uint32_t *run_site, *wait_site;   /* [agg row] call site name id + 1 (0: none) */
+    uint32_t *run_site, *wait_site; /* [agg row] call site name id + 1 (0: none) */
     /* NULL, or per stack id its samples and its Managed-type samples (borrowed) */
     const uint32_t *stack_samples, *stack_managed;
     uint32_t stack_known;
@@ -61,7 +61,7 @@ typedef struct pp_cpu_states {
      * being classified's addresses, leaf first (set before each stack). */
     pp_cpu_source *source;
     const uint64_t *frame_ips;
-    pp_cpu_blocking blocking;    /* the waits that block a caller on a task (blocking.h) */
+    pp_cpu_blocking blocking; /* the waits that block a caller on a task (blocking.h) */
 } pp_cpu_states;
 
 /* Ready for nstacks stacks (ids 0..nstacks-1). PP_OK or PP_ENOMEM;

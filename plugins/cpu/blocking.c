@@ -29,8 +29,7 @@ block_kind(const char *f)
             return KIND_RESULT;
         return KIND_NONE;
     }
-    if (strncmp(f, csvc, sizeof csvc - 1) == 0 && strstr(f, "Awaiter") &&
-        strstr(f, ".GetResult"))
+    if (strncmp(f, csvc, sizeof csvc - 1) == 0 && strstr(f, "Awaiter") && strstr(f, ".GetResult"))
         return KIND_GETRESULT;
     if (strncmp(f, "System.Threading.Monitor.Enter", 30) == 0 ||
         strncmp(f, "System.Threading.Monitor.ReliableEnter", 38) == 0 ||
@@ -98,9 +97,9 @@ pp_cpu_blocking_stack(pp_cpu_blocking *b, uint32_t stack, const pp_pc_strtab *na
         const char *f = pp_pc_strtab_get(names, ids[i]);
         int k = block_kind(f);
         if (!threading_frame(f) && k == KIND_NONE)
-            return PP_OK;            /* a library between: not the caller's own block */
+            return PP_OK; /* a library between: not the caller's own block */
         if (k != KIND_NONE)
-            kind = k;                /* the outermost block names it */
+            kind = k; /* the outermost block names it */
     }
     /* a task block counts on a pool thread (Main or a driver thread waiting
      * for its workers is no request's cost); a lock's contention on any */
@@ -144,10 +143,10 @@ pp_cpu_blocking_emit(const pp_cpu_blocking *b, const pp_host_api *h, pp_ctx *ctx
                      pp_pc_symcache *syms)
 {
     static const pp_column cols[8] = {
-        { "waiter", PP_COL_STRING, 0 },     { "block", PP_COL_STRING, 0 },
-        { "samples", PP_COL_COUNT, 0 },     { "ms", PP_COL_NUMBER, 0 },
-        { "share", PP_COL_PERCENT, 0 },     { "lo_ms", PP_COL_NUMBER, 0 },
-        { "hi_ms", PP_COL_NUMBER, 0 },      { "module", PP_COL_STRING, 0 },
+        { "waiter", PP_COL_STRING, 0 }, { "block", PP_COL_STRING, 0 },
+        { "samples", PP_COL_COUNT, 0 }, { "ms", PP_COL_NUMBER, 0 },
+        { "share", PP_COL_PERCENT, 0 }, { "lo_ms", PP_COL_NUMBER, 0 },
+        { "hi_ms", PP_COL_NUMBER, 0 },  { "module", PP_COL_STRING, 0 },
     };
     pp_table *t = h->table_new(ctx, "blocking", 8, cols, 1);
     if (!t)
@@ -160,17 +159,20 @@ pp_cpu_blocking_emit(const pp_cpu_blocking *b, const pp_host_api *h, pp_ctx *ctx
     for (uint32_t i = 0, shown = 0; i < n && rc == PP_OK; i++) {
         const int64_t *v = pp_pc_agg_vals(&b->rows, order[i]);
         if (v[0] == 0)
-            continue;                /* a stack outside the view or window */
+            continue; /* a stack outside the view or window */
         if (top > 0 && shown >= (uint64_t)top)
             break;
         shown++;
         const char *w = pp_pc_agg_key(&b->rows, order[i]);
         double ms = (double)v[1] / 1e6, lo, hi;
         pp_pc_interval95(ms, v[0], &lo, &hi);
-        pp_cell c[8] = { pp_cell_str(w), pp_cell_str(kind_names[b->kind[order[i]]]),
-                         pp_cell_int(v[0]), pp_cell_dbl(ms),
+        pp_cell c[8] = { pp_cell_str(w),
+                         pp_cell_str(kind_names[b->kind[order[i]]]),
+                         pp_cell_int(v[0]),
+                         pp_cell_dbl(ms),
                          pp_cell_dbl(b->ns > 0 ? 100.0 * (double)v[1] / (double)b->ns : 0.0),
-                         pp_cell_dbl(lo), pp_cell_dbl(hi),
+                         pp_cell_dbl(lo),
+                         pp_cell_dbl(hi),
                          pp_cell_str(syms ? pp_pc_symcache_module(syms, w) : "") };
         rc = h->table_row(t, c);
     }

@@ -39,11 +39,11 @@
 
 typedef struct pp_cpu_blocking {
     uint32_t nstacks;
-    uint32_t *row;               /* [nstacks] row in rows + 1, 0: not a blocking sample */
-    pp_pc_agg rows;              /* key: the application frame that blocks; samples, ns */
-    uint8_t *kind;               /* [agg row] its block's kind (blocking.c) */
+    uint32_t *row;  /* [nstacks] row in rows + 1, 0: not a blocking sample */
+    pp_pc_agg rows; /* key: the application frame that blocks; samples, ns */
+    uint8_t *kind;  /* [agg row] its block's kind (blocking.c) */
     uint32_t kind_cap;
-    int64_t s, ns;               /* every blocking sample */
+    int64_t s, ns; /* every blocking sample */
 } pp_cpu_blocking;
 
 /* Ready for nstacks stacks. PP_OK or PP_ENOMEM; free is safe after either. */
@@ -63,7 +63,7 @@ void pp_cpu_blocking_add(pp_cpu_blocking *b, uint32_t stack, int64_t s, int64_t 
  * samples, ms, share of blocked time, lo_ms .. hi_ms, the 95 %
  * interval from the samples; module when syms is not NULL), at most top
  * rows (0 = all), and the totals blocking_time and blocking_samples. */
-int pp_cpu_blocking_emit(const pp_cpu_blocking *b, const pp_host_api *h, pp_ctx *ctx,
-                         int64_t top, pp_pc_symcache *syms);
+int pp_cpu_blocking_emit(const pp_cpu_blocking *b, const pp_host_api *h, pp_ctx *ctx, int64_t top,
+                         pp_pc_symcache *syms);
 
 #endif

@@ -27,7 +27,8 @@ static const pp_option_decl cpu_options[] = {
     PP_PC_WINDOW_OPTION_DECLS,
 };
 
-static void cpu_destroy(void *state)
+static void
+cpu_destroy(void *state)
 {
     pp_cpu *c = state;
     if (!c)
@@ -48,8 +49,9 @@ static void cpu_destroy(void *state)
     free(c);
 }
 
-static int cpu_create(const pp_host_api *host, pp_ctx *ctx, const pp_options *opts,
-                      void **state, pp_error *err)
+static int
+cpu_create(const pp_host_api *host, pp_ctx *ctx, const pp_options *opts, void **state,
+           pp_error *err)
 {
     pp_cpu *c = calloc(1, sizeof *c);
     if (!c) {
@@ -72,7 +74,8 @@ static int cpu_create(const pp_host_api *host, pp_ctx *ctx, const pp_options *op
         if (!strcmp(s, "managed"))
             c->managed_only = 1;
         else if (strcmp(s, "thread-time") != 0) {
-            host->error_set(err, PP_EINVAL, "option 'view': expected thread-time or managed, got '%s'", s);
+            host->error_set(err, PP_EINVAL,
+                            "option 'view': expected thread-time or managed, got '%s'", s);
             rc = PP_EINVAL;
         }
     }
@@ -80,7 +83,8 @@ static int cpu_create(const pp_host_api *host, pp_ctx *ctx, const pp_options *op
         if (!strcmp(s, "inclusive"))
             c->sort_inclusive = 1;
         else if (strcmp(s, "exclusive") != 0) {
-            host->error_set(err, PP_EINVAL, "option 'sort': expected exclusive or inclusive, got '%s'", s);
+            host->error_set(err, PP_EINVAL,
+                            "option 'sort': expected exclusive or inclusive, got '%s'", s);
             rc = PP_EINVAL;
         }
     }
@@ -88,7 +92,8 @@ static int cpu_create(const pp_host_api *host, pp_ctx *ctx, const pp_options *op
         host->error_set(err, PP_EINVAL, "option 'top': expected a row count >= 0 (0 = all)");
         rc = PP_EINVAL;
     }
-    if (rc == PP_OK && host->opt_int(opts, "top-stacks", &c->top_stacks) == PP_OK && c->top_stacks < 0) {
+    if (rc == PP_OK && host->opt_int(opts, "top-stacks", &c->top_stacks) == PP_OK &&
+        c->top_stacks < 0) {
         host->error_set(err, PP_EINVAL, "option 'top-stacks': expected a row count >= 0 (0 = all)");
         rc = PP_EINVAL;
     }
@@ -114,13 +119,15 @@ static int cpu_create(const pp_host_api *host, pp_ctx *ctx, const pp_options *op
     return PP_OK;
 }
 
-static int oom(pp_cpu *c, pp_error *err)
+static int
+oom(pp_cpu *c, pp_error *err)
 {
     c->host->error_set(err, PP_ENOMEM, "cpu: out of memory");
     return PP_ENOMEM;
 }
 
-static int push_i64(pp_cpu_i64s *l, int64_t v)
+static int
+push_i64(pp_cpu_i64s *l, int64_t v)
 {
     if (l->n == l->cap) {
         uint64_t cap = l->cap ? l->cap * 2 : 16;
@@ -135,7 +142,8 @@ static int push_i64(pp_cpu_i64s *l, int64_t v)
 }
 
 /* A gap (>= 0) in 32 bits; a big one goes exactly to `big`. */
-static int gap32(int64_t w, pp_cpu_i64s *big, uint32_t *out)
+static int
+gap32(int64_t w, pp_cpu_i64s *big, uint32_t *out)
 {
     if (w < (int64_t)PP_CPU_GAP_BIG) {
         *out = (uint32_t)w;
@@ -146,7 +154,8 @@ static int gap32(int64_t w, pp_cpu_i64s *big, uint32_t *out)
 }
 
 /* The raw row of (slot, stack), created at zero. */
-static int raw_row(pp_cpu *c, uint32_t slot, uint32_t stack, uint32_t *row)
+static int
+raw_row(pp_cpu *c, uint32_t slot, uint32_t stack, uint32_t *row)
 {
     uint64_t key = (uint64_t)slot << 32 | stack;
     if (pp_pc_u64map_get(&c->raw_index, key, row))
@@ -174,7 +183,8 @@ static int raw_row(pp_cpu *c, uint32_t slot, uint32_t stack, uint32_t *row)
     return PP_OK;
 }
 
-static int thread_slot(pp_cpu *c, uint64_t tid, uint32_t *slot, int *fresh)
+static int
+thread_slot(pp_cpu *c, uint64_t tid, uint32_t *slot, int *fresh)
 {
     if (pp_pc_u64map_get(&c->thread_index, tid, slot)) {
         *fresh = 0;
@@ -194,7 +204,8 @@ static int thread_slot(pp_cpu *c, uint64_t tid, uint32_t *slot, int *fresh)
     return pp_pc_u64map_put(&c->thread_index, tid, *slot);
 }
 
-static int cpu_consume(void *state, const pp_record *rec, pp_error *err)
+static int
+cpu_consume(void *state, const pp_record *rec, pp_error *err)
 {
     pp_cpu *c = state;
     if (rec->kind != PP_KIND_NETTRACE)
@@ -297,7 +308,8 @@ static int cpu_consume(void *state, const pp_record *rec, pp_error *err)
     return PP_OK;
 }
 
-static int cpu_finish(void *state, pp_ctx *ctx, pp_error *err)
+static int
+cpu_finish(void *state, pp_ctx *ctx, pp_error *err)
 {
     pp_cpu *c = state;
     /* the report walks frames by pointer: 4 bytes each */
@@ -309,127 +321,198 @@ static int cpu_finish(void *state, pp_ctx *ctx, pp_error *err)
 /* What finish builds (ABI 1.5): rules, candidates and compare read these
  * declarations from the result document (tables[i].decl). */
 static const pp_table_decl cpu_tables[] = {
-    { .name = "running",
-      .columns = (const pp_column[]){ { "method", PP_COL_STRING, 0 },
-          { "samples", PP_COL_COUNT, 0 }, { "ms", PP_COL_NUMBER, 0 },
-          { "share", PP_COL_PERCENT, 0 }, { "module", PP_COL_STRING, 0 },
-          { "call_site", PP_COL_STRING, 0 }, { "lo_ms", PP_COL_NUMBER, 0 },
-          { "hi_ms", PP_COL_NUMBER, 0 }, { "source", PP_COL_STRING, 0 }, { NULL, 0, 0 } },
-      .key = (const char *const[]){ "method", NULL },
-      .subject = "method",
-      .figures = (const pp_figure_decl[]){ { "ms", "ms", PP_AXIS_TIME },
-          { "samples", "samples", PP_AXIS_TIME }, { "share", "percent", NULL },
-          { NULL, NULL, NULL } },
-      .candidate = &(const pp_candidate_decl){ .cost = "ms",
-          .label = "time (running thread samples)",
-          .does = "runs (thread time while running, waits excluded, framework callees included)",
-          .evidence = (const char *const[]){ "samples", NULL }, .stacks = "by_stack",
-          .waits = "waiting", .flags = PP_CANDIDATE_FRAME },
+    {
+        .name = "running",
+        .columns = (const pp_column[]){ { "method", PP_COL_STRING, 0 },
+                                        { "samples", PP_COL_COUNT, 0 },
+                                        { "ms", PP_COL_NUMBER, 0 },
+                                        { "share", PP_COL_PERCENT, 0 },
+                                        { "module", PP_COL_STRING, 0 },
+                                        { "call_site", PP_COL_STRING, 0 },
+                                        { "lo_ms", PP_COL_NUMBER, 0 },
+                                        { "hi_ms", PP_COL_NUMBER, 0 },
+                                        { "source", PP_COL_STRING, 0 },
+                                        { NULL, 0, 0 } },
+        .key = (const char *const[]){ "method", NULL },
+        .subject = "method",
+        .figures = (const pp_figure_decl[]){ { "ms", "ms", PP_AXIS_TIME },
+                                             { "samples", "samples", PP_AXIS_TIME },
+                                             { "share", "percent", NULL },
+                                             { NULL, NULL, NULL } },
+        .candidate =
+            &(const pp_candidate_decl){
+                .cost = "ms",
+                .label = "time (running thread samples)",
+                .does =
+                    "runs (thread time while running, waits excluded, framework callees included)",
+                .evidence = (const char *const[]){ "samples", NULL },
+                .stacks = "by_stack",
+                .waits = "waiting",
+                .flags = PP_CANDIDATE_FRAME },
     },
-    { .name = "waiting",
-      .columns = (const pp_column[]){ { "wait", PP_COL_STRING, 0 }, { "waiter", PP_COL_STRING, 0 },
-          { "samples", PP_COL_COUNT, 0 }, { "ms", PP_COL_NUMBER, 0 },
-          { "share", PP_COL_PERCENT, 0 }, { "module", PP_COL_STRING, 0 },
-          { "call_site", PP_COL_STRING, 0 }, { NULL, 0, 0 } },
-      .key = (const char *const[]){ "wait", "waiter", NULL },
-      .subject = "waiter",
-      .figures = (const pp_figure_decl[]){ { "ms", "ms", PP_AXIS_TIME },
-          { "samples", "samples", PP_AXIS_TIME }, { "share", "percent", NULL },
-          { NULL, NULL, NULL } },
-      .candidate = &(const pp_candidate_decl){ .cost = "ms",
-          .label = "time (blocked, removable wait)", .does = "blocks (thread time waiting)",
-          .evidence = (const char *const[]){ "wait", "samples", NULL },
-          .flags = PP_CANDIDATE_FRAME | PP_CANDIDATE_RULE_GATED },
+    {
+        .name = "waiting",
+        .columns = (const pp_column[]){ { "wait", PP_COL_STRING, 0 },
+                                        { "waiter", PP_COL_STRING, 0 },
+                                        { "samples", PP_COL_COUNT, 0 },
+                                        { "ms", PP_COL_NUMBER, 0 },
+                                        { "share", PP_COL_PERCENT, 0 },
+                                        { "module", PP_COL_STRING, 0 },
+                                        { "call_site", PP_COL_STRING, 0 },
+                                        { NULL, 0, 0 } },
+        .key = (const char *const[]){ "wait", "waiter", NULL },
+        .subject = "waiter",
+        .figures = (const pp_figure_decl[]){ { "ms", "ms", PP_AXIS_TIME },
+                                             { "samples", "samples", PP_AXIS_TIME },
+                                             { "share", "percent", NULL },
+                                             { NULL, NULL, NULL } },
+        .candidate = &(
+            const pp_candidate_decl){ .cost = "ms",
+                                      .label = "time (blocked, removable wait)",
+                                      .does = "blocks (thread time waiting)",
+                                      .evidence = (const char *const[]){ "wait", "samples", NULL },
+                                      .flags = PP_CANDIDATE_FRAME | PP_CANDIDATE_RULE_GATED },
     },
-    { .name = "blocking",
-      .columns = (const pp_column[]){ { "waiter", PP_COL_STRING, 0 },
-          { "block", PP_COL_STRING, 0 }, { "samples", PP_COL_COUNT, 0 },
-          { "ms", PP_COL_NUMBER, 0 }, { "share", PP_COL_PERCENT, 0 },
-          { "lo_ms", PP_COL_NUMBER, 0 }, { "hi_ms", PP_COL_NUMBER, 0 },
-          { "module", PP_COL_STRING, 0 }, { NULL, 0, 0 } },
-      .key = (const char *const[]){ "waiter", NULL },
-      .subject = "waiter",
-      .figures = (const pp_figure_decl[]){ { "ms", "ms", PP_AXIS_TIME },
-          { "samples", "samples", PP_AXIS_TIME }, { "share", "percent", NULL },
-          { NULL, NULL, NULL } },
-      /* a caller blocked on a task or a lock (blocking.h): a cause an
+    {
+        .name = "blocking",
+        .columns = (const pp_column[]){ { "waiter", PP_COL_STRING, 0 },
+                                        { "block", PP_COL_STRING, 0 },
+                                        { "samples", PP_COL_COUNT, 0 },
+                                        { "ms", PP_COL_NUMBER, 0 },
+                                        { "share", PP_COL_PERCENT, 0 },
+                                        { "lo_ms", PP_COL_NUMBER, 0 },
+                                        { "hi_ms", PP_COL_NUMBER, 0 },
+                                        { "module", PP_COL_STRING, 0 },
+                                        { NULL, 0, 0 } },
+        .key = (const char *const[]){ "waiter", NULL },
+        .subject = "waiter",
+        .figures = (const pp_figure_decl[]){ { "ms", "ms", PP_AXIS_TIME },
+                                             { "samples", "samples", PP_AXIS_TIME },
+                                             { "share", "percent", NULL },
+                                             { NULL, NULL, NULL } },
+        /* a caller blocked on a task or a lock (blocking.h): a cause an
        * await, or less sharing, removes */
-      .candidate = &(const pp_candidate_decl){ .cost = "ms",
-          .label = "time blocked (sync over async, lock contention)",
-          .does = "blocks its thread on a task (.Wait, .Result, GetAwaiter().GetResult()) or a lock",
-          .evidence = (const char *const[]){ "block", "samples", NULL },
-          .flags = PP_CANDIDATE_FRAME },
+        .candidate =
+            &(const pp_candidate_decl){
+                .cost = "ms",
+                .label = "time blocked (sync over async, lock contention)",
+                .does =
+                    "blocks its thread on a task (.Wait, .Result, GetAwaiter().GetResult()) or a lock",
+                .evidence = (const char *const[]){ "block", "samples", NULL },
+                .flags = PP_CANDIDATE_FRAME },
     },
-    { .name = "by_method",
-      .columns = (const pp_column[]){ { "method", PP_COL_STRING, 0 },
-          { "exclusive", PP_COL_COUNT, 0 }, { "inclusive", PP_COL_COUNT, 0 },
-          { "exclusive_ms", PP_COL_NUMBER, 0 }, { "inclusive_ms", PP_COL_NUMBER, 0 },
-          { "share", PP_COL_PERCENT, 0 }, { "module", PP_COL_STRING, 0 },
-          { "lo_ms", PP_COL_NUMBER, 0 }, { "hi_ms", PP_COL_NUMBER, 0 }, { NULL, 0, 0 } },
-      .key = (const char *const[]){ "method", NULL },
-      .subject = "method",
-      .figures = (const pp_figure_decl[]){ { "exclusive_ms", "ms", PP_AXIS_TIME },
-          { "inclusive_ms", "ms", PP_AXIS_TIME }, { "exclusive", "samples", PP_AXIS_TIME },
-          { "inclusive", "samples", PP_AXIS_TIME }, { "share", "percent", NULL },
-          { NULL, NULL, NULL } },
-      .candidate = &(const pp_candidate_decl){ .cost = "exclusive_ms",
-          .label = "time (thread samples)", .does = "runs itself (exclusive thread time)",
-          .superseded_by = "running", .flags = PP_CANDIDATE_NO_WAITS | PP_CANDIDATE_FRAME },
+    {
+        .name = "by_method",
+        .columns = (const pp_column[]){ { "method", PP_COL_STRING, 0 },
+                                        { "exclusive", PP_COL_COUNT, 0 },
+                                        { "inclusive", PP_COL_COUNT, 0 },
+                                        { "exclusive_ms", PP_COL_NUMBER, 0 },
+                                        { "inclusive_ms", PP_COL_NUMBER, 0 },
+                                        { "share", PP_COL_PERCENT, 0 },
+                                        { "module", PP_COL_STRING, 0 },
+                                        { "lo_ms", PP_COL_NUMBER, 0 },
+                                        { "hi_ms", PP_COL_NUMBER, 0 },
+                                        { NULL, 0, 0 } },
+        .key = (const char *const[]){ "method", NULL },
+        .subject = "method",
+        .figures = (const pp_figure_decl[]){ { "exclusive_ms", "ms", PP_AXIS_TIME },
+                                             { "inclusive_ms", "ms", PP_AXIS_TIME },
+                                             { "exclusive", "samples", PP_AXIS_TIME },
+                                             { "inclusive", "samples", PP_AXIS_TIME },
+                                             { "share", "percent", NULL },
+                                             { NULL, NULL, NULL } },
+        .candidate = &(const pp_candidate_decl){ .cost = "exclusive_ms",
+                                                 .label = "time (thread samples)",
+                                                 .does = "runs itself (exclusive thread time)",
+                                                 .superseded_by = "running",
+                                                 .flags = PP_CANDIDATE_NO_WAITS |
+                                                          PP_CANDIDATE_FRAME },
     },
-    { .name = "by_thread",
-      .columns = (const pp_column[]){ { "thread", PP_COL_STRING, 0 },
-          { "samples", PP_COL_COUNT, 0 }, { "ms", PP_COL_NUMBER, 0 },
-          { "top_method", PP_COL_STRING, 0 }, { NULL, 0, 0 } },
-      .key = (const char *const[]){ "thread", NULL },
-      .figures = (const pp_figure_decl[]){ { "ms", "ms", PP_AXIS_TIME },
-          { "samples", "samples", PP_AXIS_TIME }, { NULL, NULL, NULL } },
+    {
+        .name = "by_thread",
+        .columns = (const pp_column[]){ { "thread", PP_COL_STRING, 0 },
+                                        { "samples", PP_COL_COUNT, 0 },
+                                        { "ms", PP_COL_NUMBER, 0 },
+                                        { "top_method", PP_COL_STRING, 0 },
+                                        { NULL, 0, 0 } },
+        .key = (const char *const[]){ "thread", NULL },
+        .figures = (const pp_figure_decl[]){ { "ms", "ms", PP_AXIS_TIME },
+                                             { "samples", "samples", PP_AXIS_TIME },
+                                             { NULL, NULL, NULL } },
     },
     /* the flame graph of running time, threads apart (speedscope) or merged */
-    { .name = "running_stacks",
-      .columns = (const pp_column[]){ { "stack", PP_COL_STRING, 0 },
-          { "samples", PP_COL_COUNT, 0 }, { "ms", PP_COL_NUMBER, 0 },
-          { "thread", PP_COL_STRING, 0 }, { NULL, 0, 0 } },
-      .figures = (const pp_figure_decl[]){ { "ms", "ms", PP_AXIS_TIME },
-          { "samples", "samples", PP_AXIS_TIME }, { NULL, NULL, NULL } },
+    {
+        .name = "running_stacks",
+        .columns = (const pp_column[]){ { "stack", PP_COL_STRING, 0 },
+                                        { "samples", PP_COL_COUNT, 0 },
+                                        { "ms", PP_COL_NUMBER, 0 },
+                                        { "thread", PP_COL_STRING, 0 },
+                                        { NULL, 0, 0 } },
+        .figures = (const pp_figure_decl[]){ { "ms", "ms", PP_AXIS_TIME },
+                                             { "samples", "samples", PP_AXIS_TIME },
+                                             { NULL, NULL, NULL } },
     },
-    { .name = "waiting_stacks",
-      .columns = (const pp_column[]){ { "stack", PP_COL_STRING, 0 },
-          { "samples", PP_COL_COUNT, 0 }, { "ms", PP_COL_NUMBER, 0 },
-          { "thread", PP_COL_STRING, 0 }, { NULL, 0, 0 } },
-      .figures = (const pp_figure_decl[]){ { "ms", "ms", PP_AXIS_TIME },
-          { "samples", "samples", PP_AXIS_TIME }, { NULL, NULL, NULL } },
+    {
+        .name = "waiting_stacks",
+        .columns = (const pp_column[]){ { "stack", PP_COL_STRING, 0 },
+                                        { "samples", PP_COL_COUNT, 0 },
+                                        { "ms", PP_COL_NUMBER, 0 },
+                                        { "thread", PP_COL_STRING, 0 },
+                                        { NULL, 0, 0 } },
+        .figures = (const pp_figure_decl[]){ { "ms", "ms", PP_AXIS_TIME },
+                                             { "samples", "samples", PP_AXIS_TIME },
+                                             { NULL, NULL, NULL } },
     },
-    { .name = "by_stack",
-      .columns = (const pp_column[]){ { "stack", PP_COL_STRING, 0 },
-          { "samples", PP_COL_COUNT, 0 }, { "ms", PP_COL_NUMBER, 0 }, { NULL, 0, 0 } },
-      .key = (const char *const[]){ "stack", NULL },
-      .figures = (const pp_figure_decl[]){ { "ms", "ms", PP_AXIS_TIME },
-          { "samples", "samples", PP_AXIS_TIME }, { NULL, NULL, NULL } },
+    {
+        .name = "by_stack",
+        .columns = (const pp_column[]){ { "stack", PP_COL_STRING, 0 },
+                                        { "samples", PP_COL_COUNT, 0 },
+                                        { "ms", PP_COL_NUMBER, 0 },
+                                        { NULL, 0, 0 } },
+        .key = (const char *const[]){ "stack", NULL },
+        .figures = (const pp_figure_decl[]){ { "ms", "ms", PP_AXIS_TIME },
+                                             { "samples", "samples", PP_AXIS_TIME },
+                                             { NULL, NULL, NULL } },
     },
-    { .name = "by_thread_stack",
-      .columns = (const pp_column[]){ { "stack", PP_COL_STRING, 0 },
-          { "samples", PP_COL_COUNT, 0 }, { "ms", PP_COL_NUMBER, 0 },
-          { "thread", PP_COL_STRING, 0 },
-          { "state", PP_COL_STRING, 0 }, { NULL, 0, 0 } },
-      .figures = (const pp_figure_decl[]){ { "ms", "ms", PP_AXIS_TIME },
-          { "samples", "samples", PP_AXIS_TIME }, { NULL, NULL, NULL } },
+    {
+        .name = "by_thread_stack",
+        .columns = (const pp_column[]){ { "stack", PP_COL_STRING, 0 },
+                                        { "samples", PP_COL_COUNT, 0 },
+                                        { "ms", PP_COL_NUMBER, 0 },
+                                        { "thread", PP_COL_STRING, 0 },
+                                        { "state", PP_COL_STRING, 0 },
+                                        { NULL, 0, 0 } },
+        .figures = (const pp_figure_decl[]){ { "ms", "ms", PP_AXIS_TIME },
+                                             { "samples", "samples", PP_AXIS_TIME },
+                                             { NULL, NULL, NULL } },
     },
-    { .name = "exceptions",
-      .columns = (const pp_column[]){ { "frame", PP_COL_STRING, 0 }, { "type", PP_COL_STRING, 0 },
-          { "count", PP_COL_COUNT, 0 }, { "per_sec", PP_COL_NUMBER, 0 }, { NULL, 0, 0 } },
-      .key = (const char *const[]){ "frame", "type", NULL },
-      .subject = "frame",
-      .figures = (const pp_figure_decl[]){ { "count", "count", PP_AXIS_TIME },
-          { "per_sec", "per_second", NULL }, { NULL, NULL, NULL } },
+    {
+        .name = "exceptions",
+        .columns = (const pp_column[]){ { "frame", PP_COL_STRING, 0 },
+                                        { "type", PP_COL_STRING, 0 },
+                                        { "count", PP_COL_COUNT, 0 },
+                                        { "per_sec", PP_COL_NUMBER, 0 },
+                                        { NULL, 0, 0 } },
+        .key = (const char *const[]){ "frame", "type", NULL },
+        .subject = "frame",
+        .figures = (const pp_figure_decl[]){ { "count", "count", PP_AXIS_TIME },
+                                             { "per_sec", "per_second", NULL },
+                                             { NULL, NULL, NULL } },
     },
-    { .name = "contention",
-      .columns = (const pp_column[]){ { "lock", PP_COL_STRING, 0 }, { "waiter", PP_COL_STRING, 0 },
-          { "count", PP_COL_COUNT, 0 }, { "ms", PP_COL_NUMBER, 0 }, { "share", PP_COL_PERCENT, 0 },
-          { NULL, 0, 0 } },
-      .key = (const char *const[]){ "lock", "waiter", NULL },
-      .subject = "waiter",
-      .figures = (const pp_figure_decl[]){ { "ms", "ms", PP_AXIS_TIME },
-          { "count", "count", PP_AXIS_TIME }, { "share", "percent", NULL }, { NULL, NULL, NULL } },
+    {
+        .name = "contention",
+        .columns = (const pp_column[]){ { "lock", PP_COL_STRING, 0 },
+                                        { "waiter", PP_COL_STRING, 0 },
+                                        { "count", PP_COL_COUNT, 0 },
+                                        { "ms", PP_COL_NUMBER, 0 },
+                                        { "share", PP_COL_PERCENT, 0 },
+                                        { NULL, 0, 0 } },
+        .key = (const char *const[]){ "lock", "waiter", NULL },
+        .subject = "waiter",
+        .figures = (const pp_figure_decl[]){ { "ms", "ms", PP_AXIS_TIME },
+                                             { "count", "count", PP_AXIS_TIME },
+                                             { "share", "percent", NULL },
+                                             { NULL, NULL, NULL } },
     },
     PP_PC_MODULES_TABLE_DECL,
     { .name = NULL },
@@ -439,7 +522,8 @@ static const pp_analyzer cpu_analyzer = {
     PP_ANALYZER_HEADER,
     .name = "cpu",
     .version = "1.0.0",
-    .summary = "where thread time goes: methods exclusive/inclusive, threads, callers/callees, stacks (SampleProfiler)",
+    .summary =
+        "where thread time goes: methods exclusive/inclusive, threads, callers/callees, stacks (SampleProfiler)",
     .input_kinds = PP_KIND_NETTRACE,
     .input_slot_count = 1,
     .input_slots = NULL,

@@ -17,7 +17,8 @@
 #include "../common/interval.h"
 #include "waits.h"
 
-static int cmp_i64(const void *a, const void *b)
+static int
+cmp_i64(const void *a, const void *b)
 {
     int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
     return x < y ? -1 : x > y;
@@ -27,7 +28,8 @@ static int cmp_i64(const void *a, const void *b)
  * of all threads, the sampler's effective period: the element at n/2 of the
  * sorted gaps, found by counting (two passes over 16-bit halves) instead of
  * sorting a copy. */
-static int median_interval(report *r)
+static int
+median_interval(report *r)
 {
     pp_cpu *c = r->c;
     uint64_t n = c->nintervals, k = n / 2;
@@ -61,14 +63,17 @@ static int median_interval(report *r)
 }
 
 /* Each admitted sample's weight into its raw row. */
-static void weigh_samples(report *r)
+static void
+weigh_samples(report *r)
 {
     pp_cpu *c = r->c;
     int64_t cap = r->median_ns * PP_CPU_MAX_GAP_INTERVALS;
     uint64_t big = 0;
     for (uint64_t i = 0; i < c->nlog; i++) {
         uint32_t g = c->log[i].gap;
-        int64_t w = g == PP_CPU_GAP_FIRST ? -1 : g == PP_CPU_GAP_BIG ? c->log_big.v[big++] : (int64_t)g;
+        int64_t w = g == PP_CPU_GAP_FIRST ? -1 :
+                    g == PP_CPU_GAP_BIG   ? c->log_big.v[big++] :
+                                            (int64_t)g;
         if (w < 0)
             w = r->median_ns;
         else if (w > cap) {
@@ -81,11 +86,13 @@ static void weigh_samples(report *r)
     }
 }
 
-static int name_stacks(report *r)
+static int
+name_stacks(report *r)
 {
     pp_cpu *c = r->c;
     uint32_t n = c->stacks.count;
-    int rc = pp_pc_strtab_intern(&r->names, NO_STACK_NAME, strlen(NO_STACK_NAME), &r->no_stack_name);
+    int rc = pp_pc_strtab_intern(&r->names, NO_STACK_NAME, strlen(NO_STACK_NAME),
+                                 &r->no_stack_name);
     if (rc == PP_OK)
         rc = pp_pc_strtab_intern(&r->names, ROOT_NAME, strlen(ROOT_NAME), &r->root_name);
     if (rc == PP_OK)
@@ -110,7 +117,8 @@ static int name_stacks(report *r)
     if (!r->ip_name || !r->facts || !r->folded_stack || !r->fslots || !r->tmp_ids)
         return PP_ENOMEM;
     for (uint32_t i = 0; i < c->stacks.nip && rc == PP_OK; i++)
-        rc = pp_pc_symcache_name(&r->syms, c->source, pp_pc_stacks_ip(&c->stacks, i), &r->ip_name[i]);
+        rc = pp_pc_symcache_name(&r->syms, c->source, pp_pc_stacks_ip(&c->stacks, i),
+                                 &r->ip_name[i]);
     if (rc != PP_OK)
         return rc;
     uint8_t *unres = calloc(r->names.count ? r->names.count : 1, 1);
@@ -136,7 +144,7 @@ static int name_stacks(report *r)
         if (rc == PP_OK) {
             for (uint32_t i = 0; i < depth; i++)
                 r->tmp_ids[i] = r->ip_name[fr[i]];
-            if (r->states.source) {   /* the source column (source.h) needs the addresses */
+            if (r->states.source) { /* the source column (source.h) needs the addresses */
                 uint64_t *ips = pp_cpu_source_ips(r->states.source, depth);
                 for (uint32_t i = 0; ips && i < depth; i++)
                     ips[i] = pp_pc_stacks_ip(&c->stacks, fr[i]);
@@ -156,7 +164,8 @@ static int name_stacks(report *r)
     return rc;
 }
 
-static int focus_match(const char *name, const char *focus)
+static int
+focus_match(const char *name, const char *focus)
 {
     size_t n = strlen(name), f = strlen(focus);
     if (n == f)
@@ -164,7 +173,8 @@ static int focus_match(const char *name, const char *focus)
     return n > f && name[n - f - 1] == '.' && strcmp(name + n - f, focus) == 0;
 }
 
-static int alloc_sums(report *r)
+static int
+alloc_sums(report *r)
 {
     uint32_t n = r->names.count;
     r->m = calloc(n, sizeof *r->m);
@@ -174,7 +184,8 @@ static int alloc_sums(report *r)
     r->callees = calloc(n, sizeof *r->callees);
     r->thread_s = calloc(r->c->nthreads ? r->c->nthreads : 1, sizeof *r->thread_s);
     r->thread_ns = calloc(r->c->nthreads ? r->c->nthreads : 1, sizeof *r->thread_ns);
-    if (!r->m || !r->stamp || !r->is_focus || !r->callers || !r->callees || !r->thread_s || !r->thread_ns)
+    if (!r->m || !r->stamp || !r->is_focus || !r->callers || !r->callees || !r->thread_s ||
+        !r->thread_ns)
         return PP_ENOMEM;
     if (r->c->focus)
         for (uint32_t i = 0; i < n; i++)
@@ -187,7 +198,8 @@ static int alloc_sums(report *r)
 }
 
 /* Once per sample row: `id` gets the row's weight unless already marked. */
-static void once(report *r, method_sums *arr, uint32_t id, int64_t s, int64_t ns)
+static void
+once(report *r, method_sums *arr, uint32_t id, int64_t s, int64_t ns)
 {
     if (r->stamp[id] == r->stamp_now)
         return;
@@ -196,7 +208,8 @@ static void once(report *r, method_sums *arr, uint32_t id, int64_t s, int64_t ns
     arr[id].incl_ns = pp_i64_add_sat(arr[id].incl_ns, ns);
 }
 
-static int fold_rows(report *r)
+static int
+fold_rows(report *r)
 {
     pp_cpu *c = r->c;
     int rc = PP_OK;
@@ -250,26 +263,24 @@ static int fold_rows(report *r)
         int64_t d[2] = { s, ns };
         rc = pp_pc_agg_add(&r->thread_leaf, (const char *)tk, sizeof tk, d, NULL);
         r->folded_vals[(size_t)f->folded * 2] += s;
-        r->folded_vals[(size_t)f->folded * 2 + 1] = pp_i64_add_sat(r->folded_vals[(size_t)f->folded * 2 + 1], ns);
+        r->folded_vals[(size_t)f->folded * 2 + 1] = pp_i64_add_sat(
+            r->folded_vals[(size_t)f->folded * 2 + 1], ns);
 #undef ids
     }
     return rc;
 }
 
-static int emit_methods(report *r)
+static int
+emit_methods(report *r)
 {
     const pp_host_api *h = r->c->host;
     /* lo_ms .. hi_ms: the 95 % interval of exclusive_ms from the exclusive sample
      * count (../common/interval.h) */
     pp_column cols[8] = {
-        { "method", PP_COL_STRING, 0 },
-        { "exclusive", PP_COL_COUNT, 0 },
-        { "inclusive", PP_COL_COUNT, 0 },
-        { "exclusive_ms", PP_COL_NUMBER, 0 },
-        { "inclusive_ms", PP_COL_NUMBER, 0 },
-        { "share", PP_COL_PERCENT, 0 },
-        { "lo_ms", PP_COL_NUMBER, 0 },
-        { "hi_ms", PP_COL_NUMBER, 0 },
+        { "method", PP_COL_STRING, 0 },       { "exclusive", PP_COL_COUNT, 0 },
+        { "inclusive", PP_COL_COUNT, 0 },     { "exclusive_ms", PP_COL_NUMBER, 0 },
+        { "inclusive_ms", PP_COL_NUMBER, 0 }, { "share", PP_COL_PERCENT, 0 },
+        { "lo_ms", PP_COL_NUMBER, 0 },        { "hi_ms", PP_COL_NUMBER, 0 },
     };
     pp_table *t = h->table_new(r->ctx, "by_method", 8, cols, 1);
     if (!t)
@@ -286,9 +297,14 @@ static int emit_methods(report *r)
         double lo, hi;
         pp_pc_interval95(pp_cpu_ms(m->excl_ns), m->excl_s, &lo, &hi);
         pp_cell cells[8] = {
-            pp_cell_str(pp_pc_strtab_get(&r->names, order[i])), pp_cell_int(m->excl_s), pp_cell_int(m->incl_s),
-            pp_cell_dbl(pp_cpu_ms(m->excl_ns)), pp_cell_dbl(pp_cpu_ms(m->incl_ns)), pp_cell_dbl(pp_cpu_pct(m->excl_ns, r->total_ns)),
-            pp_cell_dbl(lo), pp_cell_dbl(hi),
+            pp_cell_str(pp_pc_strtab_get(&r->names, order[i])),
+            pp_cell_int(m->excl_s),
+            pp_cell_int(m->incl_s),
+            pp_cell_dbl(pp_cpu_ms(m->excl_ns)),
+            pp_cell_dbl(pp_cpu_ms(m->incl_ns)),
+            pp_cell_dbl(pp_cpu_pct(m->excl_ns, r->total_ns)),
+            pp_cell_dbl(lo),
+            pp_cell_dbl(hi),
         };
         rc = h->table_row(t, cells);
     }
@@ -296,7 +312,8 @@ static int emit_methods(report *r)
     return rc;
 }
 
-static int emit_relatives(report *r, const char *table, const char *col, const method_sums *sums)
+static int
+emit_relatives(report *r, const char *table, const char *col, const method_sums *sums)
 {
     const pp_host_api *h = r->c->host;
     pp_column cols[4] = {
@@ -317,20 +334,22 @@ static int emit_relatives(report *r, const char *table, const char *col, const m
     int rc = PP_OK;
     for (uint32_t i = 0; i < n && rc == PP_OK; i++) {
         const method_sums *m = &sums[order[i]];
-        pp_cell cells[4] = { pp_cell_str(pp_pc_strtab_get(&r->names, order[i])), pp_cell_int(m->incl_s),
-                             pp_cell_dbl(pp_cpu_ms(m->incl_ns)), pp_cell_dbl(pp_cpu_pct(m->incl_ns, r->focus_ns)) };
+        pp_cell cells[4] = { pp_cell_str(pp_pc_strtab_get(&r->names, order[i])),
+                             pp_cell_int(m->incl_s), pp_cell_dbl(pp_cpu_ms(m->incl_ns)),
+                             pp_cell_dbl(pp_cpu_pct(m->incl_ns, r->focus_ns)) };
         rc = h->table_row(t, cells);
     }
     free(order);
     return rc;
 }
 
-static int emit_threads(report *r)
+static int
+emit_threads(report *r)
 {
     pp_cpu *c = r->c;
     const pp_host_api *h = c->host;
     pp_column cols[4] = {
-        { "thread", PP_COL_STRING, 0 },   /* an id, not a quantity: no digit grouping */
+        { "thread", PP_COL_STRING, 0 }, /* an id, not a quantity: no digit grouping */
         { "samples", PP_COL_COUNT, 0 },
         { "ms", PP_COL_NUMBER, 0 },
         { "top_method", PP_COL_STRING, 0 },
@@ -379,8 +398,11 @@ static int emit_threads(report *r)
             char tid[24];
             snprintf(tid, sizeof tid, "%" PRIu64, c->threads[s].tid);
             pp_cell cells[4] = {
-                pp_cell_str(tid), pp_cell_int(r->thread_s[s]), pp_cell_dbl(pp_cpu_ms(r->thread_ns[s])),
-                best[s] == UINT32_MAX ? pp_cell_null() : pp_cell_str(pp_pc_strtab_get(&r->names, best[s])),
+                pp_cell_str(tid),
+                pp_cell_int(r->thread_s[s]),
+                pp_cell_dbl(pp_cpu_ms(r->thread_ns[s])),
+                best[s] == UINT32_MAX ? pp_cell_null() :
+                                        pp_cell_str(pp_pc_strtab_get(&r->names, best[s])),
             };
             rc = h->table_row(t, cells);
         }
@@ -391,7 +413,8 @@ static int emit_threads(report *r)
     return rc;
 }
 
-int pp_cpu_report(pp_cpu *c, pp_ctx *ctx, pp_error *err)
+int
+pp_cpu_report(pp_cpu *c, pp_ctx *ctx, pp_error *err)
 {
     report r;
     memset(&r, 0, sizeof r);
@@ -405,7 +428,8 @@ int pp_cpu_report(pp_cpu *c, pp_ctx *ctx, pp_error *err)
     int64_t first = c->first_ns, last = c->last_ns;
     pp_trace_info info = { .struct_size = sizeof info };
     if (c->source && PP_HOST_HAS(c->host, trace_info) && c->host->trace_info &&
-        c->host->trace_info(c->source, &info) == PP_OK && info.last_event_ns >= info.first_event_ns) {
+        c->host->trace_info(c->source, &info) == PP_OK &&
+        info.last_event_ns >= info.first_event_ns) {
         first = info.first_event_ns;
         last = info.last_event_ns;
     }
@@ -446,7 +470,8 @@ int pp_cpu_report(pp_cpu *c, pp_ctx *ctx, pp_error *err)
     if (rc == PP_OK && c->thread_stacks)
         rc = pp_cpu_emit_thread_stacks(&r);
     if (rc == PP_OK)
-        rc = pp_cpu_rt_emit(c->rt, ctx, c->source, c->top, span, r.states.run_ns + r.states.wait_ns);
+        rc = pp_cpu_rt_emit(c->rt, ctx, c->source, c->top, span,
+                            r.states.run_ns + r.states.wait_ns);
     if (rc == PP_OK)
         rc = pp_cpu_emit_totals(&r, span);
     if (rc == PP_OK)

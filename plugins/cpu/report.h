@@ -11,17 +11,19 @@
 #include "blocked.h"
 
 #define NO_STACK_NAME "[no stack]"
-#define ROOT_NAME "[root]"
-#define SELF_NAME "[self]"
+#define ROOT_NAME     "[root]"
+#define SELF_NAME     "[self]"
 
 typedef struct stack_facts {
-    uint32_t leaf;             /* name id */
-    uint32_t folded;           /* folded stack id */
+    uint32_t leaf;   /* name id */
+    uint32_t folded; /* folded stack id */
     uint32_t depth;
     uint32_t unresolved;
 } stack_facts;
 
-typedef struct method_sums { int64_t excl_s, excl_ns, incl_s, incl_ns; } method_sums;
+typedef struct method_sums {
+    int64_t excl_s, excl_ns, incl_s, incl_ns;
+} method_sums;
 
 typedef struct report {
     pp_cpu *c;
@@ -29,43 +31,48 @@ typedef struct report {
     pp_pc_strtab names;
     pp_pc_symcache syms;
     stack_facts *facts;
-    uint32_t *ip_name;         /* [stacks.nip] name id of each distinct IP */
+    uint32_t *ip_name; /* [stacks.nip] name id of each distinct IP */
     /* Folded stacks: distinct name-id sequences. A name holding ';' could
      * make two sequences one string, so then the strings are the key
      * (folded_by_string, the folded table). */
     int folded_by_string;
     pp_pc_strtab folded;
     uint32_t nfolded;
-    uint32_t *folded_stack;    /* [nfolded] a stack with that sequence */
-    uint32_t *fslots;          /* open addressing over folded ids + 1 */
+    uint32_t *folded_stack; /* [nfolded] a stack with that sequence */
+    uint32_t *fslots;       /* open addressing over folded ids + 1 */
     uint32_t nfslots;
-    int64_t *folded_vals;      /* [nfolded * 2] samples, ns */
+    int64_t *folded_vals; /* [nfolded * 2] samples, ns */
     uint32_t no_stack_name, root_name, self_name;
     int64_t median_ns;
-    int64_t unsampled_ns;      /* gap time beyond the cap, attributed to nobody */
+    int64_t unsampled_ns; /* gap time beyond the cap, attributed to nobody */
     uint64_t capped_samples;
-    int64_t total_ns;          /* thread time in the view */
+    int64_t total_ns; /* thread time in the view */
     int64_t total_samples;
-    int64_t frames, unresolved_frames;   /* sample-weighted */
-    uint32_t bare_addrs;       /* "?!0x..." names: native, no module map */
-    int native_named;          /* some "module!fn" name: the trace had a map */
+    int64_t frames, unresolved_frames; /* sample-weighted */
+    uint32_t bare_addrs;               /* "?!0x..." names: native, no module map */
+    int native_named;                  /* some "module!fn" name: the trace had a map */
     uint64_t truncated_samples;
-    method_sums *m;            /* [names.count] */
-    uint32_t *stamp;           /* [names.count] per-sample dedupe marks */
+    method_sums *m;  /* [names.count] */
+    uint32_t *stamp; /* [names.count] per-sample dedupe marks */
     uint32_t stamp_now;
-    uint8_t *is_focus;         /* [names.count] */
+    uint8_t *is_focus; /* [names.count] */
     uint32_t focus_names;
-    method_sums *callers, *callees;   /* [names.count], only incl_* used */
+    method_sums *callers, *callees; /* [names.count], only incl_* used */
     int64_t focus_s, focus_ns;
     int64_t *thread_s, *thread_ns;
-    pp_pc_agg thread_leaf;        /* key {slot, name id}: samples, ns */
-    pp_cpu_states states;         /* running vs waiting, per stack (blocked.c) */
-    uint32_t *tmp_ids;            /* one stack's name ids, for states */
+    pp_pc_agg thread_leaf; /* key {slot, name id}: samples, ns */
+    pp_cpu_states states;  /* running vs waiting, per stack (blocked.c) */
+    uint32_t *tmp_ids;     /* one stack's name ids, for states */
     pp_pc_strbuf buf;
 } report;
 
-static inline double pp_cpu_ms(int64_t ns) { return (double)ns / 1e6; }
-static inline double pp_cpu_pct(int64_t part, int64_t whole)
+static inline double
+pp_cpu_ms(int64_t ns)
+{
+    return (double)ns / 1e6;
+}
+static inline double
+pp_cpu_pct(int64_t part, int64_t whole)
 {
     return whole > 0 ? 100.0 * (double)part / (double)whole : 0.0;
 }

@@ -7,7 +7,8 @@
 
 #include "waits.h"
 
-int pp_cpu_emit_totals(report *r, int64_t span)
+int
+pp_cpu_emit_totals(report *r, int64_t span)
 {
     pp_cpu *c = r->c;
     const pp_host_api *h = c->host;
@@ -16,11 +17,14 @@ int pp_cpu_emit_totals(report *r, int64_t span)
     pp_pc_window_describe(&c->window, win, sizeof win);
     int rc = h->total_int(ctx, "samples", PP_COL_COUNT, r->total_samples);
     if (rc == PP_OK)
-        rc = h->total_int(ctx, "samples_external", PP_COL_COUNT, (int64_t)c->by_type[PP_CPU_SAMPLE_EXTERNAL]);
+        rc = h->total_int(ctx, "samples_external", PP_COL_COUNT,
+                          (int64_t)c->by_type[PP_CPU_SAMPLE_EXTERNAL]);
     if (rc == PP_OK)
-        rc = h->total_int(ctx, "samples_managed", PP_COL_COUNT, (int64_t)c->by_type[PP_CPU_SAMPLE_MANAGED]);
+        rc = h->total_int(ctx, "samples_managed", PP_COL_COUNT,
+                          (int64_t)c->by_type[PP_CPU_SAMPLE_MANAGED]);
     if (rc == PP_OK)
-        rc = h->total_int(ctx, "samples_error", PP_COL_COUNT, (int64_t)c->by_type[PP_CPU_SAMPLE_ERROR]);
+        rc = h->total_int(ctx, "samples_error", PP_COL_COUNT,
+                          (int64_t)c->by_type[PP_CPU_SAMPLE_ERROR]);
     if (rc == PP_OK)
         rc = h->total_int(ctx, "thread_time", PP_COL_DURATION_NS, r->total_ns);
     if (rc == PP_OK)
@@ -32,32 +36,36 @@ int pp_cpu_emit_totals(report *r, int64_t span)
     if (rc == PP_OK)
         rc = h->total_int(ctx, "threads", PP_COL_COUNT, (int64_t)c->nthreads);
     if (rc == PP_OK)
-        rc = h->total_double(ctx, "unresolved_frame_share", PP_COL_PERCENT, pp_cpu_pct(r->unresolved_frames, r->frames));
+        rc = h->total_double(ctx, "unresolved_frame_share", PP_COL_PERCENT,
+                             pp_cpu_pct(r->unresolved_frames, r->frames));
     if (rc == PP_OK)
         rc = h->total_string(ctx, "view", c->managed_only ? "managed" : "thread-time");
     if (rc == PP_OK)
-        rc = h->total_string(ctx, "method",
-                             c->managed_only
-                                 ? "managed view: only samples of threads running managed code, each weighted by the "
-                                   "time since the previous sample of its thread (wall time, not CPU time; a thread's first sample weighs "
-                                   "the median interval, a gap counts at most 100 intervals)"
-                                 : "thread time: every sample (running or blocked), each weighted by the time since the "
-                                   "previous sample of its thread (wall time, not CPU time; a thread's first sample weighs the median "
-                                   "interval, a gap counts at most 100 intervals); async waits are invisible");
+        rc = h->total_string(
+            ctx, "method",
+            c->managed_only ?
+                "managed view: only samples of threads running managed code, each weighted by the "
+                "time since the previous sample of its thread (wall time, not CPU time; a thread's first sample weighs "
+                "the median interval, a gap counts at most 100 intervals)" :
+                "thread time: every sample (running or blocked), each weighted by the time since the "
+                "previous sample of its thread (wall time, not CPU time; a thread's first sample weighs the median "
+                "interval, a gap counts at most 100 intervals); async waits are invisible");
     if (rc == PP_OK && win[0])
         rc = h->total_string(ctx, "filter", win);
     return rc;
 }
 
-void pp_cpu_emit_findings(report *r, int64_t span)
+void
+pp_cpu_emit_findings(report *r, int64_t span)
 {
     pp_cpu *c = r->c;
     const pp_host_api *h = c->host;
     pp_ctx *ctx = r->ctx;
     if (c->samples_seen == 0) {
-        h->finding(ctx, PP_SEVERITY_WARNING, "cpu.no_samples",
-                   "no SampleProfiler ThreadSample events in this trace: capture with "
-                   "`dotnet-trace collect --profile dotnet-sampled-thread-time` (the default profile of dotnet-trace collect)");
+        h->finding(
+            ctx, PP_SEVERITY_WARNING, "cpu.no_samples",
+            "no SampleProfiler ThreadSample events in this trace: capture with "
+            "`dotnet-trace collect --profile dotnet-sampled-thread-time` (the default profile of dotnet-trace collect)");
         return;
     }
     if (r->total_samples == 0) {
@@ -65,47 +73,63 @@ void pp_cpu_emit_findings(report *r, int64_t span)
         pp_pc_window_describe(&c->window, win, sizeof win);
         h->finding(ctx, PP_SEVERITY_WARNING, "cpu.view_empty",
                    "the trace has %" PRIu64 " thread samples but none in the %s view%s%s",
-                   c->samples_seen, c->managed_only ? "managed" : "thread-time", win[0] ? " and the " : "", win);
+                   c->samples_seen, c->managed_only ? "managed" : "thread-time",
+                   win[0] ? " and the " : "", win);
         return;
     }
     if (c->malformed)
-        h->finding(ctx, PP_SEVERITY_WARNING, "cpu.malformed_samples",
-                   "%" PRIu64 " ThreadSample events had a payload shorter than its 4-byte Type and were skipped", c->malformed);
+        h->finding(
+            ctx, PP_SEVERITY_WARNING, "cpu.malformed_samples",
+            "%" PRIu64
+            " ThreadSample events had a payload shorter than its 4-byte Type and were skipped",
+            c->malformed);
     double unres = pp_cpu_pct(r->unresolved_frames, r->frames);
     if (r->frames > 0 && unres > 50.0)
-        h->finding(ctx, PP_SEVERITY_WARNING, "cpu.unresolved",
-                   "%.1f%% of the sampled frames are unresolved: the trace has no method rundown, so the capture was "
-                   "stopped abruptly; stop dotnet-trace with Enter or Ctrl+C and let it finish, and keep the traced "
-                   "process alive until it has", unres);
+        h->finding(
+            ctx, PP_SEVERITY_WARNING, "cpu.unresolved",
+            "%.1f%% of the sampled frames are unresolved: the trace has no method rundown, so the capture was "
+            "stopped abruptly; stop dotnet-trace with Enter or Ctrl+C and let it finish, and keep the traced "
+            "process alive until it has",
+            unres);
     if (r->bare_addrs > 0 && !r->native_named)
-        h->finding(ctx, PP_SEVERITY_INFO, "cpu.native_unnamed",
-                   "%" PRIu32 " native code addresses have no name (?!0x...): the trace has no module map; "
-                   "capture with `perfpipe collect -p PID -o FILE.nettrace` (it saves FILE.nettrace.maps "
-                   "beside it) to name them module!function", r->bare_addrs);
+        h->finding(
+            ctx, PP_SEVERITY_INFO, "cpu.native_unnamed",
+            "%" PRIu32
+            " native code addresses have no name (?!0x...): the trace has no module map; "
+            "capture with `perfpipe collect -p PID -o FILE.nettrace` (it saves FILE.nettrace.maps "
+            "beside it) to name them module!function",
+            r->bare_addrs);
     if (r->total_samples < 200 || span < 500000000) {
         /* 95% interval of a share p from n samples: 1.96 * sqrt(p(1-p)/n) */
         double half = 196.0 * sqrt(0.25 / (double)r->total_samples);
         h->finding(ctx, PP_SEVERITY_WARNING, "cpu.short_trace",
-                   "only %" PRId64 " samples over %.1f ms: any share is uncertain by up to +-%.1f points; "
+                   "only %" PRId64
+                   " samples over %.1f ms: any share is uncertain by up to +-%.1f points; "
                    "capture longer (several seconds of the scenario) before ranking methods",
                    r->total_samples, pp_cpu_ms(span), half);
     }
     if (r->capped_samples && r->unsampled_ns > r->total_ns / 20)
-        h->finding(ctx, PP_SEVERITY_INFO, "cpu.unsampled_gaps",
-                   "%" PRIu64 " samples followed gaps longer than %d sampling intervals (%.1f ms each); the %.1f ms "
-                   "beyond that are left unattributed (unsampled_time) instead of being charged to one sample: a "
-                   "thread without managed frames (e.g. the finalizer thread while idle) is not sampled, and "
-                   "sweeps are skipped while a GC suspends the runtime",
-                   r->capped_samples, PP_CPU_MAX_GAP_INTERVALS, pp_cpu_ms(r->median_ns), pp_cpu_ms(r->unsampled_ns));
+        h->finding(
+            ctx, PP_SEVERITY_INFO, "cpu.unsampled_gaps",
+            "%" PRIu64
+            " samples followed gaps longer than %d sampling intervals (%.1f ms each); the %.1f ms "
+            "beyond that are left unattributed (unsampled_time) instead of being charged to one sample: a "
+            "thread without managed frames (e.g. the finalizer thread while idle) is not sampled, and "
+            "sweeps are skipped while a GC suspends the runtime",
+            r->capped_samples, PP_CPU_MAX_GAP_INTERVALS, pp_cpu_ms(r->median_ns),
+            pp_cpu_ms(r->unsampled_ns));
     if (r->truncated_samples)
-        h->finding(ctx, PP_SEVERITY_INFO, "cpu.truncated_stacks",
-                   "%" PRIu64 " samples have stacks of 100 frames or more: EventPipe keeps at most 100, so their "
-                   "outer frames are missing and inclusive time of outer methods is undercounted",
-                   r->truncated_samples);
+        h->finding(
+            ctx, PP_SEVERITY_INFO, "cpu.truncated_stacks",
+            "%" PRIu64
+            " samples have stacks of 100 frames or more: EventPipe keeps at most 100, so their "
+            "outer frames are missing and inclusive time of outer methods is undercounted",
+            r->truncated_samples);
     if (c->focus && r->focus_names == 0)
-        h->finding(ctx, PP_SEVERITY_WARNING, "cpu.focus_not_found",
-                   "no sampled frame is named '%s' (give the full name Namespace.Type.Method or its last parts)",
-                   c->focus);
+        h->finding(
+            ctx, PP_SEVERITY_WARNING, "cpu.focus_not_found",
+            "no sampled frame is named '%s' (give the full name Namespace.Type.Method or its last parts)",
+            c->focus);
 
     /* waits among the top methods by exclusive time */
     uint32_t n;
@@ -124,10 +148,11 @@ void pp_cpu_emit_findings(report *r, int64_t span)
     }
     int first_is_wait = n > 0 && pp_cpu_is_wait(pp_pc_strtab_get(&r->names, order[0]));
     if (top_wait && (first_is_wait || pp_cpu_pct(wait_ns, r->total_ns) >= 25.0))
-        h->finding(ctx, PP_SEVERITY_INFO, "cpu.waits",
-                   "%.1f%% of the thread time is threads blocked in waits (top: %s): thread-time sampling only sees "
-                   "threads that exist; an `await` releases its thread, so async waits are invisible here. For wall "
-                   "time of requests and database calls use the db analyzer or spans; for CPU only, use view=managed",
-                   pp_cpu_pct(wait_ns, r->total_ns), top_wait);
+        h->finding(
+            ctx, PP_SEVERITY_INFO, "cpu.waits",
+            "%.1f%% of the thread time is threads blocked in waits (top: %s): thread-time sampling only sees "
+            "threads that exist; an `await` releases its thread, so async waits are invisible here. For wall "
+            "time of requests and database calls use the db analyzer or spans; for CPU only, use view=managed",
+            pp_cpu_pct(wait_ns, r->total_ns), top_wait);
     free(order);
 }

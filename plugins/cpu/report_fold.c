@@ -7,17 +7,17 @@
 
 #include <string.h>
 
-
 /* Walks a folded string (root first, frames joined by ';') without
  * building it, for ordering. */
 typedef struct fold_cursor {
     const report *r;
-    const uint32_t *frames;    /* IP ids, leaf first */
-    uint32_t left;             /* frames not yet started */
+    const uint32_t *frames; /* IP ids, leaf first */
+    uint32_t left;          /* frames not yet started */
     const char *p;
 } fold_cursor;
 
-static void fold_start(fold_cursor *k, const report *r, uint32_t stack)
+static void
+fold_start(fold_cursor *k, const report *r, uint32_t stack)
 {
     uint32_t depth;
     k->r = r;
@@ -31,7 +31,8 @@ static void fold_start(fold_cursor *k, const report *r, uint32_t stack)
     k->p = pp_pc_strtab_get(&r->names, r->ip_name[k->frames[k->left]]);
 }
 
-static int fold_next(fold_cursor *k)
+static int
+fold_next(fold_cursor *k)
 {
     if (*k->p)
         return (unsigned char)*k->p++;
@@ -43,7 +44,8 @@ static int fold_next(fold_cursor *k)
 }
 
 /* strcmp of two folded stacks' strings. */
-int pp_cpu_folded_cmp(const report *r, uint32_t a, uint32_t b)
+int
+pp_cpu_folded_cmp(const report *r, uint32_t a, uint32_t b)
 {
     if (r->folded_by_string)
         return strcmp(pp_pc_strtab_get(&r->folded, a), pp_pc_strtab_get(&r->folded, b));
@@ -53,14 +55,15 @@ int pp_cpu_folded_cmp(const report *r, uint32_t a, uint32_t b)
     for (;;) {
         int cx = fold_next(&x), cy = fold_next(&y);
         if (cx != cy)
-            return cx < cy ? -1 : 1;   /* the end (-1) sorts first, as NUL does */
+            return cx < cy ? -1 : 1; /* the end (-1) sorts first, as NUL does */
         if (cx < 0)
             return 0;
     }
 }
 
 /* The folded string of stack s into r->buf. */
-int pp_cpu_fold_string(report *r, uint32_t s)
+int
+pp_cpu_fold_string(report *r, uint32_t s)
 {
     fold_cursor k;
     int ch, rc = PP_OK;
@@ -75,7 +78,8 @@ int pp_cpu_fold_string(report *r, uint32_t s)
     return rc;
 }
 
-static int same_names(const report *r, uint32_t a, uint32_t b)
+static int
+same_names(const report *r, uint32_t a, uint32_t b)
 {
     uint32_t na, nb;
     const uint32_t *fa = pp_pc_stacks_frames32(&r->c->stacks, a, &na);
@@ -89,7 +93,8 @@ static int same_names(const report *r, uint32_t a, uint32_t b)
 }
 
 /* The folded id of stack s (a new one for a new name sequence). */
-int pp_cpu_fold_id(report *r, uint32_t s, uint32_t *out)
+int
+pp_cpu_fold_id(report *r, uint32_t s, uint32_t *out)
 {
     if (r->folded_by_string) {
         int rc = pp_cpu_fold_string(r, s);

@@ -10,7 +10,8 @@
 
 /* by_stack's order: ms, then samples, descending, then the folded string
  * ascending (what ranking the string-keyed aggregate gave). */
-static int cmp_folded(const void *pa, const void *pb, void *arg)
+static int
+cmp_folded(const void *pa, const void *pb, void *arg)
 {
     const report *r = arg;
     uint32_t a = *(const uint32_t *)pa, b = *(const uint32_t *)pb;
@@ -22,7 +23,8 @@ static int cmp_folded(const void *pa, const void *pb, void *arg)
     return pp_cpu_folded_cmp(r, a, b);
 }
 
-int pp_cpu_emit_stacks(report *r)
+int
+pp_cpu_emit_stacks(report *r)
 {
     const pp_host_api *h = r->c->host;
     pp_column cols[3] = {
@@ -62,7 +64,8 @@ int pp_cpu_emit_stacks(report *r)
             rc = pp_cpu_fold_string(r, r->folded_stack[order[i]]);
         if (rc != PP_OK)
             break;
-        pp_cell cells[3] = { pp_cell_str(r->buf.data), pp_cell_int(v[0]), pp_cell_dbl(pp_cpu_ms(v[1])) };
+        pp_cell cells[3] = { pp_cell_str(r->buf.data), pp_cell_int(v[0]),
+                             pp_cell_dbl(pp_cpu_ms(v[1])) };
         rc = h->table_row(t, cells);
     }
     free(order);
@@ -72,7 +75,8 @@ int pp_cpu_emit_stacks(report *r)
 /* The raw rows' order as ranking the aggregate keyed by the 8 key bytes
  * {slot, stack id} gave: ns, then samples, descending, then strcmp of the
  * key bytes (which stops at the first zero byte). */
-static int cmp_raw(const void *pa, const void *pb, void *arg)
+static int
+cmp_raw(const void *pa, const void *pb, void *arg)
 {
     const pp_cpu *c = arg;
     uint32_t a = *(const uint32_t *)pa, b = *(const uint32_t *)pb;
@@ -95,16 +99,14 @@ static int cmp_raw(const void *pa, const void *pb, void *arg)
  * (running_stacks, waiting_stacks: no state column, it is the table). */
 enum { STACKS_ALL, STACKS_RUNNING, STACKS_WAITING };
 
-static int emit_thread_stacks(report *r, const char *name, int which)
+static int
+emit_thread_stacks(report *r, const char *name, int which)
 {
     pp_cpu *c = r->c;
     const pp_host_api *h = c->host;
     pp_column cols[5] = {
-        { "stack", PP_COL_STRING, 0 },
-        { "samples", PP_COL_COUNT, 0 },
-        { "ms", PP_COL_NUMBER, 0 },
-        { "thread", PP_COL_STRING, 0 },
-        { "state", PP_COL_STRING, 0 },
+        { "stack", PP_COL_STRING, 0 },  { "samples", PP_COL_COUNT, 0 }, { "ms", PP_COL_NUMBER, 0 },
+        { "thread", PP_COL_STRING, 0 }, { "state", PP_COL_STRING, 0 },
     };
     /* no key: thread ids differ between runs, so compare has nothing to join */
     pp_table *t = h->table_new(r->ctx, name, which == STACKS_ALL ? 5 : 4, cols, 0);
@@ -139,8 +141,9 @@ static int emit_thread_stacks(report *r, const char *name, int which)
         }
         if (rc != PP_OK)
             break;
-        pp_cell cells[5] = { pp_cell_str(r->buf.data), pp_cell_int(v[PP_CPU_SAMPLES]), pp_cell_dbl(pp_cpu_ms(v[PP_CPU_NS])),
-                             pp_cell_str(tid), pp_cell_str(waiting ? "waiting" : "running") };
+        pp_cell cells[5] = { pp_cell_str(r->buf.data), pp_cell_int(v[PP_CPU_SAMPLES]),
+                             pp_cell_dbl(pp_cpu_ms(v[PP_CPU_NS])), pp_cell_str(tid),
+                             pp_cell_str(waiting ? "waiting" : "running") };
         rc = h->table_row(t, cells);
         left--;
     }
@@ -153,7 +156,8 @@ static int emit_thread_stacks(report *r, const char *name, int which)
  * the renderer merges threads back for the all-threads view. Ranked by
  * time. Its "state" is the running/waiting split of blocked.c, so a
  * profile can keep the waits apart (pprof's state label). */
-int pp_cpu_emit_thread_stacks(report *r)
+int
+pp_cpu_emit_thread_stacks(report *r)
 {
     return emit_thread_stacks(r, "by_thread_stack", STACKS_ALL);
 }
@@ -163,13 +167,15 @@ int pp_cpu_emit_thread_stacks(report *r)
  * folded, speedscope) draw running time by default: thread time of an idle
  * pool is mostly threads parked in a wait, which would bury the hot
  * method. by_stack stays the thread-time view (--table by_stack). */
-int pp_cpu_emit_running_stacks(report *r)
+int
+pp_cpu_emit_running_stacks(report *r)
 {
     return emit_thread_stacks(r, "running_stacks", STACKS_RUNNING);
 }
 
 /* waiting_stacks: the waits alone, their own graph (--table waiting_stacks). */
-int pp_cpu_emit_waiting_stacks(report *r)
+int
+pp_cpu_emit_waiting_stacks(report *r)
 {
     return emit_thread_stacks(r, "waiting_stacks", STACKS_WAITING);
 }

@@ -15,32 +15,39 @@
 #define EV_CONT_START 81u
 #define EV_CONT_STOP  91u
 #define EV_EXC_CATCH  250u
-#define NONE UINT32_MAX
-#define OTHER_NAME "[other]"
+#define NONE          UINT32_MAX
+#define OTHER_NAME    "[other]"
 #define NO_STACK_NAME "[no stack]"
 
 typedef struct rt_thread {
-    uint32_t last_type;      /* type id of the thread's latest throw, NONE */
-    uint32_t pend;           /* contention entry of an open Start, NONE */
+    uint32_t last_type; /* type id of the thread's latest throw, NONE */
+    uint32_t pend;      /* contention entry of an open Start, NONE */
     int64_t pend_ns;
 } rt_thread;
 
-typedef struct rt_catch { uint64_t eip; uint32_t type; int64_t count; } rt_catch;
-typedef struct rt_cont { uint32_t first, depth; int64_t count, ns; } rt_cont;
+typedef struct rt_catch {
+    uint64_t eip;
+    uint32_t type;
+    int64_t count;
+} rt_catch;
+typedef struct rt_cont {
+    uint32_t first, depth;
+    int64_t count, ns;
+} rt_cont;
 
 struct pp_cpu_rt {
     const pp_host_api *host;
-    pp_pc_u64map thread_index;      /* tid -> threads[] */
+    pp_pc_u64map thread_index; /* tid -> threads[] */
     rt_thread *threads;
     uint32_t nthreads, capthreads;
-    pp_pc_strtab types;             /* exception type names; id 0 = "[other]" */
-    pp_pc_u64map catch_index;       /* eip << 12 | type -> catches[] */
+    pp_pc_strtab types;       /* exception type names; id 0 = "[other]" */
+    pp_pc_u64map catch_index; /* eip << 12 | type -> catches[] */
     rt_catch *catches;
     uint32_t ncatches, capcatches;
-    pp_pc_u64map cont_index;        /* region << 32 | stack id -> conts[] */
+    pp_pc_u64map cont_index; /* region << 32 | stack id -> conts[] */
     rt_cont *conts;
     uint32_t nconts, capconts;
-    uint64_t *ips;                  /* the contention stacks' frames, leaf first */
+    uint64_t *ips; /* the contention stacks' frames, leaf first */
     uint64_t nips, capips;
     uint64_t exceptions, contentions;
 };
@@ -99,7 +106,8 @@ thread_of(pp_cpu_rt *rt, uint64_t tid, rt_thread **out)
     uint32_t i;
 
     if (!pp_pc_u64map_get(&rt->thread_index, tid, &i)) {
-        if (grow((void **)&rt->threads, rt->nthreads, &rt->capthreads, sizeof *rt->threads) != PP_OK)
+        if (grow((void **)&rt->threads, rt->nthreads, &rt->capthreads, sizeof *rt->threads) !=
+            PP_OK)
             return PP_ENOMEM;
         i = rt->nthreads++;
         rt->threads[i] = (rt_thread){ NONE, NONE, 0 };
@@ -142,18 +150,19 @@ on_catch(pp_cpu_rt *rt, const pp_trace_event *ev, rt_thread *th)
         (v.type == PP_VALUE_UINT || v.type == PP_VALUE_INT))
         eip = v.v.u;
     if (eip >> 52)
-        eip = 0;                      /* not a user-space code address: "[other]" */
+        eip = 0; /* not a user-space code address: "[other]" */
     uint64_t key = eip << 12 | type;
     if (!pp_pc_u64map_get(&rt->catch_index, key, &i)) {
         if (rt->ncatches >= PP_CPU_RT_MAX_ROWS) {
-            key = 0;                  /* the "[other]" row */
+            key = 0; /* the "[other]" row */
             if (!pp_pc_u64map_get(&rt->catch_index, key, &i))
                 i = NONE;
         } else {
             i = NONE;
         }
         if (i == NONE) {
-            if (grow((void **)&rt->catches, rt->ncatches, &rt->capcatches, sizeof *rt->catches) != PP_OK)
+            if (grow((void **)&rt->catches, rt->ncatches, &rt->capcatches, sizeof *rt->catches) !=
+                PP_OK)
                 return PP_ENOMEM;
             i = rt->ncatches++;
             rt->catches[i] = (rt_catch){ key >> 12, (uint32_t)(key & 0xfff), 0 };
@@ -169,21 +178,23 @@ on_catch(pp_cpu_rt *rt, const pp_trace_event *ev, rt_thread *th)
 static int
 on_contention_start(pp_cpu_rt *rt, const pp_trace_event *ev, rt_thread *th)
 {
-    uint32_t region = ev->struct_size >= offsetof(pp_trace_event, stack_region) + sizeof ev->stack_region
-                          ? ev->stack_region : 0;
+    uint32_t region = ev->struct_size >=
+                              offsetof(pp_trace_event, stack_region) + sizeof ev->stack_region ?
+                          ev->stack_region :
+                          0;
     uint64_t key = ev->stack_depth ? (uint64_t)region << 32 | ev->stack_id : UINT64_MAX;
     uint32_t i;
 
     rt->contentions++;
     if (ev->stack_depth && ev->stack_id == 0)
-        key = UINT64_MAX - 1;         /* a stack with no id: one shared row, named by its first */
+        key = UINT64_MAX - 1; /* a stack with no id: one shared row, named by its first */
     if (!pp_pc_u64map_get(&rt->cont_index, key, &i)) {
         if (rt->nconts >= PP_CPU_RT_MAX_ROWS)
-            key = UINT64_MAX;         /* counted as "[no stack]" */
+            key = UINT64_MAX; /* counted as "[no stack]" */
         if (!pp_pc_u64map_get(&rt->cont_index, key, &i)) {
             uint32_t depth = key == UINT64_MAX ? 0 : ev->stack_depth;
             if (depth > PP_CPU_RT_MAX_DEPTH)
-                depth = PP_CPU_RT_MAX_DEPTH;   /* the waiter sits near the leaf */
+                depth = PP_CPU_RT_MAX_DEPTH; /* the waiter sits near the leaf */
             if (grow((void **)&rt->conts, rt->nconts, &rt->capconts, sizeof *rt->conts) != PP_OK)
                 return PP_ENOMEM;
             if (rt->nips + depth > rt->capips) {
@@ -218,7 +229,7 @@ on_contention_stop(pp_cpu_rt *rt, const pp_trace_event *ev, rt_thread *th)
     int64_t ns = ev->time_ns - th->pend_ns;
 
     if (th->pend == NONE)
-        return;                       /* its Start lies before the trace or the window */
+        return; /* its Start lies before the trace or the window */
     if (rt->host->trace_field(ev, "DurationNs", &v) == PP_OK && v.type == PP_VALUE_DOUBLE &&
         v.v.d >= 0 && v.v.d < 9e18)
         ns = (int64_t)v.v.d;
@@ -334,14 +345,14 @@ emit_agg(const pp_host_api *h, pp_ctx *ctx, const char *name, const pp_column *c
 
         memcpy(x, key, xl);
         x[xl] = '\0';
-        if (ncols == 4) {       /* exceptions: frame, type, count, per_sec */
+        if (ncols == 4) { /* exceptions: frame, type, count, per_sec */
             pp_cell c[4] = { pp_cell_str(x), pp_cell_str(tab + 1), pp_cell_int(v[0]),
-                             pp_cell_dbl(span_ns > 0 ? (double)v[0] * 1e9 / (double)span_ns : 0.0) };
+                             pp_cell_dbl(span_ns > 0 ? (double)v[0] * 1e9 / (double)span_ns :
+                                                       0.0) };
             rc = h->table_row(t, c);
-        } else {                /* contention: lock, waiter, count, ms, share */
+        } else { /* contention: lock, waiter, count, ms, share */
             pp_cell c[5] = { pp_cell_str(x), pp_cell_str(tab + 1), pp_cell_int(v[0]),
-                             pp_cell_dbl((double)v[1] / 1e6),
-                             pp_cell_dbl(share(v[1], thread_ns)) };
+                             pp_cell_dbl((double)v[1] / 1e6), pp_cell_dbl(share(v[1], thread_ns)) };
             rc = h->table_row(t, c);
         }
     }
@@ -350,17 +361,18 @@ emit_agg(const pp_host_api *h, pp_ctx *ctx, const char *name, const pp_column *c
 }
 
 int
-pp_cpu_rt_emit(pp_cpu_rt *rt, pp_ctx *ctx, const pp_trace_source *src, int64_t top,
-               int64_t span_ns, int64_t thread_ns)
+pp_cpu_rt_emit(pp_cpu_rt *rt, pp_ctx *ctx, const pp_trace_source *src, int64_t top, int64_t span_ns,
+               int64_t thread_ns)
 {
     static const pp_column exc_cols[4] = {
-        { "frame", PP_COL_STRING, 0 }, { "type", PP_COL_STRING, 0 },
-        { "count", PP_COL_COUNT, 0 }, { "per_sec", PP_COL_NUMBER, 0 },
+        { "frame", PP_COL_STRING, 0 },
+        { "type", PP_COL_STRING, 0 },
+        { "count", PP_COL_COUNT, 0 },
+        { "per_sec", PP_COL_NUMBER, 0 },
     };
     static const pp_column cont_cols[5] = {
-        { "lock", PP_COL_STRING, 0 }, { "waiter", PP_COL_STRING, 0 },
-        { "count", PP_COL_COUNT, 0 }, { "ms", PP_COL_NUMBER, 0 },
-        { "share", PP_COL_PERCENT, 0 },
+        { "lock", PP_COL_STRING, 0 }, { "waiter", PP_COL_STRING, 0 }, { "count", PP_COL_COUNT, 0 },
+        { "ms", PP_COL_NUMBER, 0 },   { "share", PP_COL_PERCENT, 0 },
     };
     pp_pc_strtab names;
     pp_pc_symcache syms;

@@ -29,7 +29,7 @@
 
 #include <perfpipe/plugin.h>
 
-#define PP_CPU_RT_MAX_ROWS 65536u
+#define PP_CPU_RT_MAX_ROWS  65536u
 #define PP_CPU_RT_MAX_TYPES 4096u
 #define PP_CPU_RT_MAX_DEPTH 64u
 

@@ -52,7 +52,8 @@ pp_cpu_source_ips(pp_cpu_source *s, uint32_t depth)
 }
 
 int
-pp_cpu_source_note(pp_cpu_source *s, uint32_t stack, uint32_t row, uint64_t ip, uint32_t at, int app)
+pp_cpu_source_note(pp_cpu_source *s, uint32_t stack, uint32_t row, uint64_t ip, uint32_t at,
+                   int app)
 {
     static const int64_t zero[1] = { 0 };
     uint32_t flags = at > 0 ? PP_SYM_CALLER : 0;
@@ -120,8 +121,9 @@ pp_cpu_source_findings(const pp_cpu_source *s, const pp_host_api *h, pp_ctx *ctx
 {
     if (s->why_map[0])
         h->finding(ctx, PP_SEVERITY_INFO, "cpu.source_no_map",
-                   "%u of %u application frames have no source line: %s", s->app_frames - s->app_lined,
-                   s->app_frames, s->why_map + strlen("no IL-to-native map for the method: "));
+                   "%u of %u application frames have no source line: %s",
+                   s->app_frames - s->app_lined, s->app_frames,
+                   s->why_map + strlen("no IL-to-native map for the method: "));
     if (s->why_pdb[0])
         h->finding(ctx, strstr(s->why_pdb, "refused") ? PP_SEVERITY_WARNING : PP_SEVERITY_INFO,
                    "cpu.source_no_pdb", "application frames without a source line: %s", s->why_pdb);

@@ -4,7 +4,8 @@
 
 #include "blocked.h"
 
-int pp_cpu_is_wait(const char *method)
+int
+pp_cpu_is_wait(const char *method)
 {
     return pp_cpu_frame_blocks(method);
 }

@@ -30,11 +30,13 @@ static const pp_option_decl options[] = {
 };
 
 static const char EF_SOURCE[] = "Microsoft.EntityFrameworkCore";
-static const char EF_EXECUTING[] = "Microsoft.EntityFrameworkCore.Database.Command.CommandExecuting";
+static const char EF_EXECUTING[] =
+    "Microsoft.EntityFrameworkCore.Database.Command.CommandExecuting";
 static const char EF_EXECUTED[] = "Microsoft.EntityFrameworkCore.Database.Command.CommandExecuted";
 static const char EF_ERROR[] = "Microsoft.EntityFrameworkCore.Database.Command.CommandError";
 
-uint64_t db_guid_hash(const pp_guid *g)
+uint64_t
+db_guid_hash(const pp_guid *g)
 {
     uint64_t a, b;
     memcpy(&a, g->bytes, 8);
@@ -43,14 +45,15 @@ uint64_t db_guid_hash(const pp_guid *g)
     return h ? h : 1;
 }
 
-static int guid_zero(const pp_guid *g)
+static int
+guid_zero(const pp_guid *g)
 {
     static const pp_guid z;
     return memcmp(g, &z, sizeof(z)) == 0;
 }
 
-static int db_create(const pp_host_api *host, pp_ctx *ctx, const pp_options *opts, void **state,
-                     pp_error *err)
+static int
+db_create(const pp_host_api *host, pp_ctx *ctx, const pp_options *opts, void **state, pp_error *err)
 {
     db_state *st = calloc(1, sizeof(*st));
     if (!st) {
@@ -87,7 +90,8 @@ static int db_create(const pp_host_api *host, pp_ctx *ctx, const pp_options *opt
 }
 
 /* The command text's normalized id, remembering the first raw text. */
-static int intern_command(db_state *st, const char *text, uint32_t *id)
+static int
+intern_command(db_state *st, const char *text, uint32_t *id)
 {
     size_t n = strlen(text);
     size_t need = 2 * n + 8;
@@ -102,7 +106,7 @@ static int intern_command(db_state *st, const char *text, uint32_t *id)
     uint32_t before = st->cmds.count;
     if (pp_pc_strtab_intern(&st->cmds, st->norm, len, id) != PP_OK)
         return PP_ENOMEM;
-    if (st->cmds.count > before) {   /* new command: keep this raw text as its example */
+    if (st->cmds.count > before) { /* new command: keep this raw text as its example */
         if (*id >= st->example_cap) {
             uint32_t cap = st->example_cap ? st->example_cap * 2 : 64;
             uint32_t *e = realloc(st->example, (size_t)cap * sizeof(*e));
@@ -117,7 +121,8 @@ static int intern_command(db_state *st, const char *text, uint32_t *id)
     return PP_OK;
 }
 
-static int push_exec(db_state *st, db_exec **out)
+static int
+push_exec(db_state *st, db_exec **out)
 {
     if (st->count == st->cap) {
         uint32_t cap = st->cap ? st->cap * 2 : 256;
@@ -132,7 +137,8 @@ static int push_exec(db_state *st, db_exec **out)
     return PP_OK;
 }
 
-static int keep_stack(db_state *st, const pp_trace_event *e, db_exec *x)
+static int
+keep_stack(db_state *st, const pp_trace_event *e, db_exec *x)
 {
     uint32_t n = e->stack_depth < DB_MAX_STACK ? e->stack_depth : DB_MAX_STACK;
     if (!e->stack || n == 0)
@@ -155,7 +161,8 @@ static int keep_stack(db_state *st, const pp_trace_event *e, db_exec *x)
 }
 
 /* The pending execution a stop closes, or DB_NO_ID. */
-static uint32_t find_pending(db_state *st, const pp_trace_event *e, uint32_t source, uint64_t conn)
+static uint32_t
+find_pending(db_state *st, const pp_trace_event *e, uint32_t source, uint64_t conn)
 {
     if (!guid_zero(&e->activity_id)) {
         uint32_t i;
@@ -180,7 +187,8 @@ static uint32_t find_pending(db_state *st, const pp_trace_event *e, uint32_t sou
     return DB_NO_ID;
 }
 
-static uint64_t conn_hash(const char *c)
+static uint64_t
+conn_hash(const char *c)
 {
     if (!c || !c[0])
         return 0;
@@ -188,7 +196,8 @@ static uint64_t conn_hash(const char *c)
     return h ? h : 1;
 }
 
-static int on_start(db_state *st, const pp_trace_event *e, const db_ds_event *d, uint32_t source)
+static int
+on_start(db_state *st, const pp_trace_event *e, const db_ds_event *d, uint32_t source)
 {
     const char *text = db_ds_arg_get(d, "CommandText");
     if (!text)
@@ -234,8 +243,8 @@ static int on_start(db_state *st, const pp_trace_event *e, const db_ds_event *d,
     return PP_OK;
 }
 
-static void on_stop(db_state *st, const pp_trace_event *e, const db_ds_event *d, uint32_t source,
-                    int error)
+static void
+on_stop(db_state *st, const pp_trace_event *e, const db_ds_event *d, uint32_t source, int error)
 {
     uint32_t i = find_pending(st, e, source, conn_hash(db_ds_arg_get(d, "ConnectionId")));
     if (i == DB_NO_ID) {
@@ -256,8 +265,8 @@ static void on_stop(db_state *st, const pp_trace_event *e, const db_ds_event *d,
 
 /* A request boundary: the request's activity id is the related id of
  * every command start inside it. */
-static int on_request(db_state *st, const pp_trace_event *e, int kind, const char *method,
-                      const char *path)
+static int
+on_request(db_state *st, const pp_trace_event *e, int kind, const char *method, const char *path)
 {
     st->request_events++;
     if (kind == 2) {
@@ -267,7 +276,8 @@ static int on_request(db_state *st, const pp_trace_event *e, int kind, const cha
     return pp_pc_requests_start(&st->reqs, &e->activity_id, e->time_ns, method, path);
 }
 
-static int on_hosting(db_state *st, const pp_trace_event *e, int kind)
+static int
+on_hosting(db_state *st, const pp_trace_event *e, int kind)
 {
     char method[32] = "", path[448] = "";
     pp_value v;
@@ -280,7 +290,8 @@ static int on_hosting(db_state *st, const pp_trace_event *e, int kind)
     return on_request(st, e, kind, method, path);
 }
 
-static int db_consume(void *state, const pp_record *rec, pp_error *err)
+static int
+db_consume(void *state, const pp_record *rec, pp_error *err)
 {
     db_state *st = state;
     if (rec->kind != PP_KIND_NETTRACE)
@@ -303,7 +314,7 @@ static int db_consume(void *state, const pp_record *rec, pp_error *err)
     uint32_t slot;
     uint32_t method = db_ds_method(e->name, &slot);
     if (method != DB_DS_START && method != DB_DS_STOP && method != DB_DS_EVENT)
-        return PP_OK;   /* Message, Version, NewDiagnosticListener */
+        return PP_OK; /* Message, Version, NewDiagnosticListener */
     int rc = db_ds_decode(&st->dec, e->name, e->payload, e->payload_size, &st->ev);
     if (rc == -2) {
         st->host->error_set(err, PP_ENOMEM, "db: out of memory");
@@ -355,12 +366,14 @@ static int db_consume(void *state, const pp_record *rec, pp_error *err)
     return PP_OK;
 }
 
-static int db_finish(void *state, pp_ctx *ctx, pp_error *err)
+static int
+db_finish(void *state, pp_ctx *ctx, pp_error *err)
 {
     return db_report(state, ctx, err);
 }
 
-static void db_destroy(void *state)
+static void
+db_destroy(void *state)
 {
     db_state *st = state;
     if (!st)
@@ -380,71 +393,105 @@ static void db_destroy(void *state)
 /* What finish builds (ABI 1.5): rules, candidates and compare read these
  * declarations from the result document (tables[i].decl). */
 static const pp_table_decl db_tables[] = {
-    { .name = "by_command",
-      .columns = (const pp_column[]){ { "command", PP_COL_STRING, 0 },
-          { "count", PP_COL_COUNT, 0 }, { "total_ms", PP_COL_NUMBER, 0 },
-          { "mean_ms", PP_COL_NUMBER, 0 }, { "p50_ms", PP_COL_NUMBER, 0 },
-          { "p95_ms", PP_COL_NUMBER, 0 }, { "max_ms", PP_COL_NUMBER, 0 },
-          { "share", PP_COL_PERCENT, 0 }, { "ef_duration_ms", PP_COL_NUMBER, 0 },
-          { "async", PP_COL_COUNT, 0 }, { "errors", PP_COL_COUNT, 0 },
-          { "example", PP_COL_STRING, 0 }, { NULL, 0, 0 } },
-      .key = (const char *const[]){ "command", NULL },
-      .subject = "command",
-      .figures = (const pp_figure_decl[]){ { "total_ms", "ms", PP_AXIS_DATABASE },
-          { "count", "count", PP_AXIS_DATABASE }, { "mean_ms", "ms", PP_AXIS_DATABASE },
-          { "p50_ms", "ms", PP_AXIS_DATABASE }, { "p95_ms", "ms", PP_AXIS_DATABASE },
-          { "max_ms", "ms", PP_AXIS_DATABASE }, { "share", "percent", NULL },
-          { "ef_duration_ms", "ms", PP_AXIS_DATABASE }, { "errors", "count", PP_AXIS_DATABASE },
-          { NULL, NULL, NULL } },
-      .candidate = &(const pp_candidate_decl){ .cost = "total_ms",
-          .label = "time (database wall time)", .does = "spends in the database",
-          .callers = "by_caller" },
+    {
+        .name = "by_command",
+        .columns = (const pp_column[]){ { "command", PP_COL_STRING, 0 },
+                                        { "count", PP_COL_COUNT, 0 },
+                                        { "total_ms", PP_COL_NUMBER, 0 },
+                                        { "mean_ms", PP_COL_NUMBER, 0 },
+                                        { "p50_ms", PP_COL_NUMBER, 0 },
+                                        { "p95_ms", PP_COL_NUMBER, 0 },
+                                        { "max_ms", PP_COL_NUMBER, 0 },
+                                        { "share", PP_COL_PERCENT, 0 },
+                                        { "ef_duration_ms", PP_COL_NUMBER, 0 },
+                                        { "async", PP_COL_COUNT, 0 },
+                                        { "errors", PP_COL_COUNT, 0 },
+                                        { "example", PP_COL_STRING, 0 },
+                                        { NULL, 0, 0 } },
+        .key = (const char *const[]){ "command", NULL },
+        .subject = "command",
+        .figures = (const pp_figure_decl[]){ { "total_ms", "ms", PP_AXIS_DATABASE },
+                                             { "count", "count", PP_AXIS_DATABASE },
+                                             { "mean_ms", "ms", PP_AXIS_DATABASE },
+                                             { "p50_ms", "ms", PP_AXIS_DATABASE },
+                                             { "p95_ms", "ms", PP_AXIS_DATABASE },
+                                             { "max_ms", "ms", PP_AXIS_DATABASE },
+                                             { "share", "percent", NULL },
+                                             { "ef_duration_ms", "ms", PP_AXIS_DATABASE },
+                                             { "errors", "count", PP_AXIS_DATABASE },
+                                             { NULL, NULL, NULL } },
+        .candidate = &(const pp_candidate_decl){ .cost = "total_ms",
+                                                 .label = "time (database wall time)",
+                                                 .does = "spends in the database",
+                                                 .callers = "by_caller" },
     },
-    { .name = "by_caller",
-      .columns = (const pp_column[]){ { "caller", PP_COL_STRING, 0 },
-          { "command", PP_COL_STRING, 0 }, { "count", PP_COL_COUNT, 0 },
-          { "total_ms", PP_COL_NUMBER, 0 }, { "share", PP_COL_PERCENT, 0 },
-          { "module", PP_COL_STRING, 0 }, { "call_site", PP_COL_STRING, 0 }, { NULL, 0, 0 } },
-      .key = (const char *const[]){ "caller", "command", NULL },
-      .subject = "caller",
-      .figures = (const pp_figure_decl[]){ { "total_ms", "ms", PP_AXIS_DATABASE },
-          { "count", "count", PP_AXIS_DATABASE }, { "share", "percent", NULL },
-          { NULL, NULL, NULL } },
+    {
+        .name = "by_caller",
+        .columns = (const pp_column[]){ { "caller", PP_COL_STRING, 0 },
+                                        { "command", PP_COL_STRING, 0 },
+                                        { "count", PP_COL_COUNT, 0 },
+                                        { "total_ms", PP_COL_NUMBER, 0 },
+                                        { "share", PP_COL_PERCENT, 0 },
+                                        { "module", PP_COL_STRING, 0 },
+                                        { "call_site", PP_COL_STRING, 0 },
+                                        { NULL, 0, 0 } },
+        .key = (const char *const[]){ "caller", "command", NULL },
+        .subject = "caller",
+        .figures = (const pp_figure_decl[]){ { "total_ms", "ms", PP_AXIS_DATABASE },
+                                             { "count", "count", PP_AXIS_DATABASE },
+                                             { "share", "percent", NULL },
+                                             { NULL, NULL, NULL } },
     },
-    { .name = "n_plus_one",
-      .columns = (const pp_column[]){ { "command", PP_COL_STRING, 0 },
-          { "executions", PP_COL_COUNT, 0 }, { "window_ms", PP_COL_NUMBER, 0 },
-          { "group", PP_COL_STRING, 0 }, { "caller", PP_COL_STRING, 0 },
-          { "per_request", PP_COL_NUMBER, 0 }, { "requests", PP_COL_COUNT, 0 },
-          { "confidence", PP_COL_STRING, 0 }, { NULL, 0, 0 } },
-      .key = (const char *const[]){ "command", NULL },
-      .subject = "command",
-      .figures = (const pp_figure_decl[]){ { "executions", "count", PP_AXIS_DATABASE },
-          { "per_request", "per_request", PP_AXIS_DATABASE }, { "window_ms", "ms", NULL },
-          { NULL, NULL, NULL } },
+    {
+        .name = "n_plus_one",
+        .columns = (const pp_column[]){ { "command", PP_COL_STRING, 0 },
+                                        { "executions", PP_COL_COUNT, 0 },
+                                        { "window_ms", PP_COL_NUMBER, 0 },
+                                        { "group", PP_COL_STRING, 0 },
+                                        { "caller", PP_COL_STRING, 0 },
+                                        { "per_request", PP_COL_NUMBER, 0 },
+                                        { "requests", PP_COL_COUNT, 0 },
+                                        { "confidence", PP_COL_STRING, 0 },
+                                        { NULL, 0, 0 } },
+        .key = (const char *const[]){ "command", NULL },
+        .subject = "command",
+        .figures = (const pp_figure_decl[]){ { "executions", "count", PP_AXIS_DATABASE },
+                                             { "per_request", "per_request", PP_AXIS_DATABASE },
+                                             { "window_ms", "ms", NULL },
+                                             { NULL, NULL, NULL } },
     },
-    { .name = "per_request",
-      .columns = (const pp_column[]){ { "route", PP_COL_STRING, 0 },
-          { "requests", PP_COL_COUNT, 0 }, { "commands", PP_COL_COUNT, 0 },
-          { "commands_per_request", PP_COL_NUMBER, 0 }, { "max_per_request", PP_COL_COUNT, 0 },
-          { "db_ms", PP_COL_NUMBER, 0 }, { "db_ms_per_request", PP_COL_NUMBER, 0 },
-          { "request_ms_per_request", PP_COL_NUMBER, 0 }, { NULL, 0, 0 } },
-      .key = (const char *const[]){ "route", NULL },
-      .subject = "route",
-      .figures = (const pp_figure_decl[]){ { "commands", "count", PP_AXIS_DATABASE },
-          { "db_ms", "ms", PP_AXIS_DATABASE },
-          { "commands_per_request", "per_request", PP_AXIS_DATABASE },
-          { "db_ms_per_request", "ms_per_request", PP_AXIS_DATABASE },
-          { "request_ms_per_request", "ms_per_request", PP_AXIS_TIME },
-          { "requests", "count", PP_AXIS_LOAD }, { NULL, NULL, NULL } },
+    {
+        .name = "per_request",
+        .columns = (const pp_column[]){ { "route", PP_COL_STRING, 0 },
+                                        { "requests", PP_COL_COUNT, 0 },
+                                        { "commands", PP_COL_COUNT, 0 },
+                                        { "commands_per_request", PP_COL_NUMBER, 0 },
+                                        { "max_per_request", PP_COL_COUNT, 0 },
+                                        { "db_ms", PP_COL_NUMBER, 0 },
+                                        { "db_ms_per_request", PP_COL_NUMBER, 0 },
+                                        { "request_ms_per_request", PP_COL_NUMBER, 0 },
+                                        { NULL, 0, 0 } },
+        .key = (const char *const[]){ "route", NULL },
+        .subject = "route",
+        .figures =
+            (const pp_figure_decl[]){ { "commands", "count", PP_AXIS_DATABASE },
+                                      { "db_ms", "ms", PP_AXIS_DATABASE },
+                                      { "commands_per_request", "per_request", PP_AXIS_DATABASE },
+                                      { "db_ms_per_request", "ms_per_request", PP_AXIS_DATABASE },
+                                      { "request_ms_per_request", "ms_per_request", PP_AXIS_TIME },
+                                      { "requests", "count", PP_AXIS_LOAD },
+                                      { NULL, NULL, NULL } },
     },
-    { .name = "timeline",
-      .columns = (const pp_column[]){ { "start", PP_COL_TIMESTAMP_NS, 0 },
-          { "duration", PP_COL_DURATION_NS, 0 }, { "command", PP_COL_STRING, 0 },
-          { "thread", PP_COL_COUNT, 0 }, { NULL, 0, 0 } },
-      .key = (const char *const[]){ "start", NULL },
-      .figures = (const pp_figure_decl[]){ { "duration", "ns", PP_AXIS_DATABASE },
-          { NULL, NULL, NULL } },
+    {
+        .name = "timeline",
+        .columns = (const pp_column[]){ { "start", PP_COL_TIMESTAMP_NS, 0 },
+                                        { "duration", PP_COL_DURATION_NS, 0 },
+                                        { "command", PP_COL_STRING, 0 },
+                                        { "thread", PP_COL_COUNT, 0 },
+                                        { NULL, 0, 0 } },
+        .key = (const char *const[]){ "start", NULL },
+        .figures = (const pp_figure_decl[]){ { "duration", "ns", PP_AXIS_DATABASE },
+                                             { NULL, NULL, NULL } },
     },
     PP_PC_MODULES_TABLE_DECL,
     { .name = NULL },
@@ -454,7 +501,8 @@ static const pp_analyzer descriptor = {
     PP_ANALYZER_HEADER,
     .name = "db",
     .version = "1.1.0",
-    .summary = "Database commands (EF Core / SqlClient DiagnosticSource): cost per command, N+1, slow",
+    .summary =
+        "Database commands (EF Core / SqlClient DiagnosticSource): cost per command, N+1, slow",
     .input_kinds = PP_KIND_NETTRACE,
     .input_slot_count = 1,
     .input_slots = NULL,

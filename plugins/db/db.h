@@ -15,27 +15,27 @@
 #include "../common/requests.h"
 #include "dsevent.h"
 
-#define DB_SRC_EF        1u   /* Microsoft.EntityFrameworkCore CommandExecuting/Executed */
-#define DB_SRC_SQLCLIENT 2u   /* SqlClientDiagnosticListener WriteCommandBefore/After */
+#define DB_SRC_EF        1u /* Microsoft.EntityFrameworkCore CommandExecuting/Executed */
+#define DB_SRC_SQLCLIENT 2u /* SqlClientDiagnosticListener WriteCommandBefore/After */
 
-#define DB_NO_ID UINT32_MAX
-#define DB_MAX_STACK 256u     /* frames kept per execution for by_caller */
+#define DB_NO_ID     UINT32_MAX
+#define DB_MAX_STACK 256u /* frames kept per execution for by_caller */
 
 typedef struct db_exec {
-    int64_t start_ns;         /* trace time of the start event */
-    int64_t end_ns;           /* of the stop event; -1 while pending */
-    int64_t ef_ns;            /* EF Core's Duration argument, -1 if absent */
-    uint64_t thread;          /* thread of the start */
-    uint64_t conn;            /* hash of ConnectionId (pairing fallback), 0 if none */
+    int64_t start_ns; /* trace time of the start event */
+    int64_t end_ns;   /* of the stop event; -1 while pending */
+    int64_t ef_ns;    /* EF Core's Duration argument, -1 if absent */
+    uint64_t thread;  /* thread of the start */
+    uint64_t conn;    /* hash of ConnectionId (pairing fallback), 0 if none */
     pp_guid activity;
     pp_guid related;
-    uint32_t cmd;             /* normalized command id in st->cmds */
-    uint32_t source;          /* DB_SRC_* */
-    uint32_t stack_off, stack_len;   /* into st->ips */
+    uint32_t cmd;                  /* normalized command id in st->cmds */
+    uint32_t source;               /* DB_SRC_* */
+    uint32_t stack_off, stack_len; /* into st->ips */
     uint8_t is_async;
     uint8_t done;
-    uint8_t nested;           /* a SqlClient command inside an EF command: not counted */
-    uint8_t error;            /* stopped by a *Error event */
+    uint8_t nested; /* a SqlClient command inside an EF command: not counted */
+    uint8_t error;  /* stopped by a *Error event */
 } db_exec;
 
 typedef struct db_state {
@@ -47,19 +47,19 @@ typedef struct db_state {
     double burst_gap_ms;
     int timeline;
     int64_t top;
-    const pp_trace_source *src;   /* for symbolization in finish() */
+    const pp_trace_source *src; /* for symbolization in finish() */
 
     db_ds_decoder dec;
-    db_ds_event ev;               /* scratch for the decoder (large) */
-    char *norm;                   /* scratch for normalization */
+    db_ds_event ev; /* scratch for the decoder (large) */
+    char *norm;     /* scratch for normalization */
     size_t norm_cap;
 
     db_exec *execs;
     uint32_t count, cap;
-    pp_pc_u64map pending;         /* activity hash -> exec index */
-    uint32_t open;                /* pending executions */
-    pp_pc_strtab cmds;            /* normalized texts */
-    uint32_t *example;            /* cmd id -> raw text id in st->raws */
+    pp_pc_u64map pending; /* activity hash -> exec index */
+    uint32_t open;        /* pending executions */
+    pp_pc_strtab cmds;    /* normalized texts */
+    uint32_t *example;    /* cmd id -> raw text id in st->raws */
     uint32_t example_cap;
     pp_pc_strtab raws;
     uint64_t *ips;
@@ -69,8 +69,8 @@ typedef struct db_state {
     uint64_t ds_events;
     uint64_t undecodable;
     uint64_t unmatched_stops;
-    uint64_t zero_activity;       /* starts without an activity id */
-    uint64_t other_commands;      /* command-like events of listeners we do not decode */
+    uint64_t zero_activity;  /* starts without an activity id */
+    uint64_t other_commands; /* command-like events of listeners we do not decode */
 
     uint64_t command_event_bytes; /* payload bytes of the command start/stop events */
     pp_pc_requests reqs;          /* request boundaries (Hosting events, HttpRequestIn) */

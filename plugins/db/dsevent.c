@@ -7,7 +7,8 @@
 #include "dsevent.h"
 #include "../common/utf16.h"
 
-uint32_t db_ds_method(const char *name, uint32_t *slot)
+uint32_t
+db_ds_method(const char *name, uint32_t *slot)
 {
     *slot = 0;
     if (!name)
@@ -33,7 +34,8 @@ uint32_t db_ds_method(const char *name, uint32_t *slot)
     return DB_DS_OTHER;
 }
 
-void db_ds_decoder_free(db_ds_decoder *d)
+void
+db_ds_decoder_free(db_ds_decoder *d)
 {
     free(d->buf);
     d->buf = NULL;
@@ -41,8 +43,9 @@ void db_ds_decoder_free(db_ds_decoder *d)
 }
 
 /* One UTF-16LE string at payload[*pos]; its UTF-8 goes to d->buf at *out. */
-static int take_string(db_ds_decoder *d, const uint8_t *payload, uint32_t size, uint32_t *pos,
-                       size_t *out, const char **str)
+static int
+take_string(db_ds_decoder *d, const uint8_t *payload, uint32_t size, uint32_t *pos, size_t *out,
+            const char **str)
 {
     size_t consumed, len;
     if (*pos >= size)
@@ -55,8 +58,9 @@ static int take_string(db_ds_decoder *d, const uint8_t *payload, uint32_t size, 
     return 0;
 }
 
-int db_ds_decode(db_ds_decoder *d, const char *event_name, const uint8_t *payload,
-                 uint32_t size, db_ds_event *out)
+int
+db_ds_decode(db_ds_decoder *d, const char *event_name, const uint8_t *payload, uint32_t size,
+             db_ds_event *out)
 {
     memset(out, 0, offsetof(db_ds_event, args));
     out->method = db_ds_method(event_name, &out->slot);
@@ -80,7 +84,7 @@ int db_ds_decode(db_ds_decoder *d, const char *event_name, const uint8_t *payloa
         return -1;
     uint32_t count = (uint32_t)payload[pos] | ((uint32_t)payload[pos + 1] << 8);
     pos += 2;
-    if ((uint64_t)count * 4 > size - pos)   /* each pair is at least two terminators */
+    if ((uint64_t)count * 4 > size - pos) /* each pair is at least two terminators */
         return -1;
     for (uint32_t i = 0; i < count; i++) {
         const char *k, *v;
@@ -96,7 +100,8 @@ int db_ds_decode(db_ds_decoder *d, const char *event_name, const uint8_t *payloa
     return 0;
 }
 
-const char *db_ds_arg_get(const db_ds_event *e, const char *key)
+const char *
+db_ds_arg_get(const db_ds_event *e, const char *key)
 {
     for (uint32_t i = 0; i < e->argc; i++)
         if (strcmp(e->args[i].key, key) == 0)
@@ -104,7 +109,8 @@ const char *db_ds_arg_get(const db_ds_event *e, const char *key)
     return NULL;
 }
 
-static int digits(const char **p, int min, int max, int64_t *v)
+static int
+digits(const char **p, int min, int max, int64_t *v)
 {
     int n = 0;
     *v = 0;
@@ -116,7 +122,8 @@ static int digits(const char **p, int min, int max, int64_t *v)
     return n >= min ? 0 : -1;
 }
 
-int db_parse_timespan(const char *s, int64_t *ns)
+int
+db_parse_timespan(const char *s, int64_t *ns)
 {
     if (!s)
         return -1;
@@ -129,7 +136,7 @@ int db_parse_timespan(const char *s, int64_t *ns)
     int64_t days = 0, h, m, sec, frac = 0, a;
     if (digits(&p, 1, 8, &a) != 0)
         return -1;
-    if (*p == '.') {          /* d.hh:mm:ss */
+    if (*p == '.') { /* d.hh:mm:ss */
         days = a;
         p++;
         if (digits(&p, 1, 2, &h) != 0)

@@ -15,10 +15,10 @@
 #define DB_DS_MAX_ARGS 64
 
 /* What the DiagnosticSource EventSource method was. */
-#define DB_DS_OTHER       0u   /* Message, Version, NewDiagnosticListener, ... */
-#define DB_DS_EVENT       1u   /* Event: no activity */
-#define DB_DS_START       2u   /* Activity1Start, Activity2Start, RecursiveActivity1Start, ActivityStart */
-#define DB_DS_STOP        3u   /* the matching Stop events */
+#define DB_DS_OTHER 0u /* Message, Version, NewDiagnosticListener, ... */
+#define DB_DS_EVENT 1u /* Event: no activity */
+#define DB_DS_START 2u /* Activity1Start, Activity2Start, RecursiveActivity1Start, ActivityStart */
+#define DB_DS_STOP  3u /* the matching Stop events */
 
 typedef struct db_ds_arg {
     const char *key;
@@ -28,10 +28,10 @@ typedef struct db_ds_arg {
 /* One decoded event; strings point into a buffer the decoder owns and
  * stay valid until the next decode. */
 typedef struct db_ds_event {
-    uint32_t method;          /* DB_DS_* */
-    uint32_t slot;            /* 1 or 2 for Activity1/Activity2, 0 otherwise */
-    const char *source;       /* SourceName, e.g. "Microsoft.EntityFrameworkCore" */
-    const char *event;        /* EventName, e.g. "...Database.Command.CommandExecuting" */
+    uint32_t method;    /* DB_DS_* */
+    uint32_t slot;      /* 1 or 2 for Activity1/Activity2, 0 otherwise */
+    const char *source; /* SourceName, e.g. "Microsoft.EntityFrameworkCore" */
+    const char *event;  /* EventName, e.g. "...Database.Command.CommandExecuting" */
     uint32_t argc;
     db_ds_arg args[DB_DS_MAX_ARGS];
 } db_ds_event;
@@ -48,8 +48,8 @@ uint32_t db_ds_method(const char *event_name, uint32_t *slot);
 /* Decode payload[0..size). 0 = ok, -1 = malformed (truncated strings,
  * count past the payload), -2 = out of memory. Arguments past
  * DB_DS_MAX_ARGS are skipped. */
-int db_ds_decode(db_ds_decoder *d, const char *event_name, const uint8_t *payload,
-                 uint32_t size, db_ds_event *out);
+int db_ds_decode(db_ds_decoder *d, const char *event_name, const uint8_t *payload, uint32_t size,
+                 db_ds_event *out);
 
 void db_ds_decoder_free(db_ds_decoder *d);
 

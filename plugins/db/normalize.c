@@ -12,19 +12,22 @@ typedef struct out_buf {
     size_t len, cap;
 } out_buf;
 
-static void put(out_buf *o, char c)
+static void
+put(out_buf *o, char c)
 {
     if (o->len + 1 < o->cap)
         o->p[o->len++] = c;
 }
 
-static void put_n(out_buf *o, const char *s, size_t n)
+static void
+put_n(out_buf *o, const char *s, size_t n)
 {
     for (size_t i = 0; i < n; i++)
         put(o, s[i]);
 }
 
-static int ident_char(char c)
+static int
+ident_char(char c)
 {
     return isalnum((unsigned char)c) || c == '_' || (unsigned char)c >= 0x80;
 }
@@ -33,7 +36,8 @@ static int ident_char(char c)
  * Returns the input position after ')' or NULL when it is not such a list
  * (a subquery, expressions). The input is raw SQL, so literals are
  * recognized here too. */
-static const char *in_list_end(const char *p)
+static const char *
+in_list_end(const char *p)
 {
     int items = 0;
     for (;;) {
@@ -75,12 +79,13 @@ static const char *in_list_end(const char *p)
     }
 }
 
-size_t db_normalize_sql(const char *sql, char *outp, size_t outcap)
+size_t
+db_normalize_sql(const char *sql, char *outp, size_t outcap)
 {
     out_buf o = { outp, 0, outcap };
     const char *p = sql;
     int pending_space = 0;
-    char prev = 0;   /* last character written, for token boundaries */
+    char prev = 0; /* last character written, for token boundaries */
     if (outcap == 0)
         return 0;
     while (*p) {
@@ -95,7 +100,7 @@ size_t db_normalize_sql(const char *sql, char *outp, size_t outcap)
             pending_space = 0;
             prev = ' ';
         }
-        if (c == '\'') {                           /* string literal */
+        if (c == '\'') { /* string literal */
             p++;
             while (*p && !(*p == '\'' && p[1] != '\''))
                 p += (*p == '\'' && p[1] == '\'') ? 2 : 1;
@@ -105,7 +110,7 @@ size_t db_normalize_sql(const char *sql, char *outp, size_t outcap)
             prev = '?';
             continue;
         }
-        if (c == '"' || c == '[' || c == '`') {    /* quoted identifier */
+        if (c == '"' || c == '[' || c == '`') { /* quoted identifier */
             char close = c == '[' ? ']' : c;
             const char *s = p++;
             while (*p && *p != close)
@@ -116,7 +121,7 @@ size_t db_normalize_sql(const char *sql, char *outp, size_t outcap)
             prev = close;
             continue;
         }
-        if (c == '-' && p[1] == '-') {             /* line comment, kept */
+        if (c == '-' && p[1] == '-') { /* line comment, kept */
             const char *s = p;
             while (*p && *p != '\n')
                 p++;
@@ -124,7 +129,7 @@ size_t db_normalize_sql(const char *sql, char *outp, size_t outcap)
             prev = 'x';
             continue;
         }
-        if (c == '/' && p[1] == '*') {             /* block comment, kept */
+        if (c == '/' && p[1] == '*') { /* block comment, kept */
             const char *s = p;
             p += 2;
             while (*p && !(*p == '*' && p[1] == '/'))
@@ -135,7 +140,7 @@ size_t db_normalize_sql(const char *sql, char *outp, size_t outcap)
             prev = 'x';
             continue;
         }
-        if (c == '@' || c == ':' || c == '$') {    /* parameter name, kept */
+        if (c == '@' || c == ':' || c == '$') { /* parameter name, kept */
             const char *s = p++;
             while (ident_char(*p))
                 p++;

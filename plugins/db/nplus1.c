@@ -23,23 +23,24 @@
 #include "db.h"
 #include "report.h"
 
-#define HINT "`dotnet-trace collect --profile database --providers Microsoft.AspNetCore.Hosting -p PID`"
+#define HINT                                                                                       \
+    "`dotnet-trace collect --profile database --providers Microsoft.AspNetCore.Hosting -p PID`"
 #define MAX_LOW_FINDINGS 5
 
 enum { V_NONE, V_LOW, V_MEDIUM, V_HIGH };
 
 typedef struct verdict {
     int level;
-    uint32_t executions;      /* counted in the verdict */
-    double per;               /* K: per request, or per execution of the driver */
-    uint32_t groups;          /* requests (high) or driver executions (medium) */
-    uint32_t max_per;         /* the largest request's count (high) */
-    uint32_t first;           /* an execution, for the caller */
+    uint32_t executions; /* counted in the verdict */
+    double per;          /* K: per request, or per execution of the driver */
+    uint32_t groups;     /* requests (high) or driver executions (medium) */
+    uint32_t max_per;    /* the largest request's count (high) */
+    uint32_t first;      /* an execution, for the caller */
     int64_t window_ns;
-    uint32_t driver;          /* command id (medium), DB_NO_ID otherwise */
-    uint32_t route;           /* request route id (high, requests), DB_NO_ID otherwise */
+    uint32_t driver; /* command id (medium), DB_NO_ID otherwise */
+    uint32_t route;  /* request route id (high, requests), DB_NO_ID otherwise */
     int by_request, concurrent;
-    int one_parent;           /* medium from one serial run after one parent, off any request */
+    int one_parent; /* medium from one serial run after one parent, off any request */
 } verdict;
 
 typedef struct grp {
@@ -47,21 +48,26 @@ typedef struct grp {
     uint32_t cmd, exec;
 } grp;
 
-static int cmp_grp(const void *a, const void *b)
+static int
+cmp_grp(const void *a, const void *b)
 {
     const grp *x = a, *y = b;
-    if (x->cmd != y->cmd) return x->cmd < y->cmd ? -1 : 1;
-    if (x->group != y->group) return x->group < y->group ? -1 : 1;
+    if (x->cmd != y->cmd)
+        return x->cmd < y->cmd ? -1 : 1;
+    if (x->group != y->group)
+        return x->group < y->group ? -1 : 1;
     return (x->exec > y->exec) - (x->exec < y->exec);
 }
 
-static int cmp_u32(const void *a, const void *b)
+static int
+cmp_u32(const void *a, const void *b)
 {
     uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
     return (x > y) - (x < y);
 }
 
-static int zero_guid(const pp_guid *g)
+static int
+zero_guid(const pp_guid *g)
 {
     static const pp_guid z;
     return memcmp(g, &z, sizeof(z)) == 0;
@@ -71,7 +77,8 @@ static int zero_guid(const pp_guid *g)
 
 /* The group of a counted execution: its request, else its creator
  * activity, else none (0). */
-static uint64_t group_of(const db_state *st, const db_work *w, uint32_t i)
+static uint64_t
+group_of(const db_state *st, const db_work *w, uint32_t i)
 {
     if (w->req && w->req[i] != DB_NO_ID)
         return TAG_REQUEST | w->req[i];
@@ -81,7 +88,8 @@ static uint64_t group_of(const db_state *st, const db_work *w, uint32_t i)
 }
 
 /* Inside requests and activities. */
-static int judge_groups(db_state *st, db_work *w, verdict *v)
+static int
+judge_groups(db_state *st, db_work *w, verdict *v)
 {
     grp *g = malloc((w->nexec ? w->nexec : 1) * sizeof(*g));
     uint32_t *sizes = malloc((w->nexec ? w->nexec : 1) * sizeof(uint32_t));
@@ -106,8 +114,10 @@ static int judge_groups(db_state *st, db_work *w, verdict *v)
             int64_t s0 = INT64_MAX, s1 = INT64_MIN;
             while (e < n && g[e].cmd == c && g[e].group == g[b].group) {
                 const db_exec *ex = &st->execs[g[e].exec];
-                if (ex->start_ns < s0) s0 = ex->start_ns;
-                if (ex->end_ns > s1) s1 = ex->end_ns;
+                if (ex->start_ns < s0)
+                    s0 = ex->start_ns;
+                if (ex->end_ns > s1)
+                    s1 = ex->end_ns;
                 e++;
             }
             uint32_t cnt = e - b;
@@ -119,7 +129,8 @@ static int judge_groups(db_state *st, db_work *w, verdict *v)
                     x->first = g[b].exec;
                     x->window_ns = s1 - s0;
                     x->by_request = (g[b].group & TAG_REQUEST) != 0;
-                    x->route = x->by_request ? st->reqs.v[g[b].group & ~TAG_REQUEST].route : DB_NO_ID;
+                    x->route = x->by_request ? st->reqs.v[g[b].group & ~TAG_REQUEST].route :
+                                               DB_NO_ID;
                 }
             }
             b = e;
@@ -142,14 +153,14 @@ typedef struct cmd_span {
     uint32_t count;
     int64_t first_ns, last_start_ns, last_end_ns;
     uint32_t first;
-    int concurrent;           /* two of its executions overlap */
+    int concurrent; /* two of its executions overlap */
 } cmd_span;
 
 /* A Y execution starting strictly inside X's span: Y is interleaved with
  * the repeats of X, as the parent query of a loop is (a query that ran
  * twice at startup, before the requests, is not). */
-static int interleaved(const db_state *st, const uint32_t *ids, uint32_t n, uint32_t y,
-                       const cmd_span *x)
+static int
+interleaved(const db_state *st, const uint32_t *ids, uint32_t n, uint32_t y, const cmd_span *x)
 {
     for (uint32_t k = 0; k < n; k++) {
         const db_exec *e = &st->execs[ids[k]];
@@ -167,8 +178,9 @@ static int interleaved(const db_state *st, const uint32_t *ids, uint32_t n, uint
  * console job or a background task looks like this; so would one query
  * per request right after a start-up query, so the caller also requires
  * stacks that show no request. Returns the run's length (0 = none). */
-static uint32_t serial_run(const db_state *st, const uint32_t *ids, uint32_t n, uint32_t c,
-                           uint32_t *parent, uint32_t *first, int64_t *window)
+static uint32_t
+serial_run(const db_state *st, const uint32_t *ids, uint32_t n, uint32_t c, uint32_t *parent,
+           uint32_t *first, int64_t *window)
 {
     int64_t gap = (int64_t)(st->burst_gap_ms * 1e6);
     /* the first repeat compiles the query (hundreds of ms): it may start late */
@@ -200,7 +212,8 @@ static uint32_t serial_run(const db_state *st, const uint32_t *ids, uint32_t n, 
 /* Whether an execution ran inside an ASP.NET Core request, by its stack:
  * 1 an ASP.NET Core frame is on it, 0 the stack is resolved and has none,
  * -1 unknown (no stack, no method names: no rundown). */
-static int on_web_stack(db_state *st, db_work *w, uint32_t i)
+static int
+on_web_stack(db_state *st, db_work *w, uint32_t i)
 {
     const db_exec *x = &st->execs[i];
     uint32_t resolved = 0;
@@ -223,7 +236,8 @@ static int on_web_stack(db_state *st, db_work *w, uint32_t i)
 /* Outside requests: the command that drives a loop. Counts are taken over
  * every execution outside a request, so concurrency and pauses (a first
  * query's JIT) change nothing. */
-static int judge_ungrouped(db_state *st, db_work *w, verdict *v)
+static int
+judge_ungrouped(db_state *st, db_work *w, verdict *v)
 {
     uint32_t nc = st->cmds.count, n = 0;
     uint32_t *ids = malloc((w->nexec ? w->nexec : 1) * sizeof(uint32_t));
@@ -258,14 +272,23 @@ static int judge_ungrouped(db_state *st, db_work *w, verdict *v)
         for (uint32_t d = 0; d < nc; d++) {
             const cmd_span *y = &cs[d];
             if (d == c || y->count < 2 || (uint64_t)x->count < (uint64_t)st->nplus1 * y->count ||
-                (driver != DB_NO_ID && y->count <= cs[driver].count) || !interleaved(st, ids, n, d, x))
+                (driver != DB_NO_ID && y->count <= cs[driver].count) ||
+                !interleaved(st, ids, n, d, x))
                 continue;
             driver = d;
         }
-        v[c] = (verdict){ driver != DB_NO_ID ? V_MEDIUM : V_LOW, x->count,
+        v[c] = (verdict){ driver != DB_NO_ID ? V_MEDIUM : V_LOW,
+                          x->count,
                           driver != DB_NO_ID ? (double)x->count / cs[driver].count : 0,
-                          driver != DB_NO_ID ? cs[driver].count : 0, 0, x->first,
-                          x->last_end_ns - x->first_ns, driver, DB_NO_ID, 0, x->concurrent, 0 };
+                          driver != DB_NO_ID ? cs[driver].count : 0,
+                          0,
+                          x->first,
+                          x->last_end_ns - x->first_ns,
+                          driver,
+                          DB_NO_ID,
+                          0,
+                          x->concurrent,
+                          0 };
         uint32_t parent = DB_NO_ID, first = 0, run;
         int64_t window = 0;
         /* one parent, one serial run: a loop only where no request can be
@@ -281,7 +304,8 @@ static int judge_ungrouped(db_state *st, db_work *w, verdict *v)
 }
 
 /* INSERT/UPDATE/DELETE/MERGE: the fix of a repeated write is batching. */
-static const char *fix_of(const char *cmd)
+static const char *
+fix_of(const char *cmd)
 {
     static const char *const verbs[] = { "INSERT", "UPDATE", "DELETE", "MERGE", NULL };
     for (const char *const *p = verbs; *p; p++)
@@ -291,37 +315,39 @@ static const char *fix_of(const char *cmd)
     return "fetch the rows in one query (Include/join, WHERE ... IN) or cache them";
 }
 
-static void say(db_state *st, pp_ctx *ctx, const db_work *w, uint32_t c, const verdict *x,
-                const char *caller)
+static void
+say(db_state *st, pp_ctx *ctx, const db_work *w, uint32_t c, const verdict *x, const char *caller)
 {
     const pp_host_api *h = st->host;
     const char *cmd = pp_pc_strtab_get(&st->cmds, c);
     const char *sep = caller[0] ? ", called from " : "";
     if (x->level == V_HIGH)
-        h->finding(ctx, PP_SEVERITY_WARNING, "db.n_plus_one",
-                   "N+1 inside one %s: \"%s\" ran %.0f times per %s (max %u) in %u %s%s%s%s "
-                   "(%u executions, %.1f ms in all; confidence high)%s%s: %s",
-                   x->by_request ? "request" : "activity", cmd, x->per,
-                   x->by_request ? "request" : "activity", (unsigned)x->max_per, (unsigned)x->groups,
-                   x->by_request ? "requests" : "activities", x->route != DB_NO_ID ? " of " : "",
-                   x->route != DB_NO_ID ? pp_pc_strtab_get(&st->reqs.routes, x->route) : "", "",
-                   (unsigned)w->aggs[c].count, db_ms(w->aggs[c].total_ns), sep, caller, fix_of(cmd));
+        h->finding(
+            ctx, PP_SEVERITY_WARNING, "db.n_plus_one",
+            "N+1 inside one %s: \"%s\" ran %.0f times per %s (max %u) in %u %s%s%s%s "
+            "(%u executions, %.1f ms in all; confidence high)%s%s: %s",
+            x->by_request ? "request" : "activity", cmd, x->per,
+            x->by_request ? "request" : "activity", (unsigned)x->max_per, (unsigned)x->groups,
+            x->by_request ? "requests" : "activities", x->route != DB_NO_ID ? " of " : "",
+            x->route != DB_NO_ID ? pp_pc_strtab_get(&st->reqs.routes, x->route) : "", "",
+            (unsigned)w->aggs[c].count, db_ms(w->aggs[c].total_ns), sep, caller, fix_of(cmd));
     else if (x->level == V_MEDIUM && x->one_parent)
         h->finding(ctx, PP_SEVERITY_WARNING, "db.n_plus_one",
                    "N+1 (one flow, no request boundaries; confidence medium): \"%s\" ran %u times "
                    "in a row after \"%s\", none overlapping, from code that is not serving an "
                    "ASP.NET Core request (no such frame on its stacks)%s%s: %s. If it does serve "
                    "requests, capture with %s to judge it per request",
-                   cmd, (unsigned)x->executions, pp_pc_strtab_get(&st->cmds, x->driver), sep, caller,
-                   fix_of(cmd), HINT);
-    else if (x->level == V_MEDIUM)
-        h->finding(ctx, PP_SEVERITY_WARNING, "db.n_plus_one",
-                   "N+1 (estimated: the trace has no request boundaries; confidence medium): \"%s\" "
-                   "ran %u times, %.1f per execution of \"%s\" (%u executions)%s%s%s: %s. For "
-                   "exact counts per request, capture with %s",
-                   cmd, (unsigned)x->executions, x->per, pp_pc_strtab_get(&st->cmds, x->driver),
-                   (unsigned)x->groups, x->concurrent ? ", among overlapping commands" : "", sep,
+                   cmd, (unsigned)x->executions, pp_pc_strtab_get(&st->cmds, x->driver), sep,
                    caller, fix_of(cmd), HINT);
+    else if (x->level == V_MEDIUM)
+        h->finding(
+            ctx, PP_SEVERITY_WARNING, "db.n_plus_one",
+            "N+1 (estimated: the trace has no request boundaries; confidence medium): \"%s\" "
+            "ran %u times, %.1f per execution of \"%s\" (%u executions)%s%s%s: %s. For "
+            "exact counts per request, capture with %s",
+            cmd, (unsigned)x->executions, x->per, pp_pc_strtab_get(&st->cmds, x->driver),
+            (unsigned)x->groups, x->concurrent ? ", among overlapping commands" : "", sep, caller,
+            fix_of(cmd), HINT);
     else if (st->reqs.count > 0)
         h->finding(ctx, PP_SEVERITY_INFO, "db.repeated_command",
                    "\"%s\" ran %u times within %.1f ms outside every request (start-up or "
@@ -339,13 +365,14 @@ static void say(db_state *st, pp_ctx *ctx, const db_work *w, uint32_t c, const v
                    caller, HINT);
 }
 
-static int report(db_state *st, pp_ctx *ctx, db_work *w, const verdict *v)
+static int
+report(db_state *st, pp_ctx *ctx, db_work *w, const verdict *v)
 {
     static const pp_column cols[] = {
-        { "command", PP_COL_STRING, 0 },    { "executions", PP_COL_COUNT, 0 },
-        { "window_ms", PP_COL_NUMBER, 0 },  { "group", PP_COL_STRING, 0 },
-        { "caller", PP_COL_STRING, 0 },     { "per_request", PP_COL_NUMBER, 0 },
-        { "requests", PP_COL_COUNT, 0 },    { "confidence", PP_COL_STRING, 0 },
+        { "command", PP_COL_STRING, 0 },   { "executions", PP_COL_COUNT, 0 },
+        { "window_ms", PP_COL_NUMBER, 0 }, { "group", PP_COL_STRING, 0 },
+        { "caller", PP_COL_STRING, 0 },    { "per_request", PP_COL_NUMBER, 0 },
+        { "requests", PP_COL_COUNT, 0 },   { "confidence", PP_COL_STRING, 0 },
     };
     const pp_host_api *h = st->host;
     pp_table *t = NULL;
@@ -364,12 +391,17 @@ static int report(db_state *st, pp_ctx *ctx, db_work *w, const verdict *v)
             continue;
         if (!t && !(t = h->table_new(ctx, "n_plus_one", 8, cols, 1)))
             return PP_ENOMEM;
-        const char *group = x->level == V_HIGH ? (x->by_request ? "request" : "activity")
-                            : x->concurrent ? "burst (concurrent)" : "burst";
+        const char *group = x->level == V_HIGH ? (x->by_request ? "request" : "activity") :
+                            x->concurrent      ? "burst (concurrent)" :
+                                                 "burst";
         pp_cell row[8] = {
-            pp_cell_str(pp_pc_strtab_get(&st->cmds, c)), pp_cell_int(x->executions),
-            pp_cell_dbl(db_ms(x->window_ns)), pp_cell_str(group), pp_cell_str(caller),
-            pp_cell_dbl(x->per), pp_cell_int(x->groups),
+            pp_cell_str(pp_pc_strtab_get(&st->cmds, c)),
+            pp_cell_int(x->executions),
+            pp_cell_dbl(db_ms(x->window_ns)),
+            pp_cell_str(group),
+            pp_cell_str(caller),
+            pp_cell_dbl(x->per),
+            pp_cell_int(x->groups),
             pp_cell_str(x->level == V_HIGH ? "high" : "medium"),
         };
         rc = h->table_row(t, row);
@@ -381,7 +413,8 @@ static int report(db_state *st, pp_ctx *ctx, db_work *w, const verdict *v)
     return rc;
 }
 
-int db_find_n_plus_one(db_state *st, pp_ctx *ctx, db_work *w)
+int
+db_find_n_plus_one(db_state *st, pp_ctx *ctx, db_work *w)
 {
     verdict *v = calloc(st->cmds.count ? st->cmds.count : 1, sizeof(*v));
     if (!v)

@@ -10,7 +10,8 @@
 #include "db.h"
 #include "report.h"
 
-int db_requests_resolve(db_state *st, db_work *w)
+int
+db_requests_resolve(db_state *st, db_work *w)
 {
     if (st->reqs.count == 0)
         return PP_OK;
@@ -36,10 +37,11 @@ int db_requests_resolve(db_state *st, db_work *w)
 typedef struct route_agg {
     uint32_t requests, commands, max_per_request;
     int64_t db_ns, request_ns;
-    uint32_t timed;           /* requests with a stop */
+    uint32_t timed; /* requests with a stop */
 } route_agg;
 
-int db_emit_per_request(db_state *st, pp_ctx *ctx, db_work *w)
+int
+db_emit_per_request(db_state *st, pp_ctx *ctx, db_work *w)
 {
     const pp_host_api *h = st->host;
     const pp_pc_requests *rq = &st->reqs;
@@ -54,7 +56,8 @@ int db_emit_per_request(db_state *st, pp_ctx *ctx, db_work *w)
         if (w->req[i] == DB_NO_ID)
             continue;
         per[w->req[i]]++;
-        db_ns[w->req[i]] = pp_i64_add_sat(db_ns[w->req[i]], st->execs[i].end_ns - st->execs[i].start_ns);
+        db_ns[w->req[i]] = pp_i64_add_sat(db_ns[w->req[i]],
+                                          st->execs[i].end_ns - st->execs[i].start_ns);
     }
     uint32_t complete = 0;
     for (uint32_t r = 0; rc == PP_OK && r < rq->count; r++) {
@@ -71,10 +74,14 @@ int db_emit_per_request(db_state *st, pp_ctx *ctx, db_work *w)
         }
     }
     static const pp_column cols[] = {
-        { "route", PP_COL_STRING, 0 },            { "requests", PP_COL_COUNT, 0 },
-        { "commands", PP_COL_COUNT, 0 },          { "commands_per_request", PP_COL_NUMBER, 0 },
-        { "max_per_request", PP_COL_COUNT, 0 },   { "db_ms", PP_COL_NUMBER, 0 },
-        { "db_ms_per_request", PP_COL_NUMBER, 0 }, { "request_ms_per_request", PP_COL_NUMBER, 0 },
+        { "route", PP_COL_STRING, 0 },
+        { "requests", PP_COL_COUNT, 0 },
+        { "commands", PP_COL_COUNT, 0 },
+        { "commands_per_request", PP_COL_NUMBER, 0 },
+        { "max_per_request", PP_COL_COUNT, 0 },
+        { "db_ms", PP_COL_NUMBER, 0 },
+        { "db_ms_per_request", PP_COL_NUMBER, 0 },
+        { "request_ms_per_request", PP_COL_NUMBER, 0 },
     };
     pp_table *t = rc == PP_OK ? h->table_new(ctx, "per_request", 8, cols, 1) : NULL;
     if (rc == PP_OK && !t)

@@ -14,49 +14,64 @@
 #include "../common/frames.h"
 #include "../common/quantile.h"
 
-static int counted(const db_exec *x) { return x->done && !x->nested; }
+static int
+counted(const db_exec *x)
+{
+    return x->done && !x->nested;
+}
 
-static const db_cmd_agg *g_aggs;   /* qsort context (finish is single-threaded per stage) */
+static const db_cmd_agg *g_aggs; /* qsort context (finish is single-threaded per stage) */
 
-static int cmp_cmd_total(const void *a, const void *b)
+static int
+cmp_cmd_total(const void *a, const void *b)
 {
     const db_cmd_agg *x = &g_aggs[*(const uint32_t *)a], *y = &g_aggs[*(const uint32_t *)b];
-    if (x->total_ns != y->total_ns) return x->total_ns > y->total_ns ? -1 : 1;
-    return (*(const uint32_t *)a > *(const uint32_t *)b) - (*(const uint32_t *)a < *(const uint32_t *)b);
+    if (x->total_ns != y->total_ns)
+        return x->total_ns > y->total_ns ? -1 : 1;
+    return (*(const uint32_t *)a > *(const uint32_t *)b) -
+           (*(const uint32_t *)a < *(const uint32_t *)b);
 }
 
 static const db_exec *g_execs;
-static int cmp_exec_start(const void *a, const void *b)
+static int
+cmp_exec_start(const void *a, const void *b)
 {
     const db_exec *x = &g_execs[*(const uint32_t *)a], *y = &g_execs[*(const uint32_t *)b];
-    if (x->start_ns != y->start_ns) return x->start_ns < y->start_ns ? -1 : 1;
-    return (*(const uint32_t *)a > *(const uint32_t *)b) - (*(const uint32_t *)a < *(const uint32_t *)b);
+    if (x->start_ns != y->start_ns)
+        return x->start_ns < y->start_ns ? -1 : 1;
+    return (*(const uint32_t *)a > *(const uint32_t *)b) -
+           (*(const uint32_t *)a < *(const uint32_t *)b);
 }
 
 typedef struct db_caller_row {
-    uint32_t caller;   /* name id in the frame table */
+    uint32_t caller; /* name id in the frame table */
     uint32_t cmd;
     uint32_t count;
     int64_t total_ns;
-    uint32_t mod;      /* the caller's module id */
-    uint32_t site;     /* call site name id, DB_NO_ID if none */
+    uint32_t mod;  /* the caller's module id */
+    uint32_t site; /* call site name id, DB_NO_ID if none */
 } db_caller_row;
 
-static int cmp_caller(const void *a, const void *b)
+static int
+cmp_caller(const void *a, const void *b)
 {
     const db_caller_row *x = a, *y = b;
-    if (x->caller != y->caller) return x->caller < y->caller ? -1 : 1;
+    if (x->caller != y->caller)
+        return x->caller < y->caller ? -1 : 1;
     return (x->cmd > y->cmd) - (x->cmd < y->cmd);
 }
 
-static int cmp_caller_total(const void *a, const void *b)
+static int
+cmp_caller_total(const void *a, const void *b)
 {
     const db_caller_row *x = a, *y = b;
-    if (x->total_ns != y->total_ns) return x->total_ns > y->total_ns ? -1 : 1;
+    if (x->total_ns != y->total_ns)
+        return x->total_ns > y->total_ns ? -1 : 1;
     return cmp_caller(a, b);
 }
 
-static void work_free(db_state *st, db_work *w)
+static void
+work_free(db_state *st, db_work *w)
 {
     if (w->aggs)
         for (uint32_t i = 0; i < st->cmds.count; i++)
@@ -77,7 +92,8 @@ static void work_free(db_state *st, db_work *w)
     pp_pc_prefixes_free(&w->fw);
 }
 
-static int aggregate(db_state *st, db_work *w)
+static int
+aggregate(db_state *st, db_work *w)
 {
     uint32_t nc = st->cmds.count;
     w->aggs = calloc(nc ? nc : 1, sizeof(*w->aggs));
@@ -108,8 +124,7 @@ static int aggregate(db_state *st, db_work *w)
     }
     for (uint32_t c = 0; c < nc; c++) {
         w->order[c] = c;
-        if (w->aggs[c].count &&
-            !(w->aggs[c].walls = malloc(w->aggs[c].count * sizeof(int64_t))))
+        if (w->aggs[c].count && !(w->aggs[c].walls = malloc(w->aggs[c].count * sizeof(int64_t))))
             return PP_ENOMEM;
     }
     g_execs = st->execs;
@@ -124,21 +139,23 @@ static int aggregate(db_state *st, db_work *w)
     return PP_OK;
 }
 
-static uint32_t row_limit(const db_state *st, uint32_t n)
+static uint32_t
+row_limit(const db_state *st, uint32_t n)
 {
     return st->top > 0 && (uint64_t)st->top < n ? (uint32_t)st->top : n;
 }
 
-static int emit_by_command(db_state *st, pp_ctx *ctx, db_work *w)
+static int
+emit_by_command(db_state *st, pp_ctx *ctx, db_work *w)
 {
     const pp_host_api *h = st->host;
     static const pp_column cols[] = {
-        { "command", PP_COL_STRING, 0 },  { "count", PP_COL_COUNT, 0 },
-        { "total_ms", PP_COL_NUMBER, 0 }, { "mean_ms", PP_COL_NUMBER, 0 },
-        { "p50_ms", PP_COL_NUMBER, 0 },   { "p95_ms", PP_COL_NUMBER, 0 },
-        { "max_ms", PP_COL_NUMBER, 0 },   { "share", PP_COL_PERCENT, 0 },
+        { "command", PP_COL_STRING, 0 },        { "count", PP_COL_COUNT, 0 },
+        { "total_ms", PP_COL_NUMBER, 0 },       { "mean_ms", PP_COL_NUMBER, 0 },
+        { "p50_ms", PP_COL_NUMBER, 0 },         { "p95_ms", PP_COL_NUMBER, 0 },
+        { "max_ms", PP_COL_NUMBER, 0 },         { "share", PP_COL_PERCENT, 0 },
         { "ef_duration_ms", PP_COL_NUMBER, 0 }, { "async", PP_COL_COUNT, 0 },
-        { "errors", PP_COL_COUNT, 0 },    { "example", PP_COL_STRING, 0 },
+        { "errors", PP_COL_COUNT, 0 },          { "example", PP_COL_STRING, 0 },
     };
     pp_table *t = h->table_new(ctx, "by_command", 12, cols, 1);
     if (!t)
@@ -148,7 +165,7 @@ static int emit_by_command(db_state *st, pp_ctx *ctx, db_work *w)
         uint32_t c = w->order[k];
         db_cmd_agg *a = &w->aggs[c];
         if (a->count == 0)
-            continue;   /* only nested or unpaired executions */
+            continue; /* only nested or unpaired executions */
         shown++;
         pp_pc_quantile_sort_i64(a->walls, a->count);
         pp_cell row[12] = {
@@ -172,12 +189,15 @@ static int emit_by_command(db_state *st, pp_ctx *ctx, db_work *w)
     return PP_OK;
 }
 
-static int emit_timeline(db_state *st, pp_ctx *ctx, db_work *w)
+static int
+emit_timeline(db_state *st, pp_ctx *ctx, db_work *w)
 {
     const pp_host_api *h = st->host;
     static const pp_column cols[] = {
-        { "start", PP_COL_TIMESTAMP_NS, 0 }, { "duration", PP_COL_DURATION_NS, 0 },
-        { "command", PP_COL_STRING, 0 },     { "thread", PP_COL_COUNT, 0 },
+        { "start", PP_COL_TIMESTAMP_NS, 0 },
+        { "duration", PP_COL_DURATION_NS, 0 },
+        { "command", PP_COL_STRING, 0 },
+        { "thread", PP_COL_COUNT, 0 },
     };
     pp_table *t = h->table_new(ctx, "timeline", 4, cols, 1);
     if (!t)
@@ -200,7 +220,8 @@ static int emit_timeline(db_state *st, pp_ctx *ctx, db_work *w)
 /* Where the fix of execution i's caller (its frame f) lands: the caller's
  * module, and the first application frame from it outward (the caller
  * itself when it is application code; a package's caller otherwise). */
-static int caller_lands(db_state *st, db_work *w, uint32_t i, uint32_t f)
+static int
+caller_lands(db_state *st, db_work *w, uint32_t i, uint32_t f)
 {
     const db_exec *x = &st->execs[i];
     if (!w->mods.on)
@@ -213,7 +234,7 @@ static int caller_lands(db_state *st, db_work *w, uint32_t i, uint32_t f)
         if (g == f) {
             w->caller_mod[i] = mod;
             if (mod == 0)
-                return PP_OK;      /* no rundown for it: nothing to say */
+                return PP_OK; /* no rundown for it: nothing to say */
             w->any_module = 1;
         }
         if (pp_pc_modules_is_app(&w->mods, mod)) {
@@ -227,7 +248,8 @@ static int caller_lands(db_state *st, db_work *w, uint32_t i, uint32_t f)
 }
 
 /* The first frame (leaf first) that is resolved and not framework code. */
-static int resolve_callers(db_state *st, db_work *w, pp_error *err)
+static int
+resolve_callers(db_state *st, db_work *w, pp_error *err)
 {
     int any = 0;
     for (uint32_t k = 0; k < w->nexec && !any; k++)
@@ -268,7 +290,8 @@ static int resolve_callers(db_state *st, db_work *w, pp_error *err)
     return PP_OK;
 }
 
-static int emit_by_caller(db_state *st, pp_ctx *ctx, db_work *w)
+static int
+emit_by_caller(db_state *st, pp_ctx *ctx, db_work *w)
 {
     const pp_host_api *h = st->host;
     w->crow = malloc((w->nexec ? w->nexec : 1) * sizeof(*w->crow));
@@ -278,7 +301,10 @@ static int emit_by_caller(db_state *st, pp_ctx *ctx, db_work *w)
     for (uint32_t k = 0; k < w->nexec; k++) {
         uint32_t i = w->by_start[k];
         const db_exec *x = &st->execs[i];
-        w->crow[n++] = (db_caller_row){ w->caller[i], x->cmd, 1, x->end_ns - x->start_ns,
+        w->crow[n++] = (db_caller_row){ w->caller[i],
+                                        x->cmd,
+                                        1,
+                                        x->end_ns - x->start_ns,
                                         w->caller_mod ? w->caller_mod[i] : 0,
                                         w->caller_site ? w->caller_site[i] : DB_NO_ID };
     }
@@ -299,10 +325,10 @@ static int emit_by_caller(db_state *st, pp_ctx *ctx, db_work *w)
     }
     qsort(w->crow, m, sizeof(*w->crow), cmp_caller_total);
     static const pp_column cols[] = {
-        { "caller", PP_COL_STRING, 0 },   { "command", PP_COL_STRING, 0 },
-        { "count", PP_COL_COUNT, 0 },     { "total_ms", PP_COL_NUMBER, 0 },
-        { "share", PP_COL_PERCENT, 0 },
-        { "module", PP_COL_STRING, 0 },   { "call_site", PP_COL_STRING, 0 },
+        { "caller", PP_COL_STRING, 0 },    { "command", PP_COL_STRING, 0 },
+        { "count", PP_COL_COUNT, 0 },      { "total_ms", PP_COL_NUMBER, 0 },
+        { "share", PP_COL_PERCENT, 0 },    { "module", PP_COL_STRING, 0 },
+        { "call_site", PP_COL_STRING, 0 },
     };
     /* module and call_site only where the trace has module rundown: a result of a
      * trace without it stays what it was */
@@ -316,8 +342,8 @@ static int emit_by_caller(db_state *st, pp_ctx *ctx, db_work *w)
         if (w->any_module && r->caller != DB_NO_ID)
             pp_pc_modules_use(&w->mods, r->mod);
         pp_cell row[7] = {
-            pp_cell_str(r->caller == DB_NO_ID ? "(framework only)"
-                                              : pp_pc_strtab_get(&w->frames, r->caller)),
+            pp_cell_str(r->caller == DB_NO_ID ? "(framework only)" :
+                                                pp_pc_strtab_get(&w->frames, r->caller)),
             pp_cell_str(pp_pc_strtab_get(&st->cmds, r->cmd)),
             pp_cell_int(r->count),
             pp_cell_dbl(db_ms(r->total_ns)),
@@ -334,7 +360,8 @@ static int emit_by_caller(db_state *st, pp_ctx *ctx, db_work *w)
 
 static void duration_findings(db_state *st, pp_ctx *ctx, db_work *w);
 
-static void findings(db_state *st, pp_ctx *ctx, db_work *w)
+static void
+findings(db_state *st, pp_ctx *ctx, db_work *w)
 {
     const pp_host_api *h = st->host;
     uint32_t slow_reported = 0, slow_cmds = 0;
@@ -389,7 +416,8 @@ static void findings(db_state *st, pp_ctx *ctx, db_work *w)
  * themselves. Under `--profile database` each event carries the command's
  * arguments, serialized inside the command's own time, so both figures
  * include the profiler's work and neither is the untraced time. */
-static void duration_findings(db_state *st, pp_ctx *ctx, db_work *w)
+static void
+duration_findings(db_state *st, pp_ctx *ctx, db_work *w)
 {
     const pp_host_api *h = st->host;
     int64_t ef = 0, pair = 0;
@@ -434,7 +462,8 @@ static void duration_findings(db_state *st, pp_ctx *ctx, db_work *w)
                    db_ms(ef), diff, db_ms(pair));
 }
 
-int db_report(db_state *st, pp_ctx *ctx, pp_error *err)
+int
+db_report(db_state *st, pp_ctx *ctx, pp_error *err)
 {
     const pp_host_api *h = st->host;
     db_work w;
@@ -473,7 +502,8 @@ int db_report(db_state *st, pp_ctx *ctx, pp_error *err)
     if ((rc = resolve_callers(st, &w, err)) != PP_OK)
         goto done;
     /* per-request figures first, when the trace has request boundaries */
-    if ((rc = db_requests_resolve(st, &w)) != PP_OK || (rc = db_emit_per_request(st, ctx, &w)) != PP_OK)
+    if ((rc = db_requests_resolve(st, &w)) != PP_OK ||
+        (rc = db_emit_per_request(st, ctx, &w)) != PP_OK)
         goto done;
     if ((rc = emit_by_command(st, ctx, &w)) != PP_OK)
         goto done;

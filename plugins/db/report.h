@@ -9,7 +9,11 @@
 #include "../common/frames.h"
 #include "../common/modules.h"
 
-static inline double db_ms(int64_t ns) { return (double)ns / 1e6; }
+static inline double
+db_ms(int64_t ns)
+{
+    return (double)ns / 1e6;
+}
 
 typedef struct db_cmd_agg {
     int64_t total_ns, ef_ns;
@@ -21,25 +25,25 @@ typedef struct db_cmd_agg {
 
 typedef struct db_work {
     db_cmd_agg *aggs;
-    uint32_t *order;          /* commands by total time */
-    uint32_t *by_start;       /* counted executions by start time */
+    uint32_t *order;    /* commands by total time */
+    uint32_t *by_start; /* counted executions by start time */
     uint32_t nexec;
     int64_t total_ns;
     /* callers */
     pp_pc_strtab frames;
     pp_pc_symcache sym;
     pp_pc_prefixes fw;
-    uint32_t *caller;         /* exec index -> caller name id, DB_NO_ID if none */
-    uint32_t *caller_mod;     /* exec index -> the caller's module id (0 unknown) */
-    uint32_t *caller_site;    /* exec index -> call site name id (first application frame
+    uint32_t *caller;      /* exec index -> caller name id, DB_NO_ID if none */
+    uint32_t *caller_mod;  /* exec index -> the caller's module id (0 unknown) */
+    uint32_t *caller_site; /* exec index -> call site name id (first application frame
                                  from the caller outward), DB_NO_ID if none */
-    pp_pc_modules mods;       /* the callers' modules (rundown), for module/call_site */
-    int any_module;           /* some caller's module is known: by_caller gains them */
+    pp_pc_modules mods;    /* the callers' modules (rundown), for module/call_site */
+    int any_module;        /* some caller's module is known: by_caller gains them */
     int have_callers;
     struct db_caller_row *crow;
     /* requests (requests.c) */
-    uint32_t *req;            /* exec index -> request index, DB_NO_ID if none; NULL without requests */
-    uint32_t in_requests;     /* counted executions inside a request */
+    uint32_t *req;        /* exec index -> request index, DB_NO_ID if none; NULL without requests */
+    uint32_t in_requests; /* counted executions inside a request */
 } db_work;
 
 /* requests.c: the request of every counted execution, the per_request

@@ -14,27 +14,37 @@
 static const pp_option_decl options[] = {
     { "pause_share", PP_OPT_DOUBLE, 0, "10",
       "percent of the trace's time paused by GCs that raises gc.pause_share" },
-    { "long_pause_ms", PP_OPT_DOUBLE, 0, "100", "a GC pause longer than this (ms) raises gc.long_pause" },
+    { "long_pause_ms", PP_OPT_DOUBLE, 0, "100",
+      "a GC pause longer than this (ms) raises gc.long_pause" },
     { "storm_seconds", PP_OPT_DOUBLE, 0, "5",
       "gen2 GCs (not induced, not LOH-triggered) at least 3 and on average this close (s) raise gc.gen2_storm" },
     { "growth_ratio", PP_OPT_DOUBLE, 0, "1.5",
       "heap after the last gen2 over heap after the first (and 10 MB more) that raises gc.heap_growth" },
     { "pinned_objects", PP_OPT_INT, 0, "1000",
       "pinned objects seen at one GC (GCHeapStats) that raise gc.pinning" },
-    { "top", PP_OPT_INT, 0, "0", "rows of the per-GC table (0 = all; the longest pauses first when cut)" },
+    { "top", PP_OPT_INT, 0, "0",
+      "rows of the per-GC table (0 = all; the longest pauses first when cut)" },
     { "framework", PP_OPT_STRING_LIST, 0, "System.,Microsoft.,Interop.",
       "frame prefixes skipped when naming the caller of an induced GC" },
 };
 
 /* Runtime event ids (Microsoft-Windows-DotNETRuntime). */
 enum {
-    ID_GC_START = 1, ID_GC_END = 2, ID_RESTART_END = 3, ID_HEAPSTATS = 4, ID_SUSPEND_END = 8,
-    ID_SUSPEND = 9, ID_ALLOC_TICK = 10, ID_TRIGGERED = 35, ID_RUNTIME_START = 187,
-    ID_PERHEAP = 204, ID_GLOBAL = 205,
+    ID_GC_START = 1,
+    ID_GC_END = 2,
+    ID_RESTART_END = 3,
+    ID_HEAPSTATS = 4,
+    ID_SUSPEND_END = 8,
+    ID_SUSPEND = 9,
+    ID_ALLOC_TICK = 10,
+    ID_TRIGGERED = 35,
+    ID_RUNTIME_START = 187,
+    ID_PERHEAP = 204,
+    ID_GLOBAL = 205,
 };
 
-static int gc_create(const pp_host_api *host, pp_ctx *ctx, const pp_options *opts, void **state,
-                     pp_error *err)
+static int
+gc_create(const pp_host_api *host, pp_ctx *ctx, const pp_options *opts, void **state, pp_error *err)
 {
     gc_state *st = calloc(1, sizeof(*st));
     if (!st) {
@@ -63,12 +73,14 @@ static int gc_create(const pp_host_api *host, pp_ctx *ctx, const pp_options *opt
     }
     if (!(st->pause_share_pct >= 0 && st->pause_share_pct <= 100) ||
         !(st->long_pause_ms >= 0 && st->long_pause_ms <= 1e9) ||
-        !(st->storm_seconds > 0 && st->storm_seconds <= 1e6) || !(st->growth_ratio >= 1 && st->growth_ratio <= 1e6) ||
-        st->pinned_objects < 1 || st->top < 0) {
+        !(st->storm_seconds > 0 && st->storm_seconds <= 1e6) ||
+        !(st->growth_ratio >= 1 && st->growth_ratio <= 1e6) || st->pinned_objects < 1 ||
+        st->top < 0) {
         free(st);
-        host->error_set(err, PP_EINVAL,
-                        "gc: pause_share must be 0..100, long_pause_ms 0..1e9, storm_seconds above 0, "
-                        "growth_ratio >= 1, pinned_objects >= 1, top >= 0");
+        host->error_set(
+            err, PP_EINVAL,
+            "gc: pause_share must be 0..100, long_pause_ms 0..1e9, storm_seconds above 0, "
+            "growth_ratio >= 1, pinned_objects >= 1, top >= 0");
         return PP_EINVAL;
     }
     int rc = pp_pc_prefixes_load(host, opts, "framework", &st->framework, err);
@@ -80,7 +92,8 @@ static int gc_create(const pp_host_api *host, pp_ctx *ctx, const pp_options *opt
     return PP_OK;
 }
 
-static int push(gc_state *st, gc_rec **out)
+static int
+push(gc_state *st, gc_rec **out)
 {
     if (st->nrecs == st->cap) {
         uint64_t cap = st->cap ? st->cap * 2 : 256;
@@ -95,7 +108,8 @@ static int push(gc_state *st, gc_rec **out)
     return PP_OK;
 }
 
-static uint64_t field_u(const gc_state *st, const pp_trace_event *e, const char *name)
+static uint64_t
+field_u(const gc_state *st, const pp_trace_event *e, const char *name)
 {
     pp_value v;
     if (st->host->trace_field(e, name, &v) != PP_OK)
@@ -107,7 +121,8 @@ static uint64_t field_u(const gc_state *st, const pp_trace_event *e, const char 
     return 0;
 }
 
-static int keep_stack(gc_state *st, const pp_trace_event *e, gc_rec *r)
+static int
+keep_stack(gc_state *st, const pp_trace_event *e, gc_rec *r)
 {
     uint32_t n = e->stack_depth < GC_MAX_STACK ? e->stack_depth : GC_MAX_STACK;
     if (!e->stack || n == 0)
@@ -129,7 +144,8 @@ static int keep_stack(gc_state *st, const pp_trace_event *e, gc_rec *r)
     return PP_OK;
 }
 
-static uint64_t rd_ptr(const uint8_t *p, uint32_t ps)
+static uint64_t
+rd_ptr(const uint8_t *p, uint32_t ps)
 {
     if (ps == 4) {
         uint32_t v;
@@ -144,21 +160,25 @@ static uint64_t rd_ptr(const uint8_t *p, uint32_t ps)
 /* GCPerHeapHistory v3: 2 + 7 pointers + 6 u32 of fixed fields, then Count
  * entries of 10 pointers whose first is SizeBefore. Other versions and
  * sizes that do not add up are left out (TraceEvent drops them too). */
-static int perheap(gc_state *st, const pp_trace_event *e, gc_rec *r)
+static int
+perheap(gc_state *st, const pp_trace_event *e, gc_rec *r)
 {
     uint32_t ps = e->pointer_size == 4 ? 4 : 8;
     uint64_t fixed = 30 + 7 * (uint64_t)ps, count = field_u(st, e, "Count");
-    if (e->version != 3 || count > GC_GENS || count < 4 || e->payload_size != fixed + count * 10 * ps)
+    if (e->version != 3 || count > GC_GENS || count < 4 ||
+        e->payload_size != fixed + count * 10 * ps)
         return 0;
     for (uint64_t g = 0; g < count; g++)
         r->size[g] = rd_ptr(e->payload + fixed + g * 10 * ps, ps);
     return 1;
 }
 
-static int heapstats(gc_state *st, const pp_trace_event *e, gc_rec *r)
+static int
+heapstats(gc_state *st, const pp_trace_event *e, gc_rec *r)
 {
-    static const char *const sizes[GC_GENS] = { "GenerationSize0", "GenerationSize1", "GenerationSize2",
-                                                "GenerationSize3", "GenerationSize4" };
+    static const char *const sizes[GC_GENS] = { "GenerationSize0", "GenerationSize1",
+                                                "GenerationSize2", "GenerationSize3",
+                                                "GenerationSize4" };
     static const char *const prom[GC_GENS] = { "TotalPromotedSize0", "TotalPromotedSize1",
                                                "TotalPromotedSize2", "TotalPromotedSize3",
                                                "TotalPromotedSize4" };
@@ -171,7 +191,8 @@ static int heapstats(gc_state *st, const pp_trace_event *e, gc_rec *r)
 }
 
 /* The record for one runtime event, or none (returns 0). */
-static int decode(gc_state *st, const pp_trace_event *e, gc_rec *r)
+static int
+decode(gc_state *st, const pp_trace_event *e, gc_rec *r)
 {
     switch (e->event_id) {
     case ID_GC_START:
@@ -200,18 +221,19 @@ static int decode(gc_state *st, const pp_trace_event *e, gc_rec *r)
     case ID_ALLOC_TICK:
         r->kind = GC_EV_ALLOC;
         r->a = (uint32_t)field_u(st, e, "AllocationKind");
-        r->amount = e->version >= 2 ? field_u(st, e, "AllocationAmount64") : field_u(st, e, "AllocationAmount");
+        r->amount = e->version >= 2 ? field_u(st, e, "AllocationAmount64") :
+                                      field_u(st, e, "AllocationAmount");
         return 1;
     case ID_TRIGGERED:
         r->kind = GC_EV_TRIGGERED;
         r->a = (uint32_t)field_u(st, e, "Reason");
         return 1;
-    default:
-        return 0;
+    default: return 0;
     }
 }
 
-static int gc_consume(void *state, const pp_record *rec, pp_error *err)
+static int
+gc_consume(void *state, const pp_record *rec, pp_error *err)
 {
     gc_state *st = state;
     if (rec->kind != PP_KIND_NETTRACE)
@@ -252,12 +274,14 @@ oom:
     return PP_ENOMEM;
 }
 
-static int gc_finish(void *state, pp_ctx *ctx, pp_error *err)
+static int
+gc_finish(void *state, pp_ctx *ctx, pp_error *err)
 {
     return gc_report(state, ctx, err);
 }
 
-static void gc_destroy(void *state)
+static void
+gc_destroy(void *state)
 {
     gc_state *st = state;
     if (!st)
@@ -268,7 +292,8 @@ static void gc_destroy(void *state)
     free(st);
 }
 
-static int gc_fork(void *state, void **child, pp_error *err)
+static int
+gc_fork(void *state, void **child, pp_error *err)
 {
     gc_state *st = state;
     return gc_create(st->host, st->ctx, st->opts, child, err);
@@ -276,7 +301,8 @@ static int gc_fork(void *state, void **child, pp_error *err)
 
 /* The child read the part of the file after the parent's: its records
  * follow the parent's, its stacks shift by the parent's frame count. */
-static int gc_merge(void *state, void *child, pp_error *err)
+static int
+gc_merge(void *state, void *child, pp_error *err)
 {
     gc_state *st = state, *c = child;
     uint64_t base = st->nips;
@@ -321,7 +347,8 @@ static const pp_analyzer descriptor = {
     PP_ANALYZER_HEADER,
     .name = "gc",
     .version = "1.0.0",
-    .summary = "Garbage collections (PerfView's GCStats): every GC's generation, reason, pause and heap sizes",
+    .summary =
+        "Garbage collections (PerfView's GCStats): every GC's generation, reason, pause and heap sizes",
     .input_kinds = PP_KIND_NETTRACE,
     .input_slot_count = 1,
     .input_slots = NULL,

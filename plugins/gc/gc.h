@@ -18,25 +18,25 @@
 
 /* Record kinds: the runtime events the model reads. */
 enum {
-    GC_EV_START = 1,      /* GCStart: a=Count b=Depth c=Reason d=Type */
-    GC_EV_END,            /* GCEnd: a=Count */
-    GC_EV_SUSPEND,        /* GCSuspendEEBegin: a=Reason */
-    GC_EV_SUSPEND_END,    /* GCSuspendEEEnd */
-    GC_EV_RESTART_END,    /* GCRestartEEEnd */
-    GC_EV_HEAPSTATS,      /* GCHeapStats: size[], promoted[], a=PinnedObjectCount */
-    GC_EV_GLOBAL,         /* GCGlobalHeapHistory: a=NumHeaps */
-    GC_EV_PERHEAP,        /* GCPerHeapHistory: size[] = SizeBefore per generation */
-    GC_EV_ALLOC,          /* GCAllocationTick: a=kind (0 small), amount */
-    GC_EV_TRIGGERED,      /* GCTriggered: a=Reason, stack */
+    GC_EV_START = 1,   /* GCStart: a=Count b=Depth c=Reason d=Type */
+    GC_EV_END,         /* GCEnd: a=Count */
+    GC_EV_SUSPEND,     /* GCSuspendEEBegin: a=Reason */
+    GC_EV_SUSPEND_END, /* GCSuspendEEEnd */
+    GC_EV_RESTART_END, /* GCRestartEEEnd */
+    GC_EV_HEAPSTATS,   /* GCHeapStats: size[], promoted[], a=PinnedObjectCount */
+    GC_EV_GLOBAL,      /* GCGlobalHeapHistory: a=NumHeaps */
+    GC_EV_PERHEAP,     /* GCPerHeapHistory: size[] = SizeBefore per generation */
+    GC_EV_ALLOC,       /* GCAllocationTick: a=kind (0 small), amount */
+    GC_EV_TRIGGERED,   /* GCTriggered: a=Reason, stack */
 };
 
-#define GC_GENS 5         /* gen0, gen1, gen2, LOH, POH */
+#define GC_GENS      5 /* gen0, gen1, gen2, LOH, POH */
 #define GC_MAX_STACK 64
 
 typedef struct gc_rec {
-    int64_t t;            /* time_ns */
+    int64_t t; /* time_ns */
     uint64_t thread;
-    uint64_t order;       /* file order, the tie-break of equal times */
+    uint64_t order; /* file order, the tie-break of equal times */
     uint32_t kind, a, b, c, d;
     uint32_t stack_off, stack_len;
     uint64_t amount;
@@ -56,19 +56,19 @@ typedef struct gc_one {
     int64_t start, pause_start, pause, suspend, duration;
     uint64_t after[GC_GENS], promoted[GC_GENS];
     uint32_t pinned;
-    uint32_t heaps_hist;               /* GCPerHeapHistory events attached */
-    uint64_t before_hist[GC_GENS];     /* their SizeBefore, summed over heaps */
-    int32_t heap_count;                /* GCGlobalHeapHistory's NumHeaps, -1 */
-    int64_t alloc_since[2];            /* allocation-tick bytes since the last GC: small, large */
-    double before_mb;                  /* heap size before (TraceEvent's HeapSizeBeforeMB) */
-    int64_t trigger;                   /* the GCTriggered record that started it, -1 */
+    uint32_t heaps_hist;           /* GCPerHeapHistory events attached */
+    uint64_t before_hist[GC_GENS]; /* their SizeBefore, summed over heaps */
+    int32_t heap_count;            /* GCGlobalHeapHistory's NumHeaps, -1 */
+    int64_t alloc_since[2];        /* allocation-tick bytes since the last GC: small, large */
+    double before_mb;              /* heap size before (TraceEvent's HeapSizeBeforeMB) */
+    int64_t trigger;               /* the GCTriggered record that started it, -1 */
 } gc_one;
 
 typedef struct gc_model {
     gc_one *gcs;
     uint32_t count, cap;
-    int32_t heap_count;                /* first NumHeaps seen, -1 */
-    int64_t last_restart_end;          /* time of the last GCHeapStats (TraceEvent's name) */
+    int32_t heap_count;       /* first NumHeaps seen, -1 */
+    int64_t last_restart_end; /* time of the last GCHeapStats (TraceEvent's name) */
 } gc_model;
 
 typedef struct gc_state {
@@ -80,9 +80,9 @@ typedef struct gc_state {
     uint64_t nrecs, cap;
     uint64_t *ips;
     uint64_t nips, ips_cap;
-    uint64_t events;                   /* runtime events seen */
-    int64_t first_ns, last_ns;         /* span of every event read */
-    uint32_t startup_flags;            /* Runtime/Start's StartupFlags */
+    uint64_t events;           /* runtime events seen */
+    int64_t first_ns, last_ns; /* span of every event read */
+    uint32_t startup_flags;    /* Runtime/Start's StartupFlags */
     int saw_runtime_start;
     /* options */
     double pause_share_pct, long_pause_ms, storm_seconds, growth_ratio;

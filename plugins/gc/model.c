@@ -23,39 +23,51 @@
 
 #include "gc.h"
 
-#define REASON_PM_FULL 12u
-#define SUSPEND_FOR_GC 1u
+#define REASON_PM_FULL      12u
+#define SUSPEND_FOR_GC      1u
 #define SUSPEND_FOR_GC_PREP 6u
 
 typedef struct walk {
     gc_model *m;
-    int64_t tid_gc, tid_bgc, tid_other;    /* -1: none */
-    int64_t suspend_t, suspend_end_t;      /* -1: none */
+    int64_t tid_gc, tid_bgc, tid_other; /* -1: none */
+    int64_t suspend_t, suspend_end_t;   /* -1: none */
     uint32_t last_suspend_reason;
-    int64_t current_bgc;                   /* index, -1 */
+    int64_t current_bgc; /* index, -1 */
     int64_t alloc_now[2], alloc_at_last[2];
     int alloc_ticks;
-    int64_t trigger;                       /* the last GCTriggered record not yet given to a GC */
+    int64_t trigger; /* the last GCTriggered record not yet given to a GC */
 } walk;
 
-const char *gc_reason_name(uint32_t r)
+const char *
+gc_reason_name(uint32_t r)
 {
-    static const char *const names[] = { "AllocSmall", "Induced", "LowMemory", "Empty", "AllocLarge",
-                                         "OutOfSpaceSOH", "OutOfSpaceLOH", "InducedNotForced",
-                                         "Internal", "InducedLowMemory", "InducedCompacting",
-                                         "LowMemoryHost", "PMFullGC", "LowMemoryHostBlocking" };
+    static const char *const names[] = { "AllocSmall",        "Induced",
+                                         "LowMemory",         "Empty",
+                                         "AllocLarge",        "OutOfSpaceSOH",
+                                         "OutOfSpaceLOH",     "InducedNotForced",
+                                         "Internal",          "InducedLowMemory",
+                                         "InducedCompacting", "LowMemoryHost",
+                                         "PMFullGC",          "LowMemoryHostBlocking" };
     return r < sizeof(names) / sizeof(names[0]) ? names[r] : "Unknown";
 }
 
-const char *gc_type_name(uint32_t t)
+const char *
+gc_type_name(uint32_t t)
 {
-    return t == GC_TYPE_BLOCKING ? "blocking" : t == GC_TYPE_BACKGROUND ? "background"
-         : t == GC_TYPE_FOREGROUND ? "foreground" : "unknown";
+    return t == GC_TYPE_BLOCKING   ? "blocking" :
+           t == GC_TYPE_BACKGROUND ? "background" :
+           t == GC_TYPE_FOREGROUND ? "foreground" :
+                                     "unknown";
 }
 
-int gc_is_induced(uint32_t r) { return r == 1 || r == 7; }
+int
+gc_is_induced(uint32_t r)
+{
+    return r == 1 || r == 7;
+}
 
-static int cmp_rec(const void *a, const void *b)
+static int
+cmp_rec(const void *a, const void *b)
 {
     const gc_rec *x = a, *y = b;
     if (x->t != y->t)
@@ -65,7 +77,8 @@ static int cmp_rec(const void *a, const void *b)
 
 /* TraceEvent's "current GC": the last one while incomplete, else the
  * background GC in flight. */
-static gc_one *current(walk *w)
+static gc_one *
+current(walk *w)
 {
     gc_model *m = w->m;
     if (m->count == 0)
@@ -75,7 +88,8 @@ static gc_one *current(walk *w)
     return w->current_bgc >= 0 ? &m->gcs[w->current_bgc] : NULL;
 }
 
-static void on_suspend(walk *w, const gc_rec *r)
+static void
+on_suspend(walk *w, const gc_rec *r)
 {
     if (r->a == SUSPEND_FOR_GC)
         w->tid_gc = (int64_t)r->thread;
@@ -89,7 +103,8 @@ static void on_suspend(walk *w, const gc_rec *r)
     w->suspend_t = r->t;
 }
 
-static void on_suspend_end(walk *w, const gc_rec *r)
+static void
+on_suspend_end(walk *w, const gc_rec *r)
 {
     int64_t tid = (int64_t)r->thread;
     if (tid != w->tid_bgc && tid != w->tid_gc)
@@ -99,7 +114,8 @@ static void on_suspend_end(walk *w, const gc_rec *r)
     w->suspend_end_t = r->t;
 }
 
-static void concurrent_pause(walk *w, gc_one *g, int64_t restart_end)
+static void
+concurrent_pause(walk *w, gc_one *g, int64_t restart_end)
 {
     if (w->tid_bgc > 0)
         g->pause += restart_end - w->suspend_t;
@@ -107,7 +123,8 @@ static void concurrent_pause(walk *w, gc_one *g, int64_t restart_end)
         g->pause = restart_end - g->pause_start;
 }
 
-static void on_restart_end(walk *w, const gc_rec *r)
+static void
+on_restart_end(walk *w, const gc_rec *r)
 {
     int64_t tid = (int64_t)r->thread;
     if (tid == w->tid_other)
@@ -129,13 +146,14 @@ static void on_restart_end(walk *w, const gc_rec *r)
     w->tid_gc = -1;
 }
 
-static int on_start(walk *w, const gc_rec *r)
+static int
+on_start(walk *w, const gc_rec *r)
 {
     gc_model *m = w->m;
     if (!(w->tid_gc > 0 || w->tid_other > 0))
         return PP_OK;
     if (m->count > 0 && m->gcs[m->count - 1].number == r->a)
-        return PP_OK;   /* the second GCStart of one GC */
+        return PP_OK; /* the second GCStart of one GC */
     int ephemeral_at_bgc = m->count > 0 && m->gcs[m->count - 1].type == GC_TYPE_BACKGROUND &&
                            !m->gcs[m->count - 1].complete && r->d == GC_TYPE_BLOCKING;
     if (m->count == m->cap) {
@@ -158,7 +176,7 @@ static int on_start(walk *w, const gc_rec *r)
     g->reason = r->c;
     g->type = r->d;
     g->heap_count = m->heap_count;
-    g->trigger = w->trigger;   /* GCTriggered fires just before the GCStart it causes */
+    g->trigger = w->trigger; /* GCTriggered fires just before the GCStart it causes */
     w->trigger = -1;
     if (ephemeral_at_bgc || r->c == REASON_PM_FULL) {
         g->pause_start = r->t;
@@ -177,7 +195,8 @@ static int on_start(walk *w, const gc_rec *r)
     return PP_OK;
 }
 
-static void on_heapstats(walk *w, const gc_rec *r)
+static void
+on_heapstats(walk *w, const gc_rec *r)
 {
     gc_one *g = current(w);
     if (g) {
@@ -200,7 +219,8 @@ static void on_heapstats(walk *w, const gc_rec *r)
     w->m->last_restart_end = r->t;
 }
 
-static void on_history(walk *w, const gc_rec *r)
+static void
+on_history(walk *w, const gc_rec *r)
 {
     gc_one *g = current(w);
     if (r->kind == GC_EV_GLOBAL) {
@@ -218,7 +238,8 @@ static void on_history(walk *w, const gc_rec *r)
 }
 
 /* TraceEvent's GetGenSizeBeforeMB summed over the generations, in MB. */
-static double size_before_mb(const gc_model *m, uint32_t i)
+static double
+size_before_mb(const gc_model *m, uint32_t i)
 {
     const gc_one *g = &m->gcs[i];
     double mb = 0;
@@ -231,7 +252,7 @@ static double size_before_mb(const gc_model *m, uint32_t i)
     if (i == 0)
         return gen0_ticks;
     const gc_one *prev = NULL;
-    for (uint32_t j = i - 1; j > 0; j--)   /* index 0 is never looked at, as in TraceEvent */
+    for (uint32_t j = i - 1; j > 0; j--) /* index 0 is never looked at, as in TraceEvent */
         if (m->gcs[j].has_stats) {
             prev = &m->gcs[j];
             break;
@@ -248,12 +269,13 @@ static double size_before_mb(const gc_model *m, uint32_t i)
            (double)prev->after[2] / 1e6 + (double)loh / 1e6 + (double)poh / 1e6;
 }
 
-int gc_model_build(gc_state *st, gc_model *m)
+int
+gc_model_build(gc_state *st, gc_model *m)
 {
     memset(m, 0, sizeof(*m));
     m->heap_count = -1;
     m->last_restart_end = -1;
-    if (st->nrecs > 1)   /* recs is NULL when the trace had no GC event */
+    if (st->nrecs > 1) /* recs is NULL when the trace had no GC event */
         qsort(st->recs, (size_t)st->nrecs, sizeof(gc_rec), cmp_rec);
     walk w = { m, -1, -1, -1, -1, -1, 0, -1, { 0, 0 }, { 0, 0 }, 0, -1 };
     for (uint64_t i = 0; i < st->nrecs; i++) {
@@ -288,7 +310,8 @@ int gc_model_build(gc_state *st, gc_model *m)
     return PP_OK;
 }
 
-void gc_model_free(gc_model *m)
+void
+gc_model_free(gc_model *m)
 {
     free(m->gcs);
     memset(m, 0, sizeof(*m));

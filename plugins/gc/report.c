@@ -14,13 +14,22 @@ static const char PAUSE_DEFINITION[] =
     "follows (PerfView/TraceEvent PauseDurationMSec); a background GC's pause is its initial "
     "suspension plus each suspension for it while it runs, not its whole duration";
 
-#define SERVER_GC_FLAG 0x1000u   /* Runtime/Start StartupFlags: STARTUP_SERVER_GC */
+#define SERVER_GC_FLAG 0x1000u /* Runtime/Start StartupFlags: STARTUP_SERVER_GC */
 
-static double ms(int64_t ns) { return (double)ns / 1e6; }
+static double
+ms(int64_t ns)
+{
+    return (double)ns / 1e6;
+}
 
-static int64_t mb_bytes(double mb) { return pp_i64_from_double(mb * 1e6 + (mb >= 0 ? 0.5 : -0.5)); }
+static int64_t
+mb_bytes(double mb)
+{
+    return pp_i64_from_double(mb * 1e6 + (mb >= 0 ? 0.5 : -0.5));
+}
 
-static uint64_t sum5(const uint64_t *v)
+static uint64_t
+sum5(const uint64_t *v)
 {
     return v[0] + v[1] + v[2] + v[3] + v[4];
 }
@@ -31,7 +40,8 @@ typedef struct gc_pick {
     uint32_t i;
 } gc_pick;
 
-static int cmp_pause_desc(const void *a, const void *b)
+static int
+cmp_pause_desc(const void *a, const void *b)
 {
     const gc_pick *x = a, *y = b;
     if (x->pause != y->pause)
@@ -39,13 +49,15 @@ static int cmp_pause_desc(const void *a, const void *b)
     return (x->i > y->i) - (x->i < y->i);
 }
 
-static int cmp_index(const void *a, const void *b)
+static int
+cmp_index(const void *a, const void *b)
 {
     const gc_pick *x = a, *y = b;
     return (x->i > y->i) - (x->i < y->i);
 }
 
-static int per_gc_table(gc_state *st, pp_ctx *ctx, const gc_model *m)
+static int
+per_gc_table(gc_state *st, pp_ctx *ctx, const gc_model *m)
 {
     const pp_column *cols = pp_gc_tables[PP_GC_TABLE_GCS].columns;
     const pp_host_api *h = st->host;
@@ -60,7 +72,7 @@ static int per_gc_table(gc_state *st, pp_ctx *ctx, const gc_model *m)
         idx[i].pause = m->gcs[i].pause;
         idx[i].i = i;
     }
-    if (st->top > 0 && n > (uint64_t)st->top) {   /* the longest pauses, shown in GC order */
+    if (st->top > 0 && n > (uint64_t)st->top) { /* the longest pauses, shown in GC order */
         qsort(idx, n, sizeof(*idx), cmp_pause_desc);
         n = (uint32_t)st->top;
         qsort(idx, n, sizeof(*idx), cmp_index);
@@ -83,7 +95,8 @@ static int per_gc_table(gc_state *st, pp_ctx *ctx, const gc_model *m)
             c[10 + q] = g->has_stats ? pp_cell_int((int64_t)g->after[q]) : pp_cell_int(0);
         c[15] = g->has_stats ? pp_cell_int((int64_t)sum5(g->promoted)) : pp_cell_int(0);
         c[16] = g->has_stats ? pp_cell_int(g->pinned) : pp_cell_int(0);
-        c[17] = g->has_alloc_ticks ? pp_cell_int(g->alloc_since[0] + g->alloc_since[1]) : pp_cell_int(0);
+        c[17] = g->has_alloc_ticks ? pp_cell_int(g->alloc_since[0] + g->alloc_since[1]) :
+                                     pp_cell_int(0);
         c[18] = g->heap_count > 0 ? pp_cell_int(g->heap_count) : pp_cell_int(0);
         c[19] = pp_cell_int(g->complete);
         rc = h->table_row(t, c);
@@ -96,7 +109,8 @@ typedef struct gen_agg {
     int64_t count, induced, total, max, promoted;
 } gen_agg;
 
-static int gen_table(gc_state *st, pp_ctx *ctx, const gc_model *m, gen_agg *agg)
+static int
+gen_table(gc_state *st, pp_ctx *ctx, const gc_model *m, gen_agg *agg)
 {
     const pp_column *cols = pp_gc_tables[PP_GC_TABLE_BY_GENERATION].columns;
     for (uint32_t i = 0; i < m->count; i++) {
@@ -116,9 +130,13 @@ static int gen_table(gc_state *st, pp_ctx *ctx, const gc_model *m, gen_agg *agg)
         return PP_ENOMEM;
     for (int gen = 0; gen <= 2; gen++) {
         const gen_agg *a = &agg[gen];
-        pp_cell c[7] = { pp_cell_int(gen), pp_cell_int(a->count), pp_cell_int(a->induced),
-                         pp_cell_int(a->total), pp_cell_int(a->count ? a->total / a->count : 0),
-                         pp_cell_int(a->max), pp_cell_int(a->promoted) };
+        pp_cell c[7] = { pp_cell_int(gen),
+                         pp_cell_int(a->count),
+                         pp_cell_int(a->induced),
+                         pp_cell_int(a->total),
+                         pp_cell_int(a->count ? a->total / a->count : 0),
+                         pp_cell_int(a->max),
+                         pp_cell_int(a->promoted) };
         if (st->host->table_row(t, c) != PP_OK)
             return PP_ENOMEM;
     }
@@ -129,11 +147,12 @@ static int gen_table(gc_state *st, pp_ctx *ctx, const gc_model *m, gen_agg *agg)
  * GCs and the pause it caused: "frame" rows, the most pause first; the
  * first row's name goes to *top. */
 typedef struct caller_row {
-    const char *name;   /* lives until finish returns (plugin.h) */
+    const char *name; /* lives until finish returns (plugin.h) */
     int64_t gcs, pause;
 } caller_row;
 
-static const char *caller_of(gc_state *st, const gc_rec *r)
+static const char *
+caller_of(gc_state *st, const gc_rec *r)
 {
     for (uint32_t f = 0; f < r->stack_len; f++) {
         const char *s = st->host->trace_symbolize(st->src, st->ips[r->stack_off + f], 0);
@@ -143,7 +162,8 @@ static const char *caller_of(gc_state *st, const gc_rec *r)
     return "[no application frame]";
 }
 
-static int add_caller(caller_row **rows, uint32_t *n, uint32_t *cap, const char *name, int64_t pause)
+static int
+add_caller(caller_row **rows, uint32_t *n, uint32_t *cap, const char *name, int64_t pause)
 {
     uint32_t k = 0;
     while (k < *n && strcmp((*rows)[k].name, name) != 0)
@@ -167,7 +187,8 @@ static int add_caller(caller_row **rows, uint32_t *n, uint32_t *cap, const char 
     return PP_OK;
 }
 
-static int cmp_caller(const void *a, const void *b)
+static int
+cmp_caller(const void *a, const void *b)
 {
     const caller_row *x = a, *y = b;
     if (x->pause != y->pause)
@@ -175,8 +196,9 @@ static int cmp_caller(const void *a, const void *b)
     return strcmp(x->name, y->name);
 }
 
-static int induced_callers(gc_state *st, pp_ctx *ctx, const gc_model *m, char *top, size_t topsz,
-                           int64_t *with_stack)
+static int
+induced_callers(gc_state *st, pp_ctx *ctx, const gc_model *m, char *top, size_t topsz,
+                int64_t *with_stack)
 {
     caller_row *rows = NULL;
     uint32_t nrows = 0, cap = 0;
@@ -199,8 +221,8 @@ static int induced_callers(gc_state *st, pp_ctx *ctx, const gc_model *m, char *t
         pp_table *t = st->host->table_new(ctx, "induced_callers", pp_gc_ncolumns(cols), cols, 1);
         rc = t ? PP_OK : PP_ENOMEM;
         for (uint32_t k = 0; k < nrows && rc == PP_OK; k++) {
-            pp_cell c[4] = { pp_cell_str(rows[k].name), pp_cell_int(rows[k].gcs), pp_cell_int(rows[k].pause),
-                             pp_cell_dbl(ms(rows[k].pause)) };
+            pp_cell c[4] = { pp_cell_str(rows[k].name), pp_cell_int(rows[k].gcs),
+                             pp_cell_int(rows[k].pause), pp_cell_dbl(ms(rows[k].pause)) };
             rc = st->host->table_row(t, c);
         }
         snprintf(top, topsz, "%s", rows[0].name);
@@ -215,7 +237,8 @@ typedef struct summary {
     double share;
 } summary;
 
-static void summarize(const gc_state *st, const gc_model *m, summary *s)
+static void
+summarize(const gc_state *st, const gc_model *m, summary *s)
 {
     memset(s, 0, sizeof(*s));
     s->elapsed = st->last_ns > st->first_ns ? st->last_ns - st->first_ns : 0;
@@ -241,7 +264,8 @@ static void summarize(const gc_state *st, const gc_model *m, summary *s)
         s->share = 100;
 }
 
-static const char *heap_mode(const gc_state *st, const gc_model *m)
+static const char *
+heap_mode(const gc_state *st, const gc_model *m)
 {
     if ((st->startup_flags & SERVER_GC_FLAG) || m->heap_count > 1)
         return "server";
@@ -252,7 +276,8 @@ static const char *heap_mode(const gc_state *st, const gc_model *m)
 
 /* TraceEvent's GetGCPauseTimePercentage: over the span from the first
  * complete GC's pause start to the last GCHeapStats, not the trace. */
-static double gc_span_percent(const gc_model *m, int64_t total_pause)
+static double
+gc_span_percent(const gc_model *m, int64_t total_pause)
 {
     for (uint32_t i = 0; i < m->count; i++)
         if (m->gcs[i].complete) {
@@ -262,7 +287,8 @@ static double gc_span_percent(const gc_model *m, int64_t total_pause)
     return 0;
 }
 
-static void totals(gc_state *st, pp_ctx *ctx, const gc_model *m, const summary *s, const gen_agg *agg)
+static void
+totals(gc_state *st, pp_ctx *ctx, const gc_model *m, const summary *s, const gen_agg *agg)
 {
     const pp_host_api *h = st->host;
     int64_t allocated = 0;
@@ -292,7 +318,8 @@ static void totals(gc_state *st, pp_ctx *ctx, const gc_model *m, const summary *
     h->total_string(ctx, "pause_definition", PAUSE_DEFINITION);
 }
 
-static void finding_storm(gc_state *st, pp_ctx *ctx, const gc_model *m)
+static void
+finding_storm(gc_state *st, pp_ctx *ctx, const gc_model *m)
 {
     int64_t n = 0, first = 0, last = 0;
     for (uint32_t i = 0; i < m->count; i++) {
@@ -307,15 +334,17 @@ static void finding_storm(gc_state *st, pp_ctx *ctx, const gc_model *m)
         return;
     double every_s = (double)(last - first) / 1e9 / (double)(n - 1);
     if (every_s <= st->storm_seconds)
-        st->host->finding(ctx, PP_SEVERITY_WARNING, "gc.gen2_storm",
-                          "%lld gen2 GCs, one every %.2f s (not induced, not LOH-triggered): objects live "
-                          "long enough to reach gen2 and die there (mid-life crisis). Fix: pool or reuse the "
-                          "objects that survive a few GCs (ObjectPool, ArrayPool), shorten their lifetime, or "
-                          "keep caches bounded; the alloc analyzer names who allocates them",
-                          (long long)n, every_s);
+        st->host->finding(
+            ctx, PP_SEVERITY_WARNING, "gc.gen2_storm",
+            "%lld gen2 GCs, one every %.2f s (not induced, not LOH-triggered): objects live "
+            "long enough to reach gen2 and die there (mid-life crisis). Fix: pool or reuse the "
+            "objects that survive a few GCs (ObjectPool, ArrayPool), shorten their lifetime, or "
+            "keep caches bounded; the alloc analyzer names who allocates them",
+            (long long)n, every_s);
 }
 
-static void finding_growth(gc_state *st, pp_ctx *ctx, const gc_model *m)
+static void
+finding_growth(gc_state *st, pp_ctx *ctx, const gc_model *m)
 {
     const gc_one *first = NULL, *last = NULL;
     int64_t n = 0;
@@ -332,71 +361,84 @@ static void finding_growth(gc_state *st, pp_ctx *ctx, const gc_model *m)
         return;
     double a = (double)sum5(first->after), b = (double)sum5(last->after);
     if (b >= a * st->growth_ratio && b - a >= 10e6)
-        st->host->finding(ctx, PP_SEVERITY_WARNING, "gc.heap_growth",
-                          "the heap after gen2 GCs grew from %.1f MB (GC #%u) to %.1f MB (GC #%u) over %lld "
-                          "gen2s: what survives a full GC keeps growing (footprint, a leak or an unbounded "
-                          "cache). Fix: take two gcdumps and diff them (perfpipe heap-diff) to see what holds "
-                          "the growth, then bound or release it",
-                          a / 1e6, first->number, b / 1e6, last->number, (long long)n);
+        st->host->finding(
+            ctx, PP_SEVERITY_WARNING, "gc.heap_growth",
+            "the heap after gen2 GCs grew from %.1f MB (GC #%u) to %.1f MB (GC #%u) over %lld "
+            "gen2s: what survives a full GC keeps growing (footprint, a leak or an unbounded "
+            "cache). Fix: take two gcdumps and diff them (perfpipe heap-diff) to see what holds "
+            "the growth, then bound or release it",
+            a / 1e6, first->number, b / 1e6, last->number, (long long)n);
 }
 
-static void findings(gc_state *st, pp_ctx *ctx, const gc_model *m, const summary *s, const char *caller,
-                     int64_t with_stack)
+static void
+findings(gc_state *st, pp_ctx *ctx, const gc_model *m, const summary *s, const char *caller,
+         int64_t with_stack)
 {
     const pp_host_api *h = st->host;
     if (m->count == 0) {
-        h->finding(ctx, PP_SEVERITY_INFO, "gc.no_gcs",
-                   "no GC in this trace (%llu runtime events): capture with dotnet-trace --profile gc-collect "
-                   "(or gc-verbose) while the application allocates",
-                   (unsigned long long)st->events);
+        h->finding(
+            ctx, PP_SEVERITY_INFO, "gc.no_gcs",
+            "no GC in this trace (%llu runtime events): capture with dotnet-trace --profile gc-collect "
+            "(or gc-verbose) while the application allocates",
+            (unsigned long long)st->events);
         return;
     }
     if (s->share > st->pause_share_pct)
-        h->finding(ctx, PP_SEVERITY_WARNING, "gc.pause_share",
-                   "GCs paused the process %.1f%% of the trace (%.1f ms of %.1f ms, %lld GCs): the GC is the "
-                   "problem. Fix: allocate less (the alloc analyzer ranks who allocates), keep fewer objects "
-                   "alive across GCs, and check the GC mode (Server GC, DATAS, GCgen0size)",
-                   s->share, ms(s->total_pause), ms(s->elapsed), (long long)s->complete);
+        h->finding(
+            ctx, PP_SEVERITY_WARNING, "gc.pause_share",
+            "GCs paused the process %.1f%% of the trace (%.1f ms of %.1f ms, %lld GCs): the GC is the "
+            "problem. Fix: allocate less (the alloc analyzer ranks who allocates), keep fewer objects "
+            "alive across GCs, and check the GC mode (Server GC, DATAS, GCgen0size)",
+            s->share, ms(s->total_pause), ms(s->elapsed), (long long)s->complete);
     if (ms(s->longest) > st->long_pause_ms) {
         const gc_one *g = &m->gcs[s->longest_i];
         int64_t over = 0;
         for (uint32_t i = 0; i < m->count; i++)
             over += m->gcs[i].complete && ms(m->gcs[i].pause) > st->long_pause_ms;
-        h->finding(ctx, PP_SEVERITY_WARNING, "gc.long_pause",
-                   "%lld GC pauses over %.0f ms; the longest %.1f ms (GC #%u, gen%u %s, %s): requests in "
-                   "flight wait that long. Fix: fewer survivors per GC (what a blocking gen1/gen2 copies "
-                   "is what it costs), background GC left on (no GCConcurrent=0), and for gen2s avoid "
-                   "induced or LOH-triggered ones",
-                   (long long)over, st->long_pause_ms, ms(g->pause), g->number, g->gen, gc_type_name(g->type),
-                   gc_reason_name(g->reason));
+        h->finding(
+            ctx, PP_SEVERITY_WARNING, "gc.long_pause",
+            "%lld GC pauses over %.0f ms; the longest %.1f ms (GC #%u, gen%u %s, %s): requests in "
+            "flight wait that long. Fix: fewer survivors per GC (what a blocking gen1/gen2 copies "
+            "is what it costs), background GC left on (no GCConcurrent=0), and for gen2s avoid "
+            "induced or LOH-triggered ones",
+            (long long)over, st->long_pause_ms, ms(g->pause), g->number, g->gen,
+            gc_type_name(g->type), gc_reason_name(g->reason));
     }
     finding_storm(st, ctx, m);
     if (s->induced > 0)
-        h->finding(ctx, PP_SEVERITY_WARNING, "gc.induced",
-                   "%lld induced GCs (GC.Collect or GC.AddMemoryPressure)%s%s%s. Fix: remove the GC.Collect "
-                   "call; the GC's own budgets collect when it pays, and a forced gen2 costs a full "
-                   "blocking collection each time",
-                   (long long)s->induced, caller[0] ? ", called from " : "", caller,
-                   caller[0] ? "" : (with_stack ? "" : " (no stacks: capture GCTriggered with a method rundown to see the caller)"));
+        h->finding(
+            ctx, PP_SEVERITY_WARNING, "gc.induced",
+            "%lld induced GCs (GC.Collect or GC.AddMemoryPressure)%s%s%s. Fix: remove the GC.Collect "
+            "call; the GC's own budgets collect when it pays, and a forced gen2 costs a full "
+            "blocking collection each time",
+            (long long)s->induced, caller[0] ? ", called from " : "", caller,
+            caller[0] ?
+                "" :
+                (with_stack ?
+                     "" :
+                     " (no stacks: capture GCTriggered with a method rundown to see the caller)"));
     if (s->loh_gen2 > 0)
-        h->finding(ctx, PP_SEVERITY_WARNING, "gc.loh_gen2",
-                   "%lld gen2 GCs triggered by large-object allocations (reason AllocLarge): each buffer "
-                   "of 85,000 bytes or more goes to the LOH, and its budget forces a full GC. Fix: rent "
-                   "large buffers from ArrayPool<T>.Shared or reuse them, split them under 85 KB, or "
-                   "stream instead of buffering whole payloads",
-                   (long long)s->loh_gen2);
+        h->finding(
+            ctx, PP_SEVERITY_WARNING, "gc.loh_gen2",
+            "%lld gen2 GCs triggered by large-object allocations (reason AllocLarge): each buffer "
+            "of 85,000 bytes or more goes to the LOH, and its budget forces a full GC. Fix: rent "
+            "large buffers from ArrayPool<T>.Shared or reuse them, split them under 85 KB, or "
+            "stream instead of buffering whole payloads",
+            (long long)s->loh_gen2);
     finding_growth(st, ctx, m);
     if (s->pinned_max >= st->pinned_objects) {
         const gc_one *g = &m->gcs[s->pinned_i];
-        h->finding(ctx, PP_SEVERITY_WARNING, "gc.pinning",
-                   "%lld pinned objects at GC #%u (gen%u): pinned objects cannot move, so gen0 fragments "
-                   "and survivors are demoted. Fix: pin for short spans (fixed, Memory<T>.Pin) or allocate "
-                   "long-lived pinned buffers on the POH (GC.AllocateArray(pinned: true)) once",
-                   (long long)s->pinned_max, g->number, g->gen);
+        h->finding(
+            ctx, PP_SEVERITY_WARNING, "gc.pinning",
+            "%lld pinned objects at GC #%u (gen%u): pinned objects cannot move, so gen0 fragments "
+            "and survivors are demoted. Fix: pin for short spans (fixed, Memory<T>.Pin) or allocate "
+            "long-lived pinned buffers on the POH (GC.AllocateArray(pinned: true)) once",
+            (long long)s->pinned_max, g->number, g->gen);
     }
 }
 
-int gc_report(gc_state *st, pp_ctx *ctx, pp_error *err)
+int
+gc_report(gc_state *st, pp_ctx *ctx, pp_error *err)
 {
     gc_model m;
     gen_agg agg[3];

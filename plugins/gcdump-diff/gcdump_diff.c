@@ -29,9 +29,8 @@ static const pp_option_decl options[] = {
 
 static const char *const slots[] = { "baseline", "candidate" };
 
-
-static int create(const pp_host_api *host, pp_ctx *ctx, const pp_options *opts,
-                  void **out, pp_error *err)
+static int
+create(const pp_host_api *host, pp_ctx *ctx, const pp_options *opts, void **out, pp_error *err)
 {
     (void)ctx;
     state *st = calloc(1, sizeof(*st));
@@ -58,14 +57,16 @@ static int create(const pp_host_api *host, pp_ctx *ctx, const pp_options *opts,
     return PP_OK;
 }
 
-static int consume(void *p, const pp_record *rec, pp_error *err)
+static int
+consume(void *p, const pp_record *rec, pp_error *err)
 {
     state *st = p;
     if (rec->kind != PP_KIND_GCDUMP)
         return PP_OK;
     if (rec->input_index > 1 || st->snap[rec->input_index]) {
-        st->host->error_set(err, PP_EINVAL,
-                            "gcdump-diff: expected one heap snapshot per input (baseline, candidate)");
+        st->host->error_set(
+            err, PP_EINVAL,
+            "gcdump-diff: expected one heap snapshot per input (baseline, candidate)");
         return PP_EINVAL;
     }
     hc_snapshot_view(rec->u.heap, &st->view[rec->input_index]);
@@ -73,11 +74,14 @@ static int consume(void *p, const pp_record *rec, pp_error *err)
     return PP_OK;
 }
 
+static int64_t
+rnd(double v)
+{
+    return pp_i64_from_double(round(v));
+}
 
-static int64_t rnd(double v) { return pp_i64_from_double(round(v)); }
-
-
-static int cmp_abs_delta(const void *a, const void *b)
+static int
+cmp_abs_delta(const void *a, const void *b)
 {
     const diff_row *x = a, *y = b;
     int64_t ax = llabs(x->dbytes), ay = llabs(y->dbytes);
@@ -86,7 +90,8 @@ static int cmp_abs_delta(const void *a, const void *b)
     return gd_cmp_delta(a, b);
 }
 
-static const char *status_of(const diff_row *r)
+static const char *
+status_of(const diff_row *r)
 {
     if (r->count[0] == 0 && r->count[1] > 0)
         return "appeared";
@@ -99,22 +104,24 @@ static const char *status_of(const diff_row *r)
     return "unchanged";
 }
 
-
 /* Comparators over row indexes (qsort_r: no global state, stages may run
  * side by side). */
-static int cmp_order_delta(const void *a, const void *b, void *rows)
+static int
+cmp_order_delta(const void *a, const void *b, void *rows)
 {
     const diff_row *g_rows = rows;
     return gd_cmp_delta(&g_rows[*(const uint32_t *)a], &g_rows[*(const uint32_t *)b]);
 }
 
-static int cmp_order_abs(const void *a, const void *b, void *rows)
+static int
+cmp_order_abs(const void *a, const void *b, void *rows)
 {
     const diff_row *g_rows = rows;
     return cmp_abs_delta(&g_rows[*(const uint32_t *)a], &g_rows[*(const uint32_t *)b]);
 }
 
-static int cmp_suspect(const void *a, const void *b, void *rows)
+static int
+cmp_suspect(const void *a, const void *b, void *rows)
 {
     const diff_row *g_rows = rows;
     const suspect *x = a, *y = b;
@@ -127,9 +134,8 @@ static int cmp_suspect(const void *a, const void *b, void *rows)
     return strcmp(rx->name, ry->name);
 }
 
-
-
-static void work_free(work *w)
+static void
+work_free(work *w)
 {
     hc_keys_free(&w->k[0]);
     hc_keys_free(&w->k[1]);
@@ -153,7 +159,8 @@ static void work_free(work *w)
     free(w->gpath);
 }
 
-static int join(state *st, work *w)
+static int
+join(state *st, work *w)
 {
     if (hc_keys_build(st->snap[0], st->merge, &w->k[0]) != PP_OK ||
         hc_keys_build(st->snap[1], st->merge, &w->k[1]) != PP_OK)
@@ -201,10 +208,12 @@ static int join(state *st, work *w)
 /* Dominators, shortest paths and static reachability in the candidate; a
  * sample instance per type: reachable from a static root if any is, then
  * the one retaining the most (the path a leak hunter follows). */
-static int analyze_candidate(state *st, work *w)
+static int
+analyze_candidate(state *st, work *w)
 {
     const pp_heap_snapshot *c = st->snap[1];
-    if (hc_dominators(c, &w->dom) != PP_OK || hc_bfs_order(c, &w->parent, &w->bfs, &w->nbfs) != PP_OK ||
+    if (hc_dominators(c, &w->dom) != PP_OK ||
+        hc_bfs_order(c, &w->parent, &w->bfs, &w->nbfs) != PP_OK ||
         hc_reachable_from_named(c, "[static vars]", &w->from_static, &w->nstatic) != PP_OK)
         return PP_ENOMEM;
     w->sample = malloc(((size_t)w->k[1].nkeys + 1) * sizeof(uint32_t));
@@ -225,7 +234,8 @@ static int analyze_candidate(state *st, work *w)
     return PP_OK;
 }
 
-static int find_suspects(state *st, work *w)
+static int
+find_suspects(state *st, work *w)
 {
     const pp_heap_snapshot *c = st->snap[1];
     w->sus = calloc((size_t)w->nrows + 1, sizeof(*w->sus));
@@ -315,7 +325,8 @@ out:
 
 /* Retained bytes per key on both sides (the baseline's dominator tree is
  * built and dropped here, before the candidate's). */
-static int retained_both(state *st, work *w)
+static int
+retained_both(state *st, work *w)
 {
     uint64_t reach;
     uint32_t nreach;
@@ -326,17 +337,18 @@ static int retained_both(state *st, work *w)
     return hc_retained_summary(st->snap[0], &w->k[0], w->ret[0], NULL, &reach, &nreach, NULL);
 }
 
-
 /* The owner of an accumulating type: the accumulating type whose instances
  * are, for more than half of its instances, the nearest accumulating
  * dominator (containers whose count did not grow, like a list's array, are
  * looked through). A majority vote (Boyer-Moore) and a count to confirm:
  * memory stays linear in nodes and rows. */
-static int find_owners(state *st, work *w)
+static int
+find_owners(state *st, work *w)
 {
     const pp_heap_snapshot *c = st->snap[1];
     uint32_t n = c->node_count;
-    uint32_t *a1 = malloc((n ? n : 1) * sizeof(uint32_t)), *a2 = malloc((n ? n : 1) * sizeof(uint32_t));
+    uint32_t *a1 = malloc((n ? n : 1) * sizeof(uint32_t)),
+             *a2 = malloc((n ? n : 1) * sizeof(uint32_t));
     uint32_t *cand = calloc((size_t)w->nrows + 1, sizeof(uint32_t));
     uint32_t *votes = calloc((size_t)w->nrows + 1, sizeof(uint32_t));
     uint32_t *hits = calloc((size_t)w->nrows + 1, sizeof(uint32_t));
@@ -353,7 +365,8 @@ static int find_owners(state *st, work *w)
         if (v == c->root)
             continue;
         uint32_t id = w->dom.idom[v], rid = ROW_OF(id);
-        uint32_t seq[3] = { rid != HC_NONE && gd_accumulating(&w->rows[rid]) ? rid : HC_NONE, a1[id], a2[id] };
+        uint32_t seq[3] = { rid != HC_NONE && gd_accumulating(&w->rows[rid]) ? rid : HC_NONE,
+                            a1[id], a2[id] };
         for (int k = 0; k < 3; k++) {
             if (seq[k] == HC_NONE)
                 continue;
@@ -382,7 +395,8 @@ static int find_owners(state *st, work *w)
 #undef ROW_OF
     for (uint32_t r = 0; r < w->nrows; r++) {
         w->owner[r] = HC_NONE;
-        if (gd_accumulating(&w->rows[r]) && 2 * (uint64_t)hits[r] > w->k[1].count[w->rows[r].key[1]])
+        if (gd_accumulating(&w->rows[r]) &&
+            2 * (uint64_t)hits[r] > w->k[1].count[w->rows[r].key[1]])
             w->owner[r] = cand[r];
     }
     /* Mutual ownership cannot make both payloads: the larger count growth
@@ -398,8 +412,10 @@ static int find_owners(state *st, work *w)
     }
     w->gpath = calloc((size_t)w->nrows + 1, sizeof(char *));
     w->gpaths_left = (uint32_t)(st->paths < 1000 ? st->paths : 1000) + 10;
-    rc = w->gpath && hc_growth_init(c, w->parent, w->bfs, w->nbfs, w->k[1].type_key,
-                                    &w->growth) == PP_OK ? PP_OK : PP_ENOMEM;
+    rc = w->gpath && hc_growth_init(c, w->parent, w->bfs, w->nbfs, w->k[1].type_key, &w->growth) ==
+                         PP_OK ?
+             PP_OK :
+             PP_ENOMEM;
 out:
     free(a1);
     free(a2);
@@ -409,13 +425,13 @@ out:
     return rc;
 }
 
-
 /* The finding of one type that grew. One growth between two snapshots
  * cannot tell a leak from a cache warming up: "grew", with the caution; a
  * leak verdict needs growth that persists (docs/rules.md,
  * leak.static-collection). held: what grew along with it, or "". */
-static void grew_finding(const pp_host_api *h, pp_ctx *ctx, const diff_row *r, uint64_t retained,
-                         const char *held, int has_statics, const char *path)
+static void
+grew_finding(const pp_host_api *h, pp_ctx *ctx, const diff_row *r, uint64_t retained,
+             const char *held, int has_statics, const char *path)
 {
     h->finding(ctx, PP_SEVERITY_WARNING, "gcdump.grew",
                "%s grew by %lld objects (%+lld bytes)%s; its instances retain %llu bytes%s%s%s; "
@@ -425,23 +441,24 @@ static void grew_finding(const pp_host_api *h, pp_ctx *ctx, const diff_row *r, u
                "with the second, or read a counters series over the run (perfpipe "
                "counters-csv: trend growing, not bounded)",
                r->name, (long long)r->dcount, (long long)r->dbytes,
-               has_statics ? " and is reachable from a static root"
-                           : " (the dump records no static roots: reachability not checked)",
+               has_statics ? " and is reachable from a static root" :
+                             " (the dump records no static roots: reachability not checked)",
                (unsigned long long)retained, held[0] ? " (with " : "", held, held[0] ? ")" : "",
                path);
 }
 
-static int emit(state *st, work *w, pp_ctx *ctx)
+static int
+emit(state *st, work *w, pp_ctx *ctx)
 {
     const pp_host_api *h = st->host;
     const pp_heap_snapshot *c = st->snap[1];
     int rc = PP_OK;
 
     pp_column cols[8] = {
-        { "type", PP_COL_STRING, 0 }, { "baseline_count", PP_COL_COUNT, 0 },
+        { "type", PP_COL_STRING, 0 },           { "baseline_count", PP_COL_COUNT, 0 },
         { "candidate_count", PP_COL_COUNT, 0 }, { "count_delta", PP_COL_COUNT, 0 },
-        { "baseline_bytes", PP_COL_BYTES, 0 }, { "candidate_bytes", PP_COL_BYTES, 0 },
-        { "bytes_delta", PP_COL_BYTES, 0 }, { "status", PP_COL_STRING, 0 },
+        { "baseline_bytes", PP_COL_BYTES, 0 },  { "candidate_bytes", PP_COL_BYTES, 0 },
+        { "bytes_delta", PP_COL_BYTES, 0 },     { "status", PP_COL_STRING, 0 },
     };
     rc = gd_emit_growth(st, w, ctx);
     if (rc != PP_OK)
@@ -456,8 +473,8 @@ static int emit(state *st, work *w, pp_ctx *ctx)
     for (uint32_t i = 0; i < shown && rc == PP_OK; i++) {
         const diff_row *r = &w->rows[w->order[i]];
         pp_cell cells[8] = {
-            pp_cell_str(r->name), pp_cell_int(r->count[0]), pp_cell_int(r->count[1]),
-            pp_cell_int(r->dcount), pp_cell_int(r->bytes[0]), pp_cell_int(r->bytes[1]),
+            pp_cell_str(r->name),   pp_cell_int(r->count[0]),  pp_cell_int(r->count[1]),
+            pp_cell_int(r->dcount), pp_cell_int(r->bytes[0]),  pp_cell_int(r->bytes[1]),
             pp_cell_int(r->dbytes), pp_cell_str(status_of(r)),
         };
         rc = h->table_row(t, cells);
@@ -466,8 +483,10 @@ static int emit(state *st, work *w, pp_ctx *ctx)
         return rc;
 
     /* Sample paths for the top growers, in the candidate. */
-    pp_column pcols[4] = { { "type", PP_COL_STRING, 0 }, { "bytes_delta", PP_COL_BYTES, 0 },
-                           { "depth", PP_COL_COUNT, 0 }, { "path", PP_COL_STRING, 0 } };
+    pp_column pcols[4] = { { "type", PP_COL_STRING, 0 },
+                           { "bytes_delta", PP_COL_BYTES, 0 },
+                           { "depth", PP_COL_COUNT, 0 },
+                           { "path", PP_COL_STRING, 0 } };
     pp_table *pt = h->table_new(ctx, "paths", 4, pcols, 1);
     if (!pt)
         return PP_ENOMEM;
@@ -493,10 +512,11 @@ static int emit(state *st, work *w, pp_ctx *ctx)
         return rc;
 
     /* Leak suspects: independent ones first. */
-    pp_column scols[6] = { { "type", PP_COL_STRING, 0 }, { "count_delta", PP_COL_COUNT, 0 },
-                           { "bytes_delta", PP_COL_BYTES, 0 },
-                           { "retained_bytes", PP_COL_BYTES, 0 },
-                           { "owned_by", PP_COL_STRING, 0 }, { "path", PP_COL_STRING, 0 } };
+    pp_column scols[6] = {
+        { "type", PP_COL_STRING, 0 },       { "count_delta", PP_COL_COUNT, 0 },
+        { "bytes_delta", PP_COL_BYTES, 0 }, { "retained_bytes", PP_COL_BYTES, 0 },
+        { "owned_by", PP_COL_STRING, 0 },   { "path", PP_COL_STRING, 0 }
+    };
     pp_table *stab = h->table_new(ctx, "leak_suspects", 6, scols, 1);
     if (!stab)
         return PP_ENOMEM;
@@ -508,7 +528,9 @@ static int emit(state *st, work *w, pp_ctx *ctx)
             return PP_ENOMEM;
         snprintf(w->buf, PATH_BUF, "%s", gp);
         pp_cell cells[6] = {
-            pp_cell_str(r->name), pp_cell_int(r->dcount), pp_cell_int(r->dbytes),
+            pp_cell_str(r->name),
+            pp_cell_int(r->dcount),
+            pp_cell_int(r->dbytes),
             pp_cell_int((int64_t)s->held),
             s->owner_row == HC_NONE ? pp_cell_str("") : pp_cell_str(w->rows[s->owner_row].name),
             pp_cell_str(w->buf),
@@ -550,8 +572,8 @@ static int emit(state *st, work *w, pp_ctx *ctx)
             h->finding(ctx, PP_SEVERITY_WARNING, "gcdump.sampled",
                        "the %s heap was sampled when the dump was taken: its counts and bytes "
                        "are estimates scaled by the dump's per-type multipliers (%u objects "
-                       "recorded, about %.0f estimated)", side[i],
-                       (unsigned)st->snap[i]->node_count, cnt);
+                       "recorded, about %.0f estimated)",
+                       side[i], (unsigned)st->snap[i]->node_count, cnt);
     }
     int64_t dc = 0, db = 0;
     for (uint32_t r = 0; r < w->nrows; r++) {
@@ -576,7 +598,8 @@ static int emit(state *st, work *w, pp_ctx *ctx)
     return PP_OK;
 }
 
-static int finish(void *p, pp_ctx *ctx, pp_error *err)
+static int
+finish(void *p, pp_ctx *ctx, pp_error *err)
 {
     state *st = p;
     const pp_host_api *h = st->host;
@@ -605,7 +628,11 @@ static int finish(void *p, pp_ctx *ctx, pp_error *err)
     return rc;
 }
 
-static void destroy(void *p) { free(p); }
+static void
+destroy(void *p)
+{
+    free(p);
+}
 
 /* What finish builds (ABI 1.5): tables.c. */
 extern const pp_table_decl pp_gd_tables[];

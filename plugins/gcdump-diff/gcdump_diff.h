@@ -15,15 +15,15 @@ typedef struct state {
     const pp_host_api *host;
     int64_t top, paths, threshold;
     int merge;
-    const pp_heap_snapshot *snap[2];   /* view[i] once consumed */
-    pp_heap_snapshot view[2];          /* hc_snapshot_view; arrays valid
+    const pp_heap_snapshot *snap[2]; /* view[i] once consumed */
+    pp_heap_snapshot view[2];        /* hc_snapshot_view; arrays valid
                                           until finish returns */
 } state;
 
 /* One row of the join. */
 typedef struct diff_row {
     const char *name;
-    uint32_t key[2];             /* key index per side, HC_NONE if absent */
+    uint32_t key[2]; /* key index per side, HC_NONE if absent */
     int64_t count[2], bytes[2];
     int64_t dcount, dbytes;
 } diff_row;
@@ -32,10 +32,10 @@ typedef struct diff_row {
  * everything refers to them by index. */
 typedef struct suspect {
     uint32_t row;
-    uint32_t owner_row;          /* row of the suspect whose instances own
+    uint32_t owner_row; /* row of the suspect whose instances own
                                     (immediately dominate) most of this one's
                                     instances, or HC_NONE */
-    uint64_t held;               /* candidate bytes its instances retain */
+    uint64_t held;      /* candidate bytes its instances retain */
 } suspect;
 
 typedef struct work {
@@ -45,20 +45,20 @@ typedef struct work {
     uint32_t nrows;
     uint32_t *order;
     uint32_t *parent;
-    uint32_t *bfs;               /* candidate nodes in BFS order */
+    uint32_t *bfs; /* candidate nodes in BFS order */
     uint32_t nbfs;
-    hc_growth growth;            /* the candidate's BFS tree by position */
-    uint64_t *ret[2];            /* [keys of each side] retained bytes */
-    uint32_t *owner;             /* [rows] row whose instances hold this
+    hc_growth growth;     /* the candidate's BFS tree by position */
+    uint64_t *ret[2];     /* [keys of each side] retained bytes */
+    uint32_t *owner;      /* [rows] row whose instances hold this
                                     (accumulating) type's, or HC_NONE */
-    char **gpath;                /* [rows] growth path, computed on demand */
-    uint32_t gpaths_left;        /* growth paths still allowed (each costs a
+    char **gpath;         /* [rows] growth path, computed on demand */
+    uint32_t gpaths_left; /* growth paths still allowed (each costs a
                                     pass over the heap) */
-    int unknown_class;           /* a shown static root has no declaring class */
+    int unknown_class;    /* a shown static root has no declaring class */
     uint8_t *from_static;
     uint32_t nstatic;
-    uint32_t *sample;            /* [candidate keys] sample node */
-    uint32_t *row_of_key;        /* [candidate keys] */
+    uint32_t *sample;     /* [candidate keys] sample node */
+    uint32_t *row_of_key; /* [candidate keys] */
     suspect *sus;
     uint32_t nsus;
     char *buf;
@@ -79,7 +79,8 @@ gd_cmp_delta(const void *a, const void *b)
 
 static inline int
 gd_accumulating(const diff_row *r)
-{ return r->dcount > 0 && r->key[1] != HC_NONE;
+{
+    return r->dcount > 0 && r->key[1] != HC_NONE;
 }
 
 static inline int64_t

@@ -30,7 +30,8 @@ gd_growth_path(state *st, work *w, uint32_t r)
     return w->gpath[r];
 }
 
-static int cmp_order_retained(const void *a, const void *b, void *arg)
+static int
+cmp_order_retained(const void *a, const void *b, void *arg)
 {
     const work *w = arg;
     const diff_row *x = &w->rows[*(const uint32_t *)a], *y = &w->rows[*(const uint32_t *)b];
@@ -47,11 +48,16 @@ gd_emit_growth(state *st, work *w, pp_ctx *ctx)
 {
     const pp_host_api *h = st->host;
     pp_column cols[10] = {
-        { "type", PP_COL_STRING, 0 },          { "count_delta", PP_COL_COUNT, 0 },
-        { "bytes_delta", PP_COL_BYTES, 0 },    { "baseline_retained", PP_COL_BYTES, 0 },
-        { "candidate_retained", PP_COL_BYTES, 0 }, { "retained_delta", PP_COL_BYTES, 0 },
-        { "share", PP_COL_PERCENT, 0 },        { "owned_by", PP_COL_STRING, 0 },
-        { "payload", PP_COL_STRING, 0 },       { "path", PP_COL_STRING, 0 },
+        { "type", PP_COL_STRING, 0 },
+        { "count_delta", PP_COL_COUNT, 0 },
+        { "bytes_delta", PP_COL_BYTES, 0 },
+        { "baseline_retained", PP_COL_BYTES, 0 },
+        { "candidate_retained", PP_COL_BYTES, 0 },
+        { "retained_delta", PP_COL_BYTES, 0 },
+        { "share", PP_COL_PERCENT, 0 },
+        { "owned_by", PP_COL_STRING, 0 },
+        { "payload", PP_COL_STRING, 0 },
+        { "path", PP_COL_STRING, 0 },
     };
     pp_table *t = h->table_new(ctx, "growth", 10, cols, 1);
     if (!t)
@@ -81,8 +87,8 @@ gd_emit_growth(state *st, work *w, pp_ctx *ctx)
                 continue;
             char by[32];
             snprintf(by, sizeof(by), "%+lld B", (long long)w->rows[q].dbytes);
-            int k = snprintf(payload + len, sizeof(payload) - len, "%s%s %+lld objects, %s", len ? "; " : "",
-                             w->rows[q].name, (long long)w->rows[q].dcount, by);
+            int k = snprintf(payload + len, sizeof(payload) - len, "%s%s %+lld objects, %s",
+                             len ? "; " : "", w->rows[q].name, (long long)w->rows[q].dcount, by);
             if (k > 0)
                 len += (size_t)k < sizeof(payload) - len ? (size_t)k : sizeof(payload) - len - 1;
         }
@@ -93,12 +99,16 @@ gd_emit_growth(state *st, work *w, pp_ctx *ctx)
         }
         int64_t rd = gd_retained_delta(w, row);
         pp_cell cells[10] = {
-            pp_cell_str(row->name), pp_cell_int(row->dcount), pp_cell_int(row->dbytes),
+            pp_cell_str(row->name),
+            pp_cell_int(row->dcount),
+            pp_cell_int(row->dbytes),
             pp_cell_int(row->key[0] != HC_NONE ? (int64_t)w->ret[0][row->key[0]] : 0),
-            pp_cell_int((int64_t)w->ret[1][row->key[1]]), pp_cell_int(rd),
+            pp_cell_int((int64_t)w->ret[1][row->key[1]]),
+            pp_cell_int(rd),
             pp_cell_dbl(gross > 0 ? 100.0 * (double)rd / (double)gross : 0.0),
             pp_cell_str(w->owner[r] != HC_NONE ? w->rows[w->owner[r]].name : ""),
-            pp_cell_str(payload), pp_cell_str(path),
+            pp_cell_str(payload),
+            pp_cell_str(path),
         };
         rc = h->table_row(t, cells);
     }

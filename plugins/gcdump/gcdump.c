@@ -26,13 +26,13 @@ typedef struct state {
     int64_t top;
     int retained;
     int merge;
-    const pp_heap_snapshot *snap;  /* &view once consumed */
-    pp_heap_snapshot view;         /* hc_snapshot_view; arrays valid until
+    const pp_heap_snapshot *snap; /* &view once consumed */
+    pp_heap_snapshot view;        /* hc_snapshot_view; arrays valid until
                                       finish returns */
 } state;
 
-static int create(const pp_host_api *host, pp_ctx *ctx, const pp_options *opts,
-                  void **out, pp_error *err)
+static int
+create(const pp_host_api *host, pp_ctx *ctx, const pp_options *opts, void **out, pp_error *err)
 {
     (void)ctx;
     state *st = calloc(1, sizeof(*st));
@@ -58,13 +58,15 @@ static int create(const pp_host_api *host, pp_ctx *ctx, const pp_options *opts,
     return PP_OK;
 }
 
-static int consume(void *p, const pp_record *rec, pp_error *err)
+static int
+consume(void *p, const pp_record *rec, pp_error *err)
 {
     state *st = p;
     if (rec->kind != PP_KIND_GCDUMP)
         return PP_OK;
     if (st->snap) {
-        st->host->error_set(err, PP_EINVAL, "gcdump: more than one heap snapshot; use gcdump-diff to compare two");
+        st->host->error_set(err, PP_EINVAL,
+                            "gcdump: more than one heap snapshot; use gcdump-diff to compare two");
         return PP_EINVAL;
     }
     hc_snapshot_view(rec->u.heap, &st->view);
@@ -77,7 +79,8 @@ typedef struct row_order {
     double bytes;
 } row_order;
 
-static int cmp_rows(const void *a, const void *b)
+static int
+cmp_rows(const void *a, const void *b)
 {
     const row_order *x = a, *y = b;
     if (x->bytes != y->bytes)
@@ -85,7 +88,11 @@ static int cmp_rows(const void *a, const void *b)
     return x->key < y->key ? -1 : x->key > y->key;
 }
 
-static int64_t rnd(double v) { return pp_i64_from_double(round(v)); }
+static int64_t
+rnd(double v)
+{
+    return pp_i64_from_double(round(v));
+}
 
 /* A graph that stops short says so: a node count at a round number, or
  * up to ROUND_SLACK nodes past it (a writer that stopped at a node limit
@@ -94,14 +101,14 @@ static int64_t rnd(double v) { return pp_i64_from_double(round(v)); }
  * roots that reach under a tenth of the bytes (events lost, roots or
  * references cut). Retained sizes and paths then cover only what the
  * roots reach. */
-#define ROUND_NODES 1000000u
-#define ROUND_SLACK 64u
+#define ROUND_NODES     1000000u
+#define ROUND_SLACK     64u
 #define MIN_REACH_SHARE 0.10
-#define MIN_OBJECTS 1000u
+#define MIN_OBJECTS     1000u
 
-static void warn_incomplete(const pp_host_api *h, pp_ctx *ctx, const pp_heap_snapshot *s,
-                            int retained, uint64_t reach_bytes, uint32_t nreach,
-                            double total_bytes)
+static void
+warn_incomplete(const pp_host_api *h, pp_ctx *ctx, const pp_heap_snapshot *s, int retained,
+                uint64_t reach_bytes, uint32_t nreach, double total_bytes)
 {
     int round = s->node_count >= ROUND_NODES && s->node_count % ROUND_NODES <= ROUND_SLACK;
     int cut = retained && s->node_count >= MIN_OBJECTS && total_bytes > 0 &&
@@ -110,20 +117,25 @@ static void warn_incomplete(const pp_host_api *h, pp_ctx *ctx, const pp_heap_sna
         return;
     char what[256] = "";
     if (round)
-        snprintf(what, sizeof what, "it holds %u nodes, %s a round number: the tool that wrote "
-                 "it likely stopped at a node limit", (unsigned)s->node_count,
-                 s->node_count % ROUND_NODES ? "just past" : "exactly");
+        snprintf(what, sizeof what,
+                 "it holds %u nodes, %s a round number: the tool that wrote "
+                 "it likely stopped at a node limit",
+                 (unsigned)s->node_count, s->node_count % ROUND_NODES ? "just past" : "exactly");
     if (cut)
-        snprintf(what + strlen(what), sizeof what - strlen(what), "%sits roots reach %u of %u "
-                 "objects, %.1f %% of the bytes", round ? "; " : "", (unsigned)nreach,
-                 (unsigned)s->node_count, 100.0 * (double)reach_bytes / total_bytes);
+        snprintf(what + strlen(what), sizeof what - strlen(what),
+                 "%sits roots reach %u of %u "
+                 "objects, %.1f %% of the bytes",
+                 round ? "; " : "", (unsigned)nreach, (unsigned)s->node_count,
+                 100.0 * (double)reach_bytes / total_bytes);
     h->total_int(ctx, "retained_unreliable", PP_COL_COUNT, 1);
-    h->finding(ctx, PP_SEVERITY_WARNING, "gcdump.incomplete",
-               "the heap graph is incomplete (%s): objects or references are missing (a node "
-               "limit, or events the runtime dropped), so retained sizes are too small (retained_bytes and retained_share "
-               "are unreliable), objects held only through missing ones show as unreachable, "
-               "and paths to the root may be missing or wrong; counts and bytes by type cover "
-               "only the objects in the file", what);
+    h->finding(
+        ctx, PP_SEVERITY_WARNING, "gcdump.incomplete",
+        "the heap graph is incomplete (%s): objects or references are missing (a node "
+        "limit, or events the runtime dropped), so retained sizes are too small (retained_bytes and retained_share "
+        "are unreliable), objects held only through missing ones show as unreachable, "
+        "and paths to the root may be missing or wrong; counts and bytes by type cover "
+        "only the objects in the file",
+        what);
 }
 
 /* The snapshot's totals, its incompleteness and sampling findings. */
@@ -141,12 +153,15 @@ emit_totals(const pp_host_api *h, pp_ctx *ctx, const pp_heap_snapshot *s, int re
         h->finding(ctx, PP_SEVERITY_WARNING, "gcdump.sampled",
                    "the heap was sampled when the dump was taken: counts and bytes are "
                    "estimates scaled by the dump's per-type multipliers (%u objects recorded, "
-                   "about %.0f estimated)%s", (unsigned)s->node_count, total_objects,
-                   retained ? "; retained sizes and paths are of the recorded sample, unscaled" : "");
+                   "about %.0f estimated)%s",
+                   (unsigned)s->node_count, total_objects,
+                   retained ? "; retained sizes and paths are of the recorded sample, unscaled" :
+                              "");
     }
 }
 
-static int finish(void *p, pp_ctx *ctx, pp_error *err)
+static int
+finish(void *p, pp_ctx *ctx, pp_error *err)
 {
     state *st = p;
     const pp_host_api *h = st->host;
@@ -199,8 +214,8 @@ static int finish(void *p, pp_ctx *ctx, pp_error *err)
     uint32_t nrows = st->top == 0 || (uint64_t)st->top > nused ? nused : (uint32_t)st->top;
 
     pp_column cols[6] = {
-        { "type", PP_COL_STRING, 0 }, { "count", PP_COL_COUNT, 0 },
-        { "bytes", PP_COL_BYTES, 0 }, { "share", PP_COL_PERCENT, 0 },
+        { "type", PP_COL_STRING, 0 },          { "count", PP_COL_COUNT, 0 },
+        { "bytes", PP_COL_BYTES, 0 },          { "share", PP_COL_PERCENT, 0 },
         { "retained_bytes", PP_COL_BYTES, 0 }, { "retained_share", PP_COL_PERCENT, 0 },
     };
     pp_table *t = h->table_new(ctx, "by_type", st->retained ? 6 : 4, cols, 1);
@@ -210,13 +225,17 @@ static int finish(void *p, pp_ctx *ctx, pp_error *err)
     for (uint32_t r = 0; r < nrows; r++) {
         uint32_t i = order[r].key;
         pp_cell cells[6] = {
-            pp_cell_str(k.name[i]), pp_cell_int(rnd(k.scount[i])), pp_cell_int(rnd(k.sbytes[i])),
+            pp_cell_str(k.name[i]),
+            pp_cell_int(rnd(k.scount[i])),
+            pp_cell_int(rnd(k.sbytes[i])),
             pp_cell_dbl(total_bytes > 0 ? 100.0 * k.sbytes[i] / total_bytes : 0.0),
-            pp_cell_null(), pp_cell_null(),
+            pp_cell_null(),
+            pp_cell_null(),
         };
         if (st->retained) {
             cells[4] = pp_cell_int((int64_t)retained[i]);
-            cells[5] = pp_cell_dbl(reach_bytes ? 100.0 * (double)retained[i] / (double)reach_bytes : 0.0);
+            cells[5] = pp_cell_dbl(reach_bytes ? 100.0 * (double)retained[i] / (double)reach_bytes :
+                                                 0.0);
         }
         if ((rc = h->table_row(t, cells)) != PP_OK)
             goto fail;
@@ -224,7 +243,8 @@ static int finish(void *p, pp_ctx *ctx, pp_error *err)
 
     if (st->retained) {
         /* One sample path per top type: its instance retaining the most. */
-        pp_column pcols[3] = { { "type", PP_COL_STRING, 0 }, { "depth", PP_COL_COUNT, 0 },
+        pp_column pcols[3] = { { "type", PP_COL_STRING, 0 },
+                               { "depth", PP_COL_COUNT, 0 },
                                { "path", PP_COL_STRING, 0 } };
         pp_table *pt = h->table_new(ctx, "paths", 3, pcols, 1);
         if (!pt)
@@ -263,8 +283,7 @@ static int finish(void *p, pp_ctx *ctx, pp_error *err)
         if (rc != PP_OK)
             goto fail;
         h->total_int(ctx, "reachable_bytes", PP_COL_BYTES, (int64_t)reach_bytes);
-        h->total_int(ctx, "unreachable_objects", PP_COL_COUNT,
-                     (int64_t)(s->node_count - nreach));
+        h->total_int(ctx, "unreachable_objects", PP_COL_COUNT, (int64_t)(s->node_count - nreach));
     }
     emit_totals(h, ctx, s, st->retained, total_objects, total_bytes, nused, reach_bytes, nreach);
     rc = PP_OK;
@@ -272,7 +291,8 @@ static int finish(void *p, pp_ctx *ctx, pp_error *err)
 oom:
     rc = PP_ENOMEM;
 fail:
-    h->error_set(err, rc, "gcdump: %s", rc == PP_ENOMEM ? "out of memory" : "could not add a result row");
+    h->error_set(err, rc, "gcdump: %s",
+                 rc == PP_ENOMEM ? "out of memory" : "could not add a result row");
 done:
     hc_bfs_tree_free(&tree);
     hc_spare_free(&spare);
@@ -284,28 +304,41 @@ done:
     return rc;
 }
 
-static void destroy(void *p) { free(p); }
+static void
+destroy(void *p)
+{
+    free(p);
+}
 
 /* What finish builds (ABI 1.5): rules, candidates and compare read these
  * declarations from the result document (tables[i].decl). */
 static const pp_table_decl gcdump_tables[] = {
-    { .name = "by_type",
-      .columns = (const pp_column[]){ { "type", PP_COL_STRING, 0 }, { "count", PP_COL_COUNT, 0 },
-          { "bytes", PP_COL_BYTES, 0 }, { "share", PP_COL_PERCENT, 0 },
-          { "retained_bytes", PP_COL_BYTES, 0 }, { "retained_share", PP_COL_PERCENT, 0 },
-          { NULL, 0, 0 } },
-      .key = (const char *const[]){ "type", NULL },
-      .subject = "type",
-      .figures = (const pp_figure_decl[]){ { "bytes", "bytes", PP_AXIS_FOOTPRINT },
-          { "count", "count", PP_AXIS_FOOTPRINT },
-          { "retained_bytes", "bytes", PP_AXIS_FOOTPRINT }, { "share", "percent", NULL },
-          { "retained_share", "percent", NULL }, { NULL, NULL, NULL } },
+    {
+        .name = "by_type",
+        .columns = (const pp_column[]){ { "type", PP_COL_STRING, 0 },
+                                        { "count", PP_COL_COUNT, 0 },
+                                        { "bytes", PP_COL_BYTES, 0 },
+                                        { "share", PP_COL_PERCENT, 0 },
+                                        { "retained_bytes", PP_COL_BYTES, 0 },
+                                        { "retained_share", PP_COL_PERCENT, 0 },
+                                        { NULL, 0, 0 } },
+        .key = (const char *const[]){ "type", NULL },
+        .subject = "type",
+        .figures = (const pp_figure_decl[]){ { "bytes", "bytes", PP_AXIS_FOOTPRINT },
+                                             { "count", "count", PP_AXIS_FOOTPRINT },
+                                             { "retained_bytes", "bytes", PP_AXIS_FOOTPRINT },
+                                             { "share", "percent", NULL },
+                                             { "retained_share", "percent", NULL },
+                                             { NULL, NULL, NULL } },
     },
-    { .name = "paths",
-      .columns = (const pp_column[]){ { "type", PP_COL_STRING, 0 }, { "depth", PP_COL_COUNT, 0 },
-          { "path", PP_COL_STRING, 0 }, { NULL, 0, 0 } },
-      .key = (const char *const[]){ "type", NULL },
-      .subject = "type",
+    {
+        .name = "paths",
+        .columns = (const pp_column[]){ { "type", PP_COL_STRING, 0 },
+                                        { "depth", PP_COL_COUNT, 0 },
+                                        { "path", PP_COL_STRING, 0 },
+                                        { NULL, 0, 0 } },
+        .key = (const char *const[]){ "type", NULL },
+        .subject = "type",
     },
     { .name = NULL },
 };

@@ -27,11 +27,16 @@
 /* Every CK-th queue entry is written whole, and its offset kept. */
 enum { CK = 256, RANK_WORDS = 8 };
 
-static inline int bit_get(const uint64_t *b, size_t i) { return (int)(b[i >> 6] >> (i & 63)) & 1; }
+static inline int
+bit_get(const uint64_t *b, size_t i)
+{
+    return (int)(b[i >> 6] >> (i & 63)) & 1;
+}
 
 /* The search itself: the discipline of hc_bfs_parents (edges in CSR order,
  * each node appended when first seen), so every parent is the one it sets. */
-static int build(hc_bfs_tree *t)
+static int
+build(hc_bfs_tree *t)
 {
     const pp_heap_snapshot *s = t->s;
     uint32_t n = s->node_count;
@@ -99,13 +104,13 @@ static int build(hc_bfs_tree *t)
         head++;
     }
     free(seen);
-    if (head < tail) {           /* aborted */
+    if (head < tail) { /* aborted */
         free(q);
         free(ck);
         free(up);
-        return PP_EINVAL;        /* never seen: only hc_bfs_tree_free aborts */
+        return PP_EINVAL; /* never seen: only hc_bfs_tree_free aborts */
     }
-    up[nbits / 64] = word;       /* the last, partial word (0 when none) */
+    up[nbits / 64] = word; /* the last, partial word (0 when none) */
     uint8_t *shrunk = realloc(q, len ? len : 1);
     t->queue = shrunk ? shrunk : q;
     t->ck = ck;
@@ -125,14 +130,16 @@ static int build(hc_bfs_tree *t)
     return PP_OK;
 }
 
-static void *run(void *p)
+static void *
+run(void *p)
 {
     hc_bfs_tree *t = p;
     t->rc = build(t);
     return NULL;
 }
 
-void hc_bfs_tree_start(hc_bfs_tree *t, const pp_heap_snapshot *s)
+void
+hc_bfs_tree_start(hc_bfs_tree *t, const pp_heap_snapshot *s)
 {
     memset(t, 0, sizeof(*t));
     t->s = s;
@@ -142,7 +149,8 @@ void hc_bfs_tree_start(hc_bfs_tree *t, const pp_heap_snapshot *s)
 }
 
 /* The node at queue position p. */
-static uint32_t queue_at(const hc_bfs_tree *t, uint32_t p)
+static uint32_t
+queue_at(const hc_bfs_tree *t, uint32_t p)
 {
     size_t k = t->ck[p / CK];
     uint32_t w = 0;
@@ -153,7 +161,8 @@ static uint32_t queue_at(const hc_bfs_tree *t, uint32_t p)
 
 /* The queue position of the parent of the node at position p > 0: the
  * number of 0s before the p-th 1 of the bit string. */
-static uint32_t parent_pos(const hc_bfs_tree *t, uint32_t p)
+static uint32_t
+parent_pos(const hc_bfs_tree *t, uint32_t p)
 {
     /* The last block with fewer than p 1s before it. */
     uint32_t lo = 0, hi = t->nblocks;
@@ -164,7 +173,7 @@ static uint32_t parent_pos(const hc_bfs_tree *t, uint32_t p)
         else
             hi = mid;
     }
-    uint32_t need = p - t->rank[lo];         /* the need-th 1 from the block's start */
+    uint32_t need = p - t->rank[lo]; /* the need-th 1 from the block's start */
     size_t i = (size_t)lo * RANK_WORDS;
     for (;; i++) {
         uint32_t c = (uint32_t)__builtin_popcountll(t->up[i]);
@@ -176,11 +185,11 @@ static uint32_t parent_pos(const hc_bfs_tree *t, uint32_t p)
     while (--need)
         w &= w - 1;
     size_t bitpos = i * 64 + (unsigned)__builtin_ctzll(w);
-    return (uint32_t)(bitpos - (p - 1));     /* p - 1 1s before it */
+    return (uint32_t)(bitpos - (p - 1)); /* p - 1 1s before it */
 }
 
-int hc_bfs_tree_paths(hc_bfs_tree *t, const uint32_t *targets, uint32_t ntargets,
-                      uint32_t *parent)
+int
+hc_bfs_tree_paths(hc_bfs_tree *t, const uint32_t *targets, uint32_t ntargets, uint32_t *parent)
 {
     const pp_heap_snapshot *s = t->s;
     uint32_t n = s->node_count;
@@ -228,7 +237,8 @@ int hc_bfs_tree_paths(hc_bfs_tree *t, const uint32_t *targets, uint32_t ntargets
     return PP_OK;
 }
 
-void hc_bfs_tree_free(hc_bfs_tree *t)
+void
+hc_bfs_tree_free(hc_bfs_tree *t)
 {
     if (t->running) {
         atomic_store_explicit(&t->abort, 1, memory_order_relaxed);

@@ -9,7 +9,8 @@
 
 #include "heap_common.h"
 
-void hc_snapshot_view(const pp_heap_snapshot *in, pp_heap_snapshot *out)
+void
+hc_snapshot_view(const pp_heap_snapshot *in, pp_heap_snapshot *out)
 {
     size_t n = in->struct_size < sizeof(*out) ? in->struct_size : sizeof(*out);
     memset(out, 0, sizeof(*out));
@@ -23,7 +24,8 @@ void hc_snapshot_view(const pp_heap_snapshot *in, pp_heap_snapshot *out)
 /* Nodes counted by shape, then folded by key: one pass over 2 bytes a
  * node and no per-node size load. Integer sums, so equal to a per-node
  * loop. PP_OK or PP_ENOMEM. */
-static int keys_by_shape(const pp_heap_snapshot *s, hc_keys *k, uint64_t *total)
+static int
+keys_by_shape(const pp_heap_snapshot *s, hc_keys *k, uint64_t *total)
 {
     uint64_t *per = calloc(s->shape_count, sizeof(uint64_t));
     if (!per)
@@ -46,7 +48,8 @@ static int keys_by_shape(const pp_heap_snapshot *s, hc_keys *k, uint64_t *total)
     return PP_OK;
 }
 
-int hc_stack_reserve(void **st, size_t *cap, size_t sp, size_t elem)
+int
+hc_stack_reserve(void **st, size_t *cap, size_t sp, size_t elem)
 {
     if (sp < *cap)
         return PP_OK;
@@ -59,7 +62,8 @@ int hc_stack_reserve(void **st, size_t *cap, size_t sp, size_t elem)
     return PP_OK;
 }
 
-size_t hc_base_name_len(const char *name)
+size_t
+hc_base_name_len(const char *name)
 {
     /* dotnet-gcdump's GetObjectSizeSuffix: " (Bytes > 1K|10K|100K|1M|10M|100M)". */
     size_t n = strlen(name);
@@ -85,7 +89,8 @@ typedef struct key_sort {
     uint32_t type;
 } key_sort;
 
-static int cmp_key(const void *a, const void *b)
+static int
+cmp_key(const void *a, const void *b)
 {
     const key_sort *x = a, *y = b;
     size_t m = x->len < y->len ? x->len : y->len;
@@ -97,7 +102,8 @@ static int cmp_key(const void *a, const void *b)
     return x->type < y->type ? -1 : x->type > y->type;
 }
 
-void hc_keys_free(hc_keys *k)
+void
+hc_keys_free(hc_keys *k)
 {
     if (k->name)
         for (uint32_t i = 0; i < k->nkeys; i++)
@@ -111,7 +117,8 @@ void hc_keys_free(hc_keys *k)
     memset(k, 0, sizeof(*k));
 }
 
-int hc_keys_build(const pp_heap_snapshot *s, int merge_buckets, hc_keys *k)
+int
+hc_keys_build(const pp_heap_snapshot *s, int merge_buckets, hc_keys *k)
 {
     memset(k, 0, sizeof(*k));
     uint32_t t = s->type_count;
@@ -190,7 +197,8 @@ oom:
     return PP_ENOMEM;
 }
 
-uint32_t hc_keys_find(const hc_keys *k, const char *name)
+uint32_t
+hc_keys_find(const hc_keys *k, const char *name)
 {
     uint32_t lo = 0, hi = k->nkeys;
     while (lo < hi) {
@@ -206,7 +214,8 @@ uint32_t hc_keys_find(const hc_keys *k, const char *name)
     return HC_NONE;
 }
 
-void hc_spare_put(hc_spare *sp, void *p, size_t bytes)
+void
+hc_spare_put(hc_spare *sp, void *p, size_t bytes)
 {
     for (int i = 0; i < 2; i++)
         if (!sp->buf[i]) {
@@ -217,7 +226,8 @@ void hc_spare_put(hc_spare *sp, void *p, size_t bytes)
     free(p);
 }
 
-void *hc_spare_take(hc_spare *sp, size_t bytes)
+void *
+hc_spare_take(hc_spare *sp, size_t bytes)
 {
     /* The smallest that fits. */
     int best = -1;
@@ -232,14 +242,16 @@ void *hc_spare_take(hc_spare *sp, size_t bytes)
     return p;
 }
 
-void hc_spare_free(hc_spare *sp)
+void
+hc_spare_free(hc_spare *sp)
 {
     for (int i = 0; i < 2; i++)
         free(sp->buf[i]);
     memset(sp, 0, sizeof(*sp));
 }
 
-int hc_bfs_parents(const pp_heap_snapshot *s, uint32_t **parent_out)
+int
+hc_bfs_parents(const pp_heap_snapshot *s, uint32_t **parent_out)
 {
     uint32_t *order, nreach;
     int rc = hc_bfs_order(s, parent_out, &order, &nreach);
@@ -249,7 +261,8 @@ int hc_bfs_parents(const pp_heap_snapshot *s, uint32_t **parent_out)
     return rc;
 }
 
-static void append(char *buf, size_t size, size_t *len, const char *s)
+static void
+append(char *buf, size_t size, size_t *len, const char *s)
 {
     size_t n = strlen(s);
     if (*len + 1 >= size)
@@ -269,8 +282,9 @@ static void append(char *buf, size_t size, size_t *len, const char *s)
  * class, so when T is the type of the next node the class is unknown
  * ("[static field ?.f]"); a T that differs (writers that record the
  * declaring class) names it ("[static T.f]"). */
-static void append_label(char *buf, size_t size, size_t *len, const pp_heap_snapshot *s,
-                         uint32_t node, uint32_t next, int *unknown_class)
+static void
+append_label(char *buf, size_t size, size_t *len, const pp_heap_snapshot *s, uint32_t node,
+             uint32_t next, int *unknown_class)
 {
     const char *name = s->types[hc_node_type(s, node)].name;
     static const char pre[] = "[static var ";
@@ -285,7 +299,8 @@ static void append_label(char *buf, size_t size, size_t *len, const pp_heap_snap
             size_t hl = hc_base_name_len(held), tl = (size_t)(dot - inner);
             char label[1024];
             if (hl == tl && memcmp(held, inner, tl) == 0) {
-                snprintf(label, sizeof(label), "[static field ?.%.*s]", (int)(end - dot - 1), dot + 1);
+                snprintf(label, sizeof(label), "[static field ?.%.*s]", (int)(end - dot - 1),
+                         dot + 1);
                 if (unknown_class)
                     *unknown_class = 1;
             } else {
@@ -298,8 +313,9 @@ static void append_label(char *buf, size_t size, size_t *len, const pp_heap_snap
     append(buf, size, len, name);
 }
 
-uint32_t hc_path_string_ex(const pp_heap_snapshot *s, const uint32_t *parent, uint32_t node,
-                           char *buf, size_t size, int *unknown_class)
+uint32_t
+hc_path_string_ex(const pp_heap_snapshot *s, const uint32_t *parent, uint32_t node, char *buf,
+                  size_t size, int *unknown_class)
 {
     if (size)
         buf[0] = '\0';
@@ -347,14 +363,16 @@ uint32_t hc_path_string_ex(const pp_heap_snapshot *s, const uint32_t *parent, ui
     return depth;
 }
 
-uint32_t hc_path_string(const pp_heap_snapshot *s, const uint32_t *parent, uint32_t node,
-                        char *buf, size_t size)
+uint32_t
+hc_path_string(const pp_heap_snapshot *s, const uint32_t *parent, uint32_t node, char *buf,
+               size_t size)
 {
     return hc_path_string_ex(s, parent, node, buf, size, NULL);
 }
 
-int hc_bfs_order(const pp_heap_snapshot *s, uint32_t **parent_out, uint32_t **order_out,
-                 uint32_t *nreach)
+int
+hc_bfs_order(const pp_heap_snapshot *s, uint32_t **parent_out, uint32_t **order_out,
+             uint32_t *nreach)
 {
     uint32_t n = s->node_count;
     uint32_t *parent = malloc((n ? n : 1) * sizeof(uint32_t));
@@ -385,7 +403,8 @@ int hc_bfs_order(const pp_heap_snapshot *s, uint32_t **parent_out, uint32_t **or
     return PP_OK;
 }
 
-void hc_growth_free(hc_growth *g)
+void
+hc_growth_free(hc_growth *g)
 {
     free(g->pkey);
     free(g->ppar);
@@ -393,8 +412,9 @@ void hc_growth_free(hc_growth *g)
     memset(g, 0, sizeof(*g));
 }
 
-int hc_growth_init(const pp_heap_snapshot *s, const uint32_t *parent, const uint32_t *order,
-                   uint32_t nreach, const uint32_t *type_key, hc_growth *g)
+int
+hc_growth_init(const pp_heap_snapshot *s, const uint32_t *parent, const uint32_t *order,
+               uint32_t nreach, const uint32_t *type_key, hc_growth *g)
 {
     memset(g, 0, sizeof(*g));
     size_t nr = nreach ? nreach : 1;
@@ -426,7 +446,8 @@ int hc_growth_init(const pp_heap_snapshot *s, const uint32_t *parent, const uint
 }
 
 /* First position >= 1 whose parent position is >= p (ppar is sorted). */
-static uint32_t first_child_at(const hc_growth *g, uint32_t p)
+static uint32_t
+first_child_at(const hc_growth *g, uint32_t p)
 {
     uint32_t lo = 1, hi = g->nreach;
     while (lo < hi) {
@@ -439,7 +460,8 @@ static uint32_t first_child_at(const hc_growth *g, uint32_t p)
     return lo;
 }
 
-uint32_t hc_growth_path_end(const pp_heap_snapshot *s, hc_growth *g, uint32_t key)
+uint32_t
+hc_growth_path_end(const pp_heap_snapshot *s, hc_growth *g, uint32_t key)
 {
     /* Bytes of the key's instances in each node's shortest-path subtree,
      * leaves first (reverse BFS order), by BFS position: both arrays are
@@ -475,8 +497,9 @@ uint32_t hc_growth_path_end(const pp_heap_snapshot *s, hc_growth *g, uint32_t ke
     return g->order[p];
 }
 
-int hc_reachable_from_named(const pp_heap_snapshot *s, const char *root_name,
-                            uint8_t **mark_out, uint32_t *nstarts)
+int
+hc_reachable_from_named(const pp_heap_snapshot *s, const char *root_name, uint8_t **mark_out,
+                        uint32_t *nstarts)
 {
     uint32_t n = s->node_count;
     uint8_t *mark = calloc(n ? n : 1, 1);

@@ -25,24 +25,27 @@ void hc_snapshot_view(const pp_heap_snapshot *in, pp_heap_snapshot *out);
  * snapshot has them, else node_type and node_size32 (records.h): the
  * plugins set PP_ANALYZER_FLAG_HEAP_SHAPES, so a gcdump file's snapshot
  * may have only the shapes. s must come from hc_snapshot_view. */
-static inline uint32_t hc_node_shape(const pp_heap_snapshot *s, uint32_t v)
+static inline uint32_t
+hc_node_shape(const pp_heap_snapshot *s, uint32_t v)
 {
     return s->node_shape16 ? s->node_shape16[v] : s->node_shape32[v];
 }
 
-static inline uint32_t hc_node_type(const pp_heap_snapshot *s, uint32_t v)
+static inline uint32_t
+hc_node_type(const pp_heap_snapshot *s, uint32_t v)
 {
     return s->shape_count ? s->shape_type[hc_node_shape(s, v)] : s->node_type[v];
 }
 
-static inline uint32_t hc_node_size(const pp_heap_snapshot *s, uint32_t v)
+static inline uint32_t
+hc_node_size(const pp_heap_snapshot *s, uint32_t v)
 {
     return s->shape_count ? s->shape_size[hc_node_shape(s, v)] : s->node_size32[v];
 }
 
 /* Both at once: one load of the node's shape. */
-static inline void hc_node_type_size(const pp_heap_snapshot *s, uint32_t v, uint32_t *type,
-                                     uint32_t *size)
+static inline void
+hc_node_type_size(const pp_heap_snapshot *s, uint32_t v, uint32_t *type, uint32_t *size)
 {
     if (s->shape_count) {
         uint32_t sh = hc_node_shape(s, v);
@@ -62,12 +65,13 @@ int hc_stack_reserve(void **st, size_t *cap, size_t sp, size_t elem);
 /* A depth-first frame over a CSR range: heaps hold lists millions deep,
  * but most walks stay shallow, so only what is pushed is touched. */
 typedef struct hc_frame {
-    uint32_t cur, end;           /* next edge (or child) and the end of its
+    uint32_t cur, end; /* next edge (or child) and the end of its
                                     range (edge_start32: edge indices fit) */
-    uint32_t pre;                /* preorder number of the node scanned */
+    uint32_t pre;      /* preorder number of the node scanned */
 } hc_frame;
 
-static inline int hc_push(hc_frame **st, size_t *cap, size_t sp, hc_frame f)
+static inline int
+hc_push(hc_frame **st, size_t *cap, size_t sp, hc_frame f)
 {
     if (hc_stack_reserve((void **)st, cap, sp, sizeof(**st)) != PP_OK)
         return PP_ENOMEM;
@@ -82,10 +86,10 @@ static inline int hc_push(hc_frame **st, size_t *cap, size_t sp, hc_frame f)
  * strcmp, so two dumps join by a merge. */
 typedef struct hc_keys {
     uint32_t nkeys;
-    char **name;                 /* [nkeys] sorted, owned */
-    uint32_t *type_key;          /* [type_count] key of each type index */
-    uint64_t *count, *bytes;     /* [nkeys] as recorded */
-    double *scount, *sbytes;     /* [nkeys] scaled by the sampling
+    char **name;             /* [nkeys] sorted, owned */
+    uint32_t *type_key;      /* [type_count] key of each type index */
+    uint64_t *count, *bytes; /* [nkeys] as recorded */
+    double *scount, *sbytes; /* [nkeys] scaled by the sampling
                                     multipliers (= count/bytes unsampled) */
 } hc_keys;
 
@@ -101,14 +105,14 @@ size_t hc_base_name_len(const char *name);
  * heap_dominators.c). */
 typedef struct hc_dom {
     uint32_t n;
-    uint32_t *idom;              /* [n] immediate dominator; HC_NONE when
+    uint32_t *idom;     /* [n] immediate dominator; HC_NONE when
                                     unreachable; idom[root] = root */
-    uint64_t *retained;          /* [n] size of the dominator subtree (0 when
+    uint64_t *retained; /* [n] size of the dominator subtree (0 when
                                     unreachable) */
-    uint32_t *rpo;               /* [nreach] reachable nodes in DFS preorder:
+    uint32_t *rpo;      /* [nreach] reachable nodes in DFS preorder:
                                     each comes after its immediate dominator */
     uint32_t nreach;
-    uint32_t *ipre;              /* [nreach] preorder number of the immediate
+    uint32_t *ipre; /* [nreach] preorder number of the immediate
                                     dominator of preorder i (ipre[0] = 0) */
 } hc_dom;
 
@@ -125,7 +129,8 @@ int hc_dom_core(const pp_heap_snapshot *s, int packed, void **rpo, unsigned *rpo
                 uint32_t **ipre, uint64_t **spare8, uint32_t *nreach);
 
 /* Entry c of a 3- or 4-byte rpo of hc_dom_core (little-endian). */
-static inline uint32_t hc_rpo_at(const uint8_t *rpo, uint32_t c, unsigned b)
+static inline uint32_t
+hc_rpo_at(const uint8_t *rpo, uint32_t c, unsigned b)
 {
     const uint8_t *p = rpo + (size_t)c * b;
     uint32_t v = (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16;
@@ -136,8 +141,7 @@ void hc_dom_free(hc_dom *d);
 /* Retained bytes per key: the sum of retained[x] over nodes x of that key
  * that have no dominator of the same key (so nested instances, a list
  * node holding the next, count once). out is [k->nkeys]. */
-int hc_retained_by_key(const pp_heap_snapshot *s, const hc_dom *d, const hc_keys *k,
-                       uint64_t *out);
+int hc_retained_by_key(const pp_heap_snapshot *s, const hc_dom *d, const hc_keys *k, uint64_t *out);
 
 /* Buffers one pass hands to the next, so that it does not fault in fresh
  * pages for memory the process already has. Each holds up to two malloc'd
@@ -158,9 +162,8 @@ void hc_spare_free(hc_spare *sp);
  * *reach_bytes the root's retained size, *nreach the reachable nodes. No
  * per-node result is kept, so the peak is the dominator pass's alone.
  * With spare (may be NULL), its two largest buffers go there, not back. */
-int hc_retained_summary(const pp_heap_snapshot *s, const hc_keys *k, uint64_t *out,
-                        uint32_t *best, uint64_t *reach_bytes, uint32_t *nreach,
-                        hc_spare *spare);
+int hc_retained_summary(const pp_heap_snapshot *s, const hc_keys *k, uint64_t *out, uint32_t *best,
+                        uint64_t *reach_bytes, uint32_t *nreach, hc_spare *spare);
 
 /* A sequence of node indices written once, in order, as the difference
  * to the previous one (the DFS's and the BFS's orders keep most of them
@@ -170,14 +173,16 @@ int hc_retained_summary(const pp_heap_snapshot *s, const hc_keys *k, uint64_t *o
  * writes that form always: a point to start decoding from). */
 enum { HC_DELTA_MAX_BYTES = 5 };
 
-static inline size_t hc_delta_put_abs(uint8_t *b, size_t len, uint32_t w)
+static inline size_t
+hc_delta_put_abs(uint8_t *b, size_t len, uint32_t w)
 {
     b[len] = 0xC0;
     memcpy(b + len + 1, &w, sizeof(w));
     return len + 5;
 }
 
-static inline size_t hc_delta_put(uint8_t *b, size_t len, uint32_t prev, uint32_t w)
+static inline size_t
+hc_delta_put(uint8_t *b, size_t len, uint32_t prev, uint32_t w)
 {
     uint32_t d = w - prev, z = (d << 1) ^ (0u - (d >> 31));
     if (z < 0x80) {
@@ -193,7 +198,8 @@ static inline size_t hc_delta_put(uint8_t *b, size_t len, uint32_t prev, uint32_
 }
 
 /* The index after prev at b[*k]; *k moves past it. */
-static inline uint32_t hc_delta_get(const uint8_t *b, size_t *k, uint32_t prev)
+static inline uint32_t
+hc_delta_get(const uint8_t *b, size_t *k, uint32_t prev)
 {
     uint32_t c = b[(*k)++];
     if (c < 0xC0) {
@@ -221,10 +227,10 @@ int hc_bfs_parents(const pp_heap_snapshot *s, uint32_t **parent);
  * search if it runs and frees the tree, whatever came before. */
 typedef struct hc_bfs_tree {
     const pp_heap_snapshot *s;
-    uint8_t *queue;              /* BFS order, delta-coded */
-    size_t *ck;                  /* offset of every 256th entry (written whole) */
-    uint64_t *up;                /* per dequeued node: 1 a child appended, then 0 */
-    uint32_t *rank;              /* 1s before each 512 bits of up */
+    uint8_t *queue; /* BFS order, delta-coded */
+    size_t *ck;     /* offset of every 256th entry (written whole) */
+    uint64_t *up;   /* per dequeued node: 1 a child appended, then 0 */
+    uint32_t *rank; /* 1s before each 512 bits of up */
     uint32_t nblocks, nreach;
     int rc;
     int running;
@@ -233,8 +239,7 @@ typedef struct hc_bfs_tree {
 } hc_bfs_tree;
 
 void hc_bfs_tree_start(hc_bfs_tree *t, const pp_heap_snapshot *s);
-int hc_bfs_tree_paths(hc_bfs_tree *t, const uint32_t *targets, uint32_t ntargets,
-                      uint32_t *parent);
+int hc_bfs_tree_paths(hc_bfs_tree *t, const uint32_t *targets, uint32_t ntargets, uint32_t *parent);
 void hc_bfs_tree_free(hc_bfs_tree *t);
 
 /* "root > a > b > node" in buf (type names, elided in the middle when more
@@ -243,15 +248,14 @@ void hc_bfs_tree_free(hc_bfs_tree *t);
  * declaring class, and "[static field ?.f]" when T is only the held
  * object's type (CoreCLR dumps: the class is not recorded); then
  * *unknown_class (if not NULL) is set to 1. */
-uint32_t hc_path_string(const pp_heap_snapshot *s, const uint32_t *parent, uint32_t node,
-                        char *buf, size_t size);
+uint32_t hc_path_string(const pp_heap_snapshot *s, const uint32_t *parent, uint32_t node, char *buf,
+                        size_t size);
 uint32_t hc_path_string_ex(const pp_heap_snapshot *s, const uint32_t *parent, uint32_t node,
                            char *buf, size_t size, int *unknown_class);
 
 /* hc_bfs_parents plus the BFS order of the *nreach reachable nodes (root
  * first), both owned by the caller. */
-int hc_bfs_order(const pp_heap_snapshot *s, uint32_t **parent, uint32_t **order,
-                 uint32_t *nreach);
+int hc_bfs_order(const pp_heap_snapshot *s, uint32_t **parent, uint32_t **order, uint32_t *nreach);
 
 /* The path that holds the most of one type: from the root, down the
  * shortest-path tree into the child whose subtree holds the most bytes of
@@ -261,11 +265,11 @@ int hc_bfs_order(const pp_heap_snapshot *s, uint32_t **parent, uint32_t **order,
  * streaming pass. It returns that instance (give it to hc_path_string),
  * HC_NONE if none is reachable. */
 typedef struct hc_growth {
-    const uint32_t *order;       /* [nreach] BFS order (borrowed) */
+    const uint32_t *order; /* [nreach] BFS order (borrowed) */
     uint32_t nreach;
-    uint32_t *pkey;              /* [nreach] key of the node at each position */
-    uint32_t *ppar;              /* [nreach] position of its BFS parent */
-    uint64_t *mass;              /* [nreach] scratch */
+    uint32_t *pkey; /* [nreach] key of the node at each position */
+    uint32_t *ppar; /* [nreach] position of its BFS parent */
+    uint64_t *mass; /* [nreach] scratch */
 } hc_growth;
 
 int hc_growth_init(const pp_heap_snapshot *s, const uint32_t *parent, const uint32_t *order,
@@ -275,7 +279,7 @@ void hc_growth_free(hc_growth *g);
 
 /* mark[i] = 1 for every node reachable from a node whose type is named
  * root_name ("[static vars]"). *nstarts is how many such nodes exist. */
-int hc_reachable_from_named(const pp_heap_snapshot *s, const char *root_name,
-                            uint8_t **mark, uint32_t *nstarts);
+int hc_reachable_from_named(const pp_heap_snapshot *s, const char *root_name, uint8_t **mark,
+                            uint32_t *nstarts);
 
 #endif

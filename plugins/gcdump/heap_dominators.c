@@ -10,8 +10,16 @@
 
 #include "heap_common.h"
 
-static inline int bit_get(const uint64_t *b, size_t i) { return (int)(b[i >> 6] >> (i & 63)) & 1; }
-static inline void bit_set(uint64_t *b, size_t i) { b[i >> 6] |= (uint64_t)1 << (i & 63); }
+static inline int
+bit_get(const uint64_t *b, size_t i)
+{
+    return (int)(b[i >> 6] >> (i & 63)) & 1;
+}
+static inline void
+bit_set(uint64_t *b, size_t i)
+{
+    b[i >> 6] |= (uint64_t)1 << (i & 63);
+}
 
 /* The DFS's pairs, (target, source) by preorder, are the DFS phase's
  * largest array (5.2 M on the bench heap): 3 bytes a number when every
@@ -20,7 +28,8 @@ static inline void bit_set(uint64_t *b, size_t i) { b[i >> 6] |= (uint64_t)1 << 
  * takes the same width: the DFS's end is the run's peak, and 3 bytes a
  * node there is 8 MB less on the bench heap. Little-endian byte by byte,
  * so the width is one runtime value. */
-static inline void pair_put(uint8_t *p, uint32_t v, unsigned b)
+static inline void
+pair_put(uint8_t *p, uint32_t v, unsigned b)
 {
     p[0] = (uint8_t)v;
     p[1] = (uint8_t)(v >> 8);
@@ -29,7 +38,8 @@ static inline void pair_put(uint8_t *p, uint32_t v, unsigned b)
         p[3] = (uint8_t)(v >> 24);
 }
 
-static inline uint32_t pair_get(const uint8_t *p, unsigned b)
+static inline uint32_t
+pair_get(const uint8_t *p, unsigned b)
 {
     uint32_t v = (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16;
     return b == 4 ? v | (uint32_t)p[3] << 24 : v;
@@ -38,7 +48,8 @@ static inline uint32_t pair_get(const uint8_t *p, unsigned b)
 /* rpo (preorder -> node) is written once, in order, by the DFS and read
  * again only when the pass hands it out: in between it is delta-coded
  * (heap_common.h; on the bench heap 92 % of the differences are below 16). */
-static void rpo_decode(const uint8_t *b, uint32_t nr, uint8_t *rpo, unsigned width)
+static void
+rpo_decode(const uint8_t *b, uint32_t nr, uint8_t *rpo, unsigned width)
 {
     uint32_t w = 0;
     size_t k = 0;
@@ -59,9 +70,9 @@ static void rpo_decode(const uint8_t *b, uint32_t nr, uint8_t *rpo, unsigned wid
  * rpo is coded as above, *rpo_len its bytes. Returns the number
  * of reachable nodes, or 0 on ENOMEM; *npairs is how many pairs were
  * written (at most the edge count minus one). */
-static uint32_t dfs(const pp_heap_snapshot *s, uint8_t *pre, uint8_t *rpo, size_t *rpo_len,
-                    uint32_t *parent, uint8_t *pairs, unsigned b, uint64_t *npairs,
-                    uint64_t *isforest)
+static uint32_t
+dfs(const pp_heap_snapshot *s, uint8_t *pre, uint8_t *rpo, size_t *rpo_len, uint32_t *parent,
+    uint8_t *pairs, unsigned b, uint64_t *npairs, uint64_t *isforest)
 {
     hc_frame *st = NULL;
     size_t cap = 0, sp = 0, len;
@@ -76,7 +87,8 @@ static uint32_t dfs(const pp_heap_snapshot *s, uint8_t *pre, uint8_t *rpo, size_
     pair_put(pre + (size_t)s->root * b, count, b);
     len = hc_delta_put(rpo, 0, 0, s->root);
     parent[count++] = HC_NONE;
-    if (hc_push(&st, &cap, sp++, (hc_frame){ s->edge_start32[s->root], s->edge_start32[s->root + 1], 0 })) {
+    if (hc_push(&st, &cap, sp++,
+                (hc_frame){ s->edge_start32[s->root], s->edge_start32[s->root + 1], 0 })) {
         free(vis);
         return 0;
     }
@@ -102,12 +114,13 @@ static uint32_t dfs(const pp_heap_snapshot *s, uint8_t *pre, uint8_t *rpo, size_
             if (pw != f->pre + 1)
                 bit_set(isforest, f->pre);
             parent[count++] = f->pre;
-            if (hc_push(&st, &cap, sp++, (hc_frame){ s->edge_start32[w], s->edge_start32[w + 1], pw })) {
+            if (hc_push(&st, &cap, sp++,
+                        (hc_frame){ s->edge_start32[w], s->edge_start32[w + 1], pw })) {
                 free(st);
                 free(vis);
                 return 0;
             }
-        } else if (w != s->root) {          /* the root needs no predecessors */
+        } else if (w != s->root) { /* the root needs no predecessors */
             /* The target's preorder waits for resolve_pairs(): read here,
              * pre[w] was a dependent miss on every such edge (a third of
              * the walk on the bench heap). */
@@ -125,8 +138,9 @@ static uint32_t dfs(const pp_heap_snapshot *s, uint8_t *pre, uint8_t *rpo, size_
 
 /* The pairs' targets from node to preorder, in one pass whose reads of
  * pre[] do not wait on each other; marks them in ismulti and isforest. */
-static void resolve_pairs(const uint8_t *pre, uint8_t *pairs, unsigned b, uint64_t np,
-                          uint64_t *ismulti, uint64_t *isforest)
+static void
+resolve_pairs(const uint8_t *pre, uint8_t *pairs, unsigned b, uint64_t np, uint64_t *ismulti,
+              uint64_t *isforest)
 {
     enum { AHEAD = 32 };
     for (uint64_t i = 0; i < np; i++) {
@@ -143,7 +157,8 @@ static void resolve_pairs(const uint8_t *pre, uint8_t *pairs, unsigned b, uint64
 /* Bits set in x. Without -mpopcnt, __builtin_popcountll is a call into
  * libgcc (a byte table, 8 rounds): 1.3-2.3 % of a retained=true run on the
  * bench heap, for ~13 M ranks; this is a dozen inline operations. */
-static inline uint32_t popcount64(uint64_t x)
+static inline uint32_t
+popcount64(uint64_t x)
 {
 #ifdef __POPCNT__
     return (uint32_t)__builtin_popcountll(x);
@@ -156,7 +171,8 @@ static inline uint32_t popcount64(uint64_t x)
 }
 
 /* Rank of the marked preorder numbers: rank[i] = how many are below 64 * i. */
-static uint32_t multi_rank(const uint64_t *ismulti, size_t words, uint32_t *rank)
+static uint32_t
+multi_rank(const uint64_t *ismulti, size_t words, uint32_t *rank)
 {
     uint32_t r = 0;
     for (size_t i = 0; i < words; i++) {
@@ -166,7 +182,8 @@ static uint32_t multi_rank(const uint64_t *ismulti, size_t words, uint32_t *rank
     return r;
 }
 
-static inline uint32_t rank_of(const uint64_t *ismulti, const uint32_t *rank, uint32_t t)
+static inline uint32_t
+rank_of(const uint64_t *ismulti, const uint32_t *rank, uint32_t t)
 {
     uint64_t below = ismulti[t >> 6] & (((uint64_t)1 << (t & 63)) - 1);
     return rank[t >> 6] + popcount64(below);
@@ -178,25 +195,27 @@ static inline uint32_t rank_of(const uint64_t *ismulti, const uint32_t *rank, ui
  * Highest rank first is the order the semidominators go, so they read the
  * lists in one forward sweep. The order within a list does not matter:
  * semidominators take a minimum. */
-static void fill_preds(uint8_t *pairs, unsigned b, uint64_t np, const uint64_t *ismulti,
-                       const uint32_t *rank, uint32_t nmulti, uint32_t *pstart, uint32_t *preds)
+static void
+fill_preds(uint8_t *pairs, unsigned b, uint64_t np, const uint64_t *ismulti, const uint32_t *rank,
+           uint32_t nmulti, uint32_t *pstart, uint32_t *preds)
 {
     memset(pstart, 0, ((size_t)nmulti + 2) * sizeof(uint32_t));
     for (uint64_t i = 0; i < np; i++) {
         uint8_t *p = pairs + i * 2 * b;
         uint32_t q = nmulti - 1 - rank_of(ismulti, rank, pair_get(p, b));
-        pair_put(p, q, b);                                            /* once, kept */
+        pair_put(p, q, b); /* once, kept */
         pstart[(size_t)q + 2]++;
     }
     for (uint32_t i = 0; i < nmulti; i++)
         pstart[(size_t)i + 2] += pstart[(size_t)i + 1];
     for (uint64_t i = 0; i < np; i++)
-        preds[pstart[(size_t)pair_get(pairs + i * 2 * b, b) + 1]++] =
-            pair_get(pairs + i * 2 * b + b, b);
+        preds[pstart[(size_t)pair_get(pairs + i * 2 * b, b) + 1]++] = pair_get(
+            pairs + i * 2 * b + b, b);
 }
 
 /* Highest marked index below t (one is known to be there). */
-static inline uint32_t prev_marked(const uint64_t *b, uint32_t t)
+static inline uint32_t
+prev_marked(const uint64_t *b, uint32_t t)
 {
     size_t i = t >> 6;
     uint64_t w = b[i] & (((uint64_t)1 << (t & 63)) - 1);
@@ -228,14 +247,14 @@ static inline uint32_t prev_marked(const uint64_t *b, uint32_t t)
  * every reachable p; cand[q] starts as the parent of the q-th multi node
  * from the top, and fmulti marks the multi nodes by forest index
  * (1-based). Returns the number of forest nodes. */
-static uint32_t forest_pass(uint32_t nr, const uint32_t *parent, const uint64_t *ismulti,
-                            const uint64_t *isforest, uint32_t nmulti, uint32_t *fp,
-                            uint32_t *cand, uint64_t *fmulti)
+static uint32_t
+forest_pass(uint32_t nr, const uint32_t *parent, const uint64_t *ismulti, const uint64_t *isforest,
+            uint32_t nmulti, uint32_t *fp, uint32_t *cand, uint64_t *fmulti)
 {
     uint32_t fi = 0, r = 0;
     fp[0] = HC_NONE;
     if (bit_get(isforest, 0))
-        fi++;                    /* the root is never a multi node */
+        fi++; /* the root is never a multi node */
     for (uint32_t p = 1; p < nr; p++) {
         uint32_t a = parent[p];
         fp[p] = bit_get(isforest, a) ? a : fp[a];
@@ -255,9 +274,9 @@ static uint32_t forest_pass(uint32_t nr, const uint32_t *parent, const uint64_t 
  * or a source above whose nearest forest node F(v) is not above it, is a
  * candidate (folded into cand); any other becomes F(v)'s forest index
  * (1-based), always above the target's. Lists shrink in place. */
-static void fold_preds(uint32_t nr, const uint64_t *ismulti, const uint64_t *isforest,
-                       const uint32_t *frank, const uint32_t *fp, uint32_t nmulti,
-                       uint32_t *pstart, uint32_t *preds, uint32_t *cand)
+static void
+fold_preds(uint32_t nr, const uint64_t *ismulti, const uint64_t *isforest, const uint32_t *frank,
+           const uint32_t *fp, uint32_t nmulti, uint32_t *pstart, uint32_t *preds, uint32_t *cand)
 {
     uint32_t t = nr, out = 0, np = pstart[nmulti];
     for (uint32_t q = 0; q < nmulti; q++) {
@@ -273,7 +292,7 @@ static void fold_preds(uint32_t nr, const uint64_t *ismulti, const uint64_t *isf
             uint32_t v = preds[k];
             if (v > t) {
                 v = bit_get(isforest, v) ? v : fp[v];
-                if (v > t && v != HC_NONE) {  /* HC_NONE: not above t, see above */
+                if (v > t && v != HC_NONE) { /* HC_NONE: not above t, see above */
                     preds[out++] = rank_of(isforest, frank, v) + 1;
                     continue;
                 }
@@ -309,7 +328,7 @@ static uint32_t (*build_forest(uint32_t *fp, size_t *bytes, const uint64_t *isfo
             fp[fi++] = fp[p];
         }
     size_t need = ((size_t)nf + 1) * sizeof(uint32_t[2]);
-    uint32_t (*al)[2] = (uint32_t (*)[2])(void *)(need <= *bytes ? fp : realloc(fp, need));
+    uint32_t(*al)[2] = (uint32_t(*)[2])(void *)(need <= *bytes ? fp : realloc(fp, need));
     if (!al)
         return NULL;
     if (need > *bytes)
@@ -320,7 +339,7 @@ static uint32_t (*build_forest(uint32_t *fp, size_t *bytes, const uint64_t *isfo
         al[i][ANC] = up == HC_NONE ? 0 : rank_of(isforest, frank, up) + 1;
         al[i][LAB] = up == HC_NONE ? lab0 : up;
     }
-    al[0][ANC] = 0;               /* unused: 0 is "none" */
+    al[0][ANC] = 0; /* unused: 0 is "none" */
     al[0][LAB] = HC_NONE;
     return al;
 }
@@ -330,11 +349,11 @@ static uint32_t (*build_forest(uint32_t *fp, size_t *bytes, const uint64_t *isfo
  * nodes linked so far are exactly those above the current one, so "u is
  * linked" is u > i and no array says it; al[u][LAB] is then the least lab
  * on u's compressed path. cand[q] becomes the q-th one's semidominator. */
-static int semidominators(uint32_t nf, const uint64_t *fmulti, uint32_t nmulti,
-                          const uint32_t *pstart, const uint32_t *preds, uint32_t *cand,
-                          uint32_t (*al)[2])
+static int
+semidominators(uint32_t nf, const uint64_t *fmulti, uint32_t nmulti, const uint32_t *pstart,
+               const uint32_t *preds, uint32_t *cand, uint32_t (*al)[2])
 {
-    uint32_t *path = malloc(((size_t)nf + 1) * sizeof(uint32_t));   /* touched as deep as used */
+    uint32_t *path = malloc(((size_t)nf + 1) * sizeof(uint32_t)); /* touched as deep as used */
     if (!path)
         return PP_ENOMEM;
     uint32_t q = 0, np = pstart[nmulti];
@@ -380,27 +399,27 @@ static int semidominators(uint32_t nf, const uint64_t *fmulti, uint32_t nmulti,
  * preorder (*rpo, preorder -> node), the immediate dominators by preorder
  * (*ipre), and a buffer for the caller's next phase: *spare8, n u64 plus
  * 16 bytes (its start already touched). All three are the caller's. */
-int hc_dom_core(const pp_heap_snapshot *s, int packed, void **rpo_out, unsigned *rpo_bytes_out,
-                uint32_t **ipre_out, uint64_t **spare8, uint32_t *nreach)
+int
+hc_dom_core(const pp_heap_snapshot *s, int packed, void **rpo_out, unsigned *rpo_bytes_out,
+            uint32_t **ipre_out, uint64_t **spare8, uint32_t *nreach)
 {
     uint32_t n = s->node_count, nr, nmulti, nf;
     size_t nn = n ? n : 1, words = nn / 64 + 1, rpo_len = 0;
     uint64_t np = 0, m = s->edge_count, maxpairs = m ? m : 1;
-    uint32_t *pstart = NULL, *preds = NULL, *cand = NULL, *parent = NULL,
-             *rank = NULL, *fp = NULL;
+    uint32_t *pstart = NULL, *preds = NULL, *cand = NULL, *parent = NULL, *rank = NULL, *fp = NULL;
     uint8_t *rpo8 = NULL, *rpo = NULL;
     void *block = NULL;
-    uint32_t (*al)[2] = NULL;
+    uint32_t(*al)[2] = NULL;
     uint8_t *pairs = NULL, *pre = NULL;
-    unsigned pb = n <= (1u << 24) ? 3 : 4;               /* bytes a pair's number */
+    unsigned pb = n <= (1u << 24) ? 3 : 4; /* bytes a pair's number */
     unsigned rpo_bytes = packed ? pb : 4;
     uint64_t *ismulti = NULL, *isforest = NULL, *fmulti = NULL;
     /* Reserved for the worst case, touched only as far as written. */
     rpo8 = malloc(nn * HC_DELTA_MAX_BYTES);
-    parent = malloc(nn * sizeof(uint32_t));              /* later: idom, by preorder */
-    pre = malloc(nn * pb);                               /* node -> preorder, pb bytes */
-    pairs = malloc(maxpairs * 2 * pb);                   /* likewise */
-    ismulti = calloc(words, sizeof(uint64_t));           /* by preorder */
+    parent = malloc(nn * sizeof(uint32_t));    /* later: idom, by preorder */
+    pre = malloc(nn * pb);                     /* node -> preorder, pb bytes */
+    pairs = malloc(maxpairs * 2 * pb);         /* likewise */
+    ismulti = calloc(words, sizeof(uint64_t)); /* by preorder */
     isforest = calloc(words, sizeof(uint64_t));
     if (!rpo8 || !parent || !pre || !pairs || !ismulti || !isforest)
         goto oom;
@@ -441,7 +460,7 @@ int hc_dom_core(const pp_heap_snapshot *s, int packed, void **rpo_out, unsigned 
         fp = (uint32_t *)(void *)pairs;
     }
     pairs = NULL;
-    nf = multi_rank(isforest, words, rank);             /* rank: now the forest's */
+    nf = multi_rank(isforest, words, rank); /* rank: now the forest's */
     if (!(fmulti = calloc((size_t)nf / 64 + 2, sizeof(uint64_t))))
         goto oom;
     forest_pass(nr, parent, ismulti, isforest, nmulti, fp, cand, fmulti);
@@ -487,7 +506,7 @@ int hc_dom_core(const pp_heap_snapshot *s, int packed, void **rpo_out, unsigned 
     *rpo_out = rpo;
     *rpo_bytes_out = rpo_bytes;
     *ipre_out = parent;
-    *spare8 = block;             /* from malloc: aligned for u64 */
+    *spare8 = block; /* from malloc: aligned for u64 */
     *nreach = nr;
     return PP_OK;
 oom:

@@ -10,7 +10,8 @@
 
 #include "heap_common.h"
 
-void hc_dom_free(hc_dom *d)
+void
+hc_dom_free(hc_dom *d)
 {
     free(d->idom);
     free(d->retained);
@@ -19,7 +20,8 @@ void hc_dom_free(hc_dom *d)
     memset(d, 0, sizeof(*d));
 }
 
-int hc_dominators(const pp_heap_snapshot *s, hc_dom *d)
+int
+hc_dominators(const pp_heap_snapshot *s, hc_dom *d)
 {
     memset(d, 0, sizeof(*d));
     uint32_t n = s->node_count, nr;
@@ -32,7 +34,7 @@ int hc_dominators(const pp_heap_snapshot *s, hc_dom *d)
         free(idom);
         return PP_ENOMEM;
     }
-    d->rpo = rpo;                /* not packed: 4 bytes an entry */
+    d->rpo = rpo; /* not packed: 4 bytes an entry */
     d->n = n;
     d->nreach = nr;
     d->idom = idom;
@@ -56,7 +58,8 @@ int hc_dominators(const pp_heap_snapshot *s, hc_dom *d)
  * time), w's next sibling; HC_NONE ends a list. Children come in ascending
  * preorder, as a counting sort into CSR gives them, but in 4 bytes a node
  * instead of CSR's 8, which (with ipre still held) made the run's peak. */
-static void dom_children(uint32_t *ipre_next, uint32_t nr, uint32_t *first)
+static void
+dom_children(uint32_t *ipre_next, uint32_t nr, uint32_t *first)
 {
     memset(first, 0xff, (nr ? nr : 1) * sizeof(uint32_t));
     for (uint32_t w = nr; w-- > 1;) {
@@ -73,19 +76,20 @@ static void dom_children(uint32_t *ipre_next, uint32_t nr, uint32_t *first)
  * beside them took 9.6 MB at the run's peak). The key is looked up again
  * when the frame is popped. */
 typedef struct sframe {
-    uint32_t cur;                /* next child, HC_NONE after the last */
+    uint32_t cur; /* next child, HC_NONE after the last */
     uint32_t node;
-    uint64_t sum;                /* its retained bytes so far */
+    uint64_t sum; /* its retained bytes so far */
 } sframe;
 
-static inline uint32_t key_of(const pp_heap_snapshot *s, const hc_keys *k, uint32_t v)
+static inline uint32_t
+key_of(const pp_heap_snapshot *s, const hc_keys *k, uint32_t v)
 {
     return k->type_key[hc_node_type(s, v)];
 }
 
-int hc_retained_summary(const pp_heap_snapshot *s, const hc_keys *k, uint64_t *out,
-                        uint32_t *best, uint64_t *reach_bytes, uint32_t *nreach,
-                        hc_spare *spare)
+int
+hc_retained_summary(const pp_heap_snapshot *s, const hc_keys *k, uint64_t *out, uint32_t *best,
+                    uint64_t *reach_bytes, uint32_t *nreach, hc_spare *spare)
 {
     uint32_t *ipre, nr;
     uint8_t *rpo;
@@ -182,8 +186,8 @@ out:
     return rc;
 }
 
-int hc_retained_by_key(const pp_heap_snapshot *s, const hc_dom *d, const hc_keys *k,
-                       uint64_t *out)
+int
+hc_retained_by_key(const pp_heap_snapshot *s, const hc_dom *d, const hc_keys *k, uint64_t *out)
 {
     uint32_t nr = d->nreach;
     memset(out, 0, k->nkeys * sizeof(uint64_t));

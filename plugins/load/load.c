@@ -108,9 +108,9 @@ ld_consume(void *state, const pp_record *rec, pp_error *err)
     st->nscopes++;
     if (s->scope == NULL || s->statuses == NULL || s->kinds == NULL || s->thresholds == NULL)
         goto oom;
-    if (st->tool == NULL && ((st->tool = strdup(x->tool)) == NULL ||
-                             (st->format = strdup(x->format)) == NULL ||
-                             (st->url = strdup(x->url)) == NULL))
+    if (st->tool == NULL &&
+        ((st->tool = strdup(x->tool)) == NULL || (st->format = strdup(x->format)) == NULL ||
+         (st->url = strdup(x->url)) == NULL))
         goto oom;
     return PP_OK;
 oom:

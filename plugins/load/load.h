@@ -9,9 +9,9 @@
 /* One scope of the run, copied from its record (records are borrowed). */
 typedef struct ld_scope {
     char *scope;
-    pp_load_result x;            /* figures only: its pointers are not kept */
+    pp_load_result x; /* figures only: its pointers are not kept */
     uint32_t nstatus, nkinds, nthresholds;
-    pp_load_count *statuses;     /* names owned */
+    pp_load_count *statuses; /* names owned */
     pp_load_count *kinds;
     pp_load_threshold *thresholds;
 } ld_scope;
@@ -21,7 +21,7 @@ typedef struct ld_state {
     ld_scope *scopes;
     uint32_t nscopes, cap;
     char *tool, *format, *url;
-    double error_percent;        /* option: the errors finding's floor */
+    double error_percent; /* option: the errors finding's floor */
 } ld_state;
 
 /* Tables, totals and findings of st. PP_OK or a PP_E* code with err. */

@@ -27,7 +27,7 @@ ms_cell(double ns)
 }
 
 static pp_cell
-count_cell(int64_t n)   /* for NUMBER columns: a COUNT cell cannot be null */
+count_cell(int64_t n) /* for NUMBER columns: a COUNT cell cannot be null */
 {
     return n >= 0 ? pp_cell_int(n) : pp_cell_null();
 }
@@ -47,11 +47,11 @@ static int
 latency_table(ld_state *st, pp_ctx *ctx)
 {
     static const pp_column cols[] = {
-        { "scope", PP_COL_STRING, 0 }, { "p95_ms", PP_COL_NUMBER, 0 },
-        { "p50_ms", PP_COL_NUMBER, 0 }, { "p90_ms", PP_COL_NUMBER, 0 },
-        { "p99_ms", PP_COL_NUMBER, 0 }, { "slowest_ms", PP_COL_NUMBER, 0 },
+        { "scope", PP_COL_STRING, 0 },   { "p95_ms", PP_COL_NUMBER, 0 },
+        { "p50_ms", PP_COL_NUMBER, 0 },  { "p90_ms", PP_COL_NUMBER, 0 },
+        { "p99_ms", PP_COL_NUMBER, 0 },  { "slowest_ms", PP_COL_NUMBER, 0 },
         { "mean_ms", PP_COL_NUMBER, 0 }, { "ms_per_request", PP_COL_NUMBER, 0 },
-        { "served", PP_COL_NUMBER, 0 }, { "failed", PP_COL_NUMBER, 0 },
+        { "served", PP_COL_NUMBER, 0 },  { "failed", PP_COL_NUMBER, 0 },
         { "rps", PP_COL_NUMBER, 0 },
     };
     const pp_host_api *h = st->host;
@@ -64,10 +64,15 @@ latency_table(ld_state *st, pp_ctx *ctx)
         double mpr = ms_per_request(x);
         pp_cell row[11] = {
             pp_cell_str(st->scopes[i].scope[0] ? st->scopes[i].scope : "(run)"),
-            ms_cell(x->lat_p95_ns), ms_cell(x->lat_p50_ns), ms_cell(x->lat_p90_ns),
-            ms_cell(x->lat_p99_ns), ms_cell(x->lat_max_ns), ms_cell(x->lat_mean_ns),
+            ms_cell(x->lat_p95_ns),
+            ms_cell(x->lat_p50_ns),
+            ms_cell(x->lat_p90_ns),
+            ms_cell(x->lat_p99_ns),
+            ms_cell(x->lat_max_ns),
+            ms_cell(x->lat_mean_ns),
             isfinite(mpr) ? pp_cell_dbl(mpr) : pp_cell_null(),
-            count_cell(x->requests), count_cell(x->errors),
+            count_cell(x->requests),
+            count_cell(x->errors),
             isfinite(x->rps) ? pp_cell_dbl(x->rps) : pp_cell_null(),
         };
         int rc = h->table_row(t, row);
@@ -82,15 +87,18 @@ static int
 count_tables(ld_state *st, pp_ctx *ctx)
 {
     static const pp_column scols[] = {
-        { "scope", PP_COL_STRING, 0 }, { "code", PP_COL_STRING, 0 },
+        { "scope", PP_COL_STRING, 0 },
+        { "code", PP_COL_STRING, 0 },
         { "responses", PP_COL_COUNT, 0 },
     };
     static const pp_column ecols[] = {
-        { "scope", PP_COL_STRING, 0 }, { "kind", PP_COL_STRING, 0 },
+        { "scope", PP_COL_STRING, 0 },
+        { "kind", PP_COL_STRING, 0 },
         { "occurrences", PP_COL_COUNT, 0 },
     };
     static const pp_column tcols[] = {
-        { "metric", PP_COL_STRING, 0 }, { "threshold", PP_COL_STRING, 0 },
+        { "metric", PP_COL_STRING, 0 },
+        { "threshold", PP_COL_STRING, 0 },
         { "result", PP_COL_STRING, 0 },
     };
     const pp_host_api *h = st->host;
@@ -133,7 +141,10 @@ totals(ld_state *st, pp_ctx *ctx, const pp_load_result *x)
 {
     const pp_host_api *h = st->host;
     double mpr = ms_per_request(x);
-    static const struct { const char *name; size_t off; } lat[] = {
+    static const struct {
+        const char *name;
+        size_t off;
+    } lat[] = {
         { "p50_ms", offsetof(pp_load_result, lat_p50_ns) },
         { "p90_ms", offsetof(pp_load_result, lat_p90_ns) },
         { "p95_ms", offsetof(pp_load_result, lat_p95_ns) },
@@ -143,8 +154,10 @@ totals(ld_state *st, pp_ctx *ctx, const pp_load_result *x)
     };
 
     h->total_string(ctx, "tool", st->tool ? st->tool : "");
-    h->total_string(ctx, "loop", x->flags & PP_LOAD_FIXED_RATE ? "fixed-rate" :
-                                 x->flags & PP_LOAD_CLOSED_LOOP ? "closed" : "unknown");
+    h->total_string(ctx, "loop",
+                    x->flags & PP_LOAD_FIXED_RATE  ? "fixed-rate" :
+                    x->flags & PP_LOAD_CLOSED_LOOP ? "closed" :
+                                                     "unknown");
     if (x->requests >= 0)
         h->total_int(ctx, "requests", PP_COL_COUNT, x->requests);
     if (x->errors >= 0)
@@ -217,13 +230,15 @@ findings(ld_state *st, pp_ctx *ctx, const ld_scope *run)
                    "%s's output (%s) does not say its knobs (connections, rate, URL), so "
                    "compare cannot check that two runs had the same load: give them as run "
                    "knobs (perfpipe load FILE --set connections=8 --set url=...), which compare "
-                   "checks", tool, st->format ? st->format : "?");
+                   "checks",
+                   tool, st->format ? st->format : "?");
     if (!isfinite(x->lat_p95_ns))
         h->finding(ctx, PP_SEVERITY_INFO, "load.no_p95",
                    "%s's output (%s) gives no p95%s, so compare cannot judge it", tool,
                    st->format ? st->format : "?",
                    strcmp(tool, "wrk") == 0 ? " (wrk prints 50/75/90/99 %: run it with "
-                                              "examples/wrk-json/wrk-json.lua for p95)" : "");
+                                              "examples/wrk-json/wrk-json.lua for p95)" :
+                                              "");
 }
 
 int

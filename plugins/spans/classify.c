@@ -8,7 +8,8 @@
 
 #include "spans.h"
 
-const char *sp_ds_kind_name(uint32_t ds_kind)
+const char *
+sp_ds_kind_name(uint32_t ds_kind)
 {
     switch (ds_kind) {
     case SP_DS_DATABASE: return "database";
@@ -20,7 +21,8 @@ const char *sp_ds_kind_name(uint32_t ds_kind)
     }
 }
 
-static const char *attr(const pp_span *s, const char *key)
+static const char *
+attr(const pp_span *s, const char *key)
 {
     for (uint32_t i = 0; i < s->attr_count; i++)
         if (s->attrs[i].key && strcmp(s->attrs[i].key, key) == 0)
@@ -29,7 +31,8 @@ static const char *attr(const pp_span *s, const char *key)
 }
 
 /* The first of several attribute names present with a non-empty value. */
-static const char *attr_any(const pp_span *s, const char *const *keys)
+static const char *
+attr_any(const pp_span *s, const char *const *keys)
 {
     for (; *keys; keys++) {
         const char *v = attr(s, *keys);
@@ -39,7 +42,8 @@ static const char *attr_any(const pp_span *s, const char *const *keys)
     return NULL;
 }
 
-static int has_prefix_attr(const pp_span *s, const char *prefix)
+static int
+has_prefix_attr(const pp_span *s, const char *prefix)
 {
     size_t n = strlen(prefix);
     for (uint32_t i = 0; i < s->attr_count; i++)
@@ -50,7 +54,8 @@ static int has_prefix_attr(const pp_span *s, const char *prefix)
 
 /* The value of `op=` in a query string (or in a URL/target after '?'),
  * as [*start, *start + *len). */
-static int query_op(const char *q, int after_question_mark, const char **start, size_t *len)
+static int
+query_op(const char *q, int after_question_mark, const char **start, size_t *len)
 {
     if (!q)
         return 0;
@@ -78,13 +83,15 @@ static int query_op(const char *q, int after_question_mark, const char **start, 
     return 0;
 }
 
-static int intern(sp_state *st, const char *s, size_t len, uint32_t *id)
+static int
+intern(sp_state *st, const char *s, size_t len, uint32_t *id)
 {
     return pp_pc_strtab_intern(&st->names, s, len, id);
 }
 
 /* Host part of a URL ("http://pricing:8080/x" -> "pricing:8080"). */
-static int url_host(const char *url, const char **start, size_t *len)
+static int
+url_host(const char *url, const char **start, size_t *len)
 {
     const char *p = strstr(url, "://");
     if (!p)
@@ -99,7 +106,7 @@ static int url_host(const char *url, const char **start, size_t *len)
 }
 
 static const char *const db_system_keys[] = { "db.system", "db.system.name", NULL };
-static const char *const db_name_keys[] = { "db.namespace", "db.name", "server.address",
+static const char *const db_name_keys[] = { "db.namespace",  "db.name",      "server.address",
                                             "net.peer.name", "peer.service", NULL };
 static const char *const db_query_keys[] = { "db.query.text", "db.statement", "db.operation",
                                              "db.operation.name", NULL };
@@ -108,10 +115,11 @@ static const char *const peer_keys[] = { "server.address", "net.peer.name", "pee
 static const char *const url_keys[] = { "url.full", "http.url", NULL };
 static const char *const http_keys[] = { "http.request.method", "http.method", "url.full",
                                          "http.url", NULL };
-static const char *const msg_dest_keys[] = { "messaging.destination.name",
-                                             "messaging.destination", NULL };
+static const char *const msg_dest_keys[] = { "messaging.destination.name", "messaging.destination",
+                                             NULL };
 
-int sp_classify(sp_state *st, const pp_span *s, sp_span *out)
+int
+sp_classify(sp_state *st, const pp_span *s, sp_span *out)
 {
     out->op = SP_NO_ID;
     out->ds_name = SP_NO_ID;

@@ -20,7 +20,7 @@
 
 /* One attributed downstream call, clipped to its request. */
 typedef struct sp_item {
-    uint32_t req;              /* index into the sorted requests */
+    uint32_t req; /* index into the sorted requests */
     uint32_t ds_kind;
     uint32_t name;
     int64_t s, e;
@@ -29,8 +29,8 @@ typedef struct sp_item {
 /* A contribution to an attribution row; reduced by (op, kind, name). */
 typedef struct sp_contrib {
     uint32_t op;
-    uint32_t kind;             /* SP_DS_*, SP_DS_NONE = in-proc */
-    uint32_t name;             /* SP_NO_ID = all of the kind */
+    uint32_t kind; /* SP_DS_*, SP_DS_NONE = in-proc */
+    uint32_t name; /* SP_NO_ID = all of the kind */
     int64_t ns;
     int64_t calls;
 } sp_contrib;
@@ -40,7 +40,7 @@ typedef struct sp_op {
     uint32_t requests;
     uint32_t overlaps;
     int64_t total_ns;
-    int64_t *durations;        /* [requests] */
+    int64_t *durations; /* [requests] */
     uint32_t filled;
 } sp_op;
 
@@ -49,7 +49,8 @@ typedef struct sp_vec {
     size_t n, cap;
 } sp_vec;
 
-static int vec_push(sp_vec *c, uint32_t op, uint32_t kind, uint32_t name, int64_t ns, int64_t calls)
+static int
+vec_push(sp_vec *c, uint32_t op, uint32_t kind, uint32_t name, int64_t ns, int64_t calls)
 {
     if (c->n == c->cap) {
         size_t cap = c->cap ? c->cap * 2 : 256;
@@ -63,9 +64,10 @@ static int vec_push(sp_vec *c, uint32_t op, uint32_t kind, uint32_t name, int64_
     return PP_OK;
 }
 
-static const sp_span *g_spans;   /* qsort context: finish() runs single-threaded per stage */
+static const sp_span *g_spans; /* qsort context: finish() runs single-threaded per stage */
 
-static int cmp_req_start(const void *a, const void *b)
+static int
+cmp_req_start(const void *a, const void *b)
 {
     const sp_span *x = &g_spans[*(const uint32_t *)a], *y = &g_spans[*(const uint32_t *)b];
     if (x->start != y->start)
@@ -73,64 +75,84 @@ static int cmp_req_start(const void *a, const void *b)
     return (x->end > y->end) - (x->end < y->end);
 }
 
-static int cmp_item_name(const void *a, const void *b)
+static int
+cmp_item_name(const void *a, const void *b)
 {
     const sp_item *x = a, *y = b;
-    if (x->req != y->req) return x->req < y->req ? -1 : 1;
-    if (x->ds_kind != y->ds_kind) return x->ds_kind < y->ds_kind ? -1 : 1;
-    if (x->name != y->name) return x->name < y->name ? -1 : 1;
+    if (x->req != y->req)
+        return x->req < y->req ? -1 : 1;
+    if (x->ds_kind != y->ds_kind)
+        return x->ds_kind < y->ds_kind ? -1 : 1;
+    if (x->name != y->name)
+        return x->name < y->name ? -1 : 1;
     return (x->s > y->s) - (x->s < y->s);
 }
 
-static int cmp_item_kind(const void *a, const void *b)
+static int
+cmp_item_kind(const void *a, const void *b)
 {
     const sp_item *x = a, *y = b;
-    if (x->req != y->req) return x->req < y->req ? -1 : 1;
-    if (x->ds_kind != y->ds_kind) return x->ds_kind < y->ds_kind ? -1 : 1;
+    if (x->req != y->req)
+        return x->req < y->req ? -1 : 1;
+    if (x->ds_kind != y->ds_kind)
+        return x->ds_kind < y->ds_kind ? -1 : 1;
     return (x->s > y->s) - (x->s < y->s);
 }
 
-static int cmp_item_req(const void *a, const void *b)
+static int
+cmp_item_req(const void *a, const void *b)
 {
     const sp_item *x = a, *y = b;
-    if (x->req != y->req) return x->req < y->req ? -1 : 1;
+    if (x->req != y->req)
+        return x->req < y->req ? -1 : 1;
     return (x->s > y->s) - (x->s < y->s);
 }
 
-static int cmp_contrib_key(const void *a, const void *b)
+static int
+cmp_contrib_key(const void *a, const void *b)
 {
     const sp_contrib *x = a, *y = b;
-    if (x->op != y->op) return x->op < y->op ? -1 : 1;
-    if (x->kind != y->kind) return x->kind < y->kind ? -1 : 1;
+    if (x->op != y->op)
+        return x->op < y->op ? -1 : 1;
+    if (x->kind != y->kind)
+        return x->kind < y->kind ? -1 : 1;
     return (x->name > y->name) - (x->name < y->name);
 }
 
 /* Report order: operations by total time, kinds in SP_DS order with
  * in-proc last, the kind's "*" row first, then downstreams by time. */
 static const uint32_t *g_op_rank;
-static int cmp_contrib_report(const void *a, const void *b)
+static int
+cmp_contrib_report(const void *a, const void *b)
 {
     const sp_contrib *x = a, *y = b;
     uint32_t rx = g_op_rank[x->op], ry = g_op_rank[y->op];
-    if (rx != ry) return rx < ry ? -1 : 1;
+    if (rx != ry)
+        return rx < ry ? -1 : 1;
     uint32_t kx = x->kind == SP_DS_NONE ? 99 : x->kind, ky = y->kind == SP_DS_NONE ? 99 : y->kind;
-    if (kx != ky) return kx < ky ? -1 : 1;
+    if (kx != ky)
+        return kx < ky ? -1 : 1;
     int ax = x->name == SP_NO_ID, ay = y->name == SP_NO_ID;
-    if (ax != ay) return ax ? -1 : 1;
-    if (x->ns != y->ns) return x->ns > y->ns ? -1 : 1;
+    if (ax != ay)
+        return ax ? -1 : 1;
+    if (x->ns != y->ns)
+        return x->ns > y->ns ? -1 : 1;
     return (x->name > y->name) - (x->name < y->name);
 }
 
 static sp_op *g_ops;
-static int cmp_op_report(const void *a, const void *b)
+static int
+cmp_op_report(const void *a, const void *b)
 {
     const sp_op *x = &g_ops[*(const uint32_t *)a], *y = &g_ops[*(const uint32_t *)b];
-    if (x->total_ns != y->total_ns) return x->total_ns > y->total_ns ? -1 : 1;
+    if (x->total_ns != y->total_ns)
+        return x->total_ns > y->total_ns ? -1 : 1;
     return (x->name > y->name) - (x->name < y->name);
 }
 
 /* Total length of the union of sorted-by-start intervals it[0..n). */
-static int64_t union_ns(const sp_item *it, size_t n)
+static int64_t
+union_ns(const sp_item *it, size_t n)
 {
     int64_t total = 0, cs = 0, ce = 0;
     int open = 0;
@@ -152,7 +174,8 @@ static int64_t union_ns(const sp_item *it, size_t n)
 
 /* Walk up the parent chain; returns 1 when an ancestor satisfies the test.
  * Bounded by the span count, so a cyclic export cannot hang us. */
-static int has_ancestor(const sp_state *st, const uint32_t *by_id, uint32_t i, int want_server)
+static int
+has_ancestor(const sp_state *st, const uint32_t *by_id, uint32_t i, int want_server)
 {
     uint32_t steps = 0;
     uint32_t p = st->spans[i].parent_id;
@@ -168,25 +191,30 @@ static int has_ancestor(const sp_state *st, const uint32_t *by_id, uint32_t i, i
     return 0;
 }
 
-static double ms(int64_t ns) { return (double)ns / 1e6; }
+static double
+ms(int64_t ns)
+{
+    return (double)ns / 1e6;
+}
 
 typedef struct sp_work {
-    uint32_t *by_id;           /* span id -> span index */
-    uint32_t *reqs;            /* request span indices, sorted by start */
+    uint32_t *by_id; /* span id -> span index */
+    uint32_t *reqs;  /* request span indices, sorted by start */
     uint32_t nreq;
-    uint8_t *req_overlap;      /* [nreq] */
-    uint32_t *op_index;        /* names id -> index into ops, or SP_NO_ID */
+    uint8_t *req_overlap; /* [nreq] */
+    uint32_t *op_index;   /* names id -> index into ops, or SP_NO_ID */
     sp_op *ops;
     uint32_t nops;
-    uint32_t *op_order;        /* ops in report order */
-    uint32_t *op_rank;         /* ops index -> rank */
+    uint32_t *op_order; /* ops in report order */
+    uint32_t *op_rank;  /* ops index -> rank */
     sp_item *items;
     size_t nitems;
     sp_vec contrib;
     uint32_t unattributed;
 } sp_work;
 
-static void work_free(sp_work *w)
+static void
+work_free(sp_work *w)
 {
     free(w->by_id);
     free(w->reqs);
@@ -203,7 +231,8 @@ static void work_free(sp_work *w)
 }
 
 /* Requests, sorted, overlaps marked, grouped into operations. */
-static int find_requests(sp_state *st, sp_work *w)
+static int
+find_requests(sp_state *st, sp_work *w)
 {
     w->by_id = malloc((size_t)(st->ids.count ? st->ids.count : 1) * sizeof(uint32_t));
     w->reqs = malloc((size_t)st->count * sizeof(uint32_t));
@@ -292,10 +321,11 @@ static int find_requests(sp_state *st, sp_work *w)
 
 /* The request whose interval contains t, or SP_NO_ID. Requests do not
  * overlap here, so at most one does. */
-static uint32_t request_at(const sp_state *st, const sp_work *w, int64_t t)
+static uint32_t
+request_at(const sp_state *st, const sp_work *w, int64_t t)
 {
     uint32_t lo = 0, hi = w->nreq;
-    while (lo < hi) {   /* first request starting after t */
+    while (lo < hi) { /* first request starting after t */
         uint32_t mid = lo + (hi - lo) / 2;
         if (st->spans[w->reqs[mid]].start <= t)
             lo = mid + 1;
@@ -308,7 +338,8 @@ static uint32_t request_at(const sp_state *st, const sp_work *w, int64_t t)
     return t < r->end ? lo - 1 : SP_NO_ID;
 }
 
-static int attribute(sp_state *st, sp_work *w)
+static int
+attribute(sp_state *st, sp_work *w)
 {
     w->items = malloc((size_t)(st->count ? st->count : 1) * sizeof(sp_item));
     if (!w->items)
@@ -318,7 +349,7 @@ static int attribute(sp_state *st, sp_work *w)
         if (s->ds_kind == SP_DS_NONE || s->kind == PP_SPAN_SERVER)
             continue;
         if (has_ancestor(st, w->by_id, i, 0))
-            continue;   /* inside another downstream call: counted there */
+            continue; /* inside another downstream call: counted there */
         uint32_t r = request_at(st, w, s->start);
         if (r == SP_NO_ID) {
             w->unattributed++;
@@ -393,7 +424,8 @@ static int attribute(sp_state *st, sp_work *w)
     return PP_OK;
 }
 
-static int emit_by_operation(sp_state *st, pp_ctx *ctx, sp_work *w)
+static int
+emit_by_operation(sp_state *st, pp_ctx *ctx, sp_work *w)
 {
     const pp_host_api *h = st->host;
     static const pp_column cols[] = {
@@ -424,13 +456,14 @@ static int emit_by_operation(sp_state *st, pp_ctx *ctx, sp_work *w)
     return PP_OK;
 }
 
-static int emit_attribution(sp_state *st, pp_ctx *ctx, sp_work *w)
+static int
+emit_attribution(sp_state *st, pp_ctx *ctx, sp_work *w)
 {
     const pp_host_api *h = st->host;
     static const pp_column cols[] = {
-        { "operation", PP_COL_STRING, 0 }, { "kind", PP_COL_STRING, 0 },
+        { "operation", PP_COL_STRING, 0 },  { "kind", PP_COL_STRING, 0 },
         { "downstream", PP_COL_STRING, 0 }, { "ms", PP_COL_NUMBER, 0 },
-        { "share", PP_COL_PERCENT, 0 },    { "calls", PP_COL_COUNT, 0 },
+        { "share", PP_COL_PERCENT, 0 },     { "calls", PP_COL_COUNT, 0 },
     };
     pp_table *t = h->table_new(ctx, "attribution", 6, cols, 3);
     if (!t)
@@ -473,7 +506,8 @@ static int emit_attribution(sp_state *st, pp_ctx *ctx, sp_work *w)
     return PP_OK;
 }
 
-int sp_report(sp_state *st, pp_ctx *ctx, pp_error *err)
+int
+sp_report(sp_state *st, pp_ctx *ctx, pp_error *err)
 {
     const pp_host_api *h = st->host;
     sp_work w;
@@ -522,7 +556,8 @@ int sp_report(sp_state *st, pp_ctx *ctx, pp_error *err)
     if (w.unattributed > 0)
         h->finding(ctx, PP_SEVERITY_INFO, "spans.unattributed_calls",
                    "%u downstream calls started outside every request (startup, background "
-                   "work) and are not attributed", (unsigned)w.unattributed);
+                   "work) and are not attributed",
+                   (unsigned)w.unattributed);
 done:
     if (rc == PP_ENOMEM)
         h->error_set(err, PP_ENOMEM, "spans: out of memory");

@@ -18,8 +18,8 @@ static const pp_option_decl options[] = {
       "calls of one downstream per request that raise an N+1 finding" },
 };
 
-static int sp_create(const pp_host_api *host, pp_ctx *ctx, const pp_options *opts, void **state,
-                     pp_error *err)
+static int
+sp_create(const pp_host_api *host, pp_ctx *ctx, const pp_options *opts, void **state, pp_error *err)
 {
     sp_state *st = calloc(1, sizeof(*st));
     if (!st) {
@@ -51,7 +51,8 @@ static int sp_create(const pp_host_api *host, pp_ctx *ctx, const pp_options *opt
 }
 
 /* "trace/span": span ids are only unique within a trace. */
-static int intern_id(sp_state *st, const char *trace, const char *span, uint32_t *id)
+static int
+intern_id(sp_state *st, const char *trace, const char *span, uint32_t *id)
 {
     size_t tl = strlen(trace), sl = strlen(span);
     char stackbuf[128];
@@ -67,7 +68,8 @@ static int intern_id(sp_state *st, const char *trace, const char *span, uint32_t
     return rc;
 }
 
-static int sp_consume(void *state, const pp_record *rec, pp_error *err)
+static int
+sp_consume(void *state, const pp_record *rec, pp_error *err)
 {
     sp_state *st = state;
     if (rec->kind != PP_KIND_SPANS)
@@ -106,12 +108,14 @@ static int sp_consume(void *state, const pp_record *rec, pp_error *err)
     return PP_OK;
 }
 
-static int sp_finish(void *state, pp_ctx *ctx, pp_error *err)
+static int
+sp_finish(void *state, pp_ctx *ctx, pp_error *err)
 {
     return sp_report(state, ctx, err);
 }
 
-static void sp_destroy(void *state)
+static void
+sp_destroy(void *state)
 {
     sp_state *st = state;
     if (!st)
@@ -125,29 +129,42 @@ static void sp_destroy(void *state)
 /* What finish builds (ABI 1.5): rules, candidates and compare read these
  * declarations from the result document (tables[i].decl). */
 static const pp_table_decl spans_tables[] = {
-    { .name = "by_operation",
-      .columns = (const pp_column[]){ { "operation", PP_COL_STRING, 0 },
-          { "requests", PP_COL_COUNT, 0 }, { "p50_ms", PP_COL_NUMBER, 0 },
-          { "p95_ms", PP_COL_NUMBER, 0 }, { "max_ms", PP_COL_NUMBER, 0 },
-          { "overlaps", PP_COL_COUNT, 0 }, { "total_ms", PP_COL_NUMBER, 0 }, { NULL, 0, 0 } },
-      .key = (const char *const[]){ "operation", NULL },
-      .subject = "operation",
-      .figures = (const pp_figure_decl[]){ { "total_ms", "ms", PP_AXIS_TIME },
-          { "p50_ms", "ms", PP_AXIS_TIME }, { "p95_ms", "ms", PP_AXIS_TIME },
-          { "max_ms", "ms", PP_AXIS_TIME }, { "requests", "count", PP_AXIS_LOAD },
-          { NULL, NULL, NULL } },
-      .work_totals = (const char *const[]){ "requests", NULL },
+    {
+        .name = "by_operation",
+        .columns = (const pp_column[]){ { "operation", PP_COL_STRING, 0 },
+                                        { "requests", PP_COL_COUNT, 0 },
+                                        { "p50_ms", PP_COL_NUMBER, 0 },
+                                        { "p95_ms", PP_COL_NUMBER, 0 },
+                                        { "max_ms", PP_COL_NUMBER, 0 },
+                                        { "overlaps", PP_COL_COUNT, 0 },
+                                        { "total_ms", PP_COL_NUMBER, 0 },
+                                        { NULL, 0, 0 } },
+        .key = (const char *const[]){ "operation", NULL },
+        .subject = "operation",
+        .figures = (const pp_figure_decl[]){ { "total_ms", "ms", PP_AXIS_TIME },
+                                             { "p50_ms", "ms", PP_AXIS_TIME },
+                                             { "p95_ms", "ms", PP_AXIS_TIME },
+                                             { "max_ms", "ms", PP_AXIS_TIME },
+                                             { "requests", "count", PP_AXIS_LOAD },
+                                             { NULL, NULL, NULL } },
+        .work_totals = (const char *const[]){ "requests", NULL },
     },
-    { .name = "attribution",
-      .columns = (const pp_column[]){ { "operation", PP_COL_STRING, 0 },
-          { "kind", PP_COL_STRING, 0 }, { "downstream", PP_COL_STRING, 0 },
-          { "ms", PP_COL_NUMBER, 0 }, { "share", PP_COL_PERCENT, 0 }, { "calls", PP_COL_COUNT, 0 },
-          { NULL, 0, 0 } },
-      .key = (const char *const[]){ "operation", "kind", "downstream", NULL },
-      .subject = "downstream",
-      .figures = (const pp_figure_decl[]){ { "ms", "ms", PP_AXIS_TIME },
-          { "calls", "count", PP_AXIS_TIME }, { "share", "percent", NULL }, { NULL, NULL, NULL } },
-      .work_totals = (const char *const[]){ "requests", NULL },
+    {
+        .name = "attribution",
+        .columns = (const pp_column[]){ { "operation", PP_COL_STRING, 0 },
+                                        { "kind", PP_COL_STRING, 0 },
+                                        { "downstream", PP_COL_STRING, 0 },
+                                        { "ms", PP_COL_NUMBER, 0 },
+                                        { "share", PP_COL_PERCENT, 0 },
+                                        { "calls", PP_COL_COUNT, 0 },
+                                        { NULL, 0, 0 } },
+        .key = (const char *const[]){ "operation", "kind", "downstream", NULL },
+        .subject = "downstream",
+        .figures = (const pp_figure_decl[]){ { "ms", "ms", PP_AXIS_TIME },
+                                             { "calls", "count", PP_AXIS_TIME },
+                                             { "share", "percent", NULL },
+                                             { NULL, NULL, NULL } },
+        .work_totals = (const char *const[]){ "requests", NULL },
     },
     { .name = NULL },
 };

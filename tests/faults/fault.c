@@ -32,28 +32,28 @@
 
 #include <perfpipe/plugin.h>
 
-#define F_SEGV 1
-#define F_ABORT 2
-#define F_EXIT 3
-#define F_STDOUT 4
-#define F_LOOP 5
-#define F_SLEEP 6
-#define F_NULLARGS 7
-#define F_GARBAGE 8
+#define F_SEGV       1
+#define F_ABORT      2
+#define F_EXIT       3
+#define F_STDOUT     4
+#define F_LOOP       5
+#define F_SLEEP      6
+#define F_NULLARGS   7
+#define F_GARBAGE    8
 #define F_DESTROYROW 9
-#define F_BIGDESC 10
-#define F_SLOTS 11
-#define F_FEATURES 12
-#define F_BADNAME 13
-#define F_BADOPT 14
-#define F_CTOR 15
-#define F_LOADPRINT 16
+#define F_BIGDESC    10
+#define F_SLOTS      11
+#define F_FEATURES   12
+#define F_BADNAME    13
+#define F_BADOPT     14
+#define F_CTOR       15
+#define F_LOADPRINT  16
 #define F_ENTRYSLEEP 17
-#define F_CHDIR 18
-#define F_UMASK 19
-#define F_CLOSEFDS 20
-#define F_LINGER 21
-#define F_NAN 22
+#define F_CHDIR      18
+#define F_UMASK      19
+#define F_CLOSEFDS   20
+#define F_LINGER     21
+#define F_NAN        22
 
 #ifndef FAULT
 #error FAULT must name the fault
@@ -113,13 +113,19 @@ consume(void *st, const pp_record *rec, pp_error *err)
 
     (void)err;
     s->records++;
-    if (s->records < 100)       /* fail mid-input, not on the first record */
+    if (s->records < 100) /* fail mid-input, not on the first record */
         return PP_OK;
     switch (FAULT) {
     case F_SEGV: *(volatile int *)wild = 1; break;
     case F_EXIT: exit(0);
-    case F_STDOUT: if (s->records == 100) printf("hello from a plugin\n"); break;
-    case F_LOOP: while (spin) ; break;
+    case F_STDOUT:
+        if (s->records == 100)
+            printf("hello from a plugin\n");
+        break;
+    case F_LOOP:
+        while (spin)
+            ;
+        break;
     case F_NULLARGS:
         if (s->records == 100) {
             pp_value v;
@@ -166,7 +172,8 @@ finish(void *st, pp_ctx *ctx, pp_error *err)
         s->host->table_row((pp_table *)(uintptr_t)0x1000, row);
     }
     if (FAULT == F_NAN) {
-        static const pp_column fcols[] = { { "what", PP_COL_STRING, 0 }, { "figure", PP_COL_NUMBER, 0 } };
+        static const pp_column fcols[] = { { "what", PP_COL_STRING, 0 },
+                                           { "figure", PP_COL_NUMBER, 0 } };
         static const char *const what[] = { "nan", "inf", "-inf", "one and a half" };
         pp_table *t = s->host->table_new(ctx, "figures", 2, fcols, 1);
         double v[] = { NAN, INFINITY, -INFINITY, 1.5 };

@@ -38,7 +38,7 @@ static int op = -1;
 static unsigned long target;
 /* Shared with forked children (a stage's child counts on the same line),
  * so "the n-th call" means the n-th of the whole run. */
-static unsigned long *counts;   /* [0] calls, [1] injected */
+static unsigned long *counts; /* [0] calls, [1] injected */
 static unsigned long local_counts[2];
 static int fail_errno = ENOSPC;
 
@@ -58,12 +58,12 @@ setup(void)
         if (m != MAP_FAILED)
             counts = m;
     }
-    op = strcmp(o, "write") == 0    ? OP_WRITE
-         : strcmp(o, "fsync") == 0  ? OP_FSYNC
-         : strcmp(o, "rename") == 0 ? OP_RENAME
-         : strcmp(o, "close") == 0  ? OP_CLOSE
-         : strcmp(o, "malloc") == 0 ? OP_MALLOC
-                                    : OP_NONE;
+    op = strcmp(o, "write") == 0  ? OP_WRITE :
+         strcmp(o, "fsync") == 0  ? OP_FSYNC :
+         strcmp(o, "rename") == 0 ? OP_RENAME :
+         strcmp(o, "close") == 0  ? OP_CLOSE :
+         strcmp(o, "malloc") == 0 ? OP_MALLOC :
+                                    OP_NONE;
     target = n != NULL ? strtoul(n, NULL, 10) : 0;
     if (e != NULL && strcmp(e, "EIO") == 0)
         fail_errno = EIO;
@@ -106,7 +106,8 @@ report(void)
         return;
     len = snprintf(line, sizeof line, "%s %lu %lu\n", names[op], counts[0], counts[1]);
     /* Only the first process reports: its children's calls are counted in. */
-    if ((fd = (int)syscall(SYS_openat, AT_FDCWD, log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644)) >= 0) {
+    if ((fd = (int)syscall(SYS_openat, AT_FDCWD, log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC,
+                           0644)) >= 0) {
         (void)syscall(SYS_write, fd, line, (size_t)len);
         (void)syscall(SYS_close, fd);
     }
@@ -197,7 +198,10 @@ realloc(void *p, size_t n)
 /* ---- streams over a descriptor, flushed through write() above ---------- */
 
 #define MAX_STREAMS 256
-static struct { FILE *f; int fd; } streams[MAX_STREAMS];
+static struct {
+    FILE *f;
+    int fd;
+} streams[MAX_STREAMS];
 
 static ssize_t
 cookie_write(void *c, const char *buf, size_t n)
@@ -249,7 +253,8 @@ cookie_close(void *c)
 FILE *
 fdopen(int fd, const char *mode)
 {
-    static const cookie_io_functions_t io = { cookie_read, cookie_write, cookie_seek, cookie_close };
+    static const cookie_io_functions_t io = { cookie_read, cookie_write, cookie_seek,
+                                              cookie_close };
     FILE *f;
 
     if (fcntl(fd, F_GETFD) < 0)

@@ -20,7 +20,9 @@
 #include <perfpipe/perfpipe.h>
 #include "native/native.h"
 
-typedef struct ipw { uint64_t ip, n; } ipw;
+typedef struct ipw {
+    uint64_t ip, n;
+} ipw;
 
 static int
 cmp(const void *a, const void *b)
@@ -62,7 +64,8 @@ main(int argc, char **argv)
     if (argc >= 3 && strcmp(argv[1], "--name") == 0)
         return name_addresses(argv[2], argv + 3, argc - 3);
     if (argc != 2) {
-        fprintf(stderr, "usage: native-names FILE.nettrace | native-names --name FILE.maps IP...\n");
+        fprintf(stderr,
+                "usage: native-names FILE.nettrace | native-names --name FILE.maps IP...\n");
         return 2;
     }
     if (pp_nettrace_open(argv[1], &t, &err) != PP_OK) {
@@ -106,7 +109,8 @@ main(int argc, char **argv)
         char nat[512] = "-";
         if (syms && !pp_native_syms_name(syms, v[i].ip, nat, sizeof nat))
             strcpy(nat, "-");
-        printf("%" PRIx64 "\t%zu\t%s\t%s\n", v[i].ip, j - i, pp_nettrace_symbolize(t, v[i].ip, 0), nat);
+        printf("%" PRIx64 "\t%zu\t%s\t%s\n", v[i].ip, j - i, pp_nettrace_symbolize(t, v[i].ip, 0),
+               nat);
         i = j;
     }
     free(v);

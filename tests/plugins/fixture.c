@@ -41,9 +41,9 @@ typedef struct state {
     const pp_host_api *host;
     pp_ctx *ctx;
     const pp_options *opts;
-    uint64_t count[2][4];       /* [slot][kind bit index] */
+    uint64_t count[2][4]; /* [slot][kind bit index] */
     uint64_t events_with_stack;
-    uint64_t stack_regions;     /* sum of their stack_region: the numbering is the serial one */
+    uint64_t stack_regions; /* sum of their stack_region: the numbering is the serial one */
     int64_t top;
 } state;
 
@@ -82,9 +82,9 @@ kind_index(uint32_t kind)
 {
     switch (kind) {
     case PP_KIND_NETTRACE: return 0;
-    case PP_KIND_GCDUMP:   return 1;
+    case PP_KIND_GCDUMP: return 1;
     case PP_KIND_COUNTERS: return 2;
-    default:               return 3;
+    default: return 3;
     }
 }
 
@@ -113,7 +113,9 @@ finish(void *st, pp_ctx *ctx, pp_error *err)
 {
     static const char *const kinds[] = { "nettrace", "gcdump", "counters", "spans" };
     static const pp_column cols[] = {
-        { "input", PP_COL_STRING, 0 }, { "kind", PP_COL_STRING, 0 }, { "records", PP_COL_COUNT, 0 },
+        { "input", PP_COL_STRING, 0 },
+        { "kind", PP_COL_STRING, 0 },
+        { "records", PP_COL_COUNT, 0 },
     };
     state *s = st;
     pp_table *t;
@@ -134,8 +136,8 @@ finish(void *st, pp_ctx *ctx, pp_error *err)
                 continue;
             row[0] = pp_cell_str(slots[slot]);
             row[1] = pp_cell_str(kinds[k]);
-            row[2] = FIXTURE_MODE == 4 ? pp_cell_str("not a count")
-                                       : pp_cell_int((int64_t)s->count[slot][k]);
+            row[2] = FIXTURE_MODE == 4 ? pp_cell_str("not a count") :
+                                         pp_cell_int((int64_t)s->count[slot][k]);
             s->host->table_row(t, row);
         }
     s->host->total_int(ctx, "events_with_stack", PP_COL_COUNT, (int64_t)s->events_with_stack);

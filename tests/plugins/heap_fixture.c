@@ -29,13 +29,13 @@
 typedef struct state {
     const pp_host_api *host;
     int64_t nodes, edges, bytes, edge_sum, addresses, address_sum;
-    int64_t have64;              /* all three 64-bit arrays were set */
-    int64_t type_sum, size_sum;  /* sum of (type + 1) and size by (node + 1) */
-    int64_t have_types;          /* node_type and node_size32 were set */
+    int64_t have64;             /* all three 64-bit arrays were set */
+    int64_t type_sum, size_sum; /* sum of (type + 1) and size by (node + 1) */
+    int64_t have_types;         /* node_type and node_size32 were set */
 } state;
 
-static int create(const pp_host_api *host, pp_ctx *ctx, const pp_options *opts, void **out,
-                  pp_error *err)
+static int
+create(const pp_host_api *host, pp_ctx *ctx, const pp_options *opts, void **out, pp_error *err)
 {
     (void)ctx;
     (void)opts;
@@ -49,7 +49,8 @@ static int create(const pp_host_api *host, pp_ctx *ctx, const pp_options *opts, 
     return PP_OK;
 }
 
-static int consume(void *p, const pp_record *rec, pp_error *err)
+static int
+consume(void *p, const pp_record *rec, pp_error *err)
 {
     state *s = p;
     const pp_heap_snapshot *h = rec->u.heap;
@@ -58,14 +59,18 @@ static int consume(void *p, const pp_record *rec, pp_error *err)
     s->nodes = h->node_count;
     s->have64 = h->node_size && h->edge_start && h->node_address;
     if (!FIXTURE_HEAP32 && !s->have64) {
-        s->host->error_set(err, PP_EINVAL, "a minor-%d plugin without HEAP32 got no 64-bit "
-                           "heap arrays", FIXTURE_MINOR);
+        s->host->error_set(err, PP_EINVAL,
+                           "a minor-%d plugin without HEAP32 got no 64-bit "
+                           "heap arrays",
+                           FIXTURE_MINOR);
         return PP_EINVAL;
     }
     s->have_types = h->node_type && h->node_size32;
     if (!FIXTURE_SHAPES && !s->have_types) {
-        s->host->error_set(err, PP_EINVAL, "a minor-%d plugin without HEAP_SHAPES got no "
-                           "node_type/node_size32", FIXTURE_MINOR);
+        s->host->error_set(err, PP_EINVAL,
+                           "a minor-%d plugin without HEAP_SHAPES got no "
+                           "node_type/node_size32",
+                           FIXTURE_MINOR);
         return PP_EINVAL;
     }
 #if FIXTURE_SHAPES
@@ -122,7 +127,8 @@ static int consume(void *p, const pp_record *rec, pp_error *err)
     return PP_OK;
 }
 
-static int finish(void *p, pp_ctx *ctx, pp_error *err)
+static int
+finish(void *p, pp_ctx *ctx, pp_error *err)
 {
     (void)err;
     state *s = p;
@@ -140,7 +146,11 @@ static int finish(void *p, pp_ctx *ctx, pp_error *err)
     return PP_OK;
 }
 
-static void destroy(void *p) { free(p); }
+static void
+destroy(void *p)
+{
+    free(p);
+}
 
 static const pp_analyzer descriptor = {
     .struct_size = sizeof(pp_analyzer),

@@ -18,8 +18,9 @@
 #include "../../plugins/alloc/typecache.h"
 
 /* A V4 tick payload: amount, kind, clr id, amount64, TypeID, name, heap. */
-static size_t tick_payload(uint8_t *p, uint64_t amount, uint32_t kind, uint64_t tid,
-                           const char *name, uint32_t heap)
+static size_t
+tick_payload(uint8_t *p, uint64_t amount, uint32_t kind, uint64_t tid, const char *name,
+             uint32_t heap)
 {
     size_t at = 0;
     memset(p, 0, 512);
@@ -32,7 +33,7 @@ static size_t tick_payload(uint8_t *p, uint64_t amount, uint32_t kind, uint64_t 
         p[at] = (uint8_t)*c;
     at += 2;
     memcpy(p + at, &heap, 4);
-    return at + 4 + 8 + 8;       /* Address, ObjectSize */
+    return at + 4 + 8 + 8; /* Address, ObjectSize */
 }
 
 START_TEST(test_typecache_matches_decode)
@@ -83,7 +84,8 @@ START_TEST(test_stacks_first_seen_by_content)
     pp_pc_stacks b;
     memset(&b, 0, sizeof b);
     uint64_t stacks[6][6] = {
-        { 1, 2, 3, 4, 5, 6 }, { 1, 2, 3, 4, 5, 7 }, { 9, 2, 3, 4, 5, 6 }, { 1, 2, 3 }, { 1, 2, 3, 4, 5, 6 }, { 0 },
+        { 1, 2, 3, 4, 5, 6 }, { 1, 2, 3, 4, 5, 7 }, { 9, 2, 3, 4, 5, 6 },
+        { 1, 2, 3 },          { 1, 2, 3, 4, 5, 6 }, { 0 },
     };
     uint32_t depth[6] = { 6, 6, 6, 3, 5, 0 };
     uint32_t want[6], seen = 0;
@@ -104,7 +106,7 @@ START_TEST(test_stacks_first_seen_by_content)
         uint32_t y, *memo;
         ck_assert_int_eq(pp_pc_stacks_id(&b, &ev, &y, &memo), PP_OK);
         ck_assert_uint_eq(y, want[k]);
-        *memo = 7;               /* hints may be anything: identity is unaffected */
+        *memo = 7; /* hints may be anything: identity is unaffected */
     }
     ck_assert_uint_eq(b.count, 6);
     ck_assert_uint_eq(b.width, 1);
@@ -165,7 +167,8 @@ START_TEST(test_stacks_widen)
 END_TEST
 
 /* A stack store whose IP k + 100 is named by name id k, ipname[IP id]. */
-static void name_store(pp_pc_stacks *st, uint32_t *ipname, const uint32_t *seq, uint32_t n, uint32_t *sid)
+static void
+name_store(pp_pc_stacks *st, uint32_t *ipname, const uint32_t *seq, uint32_t n, uint32_t *sid)
 {
     uint64_t ips[8];
     for (uint32_t i = 0; i < n; i++)
@@ -181,9 +184,14 @@ static void name_store(pp_pc_stacks *st, uint32_t *ipname, const uint32_t *seq, 
         ipname[k] = (uint32_t)(st->ip[k] - 100);
 }
 
-static int sign(int v) { return v < 0 ? -1 : v > 0; }
+static int
+sign(int v)
+{
+    return v < 0 ? -1 : v > 0;
+}
 
-static void join(char *out, const pp_pc_strtab *names, const uint32_t *ids, uint32_t n)
+static void
+join(char *out, const pp_pc_strtab *names, const uint32_t *ids, uint32_t n)
 {
     out[0] = '\0';
     for (uint32_t i = n; i-- > 0;) {
@@ -224,7 +232,8 @@ START_TEST(test_folded_compares_like_strcmp)
         ck_assert_int_eq(sign(pp_alloc_folded_cmp_lit(&f, "[no stack]", ids[x])),
                          sign(strcmp("[no stack]", str[x])));
         for (uint32_t y = 0; y < 40; y++) {
-            ck_assert_int_eq(sign(pp_alloc_folded_cmp(&f, ids[x], ids[y])), sign(strcmp(str[x], str[y])));
+            ck_assert_int_eq(sign(pp_alloc_folded_cmp(&f, ids[x], ids[y])),
+                             sign(strcmp(str[x], str[y])));
             /* one folded id exactly when the strings are equal */
             ck_assert_int_eq(ids[x] == ids[y], strcmp(str[x], str[y]) == 0);
         }
@@ -236,7 +245,7 @@ START_TEST(test_folded_compares_like_strcmp)
     ck_assert_int_eq(pp_pc_strtab_intern(&names, "A;B", 3, &semi), PP_OK);
     ck_assert_int_eq(pp_pc_strtab_find(&names, "A", 1, &a), 1);
     ck_assert_int_eq(pp_pc_strtab_find(&names, "B", 1, &b), 1);
-    uint32_t s1[2] = { b, a }, s2[1] = { semi };   /* leaf first: "A;B" both */
+    uint32_t s1[2] = { b, a }, s2[1] = { semi }; /* leaf first: "A;B" both */
     uint32_t t1, t2;
     name_store(&st, ipname, s1, 2, &t1);
     name_store(&st, ipname, s2, 1, &t2);
@@ -251,7 +260,8 @@ START_TEST(test_folded_compares_like_strcmp)
 }
 END_TEST
 
-int main(void)
+int
+main(void)
 {
     Suite *s = suite_create("alloc_caches");
     TCase *tc = tcase_create("core");

@@ -93,9 +93,12 @@ markdown_allocated(const char *md, const char *method, const char *n)
         }
         if (col_alloc < 0) {
             for (int i = 0; i < nc; i++) {
-                if (strcmp(cells[i], "Allocated") == 0) col_alloc = i;
-                if (strcmp(cells[i], "Method") == 0) col_method = i;
-                if (strcmp(cells[i], "N") == 0) col_n = i;
+                if (strcmp(cells[i], "Allocated") == 0)
+                    col_alloc = i;
+                if (strcmp(cells[i], "Method") == 0)
+                    col_method = i;
+                if (strcmp(cells[i], "N") == 0)
+                    col_n = i;
             }
             continue;
         }
@@ -220,8 +223,8 @@ START_TEST(csv_matches_json)
         /* The summary prints four or five significant digits. */
         ck_assert_msg(fabs(bc->mean_ns - bj->mean_ns) <= 5e-4 * bj->mean_ns, "%g vs %g",
                       bc->mean_ns, bj->mean_ns);
-        ck_assert_msg(fabs(bc->gen0_per_1k - bj->gen0_per_1k) <= 1e-4, "%g vs %g",
-                      bc->gen0_per_1k, bj->gen0_per_1k);
+        ck_assert_msg(fabs(bc->gen0_per_1k - bj->gen0_per_1k) <= 1e-4, "%g vs %g", bc->gen0_per_1k,
+                      bj->gen0_per_1k);
         n++;
     }
     ck_assert_int_eq(pp_bdn_next(rc, &bc, &err), 0);
@@ -328,9 +331,10 @@ START_TEST(wrong_kinds)
     expect_refusal("{\"Benchmarks\": [1]}", "Benchmarks[0].: expected an object");
     expect_refusal("{\"Benchmarks\": [{\"Type\":\"T\",\"Method\":\"M\"}]}",
                    "Benchmarks[0].FullName: expected a string, found nothing");
-    expect_refusal("{\"Benchmarks\": [{\"FullName\":\"a\",\"Type\":\"T\",\"Method\":\"M\",\n"
-                   "  \"Memory\": {\"BytesAllocatedPerOperation\": \"1408\"}}]}",
-                   "Benchmarks[0].Memory.BytesAllocatedPerOperation: expected an integer, found string");
+    expect_refusal(
+        "{\"Benchmarks\": [{\"FullName\":\"a\",\"Type\":\"T\",\"Method\":\"M\",\n"
+        "  \"Memory\": {\"BytesAllocatedPerOperation\": \"1408\"}}]}",
+        "Benchmarks[0].Memory.BytesAllocatedPerOperation: expected an integer, found string");
     expect_refusal("{\"Title\": \"x\",\n \"Benchmarks\": [{\"FullName\": tru}]}", "cut.json:2:");
     expect_refusal("{\"Title\": \"x\"\n \"Benchmarks\": []}", "expected ',' or '}'");
     expect_refusal("Method,Job,Mean\nFormatKeys,ShortRun,12 parsecs\n", "expected a time");
@@ -350,10 +354,11 @@ START_TEST(wrong_type_position)
 
     ck_assert_ptr_nonnull(p);
     p += strlen("\"BytesAllocatedPerOperation\":");
-    *p = '"';   /* 0 -> "... : a string that does not close until the next quote */
+    *p = '"'; /* 0 -> "... : a string that does not close until the next quote */
     rc = read_mem(full, len, &count, &at, &err);
     ck_assert_int_eq(rc, PP_EFORMAT);
-    ck_assert_msg(err.line > 1 && strstr(err.message, "cut.json:") == err.message, "%s", err.message);
+    ck_assert_msg(err.line > 1 && strstr(err.message, "cut.json:") == err.message, "%s",
+                  err.message);
     free(full);
 }
 END_TEST

@@ -20,12 +20,12 @@ doc_of(const char *text)
     return d;
 }
 
-#define MOD(name, guid, age) \
-    "{\"name\": \"" name "\", \"path\": \"/srv/" name ".dll\", \"pdb_guid\": \"" guid \
+#define MOD(name, guid, age)                                                                       \
+    "{\"name\": \"" name "\", \"path\": \"/srv/" name ".dll\", \"pdb_guid\": \"" guid              \
     "\", \"pdb_age\": " #age "}"
 #define DOC(mods) "{\"inputs\": [{\"nettrace\": {\"modules\": [" mods "]}}]}"
-#define G1 "11111111-2222-3333-4444-555555555555"
-#define G2 "11111111-2222-3333-4444-555555555556"
+#define G1        "11111111-2222-3333-4444-555555555555"
+#define G2        "11111111-2222-3333-4444-555555555556"
 
 START_TEST(same_build_every_module_equal)
 {
@@ -92,7 +92,7 @@ START_TEST(live_documents)
     char msg[1024];
 
     if (pa == NULL || pb == NULL || po == NULL)
-        return;   /* only under tests/ident/test-ident.sh */
+        return; /* only under tests/ident/test-ident.sh */
     json_t *a = json_load_file(pa, 0, NULL), *b = json_load_file(pb, 0, NULL);
     json_t *o = json_load_file(po, 0, NULL);
     ck_assert(a != NULL && b != NULL && o != NULL);

@@ -50,7 +50,7 @@ exists(const char *p)
 
 typedef struct rec_hooks {
     uint64_t bytes;
-    uint64_t sum;                /* simple checksum of the bytes seen */
+    uint64_t sum; /* simple checksum of the bytes seen */
     int warnings;
     pp_error last_warning;
 } rec_hooks;
@@ -79,21 +79,31 @@ on_warning(void *user, const pp_error *w)
 
 START_TEST(test_time_formats)
 {
-    static const struct { const char *s; int64_t secs; int64_t frac; } ok[] = {
-        { "11/29/2026 15:22:16", 1795965736, 0 },            /* Invariant */
-        { "29.11.2026 15:22:16", 1795965736, 0 },            /* de-DE */
-        { "29/11/2026 15:22:16", 1795965736, 0 },            /* en-GB: day > 12 */
-        { "11/29/2026 3:22:16 PM", 1795965736, 0 },          /* en-US */
-        { "2026-11-29 15:22:16", 1795965736, 0 },            /* sv-SE */
+    static const struct {
+        const char *s;
+        int64_t secs;
+        int64_t frac;
+    } ok[] = {
+        { "11/29/2026 15:22:16", 1795965736, 0 },   /* Invariant */
+        { "29.11.2026 15:22:16", 1795965736, 0 },   /* de-DE */
+        { "29/11/2026 15:22:16", 1795965736, 0 },   /* en-GB: day > 12 */
+        { "11/29/2026 3:22:16 PM", 1795965736, 0 }, /* en-US */
+        { "2026-11-29 15:22:16", 1795965736, 0 },   /* sv-SE */
         { "2026-11-29T15:22:16Z", 1795965736, 0 },
         { "2026-08-07T14:37:45.2345678-07:00", 1786138665, 234567800 },
         { "02/29/2000 00:00:00", 951782400, 0 },
         { "2/29/2000 12:00:00 AM", 951782400, 0 },
     };
     static const char *const bad[] = {
-        "", "11/29/2026", "13/13/2026 10:00:00", "02/30/2026 10:00:00",
-        "11/29/2026 24:00:00", "11/29/26 10:00:00", "2026-11-29T10:00:00+25:00",
-        "11/29/2026 10:00:00 xyz", "hello",
+        "",
+        "11/29/2026",
+        "13/13/2026 10:00:00",
+        "02/30/2026 10:00:00",
+        "11/29/2026 24:00:00",
+        "11/29/26 10:00:00",
+        "2026-11-29T10:00:00+25:00",
+        "11/29/2026 10:00:00 xyz",
+        "hello",
     };
     for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++) {
         int order = PP_DATE_ORDER_UNKNOWN;
@@ -107,8 +117,8 @@ START_TEST(test_time_formats)
         int order = PP_DATE_ORDER_UNKNOWN;
         int64_t ns = 0;
         size_t at = 0;
-        ck_assert_msg(pp_counters_parse_time(bad[i], &order, &ns, &at) == PP_EFORMAT,
-                      "accepted %s", bad[i]);
+        ck_assert_msg(pp_counters_parse_time(bad[i], &order, &ns, &at) == PP_EFORMAT, "accepted %s",
+                      bad[i]);
     }
     /* A file's first unambiguous slash date fixes the order of later ones. */
     {
@@ -148,7 +158,7 @@ START_TEST(test_split_name)
     ck_assert(n.scale == 1e6);
     pp_counters_split_name(d, "MyApp", &n);
     ck_assert_str_eq(n.name, "Allocation Rate Gen");
-    ck_assert_str_eq(n.unit, "MB");        /* only System.Runtime MB is known to be 10^6 */
+    ck_assert_str_eq(n.unit, "MB"); /* only System.Runtime MB is known to be 10^6 */
     ck_assert(n.interval_s == 60);
     src[0] = n.raw_tags;
     ck_assert_int_eq(pp_counters_canon_tags(&t, src, ";", 1), PP_OK);
@@ -164,7 +174,8 @@ START_TEST(test_split_name)
     pp_ctext_free(&t);
 
     ck_assert_str_eq(pp_counters_quantity("System.Runtime", "dotnet.gc.last_collection.heap.size",
-                                          "gc.heap.generation=gen2"), "gc.heap.gen2");
+                                          "gc.heap.generation=gen2"),
+                     "gc.heap.gen2");
     ck_assert_str_eq(pp_counters_quantity("System.Runtime", "gen-2-size", ""), "gc.heap.gen2");
     ck_assert_str_eq(pp_counters_quantity("System.Runtime", "Allocation Rate", ""), "alloc.bytes");
     ck_assert_ptr_null(pp_counters_quantity("MyApp", "Allocation Rate", ""));
@@ -185,7 +196,10 @@ typedef struct agg {
 } agg;
 
 static const char *const fixtures[] = {
-    "churn-counters.csv", "churn-counters.json", "leak-counters.csv", "leak-counters.json",
+    "churn-counters.csv",
+    "churn-counters.json",
+    "leak-counters.csv",
+    "leak-counters.json",
 };
 
 static int
@@ -244,7 +258,7 @@ START_TEST(test_oracle)
         g[k].min = fmin(g[k].min, s.value);
         g[k].max = fmax(g[k].max, s.value);
         if (s.counter_type == PP_COUNTER_RATE)
-            ck_assert(s.interval_s == 1);   /* --refresh-interval 1 */
+            ck_assert(s.interval_s == 1); /* --refresh-interval 1 */
     }
     ck_assert_msg(rc == 0, "%s", err.message);
     ck_assert_int_eq(rh.warnings, 0);
@@ -279,8 +293,10 @@ START_TEST(test_oracle)
                 break;
         ck_assert_msg(k < ng, "%s: series %s [%s] not read", file, cn.name, pp_ctext_str(&tags));
         ck_assert_int_eq(g[k].count, json_integer_value(json_object_get(o, "count")));
-        ck_assert_uint_eq(g[k].type, strcmp(json_string_value(json_object_get(o, "type")), "Rate") == 0
-                                         ? PP_COUNTER_RATE : PP_COUNTER_GAUGE);
+        ck_assert_uint_eq(g[k].type,
+                          strcmp(json_string_value(json_object_get(o, "type")), "Rate") == 0 ?
+                              PP_COUNTER_RATE :
+                              PP_COUNTER_GAUGE);
         ck_assert_msg(close_enough(g[k].first, json_number_value(json_object_get(o, "first"))),
                       "%s first", cn.name);
         ck_assert(close_enough(g[k].last, json_number_value(json_object_get(o, "last"))));
@@ -364,12 +380,12 @@ START_TEST(test_cultures)
         ck_assert_int_eq(a[i].t, c[i].t);
         ck_assert_str_eq(a[i].name, b[i].name);
         ck_assert_str_eq(a[i].tags, b[i].tags);
-        ck_assert(a[i].value == b[i].value);     /* "0,022903" == "0.022903" */
+        ck_assert(a[i].value == b[i].value); /* "0,022903" == "0.022903" */
         ck_assert(a[i].value == c[i].value);
         ck_assert_uint_eq(a[i].type, b[i].type);
         fractional += a[i].value != floor(a[i].value);
     }
-    ck_assert_int_gt(fractional, 0);          /* the comma path was exercised */
+    ck_assert_int_gt(fractional, 0); /* the comma path was exercised */
     ck_assert_int_eq(a[na - 1].t, INT64_C(2000000000));
     ck_assert_int_eq(ra.warnings + rb.warnings + rc.warnings, 0);
 }
@@ -406,7 +422,7 @@ START_TEST(test_truncated_json)
 
     handmade(path, sizeof path, "truncated.json");
     ck_assert_int_eq(stat(path, &st), 0);
-    ck_assert_uint_eq(n, 25);                 /* 25 whole events, the 26th is cut */
+    ck_assert_uint_eq(n, 25); /* 25 whole events, the 26th is cut */
     ck_assert_int_eq(rh.warnings, 1);
     ck_assert_ptr_nonnull(strstr(rh.last_warning.message, "not closed"));
     ck_assert_int_eq(rh.last_warning.offset, st.st_size);
@@ -497,8 +513,10 @@ START_TEST(test_memory_edge_cases)
     double last = 0;
 
     /* A row cut by a killed tool (no newline) is dropped with a warning. */
-    snprintf(buf, sizeof buf, "%s11/29/2026 15:22:16,System.Runtime,x (By),Metric,1\n"
-             "11/29/2026 15:22:17,System.Runtime,x (By),Metric,46", hdr);
+    snprintf(buf, sizeof buf,
+             "%s11/29/2026 15:22:16,System.Runtime,x (By),Metric,1\n"
+             "11/29/2026 15:22:17,System.Runtime,x (By),Metric,46",
+             hdr);
     ck_assert_int_eq(mem_read(buf, &n, &rh, &err, &last), 0);
     ck_assert_uint_eq(n, 1);
     ck_assert_int_eq(rh.warnings, 1);
@@ -518,10 +536,13 @@ START_TEST(test_memory_edge_cases)
 
     /* A JSON file cut right after "}," and one cut before the array. */
     memset(&rh, 0, sizeof rh);
-    ck_assert_int_eq(mem_read("{ \"TargetProcess\": \"a\", \"Events\": [{ \"timestamp\": "
-                              "\"2026-11-29T15:22:21.2193116+00:00\", \"provider\": \"System.Runtime\", "
-                              "\"name\": \"n (By)\", \"tags\": \"\", \"counterType\": \"Metric\", "
-                              "\"value\": 7 },", &n, &rh, &err, &last), 0);
+    ck_assert_int_eq(
+        mem_read("{ \"TargetProcess\": \"a\", \"Events\": [{ \"timestamp\": "
+                 "\"2026-11-29T15:22:21.2193116+00:00\", \"provider\": \"System.Runtime\", "
+                 "\"name\": \"n (By)\", \"tags\": \"\", \"counterType\": \"Metric\", "
+                 "\"value\": 7 },",
+                 &n, &rh, &err, &last),
+        0);
     ck_assert_uint_eq(n, 1);
     ck_assert(last == 7);
     ck_assert_int_eq(rh.warnings, 1);

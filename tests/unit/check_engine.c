@@ -70,7 +70,7 @@ rig_init(rig *r, const char *path, const char *const *analyzers, size_t n)
         r->stages[i].analyzer = a;
         r->stages[i].options = r->opts[i];
         r->stages[i].ninputs = 2;
-        r->stages[i].inputs = r->slots[i];   /* both slots read the one input */
+        r->stages[i].inputs = r->slots[i]; /* both slots read the one input */
     }
     r->plan.pipeline = "engine-test";
     r->plan.ninputs = 1;
@@ -215,7 +215,8 @@ START_TEST(input_hash_matches_independent_digest)
     in = json_array_get(json_object_get(doc, "inputs"), 0);
     ck_assert_str_eq(json_string_value(json_object_get(json_object_get(in, "hash"), "algo")),
                      "xxh3-128");
-    ck_assert_str_eq(json_string_value(json_object_get(json_object_get(in, "hash"), "value")), want);
+    ck_assert_str_eq(json_string_value(json_object_get(json_object_get(in, "hash"), "value")),
+                     want);
     ck_assert_int_eq(json_integer_value(json_object_get(in, "bytes")), size);
     json_decref(doc);
     rig_free(&r);
@@ -255,7 +256,7 @@ START_TEST(background_hash_is_the_whole_file_or_says_short)
         pp_hash *h = pp_hash_new("xxh3-128", &err);
         pp_bg_hash *bg;
 
-        pp_hash_update(h, buf, 1000);       /* what the reader hashed at open */
+        pp_hash_update(h, buf, 1000); /* what the reader hashed at open */
         bg = pp_bg_hash_new(h, dup(fd), 1000, n);
         ck_assert_ptr_nonnull(bg);
         if (threaded)
@@ -306,7 +307,8 @@ START_TEST(sha256_on_request_matches_sha256sum)
     rig_init(&r, trace, names, 1);
     ck_assert_int_eq(pp_engine_run(&r.plan, &hooks, &doc, &err), PP_OK);
     in = json_array_get(json_object_get(doc, "inputs"), 0);
-    ck_assert_str_eq(json_string_value(json_object_get(json_object_get(in, "hash"), "value")), want);
+    ck_assert_str_eq(json_string_value(json_object_get(json_object_get(in, "hash"), "value")),
+                     want);
     json_decref(doc);
     rig_free(&r);
 }
@@ -314,8 +316,8 @@ END_TEST
 
 START_TEST(failing_stages_are_contained)
 {
-    static const char *const names[] = { "fixture-good", "fixture-createfail",
-                                         "fixture-finishfail", "fixture-badrow" };
+    static const char *const names[] = { "fixture-good", "fixture-createfail", "fixture-finishfail",
+                                         "fixture-badrow" };
     pp_error err = PP_ERROR_INIT;
     json_t *doc = NULL;
     const char *msg;
@@ -342,7 +344,8 @@ START_TEST(failing_stages_are_contained)
     ck_assert_ptr_nonnull(strstr(msg, "broke the plugin ABI"));
     ck_assert_str_eq(json_string_value(json_object_get(stage_of(doc, "fixture-badrow"), "status")),
                      "failed");
-    ck_assert_uint_eq(json_array_size(json_object_get(stage_of(doc, "fixture-badrow"), "tables")), 0);
+    ck_assert_uint_eq(json_array_size(json_object_get(stage_of(doc, "fixture-badrow"), "tables")),
+                      0);
     json_decref(doc);
     rig_free(&r);
 }
@@ -358,7 +361,7 @@ START_TEST(crash_in_consume_is_a_signal)
     rig r;
 
     if (access(trace, R_OK) != 0)
-        abort();   /* keep the expected outcome without data */
+        abort(); /* keep the expected outcome without data */
     rig_init(&r, trace, names, 1);
     pp_engine_run(&r.plan, NULL, &doc, &err);
 }

@@ -40,15 +40,13 @@ static const uint32_t statics_kids[] = { 3 };
 static const uint32_t a_kids[] = { 2, 4, 2 };
 static const uint32_t b_kids[] = { 3 };
 static const gb_node basic_nodes[] = {
-    { 1, 0, 2, root_kids, 0, 0 },
-    { 2, 0, 1, statics_kids, 0, 0 },
-    { 4, 32, 1, b_kids, 0x1000, 0 },
-    { 3, 24, 3, a_kids, 0x2000, 0 },
-    { 0, 0, 0, NULL, 0x3000, 1 },
-    { 5, 300000000, 0, NULL, 0x7f0000000000, 0 },
+    { 1, 0, 2, root_kids, 0, 0 },    { 2, 0, 1, statics_kids, 0, 0 },
+    { 4, 32, 1, b_kids, 0x1000, 0 }, { 3, 24, 3, a_kids, 0x2000, 0 },
+    { 0, 0, 0, NULL, 0x3000, 1 },    { 5, 300000000, 0, NULL, 0x7f0000000000, 0 },
 };
 
-static gb_graph basic_graph(void)
+static gb_graph
+basic_graph(void)
 {
     gb_graph g = { 0 };
     g.ntypes = 6;
@@ -62,7 +60,8 @@ static gb_graph basic_graph(void)
     return g;
 }
 
-static pp_gcdump *read_built(const gb_graph *g, gb_buf *buf, int expect, pp_error *err)
+static pp_gcdump *
+read_built(const gb_graph *g, gb_buf *buf, int expect, pp_error *err)
 {
     gb_write(g, buf);
     pp_gcdump *d = NULL;
@@ -74,10 +73,14 @@ static pp_gcdump *read_built(const gb_graph *g, gb_buf *buf, int expect, pp_erro
 START_TEST(test_cint_reference_examples)
 {
     /* The examples of the reference, §6. */
-    static const struct { uint8_t b[5]; size_t n; int32_t v; } ex[] = {
-        { { 0x05 }, 1, 5 }, { { 0x7f }, 1, -1 }, { { 0x40 }, 1, -64 },
-        { { 0x80, 0x40 }, 2, 64 }, { { 0x83, 0x76 }, 2, 502 },
-        { { 0xff, 0x3f }, 2, -65 }, { { 0x9f, 0x12 }, 2, 3986 },
+    static const struct {
+        uint8_t b[5];
+        size_t n;
+        int32_t v;
+    } ex[] = {
+        { { 0x05 }, 1, 5 },          { { 0x7f }, 1, -1 },        { { 0x40 }, 1, -64 },
+        { { 0x80, 0x40 }, 2, 64 },   { { 0x83, 0x76 }, 2, 502 }, { { 0xff, 0x3f }, 2, -65 },
+        { { 0x9f, 0x12 }, 2, 3986 },
     };
     for (size_t i = 0; i < sizeof(ex) / sizeof(ex[0]); i++) {
         int32_t v = 0;
@@ -88,9 +91,10 @@ START_TEST(test_cint_reference_examples)
         ck_assert_uint_eq(pp_fs_cint(ex[i].b, ex[i].b + ex[i].n - 1, &v), 0);
     }
     /* Round trip through the independent writer, all widths and signs. */
-    static const int32_t vals[] = { 0, 63, -64, 64, -65, 8191, -8192, 8192, 1048575,
-                                    -1048576, 1048576, 134217727, -134217728, 134217728,
-                                    INT32_MAX, INT32_MIN, 300000000, -300000000 };
+    static const int32_t vals[] = { 0,         63,        -64,        64,        -65,
+                                    8191,      -8192,     8192,       1048575,   -1048576,
+                                    1048576,   134217727, -134217728, 134217728, INT32_MAX,
+                                    INT32_MIN, 300000000, -300000000 };
     for (size_t i = 0; i < sizeof(vals) / sizeof(vals[0]); i++) {
         gb_buf b = { 0 };
         gb_cint(&b, vals[i]);
@@ -120,7 +124,7 @@ START_TEST(test_basic_graph)
     ck_assert_str_eq(s->types[3].module, "App.dll");
     ck_assert_str_eq(s->types[1].module, "");
     ck_assert_int_eq(pp_gcdump_type_size(d, 3), 24);
-    ck_assert_int_eq(pp_gcdump_type_size(d, 5), 200000000);   /* the node's own is explicit */
+    ck_assert_int_eq(pp_gcdump_type_size(d, 5), 200000000); /* the node's own is explicit */
     ck_assert_int_eq(pp_gcdump_type_size(d, 6), INT64_MIN);
     static const uint32_t want_type[] = { 1, 2, 4, 3, 0, 5 };
     static const uint64_t want_size[] = { 0, 0, 32, 24, 0, 300000000 };
@@ -152,7 +156,7 @@ END_TEST
 START_TEST(test_no_creation_tool_old_perfview)
 {
     gb_graph g = basic_graph();
-    g.creation_tool = NULL;      /* test1/test2 style: field 16 absent */
+    g.creation_tool = NULL; /* test1/test2 style: field 16 absent */
     gb_buf buf = { 0 };
     pp_error err = PP_ERROR_INIT;
     pp_gcdump *d = read_built(&g, &buf, PP_OK, &err);
@@ -192,17 +196,21 @@ END_TEST
 
 /* Deferred types (.NET Native): null names, TypeID display names, Modules
  * defined once and then referenced by label; both Module.Size widths. */
-static void check_deferred(int size64)
+static void
+check_deferred(int size64)
 {
     gb_type types[4] = { { "UNDEFINED", NULL, 0, 0, NULL },
                          { "[.NET Roots]", NULL, 0, 0, NULL },
                          { NULL, NULL, 0, 48, NULL },
                          { NULL, NULL, 0, 64, NULL } };
     static const uint32_t kids[] = { 1, 2, 3 };
-    gb_node nodes[4] = { { 1, 0, 3, kids, 0, 0 }, { 2, 48, 0, NULL, 16, 0 },
-                         { 3, 64, 0, NULL, 32, 0 }, { 2, 48, 0, NULL, 48, 0 } };
-    gb_deferred def[4] = { { 0, -1, NULL }, { 0, -1, NULL },
-                           { 0x1a2b, 0, "" }, { 0x7fffffff, 0, "[]" } };
+    gb_node nodes[4] = { { 1, 0, 3, kids, 0, 0 },
+                         { 2, 48, 0, NULL, 16, 0 },
+                         { 3, 64, 0, NULL, 32, 0 },
+                         { 2, 48, 0, NULL, 48, 0 } };
+    gb_deferred def[4] = {
+        { 0, -1, NULL }, { 0, -1, NULL }, { 0x1a2b, 0, "" }, { 0x7fffffff, 0, "[]" }
+    };
     static const char *const mods[] = { "C:\\app\\App.dll" };
     gb_graph g = { 0 };
     g.ntypes = 4;
@@ -231,9 +239,15 @@ static void check_deferred(int size64)
     gb_free(&buf);
 }
 
-START_TEST(test_deferred_types_module_i32) { check_deferred(0); }
+START_TEST(test_deferred_types_module_i32)
+{
+    check_deferred(0);
+}
 END_TEST
-START_TEST(test_deferred_types_module_i64) { check_deferred(1); }
+START_TEST(test_deferred_types_module_i64)
+{
+    check_deferred(1);
+}
 END_TEST
 
 START_TEST(test_sampled_multipliers)
@@ -351,8 +365,7 @@ START_TEST(test_not_a_gcdump)
     static const uint8_t junk[] = "Nettrace\0\0\0\0 this is not a heap dump at all";
     pp_gcdump *d = NULL;
     pp_error err = PP_ERROR_INIT;
-    ck_assert_int_eq(pp_gcdump_read_memory(junk, sizeof(junk), "x.gcdump", &d, &err),
-                     PP_EFORMAT);
+    ck_assert_int_eq(pp_gcdump_read_memory(junk, sizeof(junk), "x.gcdump", &d, &err), PP_EFORMAT);
     ck_assert_ptr_null(d);
     ck_assert_int_eq(err.offset, 0);
     ck_assert_ptr_nonnull(strstr(err.message, "x.gcdump"));
@@ -362,7 +375,8 @@ END_TEST
 
 /* The snapshots of two decodes of the same bytes are equal, array by
  * array (a and b from hc-free readers: shapes, CSR, sizes). */
-static void check_same_snapshot(const char *what, const pp_gcdump *da, const pp_gcdump *db)
+static void
+check_same_snapshot(const char *what, const pp_gcdump *da, const pp_gcdump *db)
 {
     const pp_heap_snapshot *a = pp_gcdump_snapshot(da), *b = pp_gcdump_snapshot(db);
     uint32_t n = a->node_count;
@@ -373,14 +387,17 @@ static void check_same_snapshot(const char *what, const pp_gcdump *da, const pp_
     ck_assert_uint_eq(da->info.sum_node_sizes, db->info.sum_node_sizes);
     ck_assert_msg((a->node_shape16 == NULL) == (b->node_shape16 == NULL), "%s: shape width", what);
     if (a->shape_count) {
-        ck_assert_int_eq(memcmp(a->shape_type, b->shape_type, a->shape_count * sizeof(uint32_t)), 0);
-        ck_assert_int_eq(memcmp(a->shape_size, b->shape_size, a->shape_count * sizeof(uint32_t)), 0);
+        ck_assert_int_eq(memcmp(a->shape_type, b->shape_type, a->shape_count * sizeof(uint32_t)),
+                         0);
+        ck_assert_int_eq(memcmp(a->shape_size, b->shape_size, a->shape_count * sizeof(uint32_t)),
+                         0);
     }
     if (n && a->node_shape16)
         ck_assert_int_eq(memcmp(a->node_shape16, b->node_shape16, n * sizeof(uint16_t)), 0);
     else if (n)
         ck_assert_int_eq(memcmp(a->node_shape32, b->node_shape32, n * sizeof(uint32_t)), 0);
-    ck_assert_int_eq(memcmp(a->edge_start32, b->edge_start32, ((size_t)n + 1) * sizeof(uint32_t)), 0);
+    ck_assert_int_eq(memcmp(a->edge_start32, b->edge_start32, ((size_t)n + 1) * sizeof(uint32_t)),
+                     0);
     if (a->edge_count)
         ck_assert_int_eq(memcmp(a->edges, b->edges, a->edge_count * sizeof(uint32_t)), 0);
     ck_assert_msg((a->node_type == NULL) == (b->node_type == NULL), "%s: node_type", what);
@@ -393,8 +410,9 @@ static void check_same_snapshot(const char *what, const pp_gcdump *da, const pp_
 /* The bytes decoded with the node table split at every node count from 2
  * (the halves cut at n / 2) give what the serial decode gave: rc, err and
  * the snapshot d (NULL when it failed). */
-static void check_split_same(const uint8_t *data, size_t size, const char *name, int rc,
-                             const pp_error *err, const pp_gcdump *d)
+static void
+check_split_same(const uint8_t *data, size_t size, const char *name, int rc, const pp_error *err,
+                 const pp_gcdump *d)
 {
     pp_gcdump_tuning tu = { PP_SHAPES_16_MAX, 2 };
     pp_gcdump *w = NULL;
@@ -426,8 +444,8 @@ START_TEST(test_truncations)
         ck_assert_msg(rc < 0, "truncated to %zu bytes but read", len);
         check_split_same(copy, len, "cut.gcdump", rc, &err, d);
         ck_assert_ptr_null(d);
-        ck_assert_msg(err.offset >= 0 && (size_t)err.offset <= len,
-                      "len %zu: offset %lld", len, (long long)err.offset);
+        ck_assert_msg(err.offset >= 0 && (size_t)err.offset <= len, "len %zu: offset %lld", len,
+                      (long long)err.offset);
         ck_assert_msg(err.message[0] != '\0', "len %zu: no message", len);
         free(copy);
     }
@@ -474,7 +492,7 @@ START_TEST(test_corruptions)
             free(copy);
         }
     }
-    ck_assert_uint_gt(refused, buf.n);   /* most corruptions are detected */
+    ck_assert_uint_gt(refused, buf.n); /* most corruptions are detected */
     gb_free(&buf);
 }
 END_TEST
@@ -509,8 +527,8 @@ START_TEST(test_bad_child_reported_with_offset)
     pp_error err = PP_ERROR_INIT;
     ck_assert_int_eq(pp_gcdump_read_memory(buf.p, buf.n, "bad.gcdump", &d, &err), PP_EFORMAT);
     ck_assert_int_eq(err.offset, (int64_t)delta_at);
-    ck_assert_msg(strstr(err.message, "node 0") && strstr(err.message, "points at node 5"),
-                  "%s", err.message);
+    ck_assert_msg(strstr(err.message, "node 0") && strstr(err.message, "points at node 5"), "%s",
+                  err.message);
     /* A bad header of a later node wins over a bad child of an earlier one
      * (headers are all checked before any child, as two passes did): node
      * 1's type word "02" becomes "08", type 4 of 2. */
@@ -529,8 +547,9 @@ END_TEST
 
 /* Per type name (display name, merging type indexes that share it), exactly
  * as the oracle aggregates. */
-static void compare_with_oracle(const char *path, const pp_heap_snapshot *s,
-                                const pp_gcdump_info *info, json_t *oracle)
+static void
+compare_with_oracle(const char *path, const pp_heap_snapshot *s, const pp_gcdump_info *info,
+                    json_t *oracle)
 {
     json_t *graph = json_object_get(oracle, "graph");
     ck_assert_ptr_nonnull(graph);
@@ -563,7 +582,7 @@ static void compare_with_oracle(const char *path, const pp_heap_snapshot *s,
                 seen[t] = 1;
             }
         ck_assert_msg(c == (uint64_t)json_integer_value(json_object_get(row, "count")) &&
-                      b == (uint64_t)json_integer_value(json_object_get(row, "bytes")),
+                          b == (uint64_t)json_integer_value(json_object_get(row, "bytes")),
                       "%s: type \"%s\": count %llu bytes %llu, oracle %lld / %lld", path, name,
                       (unsigned long long)c, (unsigned long long)b,
                       (long long)json_integer_value(json_object_get(row, "count")),
@@ -572,8 +591,8 @@ static void compare_with_oracle(const char *path, const pp_heap_snapshot *s,
     }
     /* Nothing the reader has is missing from the oracle. */
     for (uint32_t t = 0; t < s->type_count; t++)
-        ck_assert_msg(seen[t] || count[t] == 0, "%s: type \"%s\" (%llu nodes) not in oracle",
-                      path, s->types[t].name, (unsigned long long)count[t]);
+        ck_assert_msg(seen[t] || count[t] == 0, "%s: type \"%s\" (%llu nodes) not in oracle", path,
+                      s->types[t].name, (unsigned long long)count[t]);
     printf("gcdump oracle: %s: %u nodes, %u types, %zu type names, total %lld bytes: all equal\n",
            path, (unsigned)s->node_count, (unsigned)s->type_count, checked,
            (long long)info->total_size);
@@ -584,9 +603,12 @@ static void compare_with_oracle(const char *path, const pp_heap_snapshot *s,
 
 /* ---- node shapes (ABI 1.4) ------------------------------------------------ */
 
-typedef struct shape_pair { uint32_t type, size; } shape_pair;
+typedef struct shape_pair {
+    uint32_t type, size;
+} shape_pair;
 
-static int cmp_pair(const void *a, const void *b)
+static int
+cmp_pair(const void *a, const void *b)
 {
     const shape_pair *x = a, *y = b;
     if (x->type != y->type)
@@ -597,11 +619,12 @@ static int cmp_pair(const void *a, const void *b)
 /* s's shapes against per-node types and sizes read another way: node for
  * node the same, one index array (the 16-bit one only when it can index
  * every shape), every shape used by some node and no pair twice. */
-static void check_shapes(const char *what, const pp_heap_snapshot *s, const uint32_t *type,
-                         const uint32_t *size)
+static void
+check_shapes(const char *what, const pp_heap_snapshot *s, const uint32_t *type,
+             const uint32_t *size)
 {
-    ck_assert_msg(s->shape_count > 0 && s->shape_count <= s->node_count, "%s: %u shapes",
-                  what, (unsigned)s->shape_count);
+    ck_assert_msg(s->shape_count > 0 && s->shape_count <= s->node_count, "%s: %u shapes", what,
+                  (unsigned)s->shape_count);
     ck_assert_msg((s->node_shape16 == NULL) != (s->node_shape32 == NULL),
                   "%s: exactly one index array", what);
     if (s->node_shape16)
@@ -611,12 +634,11 @@ static void check_shapes(const char *what, const pp_heap_snapshot *s, const uint
     ck_assert(used && pairs);
     for (uint32_t v = 0; v < s->node_count; v++) {
         uint32_t sh = s->node_shape16 ? s->node_shape16[v] : s->node_shape32[v];
-        ck_assert_msg(sh < s->shape_count, "%s: node %u shape %u", what, (unsigned)v,
-                      (unsigned)sh);
+        ck_assert_msg(sh < s->shape_count, "%s: node %u shape %u", what, (unsigned)v, (unsigned)sh);
         ck_assert_msg(s->shape_type[sh] == type[v] && s->shape_size[sh] == size[v],
                       "%s: node %u: shape (%u, %u), node (%u, %u)", what, (unsigned)v,
-                      (unsigned)s->shape_type[sh], (unsigned)s->shape_size[sh],
-                      (unsigned)type[v], (unsigned)size[v]);
+                      (unsigned)s->shape_type[sh], (unsigned)s->shape_size[sh], (unsigned)type[v],
+                      (unsigned)size[v]);
         used[sh] = 1;
     }
     for (uint32_t sh = 0; sh < s->shape_count; sh++) {
@@ -625,8 +647,8 @@ static void check_shapes(const char *what, const pp_heap_snapshot *s, const uint
     }
     qsort(pairs, s->shape_count, sizeof(*pairs), cmp_pair);
     for (uint32_t sh = 1; sh < s->shape_count; sh++)
-        ck_assert_msg(cmp_pair(&pairs[sh - 1], &pairs[sh]) != 0, "%s: pair (%u, %u) twice",
-                      what, (unsigned)pairs[sh].type, (unsigned)pairs[sh].size);
+        ck_assert_msg(cmp_pair(&pairs[sh - 1], &pairs[sh]) != 0, "%s: pair (%u, %u) twice", what,
+                      (unsigned)pairs[sh].type, (unsigned)pairs[sh].size);
     free(used);
     free(pairs);
 }
@@ -634,7 +656,8 @@ static void check_shapes(const char *what, const pp_heap_snapshot *s, const uint
 /* file's shapes against its node_type/node_size32, with the 16-bit indices
  * and with the 32-bit ones forced (a limit of 0, 1 and 2 shapes: from the
  * start, and widened after the first and second shape). */
-static void check_file_shapes(const char *file)
+static void
+check_file_shapes(const char *file)
 {
     pp_error err = PP_ERROR_INIT;
     pp_gcdump *d = NULL;
@@ -663,7 +686,8 @@ static void check_file_shapes(const char *file)
 }
 
 /* fn on each hand-built file that holds a whole graph (tests/gcdump). */
-static void each_hand_built(void (*fn)(const char *))
+static void
+each_hand_built(void (*fn)(const char *))
 {
     const char *src = getenv("PP_SRCDIR");
     static const char *const hand[] = { "small.gcdump", "sampled.gcdump" };
@@ -693,7 +717,8 @@ END_TEST
  * serial decode, array by array: from memory, lean from a mapping (pages
  * given back behind both halves), and with the 16-bit shape indices
  * widened while the halves' shapes merge. */
-static void check_file_split(const char *file)
+static void
+check_file_split(const char *file)
 {
     pp_error err = PP_ERROR_INIT;
     pp_gcdump_map m;
@@ -733,7 +758,8 @@ START_TEST(test_split_matches_serial)
         pp_gcdump *d = NULL;
         pp_error err = PP_ERROR_INIT;
         ck_assert_int_eq(pp_gcdump_read_file(files[f], &d, &err), PP_OK);
-        ck_assert_int_eq(d->decoded_split, pp_gcdump_snapshot(d)->node_count >= PP_GCDUMP_SPLIT_NODES);
+        ck_assert_int_eq(d->decoded_split,
+                         pp_gcdump_snapshot(d)->node_count >= PP_GCDUMP_SPLIT_NODES);
         pp_gcdump_free(d);
     }
     gco_free_list(files, n);
@@ -847,7 +873,7 @@ START_TEST(test_lean_matches_eager)
         ck_assert_int_eq(pp_gcdump_map_open(files[f], &m, &err), PP_OK);
         ck_assert_msg(pp_gcdump_read_mapped_lean(&m, files[f], &lean, &err) == PP_OK, "%s",
                       err.message);
-        pp_gcdump_map_release(&m, 0, m.size);   /* as the source does */
+        pp_gcdump_map_release(&m, 0, m.size); /* as the source does */
         const pp_heap_snapshot *e = pp_gcdump_snapshot(eager), *l = pp_gcdump_snapshot(lean);
         uint32_t nn = e->node_count;
         ck_assert_uint_eq(l->node_count, nn);
@@ -874,7 +900,7 @@ START_TEST(test_lean_matches_eager)
         ck_assert_int_eq(memcmp(l->node_address, e->node_address, nn * sizeof(uint64_t)), 0);
         ck_assert_int_eq(memcmp(l->edge_start, e->edge_start, (nn + 1) * sizeof(uint64_t)), 0);
         const uint64_t *built = l->node_address;
-        ck_assert_int_eq(pp_gcdump_legacy_arrays(l, &err), PP_OK);   /* once */
+        ck_assert_int_eq(pp_gcdump_legacy_arrays(l, &err), PP_OK); /* once */
         ck_assert_ptr_eq(l->node_address, built);
         /* Every snapshot but a lean one has them already. */
         ck_assert_int_eq(pp_gcdump_legacy_arrays(e, &err), PP_OK);
@@ -895,7 +921,8 @@ START_TEST(test_lean_matches_eager)
 }
 END_TEST
 
-static uint64_t count_of(const pp_heap_snapshot *s, const char *name)
+static uint64_t
+count_of(const pp_heap_snapshot *s, const char *name)
 {
     uint64_t c = 0;
     for (uint32_t i = 0; i < s->node_count; i++)
@@ -946,7 +973,8 @@ END_TEST
 
 /* ---- the hand-built files in tests/gcdump (see its README) ---------------- */
 
-static pp_gcdump *read_hand_built(const char *name, int expect, pp_error *err)
+static pp_gcdump *
+read_hand_built(const char *name, int expect, pp_error *err)
 {
     const char *src = getenv("PP_SRCDIR");
     char path[4096];
@@ -997,9 +1025,13 @@ END_TEST
 
 /* ---- the engine-facing source --------------------------------------------- */
 
-typedef struct hash_probe { size_t bytes; uint32_t sum; } hash_probe;
+typedef struct hash_probe {
+    size_t bytes;
+    uint32_t sum;
+} hash_probe;
 
-static void on_bytes(void *user, const void *data, size_t len)
+static void
+on_bytes(void *user, const void *data, size_t len)
 {
     hash_probe *h = user;
     const uint8_t *p = data;
@@ -1011,7 +1043,8 @@ static void on_bytes(void *user, const void *data, size_t len)
 static int warnings;
 static char last_warning[PP_ERROR_MESSAGE_MAX];
 
-static void on_warning(void *user, const pp_error *w)
+static void
+on_warning(void *user, const pp_error *w)
 {
     (void)user;
     warnings++;
@@ -1065,25 +1098,28 @@ typedef struct touch_job {
     volatile uint8_t sink;
 } touch_job;
 
-static int touch_last(void *p)
+static int
+touch_last(void *p)
 {
     touch_job *j = p;
     j->sink = j->m->data[j->m->size - 1];
     return PP_OK;
 }
 
-static void *touch_main(void *p)
+static void *
+touch_main(void *p)
 {
     touch_job *j = p;
     j->rc = pp_gcdump_map_run(j->m, j->path, touch_last, j, &j->err);
     return NULL;
 }
 
-static int nested_touch(void *p)
+static int
+nested_touch(void *p)
 {
     touch_job *j = p;
     j->rc = pp_gcdump_map_run(j->m, j->path, touch_last, j, &j->err);
-    return PP_OK;            /* the outer guard's run goes on */
+    return PP_OK; /* the outer guard's run goes on */
 }
 
 START_TEST(test_guard_per_thread_and_nested)
@@ -1187,7 +1223,8 @@ START_TEST(test_source_ops)
 }
 END_TEST
 
-static Suite *gcdump_suite(void)
+static Suite *
+gcdump_suite(void)
 {
     Suite *s = suite_create("gcdump");
     TCase *tc = tcase_create("reader");
@@ -1222,7 +1259,8 @@ static Suite *gcdump_suite(void)
     return s;
 }
 
-int main(void)
+int
+main(void)
 {
     SRunner *sr = srunner_create(gcdump_suite());
     srunner_run_all(sr, CK_NORMAL);

@@ -6,7 +6,8 @@
 
 #include "check_gcdump_builder.h"
 
-static void put(gb_buf *b, const void *p, size_t n)
+static void
+put(gb_buf *b, const void *p, size_t n)
 {
     if (b->n + n > b->cap) {
         size_t cap = b->cap ? b->cap : 256;
@@ -21,22 +22,29 @@ static void put(gb_buf *b, const void *p, size_t n)
     b->n += n;
 }
 
-void gb_u8(gb_buf *b, uint8_t v) { put(b, &v, 1); }
+void
+gb_u8(gb_buf *b, uint8_t v)
+{
+    put(b, &v, 1);
+}
 
-void gb_i32(gb_buf *b, int32_t v)
+void
+gb_i32(gb_buf *b, int32_t v)
 {
     uint32_t u = (uint32_t)v;
     uint8_t x[4] = { (uint8_t)u, (uint8_t)(u >> 8), (uint8_t)(u >> 16), (uint8_t)(u >> 24) };
     put(b, x, 4);
 }
 
-void gb_i64(gb_buf *b, int64_t v)
+void
+gb_i64(gb_buf *b, int64_t v)
 {
     gb_i32(b, (int32_t)(uint32_t)(uint64_t)v);
     gb_i32(b, (int32_t)(uint32_t)((uint64_t)v >> 32));
 }
 
-void gb_f32(gb_buf *b, float v)
+void
+gb_f32(gb_buf *b, float v)
 {
     uint32_t u;
     memcpy(&u, &v, 4);
@@ -45,7 +53,8 @@ void gb_f32(gb_buf *b, float v)
 
 /* graph.cs WriteCompressedInt: shortest of signed 7/14/21/28 bits, else 5
  * bytes; most significant group first. */
-void gb_cint(gb_buf *b, int32_t v)
+void
+gb_cint(gb_buf *b, int32_t v)
 {
     uint32_t u = (uint32_t)v;
     int groups;
@@ -71,7 +80,8 @@ void gb_cint(gb_buf *b, int32_t v)
         gb_u8(b, (uint8_t)(((u >> (7 * g)) & 0x7F) | (g ? 0x80 : 0)));
 }
 
-void gb_str16(gb_buf *b, const uint16_t *units, int32_t n)
+void
+gb_str16(gb_buf *b, const uint16_t *units, int32_t n)
 {
     gb_i32(b, n);
     for (int32_t i = 0; i < n; i++) {
@@ -89,7 +99,8 @@ void gb_str16(gb_buf *b, const uint16_t *units, int32_t n)
     }
 }
 
-void gb_str(gb_buf *b, const char *s)
+void
+gb_str(gb_buf *b, const char *s)
 {
     if (!s) {
         gb_i32(b, -1);
@@ -99,14 +110,16 @@ void gb_str(gb_buf *b, const char *s)
     put(b, s, strlen(s));
 }
 
-void gb_free(gb_buf *b)
+void
+gb_free(gb_buf *b)
 {
     free(b->p);
     b->p = NULL;
     b->n = b->cap = 0;
 }
 
-static void type_record(gb_buf *b, int32_t ver, int32_t minr, const char *name)
+static void
+type_record(gb_buf *b, int32_t ver, int32_t minr, const char *name)
 {
     gb_u8(b, 4);
     gb_u8(b, 1);
@@ -118,7 +131,8 @@ static void type_record(gb_buf *b, int32_t ver, int32_t minr, const char *name)
 
 /* Segments: the first carries its type record inline, the rest refer to
  * it by label (ObjectReference), as interned type records are written. */
-static void write_segments(gb_buf *b, const gb_graph *g)
+static void
+write_segments(gb_buf *b, const gb_graph *g)
 {
     size_t type_label = 0;
     for (uint32_t i = 0; i < g->nsegments; i++) {
@@ -136,7 +150,8 @@ static void write_segments(gb_buf *b, const gb_graph *g)
     }
 }
 
-void gb_write(const gb_graph *g, gb_buf *b)
+void
+gb_write(const gb_graph *g, gb_buf *b)
 {
     uint32_t fwd[4];
     uint32_t nfwd = 0;
@@ -206,12 +221,12 @@ void gb_write(const gb_graph *g, gb_buf *b)
                 gb_u8(b, 4);
                 type_record(b, 0, 0, "Graphs.Module");
                 gb_str(b, g->module_paths[d->module]);
-                gb_i64(b, 0x7ff800000000);           /* ImageBase */
+                gb_i64(b, 0x7ff800000000); /* ImageBase */
                 if (g->module_size64)
                     gb_i64(b, 0x123456);
                 else
                     gb_i32(b, 0x123456);
-                gb_i64(b, 0x08d7c0ffee000000);       /* BuildTime ticks */
+                gb_i64(b, 0x08d7c0ffee000000); /* BuildTime ticks */
                 gb_str(b, "mod.pdb");
                 for (int j = 0; j < 16; j++)
                     gb_u8(b, (uint8_t)j);
@@ -266,16 +281,16 @@ void gb_write(const gb_graph *g, gb_buf *b)
     gb_u8(b, 1);
     gb_f32(b, g->avg_count_mult != 0 ? g->avg_count_mult : 1.0f);
     gb_f32(b, g->avg_size_mult != 0 ? g->avg_size_mult : 1.0f);
-    gb_u8(b, 1);                 /* JSHeapInfo */
+    gb_u8(b, 1); /* JSHeapInfo */
     if (g->nsegments) {
         gb_u8(b, 4);
         type_record(b, 0, 0, "DotNetHeapInfo");
-        gb_i64(b, 1 << 20);      /* SizeOfAllSegments */
+        gb_i64(b, 1 << 20); /* SizeOfAllSegments */
         gb_i32(b, (int32_t)g->nsegments);
         write_segments(b, g);
         gb_u8(b, 6);
     } else {
-        gb_u8(b, 1);             /* DotNetHeapInfo */
+        gb_u8(b, 1); /* DotNetHeapInfo */
     }
     gb_str(b, NULL);
     gb_i64(b, 0);

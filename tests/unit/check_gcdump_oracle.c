@@ -9,7 +9,8 @@
 
 #include "check_gcdump_oracle.h"
 
-char *gco_data_path(const char *name)
+char *
+gco_data_path(const char *name)
 {
     const char *dir = getenv("PP_TESTDATA");
     if (!dir || !*dir)
@@ -21,18 +22,21 @@ char *gco_data_path(const char *name)
     return p;
 }
 
-int gco_exists(const char *path)
+int
+gco_exists(const char *path)
 {
     struct stat st;
     return path && stat(path, &st) == 0;
 }
 
-static int cmp_str(const void *a, const void *b)
+static int
+cmp_str(const void *a, const void *b)
 {
     return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-size_t gco_list_gcdumps(char ***out)
+size_t
+gco_list_gcdumps(char ***out)
 {
     *out = NULL;
     const char *dir = getenv("PP_TESTDATA");
@@ -63,14 +67,16 @@ size_t gco_list_gcdumps(char ***out)
     return n;
 }
 
-void gco_free_list(char **list, size_t n)
+void
+gco_free_list(char **list, size_t n)
 {
     for (size_t i = 0; i < n; i++)
         free(list[i]);
     free(list);
 }
 
-json_t *gco_oracle_for(const char *gcdump_path)
+json_t *
+gco_oracle_for(const char *gcdump_path)
 {
     size_t len = strlen(gcdump_path);
     if (len < 7)

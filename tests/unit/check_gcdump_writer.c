@@ -16,7 +16,8 @@
 
 #include "gcdump/writer.h"
 
-static char *data_path(const char *name)
+static char *
+data_path(const char *name)
 {
     const char *dir = getenv("PP_TESTDATA");
     char *p = malloc(4096);
@@ -25,8 +26,8 @@ static char *data_path(const char *name)
 }
 
 /* Write s to a memory stream and read it back. */
-static pp_gcdump *round_trip(const pp_heap_snapshot *s, const pp_gcdump_write_info *info,
-                             size_t *size_out)
+static pp_gcdump *
+round_trip(const pp_heap_snapshot *s, const pp_gcdump_write_info *info, size_t *size_out)
 {
     char *buf = NULL;
     size_t len = 0;
@@ -45,7 +46,8 @@ static pp_gcdump *round_trip(const pp_heap_snapshot *s, const pp_gcdump_write_in
     return d;
 }
 
-static void assert_same_graph(const pp_heap_snapshot *a, const pp_heap_snapshot *b)
+static void
+assert_same_graph(const pp_heap_snapshot *a, const pp_heap_snapshot *b)
 {
     ck_assert_uint_eq(a->node_count, b->node_count);
     ck_assert_uint_eq(a->type_count, b->type_count);
@@ -78,7 +80,8 @@ START_TEST(test_fixtures_round_trip)
             continue;
         }
         const pp_heap_snapshot *s = pp_gcdump_snapshot(d);
-        pp_gcdump_write_info info = { .creation_tool = "perfpipe", .process_name = "Workload",
+        pp_gcdump_write_info info = { .creation_tool = "perfpipe",
+                                      .process_name = "Workload",
                                       .process_id = 4242 };
         size_t written = 0;
         pp_gcdump *back = round_trip(s, &info, &written);
@@ -99,8 +102,8 @@ START_TEST(test_fixtures_round_trip)
                           names[k], t, s->types[t].name, (long long)want, (long long)got);
         }
         printf("gcdump writer: %s: %u nodes, %llu edges, %u types read, written (%zu bytes) "
-               "and read back equal\n", names[k], s->node_count,
-               (unsigned long long)s->edge_count, s->type_count, written);
+               "and read back equal\n",
+               names[k], s->node_count, (unsigned long long)s->edge_count, s->type_count, written);
         pp_gcdump_free(back);
         pp_gcdump_free(d);
         free(path);
@@ -113,8 +116,9 @@ END_TEST
 START_TEST(test_hand_made_graph)
 {
     static const pp_heap_type types[] = {
-        { "UNDEFINED", "" }, { "[.NET Roots]", "" }, { "App.A", "App.dll" },
-        { "Caf\xc3\xa9\xf0\x9f\x98\x80[]", "/x/App.dll" }, { "Unused", "" },
+        { "UNDEFINED", "" },    { "[.NET Roots]", "" },
+        { "App.A", "App.dll" }, { "Caf\xc3\xa9\xf0\x9f\x98\x80[]", "/x/App.dll" },
+        { "Unused", "" },
     };
     uint32_t node_type[] = { 1, 2, 0, 3, 2, 3 };
     uint64_t node_size[] = { 0, 24, 0, 300000000, 40, UINT64_C(5000000000) };
@@ -122,9 +126,17 @@ START_TEST(test_hand_made_graph)
     uint64_t edge_start[] = { 0, 2, 5, 5, 6, 7, 7 };
     uint32_t edges[] = { 1, 4, 0, 2, 3, 1, 5 };
     pp_heap_snapshot s = {
-        .struct_size = sizeof s, .pointer_size = 8, .node_count = 6, .type_count = 5,
-        .edge_count = 7, .root = 0, .types = types, .node_type = node_type,
-        .node_size = node_size, .node_address = node_addr, .edge_start = edge_start,
+        .struct_size = sizeof s,
+        .pointer_size = 8,
+        .node_count = 6,
+        .type_count = 5,
+        .edge_count = 7,
+        .root = 0,
+        .types = types,
+        .node_type = node_type,
+        .node_size = node_size,
+        .node_address = node_addr,
+        .edge_start = edge_start,
         .edges = edges,
     };
     pp_gcdump *d = round_trip(&s, NULL, NULL);
@@ -133,10 +145,10 @@ START_TEST(test_hand_made_graph)
     ck_assert_str_eq(r->types[3].name, types[3].name);
     ck_assert_str_eq(r->types[3].module, "/x/App.dll");
     ck_assert_uint_eq(r->node_size[3], 300000000);
-    ck_assert_uint_eq(r->node_size[5], INT32_MAX);      /* the format's i32, clamped */
+    ck_assert_uint_eq(r->node_size[5], INT32_MAX); /* the format's i32, clamped */
     ck_assert_uint_eq(r->node_size[4], 40);
     ck_assert_int_eq(memcmp(r->edges, edges, sizeof edges), 0);
-    ck_assert_int_eq(pp_gcdump_type_size(d, 4), -1);    /* no node */
+    ck_assert_int_eq(pp_gcdump_type_size(d, 4), -1); /* no node */
     ck_assert_int_eq(pp_gcdump_type_size(d, 2), 24);
     ck_assert_str_eq(r->types[0].name, "UNDEFINED");
     pp_gcdump_info info = { .struct_size = sizeof info };
@@ -154,9 +166,17 @@ START_TEST(test_bad_graphs_refused)
     uint64_t node_size[] = { 0, 8 }, node_addr[] = { 0, 8 }, edge_start[] = { 0, 1, 1 };
     uint32_t edges[] = { 1 };
     pp_heap_snapshot s = {
-        .struct_size = sizeof s, .pointer_size = 8, .node_count = 2, .type_count = 2,
-        .edge_count = 1, .types = types, .node_type = node_type, .node_size = node_size,
-        .node_address = node_addr, .edge_start = edge_start, .edges = edges,
+        .struct_size = sizeof s,
+        .pointer_size = 8,
+        .node_count = 2,
+        .type_count = 2,
+        .edge_count = 1,
+        .types = types,
+        .node_type = node_type,
+        .node_size = node_size,
+        .node_address = node_addr,
+        .edge_start = edge_start,
+        .edges = edges,
     };
     char *buf = NULL;
     size_t len = 0;
@@ -183,7 +203,8 @@ START_TEST(test_bad_graphs_refused)
 }
 END_TEST
 
-int main(void)
+int
+main(void)
 {
     Suite *s = suite_create("gcdump-writer");
     TCase *tc = tcase_create("writer");

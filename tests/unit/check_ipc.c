@@ -24,7 +24,7 @@
 
 START_TEST(strings_round_trip)
 {
-    const char *s = "Workload \xc3\xa9t\xc3\xa9 \xf0\x9f\x98\x80";   /* é, U+1F600 */
+    const char *s = "Workload \xc3\xa9t\xc3\xa9 \xf0\x9f\x98\x80"; /* é, U+1F600 */
     pp_ipc_buf b = { 0 };
     pp_ipc_buf_string(&b, s);
     pp_ipc_buf_string(&b, "");
@@ -37,7 +37,7 @@ START_TEST(strings_round_trip)
     ck_assert_str_eq(back, s);
     ck_assert_str_eq(empty, "");
     ck_assert(!c.failed);
-    ck_assert_ptr_null(pp_ipc_get_string(&c));              /* past the end */
+    ck_assert_ptr_null(pp_ipc_get_string(&c)); /* past the end */
     ck_assert(c.failed);
     free(back);
     free(empty);
@@ -83,8 +83,11 @@ START_TEST(profiles_and_providers)
     pp_capture_providers_free(&cp);
 
     /* --providers wins over a profile's entry for the same provider. */
-    ck_assert_int_eq(pp_capture_add_providers(&cp, "Microsoft-Windows-DotNETRuntime:0x1:Informational,"
-                                              "My-Source:0x2:5:a=\"x,y\";b=1", &err), PP_OK);
+    ck_assert_int_eq(pp_capture_add_providers(&cp,
+                                              "Microsoft-Windows-DotNETRuntime:0x1:Informational,"
+                                              "My-Source:0x2:5:a=\"x,y\";b=1",
+                                              &err),
+                     PP_OK);
     ck_assert_int_eq(pp_capture_add_profiles(&cp, "gc-verbose", &err), PP_OK);
     ck_assert_uint_eq(cp.n, 2);
     p = prov(&cp, "Microsoft-Windows-DotNETRuntime");
@@ -109,12 +112,14 @@ START_TEST(profiles_and_providers)
     pp_capture_providers_free(&cp);
 
     /* Counters: EventCounters with the interval, and the meter listener. */
-    ck_assert_int_eq(pp_capture_add_counters(&cp, "System.Runtime,Microsoft.AspNetCore.Hosting", 2,
-                                             &err), PP_OK);
+    ck_assert_int_eq(
+        pp_capture_add_counters(&cp, "System.Runtime,Microsoft.AspNetCore.Hosting", 2, &err),
+        PP_OK);
     ck_assert_str_eq(prov(&cp, "System.Runtime")->arguments, "EventCounterIntervalSec=2");
     p = prov(&cp, "System.Diagnostics.Metrics");
     ck_assert_uint_eq(p->keywords, 0x2);
-    ck_assert_ptr_nonnull(strstr(p->arguments, "Metrics=System.Runtime,Microsoft.AspNetCore.Hosting;"));
+    ck_assert_ptr_nonnull(
+        strstr(p->arguments, "Metrics=System.Runtime,Microsoft.AspNetCore.Hosting;"));
     ck_assert_ptr_nonnull(strstr(p->arguments, "RefreshInterval=2;"));
     pp_capture_providers_free(&cp);
 
@@ -138,7 +143,8 @@ START_TEST(capture_specs)
     ck_assert_int_eq(pp_capture_spec_parse("capture:pid=42;profile=gc-verbose;duration=2m;"
                                            "providers=A:0x1:4:k=v\\;k2=v2;keep=x.nettrace;"
                                            "counters=true;follow_child=yes",
-                                           &spec, &text, &err), PP_OK);
+                                           &spec, &text, &err),
+                     PP_OK);
     ck_assert_uint_eq(spec.pid, 42);
     ck_assert_str_eq(spec.profile, "gc-verbose");
     ck_assert_str_eq(spec.providers, "A:0x1:4:k=v;k2=v2");
@@ -146,10 +152,13 @@ START_TEST(capture_specs)
     ck_assert_str_eq(spec.output, "x.nettrace");
     ck_assert(spec.counters && spec.counter_list == NULL && spec.follow_child);
     free(text);
-    ck_assert_int_eq(pp_capture_spec_parse("capture:pid=1;color=red", &spec, &text, &err), PP_EINVAL);
+    ck_assert_int_eq(pp_capture_spec_parse("capture:pid=1;color=red", &spec, &text, &err),
+                     PP_EINVAL);
     ck_assert_ptr_nonnull(strstr(err.message, "unknown key 'color'"));
-    ck_assert_int_eq(pp_capture_spec_parse("capture:pid=1;process=a", &spec, &text, &err), PP_EINVAL);
-    ck_assert_int_eq(pp_capture_spec_parse("capture:pid=1;duration=soon", &spec, &text, &err), PP_EINVAL);
+    ck_assert_int_eq(pp_capture_spec_parse("capture:pid=1;process=a", &spec, &text, &err),
+                     PP_EINVAL);
+    ck_assert_int_eq(pp_capture_spec_parse("capture:pid=1;duration=soon", &spec, &text, &err),
+                     PP_EINVAL);
 }
 END_TEST
 
@@ -157,8 +166,8 @@ END_TEST
 
 typedef struct server {
     int lfd;
-    int script;                  /* 0: ProcessInfo2 refused then ProcessInfo; 1: session */
-    uint8_t req[4][512];         /* requests as received */
+    int script;          /* 0: ProcessInfo2 refused then ProcessInfo; 1: session */
+    uint8_t req[4][512]; /* requests as received */
     size_t req_len[4];
 } server;
 
@@ -287,7 +296,7 @@ START_TEST(session_start_stop)
     ck_assert_int_eq((int)read(pp_ipc_session_fd(s), got, 8), 8);
     ck_assert_mem_eq(got, "Nettrace", 8);
     ck_assert_int_eq(pp_ipc_session_stop(s, 5000, &err), PP_OK);
-    ck_assert_int_eq(pp_ipc_session_stop(s, 5000, &err), PP_OK);   /* once only */
+    ck_assert_int_eq(pp_ipc_session_stop(s, 5000, &err), PP_OK); /* once only */
     pp_ipc_session_close(s);
     pthread_join(t, NULL);
 
@@ -302,8 +311,8 @@ START_TEST(session_start_stop)
     ck_assert_uint_eq(q[17], 0x03);
     ck_assert_uint_eq(q[20] | q[21] << 8, 256);
     ck_assert_uint_eq(q[24], 1);
-    ck_assert_uint_eq(q[28], 1);                              /* rundown */
-    ck_assert_uint_eq(q[29], 1);                              /* one provider */
+    ck_assert_uint_eq(q[28], 1); /* rundown */
+    ck_assert_uint_eq(q[29], 1); /* one provider */
     ck_assert_uint_eq(q[33] | q[34] << 8, 0x8003);
     ck_assert_uint_eq(q[41], 5);
     ck_assert_uint_eq(q[45], name_units);
@@ -327,20 +336,23 @@ START_TEST(missing_process)
 }
 END_TEST
 
-
 /* ---- the heap graph's reading of the walk's events --------------------- */
 
-typedef struct evbuf { uint8_t b[256]; uint32_t n; } evbuf;
+typedef struct evbuf {
+    uint8_t b[256];
+    uint32_t n;
+} evbuf;
 
-static void put(evbuf *e, uint64_t v, int w)
+static void
+put(evbuf *e, uint64_t v, int w)
 {
     for (int k = 0; k < w; k++)
         e->b[e->n++] = (uint8_t)(v >> (8 * k));
 }
 
 /* Feed one runtime event (pointer size 8) written by thread tid at ts. */
-static int feed(pp_heap_graph *g, uint32_t id, const evbuf *e, uint64_t tid, uint64_t ts,
-                pp_error *err)
+static int
+feed(pp_heap_graph *g, uint32_t id, const evbuf *e, uint64_t tid, uint64_t ts, pp_error *err)
 {
     pp_trace_event ev;
     memset(&ev, 0, sizeof ev);
@@ -357,33 +369,52 @@ static int feed(pp_heap_graph *g, uint32_t id, const evbuf *e, uint64_t tid, uin
     return pp_heap_graph_event(g, &ev, err);
 }
 
-static evbuf gc_start(uint32_t count)
+static evbuf
+gc_start(uint32_t count)
 {
     evbuf e = { .n = 0 };
-    put(&e, count, 4); put(&e, 2, 4); put(&e, 1, 4); put(&e, 0, 4);   /* gen2 induced blocking */
-    put(&e, 0, 2); put(&e, 0, 8);
+    put(&e, count, 4);
+    put(&e, 2, 4);
+    put(&e, 1, 4);
+    put(&e, 0, 4); /* gen2 induced blocking */
+    put(&e, 0, 2);
+    put(&e, 0, 8);
     return e;
 }
 
-static evbuf gc_end(uint32_t count)
+static evbuf
+gc_end(uint32_t count)
 {
     evbuf e = { .n = 0 };
-    put(&e, count, 4); put(&e, 2, 4); put(&e, 0, 2);
+    put(&e, count, 4);
+    put(&e, 2, 4);
+    put(&e, 0, 2);
     return e;
 }
 
-static evbuf bulk_node(uint32_t index, uint64_t addr, uint64_t nedges)
+static evbuf
+bulk_node(uint32_t index, uint64_t addr, uint64_t nedges)
 {
     evbuf e = { .n = 0 };
-    put(&e, index, 4); put(&e, 1, 4); put(&e, 0, 2);
-    put(&e, addr, 8); put(&e, 24, 8); put(&e, 0x100, 8); put(&e, nedges, 8);
+    put(&e, index, 4);
+    put(&e, 1, 4);
+    put(&e, 0, 2);
+    put(&e, addr, 8);
+    put(&e, 24, 8);
+    put(&e, 0x100, 8);
+    put(&e, nedges, 8);
     return e;
 }
 
-static evbuf bulk_edge(uint32_t index, uint64_t target)
+static evbuf
+bulk_edge(uint32_t index, uint64_t target)
 {
     evbuf e = { .n = 0 };
-    put(&e, index, 4); put(&e, 1, 4); put(&e, 0, 2); put(&e, target, 8); put(&e, 0, 4);
+    put(&e, index, 4);
+    put(&e, 1, 4);
+    put(&e, 0, 2);
+    put(&e, target, 8);
+    put(&e, 0, 4);
     return e;
 }
 
@@ -403,9 +434,9 @@ START_TEST(heap_walk_before_its_gcstart)
     ck_assert_int_eq(feed(g, 18, &e, 11, 200, &err), PP_OK);
     e = bulk_node(1, 0x2000, 0);
     ck_assert_int_eq(feed(g, 18, &e, 11, 210, &err), PP_OK);
-    e = gc_start(8);                     /* another GC, read first, started later */
+    e = gc_start(8); /* another GC, read first, started later */
     ck_assert_int_eq(feed(g, 1, &e, 12, 400, &err), PP_OK);
-    e = gc_start(7);                     /* the dump's, read after the walk's first events */
+    e = gc_start(7); /* the dump's, read after the walk's first events */
     ck_assert_int_eq(feed(g, 1, &e, 12, 100, &err), PP_OK);
     e = gc_end(6);
     ck_assert_int_eq(feed(g, 2, &e, 12, 90, &err), PP_OK);
@@ -453,7 +484,8 @@ END_TEST
 
 #define SPOOL_BYTES (6u << 20)
 
-static void *spool_writer(void *arg)
+static void *
+spool_writer(void *arg)
 {
     int fd = *(int *)arg;
     uint8_t buf[65536];
@@ -463,7 +495,7 @@ static void *spool_writer(void *arg)
         for (size_t off = 0; off < sizeof buf;) {
             ssize_t w = send(fd, buf + off, sizeof buf - off, MSG_NOSIGNAL);
             if (w <= 0)
-                return NULL;     /* the spool stopped reading */
+                return NULL; /* the spool stopped reading */
             off += (size_t)w;
         }
     }
@@ -483,7 +515,7 @@ START_TEST(spool_hands_on_every_byte)
     ck_assert_int_eq(pp_spool_start(sv[1], &sp, &rfd, &err), PP_OK);
     pthread_t t;
     ck_assert_int_eq(pthread_create(&t, NULL, spool_writer, &sv[0]), 0);
-    pthread_join(t, NULL);               /* all written before a byte is read */
+    pthread_join(t, NULL); /* all written before a byte is read */
     uint8_t buf[50000];
     size_t total = 0;
     int same = 1;
@@ -522,7 +554,7 @@ START_TEST(spool_reader_leaves)
     ck_assert_int_gt(read(rfd, buf, sizeof buf), 0);
     close(rfd);
     pp_spool_finish(sp, NULL);
-    close(sv[1]);                        /* the writer's sends fail now, if it still sends */
+    close(sv[1]); /* the writer's sends fail now, if it still sends */
     pthread_join(t, NULL);
     close(sv[0]);
 }

@@ -13,7 +13,7 @@
 #include "nettrace/nettrace_internal.h"
 #include "nettrace/landing.h"
 
-#define FW "/usr/share/dotnet/shared/Microsoft.NETCore.App/10.0.12/"
+#define FW     "/usr/share/dotnet/shared/Microsoft.NETCore.App/10.0.12/"
 #define APPDIR "/srv/shop/bin/Release/net10.0"
 
 static pp_lands_class
@@ -55,11 +55,15 @@ START_TEST(classes)
     pp_lands_app_init(&a, "dotnet " APPDIR "/Shop.Web.dll", FW "libcoreclr.so");
     ck_assert_int_eq(classify(&a, FW "System.Private.CoreLib.dll"), PP_LANDS_FRAMEWORK);
     ck_assert_int_eq(classify(&a, "/usr/share/dotnet/shared/Microsoft.AspNetCore.App/10.0.1/"
-                                  "Microsoft.AspNetCore.Routing.dll"), PP_LANDS_FRAMEWORK);
-    ck_assert_int_eq(classify(&a, "C:\\Program Files\\dotnet\\shared\\Microsoft.NETCore.App\\10.0.1\\"
-                                  "System.Linq.dll"), PP_LANDS_FRAMEWORK);
+                                  "Microsoft.AspNetCore.Routing.dll"),
+                     PP_LANDS_FRAMEWORK);
+    ck_assert_int_eq(classify(&a,
+                              "C:\\Program Files\\dotnet\\shared\\Microsoft.NETCore.App\\10.0.1\\"
+                              "System.Linq.dll"),
+                     PP_LANDS_FRAMEWORK);
     ck_assert_int_eq(classify(&a, "/home/u/.nuget/packages/newtonsoft.json/13.0.3/lib/net6.0/"
-                                  "Newtonsoft.Json.dll"), PP_LANDS_PACKAGE);
+                                  "Newtonsoft.Json.dll"),
+                     PP_LANDS_PACKAGE);
     ck_assert_int_eq(classify(&a, APPDIR "/Shop.Web.dll"), PP_LANDS_APPLICATION);
     ck_assert_int_eq(classify(&a, APPDIR "/Shop.Reports.dll"), PP_LANDS_APPLICATION);
     ck_assert_int_eq(classify(&a, APPDIR "/Microsoft.EntityFrameworkCore.dll"), PP_LANDS_PACKAGE);

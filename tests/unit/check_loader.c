@@ -60,7 +60,7 @@ START_TEST(loads_good_plugin)
     ck_assert_str_eq(a->name, "fixture-good");
     ck_assert_uint_eq(a->abi_major, PP_ABI_MAJOR);
     ck_assert_uint_eq(a->input_slot_count, 2);
-    ck_assert_ptr_eq(pp_loader_get(l, "fixture-good", &err), a);   /* cached */
+    ck_assert_ptr_eq(pp_loader_get(l, "fixture-good", &err), a); /* cached */
     ck_assert_ptr_nonnull(strstr(pp_loader_path_of(l, "fixture-good"), "fixture-good.so"));
     pp_loader_free(l);
 }
@@ -68,9 +68,9 @@ END_TEST
 
 /* The versions as the loader prints them, from the headers this is built
  * against (the fixtures declare PP_ABI_MINOR). */
-#define ABI_STR_(x) #x
-#define ABI_STR(x) ABI_STR_(x)
-#define HOST_ABI "host ABI 1." ABI_STR(PP_ABI_MINOR)
+#define ABI_STR_(x)  #x
+#define ABI_STR(x)   ABI_STR_(x)
+#define HOST_ABI     "host ABI 1." ABI_STR(PP_ABI_MINOR)
 #define PLUGIN_ABI_1 "plugin ABI 1." ABI_STR(PP_ABI_MINOR)
 #define PLUGIN_ABI_2 "plugin ABI 2." ABI_STR(PP_ABI_MINOR)
 
@@ -109,8 +109,8 @@ END_TEST
 
 START_TEST(refuses_other_major)
 {
-    static const char *const needles[] = { "fixture-major2.so", PLUGIN_ABI_2, HOST_ABI,
-                                           "major", NULL };
+    static const char *const needles[] = { "fixture-major2.so", PLUGIN_ABI_2, HOST_ABI, "major",
+                                           NULL };
     expect_refusal("fixture-major2", PP_EPLUGIN, needles);
 }
 END_TEST
@@ -243,7 +243,9 @@ START_TEST(scan_lists_every_candidate)
     memset(&s, 0, sizeof s);
     pp_loader_scan(l, collect, &s);
     /* good, createfail, crash, finishfail, badrow, errfinding load; 5 refused. */
-    ck_assert_int_eq(s.ok, 15);  /* and abi10, heap11, heap12, heap12w, heap14, fork, forkcrash, forkhang, abi12 */
+    ck_assert_int_eq(
+        s.ok,
+        15); /* and abi10, heap11, heap12, heap12w, heap14, fork, forkcrash, forkhang, abi12 */
     ck_assert_int_eq(s.refused, 5);
     for (int i = 0; i < s.ok + s.refused; i++)
         if (strcmp(s.names[i], "fixture-major2") == 0) {
@@ -293,15 +295,30 @@ START_TEST(check_accepts_and_rejects_descriptors)
 }
 END_TEST
 
-static int nop_create(const pp_host_api *h, pp_ctx *c, const pp_options *o, void **s, pp_error *e)
+static int
+nop_create(const pp_host_api *h, pp_ctx *c, const pp_options *o, void **s, pp_error *e)
 {
     (void)h, (void)c, (void)o, (void)e;
     *s = NULL;
     return PP_OK;
 }
-static int nop_consume(void *s, const pp_record *r, pp_error *e) { (void)s, (void)r, (void)e; return PP_OK; }
-static int nop_finish(void *s, pp_ctx *c, pp_error *e) { (void)s, (void)c, (void)e; return PP_OK; }
-static void nop_destroy(void *s) { (void)s; }
+static int
+nop_consume(void *s, const pp_record *r, pp_error *e)
+{
+    (void)s, (void)r, (void)e;
+    return PP_OK;
+}
+static int
+nop_finish(void *s, pp_ctx *c, pp_error *e)
+{
+    (void)s, (void)c, (void)e;
+    return PP_OK;
+}
+static void
+nop_destroy(void *s)
+{
+    (void)s;
+}
 
 /* ABI 1.5's table declarations: checked before any plugin code runs (the
  * key, the subject and the figures are declared columns, axes are known);
@@ -309,7 +326,8 @@ static void nop_destroy(void *s) { (void)s; }
  * past its end. */
 START_TEST(check_table_declarations)
 {
-    static const pp_column cols[] = { { "frame", PP_COL_STRING, 0 }, { "ms", PP_COL_NUMBER, 0 },
+    static const pp_column cols[] = { { "frame", PP_COL_STRING, 0 },
+                                      { "ms", PP_COL_NUMBER, 0 },
                                       { NULL, 0, 0 } };
     static const char *const key[] = { "frame", NULL };
     static const pp_figure_decl figs[] = { { "ms", "ms", PP_AXIS_TIME }, { NULL, NULL, NULL } };
@@ -318,9 +336,10 @@ START_TEST(check_table_declarations)
                                              { NULL, NULL, NULL } };
     pp_table_decl tables[] = { { "hot", cols, key, "frame", figs, NULL, NULL }, { NULL } };
     pp_error err = PP_ERROR_INIT;
-    pp_analyzer d = { PP_ANALYZER_HEADER, .name = "x", .version = "1",
-                      .input_kinds = PP_KIND_NETTRACE, .input_slot_count = 1,
-                      .create = nop_create, .consume = nop_consume, .finish = nop_finish,
+    pp_analyzer d = { PP_ANALYZER_HEADER,     .name = "x",
+                      .version = "1",         .input_kinds = PP_KIND_NETTRACE,
+                      .input_slot_count = 1,  .create = nop_create,
+                      .consume = nop_consume, .finish = nop_finish,
                       .destroy = nop_destroy, .tables = tables };
 
     ck_assert_msg(pp_plugin_check(&d, "x", "x.so", &err) == PP_OK, "%s", err.message);

@@ -19,13 +19,17 @@ static const uint8_t GUID[16] = { 0xdd, 0xbf, 0x7c, 0xe1, 0x1c, 0x27, 0x78, 0x48
 static void
 put32(uint8_t *p, uint32_t v)
 {
-    p[0] = (uint8_t)v; p[1] = (uint8_t)(v >> 8); p[2] = (uint8_t)(v >> 16); p[3] = (uint8_t)(v >> 24);
+    p[0] = (uint8_t)v;
+    p[1] = (uint8_t)(v >> 8);
+    p[2] = (uint8_t)(v >> 16);
+    p[3] = (uint8_t)(v >> 24);
 }
 
 static void
 put16(uint8_t *p, uint16_t v)
 {
-    p[0] = (uint8_t)v; p[1] = (uint8_t)(v >> 8);
+    p[0] = (uint8_t)v;
+    p[1] = (uint8_t)(v >> 8);
 }
 
 /* DOS header, PE header at 0x80, PE32+ optional header (240 bytes, 16 data
@@ -35,16 +39,17 @@ static size_t
 image(uint8_t *b, int codeview)
 {
     memset(b, 0, 0x600);
-    b[0] = 'M'; b[1] = 'Z';
+    b[0] = 'M';
+    b[1] = 'Z';
     put32(b + 0x3c, 0x80);
     memcpy(b + 0x80, "PE\0\0", 4);
     put16(b + 0x84, 0x8664);
-    put16(b + 0x86, 1);                    /* sections */
-    put16(b + 0x94, 240);                  /* SizeOfOptionalHeader */
+    put16(b + 0x86, 1);   /* sections */
+    put16(b + 0x94, 240); /* SizeOfOptionalHeader */
     uint8_t *opt = b + 0x98;
     put16(opt, 0x20b);
-    put32(opt + 108, 16);                  /* NumberOfRvaAndSizes */
-    put32(opt + 112 + 6 * 8, 0x2000);      /* debug directory RVA, size */
+    put32(opt + 108, 16);             /* NumberOfRvaAndSizes */
+    put32(opt + 112 + 6 * 8, 0x2000); /* debug directory RVA, size */
     put32(opt + 112 + 6 * 8 + 4, 28);
     uint8_t *sec = opt + 240;
     memcpy(sec, ".text", 5);
@@ -53,7 +58,7 @@ image(uint8_t *b, int codeview)
     put32(sec + 16, 0x200);
     put32(sec + 20, 0x400);
     uint8_t *dbg = b + 0x400;
-    put32(dbg + 12, codeview ? 2 : 16);    /* CODEVIEW, or REPRO */
+    put32(dbg + 12, codeview ? 2 : 16); /* CODEVIEW, or REPRO */
     put32(dbg + 16, 24 + 10);
     put32(dbg + 20, 0x2040);
     put32(dbg + 24, 0x440);

@@ -25,12 +25,11 @@ check_native_probe_fn(int x)
     return x * 7 + (int)getpid() % 3;
 }
 
-static const char good[] =
-    "# perfpipe-maps/1 pid=4242\n"
-    "# start-end perms offset build-id path\n"
-    "7f0000002000-7f0000003000 r-xp 00001000 0123abcd /usr/lib/libb.so\n"
-    "\n"
-    "7f0000000000-7f0000001000 r--p 00000000 - /usr/lib/lib a.so\n";
+static const char good[] = "# perfpipe-maps/1 pid=4242\n"
+                           "# start-end perms offset build-id path\n"
+                           "7f0000002000-7f0000003000 r-xp 00001000 0123abcd /usr/lib/libb.so\n"
+                           "\n"
+                           "7f0000000000-7f0000001000 r--p 00000000 - /usr/lib/lib a.so\n";
 
 START_TEST(maps_parse_good)
 {
@@ -39,7 +38,7 @@ START_TEST(maps_parse_good)
     ck_assert_int_eq(pp_native_maps_parse(good, strlen(good), "t.maps", &m, &err), PP_OK);
     ck_assert_uint_eq(m.pid, 4242);
     ck_assert_uint_eq(m.n, 2);
-    ck_assert_uint_eq(m.v[0].start, 0x7f0000000000ull);      /* sorted */
+    ck_assert_uint_eq(m.v[0].start, 0x7f0000000000ull); /* sorted */
     ck_assert_str_eq(m.v[0].path, "/usr/lib/lib a.so");
     ck_assert_str_eq(m.v[0].build_id, "-");
     ck_assert_uint_eq(m.v[1].offset, 0x1000);
@@ -115,7 +114,8 @@ START_TEST(maps_load_missing_and_round_trip)
     ck_assert(S_ISCHR(st.st_mode));
     /* A trace that went to a device gets no sidecar beside it. */
     pp_native_maps early = { 0 };
-    ck_assert_int_eq(pp_native_maps_keep((uint64_t)getpid(), &early, "/dev/null", &err), PP_ENOTFOUND);
+    ck_assert_int_eq(pp_native_maps_keep((uint64_t)getpid(), &early, "/dev/null", &err),
+                     PP_ENOTFOUND);
     ck_assert_ptr_nonnull(strstr(err.message, "not a regular file"));
     ck_assert_int_ne(access("/dev/null.maps", F_OK), 0);
     pp_native_maps_free(&m);
@@ -162,7 +162,7 @@ START_TEST(elf_lookup_self_symtab)
     ck_assert_int_eq(pp_native_elf_open(exe, &e, &err), PP_OK);
     ck_assert_int_eq(pp_native_elf_full_symtab(e), 1);
     ck_assert_uint_gt(pp_native_elf_nsyms(e), 10);
-    ck_assert_uint_eq(strlen(pp_native_elf_build_id(e)) % 2, 0);  /* hex, or "-" if built without */
+    ck_assert_uint_eq(strlen(pp_native_elf_build_id(e)) % 2, 0); /* hex, or "-" if built without */
     pp_native_elf_close(e);
 
     pp_native_syms *s = self_syms();
@@ -217,9 +217,11 @@ START_TEST(build_id_mismatch_is_said)
     char exe[4096], text[9000];
     ssize_t k = readlink("/proc/self/exe", exe, sizeof exe - 1);
     exe[k] = 0;
-    snprintf(text, sizeof text, "# perfpipe-maps/1 pid=1\n"
+    snprintf(text, sizeof text,
+             "# perfpipe-maps/1 pid=1\n"
              "1000-2000 r-xp 00000000 deadbeefdeadbeef %s\n"
-             "3000-4000 r-xp 00000000 - /nonexistent/libgone.so\n", exe);
+             "3000-4000 r-xp 00000000 - /nonexistent/libgone.so\n",
+             exe);
     pp_native_maps m;
     pp_native_syms *s;
     ck_assert_int_eq(pp_native_maps_parse(text, strlen(text), "t", &m, NULL), PP_OK);
@@ -241,8 +243,10 @@ corelib(void)
     static char path[4096];
     const char *root = getenv("DOTNET_ROOT");
     char cmd[4200];
-    snprintf(cmd, sizeof cmd, "ls -d %s/shared/Microsoft.NETCore.App/*/System.Private.CoreLib.dll "
-             "2>/dev/null | tail -1", root && *root ? root : "/usr/share/dotnet");
+    snprintf(cmd, sizeof cmd,
+             "ls -d %s/shared/Microsoft.NETCore.App/*/System.Private.CoreLib.dll "
+             "2>/dev/null | tail -1",
+             root && *root ? root : "/usr/share/dotnet");
     FILE *p = popen(cmd, "r");
     if (!p)
         return NULL;
@@ -266,7 +270,7 @@ START_TEST(maps_merge_keeps_first_seen)
     ck_assert_int_eq(pp_native_maps_parse(a, strlen(a), "a", &into, NULL), PP_OK);
     ck_assert_int_eq(pp_native_maps_parse(b, strlen(b), "b", &from, NULL), PP_OK);
     ck_assert_int_eq(pp_native_maps_merge(&into, &from), PP_OK);
-    ck_assert_uint_eq(into.n, 3);           /* the overlapping reused.so is dropped */
+    ck_assert_uint_eq(into.n, 3); /* the overlapping reused.so is dropped */
     ck_assert_str_eq(into.v[0].path, "/lib/a.so");
     ck_assert_str_eq(into.v[1].path, "/lib/b.so");
     ck_assert_str_eq(into.v[2].path, "/lib/c.so");
@@ -298,7 +302,7 @@ START_TEST(r2r_refuses_other_files)
     char exe[4096];
     ssize_t k = readlink("/proc/self/exe", exe, sizeof exe - 1);
     exe[k] = 0;
-    ck_assert_int_eq(pp_native_r2r_open(exe, &r, &err), PP_EFORMAT);   /* an ELF file */
+    ck_assert_int_eq(pp_native_r2r_open(exe, &r, &err), PP_EFORMAT); /* an ELF file */
     ck_assert_ptr_null(r);
     ck_assert_int_eq(pp_native_r2r_open("/nonexistent/x.dll", &r, &err), PP_EIO);
 }

@@ -86,8 +86,8 @@ check_against_oracle(const char *trace, const char *oracle_path)
 
     json_t *raw = json_object_get(o, "raw");
     ck_assert_uint_eq(t.events, (uint64_t)json_integer_value(json_object_get(raw, "total_events")));
-    ck_assert_int_eq(r->pointer_size,
-                     json_integer_value(json_object_get(json_object_get(o, "trace"), "pointer_size")));
+    ck_assert_int_eq(r->pointer_size, json_integer_value(json_object_get(
+                                          json_object_get(o, "trace"), "pointer_size")));
     /* every (provider, id, version) row: count and payload bytes */
     size_t i;
     json_t *row;
@@ -101,13 +101,14 @@ check_against_oracle(const char *trace, const char *oracle_path)
             if (r->counts[k].event_id == id && r->counts[k].version == ver &&
                 strcmp(r->counts[k].provider, prov) == 0 && r->counts[k].count) {
                 ck_assert_msg(r->counts[k].count ==
-                              (uint64_t)json_integer_value(json_object_get(row, "count")),
+                                  (uint64_t)json_integer_value(json_object_get(row, "count")),
                               "%s %s/%u v%u: %llu events, oracle %lld", trace, prov, id, ver,
                               (unsigned long long)r->counts[k].count,
                               (long long)json_integer_value(json_object_get(row, "count")));
-                ck_assert_msg(r->counts[k].payload_bytes ==
-                              (uint64_t)json_integer_value(json_object_get(row, "payload_bytes")),
-                              "%s %s/%u v%u payload bytes", trace, prov, id, ver);
+                ck_assert_msg(
+                    r->counts[k].payload_bytes ==
+                        (uint64_t)json_integer_value(json_object_get(row, "payload_bytes")),
+                    "%s %s/%u v%u payload bytes", trace, prov, id, ver);
                 found = 1;
             }
         }
@@ -121,14 +122,14 @@ check_against_oracle(const char *trace, const char *oracle_path)
 
     pp_nettrace_stats st = { .struct_size = sizeof st };
     pp_nettrace_stats_get(r, &st);
-    ck_assert_uint_eq(st.dropped_events,
-                      (uint64_t)json_integer_value(json_object_get(json_object_get(o, "trace"), "events_lost")));
+    ck_assert_uint_eq(st.dropped_events, (uint64_t)json_integer_value(json_object_get(
+                                             json_object_get(o, "trace"), "events_lost")));
     ck_assert_uint_eq(st.bytes, (uint64_t)json_integer_value(json_object_get(o, "bytes")));
     /* TraceLog's view: totals after its documented omissions */
     json_t *tl = json_object_get(o, "tracelog");
     if (json_is_true(json_object_get(tl, "ok")))
         ck_assert_msg(t.tracelog_events ==
-                      (uint64_t)json_integer_value(json_object_get(tl, "total_events")),
+                          (uint64_t)json_integer_value(json_object_get(tl, "total_events")),
                       "%s: %llu events after TraceLog omissions, oracle %lld", trace,
                       (unsigned long long)t.tracelog_events,
                       (long long)json_integer_value(json_object_get(tl, "total_events")));
@@ -138,8 +139,10 @@ check_against_oracle(const char *trace, const char *oracle_path)
     if (s) {
         json_t *bt = json_object_get(s, "by_type");
         ck_assert_uint_eq(t.samples[0], (uint64_t)json_integer_value(json_object_get(bt, "Error")));
-        ck_assert_uint_eq(t.samples[1], (uint64_t)json_integer_value(json_object_get(bt, "External")));
-        ck_assert_uint_eq(t.samples[2], (uint64_t)json_integer_value(json_object_get(bt, "Managed")));
+        ck_assert_uint_eq(t.samples[1],
+                          (uint64_t)json_integer_value(json_object_get(bt, "External")));
+        ck_assert_uint_eq(t.samples[2],
+                          (uint64_t)json_integer_value(json_object_get(bt, "Managed")));
     }
     json_decref(te);
     json_decref(o);
@@ -203,10 +206,16 @@ START_TEST(test_cpu_sampled_leaves)
 {
     const char *dir = env_dir("PP_TESTDATA");
     char trace[4096], oracle[4096];
-    if (!dir) { printf("SKIP: PP_TESTDATA not set\n"); return; }
+    if (!dir) {
+        printf("SKIP: PP_TESTDATA not set\n");
+        return;
+    }
     snprintf(trace, sizeof trace, "%s/cpu-sampled.nettrace", dir);
     snprintf(oracle, sizeof oracle, "%s/cpu-sampled.oracle.json", dir);
-    if (!exists(trace) || !exists(oracle)) { printf("SKIP: cpu-sampled fixture absent\n"); return; }
+    if (!exists(trace) || !exists(oracle)) {
+        printf("SKIP: cpu-sampled fixture absent\n");
+        return;
+    }
 
     json_t *o = json_load_file(oracle, 0, NULL);
     ck_assert_ptr_nonnull(o);
@@ -219,7 +228,10 @@ START_TEST(test_cpu_sampled_leaves)
     uint64_t *leaf = malloc(cap * sizeof *leaf);
     while (pp_nettrace_next(r, &ev, &err) == 1)
         if (ev->provider_known == PP_PROVIDER_SAMPLE_PROFILER && ev->stack_depth) {
-            if (n == cap) { cap *= 2; leaf = realloc(leaf, cap * sizeof *leaf); }
+            if (n == cap) {
+                cap *= 2;
+                leaf = realloc(leaf, cap * sizeof *leaf);
+            }
             leaf[n++] = ev->stack[0];
         }
     json_t *s = json_object_get(o, "samples");
@@ -230,12 +242,13 @@ START_TEST(test_cpu_sampled_leaves)
         const char *want = json_string_value(json_object_get(row, "method"));
         const char *want_full = json_string_value(json_object_get(row, "method_full"));
         if (!want || want[0] == '?' || strchr(want, '!'))
-            continue;            /* native frames: TraceEvent names them by module */
+            continue; /* native frames: TraceEvent names them by module */
         uint64_t got = 0, got_full = 0;
         for (size_t k = 0; k < n; k++) {
             got += strcmp(pp_nettrace_symbolize(r, leaf[k], 0), want) == 0;
             if (want_full)
-                got_full += strcmp(pp_nettrace_symbolize(r, leaf[k], PP_SYM_SIGNATURE), want_full) == 0;
+                got_full += strcmp(pp_nettrace_symbolize(r, leaf[k], PP_SYM_SIGNATURE),
+                                   want_full) == 0;
         }
         ck_assert_msg(got == (uint64_t)json_integer_value(json_object_get(row, "total")),
                       "leaf %s: %llu samples, oracle %lld", want, (unsigned long long)got,
@@ -267,7 +280,8 @@ check_baseline(const char *trace, const char *baseline)
     int rows = 0;
     while (fgets(line, sizeof line, f)) {
         char *s = line;
-        if ((unsigned char)s[0] == 0xEF && (unsigned char)s[1] == 0xBB && (unsigned char)s[2] == 0xBF)
+        if ((unsigned char)s[0] == 0xEF && (unsigned char)s[1] == 0xBB &&
+            (unsigned char)s[2] == 0xBF)
             s += 3;
         char *comma = strstr(s, ", ");
         if (!comma)
@@ -313,7 +327,10 @@ START_TEST(test_mixed_samples)
     const char *dir = env_dir("PP_CORPUS");
     char trace[4096];
     snprintf(trace, sizeof trace, "%s/mixed_managed_external_samples.nettrace", dir ? dir : ".");
-    if (!dir || !exists(trace)) { printf("SKIP: mixed_managed_external_samples absent\n"); return; }
+    if (!dir || !exists(trace)) {
+        printf("SKIP: mixed_managed_external_samples absent\n");
+        return;
+    }
     pp_trace_source *r;
     const pp_trace_event *ev;
     pp_error err = PP_ERROR_INIT;
@@ -353,9 +370,9 @@ START_TEST(test_mixed_samples)
     pp_nettrace_stats st = { .struct_size = sizeof st };
     pp_nettrace_stats_get(r, &st);
     printf("mixed: %zu samples, %llu ext / %llu managed, FindByte %llu, %llu distinct IPs "
-           "symbolized, %llu unresolved\n", n, (unsigned long long)ext, (unsigned long long)man,
-           (unsigned long long)findbyte, (unsigned long long)st.symbolized,
-           (unsigned long long)st.unresolved);
+           "symbolized, %llu unresolved\n",
+           n, (unsigned long long)ext, (unsigned long long)man, (unsigned long long)findbyte,
+           (unsigned long long)st.symbolized, (unsigned long long)st.unresolved);
     free(leaf);
     free(type);
     pp_nettrace_close(r);
@@ -364,7 +381,10 @@ END_TEST
 
 /* ---- truncation at every block boundary and mid-block ---- */
 
-typedef struct wcount { int n; int64_t off; } wcount;
+typedef struct wcount {
+    int n;
+    int64_t off;
+} wcount;
 
 static void
 count_warning(void *user, const pp_error *w)
@@ -392,13 +412,13 @@ check_truncation(const char *trace)
                 bend = realloc(bend, cap * sizeof *bend);
                 bev = realloc(bev, cap * sizeof *bev);
             }
-            bend[nb] = last_pos;         /* everything before this block */
+            bend[nb] = last_pos; /* everything before this block */
             bev[nb++] = events;
             last_pos = r->pos;
         }
         events++;
     }
-    bend[nb] = last_pos;                 /* end of the last event block */
+    bend[nb] = last_pos; /* end of the last event block */
     bev[nb] = events;
     struct stat sb;
     ck_assert_int_eq(stat(trace, &sb), 0);
@@ -444,7 +464,7 @@ check_truncation(const char *trace)
             pp_nettrace_stats st = { .struct_size = sizeof st };
             pp_nettrace_stats_get(r, &st);
             ck_assert_uint_eq(st.truncated, 1);
-            ck_assert_uint_eq(st.bytes, cut);   /* on_bytes saw the whole short file */
+            ck_assert_uint_eq(st.bytes, cut); /* on_bytes saw the whole short file */
             pp_nettrace_close(r);
             cuts++;
         }
@@ -462,15 +482,21 @@ START_TEST(test_truncation)
     const char *dir = env_dir("PP_CORPUS");
     char trace[4096];
     snprintf(trace, sizeof trace, "%s/mixed_managed_external_samples.nettrace", dir ? dir : ".");
-    if (!dir || !exists(trace)) { printf("SKIP: corpus absent, no truncation test\n"); return; }
+    if (!dir || !exists(trace)) {
+        printf("SKIP: corpus absent, no truncation test\n");
+        return;
+    }
     check_truncation(trace);
 }
 END_TEST
 
-
 /* ---- allocation ticks and DiagnosticSource payloads vs the oracle ---- */
 
-typedef struct tick { uint64_t leaf, bytes; char type[160]; uint32_t kind; } tick;
+typedef struct tick {
+    uint64_t leaf, bytes;
+    char type[160];
+    uint32_t kind;
+} tick;
 
 static void
 check_alloc_and_ds(const char *trace, json_t *o)
@@ -487,12 +513,18 @@ check_alloc_and_ds(const char *trace, json_t *o)
     while (pp_nettrace_next(r, &ev, &err) == 1) {
         pp_value v;
         if (ev->provider_known == PP_PROVIDER_RUNTIME && ev->event_id == 10) {
-            if (n == cap) { cap *= 2; ticks = realloc(ticks, cap * sizeof *ticks); }
+            if (n == cap) {
+                cap *= 2;
+                ticks = realloc(ticks, cap * sizeof *ticks);
+            }
             tick *t = &ticks[n++];
             /* precomputed index once per metadata id, then by index */
             if (meta_amount != ev->metadata_id) {
-                ck_assert_int_eq(pp_nettrace_field_index(ev, ev->version >= 2 ?
-                                 "AllocationAmount64" : "AllocationAmount", &ix_amount), PP_OK);
+                ck_assert_int_eq(pp_nettrace_field_index(ev,
+                                                         ev->version >= 2 ? "AllocationAmount64" :
+                                                                            "AllocationAmount",
+                                                         &ix_amount),
+                                 PP_OK);
                 meta_amount = ev->metadata_id;
             }
             ck_assert_int_eq(pp_nettrace_field_at(ev, ix_amount, &v), PP_OK);
@@ -548,11 +580,12 @@ check_alloc_and_ds(const char *trace, json_t *o)
         char key[1024];
         const char *src = json_string_value(json_object_get(row, "source"));
         if (!src[0])
-            continue;            /* events without SourceName (Message, Version) */
-        snprintf(key, sizeof key, "%s|%s|%s", json_string_value(json_object_get(row, "event")),
-                 src, json_string_value(json_object_get(row, "name")));
+            continue; /* events without SourceName (Message, Version) */
+        snprintf(key, sizeof key, "%s|%s|%s", json_string_value(json_object_get(row, "event")), src,
+                 json_string_value(json_object_get(row, "name")));
         json_t *c = json_object_get(ds, key);
-        ck_assert_msg(c && json_integer_value(c) == json_integer_value(json_object_get(row, "count")),
+        ck_assert_msg(c && json_integer_value(c) ==
+                               json_integer_value(json_object_get(row, "count")),
                       "%s: DiagnosticSource %s: %lld, oracle %lld", trace, key,
                       c ? (long long)json_integer_value(c) : -1LL,
                       (long long)json_integer_value(json_object_get(row, "count")));
@@ -595,10 +628,16 @@ START_TEST(test_inspect_doc)
 {
     const char *dir = env_dir("PP_TESTDATA");
     char trace[4096], oracle[4200];
-    if (!dir) { printf("SKIP: PP_TESTDATA not set\n"); return; }
+    if (!dir) {
+        printf("SKIP: PP_TESTDATA not set\n");
+        return;
+    }
     snprintf(trace, sizeof trace, "%s/cpu-sampled.nettrace", dir);
     snprintf(oracle, sizeof oracle, "%s/cpu-sampled.oracle.json", dir);
-    if (!exists(trace) || !exists(oracle)) { printf("SKIP: cpu-sampled absent\n"); return; }
+    if (!exists(trace) || !exists(oracle)) {
+        printf("SKIP: cpu-sampled absent\n");
+        return;
+    }
     json_t *doc, *o = json_load_file(oracle, 0, NULL);
     pp_error err = PP_ERROR_INIT;
     ck_assert_int_eq(pp_nettrace_inspect_doc(trace, 1, &doc, &err), PP_OK);
@@ -611,7 +650,8 @@ START_TEST(test_inspect_doc)
     ck_assert_int_eq(json_integer_value(json_object_get(json_object_get(tot, "bytes"), "value")),
                      json_integer_value(json_object_get(o, "bytes")));
     /* V4 and V5 share a container; 5 is reported only when V5 tags occur */
-    json_int_t fv = json_integer_value(json_object_get(json_object_get(tot, "format_version"), "value"));
+    json_int_t fv = json_integer_value(
+        json_object_get(json_object_get(tot, "format_version"), "value"));
     ck_assert(fv == 4 || fv == 5);
     json_t *t = json_array_get(json_object_get(stage, "tables"), 0);
     ck_assert_str_eq(json_string_value(json_object_get(t, "name")), "events");
@@ -631,7 +671,8 @@ START_TEST(test_inspect_doc)
         ck_assert_int_eq(json_integer_value(json_array_get(a, 5)),
                          json_integer_value(json_object_get(b, "payload_bytes")));
     }
-    double share = json_real_value(json_object_get(json_object_get(tot, "unresolved_frame_share"), "value"));
+    double share = json_real_value(
+        json_object_get(json_object_get(tot, "unresolved_frame_share"), "value"));
     printf("inspect cpu-sampled: %zu event rows, unresolved frame share %.1f%%\n",
            json_array_size(rows), share);
     json_decref(doc);

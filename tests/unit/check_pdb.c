@@ -152,7 +152,7 @@ check_lines(const char *variant)
     ck_assert_int_eq(pp_pdb_check_id(fx.pdb, fx.pe.guid, NULL), PP_OK);
     /* The portable PDB id's last 4 bytes are the CodeView entry's stamp. */
     ck_assert_int_eq(fx.pdb->md.pdb_id[16] | fx.pdb->md.pdb_id[17] << 8 |
-                     fx.pdb->md.pdb_id[18] << 16 | (uint32_t)fx.pdb->md.pdb_id[19] << 24,
+                         fx.pdb->md.pdb_id[18] << 16 | (uint32_t)fx.pdb->md.pdb_id[19] << 24,
                      fx.pe.stamp);
 
     ck_assert_uint_eq(look(&fx, "Sum", 0).line, marker("sum-first"));
@@ -169,8 +169,9 @@ check_lines(const char *variant)
     /* The async method's body is the state machine's MoveNext. */
     int32_t await_il = il_of_line(&fx, "MoveNext", marker("async-await"));
     ck_assert_uint_eq(look(&fx, "MoveNext", await_il).line, marker("async-await"));
-    ck_assert_uint_eq(look(&fx, "MoveNext", il_of_line(&fx, "MoveNext", marker("async-after"))).line,
-                      marker("async-after"));
+    ck_assert_uint_eq(
+        look(&fx, "MoveNext", il_of_line(&fx, "MoveNext", marker("async-after"))).line,
+        marker("async-after"));
     il_of_line(&fx, "MoveNext", marker("async-first"));
 
     /* The lambda is its own method, on the line of Squares, further right. */
@@ -184,8 +185,9 @@ check_lines(const char *variant)
     pp_source_line none;
     ck_assert_int_eq(pp_pdb_lookup(fx.pdb, 0x06000000u | 9999, 0, &none, &err), PP_EFORMAT);
     ck_assert_int_eq(pp_pdb_lookup(fx.pdb, 0x02000001u, 0, &none, &err), PP_EINVAL);
-    ck_assert_int_eq(pp_pdb_lookup(fx.pdb, method_token(&fx.pe, "Sum"), PP_IL_NO_MAPPING, &none, &err),
-                     PP_ENOTFOUND);
+    ck_assert_int_eq(
+        pp_pdb_lookup(fx.pdb, method_token(&fx.pe, "Sum"), PP_IL_NO_MAPPING, &none, &err),
+        PP_ENOTFOUND);
     close_fixture(&fx);
 }
 
@@ -221,15 +223,32 @@ END_TEST
 
 START_TEST(compressed_integers)
 {
-    static const struct { uint8_t b[4]; int n; uint32_t u; } us[] = {
-        { { 0x03 }, 1, 0x03 }, { { 0x7f }, 1, 0x7f }, { { 0x80, 0x80 }, 2, 0x80 },
-        { { 0xae, 0x57 }, 2, 0x2e57 }, { { 0xbf, 0xff }, 2, 0x3fff },
-        { { 0xc0, 0x00, 0x40, 0x00 }, 4, 0x4000 }, { { 0xdf, 0xff, 0xff, 0xff }, 4, 0x1fffffff },
+    static const struct {
+        uint8_t b[4];
+        int n;
+        uint32_t u;
+    } us[] = {
+        { { 0x03 }, 1, 0x03 },
+        { { 0x7f }, 1, 0x7f },
+        { { 0x80, 0x80 }, 2, 0x80 },
+        { { 0xae, 0x57 }, 2, 0x2e57 },
+        { { 0xbf, 0xff }, 2, 0x3fff },
+        { { 0xc0, 0x00, 0x40, 0x00 }, 4, 0x4000 },
+        { { 0xdf, 0xff, 0xff, 0xff }, 4, 0x1fffffff },
     };
-    static const struct { uint8_t b[4]; int n; int32_t v; } ss[] = {
-        { { 0x06 }, 1, 3 }, { { 0x7b }, 1, -3 }, { { 0x80, 0x80 }, 2, 64 }, { { 0x01 }, 1, -64 },
-        { { 0xc0, 0x00, 0x40, 0x00 }, 4, 8192 }, { { 0x80, 0x01 }, 2, -8192 },
-        { { 0xdf, 0xff, 0xff, 0xfe }, 4, 268435455 }, { { 0xc0, 0x00, 0x00, 0x01 }, 4, -268435456 },
+    static const struct {
+        uint8_t b[4];
+        int n;
+        int32_t v;
+    } ss[] = {
+        { { 0x06 }, 1, 3 },
+        { { 0x7b }, 1, -3 },
+        { { 0x80, 0x80 }, 2, 64 },
+        { { 0x01 }, 1, -64 },
+        { { 0xc0, 0x00, 0x40, 0x00 }, 4, 8192 },
+        { { 0x80, 0x01 }, 2, -8192 },
+        { { 0xdf, 0xff, 0xff, 0xfe }, 4, 268435455 },
+        { { 0xc0, 0x00, 0x00, 0x01 }, 4, -268435456 },
     };
     for (size_t i = 0; i < sizeof us / sizeof us[0]; i++) {
         const uint8_t *p = us[i].b;

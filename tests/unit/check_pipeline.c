@@ -25,22 +25,37 @@ static const pp_option_decl alloc_opts[] = {
     { "group", PP_OPT_STRING, 0, NULL, "group rows by" },
 };
 static const pp_analyzer fake_alloc = {
-    PP_ANALYZER_HEADER, .name = "alloc", .version = "1.0.0", .summary = "fake",
-    .input_kinds = PP_KIND_NETTRACE, .input_slot_count = 1,
-    .option_count = 5, .options = alloc_opts,
+    PP_ANALYZER_HEADER,
+    .name = "alloc",
+    .version = "1.0.0",
+    .summary = "fake",
+    .input_kinds = PP_KIND_NETTRACE,
+    .input_slot_count = 1,
+    .option_count = 5,
+    .options = alloc_opts,
 };
 static const pp_analyzer fake_cpu = {
-    PP_ANALYZER_HEADER, .name = "cpu", .version = "1.0.0", .summary = "fake",
-    .input_kinds = PP_KIND_NETTRACE, .input_slot_count = 1,
+    PP_ANALYZER_HEADER,
+    .name = "cpu",
+    .version = "1.0.0",
+    .summary = "fake",
+    .input_kinds = PP_KIND_NETTRACE,
+    .input_slot_count = 1,
 };
 static const char *const diff_slots[] = { "baseline", "candidate" };
 static const pp_option_decl diff_opts[] = {
     { "min-bytes", PP_OPT_INT, 0, "0", "hide smaller deltas" },
 };
 static const pp_analyzer fake_diff = {
-    PP_ANALYZER_HEADER, .name = "gcdump-diff", .version = "1.0.0", .summary = "fake",
-    .input_kinds = PP_KIND_GCDUMP, .input_slot_count = 2, .input_slots = diff_slots,
-    .option_count = 1, .options = diff_opts,
+    PP_ANALYZER_HEADER,
+    .name = "gcdump-diff",
+    .version = "1.0.0",
+    .summary = "fake",
+    .input_kinds = PP_KIND_GCDUMP,
+    .input_slot_count = 2,
+    .input_slots = diff_slots,
+    .option_count = 1,
+    .options = diff_opts,
 };
 
 static int lookups;
@@ -68,8 +83,8 @@ static const char *
 fixture(const char *name)
 {
     const char *src = getenv("PP_SRCDIR");
-    snprintf(fixture_path, sizeof fixture_path, "%s/tests/pipelines/%s",
-             src ? src : TEST_SRCDIR, name);
+    snprintf(fixture_path, sizeof fixture_path, "%s/tests/pipelines/%s", src ? src : TEST_SRCDIR,
+             name);
     return fixture_path;
 }
 
@@ -95,8 +110,7 @@ fails(const char *name, const pp_pipeline_vars *vars, int want_code, int at_chec
     }
     ck_assert_int_eq(rc, want_code);
     ck_assert_int_eq(err.code, want_code);
-    ck_assert_msg(strncmp(err.message, path, plen) == 0, "message lacks the file: %s",
-                  err.message);
+    ck_assert_msg(strncmp(err.message, path, plen) == 0, "message lacks the file: %s", err.message);
     snprintf(msg, sizeof msg, "%s", err.message + plen);
     return msg;
 }
@@ -167,9 +181,10 @@ END_TEST
 
 START_TEST(error_unknown_kind)
 {
-    ck_assert_str_eq(fails("bad-unknown-kind.yaml", NULL, PP_EINVAL, 0),
-                     "bad-unknown-kind.yaml:3:18: unknown input kind 'nettrac' (did you mean "
-                     "'nettrace'?); expected one of: nettrace, gcdump, counters, spans, bench, load");
+    ck_assert_str_eq(
+        fails("bad-unknown-kind.yaml", NULL, PP_EINVAL, 0),
+        "bad-unknown-kind.yaml:3:18: unknown input kind 'nettrac' (did you mean "
+        "'nettrace'?); expected one of: nettrace, gcdump, counters, spans, bench, load");
 }
 END_TEST
 
@@ -397,13 +412,12 @@ END_TEST
  * override for the only stage ("*"), a list from the command line. */
 START_TEST(input_override_and_cli_options)
 {
-    static const char text[] =
-        "version: 1\n"
-        "inputs:\n"
-        "  trace: { kind: nettrace, path: \"${TRACE}\" }\n"
-        "stages:\n"
-        "  - analyzer: alloc\n"
-        "    options: { top: 5, framework: [A.] }\n";
+    static const char text[] = "version: 1\n"
+                               "inputs:\n"
+                               "  trace: { kind: nettrace, path: \"${TRACE}\" }\n"
+                               "stages:\n"
+                               "  - analyzer: alloc\n"
+                               "    options: { top: 5, framework: [A.] }\n";
     pp_pipeline_kv in[] = { { "trace", "/data/${weird}.nettrace" } };
     pp_pipeline_option_override ov[] = { { "*", "top", "10" },
                                          { "*", "framework", "System., Microsoft.,Foo" },
@@ -418,13 +432,13 @@ START_TEST(input_override_and_cli_options)
 
     ck_assert_int_eq(pp_pipeline_load_string("mem.yaml", text, sizeof text - 1, &vars, &p, &err),
                      PP_OK);
-    ck_assert_str_eq(p->name, "mem");       /* defaulted from the display name */
+    ck_assert_str_eq(p->name, "mem"); /* defaulted from the display name */
     ck_assert_str_eq(p->inputs[0].path, "/data/${weird}.nettrace");
     ck_assert_int_eq(p->inputs[0].path_from_cli, 1);
     ck_assert_int_eq(p->outputs_defaulted, 1);
     ck_assert_str_eq(p->outputs[0].format, "table");
     ck_assert_str_eq(p->stages[0].id, "alloc");
-    ck_assert_uint_eq(p->stages[0].input_count, 1);   /* the only input, implied */
+    ck_assert_uint_eq(p->stages[0].input_count, 1); /* the only input, implied */
     ck_assert_int_eq(pp_pipeline_check(p, lookup, NULL, &err), PP_OK);
     ck_assert_int_eq(pp_options_int(p->stages[0].opts, "top", &top), PP_OK);
     ck_assert_int_eq(top, 10);
@@ -443,14 +457,13 @@ END_TEST
  * NULL to strcmp (tests/malformed/pipeline/input-without-path.yaml). */
 START_TEST(names_only_input_without_path)
 {
-    static const char text[] =
-        "version: 1\n"
-        "inputs:\n"
-        "  trace: { kind: nettrace }\n"
-        "stages:\n"
-        "  - analyzer: alloc\n"
-        "outputs:\n"
-        "  - { format: json, path: out.json }\n";
+    static const char text[] = "version: 1\n"
+                               "inputs:\n"
+                               "  trace: { kind: nettrace }\n"
+                               "stages:\n"
+                               "  - analyzer: alloc\n"
+                               "outputs:\n"
+                               "  - { format: json, path: out.json }\n";
     pp_pipeline_vars vars = { .names_only = 1 };
     pp_error err = PP_ERROR_INIT;
     pp_pipeline *p = NULL;
@@ -464,13 +477,12 @@ END_TEST
 
 START_TEST(cli_errors)
 {
-    static const char text[] =
-        "version: 1\n"
-        "inputs:\n"
-        "  trace: { kind: nettrace, path: a.nettrace }\n"
-        "stages:\n"
-        "  - analyzer: alloc\n"
-        "  - analyzer: cpu\n";
+    static const char text[] = "version: 1\n"
+                               "inputs:\n"
+                               "  trace: { kind: nettrace, path: a.nettrace }\n"
+                               "stages:\n"
+                               "  - analyzer: alloc\n"
+                               "  - analyzer: cpu\n";
     pp_pipeline_kv in[] = { { "trce", "x" } };
     pp_pipeline_option_override star[] = { { "*", "top", "10" } };
     pp_pipeline_option_override bad[] = { { "alloc", "top", "1x" } };

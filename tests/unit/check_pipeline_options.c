@@ -21,9 +21,14 @@ static const pp_option_decl decls[] = {
     { "group", PP_OPT_STRING, 0, NULL, "grouping" },
 };
 static const pp_analyzer fake = {
-    PP_ANALYZER_HEADER, .name = "fake", .version = "1", .summary = "fake",
-    .input_kinds = PP_KIND_NETTRACE, .input_slot_count = 1,
-    .option_count = 5, .options = decls,
+    PP_ANALYZER_HEADER,
+    .name = "fake",
+    .version = "1",
+    .summary = "fake",
+    .input_kinds = PP_KIND_NETTRACE,
+    .input_slot_count = 1,
+    .option_count = 5,
+    .options = decls,
 };
 
 START_TEST(defaults)
@@ -46,7 +51,7 @@ START_TEST(defaults)
     ck_assert_int_eq(pp_options_list_count(o, "framework", &n), PP_OK);
     ck_assert_uint_eq(n, 2);
     ck_assert_int_eq(pp_options_list_item(o, "framework", 1, &s), PP_OK);
-    ck_assert_str_eq(s, "Microsoft.");                 /* blanks trimmed */
+    ck_assert_str_eq(s, "Microsoft."); /* blanks trimmed */
     ck_assert_int_eq(pp_options_list_item(o, "framework", 2, &s), PP_ENOTFOUND);
     /* No default: declared but unset. */
     ck_assert_int_eq(pp_options_string(o, "group", &s), PP_ENOTFOUND);
@@ -68,8 +73,8 @@ END_TEST
 
 START_TEST(pairs)
 {
-    const char *const kv[] = { "top", "-3", "signature", "ON", "threshold", "1e-3",
-                               "group", "type", "framework", "" };
+    const char *const kv[] = { "top",  "-3",    "signature", "ON",        "threshold",
+                               "1e-3", "group", "type",      "framework", "" };
     pp_options *o = NULL;
     pp_error err = PP_ERROR_INIT;
     int64_t i = 0;
@@ -88,7 +93,7 @@ START_TEST(pairs)
     ck_assert_int_eq(pp_options_string(o, "group", &s), PP_OK);
     ck_assert_str_eq(s, "type");
     ck_assert_int_eq(pp_options_list_count(o, "framework", &n), PP_OK);
-    ck_assert_uint_eq(n, 0);                             /* "" = the empty list */
+    ck_assert_uint_eq(n, 0); /* "" = the empty list */
     pp_options_free(o);
 }
 END_TEST
@@ -96,18 +101,24 @@ END_TEST
 /* Each bad value names the option, the expected type and the text. */
 START_TEST(bad_values)
 {
-    static const struct { const char *name, *value, *msg; } cases[] = {
+    static const struct {
+        const char *name, *value, *msg;
+    } cases[] = {
         { "top", "10K", "option 'top' expects an integer, got '10K'" },
         { "top", " 1", "option 'top' expects an integer, got ' 1'" },
         { "top", "0x10", "option 'top' expects an integer, got '0x10'" },
-        { "top", "99999999999999999999", "option 'top' expects an integer, got '99999999999999999999'" },
-        { "signature", "maybe", "option 'signature' expects a bool (true/false, yes/no, on/off), got 'maybe'" },
+        { "top", "99999999999999999999",
+          "option 'top' expects an integer, got '99999999999999999999'" },
+        { "signature", "maybe",
+          "option 'signature' expects a bool (true/false, yes/no, on/off), got 'maybe'" },
         { "threshold", "nan", "option 'threshold' expects a number, got 'nan'" },
         { "threshold", "1e999", "option 'threshold' expects a number, got '1e999'" },
-        { "tpo", "1", "analyzer 'fake' has no option 'tpo' (did you mean 'top'?); its options "
-                      "are: top, framework, signature, threshold, group" },
-        { "xyz", "1", "analyzer 'fake' has no option 'xyz'; its options are: top, framework, "
-                      "signature, threshold, group" },
+        { "tpo", "1",
+          "analyzer 'fake' has no option 'tpo' (did you mean 'top'?); its options "
+          "are: top, framework, signature, threshold, group" },
+        { "xyz", "1",
+          "analyzer 'fake' has no option 'xyz'; its options are: top, framework, "
+          "signature, threshold, group" },
     };
     for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
         const char *kv[2] = { cases[k].name, cases[k].value };
@@ -131,30 +142,44 @@ START_TEST(file_settings)
     const char *v = NULL;
 
     memset(s, 0, sizeof s);
-    s[0] = (pp_option_setting){ .name = "framework", .items = items, .item_count = 2,
-                                .from_file = 1, .name_pos = { 3, 5 }, .value_pos = { 3, 16 } };
+    s[0] = (pp_option_setting){ .name = "framework",
+                                .items = items,
+                                .item_count = 2,
+                                .from_file = 1,
+                                .name_pos = { 3, 5 },
+                                .value_pos = { 3, 16 } };
     ck_assert_int_eq(pp_options_build_settings(&fake, "p.yaml", s, 1, &o, &err), PP_OK);
     ck_assert_int_eq(pp_options_list_item(o, "framework", 1, &v), PP_OK);
     ck_assert_str_eq(v, "B.");
     pp_options_free(o);
 
-    s[0] = (pp_option_setting){ .name = "framework", .value = "A.,B.", .from_file = 1,
-                                .name_pos = { 3, 5 }, .value_pos = { 3, 16 } };
+    s[0] = (pp_option_setting){ .name = "framework",
+                                .value = "A.,B.",
+                                .from_file = 1,
+                                .name_pos = { 3, 5 },
+                                .value_pos = { 3, 16 } };
     ck_assert_int_eq(pp_options_build_settings(&fake, "p.yaml", s, 1, &o, &err), PP_EINVAL);
     ck_assert_str_eq(err.message, "p.yaml:3:16: option 'framework' expects a list; write it as "
                                   "a YAML list ([a, b]) rather than 'A.,B.'");
     ck_assert_uint_eq(err.line, 3);
     ck_assert_uint_eq(err.column, 16);
 
-    s[0] = (pp_option_setting){ .name = "top", .items = items, .item_count = 2, .from_file = 1,
-                                .name_pos = { 4, 5 }, .value_pos = { 4, 10 } };
+    s[0] = (pp_option_setting){ .name = "top",
+                                .items = items,
+                                .item_count = 2,
+                                .from_file = 1,
+                                .name_pos = { 4, 5 },
+                                .value_pos = { 4, 10 } };
     ck_assert_int_eq(pp_options_build_settings(&fake, "p.yaml", s, 1, &o, &err), PP_EINVAL);
-    ck_assert_str_eq(err.message, "p.yaml:4:10: option 'top' expects a single int value, got a list");
+    ck_assert_str_eq(err.message,
+                     "p.yaml:4:10: option 'top' expects a single int value, got a list");
 
-    s[0] = (pp_option_setting){ .name = "top", .value = "1", .from_file = 1,
-                                .name_pos = { 4, 5 }, .value_pos = { 4, 10 } };
-    s[1] = (pp_option_setting){ .name = "top", .value = "2", .from_file = 1,
-                                .name_pos = { 5, 5 }, .value_pos = { 5, 10 } };
+    s[0] = (pp_option_setting){
+        .name = "top", .value = "1", .from_file = 1, .name_pos = { 4, 5 }, .value_pos = { 4, 10 }
+    };
+    s[1] = (pp_option_setting){
+        .name = "top", .value = "2", .from_file = 1, .name_pos = { 5, 5 }, .value_pos = { 5, 10 }
+    };
     ck_assert_int_eq(pp_options_build_settings(&fake, "p.yaml", s, 2, &o, &err), PP_EINVAL);
     ck_assert_str_eq(err.message, "p.yaml:5:5: option 'top' is set twice (first at 4:5)");
 }
@@ -165,8 +190,13 @@ START_TEST(bad_default)
 {
     static const pp_option_decl bad[] = { { "n", PP_OPT_INT, 0, "many", "count" } };
     static const pp_analyzer broken = {
-        PP_ANALYZER_HEADER, .name = "broken", .version = "1", .summary = "x",
-        .input_kinds = PP_KIND_NETTRACE, .input_slot_count = 1, .option_count = 1,
+        PP_ANALYZER_HEADER,
+        .name = "broken",
+        .version = "1",
+        .summary = "x",
+        .input_kinds = PP_KIND_NETTRACE,
+        .input_slot_count = 1,
+        .option_count = 1,
         .options = bad,
     };
     pp_options *o = NULL;

@@ -25,7 +25,7 @@ static const mock_symbol syms[] = {
     { 0x6000, 0x100, "Microsoft.MyApp.Handler" },
 };
 
-#define MS(x) ((int64_t)(x) * 1000000)
+#define MS(x) ((int64_t)(x)*1000000)
 
 typedef struct built {
     pp_trace_event ev;
@@ -33,7 +33,8 @@ typedef struct built {
     uint64_t stack[8];
 } built;
 
-static size_t put_u16s(uint8_t *p, const char *ascii)
+static size_t
+put_u16s(uint8_t *p, const char *ascii)
 {
     size_t n = 0;
     for (; *ascii; ascii++) {
@@ -45,7 +46,8 @@ static size_t put_u16s(uint8_t *p, const char *ascii)
     return n;
 }
 
-static void le(uint8_t *p, uint64_t v, int bytes)
+static void
+le(uint8_t *p, uint64_t v, int bytes)
 {
     for (int i = 0; i < bytes; i++)
         p[i] = (uint8_t)(v >> (8 * i));
@@ -53,8 +55,9 @@ static void le(uint8_t *p, uint64_t v, int bytes)
 
 /* A GCAllocationTick of `version`; amount goes to the 32-bit field too
  * (clamped), as the runtime writes it. */
-static void tick(built *b, mock_host *mh, uint32_t version, uint64_t amount, uint32_t kind,
-                 const char *type, int64_t t, uint64_t thread, const uint64_t *stack, uint32_t depth)
+static void
+tick(built *b, mock_host *mh, uint32_t version, uint64_t amount, uint32_t kind, const char *type,
+     int64_t t, uint64_t thread, const uint64_t *stack, uint32_t depth)
 {
     memset(b, 0, sizeof *b);
     size_t n = 0;
@@ -105,7 +108,8 @@ static void tick(built *b, mock_host *mh, uint32_t version, uint64_t amount, uin
     }
 }
 
-static void other(built *b, mock_host *mh, int64_t t)
+static void
+other(built *b, mock_host *mh, int64_t t)
 {
     memset(b, 0, sizeof *b);
     b->ev.struct_size = sizeof b->ev;
@@ -120,14 +124,16 @@ static void other(built *b, mock_host *mh, int64_t t)
     b->ev.payload_size = 4;
 }
 
-static void feed(mock_host *mh, built *b)
+static void
+feed(mock_host *mh, built *b)
 {
     pp_error err = PP_ERROR_INIT;
     ck_assert_int_eq(mock_host_consume_event(mh, &b->ev, &err), PP_OK);
 }
 
 /* The scenario every table test uses (see the expected figures below). */
-static void feed_scenario(mock_host *mh)
+static void
+feed_scenario(mock_host *mh)
 {
     built b;
     static const uint64_t s_ctor[] = { 0x1010, 0x2020, 0x4000 };
@@ -155,7 +161,8 @@ static void feed_scenario(mock_host *mh)
 /* The descriptor under test: the compiled-in one, or the built .so's. */
 static const pp_analyzer *analyzer;
 
-static mock_host *new_host(void)
+static mock_host *
+new_host(void)
 {
     mock_host *mh = mock_host_new(analyzer ? analyzer : perfpipe_plugin_entry());
     ck_assert_ptr_nonnull(mh);
@@ -163,7 +170,8 @@ static mock_host *new_host(void)
     return mh;
 }
 
-static void run(mock_host *mh)
+static void
+run(mock_host *mh)
 {
     pp_error err = PP_ERROR_INIT;
     ck_assert_int_eq(mock_host_create(mh, &err), PP_OK);
@@ -172,8 +180,9 @@ static void run(mock_host *mh)
     ck_assert_msg(mock_host_violations(mh) == 0, "ABI breach: %s", mock_host_first_violation(mh));
 }
 
-static void row_is(const mock_table *t, uint32_t r, const char *keycol, const char *key,
-                   int64_t bytes, int64_t samples)
+static void
+row_is(const mock_table *t, uint32_t r, const char *keycol, const char *key, int64_t bytes,
+       int64_t samples)
 {
     ck_assert_str_eq(mock_table_str(t, r, keycol), key);
     ck_assert_int_eq(mock_table_int(t, r, "bytes"), bytes);
@@ -243,10 +252,14 @@ START_TEST(test_tables_exact)
     ck_assert_ptr_nonnull(t);
     ck_assert_str_eq(mock_table_column(t, 0)->name, "stack");
     ck_assert_uint_eq(mock_table_rows(t), 5);
-    ck_assert_ptr_null(mock_host_finding(mh, "alloc.stacks_cut", NULL));   /* nothing left out */
-    row_is(t, 0, "stack", "Workload.Program.Main;Workload.AllocScenario.MakeStrings;System.String.Ctor", 200200, 2);
-    row_is(t, 1, "stack",
-           "Workload.Program.Main;?!0x9000;Microsoft.Extensions.Thing.Run;System.Linq.Enumerable.ToArray", 110000, 1);
+    ck_assert_ptr_null(mock_host_finding(mh, "alloc.stacks_cut", NULL)); /* nothing left out */
+    row_is(t, 0, "stack",
+           "Workload.Program.Main;Workload.AllocScenario.MakeStrings;System.String.Ctor", 200200,
+           2);
+    row_is(
+        t, 1, "stack",
+        "Workload.Program.Main;?!0x9000;Microsoft.Extensions.Thing.Run;System.Linq.Enumerable.ToArray",
+        110000, 1);
 
     int64_t v;
     double d;
@@ -372,8 +385,11 @@ START_TEST(test_trace_info_duration)
 {
     /* the reader's whole-trace span wins over the events the stage saw */
     mock_host *mh = new_host();
-    pp_trace_info info = { .struct_size = sizeof info, .format_version = 5, .pointer_size = 8,
-                           .first_event_ns = 0, .last_event_ns = MS(40) };
+    pp_trace_info info = { .struct_size = sizeof info,
+                           .format_version = 5,
+                           .pointer_size = 8,
+                           .first_event_ns = 0,
+                           .last_event_ns = MS(40) };
     mock_host_set_trace_info(mh, &info);
     run(mh);
     int64_t v;
@@ -513,7 +529,7 @@ START_TEST(test_decode_versions)
     le(p + 8, 9, 2);
     le(p + 10, 0x123456789ULL, 8);
     le(p + 18, 0xdead, 4);
-    size_t n = 22 + put_u16s(p + 22, "A\xc3");  /* U+00C3 as a code unit */
+    size_t n = 22 + put_u16s(p + 22, "A\xc3"); /* U+00C3 as a code unit */
     le(p + n, 7, 4);
     n += 4;
     char scratch[128];
@@ -551,7 +567,8 @@ START_TEST(test_built_plugin)
     snprintf(path, sizeof path, "%s/alloc.so", dir ? dir : "");
     void *so = dir ? dlopen(path, RTLD_NOW | RTLD_LOCAL) : NULL;
     if (!so) {
-        printf("SKIP built-plugin case: %s not loadable (%s)\n", path, dir ? dlerror() : "PERFPIPE_PLUGIN_PATH unset");
+        printf("SKIP built-plugin case: %s not loadable (%s)\n", path,
+               dir ? dlerror() : "PERFPIPE_PLUGIN_PATH unset");
         return;
     }
     pp_plugin_entry_fn entry = (pp_plugin_entry_fn)(uintptr_t)dlsym(so, PP_PLUGIN_ENTRY_SYMBOL);
@@ -563,14 +580,16 @@ START_TEST(test_built_plugin)
     const mock_table *t = mock_host_table(mh, "by_type");
     ck_assert_uint_eq(mock_table_rows(t), 4);
     row_is(t, 0, "type", "System.String", 299200, 3);
-    row_is(mock_host_table(mh, "by_frame"), 0, "frame", "Workload.AllocScenario.MakeStrings", 302600, 3);
+    row_is(mock_host_table(mh, "by_frame"), 0, "frame", "Workload.AllocScenario.MakeStrings",
+           302600, 3);
     mock_host_free(mh);
     analyzer = NULL;
     dlclose(so);
 }
 END_TEST
 
-static Suite *suite(void)
+static Suite *
+suite(void)
 {
     Suite *s = suite_create("plugin_alloc");
     TCase *tc = tcase_create("mock");
@@ -592,7 +611,8 @@ static Suite *suite(void)
     return s;
 }
 
-int main(void)
+int
+main(void)
 {
     SRunner *sr = srunner_create(suite());
     srunner_run_all(sr, CK_NORMAL);

@@ -34,7 +34,8 @@ typedef struct fixture {
 static fixture fixtures[32];
 static size_t nfixtures;
 
-static int exists(const char *p)
+static int
+exists(const char *p)
 {
     FILE *f = fopen(p, "rb");
     if (f)
@@ -42,7 +43,8 @@ static int exists(const char *p)
     return f != NULL;
 }
 
-static json_t *load(const char *path)
+static json_t *
+load(const char *path)
 {
     json_error_t je;
     json_t *o = json_load_file(path, 0, &je);
@@ -50,7 +52,8 @@ static json_t *load(const char *path)
     return o;
 }
 
-static int has_ticks(const char *oracle)
+static int
+has_ticks(const char *oracle)
 {
     json_error_t je;
     json_t *o = json_load_file(oracle, 0, &je);
@@ -59,7 +62,8 @@ static int has_ticks(const char *oracle)
     return n > 0;
 }
 
-static void discover(void)
+static void
+discover(void)
 {
     const char *data = getenv("PP_TESTDATA");
     if (!data)
@@ -84,7 +88,7 @@ static void discover(void)
         if (n < 6 || strcmp(col[1], "nettrace") != 0)
             continue;
         if (strncmp(col[0], "run-wrapper", 11) == 0)
-            continue;   /* the `dotnet run` host, not the app: tests/cli/test-requests.sh */
+            continue; /* the `dotnet run` host, not the app: tests/cli/test-requests.sh */
         fixture f = { 0 };
         snprintf(f.trace, sizeof f.trace, "%s/%s", data, col[0]);
         snprintf(f.oracle, sizeof f.oracle, "%s/%s", data, col[5]);
@@ -99,7 +103,8 @@ static void discover(void)
 
 /* Run the plugin over a real trace through the mock host; framework NULL =
  * the default list. */
-static mock_host *run_trace(const char *path, const char *framework)
+static mock_host *
+run_trace(const char *path, const char *framework)
 {
     pp_error err = PP_ERROR_INIT;
     pp_trace_source *src = NULL;
@@ -125,8 +130,9 @@ static mock_host *run_trace(const char *path, const char *framework)
 
 /* Every oracle row equals our row with the same key (bytes and ticks), and
  * both have the same number of rows. */
-static void same_rows(const char *what, const mock_table *t, const char *keycol, json_t *rows,
-                      const char *okey, const char *const *rename)
+static void
+same_rows(const char *what, const mock_table *t, const char *keycol, json_t *rows, const char *okey,
+          const char *const *rename)
 {
     size_t i;
     json_t *row;
@@ -140,10 +146,12 @@ static void same_rows(const char *what, const mock_table *t, const char *keycol,
         ck_assert_msg(r >= 0, "%s: no row for '%s'", what, key);
         int64_t bytes = json_integer_value(json_object_get(row, "bytes"));
         int64_t ticks = json_integer_value(json_object_get(row, "ticks"));
-        ck_assert_msg(mock_table_int(t, (uint32_t)r, "bytes") == bytes && mock_table_int(t, (uint32_t)r, "samples") == ticks,
+        ck_assert_msg(mock_table_int(t, (uint32_t)r, "bytes") == bytes &&
+                          mock_table_int(t, (uint32_t)r, "samples") == ticks,
                       "%s '%s': %lld bytes / %lld ticks, TraceEvent %lld / %lld", what, key,
-                      (long long)mock_table_int(t, (uint32_t)r, "bytes"), (long long)mock_table_int(t, (uint32_t)r, "samples"),
-                      (long long)bytes, (long long)ticks);
+                      (long long)mock_table_int(t, (uint32_t)r, "bytes"),
+                      (long long)mock_table_int(t, (uint32_t)r, "samples"), (long long)bytes,
+                      (long long)ticks);
     }
     ck_assert_msg(mock_table_rows(t) == json_array_size(rows), "%s: %u rows, TraceEvent %zu", what,
                   mock_table_rows(t), json_array_size(rows));
@@ -158,9 +166,11 @@ START_TEST(test_types_kinds_totals_equal_oracle)
         mock_host *mh = run_trace(f->trace, NULL);
         char what[1200];
         snprintf(what, sizeof what, "%.900s by_type", f->trace);
-        same_rows(what, mock_host_table(mh, "by_type"), "type", json_object_get(alloc, "by_type"), "type", NULL);
+        same_rows(what, mock_host_table(mh, "by_type"), "type", json_object_get(alloc, "by_type"),
+                  "type", NULL);
         snprintf(what, sizeof what, "%.900s by_kind", f->trace);
-        same_rows(what, mock_host_table(mh, "by_kind"), "kind", json_object_get(alloc, "by_kind"), "kind", NULL);
+        same_rows(what, mock_host_table(mh, "by_kind"), "kind", json_object_get(alloc, "by_kind"),
+                  "kind", NULL);
         int64_t v;
         ck_assert(mock_host_total_int(mh, "ticks", &v));
         ck_assert_int_eq(v, json_integer_value(json_object_get(alloc, "ticks")));
@@ -168,10 +178,11 @@ START_TEST(test_types_kinds_totals_equal_oracle)
         ck_assert_int_eq(v, json_integer_value(json_object_get(alloc, "sampled_bytes")));
         ck_assert(mock_host_total_int(mh, "ticks_with_stack", &v));
         ck_assert_int_eq(v, json_integer_value(json_object_get(alloc, "stack_ticks")));
-        printf("%s: %lld ticks, %lld sampled bytes, %zu types, %zu kinds equal TraceEvent\n", f->trace,
-               (long long)json_integer_value(json_object_get(alloc, "ticks")),
+        printf("%s: %lld ticks, %lld sampled bytes, %zu types, %zu kinds equal TraceEvent\n",
+               f->trace, (long long)json_integer_value(json_object_get(alloc, "ticks")),
                (long long)json_integer_value(json_object_get(alloc, "sampled_bytes")),
-               json_array_size(json_object_get(alloc, "by_type")), json_array_size(json_object_get(alloc, "by_kind")));
+               json_array_size(json_object_get(alloc, "by_type")),
+               json_array_size(json_object_get(alloc, "by_kind")));
         mock_host_free(mh);
         json_decref(o);
     }
@@ -188,7 +199,8 @@ START_TEST(test_leaf_frames_equal_oracle)
         mock_host *mh = run_trace(f->trace, "");
         char what[1200];
         snprintf(what, sizeof what, "%.900s by_frame (leaf)", f->trace);
-        same_rows(what, mock_host_table(mh, "by_frame"), "frame", json_object_get(alloc, "by_top_frame"), "frame", NULL);
+        same_rows(what, mock_host_table(mh, "by_frame"), "frame",
+                  json_object_get(alloc, "by_top_frame"), "frame", NULL);
         /* by_type_frame against by_type_top_frame */
         const mock_table *t = mock_host_table(mh, "by_type_frame");
         size_t k;
@@ -198,14 +210,18 @@ START_TEST(test_leaf_frames_equal_oracle)
             const char *frame = json_string_value(json_object_get(row, "frame"));
             int found = 0;
             for (uint32_t r = 0; r < mock_table_rows(t); r++)
-                if (!strcmp(mock_table_str(t, r, "type"), type) && !strcmp(mock_table_str(t, r, "frame"), frame)) {
-                    ck_assert_int_eq(mock_table_int(t, r, "bytes"), json_integer_value(json_object_get(row, "bytes")));
-                    ck_assert_int_eq(mock_table_int(t, r, "samples"), json_integer_value(json_object_get(row, "ticks")));
+                if (!strcmp(mock_table_str(t, r, "type"), type) &&
+                    !strcmp(mock_table_str(t, r, "frame"), frame)) {
+                    ck_assert_int_eq(mock_table_int(t, r, "bytes"),
+                                     json_integer_value(json_object_get(row, "bytes")));
+                    ck_assert_int_eq(mock_table_int(t, r, "samples"),
+                                     json_integer_value(json_object_get(row, "ticks")));
                     found = 1;
                 }
             ck_assert_msg(found, "%s: no by_type_frame row %s / %s", f->trace, type, frame);
         }
-        ck_assert_uint_eq(mock_table_rows(t), json_array_size(json_object_get(alloc, "by_type_top_frame")));
+        ck_assert_uint_eq(mock_table_rows(t),
+                          json_array_size(json_object_get(alloc, "by_type_top_frame")));
         printf("%s: %zu leaf frames and %zu (type, frame) pairs equal TraceEvent\n", f->trace,
                json_array_size(json_object_get(alloc, "by_top_frame")),
                json_array_size(json_object_get(alloc, "by_type_top_frame")));
@@ -228,13 +244,14 @@ START_TEST(test_user_frames_equal_oracle)
         if (unres > 0) {
             /* TraceEvent skips unresolved frames, perfpipe counts them as
              * themselves: the definitions differ, say so visibly */
-            printf("SKIP %s first-user-frame equality: %.2f%% of bytes have an unresolved responsible frame\n",
-                   f->trace, unres);
+            printf(
+                "SKIP %s first-user-frame equality: %.2f%% of bytes have an unresolved responsible frame\n",
+                f->trace, unres);
         } else {
             char what[1200];
             snprintf(what, sizeof what, "%.900s by_frame (first user frame)", f->trace);
-            same_rows(what, mock_host_table(mh, "by_frame"), "frame", json_object_get(alloc, "by_first_user_frame"),
-                      "frame", rename);
+            same_rows(what, mock_host_table(mh, "by_frame"), "frame",
+                      json_object_get(alloc, "by_first_user_frame"), "frame", rename);
             printf("%s: %zu responsible frames equal TraceEvent's first user frames\n", f->trace,
                    json_array_size(json_object_get(alloc, "by_first_user_frame")));
         }
@@ -246,7 +263,8 @@ END_TEST
 
 /* Bytes of by_frame rows that are the method or one of its lambdas
  * ("Type+<>c.<Method>b__8_0"): compiler-generated code is the method's. */
-static int64_t method_bytes(const mock_table *t, const char *method, const char *shortname)
+static int64_t
+method_bytes(const mock_table *t, const char *method, const char *shortname)
 {
     char lambda[256];
     snprintf(lambda, sizeof lambda, "<%s>", shortname);
@@ -279,14 +297,17 @@ START_TEST(test_truth_methods)
             int64_t expect = json_integer_value(json_object_get(m, "bytes"));
             int64_t got = method_bytes(t, method, shortname);
             if (!json_is_true(json_object_get(m, "ran"))) {
-                ck_assert_msg(got == 0, "%s: %s did not run but has %lld bytes", f->trace, method, (long long)got);
-                printf("%s: %s skipped by the workload, no row (a frame that disappears)\n", f->trace, method);
+                ck_assert_msg(got == 0, "%s: %s did not run but has %lld bytes", f->trace, method,
+                              (long long)got);
+                printf("%s: %s skipped by the workload, no row (a frame that disappears)\n",
+                       f->trace, method);
                 continue;
             }
             double err = 100.0 * (double)(got - expect) / (double)expect;
-            printf("%s: %s %lld bytes, truth %lld (%+.2f%%)\n", f->trace, method, (long long)got, (long long)expect, err);
-            ck_assert_msg(err > -10 && err < 10, "%s: %s %lld bytes, truth %lld", f->trace, method, (long long)got,
-                          (long long)expect);
+            printf("%s: %s %lld bytes, truth %lld (%+.2f%%)\n", f->trace, method, (long long)got,
+                   (long long)expect, err);
+            ck_assert_msg(err > -10 && err < 10, "%s: %s %lld bytes, truth %lld", f->trace, method,
+                          (long long)got, (long long)expect);
             if (expect > biggest_bytes) {
                 biggest_bytes = expect;
                 biggest = method;
@@ -347,7 +368,7 @@ START_TEST(test_total_bound_exact)
             continue;
         ck_assert_uint_eq(ev->payload_size, 24);
         int64_t v[3];
-        memcpy(v, ev->payload, sizeof v);   /* little-endian i64s, as the host */
+        memcpy(v, ev->payload, sizeof v); /* little-endian i64s, as the host */
         m[nm++] = (marker){ ev->time_ns, v[0], v[1], v[2] };
     }
     ck_assert_int_eq(rc, 0);
@@ -356,7 +377,8 @@ START_TEST(test_total_bound_exact)
     ck_assert_uint_eq(nm, json_array_size(tm));
     for (size_t i = 0; i < nm; i++) {
         json_t *x = json_array_get(tm, i);
-        ck_assert_int_eq(m[i].total, json_integer_value(json_object_get(x, "total_allocated_bytes")));
+        ck_assert_int_eq(m[i].total,
+                         json_integer_value(json_object_get(x, "total_allocated_bytes")));
         char to[64];
         snprintf(to, sizeof to, "%.6f", (double)m[i].t_ns / 1e6);
         err = (pp_error)PP_ERROR_INIT;
@@ -373,13 +395,14 @@ START_TEST(test_total_bound_exact)
         ck_assert(mock_host_total_int(mh, "sampled_bytes", &sampled));
         ck_assert(mock_host_total_int(mh, "sampled_bytes_bound", &bound));
         const mock_table *kinds = mock_host_table(mh, "by_kind");
-        int64_t pairs = kinds ? (int64_t)mock_table_rows(kinds) : 0;   /* one heap (workstation GC) */
-        printf("alloc-exact marker %lld at %.3f ms: exact %lld B, sampled %lld B, exact - sampled %lld B "
-               "(%.2f thresholds; bound %lld B = %lld (heap, kind) pairs x 100 KB), %lld gen0 GCs\n",
-               (long long)m[i].phase, (double)m[i].t_ns / 1e6, (long long)m[i].total,
-               (long long)sampled, (long long)(m[i].total - sampled),
-               (double)(m[i].total - sampled) / (double)threshold, (long long)bound,
-               (long long)pairs, (long long)m[i].gcs);
+        int64_t pairs = kinds ? (int64_t)mock_table_rows(kinds) : 0; /* one heap (workstation GC) */
+        printf(
+            "alloc-exact marker %lld at %.3f ms: exact %lld B, sampled %lld B, exact - sampled %lld B "
+            "(%.2f thresholds; bound %lld B = %lld (heap, kind) pairs x 100 KB), %lld gen0 GCs\n",
+            (long long)m[i].phase, (double)m[i].t_ns / 1e6, (long long)m[i].total,
+            (long long)sampled, (long long)(m[i].total - sampled),
+            (double)(m[i].total - sampled) / (double)threshold, (long long)bound, (long long)pairs,
+            (long long)m[i].gcs);
         fflush(stdout);
         /* what was handed out and not yet ticked is under one threshold per
          * pair; each GC retires the allocating threads' contexts with their
@@ -395,11 +418,13 @@ START_TEST(test_total_bound_exact)
 }
 END_TEST
 
-int main(void)
+int
+main(void)
 {
     discover();
     if (nfixtures == 0) {
-        printf("SKIP: no nettrace fixture with GCAllocationTick events and an oracle (PP_TESTDATA)\n");
+        printf(
+            "SKIP: no nettrace fixture with GCAllocationTick events and an oracle (PP_TESTDATA)\n");
         return 77;
     }
     for (size_t i = 0; i < nfixtures; i++)

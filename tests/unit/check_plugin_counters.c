@@ -22,8 +22,8 @@ const pp_analyzer *perfpipe_plugin_entry(void);
 
 /* ---- the mock host --------------------------------------------------------- */
 
-#define MAX_COLS 32
-#define MAX_ROWS 20000
+#define MAX_COLS  32
+#define MAX_ROWS  20000
 #define MAX_ITEMS 64
 
 typedef struct mock_table {
@@ -32,25 +32,42 @@ typedef struct mock_table {
     pp_column cols[MAX_COLS];
     char colnames[MAX_COLS][32];
     size_t nrows;
-    pp_cell *cells;              /* nrows * ncol; strings strdup'ed */
+    pp_cell *cells; /* nrows * ncol; strings strdup'ed */
 } mock_table;
 
 typedef struct mock_result {
     mock_table tables[4];
     size_t ntables;
-    struct { uint32_t sev; char code[64]; char msg[1024]; } findings[MAX_ITEMS];
+    struct {
+        uint32_t sev;
+        char code[64];
+        char msg[1024];
+    } findings[MAX_ITEMS];
     size_t nfindings;
-    struct { char name[64]; uint32_t type; int is_int, is_str; int64_t i; double d; char s[64]; } totals[MAX_ITEMS];
+    struct {
+        char name[64];
+        uint32_t type;
+        int is_int, is_str;
+        int64_t i;
+        double d;
+        char s[64];
+    } totals[MAX_ITEMS];
     size_t ntotals;
 } mock_result;
 
-struct pp_ctx { mock_result *res; };
-struct pp_options { const char *const *kv; };  /* NULL-terminated name, value pairs */
+struct pp_ctx {
+    mock_result *res;
+};
+struct pp_options {
+    const char *const *kv;
+}; /* NULL-terminated name, value pairs */
 
 static void
 m_log(pp_ctx *ctx, int level, const char *fmt, ...)
 {
-    (void)ctx; (void)level; (void)fmt;
+    (void)ctx;
+    (void)level;
+    (void)fmt;
 }
 
 static void
@@ -84,7 +101,8 @@ static int
 m_opt_bool(const pp_options *o, const char *name, int *out)
 {
     const char *v = opt_text(o, name);
-    if (v == NULL) return PP_ENOTFOUND;
+    if (v == NULL)
+        return PP_ENOTFOUND;
     *out = strcmp(v, "true") == 0;
     return PP_OK;
 }
@@ -93,7 +111,8 @@ static int
 m_opt_double(const pp_options *o, const char *name, double *out)
 {
     const char *v = opt_text(o, name);
-    if (v == NULL) return PP_ENOTFOUND;
+    if (v == NULL)
+        return PP_ENOTFOUND;
     *out = strtod(v, NULL);
     return PP_OK;
 }
@@ -102,7 +121,8 @@ static int
 m_opt_int(const pp_options *o, const char *name, int64_t *out)
 {
     const char *v = opt_text(o, name);
-    if (v == NULL) return PP_ENOTFOUND;
+    if (v == NULL)
+        return PP_ENOTFOUND;
     *out = strtoll(v, NULL, 10);
     return PP_OK;
 }
@@ -111,7 +131,8 @@ static int
 m_opt_string(const pp_options *o, const char *name, const char **out)
 {
     const char *v = opt_text(o, name);
-    if (v == NULL) return PP_ENOTFOUND;
+    if (v == NULL)
+        return PP_ENOTFOUND;
     *out = v;
     return PP_OK;
 }
@@ -407,7 +428,8 @@ print_table(const char *label, const mock_result *r)
         printf("  %-9s %-22s n=%-3lld mean=%-14.6g rate=%-12.6g slope/min=%-12.6g r2=%.3g\n",
                cell(t, i, "axis")->v.s, q->v.s, (long long)cell(t, i, "samples")->v.i,
                cell(t, i, "mean")->v.d, rate->type == PP_CELL_DOUBLE ? rate->v.d : NAN,
-               sl->type == PP_CELL_DOUBLE ? sl->v.d : NAN, r2->type == PP_CELL_DOUBLE ? r2->v.d : NAN);
+               sl->type == PP_CELL_DOUBLE ? sl->v.d : NAN,
+               r2->type == PP_CELL_DOUBLE ? r2->v.d : NAN);
     }
     for (size_t i = 0; i < r->nfindings; i++)
         printf("  finding %s: %s\n", r->findings[i].code, r->findings[i].msg);
@@ -460,9 +482,9 @@ START_TEST(test_churn)
     ck_assert_str_eq(cell(t, (size_t)row, "unit")->v.s, "B/s");
     rate = cell(t, (size_t)row, "rate")->v.d;
     mean = cell(t, (size_t)row, "mean")->v.d;
-    ck_assert(fabs(rate - mean) <= 1e-6 * rate);     /* 1-s intervals */
-    printf("%s: allocation rate %.0f B/s, truth %.0f B/s (%+.1f%%)\n", churn_files[_i][0],
-           rate, truth, (rate / truth - 1) * 100);
+    ck_assert(fabs(rate - mean) <= 1e-6 * rate); /* 1-s intervals */
+    printf("%s: allocation rate %.0f B/s, truth %.0f B/s (%+.1f%%)\n", churn_files[_i][0], rate,
+           truth, (rate / truth - 1) * 100);
     ck_assert_msg(fabs(rate / truth - 1) <= 0.15, "alloc rate %.0f vs truth %.0f", rate, truth);
     ck_assert(!has_finding(r, "counters.leak_suspect"));
     ck_assert(has_finding(r, "counters.churn"));
@@ -512,7 +534,7 @@ START_TEST(test_leak)
             ck_assert_ptr_nonnull(strstr(r->findings[i].msg, "perfpipe gcdump-diff BASE CAND"));
         }
     ck_assert_msg(found || has_finding(r, "counters.bounded_growth"), "gen2 growth not flagged");
-    ck_assert(has_finding(r, "counters.short_window"));   /* a 7-s capture */
+    ck_assert(has_finding(r, "counters.short_window")); /* a 7-s capture */
     row = row_of(t, "gc.heap.gen2");
     ck_assert(cell(t, (size_t)row, "slope_per_min")->v.d > 1e6);
     ck_assert(cell(t, (size_t)row, "r2")->v.d >= 0.6);
@@ -535,15 +557,25 @@ write_series(char *out, size_t size, double (*v)(int), int n)
     ck_assert_ptr_nonnull(f);
     fprintf(f, "Timestamp,Provider,Counter Name,Counter Type,Mean/Increment\n");
     for (int i = 0; i < n; i++)
-        fprintf(f, "11/29/2026 15:%02d:%02d,System.Runtime,dotnet.gc.last_collection.heap.size "
-                "(By)[gc.heap.generation=gen2],Metric,%.0f\n", 30 + i / 60, i % 60, v(i));
+        fprintf(f,
+                "11/29/2026 15:%02d:%02d,System.Runtime,dotnet.gc.last_collection.heap.size "
+                "(By)[gc.heap.generation=gen2],Metric,%.0f\n",
+                30 + i / 60, i % 60, v(i));
     fclose(f);
 }
 
 /* A cache bounded at 9 MB filled in the first 9 s of a 24-s run, then full;
  * a static list that gains 1 MB every second. */
-static double bounded_cache(int i) { return 1e6 + (i < 9 ? i : 9) * 1e6; }
-static double growing_list(int i) { return 1e6 + i * 1e6; }
+static double
+bounded_cache(int i)
+{
+    return 1e6 + (i < 9 ? i : 9) * 1e6;
+}
+static double
+growing_list(int i)
+{
+    return 1e6 + i * 1e6;
+}
 
 /* Growth that stops at a bound is named bounded, never a leak; growth that
  * keeps setting new highs is the leak suspect. */
@@ -614,7 +646,8 @@ START_TEST(test_csv_json_same_table)
     b = row_of(tj, "alloc.bytes");
     ck_assert(a >= 0 && b >= 0);
     if (_i == 0)
-        ck_assert(fabs(cell(tc, (size_t)a, "rate")->v.d / cell(tj, (size_t)b, "rate")->v.d - 1) < 0.15);
+        ck_assert(fabs(cell(tc, (size_t)a, "rate")->v.d / cell(tj, (size_t)b, "rate")->v.d - 1) <
+                  0.15);
     ck_assert_str_eq(total_str(rc, "footprint_verdict"), total_str(rj, "footprint_verdict"));
     /* Both runs last the same number of 1-s intervals: every series has as
      * many samples in the CSV as in the JSON, leading zeros included. */
@@ -622,7 +655,8 @@ START_TEST(test_csv_json_same_table)
         ck_assert_msg(cell(tc, i, "samples")->v.i == cell(tj, i, "samples")->v.i,
                       "%s [%s]: %lld samples in the CSV, %lld in the JSON",
                       cell(tc, i, "counter")->v.s, cell(tc, i, "tags")->v.s,
-                      (long long)cell(tc, i, "samples")->v.i, (long long)cell(tj, i, "samples")->v.i);
+                      (long long)cell(tc, i, "samples")->v.i,
+                      (long long)cell(tj, i, "samples")->v.i);
     result_free(rc);
     result_free(rj);
 }
@@ -664,8 +698,8 @@ START_TEST(test_samples_match_oracle)
             if (strncmp(name, cn, cl) != 0 || name[cl] != ' ')
                 continue;
             if (tl ? nl > tl + 2 && name[nl - 1] == ']' && name[nl - tl - 2] == '[' &&
-                         strncmp(name + nl - tl - 1, tg, tl) == 0
-                   : name[nl - 1] != ']')
+                         strncmp(name + nl - tl - 1, tg, tl) == 0 :
+                     name[nl - 1] != ']')
                 row = (long)i;
         }
         ck_assert_msg(row >= 0, "%s: oracle series %s not in by_counter", oracle_files[_i], name);
@@ -729,8 +763,8 @@ START_TEST(test_wrong_providers)
     ck_assert(has_finding(r, "counters.no_runtime_counters"));
     for (size_t i = 0; i < r->nfindings; i++)
         if (strcmp(r->findings[i].code, "counters.no_runtime_counters") == 0)
-            ck_assert_ptr_nonnull(strstr(r->findings[i].msg,
-                                         "dotnet-counters collect -p PID --counters System.Runtime"));
+            ck_assert_ptr_nonnull(strstr(
+                r->findings[i].msg, "dotnet-counters collect -p PID --counters System.Runtime"));
     ck_assert_uint_eq(table(r, "by_counter")->nrows, 2);
     result_free(r);
 }
@@ -748,7 +782,7 @@ START_TEST(test_legacy_and_empty)
     r = run(path, NULL);
     t = table(r, "by_counter");
     ck_assert(total_num(r, "gc_time_percent", &v));
-    ck_assert(v == 2.5);                  /* mean of 2 % and 3 % */
+    ck_assert(v == 2.5); /* mean of 2 % and 3 % */
     row = row_of(t, "memory.working_set");
     ck_assert(cell(t, (size_t)row, "last")->v.d == 82e6);
     ck_assert(cell(t, (size_t)row, "delta")->v.d == 1e6);
@@ -803,7 +837,7 @@ START_TEST(test_built_plugin)
     }
     *(void **)&entry = dlsym(h, PP_PLUGIN_ENTRY_SYMBOL);
     ck_assert_ptr_nonnull(entry);
-    ck_assert_ptr_null(dlsym(h, "cc_store_add"));     /* nothing else exported */
+    ck_assert_ptr_null(dlsym(h, "cc_store_add")); /* nothing else exported */
     a = entry();
     ck_assert_str_eq(a->name, "counters-csv");
     ck_assert_uint_eq(a->abi_major, PP_ABI_MAJOR);
@@ -827,7 +861,7 @@ START_TEST(test_threadpool_queue)
     handmade(path, sizeof path, "threadpool-queue.csv");
     r = run(path, NULL);
     ck_assert(total_num(r, "threadpool_queue_peak_rise", &peak));
-    ck_assert(peak == 5);                 /* running sum 3, 5, 1, 2 */
+    ck_assert(peak == 5); /* running sum 3, 5, 1, 2 */
     ck_assert(has_finding(r, "counters.threadpool_queue"));
     /* only runtime time-axis counters: no footprint verdict beyond "flat" */
     ck_assert_str_eq(total_str(r, "footprint_verdict"), "flat");

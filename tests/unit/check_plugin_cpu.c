@@ -33,7 +33,7 @@ static const mock_symbol syms[] = {
     { STRT, 0x100, "System.Threading.Thread.StartCallback" },
 };
 
-#define MS(x) ((int64_t)(x) * 1000000)
+#define MS(x) ((int64_t)(x)*1000000)
 
 typedef struct built {
     pp_trace_event ev;
@@ -41,7 +41,8 @@ typedef struct built {
     uint64_t stack[128];
 } built;
 
-static void sample(mock_host *mh, uint32_t type, int64_t t, uint64_t tid, const uint64_t *stack, uint32_t depth)
+static void
+sample(mock_host *mh, uint32_t type, int64_t t, uint64_t tid, const uint64_t *stack, uint32_t depth)
 {
     built b;
     memset(&b, 0, sizeof b);
@@ -72,7 +73,8 @@ static void sample(mock_host *mh, uint32_t type, int64_t t, uint64_t tid, const 
 
 /* Thread 11 runs managed code, thread 22 waits (External). Gaps: 1, 2, 1 ms
  * and 2, 4 ms: the median 2 ms weighs each thread's first sample. */
-static void feed_scenario(mock_host *mh)
+static void
+feed_scenario(mock_host *mh)
 {
     static const uint64_t a[] = { HOTA + 4, MAIN + 8 };
     static const uint64_t bb[] = { HOTB, MAIN + 8 };
@@ -90,7 +92,8 @@ static void feed_scenario(mock_host *mh)
 /* The descriptor under test: the compiled-in one, or the built .so's. */
 static const pp_analyzer *analyzer;
 
-static mock_host *new_host(void)
+static mock_host *
+new_host(void)
 {
     mock_host *mh = mock_host_new(analyzer ? analyzer : perfpipe_plugin_entry());
     ck_assert_ptr_nonnull(mh);
@@ -98,7 +101,8 @@ static mock_host *new_host(void)
     return mh;
 }
 
-static void run(mock_host *mh)
+static void
+run(mock_host *mh)
 {
     pp_error err = PP_ERROR_INIT;
     ck_assert_int_eq(mock_host_create(mh, &err), PP_OK);
@@ -107,8 +111,9 @@ static void run(mock_host *mh)
     ck_assert_msg(mock_host_violations(mh) == 0, "ABI breach: %s", mock_host_first_violation(mh));
 }
 
-static void method_is(const mock_table *t, const char *name, int64_t excl, int64_t incl,
-                      double excl_ms, double incl_ms)
+static void
+method_is(const mock_table *t, const char *name, int64_t excl, int64_t incl, double excl_ms,
+          double incl_ms)
 {
     int r = mock_table_find(t, "method", name);
     ck_assert_msg(r >= 0, "no row for %s", name);
@@ -157,7 +162,8 @@ START_TEST(test_thread_time)
     ck_assert_str_eq(mock_table_str(t, 0, "thread"), "22");
     ck_assert_int_eq(mock_table_int(t, 0, "samples"), 3);
     ck_assert_double_eq_tol(mock_table_dbl(t, 0, "ms"), 8, 1e-9);
-    ck_assert_str_eq(mock_table_str(t, 0, "top_method"), "System.Threading.WaitHandle.WaitOneNoCheck");
+    ck_assert_str_eq(mock_table_str(t, 0, "top_method"),
+                     "System.Threading.WaitHandle.WaitOneNoCheck");
     ck_assert_str_eq(mock_table_str(t, 1, "thread"), "11");
     ck_assert_int_eq(mock_table_int(t, 1, "samples"), 4);
     ck_assert_double_eq_tol(mock_table_dbl(t, 1, "ms"), 6, 1e-9);
@@ -184,12 +190,14 @@ START_TEST(test_thread_time)
     ck_assert_ptr_nonnull(t);
     ck_assert_str_eq(mock_table_column(t, 0)->name, "stack");
     ck_assert_uint_eq(mock_table_rows(t), 4);
-    ck_assert_str_eq(mock_table_str(t, 0, "stack"),
-                     "System.Threading.Thread.StartCallback;System.Threading.WaitHandle.WaitOneNoCheck");
+    ck_assert_str_eq(
+        mock_table_str(t, 0, "stack"),
+        "System.Threading.Thread.StartCallback;System.Threading.WaitHandle.WaitOneNoCheck");
     ck_assert_int_eq(mock_table_int(t, 0, "samples"), 3);
     ck_assert_str_eq(mock_table_str(t, 1, "stack"), "App.Program.Main;App.Work.HotA");
     ck_assert_int_eq(mock_table_int(t, 1, "samples"), 2);
-    ck_assert_str_eq(mock_table_str(t, 3, "stack"), "App.Program.Main;App.Work.HotA;App.Work.Recurse;App.Work.Recurse");
+    ck_assert_str_eq(mock_table_str(t, 3, "stack"),
+                     "App.Program.Main;App.Work.HotA;App.Work.Recurse;App.Work.Recurse");
 
     int64_t v;
     ck_assert(mock_host_total_int(mh, "samples", &v));
@@ -397,8 +405,11 @@ START_TEST(test_states_split)
 {
     pp_pc_strtab names;
     pp_cpu_states st;
-    const char *frames[] = { "System.Threading.Thread.<PollGC>g__PollGCWorker|67_0", "App.Hot",
-                             "Interop+Sys.Read", "System.IO.Pipes.PipeStream.Read", "App.Reader",
+    const char *frames[] = { "System.Threading.Thread.<PollGC>g__PollGCWorker|67_0",
+                             "App.Hot",
+                             "Interop+Sys.Read",
+                             "System.IO.Pipes.PipeStream.Read",
+                             "App.Reader",
                              "System.Threading.LowLevelLifoSemaphore.WaitForSignal",
                              "System.Threading.PortableThreadPool+WorkerThread.WorkerThreadStart",
                              "System.Threading.Thread.StartCallback" };
@@ -407,7 +418,8 @@ START_TEST(test_states_split)
     for (int i = 0; i < 8; i++)
         ck_assert_int_eq(pp_pc_strtab_intern(&names, frames[i], strlen(frames[i]), &id[i]), PP_OK);
     ck_assert_int_eq(pp_cpu_states_init(&st, 4), PP_OK);
-    uint32_t hot[2] = { id[0], id[1] }, rd[3] = { id[2], id[3], id[4] }, tp[3] = { id[5], id[6], id[7] };
+    uint32_t hot[2] = { id[0], id[1] }, rd[3] = { id[2], id[3], id[4] },
+             tp[3] = { id[5], id[6], id[7] };
     ck_assert_int_eq(pp_cpu_states_stack(&st, 0, &names, hot, 2), PP_OK);
     ck_assert_int_eq(pp_cpu_states_stack(&st, 1, &names, rd, 3), PP_OK);
     ck_assert_int_eq(pp_cpu_states_stack(&st, 2, &names, tp, 3), PP_OK);
@@ -441,22 +453,22 @@ START_TEST(test_blocking_split)
     pp_pc_strtab names;
     pp_cpu_states st;
     const char *frames[] = {
-        "System.Threading.ManualResetEventSlim.Wait",                          /* 0 */
+        "System.Threading.ManualResetEventSlim.Wait", /* 0 */
         "System.Threading.Tasks.Task.SpinThenBlockingWait",
         "System.Threading.Tasks.Task.InternalWaitCore",
         "System.Threading.Tasks.Task.InternalWait",
         "WebApp.Shop.StockBlocking",
-        "Microsoft.AspNetCore.Routing.EndpointMiddleware.Invoke",              /* 5 */
+        "Microsoft.AspNetCore.Routing.EndpointMiddleware.Invoke", /* 5 */
         "System.Threading.Monitor.Wait",
         "System.Runtime.CompilerServices.TaskAwaiter.HandleNonSuccessAndDebuggerNotification",
         "Microsoft.Extensions.Hosting.HostingAbstractionsHostExtensions.Run",
         "WebApp.Program.Main",
-        "System.Threading.LowLevelLifoSemaphore.WaitNative",                   /* 10 */
+        "System.Threading.LowLevelLifoSemaphore.WaitNative", /* 10 */
         "System.Threading.PortableThreadPool+WorkerThread.WorkerThreadStart",
         "System.Runtime.CompilerServices.TaskAwaiter`1[System.Int32].GetResult",
         "WebApp.Shop.Awaiter",
         "System.Threading.Monitor.Enter",
-        "WebApp.Shop.Locked",                                                  /* 15 */
+        "WebApp.Shop.Locked", /* 15 */
     };
     enum { N = sizeof frames / sizeof frames[0] };
     uint32_t id[N];
@@ -467,8 +479,8 @@ START_TEST(test_blocking_split)
     uint32_t result[7] = { id[0], id[1], id[2], id[3], id[4], id[5], id[11] };
     uint32_t awaiter[7] = { id[0], id[1], id[2], id[3], id[12], id[13], id[11] };
     uint32_t host_full[8] = { id[6], id[0], id[1], id[2], id[3], id[7], id[8], id[9] };
-    uint32_t idle[2] = { id[10], id[11] }, lock[2] = { id[14], id[15] };   /* any thread */
-    uint32_t driver[5] = { id[0], id[1], id[2], id[3], id[9] };  /* Main blocks: no pool thread */
+    uint32_t idle[2] = { id[10], id[11] }, lock[2] = { id[14], id[15] }; /* any thread */
+    uint32_t driver[5] = { id[0], id[1], id[2], id[3], id[9] }; /* Main blocks: no pool thread */
     ck_assert_int_eq(pp_cpu_states_stack(&st, 0, &names, result, 7), PP_OK);
     ck_assert_int_eq(pp_cpu_states_stack(&st, 1, &names, awaiter, 7), PP_OK);
     ck_assert_int_eq(pp_cpu_states_stack(&st, 2, &names, host_full, 8), PP_OK);
@@ -477,17 +489,17 @@ START_TEST(test_blocking_split)
     ck_assert_int_eq(pp_cpu_states_stack(&st, 5, &names, driver, 5), PP_OK);
     for (uint32_t s = 0; s < 6; s++)
         pp_cpu_states_add(&st, s, 10 + s, (10 + (int64_t)s) * 1000000);
-    ck_assert_int_eq(st.wait_s, 10 + 11 + 12 + 13 + 14 + 15);     /* all six wait */
-    ck_assert_int_eq(st.blocking.s, 10 + 11 + 14);                /* three of them block */
+    ck_assert_int_eq(st.wait_s, 10 + 11 + 12 + 13 + 14 + 15); /* all six wait */
+    ck_assert_int_eq(st.blocking.s, 10 + 11 + 14);            /* three of them block */
     ck_assert_int_eq(st.blocking.ns, 35000000);
     ck_assert_uint_eq(pp_pc_agg_count(&st.blocking.rows), 3);
     ck_assert_uint_eq(st.blocking.row[0], 1);
     ck_assert_str_eq(pp_pc_agg_key(&st.blocking.rows, 0), "WebApp.Shop.StockBlocking");
     ck_assert_str_eq(pp_pc_agg_key(&st.blocking.rows, 1), "WebApp.Shop.Awaiter");
     ck_assert_str_eq(pp_pc_agg_key(&st.blocking.rows, 2), "WebApp.Shop.Locked");
-    ck_assert_uint_eq(st.blocking.row[2], 0);                /* Main, through the host */
-    ck_assert_uint_eq(st.blocking.row[3], 0);                /* the idle pool */
-    ck_assert_uint_eq(st.blocking.row[5], 0);                /* Main's own Wait: no pool thread */
+    ck_assert_uint_eq(st.blocking.row[2], 0); /* Main, through the host */
+    ck_assert_uint_eq(st.blocking.row[3], 0); /* the idle pool */
+    ck_assert_uint_eq(st.blocking.row[5], 0); /* Main's own Wait: no pool thread */
     pp_cpu_states_free(&st);
     pp_pc_strtab_free(&names);
 }
@@ -502,7 +514,8 @@ START_TEST(test_built_plugin)
     snprintf(path, sizeof path, "%s/cpu.so", dir ? dir : "");
     void *so = dir ? dlopen(path, RTLD_NOW | RTLD_LOCAL) : NULL;
     if (!so) {
-        printf("SKIP built-plugin case: %s not loadable (%s)\n", path, dir ? dlerror() : "PERFPIPE_PLUGIN_PATH unset");
+        printf("SKIP built-plugin case: %s not loadable (%s)\n", path,
+               dir ? dlerror() : "PERFPIPE_PLUGIN_PATH unset");
         return;
     }
     pp_plugin_entry_fn entry = (pp_plugin_entry_fn)(uintptr_t)dlsym(so, PP_PLUGIN_ENTRY_SYMBOL);
@@ -518,7 +531,8 @@ START_TEST(test_built_plugin)
 }
 END_TEST
 
-static Suite *suite(void)
+static Suite *
+suite(void)
 {
     Suite *s = suite_create("plugin_cpu");
     TCase *tc = tcase_create("mock");
@@ -538,7 +552,8 @@ static Suite *suite(void)
     return s;
 }
 
-int main(void)
+int
+main(void)
 {
     SRunner *sr = srunner_create(suite());
     srunner_run_all(sr, CK_NORMAL);

@@ -22,14 +22,15 @@ const pp_analyzer *perfpipe_plugin_entry(void);
 typedef struct fixture {
     char trace[1024];
     char oracle[1024];
-    char truth[1024];    /* "" when none */
+    char truth[1024]; /* "" when none */
     char scenario[64];
 } fixture;
 
 static fixture fixtures[32];
 static size_t nfixtures;
 
-static int exists(const char *p)
+static int
+exists(const char *p)
 {
     FILE *f = fopen(p, "rb");
     if (f)
@@ -37,23 +38,27 @@ static int exists(const char *p)
     return f != NULL;
 }
 
-static int has_samples(const char *oracle)
+static int
+has_samples(const char *oracle)
 {
     json_error_t je;
     json_t *o = json_load_file(oracle, 0, &je);
-    int n = o ? (int)json_integer_value(json_object_get(json_object_get(o, "samples"), "total")) : 0;
+    int n = o ? (int)json_integer_value(json_object_get(json_object_get(o, "samples"), "total")) :
+                0;
     json_decref(o);
     return n > 0;
 }
 
-static void discover(void)
+static void
+discover(void)
 {
     const char *corpus = getenv("PP_CORPUS");
     const char *data = getenv("PP_TESTDATA");
     if (corpus && data) {
         fixture f = { 0 };
         snprintf(f.trace, sizeof f.trace, "%s/mixed_managed_external_samples.nettrace", corpus);
-        snprintf(f.oracle, sizeof f.oracle, "%s/corpus-oracle/mixed_managed_external_samples.oracle.json", data);
+        snprintf(f.oracle, sizeof f.oracle,
+                 "%s/corpus-oracle/mixed_managed_external_samples.oracle.json", data);
         snprintf(f.scenario, sizeof f.scenario, "corpus");
         if (exists(f.trace) && exists(f.oracle))
             fixtures[nfixtures++] = f;
@@ -94,7 +99,8 @@ static void discover(void)
 }
 
 /* Run the plugin over a real trace through the mock host. */
-static mock_host *run_trace(const char *path, const char *view, const char *focus)
+static mock_host *
+run_trace(const char *path, const char *view, const char *focus)
 {
     pp_error err = PP_ERROR_INIT;
     pp_trace_source *src = NULL;
@@ -117,11 +123,16 @@ static mock_host *run_trace(const char *path, const char *view, const char *focu
     return mh;
 }
 
-static int oracle_unresolved(const char *name) { return !strcmp(name, "?") || strstr(name, "!?") != NULL; }
+static int
+oracle_unresolved(const char *name)
+{
+    return !strcmp(name, "?") || strstr(name, "!?") != NULL;
+}
 
 /* Compare one view against the oracle's rows: column `col` of each row
  * ("total" for thread-time, "managed" for the managed view). */
-static void compare_view(const fixture *f, const char *view, const char *col)
+static void
+compare_view(const fixture *f, const char *view, const char *col)
 {
     json_error_t je;
     json_t *o = json_load_file(f->oracle, 0, &je);
@@ -134,10 +145,11 @@ static void compare_view(const fixture *f, const char *view, const char *col)
     int64_t v = -1;
     ck_assert(mock_host_total_int(mh, "samples", &v));
     json_t *by_type = json_object_get(samples, "by_type");
-    int64_t expect_total = !strcmp(col, "managed") ? json_integer_value(json_object_get(by_type, "Managed"))
-                                                   : json_integer_value(json_object_get(samples, "total"));
-    ck_assert_msg(v == expect_total, "%s %s: %lld samples, oracle %lld", f->trace, view, (long long)v,
-                  (long long)expect_total);
+    int64_t expect_total = !strcmp(col, "managed") ?
+                               json_integer_value(json_object_get(by_type, "Managed")) :
+                               json_integer_value(json_object_get(samples, "total"));
+    ck_assert_msg(v == expect_total, "%s %s: %lld samples, oracle %lld", f->trace, view,
+                  (long long)v, (long long)expect_total);
     if (!strcmp(col, "total")) {
         ck_assert(mock_host_total_int(mh, "samples_external", &v));
         ck_assert_int_eq(v, json_integer_value(json_object_get(by_type, "External")));
@@ -160,9 +172,11 @@ static void compare_view(const fixture *f, const char *view, const char *col)
             continue;
         oracle_resolved_rows++;
         int r = mock_table_find(t, "method", name);
-        ck_assert_msg(r >= 0, "%s %s: leaf %s (%lld samples in TraceEvent) missing", f->trace, view, name, (long long)n);
-        ck_assert_msg(mock_table_int(t, (uint32_t)r, "exclusive") == n, "%s %s: %s exclusive %lld, TraceEvent %lld",
-                      f->trace, view, name, (long long)mock_table_int(t, (uint32_t)r, "exclusive"), (long long)n);
+        ck_assert_msg(r >= 0, "%s %s: leaf %s (%lld samples in TraceEvent) missing", f->trace, view,
+                      name, (long long)n);
+        ck_assert_msg(mock_table_int(t, (uint32_t)r, "exclusive") == n,
+                      "%s %s: %s exclusive %lld, TraceEvent %lld", f->trace, view, name,
+                      (long long)mock_table_int(t, (uint32_t)r, "exclusive"), (long long)n);
         checked++;
     }
     int64_t ours_unres = 0, ours_resolved_leaf_rows = 0;
@@ -174,10 +188,11 @@ static void compare_view(const fixture *f, const char *view, const char *col)
         else if (ex > 0)
             ours_resolved_leaf_rows++;
     }
-    ck_assert_msg(ours_unres == oracle_unres, "%s %s: unresolved leaves %lld, TraceEvent %lld", f->trace, view,
-                  (long long)ours_unres, (long long)oracle_unres);
-    ck_assert_msg(ours_resolved_leaf_rows == oracle_resolved_rows, "%s %s: %lld resolved leaf methods, TraceEvent %lld",
-                  f->trace, view, (long long)ours_resolved_leaf_rows, (long long)oracle_resolved_rows);
+    ck_assert_msg(ours_unres == oracle_unres, "%s %s: unresolved leaves %lld, TraceEvent %lld",
+                  f->trace, view, (long long)ours_unres, (long long)oracle_unres);
+    ck_assert_msg(ours_resolved_leaf_rows == oracle_resolved_rows,
+                  "%s %s: %lld resolved leaf methods, TraceEvent %lld", f->trace, view,
+                  (long long)ours_resolved_leaf_rows, (long long)oracle_resolved_rows);
 
     /* inclusive: every resolved method exactly, once per sample */
     int64_t oracle_incl_rows = 0;
@@ -188,15 +203,19 @@ static void compare_view(const fixture *f, const char *view, const char *col)
             continue;
         oracle_incl_rows++;
         int r = mock_table_find(t, "method", name);
-        ck_assert_msg(r >= 0, "%s %s: method %s (inclusive %lld in TraceEvent) missing", f->trace, view, name, (long long)n);
-        ck_assert_msg(mock_table_int(t, (uint32_t)r, "inclusive") == n, "%s %s: %s inclusive %lld, TraceEvent %lld",
-                      f->trace, view, name, (long long)mock_table_int(t, (uint32_t)r, "inclusive"), (long long)n);
+        ck_assert_msg(r >= 0, "%s %s: method %s (inclusive %lld in TraceEvent) missing", f->trace,
+                      view, name, (long long)n);
+        ck_assert_msg(mock_table_int(t, (uint32_t)r, "inclusive") == n,
+                      "%s %s: %s inclusive %lld, TraceEvent %lld", f->trace, view, name,
+                      (long long)mock_table_int(t, (uint32_t)r, "inclusive"), (long long)n);
     }
     int64_t ours_incl_rows = 0;
     for (uint32_t r = 0; r < mock_table_rows(t); r++)
-        if (!pp_pc_frame_unresolved(mock_table_str(t, r, "method")) && mock_table_int(t, r, "inclusive") > 0)
+        if (!pp_pc_frame_unresolved(mock_table_str(t, r, "method")) &&
+            mock_table_int(t, r, "inclusive") > 0)
             ours_incl_rows++;
-    ck_assert_msg(ours_incl_rows == oracle_incl_rows, "%s %s: %lld resolved methods, TraceEvent %lld", f->trace, view,
+    ck_assert_msg(ours_incl_rows == oracle_incl_rows,
+                  "%s %s: %lld resolved methods, TraceEvent %lld", f->trace, view,
                   (long long)ours_incl_rows, (long long)oracle_incl_rows);
     printf("%s [%s]: %lld samples; %lld leaf methods and %lld inclusive methods equal TraceEvent; "
            "unresolved leaf samples %lld; top %s (%lld)\n",
@@ -242,8 +261,9 @@ START_TEST(test_corpus_facts)
     const mock_table *callers = mock_host_table(mh, "callers");
     ck_assert_ptr_nonnull(callers);
     ck_assert_uint_ge(mock_table_rows(callers), 1);
-    printf("corpus managed view: FindByte 2590 exclusive, InnerLoop 1314; FindByte's top caller %s (%lld samples)\n",
-           mock_table_str(callers, 0, "caller"), (long long)mock_table_int(callers, 0, "samples"));
+    printf(
+        "corpus managed view: FindByte 2590 exclusive, InnerLoop 1314; FindByte's top caller %s (%lld samples)\n",
+        mock_table_str(callers, 0, "caller"), (long long)mock_table_int(callers, 0, "samples"));
     mock_host_free(mh);
 
     mh = run_trace(f->trace, "thread-time", NULL);
@@ -266,12 +286,14 @@ START_TEST(test_corpus_facts)
     ck_assert(mock_host_total_double(mh, "unresolved_frame_share", &d));
     ck_assert_ptr_null(mock_host_finding(mh, "cpu.unresolved", NULL));
     printf("corpus thread-time: 6331 samples (2427 External, 3904 Managed), Main inclusive 6331, "
-           "ReadKey 2298; unresolved frames %.2f%%\n", d);
+           "ReadKey 2298; unresolved frames %.2f%%\n",
+           d);
     mock_host_free(mh);
 }
 END_TEST
 
-static double truth_share(json_t *truth, const char *method)
+static double
+truth_share(json_t *truth, const char *method)
 {
     size_t i;
     json_t *m;
@@ -297,13 +319,15 @@ START_TEST(test_cpu_scenario_split)
         int rb = mock_table_find(t, "method", "Workload.CpuScenario.HotB");
         ck_assert_int_ge(ra, 0);
         ck_assert_int_ge(rb, 0);
-        double a = mock_table_dbl(t, (uint32_t)ra, "inclusive_ms"), b = mock_table_dbl(t, (uint32_t)rb, "inclusive_ms");
+        double a = mock_table_dbl(t, (uint32_t)ra, "inclusive_ms"),
+               b = mock_table_dbl(t, (uint32_t)rb, "inclusive_ms");
         double share_a = 100.0 * a / (a + b);
         double truth_a = 100.0 * truth_share(truth, "Workload.CpuScenario.HotA");
         ck_assert_msg(truth_a > 0, "truth has no HotA share");
-        printf("%s managed view: HotA %.1f ms, HotB %.1f ms -> HotA share %.1f%% (truth %.1f%%)\n", f->trace, a, b,
-               share_a, truth_a);
-        ck_assert_msg(share_a > truth_a - 5 && share_a < truth_a + 5, "HotA share %.1f%%, truth %.1f%%", share_a, truth_a);
+        printf("%s managed view: HotA %.1f ms, HotB %.1f ms -> HotA share %.1f%% (truth %.1f%%)\n",
+               f->trace, a, b, share_a, truth_a);
+        ck_assert_msg(share_a > truth_a - 5 && share_a < truth_a + 5,
+                      "HotA share %.1f%%, truth %.1f%%", share_a, truth_a);
         mock_host_free(mh);
         json_decref(truth);
 
@@ -318,7 +342,8 @@ START_TEST(test_cpu_scenario_split)
 }
 END_TEST
 
-int main(void)
+int
+main(void)
 {
     discover();
     if (nfixtures == 0) {

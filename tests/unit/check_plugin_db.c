@@ -22,10 +22,10 @@
 
 const pp_analyzer *perfpipe_plugin_entry(void);
 
-#define EF "Microsoft.EntityFrameworkCore"
+#define EF        "Microsoft.EntityFrameworkCore"
 #define EXECUTING "Microsoft.EntityFrameworkCore.Database.Command.CommandExecuting"
-#define EXECUTED "Microsoft.EntityFrameworkCore.Database.Command.CommandExecuted"
-#define MS INT64_C(1000000)
+#define EXECUTED  "Microsoft.EntityFrameworkCore.Database.Command.CommandExecuted"
+#define MS        INT64_C(1000000)
 
 typedef struct built {
     pp_trace_event ev;
@@ -33,9 +33,10 @@ typedef struct built {
     uint64_t stack[8];
 } built;
 
-static size_t put_str(uint8_t *b, size_t o, const char *s)
+static size_t
+put_str(uint8_t *b, size_t o, const char *s)
 {
-    for (; *s; s++) {   /* ASCII is enough for the tests */
+    for (; *s; s++) { /* ASCII is enough for the tests */
         b[o++] = (uint8_t)*s;
         b[o++] = 0;
     }
@@ -45,20 +46,21 @@ static size_t put_str(uint8_t *b, size_t o, const char *s)
 }
 
 /* args: NULL-terminated key, value, key, value... */
-static void build(built *b, mock_host *mh, const char *method, int64_t t_ns, uint64_t thread,
-                  uint8_t act, uint8_t rel, const char *source, const char *event, ...)
+static void
+build(built *b, mock_host *mh, const char *method, int64_t t_ns, uint64_t thread, uint8_t act,
+      uint8_t rel, const char *source, const char *event, ...)
 {
     memset(&b->ev, 0, sizeof(b->ev));
     b->ev.struct_size = sizeof(b->ev);
     b->ev.provider_known = PP_PROVIDER_DIAGNOSTIC_SOURCE;
     b->ev.provider = "Microsoft-Diagnostics-DiagnosticSource";
-    b->ev.event_id = 22;   /* arbitrary, as in real traces */
+    b->ev.event_id = 22; /* arbitrary, as in real traces */
     b->ev.name = method;
     b->ev.source = mock_host_source(mh);
     b->ev.time_ns = t_ns;
     b->ev.thread_id = thread;
     b->ev.pointer_size = 8;
-    if (act) {   /* path-encoded activity ids differ in their first bytes */
+    if (act) { /* path-encoded activity ids differ in their first bytes */
         b->ev.activity_id.bytes[0] = act;
         b->ev.activity_id.bytes[15] = 0x59;
     }
@@ -87,7 +89,8 @@ static void build(built *b, mock_host *mh, const char *method, int64_t t_ns, uin
     b->ev.payload_size = (uint32_t)o;
 }
 
-static mock_host *new_host(const char *opt, const char *val)
+static mock_host *
+new_host(const char *opt, const char *val)
 {
     mock_host *mh = mock_host_new(perfpipe_plugin_entry());
     ck_assert_ptr_nonnull(mh);
@@ -98,13 +101,15 @@ static mock_host *new_host(const char *opt, const char *val)
     return mh;
 }
 
-static void feed(mock_host *mh, built *b)
+static void
+feed(mock_host *mh, built *b)
 {
     pp_error err = PP_ERROR_INIT;
     ck_assert_int_eq(mock_host_consume_event(mh, &b->ev, &err), PP_OK);
 }
 
-static void finish(mock_host *mh)
+static void
+finish(mock_host *mh)
 {
     pp_error err = PP_ERROR_INIT;
     ck_assert_int_eq(mock_host_finish(mh, &err), PP_OK);
@@ -112,28 +117,30 @@ static void finish(mock_host *mh)
 }
 
 /* One EF command: start at t0 on thread, stop at t1 on stop_thread. */
-static void ef_command(mock_host *mh, const char *sql, int64_t t0, int64_t t1, uint64_t thread,
-                       uint64_t stop_thread, uint8_t act, const char *duration, const char *async)
+static void
+ef_command(mock_host *mh, const char *sql, int64_t t0, int64_t t1, uint64_t thread,
+           uint64_t stop_thread, uint8_t act, const char *duration, const char *async)
 {
     built b;
     build(&b, mh, "Activity2Start", t0, thread, act, 0, EF, EXECUTING, "CommandText", sql,
           "Command", "Microsoft.Data.Sqlite.SqliteCommand", "ConnectionId",
           "480a8f62-9faf-4d76-9e53-8ee2bf9c7774", "IsAsync", async, (const char *)NULL);
     feed(mh, &b);
-    build(&b, mh, "Activity2Stop", t1, stop_thread, act, 0, EF, EXECUTED, "Result", "0",
-          "Duration", duration, "LogCommandText", sql, "ConnectionId",
-          "480a8f62-9faf-4d76-9e53-8ee2bf9c7774", "IsAsync", async, (const char *)NULL);
+    build(&b, mh, "Activity2Stop", t1, stop_thread, act, 0, EF, EXECUTED, "Result", "0", "Duration",
+          duration, "LogCommandText", sql, "ConnectionId", "480a8f62-9faf-4d76-9e53-8ee2bf9c7774",
+          "IsAsync", async, (const char *)NULL);
     feed(mh, &b);
 }
 
-#define ck_near(a, b) ck_assert_msg(fabs((a) - (b)) < 1e-6, "%s = %f, expected %f", #a, (double)(a), (double)(b))
+#define ck_near(a, b)                                                                              \
+    ck_assert_msg(fabs((a) - (b)) < 1e-6, "%s = %f, expected %f", #a, (double)(a), (double)(b))
 
 START_TEST(decode_real_layout)
 {
     mock_host *mh = new_host(NULL, NULL);
     built b;
-    build(&b, mh, "Activity2Start", 0, 1, 1, 0, EF, EXECUTING, "CommandText", "SELECT 1",
-          "IsAsync", "False", (const char *)NULL);
+    build(&b, mh, "Activity2Start", 0, 1, 1, 0, EF, EXECUTING, "CommandText", "SELECT 1", "IsAsync",
+          "False", (const char *)NULL);
     db_ds_decoder d = { 0 };
     db_ds_event *e = malloc(sizeof(*e));
     ck_assert_int_eq(db_ds_decode(&d, b.ev.name, b.ev.payload, b.ev.payload_size, e), 0);
@@ -175,7 +182,8 @@ START_TEST(timespan)
     ck_assert_int_eq(db_parse_timespan("00:00:00.0003736", &ns), 0);
     ck_assert_int_eq(ns, INT64_C(373600));
     ck_assert_int_eq(db_parse_timespan("1.02:03:04.5", &ns), 0);
-    ck_assert_int_eq(ns, ((INT64_C(26) * 60 + 3) * 60 + 4) * INT64_C(1000000000) + INT64_C(500000000));
+    ck_assert_int_eq(ns,
+                     ((INT64_C(26) * 60 + 3) * 60 + 4) * INT64_C(1000000000) + INT64_C(500000000));
     ck_assert_int_eq(db_parse_timespan("00:00:01", &ns), 0);
     ck_assert_int_eq(ns, INT64_C(1000000000));
     ck_assert_int_eq(db_parse_timespan("12 ms", &ns), -1);
@@ -188,7 +196,8 @@ START_TEST(timespan)
 }
 END_TEST
 
-static const char *norm(const char *sql)
+static const char *
+norm(const char *sql)
 {
     static char buf[1024];
     db_normalize_sql(sql, buf, sizeof(buf));
@@ -197,8 +206,9 @@ static const char *norm(const char *sql)
 
 START_TEST(normalize)
 {
-    ck_assert_str_eq(norm("SELECT \"p\".\"Id\"\nFROM \"Posts\" AS \"p\"\nWHERE \"p\".\"BlogId\" = @blog_Id"),
-                     "SELECT \"p\".\"Id\" FROM \"Posts\" AS \"p\" WHERE \"p\".\"BlogId\" = @blog_Id");
+    ck_assert_str_eq(
+        norm("SELECT \"p\".\"Id\"\nFROM \"Posts\" AS \"p\"\nWHERE \"p\".\"BlogId\" = @blog_Id"),
+        "SELECT \"p\".\"Id\" FROM \"Posts\" AS \"p\" WHERE \"p\".\"BlogId\" = @blog_Id");
     ck_assert_str_eq(norm("PRAGMA journal_mode = 'wal';"), "PRAGMA journal_mode = ?;");
     ck_assert_str_eq(norm("select * from t1 where a = 42 and b = 'it''s' and c=-3.5"),
                      "select * from t1 where a = ? and b = ? and c=-?");
@@ -207,7 +217,8 @@ START_TEST(normalize)
     ck_assert_str_eq(norm("WHERE id IN (SELECT id FROM t)"), "WHERE id IN (SELECT id FROM t)");
     ck_assert_str_eq(norm("  INSERT INTO [dbo].[T] ([A1]) VALUES (@p0)\r\n  "),
                      "INSERT INTO [dbo].[T] ([A1]) VALUES (@p0)");
-    ck_assert_str_eq(norm("SELECT $1, :name -- tag 42\nFROM x"), "SELECT $1, :name -- tag 42 FROM x");
+    ck_assert_str_eq(norm("SELECT $1, :name -- tag 42\nFROM x"),
+                     "SELECT $1, :name -- tag 42 FROM x");
     /* the output never overflows a small buffer */
     char small[8];
     size_t n = db_normalize_sql("SELECT * FROM very_long_table_name", small, sizeof(small));
@@ -227,8 +238,8 @@ START_TEST(pair_by_activity_across_threads)
           "SELECT COUNT(*) FROM \"Posts\" WHERE \"BlogId\" = @id", "IsAsync", "True",
           (const char *)NULL);
     feed(mh, &b1);
-    build(&b2, mh, "Activity2Start", 12 * MS, 2, 0x22, 0, EF, EXECUTING, "CommandText",
-          "SELECT 1", "IsAsync", "False", (const char *)NULL);
+    build(&b2, mh, "Activity2Start", 12 * MS, 2, 0x22, 0, EF, EXECUTING, "CommandText", "SELECT 1",
+          "IsAsync", "False", (const char *)NULL);
     feed(mh, &b2);
     build(&b2, mh, "Activity2Stop", 15 * MS, 2, 0x22, 0, EF, EXECUTED, "Duration",
           "00:00:00.0030000", (const char *)NULL);
@@ -241,7 +252,7 @@ START_TEST(pair_by_activity_across_threads)
     ck_assert_ptr_nonnull(t);
     ck_assert_uint_eq(mock_table_rows(t), 2);
     int r = mock_table_find(t, "command", "SELECT COUNT(*) FROM \"Posts\" WHERE \"BlogId\" = @id");
-    ck_assert_int_eq(r, 0);   /* most time first */
+    ck_assert_int_eq(r, 0); /* most time first */
     ck_near(mock_table_dbl(t, r, "total_ms"), 20.0);
     ck_near(mock_table_dbl(t, r, "ef_duration_ms"), 19.0);
     ck_assert_int_eq(mock_table_int(t, r, "async"), 1);
@@ -254,7 +265,7 @@ START_TEST(pair_by_activity_across_threads)
     ck_assert(mock_host_total_int(mh, "commands", &v));
     ck_assert_int_eq(v, 2);
     ck_assert_ptr_null(mock_host_finding(mh, "db.unmatched_starts", NULL));
-    ck_assert_ptr_null(mock_host_table(mh, "timeline"));   /* off by default */
+    ck_assert_ptr_null(mock_host_table(mh, "timeline")); /* off by default */
     mock_host_free(mh);
 }
 END_TEST
@@ -277,8 +288,8 @@ START_TEST(literals_aggregate_percentiles_timeline)
     ck_assert_int_eq(mock_table_int(t, 0, "count"), 20);
     ck_near(mock_table_dbl(t, 0, "total_ms"), 210.0);
     ck_near(mock_table_dbl(t, 0, "mean_ms"), 10.5);
-    ck_near(mock_table_dbl(t, 0, "p50_ms"), 10.0);   /* nearest rank 10 of 20 */
-    ck_near(mock_table_dbl(t, 0, "p95_ms"), 19.0);   /* rank 19 */
+    ck_near(mock_table_dbl(t, 0, "p50_ms"), 10.0); /* nearest rank 10 of 20 */
+    ck_near(mock_table_dbl(t, 0, "p95_ms"), 19.0); /* rank 19 */
     ck_near(mock_table_dbl(t, 0, "max_ms"), 20.0);
     const mock_table *tl = mock_host_table(mh, "timeline");
     ck_assert_ptr_nonnull(tl);
@@ -306,9 +317,10 @@ START_TEST(n_plus_one_driver)
         ef_command(mh, "SELECT \"b\".\"Id\" FROM \"Blogs\" AS \"b\"", t, t + 2 * MS, 1, 1, act++,
                    "00:00:00.0020000", "False");
         for (int i = 0; i < 12; i++)
-            ef_command(mh, "SELECT \"p\".\"Id\" FROM \"Posts\" AS \"p\" WHERE \"p\".\"BlogId\" = @blog_Id",
-                       t + (3 + i * 2) * MS, t + (4 + i * 2) * MS, 1, 1, act++, "00:00:00.0010000",
-                       "False");
+            ef_command(
+                mh, "SELECT \"p\".\"Id\" FROM \"Posts\" AS \"p\" WHERE \"p\".\"BlogId\" = @blog_Id",
+                t + (3 + i * 2) * MS, t + (4 + i * 2) * MS, 1, 1, act++, "00:00:00.0010000",
+                "False");
     }
     /* 9 of another command later: under the threshold */
     for (int i = 0; i < 9; i++)
@@ -319,7 +331,10 @@ START_TEST(n_plus_one_driver)
     const char *msg = mock_host_finding(mh, "db.n_plus_one", &sev);
     ck_assert_ptr_nonnull(msg);
     ck_assert_uint_eq(sev, PP_SEVERITY_WARNING);
-    ck_assert_msg(strstr(msg, "WHERE \"p\".\"BlogId\" = @blog_Id\" ran 24 times, 12.0 per execution of") != NULL, "%s", msg);
+    ck_assert_msg(
+        strstr(msg, "WHERE \"p\".\"BlogId\" = @blog_Id\" ran 24 times, 12.0 per execution of") !=
+            NULL,
+        "%s", msg);
     ck_assert_msg(strstr(msg, "confidence medium") != NULL, "%s", msg);
     ck_assert_msg(strstr(msg, "--providers Microsoft.AspNetCore.Hosting") != NULL, "%s", msg);
     ck_assert_msg(strstr(msg, "SELECT x") == NULL, "%s", msg);
@@ -342,7 +357,9 @@ START_TEST(n_plus_one_driver)
     msg = mock_host_finding(mh, "db.repeated_command", &sev);
     ck_assert_ptr_nonnull(msg);
     ck_assert_uint_eq(sev, PP_SEVERITY_INFO);
-    ck_assert_msg(strstr(msg, "confidence low") && strstr(msg, "--providers Microsoft.AspNetCore.Hosting"), "%s", msg);
+    ck_assert_msg(strstr(msg, "confidence low") &&
+                      strstr(msg, "--providers Microsoft.AspNetCore.Hosting"),
+                  "%s", msg);
     mock_host_free(mh);
 
     /* the threshold is an option */
@@ -362,7 +379,7 @@ END_TEST
 START_TEST(n_plus_one_concurrent_without_driver_is_no_verdict)
 {
     mock_host *mh = new_host(NULL, NULL);
-    for (int i = 0; i < 12; i++)   /* 4 ms each, a new one every 2 ms: they overlap */
+    for (int i = 0; i < 12; i++) /* 4 ms each, a new one every 2 ms: they overlap */
         ef_command(mh, "SELECT COUNT(*) FROM \"Posts\"", i * 2 * MS, i * 2 * MS + 4 * MS,
                    (uint64_t)(1 + i % 4), (uint64_t)(1 + i % 4), (uint8_t)(10 + i),
                    "00:00:00.0040000", "True");
@@ -380,7 +397,8 @@ END_TEST
 
 /* A Hosting RequestStart/RequestStop pair; its activity id is the related
  * id of the commands inside. */
-static void request_event(mock_host *mh, const char *name, int64_t t, uint8_t act)
+static void
+request_event(mock_host *mh, const char *name, int64_t t, uint8_t act)
 {
     built b;
     memset(&b.ev, 0, sizeof(b.ev));
@@ -397,11 +415,12 @@ static void request_event(mock_host *mh, const char *name, int64_t t, uint8_t ac
     feed(mh, &b);
 }
 
-static void ef_in(mock_host *mh, const char *sql, int64_t t0, int64_t t1, uint8_t act, uint8_t req)
+static void
+ef_in(mock_host *mh, const char *sql, int64_t t0, int64_t t1, uint8_t act, uint8_t req)
 {
     built b;
-    build(&b, mh, "Activity2Start", t0, 1, act, req, EF, EXECUTING, "CommandText", sql,
-          "IsAsync", "True", (const char *)NULL);
+    build(&b, mh, "Activity2Start", t0, 1, act, req, EF, EXECUTING, "CommandText", sql, "IsAsync",
+          "True", (const char *)NULL);
     feed(mh, &b);
     build(&b, mh, "Activity2Stop", t1, 2, act, 0, EF, EXECUTED, "Duration", "00:00:00.0001000",
           "IsAsync", "True", (const char *)NULL);
@@ -434,7 +453,8 @@ START_TEST(n_plus_one_inside_requests)
     finish(mh);
     const char *msg = mock_host_finding(mh, "db.n_plus_one", NULL);
     ck_assert_ptr_nonnull(msg);
-    ck_assert_msg(strstr(msg, "\"SELECT c FROM p WHERE b = @id\" ran 11 times per request") != NULL, "%s", msg);
+    ck_assert_msg(strstr(msg, "\"SELECT c FROM p WHERE b = @id\" ran 11 times per request") != NULL,
+                  "%s", msg);
     ck_assert_msg(strstr(msg, "in 4 requests") && strstr(msg, "confidence high"), "%s", msg);
     ck_assert_msg(strstr(msg, "SELECT one") == NULL, "%s", msg);
     ck_assert_ptr_null(mock_host_finding(mh, "db.repeated_command", NULL));
@@ -444,7 +464,7 @@ START_TEST(n_plus_one_inside_requests)
     ck_assert_int_eq(mock_table_int(t, 0, "executions"), 44);
     const mock_table *pr = mock_host_table(mh, "per_request");
     ck_assert_ptr_nonnull(pr);
-    ck_assert_uint_eq(mock_table_rows(pr), 1);   /* no path field: one unknown route */
+    ck_assert_uint_eq(mock_table_rows(pr), 1); /* no path field: one unknown route */
     ck_assert_int_eq(mock_table_int(pr, 0, "requests"), 16);
     ck_assert_int_eq(mock_table_int(pr, 0, "commands"), 56);
     ck_assert_int_eq(mock_table_int(pr, 0, "max_per_request"), 11);
@@ -462,8 +482,8 @@ START_TEST(slow_and_unmatched)
     ef_command(mh, "UPDATE t SET a = 2", 100 * MS, 110 * MS, 1, 1, 2, "00:00:00.0100000", "False");
     built b;
     /* a start whose stop never comes */
-    build(&b, mh, "Activity2Start", 200 * MS, 1, 3, 0, EF, EXECUTING, "CommandText", "DELETE FROM t",
-          (const char *)NULL);
+    build(&b, mh, "Activity2Start", 200 * MS, 1, 3, 0, EF, EXECUTING, "CommandText",
+          "DELETE FROM t", (const char *)NULL);
     feed(mh, &b);
     /* a stop whose start was before the trace */
     build(&b, mh, "Activity2Stop", 210 * MS, 1, 9, 0, EF, EXECUTED, "Duration", "00:00:00.0010000",
@@ -475,11 +495,12 @@ START_TEST(slow_and_unmatched)
     feed(mh, &b);
     finish(mh);
     const mock_table *t = mock_host_table(mh, "by_command");
-    ck_assert_uint_eq(mock_table_rows(t), 1);   /* DELETE never completed */
+    ck_assert_uint_eq(mock_table_rows(t), 1); /* DELETE never completed */
     ck_assert_int_eq(mock_table_int(t, 0, "count"), 2);
     const char *msg = mock_host_finding(mh, "db.slow_command", NULL);
     ck_assert_ptr_nonnull(msg);
-    ck_assert_msg(strstr(msg, "1 of 2 executions took over 50 ms (max 80.0 ms)") != NULL, "%s", msg);
+    ck_assert_msg(strstr(msg, "1 of 2 executions took over 50 ms (max 80.0 ms)") != NULL, "%s",
+                  msg);
     msg = mock_host_finding(mh, "db.unmatched_starts", NULL);
     ck_assert_ptr_nonnull(msg);
     ck_assert_msg(strncmp(msg, "1 command", 9) == 0, "%s", msg);
@@ -521,7 +542,7 @@ START_TEST(sqlclient_under_ef_counted_once)
     int r = mock_table_find(t, "command", sql);
     ck_assert_int_ge(r, 0);
     ck_assert_int_eq(mock_table_int(t, r, "count"), 1);
-    ck_near(mock_table_dbl(t, r, "total_ms"), 10.0);   /* the outer (EF) interval */
+    ck_near(mock_table_dbl(t, r, "total_ms"), 10.0); /* the outer (EF) interval */
     ck_assert_ptr_null(mock_host_table(mh, "timeline"));
     mock_host_free(mh);
 }
@@ -533,7 +554,7 @@ START_TEST(no_activity_ids_fallback)
     ef_command(mh, "SELECT 1", 0, 4 * MS, 1, 9, 0, "00:00:00.0040000", "True");
     finish(mh);
     const mock_table *t = mock_host_table(mh, "by_command");
-    ck_assert_int_eq(mock_table_int(t, 0, "count"), 1);   /* paired by ConnectionId */
+    ck_assert_int_eq(mock_table_int(t, 0, "count"), 1); /* paired by ConnectionId */
     ck_near(mock_table_dbl(t, 0, "total_ms"), 4.0);
     ck_assert_ptr_nonnull(mock_host_finding(mh, "db.no_activity_ids", NULL));
     mock_host_free(mh);
@@ -608,7 +629,8 @@ START_TEST(by_caller_first_user_frame)
 }
 END_TEST
 
-static Suite *suite(void)
+static Suite *
+suite(void)
 {
     Suite *s = suite_create("plugin_db");
     TCase *tc = tcase_create("db");
@@ -629,7 +651,8 @@ static Suite *suite(void)
     return s;
 }
 
-int main(void)
+int
+main(void)
 {
     SRunner *sr = srunner_create(suite());
     srunner_run_all(sr, CK_NORMAL);

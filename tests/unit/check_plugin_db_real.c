@@ -29,7 +29,7 @@ const pp_analyzer *perfpipe_plugin_entry(void);
 
 typedef struct fixture {
     const char *name;
-    const char *truth_commands;   /* the truth's array of commands */
+    const char *truth_commands; /* the truth's array of commands */
     int present;
 } fixture;
 
@@ -42,23 +42,25 @@ static fixture fixtures[] = {
 static const char *data_dir;
 static char trace_path[4200], truth_path[4200], oracle_path[4200];
 
-static void use_fixture(int i)
+static void
+use_fixture(int i)
 {
     snprintf(trace_path, sizeof(trace_path), "%s/%s.nettrace", data_dir, fixtures[i].name);
     snprintf(truth_path, sizeof(truth_path), "%s/%s.truth.json", data_dir, fixtures[i].name);
     snprintf(oracle_path, sizeof(oracle_path), "%s/%s.oracle.json", data_dir, fixtures[i].name);
 }
 
-#define FIXTURE_OR_SKIP(i)                                                        \
-    do {                                                                          \
-        if (!fixtures[i].present) {                                               \
-            printf("SKIP: %s/%s.* not present\n", data_dir, fixtures[i].name);   \
-            return;                                                               \
-        }                                                                         \
-        use_fixture(i);                                                           \
+#define FIXTURE_OR_SKIP(i)                                                                         \
+    do {                                                                                           \
+        if (!fixtures[i].present) {                                                                \
+            printf("SKIP: %s/%s.* not present\n", data_dir, fixtures[i].name);                     \
+            return;                                                                                \
+        }                                                                                          \
+        use_fixture(i);                                                                            \
     } while (0)
 
-static mock_host *run_fixture(void)
+static mock_host *
+run_fixture(void)
 {
     mock_host *mh = mock_host_new(perfpipe_plugin_entry());
     ck_assert_ptr_nonnull(mh);
@@ -72,13 +74,14 @@ static mock_host *run_fixture(void)
     while ((rc = pp_nettrace_next(t, &ev, &err)) == 1)
         ck_assert_int_eq(mock_host_consume_event(mh, ev, &err), PP_OK);
     ck_assert_msg(rc == 0, "%s", err.message);
-    ck_assert_int_eq(mock_host_finish(mh, &err), PP_OK);   /* symbolizes: trace still open */
+    ck_assert_int_eq(mock_host_finish(mh, &err), PP_OK); /* symbolizes: trace still open */
     pp_nettrace_close(t);
     ck_assert_msg(mock_host_violations(mh) == 0, "%s", mock_host_first_violation(mh));
     return mh;
 }
 
-static json_t *load(const char *path)
+static json_t *
+load(const char *path)
 {
     json_error_t je;
     json_t *j = json_load_file(path, 0, &je);
@@ -87,10 +90,11 @@ static json_t *load(const char *path)
 }
 
 /* The oracle's EF command entry for a raw command text. */
-static json_t *oracle_command(json_t *oracle, const char *text)
+static json_t *
+oracle_command(json_t *oracle, const char *text)
 {
-    json_t *cmds = json_object_get(json_object_get(json_object_get(oracle, "diagnostic_source"), "ef"),
-                                   "commands");
+    json_t *cmds = json_object_get(
+        json_object_get(json_object_get(oracle, "diagnostic_source"), "ef"), "commands");
     size_t i;
     json_t *c;
     json_array_foreach(cmds, i, c)
@@ -126,18 +130,20 @@ START_TEST(counts_match_truth_and_oracle)
         ck_assert_msg(r >= 0, "no row for truth command %s", text);
         int64_t count = json_integer_value(json_object_get(c, "count"));
         ck_assert_int_eq(mock_table_int(t, r, "count"), count);
-        ck_assert_int_eq(mock_table_int(t, r, "async"), json_integer_value(json_object_get(c, "async")));
+        ck_assert_int_eq(mock_table_int(t, r, "async"),
+                         json_integer_value(json_object_get(c, "async")));
         json_t *o = oracle_command(oracle, text);
         ck_assert_msg(o != NULL, "oracle lacks %s", text);
         ck_assert_int_eq(count, json_integer_value(json_object_get(o, "stops")));
         /* same events, same pairing: TraceEvent's elapsed within 1 us per execution */
         double elapsed_ms = (double)json_integer_value(json_object_get(o, "elapsed_ns")) / 1e6;
         ck_assert_msg(fabs(mock_table_dbl(t, r, "total_ms") - elapsed_ms) <= 0.001 * (double)count,
-                      "%s: %f ms, TraceEvent %f ms", text, mock_table_dbl(t, r, "total_ms"), elapsed_ms);
+                      "%s: %f ms, TraceEvent %f ms", text, mock_table_dbl(t, r, "total_ms"),
+                      elapsed_ms);
         /* EF Core's Duration strings decoded exactly */
         double ef_ms = (double)json_integer_value(json_object_get(o, "duration_ns")) / 1e6;
-        ck_assert_msg(fabs(mock_table_dbl(t, r, "ef_duration_ms") - ef_ms) < 1e-6, "%s: ef %f vs %f",
-                      text, mock_table_dbl(t, r, "ef_duration_ms"), ef_ms);
+        ck_assert_msg(fabs(mock_table_dbl(t, r, "ef_duration_ms") - ef_ms) < 1e-6,
+                      "%s: ef %f vs %f", text, mock_table_dbl(t, r, "ef_duration_ms"), ef_ms);
     }
     ck_assert_ptr_null(mock_host_finding(mh, "db.unmatched_starts", NULL));
     ck_assert_ptr_null(mock_host_finding(mh, "db.undecodable_events", NULL));
@@ -194,7 +200,7 @@ START_TEST(n_plus_one_flagged_with_caller)
         const char *short_sync = strrchr(sync_m, '.') + 1, *short_async = strrchr(async_m, '.') + 1;
         if (strstr(caller, short_sync) && n >= each) {
             found_sync = 1;
-            ck_assert_str_eq(mock_table_str(t, r, "group"), "burst");   /* one flow */
+            ck_assert_str_eq(mock_table_str(t, r, "group"), "burst"); /* one flow */
         }
         if (strstr(caller, short_async) && n >= each) {
             found_async = 1;
@@ -228,7 +234,8 @@ START_TEST(one_per_request_is_not_a_warning)
         if (json_integer_value(json_object_get(c, "count")) != hits)
             continue;
         const mock_table *bc = mock_host_table(mh, "by_command");
-        int r = mock_table_find(bc, "example", json_string_value(json_object_get(c, "command_text")));
+        int r = mock_table_find(bc, "example",
+                                json_string_value(json_object_get(c, "command_text")));
         ck_assert_int_ge(r, 0);
         const char *cmd = mock_table_str(bc, r, "command");
         int nr = t ? mock_table_find(t, "command", cmd) : -1;
@@ -246,7 +253,8 @@ START_TEST(one_per_request_is_not_a_warning)
 }
 END_TEST
 
-static Suite *suite(void)
+static Suite *
+suite(void)
 {
     Suite *s = suite_create("plugin_db_real");
     TCase *tc = tcase_create("db-database");
@@ -259,7 +267,8 @@ static Suite *suite(void)
     return s;
 }
 
-int main(void)
+int
+main(void)
 {
     const char *data = getenv("PP_TESTDATA");
     static char fallback[4000];

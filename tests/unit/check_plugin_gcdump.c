@@ -20,7 +20,7 @@
 /* ---- mock host ------------------------------------------------------------ */
 
 #define MAX_TABLES 8
-#define MAX_COLS 12
+#define MAX_COLS   12
 
 typedef struct mock_table {
     char name[64];
@@ -28,7 +28,7 @@ typedef struct mock_table {
     char col[MAX_COLS][32];
     uint32_t coltype[MAX_COLS];
     uint32_t nrows;
-    pp_cell *cells;              /* nrows * ncols; strings strdup'ed */
+    pp_cell *cells; /* nrows * ncols; strings strdup'ed */
 } mock_table;
 
 typedef struct mock_run {
@@ -46,16 +46,22 @@ typedef struct mock_run {
     uint32_t nopts;
 } mock_run;
 
-static mock_run *run_of(pp_ctx *ctx) { return (mock_run *)ctx; }
+static mock_run *
+run_of(pp_ctx *ctx)
+{
+    return (mock_run *)ctx;
+}
 
-static void m_log(pp_ctx *ctx, int level, const char *fmt, ...)
+static void
+m_log(pp_ctx *ctx, int level, const char *fmt, ...)
 {
     (void)ctx;
     (void)level;
     (void)fmt;
 }
 
-static void m_error_set(pp_error *err, int32_t code, const char *fmt, ...)
+static void
+m_error_set(pp_error *err, int32_t code, const char *fmt, ...)
 {
     if (!err)
         return;
@@ -67,7 +73,8 @@ static void m_error_set(pp_error *err, int32_t code, const char *fmt, ...)
 }
 
 /* Options: the run's explicit values, else the descriptor's default. */
-static const char *opt_text(const pp_options *o, const char *name, uint32_t type, int *rc)
+static const char *
+opt_text(const pp_options *o, const char *name, uint32_t type, int *rc)
 {
     const mock_run *r = (const mock_run *)o;
     const pp_option_decl *decl = NULL;
@@ -87,7 +94,8 @@ static const char *opt_text(const pp_options *o, const char *name, uint32_t type
     return decl->default_value;
 }
 
-static int m_opt_bool(const pp_options *o, const char *name, int *out)
+static int
+m_opt_bool(const pp_options *o, const char *name, int *out)
 {
     int rc;
     const char *v = opt_text(o, name, PP_OPT_BOOL, &rc);
@@ -96,7 +104,8 @@ static int m_opt_bool(const pp_options *o, const char *name, int *out)
     return rc;
 }
 
-static int m_opt_int(const pp_options *o, const char *name, int64_t *out)
+static int
+m_opt_int(const pp_options *o, const char *name, int64_t *out)
 {
     int rc;
     const char *v = opt_text(o, name, PP_OPT_INT, &rc);
@@ -105,7 +114,8 @@ static int m_opt_int(const pp_options *o, const char *name, int64_t *out)
     return rc;
 }
 
-static int m_opt_double(const pp_options *o, const char *name, double *out)
+static int
+m_opt_double(const pp_options *o, const char *name, double *out)
 {
     int rc;
     const char *v = opt_text(o, name, PP_OPT_DOUBLE, &rc);
@@ -114,8 +124,9 @@ static int m_opt_double(const pp_options *o, const char *name, double *out)
     return rc;
 }
 
-static pp_table *m_table_new(pp_ctx *ctx, const char *name, uint32_t ncolumns,
-                             const pp_column *columns, uint32_t nkey)
+static pp_table *
+m_table_new(pp_ctx *ctx, const char *name, uint32_t ncolumns, const pp_column *columns,
+            uint32_t nkey)
 {
     mock_run *r = run_of(ctx);
     ck_assert_uint_lt(r->ntables, MAX_TABLES);
@@ -132,7 +143,8 @@ static pp_table *m_table_new(pp_ctx *ctx, const char *name, uint32_t ncolumns,
     return (pp_table *)t;
 }
 
-static int m_table_row(pp_table *tp, const pp_cell *cells)
+static int
+m_table_row(pp_table *tp, const pp_cell *cells)
 {
     mock_table *t = (mock_table *)tp;
     t->cells = realloc(t->cells, (size_t)(t->nrows + 1) * t->ncols * sizeof(pp_cell));
@@ -146,7 +158,8 @@ static int m_table_row(pp_table *tp, const pp_cell *cells)
     return PP_OK;
 }
 
-static int m_finding(pp_ctx *ctx, uint32_t severity, const char *code, const char *fmt, ...)
+static int
+m_finding(pp_ctx *ctx, uint32_t severity, const char *code, const char *fmt, ...)
 {
     (void)severity;
     mock_run *r = run_of(ctx);
@@ -160,7 +173,8 @@ static int m_finding(pp_ctx *ctx, uint32_t severity, const char *code, const cha
     return PP_OK;
 }
 
-static int m_total_int(pp_ctx *ctx, const char *name, uint32_t type, int64_t value)
+static int
+m_total_int(pp_ctx *ctx, const char *name, uint32_t type, int64_t value)
 {
     (void)type;
     mock_run *r = run_of(ctx);
@@ -185,7 +199,8 @@ static const pp_host_api host = {
     .total_int = m_total_int,
 };
 
-static void run_free(mock_run *r)
+static void
+run_free(mock_run *r)
 {
     for (uint32_t t = 0; t < r->ntables; t++) {
         mock_table *tb = &r->tables[t];
@@ -196,7 +211,8 @@ static void run_free(mock_run *r)
     }
 }
 
-static const mock_table *table(const mock_run *r, const char *name)
+static const mock_table *
+table(const mock_run *r, const char *name)
 {
     for (uint32_t t = 0; t < r->ntables; t++)
         if (strcmp(r->tables[t].name, name) == 0)
@@ -205,7 +221,8 @@ static const mock_table *table(const mock_run *r, const char *name)
     return NULL;
 }
 
-static int col(const mock_table *t, const char *name)
+static int
+col(const mock_table *t, const char *name)
 {
     for (uint32_t i = 0; i < t->ncols; i++)
         if (strcmp(t->col[i], name) == 0)
@@ -214,13 +231,15 @@ static int col(const mock_table *t, const char *name)
     return -1;
 }
 
-static const pp_cell *cell(const mock_table *t, uint32_t row, const char *column)
+static const pp_cell *
+cell(const mock_table *t, uint32_t row, const char *column)
 {
     return &t->cells[(size_t)row * t->ncols + (uint32_t)col(t, column)];
 }
 
 /* Row whose first (key) column is key, or -1. */
-static int find_row(const mock_table *t, const char *key)
+static int
+find_row(const mock_table *t, const char *key)
 {
     for (uint32_t r = 0; r < t->nrows; r++)
         if (strcmp(t->cells[(size_t)r * t->ncols].v.s, key) == 0)
@@ -228,7 +247,8 @@ static int find_row(const mock_table *t, const char *key)
     return -1;
 }
 
-static int64_t total(const mock_run *r, const char *name)
+static int64_t
+total(const mock_run *r, const char *name)
 {
     for (uint32_t i = 0; i < r->ntotals; i++)
         if (strcmp(r->total_name[i], name) == 0)
@@ -239,7 +259,8 @@ static int64_t total(const mock_run *r, const char *name)
 
 /* ---- loading and running ---------------------------------------------------- */
 
-static const pp_analyzer *load(const char *name, void **handle)
+static const pp_analyzer *
+load(const char *name, void **handle)
 {
     const char *dir = getenv("PERFPIPE_PLUGIN_PATH");
     char path[4096];
@@ -258,7 +279,8 @@ static const pp_analyzer *load(const char *name, void **handle)
 
 /* A hand-built snapshot (64-bit arrays) as a 1.2 host hands it: with the
  * 32-bit arrays the plugins read. Freed with free32. */
-static pp_heap_snapshot *with32(const pp_heap_snapshot *s)
+static pp_heap_snapshot *
+with32(const pp_heap_snapshot *s)
 {
     pp_heap_snapshot *c = malloc(sizeof(*c));
     uint32_t *size = malloc((s->node_count + 1) * sizeof(uint32_t));
@@ -276,7 +298,8 @@ static pp_heap_snapshot *with32(const pp_heap_snapshot *s)
     return c;
 }
 
-static void free32(pp_heap_snapshot *c)
+static void
+free32(pp_heap_snapshot *c)
 {
     free((void *)c->node_size32);
     free((void *)c->edge_start32);
@@ -285,8 +308,9 @@ static void free32(pp_heap_snapshot *c)
 
 /* Run analyzer `name` over the snapshots (one per input slot). Returns the
  * finish status; r holds the results. */
-static int run(const char *name, const pp_heap_snapshot *const *snaps, uint32_t nsnaps,
-               mock_run *r, pp_error *err)
+static int
+run(const char *name, const pp_heap_snapshot *const *snaps, uint32_t nsnaps, mock_run *r,
+    pp_error *err)
 {
     pp_heap_snapshot *own[8] = { 0 };
     ck_assert_uint_le(nsnaps, 8);
@@ -316,7 +340,8 @@ static int run(const char *name, const pp_heap_snapshot *const *snaps, uint32_t 
     return rc;
 }
 
-static pp_gcdump *fixture(const char *name)
+static pp_gcdump *
+fixture(const char *name)
 {
     const char *dir = getenv("PP_TESTDATA");
     char path[4096];
@@ -331,7 +356,8 @@ static pp_gcdump *fixture(const char *name)
     return d;
 }
 
-static json_t *data_json(const char *name)
+static json_t *
+data_json(const char *name)
 {
     const char *dir = getenv("PP_TESTDATA");
     char path[4096];
@@ -342,7 +368,8 @@ static json_t *data_json(const char *name)
 /* ---- gcdump ------------------------------------------------------------------ */
 
 /* by_type with top 0 equals the TraceEvent oracle on every name. */
-static void check_by_type_vs_oracle(const char *gcdump, const char *oracle_name)
+static void
+check_by_type_vs_oracle(const char *gcdump, const char *oracle_name)
 {
     pp_gcdump *d = fixture(gcdump);
     json_t *oracle = data_json(oracle_name);
@@ -387,7 +414,7 @@ static void check_by_type_vs_oracle(const char *gcdump, const char *oracle_name)
             ck_assert_int_ge(cell(t, k - 1, "bytes")->v.i, cell(t, k, "bytes")->v.i);
     }
     ck_assert_double_eq_tol(share, 100.0, 1e-6);
-    ck_assert_uint_eq(r.nfindings, 0);   /* not sampled: nothing to say */
+    ck_assert_uint_eq(r.nfindings, 0); /* not sampled: nothing to say */
     printf("plugin gcdump: %s: %u types, %lld objects, %lld bytes equal the oracle\n", gcdump,
            t->nrows, (long long)objects, (long long)bytes);
     run_free(&r);
@@ -430,7 +457,7 @@ START_TEST(test_gcdump_retained_truth)
     pp_error err = PP_ERROR_INIT;
     ck_assert_msg(run("gcdump", &s, 1, &r, &err) == PP_OK, "%s", err.message);
     const mock_table *t = table(&r, "by_type");
-    ck_assert_uint_eq(t->nrows, 25);    /* option top's default */
+    ck_assert_uint_eq(t->nrows, 25); /* option top's default */
     const char *leak = json_string_value(json_object_get(truth, "leak_type"));
     int64_t n = json_integer_value(json_object_get(truth, "leaked_after"));
     int64_t each = json_integer_value(json_object_get(truth, "leaked_session_object_bytes_each"));
@@ -447,11 +474,12 @@ START_TEST(test_gcdump_retained_truth)
     const char *path = cell(p, (uint32_t)pr, "path")->v.s;
     const char *tail = " > Workload.LeakedSession";
     ck_assert_msg(strncmp(path, "[.NET Roots] > [static vars] > ", 31) == 0 &&
-                  strstr(path, "> Workload.LeakedSession[]") &&
-                  strcmp(path + strlen(path) - strlen(tail), tail) == 0, "%s", path);
+                      strstr(path, "> Workload.LeakedSession[]") &&
+                      strcmp(path + strlen(path) - strlen(tail), tail) == 0,
+                  "%s", path);
     printf("plugin gcdump: %s retained %lld bytes (truth %lld x (%lld + %lld)); path %s\n", leak,
-           (long long)cell(t, (uint32_t)at, "retained_bytes")->v.i, (long long)n,
-           (long long)each, (long long)state_each, path);
+           (long long)cell(t, (uint32_t)at, "retained_bytes")->v.i, (long long)n, (long long)each,
+           (long long)state_each, path);
     ck_assert_int_le(total(&r, "reachable_bytes"), total(&r, "bytes"));
     run_free(&r);
     json_decref(truth);
@@ -469,11 +497,21 @@ START_TEST(test_gcdump_sampled_finding)
     static const uint64_t start[] = { 0, 2, 2, 2 };
     static const uint32_t edges[] = { 1, 2 };
     static const double mult[] = { 1.0, 50.0 };
-    pp_heap_snapshot s = { .struct_size = sizeof(s), .pointer_size = 8, .node_count = 3,
-                           .type_count = 2, .edge_count = 2, .root = 0, .sampled = 1,
-                           .types = types, .node_type = node_type, .node_size = node_size,
-                           .node_address = addr, .edge_start = start, .edges = edges,
-                           .type_count_multiplier = mult, .type_size_multiplier = mult };
+    pp_heap_snapshot s = { .struct_size = sizeof(s),
+                           .pointer_size = 8,
+                           .node_count = 3,
+                           .type_count = 2,
+                           .edge_count = 2,
+                           .root = 0,
+                           .sampled = 1,
+                           .types = types,
+                           .node_type = node_type,
+                           .node_size = node_size,
+                           .node_address = addr,
+                           .edge_start = start,
+                           .edges = edges,
+                           .type_count_multiplier = mult,
+                           .type_size_multiplier = mult };
     const pp_heap_snapshot *sp = &s;
     mock_run r;
     memset(&r, 0, sizeof(r));
@@ -492,10 +530,10 @@ START_TEST(test_gcdump_sampled_finding)
 }
 END_TEST
 
-
 /* A graph cut at a node limit: n nodes, the root holding only nodes 1..k
  * (their parents past the cut are gone), every other object unreachable. */
-static void cut_graph(uint32_t n, uint32_t k, mock_run *r)
+static void
+cut_graph(uint32_t n, uint32_t k, mock_run *r)
 {
     static const pp_heap_type types[] = { { "[.NET Roots]", "" }, { "T", "" } };
     uint32_t *node_type = malloc(n * sizeof *node_type), *edges = malloc(k * sizeof *edges);
@@ -511,10 +549,18 @@ static void cut_graph(uint32_t n, uint32_t k, mock_run *r)
     start[n] = k;
     for (uint32_t j = 0; j < k; j++)
         edges[j] = j + 1;
-    pp_heap_snapshot s = { .struct_size = sizeof(s), .pointer_size = 8, .node_count = n,
-                           .type_count = 2, .edge_count = k, .root = 0, .types = types,
-                           .node_type = node_type, .node_size = node_size,
-                           .node_address = addr, .edge_start = start, .edges = edges };
+    pp_heap_snapshot s = { .struct_size = sizeof(s),
+                           .pointer_size = 8,
+                           .node_count = n,
+                           .type_count = 2,
+                           .edge_count = k,
+                           .root = 0,
+                           .types = types,
+                           .node_type = node_type,
+                           .node_size = node_size,
+                           .node_address = addr,
+                           .edge_start = start,
+                           .edges = edges };
     const pp_heap_snapshot *sp = &s;
     memset(r, 0, sizeof(*r));
     pp_error err = PP_ERROR_INIT;
@@ -538,7 +584,8 @@ START_TEST(test_gcdump_incomplete_graph)
     ck_assert_str_eq(r.finding_code[0], "gcdump.incomplete");
     ck_assert_ptr_nonnull(strstr(r.findings[0], "1000000 nodes, exactly a round number"));
     ck_assert_ptr_nonnull(strstr(r.findings[0], "roots reach 1001 of 1000000 objects"));
-    ck_assert_ptr_nonnull(strstr(r.findings[0], "retained_bytes and retained_share are unreliable"));
+    ck_assert_ptr_nonnull(
+        strstr(r.findings[0], "retained_bytes and retained_share are unreliable"));
     ck_assert_int_eq(total(&r, "retained_unreliable"), 1);
     run_free(&r);
     cut_graph(20001, 200, &r);
@@ -550,12 +597,12 @@ START_TEST(test_gcdump_incomplete_graph)
     cut_graph(20001, 20000, &r);
     ck_assert_uint_eq(r.nfindings, 0);
     run_free(&r);
-    cut_graph(2000003, 2000002, &r);     /* all reachable, 3 past a round number */
+    cut_graph(2000003, 2000002, &r); /* all reachable, 3 past a round number */
     ck_assert_uint_eq(r.nfindings, 1);
     ck_assert_ptr_nonnull(strstr(r.findings[0], "2000003 nodes, just past a round number"));
     ck_assert_ptr_null(strstr(r.findings[0], "roots reach"));
     run_free(&r);
-    cut_graph(999, 9, &r);               /* too small to judge */
+    cut_graph(999, 9, &r); /* too small to judge */
     ck_assert_uint_eq(r.nfindings, 0);
     run_free(&r);
 }
@@ -578,7 +625,8 @@ START_TEST(test_gcdump_bad_option_and_no_input)
 }
 END_TEST
 
-static pp_gcdump *hand_built(const char *name)
+static pp_gcdump *
+hand_built(const char *name)
 {
     const char *src = getenv("PP_SRCDIR");
     char path[4096];
@@ -602,8 +650,13 @@ START_TEST(test_gcdump_hand_built_retained_and_sampled)
     pp_error err = PP_ERROR_INIT;
     ck_assert_int_eq(run("gcdump", &s, 1, &r, &err), PP_OK);
     const mock_table *t = table(&r, "by_type");
-    static const struct { const char *type; int64_t count, bytes, retained; } want[] = {
-        { "App.Cache", 1, 32, 1968 }, { "App.Entry", 4, 96, 1936 }, { "System.Byte[]", 4, 1840, 1840 },
+    static const struct {
+        const char *type;
+        int64_t count, bytes, retained;
+    } want[] = {
+        { "App.Cache", 1, 32, 1968 },
+        { "App.Entry", 4, 96, 1936 },
+        { "System.Byte[]", 4, 1840, 1840 },
     };
     for (size_t i = 0; i < 3; i++) {
         int at = find_row(t, want[i].type);
@@ -744,12 +797,13 @@ START_TEST(test_diff_leak_truth)
     ck_assert_int_eq(cell(g, 0, "retained_delta")->v.i, dl * (each + state_each));
     for (uint32_t k = 1; k < g->nrows; k++)
         ck_assert_int_ge(cell(g, k - 1, "retained_delta")->v.i, cell(g, k, "retained_delta")->v.i);
-    ck_assert_msg(strstr(cell(g, 0, "payload")->v.s, state) != NULL, "%s", cell(g, 0, "payload")->v.s);
+    ck_assert_msg(strstr(cell(g, 0, "payload")->v.s, state) != NULL, "%s",
+                  cell(g, 0, "payload")->v.s);
     int gs = find_row(g, state);
     ck_assert_int_ge(gs, 0);
     ck_assert_str_eq(cell(g, (uint32_t)gs, "owned_by")->v.s, leak);
     const char *rb = json_string_value(json_object_get(truth, "retained_by"));
-    const char *field = strrchr(rb, '.') + 1;          /* "...LeakScenario.Sessions" */
+    const char *field = strrchr(rb, '.') + 1; /* "...LeakScenario.Sessions" */
     char step[128];
     snprintf(step, sizeof(step), " > [static field ?.%s] > System.Collections.Generic.List<%s> > ",
              field, leak);
@@ -766,15 +820,17 @@ START_TEST(test_diff_leak_truth)
     for (uint32_t f = 0; f < r.nfindings; f++)
         unknown |= strcmp(r.finding_code[f], "gcdump.static_class_unknown") == 0;
     ck_assert(unknown);
-    printf("plugin gcdump-diff growth: %s retained %+lld (truth %lld x (%lld + %lld)), payload %s; path %s\n",
-           leak, (long long)cell(g, 0, "retained_delta")->v.i, (long long)dl, (long long)each,
-           (long long)state_each, cell(g, 0, "payload")->v.s, cell(g, (uint32_t)gs, "path")->v.s);
-    printf("plugin gcdump-diff: %s count_delta %lld (truth %lld), bytes_delta %lld; top by bytes: %s %+lld; "
-           "first suspect %s; finding: %s\n", leak,
-           (long long)cell(t, (uint32_t)at, "count_delta")->v.i,
-           (long long)json_integer_value(json_object_get(truth, "leaked_delta")),
-           (long long)cell(t, (uint32_t)at, "bytes_delta")->v.i, cell(t, 0, "type")->v.s,
-           (long long)cell(t, 0, "bytes_delta")->v.i, cell(s, 0, "type")->v.s, r.findings[0]);
+    printf(
+        "plugin gcdump-diff growth: %s retained %+lld (truth %lld x (%lld + %lld)), payload %s; path %s\n",
+        leak, (long long)cell(g, 0, "retained_delta")->v.i, (long long)dl, (long long)each,
+        (long long)state_each, cell(g, 0, "payload")->v.s, cell(g, (uint32_t)gs, "path")->v.s);
+    printf(
+        "plugin gcdump-diff: %s count_delta %lld (truth %lld), bytes_delta %lld; top by bytes: %s %+lld; "
+        "first suspect %s; finding: %s\n",
+        leak, (long long)cell(t, (uint32_t)at, "count_delta")->v.i,
+        (long long)json_integer_value(json_object_get(truth, "leaked_delta")),
+        (long long)cell(t, (uint32_t)at, "bytes_delta")->v.i, cell(t, 0, "type")->v.s,
+        (long long)cell(t, 0, "bytes_delta")->v.i, cell(s, 0, "type")->v.s, r.findings[0]);
     run_free(&r);
 out:
     pp_gcdump_free(a);
@@ -789,36 +845,55 @@ END_TEST
 START_TEST(test_diff_identity_and_status)
 {
     static const pp_heap_type bt[] = { { "[.NET Roots]", "" }, { "[static vars]", "" },
-                                       { "L[]", "" }, { "Gone", "" }, { "Same", "" },
-                                       { "Dup", "a.dll" }, { "Small", "" } };
+                                       { "L[]", "" },          { "Gone", "" },
+                                       { "Same", "" },         { "Dup", "a.dll" },
+                                       { "Small", "" } };
     static const uint32_t bnt[] = { 0, 1, 2, 3, 4, 5, 6 };
     static const uint64_t bns[] = { 0, 0, 800, 10, 5, 7, 9 };
     static const uint64_t bst[] = { 0, 1, 2, 2, 2, 2, 2, 2 };
     static const uint32_t be[] = { 1, 2 };
     /* The candidate: L[] moved to the "(Bytes > 1K)" bucket, Dup is in two
      * modules (two type indexes), New appeared, Gone went, Small shrank. */
-    static const pp_heap_type ct[] = { { "[.NET Roots]", "" }, { "[static vars]", "" },
-                                       { "L[] (Bytes > 1K)", "" }, { "New", "" }, { "Same", "" },
-                                       { "Dup", "a.dll" }, { "Dup", "b.dll" }, { "Small", "" } };
+    static const pp_heap_type ct[] = {
+        { "[.NET Roots]", "" }, { "[static vars]", "" }, { "L[] (Bytes > 1K)", "" }, { "New", "" },
+        { "Same", "" },         { "Dup", "a.dll" },      { "Dup", "b.dll" },         { "Small", "" }
+    };
     static const uint32_t cnt[] = { 0, 1, 2, 3, 4, 5, 6, 7 };
     static const uint64_t cns[] = { 0, 0, 8000, 3, 5, 7, 7, 4 };
     static const uint64_t cst[] = { 0, 1, 2, 2, 2, 2, 2, 2, 2 };
     static const uint32_t ce[] = { 1, 2 };
-    pp_heap_snapshot s0 = { .struct_size = sizeof(s0), .node_count = 7, .type_count = 7,
-                            .edge_count = 2, .types = bt, .node_type = bnt, .node_size = bns,
-                            .edge_start = bst, .edges = be };
-    pp_heap_snapshot s1 = { .struct_size = sizeof(s1), .node_count = 8, .type_count = 8,
-                            .edge_count = 2, .types = ct, .node_type = cnt, .node_size = cns,
-                            .edge_start = cst, .edges = ce };
+    pp_heap_snapshot s0 = { .struct_size = sizeof(s0),
+                            .node_count = 7,
+                            .type_count = 7,
+                            .edge_count = 2,
+                            .types = bt,
+                            .node_type = bnt,
+                            .node_size = bns,
+                            .edge_start = bst,
+                            .edges = be };
+    pp_heap_snapshot s1 = { .struct_size = sizeof(s1),
+                            .node_count = 8,
+                            .type_count = 8,
+                            .edge_count = 2,
+                            .types = ct,
+                            .node_type = cnt,
+                            .node_size = cns,
+                            .edge_start = cst,
+                            .edges = ce };
     const pp_heap_snapshot *snaps[2] = { &s0, &s1 };
     mock_run r;
     memset(&r, 0, sizeof(r));
     pp_error err = PP_ERROR_INIT;
     ck_assert_int_eq(run("gcdump-diff", snaps, 2, &r, &err), PP_OK);
     const mock_table *t = table(&r, "by_type");
-    static const struct { const char *type; const char *status; int64_t dc, db; } want[] = {
-        { "L[]", "grew", 0, 7200 }, { "New", "appeared", 1, 3 }, { "Dup", "grew", 1, 7 },
-        { "Same", "unchanged", 0, 0 }, { "Small", "shrank", 0, -5 }, { "Gone", "disappeared", -1, -10 },
+    static const struct {
+        const char *type;
+        const char *status;
+        int64_t dc, db;
+    } want[] = {
+        { "L[]", "grew", 0, 7200 },   { "New", "appeared", 1, 3 },
+        { "Dup", "grew", 1, 7 },      { "Same", "unchanged", 0, 0 },
+        { "Small", "shrank", 0, -5 }, { "Gone", "disappeared", -1, -10 },
     };
     for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
         int at = find_row(t, want[i].type);
@@ -845,11 +920,19 @@ typedef struct built {
 } built;
 
 static const pp_heap_type leak_types[] = {
-    { "[.NET Roots]", "" }, { "[static vars]", "" }, { "[static var S]", "" }, { "L", "" },
-    { "Sess[]", "" }, { "Sess", "" }, { "Buf", "" }, { "[local vars]", "" }, { "Local", "" },
+    { "[.NET Roots]", "" },
+    { "[static vars]", "" },
+    { "[static var S]", "" },
+    { "L", "" },
+    { "Sess[]", "" },
+    { "Sess", "" },
+    { "Buf", "" },
+    { "[local vars]", "" },
+    { "Local", "" },
 };
 
-static void build_leak(built *b, uint32_t nsess, uint32_t nlocal)
+static void
+build_leak(built *b, uint32_t nsess, uint32_t nlocal)
 {
     uint32_t n = 6 + 2 * nsess + nlocal;
     b->node_type = malloc(n * sizeof(uint32_t));
@@ -892,14 +975,21 @@ static void build_leak(built *b, uint32_t nsess, uint32_t nlocal)
         b->edge_start[v] = e;
     }
     b->edge_start[n] = e;
-    b->s = (pp_heap_snapshot){ .struct_size = sizeof(pp_heap_snapshot), .pointer_size = 8,
-                               .node_count = n, .type_count = 9, .edge_count = e, .root = 0,
-                               .types = leak_types, .node_type = b->node_type,
-                               .node_size = b->node_size, .edge_start = b->edge_start,
+    b->s = (pp_heap_snapshot){ .struct_size = sizeof(pp_heap_snapshot),
+                               .pointer_size = 8,
+                               .node_count = n,
+                               .type_count = 9,
+                               .edge_count = e,
+                               .root = 0,
+                               .types = leak_types,
+                               .node_type = b->node_type,
+                               .node_size = b->node_size,
+                               .edge_start = b->edge_start,
                                .edges = b->edges };
 }
 
-static void built_free(built *b)
+static void
+built_free(built *b)
 {
     free(b->node_type);
     free(b->node_size);
@@ -923,7 +1013,7 @@ START_TEST(test_diff_suspects_built)
     pp_error err = PP_ERROR_INIT;
     ck_assert_int_eq(run("gcdump-diff", snaps, 2, &r, &err), PP_OK);
     const mock_table *s = table(&r, "leak_suspects");
-    ck_assert_uint_eq(s->nrows, 0);      /* +2000 is not more than 2000 */
+    ck_assert_uint_eq(s->nrows, 0); /* +2000 is not more than 2000 */
     run_free(&r);
 
     memset(&r, 0, sizeof(r));
@@ -951,7 +1041,7 @@ START_TEST(test_diff_suspects_built)
     ck_assert_str_eq(cell(t, 0, "type")->v.s, "Buf");
     ck_assert_int_eq(cell(t, (uint32_t)find_row(t, "Local"), "count_delta")->v.i, 5000);
     const mock_table *p = table(&r, "paths");
-    ck_assert_uint_eq(p->nrows, 4);      /* Buf, Local, Sess, Sess[] grew */
+    ck_assert_uint_eq(p->nrows, 4); /* Buf, Local, Sess, Sess[] grew */
     ck_assert_str_eq(cell(p, 0, "type")->v.s, "Buf");
     ck_assert_str_eq(cell(p, 0, "path")->v.s,
                      "[.NET Roots] > [static vars] > [static var S] > L > Sess[] > Sess > Buf");
@@ -967,8 +1057,14 @@ END_TEST
 START_TEST(test_diff_static_declaring_class)
 {
     static const pp_heap_type types[] = {
-        { "[.NET Roots]", "" }, { "[static vars]", "" }, { "[static var App.Holder.Cache]", "" },
-        { "L", "" }, { "Sess[]", "" }, { "Sess", "" }, { "Buf", "" }, { "[local vars]", "" },
+        { "[.NET Roots]", "" },
+        { "[static vars]", "" },
+        { "[static var App.Holder.Cache]", "" },
+        { "L", "" },
+        { "Sess[]", "" },
+        { "Sess", "" },
+        { "Buf", "" },
+        { "[local vars]", "" },
         { "Local", "" },
     };
     built b0, b1;
@@ -987,8 +1083,9 @@ START_TEST(test_diff_static_declaring_class)
     ck_assert_str_eq(cell(g, 0, "payload")->v.s, "Buf +1000 objects, +280000 B");
     ck_assert_str_eq(cell(g, 1, "type")->v.s, "Buf");
     ck_assert_str_eq(cell(g, 1, "owned_by")->v.s, "Sess");
-    ck_assert_str_eq(cell(g, 1, "path")->v.s,
-                     "[.NET Roots] > [static vars] > [static App.Holder.Cache] > L > Sess[] > Sess > Buf");
+    ck_assert_str_eq(
+        cell(g, 1, "path")->v.s,
+        "[.NET Roots] > [static vars] > [static App.Holder.Cache] > L > Sess[] > Sess > Buf");
     for (uint32_t f = 0; f < r.nfindings; f++)
         ck_assert_str_ne(r.finding_code[f], "gcdump.static_class_unknown");
     run_free(&r);
@@ -997,7 +1094,8 @@ START_TEST(test_diff_static_declaring_class)
 }
 END_TEST
 
-int main(void)
+int
+main(void)
 {
     Suite *s = suite_create("plugin_gcdump");
     TCase *tc = tcase_create("plugins");

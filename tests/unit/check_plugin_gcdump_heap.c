@@ -20,14 +20,14 @@ typedef struct graph {
     uint32_t node_type[32];
     uint64_t node_size[32];
     uint64_t edge_start[33];
-    uint32_t node_size32[32];    /* what the plugins read (ABI 1.2) */
+    uint32_t node_size32[32]; /* what the plugins read (ABI 1.2) */
     uint32_t edge_start32[33];
     uint32_t edges[64];
 } graph;
 
-static void graph_init(graph *g, uint32_t n, const char *const *type_names, uint32_t ntypes,
-                       const uint32_t *types, const uint64_t *sizes,
-                       const uint32_t (*adj)[4])
+static void
+graph_init(graph *g, uint32_t n, const char *const *type_names, uint32_t ntypes,
+           const uint32_t *types, const uint64_t *sizes, const uint32_t (*adj)[4])
 {
     memset(g, 0, sizeof(*g));
     for (uint32_t t = 0; t < ntypes; t++)
@@ -44,18 +44,24 @@ static void graph_init(graph *g, uint32_t n, const char *const *type_names, uint
     }
     g->edge_start[n] = e;
     g->edge_start32[n] = (uint32_t)e;
-    g->s = (pp_heap_snapshot){ .struct_size = sizeof(pp_heap_snapshot), .node_count = n,
-                               .type_count = ntypes, .edge_count = e, .root = 0,
-                               .types = g->types, .node_type = g->node_type,
-                               .node_size = g->node_size, .edge_start = g->edge_start,
-                               .edges = g->edges, .node_size32 = g->node_size32,
+    g->s = (pp_heap_snapshot){ .struct_size = sizeof(pp_heap_snapshot),
+                               .node_count = n,
+                               .type_count = ntypes,
+                               .edge_count = e,
+                               .root = 0,
+                               .types = g->types,
+                               .node_type = g->node_type,
+                               .node_size = g->node_size,
+                               .edge_start = g->edge_start,
+                               .edges = g->edges,
+                               .node_size32 = g->node_size32,
                                .edge_start32 = g->edge_start32 };
 }
 
 /* Bytes reachable from the root when node `removed` (HC_NONE: none) is cut
  * out; marks the visited nodes in seen. */
-static uint64_t reach_without(const pp_heap_snapshot *s, uint32_t removed, uint8_t *seen,
-                              uint32_t *queue)
+static uint64_t
+reach_without(const pp_heap_snapshot *s, uint32_t removed, uint8_t *seen, uint32_t *queue)
 {
     memset(seen, 0, s->node_count);
     if (removed == s->root)
@@ -81,7 +87,8 @@ static uint64_t reach_without(const pp_heap_snapshot *s, uint32_t removed, uint8
 /* Checks every reachable node's retained size, and every key's retained
  * size (union of what its instances dominate), against the naive count.
  * Returns the number of nodes checked. */
-static uint32_t check_against_naive(const pp_heap_snapshot *s, int merge)
+static uint32_t
+check_against_naive(const pp_heap_snapshot *s, int merge)
 {
     hc_dom d;
     hc_keys k;
@@ -111,9 +118,8 @@ static uint32_t check_against_naive(const pp_heap_snapshot *s, int merge)
             if (!all[x] || k.type_key[s->node_type[x]] != key)
                 continue;
             uint64_t left = reach_without(s, x, seen, queue);
-            ck_assert_msg(d.retained[x] == total - left,
-                          "node %u (%s): retained %llu, naive %llu", x,
-                          s->types[s->node_type[x]].name, (unsigned long long)d.retained[x],
+            ck_assert_msg(d.retained[x] == total - left, "node %u (%s): retained %llu, naive %llu",
+                          x, s->types[s->node_type[x]].name, (unsigned long long)d.retained[x],
                           (unsigned long long)(total - left));
             for (uint32_t y = 0; y < n; y++)
                 if (all[y] && !seen[y] && stamp[y] != key) {
@@ -171,7 +177,8 @@ END_TEST
 /* Every reachable node's immediate dominator against dominator sets
  * computed naively (x dominates y when y is unreachable without x): the
  * idom is the strict dominator that has one dominator fewer than y. */
-static void check_idoms_naive(const pp_heap_snapshot *s, const hc_dom *d)
+static void
+check_idoms_naive(const pp_heap_snapshot *s, const hc_dom *d)
 {
     uint32_t n = s->node_count;
     uint8_t *all = malloc(n), *seen = malloc(n);
@@ -194,7 +201,7 @@ static void check_idoms_naive(const pp_heap_snapshot *s, const hc_dom *d)
             }
     }
     for (uint32_t b = 0; b < nr; b++) {
-        uint32_t y = reach[b], want = y;          /* the root is its own */
+        uint32_t y = reach[b], want = y; /* the root is its own */
         for (uint32_t a = 0; a < nr; a++)
             if (dom[(size_t)a * nr + b] && ndom[reach[a]] + 1 == ndom[y])
                 want = reach[a];
@@ -221,12 +228,12 @@ START_TEST(test_dominators_forest_top)
     static const uint32_t types[] = { 0, 1, 1, 1, 1, 1, 1 };
     static const uint64_t sizes[] = { 1, 2, 4, 8, 16, 32, 64 };
     static const uint32_t adj1[][4] = {
-        { 1, X, X, X }, { 2, 4, X, X }, { 3, X, X, X }, { X, X, X, X }, { 5, X, X, X },
-        { 3, X, X, X },
+        { 1, X, X, X }, { 2, 4, X, X }, { 3, X, X, X },
+        { X, X, X, X }, { 5, X, X, X }, { 3, X, X, X },
     };
     static const uint32_t adj2[][4] = {
-        { 1, X, X, X }, { 2, 4, X, X }, { 3, X, X, X }, { X, X, X, X }, { 5, X, X, X },
-        { 6, X, X, X }, { 3, 5, X, X },
+        { 1, X, X, X }, { 2, 4, X, X }, { 3, X, X, X }, { X, X, X, X },
+        { 5, X, X, X }, { 6, X, X, X }, { 3, 5, X, X },
     };
     static const uint32_t want1[] = { 0, 0, 1, 1, 1, 4 }, want2[] = { 0, 0, 1, 1, 1, 4, 5 };
     graph g;
@@ -247,7 +254,8 @@ START_TEST(test_dominators_forest_top)
 }
 END_TEST
 
-static uint64_t xorshift(uint64_t *x)
+static uint64_t
+xorshift(uint64_t *x)
 {
     *x ^= *x << 13;
     *x ^= *x >> 7;
@@ -264,7 +272,8 @@ typedef struct rgraph {
     uint64_t *node_size, *edge_start;
 } rgraph;
 
-static void rgraph_free(rgraph *g)
+static void
+rgraph_free(rgraph *g)
 {
     free(g->node_type);
     free(g->node_size32);
@@ -280,7 +289,8 @@ static void rgraph_free(rgraph *g)
  * extra edges anywhere (back, forward, cross, self, duplicate). Node k of
  * the graph is at index k * spread + jitter, shuffled, so that the DFS
  * order's differences take every width of the preorder's coding. */
-static void rgraph_make(rgraph *g, uint64_t *rng, uint32_t live, uint32_t spread)
+static void
+rgraph_make(rgraph *g, uint64_t *rng, uint32_t live, uint32_t spread)
 {
     static const char *const names[] = { "[root]", "A", "B" };
     uint32_t n = live * spread, m = 0;
@@ -289,7 +299,7 @@ static void rgraph_make(rgraph *g, uint64_t *rng, uint32_t live, uint32_t spread
     ck_assert(at && src && dst);
     for (uint32_t k = 0; k < live; k++)
         at[k] = k * spread + (uint32_t)(xorshift(rng) % spread);
-    for (uint32_t k = live - 1; k > 1; k--) {   /* the root stays first */
+    for (uint32_t k = live - 1; k > 1; k--) { /* the root stays first */
         uint32_t j = 1 + (uint32_t)(xorshift(rng) % k), t = at[k];
         at[k] = at[j];
         at[j] = t;
@@ -313,8 +323,8 @@ static void rgraph_make(rgraph *g, uint64_t *rng, uint32_t live, uint32_t spread
     g->edge_start32 = calloc((size_t)n + 1, sizeof(uint32_t));
     g->edge_start = calloc((size_t)n + 1, sizeof(uint64_t));
     g->edges = malloc((m ? m : 1) * sizeof(uint32_t));
-    ck_assert(g->node_type && g->node_size32 && g->node_size && g->edge_start32 &&
-              g->edge_start && g->edges);
+    ck_assert(g->node_type && g->node_size32 && g->node_size && g->edge_start32 && g->edge_start &&
+              g->edges);
     for (uint32_t k = 0; k < live; k++) {
         g->node_type[at[k]] = k ? 1 + (uint32_t)(xorshift(rng) % 2) : 0;
         g->node_size[at[k]] = g->node_size32[at[k]] = 1 + (uint32_t)(xorshift(rng) % 100000);
@@ -342,11 +352,17 @@ static void rgraph_make(rgraph *g, uint64_t *rng, uint32_t live, uint32_t spread
         g->edge_start[v] = g->edge_start32[v];
     for (uint32_t t = 0; t < 3; t++)
         g->types[t] = (pp_heap_type){ names[t], "" };
-    g->s = (pp_heap_snapshot){ .struct_size = sizeof(pp_heap_snapshot), .node_count = n,
-                               .type_count = 3, .edge_count = m, .root = at[0],
-                               .types = g->types, .node_type = g->node_type,
-                               .node_size = g->node_size, .edge_start = g->edge_start,
-                               .edges = g->edges, .node_size32 = g->node_size32,
+    g->s = (pp_heap_snapshot){ .struct_size = sizeof(pp_heap_snapshot),
+                               .node_count = n,
+                               .type_count = 3,
+                               .edge_count = m,
+                               .root = at[0],
+                               .types = g->types,
+                               .node_type = g->node_type,
+                               .node_size = g->node_size,
+                               .edge_start = g->edge_start,
+                               .edges = g->edges,
+                               .node_size32 = g->node_size32,
                                .edge_start32 = g->edge_start32 };
     free(fill);
     free(at);
@@ -358,7 +374,8 @@ static void rgraph_make(rgraph *g, uint64_t *rng, uint32_t live, uint32_t spread
  * buffers) against the whole tree's: retained bytes per key as
  * hc_retained_by_key, each key's instance retaining the most (the lowest
  * node index among equals), the root's bytes and the reachable count. */
-static void check_summary_against_tree(const pp_heap_snapshot *s)
+static void
+check_summary_against_tree(const pp_heap_snapshot *s)
 {
     hc_dom d;
     ck_assert_int_eq(hc_dominators(s, &d), 0);
@@ -399,7 +416,8 @@ START_TEST(test_dominators_random_graphs)
     static const uint32_t spreads[] = { 1, 1, 3, 40, 1000 };
     uint32_t graphs = 0, nodes = 0;
     for (uint32_t i = 0; i < 400; i++) {
-        uint32_t spread = spreads[i % 5], live = 2 + (uint32_t)(xorshift(&rng) % (spread > 3 ? 60 : 150));
+        uint32_t spread = spreads[i % 5],
+                 live = 2 + (uint32_t)(xorshift(&rng) % (spread > 3 ? 60 : 150));
         rgraph g;
         rgraph_make(&g, &rng, live, spread);
         hc_dom d;
@@ -454,24 +472,28 @@ START_TEST(test_dominators_past_2_24)
         rgraph_free(&g);
     }
     ck_assert_uint_gt(nodes, 20);
-    ck_assert_uint_gt(high, 0);  /* a reachable node index needs the 4th byte */
+    ck_assert_uint_gt(high, 0); /* a reachable node index needs the 4th byte */
 }
 END_TEST
 
 START_TEST(test_type_keys_merge_size_buckets)
 {
-    static const char *const names[] = { "[root]", "System.Byte[]", "System.Byte[] (Bytes > 10K)",
-                                         "System.Byte[] (Bytes > 1M)", "Dup", "Dup",
+    static const char *const names[] = { "[root]",
+                                         "System.Byte[]",
+                                         "System.Byte[] (Bytes > 10K)",
+                                         "System.Byte[] (Bytes > 1M)",
+                                         "Dup",
+                                         "Dup",
                                          "Odd (Bytes > 1X)" };
     static const uint32_t types[] = { 0, 1, 2, 3, 4, 5, 6 };
     static const uint64_t sizes[] = { 0, 100, 20000, 2000000, 8, 16, 1 };
-    static const uint32_t adj[][4] = { { 1, 2, 3, 4 }, { 5, 6, X, X }, { X }, { X }, { X },
-                                       { X }, { X } };
+    static const uint32_t adj[][4] = { { 1, 2, 3, 4 }, { 5, 6, X, X }, { X }, { X },
+                                       { X },          { X },          { X } };
     graph g;
     graph_init(&g, 7, names, 7, types, sizes, adj);
     hc_keys k;
     ck_assert_int_eq(hc_keys_build(&g.s, 1, &k), 0);
-    ck_assert_uint_eq(k.nkeys, 4);      /* [root], Dup, Odd (Bytes > 1X), System.Byte[] */
+    ck_assert_uint_eq(k.nkeys, 4); /* [root], Dup, Odd (Bytes > 1X), System.Byte[] */
     uint32_t b = hc_keys_find(&k, "System.Byte[]");
     ck_assert_uint_ne(b, HC_NONE);
     ck_assert_uint_eq(k.count[b], 3);
@@ -505,7 +527,7 @@ START_TEST(test_path_string)
         adj[i][0] = i + 1 < 20 ? i + 1 : X;
         adj[i][1] = adj[i][2] = adj[i][3] = X;
     }
-    graph_init(&g, 20, names, 2, types, sizes, (const uint32_t (*)[4])adj);
+    graph_init(&g, 20, names, 2, types, sizes, (const uint32_t(*)[4])adj);
     uint32_t *parent;
     ck_assert_int_eq(hc_bfs_parents(&g.s, &parent), 0);
     char buf[256];
@@ -522,7 +544,8 @@ END_TEST
 
 /* The real leak-before fixture, decoded into *dump (path names it), or
  * NULL (and a SKIP line) when PP_TESTDATA does not hold it. */
-static const pp_heap_snapshot *load_leak_before(char *path, size_t size, pp_gcdump **dump)
+static const pp_heap_snapshot *
+load_leak_before(char *path, size_t size, pp_gcdump **dump)
 {
     const char *dir = getenv("PP_TESTDATA");
     snprintf(path, size, "%s/leak-before.gcdump", dir ? dir : "");
@@ -548,8 +571,8 @@ START_TEST(test_dominators_real_fixture)
         return;
     uint32_t checked = check_against_naive(s, 1);
     ck_assert_uint_gt(checked, 1000);
-    printf("heap: %s: %u of %u nodes' retained sizes equal naive reachability\n", path,
-           checked, (unsigned)s->node_count);
+    printf("heap: %s: %u of %u nodes' retained sizes equal naive reachability\n", path, checked,
+           (unsigned)s->node_count);
     pp_gcdump_free(dump);
 }
 END_TEST
@@ -601,8 +624,8 @@ START_TEST(test_bfs_tree_real_fixture)
                 continue;
             reached++;
             for (uint32_t depth = 0; v != s->root; depth++) {
-                ck_assert_msg(tp[v] == full[v], "node %u: parent %u, full search %u", v,
-                              tp[v], full[v]);
+                ck_assert_msg(tp[v] == full[v], "node %u: parent %u, full search %u", v, tp[v],
+                              full[v]);
                 ck_assert_uint_lt(depth, n);
                 on_paths += !mark[v];
                 mark[v] = 1;
@@ -610,7 +633,7 @@ START_TEST(test_bfs_tree_real_fixture)
                 steps++;
             }
         }
-        ck_assert_uint_eq(set, on_paths + 1);    /* + the root */
+        ck_assert_uint_eq(set, on_paths + 1); /* + the root */
         free(mark);
         free(tp);
     }
@@ -623,7 +646,8 @@ START_TEST(test_bfs_tree_real_fixture)
 }
 END_TEST
 
-int main(void)
+int
+main(void)
 {
     Suite *s = suite_create("plugin_gcdump_heap");
     TCase *tc = tcase_create("heap");

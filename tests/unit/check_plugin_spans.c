@@ -22,7 +22,8 @@ const pp_analyzer *perfpipe_plugin_entry(void);
 
 static char path_buf[4096];
 
-static const char *spans_path(const char *file)
+static const char *
+spans_path(const char *file)
 {
     const char *src = getenv("PP_SRCDIR");
     if (!src)
@@ -32,7 +33,8 @@ static const char *spans_path(const char *file)
 }
 
 /* Run the analyzer over one export; returns the mock (caller frees). */
-static mock_host *run(const char *file, const char *opt, const char *val)
+static mock_host *
+run(const char *file, const char *opt, const char *val)
 {
     mock_host *mh = mock_host_new(perfpipe_plugin_entry());
     ck_assert_ptr_nonnull(mh);
@@ -57,7 +59,8 @@ static mock_host *run(const char *file, const char *opt, const char *val)
 }
 
 /* The attribution row (operation, kind, downstream), or -1. */
-static int arow(const mock_table *t, const char *op, const char *kind, const char *ds)
+static int
+arow(const mock_table *t, const char *op, const char *kind, const char *ds)
 {
     for (uint32_t r = 0; r < mock_table_rows(t); r++)
         if (strcmp(mock_table_str(t, r, "operation"), op) == 0 &&
@@ -67,23 +70,24 @@ static int arow(const mock_table *t, const char *op, const char *kind, const cha
     return -1;
 }
 
-#define ck_near(a, b) ck_assert_msg(fabs((a) - (b)) < 1e-6, "%s = %f, expected %f", #a, (double)(a), (double)(b))
+#define ck_near(a, b)                                                                              \
+    ck_assert_msg(fabs((a) - (b)) < 1e-6, "%s = %f, expected %f", #a, (double)(a), (double)(b))
 
 START_TEST(latency_per_operation)
 {
     mock_host *mh = run("aspire-snapshot.json", NULL, NULL);
     const mock_table *t = mock_host_table(mh, "by_operation");
     ck_assert_ptr_nonnull(t);
-    ck_assert_uint_eq(mock_table_rows(t), 2);   /* the pricing server span is not a request */
-    int r = mock_table_find(t, "operation", "getFullCart");   /* from ?op= in url.query */
-    ck_assert_int_eq(r, 0);                                   /* most time first */
+    ck_assert_uint_eq(mock_table_rows(t), 2); /* the pricing server span is not a request */
+    int r = mock_table_find(t, "operation", "getFullCart"); /* from ?op= in url.query */
+    ck_assert_int_eq(r, 0);                                 /* most time first */
     ck_assert_int_eq(mock_table_int(t, r, "requests"), 2);
     ck_near(mock_table_dbl(t, r, "p50_ms"), 60.0);
     ck_near(mock_table_dbl(t, r, "p95_ms"), 100.0);
     ck_near(mock_table_dbl(t, r, "max_ms"), 100.0);
     ck_near(mock_table_dbl(t, r, "total_ms"), 160.0);
     ck_assert_int_eq(mock_table_int(t, r, "overlaps"), 0);
-    r = mock_table_find(t, "operation", "GET /health");       /* no op tag: the span name */
+    r = mock_table_find(t, "operation", "GET /health"); /* no op tag: the span name */
     ck_assert_int_ge(r, 0);
     ck_near(mock_table_dbl(t, r, "max_ms"), 2.0);
     int64_t v;
@@ -159,7 +163,7 @@ START_TEST(nested_calls_not_counted_twice)
     ck_assert_ptr_nonnull(t);
     r = arow(t, "POST /checkout", "database", "postgresql:shop");
     ck_assert_int_ge(r, 0);
-    ck_assert_int_eq(mock_table_int(t, r, "calls"), 24);   /* not 48 */
+    ck_assert_int_eq(mock_table_int(t, r, "calls"), 24); /* not 48 */
     ck_near(mock_table_dbl(t, r, "ms"), 48.0);
     ck_near(mock_table_dbl(t, r, "share"), 30.0);
     mock_host_free(mh);
@@ -197,7 +201,7 @@ START_TEST(overlapping_requests_refused)
     /* latency is still reported... */
     const mock_table *t = mock_host_table(mh, "by_operation");
     ck_assert_ptr_nonnull(t);
-    int r = mock_table_find(t, "operation", "getFullCart");   /* from ?op= in http.target */
+    int r = mock_table_find(t, "operation", "getFullCart"); /* from ?op= in http.target */
     ck_assert_int_ge(r, 0);
     ck_assert_int_eq(mock_table_int(t, r, "requests"), 3);
     ck_assert_int_eq(mock_table_int(t, r, "overlaps"), 2);
@@ -280,7 +284,8 @@ START_TEST(bad_option_and_empty_input)
 }
 END_TEST
 
-static Suite *suite(void)
+static Suite *
+suite(void)
 {
     Suite *s = suite_create("plugin_spans");
     TCase *tc = tcase_create("attribution");
@@ -296,7 +301,8 @@ static Suite *suite(void)
     return s;
 }
 
-int main(void)
+int
+main(void)
 {
     SRunner *sr = srunner_create(suite());
     srunner_run_all(sr, CK_NORMAL);

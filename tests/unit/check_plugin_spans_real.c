@@ -32,7 +32,7 @@ const pp_analyzer *perfpipe_plugin_entry(void);
 
 typedef struct fixture {
     const char *name;
-    int one_user;   /* captured with --concurrency 1 */
+    int one_user; /* captured with --concurrency 1 */
     int present;
 } fixture;
 
@@ -45,22 +45,24 @@ static fixture fixtures[] = {
 static const char *data_dir;
 static char spans_path[4200], truth_path[4200];
 
-static void use_fixture(int i)
+static void
+use_fixture(int i)
 {
     snprintf(spans_path, sizeof(spans_path), "%s/%s.otlp.json", data_dir, fixtures[i].name);
     snprintf(truth_path, sizeof(truth_path), "%s/%s.truth.json", data_dir, fixtures[i].name);
 }
 
-#define FIXTURE_OR_SKIP(i)                                                        \
-    do {                                                                          \
-        if (!fixtures[i].present) {                                               \
-            printf("SKIP: %s/%s.* not present\n", data_dir, fixtures[i].name);   \
-            return;                                                               \
-        }                                                                         \
-        use_fixture(i);                                                           \
+#define FIXTURE_OR_SKIP(i)                                                                         \
+    do {                                                                                           \
+        if (!fixtures[i].present) {                                                                \
+            printf("SKIP: %s/%s.* not present\n", data_dir, fixtures[i].name);                     \
+            return;                                                                                \
+        }                                                                                          \
+        use_fixture(i);                                                                            \
     } while (0)
 
-static mock_host *run_fixture(void)
+static mock_host *
+run_fixture(void)
 {
     mock_host *mh = mock_host_new(perfpipe_plugin_entry());
     ck_assert_ptr_nonnull(mh);
@@ -83,7 +85,8 @@ static mock_host *run_fixture(void)
     return mh;
 }
 
-static json_t *load_truth(void)
+static json_t *
+load_truth(void)
 {
     json_error_t je;
     json_t *t = json_load_file(truth_path, 0, &je);
@@ -93,7 +96,8 @@ static json_t *load_truth(void)
 }
 
 /* The attribution row (operation, kind, downstream), or -1. */
-static int arow(const mock_table *t, const char *op, const char *kind, const char *ds)
+static int
+arow(const mock_table *t, const char *op, const char *kind, const char *ds)
 {
     for (uint32_t r = 0; r < mock_table_rows(t); r++)
         if (strcmp(mock_table_str(t, r, "operation"), op) == 0 &&
@@ -103,7 +107,8 @@ static int arow(const mock_table *t, const char *op, const char *kind, const cha
     return -1;
 }
 
-static const char *ep_op(json_t *ep)
+static const char *
+ep_op(json_t *ep)
 {
     const char *op = json_string_value(json_object_get(ep, "operation"));
     ck_assert_ptr_nonnull(op);
@@ -142,7 +147,8 @@ START_TEST(counts_equal_requests_sent)
     ck_assert(mock_host_total_int(mh, "requests", &v));
     ck_assert_int_eq(v, sent_total);
     ck_assert(mock_host_total_int(mh, "spans", &v));
-    ck_assert_int_eq(v, json_integer_value(json_object_get(json_object_get(truth, "spans"), "spans")));
+    ck_assert_int_eq(v,
+                     json_integer_value(json_object_get(json_object_get(truth, "spans"), "spans")));
     mock_host_free(mh);
     json_decref(truth);
 }
@@ -169,11 +175,13 @@ START_TEST(in_proc_share_matches_truth)
     ck_assert_int_ge(r, 0);
     double got = mock_table_dbl(t, r, "share");
     printf("web-spans: %s in-proc %.1f%% (truth %.1f%%)\n", ep_op(db), got, want);
-    ck_assert_msg(fabs(got - want) <= 10.0, "%s in-proc %.1f%%, truth %.1f%%", ep_op(db), got, want);
+    ck_assert_msg(fabs(got - want) <= 10.0, "%s in-proc %.1f%%, truth %.1f%%", ep_op(db), got,
+                  want);
     /* every DB command is one sqlite client span, attributed to its request */
     r = arow(t, ep_op(db), "database", "sqlite:main");
     ck_assert_int_ge(r, 0);
-    ck_assert_int_eq(mock_table_int(t, r, "calls"), json_integer_value(json_object_get(db, "db_commands")));
+    ck_assert_int_eq(mock_table_int(t, r, "calls"),
+                     json_integer_value(json_object_get(db, "db_commands")));
     double db_ms = json_number_value(json_object_get(db, "db_ms"));
     ck_assert_msg(fabs(mock_table_dbl(t, r, "ms") - db_ms) <= 0.25 * db_ms + 1.0,
                   "database %.2f ms, truth %.2f ms", mock_table_dbl(t, r, "ms"), db_ms);
@@ -223,7 +231,8 @@ START_TEST(overlap_refused)
 }
 END_TEST
 
-static Suite *suite(void)
+static Suite *
+suite(void)
 {
     Suite *s = suite_create("plugin_spans_real");
     TCase *tc = tcase_create("web");
@@ -235,7 +244,8 @@ static Suite *suite(void)
     return s;
 }
 
-int main(void)
+int
+main(void)
 {
     const char *data = getenv("PP_TESTDATA");
     static char fallback[4000];

@@ -89,8 +89,8 @@ START_TEST(nettrace_verbs)
 
         hooks.on_bytes = on_bytes;
         hooks.user = &s;
-        rc = memory ? pp_nettrace_reader_open_memory(buf, len, "mem.nettrace", &hooks, &r, &err)
-                    : pp_nettrace_reader_open(path, &hooks, &r, &err);
+        rc = memory ? pp_nettrace_reader_open_memory(buf, len, "mem.nettrace", &hooks, &r, &err) :
+                      pp_nettrace_reader_open(path, &hooks, &r, &err);
         ck_assert_msg(rc == PP_OK, "%s", err.message);
         while ((rc = pp_nettrace_reader_next(r, &ev, &err)) == 1)
             n++;
@@ -128,8 +128,9 @@ START_TEST(gcdump_verbs)
 
         hooks.on_bytes = on_bytes;
         hooks.user = &s;
-        ck_assert_int_eq(memory ? pp_gcdump_reader_open_memory(buf, len, "mem", &hooks, &r, &err)
-                                : pp_gcdump_reader_open(path, &hooks, &r, &err), PP_OK);
+        ck_assert_int_eq(memory ? pp_gcdump_reader_open_memory(buf, len, "mem", &hooks, &r, &err) :
+                                  pp_gcdump_reader_open(path, &hooks, &r, &err),
+                         PP_OK);
         ck_assert_uint_eq(s.bytes, len);
         ck_assert_int_eq(pp_gcdump_reader_next(r, &snap, &err), 1);
         ck_assert_uint_eq(snap->node_count, nodes);
@@ -162,8 +163,8 @@ counters_case(const char *file, const char *oracle, uint32_t format)
 
         hooks.on_bytes = on_bytes;
         hooks.user = &s;
-        rc = memory ? pp_counters_reader_open_memory(buf, len, "mem", &hooks, &r, &err)
-                    : pp_counters_reader_open(file, &hooks, &r, &err);
+        rc = memory ? pp_counters_reader_open_memory(buf, len, "mem", &hooks, &r, &err) :
+                      pp_counters_reader_open(file, &hooks, &r, &err);
         ck_assert_msg(rc == PP_OK, "%s", err.message);
         while ((rc = pp_counters_reader_next(r, &sm, &err)) == 1) {
             ck_assert(sm != NULL && sm->name != NULL);
@@ -215,8 +216,9 @@ START_TEST(spans_verbs)
 
         hooks.on_bytes = on_bytes;
         hooks.user = &s;
-        ck_assert_int_eq(memory ? pp_spans_reader_open_memory(buf, len, "mem", &hooks, &r, &err)
-                                : pp_spans_reader_open(path, &hooks, &r, &err), PP_OK);
+        ck_assert_int_eq(memory ? pp_spans_reader_open_memory(buf, len, "mem", &hooks, &r, &err) :
+                                  pp_spans_reader_open(path, &hooks, &r, &err),
+                         PP_OK);
         while (pp_spans_reader_next(r, &sp, &err) == 1)
             n++;
         ck_assert_int_eq(pp_spans_reader_next(r, &sp, &err), 0);
@@ -241,8 +243,8 @@ START_TEST(bad_input_and_small_info)
     pp_counters_reader *cr;
     pp_error err = PP_ERROR_INIT;
 
-    ck_assert_int_lt(pp_nettrace_reader_open_memory(junk, sizeof junk - 1, "junk", &hooks, &nt,
-                                                    &err), 0);
+    ck_assert_int_lt(
+        pp_nettrace_reader_open_memory(junk, sizeof junk - 1, "junk", &hooks, &nt, &err), 0);
     ck_assert(nt == NULL);
     ck_assert(strstr(err.message, "junk") != NULL);
     ck_assert_int_lt(pp_gcdump_reader_open_memory(junk, sizeof junk - 1, "junk", NULL, &gd, &err),
@@ -261,7 +263,10 @@ START_TEST(bad_input_and_small_info)
     /* A caller built against an older, shorter info gets only its part. */
     ck_assert_int_eq(pp_counters_reader_open(DATA "churn-counters.csv", NULL, &cr, &err), PP_OK);
     {
-        struct { uint32_t struct_size, format; uint64_t canary; } small = { 8, 0, 42 };
+        struct {
+            uint32_t struct_size, format;
+            uint64_t canary;
+        } small = { 8, 0, 42 };
 
         ck_assert_int_eq(pp_counters_reader_get_info(cr, (pp_counters_info *)(void *)&small),
                          PP_OK);

@@ -123,7 +123,8 @@ START_TEST(builds_document_shape)
 
     ck_assert_ptr_nonnull(doc);
     ck_assert_str_eq(json_string_value(json_object_get(doc, "format")), PP_RESULT_FORMAT);
-    ck_assert_str_eq(json_string_value(json_object_get(json_object_get(doc, "tool"), "version")), pp_version());
+    ck_assert_str_eq(json_string_value(json_object_get(json_object_get(doc, "tool"), "version")),
+                     pp_version());
     ck_assert_int_eq(pp_result_set_knob(doc, "items", "100"), PP_OK);
     in = pp_result_add_input(doc, "trace", "t.nettrace", "nettrace", 424402, "xxh3-128", "00ff");
     ck_assert_ptr_nonnull(in);
@@ -135,7 +136,7 @@ START_TEST(builds_document_shape)
 
     row[0] = pp_cell_str("System.String");
     row[1] = pp_cell_int(523);
-    row[2] = pp_cell_int(INT64_MAX);   /* exact, not through a double */
+    row[2] = pp_cell_int(INT64_MAX); /* exact, not through a double */
     row[3] = pp_cell_dbl(66.0);
     ck_assert_int_eq(pp_result_table_row(t, row, NULL), PP_OK);
     row[0] = pp_cell_null();
@@ -143,7 +144,7 @@ START_TEST(builds_document_shape)
     row[2] = pp_cell_int(INT64_MIN);
     row[3] = pp_cell_dbl(NAN);
     ck_assert_int_eq(pp_result_table_row(t, row, NULL), PP_OK);
-    row[3] = pp_cell_int(5);            /* percent <- INT is allowed */
+    row[3] = pp_cell_int(5); /* percent <- INT is allowed */
     ck_assert_int_eq(pp_result_table_row(t, row, NULL), PP_OK);
 
     ck_assert_int_eq(pp_result_finding(st, PP_SEVERITY_WARNING, "alloc.no_ticks", "none"), PP_OK);
@@ -163,9 +164,12 @@ START_TEST(builds_document_shape)
         ck_assert(json_is_null(json_array_get(json_array_get(rows, 1), 0)));
         ck_assert(json_is_null(json_array_get(json_array_get(rows, 1), 3)));
         ck_assert_str_eq(json_string_value(json_array_get(json_object_get(tj, "key"), 0)), "type");
-        ck_assert_str_eq(json_string_value(json_object_get(json_array_get(json_object_get(tj, "columns"), 2), "type")), "bytes");
+        ck_assert_str_eq(json_string_value(json_object_get(
+                             json_array_get(json_object_get(tj, "columns"), 2), "type")),
+                         "bytes");
     }
-    ck_assert(json_is_null(json_object_get(json_object_get(json_object_get(st, "totals"), "share"), "value")));
+    ck_assert(json_is_null(
+        json_object_get(json_object_get(json_object_get(st, "totals"), "share"), "value")));
     ck_assert_int_eq(pp_result_validate(doc, &err), PP_OK);
 
     /* Dumps and reloads to the same exact integers. */
@@ -179,7 +183,7 @@ START_TEST(builds_document_shape)
         free(s);
     }
     pp_result_tables_release(&test_set);
-    pp_result_tables_release(&test_set);   /* idempotent */
+    pp_result_tables_release(&test_set); /* idempotent */
     json_decref(doc);
 }
 END_TEST
@@ -194,13 +198,15 @@ START_TEST(rejects_bad_cells_with_message)
 
     ck_assert_int_eq(pp_result_table_row(t, row, &err), PP_EINVAL);
     ck_assert_int_eq(err.code, PP_EINVAL);
-    ck_assert_str_eq(err.message,
-                     "result table \"by_type\" row 0 column 1 (\"ticks\"): a count column cannot hold a double cell");
+    ck_assert_str_eq(
+        err.message,
+        "result table \"by_type\" row 0 column 1 (\"ticks\"): a count column cannot hold a double cell");
     ck_assert_str_eq(pp_result_table_error(t), err.message);
     row[1] = pp_cell_int(1);
     row[0] = pp_cell_int(7);
     ck_assert_int_eq(pp_result_table_row(t, row, NULL), PP_EINVAL);
-    ck_assert_ptr_nonnull(strstr(pp_result_table_error(t), "a string column cannot hold a integer cell"));
+    ck_assert_ptr_nonnull(
+        strstr(pp_result_table_error(t), "a string column cannot hold a integer cell"));
     row[0] = pp_cell_str("x");
     row[3] = pp_cell_str("12%");
     ck_assert_int_eq(pp_result_table_row(t, row, NULL), PP_EINVAL);
@@ -208,7 +214,9 @@ START_TEST(rejects_bad_cells_with_message)
     row[3] = pp_cell_dbl(1.0);
     ck_assert_int_eq(pp_result_table_row(t, row, NULL), PP_EINVAL);
     /* Nothing half-appended. */
-    ck_assert_int_eq(json_array_size(json_object_get(json_array_get(json_object_get(st, "tables"), 0), "rows")), 0);
+    ck_assert_int_eq(
+        json_array_size(json_object_get(json_array_get(json_object_get(st, "tables"), 0), "rows")),
+        0);
     pp_result_tables_release(&test_set);
     json_decref(doc);
 }
@@ -242,13 +250,19 @@ START_TEST(invalid_utf8_is_replaced)
     json_t *doc = pp_result_new("p");
     json_t *st = pp_result_add_stage(doc, "s", "a", "1");
     pp_table *t = pp_result_table_new(&test_set, st, "by_type", 4, by_type_cols, 1, NULL);
-    pp_cell row[4] = { pp_cell_str("ab\xff" "c\xc3"), pp_cell_int(1), pp_cell_int(2), pp_cell_dbl(3) };
+    pp_cell row[4] = { pp_cell_str("ab\xff"
+                                   "c\xc3"),
+                       pp_cell_int(1), pp_cell_int(2), pp_cell_dbl(3) };
     json_t *cell;
     char *s;
 
     ck_assert_int_eq(pp_result_table_row(t, row, NULL), PP_OK);
-    cell = json_array_get(json_array_get(json_object_get(json_array_get(json_object_get(st, "tables"), 0), "rows"), 0), 0);
-    ck_assert_str_eq(json_string_value(cell), "ab\xef\xbf\xbd" "c\xef\xbf\xbd");
+    cell = json_array_get(
+        json_array_get(json_object_get(json_array_get(json_object_get(st, "tables"), 0), "rows"),
+                       0),
+        0);
+    ck_assert_str_eq(json_string_value(cell), "ab\xef\xbf\xbd"
+                                              "c\xef\xbf\xbd");
     s = json_dumps(doc, 0);
     ck_assert_ptr_nonnull(s);
     free(s);
@@ -285,40 +299,63 @@ expect_invalid(const char *json, const char *message)
 }
 
 #define HEAD "{\"format\":\"perfpipe-result/1\",\"tool\":{\"name\":\"perfpipe\",\"version\":\"0\"},"
-#define TABLE_COLS "\"columns\":[{\"name\":\"type\",\"type\":\"string\"},{\"name\":\"bytes\",\"type\":\"bytes\"}]"
+#define TABLE_COLS                                                                                 \
+    "\"columns\":[{\"name\":\"type\",\"type\":\"string\"},{\"name\":\"bytes\",\"type\":\"bytes\"}]"
 
 START_TEST(validation_messages)
 {
-    expect_invalid("[]", "not a perfpipe-result/1 document: the top level is an array, expected an object");
-    expect_invalid("{\"format\":\"perfpipe-result/2\",\"stages\":[]}",
-                   "not a perfpipe-result/1 document: \"format\" is \"perfpipe-result/2\" at /format");
-    expect_invalid("{\"stages\":[]}", "not a perfpipe-result/1 document: no \"format\" string at /format");
-    expect_invalid(HEAD "\"inputs\":[]}", "not a perfpipe-result/1 document: no \"stages\" array at /stages");
-    expect_invalid(HEAD "\"inputs\":[{\"name\":\"t\",\"path\":\"p\",\"kind\":\"nettrace\",\"bytes\":\"12\"}],\"stages\":[]}",
-                   "not a perfpipe-result/1 document: input 0: \"bytes\" is a string, expected an integer at /inputs/0/bytes");
-    expect_invalid(HEAD "\"stages\":[{\"id\":\"alloc\",\"analyzer\":{\"name\":\"alloc\"},\"tables\":[{\"name\":\"by_type\",\"key\":[\"type\"]," TABLE_COLS
-                   ",\"rows\":[[\"a\",1],[\"b\",2],[\"c\",3],[\"d\",\"4\"]]}]}]}",
-                   "not a perfpipe-result/1 document: stage \"alloc\" table \"by_type\" row 3 column 1 (\"bytes\", bytes): a string, expected an integer at /stages/0/tables/0/rows/3/1");
-    expect_invalid(HEAD "\"stages\":[{\"id\":\"alloc\",\"analyzer\":{\"name\":\"alloc\"},\"tables\":[{\"name\":\"by_type\",\"key\":[\"type\"]," TABLE_COLS
-                   ",\"rows\":[[\"a\",1.5]]}]}]}",
-                   "not a perfpipe-result/1 document: stage \"alloc\" table \"by_type\" row 0 column 1 (\"bytes\", bytes): a real number, expected an integer at /stages/0/tables/0/rows/0/1");
-    expect_invalid(HEAD "\"stages\":[{\"id\":\"alloc\",\"analyzer\":{\"name\":\"alloc\"},\"tables\":[{\"name\":\"by_type\",\"key\":[\"type\"]," TABLE_COLS
-                   ",\"rows\":[[\"a\"]]}]}]}",
-                   "not a perfpipe-result/1 document: stage \"alloc\" table \"by_type\" row 0 has 1 cells, expected 2 at /stages/0/tables/0/rows/0");
-    expect_invalid(HEAD "\"stages\":[{\"id\":\"alloc\",\"analyzer\":{\"name\":\"alloc\"},\"tables\":[{\"name\":\"by_type\",\"key\":[\"frame\"]," TABLE_COLS
-                   ",\"rows\":[]}]}]}",
-                   "not a perfpipe-result/1 document: stage \"alloc\" table \"by_type\": key column \"frame\" is not a column at /stages/0/tables/0/key/0");
-    expect_invalid(HEAD "\"stages\":[{\"id\":\"alloc\",\"analyzer\":{\"name\":\"alloc\"},\"tables\":[{\"name\":\"by_type\",\"key\":[],"
-                   "\"columns\":[{\"name\":\"x\",\"type\":\"gigawatts\"}],\"rows\":[]}]}]}",
-                   "not a perfpipe-result/1 document: stage \"alloc\" table \"by_type\" column 0 (\"x\"): unknown type \"gigawatts\" at /stages/0/tables/0/columns/0/type");
-    expect_invalid(HEAD "\"stages\":[{\"id\":\"alloc\",\"analyzer\":{\"name\":\"alloc\"},\"findings\":[{\"severity\":\"fatal\",\"code\":\"c\",\"message\":\"m\"}]}]}",
-                   "not a perfpipe-result/1 document: stage \"alloc\" finding 0: severity \"fatal\" is not info, warning or error at /stages/0/findings/0/severity");
-    expect_invalid(HEAD "\"stages\":[{\"id\":\"alloc\",\"analyzer\":{\"name\":\"alloc\"},\"totals\":{\"sampled\":{\"type\":\"bytes\",\"value\":1.5}}}]}",
-                   "not a perfpipe-result/1 document: stage \"alloc\" total \"sampled\" (bytes): value is a real number, expected an integer at /stages/0/totals/sampled/value");
-    expect_invalid(HEAD "\"stages\":[{\"analyzer\":{\"name\":\"alloc\"}}]}",
-                   "not a perfpipe-result/1 document: stage 0 has no \"id\" string at /stages/0/id");
-    expect_invalid(HEAD "\"stages\":[{\"id\":\"a\",\"analyzer\":{\"name\":\"alloc\"},\"status\":\"meh\"}]}",
-                   "not a perfpipe-result/1 document: stage \"a\": \"status\" must be \"ok\", \"partial\" or \"failed\" at /stages/0/status");
+    expect_invalid(
+        "[]", "not a perfpipe-result/1 document: the top level is an array, expected an object");
+    expect_invalid(
+        "{\"format\":\"perfpipe-result/2\",\"stages\":[]}",
+        "not a perfpipe-result/1 document: \"format\" is \"perfpipe-result/2\" at /format");
+    expect_invalid("{\"stages\":[]}",
+                   "not a perfpipe-result/1 document: no \"format\" string at /format");
+    expect_invalid(HEAD "\"inputs\":[]}",
+                   "not a perfpipe-result/1 document: no \"stages\" array at /stages");
+    expect_invalid(
+        HEAD
+        "\"inputs\":[{\"name\":\"t\",\"path\":\"p\",\"kind\":\"nettrace\",\"bytes\":\"12\"}],\"stages\":[]}",
+        "not a perfpipe-result/1 document: input 0: \"bytes\" is a string, expected an integer at /inputs/0/bytes");
+    expect_invalid(
+        HEAD
+        "\"stages\":[{\"id\":\"alloc\",\"analyzer\":{\"name\":\"alloc\"},\"tables\":[{\"name\":\"by_type\",\"key\":[\"type\"]," TABLE_COLS
+        ",\"rows\":[[\"a\",1],[\"b\",2],[\"c\",3],[\"d\",\"4\"]]}]}]}",
+        "not a perfpipe-result/1 document: stage \"alloc\" table \"by_type\" row 3 column 1 (\"bytes\", bytes): a string, expected an integer at /stages/0/tables/0/rows/3/1");
+    expect_invalid(
+        HEAD
+        "\"stages\":[{\"id\":\"alloc\",\"analyzer\":{\"name\":\"alloc\"},\"tables\":[{\"name\":\"by_type\",\"key\":[\"type\"]," TABLE_COLS
+        ",\"rows\":[[\"a\",1.5]]}]}]}",
+        "not a perfpipe-result/1 document: stage \"alloc\" table \"by_type\" row 0 column 1 (\"bytes\", bytes): a real number, expected an integer at /stages/0/tables/0/rows/0/1");
+    expect_invalid(
+        HEAD
+        "\"stages\":[{\"id\":\"alloc\",\"analyzer\":{\"name\":\"alloc\"},\"tables\":[{\"name\":\"by_type\",\"key\":[\"type\"]," TABLE_COLS
+        ",\"rows\":[[\"a\"]]}]}]}",
+        "not a perfpipe-result/1 document: stage \"alloc\" table \"by_type\" row 0 has 1 cells, expected 2 at /stages/0/tables/0/rows/0");
+    expect_invalid(
+        HEAD
+        "\"stages\":[{\"id\":\"alloc\",\"analyzer\":{\"name\":\"alloc\"},\"tables\":[{\"name\":\"by_type\",\"key\":[\"frame\"]," TABLE_COLS
+        ",\"rows\":[]}]}]}",
+        "not a perfpipe-result/1 document: stage \"alloc\" table \"by_type\": key column \"frame\" is not a column at /stages/0/tables/0/key/0");
+    expect_invalid(
+        HEAD
+        "\"stages\":[{\"id\":\"alloc\",\"analyzer\":{\"name\":\"alloc\"},\"tables\":[{\"name\":\"by_type\",\"key\":[],"
+        "\"columns\":[{\"name\":\"x\",\"type\":\"gigawatts\"}],\"rows\":[]}]}]}",
+        "not a perfpipe-result/1 document: stage \"alloc\" table \"by_type\" column 0 (\"x\"): unknown type \"gigawatts\" at /stages/0/tables/0/columns/0/type");
+    expect_invalid(
+        HEAD
+        "\"stages\":[{\"id\":\"alloc\",\"analyzer\":{\"name\":\"alloc\"},\"findings\":[{\"severity\":\"fatal\",\"code\":\"c\",\"message\":\"m\"}]}]}",
+        "not a perfpipe-result/1 document: stage \"alloc\" finding 0: severity \"fatal\" is not info, warning or error at /stages/0/findings/0/severity");
+    expect_invalid(
+        HEAD
+        "\"stages\":[{\"id\":\"alloc\",\"analyzer\":{\"name\":\"alloc\"},\"totals\":{\"sampled\":{\"type\":\"bytes\",\"value\":1.5}}}]}",
+        "not a perfpipe-result/1 document: stage \"alloc\" total \"sampled\" (bytes): value is a real number, expected an integer at /stages/0/totals/sampled/value");
+    expect_invalid(
+        HEAD "\"stages\":[{\"analyzer\":{\"name\":\"alloc\"}}]}",
+        "not a perfpipe-result/1 document: stage 0 has no \"id\" string at /stages/0/id");
+    expect_invalid(
+        HEAD "\"stages\":[{\"id\":\"a\",\"analyzer\":{\"name\":\"alloc\"},\"status\":\"meh\"}]}",
+        "not a perfpipe-result/1 document: stage \"a\": \"status\" must be \"ok\", \"partial\" or \"failed\" at /stages/0/status");
 }
 END_TEST
 

@@ -44,8 +44,8 @@ render(const json_t *doc, const char *format, const char *table, int *rc, size_t
     pp_error err = PP_ERROR_INIT;
 
     ck_assert_ptr_nonnull(f);
-    *rc = g_opts ? pp_render_opts_table(doc, format, table, g_opts, f, &err)
-                 : pp_render_table_named(doc, format, table, f, &err);
+    *rc = g_opts ? pp_render_opts_table(doc, format, table, g_opts, f, &err) :
+                   pp_render_table_named(doc, format, table, f, &err);
     fclose(f);
     ck_assert_msg(*rc == PP_OK, "render %s: %s", format, err.message);
     if (len)
@@ -100,8 +100,9 @@ golden(const json_t *doc, const char *format, const char *table, const char *nam
         size_t i = 0;
         while (i < n && i < gn && got[i] == want[i])
             i++;
-        ck_abort_msg("%s differs from golden %s at byte %zu (got %zu bytes, want %zu); got: \"%.60s\" want: \"%.60s\"",
-                     format, path, i, n, gn, got + i, want + i);
+        ck_abort_msg(
+            "%s differs from golden %s at byte %zu (got %zu bytes, want %zu); got: \"%.60s\" want: \"%.60s\"",
+            format, path, i, n, gn, got + i, want + i);
     }
     free(got);
     free(want);
@@ -116,48 +117,76 @@ hand_doc(void)
     json_t *st;
     pp_table *t;
     static const pp_column types[] = {
-        { "type", PP_COL_STRING, 0 }, { "ticks", PP_COL_COUNT, 0 },
-        { "bytes", PP_COL_BYTES, 0 }, { "share", PP_COL_PERCENT, 0 },
+        { "type", PP_COL_STRING, 0 },
+        { "ticks", PP_COL_COUNT, 0 },
+        { "bytes", PP_COL_BYTES, 0 },
+        { "share", PP_COL_PERCENT, 0 },
     };
     static const pp_column stacks[] = {
-        { "stack", PP_COL_STRING, 0 }, { "bytes", PP_COL_BYTES, 0 },
+        { "stack", PP_COL_STRING, 0 },
+        { "bytes", PP_COL_BYTES, 0 },
     };
     static const pp_column spans[] = {
-        { "name", PP_COL_STRING, 0 }, { "start", PP_COL_TIMESTAMP_NS, 0 },
+        { "name", PP_COL_STRING, 0 },      { "start", PP_COL_TIMESTAMP_NS, 0 },
         { "wall", PP_COL_DURATION_NS, 0 }, { "slope", PP_COL_NUMBER, 0 },
         { "detail", PP_COL_STRING, 0 },
     };
     static const pp_column cpu_stacks[] = {
-        { "stack", PP_COL_STRING, 0 }, { "samples", PP_COL_COUNT, 0 },
+        { "stack", PP_COL_STRING, 0 },
+        { "samples", PP_COL_COUNT, 0 },
     };
 
     /* tool.version is the build's: pin it so goldens do not follow it. */
     json_object_set_new(json_object_get(doc, "tool"), "version", json_string("0.0.0-test"));
     pp_result_set_knob(doc, "scenario", "getFullCart");
     pp_result_set_knob(doc, "items", "100");
-    pp_result_add_input(doc, "trace", "captures/app.nettrace", "nettrace", 1234567890,
-                        "xxh3-128", "0123456789abcdef0123456789abcdef");
+    pp_result_add_input(doc, "trace", "captures/app.nettrace", "nettrace", 1234567890, "xxh3-128",
+                        "0123456789abcdef0123456789abcdef");
     pp_result_add_input(doc, "heap", "captures/a b.gcdump", "gcdump", 512, NULL, NULL);
 
     st = pp_result_add_stage(doc, "alloc", "alloc", "1.0.0");
     t = pp_result_table_new(&test_set, st, "by_type", 4, types, 1, NULL);
-    pp_result_table_row(t, (pp_cell[]){ pp_cell_str("System.String"), pp_cell_int(1234567), pp_cell_int(1210000000), pp_cell_dbl(66.04) }, NULL);
-    pp_result_table_row(t, (pp_cell[]){ pp_cell_str("System.Collections.Generic.Dictionary`2+Entry[System.String,System.Collections.Generic.List`1[System.Int32]][]"),
-                                        pp_cell_int(999), pp_cell_int(35400), pp_cell_dbl(0.049) }, NULL);
-    pp_result_table_row(t, (pp_cell[]){ pp_cell_str("Weird|name, with \"quotes\"\nand <Main>g__x_0"), pp_cell_int(0), pp_cell_int(-512), pp_cell_dbl(NAN) }, NULL);
-    pp_result_table_row(t, (pp_cell[]){ pp_cell_str("Caf\xc3\xa9.Cr\xc3\xa8me"), pp_cell_int(1), pp_cell_int(1000), pp_cell_int(100) }, NULL);
-    pp_result_table_row(t, (pp_cell[]){ pp_cell_null(), pp_cell_int(INT64_MAX), pp_cell_int(INT64_MIN), pp_cell_null() }, NULL);
+    pp_result_table_row(t,
+                        (pp_cell[]){ pp_cell_str("System.String"), pp_cell_int(1234567),
+                                     pp_cell_int(1210000000), pp_cell_dbl(66.04) },
+                        NULL);
+    pp_result_table_row(
+        t,
+        (pp_cell[]){
+            pp_cell_str(
+                "System.Collections.Generic.Dictionary`2+Entry[System.String,System.Collections.Generic.List`1[System.Int32]][]"),
+            pp_cell_int(999), pp_cell_int(35400), pp_cell_dbl(0.049) },
+        NULL);
+    pp_result_table_row(t,
+                        (pp_cell[]){ pp_cell_str("Weird|name, with \"quotes\"\nand <Main>g__x_0"),
+                                     pp_cell_int(0), pp_cell_int(-512), pp_cell_dbl(NAN) },
+                        NULL);
+    pp_result_table_row(t,
+                        (pp_cell[]){ pp_cell_str("Caf\xc3\xa9.Cr\xc3\xa8me"), pp_cell_int(1),
+                                     pp_cell_int(1000), pp_cell_int(100) },
+                        NULL);
+    pp_result_table_row(t,
+                        (pp_cell[]){ pp_cell_null(), pp_cell_int(INT64_MAX), pp_cell_int(INT64_MIN),
+                                     pp_cell_null() },
+                        NULL);
     t = pp_result_table_new(&test_set, st, "stacks", 2, stacks, 1, NULL);
-    pp_result_table_row(t, (pp_cell[]){ pp_cell_str("Main;Run;MakeStrings;String.Ctor"), pp_cell_int(600) }, NULL);
-    pp_result_table_row(t, (pp_cell[]){ pp_cell_str("Main;Run;MakeBuffers"), pp_cell_int(300) }, NULL);
-    pp_result_table_row(t, (pp_cell[]){ pp_cell_str("Main;Run;MakeStrings"), pp_cell_int(50) }, NULL);
-    pp_result_table_row(t, (pp_cell[]){ pp_cell_str("Main;Run;MakeStrings;String.Ctor"), pp_cell_int(40) }, NULL);
-    pp_result_table_row(t, (pp_cell[]){ pp_cell_str("Main;Run.Inner;<Lambda>b__0_0 & co"), pp_cell_int(10) }, NULL);
+    pp_result_table_row(
+        t, (pp_cell[]){ pp_cell_str("Main;Run;MakeStrings;String.Ctor"), pp_cell_int(600) }, NULL);
+    pp_result_table_row(t, (pp_cell[]){ pp_cell_str("Main;Run;MakeBuffers"), pp_cell_int(300) },
+                        NULL);
+    pp_result_table_row(t, (pp_cell[]){ pp_cell_str("Main;Run;MakeStrings"), pp_cell_int(50) },
+                        NULL);
+    pp_result_table_row(
+        t, (pp_cell[]){ pp_cell_str("Main;Run;MakeStrings;String.Ctor"), pp_cell_int(40) }, NULL);
+    pp_result_table_row(
+        t, (pp_cell[]){ pp_cell_str("Main;Run.Inner;<Lambda>b__0_0 & co"), pp_cell_int(10) }, NULL);
     pp_result_table_row(t, (pp_cell[]){ pp_cell_str("Main;Freed"), pp_cell_int(-70) }, NULL);
     pp_result_table_row(t, (pp_cell[]){ pp_cell_str("Main;Zero"), pp_cell_int(0) }, NULL);
-    pp_result_finding(st, PP_SEVERITY_WARNING, "alloc.wrapper_process",
-                      "sampled bytes are far below expectation: the dotnet run wrapper was traced, not the app");
-    pp_result_finding(st, PP_SEVERITY_INFO, "alloc.top_type", "System.String is 66.0% of sampled bytes");
+    pp_result_finding(
+        st, PP_SEVERITY_WARNING, "alloc.wrapper_process",
+        "sampled bytes are far below expectation: the dotnet run wrapper was traced, not the app");
+    pp_result_finding(st, PP_SEVERITY_INFO, "alloc.top_type",
+                      "System.String is 66.0% of sampled bytes");
     pp_result_total_int(st, "sampled_bytes", PP_COL_BYTES, 1833000000);
     pp_result_total_int(st, "ticks", PP_COL_COUNT, 18345);
     pp_result_total_double(st, "top_share", PP_COL_PERCENT, 66.04);
@@ -166,17 +195,32 @@ hand_doc(void)
 
     st = pp_result_add_stage(doc, "cpu", "cpu", "0.9.1");
     t = pp_result_table_new(&test_set, st, "spans", 5, spans, 1, NULL);
-    pp_result_table_row(t, (pp_cell[]){ pp_cell_str("GET /cart"), pp_cell_int(1234500000), pp_cell_int(35400000),
-                                        pp_cell_dbl(0.98765), pp_cell_str("a detail that is long but sits in the last column, so it is kept whole, never cut in the middle of the text") }, NULL);
-    pp_result_table_row(t, (pp_cell[]){ pp_cell_str("db"), pp_cell_int(0), pp_cell_int(850000), pp_cell_dbl(-12.5), pp_cell_null() }, NULL);
+    pp_result_table_row(
+        t,
+        (pp_cell[]){
+            pp_cell_str("GET /cart"), pp_cell_int(1234500000), pp_cell_int(35400000),
+            pp_cell_dbl(0.98765),
+            pp_cell_str(
+                "a detail that is long but sits in the last column, so it is kept whole, never cut in the middle of the text") },
+        NULL);
+    pp_result_table_row(t,
+                        (pp_cell[]){ pp_cell_str("db"), pp_cell_int(0), pp_cell_int(850000),
+                                     pp_cell_dbl(-12.5), pp_cell_null() },
+                        NULL);
     t = pp_result_table_new(&test_set, st, "cpu_stacks", 2, cpu_stacks, 1, NULL);
-    pp_result_table_row(t, (pp_cell[]){ pp_cell_str("Thread.StartCallback;Worker.Run;Spin"), pp_cell_int(7) }, NULL);
-    pp_result_table_row(t, (pp_cell[]){ pp_cell_str("Thread.StartCallback;Worker.Run"), pp_cell_int(2) }, NULL);
-    pp_result_table_row(t, (pp_cell[]){ pp_cell_str("Thread.StartCallback;WaitHandle.WaitOne"), pp_cell_int(11) }, NULL);
+    pp_result_table_row(
+        t, (pp_cell[]){ pp_cell_str("Thread.StartCallback;Worker.Run;Spin"), pp_cell_int(7) },
+        NULL);
+    pp_result_table_row(
+        t, (pp_cell[]){ pp_cell_str("Thread.StartCallback;Worker.Run"), pp_cell_int(2) }, NULL);
+    pp_result_table_row(
+        t, (pp_cell[]){ pp_cell_str("Thread.StartCallback;WaitHandle.WaitOne"), pp_cell_int(11) },
+        NULL);
     pp_result_tables_release(&test_set);
 
     st = pp_result_add_stage(doc, "db", "db", "1.0.0");
-    pp_result_stage_failed(st, "no DiagnosticSource events in trace: capture with the database profile");
+    pp_result_stage_failed(
+        st, "no DiagnosticSource events in trace: capture with the database profile");
     t = pp_result_table_new(&test_set, st, "commands", 2, spans + 1, 0, NULL);
     pp_result_tables_release(&test_set);
     return doc;
@@ -211,14 +255,20 @@ real_doc(void)
     const char *k;
     int64_t total = json_integer_value(json_object_get(in, "sampled_bytes"));
     static const pp_column by_type[] = {
-        { "type", PP_COL_STRING, 0 }, { "ticks", PP_COL_COUNT, 0 },
-        { "bytes", PP_COL_BYTES, 0 }, { "share", PP_COL_PERCENT, 0 },
+        { "type", PP_COL_STRING, 0 },
+        { "ticks", PP_COL_COUNT, 0 },
+        { "bytes", PP_COL_BYTES, 0 },
+        { "share", PP_COL_PERCENT, 0 },
     };
     static const pp_column by_kind[] = {
-        { "kind", PP_COL_STRING, 0 }, { "ticks", PP_COL_COUNT, 0 }, { "bytes", PP_COL_BYTES, 0 },
+        { "kind", PP_COL_STRING, 0 },
+        { "ticks", PP_COL_COUNT, 0 },
+        { "bytes", PP_COL_BYTES, 0 },
     };
     static const pp_column stacks[] = {
-        { "stack", PP_COL_STRING, 0 }, { "bytes", PP_COL_BYTES, 0 }, { "ticks", PP_COL_COUNT, 0 },
+        { "stack", PP_COL_STRING, 0 },
+        { "bytes", PP_COL_BYTES, 0 },
+        { "ticks", PP_COL_COUNT, 0 },
     };
 
     json_object_set_new(json_object_get(doc, "tool"), "version", json_string("0.0.0-test"));
@@ -232,27 +282,41 @@ real_doc(void)
     t = pp_result_table_new(&test_set, st, "by_type", 4, by_type, 1, NULL);
     json_array_foreach(json_object_get(in, "by_type"), i, v) {
         int64_t b = json_integer_value(json_object_get(v, "bytes"));
-        ck_assert_int_eq(pp_result_table_row(t, (pp_cell[]){
-            pp_cell_str(json_string_value(json_object_get(v, "type"))),
-            pp_cell_int(json_integer_value(json_object_get(v, "ticks"))),
-            pp_cell_int(b), pp_cell_dbl(100.0 * (double)b / (double)total) }, NULL), PP_OK);
+        ck_assert_int_eq(
+            pp_result_table_row(
+                t,
+                (pp_cell[]){ pp_cell_str(json_string_value(json_object_get(v, "type"))),
+                             pp_cell_int(json_integer_value(json_object_get(v, "ticks"))),
+                             pp_cell_int(b), pp_cell_dbl(100.0 * (double)b / (double)total) },
+                NULL),
+            PP_OK);
     }
     t = pp_result_table_new(&test_set, st, "by_kind", 3, by_kind, 1, NULL);
     json_array_foreach(json_object_get(in, "by_kind"), i, v)
-        ck_assert_int_eq(pp_result_table_row(t, (pp_cell[]){
-            pp_cell_str(json_string_value(json_object_get(v, "kind"))),
-            pp_cell_int(json_integer_value(json_object_get(v, "ticks"))),
-            pp_cell_int(json_integer_value(json_object_get(v, "bytes"))) }, NULL), PP_OK);
+        ck_assert_int_eq(
+            pp_result_table_row(
+                t,
+                (pp_cell[]){ pp_cell_str(json_string_value(json_object_get(v, "kind"))),
+                             pp_cell_int(json_integer_value(json_object_get(v, "ticks"))),
+                             pp_cell_int(json_integer_value(json_object_get(v, "bytes"))) },
+                NULL),
+            PP_OK);
     t = pp_result_table_new(&test_set, st, "frame_type_stacks", 3, stacks, 1, NULL);
     json_array_foreach(json_object_get(in, "by_type_top_frame"), i, v) {
         char stack[1024];
         snprintf(stack, sizeof stack, "%s;%s", json_string_value(json_object_get(v, "frame")),
                  json_string_value(json_object_get(v, "type")));
-        ck_assert_int_eq(pp_result_table_row(t, (pp_cell[]){
-            pp_cell_str(stack), pp_cell_int(json_integer_value(json_object_get(v, "bytes"))),
-            pp_cell_int(json_integer_value(json_object_get(v, "ticks"))) }, NULL), PP_OK);
+        ck_assert_int_eq(
+            pp_result_table_row(
+                t,
+                (pp_cell[]){ pp_cell_str(stack),
+                             pp_cell_int(json_integer_value(json_object_get(v, "bytes"))),
+                             pp_cell_int(json_integer_value(json_object_get(v, "ticks"))) },
+                NULL),
+            PP_OK);
     }
-    pp_result_total_int(st, "ticks", PP_COL_COUNT, json_integer_value(json_object_get(in, "ticks")));
+    pp_result_total_int(st, "ticks", PP_COL_COUNT,
+                        json_integer_value(json_object_get(in, "ticks")));
     pp_result_total_int(st, "sampled_bytes", PP_COL_BYTES, total);
     pp_result_tables_release(&test_set);
     json_decref(in);
@@ -274,10 +338,12 @@ START_TEST(hand_documents_validate)
 }
 END_TEST
 
-static const struct { const char *format, *suffix; } formats[] = {
-    { "table", "table.txt" }, { "json", "json" }, { "markdown", "md" }, { "csv", "csv" },
-    { "folded", "folded" }, { "speedscope", "speedscope.json" }, { "svg", "svg" },
-    { "html", "html" },
+static const struct {
+    const char *format, *suffix;
+} formats[] = {
+    { "table", "table.txt" }, { "json", "json" },     { "markdown", "md" },
+    { "csv", "csv" },         { "folded", "folded" }, { "speedscope", "speedscope.json" },
+    { "svg", "svg" },         { "html", "html" },
 };
 
 START_TEST(hand_goldens)
@@ -307,7 +373,10 @@ END_TEST
  * --top limits every table and says how many rows it left out. */
 START_TEST(layout_goldens)
 {
-    static const struct { pp_render_opts o; const char *format, *name; } cases[] = {
+    static const struct {
+        pp_render_opts o;
+        const char *format, *name;
+    } cases[] = {
         { { 0, 1, 0, 0 }, "table", "hand.wide.table.txt" },
         { { 60, 0, 0, 0 }, "table", "hand.w60.table.txt" },
         { { 0, 0, 2, 0 }, "table", "hand.top2.table.txt" },
@@ -329,13 +398,21 @@ static json_t *
 thread_doc(void)
 {
     static const pp_column cols[] = {
-        { "stack", PP_COL_STRING, 0 }, { "samples", PP_COL_COUNT, 0 }, { "ms", PP_COL_NUMBER, 0 },
+        { "stack", PP_COL_STRING, 0 },
+        { "samples", PP_COL_COUNT, 0 },
+        { "ms", PP_COL_NUMBER, 0 },
     };
     static const pp_column tcols[] = {
-        { "stack", PP_COL_STRING, 0 }, { "samples", PP_COL_COUNT, 0 }, { "ms", PP_COL_NUMBER, 0 },
+        { "stack", PP_COL_STRING, 0 },
+        { "samples", PP_COL_COUNT, 0 },
+        { "ms", PP_COL_NUMBER, 0 },
         { "thread", PP_COL_STRING, 0 },
     };
-    static const struct { const char *stack, *thread; int64_t s; double ms; } rows[] = {
+    static const struct {
+        const char *stack, *thread;
+        int64_t s;
+        double ms;
+    } rows[] = {
         { "Main;Run;Parse(a;b);Spin", "101", 7, 12.5 },
         { "Main;Run;Parse(a;b);Spin", "202", 3, 4.25 },
         { "Main;Run;Wait", "101", 2, 250.0 },
@@ -349,7 +426,8 @@ thread_doc(void)
 
     json_object_set_new(tool, "version", json_string("0.0.0-test"));
     {
-        pp_cell c1[3] = { pp_cell_str("Main;Run;Parse(a;b);Spin"), pp_cell_int(10), pp_cell_dbl(16.75) };
+        pp_cell c1[3] = { pp_cell_str("Main;Run;Parse(a;b);Spin"), pp_cell_int(10),
+                          pp_cell_dbl(16.75) };
         pp_cell c2[3] = { pp_cell_str("Main;Run;Wait"), pp_cell_int(2), pp_cell_dbl(250.0) };
         pp_cell c3[3] = { pp_cell_str("Worker;Work"), pp_cell_int(11), pp_cell_dbl(0.125) };
         ck_assert_int_eq(pp_result_table_row(a, c2, NULL), PP_OK);
@@ -357,8 +435,8 @@ thread_doc(void)
         ck_assert_int_eq(pp_result_table_row(a, c3, NULL), PP_OK);
     }
     for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
-        pp_cell c[4] = { pp_cell_str(rows[i].stack), pp_cell_int(rows[i].s), pp_cell_dbl(rows[i].ms),
-                         pp_cell_str(rows[i].thread) };
+        pp_cell c[4] = { pp_cell_str(rows[i].stack), pp_cell_int(rows[i].s),
+                         pp_cell_dbl(rows[i].ms), pp_cell_str(rows[i].thread) };
         ck_assert_int_eq(pp_result_table_row(b, c, NULL), PP_OK);
     }
     pp_result_tables_release(&test_set);
@@ -395,9 +473,12 @@ START_TEST(speedscope_per_thread)
     profiles = json_object_get(ss, "profiles");
     frames = json_object_get(json_object_get(ss, "shared"), "frames");
     ck_assert_int_eq(json_array_size(profiles), 3);
-    ck_assert_str_eq(json_string_value(json_object_get(json_array_get(profiles, 0), "name")), "cpu: all threads");
-    ck_assert_str_eq(json_string_value(json_object_get(json_array_get(profiles, 1), "name")), "cpu: thread 101");
-    ck_assert_str_eq(json_string_value(json_object_get(json_array_get(profiles, 2), "name")), "cpu: thread 202");
+    ck_assert_str_eq(json_string_value(json_object_get(json_array_get(profiles, 0), "name")),
+                     "cpu: all threads");
+    ck_assert_str_eq(json_string_value(json_object_get(json_array_get(profiles, 1), "name")),
+                     "cpu: thread 101");
+    ck_assert_str_eq(json_string_value(json_object_get(json_array_get(profiles, 2), "name")),
+                     "cpu: thread 202");
     json_array_foreach(profiles, i, p) {
         double sum = 0;
         ck_assert_str_eq(json_string_value(json_object_get(p, "unit")), "milliseconds");
@@ -405,13 +486,14 @@ START_TEST(speedscope_per_thread)
             sum += json_number_value(v);
         ck_assert_double_eq_tol(sum, json_number_value(json_object_get(p, "endValue")), 1e-9);
     }
-    ck_assert_double_eq_tol(json_number_value(json_object_get(json_array_get(profiles, 0), "endValue")),
-                            266.875, 1e-9);
-    ck_assert_double_eq_tol(json_number_value(json_object_get(json_array_get(profiles, 1), "endValue")),
-                            262.5, 1e-9);
+    ck_assert_double_eq_tol(
+        json_number_value(json_object_get(json_array_get(profiles, 0), "endValue")), 266.875, 1e-9);
+    ck_assert_double_eq_tol(
+        json_number_value(json_object_get(json_array_get(profiles, 1), "endValue")), 262.5, 1e-9);
     /* Main, Run, Parse(a;b), Spin, Wait, Worker, Work */
     ck_assert_int_eq(json_array_size(frames), 7);
-    ck_assert_str_eq(json_string_value(json_object_get(json_array_get(frames, 2), "name")), "Parse(a;b)");
+    ck_assert_str_eq(json_string_value(json_object_get(json_array_get(frames, 2), "name")),
+                     "Parse(a;b)");
     json_decref(ss);
     free(s);
     json_decref(doc);
@@ -522,7 +604,8 @@ START_TEST(speedscope_shape)
     /* Root first: every sample starts at Main. */
     json_array_foreach(samples, i, v) {
         json_int_t f0 = json_integer_value(json_array_get(v, 0));
-        ck_assert_str_eq(json_string_value(json_object_get(json_array_get(frames, (size_t)f0), "name")), "Main");
+        ck_assert_str_eq(
+            json_string_value(json_object_get(json_array_get(frames, (size_t)f0), "name")), "Main");
     }
     json_decref(ss);
     free(s);
@@ -558,7 +641,6 @@ START_TEST(svg_shape)
     json_decref(doc);
 }
 END_TEST
-
 
 /* Pathological stack tables: deep, overflowing, empty. One clear error or
  * a bounded picture, never a crash. */
@@ -618,9 +700,13 @@ START_TEST(render_errors)
     FILE *f = fopen("/dev/null", "w");
 
     ck_assert_int_eq(pp_render(doc, "yaml", f, &err), PP_EINVAL);
-    ck_assert_str_eq(err.message, "unknown output format \"yaml\" (expected table, json, markdown, csv, html, folded, speedscope, svg or pprof)");
+    ck_assert_str_eq(
+        err.message,
+        "unknown output format \"yaml\" (expected table, json, markdown, csv, html, folded, speedscope, svg or pprof)");
     ck_assert_int_eq(pp_render_table_named(doc, "folded", "by_type", f, &err), PP_EINVAL);
-    ck_assert_str_eq(err.message, "table \"by_type\" of stage \"alloc\" is not a stack table (first column \"stack\", second a count, bytes or duration_ns weight)");
+    ck_assert_str_eq(
+        err.message,
+        "table \"by_type\" of stage \"alloc\" is not a stack table (first column \"stack\", second a count, bytes or duration_ns weight)");
     ck_assert_int_eq(pp_render_table_named(doc, "csv", "nope", f, &err), PP_ENOTFOUND);
     ck_assert_str_eq(err.message, "no table \"nope\" in the result");
     ck_assert_int_eq(pp_render_table_named(doc, "svg", "alloc/cpu_stacks", f, &err), PP_ENOTFOUND);
@@ -628,7 +714,9 @@ START_TEST(render_errors)
 
     doc = pp_result_new("empty");
     ck_assert_int_eq(pp_render(doc, "speedscope", f, &err), PP_ENOTFOUND);
-    ck_assert_str_eq(err.message, "no stack table in the result (a table whose first column is \"stack\") to draw");
+    ck_assert_str_eq(
+        err.message,
+        "no stack table in the result (a table whose first column is \"stack\") to draw");
     ck_assert_int_eq(pp_render(doc, "table", f, &err), PP_OK);
     json_decref(doc);
     fclose(f);
@@ -714,14 +802,17 @@ START_TEST(real_snapshot_matches_oracle)
         return;
     }
     alloc = json_object_get(oracle, "alloc");
-    if (json_integer_value(json_object_get(oracle, "bytes")) != json_integer_value(json_object_get(in, "bytes"))) {
-        printf("SKIP real_snapshot_matches_oracle: the fixture was recaptured (%lld bytes, snapshot %lld)\n",
-               (long long)json_integer_value(json_object_get(oracle, "bytes")),
-               (long long)json_integer_value(json_object_get(in, "bytes")));
+    if (json_integer_value(json_object_get(oracle, "bytes")) !=
+        json_integer_value(json_object_get(in, "bytes"))) {
+        printf(
+            "SKIP real_snapshot_matches_oracle: the fixture was recaptured (%lld bytes, snapshot %lld)\n",
+            (long long)json_integer_value(json_object_get(oracle, "bytes")),
+            (long long)json_integer_value(json_object_get(in, "bytes")));
     } else {
         ck_assert(json_equal(json_object_get(alloc, "by_type"), json_object_get(in, "by_type")));
         ck_assert(json_equal(json_object_get(alloc, "by_kind"), json_object_get(in, "by_kind")));
-        ck_assert(json_equal(json_object_get(alloc, "by_type_top_frame"), json_object_get(in, "by_type_top_frame")));
+        ck_assert(json_equal(json_object_get(alloc, "by_type_top_frame"),
+                             json_object_get(in, "by_type_top_frame")));
         ck_assert_int_eq(json_integer_value(json_object_get(alloc, "sampled_bytes")),
                          json_integer_value(json_object_get(in, "sampled_bytes")));
     }

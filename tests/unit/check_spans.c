@@ -14,7 +14,8 @@
 
 static char path_buf[4096];
 
-static const char *spans_path(const char *file)
+static const char *
+spans_path(const char *file)
 {
     const char *src = getenv("PP_SRCDIR");
     if (!src)
@@ -23,7 +24,8 @@ static const char *spans_path(const char *file)
     return path_buf;
 }
 
-static const char *attr(const pp_span *s, const char *key)
+static const char *
+attr(const pp_span *s, const char *key)
 {
     for (uint32_t i = 0; i < s->attr_count; i++)
         if (strcmp(s->attrs[i].key, key) == 0)
@@ -32,7 +34,8 @@ static const char *attr(const pp_span *s, const char *key)
 }
 
 /* Read all of a memory input; returns the status of the last call. */
-static int read_all(const char *text, uint64_t *count, pp_error *err)
+static int
+read_all(const char *text, uint64_t *count, pp_error *err)
 {
     pp_spans_reader *r;
     int rc = pp_spans_open_memory(text, strlen(text), "mem.json", &r, err);
@@ -85,7 +88,7 @@ START_TEST(aspire_snapshot)
     }
     ck_assert_int_eq(rc, 0);
     ck_assert_uint_eq(n, 11);
-    ck_assert_int_eq(servers, 3);   /* plus the first one read above */
+    ck_assert_int_eq(servers, 3); /* plus the first one read above */
     ck_assert_int_eq(clients, 7);
     ck_assert(saw_nested_db);
     ck_assert_uint_eq(pp_spans_count(r), 11);
@@ -139,7 +142,7 @@ START_TEST(otlp_enums_and_value_types)
     ck_assert_int_eq(pp_spans_next(r, &s, &err), 1);
     ck_assert_uint_eq(s->kind, PP_SPAN_CLIENT);
     ck_assert_uint_eq(s->status, 0);
-    ck_assert_int_eq(s->start_unix_ns, INT64_C(1764428400010000000));   /* a JSON integer */
+    ck_assert_int_eq(s->start_unix_ns, INT64_C(1764428400010000000)); /* a JSON integer */
     ck_assert_str_eq(s->parent_span_id, "b7ad6b7169203331");
     ck_assert_str_eq(attr(s, "db.system"), "sqlite");
     ck_assert_int_eq(pp_spans_next(r, &s, &err), 0);
@@ -154,7 +157,8 @@ START_TEST(empty_and_whitespace)
     ck_assert_int_eq(read_all("", &n, &err), 0);
     ck_assert_uint_eq(n, 0);
     ck_assert_int_eq(read_all(" \n\n", &n, &err), 0);
-    ck_assert_int_eq(read_all("{\"resourceSpans\":[]}\n{\"data\":{\"resourceSpans\":[{}]}}", &n, &err), 0);
+    ck_assert_int_eq(
+        read_all("{\"resourceSpans\":[]}\n{\"data\":{\"resourceSpans\":[{}]}}", &n, &err), 0);
     ck_assert_uint_eq(n, 0);
 }
 END_TEST
@@ -197,16 +201,21 @@ START_TEST(malformed_missing_member_and_kind)
     pp_error err = PP_ERROR_INIT;
     uint64_t n;
     /* the span object without spanId: reported at the span's '{' */
-    int rc = read_all(SPAN_PREFIX "  {\"traceId\":\"01\",\"name\":\"x\",\"startTimeUnixNano\":\"1\","
-                      "\"endTimeUnixNano\":\"2\"}]}]}]}", &n, &err);
+    int rc = read_all(SPAN_PREFIX
+                      "  {\"traceId\":\"01\",\"name\":\"x\",\"startTimeUnixNano\":\"1\","
+                      "\"endTimeUnixNano\":\"2\"}]}]}]}",
+                      &n, &err);
     ck_assert_int_eq(rc, PP_EFORMAT);
     ck_assert_uint_eq(err.line, 2);
     ck_assert_uint_eq(err.column, 3);
     ck_assert_msg(strstr(err.message, "\"spanId\"") != NULL, "%s", err.message);
 
     err = (pp_error)PP_ERROR_INIT;
-    rc = read_all(SPAN_PREFIX "{\"traceId\":\"01\",\"spanId\":\"02\",\"name\":\"x\",\"kind\":\"SPAN_KIND_SIDEWAYS\","
-                  "\"startTimeUnixNano\":\"1\",\"endTimeUnixNano\":\"2\"}]}]}]}", &n, &err);
+    rc = read_all(
+        SPAN_PREFIX
+        "{\"traceId\":\"01\",\"spanId\":\"02\",\"name\":\"x\",\"kind\":\"SPAN_KIND_SIDEWAYS\","
+        "\"startTimeUnixNano\":\"1\",\"endTimeUnixNano\":\"2\"}]}]}]}",
+        &n, &err);
     ck_assert_int_eq(rc, PP_EFORMAT);
     ck_assert_uint_eq(err.line, 2);
     ck_assert_uint_eq(err.column, 49);
@@ -214,7 +223,8 @@ START_TEST(malformed_missing_member_and_kind)
 
     err = (pp_error)PP_ERROR_INIT;
     rc = read_all(SPAN_PREFIX "{\"traceId\":\"01\",\"spanId\":\"02\",\"name\":\"x\","
-                  "\"startTimeUnixNano\":\"5\",\"endTimeUnixNano\":\"2\"}]}]}]}", &n, &err);
+                              "\"startTimeUnixNano\":\"5\",\"endTimeUnixNano\":\"2\"}]}]}]}",
+                  &n, &err);
     ck_assert_int_eq(rc, PP_EFORMAT);
     ck_assert_msg(strstr(err.message, "before") != NULL, "%s", err.message);
 }
@@ -282,7 +292,8 @@ START_TEST(nesting_limit)
 END_TEST
 
 static size_t seen_bytes;
-static void count_bytes(void *user, const void *data, size_t len)
+static void
+count_bytes(void *user, const void *data, size_t len)
 {
     (void)user;
     (void)data;
@@ -325,7 +336,6 @@ START_TEST(source_ops)
 }
 END_TEST
 
-
 /* One span is parsed at a time, and no value handed to jansson may pass
  * 1 MiB (docs/limits.md): a span of 2 MiB of tiny values is refused at its
  * '{' with the limit named, after the spans before it were delivered. */
@@ -364,21 +374,25 @@ START_TEST(span_syntax_and_duplicates)
 {
     pp_error err = PP_ERROR_INIT;
     uint64_t n;
-    int rc = read_all(SPAN_PREFIX "{\"traceId\":\"01\",\"spanId\":\"02\",\"name\":\"x\",\n"
+    int rc = read_all(SPAN_PREFIX
+                      "{\"traceId\":\"01\",\"spanId\":\"02\",\"name\":\"x\",\n"
                       "  \"startTimeUnixNano\":\"1\",\"endTimeUnixNano\":\"2\",\"kind\":tru}]}]}]}",
                       &n, &err);
     ck_assert_int_eq(rc, PP_EFORMAT);
     ck_assert_uint_eq(err.line, 3);
     ck_assert_msg(strstr(err.message, "invalid JSON") != NULL, "%s", err.message);
     err = (pp_error)PP_ERROR_INIT;
-    rc = read_all(SPAN_PREFIX "{\"traceId\":\"01\",\"traceId\":\"03\",\"spanId\":\"02\",\"name\":\"x\","
-                  "\"startTimeUnixNano\":\"1\",\"endTimeUnixNano\":\"2\"}]}]}]}", &n, &err);
+    rc = read_all(SPAN_PREFIX
+                  "{\"traceId\":\"01\",\"traceId\":\"03\",\"spanId\":\"02\",\"name\":\"x\","
+                  "\"startTimeUnixNano\":\"1\",\"endTimeUnixNano\":\"2\"}]}]}]}",
+                  &n, &err);
     ck_assert_int_eq(rc, PP_EFORMAT);
     ck_assert_msg(strstr(err.message, "duplicate") != NULL, "%s", err.message);
     /* bad punctuation between spans: the walk's own message */
     err = (pp_error)PP_ERROR_INIT;
     rc = read_all(SPAN_PREFIX "{\"traceId\":\"01\",\"spanId\":\"02\",\"name\":\"x\","
-                  "\"startTimeUnixNano\":\"1\",\"endTimeUnixNano\":\"2\"} {}]}]}]}", &n, &err);
+                              "\"startTimeUnixNano\":\"1\",\"endTimeUnixNano\":\"2\"} {}]}]}]}",
+                  &n, &err);
     ck_assert_int_eq(rc, PP_EFORMAT);
     ck_assert_uint_eq(n, 1);
     ck_assert_msg(strstr(err.message, "expected ',' or ']' in array") != NULL, "%s", err.message);
@@ -408,7 +422,8 @@ START_TEST(number_text_and_member_order)
 }
 END_TEST
 
-static Suite *spans_suite(void)
+static Suite *
+spans_suite(void)
 {
     Suite *s = suite_create("spans");
     TCase *tc = tcase_create("reader");
@@ -430,7 +445,8 @@ static Suite *spans_suite(void)
     return s;
 }
 
-int main(void)
+int
+main(void)
 {
     SRunner *sr = srunner_create(spans_suite());
     srunner_run_all(sr, CK_NORMAL);

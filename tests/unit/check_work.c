@@ -29,7 +29,7 @@ START_TEST(derives_from_old_inputs)
     ck_assert_int_eq(pp_work_of(d, &w, &err), PP_OK);
     ck_assert_str_eq(w.unit, "request");
     ck_assert_str_eq(w.requests_source, "hosting");
-    ck_assert(w.requests == 40);   /* completed: the work done inside the capture */
+    ck_assert(w.requests == 40); /* completed: the work done inside the capture */
     ck_assert(fabs(w.seconds - 2.5) < 1e-12);
     ck_assert(w.operations < 0);
     ck_assert(pp_work_per(&w) == 40);
@@ -49,8 +49,9 @@ START_TEST(seconds_without_requests_then_load)
     ck_assert(pp_work_per(&w) == 4);
     json_decref(d);
     /* a load tool's count beside a trace without Hosting events */
-    d = doc_of("{\"inputs\": [{\"nettrace\": {\"duration_ns\": 4000000000}},"
-               " {\"load\": {\"tool\": \"wrk\", \"requests\": 812, \"duration_ns\": 20000000000}}]}");
+    d = doc_of(
+        "{\"inputs\": [{\"nettrace\": {\"duration_ns\": 4000000000}},"
+        " {\"load\": {\"tool\": \"wrk\", \"requests\": 812, \"duration_ns\": 20000000000}}]}");
     ck_assert_int_eq(pp_work_of(d, &w, &err), PP_OK);
     ck_assert_str_eq(w.unit, "request");
     ck_assert_str_eq(w.requests_source, "load:wrk");

@@ -10,24 +10,34 @@
 
 #include <perfpipe/perfpipe.h>
 
-typedef struct kv { char *name; char *value; } kv;
+typedef struct kv {
+    char *name;
+    char *value;
+} kv;
 
-typedef struct opt_list { char **items; uint32_t count; } opt_list;
+typedef struct opt_list {
+    char **items;
+    uint32_t count;
+} opt_list;
 
 struct mock_table {
     char *name;
     uint32_t ncols, nkey;
     pp_column *cols;
-    pp_cell *cells;          /* rows * ncols, strings owned */
+    pp_cell *cells; /* rows * ncols, strings owned */
     uint32_t rows, cap;
     mock_host *mh;
 };
 
-typedef struct finding { uint32_t severity; char *code; char *message; } finding;
+typedef struct finding {
+    uint32_t severity;
+    char *code;
+    char *message;
+} finding;
 
 typedef struct total {
     char *name;
-    int kind;                /* 1 int, 2 double, 3 string */
+    int kind; /* 1 int, 2 double, 3 string */
     uint32_t type;
     int64_t i;
     double d;
@@ -35,11 +45,18 @@ typedef struct total {
 } total;
 
 /* The fake source handle points at this, so trace_* calls find the mock. */
-typedef struct fake_source { uint32_t magic; mock_host *mh; } fake_source;
+typedef struct fake_source {
+    uint32_t magic;
+    mock_host *mh;
+} fake_source;
 #define FAKE_MAGIC 0x6d6f636bu
 
-struct pp_ctx { mock_host *mh; };
-struct pp_options { mock_host *mh; };
+struct pp_ctx {
+    mock_host *mh;
+};
+struct pp_options {
+    mock_host *mh;
+};
 
 struct mock_host {
     const pp_analyzer *an;
@@ -48,29 +65,43 @@ struct mock_host {
     struct pp_options opts;
     fake_source src;
 
-    kv *options; size_t noptions;
-    kv *knobs; size_t nknobs;
-    opt_list *lists;         /* [an->option_count], parsed at create */
+    kv *options;
+    size_t noptions;
+    kv *knobs;
+    size_t nknobs;
+    opt_list *lists; /* [an->option_count], parsed at create */
 
-    const mock_symbol *syms; size_t nsyms;
-    pp_trace_info info; int has_info;
-    mock_symbolize_fn fwd_sym; mock_info_fn fwd_info; mock_field_fn fwd_field;
-    char **symstrs; size_t nsymstrs;
+    const mock_symbol *syms;
+    size_t nsyms;
+    pp_trace_info info;
+    int has_info;
+    mock_symbolize_fn fwd_sym;
+    mock_info_fn fwd_info;
+    mock_field_fn fwd_field;
+    char **symstrs;
+    size_t nsymstrs;
 
-    void *state; int alive; int in_finish;
+    void *state;
+    int alive;
+    int in_finish;
 
-    mock_table **tables; size_t ntables;
-    finding *findings; size_t nfindings;
-    total *totals; size_t ntotals;
+    mock_table **tables;
+    size_t ntables;
+    finding *findings;
+    size_t nfindings;
+    total *totals;
+    size_t ntotals;
     size_t nlogs;
-    size_t violations; char first_violation[256];
+    size_t violations;
+    char first_violation[256];
 };
 
 /* trace_symbolize has no ctx: the fake source leads back to the mock, and a
  * forwarded (real) source is served through the one live mock. */
 static mock_host *current;
 
-static char *xstrdup(const char *s)
+static char *
+xstrdup(const char *s)
 {
     char *d = strdup(s ? s : "");
     if (!d) {
@@ -80,7 +111,8 @@ static char *xstrdup(const char *s)
     return d;
 }
 
-static void *xrealloc(void *p, size_t n)
+static void *
+xrealloc(void *p, size_t n)
 {
     void *q = realloc(p, n ? n : 1);
     if (!q) {
@@ -91,7 +123,8 @@ static void *xrealloc(void *p, size_t n)
 }
 
 static void violation(mock_host *mh, const char *fmt, ...) PP_PRINTF(2, 3);
-static void violation(mock_host *mh, const char *fmt, ...)
+static void
+violation(mock_host *mh, const char *fmt, ...)
 {
     if (mh->violations++ == 0) {
         va_list ap;
@@ -103,7 +136,8 @@ static void violation(mock_host *mh, const char *fmt, ...)
 
 /* ---- options ---- */
 
-static const pp_option_decl *decl_of(const mock_host *mh, const char *name, uint32_t *index)
+static const pp_option_decl *
+decl_of(const mock_host *mh, const char *name, uint32_t *index)
 {
     for (uint32_t i = 0; i < mh->an->option_count; i++)
         if (strcmp(mh->an->options[i].name, name) == 0) {
@@ -114,7 +148,8 @@ static const pp_option_decl *decl_of(const mock_host *mh, const char *name, uint
     return NULL;
 }
 
-static const char *value_of(const mock_host *mh, const pp_option_decl *d)
+static const char *
+value_of(const mock_host *mh, const pp_option_decl *d)
 {
     for (size_t i = mh->noptions; i-- > 0;)
         if (strcmp(mh->options[i].name, d->name) == 0)
@@ -122,14 +157,22 @@ static const char *value_of(const mock_host *mh, const pp_option_decl *d)
     return d->default_value;
 }
 
-static int parse_bool(const char *s, int *out)
+static int
+parse_bool(const char *s, int *out)
 {
-    if (!strcmp(s, "true") || !strcmp(s, "yes") || !strcmp(s, "1")) { *out = 1; return 0; }
-    if (!strcmp(s, "false") || !strcmp(s, "no") || !strcmp(s, "0")) { *out = 0; return 0; }
+    if (!strcmp(s, "true") || !strcmp(s, "yes") || !strcmp(s, "1")) {
+        *out = 1;
+        return 0;
+    }
+    if (!strcmp(s, "false") || !strcmp(s, "no") || !strcmp(s, "0")) {
+        *out = 0;
+        return 0;
+    }
     return -1;
 }
 
-static int parse_int(const char *s, int64_t *out)
+static int
+parse_int(const char *s, int64_t *out)
 {
     char *end;
     errno = 0;
@@ -140,7 +183,8 @@ static int parse_int(const char *s, int64_t *out)
     return 0;
 }
 
-static int parse_double(const char *s, double *out)
+static int
+parse_double(const char *s, double *out)
 {
     char *end;
     errno = 0;
@@ -151,7 +195,8 @@ static int parse_double(const char *s, double *out)
     return 0;
 }
 
-static int typed_value(const pp_options *o, const char *name, uint32_t type, const char **v)
+static int
+typed_value(const pp_options *o, const char *name, uint32_t type, const char **v)
 {
     const pp_option_decl *d = decl_of(o->mh, name, NULL);
     if (!d) {
@@ -164,33 +209,38 @@ static int typed_value(const pp_options *o, const char *name, uint32_t type, con
     return *v ? PP_OK : PP_ENOTFOUND;
 }
 
-static int m_opt_bool(const pp_options *o, const char *name, int *out)
+static int
+m_opt_bool(const pp_options *o, const char *name, int *out)
 {
     const char *v;
     int rc = typed_value(o, name, PP_OPT_BOOL, &v);
     return rc == PP_OK && parse_bool(v, out) != 0 ? PP_EINVAL : rc;
 }
 
-static int m_opt_int(const pp_options *o, const char *name, int64_t *out)
+static int
+m_opt_int(const pp_options *o, const char *name, int64_t *out)
 {
     const char *v;
     int rc = typed_value(o, name, PP_OPT_INT, &v);
     return rc == PP_OK && parse_int(v, out) != 0 ? PP_EINVAL : rc;
 }
 
-static int m_opt_double(const pp_options *o, const char *name, double *out)
+static int
+m_opt_double(const pp_options *o, const char *name, double *out)
 {
     const char *v;
     int rc = typed_value(o, name, PP_OPT_DOUBLE, &v);
     return rc == PP_OK && parse_double(v, out) != 0 ? PP_EINVAL : rc;
 }
 
-static int m_opt_string(const pp_options *o, const char *name, const char **out)
+static int
+m_opt_string(const pp_options *o, const char *name, const char **out)
 {
     return typed_value(o, name, PP_OPT_STRING, out);
 }
 
-static const opt_list *list_of(const pp_options *o, const char *name, int *rc)
+static const opt_list *
+list_of(const pp_options *o, const char *name, int *rc)
 {
     uint32_t idx;
     const pp_option_decl *d = decl_of(o->mh, name, &idx);
@@ -206,7 +256,8 @@ static const opt_list *list_of(const pp_options *o, const char *name, int *rc)
     return &o->mh->lists[idx];
 }
 
-static int m_opt_list_count(const pp_options *o, const char *name, uint32_t *out)
+static int
+m_opt_list_count(const pp_options *o, const char *name, uint32_t *out)
 {
     int rc;
     const opt_list *l = list_of(o, name, &rc);
@@ -215,7 +266,8 @@ static int m_opt_list_count(const pp_options *o, const char *name, uint32_t *out
     return rc;
 }
 
-static int m_opt_list_item(const pp_options *o, const char *name, uint32_t index, const char **out)
+static int
+m_opt_list_item(const pp_options *o, const char *name, uint32_t index, const char **out)
 {
     int rc;
     const opt_list *l = list_of(o, name, &rc);
@@ -227,7 +279,8 @@ static int m_opt_list_item(const pp_options *o, const char *name, uint32_t index
     return PP_OK;
 }
 
-static const char *m_knob(pp_ctx *ctx, const char *name)
+static const char *
+m_knob(pp_ctx *ctx, const char *name)
 {
     for (size_t i = ctx->mh->nknobs; i-- > 0;)
         if (strcmp(ctx->mh->knobs[i].name, name) == 0)
@@ -237,7 +290,8 @@ static const char *m_knob(pp_ctx *ctx, const char *name)
 
 /* ---- log / errors ---- */
 
-static void m_log(pp_ctx *ctx, int level, const char *fmt, ...)
+static void
+m_log(pp_ctx *ctx, int level, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
@@ -248,7 +302,8 @@ static void m_log(pp_ctx *ctx, int level, const char *fmt, ...)
     ctx->mh->nlogs++;
 }
 
-static void m_error_set(pp_error *err, int32_t code, const char *fmt, ...)
+static void
+m_error_set(pp_error *err, int32_t code, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
@@ -258,7 +313,8 @@ static void m_error_set(pp_error *err, int32_t code, const char *fmt, ...)
 
 /* ---- results ---- */
 
-static int results_allowed(mock_host *mh, const char *what)
+static int
+results_allowed(mock_host *mh, const char *what)
 {
     if (!mh->in_finish) {
         violation(mh, "%s called outside finish()", what);
@@ -267,8 +323,9 @@ static int results_allowed(mock_host *mh, const char *what)
     return 1;
 }
 
-static pp_table *m_table_new(pp_ctx *ctx, const char *name, uint32_t ncolumns,
-                             const pp_column *columns, uint32_t nkey)
+static pp_table *
+m_table_new(pp_ctx *ctx, const char *name, uint32_t ncolumns, const pp_column *columns,
+            uint32_t nkey)
 {
     mock_host *mh = ctx->mh;
     if (!results_allowed(mh, "table_new"))
@@ -294,21 +351,25 @@ static pp_table *m_table_new(pp_ctx *ctx, const char *name, uint32_t ncolumns,
     return (pp_table *)t;
 }
 
-static int cell_fits(uint32_t coltype, const pp_cell *c)
+static int
+cell_fits(uint32_t coltype, const pp_cell *c)
 {
     if (c->type == PP_CELL_NULL)
         return 1;
     switch (coltype) {
     case PP_COL_STRING: return c->type == PP_CELL_STRING && c->v.s != NULL;
-    case PP_COL_COUNT: case PP_COL_BYTES: case PP_COL_DURATION_NS: case PP_COL_TIMESTAMP_NS:
-        return c->type == PP_CELL_INT;
+    case PP_COL_COUNT:
+    case PP_COL_BYTES:
+    case PP_COL_DURATION_NS:
+    case PP_COL_TIMESTAMP_NS: return c->type == PP_CELL_INT;
     case PP_COL_PERCENT: return c->type == PP_CELL_DOUBLE && c->v.d >= 0 && c->v.d <= 100.0000001;
     case PP_COL_NUMBER: return c->type == PP_CELL_DOUBLE;
     default: return 0;
     }
 }
 
-static int m_table_row(pp_table *pt, const pp_cell *cells)
+static int
+m_table_row(pp_table *pt, const pp_cell *cells)
 {
     mock_table *t = (mock_table *)pt;
     if (!results_allowed(t->mh, "table_row"))
@@ -320,7 +381,8 @@ static int m_table_row(pp_table *pt, const pp_cell *cells)
     pp_cell *row = t->cells + (size_t)t->rows * t->ncols;
     for (uint32_t i = 0; i < t->ncols; i++) {
         if (!cell_fits(t->cols[i].type, &cells[i]))
-            violation(t->mh, "table '%s' row %u column '%s': cell type %u does not fit column type %u",
+            violation(t->mh,
+                      "table '%s' row %u column '%s': cell type %u does not fit column type %u",
                       t->name, t->rows, t->cols[i].name, cells[i].type, t->cols[i].type);
         row[i] = cells[i];
         if (cells[i].type == PP_CELL_STRING)
@@ -330,7 +392,8 @@ static int m_table_row(pp_table *pt, const pp_cell *cells)
     return PP_OK;
 }
 
-static int m_finding(pp_ctx *ctx, uint32_t severity, const char *code, const char *fmt, ...)
+static int
+m_finding(pp_ctx *ctx, uint32_t severity, const char *code, const char *fmt, ...)
 {
     mock_host *mh = ctx->mh;
     if (!results_allowed(mh, "finding"))
@@ -349,7 +412,8 @@ static int m_finding(pp_ctx *ctx, uint32_t severity, const char *code, const cha
     return PP_OK;
 }
 
-static total *new_total(mock_host *mh, const char *name, int kind)
+static total *
+new_total(mock_host *mh, const char *name, int kind)
 {
     for (size_t i = 0; i < mh->ntotals; i++)
         if (!strcmp(mh->totals[i].name, name))
@@ -362,7 +426,8 @@ static total *new_total(mock_host *mh, const char *name, int kind)
     return t;
 }
 
-static int m_total_int(pp_ctx *ctx, const char *name, uint32_t type, int64_t value)
+static int
+m_total_int(pp_ctx *ctx, const char *name, uint32_t type, int64_t value)
 {
     if (!results_allowed(ctx->mh, "total_int"))
         return PP_EPLUGIN;
@@ -372,7 +437,8 @@ static int m_total_int(pp_ctx *ctx, const char *name, uint32_t type, int64_t val
     return PP_OK;
 }
 
-static int m_total_double(pp_ctx *ctx, const char *name, uint32_t type, double value)
+static int
+m_total_double(pp_ctx *ctx, const char *name, uint32_t type, double value)
 {
     if (!results_allowed(ctx->mh, "total_double"))
         return PP_EPLUGIN;
@@ -382,7 +448,8 @@ static int m_total_double(pp_ctx *ctx, const char *name, uint32_t type, double v
     return PP_OK;
 }
 
-static int m_total_string(pp_ctx *ctx, const char *name, const char *value)
+static int
+m_total_string(pp_ctx *ctx, const char *name, const char *value)
 {
     if (!results_allowed(ctx->mh, "total_string"))
         return PP_EPLUGIN;
@@ -394,7 +461,8 @@ static int m_total_string(pp_ctx *ctx, const char *name, const char *value)
 
 /* ---- traces ---- */
 
-static mock_host *host_of(const pp_trace_source *src)
+static mock_host *
+host_of(const pp_trace_source *src)
 {
     /* the fake source names its mock; a real (forwarded) source belongs to
      * the one mock that is running */
@@ -404,7 +472,8 @@ static mock_host *host_of(const pp_trace_source *src)
     return current;
 }
 
-static int m_trace_field(const pp_trace_event *ev, const char *name, pp_value *out)
+static int
+m_trace_field(const pp_trace_event *ev, const char *name, pp_value *out)
 {
     mock_host *mh = host_of(ev->source);
     if (mh && mh->fwd_field && ev->source != (const pp_trace_source *)&mh->src)
@@ -412,7 +481,8 @@ static int m_trace_field(const pp_trace_event *ev, const char *name, pp_value *o
     return PP_ENOTFOUND;
 }
 
-static const char *m_trace_symbolize(const pp_trace_source *src, uint64_t ip, uint32_t flags)
+static const char *
+m_trace_symbolize(const pp_trace_source *src, uint64_t ip, uint32_t flags)
 {
     mock_host *mh = host_of(src);
     if (!mh)
@@ -436,7 +506,8 @@ static const char *m_trace_symbolize(const pp_trace_source *src, uint64_t ip, ui
     return mh->symstrs[mh->nsymstrs++] = xstrdup(name);
 }
 
-static int m_trace_info(const pp_trace_source *src, pp_trace_info *out)
+static int
+m_trace_info(const pp_trace_source *src, pp_trace_info *out)
 {
     mock_host *mh = host_of(src);
     if (!mh)
@@ -453,7 +524,8 @@ static int m_trace_info(const pp_trace_source *src, pp_trace_info *out)
 
 /* ---- public ---- */
 
-mock_host *mock_host_new(const pp_analyzer *an)
+mock_host *
+mock_host_new(const pp_analyzer *an)
 {
     mock_host *mh = calloc(1, sizeof *mh);
     if (!mh)
@@ -489,7 +561,8 @@ mock_host *mock_host_new(const pp_analyzer *an)
     return mh;
 }
 
-static void free_kvs(kv *v, size_t n)
+static void
+free_kvs(kv *v, size_t n)
 {
     for (size_t i = 0; i < n; i++) {
         free(v[i].name);
@@ -498,7 +571,8 @@ static void free_kvs(kv *v, size_t n)
     free(v);
 }
 
-void mock_host_free(mock_host *mh)
+void
+mock_host_free(mock_host *mh)
 {
     if (!mh)
         return;
@@ -545,7 +619,8 @@ void mock_host_free(mock_host *mh)
     free(mh);
 }
 
-static int add_kv(kv **v, size_t *n, const char *name, const char *value)
+static int
+add_kv(kv **v, size_t *n, const char *name, const char *value)
 {
     *v = xrealloc(*v, (*n + 1) * sizeof **v);
     (*v)[*n].name = xstrdup(name);
@@ -554,39 +629,54 @@ static int add_kv(kv **v, size_t *n, const char *name, const char *value)
     return 0;
 }
 
-int mock_host_set_option(mock_host *mh, const char *name, const char *value)
+int
+mock_host_set_option(mock_host *mh, const char *name, const char *value)
 {
     return add_kv(&mh->options, &mh->noptions, name, value);
 }
 
-int mock_host_set_knob(mock_host *mh, const char *name, const char *value)
+int
+mock_host_set_knob(mock_host *mh, const char *name, const char *value)
 {
     return add_kv(&mh->knobs, &mh->nknobs, name, value);
 }
 
-void mock_host_set_symbols(mock_host *mh, const mock_symbol *syms, size_t n)
+void
+mock_host_set_symbols(mock_host *mh, const mock_symbol *syms, size_t n)
 {
     mh->syms = syms;
     mh->nsyms = n;
 }
 
-void mock_host_set_trace_info(mock_host *mh, const pp_trace_info *info)
+void
+mock_host_set_trace_info(mock_host *mh, const pp_trace_info *info)
 {
     mh->info = *info;
     mh->has_info = 1;
 }
 
-void mock_host_forward_trace(mock_host *mh, mock_symbolize_fn sym, mock_info_fn info, mock_field_fn field)
+void
+mock_host_forward_trace(mock_host *mh, mock_symbolize_fn sym, mock_info_fn info,
+                        mock_field_fn field)
 {
     mh->fwd_sym = sym;
     mh->fwd_info = info;
     mh->fwd_field = field;
 }
 
-const pp_trace_source *mock_host_source(mock_host *mh) { return (const pp_trace_source *)&mh->src; }
-const pp_host_api *mock_host_api(mock_host *mh) { return &mh->api; }
+const pp_trace_source *
+mock_host_source(mock_host *mh)
+{
+    return (const pp_trace_source *)&mh->src;
+}
+const pp_host_api *
+mock_host_api(mock_host *mh)
+{
+    return &mh->api;
+}
 
-static void split_list(opt_list *l, const char *v)
+static void
+split_list(opt_list *l, const char *v)
 {
     l->items = NULL;
     l->count = 0;
@@ -594,8 +684,12 @@ static void split_list(opt_list *l, const char *v)
     while (*p) {
         const char *c = strchr(p, ',');
         size_t n = c ? (size_t)(c - p) : strlen(p);
-        while (n && *p == ' ') { p++; n--; }
-        while (n && p[n - 1] == ' ') n--;
+        while (n && *p == ' ') {
+            p++;
+            n--;
+        }
+        while (n && p[n - 1] == ' ')
+            n--;
         l->items = xrealloc(l->items, (l->count + 1) * sizeof *l->items);
         char *s = xrealloc(NULL, n + 1);
         memcpy(s, p, n);
@@ -607,7 +701,8 @@ static void split_list(opt_list *l, const char *v)
     }
 }
 
-int mock_host_create(mock_host *mh, pp_error *err)
+int
+mock_host_create(mock_host *mh, pp_error *err)
 {
     current = mh;
     /* validate as the host does: declared names, parseable values */
@@ -615,9 +710,12 @@ int mock_host_create(mock_host *mh, pp_error *err)
         const pp_option_decl *d = decl_of(mh, mh->options[i].name, NULL);
         const char *v = mh->options[i].value;
         int bad = 0;
-        int b; int64_t n; double x;
+        int b;
+        int64_t n;
+        double x;
         if (!d) {
-            pp_error_set(err, PP_EINVAL, "unknown option '%s' for analyzer '%s'", mh->options[i].name, mh->an->name);
+            pp_error_set(err, PP_EINVAL, "unknown option '%s' for analyzer '%s'",
+                         mh->options[i].name, mh->an->name);
             return PP_EINVAL;
         }
         switch (d->type) {
@@ -627,7 +725,8 @@ int mock_host_create(mock_host *mh, pp_error *err)
         default: break;
         }
         if (bad) {
-            pp_error_set(err, PP_EINVAL, "option '%s': cannot read '%s' as its declared type", d->name, v);
+            pp_error_set(err, PP_EINVAL, "option '%s': cannot read '%s' as its declared type",
+                         d->name, v);
             return PP_EINVAL;
         }
     }
@@ -646,7 +745,8 @@ int mock_host_create(mock_host *mh, pp_error *err)
     return rc;
 }
 
-int mock_host_consume(mock_host *mh, const pp_record *rec, pp_error *err)
+int
+mock_host_consume(mock_host *mh, const pp_record *rec, pp_error *err)
 {
     if (!mh->alive) {
         violation(mh, "consume without a live state");
@@ -655,14 +755,16 @@ int mock_host_consume(mock_host *mh, const pp_record *rec, pp_error *err)
     return mh->an->consume(mh->state, rec, err);
 }
 
-int mock_host_consume_event(mock_host *mh, const pp_trace_event *ev, pp_error *err)
+int
+mock_host_consume_event(mock_host *mh, const pp_trace_event *ev, pp_error *err)
 {
     pp_record rec = { .struct_size = sizeof rec, .kind = PP_KIND_NETTRACE, .input_index = 0 };
     rec.u.event = ev;
     return mock_host_consume(mh, &rec, err);
 }
 
-int mock_host_finish(mock_host *mh, pp_error *err)
+int
+mock_host_finish(mock_host *mh, pp_error *err)
 {
     if (!mh->alive) {
         violation(mh, "finish without a live state");
@@ -675,7 +777,8 @@ int mock_host_finish(mock_host *mh, pp_error *err)
     return rc;
 }
 
-const mock_table *mock_host_table(const mock_host *mh, const char *name)
+const mock_table *
+mock_host_table(const mock_host *mh, const char *name)
 {
     for (size_t i = 0; i < mh->ntables; i++)
         if (!strcmp(mh->tables[i]->name, name))
@@ -683,13 +786,34 @@ const mock_table *mock_host_table(const mock_host *mh, const char *name)
     return NULL;
 }
 
-size_t mock_host_table_count(const mock_host *mh) { return mh->ntables; }
-uint32_t mock_table_rows(const mock_table *t) { return t->rows; }
-uint32_t mock_table_ncols(const mock_table *t) { return t->ncols; }
-uint32_t mock_table_nkey(const mock_table *t) { return t->nkey; }
-const pp_column *mock_table_column(const mock_table *t, uint32_t col) { return col < t->ncols ? &t->cols[col] : NULL; }
+size_t
+mock_host_table_count(const mock_host *mh)
+{
+    return mh->ntables;
+}
+uint32_t
+mock_table_rows(const mock_table *t)
+{
+    return t->rows;
+}
+uint32_t
+mock_table_ncols(const mock_table *t)
+{
+    return t->ncols;
+}
+uint32_t
+mock_table_nkey(const mock_table *t)
+{
+    return t->nkey;
+}
+const pp_column *
+mock_table_column(const mock_table *t, uint32_t col)
+{
+    return col < t->ncols ? &t->cols[col] : NULL;
+}
 
-int mock_table_col(const mock_table *t, const char *name)
+int
+mock_table_col(const mock_table *t, const char *name)
 {
     for (uint32_t i = 0; i < t->ncols; i++)
         if (!strcmp(t->cols[i].name, name))
@@ -697,30 +821,47 @@ int mock_table_col(const mock_table *t, const char *name)
     return -1;
 }
 
-const pp_cell *mock_table_cell(const mock_table *t, uint32_t row, uint32_t col)
+const pp_cell *
+mock_table_cell(const mock_table *t, uint32_t row, uint32_t col)
 {
     if (row >= t->rows || col >= t->ncols)
         return NULL;
     return &t->cells[(size_t)row * t->ncols + col];
 }
 
-static const pp_cell *typed_cell(const mock_table *t, uint32_t row, const char *col, uint32_t type)
+static const pp_cell *
+typed_cell(const mock_table *t, uint32_t row, const char *col, uint32_t type)
 {
     int c = mock_table_col(t, col);
     const pp_cell *cell = c < 0 ? NULL : mock_table_cell(t, row, (uint32_t)c);
     if (!cell || cell->type != type) {
         fprintf(stderr, "mock_host: table '%s' row %u column '%s': %s\n", t->name, row, col,
-                c < 0 ? "no such column" : !cell ? "no such row" : "unexpected cell type");
+                c < 0 ? "no such column" :
+                !cell ? "no such row" :
+                        "unexpected cell type");
         abort();
     }
     return cell;
 }
 
-const char *mock_table_str(const mock_table *t, uint32_t row, const char *col) { return typed_cell(t, row, col, PP_CELL_STRING)->v.s; }
-int64_t mock_table_int(const mock_table *t, uint32_t row, const char *col) { return typed_cell(t, row, col, PP_CELL_INT)->v.i; }
-double mock_table_dbl(const mock_table *t, uint32_t row, const char *col) { return typed_cell(t, row, col, PP_CELL_DOUBLE)->v.d; }
+const char *
+mock_table_str(const mock_table *t, uint32_t row, const char *col)
+{
+    return typed_cell(t, row, col, PP_CELL_STRING)->v.s;
+}
+int64_t
+mock_table_int(const mock_table *t, uint32_t row, const char *col)
+{
+    return typed_cell(t, row, col, PP_CELL_INT)->v.i;
+}
+double
+mock_table_dbl(const mock_table *t, uint32_t row, const char *col)
+{
+    return typed_cell(t, row, col, PP_CELL_DOUBLE)->v.d;
+}
 
-int mock_table_find(const mock_table *t, const char *col, const char *value)
+int
+mock_table_find(const mock_table *t, const char *col, const char *value)
 {
     int c = mock_table_col(t, col);
     if (c < 0)
@@ -733,9 +874,14 @@ int mock_table_find(const mock_table *t, const char *col, const char *value)
     return -1;
 }
 
-size_t mock_host_finding_count(const mock_host *mh) { return mh->nfindings; }
+size_t
+mock_host_finding_count(const mock_host *mh)
+{
+    return mh->nfindings;
+}
 
-const char *mock_host_finding(const mock_host *mh, const char *code, uint32_t *severity)
+const char *
+mock_host_finding(const mock_host *mh, const char *code, uint32_t *severity)
 {
     for (size_t i = 0; i < mh->nfindings; i++)
         if (!strcmp(mh->findings[i].code, code)) {
@@ -746,7 +892,8 @@ const char *mock_host_finding(const mock_host *mh, const char *code, uint32_t *s
     return NULL;
 }
 
-static const total *find_total(const mock_host *mh, const char *name, int kind)
+static const total *
+find_total(const mock_host *mh, const char *name, int kind)
 {
     for (size_t i = 0; i < mh->ntotals; i++)
         if (!strcmp(mh->totals[i].name, name) && mh->totals[i].kind == kind)
@@ -754,7 +901,8 @@ static const total *find_total(const mock_host *mh, const char *name, int kind)
     return NULL;
 }
 
-int mock_host_total_int(const mock_host *mh, const char *name, int64_t *out)
+int
+mock_host_total_int(const mock_host *mh, const char *name, int64_t *out)
 {
     const total *t = find_total(mh, name, 1);
     if (t)
@@ -762,7 +910,8 @@ int mock_host_total_int(const mock_host *mh, const char *name, int64_t *out)
     return t != NULL;
 }
 
-int mock_host_total_double(const mock_host *mh, const char *name, double *out)
+int
+mock_host_total_double(const mock_host *mh, const char *name, double *out)
 {
     const total *t = find_total(mh, name, 2);
     if (t)
@@ -770,11 +919,20 @@ int mock_host_total_double(const mock_host *mh, const char *name, double *out)
     return t != NULL;
 }
 
-const char *mock_host_total_string(const mock_host *mh, const char *name)
+const char *
+mock_host_total_string(const mock_host *mh, const char *name)
 {
     const total *t = find_total(mh, name, 3);
     return t ? t->s : NULL;
 }
 
-size_t mock_host_violations(const mock_host *mh) { return mh->violations; }
-const char *mock_host_first_violation(const mock_host *mh) { return mh->first_violation; }
+size_t
+mock_host_violations(const mock_host *mh)
+{
+    return mh->violations;
+}
+const char *
+mock_host_first_violation(const mock_host *mh)
+{
+    return mh->first_violation;
+}

@@ -51,7 +51,8 @@ int mock_host_set_knob(mock_host *mh, const char *name, const char *value);
 /* The fake symbol map (borrowed; a name for [start, start+size)). */
 void mock_host_set_symbols(mock_host *mh, const mock_symbol *syms, size_t n);
 void mock_host_set_trace_info(mock_host *mh, const pp_trace_info *info);
-void mock_host_forward_trace(mock_host *mh, mock_symbolize_fn sym, mock_info_fn info, mock_field_fn field);
+void mock_host_forward_trace(mock_host *mh, mock_symbolize_fn sym, mock_info_fn info,
+                             mock_field_fn field);
 /* The source handle hand-built events should carry. */
 const pp_trace_source *mock_host_source(mock_host *mh);
 const pp_host_api *mock_host_api(mock_host *mh);
