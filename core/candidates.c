@@ -93,6 +93,10 @@ place(cand *c, const json_t *stage, const json_t *table)
 {
     pp_lands *l = &c->lands;
 
+    if (l->no_app) {
+        c->dropped = 1;
+        return;
+    }
     if (strcmp(l->cls, "framework") != 0 && strcmp(l->cls, "package") != 0)
         return;
     if (l->call_site[0] == '\0' || strcmp(l->call_site, c->target) == 0) {

@@ -82,6 +82,19 @@ pp_candidates_lands(const json_t *stage, const json_t *table, const json_t *row,
                  "written before module identity): rerun the analyzer on the capture");
         return;
     }
+    if (out->module[0] == '\0' && out->call_site[0] == '\0' &&
+        (callers != NULL || col(table, "call_site") >= 0)) {
+        /* The analyzer names call sites and none reached this frame, and no
+         * module claims it: a runtime-generated stub (a P/Invoke's
+         * marshalling stub) or framework-only code, not a missing rundown
+         * (the frame is named). */
+        out->no_app = 1;
+        snprintf(out->why, sizeof out->why,
+                 "no module claims this frame and no application frame on its stacks reached "
+                 "it: a runtime-generated stub (a P/Invoke's marshalling stub) or "
+                 "framework-only code; a follow-up, not a target");
+        return;
+    }
     if (out->module[0] == '\0') {
         snprintf(out->why, sizeof out->why,
                  "no module: the trace has no module and method "

@@ -13,6 +13,8 @@ typedef struct pp_lands {
     char cls[16]; /* "application", "package", "framework", "unknown" */
     char call_site[512];
     char why[768]; /* why that class, or why it is unknown and how to know */
+    int no_app;    /* no module and no application frame reached it: a runtime
+                      stub or framework-only code, a follow-up, never a target */
 } pp_lands;
 
 /* Fill *out for one candidate: row of table (analyzer's stage), pointing at

@@ -5,7 +5,7 @@
 # (--fixed 1: InvoicePooled and DigestTable behind the same URL):
 #  - the evidence folder holds every raw capture, each analyzer's JSON, the counters CSV, each
 #    capture's wrk output, session.json (identity, knobs, 0 events dropped), a CommonMark note and
-#    an HTML report; the planted methods are ranked candidates with fix shape, landing and plan;
+#    an HTML report; the planted methods are the first ranked candidates with fix shape, landing and plan;
 #  - (the wall time is shown, not judged: bench/diagnose/session-wall.sh measures it);
 #  - verify bad good exits 0 with both planted candidates confirmed; good bad exits 1; a session
 #    with other knobs (--duration) is CANNOT JUDGE (6);
@@ -139,7 +139,9 @@ cols = [c["name"] for c in t["columns"]]
 rows = [dict(zip(cols, r)) for r in t["rows"]]
 ranks = {r["target"]: r["rank"] for r in rows}
 for m in ("WebApp.Shop.DigestNaive", "WebApp.Shop.InvoiceChurn"):
-    ok("bad: the planted %s is a candidate in the top 3 (rank %s)" % (m, ranks.get(m)), ranks.get(m, 99) <= 3, ranks)
+    # Two causes planted: they are the first two candidates, no runtime
+    # stub or framework frame between them.
+    ok("bad: the planted %s is one of the first 2 candidates (rank %s)" % (m, ranks.get(m)), ranks.get(m, 99) <= 2, ranks)
     r = next((r for r in rows if r["target"] == m), {})
     ok("bad: %s has a fix shape or says none matched, where it lands, a plan" % m,
        r.get("fix") and r.get("lands") == "application" and "confirmed when" in r.get("verify", ""), r)
