@@ -107,8 +107,8 @@ pp_nt_modident_merge(pp_nt_modident *m, pp_nt_modident *later)
 /* PERFPIPE_BUILD_CHECK=off leaves the files alone: a result then depends
  * on the trace only, not on what this machine holds (the test suite sets
  * it; an archived trace read where its build dir was reused). */
-static int
-files_checked(void)
+int
+pp_nt_build_files_checked(void)
 {
     const char *e = getenv("PERFPIPE_BUILD_CHECK");
 
@@ -132,7 +132,7 @@ check_file(const pp_nt_modid *d, int64_t start_ns, int64_t end_ns, json_t *o, ch
     int stale = 0, matched = 0;
 
     why[0] = '\0';
-    if (!files_checked() || (f = json_object()) == NULL)
+    if (!pp_nt_build_files_checked() || (f = json_object()) == NULL)
         return 0;
     if (stat(d->path, &st) != 0) {
         json_object_set_new(f, "exists", json_false());

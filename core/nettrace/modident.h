@@ -80,4 +80,9 @@ typedef struct pp_nt_pe_identity {
 #define PP_NT_PE_BAD     3 /* not a PE file, or a damaged one */
 int pp_nt_pe_identity_read(const char *path, pp_nt_pe_identity *out);
 
+/* 0 when PERFPIPE_BUILD_CHECK=off: nothing is read from the files a trace
+ * names on this machine (module files, PDBs beside them), so a result
+ * depends on the trace only; 1 otherwise. */
+int pp_nt_build_files_checked(void);
+
 #endif

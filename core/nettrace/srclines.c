@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include <perfpipe/perfpipe.h>
+#include "nettrace/modident.h"
 #include "nettrace/nettrace_internal.h"
 #include "pdb/pdb.h"
 
@@ -87,7 +88,7 @@ static void
 search_files(nt_module *mod, const char *pdb_name, const uint8_t want[16])
 {
     char path[4096];
-    const char *slash = strrchr(mod->path, '/');
+    const char *slash = pp_nt_build_files_checked() ? strrchr(mod->path, '/') : NULL;
     if (slash) {
         snprintf(path, sizeof path, "%.*s/%s", (int)(slash - mod->path), mod->path, pdb_name);
         if (try_file(mod, path, want))
@@ -115,7 +116,9 @@ open_pdb(pp_trace_source *r, nt_module *mod)
         return;
     }
     size_t len;
-    uint8_t *dll = mod->path[0] ? read_file(mod->path, &len) : NULL;
+    /* PERFPIPE_BUILD_CHECK=off: not the file the trace names, only a copy
+     * in the symbol path the user gave. */
+    uint8_t *dll = mod->path[0] && pp_nt_build_files_checked() ? read_file(mod->path, &len) : NULL;
     /* Not where the trace saw it (another machine): a copy in the symbol path. */
     const char *sp = getenv("PERFPIPE_SYMBOL_PATH"), *file = strrchr(mod->path, '/');
     while (!dll && file && sp && *sp) {
