@@ -124,7 +124,10 @@ pp_cpu_source_findings(const pp_cpu_source *s, const pp_host_api *h, pp_ctx *ctx
                    "%u of %u application frames have no source line: %s",
                    s->app_frames - s->app_lined, s->app_frames,
                    s->why_map + strlen("no IL-to-native map for the method: "));
+    /* Information, even for a refused PDB: the figures stand, only the
+     * source column is empty; a warning would become the stage's headline
+     * whenever the BEFORE capture of a fix is read after the rebuild. */
     if (s->why_pdb[0])
-        h->finding(ctx, strstr(s->why_pdb, "refused") ? PP_SEVERITY_WARNING : PP_SEVERITY_INFO,
-                   "cpu.source_no_pdb", "application frames without a source line: %s", s->why_pdb);
+        h->finding(ctx, PP_SEVERITY_INFO, "cpu.source_no_pdb",
+                   "application frames without a source line: %s", s->why_pdb);
 }
