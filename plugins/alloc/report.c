@@ -450,8 +450,8 @@ emit_simple(report *r, const char *name, const char *keycol, const pp_pc_agg *g,
                          pp_cell_str(pp_pc_modules_name(&r->mods, mod)),
                          pp_cell_str(with_lands && row < r->bf_cap ? r->bf_call[row] : "") };
         pp_pc_interval95((double)v[0], v[1], &lo, &hi);
-        c[nc] = pp_cell_int((int64_t)floor(lo));
-        c[nc + 1] = pp_cell_int((int64_t)ceil(hi));
+        c[nc] = pp_cell_int(pp_i64_from_double(floor(lo)));
+        c[nc + 1] = pp_cell_int(pp_i64_from_double(ceil(hi)));
         if (with_lands)
             pp_pc_modules_use(&r->mods, mod);
         rc = h->table_row(t, c);
