@@ -320,6 +320,17 @@ cpu_finish(void *state, pp_ctx *ctx, pp_error *err)
 
 /* What finish builds (ABI 1.5): rules, candidates and compare read these
  * declarations from the result document (tables[i].decl). */
+/* The flame tables' shape: running_stacks and waiting_stacks are one table
+ * split by thread state, so they share their columns and figures. */
+static const pp_column thread_stack_columns[] = { { "stack", PP_COL_STRING, 0 },
+                                                  { "samples", PP_COL_COUNT, 0 },
+                                                  { "ms", PP_COL_NUMBER, 0 },
+                                                  { "thread", PP_COL_STRING, 0 },
+                                                  { NULL, 0, 0 } };
+static const pp_figure_decl stack_figures[] = { { "ms", "ms", PP_AXIS_TIME },
+                                                { "samples", "samples", PP_AXIS_TIME },
+                                                { NULL, NULL, NULL } };
+
 static const pp_table_decl cpu_tables[] = {
     {
         .name = "running",
@@ -443,25 +454,13 @@ static const pp_table_decl cpu_tables[] = {
     /* the flame graph of running time, threads apart (speedscope) or merged */
     {
         .name = "running_stacks",
-        .columns = (const pp_column[]){ { "stack", PP_COL_STRING, 0 },
-                                        { "samples", PP_COL_COUNT, 0 },
-                                        { "ms", PP_COL_NUMBER, 0 },
-                                        { "thread", PP_COL_STRING, 0 },
-                                        { NULL, 0, 0 } },
-        .figures = (const pp_figure_decl[]){ { "ms", "ms", PP_AXIS_TIME },
-                                             { "samples", "samples", PP_AXIS_TIME },
-                                             { NULL, NULL, NULL } },
+        .columns = thread_stack_columns,
+        .figures = stack_figures,
     },
     {
         .name = "waiting_stacks",
-        .columns = (const pp_column[]){ { "stack", PP_COL_STRING, 0 },
-                                        { "samples", PP_COL_COUNT, 0 },
-                                        { "ms", PP_COL_NUMBER, 0 },
-                                        { "thread", PP_COL_STRING, 0 },
-                                        { NULL, 0, 0 } },
-        .figures = (const pp_figure_decl[]){ { "ms", "ms", PP_AXIS_TIME },
-                                             { "samples", "samples", PP_AXIS_TIME },
-                                             { NULL, NULL, NULL } },
+        .columns = thread_stack_columns,
+        .figures = stack_figures,
     },
     {
         .name = "by_stack",
