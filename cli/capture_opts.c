@@ -12,18 +12,15 @@
 #include "pipeline/pipeline.h"
 #include "ipc/capture.h"
 #include "ipc/capture_source.h"
+#include "shipped.h"
 
-/* What each analyzer needs from a capture when no --profile is given. */
+/* What each analyzer needs from a capture when no --profile is given
+ * (NULL: dotnet-trace's default, dotnet-common + sampled thread time). */
 static const char *
 default_profile(const char *analyzer)
 {
-    if (strcmp(analyzer, "alloc") == 0)
-        return "gc-verbose";
-    if (strcmp(analyzer, "db") == 0)
-        return "database";
-    if (strcmp(analyzer, "gc") == 0)
-        return "gc-collect";
-    return NULL; /* dotnet-trace's default: dotnet-common + sampled thread time */
+    const pp_cli_shipped *s = pp_cli_shipped_of(analyzer);
+    return s != NULL ? s->profile : NULL;
 }
 
 int

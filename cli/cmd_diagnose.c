@@ -26,6 +26,7 @@
 #include "ipc/capture_source.h"
 #include "ipc/heapsnap.h"
 #include "ipc/ipc.h"
+#include "shipped.h"
 
 static const char usage[] =
     "Usage: perfpipe diagnose (-p PID | -n NAME | --diagnostic-port PATH) -o DIR\n"
@@ -60,26 +61,6 @@ static const char usage[] =
     "refused target; 3 no such process, another tool's session open, or a capture failed;\n"
     "4 an analysis failed (the other results are kept); 5 DIR cannot be written.\n"
     "`perfpipe verify BEFORE AFTER` compares two folders. Details: man perfpipe-diagnose.\n";
-
-/* One trace of the session: the axes it serves and what it asks for. */
-typedef struct diag_capture {
-    const char *name; /* the files' stem */
-    unsigned axes;    /* PP_DIAG_* served */
-    const char *profile, *providers;
-    const char *analyzer;
-} diag_capture;
-
-static const diag_capture captures[] = {
-    { "alloc", PP_DIAG_ALLOC, "gc-verbose", NULL, "alloc" },
-    /* dotnet-common's runtime keywords plus Contention (0x4000); the
-     * sampler's thread time: cpu's `running`, `waiting`, `exceptions` and
-     * `contention` tables from one trace. */
-    { "cpu", PP_DIAG_CPU | PP_DIAG_EXCEPTIONS | PP_DIAG_CONTENTION, "dotnet-sampled-thread-time",
-      "Microsoft-Windows-DotNETRuntime:0x100003C01D:4", "cpu" },
-    { "db", PP_DIAG_DB, "database", NULL, "db" },
-    { "gc", PP_DIAG_GC, "gc-collect", NULL, "gc" },
-};
-#define NCAPTURES (sizeof captures / sizeof captures[0])
 
 typedef struct diag_run {
     pp_diag_session s;
@@ -357,22 +338,22 @@ run_captures(diag_run *r, unsigned long long pid, json_t *caps)
         return rc;
     if ((k->axes & PP_DIAG_HEAP) && (rc = heap_one(r, pid, "heap-before", caps)) != PP_EXIT_OK)
         return rc;
-    for (size_t i = 0; i < NCAPTURES && !signals_seen; i++) {
-        if (!(captures[i].axes & k->axes))
+    for (size_t i = 0; i < pp_diag_ncaptures && !signals_seen; i++) {
+        if (!(pp_diag_captures[i].axes & k->axes))
             continue;
         spec = target_spec(r, pid);
-        spec.profile = captures[i].profile;
-        spec.providers = captures[i].providers;
-        rc = trace_one(r, pid, captures[i].name, &spec, k->duration_s, &rec);
+        spec.profile = pp_diag_captures[i].profile;
+        spec.providers = pp_diag_captures[i].providers;
+        rc = trace_one(r, pid, pp_diag_captures[i].name, &spec, k->duration_s, &rec);
         if (rec) {
             json_t *axes = json_array();
             for (int a = 0; a < PP_DIAG_NAXES; a++)
-                if (captures[i].axes & k->axes & (1u << a))
+                if (pp_diag_captures[i].axes & k->axes & (1u << a))
                     json_array_append_new(axes, json_string(pp_diag_axis_name(a)));
             json_object_set_new(rec, "axes", axes);
-            json_object_set_new(rec, "profile", json_string(captures[i].profile));
-            if (captures[i].providers)
-                json_object_set_new(rec, "providers", json_string(captures[i].providers));
+            json_object_set_new(rec, "profile", json_string(pp_diag_captures[i].profile));
+            if (pp_diag_captures[i].providers)
+                json_object_set_new(rec, "providers", json_string(pp_diag_captures[i].providers));
             json_array_append_new(caps, rec);
         }
         if (rc != PP_EXIT_OK)
@@ -392,24 +373,33 @@ run_analyses(diag_run *r)
     const pp_diag_knobs *k = &r->s.knobs;
 
     say(r, "%s: analyzing the captures%.0f", "evidence", 0);
-    one = analyze(r, "counters", "counters-csv", "counters");
+    /* the counters analyzer's result, and its CSV folder named after it */
+    const char *counters = pp_cli_shipped_with(PP_SHIPPED_DIAG_COUNTERS)->analyzer;
+    one = analyze(r, "counters", counters, "counters");
     if (one == PP_EXIT_OK) {
-        char *csv = path_in(r, "counters-csv", "/"), *json = path_in(r, "counters", ".json");
+        char *csv = path_in(r, counters, "/"), *json = path_in(r, "counters", ".json");
         const char *argv[] = { "render", json, "--format", "csv", "-o", csv, NULL };
         if (csv && json && pp_diag_run(argv) != PP_EXIT_OK)
             r->analysis_failed = 1;
         free(csv);
         free(json);
     }
-    for (size_t i = 0; i < NCAPTURES; i++)
-        if (captures[i].axes & k->axes)
-            if ((one = analyze(r, captures[i].name, captures[i].analyzer, "nettrace")) ==
-                PP_EXIT_NOMEM)
+    for (size_t i = 0; i < pp_diag_ncaptures; i++)
+        if (pp_diag_captures[i].axes & k->axes)
+            if ((one = analyze(r, pp_diag_captures[i].name, pp_diag_captures[i].analyzer,
+                               "nettrace")) == PP_EXIT_NOMEM)
                 return one;
     if (k->axes & PP_DIAG_HEAP) {
         char *a = path_in(r, "heap-before", ".gcdump"), *b = path_in(r, "heap-after", ".gcdump");
         char *json = path_in(r, "heap", ".json");
-        const char *argv[] = { "gcdump-diff", a, b, "--format", "json", "-o", json, NULL };
+        const char *argv[] = { pp_cli_shipped_with(PP_SHIPPED_DIAG_HEAP_DIFF)->analyzer,
+                               a,
+                               b,
+                               "--format",
+                               "json",
+                               "-o",
+                               json,
+                               NULL };
         if (a && b && json) {
             one = pp_diag_run(argv);
             if (one == PP_EXIT_OK)

@@ -149,8 +149,8 @@ list(const char *format)
         fputc('\n', stdout);
         json_decref(arr);
     } else {
-        /* grouped by axis (alloc, time, footprint), disabled ones last */
-        static const char *const axes[] = { "alloc", "time", "footprint", NULL };
+        /* grouped by axis (pp_rule_axes' order), disabled ones last */
+        const char *const *axes = pp_rule_axes;
 
         printf("%-30s %-9s %-6s %-7s %s\n", "ID", "AXIS", "CONF.", "FINDING", "DEFINED IN");
         for (size_t n = 0; n < 4 * set.count; n++) {

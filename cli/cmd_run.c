@@ -14,6 +14,7 @@
 #include "paths.h"
 #include "run.h"
 #include "run_internal.h"
+#include "shipped.h"
 
 /* A refused plugin checks as its stand-in (loader.h): its stage fails
  * alone when run; validate reports it. */
@@ -259,15 +260,6 @@ pp_cmd_analyzer(const char *analyzer, int argc, char **argv)
                      "`perfpipe run`",
                      analyzer, analyzer);
         return PP_EXIT_USAGE;
-    }
-    /* A picture of a counters run needs its samples (the series table). */
-    if (strcmp(analyzer, "counters-csv") == 0 && a.format != NULL &&
-        (strcmp(a.format, "html") == 0 || strcmp(a.format, "svg") == 0)) {
-        int given = 0;
-        for (size_t i = 0; i < a.noptions; i++)
-            given |= strcmp(a.options[i].key, "series") == 0;
-        if (!given && cli_run_add_option(&a, "--format", "*", "series", "true") < 0)
-            return PP_EXIT_USAGE;
     }
     return execute(&a);
 }

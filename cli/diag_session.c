@@ -13,23 +13,20 @@
 #include "ipc/capture_source.h"
 #include "pipeline/pos.h"
 #include "pipeline/yaml_tree.h"
+#include "shipped.h"
 #include "textfile.h"
-
-static const char *const axis_names[PP_DIAG_NAXES] = {
-    "alloc", "cpu", "db", "gc", "exceptions", "contention", "heap",
-};
 
 const char *
 pp_diag_axis_name(int i)
 {
-    return i >= 0 && i < PP_DIAG_NAXES ? axis_names[i] : NULL;
+    return i >= 0 && i < PP_DIAG_NAXES ? pp_diag_axis_names[i] : NULL;
 }
 
 static int
 axis_bit(const char *s, size_t n)
 {
     for (int i = 0; i < PP_DIAG_NAXES; i++)
-        if (strlen(axis_names[i]) == n && strncmp(axis_names[i], s, n) == 0)
+        if (strlen(pp_diag_axis_names[i]) == n && strncmp(pp_diag_axis_names[i], s, n) == 0)
             return i;
     return -1;
 }
@@ -92,7 +89,7 @@ pp_diag_knobs_json(const pp_diag_knobs *k)
 
     for (int i = 0; i < PP_DIAG_NAXES; i++)
         if (k->axes & (1u << i))
-            json_array_append_new(axes, json_string(axis_names[i]));
+            json_array_append_new(axes, json_string(pp_diag_axis_names[i]));
     json_object_set_new(o, "axes", axes);
     json_object_set_new(o, "duration_s", json_real(k->duration_s));
     json_object_set_new(o, "counters_duration_s", json_real(k->counters_s));

@@ -9,6 +9,7 @@
 
 #include "cli.h"
 #include "pipeline/pipeline.h"
+#include "shipped.h"
 
 /* The rows the shipped cpu pipeline's `top` gives every other table. */
 #define QUICK_TOP_DEFAULT "25"
@@ -59,25 +60,31 @@ pp_cli_quick_options(const char *analyzer, const char *format, const char *table
     static const char *const text[] = { "table", "markdown", NULL };
     static const char *const per_thread[] = { "json", "csv", "speedscope", "pprof", NULL };
     static const char *const every_stack[] = { "folded", "speedscope", "pprof", NULL };
-    int alloc = strcmp(analyzer, "alloc") == 0;
-    int heap = strcmp(analyzer, "gcdump") == 0 || strcmp(analyzer, "gcdump-diff") == 0;
+    const pp_cli_shipped *shipped = pp_cli_shipped_of(analyzer);
+    int typed = pp_cli_shipped_has(analyzer, PP_SHIPPED_TYPED_STACKS);
+    int heap = pp_cli_shipped_has(analyzer, PP_SHIPPED_HEAP);
 
     if (format == NULL)
         format = "table";
     /* alloc keeps its 1000 heaviest stacks (the rest in one row); the
      * formats other tools read as a whole profile get every stack */
     /* pprof labels alloc's samples with their type: by_type_stack */
-    if (alloc && strcmp(format, "pprof") == 0 && table == NULL &&
+    if (typed && strcmp(format, "pprof") == 0 && table == NULL &&
         add(opts, flags, n, max, "type-stacks", "true") < 0)
         return -1;
-    if (alloc && in(format, every_stack))
+    if (typed && in(format, every_stack))
         return add(opts, flags, n, max, "top-stacks", "0");
+    /* a picture of a counters run needs its samples (the series table) */
+    if (shipped != NULL && shipped->picture != NULL &&
+        (strcmp(format, "html") == 0 || strcmp(format, "svg") == 0))
+        return add(opts, flags, n, max, shipped->picture, "true");
     /* a heap's pprof: every type is a sample of its own (else the types
      * past `top` are one "[other types]" sample) */
     if (heap && strcmp(format, "pprof") == 0 && table == NULL)
         return add(opts, flags, n, max, "top", "0");
     /* --evidence-dir keeps the whole document; --table picks any table */
-    if ((!alloc && strcmp(analyzer, "cpu") != 0) || evidence_dir != NULL || table != NULL)
+    if (!pp_cli_shipped_has(analyzer, PP_SHIPPED_TRIM_STACKS) || evidence_dir != NULL ||
+        table != NULL)
         return 0;
     /* A text report prints by_stack beside tables of `top` rows: 329,193
      * stacks of ~1.7 KB each on a 97 MB trace are neither readable nor
@@ -90,7 +97,7 @@ pp_cli_quick_options(const char *analyzer, const char *format, const char *table
     }
     /* by_thread_stack only feeds speedscope's per-thread profiles and pprof's
      * thread labels */
-    if (!alloc && !in(format, per_thread))
+    if (pp_cli_shipped_has(analyzer, PP_SHIPPED_THREAD_STACKS) && !in(format, per_thread))
         return add(opts, flags, n, max, "thread-stacks", "false");
     return 0;
 }

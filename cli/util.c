@@ -17,6 +17,7 @@
 #include "cli.h"
 #include "outfile.h"
 #include "result/result.h"
+#include "shipped.h"
 
 const char *pp_prog = "perfpipe";
 int pp_cli_quiet;
@@ -253,22 +254,11 @@ pp_cli_progress_done(void)
     }
 }
 
-/* Shipped analyzers whose pipeline is named for what it reads. */
-static const struct {
-    const char *analyzer, *pipeline;
-} shipped[] = {
-    { "counters-csv", "counters" },
-    { "gcdump", "heap" },
-    { "gcdump-diff", "heap-diff" },
-};
-
 const char *
 pp_cli_pipeline_for(const char *analyzer)
 {
-    for (size_t i = 0; i < sizeof shipped / sizeof shipped[0]; i++)
-        if (strcmp(shipped[i].analyzer, analyzer) == 0)
-            return shipped[i].pipeline;
-    return analyzer;
+    const pp_cli_shipped *s = pp_cli_shipped_of(analyzer);
+    return s != NULL && s->pipeline != NULL ? s->pipeline : analyzer;
 }
 
 int

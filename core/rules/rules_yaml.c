@@ -26,7 +26,7 @@ static const char *const clause_keys[] = { "analyzer", "table", "target", "where
 static const char *const op_names[] = {
     "equals", "regex", "not_regex", "glob", "min", "max", NULL
 };
-static const char *const axes[] = { "alloc", "time", "footprint", NULL };
+const char *const pp_rule_axes[] = { "alloc", "time", "footprint", NULL };
 static const char *const confidences[] = { "high", "medium", "low", NULL };
 static const char *const findings[] = { "none", "info", "warning", NULL };
 
@@ -349,9 +349,9 @@ parse_body(ctx *c, const pp_ynode *n, pp_rule *r)
         (rc = need(c, n, "axis", "the rule", &v)) != PP_OK ||
         (rc = want(c, v, PP_YNODE_SCALAR, "axis")) != PP_OK)
         return rc;
-    if ((k = one_of(c, v, "axis", axes)) < 0)
+    if ((k = one_of(c, v, "axis", pp_rule_axes)) < 0)
         return PP_EINVAL;
-    if ((r->axis = strdup(axes[k])) == NULL)
+    if ((r->axis = strdup(pp_rule_axes[k])) == NULL)
         return fail(c, PP_ENOMEM, v->pos, "out of memory");
     if ((rc = need(c, n, "confidence", "the rule", &v)) != PP_OK ||
         (rc = want(c, v, PP_YNODE_SCALAR, "confidence")) != PP_OK)
