@@ -13,6 +13,24 @@
 #include "pipeline/options.h"
 #include "run_internal.h"
 
+/* The options `perfpipe run` and `perfpipe ANALYZER` share, one text for
+ * both usages. */
+#define RUN_OPTIONS                                                                                \
+    "  --hash ALGO          input identity: xxh3-128 (default) or sha256\n"                        \
+    "  --plugin-dir DIR     look for plugins in DIR first (repeatable)\n"                          \
+    "  --evidence-dir DIR   also keep the result (JSON + markdown) in DIR under a dated,\n"        \
+    "                       knob-stamped name, never overwriting; DIR/index.tsv lists runs\n"      \
+    "  -q, --quiet          no warnings on stderr (they stay in the result)\n"                     \
+    "  --stage-timeout S    fail a stage whose plugin makes no progress for S seconds\n"           \
+    "                       (default: the stage's `timeout:` key, else 60; each stage\n"           \
+    "                       runs isolated: a crash fails it alone)\n"                              \
+    "  --no-isolate         run the stages in this process (for a debugger; a plugin\n"            \
+    "                       crash then ends the run)\n"                                            \
+    "  --jobs N             read a V4/V5 trace of 64 MiB or more on up to N threads\n"             \
+    "                       (1-64) when every stage reading it can merge (alloc); the\n"           \
+    "                       result is --jobs 1's byte for byte, for twice the memory.\n"           \
+    "                       Default: PERFPIPE_JOBS, else 1\n"
+
 void
 cli_run_help(FILE *out, run_mode mode)
 {
@@ -42,21 +60,7 @@ cli_run_help(FILE *out, run_mode mode)
             "  --table NAME         the table the flame formats draw (default: the first stack table)\n"
             "  -o, --output FILE    write there instead of stdout (written whole or not at all)\n"
             "  --set KEY=VALUE      record a knob of the run (compare refuses runs whose knobs differ)\n"
-            "  --                   ends the options: every later argument is an input file\n"
-            "  --hash ALGO          input identity: xxh3-128 (default) or sha256\n"
-            "  --plugin-dir DIR     look for plugins in DIR first (repeatable)\n"
-            "  --evidence-dir DIR   also keep the result (JSON + markdown) in DIR under a dated,\n"
-            "                       knob-stamped name, never overwriting; DIR/index.tsv lists runs\n"
-            "  -q, --quiet          no warnings on stderr (they stay in the result)\n"
-            "  --stage-timeout S    fail a stage whose plugin makes no progress for S seconds\n"
-            "                       (default: the stage's `timeout:` key, else 60; each stage\n"
-            "                       runs isolated: a crash fails it alone)\n"
-            "  --no-isolate         run the stages in this process (for a debugger; a plugin\n"
-            "                       crash then ends the run)\n"
-            "  --jobs N             read a V4/V5 trace of 64 MiB or more on up to N threads\n"
-            "                       (1-64) when every stage reading it can merge (alloc); the\n"
-            "                       result is --jobs 1's byte for byte, for twice the memory.\n"
-            "                       Default: PERFPIPE_JOBS, else 1\n"
+            "  --                   ends the options: every later argument is an input file\n" RUN_OPTIONS
             "\n"
             "Live, instead of INPUT (a nettrace analyzer; see perfpipe-collect(1)):\n"
             "  -p, --pid N | -n, --process NAME | --diagnostic-port PATH[,connect]   capture\n"
@@ -86,22 +90,7 @@ cli_run_help(FILE *out, run_mode mode)
             "                       path: \"${TRACE}\") is that input's file, not a knob\n"
             "  --option STAGE.KEY=VALUE  override a stage option (--top N for one-stage pipelines)\n"
             "  --format FMT, -o FILE     replace the pipeline's outputs by one\n"
-            "  --table NAME         the table the flame formats draw\n"
-            "  --hash ALGO          xxh3-128 (default) or sha256\n"
-            "  --plugin-dir DIR     look for plugins in DIR first (repeatable)\n"
-            "  --evidence-dir DIR   also keep the result (JSON + markdown) in DIR under a dated,\n"
-            "                       knob-stamped name, never overwriting; DIR/index.tsv lists runs\n"
-            "  -q, --quiet          no warnings on stderr\n"
-            "  --stage-timeout S    fail a stage whose plugin makes no progress for S seconds\n"
-            "                       (default: the stage's `timeout:` key, else 60; each stage\n"
-            "                       runs isolated: a crash fails it alone)\n"
-            "  --no-isolate         run the stages in this process (for a debugger; a plugin\n"
-            "                       crash then ends the run)\n"
-            "  --jobs N             read a V4/V5 trace of 64 MiB or more on up to N threads\n"
-            "                       (1-64) when every stage reading it can merge (alloc); the\n"
-            "                       result is --jobs 1's byte for byte, for twice the memory.\n"
-            "                       Default: PERFPIPE_JOBS, else 1\n"
-            "\n"
+            "  --table NAME         the table the flame formats draw\n" RUN_OPTIONS "\n"
             "Example: perfpipe run alloc --input trace=app.nettrace --set scenario=cart -o a.json --format json\n",
             out);
 }
