@@ -12,6 +12,7 @@
 
 #include "../common/modules.h"
 #include "tick.h"
+#include "type_stacks.h"
 
 static const pp_option_decl alloc_options[] = {
     { "top", PP_OPT_INT, 0, "25", "rows per table (0 = all)" },
@@ -384,6 +385,15 @@ static const pp_table_decl alloc_tables[] = {
                                         { "samples", PP_COL_COUNT, 0 },
                                         { NULL, 0, 0 } },
         .key = (const char *const[]){ "stack", NULL },
+        .figures = (const pp_figure_decl[]){ { "bytes", "bytes", PP_AXIS_ALLOCATION },
+                                             { "samples", "samples", PP_AXIS_ALLOCATION },
+                                             { NULL, NULL, NULL } },
+    },
+    {
+        /* only with the type-stacks option; no key: a stack repeats once
+         * per type */
+        .name = "by_type_stack",
+        .columns = pp_alloc_type_stack_columns,
         .figures = (const pp_figure_decl[]){ { "bytes", "bytes", PP_AXIS_ALLOCATION },
                                              { "samples", "samples", PP_AXIS_ALLOCATION },
                                              { NULL, NULL, NULL } },

@@ -4,6 +4,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+const pp_column pp_alloc_type_stack_columns[] = {
+    { "stack", PP_COL_STRING, 0 },
+    { "bytes", PP_COL_BYTES, 0 },
+    { "samples", PP_COL_COUNT, 0 },
+    { "type", PP_COL_STRING, 0 },
+    { NULL, 0, 0 },
+};
+
 int
 pp_alloc_type_stack_add(pp_pc_agg *a, uint32_t type, uint32_t folded, const int64_t *d)
 {
@@ -18,14 +26,8 @@ int
 pp_alloc_emit_type_stacks(const pp_host_api *h, pp_ctx *ctx, const pp_pc_agg *a,
                           const pp_pc_strtab *types, pp_alloc_folded *folded, const char *no_stack)
 {
-    pp_column cols[4] = {
-        { "stack", PP_COL_STRING, 0 },
-        { "bytes", PP_COL_BYTES, 0 },
-        { "samples", PP_COL_COUNT, 0 },
-        { "type", PP_COL_STRING, 0 },
-    };
     /* no key: a stack repeats once per type */
-    pp_table *t = h->table_new(ctx, "by_type_stack", 4, cols, 0);
+    pp_table *t = h->table_new(ctx, "by_type_stack", 4, pp_alloc_type_stack_columns, 0);
     uint32_t n = pp_pc_agg_count(a);
     uint32_t *order;
     int rc = PP_OK;

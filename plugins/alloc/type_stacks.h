@@ -22,6 +22,9 @@ int pp_alloc_type_stack_add(pp_pc_agg *a, uint32_t type, uint32_t folded, const 
 
 /* The table by_type_stack (stack, bytes, samples, type), every row, by
  * bytes then ticks descending. no_stack names the stackless rows. */
+/* by_type_stack's columns (its declaration's, alloc.c), NULL-terminated. */
+extern const pp_column pp_alloc_type_stack_columns[];
+
 int pp_alloc_emit_type_stacks(const pp_host_api *h, pp_ctx *ctx, const pp_pc_agg *a,
                               const pp_pc_strtab *types, pp_alloc_folded *folded,
                               const char *no_stack);
