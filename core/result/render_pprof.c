@@ -9,15 +9,21 @@
  * asks; an "ms" column in nanoseconds, exact to the nanosecond the document
  * keeps), its other string columns labels (thread, cpu's running/waiting
  * "state", alloc's "type", a route where a table has one). Named for what
- * they measure:
- *   cpu      samples/count, thread_time/nanoseconds (the view's name)
- *   alloc    alloc_ticks/count, alloc_space/bytes (GCAllocationTick's
- *            sampled bytes), from by_type_stack when the stage has it
- * A heap stage (gcdump, gcdump-diff) has no stack table: each listed type
- * is one sample whose stack is its path from a GC root, the type the leaf
- * frame and a "type" label:
- *   gcdump       inuse_objects/count, inuse_space/bytes (by_type, paths)
- *   gcdump-diff  objects_delta/count, space_delta/bytes (growth)
+ * they measure, as the table declares its figures (tables[].decl):
+ *   a time figure in ms of a stage with a sample_interval (a sampler):
+ *            thread_time/nanoseconds (the view's name), its period the
+ *            interval (cpu)
+ *   sampled allocation (allocation figures in samples and bytes):
+ *            alloc_ticks/count, alloc_space/bytes (GCAllocationTick's
+ *            sampled bytes), from by_type_stack when the stage has it (alloc)
+ * A heap stage has no stack table but a table of types (its subject is its
+ * key) with footprint figures in count and bytes: each listed type is one
+ * sample whose stack is its path from a GC root (a `path` column there or
+ * in another table of the same subject), the type the leaf frame and a
+ * "type" label:
+ *   a snapshot   inuse_objects/count, inuse_space/bytes (gcdump's by_type)
+ *   a change     objects_delta/count, space_delta/bytes (figures *_delta:
+ *                gcdump-diff's growth)
  * The types a stage did not list are one "[other types]" sample holding
  * the rest of the stage's totals, so the profile's totals are the
  * document's.
@@ -44,11 +50,40 @@
 #define ALLOC_TICK_BYTES (100 * 1024) /* plugins/alloc: PP_ALLOC_TICK_THRESHOLD */
 #define MAX_LABELS       16
 
-static const char *
-analyzer_of(const json_t *st)
+/* Whether tj declares column col a figure of that unit (and axis, unless
+ * NULL). */
+static int
+figure_is(const json_t *tj, const char *col, const char *unit, const char *axis)
 {
-    const char *a = json_string_value(json_object_get(json_object_get(st, "analyzer"), "name"));
-    return a ? a : "";
+    const json_t *f = json_object_get(json_object_get(json_object_get(tj, "decl"), "figures"), col);
+    const char *u = json_string_value(json_object_get(f, "unit"));
+    const char *a = json_string_value(json_object_get(f, "axis"));
+
+    return u != NULL && strcmp(u, unit) == 0 &&
+           (axis == NULL || (a != NULL && strcmp(a, axis) == 0));
+}
+
+/* The first column of tj, in column order, that is a figure of unit on
+ * axis, or (size_t)-1. */
+static size_t
+figure_col(const json_t *tj, const char *unit, const char *axis)
+{
+    const json_t *c;
+    size_t i;
+
+    json_array_foreach(json_object_get(tj, "columns"), i, c) {
+        const char *name = json_string_value(json_object_get(c, "name"));
+        if (name != NULL && figure_is(tj, name, unit, axis))
+            return i;
+    }
+    return (size_t)-1;
+}
+
+/* Whether tj's allocation figures are samples (GCAllocationTick's). */
+static int
+sampled_allocation(const json_t *tj)
+{
+    return figure_col(tj, "samples", PP_AXIS_ALLOCATION) != (size_t)-1;
 }
 
 static int64_t
@@ -57,6 +92,15 @@ total_int(const json_t *st, const char *name, int64_t dflt)
     const json_t *v = json_object_get(json_object_get(json_object_get(st, "totals"), name),
                                       "value");
     return json_is_integer(v) ? (int64_t)json_integer_value(v) : dflt;
+}
+
+/* Whether col of tj is a sampler's time: a time figure in ms of a stage
+ * that has a sample interval (each sample stands for one). */
+static int
+sampled_time(const json_t *st, const json_t *tj, const char *col)
+{
+    return figure_is(tj, col, "ms", PP_AXIS_TIME) &&
+           json_object_get(json_object_get(st, "totals"), "sample_interval") != NULL;
 }
 
 /* Modules and which frames belong to them, from the stage's tables. */
@@ -162,22 +206,23 @@ knob_labels(const json_t *doc, pp_pprof_label *l, char (*keys)[64], size_t max)
 
 typedef struct value_col {
     size_t col;
-    int ms; /* a number of milliseconds, written in ns */
+    int ms;         /* a number of milliseconds, written in ns */
+    int sampled_ms; /* a sampler's time: its period is the sample interval */
     char type[64];
     const char *unit;
 } value_col;
 
 /* The pprof sample type name of a value column. */
 static void
-type_name(const json_t *st, const char *col, int is_ms, char *out, size_t size)
+type_name(const json_t *st, const json_t *tj, const char *col, int is_ms, char *out, size_t size)
 {
-    const char *an = analyzer_of(st);
+    int alloc = sampled_allocation(tj);
 
-    if (strcmp(an, "alloc") == 0 && strcmp(col, "bytes") == 0)
+    if (alloc && figure_is(tj, col, "bytes", PP_AXIS_ALLOCATION))
         snprintf(out, size, "alloc_space");
-    else if (strcmp(an, "alloc") == 0 && strcmp(col, "samples") == 0)
+    else if (alloc && figure_is(tj, col, "samples", PP_AXIS_ALLOCATION))
         snprintf(out, size, "alloc_ticks");
-    else if (strcmp(an, "cpu") == 0 && is_ms) {
+    else if (is_ms && sampled_time(st, tj, col)) {
         const char *view = json_string_value(
             json_object_get(json_object_get(json_object_get(st, "totals"), "view"), "value"));
         snprintf(out, size, "%s",
@@ -211,8 +256,9 @@ value_cols(const json_t *st, const json_t *tj, value_col *v, size_t max)
                 continue;
             v[n].col = i;
             v[n].ms = ms;
+            v[n].sampled_ms = ms && sampled_time(st, tj, name);
             v[n].unit = t == PP_COL_COUNT ? "count" : t == PP_COL_BYTES ? "bytes" : "nanoseconds";
-            type_name(st, name, ms, v[n].type, sizeof v[n].type);
+            type_name(st, tj, name, ms, v[n].type, sizeof v[n].type);
             n++;
         }
     return n;
@@ -246,10 +292,9 @@ stack_samples(pp_pprof *p, const json_t *doc, const json_t *st, const json_t *tj
             return rc;
     }
     for (i = 0; i < nv; i++) {
-        const char *an = analyzer_of(st);
-        if (strcmp(an, "cpu") == 0 && v[i].ms)
+        if (v[i].sampled_ms)
             rc = pp_pprof_period(p, v[i].type, v[i].unit, total_int(st, "sample_interval", 0));
-        else if (strcmp(an, "alloc") == 0 && strcmp(v[i].type, "alloc_space") == 0)
+        else if (sampled_allocation(tj) && strcmp(v[i].type, "alloc_space") == 0)
             rc = pp_pprof_period(p, v[i].type, v[i].unit, ALLOC_TICK_BYTES);
         else
             continue;
@@ -318,15 +363,69 @@ path_of(const json_t *paths, const char *type)
     return NULL;
 }
 
+/* A heap stage's table of types: the first table whose subject is its key
+ * alone and that declares a footprint figure in count and one in bytes
+ * (*ci, *bi: the first of each, in column order); NULL when none. */
+static const json_t *
+heap_table(const json_t *st, size_t *ci, size_t *bi)
+{
+    const json_t *t;
+    size_t i;
+
+    json_array_foreach(json_object_get(st, "tables"), i, t) {
+        const json_t *decl = json_object_get(t, "decl"), *key = json_object_get(decl, "key");
+        const char *subject = json_string_value(json_object_get(decl, "subject"));
+        const char *k0 = json_string_value(json_array_get(key, 0));
+
+        if (subject == NULL || json_array_size(key) != 1 || k0 == NULL || strcmp(k0, subject) != 0)
+            continue;
+        *ci = figure_col(t, "count", PP_AXIS_FOOTPRINT);
+        *bi = figure_col(t, "bytes", PP_AXIS_FOOTPRINT);
+        if (*ci != (size_t)-1 && *bi != (size_t)-1)
+            return t;
+    }
+    return NULL;
+}
+
+/* Another table of st about the same subject as tj that has a `path`
+ * column (gcdump's paths), or NULL. */
+static const json_t *
+paths_table(const json_t *st, const json_t *tj)
+{
+    const char *subject = json_string_value(
+        json_object_get(json_object_get(tj, "decl"), "subject"));
+    const json_t *t;
+    size_t i;
+
+    json_array_foreach(json_object_get(st, "tables"), i, t) {
+        const char *s = json_string_value(json_object_get(json_object_get(t, "decl"), "subject"));
+        if (t != tj && s != NULL && subject != NULL && strcmp(s, subject) == 0 &&
+            pp_render_col_of(t, "path") != (size_t)-1)
+            return t;
+    }
+    return NULL;
+}
+
+static int
+has_suffix(const char *s, const char *suffix)
+{
+    size_t n = strlen(s), k = strlen(suffix);
+    return n >= k && strcmp(s + n - k, suffix) == 0;
+}
+
 static int
 heap_samples(pp_pprof *p, const json_t *doc, const json_t *st)
 {
-    int diff = strcmp(analyzer_of(st), "gcdump-diff") == 0;
-    const json_t *tj = pp_render_table_of(st, diff ? "growth" : "by_type");
-    const json_t *paths = pp_render_table_of(st, "paths"), *row;
-    size_t ti = pp_render_col_of(tj, "type"),
-           ci = pp_render_col_of(tj, diff ? "count_delta" : "count");
-    size_t bi = pp_render_col_of(tj, diff ? "bytes_delta" : "bytes"),
+    size_t ci = (size_t)-1, bi = (size_t)-1;
+    const json_t *tj = heap_table(st, &ci, &bi);
+    const json_t *paths = tj != NULL ? paths_table(st, tj) : NULL, *row;
+    const char *subject = json_string_value(
+        json_object_get(json_object_get(tj, "decl"), "subject"));
+    const char *bytes_col = json_string_value(
+        json_object_get(json_array_get(json_object_get(tj, "columns"), bi), "name"));
+    /* figures of a change between two snapshots (gcdump-diff's growth) */
+    int diff = bytes_col != NULL && has_suffix(bytes_col, "_delta");
+    size_t ti = pp_render_col_of(tj, subject != NULL ? subject : ""),
            pi = pp_render_col_of(tj, "path"), r, nl;
     int64_t sum[2] = { 0, 0 }, rest[2];
     pp_pprof_label labels[MAX_LABELS];
@@ -334,7 +433,7 @@ heap_samples(pp_pprof *p, const json_t *doc, const json_t *st)
     size_t nknobs = knob_labels(doc, labels, keys, MAX_LABELS - 1);
     int rc;
 
-    if (tj == NULL || ti == (size_t)-1 || ci == (size_t)-1 || bi == (size_t)-1)
+    if (tj == NULL || ti == (size_t)-1)
         return PP_ENOTFOUND;
     if ((rc = pp_pprof_sample_type(p, diff ? "objects_delta" : "inuse_objects", "count")) !=
             PP_OK ||
@@ -372,8 +471,8 @@ heap_samples(pp_pprof *p, const json_t *doc, const json_t *st)
 int
 pp_render_pprof_heap_known(const json_t *st)
 {
-    const char *an = analyzer_of(st);
-    return strcmp(an, "gcdump") == 0 || strcmp(an, "gcdump-diff") == 0;
+    size_t ci, bi;
+    return heap_table(st, &ci, &bi) != NULL;
 }
 
 int

@@ -41,8 +41,6 @@ ALLOWED = {
     # renderers drawing shipped tables
     "core/result/render_charts.c": {"by_counter", "series"},
     "core/result/render_heap.c": {"by_type", "paths"},
-    "core/result/render_pprof.c": {"alloc", "by_type", "cpu", "gcdump", "gcdump-diff", "growth",
-                                   "paths"},
     # words that are not the analyzers': input kinds, a process state, a
     # counter's name
     "core/bdn/source.c": {"bench", "benchmarks"},
