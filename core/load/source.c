@@ -11,62 +11,50 @@
 #include <perfpipe/perfpipe.h>
 
 #include "source.h"
+#include "textfile.h"
 #include "load/load.h"
 
-typedef struct load_source {
-    pp_load_reader *reader;
-    pp_source_hooks hooks;
-    int warned;
-} load_source;
+static int
+load_open_buffer(char *buf, size_t len, const char *path, void **reader, pp_error *err)
+{
+    pp_load_reader *r = NULL;
+    int rc = pp_load_open_buffer(buf, len, path, &r, err);
+
+    *reader = r;
+    return rc;
+}
+
+static int
+load_next(void *reader, pp_record *rec, pp_error *err)
+{
+    const pp_load_result *x;
+    int rc = pp_load_next(reader, &x, err);
+
+    if (rc == 1)
+        rec->u.load = x;
+    return rc;
+}
+
+static const pp_error *
+load_warning(const void *reader)
+{
+    return pp_load_warning(reader);
+}
+
+static void
+load_close(void *reader)
+{
+    pp_load_close(reader);
+}
+
+static const pp_text_reader load_reader = {
+    PP_KIND_LOAD, pp_load_read_file, load_open_buffer, load_next, load_warning, load_close,
+};
 
 static int
 load_open(const char *path, const pp_source_hooks *hooks, void **src, pp_error *err)
 {
-    load_source *s;
-    char *buf;
-    size_t len;
-    int rc;
-
-    *src = NULL;
-    if ((rc = pp_load_read_file(path, &buf, &len, err)) != PP_OK)
-        return rc;
-    if (hooks != NULL && hooks->on_bytes != NULL && len > 0)
-        hooks->on_bytes(hooks->user, buf, len);
-    if ((s = calloc(1, sizeof *s)) == NULL) {
-        free(buf);
-        pp_error_set(err, PP_ENOMEM, "%s: out of memory", path);
-        return PP_ENOMEM;
-    }
-    if (hooks != NULL)
-        s->hooks = *hooks;
-    if ((rc = pp_load_open_buffer(buf, len, path, &s->reader, err)) != PP_OK) {
-        free(s);
-        return rc;
-    }
-    *src = s;
-    return PP_OK;
-}
-
-static int
-load_next(void *p, pp_record *rec, pp_error *err)
-{
-    load_source *s = p;
-    const pp_load_result *x;
-    int rc = pp_load_next(s->reader, &x, err);
-
-    if (rc == 0 && !s->warned && pp_load_warning(s->reader) != NULL) {
-        s->warned = 1;
-        if (s->hooks.on_warning != NULL)
-            s->hooks.on_warning(s->hooks.user, pp_load_warning(s->reader));
-    }
-    if (rc != 1)
-        return rc;
-    rec->struct_size = sizeof *rec;
-    rec->kind = PP_KIND_LOAD;
-    rec->input_index = 0;
-    rec->reserved = 0;
-    rec->u.load = x;
-    return 1;
+    return pp_text_source_open(&load_reader, path, hooks, src, err);
 }
 
 static json_t *
@@ -111,9 +99,9 @@ knobs_of(const pp_load_result *x)
 static int
 load_describe(void *p, json_t *into)
 {
-    load_source *s = p;
-    const pp_load_result *x = pp_load_run(s->reader);
-    int64_t cut = pp_load_truncated_at(s->reader);
+    const pp_load_reader *r = pp_text_source_reader(p);
+    const pp_load_result *x = pp_load_run(r);
+    int64_t cut = pp_load_truncated_at(r);
     json_t *o = json_object();
     int rc = o == NULL;
 
@@ -121,8 +109,8 @@ load_describe(void *p, json_t *into)
         json_decref(o);
         return o == NULL ? PP_ENOMEM : PP_OK;
     }
-    rc |= json_object_set_new(o, "tool", json_string(pp_load_tool(s->reader)));
-    rc |= json_object_set_new(o, "format", json_string(pp_load_format(s->reader)));
+    rc |= json_object_set_new(o, "tool", json_string(pp_load_tool(r)));
+    rc |= json_object_set_new(o, "format", json_string(pp_load_format(r)));
     if (x->tool_version[0] != '\0')
         rc |= json_object_set_new(o, "version", json_string(x->tool_version));
     rc |= json_object_set_new(o, "requests", int_or_null(x->requests));
@@ -133,39 +121,26 @@ load_describe(void *p, json_t *into)
                               json_string(x->flags & PP_LOAD_FIXED_RATE  ? "fixed-rate" :
                                           x->flags & PP_LOAD_CLOSED_LOOP ? "closed" :
                                                                            "unknown"));
-    rc |= json_object_set_new(o, "scopes", json_integer((json_int_t)pp_load_scopes(s->reader)));
+    rc |= json_object_set_new(o, "scopes", json_integer((json_int_t)pp_load_scopes(r)));
     rc |= json_object_set_new(o, "knobs", knobs_of(x));
     rc |= json_object_set_new(o, "truncated_at", cut >= 0 ? json_integer(cut) : json_null());
-    rc |= json_object_set_new(into, "format", json_string(pp_load_format(s->reader)));
+    rc |= json_object_set_new(into, "format", json_string(pp_load_format(r)));
     rc |= json_object_set_new(into, "load", o);
     return rc == 0 ? PP_OK : PP_ENOMEM;
 }
 
 static void
-load_close(void *p)
-{
-    load_source *s = p;
-
-    if (s == NULL)
-        return;
-    pp_load_close(s->reader);
-    free(s);
-}
-
-static void
 load_damage(void *p, pp_source_damage *out)
 {
-    load_source *s = p;
-
-    out->truncated_at = pp_load_truncated_at(s->reader);
+    out->truncated_at = pp_load_truncated_at(pp_text_source_reader(p));
 }
 
 const pp_source_ops pp_load_source_ops = {
     .kind = "load",
     .kind_bit = PP_KIND_LOAD,
     .open = load_open,
-    .next = load_next,
+    .next = pp_text_source_next,
     .describe = load_describe,
-    .close = load_close,
+    .close = pp_text_source_close,
     .damage = load_damage,
 };

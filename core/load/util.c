@@ -17,32 +17,20 @@
 int
 pp_load_fail(pp_load_reader *r, pp_error *err, int code, size_t offset, const char *fmt, ...)
 {
-    char what[PP_ERROR_MESSAGE_MAX];
     va_list ap;
 
     va_start(ap, fmt);
-    vsnprintf(what, sizeof what, fmt, ap);
+    r->failed = pp_textfile_vfail(&r->failure, err, code, r->name, r->buf, r->len, offset, fmt, ap);
     va_end(ap);
-    pp_textfile_error(&r->failure, code, r->name, r->buf, r->len, offset, what);
-    r->failed = code;
-    pp_textfile_error_copy(err, &r->failure);
     return code;
 }
 
 void
 pp_load_truncated(pp_load_reader *r, size_t offset, const char *what)
 {
-    uint32_t line, col;
-
-    pp_textfile_locate(r->buf, r->len, offset, &line, &col);
     r->truncated_at = (int64_t)offset;
     r->has_warning = 1;
-    r->warning = (pp_error)PP_ERROR_INIT;
-    pp_error_set_at(&r->warning, PP_EFORMAT, (int64_t)offset,
-                    "%s:%u:%u: truncated at byte %zu of %zu: %s", r->name, (unsigned)line,
-                    (unsigned)col, offset, r->len, what);
-    r->warning.line = line;
-    r->warning.column = col;
+    pp_textfile_truncated(&r->warning, r->name, r->buf, r->len, offset, ": %s", what);
 }
 
 const char *
