@@ -50,40 +50,11 @@
 #define ALLOC_TICK_BYTES (100 * 1024) /* plugins/alloc: PP_ALLOC_TICK_THRESHOLD */
 #define MAX_LABELS       16
 
-/* Whether tj declares column col a figure of that unit (and axis, unless
- * NULL). */
-static int
-figure_is(const json_t *tj, const char *col, const char *unit, const char *axis)
-{
-    const json_t *f = json_object_get(json_object_get(json_object_get(tj, "decl"), "figures"), col);
-    const char *u = json_string_value(json_object_get(f, "unit"));
-    const char *a = json_string_value(json_object_get(f, "axis"));
-
-    return u != NULL && strcmp(u, unit) == 0 &&
-           (axis == NULL || (a != NULL && strcmp(a, axis) == 0));
-}
-
-/* The first column of tj, in column order, that is a figure of unit on
- * axis, or (size_t)-1. */
-static size_t
-figure_col(const json_t *tj, const char *unit, const char *axis)
-{
-    const json_t *c;
-    size_t i;
-
-    json_array_foreach(json_object_get(tj, "columns"), i, c) {
-        const char *name = json_string_value(json_object_get(c, "name"));
-        if (name != NULL && figure_is(tj, name, unit, axis))
-            return i;
-    }
-    return (size_t)-1;
-}
-
 /* Whether tj's allocation figures are samples (GCAllocationTick's). */
 static int
 sampled_allocation(const json_t *tj)
 {
-    return figure_col(tj, "samples", PP_AXIS_ALLOCATION) != (size_t)-1;
+    return pp_render_figure_col(tj, "samples", PP_AXIS_ALLOCATION) != (size_t)-1;
 }
 
 static int64_t
@@ -99,7 +70,7 @@ total_int(const json_t *st, const char *name, int64_t dflt)
 static int
 sampled_time(const json_t *st, const json_t *tj, const char *col)
 {
-    return figure_is(tj, col, "ms", PP_AXIS_TIME) &&
+    return pp_render_figure_is(tj, col, "ms", PP_AXIS_TIME) &&
            json_object_get(json_object_get(st, "totals"), "sample_interval") != NULL;
 }
 
@@ -218,9 +189,9 @@ type_name(const json_t *st, const json_t *tj, const char *col, int is_ms, char *
 {
     int alloc = sampled_allocation(tj);
 
-    if (alloc && figure_is(tj, col, "bytes", PP_AXIS_ALLOCATION))
+    if (alloc && pp_render_figure_is(tj, col, "bytes", PP_AXIS_ALLOCATION))
         snprintf(out, size, "alloc_space");
-    else if (alloc && figure_is(tj, col, "samples", PP_AXIS_ALLOCATION))
+    else if (alloc && pp_render_figure_is(tj, col, "samples", PP_AXIS_ALLOCATION))
         snprintf(out, size, "alloc_ticks");
     else if (is_ms && sampled_time(st, tj, col)) {
         const char *view = json_string_value(
@@ -363,49 +334,6 @@ path_of(const json_t *paths, const char *type)
     return NULL;
 }
 
-/* A heap stage's table of types: the first table whose subject is its key
- * alone and that declares a footprint figure in count and one in bytes
- * (*ci, *bi: the first of each, in column order); NULL when none. */
-static const json_t *
-heap_table(const json_t *st, size_t *ci, size_t *bi)
-{
-    const json_t *t;
-    size_t i;
-
-    json_array_foreach(json_object_get(st, "tables"), i, t) {
-        const json_t *decl = json_object_get(t, "decl"), *key = json_object_get(decl, "key");
-        const char *subject = json_string_value(json_object_get(decl, "subject"));
-        const char *k0 = json_string_value(json_array_get(key, 0));
-
-        if (subject == NULL || json_array_size(key) != 1 || k0 == NULL || strcmp(k0, subject) != 0)
-            continue;
-        *ci = figure_col(t, "count", PP_AXIS_FOOTPRINT);
-        *bi = figure_col(t, "bytes", PP_AXIS_FOOTPRINT);
-        if (*ci != (size_t)-1 && *bi != (size_t)-1)
-            return t;
-    }
-    return NULL;
-}
-
-/* Another table of st about the same subject as tj that has a `path`
- * column (gcdump's paths), or NULL. */
-static const json_t *
-paths_table(const json_t *st, const json_t *tj)
-{
-    const char *subject = json_string_value(
-        json_object_get(json_object_get(tj, "decl"), "subject"));
-    const json_t *t;
-    size_t i;
-
-    json_array_foreach(json_object_get(st, "tables"), i, t) {
-        const char *s = json_string_value(json_object_get(json_object_get(t, "decl"), "subject"));
-        if (t != tj && s != NULL && subject != NULL && strcmp(s, subject) == 0 &&
-            pp_render_col_of(t, "path") != (size_t)-1)
-            return t;
-    }
-    return NULL;
-}
-
 static int
 has_suffix(const char *s, const char *suffix)
 {
@@ -417,8 +345,8 @@ static int
 heap_samples(pp_pprof *p, const json_t *doc, const json_t *st)
 {
     size_t ci = (size_t)-1, bi = (size_t)-1;
-    const json_t *tj = heap_table(st, &ci, &bi);
-    const json_t *paths = tj != NULL ? paths_table(st, tj) : NULL, *row;
+    const json_t *tj = pp_render_heap_table(st, &ci, &bi);
+    const json_t *paths = tj != NULL ? pp_render_paths_table(st, tj) : NULL, *row;
     const char *subject = json_string_value(
         json_object_get(json_object_get(tj, "decl"), "subject"));
     const char *bytes_col = json_string_value(
@@ -472,7 +400,7 @@ int
 pp_render_pprof_heap_known(const json_t *st)
 {
     size_t ci, bi;
-    return heap_table(st, &ci, &bi) != NULL;
+    return pp_render_heap_table(st, &ci, &bi) != NULL;
 }
 
 int

@@ -102,6 +102,21 @@ int pp_render_svg(const json_t *doc, const json_t *st, const json_t *tj, const p
 int pp_render_pprof(const json_t *doc, const json_t *st, const json_t *tj, const pp_render_opts *o,
                     FILE *out, pp_error *err);
 int pp_render_pprof_heap_known(const json_t *st);
+
+/* What the declarations (tables[].decl) say (render_heap.c). Whether tj
+ * declares column col a figure of that unit (and axis, unless NULL): */
+int pp_render_figure_is(const json_t *tj, const char *col, const char *unit, const char *axis);
+/* The first column of tj, in column order, that is a figure of unit on
+ * axis, or (size_t)-1. */
+size_t pp_render_figure_col(const json_t *tj, const char *unit, const char *axis);
+/* A heap stage's table of types: the first table of st whose subject is
+ * its key alone and that declares a footprint figure in count and one in
+ * bytes (*ci, *bi: the first of each, in column order); NULL when none
+ * (gcdump's by_type, gcdump-diff's growth). */
+const json_t *pp_render_heap_table(const json_t *st, size_t *ci, size_t *bi);
+/* Another table of st about tj's subject that has a `path` column
+ * (gcdump's paths), or NULL. */
+const json_t *pp_render_paths_table(const json_t *st, const json_t *tj);
 /* pprof of the table named (NULL: the first stack table's labelled twin,
  * else the first heap stage): the format registry's whole-document hook. */
 int pp_render_pprof_doc(const json_t *doc, const char *table, const pp_render_opts *o, FILE *out,

@@ -40,7 +40,6 @@ ALLOWED = {
     "core/compare_stats.c": {"bench", "iterations"},
     # renderers drawing shipped tables
     "core/result/render_charts.c": {"by_counter", "series"},
-    "core/result/render_heap.c": {"by_type", "paths"},
     # words that are not the analyzers': input kinds, a process state, a
     # counter's name
     "core/bdn/source.c": {"bench", "benchmarks"},
