@@ -36,19 +36,6 @@ typedef struct charts {
     size_t n;
 } charts;
 
-static const json_t *
-table_named(const json_t *st, const char *name)
-{
-    const json_t *t;
-    size_t i;
-
-    json_array_foreach(json_object_get(st, "tables"), i, t)
-        if (json_string_value(json_object_get(t, "name")) != NULL &&
-            strcmp(json_string_value(json_object_get(t, "name")), name) == 0)
-            return t;
-    return NULL;
-}
-
 static size_t
 col_index(const json_t *tj, const char *name)
 {
@@ -59,6 +46,42 @@ col_index(const json_t *tj, const char *name)
         if (strcmp(json_string_value(json_object_get(c, "name")), name) == 0)
             return i;
     return (size_t)-1;
+}
+
+/* The stage's summary of series and its samples, found by what they
+ * declare (tables[].decl), not by name: the summary names a subject and
+ * gives each row's axis and canonical quantity (counters-csv's by_counter);
+ * the samples are a table with that subject's column, a time_ns column and
+ * a declared figure (its series). NULL when absent. */
+static const json_t *
+summary_table(const json_t *st)
+{
+    const json_t *t;
+    size_t i;
+
+    json_array_foreach(json_object_get(st, "tables"), i, t) {
+        const char *s = json_string_value(json_object_get(json_object_get(t, "decl"), "subject"));
+        if (s != NULL && col_index(t, s) != (size_t)-1 && col_index(t, "axis") != (size_t)-1 &&
+            col_index(t, "quantity") != (size_t)-1)
+            return t;
+    }
+    return NULL;
+}
+
+static const json_t *
+samples_table(const json_t *st, const json_t *summary)
+{
+    const char *s = json_string_value(json_object_get(json_object_get(summary, "decl"), "subject"));
+    const json_t *t;
+    size_t i;
+
+    json_array_foreach(json_object_get(st, "tables"), i, t) {
+        if (s != NULL && t != summary && col_index(t, s) != (size_t)-1 &&
+            col_index(t, "time_ns") != (size_t)-1 &&
+            json_object_size(json_object_get(json_object_get(t, "decl"), "figures")) > 0)
+            return t;
+    }
+    return NULL;
 }
 
 static const char *
@@ -112,7 +135,7 @@ charts_free(charts *cs)
 static int
 collect(const json_t *st, charts *cs, pp_error *err)
 {
-    const json_t *bc = table_named(st, "by_counter"), *se = table_named(st, "series");
+    const json_t *bc = summary_table(st), *se = samples_table(st, bc);
     const json_t *row;
     size_t r, ic, it, iu, ia, iq, sc, stg, stt, sv;
     int64_t t0 = INT64_MAX;
@@ -328,7 +351,7 @@ pp_html_stage_charts(const json_t *st, FILE *out, pp_error *err)
     if (rc != PP_OK)
         return rc;
     if (cs.n == 0) {
-        if (table_named(st, "by_counter") != NULL && table_named(st, "series") == NULL)
+        if (summary_table(st) != NULL && samples_table(st, summary_table(st)) == NULL)
             fputs(
                 "<p class=\"sub\">Charts need the samples: run with <span class=\"code\">--option series=true</span>.</p>\n",
                 out);

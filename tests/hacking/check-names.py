@@ -38,8 +38,6 @@ ALLOWED = {
     # compare's special cases
     "core/compare_classify.c": {"spans"},
     "core/compare_stats.c": {"bench", "iterations"},
-    # renderers drawing shipped tables
-    "core/result/render_charts.c": {"by_counter", "series"},
     # words that are not the analyzers': input kinds, a process state, a
     # counter's name
     "core/bdn/source.c": {"bench", "benchmarks"},
