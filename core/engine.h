@@ -14,7 +14,7 @@
 
 typedef struct pp_plan_input {
     const char *name;
-    const char *kind; /* "nettrace", "gcdump", "counters", "spans" */
+    const char *kind; /* an input kind's name (registry/kinds.c) */
     const char *path;
 } pp_plan_input;
 

@@ -41,7 +41,7 @@ typedef struct pp_source_damage {
 } pp_source_damage;
 
 typedef struct pp_source_ops {
-    const char *kind;  /* "nettrace", "gcdump", "counters", "spans" */
+    const char *kind;  /* its name (the registry: registry/kinds.c) */
     uint32_t kind_bit; /* PP_KIND_* */
     /* Open and check the header. hooks is borrowed until close(). */
     int (*open)(const char *path, const pp_source_hooks *hooks, void **src, pp_error *err);
@@ -62,8 +62,8 @@ extern const pp_source_ops pp_nettrace_source_ops;
 extern const pp_source_ops pp_gcdump_source_ops;
 extern const pp_source_ops pp_counters_source_ops;
 extern const pp_source_ops pp_spans_source_ops;
-extern const pp_source_ops pp_bdn_source_ops;  /* kind "bench" */
-extern const pp_source_ops pp_load_source_ops; /* kind "load" (core/load) */
+extern const pp_source_ops pp_bdn_source_ops;  /* BenchmarkDotNet exports (core/bdn) */
+extern const pp_source_ops pp_load_source_ops; /* load tools' results (core/load) */
 
 /* The reader for a kind name, or NULL. */
 const pp_source_ops *pp_source_lookup(const char *kind);

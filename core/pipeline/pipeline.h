@@ -54,7 +54,7 @@ typedef struct pp_pipeline_knob {
 
 typedef struct pp_pipeline_input {
     char *name;
-    char *kind;        /* "nettrace", "gcdump", "counters", "spans" */
+    char *kind;        /* an input kind's name (registry/kinds.c) */
     uint32_t kind_bit; /* PP_KIND_* */
     char *path;        /* expanded; from --input when overridden */
     pp_pos pos;        /* of the name */

@@ -42,7 +42,6 @@ ALLOWED = {
     # counter's name
     "core/bdn/source.c": {"bench", "benchmarks"},
     "core/counters/quantity.c": {"exceptions"},
-    "core/engine.h": {"gcdump", "spans"},
     "core/gcdump/fastser.c": {"gcdump"},
     "core/gcdump/heapdump.c": {"gcdump"},
     "core/gcdump/mapguard.c": {"gcdump"},
@@ -50,9 +49,7 @@ ALLOWED = {
     "core/gcdump/writer.c": {"gcdump"},
     "core/ipc/capture.c": {"running"},
     "core/ipc/heapsnap_source.c": {"gcdump"},
-    "core/pipeline/pipeline.h": {"gcdump", "spans"},
     "core/source.c": {"gcdump"},
-    "core/source.h": {"bench", "gcdump", "load", "spans"},
     "core/source_sniff.c": {"bench", "gcdump", "load", "spans"},
     # the load input kind's facts (inputs[].load) and its reader
     "core/compare.c": {"load"},
