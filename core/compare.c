@@ -287,9 +287,12 @@ compare_table(const json_t *tb, const json_t *tc, const json_t *tables, cmp_stag
     if ((rc = cmp_join(tb, tc, t, o)) != PP_OK) {
         pp_error_set(err, PP_ENOMEM, "out of memory comparing table %s", t->name);
     } else {
-        cmp_classify_rows(t, o);
-        qsort(t->rows, t->nrows, sizeof *t->rows, by_abs_delta);
-        rc = cmp_emit_table(out_stage, t, o, weakened, j, err);
+        if ((rc = cmp_classify_rows(t, o)) != PP_OK) {
+            pp_error_set(err, rc, "out of memory comparing table %s", t->name);
+        } else {
+            qsort(t->rows, t->nrows, sizeof *t->rows, by_abs_delta);
+            rc = cmp_emit_table(out_stage, t, o, weakened, j, err);
+        }
     }
     cmp_table_free(t);
     free(t);
@@ -348,6 +351,12 @@ compare_stage(const json_t *stage, const json_t *other, json_t *out_stage,
     }
     cmp_stage_totals(stage, other, w, s);
     mark_axes(tables, s);
+    if (CMP_REPLICATES(o) &&
+        cmp_reps_totals(s, json_string_value(json_object_get(stage, "id")), o) != PP_OK) {
+        free(s);
+        pp_error_set(err, PP_ENOMEM, "out of memory");
+        return PP_ENOMEM;
+    }
     rc = cmp_emit_totals(out_stage, s, o, json_string_value(json_object_get(stage, "id")), j, err);
     json_array_foreach(tables, k, tb) {
         json_t *tc = find_by(json_object_get(other, "tables"), "name",
@@ -449,6 +458,11 @@ pp_compare(const json_t *base, const json_t *cand, const pp_compare_options *o, 
     v->cannot_judge = (int)json_array_size(reasons);
     pp_buildid_same(base, cand, same_build, sizeof same_build);
     cmp_work_of(base, cand, o->per, &w, &note);
+    if (strcmp(w.unit, "run") == 0 && CMP_REPLICATES(o)) {
+        /* each side is the pool of its runs: per run is per replicate */
+        w.eb = (double)(o->nrep_b > 0 ? o->nrep_b : 1);
+        w.ec = (double)(o->nrep_c > 0 ? o->nrep_c : 1);
+    }
     json_object_set(doc, "knobs", json_object_get(base, "knobs"));
     json_object_set_new(doc, "compared", compared_object(base, cand, pb, o, reasons, &w, note));
     if (same_build[0] != '\0')
@@ -486,7 +500,7 @@ pp_compare(const json_t *base, const json_t *cand, const pp_compare_options *o, 
     v->regressions = j.regressions;
     v->improvements = j.improvements;
     if (rc == PP_OK &&
-        (doc = cmp_lead_with_verdict(doc, &j, v->cannot_judge, &w, reasons, v)) == NULL) {
+        (doc = cmp_lead_with_verdict(doc, &j, v->cannot_judge, &w, reasons, o, v)) == NULL) {
         pp_error_set(err, PP_ENOMEM, "out of memory");
         rc = PP_ENOMEM;
     }
