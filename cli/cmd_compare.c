@@ -84,7 +84,7 @@ static const char usage[] =
     "be read; 5 the output cannot be written; 6 cannot judge (with --fail-on).\n"
     "\n"
     "Replicates: several captures per side (same code, same knobs), the baseline's\n"
-    "before `--` and the candidate's after it (options first). Each side is judged\n"
+    "before `--` and the candidate's after it (options anywhere). Each side is judged\n"
     "by the sum of its captures (work adds up too), and every sampled row and total\n"
     "by its rate ratio with the BETWEEN-RUN variance the replicates show (the spread\n"
     "of their per-unit rates beyond sampling noise, pooled over a table's rows;\n"
@@ -153,22 +153,32 @@ parse_per(const char *arg, pp_compare_options *opt)
 }
 
 /* How many result files come before a `--` on the command line (the
- * baseline's replicates), or -1 without one. Options and their values
- * are skipped as getopt reads them. */
+ * baseline's replicates), or -1 without one; the `--` is taken out of
+ * argv (*argc one less), so options may follow the candidate's files too.
+ * A `--` before any file is the usual end of options (left to getopt:
+ * `compare -- A B`), and a second one then separates the sides. Options
+ * and their values are skipped as getopt reads them. */
 static int
-files_before_separator(int argc, char **argv)
+files_before_separator(int *argc, char **argv)
 {
     static const char *const with_value[] = { "--noise", "--fail-on", "--threshold", "--replaced",
                                               "--map",   "--per",     "--format",    "--output",
                                               "-f",      "-o" };
-    int n = 0;
+    int n = 0, files_only = 0;
 
-    for (int i = 1; i < argc; i++) {
+    for (int i = 1; i < *argc; i++) {
         const char *a = argv[i];
 
-        if (strcmp(a, "--") == 0)
+        if (strcmp(a, "--") == 0 && n == 0 && !files_only) {
+            files_only = 1;
+            continue;
+        }
+        if (strcmp(a, "--") == 0) {
+            memmove(argv + i, argv + i + 1, (size_t)(*argc - i) * sizeof *argv);
+            (*argc)--;
             return n;
-        if (a[0] != '-' || a[1] == '\0') {
+        }
+        if (files_only || a[0] != '-' || a[1] == '\0') {
             n++;
             continue;
         }
@@ -243,7 +253,7 @@ pp_cmd_compare(int argc, char **argv)
     pp_compare_options opt = { 5.0, 0,    thresholds, 0,    25.0, map_old, map_new, 0,
                                0,   NULL, NULL,       NULL, NULL, NULL,    0,       0 };
     json_t *reps[2 * MAX_REPS] = { NULL };
-    int nb = files_before_separator(argc, argv), nfiles;
+    int nb = files_before_separator(&argc, argv), nfiles;
     pp_compare_verdict verdict;
     const char *format = "table", *output = NULL;
     int fail_on = 0, c, rc;
@@ -316,8 +326,8 @@ pp_cmd_compare(int argc, char **argv)
         nb = 1;
     if (nb < 1 || nfiles - nb < 1 || nb > MAX_REPS || nfiles - nb > MAX_REPS) {
         if (nb >= 0)
-            pp_cli_error("compare: replicates take BASE.json... -- CAND.json... (options before "
-                         "`--`, at least one and at most %d results each side)",
+            pp_cli_error("compare: replicates take BASE.json... -- CAND.json... (at least one and "
+                         "at most %d results each side)",
                          MAX_REPS);
         pp_cli_put_text(stderr, usage);
         return PP_EXIT_USAGE;

@@ -23,21 +23,6 @@ major_of(const char *version)
     return version != NULL ? atoi(version) : -1;
 }
 
-static json_t *
-find_by(const json_t *array, const char *field, const char *value)
-{
-    size_t i;
-    json_t *item;
-
-    json_array_foreach(array, i, item) {
-        const char *v = json_string_value(json_object_get(item, field));
-
-        if (v != NULL && value != NULL && strcmp(v, value) == 0)
-            return item;
-    }
-    return NULL;
-}
-
 /* Knobs must be identical: a result is only relative to its knobs. */
 static int
 check_knobs(const json_t *a, const json_t *b, char *diff, size_t size)
@@ -212,7 +197,7 @@ check_stages(const json_t *sb, const json_t *sc, pp_error *err)
 
     json_array_foreach(sb, i, stage) {
         const char *id = json_string_value(json_object_get(stage, "id"));
-        json_t *other = find_by(sc, "id", id);
+        json_t *other = cmp_find_by(sc, "id", id);
         json_t *ab = json_object_get(stage, "analyzer"), *ac;
         const char *nb = json_string_value(json_object_get(ab, "name")), *nc;
 
@@ -359,8 +344,8 @@ compare_stage(const json_t *stage, const json_t *other, json_t *out_stage,
     }
     rc = cmp_emit_totals(out_stage, s, o, json_string_value(json_object_get(stage, "id")), j, err);
     json_array_foreach(tables, k, tb) {
-        json_t *tc = find_by(json_object_get(other, "tables"), "name",
-                             json_string_value(json_object_get(tb, "name")));
+        json_t *tc = cmp_find_by(json_object_get(other, "tables"), "name",
+                                 json_string_value(json_object_get(tb, "name")));
 
         if (rc != PP_OK)
             break;
@@ -492,7 +477,7 @@ pp_compare(const json_t *base, const json_t *cand, const pp_compare_options *o, 
         if (same_build[0] != '\0')
             pp_result_finding(out_stage, PP_SEVERITY_WARNING, "compare.same_build", same_build);
         rc = compare_stage(stage,
-                           find_by(sc, "id", json_string_value(json_object_get(stage, "id"))),
+                           cmp_find_by(sc, "id", json_string_value(json_object_get(stage, "id"))),
                            out_stage, o, weakened, diff, reasons, &w, note, &j, err);
         if (rc != PP_OK)
             break;

@@ -114,6 +114,8 @@ typedef struct cmp_sides {
 
 /* compare_join.c */
 double cmp_num(const json_t *v);
+/* The first object of array whose string member field is value, or NULL. */
+json_t *cmp_find_by(const json_t *array, const char *field, const char *value);
 /* Classify tb's columns into t. 1 = a comparable A/B table, 0 = not one
  * (no key or no measure, too many columns). */
 int cmp_columns(const json_t *tb, cmp_table *t);

@@ -194,24 +194,17 @@ pp_compare_pool(const json_t *const *docs, size_t n, json_t **out, pp_error *err
         json_array_extend(json_object_get(doc, "inputs"), json_object_get(add, "inputs"));
         json_array_foreach(json_object_get(doc, "stages"), i, st) {
             const char *id = json_string_value(json_object_get(st, "id"));
-            const json_t *other = NULL, *s;
+            const json_t *other = cmp_find_by(json_object_get(add, "stages"), "id", id);
             json_t *tb;
             size_t k;
 
-            json_array_foreach(json_object_get(add, "stages"), k, s)
-                if (id != NULL &&
-                    strcmp(json_string_value(json_object_get(s, "id")) ?: "", id) == 0)
-                    other = s;
             if (other == NULL)
                 continue;
             pool_totals(json_object_get(st, "totals"), json_object_get(other, "totals"), d + 1);
             json_array_foreach(json_object_get(st, "tables"), k, tb) {
-                const json_t *ta = NULL, *x;
-                size_t m;
+                const json_t *ta = cmp_find_by(json_object_get(other, "tables"), "name",
+                                               json_string_value(json_object_get(tb, "name")));
 
-                json_array_foreach(json_object_get(other, "tables"), m, x)
-                    if (json_equal(json_object_get(x, "name"), json_object_get(tb, "name")))
-                        ta = x;
                 if (ta != NULL && (rc = pool_table(tb, ta, d + 1)) != PP_OK)
                     break;
             }

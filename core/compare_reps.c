@@ -52,25 +52,13 @@ rep_work(const json_t *doc, const char *unit)
 static const json_t *
 stage_of(const json_t *doc, const char *id)
 {
-    const json_t *st;
-    size_t i;
-
-    json_array_foreach(json_object_get(doc, "stages"), i, st)
-        if (id != NULL && strcmp(json_string_value(json_object_get(st, "id")) ?: "", id) == 0)
-            return st;
-    return NULL;
+    return cmp_find_by(json_object_get(doc, "stages"), "id", id);
 }
 
 static const json_t *
 table_of(const json_t *stage, const char *name)
 {
-    const json_t *tb;
-    size_t i;
-
-    json_array_foreach(json_object_get(stage, "tables"), i, tb)
-        if (name != NULL && strcmp(json_string_value(json_object_get(tb, "name")) ?: "", name) == 0)
-            return tb;
-    return NULL;
+    return cmp_find_by(json_object_get(stage, "tables"), "name", name);
 }
 
 /* Sum of squares of the log rates about their side's mean, less their

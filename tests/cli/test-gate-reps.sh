@@ -20,9 +20,9 @@ for n in a1 a2 a3 a4 b1 b2; do
     { finish; exit; }
 done
 
-expect 0 "A/A 2 vs 2 passes --fail-on regression" -- "$PERFPIPE" compare --per run \
-  --fail-on regression --format json -o "$tmp/aa.json" "$tmp/a1.json" "$tmp/a2.json" -- \
-  "$tmp/a3.json" "$tmp/a4.json"
+expect 0 "A/A 2 vs 2 passes --fail-on regression (options before and after the files)" -- \
+  "$PERFPIPE" compare --per run --format json -o "$tmp/aa.json" "$tmp/a1.json" "$tmp/a2.json" -- \
+  "$tmp/a3.json" "$tmp/a4.json" --fail-on regression
 check "A/A 2 vs 2: no change, the test and the replicates named, all four captures listed" \
   "$tmp/aa.json" <<'PY'
 import json, sys
@@ -80,5 +80,8 @@ PY
 expect 2 "no candidate after the separator is a usage error" -- \
   "$PERFPIPE" compare "$tmp/a1.json" "$tmp/a2.json" --
 expect 2 "no baseline before the separator is a usage error" -- \
-  "$PERFPIPE" compare -- "$tmp/a1.json" "$tmp/a2.json"
+  "$PERFPIPE" compare -- -- "$tmp/a1.json" "$tmp/a2.json"
+expect 0 "a leading -- ends the options, a second one separates the sides" -- \
+  "$PERFPIPE" compare --per run --fail-on regression -- "$tmp/a1.json" "$tmp/a2.json" -- \
+  "$tmp/a3.json" "$tmp/a4.json"
 finish
