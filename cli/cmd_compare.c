@@ -15,9 +15,11 @@
 
 #define MAX_THRESHOLDS 32
 #define MAX_MAPS       64
+#define MAX_REPS       64
 
 static const char usage[] =
     "Usage: perfpipe compare BASELINE.json CANDIDATE.json [--noise PCT]\n"
+    "       perfpipe compare [OPTION]... BASE1.json BASE2.json... -- CAND1.json CAND2.json...\n"
     "                        [--fail-on regression] [--threshold TABLE.COLUMN=PCT]...\n"
     "                        [--replaced PCT] [--map OLD=NEW]... [--allow-knob-drift]\n"
     "                        [--allow-wrong-process] [--per UNIT] [--format FMT] [-o FILE]\n"
@@ -81,7 +83,17 @@ static const char usage[] =
     "1 regressed (with --fail-on); 2 the runs are not comparable; 3 a result cannot\n"
     "be read; 5 the output cannot be written; 6 cannot judge (with --fail-on).\n"
     "\n"
-    "Example: perfpipe compare before.json after.json --fail-on regression --threshold by_frame.bytes=10\n";
+    "Replicates: several captures per side (same code, same knobs), the baseline's\n"
+    "before `--` and the candidate's after it (options anywhere). Each side is judged\n"
+    "by the sum of its captures (work adds up too), and every sampled row and total\n"
+    "by its rate ratio with the BETWEEN-RUN variance the replicates show (the spread\n"
+    "of their per-unit rates beyond sampling noise, pooled over a table's rows;\n"
+    "Student's t), so the run-to-run floors of one capture per side (times 60%,\n"
+    "latency statistics 150%) are off. The verdict line names the test it used:\n"
+    "\"test: ..., replicates 2 vs 2\" or, with one capture per side, its floors.\n"
+    "\n"
+    "Example: perfpipe compare before.json after.json --fail-on regression --threshold by_frame.bytes=10\n"
+    "         perfpipe compare --per run --fail-on regression a1.json a2.json -- b1.json b2.json\n";
 
 /* --threshold TABLE.COLUMN=PCT into thresholds[opt->nthresholds]. */
 static int
@@ -140,6 +152,85 @@ parse_per(const char *arg, pp_compare_options *opt)
     return PP_EXIT_OK;
 }
 
+/* How many result files come before a `--` on the command line (the
+ * baseline's replicates), or -1 without one; the `--` is taken out of
+ * argv (*argc one less), so options may follow the candidate's files too.
+ * A `--` before any file is the usual end of options (left to getopt:
+ * `compare -- A B`), and a second one then separates the sides. Options
+ * and their values are skipped as getopt reads them. */
+static int
+files_before_separator(int *argc, char **argv)
+{
+    static const char *const with_value[] = { "--noise", "--fail-on", "--threshold", "--replaced",
+                                              "--map",   "--per",     "--format",    "--output",
+                                              "-f",      "-o" };
+    int n = 0, files_only = 0;
+
+    for (int i = 1; i < *argc; i++) {
+        const char *a = argv[i];
+
+        if (strcmp(a, "--") == 0 && n == 0 && !files_only) {
+            files_only = 1;
+            continue;
+        }
+        if (strcmp(a, "--") == 0) {
+            memmove(argv + i, argv + i + 1, (size_t)(*argc - i) * sizeof *argv);
+            (*argc)--;
+            return n;
+        }
+        if (files_only || a[0] != '-' || a[1] == '\0') {
+            n++;
+            continue;
+        }
+        for (size_t k = 0; k < sizeof with_value / sizeof with_value[0]; k++)
+            if (strcmp(a, with_value[k]) == 0)
+                i++; /* its value is the next argument */
+    }
+    return -1;
+}
+
+/* Read and validate one result file; NULL after saying why. */
+static json_t *
+load_result(const char *file)
+{
+    json_error_t jerr;
+    pp_error err = PP_ERROR_INIT;
+    json_t *doc = pp_cli_load_json(file, &jerr);
+
+    if (doc == NULL) {
+        pp_cli_error("%s:%d:%d: %s (expected a perfpipe result: perfpipe ... --format json)", file,
+                     jerr.line, jerr.column, jerr.text);
+        return NULL;
+    }
+    if (pp_result_validate(doc, &err) != PP_OK) {
+        pp_cli_error("%s: %s", file, err.message);
+        json_decref(doc);
+        return NULL;
+    }
+    return doc;
+}
+
+/* Load files[0..n-1] into reps and pool them into *doc (n > 1) or take the
+ * one (*doc is reps[0], a new reference). */
+static int
+load_side(char **files, size_t n, json_t **reps, json_t **doc)
+{
+    pp_error err = PP_ERROR_INIT;
+
+    for (size_t i = 0; i < n; i++)
+        if ((reps[i] = load_result(files[i])) == NULL)
+            return PP_EXIT_INPUT;
+    if (n == 1) {
+        *doc = json_incref(reps[0]);
+        return PP_EXIT_OK;
+    }
+    if (pp_compare_pool((const json_t *const *)reps, n, doc, &err) != PP_OK) {
+        pp_cli_error("%s", err.message);
+        return PP_EXIT_INPUT;
+    }
+    return PP_EXIT_OK;
+}
+
 int
 pp_cmd_compare(int argc, char **argv)
 {
@@ -159,9 +250,10 @@ pp_cmd_compare(int argc, char **argv)
     };
     pp_compare_threshold thresholds[MAX_THRESHOLDS];
     const char *map_old[MAX_MAPS], *map_new[MAX_MAPS];
-    pp_compare_options opt = {
-        5.0, 0, thresholds, 0, 25.0, map_old, map_new, 0, 0, NULL, NULL, NULL
-    };
+    pp_compare_options opt = { 5.0, 0,    thresholds, 0,    25.0, map_old, map_new, 0,
+                               0,   NULL, NULL,       NULL, NULL, NULL,    0,       0 };
+    json_t *reps[2 * MAX_REPS] = { NULL };
+    int nb = files_before_separator(&argc, argv), nfiles;
     pp_compare_verdict verdict;
     const char *format = "table", *output = NULL;
     int fail_on = 0, c, rc;
@@ -229,29 +321,27 @@ pp_cmd_compare(int argc, char **argv)
         default: pp_cli_bad_option("compare", c, argv); return PP_EXIT_USAGE;
         }
     }
-    if (optind + 2 != argc) {
+    nfiles = argc - optind;
+    if (nb < 0 && nfiles == 2)
+        nb = 1;
+    if (nb < 1 || nfiles - nb < 1 || nb > MAX_REPS || nfiles - nb > MAX_REPS) {
+        if (nb >= 0)
+            pp_cli_error("compare: replicates take BASE.json... -- CAND.json... (at least one and "
+                         "at most %d results each side)",
+                         MAX_REPS);
         pp_cli_put_text(stderr, usage);
         return PP_EXIT_USAGE;
     }
-    for (int i = 0; i < 2; i++) {
-        json_error_t jerr;
-        const char *file = argv[optind + i];
-
-        docs[i] = pp_cli_load_json(file, &jerr);
-        if (docs[i] == NULL) {
-            pp_cli_error("%s:%d:%d: %s (expected a perfpipe result: perfpipe ... --format json)",
-                         file, jerr.line, jerr.column, jerr.text);
-            status = PP_EXIT_INPUT;
-            goto out;
-        }
-        if (pp_result_validate(docs[i], &err) != PP_OK) {
-            pp_cli_error("%s: %s", file, err.message);
-            status = PP_EXIT_INPUT;
-            goto out;
-        }
-    }
+    if ((status = load_side(argv + optind, (size_t)nb, reps, &docs[0])) != PP_EXIT_OK ||
+        (status = load_side(argv + optind + nb, (size_t)(nfiles - nb), reps + nb, &docs[1])) !=
+            PP_EXIT_OK)
+        goto out;
     opt.baseline_path = argv[optind];
-    opt.candidate_path = argv[optind + 1];
+    opt.candidate_path = argv[optind + nb];
+    opt.reps_b = (const json_t *const *)reps;
+    opt.reps_c = (const json_t *const *)reps + nb;
+    opt.nrep_b = (size_t)nb;
+    opt.nrep_c = (size_t)(nfiles - nb);
     rc = pp_compare(docs[0], docs[1], &opt, &out, &verdict, &err);
     if (rc != PP_OK) {
         pp_cli_error("%s", err.message);
@@ -276,6 +366,8 @@ pp_cmd_compare(int argc, char **argv)
         status = PP_EXIT_REGRESSION;
     }
 out:
+    for (size_t i = 0; i < 2 * MAX_REPS; i++)
+        json_decref(reps[i]);
     json_decref(docs[0]);
     json_decref(docs[1]);
     json_decref(out);

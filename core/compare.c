@@ -23,21 +23,6 @@ major_of(const char *version)
     return version != NULL ? atoi(version) : -1;
 }
 
-static json_t *
-find_by(const json_t *array, const char *field, const char *value)
-{
-    size_t i;
-    json_t *item;
-
-    json_array_foreach(array, i, item) {
-        const char *v = json_string_value(json_object_get(item, field));
-
-        if (v != NULL && value != NULL && strcmp(v, value) == 0)
-            return item;
-    }
-    return NULL;
-}
-
 /* Knobs must be identical: a result is only relative to its knobs. */
 static int
 check_knobs(const json_t *a, const json_t *b, char *diff, size_t size)
@@ -212,7 +197,7 @@ check_stages(const json_t *sb, const json_t *sc, pp_error *err)
 
     json_array_foreach(sb, i, stage) {
         const char *id = json_string_value(json_object_get(stage, "id"));
-        json_t *other = find_by(sc, "id", id);
+        json_t *other = cmp_find_by(sc, "id", id);
         json_t *ab = json_object_get(stage, "analyzer"), *ac;
         const char *nb = json_string_value(json_object_get(ab, "name")), *nc;
 
@@ -287,9 +272,12 @@ compare_table(const json_t *tb, const json_t *tc, const json_t *tables, cmp_stag
     if ((rc = cmp_join(tb, tc, t, o)) != PP_OK) {
         pp_error_set(err, PP_ENOMEM, "out of memory comparing table %s", t->name);
     } else {
-        cmp_classify_rows(t, o);
-        qsort(t->rows, t->nrows, sizeof *t->rows, by_abs_delta);
-        rc = cmp_emit_table(out_stage, t, o, weakened, j, err);
+        if ((rc = cmp_classify_rows(t, o)) != PP_OK) {
+            pp_error_set(err, rc, "out of memory comparing table %s", t->name);
+        } else {
+            qsort(t->rows, t->nrows, sizeof *t->rows, by_abs_delta);
+            rc = cmp_emit_table(out_stage, t, o, weakened, j, err);
+        }
     }
     cmp_table_free(t);
     free(t);
@@ -348,10 +336,16 @@ compare_stage(const json_t *stage, const json_t *other, json_t *out_stage,
     }
     cmp_stage_totals(stage, other, w, s);
     mark_axes(tables, s);
+    if (CMP_REPLICATES(o) &&
+        cmp_reps_totals(s, json_string_value(json_object_get(stage, "id")), o) != PP_OK) {
+        free(s);
+        pp_error_set(err, PP_ENOMEM, "out of memory");
+        return PP_ENOMEM;
+    }
     rc = cmp_emit_totals(out_stage, s, o, json_string_value(json_object_get(stage, "id")), j, err);
     json_array_foreach(tables, k, tb) {
-        json_t *tc = find_by(json_object_get(other, "tables"), "name",
-                             json_string_value(json_object_get(tb, "name")));
+        json_t *tc = cmp_find_by(json_object_get(other, "tables"), "name",
+                                 json_string_value(json_object_get(tb, "name")));
 
         if (rc != PP_OK)
             break;
@@ -449,6 +443,11 @@ pp_compare(const json_t *base, const json_t *cand, const pp_compare_options *o, 
     v->cannot_judge = (int)json_array_size(reasons);
     pp_buildid_same(base, cand, same_build, sizeof same_build);
     cmp_work_of(base, cand, o->per, &w, &note);
+    if (strcmp(w.unit, "run") == 0 && CMP_REPLICATES(o)) {
+        /* each side is the pool of its runs: per run is per replicate */
+        w.eb = (double)(o->nrep_b > 0 ? o->nrep_b : 1);
+        w.ec = (double)(o->nrep_c > 0 ? o->nrep_c : 1);
+    }
     json_object_set(doc, "knobs", json_object_get(base, "knobs"));
     json_object_set_new(doc, "compared", compared_object(base, cand, pb, o, reasons, &w, note));
     if (same_build[0] != '\0')
@@ -478,7 +477,7 @@ pp_compare(const json_t *base, const json_t *cand, const pp_compare_options *o, 
         if (same_build[0] != '\0')
             pp_result_finding(out_stage, PP_SEVERITY_WARNING, "compare.same_build", same_build);
         rc = compare_stage(stage,
-                           find_by(sc, "id", json_string_value(json_object_get(stage, "id"))),
+                           cmp_find_by(sc, "id", json_string_value(json_object_get(stage, "id"))),
                            out_stage, o, weakened, diff, reasons, &w, note, &j, err);
         if (rc != PP_OK)
             break;
@@ -486,7 +485,7 @@ pp_compare(const json_t *base, const json_t *cand, const pp_compare_options *o, 
     v->regressions = j.regressions;
     v->improvements = j.improvements;
     if (rc == PP_OK &&
-        (doc = cmp_lead_with_verdict(doc, &j, v->cannot_judge, &w, reasons, v)) == NULL) {
+        (doc = cmp_lead_with_verdict(doc, &j, v->cannot_judge, &w, reasons, o, v)) == NULL) {
         pp_error_set(err, PP_ENOMEM, "out of memory");
         rc = PP_ENOMEM;
     }

@@ -54,6 +54,11 @@ typedef struct pp_compare_options {
     int allow_wrong_process; /* judge a trace flagged as the wrong process anyway */
     const char *baseline_path, *candidate_path; /* the result files, for "inputs" */
     const char *per; /* the unit asked for: request, second, operation, run; NULL: auto */
+    /* The replicates of each side when base and cand are their pools
+     * (pp_compare_pool); nrep_b + nrep_c > 2 turns the between-run term
+     * of the rate test on (compare_reps.c) and the time floors off. */
+    const json_t *const *reps_b, *const *reps_c;
+    size_t nrep_b, nrep_c;
 } pp_compare_options;
 
 typedef struct pp_compare_verdict {
@@ -73,5 +78,12 @@ typedef struct pp_compare_verdict {
  * values); PP_ENOMEM. */
 int pp_compare(const json_t *base, const json_t *cand, const pp_compare_options *opt, json_t **out,
                pp_compare_verdict *v, pp_error *err);
+
+/* One result document summing docs[0..n-1], captures of one side with the
+ * same pipeline and knobs (replicates): counts, bytes, times, sample
+ * counts and work add up (totals, and table rows joined by key); rates and
+ * statistics of one operation (mean_ms, p99_ms, shares) are averaged. The
+ * inputs of all are listed. *out is new. PP_OK or PP_ENOMEM. */
+int pp_compare_pool(const json_t *const *docs, size_t n, json_t **out, pp_error *err);
 
 #endif

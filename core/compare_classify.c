@@ -125,6 +125,7 @@ own_samples(cmp_stage *s, cmp_total *t)
         t->in_c) {
         t->kb = &t->b;
         t->kc = &t->c;
+        t->kname = t->name;
         return;
     }
     if (n < 6 || strcmp(t->name + n - 5, "_time") != 0 || n + 3 >= sizeof name)
@@ -133,6 +134,7 @@ own_samples(cmp_stage *s, cmp_total *t)
     if ((k = find_total(s, name)) != NULL && k->type == PP_COL_COUNT && k->in_b && k->in_c) {
         t->kb = &k->b;
         t->kc = &k->c;
+        t->kname = k->name;
     }
 }
 
@@ -140,6 +142,7 @@ void
 cmp_stage_totals(const json_t *stage_b, const json_t *stage_c, const cmp_work *w, cmp_stage *s)
 {
     int timed = 0;
+    const char *kname = NULL;
 
     memset(s, 0, sizeof *s);
     s->w = *w;
@@ -159,6 +162,7 @@ cmp_stage_totals(const json_t *stage_b, const json_t *stage_c, const cmp_work *w
             s->kb = t->b;
             s->kc = t->c;
             s->sampled = 1;
+            kname = t->name;
         }
     }
     for (size_t i = 0; i < s->ntotals; i++) {
@@ -170,6 +174,8 @@ cmp_stage_totals(const json_t *stage_b, const json_t *stage_c, const cmp_work *w
         t->dual = w->dual && !intensive(t->name);
         t->kb = s->sampled ? &s->kb : NULL;
         t->kc = s->sampled ? &s->kc : NULL;
+        t->kname = s->sampled ? kname : NULL;
+        t->alpha = CMP_ALPHA;
         own_samples(s, t);
         t->timed = timed && (strncmp(t->name, "samples", 7) == 0 ||
                              (strlen(t->name) > 8 &&
@@ -233,6 +239,8 @@ cmp_total_rel(const cmp_total *t)
 double
 cmp_total_p(const cmp_total *t)
 {
+    if (t->reps)
+        return t->rep_p;
     return t->kb != NULL ? cmp_rate_p(*t->kb, *t->kc, t->eb, t->ec) : NAN;
 }
 
@@ -270,9 +278,9 @@ cmp_threshold(const pp_compare_options *o, const char *table, const char *column
  * pool's own running samples, 2,352 -> 3,572, same pair), latency
  * statistics up to 119 % (p99, churn c1) and -84 % (p99, exceptions c4).
  * Each floor sits above the largest move seen. A smaller change of a time
- * needs a named threshold (and captures repeated to trust it). */
-#define CMP_TIME_NOISE    60.0
-#define CMP_LATENCY_NOISE 150.0
+ * needs a named threshold, or replicates: with more than one capture on a
+ * side the rate test carries the between-run variance it measured
+ * (compare_reps.c) and the floors are off. */
 
 /* A latency statistic of many operations (p99_ms, mean_ms, max_ms): an
  * order statistic of one run's requests, at the mercy of the scheduler. */
@@ -300,12 +308,13 @@ cmp_total_moved(const pp_compare_options *o, const cmp_total *t)
         named |= strcmp(o->thresholds[i].table, "totals") == 0 &&
                  strcmp(o->thresholds[i].column, t->name) == 0;
     limit = cmp_threshold(o, "totals", t->name, 1, 0);
-    if (!named && (t->type == PP_COL_NUMBER || t->type == PP_COL_DURATION_NS || t->timed) &&
+    if (!named && !CMP_REPLICATES(o) &&
+        (t->type == PP_COL_NUMBER || t->type == PP_COL_DURATION_NS || t->timed) &&
         limit < CMP_TIME_NOISE)
         limit = CMP_TIME_NOISE;
-    if (!named && latency_stat(t->name) && limit < CMP_LATENCY_NOISE)
+    if (!named && !CMP_REPLICATES(o) && latency_stat(t->name) && limit < CMP_LATENCY_NOISE)
         limit = CMP_LATENCY_NOISE;
-    if (t->kb != NULL && !(p < CMP_ALPHA))
+    if (t->kb != NULL && !(p < t->alpha))
         return 0;
     if (t->dual) {
         double arel = cmp_total_abs_rel(t);
@@ -325,7 +334,8 @@ cmp_row_limit(const pp_compare_options *o, const cmp_table *t)
     for (size_t i = 0; i < o->nthresholds; i++)
         if (strcmp(o->thresholds[i].table, t->name) == 0)
             return limit; /* named: the user's threshold stands */
-    if (a != NULL && (a->type == PP_COL_NUMBER || a->type == PP_COL_DURATION_NS || a->timed) &&
+    if (a != NULL && !CMP_REPLICATES(o) &&
+        (a->type == PP_COL_NUMBER || a->type == PP_COL_DURATION_NS || a->timed) &&
         limit < CMP_TIME_NOISE)
         limit = CMP_TIME_NOISE;
     return limit;
@@ -356,7 +366,7 @@ address_key(const char *key)
 /* Rows are judged per unit of work. A sampled row (allocation ticks,
  * thread samples) changes only when its rate test says so; one with too
  * few samples for any outcome to be significant says so. */
-void
+int
 cmp_classify_rows(cmp_table *t, const pp_compare_options *o)
 {
     size_t pi = t->measures[0].index;
@@ -369,10 +379,15 @@ cmp_classify_rows(cmp_table *t, const pp_compare_options *o)
 
     /* Every row of a table is a test: Bonferroni keeps the table's chance
      * of one false verdict under CMP_ALPHA. */
+    t->between = NAN;
     for (size_t r = 0; t->samples_col >= 0 && r < t->nrows; r++) {
         sampled_row(t, &t->rows[r]);
         tested += (size_t)t->rows[r].testable;
     }
+    /* sample counts (not exact counts) vary between runs beyond sampling */
+    if (t->samples_col >= 0 && !t->counts_exact && CMP_REPLICATES(o) &&
+        cmp_reps_rows(t, o) != PP_OK)
+        return PP_ENOMEM;
     t->alpha = CMP_ALPHA / (double)(tested > 1 ? tested : 1);
     for (size_t r = 0; r < t->nrows; r++) {
         cmp_row *row = &t->rows[r];
@@ -415,4 +430,5 @@ cmp_classify_rows(cmp_table *t, const pp_compare_options *o)
             row->noise = 1;
         }
     }
+    return PP_OK;
 }

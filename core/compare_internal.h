@@ -28,6 +28,7 @@ typedef struct cmp_row {
     double p;        /* the rate test's p-value (sampled tables), else NAN */
     double ratio_lo, ratio_hi; /* its 95 % interval of the rate ratio cand / base */
     int testable;              /* enough samples that the test could ever reach p < alpha */
+    double between;            /* replicates: the between-run variance of its log rate used */
 } cmp_row;
 
 /* One total of a stage in both runs. */
@@ -43,6 +44,10 @@ typedef struct cmp_total {
     int dual;              /* its move must hold in the absolutes too */
     int timed;             /* a time sampler's sample count: gates as a time */
     int thin_tail;         /* a latency percentile with too few requests beyond it */
+    const char *kname;     /* the total kb counts (its own, samples or ticks), or NULL */
+    int reps;              /* rep_p is the replicate test's p (compare_reps.c) */
+    double rep_p;
+    double alpha; /* its test's level: CMP_ALPHA, Bonferroni over a stage's with replicates */
 } cmp_total;
 
 /* The unit of work both sides are divided by. */
@@ -66,8 +71,12 @@ typedef struct cmp_judge {
     json_t *decided; /* strings: what decided the verdict (moves of both kinds) */
 } cmp_judge;
 
-#define CMP_ALPHA       0.05
-#define CMP_MAX_DECIDED 40 /* verdict.decided_by keeps this many moves */
+#define CMP_ALPHA 0.05
+/* One capture per side: the run-to-run floors of times and latency
+ * statistics (compare_classify.c says where they come from). */
+#define CMP_TIME_NOISE    60.0
+#define CMP_LATENCY_NOISE 150.0
+#define CMP_MAX_DECIDED   40 /* verdict.decided_by keeps this many moves */
 
 typedef struct cmp_table {
     const char *name;
@@ -87,10 +96,26 @@ typedef struct cmp_table {
     cmp_work w;
     cmp_row *rows;
     size_t nrows;
+    double between;      /* replicates: the pooled between-run variance, NAN without */
+    size_t between_rows; /* ... pooled over this many rows */
 } cmp_table;
+
+/* The sample counts k and works e of one row or total in each replicate
+ * of both sides. */
+typedef struct cmp_sides {
+    double *kb, *eb;
+    size_t nb;
+    double *kc, *ec;
+    size_t nc;
+} cmp_sides;
+
+/* Whether o judges replicates (more than one capture on a side). */
+#define CMP_REPLICATES(o) ((o)->nrep_b + (o)->nrep_c > 2)
 
 /* compare_join.c */
 double cmp_num(const json_t *v);
+/* The first object of array whose string member field is value, or NULL. */
+json_t *cmp_find_by(const json_t *array, const char *field, const char *value);
 /* Classify tb's columns into t. 1 = a comparable A/B table, 0 = not one
  * (no key or no measure, too many columns). */
 int cmp_columns(const json_t *tb, cmp_table *t);
@@ -136,7 +161,7 @@ double cmp_threshold(const pp_compare_options *o, const char *table, const char 
 double cmp_row_limit(const pp_compare_options *o, const cmp_table *t);
 /* Status of every joined row; "replaced" for a row that appeared while its
  * axis total fell by at least o->replaced_percent. */
-void cmp_classify_rows(cmp_table *t, const pp_compare_options *o);
+int cmp_classify_rows(cmp_table *t, const pp_compare_options *o);
 
 /* compare_emit.c */
 int cmp_emit_totals(json_t *out_stage, const cmp_stage *s, const pp_compare_options *o,
@@ -145,6 +170,23 @@ int cmp_emit_table(json_t *out_stage, const cmp_table *t, const pp_compare_optio
                    const char *weakened, cmp_judge *j, pp_error *err);
 /* "1.5 KB" for a figure of a column type. */
 void cmp_human(char *buf, size_t size, uint32_t type, double v);
+
+/* compare_pool.c */
+/* The key cells of row joined by \x1f into buf; 0 when they do not fit. */
+int cmp_row_key(const json_t *row, const size_t *keyidx, size_t nkey, char *buf, size_t size);
+/* An object key -> row (borrowed) of table tb's rows; NULL out of memory. */
+json_t *cmp_row_index(const json_t *tb, const cmp_table *t);
+
+/* compare_reps.c: the between-run term from replicates (see there) */
+/* The between-run variance c2 of a log rate, with its degrees of freedom. */
+void cmp_reps_between(const cmp_sides *s, double *c2, double *df);
+/* The rate test with between-run variance c2: p-value and 95 % interval
+ * of the rate ratio; df > 0: Student's t, else the normal. */
+void cmp_reps_test(const cmp_sides *s, double c2, double df, double *p, double *lo, double *hi);
+/* p, interval and between of every row of a sampled table. PP_OK, PP_ENOMEM. */
+int cmp_reps_rows(cmp_table *t, const pp_compare_options *o);
+/* rep_p of every sampled total of stage `stage`. PP_OK or PP_ENOMEM. */
+int cmp_reps_totals(cmp_stage *st, const char *stage, const pp_compare_options *o);
 
 /* compare_rate.c: sampled counts kb, kc over works eb, ec (see there) */
 /* Two-sided p-value of "the rates are equal"; NAN without work. */
@@ -169,6 +211,7 @@ int cmp_inputs(json_t *doc, const json_t *base, const json_t *cand, const pp_com
 /* The document with "verdict" first (after "format"): the overall verdict,
  * its line and what decided it. Consumes doc; NULL when out of memory. */
 json_t *cmp_lead_with_verdict(json_t *doc, const cmp_judge *j, int cannot_judge, const cmp_work *w,
-                              const json_t *reasons, pp_compare_verdict *v);
+                              const json_t *reasons, const pp_compare_options *o,
+                              pp_compare_verdict *v);
 
 #endif

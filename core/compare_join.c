@@ -36,6 +36,21 @@ interval_column(const char *name)
            strstr(name, "_lo_") != NULL || strstr(name, "_hi_") != NULL;
 }
 
+json_t *
+cmp_find_by(const json_t *array, const char *field, const char *value)
+{
+    size_t i;
+    json_t *item;
+
+    json_array_foreach(array, i, item) {
+        const char *v = json_string_value(json_object_get(item, field));
+
+        if (v != NULL && value != NULL && strcmp(v, value) == 0)
+            return item;
+    }
+    return NULL;
+}
+
 int
 cmp_columns(const json_t *tb, cmp_table *t)
 {

@@ -177,10 +177,31 @@ side_line(const json_t *in)
     return json_string(line);
 }
 
+/* How the statistical verdicts were tested: with replicates, the rate test
+ * with the between-run variance they show; with one capture per side,
+ * sampling noise only and the run-to-run floors. */
+static void
+test_of(const pp_compare_options *o, char *buf, size_t size)
+{
+    if (CMP_REPLICATES(o))
+        snprintf(buf, size,
+                 "test: rate ratio of sample counts with the between-run variance of the "
+                 "replicates (Student's t), replicates %zu vs %zu",
+                 o->nrep_b > 0 ? o->nrep_b : 1, o->nrep_c > 0 ? o->nrep_c : 1);
+    else
+        snprintf(buf, size,
+                 "test: conditional binomial rate test (sampling noise only), one capture per "
+                 "side: times gate at %.0f%%, latency statistics at %.0f%% (the run-to-run "
+                 "floors; give replicates, A1 A2 -- B1 B2, to judge smaller moves)",
+                 CMP_TIME_NOISE, CMP_LATENCY_NOISE);
+}
+
 static json_t *
 verdict_object(const json_t *doc, const cmp_judge *j, int cannot_judge, const cmp_work *w,
-               const json_t *reasons, const char *overall)
+               const json_t *reasons, const pp_compare_options *o, const char *overall)
 {
+    char test[512];
+
     const json_t *ins = json_object_get(doc, "inputs");
     char line[1536];
     size_t used, i;
@@ -220,14 +241,19 @@ verdict_object(const json_t *doc, const cmp_judge *j, int cannot_judge, const cm
         if (more > 0 && used < sizeof line)
             snprintf(line + used, sizeof line - used, "; and %d more (verdict.decided_by)", more);
     }
-    return json_pack("{s:s,s:s,s:s,s:O,s:o,s:o}", "overall", overall, "line", line, "unit", w->unit,
-                     "decided_by", j->decided, "baseline", side_line(json_array_get(ins, 0)),
-                     "candidate", side_line(json_array_get(ins, 1)));
+    test_of(o, test, sizeof test);
+    used = strlen(line);
+    if (cannot_judge == 0 && used < sizeof line)
+        snprintf(line + used, sizeof line - used, " — %s", test);
+    return json_pack("{s:s,s:s,s:s,s:s,s:O,s:o,s:o}", "overall", overall, "line", line, "unit",
+                     w->unit, "test", test, "decided_by", j->decided, "baseline",
+                     side_line(json_array_get(ins, 0)), "candidate",
+                     side_line(json_array_get(ins, 1)));
 }
 
 json_t *
 cmp_lead_with_verdict(json_t *doc, const cmp_judge *j, int cannot_judge, const cmp_work *w,
-                      const json_t *reasons, pp_compare_verdict *v)
+                      const json_t *reasons, const pp_compare_options *o, pp_compare_verdict *v)
 {
     json_t *out = json_object(), *verdict;
     const char *k;
@@ -237,7 +263,7 @@ cmp_lead_with_verdict(json_t *doc, const cmp_judge *j, int cannot_judge, const c
                  j->regressions > 0  ? "regressed" :
                  j->improvements > 0 ? "improved" :
                                        "no change";
-    verdict = verdict_object(doc, j, cannot_judge, w, reasons, v->overall);
+    verdict = verdict_object(doc, j, cannot_judge, w, reasons, o, v->overall);
     if (out == NULL || verdict == NULL ||
         json_object_set(out, "format", json_object_get(doc, "format")) ||
         json_object_set_new(out, "verdict", verdict)) {

@@ -144,6 +144,7 @@ namespace Workload
             {
                 case "alloc": AllocScenario.Run(a, truth); break;
                 case "cpu": CpuScenario.Run(a, truth); break;
+                case "cpuwork": CpuWorkScenario.Run(a, truth); break;
                 case "db": DbScenario.Run(a, truth).GetAwaiter().GetResult(); break;
                 case "leak": LeakScenario.Run(a, truth); break;
                 case "churn": ChurnScenario.Run(a, truth); break;
