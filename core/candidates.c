@@ -97,20 +97,37 @@ place(cand *c, const json_t *stage, const json_t *table)
         c->dropped = 1;
         return;
     }
-    if (strcmp(l->cls, "framework") != 0 && strcmp(l->cls, "package") != 0)
+    if (strcmp(l->cls, "framework") != 0 && strcmp(l->cls, "package") != 0 && !l->dynamic)
         return;
     if (l->call_site[0] == '\0' || strcmp(l->call_site, c->target) == 0) {
         c->dropped = 1;
         return;
     }
+    snprintf(c->orig_kind, sizeof c->orig_kind, "%s", l->dynamic ? "in-memory" : l->cls);
     snprintf(c->orig, sizeof c->orig, "%s", c->target);
     snprintf(c->target, sizeof c->target, "%s", l->call_site);
     snprintf(l->why, sizeof l->why,
              "the application frame that calls %s (%s, module %s): "
              "no change lands in %s code, the call does",
-             c->orig, l->cls, l->module, l->cls);
+             c->orig, c->orig_kind, l->module, c->orig_kind);
     app_module(stage, table, c->r.target_col, c->target, l->module, sizeof l->module);
     snprintf(l->cls, sizeof l->cls, "application");
+}
+
+/* A command (a SQL text) run from an application frame: the fix lands in
+ * that frame (the N+1 loop, the query it builds), so the frame is the
+ * target and the command its evidence; the commands one frame runs add up. */
+static void
+place_command(cand *c)
+{
+    const pp_lands *l = &c->lands;
+
+    if (strcmp(l->cls, "application") != 0 || l->call_site[0] == '\0' ||
+        strcmp(l->call_site, c->target) == 0)
+        return;
+    snprintf(c->orig_kind, sizeof c->orig_kind, "command");
+    snprintf(c->orig, sizeof c->orig, "%s", c->target);
+    snprintf(c->target, sizeof c->target, "%s", l->call_site);
 }
 
 /* Collect a table's candidate rows into *list. */
@@ -184,6 +201,8 @@ collect(const cand_source *r, const json_t *doc, const pp_cand_unit *unit, const
                             &c->lands);
         if (r->frame_target)
             place(c, stage, table);
+        else if (r->callers != NULL)
+            place_command(c);
     }
     return PP_OK;
 }

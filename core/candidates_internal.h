@@ -43,8 +43,9 @@ typedef struct cand_source {
 
 typedef struct cand {
     cand_source r;
-    char target[512]; /* where the fix lands: an application frame, a command... */
-    char orig[512];   /* the framework frame the row named, when it moved */
+    char target[512];   /* where the fix lands: an application frame, a command... */
+    char orig[512];     /* the framework frame (or command) the row named, when it moved */
+    char orig_kind[16]; /* what orig is: framework, package, in-memory, command */
     double figure;
     double share;
     double cost; /* estimated ms per unit of work (candidates_cost.h) */

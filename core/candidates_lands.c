@@ -105,8 +105,14 @@ pp_candidates_lands(const json_t *stage, const json_t *table, const json_t *row,
     }
     json_array_foreach(mods ? json_object_get(mods, "rows") : NULL, i, m)
         if (strcmp(cell(mods, m, "module"), out->module) == 0) {
+            const char *path = cell(mods, m, "path");
+
             snprintf(out->cls, sizeof out->cls, "%s", cell(mods, m, "class"));
             snprintf(out->why, sizeof out->why, "%s", cell(mods, m, "why"));
+            /* a module with no file (a path with no directory) was emitted in
+             * memory: a DynamicMethod such as a compiled route delegate */
+            out->dynamic = strcmp(out->cls, "unknown") == 0 && path[0] != '\0' &&
+                           strchr(path, '/') == NULL && strchr(path, '\\') == NULL;
             break;
         }
     if (strcmp(out->cls, "application") == 0 && out->call_site[0] == '\0')

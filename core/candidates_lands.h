@@ -15,6 +15,8 @@ typedef struct pp_lands {
     char why[768]; /* why that class, or why it is unknown and how to know */
     int no_app;    /* no module and no application frame reached it: a runtime
                       stub or framework-only code, a follow-up, never a target */
+    int dynamic;   /* its module is in-memory (a DynamicMethod: a compiled route
+                      delegate): no source file a fix could change */
 } pp_lands;
 
 /* Fill *out for one candidate: row of table (analyzer's stage), pointing at

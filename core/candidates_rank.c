@@ -95,9 +95,13 @@ group_cost(const cand *list, group *g)
                 share += list[j].share;
             }
         /* at an equal cost, a table that names a cause (cpu's blocking)
-         * represents the group rather than waits a rule had to name */
-        if (cost > g->cost || (cost >= g->cost * (1 - 1e-9) && g->cost > 0 &&
-                               list[g->rep].r.rule_gated && !list[i].r.rule_gated)) {
+         * represents the group rather than waits a rule had to name; within
+         * one table, the heaviest row (the command quoted in the plan) */
+        int same = cost >= g->cost * (1 - 1e-9) && g->cost > 0;
+        if (cost > g->cost || (same && list[g->rep].r.rule_gated && !list[i].r.rule_gated) ||
+            (same && list[g->rep].stage_obj == list[i].stage_obj &&
+             strcmp(list[g->rep].r.table, list[i].r.table) == 0 &&
+             list[i].figure > list[g->rep].figure)) {
             g->cost = cost;
             g->figure = fig;
             g->share = share;
@@ -138,6 +142,8 @@ pp_cand_groups(const cand *list, size_t n, size_t *ng)
 static const char *
 evidence_confidence(const cand *c)
 {
+    /* a command that moved to its application frame is judged as itself */
+    const char *name = strcmp(c->orig_kind, "command") == 0 ? c->orig : c->target;
     size_t k, i;
     json_t *t, *row;
 
@@ -148,7 +154,7 @@ evidence_confidence(const cand *c)
             continue;
         json_array_foreach(json_object_get(t, "rows"), i, row) {
             const char *v = json_string_value(json_array_get(row, (size_t)ti));
-            if (v != NULL && strcmp(v, c->target) == 0)
+            if (v != NULL && strcmp(v, name) == 0)
                 return json_string_value(json_array_get(row, (size_t)ci));
         }
     }
@@ -159,6 +165,18 @@ static int
 conf_rank(const char *c)
 {
     return c == NULL ? 3 : strcmp(c, "high") == 0 ? 3 : strcmp(c, "medium") == 0 ? 2 : 1;
+}
+
+/* 1 when word is one of the space-separated words of list. */
+static int
+word_in(const char *word, const char *list)
+{
+    size_t n = strlen(word);
+
+    for (const char *p = strstr(list, word); p != NULL; p = strstr(p + 1, word))
+        if ((p == list || p[-1] == ' ') && (p[n] == ' ' || p[n] == '\0'))
+            return 1;
+    return 0;
 }
 
 typedef struct hit {
@@ -208,7 +226,7 @@ group_rules(const cand *list, const group *g, const json_t *const *docs, size_t 
         int gone = 0;
 
         for (size_t b = 0; b < n && out[a].rule->superseded_by != NULL && !gone; b++)
-            gone = strcmp(out[b].rule->id, out[a].rule->superseded_by) == 0;
+            gone = word_in(out[b].rule->id, out[a].rule->superseded_by);
         if (gone) {
             memmove(&out[a], &out[a + 1], (n - a - 1) * sizeof *out);
             n--;
@@ -260,8 +278,10 @@ member_text(const cand *c, char *buf, size_t size)
 
     pp_cand_figure_text(c->r.measure, c->figure, fig, sizeof fig);
     pp_cand_per_unit_text(c->r.measure, c->figure, &c->unit, per, sizeof per);
-    if (c->orig[0])
-        w = snprintf(buf, size, "%s (framework, called from %s) %s %s", c->orig, c->target,
+    if (c->orig[0] && strcmp(c->orig_kind, "command") == 0)
+        w = snprintf(buf, size, "\"%s\" (run from %s) %s %s", c->orig, c->target, c->r.what, fig);
+    else if (c->orig[0])
+        w = snprintf(buf, size, "%s (%s, called from %s) %s %s", c->orig, c->orig_kind, c->target,
                      c->r.what, fig);
     else
         w = snprintf(buf, size, "%s %s %s", c->target, c->r.what, fig);

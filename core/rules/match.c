@@ -81,26 +81,45 @@ clause_rows(const pp_rule_clause *cl, pp_ev_cache *cache, const json_t *stage, c
     return n;
 }
 
+/* Whether r's `requires` hold over docs: each clause (one, requires_any)
+ * matches a row of some stage. A clause with a target wants a row naming
+ * target in a stage other than own (the candidate's): the same type grew in
+ * the next pair of snapshots too. */
 static int
-requires_hold(const pp_rule *r, pp_ev_cache *cache, const json_t *const *docs, size_t ndocs)
+requires_hold(const pp_rule *r, pp_ev_cache *cache, const json_t *const *docs, size_t ndocs,
+              const json_t *own, const char *target)
 {
     for (size_t q = 0; q < r->nrequires; q++) {
-        int found = 0;
+        const pp_rule_clause *cl = &r->requires[q];
+        int found = 0, tables = 0;
 
         for (size_t d = 0; d < ndocs && !found; d++) {
             size_t i;
             json_t *stage;
 
-            json_array_foreach(json_object_get(docs[d], "stages"), i, stage)
-                if (clause_rows(&r->requires[q], cache, stage, NULL, NULL, NULL) > 0) {
+            json_array_foreach(json_object_get(docs[d], "stages"), i, stage) {
+                if (cl->target != NULL && (target == NULL || stage == own))
+                    continue;
+                if (cl->absent) {
+                    const char *an = pp_ev_analyzer(stage);
+                    tables += an != NULL && strcmp(an, cl->analyzer) == 0 &&
+                              pp_ev_get(cache, stage, cl->table) != NULL;
+                }
+                if (clause_rows(cl, cache, stage, cl->target ? target : NULL, NULL, NULL) > 0) {
                     found = 1;
                     break;
                 }
+            }
         }
-        if (!found)
+        /* absent: another result has the table, and none of its rows holds */
+        if (cl->absent)
+            found = !found && tables > 0;
+        if (found && r->requires_any)
+            return 1;
+        if (!found && !r->requires_any)
             return 0;
     }
-    return 1;
+    return !r->requires_any || r->nrequires == 0;
 }
 
 size_t
@@ -118,7 +137,7 @@ pp_rules_for_target(const pp_ruleset *set, pp_ev_cache *cache, const json_t *con
         for (size_t m = 0; m < r->nmatch; m++)
             if (r->match[m].target != NULL &&
                 clause_rows(&r->match[m], cache, stage, target, NULL, NULL) > 0) {
-                if (requires_hold(r, cache, docs, ndocs))
+                if (requires_hold(r, cache, docs, ndocs, stage, target))
                     out[n++] = r;
                 break;
             }
@@ -217,7 +236,11 @@ pp_rules_stage_findings(const pp_ruleset *set, pp_ev_cache *cache, const json_t 
             size_t n = clause_rows(&r->match[m], cache, stage, NULL, &row, &t);
             char msg[1024], more[48] = "", text[3072];
 
-            if (n == 0 || !requires_hold(r, cache, docs, ndocs))
+            int ti = n > 0 && r->match[m].target ? pp_ev_column(t, r->match[m].target) : -1;
+            const char *tv = ti >= 0 ? json_string_value(json_array_get(row, (size_t)ti)) : NULL;
+
+            /* a target-tied `requires` is judged on the first row's target */
+            if (n == 0 || !requires_hold(r, cache, docs, ndocs, stage, tv))
                 continue;
             if (r->message != NULL)
                 fill_template(r->message, t, row, msg, sizeof msg);

@@ -55,6 +55,8 @@ typedef struct pp_rule_clause {
     char *analyzer;
     char *table;
     char *target; /* column tying a row to a candidate, or NULL */
+    int absent;   /* requires: holds where another result has the table and no row
+                     of it names the target (it stopped growing there) */
     pp_rule_cond *conds;
     size_t nconds;
     pp_pos pos;
@@ -72,15 +74,19 @@ typedef struct pp_rule {
     int disabled;
     pp_rule_clause *match; /* alternatives: any one */
     size_t nmatch;
-    pp_rule_clause *requires; /* each must match somewhere */
+    pp_rule_clause *requires; /* each must match somewhere (one, with requires_any); a
+                                 clause with a target: a row naming the candidate's
+                                 target in another result */
     size_t nrequires;
     char *file;          /* where it was defined */
     pp_pos pos;          /* of its `id` value */
-    char *superseded_by; /* a rule id: where both match a candidate, only that one shows */
+    char *superseded_by; /* rule ids (space-separated): where one of them matches a
+                            candidate too, only that one shows */
     int experimental;    /* no antipattern/twin capture pair proves it (docs/rules.md):
                                     never ranked above medium (pp_rule_confidence) */
     int l1_blind_spot;   /* what it names lives behind I/O an L1 benchmark mocks (a
                                     DbContext, a repository): a candidate it matches plans L2+L3 */
+    int requires_any;    /* one `requires` clause holding is enough */
 } pp_rule;
 
 typedef struct pp_ruleset {

@@ -20,9 +20,10 @@ static const char *const top_keys[] = { "version", "rules", NULL };
 static const char *const rule_keys[] = {
     "id",       "title",        "axis",          "confidence",    "fix",
     "doc",      "finding",      "message",       "match",         "requires",
-    "disabled", "experimental", "superseded_by", "l1_blind_spot", NULL
+    "disabled", "experimental", "superseded_by", "l1_blind_spot", "requires_any",
+    NULL
 };
-static const char *const clause_keys[] = { "analyzer", "table", "target", "where", NULL };
+static const char *const clause_keys[] = { "analyzer", "table", "target", "where", "absent", NULL };
 static const char *const op_names[] = {
     "equals", "regex", "not_regex", "glob", "min", "max", NULL
 };
@@ -265,8 +266,10 @@ parse_where(ctx *c, pp_rule_clause *cl, const pp_ynode *where)
     return PP_OK;
 }
 
+static int flag(ctx *c, const pp_ynode *n, const char *key, int *out);
+
 static int
-parse_clause(ctx *c, const pp_ynode *n, int with_target, pp_rule_clause *cl)
+parse_clause(ctx *c, const pp_ynode *n, pp_rule_clause *cl)
 {
     const pp_ynode *an, *tb, *tg, *wh;
     pp_ev_kind kind;
@@ -289,11 +292,9 @@ parse_clause(ctx *c, const pp_ynode *n, int with_target, pp_rule_clause *cl)
                              "unknown table '%s' of analyzer %s; expected one of: %s", tb->text,
                              cl->analyzer, list);
     }
+    /* In a `requires` clause, target ties the row to the candidate's own
+     * target in ANOTHER result (a later snapshot pair) */
     if ((tg = get(n, "target")) != NULL) {
-        if (!with_target)
-            return fail(c, PP_EINVAL, tg->pos,
-                        "'target' belongs in 'match' clauses: a 'requires' clause only has to "
-                        "match some row");
         if ((rc = text_dup(c, tg, "target", &cl->target)) != PP_OK)
             return rc;
         kind = pp_ev_schema(c->schema, cl->analyzer, cl->table, cl->target);
@@ -309,12 +310,18 @@ parse_clause(ctx *c, const pp_ynode *n, int with_target, pp_rule_clause *cl)
     }
     if ((wh = get(n, "where")) != NULL && (rc = parse_where(c, cl, wh)) != PP_OK)
         return rc;
+    if ((rc = flag(c, n, "absent", &cl->absent)) != PP_OK)
+        return rc;
+    if (cl->absent && cl->target == NULL)
+        return fail(c, PP_EINVAL, n->pos,
+                    "'absent: true' needs a 'target': it holds where another result's table "
+                    "has no row naming the candidate's target");
     return PP_OK;
 }
 
 /* One clause or a list of them. */
 static int
-parse_clauses(ctx *c, const pp_ynode *n, int with_target, pp_rule_clause **out, size_t *count)
+parse_clauses(ctx *c, const pp_ynode *n, pp_rule_clause **out, size_t *count)
 {
     size_t want_n = n->type == PP_YNODE_SEQUENCE ? n->count : 1;
 
@@ -328,8 +335,7 @@ parse_clauses(ctx *c, const pp_ynode *n, int with_target, pp_rule_clause **out, 
     if ((*out = calloc(want_n, sizeof **out)) == NULL)
         return fail(c, PP_ENOMEM, n->pos, "out of memory");
     for (size_t i = 0; i < want_n; i++) {
-        int rc = parse_clause(c, n->type == PP_YNODE_SEQUENCE ? n->items[i] : n, with_target,
-                              &(*out)[i]);
+        int rc = parse_clause(c, n->type == PP_YNODE_SEQUENCE ? n->items[i] : n, &(*out)[i]);
         (*count)++;
         if (rc != PP_OK)
             return rc;
@@ -380,10 +386,10 @@ parse_body(ctx *c, const pp_ynode *n, pp_rule *r)
         (rc = text_dup(c, v, "superseded_by", &r->superseded_by)) != PP_OK)
         return rc;
     if ((rc = need(c, n, "match", "the rule", &v)) != PP_OK ||
-        (rc = parse_clauses(c, v, 1, &r->match, &r->nmatch)) != PP_OK)
+        (rc = parse_clauses(c, v, &r->match, &r->nmatch)) != PP_OK)
         return rc;
     if ((v = get(n, "requires")) != NULL &&
-        (rc = parse_clauses(c, v, 0, &r->requires, &r->nrequires)) != PP_OK)
+        (rc = parse_clauses(c, v, &r->requires, &r->nrequires)) != PP_OK)
         return rc;
     return PP_OK;
 }
@@ -428,7 +434,8 @@ parse_rule(ctx *c, const pp_ynode *n, pp_rule *r)
         return fail(c, PP_ENOMEM, v->pos, "out of memory");
     if ((rc = flag(c, n, "disabled", &r->disabled)) != PP_OK ||
         (rc = flag(c, n, "experimental", &r->experimental)) != PP_OK ||
-        (rc = flag(c, n, "l1_blind_spot", &r->l1_blind_spot)) != PP_OK)
+        (rc = flag(c, n, "l1_blind_spot", &r->l1_blind_spot)) != PP_OK ||
+        (rc = flag(c, n, "requires_any", &r->requires_any)) != PP_OK)
         return rc;
     /* A disabled rule only needs its id: it exists to switch one off. */
     if (r->disabled && get(n, "match") == NULL)

@@ -9,7 +9,11 @@
  *   that ran at least twice, interleaved with the repeats, and nplus1 or
  *   more times less often (K = the ratio, "per execution of ..."). Counts
  *   do not care how requests overlap, so this holds under any concurrency.
- *   Confidence medium, with the capture that would make it exact.
+ *   Confidence medium, with the capture that would make it exact. A driver
+ *   run from the same application method as the repeats (that method runs
+ *   the parent query, then one query per row) needs only ONE_CALLER_MIN
+ *   repeats per execution: the loop is in one frame, not inferred from two
+ *   routes' rates (group "caller").
  * - A repeated command with no driver gets no N+1 verdict: an info finding
  *   says it cannot be told from one execution per request (confidence low)
  *   and gives the dotnet-trace line that adds request boundaries. */
@@ -26,6 +30,7 @@
 #define HINT                                                                                       \
     "`dotnet-trace collect --profile database --providers Microsoft.AspNetCore.Hosting -p PID`"
 #define MAX_LOW_FINDINGS 5
+#define ONE_CALLER_MIN   2
 
 enum { V_NONE, V_LOW, V_MEDIUM, V_HIGH };
 
@@ -41,6 +46,7 @@ typedef struct verdict {
     uint32_t route;  /* request route id (high, requests), DB_NO_ID otherwise */
     int by_request, concurrent;
     int one_parent; /* medium from one serial run after one parent, off any request */
+    int one_caller; /* medium: the driver runs from the repeats' own application frame */
 } verdict;
 
 typedef struct grp {
@@ -233,6 +239,14 @@ on_web_stack(db_state *st, db_work *w, uint32_t i)
     return resolved > x->stack_len / 2 ? 0 : -1;
 }
 
+/* 1 when executions a and b were run from one application frame (their
+ * first frame outside the framework). */
+static int
+same_caller(const db_work *w, uint32_t a, uint32_t b)
+{
+    return w->caller != NULL && w->caller[a] != DB_NO_ID && w->caller[a] == w->caller[b];
+}
+
 /* Outside requests: the command that drives a loop. Counts are taken over
  * every execution outside a request, so concurrency and pauses (a first
  * query's JIT) change nothing. */
@@ -266,17 +280,25 @@ judge_ungrouped(db_state *st, db_work *w, verdict *v)
     }
     for (uint32_t c = 0; c < nc; c++) {
         const cmd_span *x = &cs[c];
-        uint32_t driver = DB_NO_ID;
+        uint32_t driver = DB_NO_ID, mine = DB_NO_ID;
         if (x->count < (uint64_t)st->nplus1 || v[c].level == V_HIGH)
             continue;
         for (uint32_t d = 0; d < nc; d++) {
             const cmd_span *y = &cs[d];
-            if (d == c || y->count < 2 || (uint64_t)x->count < (uint64_t)st->nplus1 * y->count ||
-                (driver != DB_NO_ID && y->count <= cs[driver].count) ||
+            if (d == c || y->count < 2 ||
+                (uint64_t)x->count < ONE_CALLER_MIN * (uint64_t)y->count ||
                 !interleaved(st, ids, n, d, x))
                 continue;
-            driver = d;
+            if ((uint64_t)x->count >= (uint64_t)st->nplus1 * y->count &&
+                (driver == DB_NO_ID || y->count > cs[driver].count))
+                driver = d;
+            else if (same_caller(w, x->first, y->first) &&
+                     (mine == DB_NO_ID || y->count > cs[mine].count))
+                mine = d;
         }
+        int one_caller = driver == DB_NO_ID && mine != DB_NO_ID;
+        if (one_caller)
+            driver = mine;
         v[c] = (verdict){ driver != DB_NO_ID ? V_MEDIUM : V_LOW,
                           x->count,
                           driver != DB_NO_ID ? (double)x->count / cs[driver].count : 0,
@@ -288,7 +310,8 @@ judge_ungrouped(db_state *st, db_work *w, verdict *v)
                           DB_NO_ID,
                           0,
                           x->concurrent,
-                          0 };
+                          0,
+                          one_caller };
         uint32_t parent = DB_NO_ID, first = 0, run;
         int64_t window = 0;
         /* one parent, one serial run: a loop only where no request can be
@@ -296,7 +319,9 @@ judge_ungrouped(db_state *st, db_work *w, verdict *v)
         if (driver == DB_NO_ID && !x->concurrent &&
             (run = serial_run(st, ids, n, c, &parent, &first, &window)) >= (uint64_t)st->nplus1 &&
             on_web_stack(st, w, first) == 0)
-            v[c] = (verdict){ V_MEDIUM, run, run, 1, 0, first, window, parent, DB_NO_ID, 0, 0, 1 };
+            v[c] = (verdict){
+                V_MEDIUM, run, run, 1, 0, first, window, parent, DB_NO_ID, 0, 0, 1, 0
+            };
     }
     free(ids);
     free(cs);
@@ -339,6 +364,14 @@ say(db_state *st, pp_ctx *ctx, const db_work *w, uint32_t c, const verdict *x, c
                    "requests, capture with %s to judge it per request",
                    cmd, (unsigned)x->executions, pp_pc_strtab_get(&st->cmds, x->driver), sep,
                    caller, fix_of(cmd), HINT);
+    else if (x->level == V_MEDIUM && x->one_caller)
+        h->finding(ctx, PP_SEVERITY_WARNING, "db.n_plus_one",
+                   "N+1 (one method runs the parent query and the repeats, no request "
+                   "boundaries; confidence medium): \"%s\" ran %u times, %.1f per execution of "
+                   "\"%s\" (%u executions), both from %s: %s. For exact counts per request, "
+                   "capture with %s",
+                   cmd, (unsigned)x->executions, x->per, pp_pc_strtab_get(&st->cmds, x->driver),
+                   (unsigned)x->groups, caller, fix_of(cmd), HINT);
     else if (x->level == V_MEDIUM)
         h->finding(
             ctx, PP_SEVERITY_WARNING, "db.n_plus_one",
@@ -392,6 +425,7 @@ report(db_state *st, pp_ctx *ctx, db_work *w, const verdict *v)
         if (!t && !(t = h->table_new(ctx, "n_plus_one", 8, cols, 1)))
             return PP_ENOMEM;
         const char *group = x->level == V_HIGH ? (x->by_request ? "request" : "activity") :
+                            x->one_caller      ? "caller" :
                             x->concurrent      ? "burst (concurrent)" :
                                                  "burst";
         pp_cell row[8] = {

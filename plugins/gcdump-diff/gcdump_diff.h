@@ -77,10 +77,14 @@ gd_cmp_delta(const void *a, const void *b)
     return strcmp(x->name, y->name);
 }
 
+/* A type whose instances accumulate: at least two more of them. One more
+ * instance is a container that appeared or was replaced (a dictionary's
+ * entry array on its first insert, a resize): what it holds is what
+ * accumulates, so it is looked through as an owner. */
 static inline int
 gd_accumulating(const diff_row *r)
 {
-    return r->dcount > 0 && r->key[1] != HC_NONE;
+    return r->dcount > 1 && r->key[1] != HC_NONE;
 }
 
 static inline int64_t

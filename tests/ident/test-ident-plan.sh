@@ -30,7 +30,8 @@ d = json.load(open(sys.argv[1]))
 t = [x for x in d['stages'][0]['tables'] if x['name'] == 'candidates'][0]
 cols = [c['name'] for c in t['columns']]
 rows = [dict(zip(cols, r)) for r in t['rows']]
-n1 = [r for r in rows if 'FROM "Purchases"' in r['target'] and '"CustomerId" = @' in r['target']]
+# the repeated query lands in the application frame that runs it: the command is its evidence
+n1 = [r for r in rows if 'FROM "Purchases"' in r['evidence'] and '"CustomerId" = @' in r['evidence']]
 assert n1, [r['target'] for r in rows]
 v = n1[0]['verify']
 assert 'plan L2' in v and 'L3' in v and 'no L1' in v and 'mocked I/O' in v, v

@@ -78,27 +78,46 @@ assert ids3.get("leak.static-collection") == "high" and "heap.static-growth" not
 print("two snapshots: %s grew (%s); with the series: %s" % (r2["target"], ids2, ids3))
 PY
 fi
-# Every shipped rule is proven both ways in this suite (its antipattern capture and healthy twin,
-# here and in test-rules-e2e.sh) or marked experimental (docs/rules.md, "Proven both ways").
+# Every shipped rule is proven both ways in this suite or marked experimental (docs/rules.md,
+# "Proven both ways"): a rule is proven exactly when its docs/rules.md row says so, names the
+# captures it fires on and stays silent on, each a fixture the suite holds (tests/data, its
+# subdirectories, the webapp archive's truths), and a test of tests/rules-e2e asserts its id.
 if run "rules list" "$PERFPIPE" rules list --format json; then
   cp "$tmp/out" "$tmp/rules.json"
-  check "rules: >= 45 in force; the proven ones are exactly those with a pair in the suite" \
-    "$tmp/rules.json" "$(dirname "$0")/../../docs/rules.md" <<'PY'
-import json, re, sys
+  check "rules: >= 45 in force; proven exactly where a capture pair in the suite proves them" \
+    "$tmp/rules.json" "$(dirname "$0")/../../docs/rules.md" "$DATA" "$(dirname "$0")" <<'PY'
+import json, os, re, sys
 rules = json.load(open(sys.argv[1]))
 doc = open(sys.argv[2]).read()
+data, e2e = sys.argv[3], sys.argv[4]
 assert len(rules) >= 45, len(rules)
-proven = {"mem.loh-array-churn", "str.concat-in-loop", "regex.per-call", "json.options-per-call",
-          "exc.control-flow", "box.non-generic-collection", "lock.contention",
-          "async.sync-over-async", "ef.n-plus-one", "leak.static-collection", "exc.high-rate"}
+fixtures = set()
+for dp, _, fs in os.walk(data):
+    for f in fs:
+        fixtures.add(re.sub(r"\.(nettrace|gcdump|truth\.json|oracle\.json|wrk\.txt|json|csv)$", "", f))
+tests = "".join(open(os.path.join(e2e, f)).read() for f in os.listdir(e2e) if f.endswith(".sh"))
+rows = {}
+for line in doc.splitlines():
+    cells = [c.strip() for c in re.split(r"(?<!\\)\|", line)[1:-1]]
+    if len(cells) == 7 and cells[3] in ("proven", "experimental"):
+        rows[cells[0].strip("`")] = cells
 shipped = {r["id"]: r for r in rules if not r["disabled"]}
-assert {i for i, r in shipped.items() if not r["experimental"]} == proven, \
-    sorted({i for i, r in shipped.items() if not r["experimental"]} ^ proven)
+proven = 0
 for i, r in shipped.items():
-    assert r["experimental"] or r["confidence"] in ("high", "medium", "low"), r
+    assert i in rows, "docs/rules.md has no row for %s" % i
+    status = rows[i][3]
+    assert status == ("experimental" if r["experimental"] else "proven"), (i, status, r["experimental"])
     assert not r["experimental"] or r["confidence"] != "high", ("experimental above medium", r)
-    assert re.search(r"\| `?%s`? \|" % re.escape(i), doc), "docs/rules.md has no row for %s" % i
-print("%d rules, %d proven, %d experimental" % (len(shipped), len(proven), len(shipped) - len(proven)))
+    if r["experimental"]:
+        continue
+    proven += 1
+    for what, cell in (("fires on", rows[i][4]), ("silent on", rows[i][5])):
+        names = re.findall(r"[a-z][a-z0-9]*(?:-[a-z0-9]+)+", cell)
+        held = [n for n in names if n in fixtures or any(f.startswith(n + "-") for f in fixtures)]
+        assert held, "%s: its '%s' cell names no fixture of the suite: %s" % (i, what, cell)
+    assert re.search(r"[\"' ]%s[\"' :]" % re.escape(i), tests), "%s: no test in %s asserts it" % (i, e2e)
+print("%d rules, %d proven (each with its fixtures and a test), %d experimental" % (
+    len(shipped), proven, len(shipped) - proven))
 PY
 fi
 finish

@@ -292,6 +292,17 @@ CASES = {
         growth("App.Session", 4_000_000,
                "[.NET Roots] > [local vars] > System.Collections.Generic.List<App.Session> > "
                "App.Session[] > App.Session"), "App.Session"),
+    # three snapshots: grew between the first two, and the diff of the next pair (the second
+    # stage) shows no growth of it; silent where no static collection holds it
+    "heap.bounded-growth": (
+        both(growth("App.Report", 4_000_000,
+                    STATIC + "System.Collections.Generic.Dictionary<System.Int32,App.Report> > App.Report"),
+             growth("App.Other", 4_000_000, "[.NET Roots] > [local vars] > App.Other")),
+        both(growth("App.Report", 4_000_000,
+                    "[.NET Roots] > [local vars] > System.Collections.Generic.Dictionary<System.Int32,"
+                    "App.Report> > App.Report"),
+             growth("App.Other", 4_000_000, "[.NET Roots] > [local vars] > App.Other")),
+        "App.Report"),
     "leak.event-handler": (
         growth("App.View", 4_000_000,
                STATIC + "App.Bus > System.EventHandler<App.Msg> > System.Object[] > App.View"),
@@ -394,6 +405,19 @@ CASES = {
 
 # More cases for rules with several kinds of evidence: "RULE#what" -> as in CASES.
 EXTRA_CASES = {
+    # three snapshots: the same type grew, held by a static collection, in the next pair too
+    "leak.static-collection#snapshots": (
+        both(growth("App.Session", 4_000_000,
+                    STATIC + "System.Collections.Generic.List<App.Session> > App.Session[] > App.Session"),
+             growth("App.Session", 4_000_000,
+                    STATIC + "System.Collections.Generic.List<App.Session> > App.Session[] > App.Session")),
+        both(growth("App.Session", 4_000_000,
+                    "[.NET Roots] > [local vars] > System.Collections.Generic.List<App.Session> > "
+                    "App.Session[] > App.Session"),
+             growth("App.Session", 4_000_000,
+                    "[.NET Roots] > [local vars] > System.Collections.Generic.List<App.Session> > "
+                    "App.Session[] > App.Session")),
+        "App.Session"),
     # the runtime's exception counter: 500 a second (30 000 a minute) vs 2
     "exc.high-rate#counters": (counters(counter("exceptions", 500.0)),
                                counters(counter("exceptions", 2.0)), None),

@@ -147,6 +147,7 @@ namespace Workload
                 case "cpuwork": CpuWorkScenario.Run(a, truth); break;
                 case "db": DbScenario.Run(a, truth).GetAwaiter().GetResult(); break;
                 case "leak": LeakScenario.Run(a, truth); break;
+                case "cache": CacheScenario.Run(a, truth); break;
                 case "churn": ChurnScenario.Run(a, truth); break;
                 case "web": WebScenario.Run(a, truth).GetAwaiter().GetResult(); break;
                 case "blocking": BlockingScenario.Run(a, truth); break;

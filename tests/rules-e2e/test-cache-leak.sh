@@ -1,0 +1,79 @@
+#!/bin/bash
+# Issue 45, "a bounded cache filled during a run is not a leak; a never-evicting static dictionary
+# is, with its owner type first", on the committed cache captures (tests/capture/capture-cache.sh:
+# the workload's `cache` scenario, three dotnet-gcdump snapshots of each mode; no runtime needed).
+# Truth (cache-MODE.truth.json, the scenario's own counts): the entries in the cache at each
+# snapshot, the entry type, whether the dictionary evicts (bound). perfpipe gcdump-diff runs on
+# snapshots 1-2 and 2-3, then `perfpipe candidates`:
+#   - both modes, 1-2 alone: the entry type grew by exactly the truth's entries, "grew" only
+#     (heap.static-growth, low), no leak verdict: one growth cannot tell a leak from a cache
+#     warming up;
+#   - leak, 1-2 and 2-3: the top candidate is the entry type (the owner of the growing payload),
+#     held by the truth's dictionary, with leak.static-collection (high);
+#   - bounded, 1-2 and 2-3: no leak.static-collection anywhere (candidate or rule finding); the
+#     entry type is named bounded (heap.bounded-growth).
+set -u
+PERFPIPE=${PERFPIPE:?}
+DATA=${PP_TESTDATA:?}/cache
+. "$(dirname "$0")/../lib/checks.sh"
+[ -f "$DATA/cache-leak-s3.gcdump" ] || { echo "SKIP: tests/data/cache fixtures not present"; exit 77; }
+
+for m in leak bounded; do
+  for p in 12 23; do
+    run "$m: gcdump-diff s${p:0:1} s${p:1:1}" "$PERFPIPE" gcdump-diff "$DATA/cache-$m-s${p:0:1}.gcdump" \
+      "$DATA/cache-$m-s${p:1:1}.gcdump" --format json -o "$tmp/$m-$p.json" || continue 2
+  done
+  run "$m: candidates, snapshots 1-2" "$PERFPIPE" candidates "$tmp/$m-12.json" --format json \
+    -o "$tmp/$m-two.json" || continue
+  run "$m: candidates, snapshots 1-2 and 2-3" "$PERFPIPE" candidates "$tmp/$m-12.json" "$tmp/$m-23.json" \
+    --format json -o "$tmp/$m-three.json" || continue
+  check "$m: the verdict follows the growth over three snapshots" "$tmp/$m-12.json" "$tmp/$m-two.json" \
+    "$tmp/$m-three.json" "$DATA/cache-$m.truth.json" <<'PY'
+import json, sys
+diff, two, three, truth = (json.load(open(p)) for p in sys.argv[1:5])
+def table(doc, name):
+    t = next(t for t in doc["stages"][0]["tables"] if t["name"] == name)
+    cols = [c["name"] for c in t["columns"]]
+    return t, [dict(zip(cols, r)) for r in t["rows"]]
+n = truth["entries_at_snapshot"]
+entry = truth["entry_type"]
+assert len(n) == 3 and n[0] == 0 and n[1] > 0, n
+if truth["leak"]:
+    assert n[2] > n[1], n                                  # the scenario's own count keeps growing
+else:
+    assert n[1] == n[2] == truth["bound"], n                # filled to its bound, then stays
+_, growth = table(diff, "growth")
+g = next(r for r in growth if r["type"] == entry)
+assert g["count_delta"] == n[1] - n[0], (g["count_delta"], n)
+dict_type = truth["owner_type"]                           # Dictionary<System.Int32,Workload.CachedReport>
+assert dict_type in g["path"] and "static" in g["path"], g["path"]
+def rules_of(doc):
+    t, rows = table(doc, "candidates")
+    _, rf = table(doc, "rule_findings")
+    return rows, t["row_rules"], [(f["rule"], f["confidence"]) for f in rf]
+# two snapshots: grew, no verdict
+rows, rr, rf = rules_of(two)
+assert rows[0]["target"] == entry, [r["target"] for r in rows[:3]]
+ids = {h["id"]: h["confidence"] for h in rr[0]}
+assert ids == {"heap.static-growth": "low"}, ids
+assert all(r != "leak.static-collection" for r, _ in rf), rf
+# three snapshots
+rows, rr, rf = rules_of(three)
+every = {h["id"] for hits in rr for h in hits} | {r for r, _ in rf}
+top = {h["id"]: h["confidence"] for h in rr[0]}
+assert rows[0]["target"] == entry, [r["target"] for r in rows[:3]]
+assert dict_type in rows[0]["evidence"], rows[0]["evidence"][:400]
+if truth["leak"]:
+    assert top == {"leak.static-collection": "high"}, top
+    assert "heap.bounded-growth" not in every, every
+    print("leak: #1 %s (+%d, +%d entries), leak.static-collection (high); two snapshots: grew (low)" % (
+        entry, n[1] - n[0], n[2] - n[1]))
+else:
+    assert "leak.static-collection" not in every, every
+    assert top == {"heap.bounded-growth": "medium"}, top
+    print("bounded at %d: #1 %s heap.bounded-growth (medium), no leak verdict; two snapshots: grew (low)" % (
+        truth["bound"], entry))
+PY
+done
+
+finish
