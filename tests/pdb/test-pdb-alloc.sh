@@ -10,20 +10,14 @@
 #  - with the PDB of a rebuild: refused by both ids, no row has a source
 #    (TraceEvent too gives no line);
 #  - a dotnet-trace capture without the map keyword: the finding names it.
-set -u
-top_builddir=${PP_BUILDDIR:-.}
-top_srcdir=${PP_SRCDIR:-$(dirname "$0")/../..}
-PP=$top_builddir/perfpipe
-tar=$top_srcdir/tests/data/pdb/workload-alloc.tar.xz
-command -v xz >/dev/null || { echo "SKIP: xz not found"; exit 77; }
-command -v python3 >/dev/null || { echo "SKIP: python3 not found"; exit 77; }
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-tar -xJf "$tar" -C "$tmp" || { echo "FAIL: cannot unpack $tar"; exit 1; }
+pp_stem=workload-alloc
+. "${PP_SRCDIR:-$(dirname "$0")/../..}/tests/pdb/unpack.sh"
 fail=0
-run() { # NAME SYMDIR TRACE
-    PERFPIPE_SYMBOL_PATH=$tmp/$2 "$PP" alloc "$tmp/$3" --top 10 --format json -o "$tmp/$1.json" \
-        2>"$tmp/$1.err" || { echo "FAIL: $1: perfpipe alloc failed:"; cat "$tmp/$1.err"; fail=1; }
+run() { # NAME SYMDIR TRACE: the directory through --symbols (PERFPIPE_SYMBOL_PATH
+       # names one without the PDB: the flag's comes first)
+    PERFPIPE_SYMBOL_PATH=$tmp/nowhere "$PP" alloc "$tmp/$3" --symbols "$tmp/$2" --top 10 \
+        --format json -o "$tmp/$1.json" 2>"$tmp/$1.err" ||
+        { echo "FAIL: $1: perfpipe alloc failed:"; cat "$tmp/$1.err"; fail=1; }
 }
 run beside beside alloc-beside.nettrace
 run embedded embedded alloc-embedded.nettrace

@@ -13,16 +13,8 @@
 #  - a capture without the IL-to-native map keyword: the finding names it.
 # The fixture's module paths are of the capturing machine: the dll/PDB are
 # found through PERFPIPE_SYMBOL_PATH, as on any other machine.
-set -u
-top_builddir=${PP_BUILDDIR:-.}
-top_srcdir=${PP_SRCDIR:-$(dirname "$0")/../..}
-PP=$top_builddir/perfpipe
-tar=$top_srcdir/tests/data/pdb/workload-cpu.tar.xz
-command -v xz >/dev/null || { echo "SKIP: xz not found"; exit 77; }
-command -v python3 >/dev/null || { echo "SKIP: python3 not found"; exit 77; }
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-tar -xJf "$tar" -C "$tmp" || { echo "FAIL: cannot unpack $tar"; exit 1; }
+pp_stem=workload-cpu
+. "${PP_SRCDIR:-$(dirname "$0")/../..}/tests/pdb/unpack.sh"
 fail=0
 run() { # NAME SYMDIR TRACE
     PERFPIPE_SYMBOL_PATH=$tmp/$2 "$PP" cpu "$tmp/$3" --top 10 --format json -o "$tmp/$1.json" \
