@@ -18,6 +18,8 @@
 #define RUN_OPTIONS                                                                                \
     "  --hash ALGO          input identity: xxh3-128 (default) or sha256\n"                        \
     "  --plugin-dir DIR     look for plugins in DIR first (repeatable)\n"                          \
+    "  --symbols DIR        look for application PDBs (and assemblies) in DIR first, for\n"        \
+    "                       the `source` column (repeatable; then PERFPIPE_SYMBOL_PATH)\n"         \
     "  --evidence-dir DIR   also keep the result (JSON + markdown) in DIR under a dated,\n"        \
     "                       knob-stamped name, never overwriting; DIR/index.tsv lists runs\n"      \
     "  -q, --quiet          no warnings on stderr (they stay in the result)\n"                     \
@@ -190,6 +192,45 @@ stage_timeout(const char *arg, unsigned *out)
     return 0;
 }
 
+/* --symbols DIR: searched before the PERFPIPE_SYMBOL_PATH the user had, in
+ * the order given (the source lookup reads the variable, in every stage's
+ * process). */
+static int
+add_symbols(const char *dir)
+{
+    static char *dirs; /* the flags' directories, ':'-joined */
+    static char *user; /* the variable before the first flag (a copy) */
+    if (!dir[0] || strchr(dir, ':')) {
+        pp_cli_error("--symbols takes one directory (no ':'): '%s'", dir);
+        return -1;
+    }
+    if (!dirs && getenv("PERFPIPE_SYMBOL_PATH") && getenv("PERFPIPE_SYMBOL_PATH")[0] &&
+        !(user = strdup(getenv("PERFPIPE_SYMBOL_PATH")))) {
+        pp_cli_error("out of memory");
+        return -1;
+    }
+    size_t d = dirs ? strlen(dirs) : 0, n = strlen(dir), u = user ? strlen(user) : 0;
+    char *v = malloc(d + n + u + 3);
+    if (!v) {
+        pp_cli_error("out of memory");
+        return -1;
+    }
+    snprintf(v, d + n + u + 3, "%s%s%s", dirs ? dirs : "", dirs ? ":" : "", dir);
+    free(dirs);
+    dirs = v;
+    char *all = malloc(strlen(dirs) + u + 2);
+    if (!all) {
+        pp_cli_error("out of memory");
+        return -1;
+    }
+    snprintf(all, strlen(dirs) + u + 2, "%s%s%s", dirs, u ? ":" : "", u ? user : "");
+    int rc = setenv("PERFPIPE_SYMBOL_PATH", all, 1);
+    free(all);
+    if (rc != 0)
+        pp_cli_error("cannot set PERFPIPE_SYMBOL_PATH for --symbols");
+    return rc == 0 ? 0 : -1;
+}
+
 /* A positional argument (before or after `--`). */
 static int
 add_positional(run_args *a, char *arg)
@@ -224,6 +265,7 @@ cli_run_parse_args(run_args *a, int argc, char **argv)
         { "table", required_argument, NULL, 'b' },
         { "hash", required_argument, NULL, 'H' },
         { "plugin-dir", required_argument, NULL, 'P' },
+        { "symbols", required_argument, NULL, 'Y' },
         { "quiet", no_argument, NULL, 'q' },
         { "evidence-dir", required_argument, NULL, 'E' },
         { "stage-timeout", required_argument, NULL, 'W' },
@@ -320,6 +362,10 @@ cli_run_parse_args(run_args *a, int argc, char **argv)
             break;
         case 'W':
             if (stage_timeout(optarg, &a->stage_timeout) < 0)
+                return -1;
+            break;
+        case 'Y':
+            if (add_symbols(optarg) < 0)
                 return -1;
             break;
         case 'p':

@@ -320,6 +320,7 @@ static const pp_table_decl alloc_tables[] = {
                                         { "call_site", PP_COL_STRING, 0 },
                                         { "bytes_lo", PP_COL_BYTES, 0 },
                                         { "bytes_hi", PP_COL_BYTES, 0 },
+                                        { "source", PP_COL_STRING, 0 },
                                         { NULL, 0, 0 } },
         .key = (const char *const[]){ "frame", NULL },
         .subject = "frame",

@@ -10,6 +10,7 @@
 
 #include "../common/interval.h"
 #include "../common/modules.h"
+#include "../common/srclines.h"
 #include "../common/strbuf.h"
 #include "folded.h"
 #include "report_totals.h"
@@ -19,7 +20,7 @@
 
 #define ALL_FRAMEWORK_NAME "[framework only]"
 
-/* Per distinct stack, 20 bytes (262,655 of them on a 1.6 GB trace): names
+/* Per distinct stack, 24 bytes (262,655 of them on a 1.6 GB trace): names
  * as ids in the name table, NAME_NONE for none. */
 #define NAME_NONE UINT32_MAX
 typedef struct stack_facts {
@@ -28,6 +29,7 @@ typedef struct stack_facts {
     uint32_t unresolved_frames;
     uint32_t module;    /* of the responsible frame (common/modules.h) */
     uint32_t call_site; /* first application frame from it outward; NAME_NONE = "" */
+    uint32_t at;        /* the responsible frame's place, from the leaf */
 } stack_facts;
 
 typedef struct report {
@@ -61,6 +63,7 @@ typedef struct report {
     uint32_t listed_stacks;
     int64_t cut[2];
     uint32_t *tfk_of_row; /* [raw row] its by_type_frame_kind row */
+    pp_pc_srclines *src;  /* by_frame's source column, or NULL (no PDB lookup) */
 } report;
 
 /* What the report asks of a frame name, asked once per name: stacks
@@ -222,6 +225,7 @@ name_stacks(report *r)
         }
         if (rc != PP_OK)
             break;
+        f->at = at;
         if (f->responsible == NAME_NONE)
             ; /* "[framework only]" */
         else if ((rc = lands(r, f, frames, ids, depth, at)) != PP_OK)
@@ -301,6 +305,27 @@ note_lands(report *r, uint32_t bf, const stack_facts *f, int64_t bytes)
     return PP_OK;
 }
 
+/* The line of stack's responsible frame (the allocation site, or the call
+ * it made when the frame is not the leaf) weighs bytes in by_frame row bf.
+ * A lambda folded into its method keeps its own address: its line is the
+ * lambda's, in the user's source. */
+static int
+note_source(report *r, uint32_t stack, uint32_t bf, const stack_facts *f, int64_t bytes)
+{
+    pp_alloc *a = r->a;
+    if (f->responsible == NAME_NONE)
+        return PP_OK;
+    if (!pp_pc_srclines_noted(r->src, stack)) {
+        uint64_t ip = pp_pc_stacks_ip(&a->stacks, pp_pc_stacks_frame(&a->stacks, stack, f->at));
+        int rc = pp_pc_srclines_note(r->src, stack, bf, ip, f->at,
+                                     pp_pc_modules_is_app(&r->mods, f->module));
+        if (rc != PP_OK)
+            return rc;
+    }
+    pp_pc_srclines_add(r->src, stack, bytes);
+    return PP_OK;
+}
+
 static int
 fold_rows(report *r)
 {
@@ -347,6 +372,8 @@ fold_rows(report *r)
             rc = pp_pc_agg_add(&r->by_frame, frame, strlen(frame), d, &bf);
         if (rc == PP_OK)
             rc = note_lands(r, bf, f, d[0]);
+        if (rc == PP_OK && r->src && f)
+            rc = note_source(r, key[1], bf, f, d[0]);
         if (rc == PP_OK)
             rc = pp_pc_agg_add(&r->by_kind, kind, strlen(kind), d, NULL);
         if (rc == PP_OK && a->type_stacks)
@@ -422,20 +449,30 @@ emit_simple(report *r, const char *name, const char *keycol, const pp_pc_agg *g,
 {
     const pp_host_api *h = r->a->host;
     uint32_t nc = with_share ? (with_lands ? 6 : 4) : 3;
-    pp_column cols[8] = {
+    /* source (common/srclines.h) last, so the columns before keep their
+     * place; only when some row has a line (the findings say why not). */
+    uint32_t n = pp_pc_agg_count(g);
+    const char **lines = with_lands && r->src ? pp_pc_srclines_best(r->src, n) : NULL;
+    if (with_lands && r->src && !lines)
+        return PP_ENOMEM;
+    int with_src = 0;
+    for (uint32_t i = 0; lines && i < n && !with_src; i++)
+        with_src = lines[i] != NULL;
+    pp_column cols[9] = {
         { keycol, PP_COL_STRING, 0 },   { "bytes", PP_COL_BYTES, 0 },
         { "samples", PP_COL_COUNT, 0 }, { "share", PP_COL_PERCENT, 0 },
         { "module", PP_COL_STRING, 0 }, { "call_site", PP_COL_STRING, 0 },
     };
     cols[nc] = (pp_column){ "bytes_lo", PP_COL_BYTES, 0 };
     cols[nc + 1] = (pp_column){ "bytes_hi", PP_COL_BYTES, 0 };
-    pp_table *t = h->table_new(r->ctx, name, nc + 2, cols, 1);
-    if (!t)
+    cols[nc + 2] = (pp_column){ "source", PP_COL_STRING, 0 };
+    pp_table *t = h->table_new(r->ctx, name, nc + 2 + (uint32_t)with_src, cols, 1);
+    uint32_t *order = t ? pp_pc_agg_rank(g, PP_ALLOC_BYTES, PP_ALLOC_SAMPLES) : NULL;
+    if (!t || (n && !order)) {
+        free(order);
+        free(lines);
         return PP_ENOMEM;
-    uint32_t n = pp_pc_agg_count(g);
-    uint32_t *order = pp_pc_agg_rank(g, PP_ALLOC_BYTES, PP_ALLOC_SAMPLES);
-    if (n && !order)
-        return PP_ENOMEM;
+    }
     if (top > 0 && (uint64_t)top < n)
         n = (uint32_t)top;
     int rc = PP_OK;
@@ -443,7 +480,7 @@ emit_simple(report *r, const char *name, const char *keycol, const pp_pc_agg *g,
         const int64_t *v = pp_pc_agg_vals(g, order[i]);
         uint32_t row = order[i], mod = with_lands && row < r->bf_cap ? r->bf_mod[row] : 0;
         double lo, hi;
-        pp_cell c[8] = { pp_cell_str(pp_pc_agg_key(g, row)),
+        pp_cell c[9] = { pp_cell_str(pp_pc_agg_key(g, row)),
                          pp_cell_int(v[0]),
                          pp_cell_int(v[1]),
                          pp_cell_dbl(pct(v[0], r->total_bytes)),
@@ -452,11 +489,14 @@ emit_simple(report *r, const char *name, const char *keycol, const pp_pc_agg *g,
         pp_pc_interval95((double)v[0], v[1], &lo, &hi);
         c[nc] = pp_cell_int(pp_i64_from_double(floor(lo)));
         c[nc + 1] = pp_cell_int(pp_i64_from_double(ceil(hi)));
+        if (with_src)
+            c[nc + 2] = pp_cell_str(lines[row] ? lines[row] : "");
         if (with_lands)
             pp_pc_modules_use(&r->mods, mod);
         rc = h->table_row(t, c);
     }
     free(order);
+    free(lines);
     return rc;
 }
 
@@ -618,6 +658,11 @@ pp_alloc_report(pp_alloc *a, pp_ctx *ctx, pp_error *err)
     pp_pc_agg_init(&r.by_type_stack, 2);
 
     int rc = name_stacks(&r);
+    if (rc == PP_OK && a->stacks.count && r.mods.on) {
+        r.src = pp_pc_srclines_new(a->host, a->source, a->stacks.count);
+        if (!r.src && a->source && (a->host->host_features & PP_HOST_SYM_SOURCE))
+            rc = PP_ENOMEM;
+    }
     if (rc == PP_OK)
         rc = fold_rows(&r);
     free(r.facts); /* folded into the aggregates */
@@ -641,6 +686,8 @@ pp_alloc_report(pp_alloc *a, pp_ctx *ctx, pp_error *err)
                                        NO_STACK_NAME);
     if (rc == PP_OK)
         rc = pp_pc_modules_emit(&r.mods, ctx);
+    if (rc == PP_OK && r.src)
+        pp_pc_srclines_findings(r.src, "alloc", ctx);
     if (rc == PP_OK)
         rc = pp_alloc_emit_totals(
             a, ctx,
@@ -664,6 +711,7 @@ pp_alloc_report(pp_alloc *a, pp_ctx *ctx, pp_error *err)
     pp_pc_agg_free(&r.by_type_stack);
     free(r.by_stack);
     pp_pc_symcache_free(&r.syms);
+    pp_pc_srclines_free(r.src);
     pp_pc_modules_free(&r.mods);
     free(r.bf_mod);
     free(r.bf_call);

@@ -177,7 +177,7 @@ pp_cpu_states_free(pp_cpu_states *st)
     free(st->row);
     free(st->run_site);
     free(st->wait_site);
-    pp_cpu_source_free(st->source);
+    pp_pc_srclines_free(st->source);
     pp_cpu_blocking_free(&st->blocking);
     pp_pc_agg_free(&st->running);
     pp_pc_agg_free(&st->waits);
@@ -250,8 +250,8 @@ pp_cpu_states_stack(pp_cpu_states *st, uint32_t stack, const pp_pc_strtab *names
         if (rc == PP_OK && st->source && st->frame_ips) {
             const pp_pc_symcache *sc = st->syms;
             uint32_t mod = sc && ids[at] < sc->name_mod_cap ? sc->name_mod[ids[at]] : 0;
-            rc = pp_cpu_source_note(st->source, stack, st->row[stack], st->frame_ips[at], at,
-                                    sc && pp_pc_modules_is_app(sc->mods, mod));
+            rc = pp_pc_srclines_note(st->source, stack, st->row[stack], st->frame_ips[at], at,
+                                     sc && pp_pc_modules_is_app(sc->mods, mod));
         }
         return rc == PP_OK ? note_site(st, 0, st->row[stack], ids, depth, at) : rc;
     }
@@ -297,7 +297,7 @@ pp_cpu_states_add(pp_cpu_states *st, uint32_t stack, int64_t s, int64_t ns)
         st->run_s += s;
         st->run_ns = pp_i64_add_sat(st->run_ns, ns);
         if (st->source)
-            pp_cpu_source_add(st->source, stack, s);
+            pp_pc_srclines_add(st->source, stack, s);
     }
 }
 
@@ -345,11 +345,11 @@ emit_table(const pp_cpu_states *st, const pp_host_api *h, pp_ctx *ctx, int64_t t
         run_cols[st->syms ? 7 : 5] = (pp_column){ "hi_ms", PP_COL_NUMBER, 0 };
         run_cols[8] = (pp_column){ "source", PP_COL_STRING, 0 }; /* only with syms: nc + 2 == 8 */
     }
-    /* source: file:line of the row's frame (source.h), after hi_ms so the
+    /* source: file:line of the row's frame (../common/srclines.h), after hi_ms so the
      * columns before keep their place. */
     int with_src = !waits && st->syms && st->source;
     uint32_t n = pp_pc_agg_count(a);
-    const char **lines = with_src ? pp_cpu_source_best(st->source, n) : NULL;
+    const char **lines = with_src ? pp_pc_srclines_best(st->source, n) : NULL;
     if (with_src && !lines)
         return PP_ENOMEM;
     /* No line at all (no PDB, no map: the findings say why): no column. */
@@ -421,7 +421,7 @@ pp_cpu_states_emit(const pp_cpu_states *st, const pp_host_api *h, pp_ctx *ctx, i
     if (rc == PP_OK && st->syms)
         rc = pp_pc_modules_emit(st->syms->mods, ctx);
     if (rc == PP_OK && st->source)
-        pp_cpu_source_findings(st->source, h, ctx);
+        pp_pc_srclines_findings(st->source, "cpu", ctx);
     if (rc == PP_OK)
         rc = h->total_int(ctx, "running_time", PP_COL_DURATION_NS, st->run_ns);
     if (rc == PP_OK)

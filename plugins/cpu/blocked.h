@@ -30,7 +30,7 @@
 #include "../common/agg.h"
 #include "../common/strtab.h"
 #include "../common/frames.h"
-#include "source.h"
+#include "../common/srclines.h"
 #include "blocking.h"
 
 /* 1 when the frame name is a blocking call (a wait: syscalls that block in
@@ -57,9 +57,9 @@ typedef struct pp_cpu_states {
     const uint32_t *stack_samples, *stack_managed;
     uint32_t stack_known;
     uint32_t run_site_cap, wait_site_cap;
-    /* NULL, or `running` gains `source` (source.h); frame_ips: the stack
+    /* NULL, or `running` gains `source` (common/srclines.h); frame_ips: the stack
      * being classified's addresses, leaf first (set before each stack). */
-    pp_cpu_source *source;
+    pp_pc_srclines *source;
     const uint64_t *frame_ips;
     pp_cpu_blocking blocking; /* the waits that block a caller on a task (blocking.h) */
 } pp_cpu_states;

@@ -144,8 +144,8 @@ name_stacks(report *r)
         if (rc == PP_OK) {
             for (uint32_t i = 0; i < depth; i++)
                 r->tmp_ids[i] = r->ip_name[fr[i]];
-            if (r->states.source) { /* the source column (source.h) needs the addresses */
-                uint64_t *ips = pp_cpu_source_ips(r->states.source, depth);
+            if (r->states.source) { /* the source column (common/srclines.h) needs the addresses */
+                uint64_t *ips = pp_pc_srclines_ips(r->states.source, depth);
                 for (uint32_t i = 0; ips && i < depth; i++)
                     ips[i] = pp_pc_stacks_ip(&c->stacks, fr[i]);
                 r->states.frame_ips = ips;
@@ -443,7 +443,7 @@ pp_cpu_report(pp_cpu *c, pp_ctx *ctx, pp_error *err)
         r.states.stack_managed = c->stack_managed;
         r.states.stack_known = c->stack_cap;
         if (rc == PP_OK && r.states.syms)
-            r.states.source = pp_cpu_source_new(c->host, c->source, c->stacks.count);
+            r.states.source = pp_pc_srclines_new(c->host, c->source, c->stacks.count);
     }
     if (rc == PP_OK)
         rc = name_stacks(&r);

@@ -434,6 +434,7 @@ static const pp_table_decl db_tables[] = {
                                         { "share", PP_COL_PERCENT, 0 },
                                         { "module", PP_COL_STRING, 0 },
                                         { "call_site", PP_COL_STRING, 0 },
+                                        { "source", PP_COL_STRING, 0 },
                                         { NULL, 0, 0 } },
         .key = (const char *const[]){ "caller", "command", NULL },
         .subject = "caller",

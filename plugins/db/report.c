@@ -88,6 +88,8 @@ work_free(db_state *st, db_work *w)
     free(w->crow);
     if (w->have_callers)
         pp_pc_symcache_free(&w->sym);
+    pp_pc_srclines_free(w->src);
+    pp_pc_u64map_free(&w->src_row);
     pp_pc_strtab_free(&w->frames);
     pp_pc_prefixes_free(&w->fw);
 }
@@ -247,6 +249,26 @@ caller_lands(db_state *st, db_work *w, uint32_t i, uint32_t f)
     return PP_OK;
 }
 
+/* Execution i's caller frame f: its line goes to the by_caller row
+ * (caller, command), weighted by the execution's time. */
+static int
+caller_line(db_state *st, db_work *w, uint32_t i, uint32_t f)
+{
+    const db_exec *x = &st->execs[i];
+    uint64_t key = (uint64_t)w->caller[i] << 32 | x->cmd;
+    uint32_t row;
+    if (!pp_pc_u64map_get(&w->src_row, key, &row)) {
+        row = w->src_row.count;
+        if (pp_pc_u64map_put(&w->src_row, key, row) != PP_OK)
+            return PP_ENOMEM;
+    }
+    int rc = pp_pc_srclines_note(w->src, i, row, st->ips[x->stack_off + f], f,
+                                 pp_pc_modules_is_app(&w->mods, w->caller_mod[i]));
+    if (rc == PP_OK)
+        pp_pc_srclines_add(w->src, i, x->end_ns - x->start_ns);
+    return rc;
+}
+
 /* The first frame (leaf first) that is resolved and not framework code. */
 static int
 resolve_callers(db_state *st, db_work *w, pp_error *err)
@@ -269,6 +291,10 @@ resolve_callers(db_state *st, db_work *w, pp_error *err)
         return PP_ENOMEM;
     for (uint32_t i = 0; i < st->count; i++)
         w->caller[i] = w->caller_site[i] = DB_NO_ID;
+    /* the callers' lines (each execution a stack) */
+    if (w->mods.on && !(w->src = pp_pc_srclines_new(st->host, st->src, st->count)) &&
+        (st->host->host_features & PP_HOST_SYM_SOURCE))
+        return PP_ENOMEM;
     for (uint32_t k = 0; k < w->nexec; k++) {
         uint32_t i = w->by_start[k];
         const db_exec *x = &st->execs[i];
@@ -284,10 +310,23 @@ resolve_callers(db_state *st, db_work *w, pp_error *err)
             w->caller[i] = id;
             if (caller_lands(st, w, i, f) != PP_OK)
                 return PP_ENOMEM;
+            if (w->src && caller_line(st, w, i, f) != PP_OK)
+                return PP_ENOMEM;
             break;
         }
     }
     return PP_OK;
+}
+
+/* The line of by_caller row r, or NULL. */
+static const char *
+caller_row_line(const db_work *w, const db_caller_row *r, const char **lines)
+{
+    uint32_t row;
+    if (!lines || r->caller == DB_NO_ID ||
+        !pp_pc_u64map_get(&w->src_row, (uint64_t)r->caller << 32 | r->cmd, &row))
+        return NULL;
+    return lines[row];
 }
 
 static int
@@ -328,20 +367,31 @@ emit_by_caller(db_state *st, pp_ctx *ctx, db_work *w)
         { "caller", PP_COL_STRING, 0 },    { "command", PP_COL_STRING, 0 },
         { "count", PP_COL_COUNT, 0 },      { "total_ms", PP_COL_NUMBER, 0 },
         { "share", PP_COL_PERCENT, 0 },    { "module", PP_COL_STRING, 0 },
-        { "call_site", PP_COL_STRING, 0 },
+        { "call_site", PP_COL_STRING, 0 }, { "source", PP_COL_STRING, 0 },
     };
     /* module and call_site only where the trace has module rundown: a result of a
-     * trace without it stays what it was */
-    uint32_t ncols = w->any_module ? 7 : 5;
-    pp_table *t = h->table_new(ctx, "by_caller", ncols, cols, 2);
-    if (!t)
+     * trace without it stays what it was; source (common/srclines.h: the line
+     * most of the row's time called from) only when some row has one */
+    const char **lines = w->any_module && w->src ? pp_pc_srclines_best(w->src, w->src_row.count) :
+                                                   NULL;
+    if (w->any_module && w->src && !lines)
         return PP_ENOMEM;
+    int with_src = 0;
+    for (uint32_t k = 0; k < m && !with_src; k++)
+        with_src = caller_row_line(w, &w->crow[k], lines) != NULL;
+    uint32_t ncols = w->any_module ? 7 + (uint32_t)with_src : 5;
+    pp_table *t = h->table_new(ctx, "by_caller", ncols, cols, 2);
+    if (!t) {
+        free(lines);
+        return PP_ENOMEM;
+    }
     uint32_t lim = row_limit(st, m);
     for (uint32_t k = 0; k < lim; k++) {
         const db_caller_row *r = &w->crow[k];
         if (w->any_module && r->caller != DB_NO_ID)
             pp_pc_modules_use(&w->mods, r->mod);
-        pp_cell row[7] = {
+        const char *line = caller_row_line(w, r, lines);
+        pp_cell row[8] = {
             pp_cell_str(r->caller == DB_NO_ID ? "(framework only)" :
                                                 pp_pc_strtab_get(&w->frames, r->caller)),
             pp_cell_str(pp_pc_strtab_get(&st->cmds, r->cmd)),
@@ -350,11 +400,17 @@ emit_by_caller(db_state *st, pp_ctx *ctx, db_work *w)
             pp_cell_dbl(w->total_ns > 0 ? 100.0 * (double)r->total_ns / (double)w->total_ns : 0.0),
             pp_cell_str(r->caller == DB_NO_ID ? "" : pp_pc_modules_name(&w->mods, r->mod)),
             pp_cell_str(r->site == DB_NO_ID ? "" : pp_pc_strtab_get(&w->frames, r->site)),
+            pp_cell_str(line ? line : ""),
         };
         int rc = h->table_row(t, row);
-        if (rc < 0)
+        if (rc < 0) {
+            free(lines);
             return rc;
+        }
     }
+    free(lines);
+    if (w->src)
+        pp_pc_srclines_findings(w->src, "db", ctx);
     return w->any_module ? pp_pc_modules_emit(&w->mods, ctx) : PP_OK;
 }
 

@@ -8,6 +8,8 @@
 #include "db.h"
 #include "../common/frames.h"
 #include "../common/modules.h"
+#include "../common/srclines.h"
+#include "../common/u64map.h"
 
 static inline double
 db_ms(int64_t ns)
@@ -40,6 +42,8 @@ typedef struct db_work {
     pp_pc_modules mods;    /* the callers' modules (rundown), for module/call_site */
     int any_module;        /* some caller's module is known: by_caller gains them */
     int have_callers;
+    pp_pc_srclines *src;  /* by_caller's source column, or NULL */
+    pp_pc_u64map src_row; /* (caller name id << 32 | command) -> its row in src */
     struct db_caller_row *crow;
     /* requests (requests.c) */
     uint32_t *req;        /* exec index -> request index, DB_NO_ID if none; NULL without requests */

@@ -22,6 +22,7 @@ namespace PerfpipeOracle
         public static int Main(string[] args)
         {
             string output = null, gcdumpTool = Environment.GetEnvironmentVariable("PP_GCDUMP_DLL");
+            string sources = null, module = null;
             bool noTraceLog = false;
             var files = new List<string>();
             for (int i = 0; i < args.Length; i++)
@@ -29,15 +30,18 @@ namespace PerfpipeOracle
                 if (args[i] == "-o") output = args[++i];
                 else if (args[i] == "--gcdump-dll") gcdumpTool = args[++i];
                 else if (args[i] == "--no-tracelog") noTraceLog = true;
+                else if (args[i] == "--sources") sources = args[++i];
+                else if (args[i] == "--module") module = args[++i];
                 else files.Add(args[i]);
             }
-            if (files.Count != 1) { Console.Error.WriteLine("usage: Oracle [-o OUT.json] [--no-tracelog] [--gcdump-dll PATH/dotnet-gcdump.dll] FILE.nettrace|FILE.gcdump|FILE.csv|FILE.json (dotnet-counters)"); return 2; }
+            if (files.Count != 1 || (sources != null) != (module != null)) { Console.Error.WriteLine("usage: Oracle [-o OUT.json] [--no-tracelog] [--gcdump-dll PATH/dotnet-gcdump.dll] FILE.nettrace|FILE.gcdump|FILE.csv|FILE.json (dotnet-counters)\n       Oracle [-o OUT.json] --sources SYMDIR[:SYMDIR...] --module NAME FILE.nettrace (source lines, SourceOracle.cs)"); return 2; }
             string path = files[0];
             if (!File.Exists(path)) { Console.Error.WriteLine($"{path}: no such file"); return 2; }
             JObj doc;
             try
             {
-                if (path.EndsWith(".gcdump", StringComparison.OrdinalIgnoreCase)) doc = GcDumpOracle.Run(path, gcdumpTool);
+                if (sources != null) doc = SourceOracle.Run(path, sources, module);
+                else if (path.EndsWith(".gcdump", StringComparison.OrdinalIgnoreCase)) doc = GcDumpOracle.Run(path, gcdumpTool);
                 else if (path.EndsWith(".csv", StringComparison.OrdinalIgnoreCase) || path.EndsWith(".json", StringComparison.OrdinalIgnoreCase)) doc = CountersOracle.Run(path);
                 else doc = NettraceOracle.Run(path, !noTraceLog);
             }

@@ -1,6 +1,7 @@
 #!/bin/bash
 # Rebuilds tests/data/pdb/workload-cpu.tar.xz (needs dotnet and the pinned
-# dotnet-trace): the workload's cpu scenario captured three ways, each with
+# dotnet-trace) and its TraceEvent reference workload-cpu.sources.oracle.json
+# (oracle-sources.sh): the workload's cpu scenario captured three ways, each with
 # the IL-to-native maps, and what the source lookup needs beside:
 #   cpu-beside.nettrace     Release build, PDB beside the dll  -> beside/Workload.pdb
 #   cpu-embedded.nettrace   Release build, <DebugType>embedded -> embedded/Workload.dll
@@ -15,21 +16,12 @@
 set -euo pipefail
 src=$(cd "$(dirname "$0")/../.." && pwd)
 source "$src/tests/capture/env.sh"
-base=$PP_BUILD_DIR
+source "$src/tests/pdb/variants.sh"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 mkdir -p "$work/beside" "$work/embedded" "$work/changed"
-for v in beside embedded changed; do
-    export PP_BUILD_DIR=$base-pdb-$v
-    case $v in
-        embedded) extra=-p:DebugType=embedded ;;
-        changed) extra=-p:DefineConstants=PP_CHANGED ;;
-        *) extra= ;;
-    esac
-    flock /tmp/pp-dotnet-build.lock dotnet build "$src/tests/workload/Workload.csproj" -c Release \
-        -nologo -v q -m:1 $extra >&2
-done
-bin() { echo "$base-pdb-$1/workload/bin/Workload/release"; }
+pp_pdb_variants
+bin() { pp_pdb_bin "$1"; }
 for v in beside embedded; do
     "$PP_TRACE" collect --profile dotnet-sampled-thread-time \
         --providers Microsoft-Windows-DotNETRuntime:0x100003C00D:5 -o "$work/cpu-$v.nettrace" \
@@ -44,3 +36,4 @@ cp "$(bin changed)/Workload.pdb" "$work/changed/"
 cp "$src/tests/workload/CpuScenario.cs" "$src/tests/workload/Common.cs" "$work/"
 tar -C "$work" -cJf "$src/tests/data/pdb/workload-cpu.tar.xz" .
 rm -rf "$(bin beside)" "$(bin embedded)" "$(bin changed)"
+"$src/tests/pdb/oracle-sources.sh" workload-cpu

@@ -85,7 +85,7 @@ namespace Workload
         {
             long target = (long)mb << 20, n = target / StringObjectSize(StringChars);
             for (long i = 0; i < n; i++)
-                Sink.Keep(new string((char)('a' + (i % 26)), StringChars));
+                Sink.Keep(new string((char)('a' + (i % 26)), StringChars));   // PP-LINE: make-strings
             return n;
         }
 
@@ -95,7 +95,7 @@ namespace Workload
             long target = (long)mb << 20, n = target / ArrayObjectSize(BufferBytes);
             for (long i = 0; i < n; i++)
             {
-                var b = new byte[BufferBytes];
+                var b = new byte[BufferBytes];   // PP-LINE: make-buffers
                 b[0] = (byte)i;
                 Sink.Keep(b);
             }
@@ -106,9 +106,9 @@ namespace Workload
         public static int GrowListsJoinLinq(int items)
         {
             var list = new List<int>();              // Int32[] growth inside List<T>
-            for (int i = 0; i < items; i++) list.Add(i);
-            string[] texts = list.Select(x => x.ToString()).ToArray();   // LINQ + Int32.ToString
-            string joined = string.Join(",", texts);                      // one large string
+            for (int i = 0; i < items; i++) list.Add(i);   // PP-LINE: grow-add
+            string[] texts = list.Select(x => x.ToString()).ToArray();   // LINQ + Int32.ToString  PP-LINE: grow-select
+            string joined = string.Join(",", texts);                      // one large string  PP-LINE: grow-join
             Sink.Keep(list); Sink.Keep(texts); Sink.Keep(joined);
             return joined.Length;
         }

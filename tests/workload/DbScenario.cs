@@ -134,13 +134,13 @@ namespace Workload
         internal static void Seed(string cs, CommandCounter counter, int blogs, int posts)
         {
             using var ctx = new BlogContext(cs, counter);
-            ctx.Database.EnsureCreated();
+            ctx.Database.EnsureCreated();   // PP-LINE: db-seed-create
             for (int b = 0; b < blogs; b++)
             {
                 var blog = new Blog { Name = "blog " + b };
                 for (int p = 0; p < posts; p++) blog.Posts.Add(new Post { Title = $"post {b}.{p}" });
                 ctx.Blogs.Add(blog);
-                ctx.SaveChanges();   // one SaveChanges per blog: deterministic command shapes
+                ctx.SaveChanges();   // one SaveChanges per blog: deterministic command shapes  PP-LINE: db-seed-save
             }
         }
 
@@ -149,8 +149,8 @@ namespace Workload
         {
             using var ctx = new BlogContext(cs, counter);
             int n = 0;
-            foreach (var blog in ctx.Blogs.AsNoTracking().OrderBy(b => b.Id).ToList())
-                n += ctx.Posts.AsNoTracking().Where(p => p.BlogId == blog.Id).ToList().Count;
+            foreach (var blog in ctx.Blogs.AsNoTracking().OrderBy(b => b.Id).ToList())   // PP-LINE: db-sync-blogs
+                n += ctx.Posts.AsNoTracking().Where(p => p.BlogId == blog.Id).ToList().Count;   // PP-LINE: db-sync-posts
             return n;
         }
 
@@ -159,9 +159,9 @@ namespace Workload
         {
             await using var ctx = new BlogContext(cs, counter);
             int n = 0;
-            var all = await ctx.Blogs.AsNoTracking().OrderByDescending(b => b.Id).ToListAsync();
+            var all = await ctx.Blogs.AsNoTracking().OrderByDescending(b => b.Id).ToListAsync();   // PP-LINE: db-async-blogs
             foreach (var blog in all)
-                n += await ctx.Posts.AsNoTracking().Where(p => p.BlogId == blog.Id).CountAsync();
+                n += await ctx.Posts.AsNoTracking().Where(p => p.BlogId == blog.Id).CountAsync();   // PP-LINE: db-async-count
             return n;
         }
     }

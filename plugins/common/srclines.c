@@ -1,18 +1,20 @@
-/* The `source` column of `running`: see source.h. */
+/* The `source` column of frame tables: see srclines.h. */
 #include "config.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "source.h"
+#include <perfpipe/records.h>
 
-pp_cpu_source *
-pp_cpu_source_new(const pp_host_api *h, const pp_trace_source *trace, uint32_t nstacks)
+#include "srclines.h"
+
+pp_pc_srclines *
+pp_pc_srclines_new(const pp_host_api *h, const pp_trace_source *trace, uint32_t nstacks)
 {
     if (!trace || !(h->host_features & PP_HOST_SYM_SOURCE))
         return NULL;
-    pp_cpu_source *s = calloc(1, sizeof *s);
+    pp_pc_srclines *s = calloc(1, sizeof *s);
     if (!s)
         return NULL;
     s->host = h;
@@ -20,26 +22,28 @@ pp_cpu_source_new(const pp_host_api *h, const pp_trace_source *trace, uint32_t n
     s->nstacks = nstacks;
     pp_pc_agg_init(&s->lines, 1);
     s->stack_line = calloc(nstacks ? nstacks : 1, sizeof *s->stack_line);
-    if (!s->stack_line) {
-        pp_cpu_source_free(s);
+    s->noted = calloc(nstacks ? nstacks : 1, 1);
+    if (!s->stack_line || !s->noted) {
+        pp_pc_srclines_free(s);
         return NULL;
     }
     return s;
 }
 
 void
-pp_cpu_source_free(pp_cpu_source *s)
+pp_pc_srclines_free(pp_pc_srclines *s)
 {
     if (!s)
         return;
     pp_pc_agg_free(&s->lines);
     free(s->stack_line);
+    free(s->noted);
     free(s->ips);
     free(s);
 }
 
 uint64_t *
-pp_cpu_source_ips(pp_cpu_source *s, uint32_t depth)
+pp_pc_srclines_ips(pp_pc_srclines *s, uint32_t depth)
 {
     if (depth > s->ips_cap) {
         uint64_t *g = realloc(s->ips, (size_t)depth * sizeof *g);
@@ -52,13 +56,14 @@ pp_cpu_source_ips(pp_cpu_source *s, uint32_t depth)
 }
 
 int
-pp_cpu_source_note(pp_cpu_source *s, uint32_t stack, uint32_t row, uint64_t ip, uint32_t at,
-                   int app)
+pp_pc_srclines_note(pp_pc_srclines *s, uint32_t stack, uint32_t row, uint64_t ip, uint32_t at,
+                    int app)
 {
     static const int64_t zero[1] = { 0 };
     uint32_t flags = at > 0 ? PP_SYM_CALLER : 0;
-    if (stack >= s->nstacks)
+    if (stack >= s->nstacks || s->noted[stack])
         return PP_OK;
+    s->noted[stack] = 1;
     const char *line = s->host->trace_symbolize(s->trace, ip, PP_SYM_SOURCE | flags);
     if (!line || !line[0]) {
         if (app) {
@@ -84,15 +89,23 @@ pp_cpu_source_note(pp_cpu_source *s, uint32_t stack, uint32_t row, uint64_t ip, 
     return rc;
 }
 
-void
-pp_cpu_source_add(pp_cpu_source *s, uint32_t stack, int64_t samples)
+int
+pp_pc_srclines_noted(const pp_pc_srclines *s, uint32_t stack)
 {
-    if (stack < s->nstacks && s->stack_line[stack])
-        pp_pc_agg_vals_mut(&s->lines, s->stack_line[stack] - 1)[0] += samples;
+    return stack < s->nstacks && s->noted[stack];
+}
+
+void
+pp_pc_srclines_add(pp_pc_srclines *s, uint32_t stack, int64_t weight)
+{
+    if (stack < s->nstacks && s->stack_line[stack]) {
+        int64_t *v = pp_pc_agg_vals_mut(&s->lines, s->stack_line[stack] - 1);
+        v[0] = pp_i64_add_sat(v[0], weight);
+    }
 }
 
 const char **
-pp_cpu_source_best(const pp_cpu_source *s, uint32_t nrows)
+pp_pc_srclines_best(const pp_pc_srclines *s, uint32_t nrows)
 {
     const char **best = calloc(nrows ? nrows : 1, sizeof *best);
     int64_t *most = calloc(nrows ? nrows : 1, sizeof *most);
@@ -117,17 +130,22 @@ pp_cpu_source_best(const pp_cpu_source *s, uint32_t nrows)
 }
 
 void
-pp_cpu_source_findings(const pp_cpu_source *s, const pp_host_api *h, pp_ctx *ctx)
+pp_pc_srclines_findings(const pp_pc_srclines *s, const char *stage, pp_ctx *ctx)
 {
-    if (s->why_map[0])
-        h->finding(ctx, PP_SEVERITY_INFO, "cpu.source_no_map",
-                   "%u of %u application frames have no source line: %s",
-                   s->app_frames - s->app_lined, s->app_frames,
-                   s->why_map + strlen("no IL-to-native map for the method: "));
+    char code[64];
+    if (s->why_map[0]) {
+        snprintf(code, sizeof code, "%s.source_no_map", stage);
+        s->host->finding(ctx, PP_SEVERITY_INFO, code,
+                         "%u of %u application frames have no source line: %s",
+                         s->app_frames - s->app_lined, s->app_frames,
+                         s->why_map + strlen("no IL-to-native map for the method: "));
+    }
     /* Information, even for a refused PDB: the figures stand, only the
      * source column is empty; a warning would become the stage's headline
      * whenever the BEFORE capture of a fix is read after the rebuild. */
-    if (s->why_pdb[0])
-        h->finding(ctx, PP_SEVERITY_INFO, "cpu.source_no_pdb",
-                   "application frames without a source line: %s", s->why_pdb);
+    if (s->why_pdb[0]) {
+        snprintf(code, sizeof code, "%s.source_no_pdb", stage);
+        s->host->finding(ctx, PP_SEVERITY_INFO, code,
+                         "application frames without a source line: %s", s->why_pdb);
+    }
 }
