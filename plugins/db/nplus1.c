@@ -12,7 +12,7 @@
  *   Confidence medium, with the capture that would make it exact.
  * - A repeated command with no driver gets no N+1 verdict: an info finding
  *   says it cannot be told from one execution per request (confidence low)
- *   and gives the dotnet-trace line that adds request boundaries. */
+ *   and gives the capture command that adds request boundaries. */
 #include <config.h>
 
 #include <math.h>
@@ -23,8 +23,7 @@
 #include "db.h"
 #include "report.h"
 
-#define HINT                                                                                       \
-    "`dotnet-trace collect --profile database --providers Microsoft.AspNetCore.Hosting -p PID`"
+#define HINT_ARGS        "--profile database --providers Microsoft.AspNetCore.Hosting -p PID"
 #define MAX_LOW_FINDINGS 5
 
 enum { V_NONE, V_LOW, V_MEDIUM, V_HIGH };
@@ -321,6 +320,8 @@ say(db_state *st, pp_ctx *ctx, const db_work *w, uint32_t c, const verdict *x, c
     const pp_host_api *h = st->host;
     const char *cmd = pp_pc_strtab_get(&st->cmds, c);
     const char *sep = caller[0] ? ", called from " : "";
+    char adv[320];
+    const char *hint = pp_capture_advice(h, ctx, PP_CAPTURE_ATTACH, HINT_ARGS, adv, sizeof adv);
     if (x->level == V_HIGH)
         h->finding(
             ctx, PP_SEVERITY_WARNING, "db.n_plus_one",
@@ -338,7 +339,7 @@ say(db_state *st, pp_ctx *ctx, const db_work *w, uint32_t c, const verdict *x, c
                    "ASP.NET Core request (no such frame on its stacks)%s%s: %s. If it does serve "
                    "requests, capture with %s to judge it per request",
                    cmd, (unsigned)x->executions, pp_pc_strtab_get(&st->cmds, x->driver), sep,
-                   caller, fix_of(cmd), HINT);
+                   caller, fix_of(cmd), hint);
     else if (x->level == V_MEDIUM)
         h->finding(
             ctx, PP_SEVERITY_WARNING, "db.n_plus_one",
@@ -347,7 +348,7 @@ say(db_state *st, pp_ctx *ctx, const db_work *w, uint32_t c, const verdict *x, c
             "exact counts per request, capture with %s",
             cmd, (unsigned)x->executions, x->per, pp_pc_strtab_get(&st->cmds, x->driver),
             (unsigned)x->groups, x->concurrent ? ", among overlapping commands" : "", sep, caller,
-            fix_of(cmd), HINT);
+            fix_of(cmd), hint);
     else if (st->reqs.count > 0)
         h->finding(ctx, PP_SEVERITY_INFO, "db.repeated_command",
                    "\"%s\" ran %u times within %.1f ms outside every request (start-up or "
@@ -362,7 +363,7 @@ say(db_state *st, pp_ctx *ctx, const db_work *w, uint32_t c, const verdict *x, c
                    "with %s",
                    cmd, (unsigned)x->executions, db_ms(x->window_ns),
                    x->concurrent ? " among overlapping commands (concurrent requests)" : "", sep,
-                   caller, HINT);
+                   caller, hint);
 }
 
 static int
