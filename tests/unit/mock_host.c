@@ -402,8 +402,10 @@ m_finding(pp_ctx *ctx, uint32_t severity, const char *code, const char *fmt, ...
         return PP_EPLUGIN;
     if (!code || !strchr(code, '.'))
         violation(mh, "finding code '%s' is not dotted", code ? code : "(null)");
+    uint32_t caveat = severity & PP_FINDING_CAVEAT; /* ABI 1.6: a flag, kept apart */
+    severity &= ~PP_FINDING_CAVEAT;
     if (severity > PP_SEVERITY_ERROR)
-        violation(mh, "finding '%s': severity %u", code, severity);
+        violation(mh, "finding '%s': severity %u", code, severity | caveat);
     char msg[2048];
     va_list ap;
     va_start(ap, fmt);
