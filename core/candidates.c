@@ -130,6 +130,22 @@ place_command(cand *c)
     snprintf(c->target, sizeof c->target, "%s", l->call_site);
 }
 
+/* perfpipe took one of the document's inputs (engine.c writes
+ * inputs[].captured_by): the advice names perfpipe's commands. */
+static int
+perfpipe_took(const json_t *doc)
+{
+    size_t i;
+    json_t *in;
+
+    json_array_foreach(json_object_get(doc, "inputs"), i, in) {
+        const char *by = json_string_value(json_object_get(in, "captured_by"));
+        if (by != NULL && strcmp(by, "perfpipe") == 0)
+            return 1;
+    }
+    return 0;
+}
+
 /* Collect a table's candidate rows into *list. */
 static int
 collect(const cand_source *r, const json_t *doc, const pp_cand_unit *unit, const json_t *stage,
@@ -198,7 +214,7 @@ collect(const cand_source *r, const json_t *doc, const pp_cand_unit *unit, const
         c->stage_obj = stage;
         extra_text(r, table, row, c->extra, sizeof c->extra);
         pp_candidates_lands(stage, table, row, target, r->target_col, r->callers, r->heap_type,
-                            &c->lands);
+                            perfpipe_took(doc), &c->lands);
         if (r->frame_target)
             place(c, stage, table);
         else if (r->callers != NULL)
@@ -474,26 +490,27 @@ int
 pp_candidates(const json_t *const *docs, size_t ndocs, size_t top, const pp_ruleset *rules,
               double alloc_ms_per_mib, json_t **out, pp_error *err)
 {
+    enum { P = PP_COL_FLAG_PROSE };
     static const pp_column ccols[] = {
         { "rank", PP_COL_COUNT, 0 },       { "axis", PP_COL_STRING, 0 },
         { "target", PP_COL_STRING, 0 },    { "figure", PP_COL_STRING, 0 },
-        { "share", PP_COL_PERCENT, 0 },    { "evidence", PP_COL_STRING, 0 },
-        { "verify", PP_COL_STRING, 0 },    { "rules", PP_COL_STRING, 0 },
-        { "fix", PP_COL_STRING, 0 },       { "module", PP_COL_STRING, 0 },
+        { "share", PP_COL_PERCENT, 0 },    { "evidence", PP_COL_STRING, P },
+        { "verify", PP_COL_STRING, P },    { "rules", PP_COL_STRING, 0 },
+        { "fix", PP_COL_STRING, P },       { "module", PP_COL_STRING, 0 },
         { "lands", PP_COL_STRING, 0 },     { "call_site", PP_COL_STRING, 0 },
-        { "lands_why", PP_COL_STRING, 0 }, { "cost", PP_COL_NUMBER, 0 },
-        { "cost_unit", PP_COL_STRING, 0 }, { "per_unit", PP_COL_STRING, 0 },
+        { "lands_why", PP_COL_STRING, P }, { "cost", PP_COL_NUMBER, 0 },
+        { "cost_unit", PP_COL_STRING, 0 }, { "per_unit", PP_COL_STRING, P },
     };
     static const pp_column fcols[] = {
         { "source", PP_COL_STRING, 0 },
         { "severity", PP_COL_STRING, 0 },
         { "code", PP_COL_STRING, 0 },
-        { "message", PP_COL_STRING, 0 },
+        { "message", PP_COL_STRING, P },
     };
     static const pp_column rcols[] = {
         { "source", PP_COL_STRING, 0 },   { "rule", PP_COL_STRING, 0 },
         { "severity", PP_COL_STRING, 0 }, { "confidence", PP_COL_STRING, 0 },
-        { "message", PP_COL_STRING, 0 },
+        { "message", PP_COL_STRING, P },
     };
     cand *list = NULL;
     group *groups = NULL;

@@ -4,6 +4,9 @@
 #include <stdio.h>
 #include <string.h>
 
+#include <perfpipe/plugin.h>
+
+#include "advice.h"
 #include "candidates_emit.h"
 #include "candidates_lands.h"
 
@@ -52,7 +55,8 @@ heaviest_caller(const json_t *stage, const char *callers, const char *subject_co
 
 void
 pp_candidates_lands(const json_t *stage, const json_t *table, const json_t *row, const char *target,
-                    const char *subject_col, const char *callers, int heap_type, pp_lands *out)
+                    const char *subject_col, const char *callers, int heap_type, int perfpipe,
+                    pp_lands *out)
 {
     const json_t *mods = pp_cand_table_obj(stage, "modules");
     int has_module = col(table, "module") >= 0;
@@ -96,11 +100,13 @@ pp_candidates_lands(const json_t *stage, const json_t *table, const json_t *row,
         return;
     }
     if (out->module[0] == '\0') {
+        char stop[160];
         snprintf(out->why, sizeof out->why,
-                 "no module: the trace has no module and method "
-                 "rundown for this frame; let the capture end normally (`dotnet-trace collect ... "
-                 "-- dotnet App.dll`, stopped with Enter or Ctrl+C, without `--rundown false`), "
-                 "so MethodDCEndVerbose and ModuleDCEnd name every frame's module");
+                 "no module: the trace has no module and method rundown for this frame; let the "
+                 "capture end normally (%s%s), so MethodDCEndVerbose and ModuleDCEnd name every "
+                 "frame's module",
+                 pp_advice_capture(perfpipe, PP_CAPTURE_STOP, NULL, stop, sizeof stop),
+                 perfpipe ? "" : ", without `--rundown false`");
         return;
     }
     json_array_foreach(mods ? json_object_get(mods, "rows") : NULL, i, m)

@@ -22,10 +22,11 @@ typedef struct pp_lands {
 /* Fill *out for one candidate: row of table (analyzer's stage), pointing at
  * target, the value of its subject column subject_col. callers: the stage's
  * table of each subject's callers (the source's declaration), or NULL;
- * heap_type: the target is a heap type. Never fails: what is not known says
+ * heap_type: the target is a heap type; perfpipe: perfpipe took the capture
+ * (advice names its commands, core/advice.h). Never fails: what is not known says
  * so in out->why. */
 void pp_candidates_lands(const json_t *stage, const json_t *table, const json_t *row,
                          const char *target, const char *subject_col, const char *callers,
-                         int heap_type, pp_lands *out);
+                         int heap_type, int perfpipe, pp_lands *out);
 
 #endif

@@ -11,6 +11,7 @@
 
 #include "damage.h"
 #include "engine.h"
+#include "advice.h"
 #include "engine_internal.h"
 #include "gcdump/legacy.h"
 #include "guard.h"
@@ -58,6 +59,9 @@ on_warning(void *user, const pp_error *w)
     json_t *list = json_object_get(in->entry, "warnings");
     char line[PP_ERROR_MESSAGE_MAX + 64];
 
+    if (in->unpack != NULL && pp_unpack_failed(in->unpack))
+        return; /* the reader saw the cut the decompressor reports */
+
     char msg[PP_ERROR_MESSAGE_MAX];
 
     as_given(in, w->message, msg, sizeof msg);
@@ -95,6 +99,57 @@ input_error(pp_error *err, const input_run *in, const pp_error *from)
     }
 }
 
+/* perfpipe took one of the stage's inputs: its advice names perfpipe's
+ * commands (advice.h). */
+static int
+perfpipe_took(const pp_plan_stage *p, const input_run *inputs)
+{
+    for (uint32_t slot = 0; slot < p->ninputs; slot++)
+        if (pp_advice_perfpipe_took(pp_engine_input_path(&inputs[p->inputs[slot]])))
+            return 1;
+    return 0;
+}
+
+/* The stage's view of the run (host.h). */
+static void
+stage_ctx(stage_run *st, json_t *doc, const pp_run_hooks *hooks, const input_run *inputs)
+{
+    const pp_analyzer *a = st->plan->analyzer;
+
+    st->ctx.stage_id = st->plan->id;
+    st->ctx.stage = pp_result_add_stage(doc, st->plan->id, a->name, a->version);
+    st->ctx.knobs = json_object_get(doc, "knobs");
+    st->ctx.log = hooks->log;
+    st->ctx.log_user = hooks->user;
+    st->ctx.perfpipe_took = perfpipe_took(st->plan, inputs);
+}
+
+/* A compressed file is read through a decompressor (unpack.h): the reader
+ * gets its "/dev/fd/N" as `where`, which messages turn back into the
+ * path as given (as_given). Traces stream through a pipe; the other kinds'
+ * readers seek or read whole files, so they get a memory file. */
+static int
+unpack(input_run *in, pp_error *err)
+{
+    const char *rp = NULL;
+    int rc = pp_unpack_open(pp_engine_input_path(in), in->plan->path,
+                            strcmp(in->plan->kind, "nettrace") == 0, &in->unpack, &rp, err);
+    if (rc != PP_OK || in->unpack == NULL)
+        return rc;
+    char *where = strdup(rp);
+    if (where == NULL) {
+        pp_error_set(err, PP_ENOMEM, "out of memory");
+        return PP_ENOMEM;
+    }
+    free(in->where);
+    in->where = where;
+    in->size = 0; /* the decompressed size is known at the end only */
+    json_object_set_new(in->entry, "compressed",
+                        json_pack("{s:s,s:I}", "format", pp_unpack_format(in->unpack), "bytes",
+                                  (json_int_t)pp_unpack_packed_bytes(in->unpack)));
+    return PP_OK;
+}
+
 static int
 open_input(input_run *in, const pp_run_hooks *hooks, json_t *doc, pp_error *err)
 {
@@ -122,6 +177,10 @@ open_input(input_run *in, const pp_run_hooks *hooks, json_t *doc, pp_error *err)
         return PP_ENOMEM;
     }
     json_object_set_new(in->entry, "warnings", json_array());
+    if (pp_advice_perfpipe_took(pp_engine_input_path(in))) /* read by candidates' advice */
+        json_object_set_new(in->entry, "captured_by", json_string("perfpipe"));
+    if ((rc = unpack(in, err)) != PP_OK)
+        return rc;
     /* The reader keeps the hooks until close: they live in the input_run,
      * not on this stack frame. */
     in->sh = (pp_source_hooks){ on_bytes, on_warning, in };
@@ -224,7 +283,8 @@ read_input(input_run *in, size_t index, stage_run *stages, size_t nstages, const
     int rc;
 
     /* 1: not read in parallel (engine_internal.h), so read here */
-    int serial = jobs > 1 ?
+    /* a compressed input is a pipe: one reader, from the start */
+    int serial = jobs > 1 && in->unpack == NULL ?
                      pp_engine_read_parallel(in, index, stages, nstages, g, jobs, first, err) :
                      1;
 
@@ -276,6 +336,10 @@ read_input(input_run *in, size_t index, stage_run *stages, size_t nstages, const
             }
         }
     }
+    /* A damaged or cut stream explains whatever the reader made of it. */
+    int urc = in->unpack != NULL ? pp_unpack_finish(in->unpack, rc == 0, err) : PP_OK;
+    if (urc != PP_OK)
+        return urc;
     if (rc < 0) {
         if (rc != PP_ENOMEM)
             pp_source_wrong_kind(in->plan->kind, in->plan->path, &rerr);
@@ -409,11 +473,7 @@ pp_engine_run_guarded(const pp_plan *plan, const pp_run_hooks *hooks, const pp_g
         pp_error perr = PP_ERROR_INIT;
 
         st->plan = &plan->stages[s];
-        st->ctx.stage_id = st->plan->id;
-        st->ctx.stage = pp_result_add_stage(doc, st->plan->id, a->name, a->version);
-        st->ctx.knobs = json_object_get(doc, "knobs");
-        st->ctx.log = hooks->log;
-        st->ctx.log_user = hooks->user;
+        stage_ctx(st, doc, hooks, inputs);
         if (a->flags & PP_ANALYZER_FLAG_STANDIN) {
             /* A plugin the loader refused (its stand-in, loader.h). */
             char msg[PP_ERROR_MESSAGE_MAX * 2];
@@ -516,6 +576,7 @@ out:
         if (inputs[i].src != NULL)
             inputs[i].ops->close(inputs[i].src);
         pp_bg_hash_free(inputs[i].bg);
+        pp_unpack_free(inputs[i].unpack);
         free(inputs[i].where);
         pp_hash_free(inputs[i].hash);
     }

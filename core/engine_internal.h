@@ -12,6 +12,7 @@
 #include "hash.h"
 #include "host.h"
 #include "source.h"
+#include "unpack.h"
 
 typedef struct stage_run {
     const pp_plan_stage *plan;
@@ -48,6 +49,9 @@ typedef struct input_run {
      * hash object it fills when joined (pp_engine_hash_join). */
     pp_bg_hash *bg;
     json_t *hash_entry;
+    /* A compressed file being decompressed for the reader (unpack.h): the
+     * reader reads `where` ("/dev/fd/N"); NULL for a file read as it is. */
+    pp_unpack *unpack;
 } input_run;
 
 /* Tell a watching parent which plugin callback runs (guard.h). */

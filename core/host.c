@@ -11,6 +11,7 @@
 
 #include <perfpipe/perfpipe.h>
 
+#include "advice.h"
 #include "host.h"
 #include <perfpipe/nettrace.h>
 #include "pipeline/options.h"
@@ -131,7 +132,8 @@ flag_nonfinite(pp_ctx *ctx, pp_table *t, const pp_cell *cells)
 
     for (uint32_t c = 0; c < n; c++)
         if (cells[c].type == PP_CELL_DOUBLE && !isfinite(cells[c].v.d) && ctx->nonfinite++ == 0)
-            return noted(ctx, pp_result_finding(ctx->stage, PP_SEVERITY_WARNING, "result.nonfinite",
+            return noted(ctx, pp_result_finding(ctx->stage, PP_SEVERITY_WARNING | PP_FINDING_CAVEAT,
+                                                "result.nonfinite",
                                                 "a table cell was NaN or infinite (written as "
                                                 "null): a figure the analyzer could not compute"));
     return PP_OK;
@@ -180,11 +182,14 @@ host_finding(pp_ctx *ctx, uint32_t severity, const char *code, const char *fmt, 
     char msg[2048];
     va_list ap;
 
-    if (ctx == NULL || code == NULL || fmt == NULL || severity > PP_SEVERITY_ERROR) {
+    uint32_t level = severity & ~PP_FINDING_CAVEAT;
+
+    if (ctx == NULL || code == NULL || fmt == NULL || level > PP_SEVERITY_ERROR) {
         violate(ctx, "finding: argument %s",
-                severity > PP_SEVERITY_ERROR ? "2 (severity) is not 0..2" :
-                code == NULL                 ? "3 (code) is NULL" :
-                                               "4 (fmt) is NULL");
+                level > PP_SEVERITY_ERROR ?
+                    "2 (severity) is not 0..2, or'ed with PP_FINDING_CAVEAT" :
+                code == NULL ? "3 (code) is NULL" :
+                               "4 (fmt) is NULL");
         return PP_EINVAL;
     }
     if (!ctx->finishing) {
@@ -274,6 +279,15 @@ host_trace_info(const pp_trace_source *src, pp_trace_info *out)
     return pp_nettrace_info(src, out);
 }
 
+static int
+host_capture_advice(pp_ctx *ctx, uint32_t how, const char *args, char *buf, uint32_t size)
+{
+    if (buf == NULL || size == 0 || how > PP_CAPTURE_STOP)
+        return PP_EINVAL;
+    pp_advice_capture(ctx != NULL && ctx->perfpipe_took, how, args, buf, size);
+    return PP_OK;
+}
+
 static const pp_host_api host_api = {
     .struct_size = sizeof(pp_host_api),
     .abi_major = PP_ABI_MAJOR,
@@ -298,6 +312,7 @@ static const pp_host_api host_api = {
     .trace_symbolize = host_trace_symbolize,
     .trace_info = host_trace_info,
     .table_hint = host_table_hint,
+    .capture_advice = host_capture_advice,
 };
 
 const pp_host_api *

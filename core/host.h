@@ -19,6 +19,7 @@ struct pp_ctx {
     pp_table_set tables; /* the stage's table wrappers (owner = this ctx) */
     uint64_t nonfinite;  /* NaN or infinite double cells given (written as null) */
     int oom;             /* a total or finding could not be recorded (no memory) */
+    int perfpipe_took;   /* perfpipe took one of the stage's inputs (advice.h) */
 };
 
 /* The host table handed to every plugin (static storage). */

@@ -24,9 +24,15 @@ pp_source_for_input(const char *kind, const char *path)
         return &pp_capture_source_ops;
     if (strcmp(kind, "gcdump") == 0 && pp_capture_spec_is(path))
         return &pp_gcdump_capture_source_ops;
-    /* A counters input that is a trace of `collect --counters`. */
+    /* A counters input that is a trace of `collect --counters` (also
+     * compressed afterwards: unpack.h). */
+    static const char *const packed[] = { "", ".xz", ".gz", ".zst" };
     size_t n = path ? strlen(path) : 0;
-    if (strcmp(kind, "counters") == 0 && n > 9 && strcmp(path + n - 9, ".nettrace") == 0)
-        return &pp_counters_nettrace_source_ops;
+    for (size_t i = 0; strcmp(kind, "counters") == 0 && i < 4; i++) {
+        size_t k = strlen(packed[i]);
+        if (n > 9 + k && strcmp(path + n - k, packed[i]) == 0 &&
+            strncmp(path + n - k - 9, ".nettrace", 9) == 0)
+            return &pp_counters_nettrace_source_ops;
+    }
     return pp_source_lookup(kind);
 }

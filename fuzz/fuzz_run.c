@@ -13,6 +13,9 @@
  *   spans     the input read by spans;
  *   bench     the input (BenchmarkDotNet CSV or JSON) read by bench;
  *   load      the input (any load tool's output) read by load;
+ *   packed    the input as a compressed trace (xz, gzip or zstd: core/unpack.c
+ *             decompresses it through a pipe as the engine reads), read by
+ *             alloc, cpu and gc;
  *   pipeline  the input is the pipeline YAML; its ${VARS} name small
  *             fixtures of every kind; when it checks against the shipped
  *             analyzers and reads only those fixtures, it runs.
@@ -146,6 +149,14 @@ pipeline_text(const char *kind, const char *path)
                      "  - { id: gc, analyzer: gc, input: trace }\n"
                      "  - { id: counters, analyzer: counters-csv, input: metrics }\n",
                      path, path);
+    else if (strcmp(kind, "packed") == 0)
+        n = asprintf(&t,
+                     "version: 1\nname: fuzz-packed\n"
+                     "inputs:\n  trace: { kind: nettrace, path: \"%s\" }\n"
+                     "stages:\n  - { id: alloc, analyzer: alloc, input: trace }\n"
+                     "  - { id: cpu, analyzer: cpu, input: trace }\n"
+                     "  - { id: gc, analyzer: gc, input: trace }\n",
+                     path);
     else if (strcmp(kind, "gcdump") == 0)
         n = asprintf(&t,
                      "version: 1\nname: fuzz-gcdump\n"
@@ -186,6 +197,8 @@ extension(const char *kind)
 {
     if (strcmp(kind, "nettrace") == 0)
         return ".nettrace"; /* the counters input then reads its Metrics events */
+    if (strcmp(kind, "packed") == 0)
+        return ".nettrace.xz"; /* the format is sniffed, whatever the name says */
     if (strcmp(kind, "gcdump") == 0)
         return ".gcdump";
     return strcmp(kind, "counters") == 0 || strcmp(kind, "spans") == 0 ? ".json" : ".txt";

@@ -4,7 +4,8 @@
 #   fuzz/run-fuzz.sh BUILDDIR TARGET SECONDS
 # TARGET: nettrace gcdump counters spans pipeline pdb, load-wrk load-hey
 # load-heycsv load-k6lines load-json (the readers' own APIs) or
-# run-nettrace run-gcdump run-counters run-spans run-bench run-load run-pipeline (the
+# run-nettrace run-gcdump run-counters run-spans run-bench run-load run-pipeline
+# run-packed (the
 # `perfpipe run` path: engine, sources, shipped analyzers, renderers; binary
 # fuzz/fuzz_run_KIND). The working corpus is
 # BUILDDIR/fuzz/work/TARGET (seeded from BUILDDIR/fuzz/corpus/TARGET, made by
@@ -18,6 +19,7 @@ secs=${3:-600}
 case $t in
     nettrace)              maxlen=1048576 ;;
     run-nettrace)          maxlen=65536 ;;
+    run-packed)            maxlen=65536 ;;
     gcdump|run-gcdump)     maxlen=${PP_FUZZ_MAX_LEN:-1048576} ;;
     counters|run-counters) maxlen=65536 ;;
     spans|run-spans)       maxlen=65536 ;;

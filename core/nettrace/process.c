@@ -6,7 +6,9 @@
 #include <string.h>
 
 #include <perfpipe/nettrace.h>
+#include <perfpipe/plugin.h>
 
+#include "advice.h"
 #include "nettrace/process.h"
 
 /* 1 when the field was there and replaced *slot. */
@@ -246,13 +248,14 @@ set_str(json_t *o, const char *key, const char *value)
 }
 
 int
-pp_nt_process_describe(const pp_nt_process *p, uint32_t pid, json_t *nettrace, char *warning,
-                       size_t size)
+pp_nt_process_describe(const pp_nt_process *p, uint32_t pid, int perfpipe, json_t *nettrace,
+                       char *warning, size_t size)
 {
     json_t *o = json_object();
     const char *host = pp_nt_process_host(p->command_line);
     char version[64];
     char reason[256] = "";
+    char attach[128], launch[256];
 
     warning[0] = '\0';
     if (o == NULL)
@@ -277,16 +280,17 @@ pp_nt_process_describe(const pp_nt_process *p, uint32_t pid, json_t *nettrace, c
                  (unsigned long long)p->methods);
     if (reason[0] != '\0') {
         json_object_set_new(o, "wrong_process", json_string(reason));
+        pp_advice_capture(perfpipe, PP_CAPTURE_ATTACH, "-p APP_PID ...", attach, sizeof attach);
+        pp_advice_capture(perfpipe, PP_CAPTURE_LAUNCH, "...", launch, sizeof launch);
         snprintf(warning, size,
                  "wrong process? %s (pid %u%s%.160s%s): its figures are the host's, not your "
-                 "code's. Find the app's own pid: `dotnet-trace ps` lists it under the app's "
+                 "code's. Find the app's own pid: `%s` lists it under the app's "
                  "name (the host shows as dotnet), or `pgrep -P %u` lists the host's children; "
-                 "then `dotnet-trace collect -p APP_PID ...`, or start the app itself under the "
-                 "tool: `dotnet-trace collect ... -- dotnet bin/Release/net10.0/App.dll` (not "
-                 "`-- dotnet run`)",
+                 "then %s, or start the app itself under the tool: %s",
                  reason, (unsigned)pid, p->command_line ? ": " : "",
                  p->command_line ? p->command_line : "",
-                 p->command_line && strlen(p->command_line) > 160 ? "..." : "", (unsigned)pid);
+                 p->command_line && strlen(p->command_line) > 160 ? "..." : "",
+                 perfpipe ? "perfpipe ps" : "dotnet-trace ps", (unsigned)pid, attach, launch);
     }
     json_object_set_new(nettrace, "process", o);
     return reason[0] != '\0';

@@ -53,9 +53,10 @@ void pp_nt_process_describe_requests(const pp_nt_process *p, json_t *nettrace);
 /* Write `process` into the input's nettrace object. When the trace is not
  * of the app, also write process.wrong_process (the reason) and put the
  * whole warning, with the fix, in warning (NUL-terminated; "" otherwise).
- * Returns 1 when the warning applies. */
-int pp_nt_process_describe(const pp_nt_process *p, uint32_t pid, json_t *nettrace, char *warning,
-                           size_t size);
+ * Returns 1 when the warning applies. perfpipe: perfpipe took the trace
+ * (the fix names its commands, else dotnet-trace's). */
+int pp_nt_process_describe(const pp_nt_process *p, uint32_t pid, int perfpipe, json_t *nettrace,
+                           char *warning, size_t size);
 
 /* Fold what `later` observed over the events that follow those `p`
  * observed (a region of the file, core/engine_par.c) into p, as if p had

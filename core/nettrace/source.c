@@ -6,6 +6,7 @@
 #include <string.h>
 #include <jansson.h>
 
+#include "advice.h"
 #include "source.h"
 #include "nettrace/nettrace_internal.h"
 
@@ -18,6 +19,7 @@ nt_src_open(const char *path, const pp_source_hooks *hooks, void **src, pp_error
         return rc;
     if (hooks)
         pp_nettrace_set_callbacks(r, hooks->on_bytes, hooks->on_warning, hooks->user);
+    r->perfpipe_took = pp_advice_perfpipe_took(path);
     *src = r;
     return PP_OK;
 }
@@ -69,7 +71,8 @@ nt_src_describe(void *src, json_t *into)
     if (st.truncated)
         json_object_set_new(o, "truncated_at", json_integer(st.truncated_at));
     pp_nt_process_describe_requests(&r->proc, o);
-    if (pp_nt_process_describe(&r->proc, info.process_id, o, warning, sizeof warning)) {
+    if (pp_nt_process_describe(&r->proc, info.process_id, r->perfpipe_took, o, warning,
+                               sizeof warning)) {
         /* the engine hands inputs[].findings to every stage that read it */
         json_t *list = json_array();
         json_array_append_new(list, json_pack("{s:s,s:s,s:s}", "severity", "warning", "code",
@@ -87,10 +90,11 @@ nt_src_describe(void *src, json_t *into)
         json_t *list = json_object_get(into, "findings");
         if (list == NULL)
             json_object_set_new(into, "findings", list = json_array());
+        /* a caveat: it bears on reading sources, not on the figures */
         json_array_append_new(
-            list, json_pack("{s:s,s:s,s:s}", "severity", st_kind == 1 ? "warning" : "info", "code",
-                            st_kind == 1 ? "input.stale_process" : "input.rebuilt_since", "message",
-                            warning));
+            list, json_pack("{s:s,s:s,s:s,s:b}", "severity", st_kind == 1 ? "warning" : "info",
+                            "code", st_kind == 1 ? "input.stale_process" : "input.rebuilt_since",
+                            "message", warning, "caveat", st_kind == 1));
     }
     json_object_set_new(into, "nettrace", o);
     return PP_OK;

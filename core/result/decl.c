@@ -173,8 +173,8 @@ pp_decl_annotate(json_t *stage, const pp_analyzer *a)
                      "of analyzer '%s') does not list in that order or type: rules and "
                      "candidates cannot trust it; report it to the analyzer's author",
                      d->name, why, a->name);
-            if (pp_result_finding(stage, PP_SEVERITY_WARNING, "host.undeclared_column", msg) !=
-                PP_OK)
+            if (pp_result_finding(stage, PP_SEVERITY_WARNING | PP_FINDING_CAVEAT,
+                                  "host.undeclared_column", msg) != PP_OK)
                 return PP_ENOMEM;
         }
         if ((j = pp_decl_json(d, t)) == NULL || json_object_set_new(t, "decl", j) != 0)

@@ -1,7 +1,9 @@
 /* The answer a report leads with, read from the result document alone so
  * that a third-party analyzer gets one too: per stage a headline (its most
- * severe warning or error finding, else the top row of its ranking table
- * with the absolute figure, the figure per unit of work and what to do),
+ * severe error or warning finding that bears on the answer, else the top
+ * row of its ranking table with the absolute figure, the figure per unit
+ * of work and what to do, else a caveat: an error or warning marked
+ * "caveat" qualifies the figures without changing them, PP_FINDING_CAVEAT),
  * and the optimization candidates as cards (a table with "target" and
  * "fix" columns, as `perfpipe candidates` writes). The renderers (table,
  * markdown, html) put these first, the evidence tables next, and the
@@ -128,16 +130,18 @@ per_unit(char *buf, size_t size, const json_t *st, const json_t *tj, const char 
     }
 }
 
-/* The first finding of severity sev, in stage order. */
+/* The first finding of severity sev, in stage order, that is a caveat
+ * (caveat: 1) or not (0): see pp_render_headline. */
 static const json_t *
-finding_of(const json_t *st, const char *sev)
+finding_of(const json_t *st, const char *sev, int caveat)
 {
     const json_t *f;
     size_t i;
 
     json_array_foreach(json_object_get(st, "findings"), i, f) {
         const char *s = json_string_value(json_object_get(f, "severity"));
-        if (s != NULL && strcmp(s, sev) == 0)
+        if (s != NULL && strcmp(s, sev) == 0 &&
+            json_is_true(json_object_get(f, "caveat")) == (caveat != 0))
             return f;
     }
     return NULL;
@@ -158,7 +162,8 @@ pp_render_headline(const json_t *st, const char **severity)
     if (err != NULL) {
         *severity = "error";
         fprintf(m, "the stage failed: %s", err);
-    } else if ((f = finding_of(st, "error")) != NULL || (f = finding_of(st, "warning")) != NULL) {
+    } else if ((f = finding_of(st, "error", 0)) != NULL ||
+               (f = finding_of(st, "warning", 0)) != NULL) {
         *severity = json_string_value(json_object_get(f, "severity"));
         fprintf(m, "%s", json_string_value(json_object_get(f, "message")));
     } else if ((cards = pp_render_cards_table(st)) != NULL &&
@@ -194,7 +199,11 @@ pp_render_headline(const json_t *st, const char **severity)
                 does ? does : "costs", h, share[0] ? share + 2 : "",
                 unit[0] ? unit + (share[0] ? 0 : 2) : "", share[0] || unit[0] ? "; " : "",
                 json_string_value(json_object_get(tj, "name")));
-    } else if ((f = finding_of(st, "info")) != NULL) {
+    } else if ((f = finding_of(st, "error", 1)) != NULL ||
+               (f = finding_of(st, "warning", 1)) != NULL) {
+        *severity = json_string_value(json_object_get(f, "severity"));
+        fprintf(m, "%s", json_string_value(json_object_get(f, "message")));
+    } else if ((f = finding_of(st, "info", 0)) != NULL || (f = finding_of(st, "info", 1)) != NULL) {
         fprintf(m, "%s", json_string_value(json_object_get(f, "message")));
     }
     fclose(m);

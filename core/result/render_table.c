@@ -290,7 +290,9 @@ render_one_table(const json_t *tj, const pp_render_opts *o, FILE *out, pp_error 
             for (c = 0; c < ncol; c++) {
                 char **slot = &cell[r * ncol + c];
                 if (!drop[c] && type[c] == PP_COL_STRING && pp_render_width(*slot) > width[c]) {
-                    char *cut = pp_render_ellipsize(*slot, width[c]);
+                    char *cut = pp_render_col_prose(json_array_get(cols, c)) ?
+                                    pp_render_ellipsize_start(*slot, width[c]) :
+                                    pp_render_ellipsize(*slot, width[c]);
                     if (cut == NULL)
                         goto nomem;
                     free(*slot);

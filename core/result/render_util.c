@@ -120,6 +120,29 @@ pp_render_ellipsize(const char *s, size_t width)
     return out;
 }
 
+char *
+pp_render_ellipsize_start(const char *s, size_t width)
+{
+    size_t w = pp_render_width(s), tb;
+    char *out;
+
+    if (w <= width || width < 4)
+        return strdup(s);
+    /* Keep the start: a sentence says first what it is about. */
+    tb = cp_offset(s, width - 3);
+    if ((out = malloc(tb + 3 + 1)) == NULL)
+        return NULL;
+    memcpy(out, s, tb);
+    memcpy(out + tb, "...", 4);
+    return out;
+}
+
+int
+pp_render_col_prose(const json_t *col)
+{
+    return json_is_true(json_object_get(col, "prose"));
+}
+
 int
 pp_render_name_is_ms(const char *name)
 {

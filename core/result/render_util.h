@@ -46,6 +46,15 @@ size_t pp_render_width(const char *s);
  * when out of memory). width < 4 keeps s whole. */
 char *pp_render_ellipsize(const char *s, size_t width);
 
+/* s cut from the back to at most `width` code points, its start + "..."
+ * (a message, an explanation: columns[].prose), a new malloc'd string
+ * (NULL when out of memory). width < 4 keeps s whole. */
+char *pp_render_ellipsize_start(const char *s, size_t width);
+
+/* Whether a column (an element of a table's "columns") is prose, cut from
+ * the back (PP_COL_FLAG_PROSE). */
+int pp_render_col_prose(const json_t *col);
+
 /* Exact text of a number for machine output: integers as such, reals with
  * the fewest digits that read back to the same double. Empty for null. */
 void pp_render_cell_raw(char *buf, size_t size, const json_t *cell);
@@ -190,11 +199,12 @@ const json_t *pp_render_cards_table(const json_t *st);
 void pp_render_card_cost(char *buf, size_t size, const json_t *tj, const json_t *row);
 
 /* The stage's headline, malloc'd (NULL: nothing to say, or out of memory):
- * a failed stage's error; else its first error, then warning, finding;
- * else its first candidate card; else the top row of its ranking table
- * (the first declaring candidates, else the first with a figure on an
- * axis) with the figure, its share, the figure per unit of work
- * (decl.work_totals) and what to do; else its first information finding.
+ * a failed stage's error; else its first error, then warning, finding that
+ * is no caveat ("caveat": true); else its first candidate card; else the
+ * top row of its ranking table (the first declaring candidates, else the
+ * first with a figure on an axis) with the figure, its share, the figure
+ * per unit of work (decl.work_totals) and what to do; else its first
+ * caveat error or warning; else its first information finding.
  * *severity says which colour it gets ("error", "warning", "info"). */
 char *pp_render_headline(const json_t *st, const char **severity);
 

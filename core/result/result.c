@@ -382,6 +382,8 @@ pp_result_table_new(pp_table_set *set, json_t *stage, const char *name, uint32_t
             goto nomem;
         rc |= set_new(cj, "name", json_string(columns[c].name));
         rc |= set_new(cj, "type", json_string(pp_column_type_name(columns[c].type)));
+        if (columns[c].type == PP_COL_STRING && (columns[c].flags & PP_COL_FLAG_PROSE))
+            rc |= set_new(cj, "prose", json_true());
         rc |= append_new(cols, cj);
         if (c < nkey)
             rc |= append_new(key, json_string(columns[c].name));
@@ -546,14 +548,18 @@ pp_result_finding(json_t *stage, uint32_t severity, const char *code, const char
     json_t *f;
     int rc = PP_OK;
 
-    if (!json_is_array(findings) || pp_severity_name(severity) == NULL || code == NULL ||
+    uint32_t level = severity & ~PP_FINDING_CAVEAT;
+
+    if (!json_is_array(findings) || pp_severity_name(level) == NULL || code == NULL ||
         message == NULL)
         return PP_EINVAL;
     if ((f = json_object()) == NULL)
         return PP_ENOMEM;
-    rc |= set_new(f, "severity", json_string(pp_severity_name(severity)));
+    rc |= set_new(f, "severity", json_string(pp_severity_name(level)));
     rc |= set_new(f, "code", string_lossy(code));
     rc |= set_new(f, "message", string_lossy(message));
+    if (severity & PP_FINDING_CAVEAT)
+        rc |= set_new(f, "caveat", json_true());
     if (rc != PP_OK) {
         json_decref(f);
         return PP_ENOMEM;

@@ -40,7 +40,7 @@ extern "C" {
 #endif
 
 #define PP_ABI_MAJOR 1
-#define PP_ABI_MINOR 5
+#define PP_ABI_MINOR 6
 
 /* The one symbol the loader looks up. */
 #define PP_PLUGIN_ENTRY_SYMBOL "perfpipe_plugin_entry"
@@ -77,9 +77,16 @@ typedef struct pp_option_decl {
 
 typedef struct pp_column {
     const char *name;
-    uint32_t type; /* PP_COL_* */
-    uint32_t reserved;
+    uint32_t type;  /* PP_COL_* */
+    uint32_t flags; /* PP_COL_FLAG_* (ABI 1.6; 0 before, when it was reserved) */
 } pp_column;
+
+/* A string column of prose (a message, an explanation, a command): a text
+ * renderer that must cut a long value keeps its start, where the sentence
+ * says what it is about. Other string columns (frames, stacks, types,
+ * paths) keep their end, which tells two rows apart. Written to the
+ * result as columns[].prose = true. */
+#define PP_COL_FLAG_PROSE 0x1u
 
 /* ABI 1.5: what a table means, declared in the descriptor (pp_analyzer's
  * tables) so that rules, candidates and compare can read a table they were
@@ -204,6 +211,13 @@ pp_cell_null(void)
 #define PP_SEVERITY_INFO    0u
 #define PP_SEVERITY_WARNING 1u
 #define PP_SEVERITY_ERROR   2u
+/* ABI 1.6, or'ed into a finding's severity: a caveat, a warning (or error)
+ * that qualifies how the figures are read without changing what they say
+ * (a few events skipped, a trace that ends mid-command, a build that moved
+ * since). Headlines pass over caveats to the finding or top row that bears
+ * on the answer (the answer order, perfpipe(1)); the result marks the
+ * finding "caveat": true. A host older than 1.6 refuses the flag. */
+#define PP_FINDING_CAVEAT 0x100u
 
 #define PP_LOG_DEBUG 0
 #define PP_LOG_INFO  1
@@ -276,10 +290,41 @@ typedef struct pp_host_api {
      * worse direction, e.g. responses by status; since ABI 1.5).
      * PP_OK, PP_EINVAL (no table, empty key), PP_ENOMEM. */
     int (*table_hint)(pp_table *t, const char *key, const char *value);
+
+    /* ABI 1.6. Advice to capture again, for the tool that took this
+     * stage's input: `perfpipe collect ARGS` when perfpipe took it (a live
+     * capture, or a file with the module map FILE.maps that collect keeps
+     * beside it), else `dotnet-trace collect ARGS`. how is a PP_CAPTURE_*;
+     * args are options both tools take (--profile, --providers, -p PID),
+     * NULL for none. Writes a NUL-terminated text to buf (cut to size).
+     * PP_OK, or PP_EINVAL (no buf, size 0, unknown how). */
+    int (*capture_advice)(pp_ctx *ctx, uint32_t how, const char *args, char *buf, uint32_t size);
 } pp_host_api;
+
+/* capture_advice's how. ATTACH: the command, quoted ("`TOOL collect
+ * ARGS`"). LAUNCH: the command that starts the app under the tool (so
+ * the trace is of the app, not of a `dotnet run` host). STOP: how to end
+ * the capture so the runtime writes its rundown. */
+#define PP_CAPTURE_ATTACH 0u
+#define PP_CAPTURE_LAUNCH 1u
+#define PP_CAPTURE_STOP   2u
 
 #define PP_HOST_HAS(host, member)                                                                  \
     ((host)->struct_size >= offsetof(pp_host_api, member) + sizeof((host)->member))
+
+/* capture_advice for a finding's text: buf, empty when the host has no
+ * capture_advice (a host older than 1.6 loads no 1.6 plugin, so only a
+ * test double lacks it). */
+static inline const char *
+pp_capture_advice(const pp_host_api *h, pp_ctx *ctx, uint32_t how, const char *args, char *buf,
+                  uint32_t size)
+{
+    if (size > 0)
+        buf[0] = '\0';
+    if (PP_HOST_HAS(h, capture_advice) && h->capture_advice != NULL && size > 0)
+        h->capture_advice(ctx, how, args, buf, size);
+    return buf;
+}
 
 /* ---- the descriptor (plugin -> host) ------------------------------------ */
 

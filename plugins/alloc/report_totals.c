@@ -74,12 +74,14 @@ pp_alloc_emit_totals(pp_alloc *a, pp_ctx *ctx, const pp_alloc_figures *r)
     if (rc != PP_OK)
         return rc;
 
+    char adv[320];
     if (a->ticks_seen == 0) {
         h->finding(
             ctx, PP_SEVERITY_WARNING, "alloc.no_ticks",
-            "no GCAllocationTick events in this trace: capture with `dotnet-trace collect --profile gc-verbose` "
+            "no GCAllocationTick events in this trace: capture with %s "
             "(the tick is a Verbose-level GC event: Microsoft-Windows-DotNETRuntime:0x1:5; at a lower level "
-            "the runtime does not emit it)");
+            "the runtime does not emit it)",
+            pp_capture_advice(h, ctx, PP_CAPTURE_ATTACH, "--profile gc-verbose", adv, sizeof adv));
         return PP_OK;
     }
     if (a->ticks == 0) {
@@ -112,7 +114,7 @@ pp_alloc_emit_totals(pp_alloc *a, pp_ctx *ctx, const pp_alloc_figures *r)
                    pct(r->cut[0], r->total_bytes), r->cut[1]);
     }
     if (a->malformed) {
-        h->finding(ctx, PP_SEVERITY_WARNING, "alloc.malformed_ticks",
+        h->finding(ctx, PP_SEVERITY_WARNING | PP_FINDING_CAVEAT, "alloc.malformed_ticks",
                    "%" PRIu64
                    " GCAllocationTick events were skipped as malformed; the first at %.3f ms: %s",
                    a->malformed, (double)a->malformed_first_ns / 1e6, a->malformed_what);
@@ -122,9 +124,10 @@ pp_alloc_emit_totals(pp_alloc *a, pp_ctx *ctx, const pp_alloc_figures *r)
             ctx, PP_SEVERITY_WARNING, "alloc.no_stacks",
             "%" PRIu64 " of %" PRIu64
             " ticks (%.1f%%) carry no stack and are listed as \"" NO_STACK_NAME "\": "
-            "the session did not collect stacks; capture with `dotnet-trace collect --profile gc-verbose`, "
+            "the session did not collect stacks; capture with %s, "
             "which records a stack with every tick",
-            a->ticks_no_stack, a->ticks, pct((int64_t)a->ticks_no_stack, (int64_t)a->ticks));
+            a->ticks_no_stack, a->ticks, pct((int64_t)a->ticks_no_stack, (int64_t)a->ticks),
+            pp_capture_advice(h, ctx, PP_CAPTURE_ATTACH, "--profile gc-verbose", adv, sizeof adv));
     }
     if (a->ticks_lost_stack) {
         h->finding(
@@ -140,9 +143,10 @@ pp_alloc_emit_totals(pp_alloc *a, pp_ctx *ctx, const pp_alloc_figures *r)
         h->finding(
             ctx, PP_SEVERITY_WARNING, "alloc.unresolved",
             "%.1f%% of the stack frames are unresolved (%.1f%% of the bytes have an unresolved responsible frame): "
-            "the trace has no method rundown, so the capture was stopped abruptly; stop dotnet-trace with "
-            "Enter or Ctrl+C and let it finish, and keep the traced process alive until it has",
-            unres, pct(r->unresolved_resp_bytes, r->total_bytes));
+            "the trace has no method rundown, so the capture was stopped abruptly; %s, and keep "
+            "the traced process alive until it has",
+            unres, pct(r->unresolved_resp_bytes, r->total_bytes),
+            pp_capture_advice(h, ctx, PP_CAPTURE_STOP, NULL, adv, sizeof adv));
     }
     if (a->expect_min_bytes > 0 && r->total_bytes < a->expect_min_bytes) {
         human_bytes(b1, sizeof b1, (double)r->total_bytes);
@@ -150,9 +154,9 @@ pp_alloc_emit_totals(pp_alloc *a, pp_ctx *ctx, const pp_alloc_figures *r)
         h->finding(
             ctx, PP_SEVERITY_WARNING, "alloc.low_total",
             "sampled %s allocated, far below the expected %s (expect-min-bytes %s): wrong process traced? "
-            "the `dotnet run` wrapper instead of the app: trace the app's pid, or start it with "
-            "`dotnet-trace collect -- dotnet app.dll`",
-            b1, b2, a->expect_from);
+            "the `dotnet run` wrapper instead of the app: trace the app's pid, or start it with %s",
+            b1, b2, a->expect_from,
+            pp_capture_advice(h, ctx, PP_CAPTURE_LAUNCH, NULL, adv, sizeof adv));
     }
     return PP_OK;
 }

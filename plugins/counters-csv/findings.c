@@ -160,6 +160,7 @@ cc_findings(const pp_host_api *h, pp_ctx *ctx, cc_row *rows, size_t n, const cc_
 {
     const cc_row *alloc, *pause, *gcpct, *gen2;
     char a[64], b[64], c[64];
+    char adv[320];
     double window_s = (double)window_ns / 1e9;
     size_t nleak = 0, nbounded = 0, nruntime = 0;
     int rc = PP_OK;
@@ -207,9 +208,11 @@ cc_findings(const pp_host_api *h, pp_ctx *ctx, cc_row *rows, size_t n, const cc_
         rc = h->finding(ctx, PP_SEVERITY_INFO, "counters.churn",
                         "allocation churn: %s/s with no steady footprint growth (gen2 after "
                         "GC %s, trend %s over the window): the GC reclaims what is allocated; "
-                        "this is churn, not a leak. Find who allocates: dotnet-trace collect "
-                        "--profile gc-verbose -p PID, then perfpipe alloc TRACE",
-                        a, b, c);
+                        "this is churn, not a leak. Find who allocates: %s, then perfpipe "
+                        "alloc TRACE",
+                        a, b, c,
+                        pp_capture_advice(h, ctx, PP_CAPTURE_ATTACH, "--profile gc-verbose -p PID",
+                                          adv, sizeof adv));
     }
     /* A trend over seconds is a hint, not a verdict: say so. */
     if (rc == PP_OK && window_s < 60 &&

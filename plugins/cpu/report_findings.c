@@ -61,11 +61,13 @@ pp_cpu_emit_findings(report *r, int64_t span)
     pp_cpu *c = r->c;
     const pp_host_api *h = c->host;
     pp_ctx *ctx = r->ctx;
+    char adv[320];
     if (c->samples_seen == 0) {
-        h->finding(
-            ctx, PP_SEVERITY_WARNING, "cpu.no_samples",
-            "no SampleProfiler ThreadSample events in this trace: capture with "
-            "`dotnet-trace collect --profile dotnet-sampled-thread-time` (the default profile of dotnet-trace collect)");
+        h->finding(ctx, PP_SEVERITY_WARNING, "cpu.no_samples",
+                   "no SampleProfiler ThreadSample events in this trace: capture with %s (the "
+                   "default profile of both collect commands)",
+                   pp_capture_advice(h, ctx, PP_CAPTURE_ATTACH,
+                                     "--profile dotnet-sampled-thread-time", adv, sizeof adv));
         return;
     }
     if (r->total_samples == 0) {
@@ -79,7 +81,7 @@ pp_cpu_emit_findings(report *r, int64_t span)
     }
     if (c->malformed)
         h->finding(
-            ctx, PP_SEVERITY_WARNING, "cpu.malformed_samples",
+            ctx, PP_SEVERITY_WARNING | PP_FINDING_CAVEAT, "cpu.malformed_samples",
             "%" PRIu64
             " ThreadSample events had a payload shorter than its 4-byte Type and were skipped",
             c->malformed);
@@ -88,9 +90,8 @@ pp_cpu_emit_findings(report *r, int64_t span)
         h->finding(
             ctx, PP_SEVERITY_WARNING, "cpu.unresolved",
             "%.1f%% of the sampled frames are unresolved: the trace has no method rundown, so the capture was "
-            "stopped abruptly; stop dotnet-trace with Enter or Ctrl+C and let it finish, and keep the traced "
-            "process alive until it has",
-            unres);
+            "stopped abruptly; %s, and keep the traced process alive until it has",
+            unres, pp_capture_advice(h, ctx, PP_CAPTURE_STOP, NULL, adv, sizeof adv));
     if (r->bare_addrs > 0 && !r->native_named)
         h->finding(
             ctx, PP_SEVERITY_INFO, "cpu.native_unnamed",

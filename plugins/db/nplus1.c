@@ -16,7 +16,7 @@
  *   routes' rates (group "caller").
  * - A repeated command with no driver gets no N+1 verdict: an info finding
  *   says it cannot be told from one execution per request (confidence low)
- *   and gives the dotnet-trace line that adds request boundaries. */
+ *   and gives the capture command that adds request boundaries. */
 #include <config.h>
 
 #include <math.h>
@@ -27,8 +27,7 @@
 #include "db.h"
 #include "report.h"
 
-#define HINT                                                                                       \
-    "`dotnet-trace collect --profile database --providers Microsoft.AspNetCore.Hosting -p PID`"
+#define HINT_ARGS        "--profile database --providers Microsoft.AspNetCore.Hosting -p PID"
 #define MAX_LOW_FINDINGS 5
 #define ONE_CALLER_MIN   2
 
@@ -346,6 +345,8 @@ say(db_state *st, pp_ctx *ctx, const db_work *w, uint32_t c, const verdict *x, c
     const pp_host_api *h = st->host;
     const char *cmd = pp_pc_strtab_get(&st->cmds, c);
     const char *sep = caller[0] ? ", called from " : "";
+    char adv[320];
+    const char *hint = pp_capture_advice(h, ctx, PP_CAPTURE_ATTACH, HINT_ARGS, adv, sizeof adv);
     if (x->level == V_HIGH)
         h->finding(
             ctx, PP_SEVERITY_WARNING, "db.n_plus_one",
@@ -363,7 +364,7 @@ say(db_state *st, pp_ctx *ctx, const db_work *w, uint32_t c, const verdict *x, c
                    "ASP.NET Core request (no such frame on its stacks)%s%s: %s. If it does serve "
                    "requests, capture with %s to judge it per request",
                    cmd, (unsigned)x->executions, pp_pc_strtab_get(&st->cmds, x->driver), sep,
-                   caller, fix_of(cmd), HINT);
+                   caller, fix_of(cmd), hint);
     else if (x->level == V_MEDIUM && x->one_caller)
         h->finding(ctx, PP_SEVERITY_WARNING, "db.n_plus_one",
                    "N+1 (one method runs the parent query and the repeats, no request "
@@ -371,7 +372,7 @@ say(db_state *st, pp_ctx *ctx, const db_work *w, uint32_t c, const verdict *x, c
                    "\"%s\" (%u executions), both from %s: %s. For exact counts per request, "
                    "capture with %s",
                    cmd, (unsigned)x->executions, x->per, pp_pc_strtab_get(&st->cmds, x->driver),
-                   (unsigned)x->groups, caller, fix_of(cmd), HINT);
+                   (unsigned)x->groups, caller, fix_of(cmd), hint);
     else if (x->level == V_MEDIUM)
         h->finding(
             ctx, PP_SEVERITY_WARNING, "db.n_plus_one",
@@ -380,7 +381,7 @@ say(db_state *st, pp_ctx *ctx, const db_work *w, uint32_t c, const verdict *x, c
             "exact counts per request, capture with %s",
             cmd, (unsigned)x->executions, x->per, pp_pc_strtab_get(&st->cmds, x->driver),
             (unsigned)x->groups, x->concurrent ? ", among overlapping commands" : "", sep, caller,
-            fix_of(cmd), HINT);
+            fix_of(cmd), hint);
     else if (st->reqs.count > 0)
         h->finding(ctx, PP_SEVERITY_INFO, "db.repeated_command",
                    "\"%s\" ran %u times within %.1f ms outside every request (start-up or "
@@ -395,7 +396,7 @@ say(db_state *st, pp_ctx *ctx, const db_work *w, uint32_t c, const verdict *x, c
                    "with %s",
                    cmd, (unsigned)x->executions, db_ms(x->window_ns),
                    x->concurrent ? " among overlapping commands (concurrent requests)" : "", sep,
-                   caller, HINT);
+                   caller, hint);
 }
 
 static int

@@ -420,6 +420,7 @@ static void
 findings(db_state *st, pp_ctx *ctx, db_work *w)
 {
     const pp_host_api *h = st->host;
+    char adv[320];
     uint32_t slow_reported = 0, slow_cmds = 0;
     for (uint32_t k = 0; k < st->cmds.count; k++) {
         uint32_t c = w->order[k];
@@ -442,7 +443,7 @@ findings(db_state *st, pp_ctx *ctx, db_work *w)
     for (uint32_t i = 0; i < st->count; i++)
         unmatched += !st->execs[i].done && !st->execs[i].nested;
     if (unmatched)
-        h->finding(ctx, PP_SEVERITY_WARNING, "db.unmatched_starts",
+        h->finding(ctx, PP_SEVERITY_WARNING | PP_FINDING_CAVEAT, "db.unmatched_starts",
                    "%u command starts have no stop (the trace ended mid-command, or a newer "
                    "start on the same async flow replaced the activity); they are not counted",
                    (unsigned)unmatched);
@@ -451,17 +452,19 @@ findings(db_state *st, pp_ctx *ctx, db_work *w)
                    "%llu command stops have no start (the trace began mid-command)",
                    (unsigned long long)st->unmatched_stops);
     if (st->undecodable)
-        h->finding(ctx, PP_SEVERITY_WARNING, "db.undecodable_events",
+        h->finding(ctx, PP_SEVERITY_WARNING | PP_FINDING_CAVEAT, "db.undecodable_events",
                    "%llu DiagnosticSource events had a payload that is not SourceName, EventName, "
                    "uint16 count, Key/Value pairs; they are skipped",
                    (unsigned long long)st->undecodable);
     if (st->zero_activity)
-        h->finding(ctx, PP_SEVERITY_INFO, "db.no_activity_ids",
-                   "%llu command starts carry no activity id, so starts and stops were paired by "
-                   "ConnectionId or thread; async commands may pair wrongly. Enable "
-                   "System.Threading.Tasks.TplEventSource:0x80 (TasksFlowActivityIds), as "
-                   "`dotnet-trace collect --profile database` does",
-                   (unsigned long long)st->zero_activity);
+        h->finding(
+            ctx, PP_SEVERITY_INFO, "db.no_activity_ids",
+            "%llu command starts carry no activity id, so starts and stops were paired by "
+            "ConnectionId or thread; async commands may pair wrongly. Enable "
+            "System.Threading.Tasks.TplEventSource:0x80 (TasksFlowActivityIds), as "
+            "%s does",
+            (unsigned long long)st->zero_activity,
+            pp_capture_advice(h, ctx, PP_CAPTURE_ATTACH, "--profile database", adv, sizeof adv));
 
     duration_findings(st, ctx, w);
 }
@@ -522,18 +525,21 @@ int
 db_report(db_state *st, pp_ctx *ctx, pp_error *err)
 {
     const pp_host_api *h = st->host;
+    char adv[320];
     db_work w;
     memset(&w, 0, sizeof(w));
     int rc = PP_OK;
     h->total_int(ctx, "diagnostic_source_events", PP_COL_COUNT, (int64_t)st->ds_events);
     if (st->ds_events == 0) {
-        h->finding(ctx, PP_SEVERITY_WARNING, "db.no_diagnostic_source",
-                   "the trace has no Microsoft-Diagnostics-DiagnosticSource events, so there are "
-                   "no database commands to report. Capture with `dotnet-trace collect "
-                   "--profile database -p PID` (it enables EF Core's CommandExecuting/Executed "
-                   "and System.Data.SqlClient's WriteCommandBefore/After; Microsoft.Data.SqlClient "
-                   "publishes Microsoft.Data.SqlClient.* names that profile does not list — add "
-                   "them to its FilterAndPayloadSpecs)");
+        h->finding(
+            ctx, PP_SEVERITY_WARNING, "db.no_diagnostic_source",
+            "the trace has no Microsoft-Diagnostics-DiagnosticSource events, so there are "
+            "no database commands to report. Capture with %s (it enables EF Core's CommandExecuting/Executed "
+            "and System.Data.SqlClient's WriteCommandBefore/After; Microsoft.Data.SqlClient "
+            "publishes Microsoft.Data.SqlClient.* names that profile does not list — add "
+            "them to its FilterAndPayloadSpecs)",
+            pp_capture_advice(h, ctx, PP_CAPTURE_ATTACH, "--profile database -p PID", adv,
+                              sizeof adv));
         return PP_OK;
     }
     if ((rc = aggregate(st, &w)) != PP_OK)

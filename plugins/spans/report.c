@@ -460,6 +460,7 @@ static int
 emit_attribution(sp_state *st, pp_ctx *ctx, sp_work *w)
 {
     const pp_host_api *h = st->host;
+    char adv[320];
     static const pp_column cols[] = {
         { "operation", PP_COL_STRING, 0 },  { "kind", PP_COL_STRING, 0 },
         { "downstream", PP_COL_STRING, 0 }, { "ms", PP_COL_NUMBER, 0 },
@@ -490,9 +491,11 @@ emit_attribution(sp_state *st, pp_ctx *ctx, sp_work *w)
             h->finding(ctx, PP_SEVERITY_WARNING, "spans.in_proc",
                        "%s: %.1f%% of its time (%.1f ms over %u requests) is in-proc: no "
                        "downstream call explains it. Next step: capture a trace under the same "
-                       "load (dotnet-trace collect --profile cpu-sampling, or gc-verbose) and "
-                       "run the cpu and alloc analyzers on it",
-                       opname, share, ms(c->ns), (unsigned)op->requests);
+                       "load (%s, or --profile gc-verbose) and run the cpu and alloc analyzers "
+                       "on it",
+                       opname, share, ms(c->ns), (unsigned)op->requests,
+                       pp_capture_advice(h, ctx, PP_CAPTURE_ATTACH,
+                                         "--profile dotnet-sampled-thread-time", adv, sizeof adv));
         if (c->kind != SP_DS_NONE && c->name != SP_NO_ID && op->requests > 0 &&
             c->calls >= st->nplus1 * (int64_t)op->requests)
             h->finding(ctx, PP_SEVERITY_WARNING, "spans.n_plus_one",

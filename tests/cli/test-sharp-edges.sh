@@ -15,15 +15,6 @@ DATA=${PP_TESTDATA:?}
 . "$(dirname "$0")/../lib/checks.sh"
 T=$DATA/alloc-gcverbose.nettrace
 
-has() {  # has FILE NEEDLE NAME
-  if grep -qF -- "$2" "$1"; then pass=$((pass + 1)); echo "PASS: $3"
-  else fail=$((fail + 1)); echo "FAIL: $3: '$2' not in $(basename "$1")"; head -5 "$1" | sed 's/^/  /'; fi
-}
-lines() {  # lines FILE N NAME: FILE has exactly N lines
-  local n; n=$(wc -l <"$1")
-  if [ "$n" -eq "$2" ]; then pass=$((pass + 1)); echo "PASS: $3"
-  else fail=$((fail + 1)); echo "FAIL: $3: $n lines, expected $2"; head -5 "$1" | sed 's/^/  /'; fi
-}
 # closed CODE NAME -- CMD...: CMD's stdout is a pipe whose reader is gone
 # before it starts (deterministic, unlike `| head`): CMD must exit CODE,
 # and say nothing on stderr but what it says into /dev/null (compare's
@@ -139,6 +130,50 @@ has "$tmp/err" "profile=dotnet-common,dotnet-sampled-thread-time" \
   "cpu --providers: the sampling profile is kept"
 expect 3 "db --pid N --profile gc-verbose" -- "$PERFPIPE" db --pid $$ --profile gc-verbose
 has "$tmp/err" "capture:pid=$$;profile=gc-verbose:" "db --profile: replaces the default"
+
+# --- f. advice to capture again names the tool that took the capture:
+# `perfpipe collect` for a file collect wrote (its module map FILE.maps
+# beside it), `dotnet-trace collect` otherwise. The same committed captures
+# (dotnet-trace's), once as they are and once with a map beside them.
+mkdir -p "$tmp/took"
+for f in cpu-sampled run-wrapper-gcverbose; do
+  ln -s "$DATA/$f.nettrace" "$tmp/$f.nettrace"
+  ln -s "$DATA/$f.nettrace" "$tmp/took/$f.nettrace"
+  printf '# perfpipe-maps/1 pid=1\n# start-end perms offset build-id path\n' \
+    >"$tmp/took/$f.nettrace.maps"
+done
+run "alloc, dotnet-trace's capture without ticks" "$PERFPIPE" alloc "$tmp/cpu-sampled.nettrace"
+has "$tmp/out" 'capture with `dotnet-trace collect --profile gc-verbose`' "alloc.no_ticks: dotnet-trace's command"
+run "alloc, the same capture as collect keeps it" "$PERFPIPE" alloc "$tmp/took/cpu-sampled.nettrace"
+has "$tmp/out" 'capture with `perfpipe collect --profile gc-verbose`' "alloc.no_ticks: perfpipe collect's command"
+run "db, collect's capture" "$PERFPIPE" db "$tmp/took/cpu-sampled.nettrace"
+has "$tmp/out" 'Capture with `perfpipe collect --profile database -p PID`' "db.no_diagnostic_source: perfpipe collect's"
+run "cpu, collect's capture of the dotnet run host" "$PERFPIPE" cpu "$tmp/took/run-wrapper-gcverbose.nettrace" --format json -o "$tmp/w.json"
+check "cpu: wrong process and no samples name perfpipe's commands, never dotnet-trace's" "$tmp/w.json" <<'EOF'
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["inputs"][0].get("captured_by") == "perfpipe", d["inputs"][0].get("captured_by")
+msgs = [f["message"] for f in d["inputs"][0].get("findings", [])]
+msgs += [f["message"] for s in d["stages"] for f in s["findings"]]
+wrong = [m for m in msgs if m.startswith("wrong process?")]
+print(wrong[0][-330:] if wrong else msgs)
+assert wrong and "`perfpipe ps`" in wrong[0] and "`perfpipe collect -p APP_PID ...`" in wrong[0], wrong
+assert "--diagnostic-port" in wrong[0], "collect has no `-- COMMAND`: the app starts at its port"
+assert any("`perfpipe collect --profile dotnet-sampled-thread-time`" in m for m in msgs), msgs
+assert not [m for m in msgs if "dotnet-trace collect" in m or "dotnet-trace ps" in m], msgs
+EOF
+run "cpu, dotnet-trace's capture of the host" "$PERFPIPE" cpu "$tmp/run-wrapper-gcverbose.nettrace" --format json -o "$tmp/w2.json"
+check "cpu: dotnet-trace's capture keeps dotnet-trace's commands" "$tmp/w2.json" <<'EOF'
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert "captured_by" not in d["inputs"][0]
+msgs = [f["message"] for f in d["inputs"][0].get("findings", [])]
+wrong = [m for m in msgs if m.startswith("wrong process?")][0]
+print(wrong[-200:])
+assert "`dotnet-trace collect -p APP_PID ...`" in wrong and "-- dotnet bin/Release" in wrong
+EOF
+run "alloc, collect's capture without rundown" "$PERFPIPE" alloc "$tmp/took/run-wrapper-gcverbose.nettrace"
+has "$tmp/out" 'stop `perfpipe collect` with one Ctrl+C' "alloc.unresolved: how to stop perfpipe collect"
 
 # --- g. an ambiguous -n NAME is refused with every match listed (pid and
 # command line), SDK hosts included. Two stand-ins: `tail` processes whose

@@ -33,6 +33,15 @@ expect() {
   if [ "$got" -eq "$code" ]; then pass=$((pass + 1)); echo "PASS: $name"
   else fail=$((fail + 1)); echo "FAIL: $name: exit $got, expected $code"; sed 's/^/  stderr: /' "$tmp/err" | head -5; fi
 }
+has() {  # has FILE NEEDLE NAME: FILE holds NEEDLE (a fixed string)
+  if grep -qF -- "$2" "$1"; then pass=$((pass + 1)); echo "PASS: $3"
+  else fail=$((fail + 1)); echo "FAIL: $3: '$2' not in $(basename "$1")"; head -5 "$1" | sed 's/^/  /'; fi
+}
+lines() {  # lines FILE N NAME: FILE has exactly N lines
+  local n; n=$(wc -l <"$1")
+  if [ "$n" -eq "$2" ]; then pass=$((pass + 1)); echo "PASS: $3"
+  else fail=$((fail + 1)); echo "FAIL: $3: $n lines, expected $2"; head -5 "$1" | sed 's/^/  /'; fi
+}
 finish() {
   echo "${1:-}$pass passed, $fail failed"
   [ "$fail" -eq 0 ]

@@ -427,7 +427,8 @@ START_TEST(test_expect_min_bytes)
     const char *m = mock_host_finding(mh, "alloc.low_total", NULL);
     ck_assert_ptr_nonnull(m);
     ck_assert_ptr_nonnull(strstr(m, "dotnet run"));
-    ck_assert_ptr_nonnull(strstr(m, "dotnet-trace collect -- dotnet app.dll"));
+    ck_assert_ptr_nonnull(
+        strstr(m, "`dotnet-trace collect -- dotnet bin/Release/net10.0/App.dll`"));
     mock_host_free(mh);
 
     /* the run knob, with a unit */

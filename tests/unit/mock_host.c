@@ -10,6 +10,8 @@
 
 #include <perfpipe/perfpipe.h>
 
+#include "advice.h"
+
 typedef struct kv {
     char *name;
     char *value;
@@ -400,8 +402,10 @@ m_finding(pp_ctx *ctx, uint32_t severity, const char *code, const char *fmt, ...
         return PP_EPLUGIN;
     if (!code || !strchr(code, '.'))
         violation(mh, "finding code '%s' is not dotted", code ? code : "(null)");
+    uint32_t caveat = severity & PP_FINDING_CAVEAT; /* ABI 1.6: a flag, kept apart */
+    severity &= ~PP_FINDING_CAVEAT;
     if (severity > PP_SEVERITY_ERROR)
-        violation(mh, "finding '%s': severity %u", code, severity);
+        violation(mh, "finding '%s': severity %u", code, severity | caveat);
     char msg[2048];
     va_list ap;
     va_start(ap, fmt);
@@ -522,6 +526,16 @@ m_trace_info(const pp_trace_source *src, pp_trace_info *out)
     return PP_OK;
 }
 
+static int
+m_capture_advice(pp_ctx *ctx, uint32_t how, const char *args, char *buf, uint32_t size)
+{
+    (void)ctx;
+    if (buf == NULL || size == 0 || how > PP_CAPTURE_STOP)
+        return PP_EINVAL;
+    pp_advice_capture(0, how, args, buf, size); /* a file no collect wrote */
+    return PP_OK;
+}
+
 /* ---- public ---- */
 
 mock_host *
@@ -557,6 +571,7 @@ mock_host_new(const pp_analyzer *an)
     a->trace_field = m_trace_field;
     a->trace_symbolize = m_trace_symbolize;
     a->trace_info = m_trace_info;
+    a->capture_advice = m_capture_advice;
     current = mh;
     return mh;
 }
