@@ -471,6 +471,8 @@ pp_engine_run_guarded(const pp_plan *plan, const pp_run_hooks *hooks, const pp_g
         watch_enter(g, s, PP_PHASE_FINISH);
         rc = st->plan->analyzer->finish(st->state, &st->ctx, &perr);
         watch_leave(g);
+        if (rc == PP_OK && st->ctx.violation[0] == '\0')
+            pp_host_after_finish(&st->ctx);
         if (rc != PP_OK)
             pp_engine_stage_fail(st, &first, "stage '%s' (analyzer %s) failed to finish: %s",
                                  perr.message[0] ? perr.message : "no reason given");

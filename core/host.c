@@ -7,6 +7,7 @@
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <perfpipe/perfpipe.h>
@@ -135,6 +136,40 @@ flag_nonfinite(pp_ctx *ctx, pp_table *t, const pp_cell *cells)
                                                 "a table cell was NaN or infinite (written as "
                                                 "null): a figure the analyzer could not compute"));
     return PP_OK;
+}
+
+/* The ABI's rule for keys (plugin.h, table_new): one row per key. Rows
+ * that repeat one are kept as the plugin gave them (merging would invent
+ * figures, dropping would lose them) and named, once per table: compare
+ * refuses to join such a table (compare.c). */
+void
+pp_host_after_finish(pp_ctx *ctx)
+{
+    const json_t *t;
+    size_t i;
+
+    json_array_foreach(json_object_get(ctx->stage, "tables"), i, t) {
+        pp_key_repeats k;
+        char msg[512];
+
+        if (pp_result_key_repeats(t, &k) != PP_OK) {
+            ctx->oom = 1;
+            return;
+        }
+        if (k.repeats == 0)
+            continue;
+        snprintf(msg, sizeof msg,
+                 "table %.64s: %zu row%s repeat%s the key of an earlier row (first: row %zu, "
+                 "key %.200s); kept as given, but its rows cannot be joined by key: compare "
+                 "cannot judge this result",
+                 json_string_value(json_object_get(t, "name")) ?
+                     json_string_value(json_object_get(t, "name")) :
+                     "?",
+                 k.repeats, k.repeats == 1 ? "" : "s", k.repeats == 1 ? "s" : "", k.first_row,
+                 k.first_key);
+        free(k.first_key);
+        noted(ctx, pp_result_finding(ctx->stage, PP_SEVERITY_WARNING, "result.duplicate_key", msg));
+    }
 }
 
 /* table_row gets no ctx: the table leads to its stage. A NULL or stale

@@ -21,6 +21,11 @@ struct pp_ctx {
     int oom;             /* a total or finding could not be recorded (no memory) */
 };
 
+/* After a stage's finish() returned PP_OK: what the host checks of the
+ * stage's result as a whole (rows repeating a key). Findings it adds may
+ * set ctx->oom. */
+void pp_host_after_finish(pp_ctx *ctx);
+
 /* The host table handed to every plugin (static storage). */
 const pp_host_api *pp_host_api_get(void);
 

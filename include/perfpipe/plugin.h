@@ -243,7 +243,10 @@ typedef struct pp_host_api {
     const char *(*knob)(pp_ctx *ctx, const char *name);
 
     /* Results, callable from finish() only. A table's first nkey columns are
-     * its key. table_new copies names; the table belongs to the host. */
+     * its key: one row per key. Rows repeating a key are kept as given and
+     * the stage gets a warning finding result.duplicate_key (once per
+     * table); compare cannot judge such a result. table_new copies names;
+     * the table belongs to the host. */
     pp_table *(*table_new)(pp_ctx *ctx, const char *name, uint32_t ncolumns,
                            const pp_column *columns, uint32_t nkey);
     /* Append one row of ncolumns cells; strings are copied. */

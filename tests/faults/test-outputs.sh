@@ -138,7 +138,7 @@ check "counters row missing columns: exit 3, file:line:column ($rc)" \
 
 # --- plugin boundary: NaN/Inf cells; chdir in create and relative inputs --
 FAULTS=${PP_BUILDDIR:-$(dirname "$PERFPIPE")}/tests/faults/.libs
-if [ -f "$FAULTS/fault-nan.so" ] && [ -f "$FAULTS/fault-chdir.so" ]; then
+if [ -f "$FAULTS/fault-nan.so" ] && [ -f "$FAULTS/fault-chdir.so" ] && [ -f "$FAULTS/fault-dupkey.so" ]; then
   cat >"$tmp/nan.yaml" <<YAML
 version: 1
 name: nan
@@ -158,6 +158,21 @@ YAML
     "$PERFPIPE" render "$tmp/nan.json" --format $f >/dev/null 2>&1
     check "NaN/Inf cells: --format $f renders" [ $? = 0 ]
   done
+  # Rows repeating a key (main: no word of it, and compare judged by
+  # whichever row the join kept: exit 0).
+  sed 's/fault-nan/fault-dupkey/' "$tmp/nan.yaml" >"$tmp/dup.yaml"
+  "$PERFPIPE" run "$tmp/dup.yaml" --plugin-dir "$FAULTS" >"$tmp/dup.json" 2>"$tmp/dup.err"; rc=$?
+  check "duplicate keys: exit 0, every row kept as given ($rc)" [ "$rc" = 0 ] && \
+    [ "$(q "$tmp/dup.json" "[r for t in d['stages'][0]['tables'] if t['name']=='dups' for r in t['rows']]")" = "[['a', 1], ['b', 2], ['a', 3]]" ]
+  check "duplicate keys: one result.duplicate_key finding naming the table and the key" \
+    [ "$(q "$tmp/dup.json" "[f['severity'] + ' ' + f['message'].split(';')[0] for f in d['stages'][0]['findings'] if f['code']=='result.duplicate_key']")" = \
+      "['warning table dups: 1 row repeats the key of an earlier row (first: row 2, key [\"a\"])']" ]
+  check "duplicate keys: the table with unique keys is not flagged" \
+    [ "$(q "$tmp/nan.json" "[f['code'] for f in d['stages'][0]['findings']].count('result.duplicate_key')")" = 0 ]
+  "$PERFPIPE" compare --fail-on regression "$tmp/dup.json" "$tmp/dup.json" --format json >"$tmp/dupc.json" 2>/dev/null; rc=$?
+  check "duplicate keys: compare cannot judge (exit $rc)" [ "$rc" = 6 ]
+  check "duplicate keys: compare names the ambiguous table" \
+    grep -q "stage bad table dups: 1 row repeats a key" <(q "$tmp/dupc.json" "d['compared']['cannot_judge']")
   mkdir -p "$tmp/rel/elsewhere"; cp "$trace" "$tmp/rel/t.nettrace"
   cat >"$tmp/rel/p.yaml" <<'YAML'
 version: 1
