@@ -455,6 +455,11 @@ pp_engine_run_guarded(const pp_plan *plan, const pp_run_hooks *hooks, const pp_g
         st->plan = &plan->stages[s];
         st->ctx.stage_id = st->plan->id;
         st->ctx.stage = pp_result_add_stage(doc, st->plan->id, a->name, a->version);
+        if (st->ctx.stage == NULL) {
+            pp_error_set(err, PP_ENOMEM, "out of memory starting the run");
+            rc = PP_ENOMEM;
+            goto out;
+        }
         st->ctx.knobs = json_object_get(doc, "knobs");
         st->ctx.log = hooks->log;
         st->ctx.log_user = hooks->user;
