@@ -31,6 +31,9 @@ extern const char *pp_prog; /* "perfpipe" */
 /* -q/--quiet before the command (`perfpipe -q alloc F`): no warnings on
  * stderr, as the command's own -q. */
 extern int pp_cli_quiet;
+/* --force (any command that takes -o): an output that is a read-only file
+ * is replaced instead of refused. */
+extern int pp_cli_force;
 
 int pp_cmd_run(int argc, char **argv);
 int pp_cmd_analyzer(const char *analyzer, int argc, char **argv); /* perfpipe ANALYZER INPUT... */

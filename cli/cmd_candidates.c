@@ -70,7 +70,7 @@ declare_old(json_t **docs, size_t ndocs)
 
 static const char usage[] =
     "Usage: perfpipe candidates RESULT.json... [--top N] [--no-rules]\n"
-    "                           [--alloc-ms-per-mib X] [--format FMT] [-o FILE]\n"
+    "                           [--alloc-ms-per-mib X] [--format FMT] [-o FILE [--force]]\n"
     "(one RESULT.json may be `-`, standard input)\n"
     "\n"
     "Rank optimization candidates from one or more results (alloc, cpu, db,\n"
@@ -121,6 +121,7 @@ pp_cmd_candidates(int argc, char **argv)
         { "output", required_argument, NULL, 'o' },
         { "no-rules", no_argument, NULL, 'R' },
         { "alloc-ms-per-mib", required_argument, NULL, 'A' },
+        { "force", no_argument, NULL, 0x101 },
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 },
     };
@@ -152,6 +153,7 @@ pp_cmd_candidates(int argc, char **argv)
             format = optarg;
             break;
         case 'o': output = optarg; break;
+        case 0x101: pp_cli_force = 1; break;
         case 'R': use_rules = 0; break;
         case 'A':
             ms_per_mib = strtod(optarg, &end);

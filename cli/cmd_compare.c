@@ -22,7 +22,7 @@ static const char usage[] =
     "       perfpipe compare [OPTION]... BASE1.json BASE2.json... -- CAND1.json CAND2.json...\n"
     "                        [--fail-on regression] [--threshold TABLE.COLUMN=PCT]...\n"
     "                        [--replaced PCT] [--map OLD=NEW]... [--allow-knob-drift]\n"
-    "                        [--allow-wrong-process] [--per UNIT] [--format FMT] [-o FILE]\n"
+    "                        [--allow-wrong-process] [--per UNIT] [--format FMT] [-o FILE [--force]]\n"
     "(one of the two may be `-`, standard input)\n"
     "\n"
     "The verdict comes first: IMPROVED, REGRESSED, NO CHANGE or CANNOT JUDGE, with\n"
@@ -245,6 +245,7 @@ pp_cmd_compare(int argc, char **argv)
         { "per", required_argument, NULL, 'p' },
         { "format", required_argument, NULL, 'f' },
         { "output", required_argument, NULL, 'o' },
+        { "force", no_argument, NULL, 0x101 },
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 },
     };
@@ -317,6 +318,7 @@ pp_cmd_compare(int argc, char **argv)
             format = optarg;
             break;
         case 'o': output = optarg; break;
+        case 0x101: pp_cli_force = 1; break;
         case 'h': pp_cli_put_text(stdout, usage); return PP_EXIT_OK;
         default: pp_cli_bad_option("compare", c, argv); return PP_EXIT_USAGE;
         }

@@ -19,9 +19,13 @@ parse(int argc, char **argv, const char *usage, const char **format, const char 
       const char **table, const char **file, unsigned *jobs)
 {
     static const struct option opts[] = {
-        { "format", required_argument, NULL, 'f' }, { "output", required_argument, NULL, 'o' },
-        { "table", required_argument, NULL, 'b' },  { "jobs", required_argument, NULL, 'j' },
-        { "help", no_argument, NULL, 'h' },         { NULL, 0, NULL, 0 },
+        { "format", required_argument, NULL, 'f' },
+        { "output", required_argument, NULL, 'o' },
+        { "table", required_argument, NULL, 'b' },
+        { "jobs", required_argument, NULL, 'j' },
+        { "force", no_argument, NULL, 0x101 },
+        { "help", no_argument, NULL, 'h' },
+        { NULL, 0, NULL, 0 },
     };
     int c;
 
@@ -35,6 +39,7 @@ parse(int argc, char **argv, const char *usage, const char **format, const char 
             *format = optarg;
             break;
         case 'o': *output = optarg; break;
+        case 0x101: pp_cli_force = 1; break;
         case 'b': *table = optarg; break;
         case 'j':
             if (!jobs) { /* render reads no trace */
@@ -60,7 +65,7 @@ int
 pp_cmd_inspect(int argc, char **argv)
 {
     static const char usage[] =
-        "Usage: perfpipe inspect TRACE.nettrace [--format FMT] [-o FILE] [--jobs N]\n"
+        "Usage: perfpipe inspect TRACE.nettrace [--format FMT] [-o FILE [--force]] [--jobs N]\n"
         "\n"
         "TRACE `-` is standard input.\n"
         "The facts of a trace: format version, pointer size, process, clock, start\n"
@@ -118,7 +123,7 @@ int
 pp_cmd_render(int argc, char **argv)
 {
     static const char usage[] =
-        "Usage: perfpipe render RESULT.json [--format FMT] [--table NAME] [-o FILE]\n"
+        "Usage: perfpipe render RESULT.json [--format FMT] [--table NAME] [-o FILE [--force]]\n"
         "\n"
         "Render a saved result document (perfpipe-result/1; `-` = standard input) again\n"
         "in another format:\n"

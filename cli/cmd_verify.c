@@ -21,7 +21,7 @@
 
 static const char usage[] =
     "Usage: perfpipe verify BEFORE_DIR AFTER_DIR [--noise PCT] [--config-only]\n"
-    "                       [--format text|json] [-o FILE]\n"
+    "                       [--format text|json] [-o FILE [--force]]\n"
     "\n"
     "Judges a fix from two evidence folders of `perfpipe diagnose` (the same\n"
     "session file, before and after the change):\n"
@@ -321,6 +321,8 @@ pp_cmd_verify(int argc, char **argv)
             v.config_only = 1;
         } else if (strcmp(a, "--format") == 0 && val) {
             format = argv[++i];
+        } else if (strcmp(a, "--force") == 0) {
+            pp_cli_force = 1;
         } else if ((strcmp(a, "-o") == 0 || strcmp(a, "--output") == 0) && val) {
             output = argv[++i];
         } else if (a[0] == '-' && a[1]) {

@@ -146,7 +146,8 @@ write_set(csv_job *jobs, size_t n, const char *dir, const char *final)
             status = PP_EXIT_OUTPUT;
             break;
         }
-        if (pp_outfile_open(&jobs[i].of, jobs[i].path, 0, pp_cli_temp_tracker(), &err) != PP_OK) {
+        if (pp_outfile_open(&jobs[i].of, jobs[i].path, pp_cli_force ? PP_OUTFILE_FORCE : 0,
+                            pp_cli_temp_tracker(), &err) != PP_OK) {
             pp_cli_error("%s", err.message);
             status = PP_EXIT_OUTPUT;
         } else if ((status = write_csv(&jobs[i], shown)) != PP_EXIT_OK) {

@@ -60,7 +60,9 @@ cli_run_help(FILE *out, run_mode mode)
             "  --format FMT         @FORMATS@\n"
             "                       (default table)\n"
             "  --table NAME         the table the flame formats draw (default: the first stack table)\n"
-            "  -o, --output FILE    write there instead of stdout (written whole or not at all)\n"
+            "  -o, --output FILE    write there instead of stdout (written whole or not at all;\n"
+            "                       a read-only file is refused)\n"
+            "  --force              replace a read-only -o file (or CSV file) too\n"
             "  --set KEY=VALUE      record a knob of the run (compare refuses runs whose knobs differ)\n"
             "  --                   ends the options: every later argument is an input file\n" RUN_OPTIONS
             "\n"
@@ -262,6 +264,7 @@ cli_run_parse_args(run_args *a, int argc, char **argv)
         { "to", required_argument, NULL, 'T' },
         { "format", required_argument, NULL, 'f' },
         { "output", required_argument, NULL, 'o' },
+        { "force", no_argument, NULL, 0x101 },
         { "table", required_argument, NULL, 'b' },
         { "hash", required_argument, NULL, 'H' },
         { "plugin-dir", required_argument, NULL, 'P' },
@@ -347,6 +350,7 @@ cli_run_parse_args(run_args *a, int argc, char **argv)
             a->format = optarg;
             break;
         case 'o': a->output = optarg; break;
+        case 0x101: pp_cli_force = 1; break;
         case 'b': a->table = optarg; break;
         case 'H': a->hash = optarg; break;
         case 'P':

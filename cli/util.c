@@ -21,6 +21,7 @@
 
 const char *pp_prog = "perfpipe";
 int pp_cli_quiet;
+int pp_cli_force;
 int pp_cli_out_of_memory;
 
 void
@@ -213,7 +214,8 @@ pp_cli_write_output(const char *path, pp_write_fn fn, void *user)
             return PP_EXIT_OUTPUT;
         return rc;
     }
-    if (pp_outfile_open(&of, path, 0, pp_cli_temp_tracker(), &err) != PP_OK) {
+    if (pp_outfile_open(&of, path, pp_cli_force ? PP_OUTFILE_FORCE : 0, pp_cli_temp_tracker(),
+                        &err) != PP_OK) {
         pp_cli_error("%s", err.message);
         return PP_EXIT_OUTPUT;
     }

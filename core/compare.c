@@ -68,9 +68,40 @@ int_of(const json_t *o, const char *key)
     return json_is_integer(v) ? (int64_t)json_integer_value(v) : 0;
 }
 
+/* Tables of stage st whose rows repeat a key: the join by key would pair
+ * an arbitrary one of them (or call the others appeared/disappeared), so
+ * no verdict rests on them (result.duplicate_key, plugin.h). */
+static void
+ambiguous_keys(const json_t *st, const char *side, const char *sid, json_t *reasons)
+{
+    const json_t *t;
+    size_t i;
+
+    json_array_foreach(json_object_get(st, "tables"), i, t) {
+        pp_key_repeats k;
+        char what[160], buf[320];
+
+        if (pp_result_key_repeats(t, &k) != PP_OK) {
+            add_reason(reasons, side, "result", "out of memory checking its tables' keys");
+            return;
+        }
+        if (k.repeats == 0)
+            continue;
+        snprintf(what, sizeof what, "stage %s table %s", sid,
+                 json_string_value(json_object_get(t, "name")) ?
+                     json_string_value(json_object_get(t, "name")) :
+                     "?");
+        snprintf(buf, sizeof buf, "%zu row%s repeat%s a key (first %.200s): rows cannot be joined",
+                 k.repeats, k.repeats == 1 ? "" : "s", k.repeats == 1 ? "s" : "", k.first_key);
+        free(k.first_key);
+        add_reason(reasons, side, what, buf);
+    }
+}
+
 /* What makes one side's figures untrustworthy: an input that was cut,
  * damaged or lost events (`inputs[].damage`, or the reader's own facts
- * where damage is not recorded yet), or a stage that is not "ok". */
+ * where damage is not recorded yet), a stage that is not "ok", or a table
+ * whose key is ambiguous. */
 static void
 damage_of(const json_t *doc, const char *side, json_t *reasons)
 {
@@ -106,6 +137,9 @@ damage_of(const json_t *doc, const char *side, json_t *reasons)
     }
     json_array_foreach(json_object_get(doc, "stages"), i, st) {
         const char *status = json_string_value(json_object_get(st, "status"));
+        const char *sid = json_string_value(json_object_get(st, "id"));
+
+        ambiguous_keys(st, side, sid ? sid : "?", reasons);
 
         if (status != NULL && strcmp(status, "ok") != 0) {
             char what[128];

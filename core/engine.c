@@ -17,6 +17,7 @@
 #include "guard.h"
 #include "hash.h"
 #include "host.h"
+#include "jsonmem.h"
 #include "loader.h"
 #include "nettrace/inspect.h"
 #include "work.h"
@@ -111,17 +112,23 @@ perfpipe_took(const pp_plan_stage *p, const input_run *inputs)
 }
 
 /* The stage's view of the run (host.h). */
-static void
-stage_ctx(stage_run *st, json_t *doc, const pp_run_hooks *hooks, const input_run *inputs)
+static int
+stage_ctx(stage_run *st, json_t *doc, const pp_run_hooks *hooks, const input_run *inputs,
+          pp_error *err)
 {
     const pp_analyzer *a = st->plan->analyzer;
 
     st->ctx.stage_id = st->plan->id;
     st->ctx.stage = pp_result_add_stage(doc, st->plan->id, a->name, a->version);
+    if (st->ctx.stage == NULL) {
+        pp_error_set(err, PP_ENOMEM, "out of memory starting the run");
+        return PP_ENOMEM;
+    }
     st->ctx.knobs = json_object_get(doc, "knobs");
     st->ctx.log = hooks->log;
     st->ctx.log_user = hooks->user;
     st->ctx.perfpipe_took = perfpipe_took(st->plan, inputs);
+    return PP_OK;
 }
 
 /* A compressed file is read through a decompressor (unpack.h): the reader
@@ -356,8 +363,10 @@ read_input(input_run *in, size_t index, stage_run *stages, size_t nstages, const
     json_object_set_new(in->entry, "hash", hash);
     if (in->hooks->progress != NULL)
         in->hooks->progress(in->hooks->user, in->plan->name, in->size, in->size);
-    if (in->ops->describe != NULL)
-        in->ops->describe(in->src, in->entry);
+    if (in->ops->describe != NULL && in->ops->describe(in->src, in->entry) == PP_ENOMEM) {
+        pp_error_set(err, PP_ENOMEM, "%s: out of memory describing the input", in->plan->path);
+        return PP_ENOMEM;
+    }
     memset(&in->damage, 0, sizeof in->damage);
     in->damage.truncated_at = -1;
     if (in->ops->damage != NULL)
@@ -432,6 +441,46 @@ knobs_object(const pp_plan *plan)
     return knobs;
 }
 
+/* Each stage's finish(), in order, and what the host checks of its result.
+ * read_failures: names the host could not make while records were read
+ * (pp_host_memory_failures): they count against every stage, as which one
+ * asked is not known; those of a finish() against its stage. */
+static void
+finish_stages(stage_run *stages, size_t nstages, const pp_guard *g, uint64_t read_failures,
+              pp_error *first)
+{
+    for (size_t s = 0; s < nstages; s++) {
+        stage_run *st = &stages[s];
+        pp_error perr = PP_ERROR_INIT;
+        uint64_t failures = pp_host_memory_failures();
+        int rc;
+
+        if (st->failed)
+            continue;
+        st->ctx.finishing = 1;
+        watch_enter(g, s, PP_PHASE_FINISH);
+        rc = st->plan->analyzer->finish(st->state, &st->ctx, &perr);
+        watch_leave(g);
+        if (rc == PP_OK && st->ctx.violation[0] == '\0')
+            pp_host_after_finish(&st->ctx, read_failures + pp_host_memory_failures() - failures);
+        if (rc != PP_OK)
+            pp_engine_stage_fail(st, first, "stage '%s' (analyzer %s) failed to finish: %s",
+                                 perr.message[0] ? perr.message : "no reason given");
+        else if (st->ctx.violation[0] != '\0')
+            pp_engine_stage_fail(st, first, "stage '%s' (analyzer %s) broke the plugin ABI: %s",
+                                 st->ctx.violation);
+        else if (st->ctx.oom)
+            pp_engine_stage_fail(st, first, "stage '%s' (analyzer %s) failed to finish: %s",
+                                 "out of memory recording its results");
+        st->ctx.finishing = 0;
+        if (st->failed) {
+            /* What a failed stage built is not a result. */
+            json_object_set_new(st->ctx.stage, "tables", json_array());
+            json_object_set_new(st->ctx.stage, "totals", json_object());
+        }
+    }
+}
+
 int
 pp_engine_run(const pp_plan *plan, const pp_run_hooks *hooks, json_t **doc_out, pp_error *err)
 {
@@ -450,6 +499,7 @@ pp_engine_run_guarded(const pp_plan *plan, const pp_run_hooks *hooks, const pp_g
     json_t *doc = pp_result_new(plan->pipeline);
     int rc = PP_OK;
     unsigned jobs;
+    uint64_t read_failures, json_lost;
 
     *doc_out = NULL;
     if (hooks == NULL)
@@ -473,7 +523,9 @@ pp_engine_run_guarded(const pp_plan *plan, const pp_run_hooks *hooks, const pp_g
         pp_error perr = PP_ERROR_INIT;
 
         st->plan = &plan->stages[s];
-        stage_ctx(st, doc, hooks, inputs);
+        rc = stage_ctx(st, doc, hooks, inputs, err);
+        if (rc != PP_OK)
+            goto out;
         if (a->flags & PP_ANALYZER_FLAG_STANDIN) {
             /* A plugin the loader refused (its stand-in, loader.h). */
             char msg[PP_ERROR_MESSAGE_MAX * 2];
@@ -512,6 +564,9 @@ pp_engine_run_guarded(const pp_plan *plan, const pp_run_hooks *hooks, const pp_g
     }
 
     rc = PP_OK;
+    pp_jsonmem_count();
+    json_lost = pp_jsonmem_failures();
+    read_failures = pp_host_memory_failures();
     for (size_t i = 0; i < plan->ninputs; i++) {
         inputs[i].plan = &plan->inputs[i];
         if ((rc = open_input(&inputs[i], hooks, doc, err)) != PP_OK)
@@ -520,39 +575,22 @@ pp_engine_run_guarded(const pp_plan *plan, const pp_run_hooks *hooks, const pp_g
         if (rc != PP_OK)
             goto out;
     }
-
-    for (size_t s = 0; s < plan->nstages; s++) {
-        stage_run *st = &stages[s];
-        pp_error perr = PP_ERROR_INIT;
-
-        if (st->failed)
-            continue;
-        st->ctx.finishing = 1;
-        watch_enter(g, s, PP_PHASE_FINISH);
-        rc = st->plan->analyzer->finish(st->state, &st->ctx, &perr);
-        watch_leave(g);
-        if (rc != PP_OK)
-            pp_engine_stage_fail(st, &first, "stage '%s' (analyzer %s) failed to finish: %s",
-                                 perr.message[0] ? perr.message : "no reason given");
-        else if (st->ctx.violation[0] != '\0')
-            pp_engine_stage_fail(st, &first, "stage '%s' (analyzer %s) broke the plugin ABI: %s",
-                                 st->ctx.violation);
-        else if (st->ctx.oom)
-            pp_engine_stage_fail(st, &first, "stage '%s' (analyzer %s) failed to finish: %s",
-                                 "out of memory recording its results");
-        st->ctx.finishing = 0;
-        if (st->failed) {
-            /* What a failed stage built is not a result. */
-            json_object_set_new(st->ctx.stage, "tables", json_array());
-            json_object_set_new(st->ctx.stage, "totals", json_object());
-        }
+    if (pp_jsonmem_failures() != json_lost) {
+        /* An input's description (its facts, hash, damage) lost a member. */
+        pp_error_set(err, PP_ENOMEM, "out of memory describing the inputs");
+        rc = PP_ENOMEM;
+        goto out;
     }
+
+    finish_stages(stages, plan->nstages, g, pp_host_memory_failures() - read_failures, &first);
     /* A split read's hash ran on beside the finish: the document needs it. */
+    json_lost = pp_jsonmem_failures();
     for (size_t i = 0; i < plan->ninputs; i++)
         if ((rc = pp_engine_hash_join(&inputs[i], err)) != PP_OK)
             goto out;
     mark_damaged(plan, stages, inputs);
-    if ((rc = pp_work_attach(doc)) != PP_OK) {
+    if ((rc = pp_work_attach(doc)) != PP_OK || pp_jsonmem_failures() != json_lost) {
+        rc = PP_ENOMEM;
         pp_error_set(err, rc, "out of memory ending the run");
         goto out;
     }

@@ -7,6 +7,7 @@
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <perfpipe/perfpipe.h>
@@ -14,12 +15,18 @@
 #include "advice.h"
 #include "host.h"
 #include <perfpipe/nettrace.h>
+#include "nettrace/symbols.h"
 #include "pipeline/options.h"
 #include "result/result.h"
 
 /* No real table comes near; a lying count must not make the host read
  * past the plugin's column array for ever. */
 #define PP_HOST_MAX_COLUMNS 1024u
+
+/* Frame names and event fields the host could not make for want of
+ * memory, process-wide: the engine reads it around each stage's finish()
+ * and the read (these calls have no stage to blame). */
+static uint64_t memory_failures;
 
 static void violate(pp_ctx *ctx, const char *fmt, ...) PP_PRINTF(2, 3);
 
@@ -137,6 +144,58 @@ flag_nonfinite(pp_ctx *ctx, pp_table *t, const pp_cell *cells)
                                                 "a table cell was NaN or infinite (written as "
                                                 "null): a figure the analyzer could not compute"));
     return PP_OK;
+}
+
+/* The ABI's rule for keys (plugin.h, table_new): one row per key. Rows
+ * that repeat one are kept as the plugin gave them (merging would invent
+ * figures, dropping would lose them) and named, once per table: compare
+ * refuses to join such a table (compare.c). */
+void
+pp_host_after_finish(pp_ctx *ctx, uint64_t failures)
+{
+    const json_t *t;
+    size_t i;
+
+    if (failures > 0) {
+        /* A frame named "?!(out of memory)" is not the frame, an event
+         * whose field could not be decoded is not a malformed one: the
+         * result is not whole. */
+        char msg[256];
+        const char *status = json_string_value(json_object_get(ctx->stage, "status"));
+
+        snprintf(msg, sizeof msg,
+                 "%llu frame name%s or event field%s could not be made for want of memory "
+                 "(frames shown as ?!(out of memory)): these results are not whole",
+                 (unsigned long long)failures, failures == 1 ? "" : "s", failures == 1 ? "" : "s");
+        if (status != NULL && strcmp(status, "ok") == 0 &&
+            json_object_set_new(ctx->stage, "status", json_string("partial")) != 0)
+            ctx->oom = 1;
+        noted(ctx, pp_result_finding(ctx->stage, PP_SEVERITY_WARNING, "result.out_of_memory", msg));
+        host_log(ctx, PP_LOG_WARN, "%s", msg); /* a stack format shows no status */
+    }
+
+    json_array_foreach(json_object_get(ctx->stage, "tables"), i, t) {
+        pp_key_repeats k;
+        char msg[512];
+
+        if (pp_result_key_repeats(t, &k) != PP_OK) {
+            ctx->oom = 1;
+            return;
+        }
+        if (k.repeats == 0)
+            continue;
+        snprintf(msg, sizeof msg,
+                 "table %.64s: %zu row%s repeat%s the key of an earlier row (first: row %zu, "
+                 "key %.200s); kept as given, but its rows cannot be joined by key: compare "
+                 "cannot judge this result",
+                 json_string_value(json_object_get(t, "name")) ?
+                     json_string_value(json_object_get(t, "name")) :
+                     "?",
+                 k.repeats, k.repeats == 1 ? "" : "s", k.repeats == 1 ? "s" : "", k.first_row,
+                 k.first_key);
+        free(k.first_key);
+        noted(ctx, pp_result_finding(ctx->stage, PP_SEVERITY_WARNING, "result.duplicate_key", msg));
+    }
 }
 
 /* table_row gets no ctx: the table leads to its stage. A NULL or stale
@@ -258,17 +317,32 @@ host_list_item(const pp_options *o, const char *name, uint32_t index, const char
 static int
 host_trace_field(const pp_trace_event *ev, const char *name, pp_value *out)
 {
+    int rc;
+
     if (ev == NULL || name == NULL || out == NULL)
         return PP_EINVAL;
-    return pp_nettrace_field(ev, name, out);
+    if ((rc = pp_nettrace_field(ev, name, out)) == PP_ENOMEM)
+        __atomic_add_fetch(&memory_failures, 1, __ATOMIC_RELAXED);
+    return rc;
+}
+
+uint64_t
+pp_host_memory_failures(void)
+{
+    return __atomic_load_n(&memory_failures, __ATOMIC_RELAXED);
 }
 
 static const char *
 host_trace_symbolize(const pp_trace_source *src, uint64_t ip, uint32_t flags)
 {
+    const char *s;
+
     if (src == NULL)
         return "?";
-    return pp_nettrace_symbolize(src, ip, flags);
+    s = pp_nettrace_symbolize(src, ip, flags);
+    if (s == nt_symbol_oom)
+        __atomic_add_fetch(&memory_failures, 1, __ATOMIC_RELAXED);
+    return s;
 }
 
 static int

@@ -126,12 +126,12 @@ pp_outfile_open(pp_outfile *o, const char *path, unsigned flags, const pp_outfil
         o->path = NULL;
         return rc;
     }
-    if (exists && S_ISREG(st.st_mode) &&
+    if (exists && S_ISREG(st.st_mode) && !(flags & PP_OUTFILE_FORCE) &&
         ((st.st_mode & 0222) == 0 || faccessat(AT_FDCWD, o->path, W_OK, AT_EACCESS) != 0)) {
         /* The directory may let us rename over it, but its owner said no. */
         pp_error_set(err, PP_EIO,
-                     "%s: cannot write: the file is read-only (remove it, or make it writable "
-                     "with chmod u+w, to replace it)",
+                     "%s: cannot write: the file is read-only (remove it, make it writable "
+                     "with chmod u+w, or give --force to replace it)",
                      o->path);
         free(o->path);
         o->path = NULL;

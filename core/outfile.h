@@ -10,7 +10,8 @@
  *   there (ENOSPC on /dev/full) is reported like any other;
  * - a regular file nobody may write (no write bit, or one this user may
  *   not write) is refused, never replaced: "PATH: cannot write: the file
- *   is read-only" (errno EACCES);
+ *   is read-only" (errno EACCES), unless PP_OUTFILE_FORCE: then it is
+ *   replaced like any other, keeping its mode;
  * - with PP_OUTFILE_EXCL the final name must not exist: the file is put in
  *   place with link(2), which never replaces (PP_EEXISTS-like: the error
  *   code is PP_EIO with errno EEXIST so a caller can pick another name).
@@ -26,7 +27,8 @@
 
 #include <perfpipe/error.h>
 
-#define PP_OUTFILE_EXCL 1u /* never replace: fail with errno EEXIST */
+#define PP_OUTFILE_EXCL  1u /* never replace: fail with errno EEXIST */
+#define PP_OUTFILE_FORCE 2u /* replace a read-only regular file too (--force) */
 
 typedef struct pp_outfile_tracker {
     /* tmp is a path valid until remove() is called with it. */

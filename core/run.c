@@ -6,6 +6,7 @@
 #include <perfpipe/perfpipe.h>
 
 #include "isolate.h"
+#include "jsonmem.h"
 #include "result/decl.h"
 #include "rules/evidence.h"
 #include "rules/rules.h"
@@ -42,13 +43,17 @@ record_options(json_t *doc, const pp_pipeline *p)
 static int
 decorate(json_t *doc, const pp_pipeline *p, const pp_ruleset *rules)
 {
+    /* A rule's finding or the description lost to memory would leave a
+     * document that looks whole (jsonmem.h). */
+    uint64_t lost = pp_jsonmem_failures();
+
     if (p->description != NULL)
         json_object_set_new(doc, "description", json_string(p->description));
     if (record_options(doc, p) != PP_OK)
         return PP_ENOMEM;
     if (rules != NULL)
         (void)pp_rules_annotate(rules, doc);
-    return PP_OK;
+    return pp_jsonmem_failures() != lost ? PP_ENOMEM : PP_OK;
 }
 
 /* In the stages' process: the document gets what the pipeline knows
@@ -68,7 +73,8 @@ decorate_and_deliver(void *user, json_t *doc, int rc, const pp_error *err)
     /* A document missing its tables' declarations is not the result: rules
      * and candidates would read it wrong. */
     if (doc != NULL && decorate(doc, rd->p, rd->rules) != PP_OK && rc == PP_OK) {
-        pp_error_set(&oom, PP_ENOMEM, "out of memory describing the result's tables");
+        pp_error_set(&oom, PP_ENOMEM,
+                     "out of memory completing the result (tables' declarations, rules)");
         return rd->outer->deliver(rd->outer->deliver_user, NULL, PP_ENOMEM, &oom);
     }
     return rd->outer->deliver(rd->outer->deliver_user, doc, rc, err);

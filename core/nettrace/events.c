@@ -172,8 +172,8 @@ pp_nettrace_next(pp_trace_source *r, const pp_trace_event **out, pp_error *err)
             ev->stack = NULL;
             ev->stack_depth = 0;
         }
-        if (r->h.capture_tid)
-            nt_sequence_event(r, r->h.capture_tid, r->h.seq);
+        if (r->h.capture_tid && nt_sequence_event(r, r->h.capture_tid, r->h.seq) < 0)
+            return nt_fail_at(r, err, PP_ENOMEM, eoff, "out of memory");
         r->counts[row].count++;
         r->counts[row].payload_bytes += psize;
         r->st.events++;

@@ -13,6 +13,7 @@
 #include "damage.h"
 #include "result/result.h"
 #include "nettrace/inspect.h"
+#include "nettrace/symbols.h"
 #include "nettrace/nettrace_internal.h"
 
 static int
@@ -29,7 +30,7 @@ cmp_count(const void *a, const void *b)
 
 /* Every distinct address once, resolved now that the rundown has completed
  * the method map. */
-static void
+static int
 resolve_frames(pp_trace_source *r, const pp_u64map *ips, uint64_t *frames, uint64_t *unresolved)
 {
     for (size_t i = 0; i < ips->cap; i++) {
@@ -37,9 +38,12 @@ resolve_frames(pp_trace_source *r, const pp_u64map *ips, uint64_t *frames, uint6
             continue;
         *frames += ips->vals[i];
         const char *s = pp_nettrace_symbolize(r, ips->keys[i], 0);
+        if (s == nt_symbol_oom) /* not an unresolved frame: an unknown one */
+            return -1;
         if (s[0] == '?')
             *unresolved += ips->vals[i];
     }
+    return 0;
 }
 
 /* Read every event of r, counting frames by distinct address (per stack
@@ -68,8 +72,10 @@ count_frames(pp_trace_source **rp, const char *path, unsigned jobs, nt_warn_sink
         }
         rc = nt_inspect_count(*rp, path, &ips, err);
     }
-    if (rc == PP_OK)
-        resolve_frames(*rp, &ips, frames, unresolved);
+    if (rc == PP_OK && resolve_frames(*rp, &ips, frames, unresolved) < 0) {
+        pp_error_set(err, PP_ENOMEM, "%s: out of memory naming the trace's frames", path);
+        rc = PP_ENOMEM;
+    }
     pp_u64map_free(&ips);
     return rc;
 }

@@ -17,6 +17,11 @@
 /* More fields than bytes can justify is impossible; this caps allocation. */
 #define NT_MAX_FIELDS 4096
 
+/* An allocation failed while this thread parsed a metadata row: the row
+ * is refused with PP_ENOMEM, never read as damaged (a layout dropped as
+ * unparsable, a record "too short"): out of memory is not bad input. */
+static _Thread_local int meta_oom;
+
 typedef struct mbuild {
     nt_meta *m;
     size_t types_cap, members_cap;
@@ -35,6 +40,7 @@ add_type(mbuild *b, uint8_t code)
     }
     nt_type *t = nt_grow(m->types, &b->types_cap, m->ntypes + 1, sizeof *t);
     if (!t) {
+        meta_oom = 1;
         b->bad = 1;
         return 0;
     }
@@ -55,6 +61,7 @@ add_members(mbuild *b, uint32_t n)
     }
     nt_member *mm = nt_grow(m->members, &b->members_cap, m->nmembers + n + 1, sizeof *mm);
     if (!mm) {
+        meta_oom = 1;
         b->bad = 1;
         return 0;
     }
@@ -163,6 +170,7 @@ rd_wstr(cur *c)
     size_t cap = 0, len;
     int64_t k = nt_utf16z_to_utf8(c->p + c->at, c->n - c->at, &s, &cap, &len);
     if (k < 0) {
+        meta_oom |= k == -2;
         free(s);
         c->bad = 1;
         return NULL;
@@ -297,6 +305,7 @@ nt_meta_parse_v5(pp_trace_source *r, const uint8_t *p, size_t n, uint64_t off, n
     nt_meta *m = meta_new();
     mbuild b = { m, 0, 0, r->pointer_size, 4, 0 };
 
+    meta_oom = 0;
     if (!m)
         return nt_fail_at(r, err, PP_ENOMEM, off, "out of memory");
     m->id = (uint32_t)rd_i32(&c);
@@ -310,6 +319,10 @@ nt_meta_parse_v5(pp_trace_source *r, const uint8_t *p, size_t n, uint64_t off, n
         c.at += 16;
     } else {
         c.bad = 1;
+    }
+    if (meta_oom) {
+        nt_meta_free(m);
+        return nt_fail_at(r, err, PP_ENOMEM, off, "out of memory");
     }
     if (c.bad || !m->provider || !m->name) {
         nt_meta_free(m);
@@ -364,6 +377,10 @@ nt_meta_parse_v5(pp_trace_source *r, const uint8_t *p, size_t n, uint64_t off, n
         if (b.bad)
             reset_layout(m);
     }
+    if (meta_oom) {
+        nt_meta_free(m);
+        return nt_fail_at(r, err, PP_ENOMEM, off, "out of memory");
+    }
     *out = m;
     return PP_OK;
 }
@@ -381,6 +398,7 @@ rd_str8(cur *c)
     }
     char *s = malloc((size_t)len + 1);
     if (!s) {
+        meta_oom = 1;
         c->bad = 1;
         return NULL;
     }
@@ -481,6 +499,7 @@ nt_meta_parse_v6(pp_trace_source *r, const uint8_t *p, size_t n, uint64_t off, n
     mbuild b = { m, 0, 0, r->pointer_size, 6, 0 };
     size_t k;
 
+    meta_oom = 0;
     if (!m)
         return nt_fail_at(r, err, PP_ENOMEM, off, "out of memory");
     k = nt_varu32(p, n, &m->id);
@@ -563,6 +582,10 @@ nt_meta_parse_v6(pp_trace_source *r, const uint8_t *p, size_t n, uint64_t off, n
     } else {
         c.bad = 1;
     }
+    if (meta_oom) {
+        nt_meta_free(m);
+        return nt_fail_at(r, err, PP_ENOMEM, off, "out of memory");
+    }
     if (c.bad) {
         nt_meta_free(m);
         return nt_fail_at(r, err, PP_EFORMAT, off,
@@ -573,6 +596,10 @@ nt_meta_parse_v6(pp_trace_source *r, const uint8_t *p, size_t n, uint64_t off, n
     finish_type(&b, 0, 0);
     if (b.bad)
         reset_layout(m);
+    if (meta_oom) {
+        nt_meta_free(m);
+        return nt_fail_at(r, err, PP_ENOMEM, off, "out of memory");
+    }
     *out = m;
     return PP_OK;
 }
@@ -691,9 +718,13 @@ nt_meta_finish(pp_trace_source *r, nt_meta *m)
                 free((char *)m->name);
                 m->name = nn;
             }
+            /* The specs are the manifest's own: only memory fails them (an
+             * event left without fields would read as one that has none). */
             if ((!m->has_layout || m->nmembers == 0) && e->fields &&
-                layout_from_spec(m, e->fields, r->pointer_size, r->format) < 0)
+                layout_from_spec(m, e->fields, r->pointer_size, r->format) < 0) {
                 reset_layout(m);
+                return PP_ENOMEM;
+            }
         }
         if ((m->provider_known == PP_PROVIDER_RUNTIME && m->event_id == 143) ||
             (m->provider_known == PP_PROVIDER_RUNDOWN &&
@@ -712,86 +743,4 @@ nt_meta_finish(pp_trace_source *r, nt_meta *m)
             m->kind = NT_KIND_ILMAP;
     }
     return PP_OK;
-}
-
-static const char *
-opcode_name(uint32_t op)
-{
-    switch (op) {
-    case 1: return "Start";
-    case 2: return "Stop";
-    case 3: return "DataCollectionStart";
-    case 4: return "DataCollectionStop";
-    case 5: return "Extension";
-    case 6: return "Reply";
-    case 7: return "Resume";
-    case 8: return "Suspend";
-    case 9: return "Transfer";
-    case 240: return "Receive";
-    default: return NULL;
-    }
-}
-
-const char *
-nt_te_name(const nt_meta *m, char *buf, size_t size)
-{
-    if (m->provider_known >= PP_PROVIDER_RUNTIME && m->provider_known <= PP_PROVIDER_EVENTPIPE) {
-        int exact;
-        const nt_manifest_event *e = nt_manifest_find(m->provider_known, m->event_id, m->version,
-                                                      &exact);
-        if (e)
-            return e->te_name;
-        snprintf(buf, size, "EventID(%u)", m->event_id);
-        return buf;
-    }
-    size_t len = strlen(m->name);
-    uint32_t op = m->opcode;
-    if (op == 0) {
-        if (len > 5 && strcmp(m->name + len - 5, "Start") == 0)
-            op = 1;
-        else if (len > 4 && strcmp(m->name + len - 4, "Stop") == 0)
-            op = 2;
-    }
-    if (op == 0) {
-        snprintf(buf, size, "%s", m->name);
-        return buf;
-    }
-    if (op == 1 && len > 5 && strcmp(m->name + len - 5, "Start") == 0)
-        len -= 5;
-    else if (op == 2 && len > 4 && strcmp(m->name + len - 4, "Stop") == 0)
-        len -= 4;
-    const char *on = opcode_name(op);
-    if (on)
-        snprintf(buf, size, "%.*s/%s", (int)len, m->name, on);
-    else
-        snprintf(buf, size, "%.*s/%u", (int)len, m->name, op);
-    return buf;
-}
-
-int
-nt_meta_is_tracelog_omitted(const nt_meta *m, const pp_trace_event *ev)
-{
-    uint32_t flags = 0;
-    int have_flags = ev->payload_size >= 36;
-
-    if (have_flags)
-        flags = nt_rd32(ev->payload + 32);
-    if (m->provider_known == PP_PROVIDER_RUNTIME) {
-        switch (m->event_id) {
-        case 190:
-        case 82: return 1;                             /* ILToNativeMap, ClrStackWalk */
-        case 143: return have_flags && !(flags & 0x9); /* MethodLoadVerbose */
-        case 144: return have_flags && !(flags & 0x8); /* MethodUnloadVerbose */
-        default: return 0;
-        }
-    }
-    if (m->provider_known == PP_PROVIDER_RUNDOWN) {
-        switch (m->event_id) {
-        case 150:
-        case 144: return 1; /* ILToNativeMapDCStop, DCStopVerbose */
-        case 143: return m->version >= 2 || (have_flags && !(flags & 0x9));
-        default: return 0;
-        }
-    }
-    return 0;
 }

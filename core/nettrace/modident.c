@@ -58,9 +58,13 @@ pp_nt_modident_observe(pp_nt_modident *m, const pp_trace_event *ev)
 {
     pp_value v;
     pp_nt_modid *d;
+    int rc;
 
-    if (!module_event(ev) || pp_nettrace_field(ev, "ModuleILPath", &v) != PP_OK ||
-        v.type != PP_VALUE_STRING || v.v.s[0] == '\0')
+    if (!module_event(ev))
+        return;
+    if ((rc = pp_nettrace_field(ev, "ModuleILPath", &v)) == PP_ENOMEM)
+        m->oom = 1;
+    if (rc != PP_OK || v.type != PP_VALUE_STRING || v.v.s[0] == '\0')
         return;
     /* A module loads once per process; the load and the rundown name it alike. */
     if ((d = find(m, v.v.s)) != NULL && d->has_pdb)
@@ -69,6 +73,7 @@ pp_nt_modident_observe(pp_nt_modident *m, const pp_trace_event *ev)
         char *path = strdup(v.v.s);
         if (path == NULL || (d = append(m)) == NULL) {
             free(path);
+            m->oom = 1;
             return;
         }
         d->path = path;
@@ -81,7 +86,8 @@ pp_nt_modident_observe(pp_nt_modident *m, const pp_trace_event *ev)
         if (pp_nettrace_field(ev, "ManagedPdbBuildPath", &v) == PP_OK &&
             v.type == PP_VALUE_STRING) {
             free(d->build_path);
-            d->build_path = strdup(v.v.s);
+            if ((d->build_path = strdup(v.v.s)) == NULL)
+                m->oom = 1;
         }
     }
 }
@@ -94,13 +100,16 @@ pp_nt_modident_merge(pp_nt_modident *m, pp_nt_modident *later)
 
         if (d != NULL && (d->has_pdb || !s->has_pdb))
             continue;
-        if (d == NULL && (d = append(m)) == NULL)
+        if (d == NULL && (d = append(m)) == NULL) {
+            m->oom = 1;
             continue;
+        }
         free(d->path);
         free(d->build_path);
         *d = *s;
         memset(s, 0, sizeof *s);
     }
+    m->oom |= later->oom;
     pp_nt_modident_free(later);
 }
 

@@ -38,10 +38,12 @@ typedef struct pp_nt_modid {
 typedef struct pp_nt_modident {
     pp_nt_modid *mods;
     size_t n, cap;
+    int oom; /* a module could not be recorded: the description is refused */
 } pp_nt_modident;
 
 /* Look at one event; cheap for any other than the module events. Out of
- * memory only loses a module. */
+ * memory loses the module and sets m->oom (the reader's describe then
+ * fails with PP_ENOMEM: a module list missing one is no whole result). */
 void pp_nt_modident_observe(pp_nt_modident *m, const pp_trace_event *ev);
 
 /* Move later's modules not already in m into m (a region of the file read

@@ -332,7 +332,8 @@ int64_t nt_value_size(const nt_meta *m, uint32_t t, const uint8_t *p, size_t n, 
 int nt_decode_member(pp_trace_source *r, const nt_meta *m, uint32_t member, const uint8_t *payload,
                      size_t n, pp_value *out);
 /* UTF-16LE, NUL-terminated at an even offset, to UTF-8 in buf. Returns the
- * number of source bytes consumed including the terminator, or -1. */
+ * number of source bytes consumed including the terminator, -1 (no
+ * terminator) or -2 (out of memory). */
 int64_t nt_utf16z_to_utf8(const uint8_t *p, size_t n, char **buf, size_t *cap, size_t *outlen);
 
 /* ---- modules.c ---- */

@@ -24,7 +24,7 @@ nt_utf16z_to_utf8(const uint8_t *p, size_t n, char **buf, size_t *cap, size_t *o
     if (*cap < need) {
         char *nb = realloc(*buf, need);
         if (!nb)
-            return -1;
+            return -2;
         *buf = nb;
         *cap = need;
     }
@@ -263,8 +263,9 @@ decode_value(pp_trace_source *r, const nt_type *ty, const uint8_t *payload, size
         break;
     case NT_T_UTF16Z: {
         size_t len;
-        if (nt_utf16z_to_utf8(p, left, &r->scratch, &r->scratch_cap, &len) < 0)
-            return PP_EFORMAT;
+        int64_t k = nt_utf16z_to_utf8(p, left, &r->scratch, &r->scratch_cap, &len);
+        if (k < 0)
+            return k == -2 ? PP_ENOMEM : PP_EFORMAT;
         out->type = PP_VALUE_STRING;
         out->v.s = r->scratch;
         out->size = (uint32_t)len;

@@ -11,16 +11,21 @@
 #include "advice.h"
 #include "nettrace/process.h"
 
-/* 1 when the field was there and replaced *slot. */
+/* 1 when the field was there and replaced *slot. Out of memory marks p
+ * (a lost fact is refused, never shown as absent). */
 static int
-keep(char **slot, const pp_trace_event *ev, const char *field)
+keep(pp_nt_process *p, char **slot, const pp_trace_event *ev, const char *field)
 {
     pp_value v;
+    int rc = pp_nettrace_field(ev, field, &v);
 
-    if (pp_nettrace_field(ev, field, &v) != PP_OK || v.type != PP_VALUE_STRING || v.v.s[0] == '\0')
+    if (rc == PP_ENOMEM)
+        p->modules.oom = 1;
+    if (rc != PP_OK || v.type != PP_VALUE_STRING || v.v.s[0] == '\0')
         return 0;
     free(*slot);
-    *slot = strdup(v.v.s);
+    if ((*slot = strdup(v.v.s)) == NULL)
+        p->modules.oom = 1;
     return 1;
 }
 
@@ -124,19 +129,19 @@ pp_nt_process_observe(pp_nt_process *p, const pp_trace_event *ev)
     }
 
     if (ev->provider_known == PP_PROVIDER_EVENTPIPE && ev->event_id == 1) {
-        if (keep(&p->command_line, ev, "CommandLine"))
+        if (keep(p, &p->command_line, ev, "CommandLine"))
             p->command_line_from_info = 1;
-        keep(&p->os, ev, "OSInformation");
-        keep(&p->arch, ev, "ArchInformation");
+        keep(p, &p->os, ev, "OSInformation");
+        keep(p, &p->arch, ev, "ArchInformation");
         return;
     }
     if (ev->provider_known != PP_PROVIDER_RUNTIME && ev->provider_known != PP_PROVIDER_RUNDOWN)
         return;
     pp_nt_modident_observe(&p->modules, ev);
     if (ev->event_id == 187) { /* RuntimeInformationStart / DCStart */
-        keep(&p->runtime_dll, ev, "RuntimeDllPath");
+        keep(p, &p->runtime_dll, ev, "RuntimeDllPath");
         if (p->command_line == NULL)
-            keep(&p->command_line, ev, "CommandLine");
+            keep(p, &p->command_line, ev, "CommandLine");
         p->bcl[0] = u16_field(ev, "BclMajorVersion");
         p->bcl[1] = u16_field(ev, "BclMinorVersion");
         p->bcl[2] = u16_field(ev, "BclBuildNumber");

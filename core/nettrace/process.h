@@ -39,7 +39,8 @@ typedef struct pp_nt_process {
 } pp_nt_process;
 
 /* Look at one event; cheap for every event that is not one of the few
- * identity events. Out of memory only loses a fact. */
+ * identity events. Out of memory loses a fact and sets p->modules.oom
+ * (the reader's describe then fails: PP_ENOMEM). */
 void pp_nt_process_observe(pp_nt_process *p, const pp_trace_event *ev);
 
 /* The host a command line names ("dotnet run", "dotnet-trace", ...), or

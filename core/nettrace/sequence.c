@@ -51,7 +51,7 @@ nt_sequence_first(pp_trace_source *r, uint32_t seq, int from_sp)
     r->seqs.sequence_gaps++;
 }
 
-void
+int
 nt_sequence_event(pp_trace_source *r, uint64_t thread, uint32_t seq)
 {
     nt_sequence *s = &r->seqs;
@@ -64,10 +64,9 @@ nt_sequence_event(pp_trace_source *r, uint64_t thread, uint32_t seq)
         else if (last == NULL)
             nt_sequence_first(r, seq, 0);
         if (last == NULL)
-            pp_u64map_put(&r->seq_by_thread, thread, seq);
-        else
-            *last = seq;
-        return;
+            return pp_u64map_put(&r->seq_by_thread, thread, seq) < 0 ? -1 : 0;
+        *last = seq;
+        return 0;
     }
     gap = (int32_t)(seq - ((uint32_t)*last + 1));
     if (gap > 0) {
@@ -92,6 +91,7 @@ nt_sequence_event(pp_trace_source *r, uint64_t thread, uint32_t seq)
     } else {
         *last = seq;
     }
+    return 0;
 }
 
 /* A region's reader (region.c) notes where a capture thread first shows. */

@@ -59,8 +59,10 @@ void nt_sequence_point(struct pp_trace_source *r);
  * point when from_sp): V4/V5 numbers start at 1, so anything above is
  * events lost before it (counted as dropped, one gap). */
 void nt_sequence_first(struct pp_trace_source *r, uint32_t seq, int from_sp);
-/* Check one event's sequence number on its capture thread. */
-void nt_sequence_event(struct pp_trace_source *r, uint64_t thread, uint32_t seq);
+/* Check one event's sequence number on its capture thread. 0, or -1 out
+ * of memory (a thread not remembered would count its next number as a
+ * gap: the read must fail instead). */
+int nt_sequence_event(struct pp_trace_source *r, uint64_t thread, uint32_t seq);
 void nt_sequence_free(nt_sequence *s);
 /* A StackBlock of ids [first, first + count) at off was read, r->nstacks
  * already counts them: check the ids follow on. -1 if out of memory. */

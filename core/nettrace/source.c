@@ -97,7 +97,7 @@ nt_src_describe(void *src, json_t *into)
                             "message", warning, "caveat", st_kind == 1));
     }
     json_object_set_new(into, "nettrace", o);
-    return PP_OK;
+    return r->proc.modules.oom ? PP_ENOMEM : PP_OK;
 }
 
 static void

@@ -11,6 +11,7 @@
 
 #include <perfpipe/perfpipe.h>
 #include "nettrace/nettrace_internal.h"
+#include "nettrace/symbols.h"
 #include "native/native.h"
 
 #define NT_ARENA_CHUNK (64u << 10)
@@ -230,15 +231,16 @@ prepare(pp_trace_source *r)
     return 0;
 }
 
+const char nt_symbol_oom[] = "?!(out of memory)";
+
 const char *
 pp_nettrace_symbolize(const pp_trace_source *src, uint64_t ip, uint32_t flags)
 {
     pp_trace_source *r = (pp_trace_source *)src; /* caches are logically const */
     int sig = (flags & PP_SYM_SIGNATURE) != 0;
-    static const char oom[] = "?!(out of memory)";
 
     if (prepare(r) < 0)
-        return oom;
+        return nt_symbol_oom;
     size_t lo = 0, hi = r->nmethods;
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
@@ -259,7 +261,7 @@ pp_nettrace_symbolize(const pp_trace_source *src, uint64_t ip, uint32_t flags)
                 return *slot;
             *slot = method_string(r, m, sig);
             if (!*slot)
-                return oom;
+                return nt_symbol_oom;
             if (!sig)
                 r->st.symbolized++;
             return *slot;
@@ -282,7 +284,7 @@ pp_nettrace_symbolize(const pp_trace_source *src, uint64_t ip, uint32_t flags)
     size_t outlen = named ? strlen(nat) + 1 : 24 + 12;
     char *out = arena_alloc(&r->sym_arena, outlen);
     if (!out)
-        return oom;
+        return nt_symbol_oom;
     if (named)
         memcpy(out, nat, outlen);
     else if (r->native)
@@ -291,7 +293,7 @@ pp_nettrace_symbolize(const pp_trace_source *src, uint64_t ip, uint32_t flags)
     else
         snprintf(out, 24, "?!0x%" PRIx64, ip);
     if (pp_u64map_put(&r->unresolved[sig], ip, (uint64_t)(uintptr_t)out) < 0)
-        return oom;
+        return nt_symbol_oom;
     if (!sig) {
         r->st.symbolized++;
         r->st.unresolved += named != 1;

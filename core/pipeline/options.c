@@ -311,6 +311,8 @@ pp_options_build_settings(const pp_analyzer *a, const char *file, const pp_optio
     seen = calloc(o->count ? o->count : 1, sizeof *seen);
     if (o->v == NULL || seen == NULL) {
         free((void *)seen);
+        if (o->v == NULL)
+            o->count = 0; /* nothing to free per option (it read v[k] of NULL) */
         pp_options_free(o);
         return pp_pipe_error(err, PP_ENOMEM, NULL, (pp_pos){ 0, 0 }, "out of memory");
     }

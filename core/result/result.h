@@ -111,6 +111,18 @@ void *pp_result_table_owner(const pp_table *t);
  * later value of the same key replaces it). PP_OK, PP_EINVAL, PP_ENOMEM. */
 int pp_result_table_hint(json_t *stage, pp_table *t, const char *key, const char *value);
 
+/* Rows of a document's table (its "key" columns, "rows") that repeat the
+ * key of an earlier row: a keyed table's rows are one per key (plugin.h),
+ * so such rows are ambiguous to anything that joins by key (compare).
+ * first_key: the first repeated key's cells as a JSON array text (caller
+ * frees), NULL when repeats is 0. PP_OK or PP_ENOMEM (*out zeroed). */
+typedef struct pp_key_repeats {
+    size_t repeats;   /* rows whose key an earlier row had */
+    size_t first_row; /* index of the first such row */
+    char *first_key;
+} pp_key_repeats;
+int pp_result_key_repeats(const json_t *table, pp_key_repeats *out);
+
 /* Findings and totals. PP_OK, PP_EINVAL (bad severity/type/NULL), PP_ENOMEM.
  * A total of the same name replaces the earlier one. */
 int pp_result_finding(json_t *stage, uint32_t severity, const char *code, const char *message);

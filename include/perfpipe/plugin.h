@@ -257,7 +257,10 @@ typedef struct pp_host_api {
     const char *(*knob)(pp_ctx *ctx, const char *name);
 
     /* Results, callable from finish() only. A table's first nkey columns are
-     * its key. table_new copies names; the table belongs to the host. */
+     * its key: one row per key. Rows repeating a key are kept as given and
+     * the stage gets a warning finding result.duplicate_key (once per
+     * table); compare cannot judge such a result. table_new copies names;
+     * the table belongs to the host. */
     pp_table *(*table_new)(pp_ctx *ctx, const char *name, uint32_t ncolumns,
                            const pp_column *columns, uint32_t nkey);
     /* Append one row of ncolumns cells; strings are copied. */
@@ -271,9 +274,12 @@ typedef struct pp_host_api {
     int (*total_string)(pp_ctx *ctx, const char *name, const char *value);
 
     /* Traces (kind nettrace). trace_field decodes one payload field by name
-     * (PP_OK, PP_ENOTFOUND, PP_EFORMAT). trace_symbolize names a code address
+     * (PP_OK, PP_ENOTFOUND, PP_EFORMAT, PP_ENOMEM: the stage is then partial,
+     * as below). trace_symbolize names a code address
      * as "Namespace.Type.Method" (or "?!0xADDR" / "module!?+0xOFF" when
-     * unresolved); the string lives until finish() returns. Method maps are
+     * unresolved; "?!(out of memory)" when no memory was left for the
+     * name: the host then makes the stage partial, result.out_of_memory);
+     * the string lives until finish() returns. Method maps are
      * complete only once the whole trace was read (rundown comes last), so
      * resolve in finish(). */
     int (*trace_field)(const pp_trace_event *ev, const char *name, pp_value *out);

@@ -21,7 +21,8 @@
  *   closefds  closes every descriptor above 2 in create
  *   linger    forks in create a child that sleeps 1000 s, its pid written
  *             to $PP_FAULT_PIDFILE
- *   nan       a table of figures: NaN, +infinity, -infinity and 1.5 */
+ *   nan       a table of figures: NaN, +infinity, -infinity and 1.5
+ *   dupkey    a keyed table whose rows repeat a key ("a" twice) */
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -54,6 +55,7 @@
 #define F_CLOSEFDS   20
 #define F_LINGER     21
 #define F_NAN        22
+#define F_DUPKEY     23
 
 #ifndef FAULT
 #error FAULT must name the fault
@@ -179,6 +181,16 @@ finish(void *st, pp_ctx *ctx, pp_error *err)
         double v[] = { NAN, INFINITY, -INFINITY, 1.5 };
         for (int i = 0; i < 4; i++) {
             pp_cell r[2] = { pp_cell_str(what[i]), pp_cell_dbl(v[i]) };
+            s->host->table_row(t, r);
+        }
+    }
+    if (FAULT == F_DUPKEY) {
+        static const pp_column dcols[] = { { "name", PP_COL_STRING, 0 },
+                                           { "count", PP_COL_COUNT, 0 } };
+        static const char *const names[] = { "a", "b", "a" };
+        pp_table *t = s->host->table_new(ctx, "dups", 2, dcols, 1);
+        for (int i = 0; i < 3; i++) {
+            pp_cell r[2] = { pp_cell_str(names[i]), pp_cell_int(i + 1) };
             s->host->table_row(t, r);
         }
     }

@@ -6,7 +6,7 @@
 #     one as it was (main: 2 of 9 tables left), exit 5, and the error line
 #     names the file (main: 7 identical lines naming none);
 #   - a read-only output file is refused (exit 5, one line, file intact);
-#     main replaced it;
+#     main replaced it; --force replaces it (on 733c9a9 --force was exit 2);
 #   - a cut NDJSON span stream is read to its last whole document, the cut
 #     in the input's damage record (main: exit 3);
 #   - counters rows whose time goes back (spliced, repeated after time
@@ -62,6 +62,32 @@ check "read-only target: exit 5 ($rc)" [ "$rc" = 5 ]
 check "read-only target: untouched" [ "$(cat "$tmp/ro.json")" = precious ]
 check "read-only target: one line naming it" \
   [ "$(grep -c . "$tmp/ro.err")" = 1 ] && grep -q "ro.json: cannot write: the file is read-only" "$tmp/ro.err"
+check "read-only target: the line says what to do (--force)" grep -q -- "--force" "$tmp/ro.err"
+# --force replaces it (the mode stays), for every command that has -o
+# (main: --force was an unknown option, exit 2, the file kept).
+"$PERFPIPE" alloc "$trace" --format json -o "$tmp/ro.json" --force 2>"$tmp/ro.err"; rc=$?
+check "read-only target, --force: exit 0, replaced ($rc)" \
+  [ "$rc" = 0 ] && [ "$(q "$tmp/ro.json" "d['stages'][0]['status']")" = ok ]
+check "read-only target, --force: its mode kept ($(stat -c %a "$tmp/ro.json"))" [ "$(stat -c %a "$tmp/ro.json")" = 444 ]
+cp "$tmp/ro.json" "$tmp/doc.json"
+for cmd in "render $tmp/doc.json --format json" "compare $tmp/doc.json $tmp/doc.json --format json" \
+           "candidates $tmp/doc.json --format json" "inspect $trace --format json"; do
+  echo precious >"$tmp/ro2.json"; chmod 444 "$tmp/ro2.json"
+  # shellcheck disable=SC2086
+  "$PERFPIPE" $cmd -o "$tmp/ro2.json" 2>/dev/null; rc=$?
+  check "${cmd%% *}: a read-only -o refused (exit $rc)" [ "$rc" = 5 ] && [ "$(cat "$tmp/ro2.json")" = precious ]
+  # shellcheck disable=SC2086
+  "$PERFPIPE" $cmd -o "$tmp/ro2.json" --force 2>/dev/null; rc=$?
+  check "${cmd%% *} --force: replaced (exit $rc)" [ "$rc" = 0 ] && [ "$(cat "$tmp/ro2.json")" != precious ]
+  rm -f "$tmp/ro2.json"
+done
+mkdir "$tmp/rocsv"; echo old >"$tmp/rocsv/by_type.csv"; chmod 444 "$tmp/rocsv/by_type.csv"
+"$PERFPIPE" alloc "$trace" --format csv -o "$tmp/rocsv/" 2>"$tmp/rocsv.err"; rc=$?
+check "CSV set with a read-only file: refused whole (exit $rc)" \
+  [ "$rc" = 5 ] && [ "$(ls "$tmp/rocsv")" = by_type.csv ] && [ "$(cat "$tmp/rocsv/by_type.csv")" = old ]
+"$PERFPIPE" alloc "$trace" --format csv -o "$tmp/rocsv/" --force 2>/dev/null; rc=$?
+check "CSV set with a read-only file, --force: written whole (exit $rc)" \
+  [ "$rc" = 0 ] && [ "$(ls "$tmp/rocsv" | wc -l)" = 9 ] && [ "$(cat "$tmp/rocsv/by_type.csv")" != old ]
 chmod 644 "$tmp/ro.json"
 "$PERFPIPE" alloc "$trace" --format json -o "$tmp/ro.json" 2>/dev/null
 check "made writable, it is replaced" [ "$(q "$tmp/ro.json" "d['stages'][0]['status']")" = ok ]
@@ -112,7 +138,7 @@ check "counters row missing columns: exit 3, file:line:column ($rc)" \
 
 # --- plugin boundary: NaN/Inf cells; chdir in create and relative inputs --
 FAULTS=${PP_BUILDDIR:-$(dirname "$PERFPIPE")}/tests/faults/.libs
-if [ -f "$FAULTS/fault-nan.so" ] && [ -f "$FAULTS/fault-chdir.so" ]; then
+if [ -f "$FAULTS/fault-nan.so" ] && [ -f "$FAULTS/fault-chdir.so" ] && [ -f "$FAULTS/fault-dupkey.so" ]; then
   cat >"$tmp/nan.yaml" <<YAML
 version: 1
 name: nan
@@ -132,6 +158,21 @@ YAML
     "$PERFPIPE" render "$tmp/nan.json" --format $f >/dev/null 2>&1
     check "NaN/Inf cells: --format $f renders" [ $? = 0 ]
   done
+  # Rows repeating a key (main: no word of it, and compare judged by
+  # whichever row the join kept: exit 0).
+  sed 's/fault-nan/fault-dupkey/' "$tmp/nan.yaml" >"$tmp/dup.yaml"
+  "$PERFPIPE" run "$tmp/dup.yaml" --plugin-dir "$FAULTS" >"$tmp/dup.json" 2>"$tmp/dup.err"; rc=$?
+  check "duplicate keys: exit 0, every row kept as given ($rc)" [ "$rc" = 0 ] && \
+    [ "$(q "$tmp/dup.json" "[r for t in d['stages'][0]['tables'] if t['name']=='dups' for r in t['rows']]")" = "[['a', 1], ['b', 2], ['a', 3]]" ]
+  check "duplicate keys: one result.duplicate_key finding naming the table and the key" \
+    [ "$(q "$tmp/dup.json" "[f['severity'] + ' ' + f['message'].split(';')[0] for f in d['stages'][0]['findings'] if f['code']=='result.duplicate_key']")" = \
+      "['warning table dups: 1 row repeats the key of an earlier row (first: row 2, key [\"a\"])']" ]
+  check "duplicate keys: the table with unique keys is not flagged" \
+    [ "$(q "$tmp/nan.json" "[f['code'] for f in d['stages'][0]['findings']].count('result.duplicate_key')")" = 0 ]
+  "$PERFPIPE" compare --fail-on regression "$tmp/dup.json" "$tmp/dup.json" --format json >"$tmp/dupc.json" 2>/dev/null; rc=$?
+  check "duplicate keys: compare cannot judge (exit $rc)" [ "$rc" = 6 ]
+  check "duplicate keys: compare names the ambiguous table" \
+    grep -q "stage bad table dups: 1 row repeats a key" <(q "$tmp/dupc.json" "d['compared']['cannot_judge']")
   mkdir -p "$tmp/rel/elsewhere"; cp "$trace" "$tmp/rel/t.nettrace"
   cat >"$tmp/rel/p.yaml" <<'YAML'
 version: 1

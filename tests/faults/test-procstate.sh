@@ -96,6 +96,15 @@ kill -INT "$bg"
 wait "$bg"; rc=$?
 check "SIGINT inherited ignored: the run ends by SIGINT (status $rc)" [ "$rc" = 130 ]
 check "SIGINT inherited ignored: no result and no temporary file" [ -z "$(ls -A "$tmp/user")" ]
+# The same for SIGTERM (the shell sees 143).
+(cd "$tmp/user" && trap '' TERM && exec "$PERFPIPE" run "$tmp/sleep.yaml" --plugin-dir "$FAULTS" \
+  --stage-timeout 60 --format json -o out.json 2>"$tmp/term.err") &
+bg=$!
+sleep 2
+kill -TERM "$bg"
+wait "$bg"; rc=$?
+check "SIGTERM inherited ignored: the run ends by SIGTERM (status $rc)" [ "$rc" = 143 ]
+check "SIGTERM inherited ignored: no result and no temporary file" [ -z "$(ls -A "$tmp/user")" ]
 
 echo "passed $pass, failed $fail"
 [ "$fail" = 0 ]
