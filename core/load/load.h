@@ -8,8 +8,9 @@
  *  - k6's end-of-test summary JSON (handleSummary's data, metrics.NAME.values)
  *    and the legacy --summary-export file (whose thresholds say true for a
  *    FAILED threshold), and k6's `--out json` line stream (Metric and Point);
- *  - bombardier `-o json -p r` (latencies in microseconds) and vegeta
- *    `report -type=json` (nanoseconds).
+ *  - bombardier `-o json -p r` (latencies in microseconds), vegeta
+ *    `report -type=json` (nanoseconds) and oha `--output-format json`
+ *    (seconds; its schema.json).
  * Each becomes one pp_load_result for the whole run (scope ""), then one per
  * URL, scenario or tag where the tool gives them. Latencies are nanoseconds.
  *

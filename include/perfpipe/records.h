@@ -357,7 +357,7 @@ typedef struct pp_load_result {
     const char *tool; /* "wrk", "hey", "k6", "bombardier", "vegeta", "oha" */
     const char *tool_version;
     const char *format;  /* "wrk-text", "wrk-json", "hey-text", "hey-csv", "k6-summary",
-                                    "k6-summary-export", "k6-json", "bombardier-json",
+                                    "k6-summary-export", "k6-json", "bombardier-json", "oha-json",
                                     "vegeta-json" */
     const char *scope;   /* "" for the whole run */
     int64_t requests;    /* completed requests (any status) plus transport errors */

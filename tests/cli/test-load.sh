@@ -27,7 +27,7 @@ command -v python3 >/dev/null || { echo "SKIP: python3 needed"; exit 77; }
 
 for f in wrk-bad.txt wrk-fixed.txt wrk-fixed-c16.txt wrk-bad.json wrk-fixed.json wrk-bad.json.txt wrk-fixed.json.txt \
          hey-bad.txt hey-fixed.txt hey-fixed.csv k6-summary.json k6-summary-export.json \
-         k6-out.ndjson bombardier.json vegeta.json \
+         k6-out.ndjson bombardier.json vegeta.json oha.json \
          hey-checkout-bad.csv hey-checkout-fixed.csv hey-checkout-bad2.csv \
          k6-checkout-bad.ndjson k6-checkout-fixed.ndjson k6-checkout-bad2.ndjson; do
   expect 0 "load reads $f" -- "$PERFPIPE" load "$DATA/$f" --format json -o "$tmp/$f.json"
@@ -100,7 +100,7 @@ for f in ("wrk-bad", "wrk-fixed", "wrk-fixed-c16", "hey-bad", "hey-fixed"):
 for f in ("wrk-bad", "wrk-fixed"):
     check(f + ".json", f + ".json.truth.json", 0.005)
     check(f + ".json.txt", f + ".json.truth.json", 0.005)
-for f in ("k6-summary", "k6-summary-export", "bombardier", "vegeta"):
+for f in ("k6-summary", "k6-summary-export", "bombardier", "vegeta", "oha"):
     check(f + ".json", f + ".truth.json")
 check("k6-out.ndjson", "k6-out.truth.json")
 # hey -o csv: one line per request; its figures are the lines' own.
