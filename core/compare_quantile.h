@@ -1,8 +1,8 @@
 /* Private: compare for a table whose rows come with their per-request
  * sample (hints: "compare": "quantile"). A load tool that writes one line
- * per request (hey -o csv, k6 --out json) gives the whole distribution, so
- * a percentile is judged by a test on the two samples instead of by a
- * threshold on two printed figures.
+ * per request (hey -o csv, k6 --out json, vegeta encode) gives the whole
+ * distribution, so a percentile is judged by a test on the two samples
+ * instead of by a threshold on two printed figures.
  *
  * The table's hints name the parts (values are strings, as every hint):
  *   "samples"      the table of per-request values (its own hint "compare":

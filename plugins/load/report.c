@@ -7,7 +7,8 @@
  * shows as a fall). The slowest request is one sample, too noisy to gate:
  * its column is not named as its total (max_ms), so compare shows it
  * without judging it. Served, failed and rps follow as plain figures.
- * When the tool wrote one line per request (hey -o csv, k6 --out json),
+ * When the tool wrote one line per request (hey -o csv, k6 --out json,
+ * vegeta encode --to json),
  * table "request_latency" holds those latencies (scope, ms) and the
  * latency table's hints send compare to its quantile test on them
  * (core/compare_quantile.h: a bootstrap interval of the p95 difference);

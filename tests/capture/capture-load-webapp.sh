@@ -5,7 +5,8 @@
 # the same URL and knobs, so compare judges them without --map. `bad2` is a second run of the
 # bad build in a fresh process: the A/A pair. Each variant: a fresh app, 2 s of hey warm-up,
 # then `hey -n N -c C -o csv`. Then tests/capture/k6-from-hey.py writes its first 250 requests
-# as k6 `--out json` lines (k6 cannot be installed here: its format, the real latencies).
+# as k6 `--out json` lines and vegeta-from-hey.py as vegeta results lines (`vegeta encode --to
+# json`): neither tool can be installed here; their formats, the real latencies.
 #   capture-load-webapp.sh [PORT]   (default 5250, loopback only)
 set -euo pipefail
 . "$(dirname "$0")/env.sh"
@@ -32,5 +33,7 @@ for v in bad fixed bad2; do
   kill "$app"; wait "$app" 2>/dev/null || true; app=
   python3 "$PP_TESTS/capture/k6-from-hey.py" "$OUT/hey-checkout-$v.csv" "$url" "$C" 250 \
     > "$OUT/k6-checkout-$v.ndjson"
+  python3 "$PP_TESTS/capture/vegeta-from-hey.py" "$OUT/hey-checkout-$v.csv" "$url" 250 \
+    > "$OUT/vegeta-checkout-$v.ndjson"
 done
 echo "capture-load-webapp: hey -n $N -c $C -o csv $url (bad, fixed, bad2) into $OUT"
