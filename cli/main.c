@@ -26,7 +26,7 @@ static const char usage[] =
     "  gcdump-diff  what grew between two heap snapshots                 (two .gcdump files)\n"
     "  spans        which operation costs what, from OpenTelemetry spans (OTLP/JSON, aspire otel spans)\n"
     "  bench        L1: time and allocated bytes/op per BenchmarkDotNet case (JsonExporter.Full export)\n"
-    "  load         L2: p95, throughput, errors of a load test   (wrk, hey, k6, bombardier, vegeta)\n"
+    "  load         L2: p95, throughput, errors of a load test   (wrk, hey, k6, bombardier, vegeta, oha)\n"
     "\n"
     "Examples:\n"
     "  perfpipe alloc app.nettrace --top 10              # who allocates, as a table\n"

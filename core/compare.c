@@ -14,6 +14,7 @@
 #include "compare.h"
 #include "buildid.h"
 #include "compare_internal.h"
+#include "compare_quantile.h"
 #include "compare_stats.h"
 #include "result/result.h"
 
@@ -347,6 +348,7 @@ compare_stage(const json_t *stage, const json_t *other, json_t *out_stage,
 {
     json_t *tables = json_object_get(stage, "tables"), *tb;
     cmp_stage *s = calloc(1, sizeof *s);
+    pp_quantile_tally tally = { &j->regressions, &j->improvements, j->decided, CMP_MAX_DECIDED };
     size_t k, i;
     int rc = PP_OK;
 
@@ -383,8 +385,10 @@ compare_stage(const json_t *stage, const json_t *other, json_t *out_stage,
 
         if (rc != PP_OK)
             break;
-        if (tc != NULL && !pp_compare_hinted(stage, other, tb, tc, out_stage, o, weakened,
-                                             &j->regressions, &rc, err))
+        if (tc != NULL &&
+            !pp_compare_quantile(stage, other, tb, tc, out_stage, o, weakened, &tally, &rc, err) &&
+            !pp_compare_hinted(stage, other, tb, tc, out_stage, o, weakened, &j->regressions, &rc,
+                               err))
             rc = compare_table(tb, tc, tables, s, out_stage, o, weakened, j, err);
     }
     free(s);

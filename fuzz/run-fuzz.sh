@@ -3,7 +3,8 @@
 # is shared; equivalent to -jobs=1 -workers=1 but logs to stdout).
 #   fuzz/run-fuzz.sh BUILDDIR TARGET SECONDS
 # TARGET: nettrace gcdump counters spans pipeline pdb, load-wrk load-hey
-# load-heycsv load-k6lines load-json (the readers' own APIs) or
+# load-heycsv load-k6lines load-vegetalines load-json load-wrkjson load-k6summary
+# load-k6export load-bombardier load-vegeta load-oha (the readers' own APIs) or
 # run-nettrace run-gcdump run-counters run-spans run-bench run-load run-pipeline
 # run-packed (the
 # `perfpipe run` path: engine, sources, shipped analyzers, renderers; binary

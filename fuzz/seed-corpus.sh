@@ -4,7 +4,7 @@
 # OUTDIR/<target>/ gets one file per seed (content-named, so re-running is
 # idempotent), for every target of fuzz/run-fuzz.sh: the reader targets
 # (nettrace gcdump counters spans pipeline, and load-wrk load-hey
-# load-heycsv load-k6lines load-json) and the engine targets (run-nettrace
+# load-heycsv load-k6lines load-vegetalines load-json) and the engine targets (run-nettrace
 # run-gcdump run-counters run-spans run-bench run-load run-pipeline)
 # get the same seeds of their kind. Small fixtures go in whole; big ones
 # (captures of MBs) go in as their first 64 KB and 16 KB, which keeps the
@@ -27,12 +27,21 @@ add() { # kind file: the seed goes to the reader target and the engine target
     [ -f "$f" ] || return 0
     case $k in
         bench) set -- run-bench ;;
-        load) set -- load-wrk load-hey load-heycsv load-k6lines load-json run-load ;;
+        load) set -- load-wrk load-hey load-heycsv load-k6lines load-vegetalines load-json load-wrkjson load-k6summary load-k6export load-bombardier load-vegeta load-oha run-load ;;
         *) set -- "$k" "run-$k" ;;
     esac
     size=$(wc -c < "$f")
     for t in "$@"; do
         mkdir -p "$out/$t"
+        case $t in
+            load-wrkjson|load-k6summary|load-k6export|load-bombardier|load-vegeta|load-oha)
+                # the target's prefix opens the object: a document goes in
+                # without its "{" (its keys then follow the prefix's)
+                if [ "$size" -le "$SMALL" ] && [ "$(head -c 1 "$f")" = "{" ]; then
+                    tail -c +2 "$f" > "$out/$t/$(basename "$f").body"
+                    continue
+                fi ;;
+        esac
         if [ "$size" -le "$SMALL" ]; then
             cp "$f" "$out/$t/$(basename "$f")"
         else
@@ -95,7 +104,7 @@ for k in nettrace gcdump counters spans pipeline bench load; do
     done
 done
 for t in nettrace gcdump counters spans pipeline pdb \
-         load-wrk load-hey load-heycsv load-k6lines load-json \
+         load-wrk load-hey load-heycsv load-k6lines load-vegetalines load-json load-wrkjson load-k6summary load-k6export load-bombardier load-vegeta load-oha \
          run-nettrace run-gcdump run-counters run-spans run-bench run-load run-pipeline \
          run-packed; do
     printf '%-13s %s seeds\n' "$t" "$(ls "$out/$t" 2>/dev/null | wc -l)"

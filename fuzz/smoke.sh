@@ -13,7 +13,7 @@ src=$(cd "$(dirname "$0")/.." && pwd)
 out=${1:?usage: fuzz/smoke.sh OUTDIR [SECONDS [JOBS]]}
 secs=${2:-30}
 jobs=${3:-2}
-targets="nettrace gcdump counters spans pipeline pdb load-wrk load-hey load-heycsv load-k6lines load-json run-nettrace run-gcdump run-counters run-spans run-bench run-load run-pipeline run-packed"
+targets="nettrace gcdump counters spans pipeline pdb load-wrk load-hey load-heycsv load-k6lines load-vegetalines load-json load-wrkjson load-k6summary load-k6export load-bombardier load-vegeta load-oha run-nettrace run-gcdump run-counters run-spans run-bench run-load run-pipeline run-packed"
 
 cc=
 for c in clang clang-14 clang-15 clang-16; do command -v "$c" >/dev/null 2>&1 && { cc=$c; break; }; done

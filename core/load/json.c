@@ -1,11 +1,13 @@
 /* The JSON documents: k6's end-of-test summary (handleSummary's data and
  * the legacy --summary-export), bombardier's -o json, vegeta's report
- * -type=json and the object examples/wrk-json/wrk-json.lua writes. One
+ * -type=json, oha's --output-format json (-j) and the object
+ * examples/wrk-json/wrk-json.lua writes. One
  * document each, parsed whole with jansson; its shape says the tool. */
 #define _GNU_SOURCE 1
 #include "config.h"
 
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -239,6 +241,73 @@ vegeta(pp_load_reader *r, const json_t *root, size_t at, pp_error *err)
     return rc == PP_OK ? PP_OK : oom(r, err, rc, at);
 }
 
+/* ---- oha ----------------------------------------------------------------- */
+
+/* oha's JSON (its schema.json): seconds everywhere; the requests are what
+ * statusCodeDistribution and errorDistribution (transport errors, by
+ * message) count. It names no knob (connections, URL, rate) and not
+ * whether -q set a rate, so the loop is left unknown. */
+static int
+oha(pp_load_reader *r, const json_t *root, size_t at, pp_error *err)
+{
+    static const struct {
+        const char *key;
+        size_t off;
+    } lat[] = {
+        { "p50", offsetof(pp_load_result, lat_p50_ns) },
+        { "p75", offsetof(pp_load_result, lat_p75_ns) },
+        { "p90", offsetof(pp_load_result, lat_p90_ns) },
+        { "p95", offsetof(pp_load_result, lat_p95_ns) },
+        { "p99", offsetof(pp_load_result, lat_p99_ns) },
+    };
+    const json_t *sum = json_object_get(root, "summary"), *pct;
+    load_entry *en = pp_load_entry(r, "");
+    pp_load_result *x;
+    const char *key;
+    json_t *v;
+    int rc = PP_OK;
+    double secs = pp_load_json_num(json_object_get(sum, "total"));
+
+    r->tool = "oha";
+    r->format = "oha-json";
+    if (en == NULL)
+        return oom(r, err, PP_ENOMEM, at);
+    x = &en->res;
+    x->requests = 0;
+    x->errors = 0;
+    json_object_foreach((json_t *)json_object_get(root, "statusCodeDistribution"), key, v) {
+        int64_t n = count_of(v);
+
+        if (n < 0 || rc != PP_OK)
+            continue;
+        x->requests = pp_i64_add_sat(x->requests, n);
+        if (atoi(key) >= 400)
+            x->errors = pp_i64_add_sat(x->errors, n);
+        rc = pp_load_add_status(r, en, key, n);
+    }
+    json_object_foreach((json_t *)json_object_get(root, "errorDistribution"), key, v) {
+        int64_t n = count_of(v);
+
+        if (n <= 0 || rc != PP_OK)
+            continue;
+        x->requests = pp_i64_add_sat(x->requests, n);
+        x->errors = pp_i64_add_sat(x->errors, n);
+        rc = pp_load_add_error_kind(r, en, key, n);
+    }
+    if (rc != PP_OK)
+        return oom(r, err, rc, at);
+    x->duration_ns = isnan(secs) ? -1 : pp_i64_from_double(secs * 1e9);
+    x->rps = pp_load_json_num(json_object_get(sum, "requestsPerSec"));
+    x->lat_mean_ns = pp_load_json_num(json_object_get(sum, "average")) * 1e9;
+    x->lat_min_ns = pp_load_json_num(json_object_get(sum, "fastest")) * 1e9;
+    x->lat_max_ns = pp_load_json_num(json_object_get(sum, "slowest")) * 1e9;
+    pct = json_object_get(root, "latencyPercentiles");
+    for (size_t i = 0; i < sizeof lat / sizeof lat[0]; i++)
+        *(double *)((char *)x + lat[i].off) = pp_load_json_num(json_object_get(pct, lat[i].key)) *
+                                              1e9;
+    return PP_OK;
+}
+
 /* ---- k6 summary --------------------------------------------------------- */
 
 /* A metric's figures: handleSummary nests them under "values", the legacy
@@ -422,15 +491,14 @@ pp_load_json(pp_load_reader *r, size_t start, pp_error *err)
         rc = pp_load_wrk_json(r, root, start, err);
     else if (json_is_object(json_object_get(root, "summary")) &&
              json_object_get(root, "latencyPercentiles") != NULL)
-        rc = pp_load_fail(r, err, PP_EUNSUPPORTED, start,
-                          "this is oha's JSON (--output-format "
-                          "json): not read yet; use oha's numbers by hand or another tool");
+        rc = oha(r, root, start, err);
     else
         rc = pp_load_fail(r, err, PP_EFORMAT, start,
                           "a JSON object of no load tool perfpipe "
                           "reads: expected k6's summary (\"metrics\" with http_req_duration), "
                           "bombardier's (\"spec\", \"result\"), vegeta's (\"latencies\", "
-                          "\"requests\") or wrk-json.lua's (\"latency_us\")");
+                          "\"requests\"), oha's (\"summary\", \"latencyPercentiles\") or "
+                          "wrk-json.lua's (\"latency_us\")");
     json_decref(root);
     return rc;
 }

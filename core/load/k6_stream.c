@@ -17,10 +17,8 @@
 
 #include "load/load_private.h"
 
-/* RFC 3339 with optional fraction and offset, as Go writes it, to exact
- * nanoseconds since the epoch in *ns; 0 when it does not parse. */
-static int
-rfc3339_ns(const char *s, int64_t *ns)
+int
+pp_load_rfc3339_ns(const char *s, int64_t *ns)
 {
     struct tm tm;
     int y, mo, d, h, mi, sec, n = 0, oh = 0, om = 0, digits = 0;
@@ -75,7 +73,7 @@ k6_point(pp_load_reader *r, k6_walk *w, const char *metric, const json_t *data)
 
     if (isnan(value))
         return PP_EFORMAT;
-    if (rfc3339_ns(json_string_value(json_object_get(data, "time")), &t)) {
+    if (pp_load_rfc3339_ns(json_string_value(json_object_get(data, "time")), &t)) {
         if (w->first_ns < 0 || t < w->first_ns)
             w->first_ns = t;
         if (t > w->last_ns)
@@ -116,62 +114,36 @@ k6_point(pp_load_reader *r, k6_walk *w, const char *metric, const json_t *data)
     return rc;
 }
 
+/* One line: a Point carries a value, a Metric only declares one. */
+static int
+k6_line(pp_load_reader *r, void *ctx, const json_t *line)
+{
+    const char *type = json_string_value(json_object_get(line, "type"));
+    const char *metric = json_string_value(json_object_get(line, "metric"));
+
+    if (type == NULL || metric == NULL)
+        return PP_EFORMAT;
+    return strcmp(type, "Point") == 0 ? k6_point(r, ctx, metric, json_object_get(line, "data")) :
+                                        PP_OK;
+}
+
 int
 pp_load_k6_stream(pp_load_reader *r, pp_error *err)
 {
     k6_walk w = { -1, -1, 0, 0 };
-    size_t pos = 0;
     load_entry *run;
+    int rc;
 
     r->tool = "k6";
     r->format = "k6-json";
     if ((run = pp_load_entry(r, "")) == NULL)
         return pp_load_fail(r, err, PP_ENOMEM, 0, "out of memory");
-    while (pos < r->len) {
-        const char *nl = memchr(r->buf + pos, '\n', r->len - pos);
-        size_t n = (nl != NULL ? (size_t)(nl - r->buf) : r->len) - pos;
-        json_error_t je;
-        json_t *line;
-        const char *type, *metric;
-        int rc = PP_OK;
-
-        if (n == 0 || (n == 1 && r->buf[pos] == '\r')) {
-            pos += n + 1;
-            continue;
-        }
-        if (n > PP_LOAD_MAX_LINE)
-            return pp_load_fail(r, err, PP_ELIMIT, pos,
-                                "a k6 line of %zu bytes, more than the "
-                                "limit %u",
-                                n, PP_LOAD_MAX_LINE);
-        line = json_loadb(r->buf + pos, n, 0, &je);
-        if (line == NULL || nl == NULL) {
-            json_decref(line);
-            if (nl == NULL) {
-                pp_load_truncated(r, pos, "k6's last line has no newline (dropped)");
-                break;
-            }
-            return pp_load_fail(r, err, PP_EFORMAT,
-                                pos + (je.position > 0 ? (size_t)je.position : 0),
-                                "k6 --out json line: %s", je.text);
-        }
-        type = json_string_value(json_object_get(line, "type"));
-        metric = json_string_value(json_object_get(line, "metric"));
-        if (type == NULL || metric == NULL)
-            rc = PP_EFORMAT;
-        else if (strcmp(type, "Point") == 0)
-            rc = k6_point(r, &w, metric, json_object_get(line, "data"));
-        json_decref(line);
-        if (rc != PP_OK)
-            return pp_load_fail(
-                r, err, rc, pos,
-                rc == PP_EFORMAT ? "k6 --out json line: expected "
-                                   "{\"type\": \"Metric\"|\"Point\", \"metric\": NAME, \"data\": "
-                                   "{\"time\", \"value\", \"tags\"}}" :
-                rc == PP_ELIMIT  ? "more points or URLs than the reader keeps (docs/limits.md)" :
-                                   "out of memory");
-        pos += n + 1;
-    }
+    rc = pp_load_json_lines(r, "k6 --out json",
+                            "expected {\"type\": \"Metric\"|\"Point\", \"metric\": NAME, "
+                            "\"data\": {\"time\", \"value\", \"tags\"}}",
+                            k6_line, &w, err);
+    if (rc != PP_OK)
+        return rc;
     run->res.requests = w.requests;
     run->res.errors = w.failed;
     if (w.first_ns >= 0 && w.last_ns > w.first_ns) {

@@ -8,12 +8,14 @@
  *  - k6's end-of-test summary JSON (handleSummary's data, metrics.NAME.values)
  *    and the legacy --summary-export file (whose thresholds say true for a
  *    FAILED threshold), and k6's `--out json` line stream (Metric and Point);
- *  - bombardier `-o json -p r` (latencies in microseconds) and vegeta
- *    `report -type=json` (nanoseconds).
+ *  - bombardier `-o json -p r` (latencies in microseconds), vegeta
+ *    `report -type=json` (nanoseconds) or its results as `vegeta encode
+ *    --to json` lines (one a request), and oha `--output-format json`
+ *    (seconds; its schema.json).
  * Each becomes one pp_load_result for the whole run (scope ""), then one per
  * URL, scenario or tag where the tool gives them. Latencies are nanoseconds.
  *
- * Damage: a line-oriented input (k6 --out json, hey csv) cut short is read
+ * Damage: a line-oriented input (k6 --out json, vegeta lines, hey csv) cut short is read
  * to its last whole line and flagged (pp_load_truncated_at); a text report
  * cut after its request count is read and flagged; a single JSON document
  * cut short cannot be read and is refused with the byte where it stopped.

@@ -70,12 +70,29 @@ void pp_load_from_samples(load_entry *e);
 /* A finite number from a JSON value (integer or real), else NaN. */
 double pp_load_json_num(const json_t *v);
 
+/* RFC 3339 with optional fraction and offset, as Go writes it (k6,
+ * vegeta), to exact nanoseconds since the epoch in *ns; 0 when it does not
+ * parse. */
+int pp_load_rfc3339_ns(const char *s, int64_t *ns);
+
+/* One parsed line of a JSON-lines input: PP_OK, or PP_EFORMAT / PP_ELIMIT /
+ * PP_ENOMEM (pp_load_json_lines then fails with `expected` or the limit). */
+typedef int (*pp_load_line_fn)(pp_load_reader *r, void *ctx, const json_t *line);
+
+/* Walk r's JSON lines (k6 --out json, vegeta encode): blank lines skipped,
+ * a last line without its newline dropped and flagged, a line that is not
+ * JSON or that `each` refuses is "NAME:L:C: WHAT line: ..." (`what` names
+ * the format, `expected` says what a line should be). PP_OK or the code. */
+int pp_load_json_lines(pp_load_reader *r, const char *what, const char *expected,
+                       pp_load_line_fn each, void *ctx, pp_error *err);
+
 /* The walks: PP_OK or a PP_E* code with err filled (through pp_load_fail). */
 int pp_load_wrk_text(pp_load_reader *r, pp_error *err);
 int pp_load_hey_text(pp_load_reader *r, pp_error *err);
 int pp_load_hey_csv(pp_load_reader *r, pp_error *err);
 int pp_load_json(pp_load_reader *r, size_t start, pp_error *err);
 int pp_load_k6_stream(pp_load_reader *r, pp_error *err);
+int pp_load_vegeta_lines(pp_load_reader *r, pp_error *err);
 /* The wrk-json object (wrk-json.lua) parsed as `root` into the run entry. */
 int pp_load_wrk_json(pp_load_reader *r, const json_t *root, size_t at, pp_error *err);
 

@@ -50,6 +50,9 @@ detect(const char *b, size_t len, size_t *start, int *json)
     if (len - i >= 8 && memcmp(b + i, "{\"type\":", 8) == 0 &&
         (has(b + i, head - i, "\"type\":\"Metric\"") || has(b + i, head - i, "\"type\":\"Point\"")))
         return pp_load_k6_stream;
+    if (len - i >= 10 && memcmp(b + i, "{\"attack\":", 10) == 0 &&
+        has(b + i, head - i, "\"latency\":"))
+        return pp_load_vegeta_lines;
     if (i < len && b[i] == '{') {
         *json = 1;
         return NULL;
@@ -86,7 +89,8 @@ pp_load_open_buffer(char *buf, size_t len, const char *name, pp_load_reader **ou
                                      "expected a load-test result: wrk's report (\"Running ... "
                                      "test @\"), hey's summary (\"Summary:\") or `-o csv`, k6 "
                                      "summary JSON or --out json lines, bombardier -o json, "
-                                     "vegeta report -type=json, or wrk-json.lua's object");
+                                     "vegeta report -type=json or encode --to json lines, oha "
+                                     "-j, or wrk-json.lua's object");
     if (rc == PP_OK && r->nentries == 0)
         rc = pp_load_fail(r, err, PP_EFORMAT, start, "no result in this %s output", r->tool);
     if (rc != PP_OK) {

@@ -263,3 +263,51 @@ pp_load_json_num(const json_t *v)
     d = json_number_value(v);
     return isfinite(d) ? d : NAN;
 }
+
+int
+pp_load_json_lines(pp_load_reader *r, const char *what, const char *expected, pp_load_line_fn each,
+                   void *ctx, pp_error *err)
+{
+    size_t pos = 0;
+
+    while (pos < r->len) {
+        const char *nl = memchr(r->buf + pos, '\n', r->len - pos);
+        size_t n = (nl != NULL ? (size_t)(nl - r->buf) : r->len) - pos;
+        json_error_t je;
+        json_t *line;
+        int rc;
+
+        if (n == 0 || (n == 1 && r->buf[pos] == '\r')) {
+            pos += n + 1;
+            continue;
+        }
+        if (n > PP_LOAD_MAX_LINE)
+            return pp_load_fail(r, err, PP_ELIMIT, pos,
+                                "a %s line of %zu bytes, more than the limit %u", what, n,
+                                PP_LOAD_MAX_LINE);
+        line = json_loadb(r->buf + pos, n, 0, &je);
+        if (line == NULL || nl == NULL) {
+            char cut[96];
+
+            json_decref(line);
+            if (nl == NULL) {
+                snprintf(cut, sizeof cut, "the last %s line has no newline (dropped)", what);
+                pp_load_truncated(r, pos, cut);
+                break;
+            }
+            return pp_load_fail(r, err, PP_EFORMAT,
+                                pos + (je.position > 0 ? (size_t)je.position : 0), "%s line: %s",
+                                what, je.text);
+        }
+        rc = json_is_object(line) ? each(r, ctx, line) : PP_EFORMAT;
+        json_decref(line);
+        if (rc != PP_OK)
+            return pp_load_fail(r, err, rc, pos, "%s line: %s", what,
+                                rc == PP_EFORMAT ? expected :
+                                rc == PP_ELIMIT  ? "more values or scopes than the reader keeps "
+                                                   "(docs/limits.md)" :
+                                                   "out of memory");
+        pos += n + 1;
+    }
+    return PP_OK;
+}

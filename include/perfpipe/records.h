@@ -357,8 +357,8 @@ typedef struct pp_load_result {
     const char *tool; /* "wrk", "hey", "k6", "bombardier", "vegeta", "oha" */
     const char *tool_version;
     const char *format;  /* "wrk-text", "wrk-json", "hey-text", "hey-csv", "k6-summary",
-                                    "k6-summary-export", "k6-json", "bombardier-json",
-                                    "vegeta-json" */
+                                    "k6-summary-export", "k6-json", "bombardier-json", "oha-json",
+                                    "vegeta-json", "vegeta-lines" */
     const char *scope;   /* "" for the whole run */
     int64_t requests;    /* completed requests (any status) plus transport errors */
     int64_t errors;      /* failed: status >= 400 (or as the tool counts) + transport */
@@ -373,7 +373,8 @@ typedef struct pp_load_result {
     uint32_t threshold_count;
     uint32_t sample_count;
     const pp_load_threshold *thresholds; /* [threshold_count] (k6) */
-    const double *samples_ns; /* [sample_count] per-request latencies (k6 points, hey csv) */
+    const double
+        *samples_ns; /* [sample_count] per-request latencies (k6 points, hey csv, vegeta lines) */
     /* The run's knobs as given to the tool: -1 / NaN / "" when not known. */
     int64_t connections;        /* wrk -c, hey -c, bombardier -c, k6 VUs (max) */
     int64_t threads;            /* wrk -t */

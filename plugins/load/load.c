@@ -3,6 +3,7 @@
  * here (they are borrowed); report.c builds the results at finish. */
 #include "config.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -74,6 +75,40 @@ copy_thresholds(const pp_load_threshold *t, uint32_t n)
 }
 
 static int
+cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+
+    return (x > y) - (x < y);
+}
+
+/* The record's per-request latencies in ms, sorted, thinned to
+ * LD_MAX_SAMPLES order statistics. PP_OK or PP_ENOMEM. */
+static int
+copy_samples(ld_scope *s, const pp_load_result *x)
+{
+    double *all;
+    uint32_t n = 0;
+
+    if (x->sample_count == 0 || x->samples_ns == NULL)
+        return PP_OK;
+    if ((all = malloc(x->sample_count * sizeof *all)) == NULL)
+        return PP_ENOMEM;
+    for (uint32_t i = 0; i < x->sample_count; i++)
+        if (isfinite(x->samples_ns[i]))
+            all[n++] = x->samples_ns[i] / 1e6;
+    qsort(all, n, sizeof *all, cmp_double);
+    if (n > LD_MAX_SAMPLES) {
+        for (uint32_t i = 0; i < LD_MAX_SAMPLES; i++)
+            all[i] = all[(size_t)(((double)i + 0.5) * n / LD_MAX_SAMPLES)];
+        n = LD_MAX_SAMPLES;
+    }
+    s->samples_ms = all;
+    s->nsamples = n;
+    return PP_OK;
+}
+
+static int
 ld_consume(void *state, const pp_record *rec, pp_error *err)
 {
     ld_state *st = state;
@@ -106,7 +141,8 @@ ld_consume(void *state, const pp_record *rec, pp_error *err)
     s->nkinds = x->error_kind_count;
     s->nthresholds = x->threshold_count;
     st->nscopes++;
-    if (s->scope == NULL || s->statuses == NULL || s->kinds == NULL || s->thresholds == NULL)
+    if (s->scope == NULL || s->statuses == NULL || s->kinds == NULL || s->thresholds == NULL ||
+        copy_samples(s, x) != PP_OK)
         goto oom;
     if (st->tool == NULL &&
         ((st->tool = strdup(x->tool)) == NULL || (st->format = strdup(x->format)) == NULL ||
@@ -148,6 +184,7 @@ ld_destroy(void *state)
             free((char *)s->thresholds[k].expr);
         }
         free(s->thresholds);
+        free(s->samples_ms);
     }
     free(st->scopes);
     free(st->tool);

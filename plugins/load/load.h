@@ -14,7 +14,14 @@ typedef struct ld_scope {
     pp_load_count *statuses; /* names owned */
     pp_load_count *kinds;
     pp_load_threshold *thresholds;
+    double *samples_ms; /* per-request latencies, sorted; at most LD_MAX_SAMPLES */
+    uint32_t nsamples;
 } ld_scope;
+
+/* Per-request latencies kept per scope for compare's quantile test: more
+ * are thinned to this many evenly spaced order statistics (the test then
+ * sees the distribution's shape on fewer requests: a wider interval). */
+#define LD_MAX_SAMPLES 20000u
 
 typedef struct ld_state {
     const pp_host_api *host;

@@ -7,6 +7,12 @@
  * shows as a fall). The slowest request is one sample, too noisy to gate:
  * its column is not named as its total (max_ms), so compare shows it
  * without judging it. Served, failed and rps follow as plain figures.
+ * When the tool wrote one line per request (hey -o csv, k6 --out json,
+ * vegeta encode --to json),
+ * table "request_latency" holds those latencies (scope, ms) and the
+ * latency table's hints send compare to its quantile test on them
+ * (core/compare_quantile.h: a bootstrap interval of the p95 difference);
+ * without them compare judges the printed figures by thresholds.
  * Tables "statuses", "error_kinds" and "thresholds" list what the tool
  * counted. Totals are the whole run's figures. Findings: requests failed,
  * k6 thresholds failed, the closed-loop caveat (coordinated omission), and
@@ -41,6 +47,45 @@ ms_per_request(const pp_load_result *x)
     if (x->requests > 0 && x->duration_ns > 0)
         return (double)x->duration_ns / 1e6 / (double)x->requests;
     return NAN;
+}
+
+/* The per-request latencies, and the latency table's hints to test them. */
+static int
+samples_table(ld_state *st, pp_ctx *ctx, pp_table *latency)
+{
+    static const pp_column cols[] = {
+        { "scope", PP_COL_STRING, 0 },
+        { "ms", PP_COL_NUMBER, 0 },
+    };
+    static const char *const hints[][2] = {
+        { "compare", "quantile" }, { "samples", "request_latency" },
+        { "sample_key", "scope" }, { "sample_value", "ms" },
+        { "quantile", "95" },      { "unit", "ms" },
+    };
+    const pp_host_api *h = st->host;
+    pp_table *t;
+    uint32_t any = 0;
+    int rc = PP_OK;
+
+    for (uint32_t i = 0; i < st->nscopes; i++)
+        any += st->scopes[i].nsamples;
+    if (any == 0)
+        return PP_OK;
+    if ((t = h->table_new(ctx, "request_latency", 2, cols, 1)) == NULL)
+        return PP_ENOMEM;
+    rc = h->table_hint(t, "compare", "samples");
+    for (size_t k = 0; k < sizeof hints / sizeof hints[0] && rc == PP_OK; k++)
+        rc = h->table_hint(latency, hints[k][0], hints[k][1]);
+    for (uint32_t i = 0; i < st->nscopes && rc == PP_OK; i++) {
+        const ld_scope *s = &st->scopes[i];
+
+        for (uint32_t k = 0; k < s->nsamples && rc == PP_OK; k++) {
+            pp_cell row[2] = { pp_cell_str(s->scope[0] ? s->scope : "(run)"),
+                               pp_cell_dbl(s->samples_ms[k]) };
+            rc = h->table_row(t, row);
+        }
+    }
+    return rc;
 }
 
 static int
@@ -80,7 +125,7 @@ latency_table(ld_state *st, pp_ctx *ctx)
         if (rc != PP_OK)
             return rc;
     }
-    return PP_OK;
+    return samples_table(st, ctx, t);
 }
 
 static int

@@ -27,7 +27,10 @@ command -v python3 >/dev/null || { echo "SKIP: python3 needed"; exit 77; }
 
 for f in wrk-bad.txt wrk-fixed.txt wrk-fixed-c16.txt wrk-bad.json wrk-fixed.json wrk-bad.json.txt wrk-fixed.json.txt \
          hey-bad.txt hey-fixed.txt hey-fixed.csv k6-summary.json k6-summary-export.json \
-         k6-out.ndjson bombardier.json vegeta.json; do
+         k6-out.ndjson bombardier.json vegeta.json oha.json \
+         hey-checkout-bad.csv hey-checkout-fixed.csv hey-checkout-bad2.csv \
+         k6-checkout-bad.ndjson k6-checkout-fixed.ndjson k6-checkout-bad2.ndjson \
+         vegeta-checkout-bad.ndjson vegeta-checkout-fixed.ndjson vegeta-checkout-bad2.ndjson; do
   expect 0 "load reads $f" -- "$PERFPIPE" load "$DATA/$f" --format json -o "$tmp/$f.json"
 done
 
@@ -98,7 +101,7 @@ for f in ("wrk-bad", "wrk-fixed", "wrk-fixed-c16", "hey-bad", "hey-fixed"):
 for f in ("wrk-bad", "wrk-fixed"):
     check(f + ".json", f + ".json.truth.json", 0.005)
     check(f + ".json.txt", f + ".json.truth.json", 0.005)
-for f in ("k6-summary", "k6-summary-export", "bombardier", "vegeta"):
+for f in ("k6-summary", "k6-summary-export", "bombardier", "vegeta", "oha"):
     check(f + ".json", f + ".truth.json")
 check("k6-out.ndjson", "k6-out.truth.json")
 # hey -o csv: one line per request; its figures are the lines' own.
@@ -145,6 +148,74 @@ expect 6 "different tools cannot be judged" -- "$PERFPIPE" compare "$tmp/wrk-bad
 # no change (exit 0).
 expect 0 "--allow-knob-drift compares anyway" -- "$PERFPIPE" compare "$tmp/wrk-fixed.txt.json" "$tmp/wrk-fixed-c16.txt.json" --allow-knob-drift --fail-on regression
 has "$tmp/out" "compare.knob_drift" "a drifted compare is marked"
+
+# The tool's own sample (hey -o csv, k6 --out json, vegeta encode: a line per request, real runs of
+# tests/webapp's /shop/checkout, bad and fixed builds, tests/capture/capture-load-webapp.sh):
+# compare judges p95 by a bootstrap interval of the difference on those lines, named in the
+# verdict. The point figures are the lines' own nearest-rank p95s (computed here from the
+# files); bad -> fixed is faster and exits 0, the reverse slower and exits 1, and bad -> bad2
+# (the same build in another process: the A/A pair) the same, exit 0.
+for k in hey-checkout-%s.csv k6-checkout-%s.ndjson vegeta-checkout-%s.ndjson; do
+  for pair in "bad fixed 0 faster IMPROVED" "fixed bad 1 slower REGRESSED" "bad bad2 0 same NO CHANGE"; do
+    set -- $pair; b=$(printf "$k" "$1"); c=$(printf "$k" "$2")
+    expect "$3" "compare $b -> $c (quantile test)" -- "$PERFPIPE" compare "$tmp/$b.json" "$tmp/$c.json" --fail-on regression
+    has "$tmp/out" "${5}${6:+ $6}" "compare $b -> $c: $5${6:+ $6}"
+    "$PERFPIPE" compare "$tmp/$b.json" "$tmp/$c.json" --format json -o "$tmp/q.json"
+    expect 0 "compare $b -> $c: p95 $4 by the bootstrap interval, on the lines' own p95" -- python3 - \
+      "$tmp/q.json" "$DATA/$b" "$DATA/$c" "$4" <<'PY'
+import csv, json, math, sys
+d = json.load(open(sys.argv[1])); want = sys.argv[4]
+def p95(path):  # nearest rank over the per-request lines, as the tools' own sample
+    if path.endswith(".csv"):
+        v = [float(r["response-time"]) * 1000 for r in csv.DictReader(open(path))]
+    elif "vegeta" in path:
+        v = [json.loads(l)["latency"] / 1e6 for l in open(path) if l.strip()]
+    else:
+        v = [json.loads(l)["data"]["value"] for l in open(path)
+             if '"metric":"http_req_duration"' in l and '"type":"Point"' in l]
+    v.sort(); return v[math.ceil(0.95 * len(v)) - 1], len(v)
+(pb, nb), (pc, nc) = p95(sys.argv[2]), p95(sys.argv[3])
+t = next(t for t in d["stages"][0]["tables"] if t["name"] == "latency")
+cols = [c["name"] for c in t["columns"]]
+row = dict(zip(cols, next(r for r in t["rows"] if r[0] == "(run)")))
+assert row["status"] == want, row
+assert math.isclose(row["p95_base"], pb, abs_tol=1e-9) and math.isclose(row["p95_cand"], pc, abs_tol=1e-9), (row, pb, pc)
+assert row["n_base"] == nb and row["n_cand"] == nc, (row, nb, nc)
+assert row["interval_low"] <= pc - pb <= row["interval_high"], row
+thr = row["threshold"]
+assert {"faster": row["interval_high"] < -thr, "slower": row["interval_low"] > thr,
+        "same": row["interval_low"] <= thr and row["interval_high"] >= -thr}[want], row
+by = [x for x in d["verdict"]["decided_by"] if "bootstrap 95 % interval" in x]
+assert (len(by) > 0) == (want != "same"), d["verdict"]["decided_by"]
+assert all(x.endswith({"faster": "improved", "slower": "regressed"}[want]) for x in by), by
+print("p95 %.4g -> %.4g ms, interval %.4g .. %.4g, %s" % (pb, pc, row["interval_low"], row["interval_high"], want))
+PY
+    sed 's/^/  /' "$tmp/out" | tail -1
+  done
+done
+# vegeta's lines: the run's figures are the lines' own (count, statuses, first request sent to
+# last answer), fixed-rate, and the one URL is the run's url knob.
+expect 0 "vegeta lines: requests, statuses, duration and the URL are the lines' own" -- python3 - \
+  "$tmp/vegeta-checkout-bad.ndjson.json" "$DATA/vegeta-checkout-bad.ndjson" <<'PY'
+import collections, datetime, json, sys
+d = json.load(open(sys.argv[1])); lines = [json.loads(l) for l in open(sys.argv[2]) if l.strip()]
+ld = d["inputs"][0]["load"]; tot = {k: v["value"] for k, v in d["stages"][0]["totals"].items()}
+ns = lambda s: round(datetime.datetime.strptime(s[:26], "%Y-%m-%dT%H:%M:%S.%f").replace(
+    tzinfo=datetime.timezone.utc).timestamp() * 1e6) * 1000 + int(s[26:29])
+first = min(ns(l["timestamp"]) for l in lines); end = max(ns(l["timestamp"]) + l["latency"] for l in lines)
+assert ld["requests"] == len(lines), (ld["requests"], len(lines))
+assert ld["errors"] == sum(1 for l in lines if not 200 <= l["code"] < 400), ld
+assert ld["duration_ns"] == end - first, (ld["duration_ns"], end - first)
+assert tot["loop"] == "fixed-rate", tot["loop"]
+assert ld["knobs"].get("url") == lines[0]["url"], ld["knobs"]
+st = {r[1]: r[2] for r in next(t for t in d["stages"][0]["tables"] if t["name"] == "statuses")["rows"] if r[0] == "(run)"}
+assert st == dict(collections.Counter(str(l["code"]) for l in lines)), st
+print("%d requests over %.3f s" % (len(lines), ld["duration_ns"] / 1e9))
+PY
+# A run without per-request lines (wrk, hey's text) is judged by thresholds: no interval.
+"$PERFPIPE" compare "$tmp/hey-bad.txt.json" "$tmp/hey-fixed.txt.json" > "$tmp/thr.txt" 2>&1
+if grep -q "interval_low" "$tmp/thr.txt"; then fail=$((fail + 1)); echo "FAIL: hey text has no sample, yet an interval"
+else pass=$((pass + 1)); echo "PASS: hey text (no per-request lines) is judged by thresholds"; fi
 
 # Damage: cut files are read to their last whole record and flagged; a cut
 # JSON document is refused with its byte; another tool's file is named.
