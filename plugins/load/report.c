@@ -49,7 +49,8 @@ ms_per_request(const pp_load_result *x)
     return NAN;
 }
 
-/* The per-request latencies, and the latency table's hints to test them. */
+/* The per-request latencies, and the latency table's hints to test them. The
+ * table is a sample (one row per request, scope repeated): it has no key. */
 static int
 samples_table(ld_state *st, pp_ctx *ctx, pp_table *latency)
 {
@@ -71,7 +72,7 @@ samples_table(ld_state *st, pp_ctx *ctx, pp_table *latency)
         any += st->scopes[i].nsamples;
     if (any == 0)
         return PP_OK;
-    if ((t = h->table_new(ctx, "request_latency", 2, cols, 1)) == NULL)
+    if ((t = h->table_new(ctx, "request_latency", 2, cols, 0)) == NULL)
         return PP_ENOMEM;
     rc = h->table_hint(t, "compare", "samples");
     for (size_t k = 0; k < sizeof hints / sizeof hints[0] && rc == PP_OK; k++)
