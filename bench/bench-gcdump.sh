@@ -67,17 +67,23 @@ done > "$TMP/rows"
 [ -n "${PP_BENCH_BEFORE:-}" ] && { cmp "$TMP/pp.json" "$TMP/before.json" >/dev/null && cmp "$TMP/ppn.json" "$TMP/beforen.json" >/dev/null &&
   cmp "$TMP/diff.json" "$TMP/diffb.json" >/dev/null &&
   echo "before and after: identical JSON (cmp)" >&2 || echo "before and after: JSON DIFFERS" >&2; }
-python3 - "$TMP/rows" <<'PY'
+python3 - "$TMP/rows" ${nodes%% *} <<'PY'
 import sys, collections
 rows = [l.split() for l in open(sys.argv[1]) if l.strip()]
-print("| round | tool | wall s | CPU s | peak RSS MB |")
-print("|---:|---|---:|---:|---:|")
+nodes = int(sys.argv[2])
+# peak RSS per object of heap-base (gcdump-diff reads both heaps: per base object too)
+print("| round | tool | wall s | CPU s | peak RSS MB | peak RSS B / object |")
+print("|---:|---|---:|---:|---:|---:|")
 by = collections.defaultdict(list)
 for f in rows:
     tool = " ".join(f[1:-3]); by[tool].append((float(f[-3]), float(f[-2]), int(f[-1])))
-    print(f"| {f[0]} | {tool} | {f[-3]} | {f[-2]} | {f[-1]} |")
+    print(f"| {f[0]} | {tool} | {f[-3]} | {f[-2]} | {f[-1]} | {int(f[-1]) * 1048576 / nodes:.1f} |")
 for k, v in by.items():
     w = sorted(x[0] for x in v); c = sorted(x[1] for x in v)
     print(f"{k}: median wall {w[len(w) // 2]:.2f} s, median CPU {c[len(c) // 2]:.2f} s, "
           f"max RSS {max(x[2] for x in v)} MB", file=sys.stderr)
+one, diff = by.get("perfpipe gcdump (retained)"), by.get("perfpipe gcdump-diff")
+if one and diff:
+    print(f"\ngcdump-diff peak RSS / gcdump (retained) peak RSS: "
+          f"{max(x[2] for x in diff) / max(x[2] for x in one):.2f} (max over rounds)")
 PY

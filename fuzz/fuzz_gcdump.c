@@ -7,7 +7,11 @@
  * and again with the 32-bit ones forced (a limit of 0-3 shapes taken from
  * the input's last byte, so that small inputs widen mid-decode too). The
  * node table decoded in two halves (nodes.c) must fail as the serial
- * decode does, same offset and message, or give the same arrays. */
+ * decode does, same offset and message, or give the same arrays. The
+ * references past the node table a cut dump holds are dropped and counted
+ * (dangling_edges, dangling_nodes): the same counts both ways, in the info
+ * as in the snapshot, never more nodes holding them than nodes, and never
+ * an edge kept that points outside the table. */
 #include "config.h"
 
 #include <stdint.h>
@@ -63,7 +67,15 @@ check_split(const uint8_t *data, size_t size)
     size_t n = x->node_count;
     if (y->node_count != n || y->edge_count != x->edge_count || y->shape_count != x->shape_count ||
         (x->node_shape16 == NULL) != (y->node_shape16 == NULL) ||
-        a->info.sum_node_sizes != b->info.sum_node_sizes || (n >= 2 && !b->decoded_split))
+        a->info.sum_node_sizes != b->info.sum_node_sizes || (n >= 2 && !b->decoded_split) ||
+        x->dangling_edges != y->dangling_edges || x->dangling_nodes != y->dangling_nodes ||
+        a->info.dangling_edges != x->dangling_edges || a->info.dangling_nodes != x->dangling_nodes)
+        abort();
+    /* Each node holding one drops at least one, and no node holds more
+     * than the blob's bytes can encode. */
+    if (x->dangling_nodes > n || x->dangling_edges < x->dangling_nodes ||
+        (x->dangling_edges == 0) != (x->dangling_nodes == 0) ||
+        x->edge_count + x->dangling_edges > size)
         abort();
     same_u32(x->shape_type, y->shape_type, x->shape_count);
     same_u32(x->shape_size, y->shape_size, x->shape_count);
@@ -142,6 +154,9 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     pp_gcdump_info info;
     memset(&info, 0, sizeof info);
     info.struct_size = sizeof info;
+    if (pp_gcdump_reader_get_info(d, &info) == PP_OK &&
+        (info.dangling_edges != s->dangling_edges || info.dangling_nodes != s->dangling_nodes))
+        abort();
     if (pp_gcdump_reader_get_info(d, &info) == PP_OK)
         sum += strlen(info.creation_tool) + strlen(info.process_name) + strlen(info.machine_name) +
                strlen(info.collection_log);

@@ -18,7 +18,7 @@ PERFPIPE=${PERFPIPE:-$HERE/../../_build/perfpipe}
 [ -x "$PERFPIPE" ] || { echo "PERFPIPE ($PERFPIPE) is not executable" >&2; exit 2; }
 [ -x /usr/bin/time ] || { echo "needs /usr/bin/time (apt-get install time)" >&2; exit 2; }
 pp_install_tool dotnet-gcdump >/dev/null
-dotnet build "$PP_TESTS/workload/Workload.csproj" -c Release -nologo -v q -m:1 >/dev/null
+flock /tmp/pp-dotnet-build.lock dotnet build "$PP_TESTS/workload/Workload.csproj" -c Release -nologo -v q -m:1 >/dev/null
 WORK=$(mktemp -d /tmp/pp-bench-gcdump.XXXXXX)
 WL=
 trap '[ -n "$WL" ] && kill $WL 2>/dev/null; rm -rf "$WORK"' EXIT

@@ -89,9 +89,11 @@ typedef struct node_range {
     uint32_t n, blob_len; /* the whole table's */
     uint32_t i0, i1;
     pp_shapes *shapes;
-    uint32_t *edges;      /* [blob_len] reserved */
-    uint32_t *edge_start; /* d->edge_start32 */
-    uint64_t nedges, sum; /* out */
+    uint32_t *edges;         /* [blob_len] reserved */
+    uint32_t *edge_start;    /* d->edge_start32 */
+    uint64_t nedges, sum;    /* out: edges kept, bytes */
+    uint64_t dangling;       /* out: children past the node table, dropped */
+    uint32_t dangling_nodes; /* out: nodes with at least one */
 } node_range;
 
 /* Every child delta takes at least one blob byte, so the edges fit in
@@ -118,6 +120,8 @@ decode_range(node_range *r)
         released_blob += first < r->blob_len ? first : r->blob_len;
     }
     uint32_t lowest = UINT32_MAX;
+    uint64_t claimed = 0, dangling = 0; /* children the records claim, past the table */
+    uint32_t dangling_nodes = 0;
     /* The first bad child: node, child index, where it points, offset. */
     uint32_t bad_node = NO_BAD_CHILD;
     uint64_t bad_k = 0;
@@ -153,36 +157,51 @@ decode_range(node_range *r)
             return pp_fs_fail(fs, PP_ENOMEM, entry, "out of memory for the node shapes");
         sum += (uint64_t)size;
         r->edge_start[i] = (uint32_t)total_edges;
-        uint64_t k = total_edges;
-        total_edges += (uint64_t)nchild;
+        claimed += (uint64_t)nchild;
         /* Defined nodes own disjoint records, so more edges than blob
          * bytes means records overlap: refuse rather than write past. */
-        if (total_edges > r->blob_len)
+        if (claimed > r->blob_len)
             return pp_fs_fail(fs, PP_EFORMAT, entry,
                               "node %u: records claim more edges than the node blob can hold",
                               (unsigned)i);
         if (bad_node != NO_BAD_CHILD)
             continue;
-        for (; k < total_edges; k++) {
+        /* A child past the table is a node the writer cut (a node limit)
+         * or never wrote: the edge is dropped and counted, the rest of
+         * the graph stands (gcdump warns, gcdump.incomplete). A child
+         * before node 0 or an unreadable delta is damage: refused. */
+        uint64_t past = 0;
+        for (int32_t c = 0; c < nchild; c++) {
             int32_t delta = 0;
             size_t used = pp_fs_cint(p, blob_end, &delta);
             int64_t child = (int64_t)i + delta;
-            if (!used || child < 0 || child >= (int64_t)r->n) {
+            if (!used || child < 0) {
                 bad_node = i;
-                bad_k = k - r->edge_start[i];
+                child = used ? child : 0;
+                bad_k = (uint64_t)c;
                 bad_child = child;
                 bad_at = (size_t)(p - fs->data);
                 break;
             }
-            r->edges[k] = (uint32_t)child;
             p += used;
+            if (child >= (int64_t)r->n)
+                past++;
+            else
+                r->edges[total_edges++] = (uint32_t)child;
         }
+        dangling += past;
+        dangling_nodes += past != 0;
     }
-    if (bad_node != NO_BAD_CHILD)
+    if (bad_node != NO_BAD_CHILD && bad_child < 0)
         return pp_fs_fail(fs, PP_EFORMAT, bad_at,
-                          "node %u: child %" PRIu64 " points at node %" PRId64 ", outside 0..%u",
-                          (unsigned)bad_node, bad_k, bad_child, (unsigned)r->n - 1);
+                          "node %u: child %" PRIu64 " points at node %" PRId64 ", before node 0",
+                          (unsigned)bad_node, bad_k, bad_child);
+    if (bad_node != NO_BAD_CHILD)
+        return pp_fs_fail(fs, PP_EFORMAT, bad_at, "node %u: child %" PRIu64 " is not a number",
+                          (unsigned)bad_node, bad_k);
     r->nedges = total_edges;
+    r->dangling = dangling;
+    r->dangling_nodes = dangling_nodes;
     r->sum = sum;
     return PP_OK;
 }
@@ -246,6 +265,8 @@ decode_split(pp_fs *fs, pp_gcdump *d, size_t table_at, uint32_t n, size_t blob_a
                                k ? edges_b : d->edges,
                                d->edge_start32,
                                0,
+                               0,
+                               0,
                                0 };
     }
     int threaded = rc == PP_OK && edges_b && pthread_create(&h[1].tid, NULL, half_main, &h[1]) == 0;
@@ -278,6 +299,8 @@ decode_split(pp_fs *fs, pp_gcdump *d, size_t table_at, uint32_t n, size_t blob_a
         memcpy(d->edges + base, edges_b, h[1].r.nedges * sizeof(uint32_t));
         d->edge_start32[n] = (uint32_t)(base + h[1].r.nedges);
         d->info.sum_node_sizes = h[0].r.sum + h[1].r.sum;
+        d->info.dangling_edges = h[0].r.dangling + h[1].r.dangling;
+        d->info.dangling_nodes = h[0].r.dangling_nodes + h[1].r.dangling_nodes;
     }
     free(map);
     free(edges_b);
@@ -302,13 +325,17 @@ pp_gcdump_decode_nodes(pp_fs *fs, pp_gcdump *d, size_t table_at, uint32_t n, siz
                 return pp_fs_fail(fs, PP_ENOMEM, table_at, "out of memory for %u nodes",
                                   (unsigned)n);
         }
-        node_range r = { fs, d,          table_at, blob_at,         n, blob_len, 0,
-                         n,  &d->shapes, d->edges, d->edge_start32, 0, 0 };
+        node_range r = { fs,         d,        table_at,        blob_at, n, blob_len, 0, n,
+                         &d->shapes, d->edges, d->edge_start32, 0,       0, 0,        0 };
         if ((rc = decode_range(&r)) != PP_OK)
             return rc;
         d->edge_start32[n] = (uint32_t)r.nedges;
         d->info.sum_node_sizes = r.sum;
+        d->info.dangling_edges = r.dangling;
+        d->info.dangling_nodes = r.dangling_nodes;
     }
+    d->snap.dangling_edges = d->info.dangling_edges;
+    d->snap.dangling_nodes = d->info.dangling_nodes;
     uint64_t total_edges = d->edge_start32[n];
     pp_shapes_done(&d->shapes);
     uint32_t *shrunk = realloc(d->edges, total_edges ? total_edges * sizeof(uint32_t) : 1);

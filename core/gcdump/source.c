@@ -209,6 +209,18 @@ source_next(void *p, pp_record *rec, pp_error *err)
                 s->path, (long long)info.total_size, (unsigned long long)info.sum_node_sizes);
             s->hooks->on_warning(s->hooks->user, &w);
         }
+        /* Damage travels with the data: every stage reading the dump is
+         * partial, gcdump-diff's too (gcdump says what it costs). */
+        if (info.dangling_edges && s->hooks && s->hooks->on_warning) {
+            pp_error w = PP_ERROR_INIT;
+            pp_error_set(&w, PP_EFORMAT,
+                         "%s: %llu references held by %u objects point past the %u-node table "
+                         "(a dump cut at a node limit?); they were dropped",
+                         s->path, (unsigned long long)info.dangling_edges,
+                         (unsigned)info.dangling_nodes,
+                         (unsigned)pp_gcdump_snapshot(s->dump)->node_count);
+            s->hooks->on_warning(s->hooks->user, &w);
+        }
         memset(rec, 0, sizeof(*rec));
         rec->struct_size = sizeof(*rec);
         rec->kind = PP_KIND_GCDUMP;
@@ -241,6 +253,8 @@ source_describe(void *p, json_t *into)
         json_object_set_new(o, "process_name", json_string(info.process_name));
     if (info.process_id)
         json_object_set_new(o, "process_id", json_integer(info.process_id));
+    if (info.dangling_edges)
+        json_object_set_new(o, "dropped_references", json_integer((json_int_t)info.dangling_edges));
     if (snap->sampled) {
         json_object_set_new(o, "average_count_multiplier",
                             json_real(info.average_count_multiplier));

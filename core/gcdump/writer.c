@@ -381,6 +381,14 @@ pp_gcdump_write(FILE *f, const char *name, const pp_heap_snapshot *snap,
                PP_ENOMEM;
     }
     int rc = check_graph(&w, snap, tsize);
+    pp_heap_snapshot cut;
+    if (rc == PP_OK && info && info->keep_nodes && info->keep_nodes < snap->node_count) {
+        if (snap->root >= info->keep_nodes)
+            rc = fail(&w, PP_EINVAL, "%s: %s", "keep_nodes leaves the root out");
+        cut = *snap;
+        cut.node_count = info->keep_nodes;
+        snap = &cut;
+    }
     uint64_t blob = 2; /* the UNDEFINED record "00 00" */
     for (uint32_t i = 0; rc == PP_OK && i < snap->node_count; i++) {
         if (shares_undefined(snap, i)) {

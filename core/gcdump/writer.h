@@ -26,6 +26,12 @@ typedef struct pp_gcdump_write_info {
     int64_t time_collected_ticks; /* .NET DateTime ticks; 0 = unknown */
     int64_t total_process_commit;
     int64_t total_process_working_set;
+    /* 0: every node. Else only nodes [0, keep_nodes) are written, each
+     * record with its children as they are, so references to the nodes
+     * left out point past the node table: a dump cut at a node limit by a
+     * writer that kept its records whole (tests, the fuzz seeds). The
+     * root must be kept. */
+    uint32_t keep_nodes;
 } pp_gcdump_write_info;
 
 /* Write snap to f (positioned at its start; f's position is the file

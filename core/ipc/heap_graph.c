@@ -79,12 +79,17 @@ new_node(pp_heap_graph *g, uint64_t addr, uint32_t *idx)
     return PP_OK;
 }
 
-/* MemoryGraph.GetNodeIndex: the node of an address, made on first sight. */
+/* MemoryGraph.GetNodeIndex: the node of an address, made on first sight.
+ * The map keys on node_addr, so the candidate node's address is written
+ * (in room grown first) before the map may look at it. */
 int
 pp_hg_node_of(pp_heap_graph *g, uint64_t addr, uint32_t *idx)
 {
     int added;
-    if (pp_hmap64_intern(&g->addr, addr, g->nnodes, idx, &added) != PP_OK)
+    if (grow_nodes(g) != PP_OK)
+        return PP_ENOMEM;
+    g->node_addr[g->nnodes] = addr;
+    if (pp_haddr_intern(&g->addr, g->node_addr, addr, g->nnodes, idx, &added) != PP_OK)
         return PP_ENOMEM;
     if (!added)
         return PP_OK;
@@ -179,7 +184,7 @@ pp_heap_graph_free(pp_heap_graph *g)
 {
     if (!g)
         return;
-    pp_hmap64_free(&g->addr);
+    pp_haddr_free(&g->addr);
     pp_hmap64_free(&g->tmap);
     pp_hmap64_free(&g->mmap);
     pp_hstrmap_free(&g->bchild);

@@ -2,8 +2,8 @@
  * (GCBulkType, GCBulkNode, GCBulkEdge, GCBulkRootEdge, conditional-weak-
  * table, CCW and static-variable roots, module rundown), streamed: nodes
  * are defined as their edges arrive, so memory is bounded by the heap
- * (measured: about 65 MB per million objects, bench/RESULTS.md), not by
- * the events.
+ * (measured: about 50 MB per million objects at 2 M and 10 M,
+ * bench/RESULTS.md), not by the events.
  *
  * The graph is the one dotnet-gcdump builds from the same events (its
  * DotNetHeapDumpGraphReader): one node per object and per address seen as

@@ -311,21 +311,19 @@ lay_out(pp_heap_graph *g)
     /* edge_start32 (ABI 1.2) must hold every edge index. */
     if (total > UINT32_MAX)
         return PP_ENOMEM;
-    g->out_size = malloc((size_t)n * sizeof *g->out_size);
-    g->out_estart = malloc(((size_t)n + 1) * sizeof *g->out_estart);
+    /* The edges in index order first, then the walk's edge arrays go
+     * before the 64-bit arrays are made: the peak is the walk's arrays
+     * plus 4 bytes a node and an edge, not 20 a node more. */
     g->out_estart32 = malloc(((size_t)n + 1) * sizeof *g->out_estart32);
     g->out_edges = malloc((total ? total : 1) * sizeof *g->out_edges);
-    if (!g->out_size || !g->out_estart || !g->out_estart32 || !g->out_edges)
+    if (!g->out_estart32 || !g->out_edges)
         return PP_ENOMEM;
     uint64_t at = 0;
     for (uint32_t i = 0; i < n; i++) {
-        g->out_size[i] = g->node_size[i];
-        g->out_estart[i] = at;
         g->out_estart32[i] = (uint32_t)at;
         memcpy(g->out_edges + at, g->edges + g->node_ebeg[i], g->node_ecnt[i] * sizeof(uint32_t));
         at += g->node_ecnt[i];
     }
-    g->out_estart[n] = at;
     g->out_estart32[n] = (uint32_t)at;
     free(g->edges);
     g->edges = NULL;
@@ -333,6 +331,15 @@ lay_out(pp_heap_graph *g)
     g->node_ebeg = NULL;
     free(g->node_ecnt);
     g->node_ecnt = NULL;
+    g->out_size = malloc((size_t)n * sizeof *g->out_size);
+    g->out_estart = malloc(((size_t)n + 1) * sizeof *g->out_estart);
+    if (!g->out_size || !g->out_estart)
+        return PP_ENOMEM;
+    for (uint32_t i = 0; i < n; i++) {
+        g->out_size[i] = g->node_size[i];
+        g->out_estart[i] = g->out_estart32[i];
+    }
+    g->out_estart[n] = at;
     if (!(g->types = malloc(g->ntypes * sizeof *g->types)))
         return PP_ENOMEM;
     for (uint32_t t = 0; t < g->ntypes; t++) {
@@ -381,7 +388,7 @@ pp_heap_graph_finish(pp_heap_graph *g, const pp_heap_snapshot **out, pp_error *e
     if (add_ccws(g) != PP_OK || add_statics(g) != PP_OK)
         goto oom;
     /* Every address is known now: the interning table can go. */
-    pp_hmap64_free(&g->addr);
+    pp_haddr_free(&g->addr);
     free(g->pn);
     free(g->pe);
     g->pn = NULL;

@@ -53,7 +53,7 @@ typedef struct ccw_root {
 } ccw_root;
 
 struct pp_heap_graph {
-    pp_hmap64 addr; /* address -> node index */
+    pp_haddr addr; /* address -> node index (keys: node_addr) */
     uint64_t *node_addr;
     uint32_t *node_tslot; /* NONE = undefined */
     uint32_t *node_size;

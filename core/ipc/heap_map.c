@@ -84,6 +84,56 @@ pp_hmap64_intern(pp_hmap64 *m, uint64_t key, uint32_t fresh, uint32_t *val, int 
     return PP_OK;
 }
 
+static int
+addr_grow(pp_haddr *m, const uint64_t *keys)
+{
+    size_t cap = m->cap ? m->cap * 2 : 1024;
+    uint32_t *vals = malloc(cap * sizeof *vals);
+    if (!vals)
+        return PP_ENOMEM;
+    memset(vals, 0xFF, cap * sizeof *vals);
+    for (size_t i = 0; i < m->cap; i++) {
+        if (m->vals[i] == EMPTY)
+            continue;
+        size_t s = slot_of(keys[m->vals[i]], cap);
+        while (vals[s] != EMPTY)
+            s = (s + 1) & (cap - 1);
+        vals[s] = m->vals[i];
+    }
+    free(m->vals);
+    m->vals = vals;
+    m->cap = cap;
+    return PP_OK;
+}
+
+int
+pp_haddr_intern(pp_haddr *m, const uint64_t *keys, uint64_t key, uint32_t fresh, uint32_t *val,
+                int *added)
+{
+    /* Load at most 1/2, as the keyed map: each probe now reads keys[]. */
+    if ((m->n + 1) * 2 > m->cap && addr_grow(m, keys) != PP_OK)
+        return PP_ENOMEM;
+    size_t s = slot_of(key, m->cap);
+    for (; m->vals[s] != EMPTY; s = (s + 1) & (m->cap - 1))
+        if (keys[m->vals[s]] == key) {
+            *val = m->vals[s];
+            *added = 0;
+            return PP_OK;
+        }
+    m->vals[s] = fresh;
+    m->n++;
+    *val = fresh;
+    *added = 1;
+    return PP_OK;
+}
+
+void
+pp_haddr_free(pp_haddr *m)
+{
+    free(m->vals);
+    memset(m, 0, sizeof *m);
+}
+
 int
 pp_hmap64_put(pp_hmap64 *m, uint64_t key, uint32_t val)
 {

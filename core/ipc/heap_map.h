@@ -26,6 +26,23 @@ void pp_hmap64_free(pp_hmap64 *m);
 /* Bytes held, for the memory figures. */
 size_t pp_hmap64_bytes(const pp_hmap64 *m);
 
+/* Addresses to node indexes with no copy of the addresses: a slot holds
+ * only the index, and the key of index v is keys[v] (the builder's
+ * node_addr, passed at each call since it moves as it grows). 4 bytes a
+ * slot, not 12: at load <= 1/2, 8-16 bytes an object, and 12-24 while it
+ * doubles (old and new table), where the keyed map took 24-48 and 72. */
+typedef struct pp_haddr {
+    uint32_t *vals;
+    size_t cap, n; /* cap is a power of two, or 0 */
+} pp_haddr;
+
+/* The index v with keys[v] == key; else fresh is stored (keys[fresh] must
+ * already be key, so a growth that rehashes it finds it) and *added set.
+ * PP_OK or PP_ENOMEM (then nothing is stored). */
+int pp_haddr_intern(pp_haddr *m, const uint64_t *keys, uint64_t key, uint32_t fresh, uint32_t *val,
+                    int *added);
+void pp_haddr_free(pp_haddr *m);
+
 typedef struct pp_hstrmap {
     char **keys; /* owned copies */
     uint32_t *vals;

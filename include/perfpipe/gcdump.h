@@ -49,6 +49,13 @@ typedef struct pp_gcdump_info {
     const char *process_name;
     const char *machine_name;
     const char *collection_log;
+    /* Appended (check PP_HAS_FIELD): references the node records hold to
+     * nodes past the node table (a writer cut at a node limit, or a file
+     * written wrong), dropped by the reader, and the nodes holding them.
+     * The rest of the graph is read whole; what the missing nodes held
+     * shows as unreachable or missing. 0 in a whole dump. */
+    uint64_t dangling_edges;
+    uint32_t dangling_nodes;
 } pp_gcdump_info;
 
 /* Decode a .gcdump held in memory. data is borrowed for the call only (the

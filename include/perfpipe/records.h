@@ -204,6 +204,13 @@ typedef struct pp_heap_snapshot {
     const uint16_t *node_shape16; /* [node_count] or NULL */
     const uint32_t *node_shape32; /* [node_count] or NULL */
     uint32_t shape_count;
+    /* Appended in ABI 1.6 (check PP_HAS_FIELD): references the producer
+     * dropped because they pointed past the node table (a dump cut at a
+     * node limit), and how many nodes held them; 0 when the graph's edges
+     * are whole. edges[] holds only the kept ones: retained sizes and
+     * paths computed from it miss what the cut nodes held. */
+    uint32_t dangling_nodes;
+    uint64_t dangling_edges;
 } pp_heap_snapshot;
 
 /* ---- counters --------------------------------------------------------- */

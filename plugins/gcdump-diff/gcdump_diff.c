@@ -205,16 +205,20 @@ join(state *st, work *w)
     return PP_OK;
 }
 
-/* Dominators, shortest paths and static reachability in the candidate; a
- * sample instance per type: reachable from a static root if any is, then
- * the one retaining the most (the path a leak hunter follows). */
+/* Dominators and static reachability in the candidate; a sample instance
+ * per type: reachable from a static root if any is, then the one retaining
+ * the most (the path a leak hunter follows). The shortest paths come after
+ * the dominator tree is freed (find_owners): the per-node arrays of the
+ * phases never coexist, which holds gcdump-diff near one gcdump's peak
+ * beside the two snapshots (bench/RESULTS.md, issue 35). */
 static int
 analyze_candidate(state *st, work *w)
 {
     const pp_heap_snapshot *c = st->snap[1];
-    if (hc_dominators(c, &w->dom) != PP_OK ||
-        hc_bfs_order(c, &w->parent, &w->bfs, &w->nbfs) != PP_OK ||
-        hc_reachable_from_named(c, "[static vars]", &w->from_static, &w->nstatic) != PP_OK)
+    /* Static reachability first: its queue, 4 bytes a node, is freed
+     * before the dominator tree is built. */
+    if (hc_reachable_from_named(c, "[static vars]", &w->from_static, &w->nstatic) != PP_OK ||
+        hc_dominators(c, &w->dom) != PP_OK)
         return PP_ENOMEM;
     w->sample = malloc(((size_t)w->k[1].nkeys + 1) * sizeof(uint32_t));
     w->buf = malloc(PATH_BUF);
@@ -222,8 +226,10 @@ analyze_candidate(state *st, work *w)
         return PP_ENOMEM;
     for (uint32_t i = 0; i < w->k[1].nkeys; i++)
         w->sample[i] = HC_NONE;
+    /* Reachable from the root: in the dominator tree (the same nodes the
+     * breadth-first search of find_owners reaches). */
     for (uint32_t v = 0; v < c->node_count; v++) {
-        if (w->parent[v] == HC_NONE)
+        if (w->dom.idom[v] == HC_NONE)
             continue;
         uint32_t key = w->k[1].type_key[hc_node_type(c, v)];
         uint32_t b = w->sample[key];
@@ -258,8 +264,15 @@ find_suspects(state *st, work *w)
         sus_of_row[r] = w->nsus;
         w->sus[w->nsus++] = (suspect){ r, HC_NONE, 0 };
     }
+    free(w->from_static); /* nstatic and the samples are what stays */
+    w->from_static = NULL;
     if (hc_retained_by_key(c, &w->dom, &w->k[1], ret) != PP_OK)
         goto out;
+    /* Only idom and the preorder are read from here on. */
+    free(w->dom.retained);
+    free(w->dom.ipre);
+    w->dom.retained = NULL;
+    w->dom.ipre = NULL;
     memcpy(w->ret[1], ret, (size_t)w->k[1].nkeys * sizeof(uint64_t));
     for (uint32_t q = 0; q < w->nsus; q++)
         w->sus[q].held = ret[w->rows[w->sus[q].row].key[1]];
@@ -410,10 +423,17 @@ find_owners(state *st, work *w)
                 w->owner[r] = HC_NONE;
         }
     }
+    /* The dominator tree is done with: the shortest-path tree takes its
+     * place. */
+    free(a1);
+    free(a2);
+    a1 = a2 = NULL;
+    hc_dom_free(&w->dom);
     w->gpath = calloc((size_t)w->nrows + 1, sizeof(char *));
     w->gpaths_left = (uint32_t)(st->paths < 1000 ? st->paths : 1000) + 10;
-    rc = w->gpath && hc_growth_init(c, w->parent, w->bfs, w->nbfs, w->k[1].type_key, &w->growth) ==
-                         PP_OK ?
+    rc = w->gpath && hc_bfs_order(c, &w->parent, &w->bfs, &w->nbfs) == PP_OK &&
+                 hc_growth_init(c, w->parent, w->bfs, w->nbfs, w->k[1].type_key, &w->growth) ==
+                     PP_OK ?
              PP_OK :
              PP_ENOMEM;
 out:

@@ -97,14 +97,21 @@ rnd(double v)
 /* A graph that stops short says so: a node count at a round number, or
  * up to ROUND_SLACK nodes past it (a writer that stopped at a node limit
  * and added its pseudo nodes: dotnet-gcdump's files of a 1.65 GB heap
- * held 10,000,000 and 10,000,001 nodes, 99.9 % of them unreachable), or
+ * held 10,000,000 and 10,000,001 nodes, 99.9 % of them unreachable),
  * roots that reach under a tenth of the bytes (events lost, roots or
- * references cut). Retained sizes and paths then cover only what the
- * roots reach. */
+ * references cut), or references to nodes past the node table, which the
+ * reader dropped (records.h, dangling_edges). Retained sizes and paths
+ * then cover only what the roots reach through what the file holds. */
 #define ROUND_NODES     1000000u
 #define ROUND_SLACK     64u
 #define MIN_REACH_SHARE 0.10
 #define MIN_OBJECTS     1000u
+
+static uint64_t
+dangling_edges(const pp_heap_snapshot *s)
+{
+    return PP_HAS_FIELD(s, pp_heap_snapshot, dangling_edges) ? s->dangling_edges : 0;
+}
 
 static void
 warn_incomplete(const pp_host_api *h, pp_ctx *ctx, const pp_heap_snapshot *s, int retained,
@@ -113,21 +120,32 @@ warn_incomplete(const pp_host_api *h, pp_ctx *ctx, const pp_heap_snapshot *s, in
     int round = s->node_count >= ROUND_NODES && s->node_count % ROUND_NODES <= ROUND_SLACK;
     int cut = retained && s->node_count >= MIN_OBJECTS && total_bytes > 0 &&
               (double)reach_bytes < MIN_REACH_SHARE * total_bytes;
-    if (!round && !cut)
+    uint64_t dangling = dangling_edges(s);
+    if (!round && !cut && !dangling)
         return;
-    char what[256] = "";
-    if (round)
-        snprintf(what, sizeof what,
-                 "it holds %u nodes, %s a round number: the tool that wrote "
-                 "it likely stopped at a node limit",
-                 (unsigned)s->node_count, s->node_count % ROUND_NODES ? "just past" : "exactly");
-    if (cut)
-        snprintf(what + strlen(what), sizeof what - strlen(what),
+    char what[384] = "";
+    size_t at = 0;
+    if (dangling)
+        at += (size_t)snprintf(what, sizeof what,
+                               "%llu references held by %u objects point past its "
+                               "%u nodes, to objects the file does not hold; they were dropped",
+                               (unsigned long long)dangling, (unsigned)s->dangling_nodes,
+                               (unsigned)s->node_count);
+    if (round && at < sizeof what)
+        at += (size_t)snprintf(what + at, sizeof what - at,
+                               "%sit holds %u nodes, %s a round number: the tool that wrote "
+                               "it likely stopped at a node limit",
+                               at ? "; " : "", (unsigned)s->node_count,
+                               s->node_count % ROUND_NODES ? "just past" : "exactly");
+    if (cut && at < sizeof what)
+        snprintf(what + at, sizeof what - at,
                  "%sits roots reach %u of %u "
                  "objects, %.1f %% of the bytes",
-                 round ? "; " : "", (unsigned)nreach, (unsigned)s->node_count,
+                 at ? "; " : "", (unsigned)nreach, (unsigned)s->node_count,
                  100.0 * (double)reach_bytes / total_bytes);
     h->total_int(ctx, "retained_unreliable", PP_COL_COUNT, 1);
+    if (dangling)
+        h->total_int(ctx, "dropped_references", PP_COL_COUNT, (int64_t)dangling);
     h->finding(
         ctx, PP_SEVERITY_WARNING, "gcdump.incomplete",
         "the heap graph is incomplete (%s): objects or references are missing (a node "

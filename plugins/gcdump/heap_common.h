@@ -140,7 +140,8 @@ void hc_dom_free(hc_dom *d);
 
 /* Retained bytes per key: the sum of retained[x] over nodes x of that key
  * that have no dominator of the same key (so nested instances, a list
- * node holding the next, count once). out is [k->nkeys]. */
+ * node holding the next, count once). out is [k->nkeys]. d->ipre holds
+ * the walk's sibling links meanwhile and is as it was on return. */
 int hc_retained_by_key(const pp_heap_snapshot *s, const hc_dom *d, const hc_keys *k, uint64_t *out);
 
 /* Buffers one pass hands to the next, so that it does not fault in fresh

@@ -26,12 +26,18 @@ hc_dominators(const pp_heap_snapshot *s, hc_dom *d)
     memset(d, 0, sizeof(*d));
     uint32_t n = s->node_count, nr;
     size_t nn = n ? n : 1;
-    uint32_t *idom = malloc(nn * sizeof(uint32_t));
     uint64_t *retained;
     void *rpo;
     unsigned rb;
-    if (!idom || hc_dom_core(s, 0, &rpo, &rb, &d->ipre, &retained, &nr) != PP_OK) {
-        free(idom);
+    if (hc_dom_core(s, 0, &rpo, &rb, &d->ipre, &retained, &nr) != PP_OK)
+        return PP_ENOMEM;
+    /* After the pass, not beside it: its peak is the larger. */
+    uint32_t *idom = malloc(nn * sizeof(uint32_t));
+    if (!idom) {
+        free(rpo);
+        free(d->ipre);
+        free(retained);
+        d->ipre = NULL;
         return PP_ENOMEM;
     }
     d->rpo = rpo; /* not packed: 4 bytes an entry */
@@ -191,52 +197,61 @@ hc_retained_by_key(const pp_heap_snapshot *s, const hc_dom *d, const hc_keys *k,
 {
     uint32_t nr = d->nreach;
     memset(out, 0, k->nkeys * sizeof(uint64_t));
-    /* Dominator-tree children in CSR over preorder numbers (the same count,
-     * prefix, fill as fill_preds), then a depth-first walk keeping how many
-     * ancestors of each key are open. */
-    uint32_t *cstart = calloc((size_t)nr + 2, sizeof(uint32_t));
-    uint32_t *child = malloc((nr ? nr : 1) * sizeof(uint32_t));
+    /* Dominator-tree children as lists (dom_children: ipre holds the
+     * sibling links during the walk, and is given back after), then a
+     * depth-first walk keeping how many ancestors of each key are open.
+     * 4 bytes a node instead of CSR's 8: gcdump-diff holds the candidate's
+     * whole dominator tree here, its peak beside the two snapshots. */
+    uint32_t *first = malloc((nr ? nr : 1) * sizeof(uint32_t));
     uint32_t *open = calloc(k->nkeys ? k->nkeys : 1, sizeof(uint32_t));
+    uint32_t *next = d->ipre;
     hc_frame *st = NULL;
     size_t cap = 0, sp = 0;
     int rc = PP_ENOMEM;
-    if (!cstart || !child || !open)
-        goto out;
-    for (uint32_t w = 1; w < nr; w++)
-        cstart[(size_t)d->ipre[w] + 2]++;
-    for (uint32_t i = 0; i + 2 <= nr + 1; i++)
-        cstart[i + 2] += cstart[i + 1];
-    for (uint32_t w = 1; w < nr; w++)
-        child[cstart[(size_t)d->ipre[w] + 1]++] = w;
+    if (!first || !open) {
+        free(first);
+        free(open);
+        return PP_ENOMEM;
+    }
+    dom_children(next, nr, first);
 #define KEY_OF(p) k->type_key[hc_node_type(s, d->rpo[p])]
     if (nr) {
         uint32_t key = KEY_OF(0);
         out[key] += d->retained[d->rpo[0]];
         open[key]++;
-        if (hc_push(&st, &cap, sp++, (hc_frame){ cstart[0], cstart[1], 0 }))
+        if (hc_push(&st, &cap, sp++, (hc_frame){ first[0], 0, 0 }))
             goto out;
     }
     while (sp) {
         hc_frame *f = &st[sp - 1];
-        if (f->cur == f->end) {
+        if (f->cur == HC_NONE) {
             open[KEY_OF(f->pre)]--;
             sp--;
             continue;
         }
-        uint32_t c = child[f->cur++];
+        uint32_t c = f->cur;
+        f->cur = next[c];
         uint32_t key = KEY_OF(c);
         if (!open[key])
             out[key] += d->retained[d->rpo[c]];
         open[key]++;
-        if (hc_push(&st, &cap, sp++, (hc_frame){ cstart[c], cstart[(size_t)c + 1], c }))
+        if (hc_push(&st, &cap, sp++, (hc_frame){ first[c], 0, c }))
             goto out;
     }
 #undef KEY_OF
     rc = PP_OK;
 out:
+    /* ipre back from the lists: each child's parent is the list's head. */
+    for (uint32_t p = 0; p < nr; p++)
+        for (uint32_t c = first[p]; c != HC_NONE;) {
+            uint32_t sib = next[c];
+            next[c] = p;
+            c = sib;
+        }
+    if (nr)
+        next[0] = 0;
     free(st);
-    free(cstart);
-    free(child);
+    free(first);
     free(open);
     return rc;
 }

@@ -385,6 +385,8 @@ check_same_snapshot(const char *what, const pp_gcdump *da, const pp_gcdump *db)
     ck_assert_uint_eq(b->root, a->root);
     ck_assert_uint_eq(b->shape_count, a->shape_count);
     ck_assert_uint_eq(da->info.sum_node_sizes, db->info.sum_node_sizes);
+    ck_assert_uint_eq(b->dangling_edges, a->dangling_edges);
+    ck_assert_uint_eq(b->dangling_nodes, a->dangling_nodes);
     ck_assert_msg((a->node_shape16 == NULL) == (b->node_shape16 == NULL), "%s: shape width", what);
     if (a->shape_count) {
         ck_assert_int_eq(memcmp(a->shape_type, b->shape_type, a->shape_count * sizeof(uint32_t)),
@@ -522,13 +524,33 @@ START_TEST(test_bad_child_reported_with_offset)
         }
     ck_assert_uint_gt(blob_len_at, 0);
     size_t delta_at = blob_len_at + sizeof(blob) - 1;
+    /* Past the node table (node 5 of 2): not damage the reader must
+     * refuse but a cut graph; the edge is dropped and counted, the rest
+     * read whole (gcdump warns, gcdump.incomplete). */
     buf.p[delta_at] = 0x05;
     pp_gcdump *d = NULL;
     pp_error err = PP_ERROR_INIT;
+    ck_assert_int_eq(pp_gcdump_read_memory(buf.p, buf.n, "cut.gcdump", &d, &err), PP_OK);
+    const pp_heap_snapshot *cut = pp_gcdump_snapshot(d);
+    ck_assert_uint_eq(cut->node_count, 2);
+    ck_assert_uint_eq(cut->edge_count, 0);
+    ck_assert_uint_eq(cut->edge_start32[1], 0);
+    ck_assert_uint_eq(cut->dangling_edges, 1);
+    ck_assert_uint_eq(cut->dangling_nodes, 1);
+    pp_gcdump_info info = { .struct_size = sizeof info };
+    ck_assert_int_eq(pp_gcdump_get_info(d, &info), PP_OK);
+    ck_assert_uint_eq(info.dangling_edges, 1);
+    ck_assert_uint_eq(info.sum_node_sizes, 16);
+    check_split_same(buf.p, buf.n, "cut.gcdump", PP_OK, &err, d);
+    pp_gcdump_free(d);
+    d = NULL;
+    /* Before node 0 (delta -2, "7e"): refused, naming node and offset. */
+    buf.p[delta_at] = 0x7e;
     ck_assert_int_eq(pp_gcdump_read_memory(buf.p, buf.n, "bad.gcdump", &d, &err), PP_EFORMAT);
     ck_assert_int_eq(err.offset, (int64_t)delta_at);
-    ck_assert_msg(strstr(err.message, "node 0") && strstr(err.message, "points at node 5"), "%s",
-                  err.message);
+    ck_assert_msg(strstr(err.message, "node 0") && strstr(err.message, "points at node -2") &&
+                      strstr(err.message, "before node 0"),
+                  "%s", err.message);
     /* A bad header of a later node wins over a bad child of an earlier one
      * (headers are all checked before any child, as two passes did): node
      * 1's type word "02" becomes "08", type 4 of 2. */

@@ -203,6 +203,107 @@ START_TEST(test_bad_graphs_refused)
 }
 END_TEST
 
+/* A dump cut at a node limit by a writer that kept its records whole:
+ * 40 nodes written as their first 30. [.NET Roots] (0) holds App.Holder
+ * 1..10 (32 B); holder h holds App.Item 10+h (48 B) and node 29+h, past
+ * the cut; App.Orphan 21..29 (16 B) were held only by the cut nodes
+ * 30..39. Read back: 30 nodes, the 10 references past the table dropped
+ * (one a holder), the 20 others kept. The committed
+ * tests/gcdump/edges-past-table.gcdump is these bytes (PP_WRITE_FIXTURE=1
+ * writes it again); the fuzz seeds and check_plugin_gcdump read it. */
+START_TEST(test_cut_graph_edges_past_table)
+{
+    static const pp_heap_type types[] = { { "UNDEFINED", "" },
+                                          { "[.NET Roots]", "" },
+                                          { "App.Holder", "App.dll" },
+                                          { "App.Item", "App.dll" },
+                                          { "App.Orphan", "App.dll" } };
+    enum { N = 40, KEEP = 30 };
+    uint32_t node_type[N], edges[64];
+    uint64_t node_size[N], node_addr[N], edge_start[N + 1];
+    uint64_t ne = 0;
+    for (uint32_t i = 0; i < N; i++) {
+        node_type[i] = i == 0 ? 1 : i <= 10 ? 2 : i <= 20 ? 3 : i <= 29 ? 4 : 3;
+        node_size[i] = (const uint64_t[]){ 0, 0, 32, 48, 16 }[node_type[i]];
+        node_addr[i] = i ? 0x10000 + 64 * (uint64_t)i : 0;
+        edge_start[i] = ne;
+        if (i == 0)
+            for (uint32_t h = 1; h <= 10; h++)
+                edges[ne++] = h;
+        else if (i <= 10) {
+            edges[ne++] = 10 + i;
+            edges[ne++] = 29 + i;
+        } else if (i >= 30)
+            edges[ne++] = 21 + (i - 30) % 9;
+    }
+    edge_start[N] = ne;
+    pp_heap_snapshot s = { .struct_size = sizeof s,
+                           .pointer_size = 8,
+                           .node_count = N,
+                           .type_count = 5,
+                           .edge_count = ne,
+                           .types = types,
+                           .node_type = node_type,
+                           .node_size = node_size,
+                           .node_address = node_addr,
+                           .edge_start = edge_start,
+                           .edges = edges };
+    pp_gcdump_write_info info = {
+        .creation_tool = "perfpipe", .process_name = "App", .process_id = 100, .keep_nodes = KEEP
+    };
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    pp_error err = PP_ERROR_INIT;
+    ck_assert_int_eq(pp_gcdump_write(f, "cut.gcdump", &s, &info, &err), PP_OK);
+    fclose(f);
+    pp_gcdump *d = NULL;
+    ck_assert_msg(pp_gcdump_read_memory((const uint8_t *)buf, len, "cut.gcdump", &d, &err) == PP_OK,
+                  "%s", err.message);
+    const pp_heap_snapshot *r = pp_gcdump_snapshot(d);
+    ck_assert_uint_eq(r->node_count, KEEP);
+    ck_assert_uint_eq(r->dangling_edges, 10);
+    ck_assert_uint_eq(r->dangling_nodes, 10);
+    ck_assert_uint_eq(r->edge_count, 20);
+    for (uint32_t h = 1; h <= 10; h++) {
+        ck_assert_uint_eq(r->edge_start[h + 1] - r->edge_start[h], 1);
+        ck_assert_uint_eq(r->edges[r->edge_start[h]], 10 + h);
+    }
+    for (uint32_t i = 11; i < KEEP; i++)
+        ck_assert_uint_eq(r->edge_start[i + 1], r->edge_start[i]);
+    pp_gcdump_info got = { .struct_size = sizeof got };
+    pp_gcdump_get_info(d, &got);
+    ck_assert_int_eq(got.total_size, 10 * 32 + 10 * 48 + 9 * 16); /* what was written */
+    ck_assert_uint_eq(got.dangling_edges, 10);
+    pp_gcdump_free(d);
+    char path[4096];
+    snprintf(path, sizeof path, "%s/tests/gcdump/edges-past-table.gcdump",
+             getenv("PP_SRCDIR") ? getenv("PP_SRCDIR") : TEST_SRCDIR);
+    const char *regen = getenv("PP_WRITE_FIXTURE");
+    FILE *out = fopen(path, regen && *regen == '1' ? "wb" : "rb");
+    ck_assert_msg(out != NULL, "%s: cannot open", path);
+    if (regen && *regen == '1') {
+        ck_assert_uint_eq(fwrite(buf, 1, len, out), len);
+    } else {
+        char *want = malloc(len + 1);
+        ck_assert_uint_eq(fread(want, 1, len + 1, out), len);
+        ck_assert_int_eq(memcmp(want, buf, len), 0);
+        free(want);
+    }
+    fclose(out);
+    free(buf);
+    /* Cutting the root away is refused. */
+    info.keep_nodes = 5;
+    s.root = 7;
+    buf = NULL;
+    f = open_memstream(&buf, &len);
+    ck_assert_int_eq(pp_gcdump_write(f, "cut.gcdump", &s, &info, &err), PP_EINVAL);
+    ck_assert_ptr_nonnull(strstr(err.message, "root"));
+    fclose(f);
+    free(buf);
+}
+END_TEST
+
 int
 main(void)
 {
@@ -212,6 +313,7 @@ main(void)
     tcase_add_test(tc, test_fixtures_round_trip);
     tcase_add_test(tc, test_hand_made_graph);
     tcase_add_test(tc, test_bad_graphs_refused);
+    tcase_add_test(tc, test_cut_graph_edges_past_table);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);

@@ -463,6 +463,55 @@ START_TEST(heap_walk_before_its_gcstart)
 }
 END_TEST
 
+/* Enough addresses that the address map (keyed on the node addresses
+ * themselves, heap_map.h) doubles four times mid-walk: objects referring
+ * to ones defined before and after them, to themselves, and every 97th
+ * to an address never defined (a node of its own, once however often it
+ * is named). Every object's edge reaches the address it named. */
+START_TEST(heap_walk_many_addresses)
+{
+    enum { N = 20000 };
+    pp_heap_graph *g;
+    pp_error err = PP_ERROR_INIT;
+    ck_assert_int_eq(pp_heap_graph_new(&g, &err), PP_OK);
+    evbuf e = gc_start(3);
+    ck_assert_int_eq(feed(g, 1, &e, 11, 100, &err), PP_OK);
+    uint64_t *want = malloc(N * sizeof *want);
+    for (uint32_t i = 0; i < N; i++) {
+        uint64_t addr = 0x7f0000000000u + 24 * (uint64_t)i;
+        want[i] = i % 97 == 0 ? 0x100000u + 8 * (uint64_t)(i % 5) :
+                                0x7f0000000000u + 24 * (uint64_t)((i * 7919u + 13) % N);
+        e = bulk_node(i, addr, 1);
+        ck_assert_int_eq(feed(g, 18, &e, 11, 200 + 2 * (uint64_t)i, &err), PP_OK);
+        e = bulk_edge(i, want[i]);
+        ck_assert_int_eq(feed(g, 19, &e, 11, 201 + 2 * (uint64_t)i, &err), PP_OK);
+    }
+    e = gc_end(3);
+    ck_assert_int_eq(feed(g, 2, &e, 11, 200 + 2 * (uint64_t)N, &err), PP_OK);
+    ck_assert(pp_heap_graph_done(g));
+    const pp_heap_snapshot *snap;
+    ck_assert_msg(pp_heap_graph_finish(g, &snap, &err) == PP_OK, "%s", err.message);
+    uint32_t objects = 0, undefined = 0;
+    for (uint32_t v = 0; v < snap->node_count; v++) {
+        uint64_t a = snap->node_address[v];
+        if (a >= 0x7f0000000000u) {
+            uint64_t i = (a - 0x7f0000000000u) / 24;
+            ck_assert_uint_lt(i, N);
+            ck_assert_uint_eq(snap->edge_start[v + 1] - snap->edge_start[v], 1);
+            ck_assert_uint_eq(snap->node_address[snap->edges[snap->edge_start[v]]], want[i]);
+            objects++;
+        } else if (a >= 0x100000u) {
+            ck_assert_uint_eq(snap->edge_start[v + 1], snap->edge_start[v]);
+            undefined++;
+        }
+    }
+    ck_assert_uint_eq(objects, N);
+    ck_assert_uint_eq(undefined, 5);
+    free(want);
+    pp_heap_graph_free(g);
+}
+END_TEST
+
 /* A gap in the walk's Index is a loss, named as such. */
 START_TEST(heap_walk_gap_is_a_loss)
 {
@@ -573,6 +622,7 @@ main(void)
     tcase_add_test(tc, missing_process);
     tcase_add_test(tc, heap_walk_before_its_gcstart);
     tcase_add_test(tc, heap_walk_gap_is_a_loss);
+    tcase_add_test(tc, heap_walk_many_addresses);
     tcase_add_test(tc, spool_hands_on_every_byte);
     tcase_add_test(tc, spool_reader_leaves);
     suite_add_tcase(s, tc);
