@@ -13,9 +13,10 @@
  * its own and the pooled one:
  *   d = log(Kc / Ec) - log(Kb / Eb)      (pooled counts and work)
  *   var d = 1/Kb + 1/Kc + c2 (1/nb + 1/nc)
- * two-sided normal test on d / sd and the 95 % interval exp(d +- 1.96 sd)
- * of the rate ratio. A total (no other rows to pool with) takes its own
- * c2 and Student's t with nb + nc - 2 degrees of freedom. */
+ * Student's t on d / sd, its degrees of freedom those of c2 carried
+ * through var d by Welch-Satterthwaite (the Poisson part is known: normal
+ * when c2 = 0), and the 95 % interval of the rate ratio. A total (no other
+ * rows to pool with) takes its own c2 and nb + nc - 2 degrees of freedom. */
 #include "config.h"
 
 #include <math.h>
@@ -97,7 +98,7 @@ cmp_reps_between(const cmp_sides *s, double *c2, double *df)
 void
 cmp_reps_test(const cmp_sides *s, double c2, double df, double *p, double *lo, double *hi)
 {
-    double kb = 0, kc = 0, eb = 0, ec = 0, d, sd;
+    double kb = 0, kc = 0, eb = 0, ec = 0, d, sd, vp, vb;
 
     for (size_t i = 0; i < s->nb; i++) {
         kb += s->kb[i];
@@ -113,7 +114,15 @@ cmp_reps_test(const cmp_sides *s, double c2, double df, double *p, double *lo, d
     if (!(eb > 0) || !(ec > 0))
         return;
     d = log((kc + 0.5) / ec) - log((kb + 0.5) / eb);
-    sd = sqrt(1 / (kb + 0.5) + 1 / (kc + 0.5) + c2 * (1.0 / (double)s->nb + 1.0 / (double)s->nc));
+    vp = 1 / (kb + 0.5) + 1 / (kc + 0.5);
+    vb = c2 * (1.0 / (double)s->nb + 1.0 / (double)s->nc);
+    sd = sqrt(vp + vb);
+    /* Only the between-run part is estimated from the replicates; the
+     * Poisson part is known. Welch-Satterthwaite gives the degrees of
+     * freedom of their sum: when the runs agree within Poisson noise (a
+     * quiet machine: c2 = 0) the test is the normal one, and Student's t on
+     * the replicates' few degrees of freedom only as far as c2 weighs. */
+    df = vb > 0 && df > 0 ? (vp + vb) * (vp + vb) / (vb * vb / df) : 0;
     if (df > 0) {
         double t = fabs(d) / sd;
 
