@@ -10,6 +10,7 @@
 #include <perfpipe/perfpipe.h>
 
 #include "compare_quantile.h"
+#include "compare_stats.h"
 #include "result/result.h"
 
 #define QCOLS   11
@@ -104,37 +105,6 @@ pp_quantile_diff_interval(const double *x, size_t nx, const double *y, size_t ny
 
 /* ---- the tables ---------------------------------------------------------- */
 
-static const char *
-hint(const json_t *table, const char *key)
-{
-    return json_string_value(json_object_get(json_object_get(table, "hints"), key));
-}
-
-static const json_t *
-stage_table(const json_t *stage, const char *name)
-{
-    size_t i;
-    json_t *t;
-
-    json_array_foreach(json_object_get(stage, "tables"), i, t)
-        if (name != NULL && json_is_string(json_object_get(t, "name")) &&
-            strcmp(json_string_value(json_object_get(t, "name")), name) == 0)
-            return t;
-    return NULL;
-}
-
-static int
-column(const json_t *table, const char *name)
-{
-    size_t i;
-    json_t *c;
-
-    json_array_foreach(json_object_get(table, "columns"), i, c)
-        if (name != NULL && strcmp(json_string_value(json_object_get(c, "name")) ?: "", name) == 0)
-            return (int)i;
-    return -1;
-}
-
 /* One side: its table, its samples table and the columns the hints name. */
 typedef struct qside {
     const json_t *table, *samples;
@@ -144,13 +114,13 @@ typedef struct qside {
 static int
 side_of(const json_t *stage, const json_t *table, qside *s)
 {
-    const char *how = hint(table, "compare");
+    const char *how = pp_compare_hint(table, "compare");
 
     s->table = table;
-    s->samples = stage_table(stage, hint(table, "samples"));
-    s->key = column(table, hint(table, "sample_key"));
-    s->skey = s->samples ? column(s->samples, hint(table, "sample_key")) : -1;
-    s->sval = s->samples ? column(s->samples, hint(table, "sample_value")) : -1;
+    s->samples = pp_compare_table(stage, pp_compare_hint(table, "samples"));
+    s->key = pp_compare_col(table, pp_compare_hint(table, "sample_key"));
+    s->skey = s->samples ? pp_compare_col(s->samples, pp_compare_hint(table, "sample_key")) : -1;
+    s->sval = s->samples ? pp_compare_col(s->samples, pp_compare_hint(table, "sample_value")) : -1;
     return how != NULL && strcmp(how, "quantile") == 0 && s->key >= 0 && s->skey >= 0 &&
            s->sval >= 0;
 }
@@ -371,7 +341,7 @@ pp_compare_quantile(const json_t *sb, const json_t *sc, const json_t *tb, const 
                     const pp_quantile_tally *tally, int *rc, pp_error *err)
 {
     const char *name = json_string_value(json_object_get(tb, "name"));
-    const char *qs = hint(tb, "quantile"), *unit = hint(tb, "unit");
+    const char *qs = pp_compare_hint(tb, "quantile"), *unit = pp_compare_hint(tb, "unit");
     char qcol[32], c_base[40], c_cand[40], c_delta[40], c_pct[48];
     qside b, c;
     qtally v;
@@ -390,7 +360,7 @@ pp_compare_quantile(const json_t *sb, const json_t *sc, const json_t *tb, const 
     snprintf(c_pct, sizeof c_pct, "%s_delta_pct", qcol);
     {
         const pp_column cols[QCOLS] = {
-            { hint(tb, "sample_key"), PP_COL_STRING, 0 },
+            { pp_compare_hint(tb, "sample_key"), PP_COL_STRING, 0 },
             { "status", PP_COL_STRING, 0 },
             { c_base, PP_COL_NUMBER, 0 },
             { c_cand, PP_COL_NUMBER, 0 },

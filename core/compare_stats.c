@@ -109,14 +109,14 @@ typedef struct moments {
     uint32_t n;
 } moments;
 
-static const char *
-hint(const json_t *table, const char *key)
+const char *
+pp_compare_hint(const json_t *table, const char *key)
 {
     return json_string_value(json_object_get(json_object_get(table, "hints"), key));
 }
 
-static const json_t *
-table_named(const json_t *stage, const char *name)
+const json_t *
+pp_compare_table(const json_t *stage, const char *name)
 {
     size_t i;
     json_t *t;
@@ -132,14 +132,14 @@ table_named(const json_t *stage, const char *name)
     return NULL;
 }
 
-static int
-col_of(const json_t *table, const char *name)
+int
+pp_compare_col(const json_t *table, const char *name)
 {
     size_t i;
     json_t *c;
 
     json_array_foreach(json_object_get(table, "columns"), i, c)
-        if (strcmp(json_string_value(json_object_get(c, "name")) ?: "", name) == 0)
+        if (name != NULL && strcmp(json_string_value(json_object_get(c, "name")) ?: "", name) == 0)
             return (int)i;
     return -1;
 }
@@ -181,10 +181,10 @@ samples_of(const json_t *samples, const json_t *row, const int *krow)
 
     if (samples == NULL)
         return m;
-    ks[0] = col_of(samples, "benchmark");
-    ks[1] = col_of(samples, "params");
-    ks[2] = col_of(samples, "job");
-    v = col_of(samples, "per_op_ns");
+    ks[0] = pp_compare_col(samples, "benchmark");
+    ks[1] = pp_compare_col(samples, "params");
+    ks[2] = pp_compare_col(samples, "job");
+    v = pp_compare_col(samples, "per_op_ns");
     if (ks[0] < 0 || v < 0)
         return m;
     /* Welford: stable for samples that barely differ. */
@@ -372,8 +372,8 @@ compare_bench(const json_t *sb, const json_t *sc, const json_t *tb, const json_t
         { "iterations_cand", PP_COL_COUNT, 0 },
     };
     const char *name = json_string_value(json_object_get(tb, "name"));
-    const json_t *xb = table_named(sb, hint(tb, "samples")),
-                 *xc = table_named(sc, hint(tc, "samples"));
+    const json_t *xb = pp_compare_table(sb, pp_compare_hint(tb, "samples")),
+                 *xc = pp_compare_table(sc, pp_compare_hint(tc, "samples"));
     const json_t *rows_b = json_object_get(tb, "rows"), *rows_c = json_object_get(tc, "rows");
     double rel = relative_threshold(o, name), min_delta = 0;
     int kb[3], kc[3], cb[3], ccand[3];
@@ -386,20 +386,20 @@ compare_bench(const json_t *sb, const json_t *sc, const json_t *tb, const json_t
     int rc = PP_OK;
 
     memset(&v, 0, sizeof v);
-    if (hint(tb, "min_delta_ns") != NULL)
-        min_delta = strtod(hint(tb, "min_delta_ns"), NULL);
-    kb[0] = col_of(tb, "benchmark");
-    kb[1] = col_of(tb, "params");
-    kb[2] = col_of(tb, "job");
-    kc[0] = col_of(tc, "benchmark");
-    kc[1] = col_of(tc, "params");
-    kc[2] = col_of(tc, "job");
-    cb[0] = col_of(tb, "mean_ns");
-    cb[1] = col_of(tb, "allocated_b_op");
-    cb[2] = col_of(tb, "iterations");
-    ccand[0] = col_of(tc, "mean_ns");
-    ccand[1] = col_of(tc, "allocated_b_op");
-    ccand[2] = col_of(tc, "iterations");
+    if (pp_compare_hint(tb, "min_delta_ns") != NULL)
+        min_delta = strtod(pp_compare_hint(tb, "min_delta_ns"), NULL);
+    kb[0] = pp_compare_col(tb, "benchmark");
+    kb[1] = pp_compare_col(tb, "params");
+    kb[2] = pp_compare_col(tb, "job");
+    kc[0] = pp_compare_col(tc, "benchmark");
+    kc[1] = pp_compare_col(tc, "params");
+    kc[2] = pp_compare_col(tc, "job");
+    cb[0] = pp_compare_col(tb, "mean_ns");
+    cb[1] = pp_compare_col(tb, "allocated_b_op");
+    cb[2] = pp_compare_col(tb, "iterations");
+    ccand[0] = pp_compare_col(tc, "mean_ns");
+    ccand[1] = pp_compare_col(tc, "allocated_b_op");
+    ccand[2] = pp_compare_col(tc, "iterations");
     if (kb[0] < 0 || kc[0] < 0 || cb[0] < 0 || cb[1] < 0 || cb[2] < 0 ||
         memcmp(cb, ccand, sizeof cb) != 0 || memcmp(kb, kc, sizeof kb) != 0) {
         char msg[512];
@@ -491,7 +491,7 @@ pp_compare_hinted(const json_t *sb, const json_t *sc, const json_t *tb, const js
                   json_t *out_stage, const pp_compare_options *o, const char *weakened,
                   int *regressions, int *rc, pp_error *err)
 {
-    const char *how = hint(tb, "compare");
+    const char *how = pp_compare_hint(tb, "compare");
 
     if (how == NULL)
         return 0;

@@ -44,4 +44,11 @@ double pp_welch_p_greater(double mx, double vx, double nx, double my, double vy,
 /* Student's t distribution: P(T <= t) with df degrees of freedom (df > 0). */
 double pp_student_t_cdf(double t, double df);
 
+/* The lookups of a hinted compare (borrowed from the document; NULL or -1
+ * when absent): a table's hint `key`, a stage's table `name`, the index of
+ * a table's column `name`. */
+const char *pp_compare_hint(const json_t *table, const char *key);
+const json_t *pp_compare_table(const json_t *stage, const char *name);
+int pp_compare_col(const json_t *table, const char *name);
+
 #endif
