@@ -138,20 +138,43 @@ own_samples(cmp_stage *s, cmp_total *t)
     }
 }
 
+/* A figure a table declares in samples on the time axis (a time sampler's,
+ * as cpu's thread-time samples: each stands for an interval of a thread's
+ * time) counts time: the total it adds up to gates as a time does (the
+ * run-to-run time floor), whoever the analyzer. */
+static void
+mark_timed(cmp_stage *s, const json_t *stage)
+{
+    const json_t *t, *f;
+    const char *column;
+    size_t i;
+
+    json_array_foreach(json_object_get(stage, "tables"), i, t) {
+        json_object_foreach(json_object_get(json_object_get(t, "decl"), "figures"), column, f) {
+            const char *unit = json_string_value(json_object_get(f, "unit"));
+            const char *axis = json_string_value(json_object_get(f, "axis"));
+            cmp_total *x;
+
+            if (unit == NULL || axis == NULL || strcmp(unit, "samples") != 0 ||
+                strcmp(axis, PP_AXIS_TIME) != 0)
+                continue;
+            if ((x = cmp_axis_of(s, column)) != NULL)
+                x->timed = 1;
+        }
+    }
+}
+
 void
 cmp_stage_totals(const json_t *stage_b, const json_t *stage_c, const cmp_work *w, cmp_stage *s)
 {
-    int timed = 0;
     const char *kname = NULL;
 
     memset(s, 0, sizeof *s);
     s->w = *w;
     add_side(s, json_object_get(stage_b, "totals"), 0);
     add_side(s, json_object_get(stage_c, "totals"), 1);
-    /* A sampler with a sample_interval (the thread-time sampler) counts
-     * time: each sample stands for an interval of a thread's time. */
-    for (size_t i = 0; i < s->ntotals; i++)
-        timed |= strcmp(s->totals[i].name, "sample_interval") == 0;
+    mark_timed(s, stage_b);
+    mark_timed(s, stage_c);
     /* A stage whose figures come from samples (alloc ticks, cpu samples):
      * its totals are judged by the rate test on those counts. */
     for (size_t i = 0; i < s->ntotals; i++) {
@@ -177,9 +200,6 @@ cmp_stage_totals(const json_t *stage_b, const json_t *stage_c, const cmp_work *w
         t->kname = s->sampled ? kname : NULL;
         t->alpha = CMP_ALPHA;
         own_samples(s, t);
-        t->timed = timed && (strncmp(t->name, "samples", 7) == 0 ||
-                             (strlen(t->name) > 8 &&
-                              strcmp(t->name + strlen(t->name) - 8, "_samples") == 0));
         t->thin_tail = thin_tail(s, t);
     }
 }
@@ -193,7 +213,7 @@ static const struct {
     { "bytes", "sampled_bytes" }, { "bytes", "allocated_bytes" }, { "bytes", "bytes" },
     { "samples", "ticks" },       { "samples", "samples" },       { "exclusive", "samples" },
     { "inclusive", "samples" },   { "ms", "thread_time" },        { "exclusive_ms", "thread_time" },
-    { "count", "requests" },      { "count", "spans" },           { "count", "objects" },
+    { "count", "requests" },      { "count", "objects" },
 };
 
 cmp_total *

@@ -42,7 +42,8 @@ typedef struct cmp_total {
     double eb, ec;         /* the work each side did: per unit = b / eb */
     const double *kb, *kc; /* the stage's sample counts when its figures are sampled */
     int dual;              /* its move must hold in the absolutes too */
-    int timed;             /* a time sampler's sample count: gates as a time */
+    int timed;             /* a time sampler's sample count (a declared figure in samples on the
+                  time axis adds up to it): gates as a time */
     int thin_tail;         /* a latency percentile with too few requests beyond it */
     const char *kname;     /* the total kb counts (its own, samples or ticks), or NULL */
     int reps;              /* rep_p is the replicate test's p (compare_reps.c) */

@@ -288,9 +288,10 @@ typedef struct pp_host_api {
 
     /* ABI 1.1. A hint for consumers of the result document, kept on the
      * table as "hints": {key: value} (both copied). Known hints:
-     * "compare" = "bench" (rows are BenchmarkDotNet cases: compare them with
-     * a two-sample test on their per-iteration samples, named by the
-     * "samples" hint) or "samples" (a table of per-iteration samples that
+     * "compare" = "bench" (rows are BenchmarkDotNet cases, in the columns
+     * benchmark, params, job, mean_ns, allocated_b_op and iterations:
+     * compare them with a two-sample test on their per-iteration samples,
+     * named by the "samples" hint) or "samples" (a table of per-iteration samples that
      * compare reads through the table that names it, never row by row) or
      * "none" (a listing compare leaves alone: its rows have no better or
      * worse direction, e.g. responses by status; since ABI 1.5).
