@@ -17,6 +17,7 @@
 
 #include "cli.h"
 #include "diag.h"
+#include "load/kind.h"
 
 /* A total {type, value} in words: "6.61 GB", "2.12 s", "14,833". */
 static void
@@ -137,7 +138,7 @@ verdict(const char *dir, const json_t *cap, const json_t *cands)
         json_object_set_new(v, "status", json_string(str(st, "status")));
         const json_t *in;
         json_array_foreach(json_object_get(doc, "inputs"), i, in) {
-            const json_t *ld = json_object_get(in, "load");
+            const json_t *ld = pp_load_facts(in);
             if (json_is_object(ld) && json_integer_value(json_object_get(ld, "requests")) == 0)
                 json_array_append_new(
                     warn,

@@ -11,6 +11,7 @@
 #include "cli.h"
 #include "diag.h"
 #include "ipc/capture_source.h"
+#include "load/kind.h"
 #include "pipeline/pos.h"
 #include "pipeline/yaml_tree.h"
 #include "shipped.h"
@@ -95,7 +96,7 @@ pp_diag_knobs_json(const pp_diag_knobs *k)
     json_object_set_new(o, "counters_duration_s", json_real(k->counters_s));
     json_object_set_new(o, "counters_interval_s", json_integer(k->interval_s));
     json_object_set_new(o, "counters", json_string(k->counters ? k->counters : ""));
-    json_object_set_new(o, "load", k->load ? json_string(k->load) : json_null());
+    json_object_set_new(o, PP_LOAD_KIND, k->load ? json_string(k->load) : json_null());
     json_object_set_new(o, "buffersize_mb", json_integer(k->buffer_mb));
     json_object_set_new(o, "benchmark", k->benchmark ? json_string(k->benchmark) : json_null());
     json_object_set_new(o, "benchmark_covers",
@@ -221,7 +222,7 @@ apply(pp_diag_session *s, const char *file, const pp_ynode *k, const pp_ynode *v
 {
     static const char *const keys[] = {
         "version",    "process",           "diagnostic_port",   "backend",  "axes",
-        "duration",   "counters_duration", "counters_interval", "counters", "load",
+        "duration",   "counters_duration", "counters_interval", "counters", PP_LOAD_KIND,
         "buffersize", "benchmark",         "benchmark_covers",  NULL
     };
     const char *key = k->text;
@@ -248,7 +249,7 @@ apply(pp_diag_session *s, const char *file, const pp_ynode *k, const pp_ynode *v
         return set_uint(&s->knobs.interval_s, 3600, file, v, key);
     if (strcmp(key, "counters") == 0)
         return set_str(&s->knobs.counters, file, v, key);
-    if (strcmp(key, "load") == 0)
+    if (strcmp(key, PP_LOAD_KIND) == 0)
         return set_str(&s->knobs.load, file, v, key);
     if (strcmp(key, "benchmark") == 0)
         return set_str(&s->knobs.benchmark, file, v, key);

@@ -16,6 +16,7 @@
 #include "compare_internal.h"
 #include "compare_quantile.h"
 #include "compare_stats.h"
+#include "load/kind.h"
 #include "result/result.h"
 
 static int
@@ -191,12 +192,12 @@ load_knobs_differ(const json_t *base, const json_t *cand, const pp_compare_optio
 
     diff[0] = '\0';
     json_array_foreach(json_object_get(base, "inputs"), i, ib) {
-        const json_t *lb = json_object_get(ib, "load"), *lc, *kb, *kc;
+        const json_t *lb = pp_load_facts(ib), *lc, *kb, *kc;
         const char *k;
         json_t *v;
 
         ic = json_array_get(json_object_get(cand, "inputs"), i);
-        if ((lc = json_object_get(ic, "load")) == NULL || lb == NULL)
+        if ((lc = pp_load_facts(ic)) == NULL || lb == NULL)
             continue;
         kb = json_object_get(lb, "knobs");
         kc = json_object_get(lc, "knobs");

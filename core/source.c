@@ -20,15 +20,15 @@ const pp_source_ops *
 pp_source_for_input(const char *kind, const char *path)
 {
     /* A nettrace input whose path is a capture spec is read live. */
-    if (strcmp(kind, "nettrace") == 0 && pp_capture_spec_is(path))
+    if (strcmp(kind, pp_nettrace_source_ops.kind) == 0 && pp_capture_spec_is(path))
         return &pp_capture_source_ops;
-    if (strcmp(kind, "gcdump") == 0 && pp_capture_spec_is(path))
+    if (strcmp(kind, pp_gcdump_source_ops.kind) == 0 && pp_capture_spec_is(path))
         return &pp_gcdump_capture_source_ops;
     /* A counters input that is a trace of `collect --counters` (also
      * compressed afterwards: unpack.h). */
     static const char *const packed[] = { "", ".xz", ".gz", ".zst" };
     size_t n = path ? strlen(path) : 0;
-    for (size_t i = 0; strcmp(kind, "counters") == 0 && i < 4; i++) {
+    for (size_t i = 0; strcmp(kind, pp_counters_source_ops.kind) == 0 && i < 4; i++) {
         size_t k = strlen(packed[i]);
         if (n > 9 + k && strcmp(path + n - k, packed[i]) == 0 &&
             strncmp(path + n - k - 9, ".nettrace", 9) == 0)

@@ -17,27 +17,27 @@
 #define SNIFF_BYTES 4096
 
 typedef struct found_kind {
-    const char *kind; /* the input kind, or "netperf" (no reader) */
-    const char *what; /* for people */
-    const char *use;  /* what reads it */
+    const pp_source_ops *reader; /* the input kind's reader (its .kind), or NULL */
+    const char *what;            /* for people */
+    const char *use;             /* what reads it */
 } found_kind;
 
 static const found_kind kinds[] = {
-    { "nettrace", "a nettrace trace (dotnet-trace)",
+    { &pp_nettrace_source_ops, "a nettrace trace (dotnet-trace)",
       "`perfpipe alloc`, `cpu` or `db` read it (kind nettrace; `counters-csv` reads its "
       "counters)" },
-    { "netperf", "a NetPerf trace (EventPipe V1-V3, .NET Core 2.x)",
+    { NULL, "a NetPerf trace (EventPipe V1-V3, .NET Core 2.x)",
       "no analyzer reads it: convert it to nettrace with PerfView" },
-    { "gcdump", "a gcdump heap snapshot (dotnet-gcdump)",
+    { &pp_gcdump_source_ops, "a gcdump heap snapshot (dotnet-gcdump)",
       "`perfpipe gcdump FILE` or `gcdump-diff BEFORE AFTER` read it (kind gcdump)" },
-    { "counters", "a counters CSV (dotnet-counters --format csv)",
+    { &pp_counters_source_ops, "a counters CSV (dotnet-counters --format csv)",
       "`perfpipe counters-csv` reads it (kind counters)" },
-    { "counters", "a counters JSON (dotnet-counters --format json)",
+    { &pp_counters_source_ops, "a counters JSON (dotnet-counters --format json)",
       "`perfpipe counters-csv` reads it (kind counters)" },
-    { "spans", "a spans JSON (OpenTelemetry OTLP export)",
+    { &pp_spans_source_ops, "a spans JSON (OpenTelemetry OTLP export)",
       "`perfpipe spans` reads it (kind spans)" },
-    { "bench", "a BenchmarkDotNet export", "`perfpipe bench` reads it (kind bench)" },
-    { "load", "a load-test result (wrk, hey, k6, bombardier or vegeta output)",
+    { &pp_bdn_source_ops, "a BenchmarkDotNet export", "`perfpipe bench` reads it (kind bench)" },
+    { &pp_load_source_ops, "a load-test result (wrk, hey, k6, bombardier or vegeta output)",
       "`perfpipe load` reads it (kind load)" },
 };
 
@@ -105,10 +105,12 @@ pp_source_wrong_kind(const char *kind, const char *path, pp_error *err)
     }
     n = read(fd, buf, sizeof buf);
     close(fd);
-    if (n <= 0 || (k = classify(buf, (size_t)n)) < 0 || strcmp(kinds[k].kind, kind) == 0)
+    if (n <= 0 || (k = classify(buf, (size_t)n)) < 0 ||
+        (kinds[k].reader != NULL && strcmp(kinds[k].reader->kind, kind) == 0))
         return;
     /* A counters input may be a `collect --counters` trace (source.h). */
-    if (strcmp(kind, "counters") == 0 && strcmp(kinds[k].kind, "nettrace") == 0)
+    if (strcmp(kind, pp_counters_source_ops.kind) == 0 &&
+        kinds[k].reader == &pp_nettrace_source_ops)
         return;
     pp_error_set(err, PP_EFORMAT, "%s: this is %s, not an input of kind %s: %s", path,
                  kinds[k].what, kind, kinds[k].use);

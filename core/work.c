@@ -7,6 +7,7 @@
 #include <perfpipe/perfpipe.h>
 
 #include "work.h"
+#include "load/kind.h"
 
 static const char *const units[] = { "request", "second", "operation" };
 
@@ -33,14 +34,16 @@ add(double *sum, double v)
 static const char *
 load_source(const char *tool)
 {
-    static const char *const known[] = { "load:wrk",        "load:wrk2",  "load:hey",    "load:k6",
-                                         "load:bombardier", "load:oha",   "load:vegeta", "load:ab",
-                                         "load:jmeter",     "load:locust" };
+    static const char *const known[] = { PP_LOAD_KIND ":wrk",        PP_LOAD_KIND ":wrk2",
+                                         PP_LOAD_KIND ":hey",        PP_LOAD_KIND ":k6",
+                                         PP_LOAD_KIND ":bombardier", PP_LOAD_KIND ":oha",
+                                         PP_LOAD_KIND ":vegeta",     PP_LOAD_KIND ":ab",
+                                         PP_LOAD_KIND ":jmeter",     PP_LOAD_KIND ":locust" };
 
     for (size_t i = 0; tool != NULL && i < sizeof known / sizeof known[0]; i++)
-        if (strcmp(known[i] + 5, tool) == 0)
+        if (strcmp(known[i] + sizeof PP_LOAD_KIND, tool) == 0)
             return known[i];
-    return "load";
+    return PP_LOAD_KIND;
 }
 
 /* Sum the inputs' facts: requests the traces bracket (completed ones: the
@@ -55,7 +58,7 @@ derive(const json_t *doc, pp_work *w)
 
     json_array_foreach(json_object_get(doc, "inputs"), i, in) {
         const json_t *nt = json_object_get(in, "nettrace");
-        const json_t *ld = json_object_get(in, "load");
+        const json_t *ld = pp_load_facts(in);
 
         if (json_is_object(nt)) {
             const json_t *rq = json_object_get(nt, "requests");

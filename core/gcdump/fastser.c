@@ -10,6 +10,7 @@
 #include <perfpipe/perfpipe.h>
 
 #include "gcdump/fastser.h"
+#include "gcdump/kind.h"
 
 /* Nesting of objects inside one object's tagged tail; real files nest 2-3
  * deep, so anything deeper is damage, not data. */
@@ -21,7 +22,7 @@ pp_fs_init(pp_fs *fs, const uint8_t *data, size_t size, const char *name, pp_err
     memset(fs, 0, sizeof(*fs));
     fs->data = data;
     fs->size = size;
-    fs->name = name ? name : "gcdump";
+    fs->name = name ? name : PP_GCDUMP_KIND;
     fs->err = err;
 }
 

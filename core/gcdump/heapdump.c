@@ -12,6 +12,7 @@
 
 #include "gcdump/dump.h"
 #include "gcdump/filemap.h"
+#include "gcdump/kind.h"
 #include "sized.h"
 
 static int read_object(pp_fs *fs, pp_gcdump *d, const char *what);
@@ -297,7 +298,7 @@ decode(const uint8_t *data, size_t size, const pp_gcdump_map *m, const char *nam
     if (size > UINT32_MAX)
         return pp_error_set_at(err, PP_ELIMIT, 0,
                                "%s: %zu bytes; a .gcdump uses 32-bit offsets and cannot pass 4 GiB",
-                               name ? name : "gcdump", size),
+                               name ? name : PP_GCDUMP_KIND, size),
                PP_ELIMIT;
     decode_job j;
     j.d = calloc(1, sizeof(*j.d));

@@ -33,6 +33,7 @@
 #include <perfpipe/perfpipe.h>
 
 #include "gcdump/filemap.h"
+#include "gcdump/kind.h"
 
 typedef struct map_guard {
     sigjmp_buf jump;
@@ -101,7 +102,7 @@ pp_gcdump_map_run(const pp_gcdump_map *m, const char *path, int (*fn)(void *), v
         pp_error_set(err, PP_EIO,
                      "%s: the file shrank while it was read (%zu bytes when opened, %lld now): "
                      "another program is writing it; read a finished copy",
-                     path ? path : "gcdump", m->size, now);
+                     path ? path : PP_GCDUMP_KIND, m->size, now);
         return PP_EIO;
     }
     current = &g;

@@ -20,6 +20,7 @@
 
 #include "gcdump/dump.h"
 #include "gcdump/filemap.h"
+#include "gcdump/kind.h"
 #include "source.h"
 
 /* The file's hash runs on a thread of its own while the graph is decoded
@@ -260,11 +261,11 @@ source_describe(void *p, json_t *into)
                             json_real(info.average_count_multiplier));
         json_object_set_new(o, "average_size_multiplier", json_real(info.average_size_multiplier));
     }
-    return json_object_set_new(into, "gcdump", o) == 0 ? PP_OK : PP_ENOMEM;
+    return json_object_set_new(into, PP_GCDUMP_KIND, o) == 0 ? PP_OK : PP_ENOMEM;
 }
 
 const pp_source_ops pp_gcdump_source_ops = {
-    .kind = "gcdump",
+    .kind = PP_GCDUMP_KIND,
     .kind_bit = PP_KIND_GCDUMP,
     .open = source_open,
     .next = source_next,

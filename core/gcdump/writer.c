@@ -11,6 +11,7 @@
 
 #include <perfpipe/perfpipe.h>
 
+#include "gcdump/kind.h"
 #include "gcdump/writer.h"
 
 /* Labels (file offsets) are 32-bit in a .gcdump. */
@@ -369,7 +370,7 @@ int
 pp_gcdump_write(FILE *f, const char *name, const pp_heap_snapshot *snap,
                 const pp_gcdump_write_info *info, pp_error *err)
 {
-    wctx w = { .f = f, .name = name ? name : "gcdump", .err = err };
+    wctx w = { .f = f, .name = name ? name : PP_GCDUMP_KIND, .err = err };
     if (!f || !snap)
         return pp_error_set(err, PP_EINVAL, "pp_gcdump_write: bad arguments"), PP_EINVAL;
     int32_t *tsize = malloc((snap->type_count ? snap->type_count : 1) * sizeof *tsize);

@@ -21,6 +21,7 @@
 
 #include <perfpipe/perfpipe.h>
 
+#include "gcdump/kind.h"
 #include "ipc/capture_source.h"
 #include "ipc/heapsnap.h"
 #include "ipc/ipc.h"
@@ -165,5 +166,6 @@ ss_describe(void *p, json_t *into)
     return rc;
 }
 
-const pp_source_ops pp_gcdump_capture_source_ops = { "gcdump",    PP_KIND_GCDUMP, ss_open, ss_next,
-                                                     ss_describe, ss_close,       NULL };
+const pp_source_ops pp_gcdump_capture_source_ops = {
+    PP_GCDUMP_KIND, PP_KIND_GCDUMP, ss_open, ss_next, ss_describe, ss_close, NULL
+};

@@ -13,6 +13,7 @@
 #include "source.h"
 #include "textfile.h"
 #include "load/load.h"
+#include "load/kind.h"
 
 static int
 load_open_buffer(char *buf, size_t len, const char *path, void **reader, pp_error *err)
@@ -125,7 +126,7 @@ load_describe(void *p, json_t *into)
     rc |= json_object_set_new(o, "knobs", knobs_of(x));
     rc |= json_object_set_new(o, "truncated_at", cut >= 0 ? json_integer(cut) : json_null());
     rc |= json_object_set_new(into, "format", json_string(pp_load_format(r)));
-    rc |= json_object_set_new(into, "load", o);
+    rc |= json_object_set_new(into, PP_LOAD_KIND, o);
     return rc == 0 ? PP_OK : PP_ENOMEM;
 }
 
@@ -136,7 +137,7 @@ load_damage(void *p, pp_source_damage *out)
 }
 
 const pp_source_ops pp_load_source_ops = {
-    .kind = "load",
+    .kind = PP_LOAD_KIND,
     .kind_bit = PP_KIND_LOAD,
     .open = load_open,
     .next = pp_text_source_next,
