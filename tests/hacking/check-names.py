@@ -28,13 +28,6 @@ ALLOWED = {
     # (inputs[].load) and the session file's `load` key (the user's words)
     "cli/diag_session.c": {"load"},
     "cli/diag_report.c": {"load"},
-    # rules' derived evidence (to read declarations; candidates and landing
-    # read them: tables[i].decl.candidate)
-    "core/rules/evidence.c": {"alloc", "by_command", "by_frame", "by_stack",
-                              "by_type_frame_kind", "cpu", "db", "gcdump", "gcdump-diff",
-                              "running", "waiting"},
-    # rules' axis words (pp_rule_axes): the user's rule files say `axis: alloc`
-    "core/rules/rules_yaml.c": {"alloc"},
     # compare's special cases
     "core/compare_classify.c": {"spans"},
     "core/compare_stats.c": {"bench", "iterations"},
