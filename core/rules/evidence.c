@@ -467,8 +467,8 @@ add_frames(json_t *frames, const json_t *table, const char *col)
  * of the set it passes through gets w (once), and each distinct frame
  * deeper than that frame's first occurrence gets w in the (frame, callee)
  * sums and samples in `nsums`. pool: the stack is a thread-pool thread's;
- * its weight also goes to the (frame, callee) sums of `psums` (cpu's
- * pool_ms). */
+ * its weight also goes to the (frame, callee) sums of `psums` (pool_ms,
+ * on a time weight). */
 static int
 fold_stack(json_t *frames, json_t *sums, json_t *psums, json_t *nsums, char *stack, double w,
            json_int_t samples)

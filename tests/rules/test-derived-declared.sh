@@ -18,23 +18,20 @@
 set -u
 PERFPIPE=${PERFPIPE:?}
 DATA=${PP_TESTDATA:?}
-tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
-pass=0; fail=0
-command -v python3 >/dev/null || { echo "SKIP: python3 not found"; exit 77; }
+. "$(dirname "$0")/../lib/checks.sh"
 unset XDG_CONFIG_HOME
 export HOME="$tmp/home"; mkdir -p "$HOME" "$tmp/rules"
 ok() { pass=$((pass + 1)); echo "PASS: $1"; }
 ko() { fail=$((fail + 1)); echo "FAIL: $1"; }
 
-run() { # run NAME ANALYZER INPUT...
+analyze() { # analyze NAME ANALYZER INPUT...
   local name=$1; shift
-  "$PERFPIPE" "$@" --format json -o "$tmp/$name.json" 2>"$tmp/$name.err" ||
-    { ko "$name: $(head -2 "$tmp/$name.err")"; return 1; }
+  run "$name" "$PERFPIPE" "$@" --format json -o "$tmp/$name.json"
 }
-run db db "$DATA/db-database.nettrace" --top 0 || exit 1
-run cpu cpu "$DATA/fix-lock-bad.nettrace" --top 0 || exit 1
-run alloc alloc "$DATA/fix-strconcat-bad.nettrace" --top 0 || exit 1
-run heapdiff gcdump-diff "$DATA/leak-before.gcdump" "$DATA/leak-after.gcdump" || exit 1
+analyze db db "$DATA/db-database.nettrace" --top 0 || exit 1
+analyze cpu cpu "$DATA/fix-lock-bad.nettrace" --top 0 || exit 1
+analyze alloc alloc "$DATA/fix-strconcat-bad.nettrace" --top 0 || exit 1
+analyze heapdiff gcdump-diff "$DATA/leak-before.gcdump" "$DATA/leak-after.gcdump" || exit 1
 
 # The third-party copies: analyzer and table names changed everywhere the
 # document names them (the stage, the declarations' table references).
@@ -145,5 +142,4 @@ for key in sql threads heap cpucallees alloccallees; do
   [ -n "$ship" ] && [ -z "$old" ] && ok "$key: without the declared roles, no derived evidence" ||
     ko "$key: a table without roles got derived evidence: $old"
 done
-echo "$pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+finish
