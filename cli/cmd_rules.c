@@ -10,6 +10,7 @@
 
 #include "cli.h"
 #include "loader.h"
+#include "result/decl.h"
 #include "rules/evidence.h"
 #include "rules/rules.h"
 
@@ -149,11 +150,14 @@ list(const char *format)
         fputc('\n', stdout);
         json_decref(arr);
     } else {
-        /* grouped by axis (pp_rule_axes' order), disabled ones last */
-        const char *const *axes = pp_rule_axes;
+        /* grouped by axis (pp_decl_axes' order), disabled ones last */
+        const char *const *axes = pp_decl_axes;
+        size_t naxes = 0;
 
-        printf("%-30s %-9s %-6s %-7s %s\n", "ID", "AXIS", "CONF.", "FINDING", "DEFINED IN");
-        for (size_t n = 0; n < 4 * set.count; n++) {
+        while (axes[naxes] != NULL)
+            naxes++;
+        printf("%-30s %-10s %-6s %-7s %s\n", "ID", "AXIS", "CONF.", "FINDING", "DEFINED IN");
+        for (size_t n = 0; n < (naxes + 1) * set.count; n++) {
             const pp_rule *r = &set.rules[n % set.count];
             int k = 0;
 
@@ -161,7 +165,7 @@ list(const char *format)
                 k++;
             if ((size_t)k != n / set.count)
                 continue;
-            printf("%-30s %-9s %-6s %-7s %s:%u%s%s\n", r->id, r->disabled ? "-" : r->axis,
+            printf("%-30s %-10s %-6s %-7s %s:%u%s%s\n", r->id, r->disabled ? "-" : r->axis,
                    r->disabled ? "-" : pp_rule_confidence(r), finding_name(r->finding), r->file,
                    (unsigned)r->pos.line, r->disabled ? " (disabled)" : "",
                    r->experimental && !r->disabled ? " (experimental)" : "");

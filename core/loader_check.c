@@ -10,6 +10,7 @@
 #include "host.h"
 #include "loader.h"
 #include "registry/kinds.h"
+#include "result/decl.h"
 
 /* Bounds on what a descriptor may declare: far above any real analyzer,
  * low enough that a lying descriptor cannot make the host allocate or loop
@@ -64,9 +65,6 @@ check_names(const pp_analyzer *d, const pp_table_decl *t, const char *const *nam
 static int
 check_figures(const pp_analyzer *d, const pp_table_decl *t, const char *path, pp_error *err)
 {
-    static const char *const axes[] = { PP_AXIS_TIME, PP_AXIS_ALLOCATION, PP_AXIS_FOOTPRINT,
-                                        PP_AXIS_DATABASE, PP_AXIS_LOAD };
-
     for (uint32_t i = 0; t->figures != NULL && t->figures[i].column != NULL; i++) {
         const pp_figure_decl *f = &t->figures[i];
         const char *name[2] = { f->column, NULL };
@@ -80,8 +78,8 @@ check_figures(const pp_analyzer *d, const pp_table_decl *t, const char *path, pp
                              path, d->name, t->name, MAX_DECL_ITEMS);
             return PP_EPLUGIN;
         }
-        for (size_t a = 0; !known && a < sizeof axes / sizeof axes[0]; a++)
-            known = strcmp(f->axis, axes[a]) == 0;
+        for (size_t a = 0; !known && pp_decl_axes[a] != NULL; a++)
+            known = strcmp(f->axis, pp_decl_axes[a]) == 0;
         if (!known || f->unit == NULL || strnlen(f->unit, 33) > 32) {
             pp_error_set(err, PP_EPLUGIN,
                          "%s: analyzer '%s': table '%s' figure '%s' needs a "

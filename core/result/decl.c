@@ -7,6 +7,28 @@
 #include "result/decl.h"
 #include "result/result.h"
 
+const char *const pp_decl_axes[] = { PP_AXIS_TIME,     PP_AXIS_ALLOCATION, PP_AXIS_FOOTPRINT,
+                                     PP_AXIS_DATABASE, PP_AXIS_LOAD,       NULL };
+
+const pp_decl_role pp_decl_roles[] = {
+    { PP_COL_FLAG_SQL, "sql" },
+    { PP_COL_FLAG_CALLS, "calls" },
+    { PP_COL_FLAG_ASYNC_CALLS, "async_calls" },
+    { PP_COL_FLAG_THREADS, "threads" },
+    { PP_COL_FLAG_ROOT_PATH, "root_path" },
+    { PP_COL_FLAG_STACK, "stack" },
+    { 0, NULL },
+};
+
+const char *
+pp_decl_role_column(const pp_table_decl *decl, uint32_t flag)
+{
+    for (const pp_column *c = decl->columns; c != NULL && c->name != NULL; c++)
+        if (c->flags & flag)
+            return c->name;
+    return NULL;
+}
+
 const pp_table_decl *
 pp_decl_find(const pp_analyzer *a, const char *name)
 {
@@ -86,6 +108,26 @@ candidate_json(const pp_table_decl *decl, const json_t *table, int *bad)
     return o;
 }
 
+/* decl's column roles (ABI 1.7) as o's "roles": {role: column}, for the
+ * columns table has; no member when it has none. */
+static int
+roles_json(const pp_table_decl *decl, const json_t *table, json_t *o)
+{
+    json_t *r = json_object();
+    int rc = r == NULL;
+
+    for (size_t i = 0; rc == 0 && pp_decl_roles[i].word != NULL; i++) {
+        const char *col = pp_decl_role_column(decl, pp_decl_roles[i].flag);
+
+        if (col != NULL && column(table, col) != NULL)
+            rc = json_object_set_new(r, pp_decl_roles[i].word, json_string(col));
+    }
+    if (rc == 0 && json_object_size(r) > 0)
+        rc = json_object_set(o, "roles", r);
+    json_decref(r);
+    return rc;
+}
+
 json_t *
 pp_decl_json(const pp_table_decl *decl, const json_t *table)
 {
@@ -108,6 +150,8 @@ pp_decl_json(const pp_table_decl *decl, const json_t *table)
         bad |= json_object_set(o, "figures", figs) != 0;
     if (!bad && decl->work_totals != NULL)
         bad |= json_object_set_new(o, "work_totals", names_json(decl->work_totals, NULL)) != 0;
+    if (!bad)
+        bad |= roles_json(decl, table, o) != 0;
     if (!bad && decl->candidate != NULL) {
         json_t *c = candidate_json(decl, table, &bad);
 
@@ -217,7 +261,7 @@ int
 pp_decl_check(const json_t *decl, const json_t *table, char *why, size_t size)
 {
     const json_t *subject = json_object_get(decl, "subject"),
-                 *figs = json_object_get(decl, "figures");
+                 *figs = json_object_get(decl, "figures"), *roles = json_object_get(decl, "roles");
     const char *k;
     const json_t *f;
 
@@ -233,6 +277,15 @@ pp_decl_check(const json_t *decl, const json_t *table, char *why, size_t size)
     if (check_names(json_object_get(decl, "key"), table, "key", why, size) != 0 ||
         check_names(json_object_get(decl, "work_totals"), NULL, "work_totals", why, size) != 0)
         return -1;
+    if (roles != NULL && !json_is_object(roles)) {
+        snprintf(why, size, "\"decl\".\"roles\" must be an object");
+        return -1;
+    }
+    json_object_foreach((json_t *)roles, k, f)
+        if (!json_is_string(f) || column(table, json_string_value(f)) == NULL) {
+            snprintf(why, size, "\"decl\" role \"%s\" must name a column of the table", k);
+            return -1;
+        }
     if (figs != NULL && !json_is_object(figs)) {
         snprintf(why, size, "\"decl\".\"figures\" must be an object");
         return -1;

@@ -2,7 +2,7 @@
  * the result document: tables[i].decl =
  *   {"subject": COLUMN, "key": [COLUMN...],
  *    "figures": {COLUMN: {"unit": U, "axis": A or null}, ...},
- *    "work_totals": [TOTAL...]}
+ *    "work_totals": [TOTAL...], "roles": {ROLE: COLUMN, ...}}
  * every member optional, every COLUMN one the table has (perfpipe(1)
  * RESULT DOCUMENT). Readers use it when present and fall back to the
  * table's names otherwise. */
@@ -12,6 +12,22 @@
 #include <jansson.h>
 
 #include <perfpipe/plugin.h>
+
+/* The axes a figure may be on (PP_AXIS_*), NULL-terminated: the one list
+ * the loader checks declarations against and rule files' `axis` reads. */
+extern const char *const pp_decl_axes[];
+
+/* A column role (PP_COL_FLAG_* of ABI 1.7) and its word in "roles". */
+typedef struct pp_decl_role {
+    uint32_t flag;
+    const char *word;
+} pp_decl_role;
+
+/* Every role, ended by one whose word is NULL. */
+extern const pp_decl_role pp_decl_roles[];
+
+/* The first column of decl that has the role flag, or NULL. */
+const char *pp_decl_role_column(const pp_table_decl *decl, uint32_t flag);
 
 /* The declaration of table `name` in a's descriptor, or NULL (none, or a
  * descriptor older than ABI 1.5). */

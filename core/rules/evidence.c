@@ -1,6 +1,8 @@
 /* The evidence rules match: analyzers' tables as they declare them or as
  * documents hold them, columns derived from them and views derived from
- * several (evidence.h). */
+ * several (evidence.h). What is derived follows from what a table declares
+ * (its column roles, figures, key and candidate flags), never from which
+ * analyzer wrote it: a third-party analyzer's table gets the same. */
 #include "config.h"
 
 #include <stdio.h>
@@ -10,36 +12,119 @@
 #include <perfpipe/perfpipe.h>
 #include <perfpipe/plugin.h>
 
+#include "result/decl.h"
+#include "rules/derive.h"
 #include "rules/evidence.h"
 
 /* The schema rule files are checked against: {analyzer: {table: {column:
  * "s" or "n"}}}, filled from what analyzers declare of their tables (ABI
  * 1.5, pp_table_decl) or from result documents, plus the columns and views
- * this file derives (below). An analyzer absent from it is one nobody
+ * their declarations derive (below). An analyzer absent from it is one nobody
  * declared: anything goes, as for a plugin older than 1.5. What documents
  * show is partial (a run may have left a table or a column out): their
  * analyzers and tables carry the OPEN key, and what they lack is not an
  * error. */
 #define OPEN "*"
 
-/* Derived columns: added where the base table is (derivations of
- * copy_table). */
-typedef struct ev_derived {
-    const char *analyzer, *table, *when, *columns; /* when: a column the table must have */
-} ev_derived;
+/* What a table declares that derived evidence reads, from a descriptor's
+ * pp_table_decl or a document's tables[i].decl: its column roles (ABI 1.7,
+ * PP_COL_FLAG_*), its figure of unit "samples", its first figure on an
+ * axis, and whether it is keyed by its stack (the stage's stack profile). */
+typedef struct ev_decl {
+    const char *sql, *calls, *async, *threads, *root_path, *stack;
+    const char *samples, *weight, *weight_axis;
+    int keyed_by_stack;
+} ev_decl;
 
-static const ev_derived derived[] = {
-    { "db", "by_command", NULL, "verb:s,select_columns:n,sync:n" },
-    { "alloc", "by_type_frame_kind", NULL, "per_thread:n" },
-    { "gcdump", NULL, "path", "root_kind:s" },
-    { "gcdump-diff", NULL, "path", "root_kind:s" },
-};
+/* e's column of role flag (its slot in the struct). */
+static const char **
+role_slot(ev_decl *e, uint32_t flag)
+{
+    switch (flag) {
+    case PP_COL_FLAG_SQL: return &e->sql;
+    case PP_COL_FLAG_CALLS: return &e->calls;
+    case PP_COL_FLAG_ASYNC_CALLS: return &e->async;
+    case PP_COL_FLAG_THREADS: return &e->threads;
+    case PP_COL_FLAG_ROOT_PATH: return &e->root_path;
+    case PP_COL_FLAG_STACK: return &e->stack;
+    default: return NULL;
+    }
+}
 
-/* Derived views (build_callees), present when their analyzer is. */
-static const ev_derived views[] = {
-    { "alloc", "callees", NULL, "frame:s,callee:s,bytes:n,share:n,samples:n" },
-    { "cpu", "callees", NULL, "frame:s,callee:s,ms:n,share:n,pool_ms:n,samples:n" },
-};
+/* A figure (column, unit, axis) of a declaration, in declaration order. */
+static void
+add_figure(ev_decl *e, const char *column, const char *unit, const char *axis)
+{
+    if (e->samples == NULL && unit != NULL && strcmp(unit, "samples") == 0)
+        e->samples = column;
+    if (e->weight == NULL && axis != NULL) {
+        e->weight = column;
+        e->weight_axis = axis;
+    }
+}
+
+static void
+decl_of_descriptor(const pp_table_decl *d, ev_decl *e)
+{
+    memset(e, 0, sizeof *e);
+    for (size_t i = 0; pp_decl_roles[i].word != NULL; i++) {
+        const char **slot = role_slot(e, pp_decl_roles[i].flag);
+
+        if (slot != NULL)
+            *slot = pp_decl_role_column(d, pp_decl_roles[i].flag);
+    }
+    for (const pp_figure_decl *f = d->figures; f != NULL && f->column != NULL; f++)
+        add_figure(e, f->column, f->unit, f->axis);
+    e->keyed_by_stack = e->stack != NULL && d->key != NULL && d->key[0] != NULL &&
+                        d->key[1] == NULL && strcmp(d->key[0], e->stack) == 0;
+}
+
+/* From a table object of a result document; all NULL without a decl (a
+ * plugin older than ABI 1.5: its tables get no derived evidence). */
+static void
+decl_of_table(const json_t *table, ev_decl *e)
+{
+    const json_t *decl = json_object_get(table, "decl"), *roles = json_object_get(decl, "roles");
+    const json_t *key = json_object_get(decl, "key"), *f;
+    const char *k;
+
+    memset(e, 0, sizeof *e);
+    for (size_t i = 0; pp_decl_roles[i].word != NULL; i++) {
+        const char **slot = role_slot(e, pp_decl_roles[i].flag);
+
+        if (slot != NULL)
+            *slot = json_string_value(json_object_get(roles, pp_decl_roles[i].word));
+    }
+    /* figures keep their declaration order (pp_decl_json writes them so) */
+    json_object_foreach(json_object_get(decl, "figures"), k, f)
+        add_figure(e, k, json_string_value(json_object_get(f, "unit")),
+                   json_string_value(json_object_get(f, "axis")));
+    e->keyed_by_stack = e->stack != NULL && json_array_size(key) == 1 &&
+                        json_is_string(json_array_get(key, 0)) &&
+                        strcmp(json_string_value(json_array_get(key, 0)), e->stack) == 0;
+}
+
+/* The derived columns a declaration gives its table, "a:s,b:n" (copy_table
+ * computes them in this order). */
+static void
+derived_list(const ev_decl *e, char *buf, size_t size)
+{
+    snprintf(buf, size, "%s%s%s%s", e->sql ? "verb:s,select_columns:n," : "",
+             e->calls && e->async ? "sync:n," : "", e->root_path ? "root_kind:s," : "",
+             e->threads && e->samples ? "per_thread:n," : "");
+}
+
+/* The callees view of a stage whose stack profile e declares: frame, callee,
+ * the weight, share, the thread-pool part of a time weight, samples. */
+static int
+callees_list(const ev_decl *e, char *buf, size_t size)
+{
+    int pool = strcmp(e->weight_axis, PP_AXIS_TIME) == 0;
+    int n = snprintf(buf, size, "frame:s,callee:s,%s:n,share:n,%s%s%ssamples:n", e->weight,
+                     pool ? "pool_" : "", pool ? e->weight : "", pool ? ":n," : "");
+
+    return n > 0 && (size_t)n < size ? 0 : -1;
+}
 
 /* Add "a:s,b:n" to the table object t. */
 static int
@@ -79,28 +164,24 @@ schema_table(json_t *schema, const char *analyzer, const char *table)
     return t;
 }
 
-/* The derived columns and views of one analyzer, once its tables are in. */
+/* The derived columns of table t (its schema object) that e declares, and
+ * the callees view when e is its stage's stack profile. */
 static int
-add_derived(json_t *schema, const char *analyzer)
+add_derived(json_t *schema, const char *analyzer, json_t *t, const ev_decl *e)
 {
-    json_t *a = json_object_get(schema, analyzer), *t;
-    const char *tn;
+    char list[256];
+    json_t *v;
 
-    for (size_t i = 0; a != NULL && i < sizeof derived / sizeof derived[0]; i++) {
-        if (strcmp(derived[i].analyzer, analyzer) != 0)
-            continue;
-        json_object_foreach(a, tn, t)
-            if ((derived[i].table == NULL || strcmp(derived[i].table, tn) == 0) &&
-                (derived[i].when == NULL || json_object_get(t, derived[i].when) != NULL) &&
-                add_list(t, derived[i].columns) != 0)
-                return -1;
-    }
-    for (size_t i = 0; a != NULL && i < sizeof views / sizeof views[0]; i++)
-        if (strcmp(views[i].analyzer, analyzer) == 0 &&
-            ((t = schema_table(schema, analyzer, views[i].table)) == NULL ||
-             add_list(t, views[i].columns) != 0))
-            return -1;
-    return 0;
+    derived_list(e, list, sizeof list);
+    if (add_list(t, list) != 0)
+        return -1;
+    if (!e->keyed_by_stack || e->weight == NULL)
+        return 0;
+    return callees_list(e, list, sizeof list) != 0 ||
+                   (v = schema_table(schema, analyzer, "callees")) == NULL ||
+                   add_list(v, list) != 0 ?
+               -1 :
+               0;
 }
 
 int
@@ -110,6 +191,7 @@ pp_ev_schema_add_analyzer(json_t *schema, const pp_analyzer *a)
 
     for (; d != NULL && d->name != NULL; d++) {
         json_t *t = schema_table(schema, a->name, d->name);
+        ev_decl e;
 
         if (t == NULL)
             return PP_ENOMEM;
@@ -117,8 +199,11 @@ pp_ev_schema_add_analyzer(json_t *schema, const pp_analyzer *a)
             if (json_object_set_new(t, c->name,
                                     json_string(c->type == PP_COL_STRING ? "s" : "n")) != 0)
                 return PP_ENOMEM;
+        decl_of_descriptor(d, &e);
+        if (add_derived(schema, a->name, t, &e) != 0)
+            return PP_ENOMEM;
     }
-    return add_derived(schema, a->name) == 0 ? PP_OK : PP_ENOMEM;
+    return PP_OK;
 }
 
 int
@@ -135,6 +220,7 @@ pp_ev_schema_add_doc(json_t *schema, const json_t *doc)
         json_array_foreach(json_object_get(st, "tables"), k, tj) {
             const char *tn = json_string_value(json_object_get(tj, "name"));
             json_t *t = tn != NULL ? schema_table(schema, an, tn) : NULL;
+            ev_decl e;
 
             if (t == NULL || json_object_set_new(t, OPEN, json_true()) != 0 ||
                 json_object_set_new(json_object_get(schema, an), OPEN, json_true()) != 0)
@@ -148,9 +234,10 @@ pp_ev_schema_add_doc(json_t *schema, const json_t *doc)
                                         json_string(strcmp(ty, "string") == 0 ? "s" : "n")) != 0)
                     return PP_ENOMEM;
             }
+            decl_of_table(tj, &e);
+            if (add_derived(schema, an, t, &e) != 0)
+                return PP_ENOMEM;
         }
-        if (add_derived(schema, an) != 0)
-            return PP_ENOMEM;
     }
     return PP_OK;
 }
@@ -245,98 +332,70 @@ pp_ev_column(const pp_ev_table *t, const char *name)
 
 /* ---- derived columns ---- */
 
-/* SELECT, INSERT, ... of a normalized command; "" when it has no word. */
-static void
-sql_verb(const char *cmd, char *buf, size_t size)
+/* Append the derived columns of one row (derived_list's order). */
+static int
+derive_row(const ev_decl *e, const int *ix, const json_t *row, json_t *copy)
 {
-    size_t n = 0;
+    int rc = 0;
 
-    while (*cmd == ' ' || *cmd == '(')
-        cmd++;
-    while (n + 1 < size && ((*cmd >= 'A' && *cmd <= 'Z') || (*cmd >= 'a' && *cmd <= 'z'))) {
-        buf[n++] = (char)(*cmd >= 'a' ? *cmd - 32 : *cmd);
-        cmd++;
+    if (e->sql) {
+        const char *cmd = json_string_value(json_array_get(row, (size_t)ix[0]));
+        char verb[16];
+
+        pp_ev_sql_verb(cmd != NULL ? cmd : "", verb, sizeof verb);
+        rc |= json_array_append_new(copy, json_string(verb));
+        rc |= json_array_append_new(copy,
+                                    json_integer(cmd != NULL ? pp_ev_select_columns(cmd) : 0));
     }
-    buf[n] = '\0';
-}
+    if (e->calls && e->async) {
+        json_t *cv = json_array_get(row, (size_t)ix[1]), *av = json_array_get(row, (size_t)ix[2]);
 
-/* Top-level items of the SELECT list (commas outside parentheses and
- * quotes, up to the top-level FROM); 0 when the command is no SELECT. */
-static json_int_t
-select_columns(const char *cmd)
-{
-    const char *p = cmd;
-    json_int_t items = 1;
-    int depth = 0;
-    char quote = 0;
-
-    while (*p == ' ' || *p == '(')
-        p++;
-    if (strncasecmp(p, "SELECT", 6) != 0)
-        return 0;
-    for (p += 6; *p != '\0'; p++) {
-        if (quote) {
-            if (*p == quote)
-                quote = 0;
-        } else if (*p == '"' || *p == '\'' || *p == '`' || *p == '[') {
-            quote = *p == '[' ? ']' : *p;
-        } else if (*p == '(') {
-            depth++;
-        } else if (*p == ')') {
-            depth--;
-        } else if (depth == 0 && *p == ',') {
-            items++;
-        } else if (depth == 0 && strncasecmp(p, " FROM ", 6) == 0) {
-            break;
-        }
+        rc |= json_array_append_new(
+            copy, json_is_integer(cv) && json_is_integer(av) ?
+                      json_integer(json_integer_value(cv) - json_integer_value(av)) :
+                      json_null());
     }
-    return items;
-}
+    if (e->root_path) {
+        const char *p = json_string_value(json_array_get(row, (size_t)ix[3]));
 
-/* The root group a heap path starts from: its segment after
- * "[.NET Roots] > ". */
-static const char *
-root_kind(const char *path)
-{
-    const char *seg = strstr(path, "[.NET Roots] > ");
-    char low[64];
-    size_t n = 0;
-
-    if (seg == NULL)
-        return "other";
-    seg += strlen("[.NET Roots] > ");
-    while (n + 1 < sizeof low && seg[n] != '\0' && seg[n] != '>') {
-        char ch = seg[n];
-        low[n++] = (char)(ch >= 'A' && ch <= 'Z' ? ch + 32 : ch);
+        rc |= json_array_append_new(copy, json_string(pp_ev_root_kind(p != NULL ? p : "")));
     }
-    low[n] = '\0';
-    if (strstr(low, "static") != NULL)
-        return "static";
-    if (strstr(low, "finaliz") != NULL)
-        return "finalizer";
-    if (strstr(low, "local") != NULL || strstr(low, "stack") != NULL)
-        return "local";
-    if (strstr(low, "handle") != NULL || strstr(low, "pinned") != NULL)
-        return "handle";
-    return "other";
+    if (e->threads && e->samples) {
+        /* samples per thread: a pooled buffer is allocated about once per
+         * thread, a per-call one once per call */
+        json_t *sv = json_array_get(row, (size_t)ix[4]), *tv = json_array_get(row, (size_t)ix[5]);
+        double th = json_is_number(tv) ? json_number_value(tv) : 0;
+
+        rc |= json_array_append_new(copy, json_is_number(sv) && th > 0 ?
+                                              json_real(json_number_value(sv) / th) :
+                                              json_null());
+    }
+    return rc;
 }
 
 /* Copy the stage's table (names only for columns) and append the derived
- * columns its analyzer has. */
+ * columns its declaration gives it (a derived column the table already has
+ * is not derived again). */
 static int
-copy_table(const char *analyzer, const json_t *table, pp_ev_table *out)
+copy_table(const json_t *table, pp_ev_table *out)
 {
-    const char *name = json_string_value(json_object_get(table, "name"));
-    int is_cmd = strcmp(analyzer, "db") == 0 && strcmp(name, "by_command") == 0;
-    int is_heap = strncmp(analyzer, "gcdump", 6) == 0 && raw_column(table, "path") >= 0;
-    int is_tfk = strcmp(analyzer, "alloc") == 0 && strcmp(name, "by_type_frame_kind") == 0 &&
-                 raw_column(table, "per_thread") < 0;
-    int si = raw_column(table, "samples"), thi = raw_column(table, "threads");
-    int ci = raw_column(table, "command"), cnt = raw_column(table, "count");
-    int ai = raw_column(table, "async"), pi = raw_column(table, "path");
+    ev_decl e;
+    char list[256];
+    int ix[6];
     size_t i;
     json_t *c, *row;
 
+    decl_of_table(table, &e);
+    if (e.root_path != NULL && raw_column(table, "root_kind") >= 0)
+        e.root_path = NULL;
+    if (e.threads != NULL && raw_column(table, "per_thread") >= 0)
+        e.threads = NULL;
+    ix[0] = e.sql ? raw_column(table, e.sql) : -1;
+    ix[1] = e.calls ? raw_column(table, e.calls) : -1;
+    ix[2] = e.async ? raw_column(table, e.async) : -1;
+    ix[3] = e.root_path ? raw_column(table, e.root_path) : -1;
+    ix[4] = e.samples ? raw_column(table, e.samples) : -1;
+    ix[5] = e.threads ? raw_column(table, e.threads) : -1;
     out->columns = json_array();
     out->rows = json_array();
     if (out->columns == NULL || out->rows == NULL)
@@ -346,50 +405,23 @@ copy_table(const char *analyzer, const json_t *table, pp_ev_table *out)
                                             json_string_value(c);
         json_array_append_new(out->columns, json_string(n != NULL ? n : ""));
     }
-    if (is_cmd) {
-        json_array_append_new(out->columns, json_string("verb"));
-        json_array_append_new(out->columns, json_string("select_columns"));
-        json_array_append_new(out->columns, json_string("sync"));
+    derived_list(&e, list, sizeof list);
+    for (char *save = NULL, *n = strtok_r(list, ",", &save); n != NULL;
+         n = strtok_r(NULL, ",", &save)) {
+        n[strcspn(n, ":")] = '\0';
+        json_array_append_new(out->columns, json_string(n));
     }
-    if (is_heap && raw_column(table, "root_kind") < 0)
-        json_array_append_new(out->columns, json_string("root_kind"));
-    if (is_tfk)
-        json_array_append_new(out->columns, json_string("per_thread"));
     json_array_foreach(json_object_get(table, "rows"), i, row) {
         json_t *copy = json_copy(row);
 
         if (copy == NULL)
             return -1;
-        if (is_cmd) {
-            const char *cmd = ci >= 0 ? json_string_value(json_array_get(row, (size_t)ci)) : NULL;
-            json_t *cv = cnt >= 0 ? json_array_get(row, (size_t)cnt) : NULL;
-            json_t *av = ai >= 0 ? json_array_get(row, (size_t)ai) : NULL;
-            char verb[16];
-
-            sql_verb(cmd != NULL ? cmd : "", verb, sizeof verb);
-            json_array_append_new(copy, json_string(verb));
-            json_array_append_new(copy, json_integer(cmd != NULL ? select_columns(cmd) : 0));
-            json_array_append_new(
-                copy, json_is_integer(cv) && json_is_integer(av) ?
-                          json_integer(json_integer_value(cv) - json_integer_value(av)) :
-                          json_null());
+        if (derive_row(&e, ix, row, copy) != 0) {
+            json_decref(copy);
+            return -1;
         }
-        if (is_heap && raw_column(table, "root_kind") < 0) {
-            const char *p = json_string_value(json_array_get(row, (size_t)pi));
-            json_array_append_new(copy, json_string(root_kind(p != NULL ? p : "")));
-        }
-        if (is_tfk) {
-            /* samples per allocating thread: a pooled buffer is allocated
-             * about once per thread, a per-call one once per call */
-            json_t *sv = si >= 0 ? json_array_get(row, (size_t)si) : NULL;
-            json_t *tv = thi >= 0 ? json_array_get(row, (size_t)thi) : NULL;
-            double th = json_is_number(tv) ? json_number_value(tv) : 0;
-
-            json_array_append_new(copy, json_is_number(sv) && th > 0 ?
-                                            json_real(json_number_value(sv) / th) :
-                                            json_null());
-        }
-        json_array_append_new(out->rows, copy);
+        if (json_array_append_new(out->rows, copy) != 0)
+            return -1;
     }
     return 0;
 }
@@ -431,32 +463,12 @@ add_frames(json_t *frames, const json_t *table, const char *col)
     }
 }
 
-/* A stack run by a thread-pool thread: it passes through the pool's
- * dispatch loop (a thread of its own, Main, or a timer thread does not). */
-static int
-pool_stack(const char *stack)
-{
-    static const char *const loops[] = {
-        "System.Threading.ThreadPoolWorkQueue.Dispatch",
-        "System.Threading.PortableThreadPool+WorkerThread.",
-        "System.Threading.PortableThreadPool+IOCompletionPoller.",
-        "System.Threading.WindowsThreadPool.",
-        "System.Threading._ThreadPoolWaitCallback.",
-    };
-    for (size_t i = 0; i < sizeof loops / sizeof loops[0]; i++) {
-        const char *p = strstr(stack, loops[i]);
-        if (p != NULL && (p == stack || p[-1] == ';'))
-            return 1;
-    }
-    return 0;
-}
-
 /* One stack "a;b;c" of weight w and `samples` ticks or samples: each frame
  * of the set it passes through gets w (once), and each distinct frame
  * deeper than that frame's first occurrence gets w in the (frame, callee)
  * sums and samples in `nsums`. pool: the stack is a thread-pool thread's;
- * its weight also goes to the (frame, callee) sums of `psums` (cpu's
- * pool_ms). */
+ * its weight also goes to the (frame, callee) sums of `psums` (pool_ms,
+ * on a time weight). */
 static int
 fold_stack(json_t *frames, json_t *sums, json_t *psums, json_t *nsums, char *stack, double w,
            json_int_t samples)
@@ -464,7 +476,7 @@ fold_stack(json_t *frames, json_t *sums, json_t *psums, json_t *nsums, char *sta
     char *names[512];
     size_t n = 0;
     json_t *seen = json_object();
-    int pool = psums != NULL && pool_stack(stack);
+    int pool = psums != NULL && pp_ev_pool_stack(stack);
 
     if (seen == NULL)
         return -1;
@@ -513,39 +525,86 @@ fold_stack(json_t *frames, json_t *sums, json_t *psums, json_t *nsums, char *sta
     return 0;
 }
 
-/* alloc/cpu `callees`: frame, callee, weight (bytes or ms), share of the
- * frame's own stacks, largest first, (cpu) pool_ms, and the ticks (alloc)
- * or samples (cpu) through the callee: a count that grows with the calls
+/* The stage's stack profile: its table keyed by its stack column alone
+ * (PP_COL_FLAG_STACK), with a figure on an axis; NULL when it has none. */
+static const json_t *
+stack_profile(const json_t *stage, ev_decl *e)
+{
+    size_t k;
+    json_t *t;
+
+    json_array_foreach(json_object_get(stage, "tables"), k, t) {
+        decl_of_table(t, e);
+        if (e->keyed_by_stack && e->weight != NULL)
+            return t;
+    }
+    return NULL;
+}
+
+/* The frames the callees view is of: the subjects of the stage's tables
+ * that give frame candidates (decl.candidate.frame), but for a table
+ * superseded by one the stage has (no candidate comes from it then). */
+static void
+candidate_frames(json_t *frames, const json_t *stage)
+{
+    size_t k;
+    json_t *t;
+
+    json_array_foreach(json_object_get(stage, "tables"), k, t) {
+        const json_t *decl = json_object_get(t, "decl"), *c = json_object_get(decl, "candidate");
+        const char *subject = json_string_value(json_object_get(decl, "subject"));
+        const char *over = json_string_value(json_object_get(c, "superseded_by"));
+
+        if (subject != NULL && json_is_true(json_object_get(c, "frame")) &&
+            (over == NULL || stage_table(stage, over) == NULL))
+            add_frames(frames, t, subject);
+    }
+}
+
+/* The `callees` view of a stage with a stack profile: frame, callee, the
+ * profile's weight (its first figure on an axis: ms, bytes...), share of
+ * the frame's own stacks, largest first, on a time axis the part on
+ * thread-pool threads (pool_ms), and the samples through the callee (the
+ * profile's figure of unit "samples"): a count that grows with the calls
  * that reach it, where a share need not (a construction made once is most
  * of a frame that does little else). */
 static int
-build_callees(const char *analyzer, const json_t *stage, pp_ev_table *out)
+build_callees(const json_t *stage, pp_ev_table *out)
 {
-    int is_cpu = strcmp(analyzer, "cpu") == 0;
-    const char *wcol = is_cpu ? "ms" : "bytes";
-    const json_t *stacks = stage_table(stage, "by_stack");
-    int si = stacks ? raw_column(stacks, "stack") : -1, wi = stacks ? raw_column(stacks, wcol) : -1;
-    int ni = stacks ? raw_column(stacks, "samples") : -1;
+    ev_decl e;
+    const json_t *stacks = stack_profile(stage, &e);
+    char list[256];
+    int si = stacks ? raw_column(stacks, e.stack) : -1,
+        wi = stacks ? raw_column(stacks, e.weight) : -1;
+    int ni = stacks && e.samples ? raw_column(stacks, e.samples) : -1;
+    const char *wtype = json_string_value(
+        json_object_get(json_array_get(json_object_get(stacks, "columns"), (size_t)wi), "type"));
+    int real = wtype != NULL && (strcmp(wtype, "number") == 0 || strcmp(wtype, "percent") == 0);
+    int pool;
     json_t *frames = json_object(), *sums = json_object(), *nsums = json_object(), *row, *v;
-    json_t *psums = is_cpu ? json_object() : NULL;
+    json_t *psums = NULL;
     pair *pairs = NULL;
     size_t i, n = 0;
     const char *key;
     int rc = -1;
 
-    out->columns = is_cpu ? json_pack("[ssssss]", "frame", "callee", wcol, "share", "pool_ms",
-                                      "samples") :
-                            json_pack("[sssss]", "frame", "callee", wcol, "share", "samples");
+    if (stacks == NULL || callees_list(&e, list, sizeof list) != 0)
+        goto out;
+    pool = strcmp(e.weight_axis, PP_AXIS_TIME) == 0;
+    out->columns = json_array();
     out->rows = json_array();
-    if (frames == NULL || sums == NULL || nsums == NULL || (is_cpu && psums == NULL) ||
+    if (pool)
+        psums = json_object();
+    if (frames == NULL || sums == NULL || nsums == NULL || (pool && psums == NULL) ||
         out->columns == NULL || out->rows == NULL)
         goto out;
-    if (is_cpu) {
-        add_frames(frames, stage_table(stage, "running"), "method");
-        add_frames(frames, stage_table(stage, "waiting"), "waiter");
-    } else {
-        add_frames(frames, stage_table(stage, "by_frame"), "frame");
+    for (char *save = NULL, *c = strtok_r(list, ",", &save); c != NULL;
+         c = strtok_r(NULL, ",", &save)) {
+        c[strcspn(c, ":")] = '\0';
+        if (json_array_append_new(out->columns, json_string(c)) != 0)
+            goto out;
     }
+    candidate_frames(frames, stage);
     if (si >= 0 && wi >= 0)
         json_array_foreach(json_object_get(stacks, "rows"), i, row) {
             const char *s = json_string_value(json_array_get(row, (size_t)si));
@@ -588,10 +647,10 @@ build_callees(const char *analyzer, const json_t *stage, pp_ev_table *out)
 
         json_array_append_new(r, json_string(pairs[i].frame));
         json_array_append_new(r, json_string(pairs[i].callee));
-        json_array_append_new(r, is_cpu ? json_real(pairs[i].w) :
-                                          json_integer(pp_i64_from_double(pairs[i].w)));
+        json_array_append_new(r, real ? json_real(pairs[i].w) :
+                                        json_integer(pp_i64_from_double(pairs[i].w)));
         json_array_append_new(r, json_real(tot > 0 ? 100.0 * pairs[i].w / tot : 0));
-        if (is_cpu) {
+        if (pool) {
             json_t *p = json_object_get(psums, pairs[i].key);
             json_array_append_new(r, json_real(p != NULL ? json_real_value(p) : 0));
         }
@@ -652,6 +711,7 @@ pp_ev_get(pp_ev_cache *c, const json_t *stage, const char *name)
     const char *an = pp_ev_analyzer(stage);
     const json_t *raw;
     ev_entry *e;
+    ev_decl d;
     int rc;
 
     if (c == NULL || an == NULL || strlen(name) >= sizeof c->e[0].name)
@@ -672,11 +732,10 @@ pp_ev_get(pp_ev_cache *c, const json_t *stage, const char *name)
     memset(e, 0, sizeof *e);
     e->stage = stage;
     snprintf(e->name, sizeof e->name, "%s", name);
-    if (strcmp(name, "callees") == 0 && (strcmp(an, "alloc") == 0 || strcmp(an, "cpu") == 0) &&
-        stage_table(stage, "callees") == NULL) {
-        rc = build_callees(an, stage, &e->t);
-    } else if ((raw = stage_table(stage, name)) != NULL) {
-        rc = copy_table(an, raw, &e->t);
+    if ((raw = stage_table(stage, name)) != NULL) {
+        rc = copy_table(raw, &e->t);
+    } else if (strcmp(name, "callees") == 0 && stack_profile(stage, &d) != NULL) {
+        rc = build_callees(stage, &e->t);
     } else {
         return NULL;
     }

@@ -3,10 +3,11 @@
  * This is the one place that knows how analyzers' tables look to rules:
  * the schema rule files are checked against, read from what analyzers
  * declare of their tables (ABI 1.5) or from result documents, the columns
- * derived from a table's own (a db command's verb, a heap path's root
- * kind) and the views derived from several (callees: what a candidate
- * frame calls, from the stage's stacks). A column an analyzer adds is
- * known to rules once its descriptor declares it. */
+ * derived from a table's own by the roles its declaration gives them (ABI
+ * 1.7: a database command's verb, a heap path's root kind) and the views
+ * derived from several (callees: what a candidate frame calls, from the
+ * stage's stack profile). A column an analyzer adds is known to rules once
+ * its descriptor declares it; no analyzer or table is known by name. */
 #ifndef PP_CORE_RULES_EVIDENCE_H
 #define PP_CORE_RULES_EVIDENCE_H
 

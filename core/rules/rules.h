@@ -65,7 +65,7 @@ typedef struct pp_rule_clause {
 typedef struct pp_rule {
     char *id;
     char *title;
-    char *axis;       /* one of pp_rule_axes */
+    char *axis;       /* one of pp_decl_axes (result/decl.h) */
     char *confidence; /* "high", "medium", "low" */
     char *fix;
     char *doc;
@@ -135,9 +135,6 @@ int pp_rules_load_default(pp_ruleset *set, pp_error *err);
 /* The confidence a rule carries on a candidate: its own, at most "medium"
  * when it is experimental. */
 const char *pp_rule_confidence(const pp_rule *r);
-/* A rule's axis words, in the order `perfpipe rules` groups them,
- * NULL-terminated. */
-extern const char *const pp_rule_axes[];
 
 /* The rule of that id, or NULL. Disabled ones are returned too. */
 const pp_rule *pp_ruleset_find(const pp_ruleset *set, const char *id);

@@ -40,7 +40,7 @@ extern "C" {
 #endif
 
 #define PP_ABI_MAJOR 1
-#define PP_ABI_MINOR 6
+#define PP_ABI_MINOR 7
 
 /* The one symbol the loader looks up. */
 #define PP_PLUGIN_ENTRY_SYMBOL "perfpipe_plugin_entry"
@@ -87,6 +87,30 @@ typedef struct pp_column {
  * paths) keep their end, which tells two rows apart. Written to the
  * result as columns[].prose = true. */
 #define PP_COL_FLAG_PROSE 0x1u
+
+/* ABI 1.7: what a column holds, declared in pp_table_decl's columns so that
+ * rules derive the same evidence from any analyzer's table (docs/rules.md,
+ * Evidence). The host writes them into the result document as
+ * tables[i].decl.roles = {role: column}; a table has each role at most once.
+ *  - SQL: a string, a database command's text -> `verb` (SELECT, INSERT...)
+ *    and `select_columns` (top-level items of a SELECT list);
+ *  - CALLS / ASYNC_CALLS: counts of the row's calls and of those made
+ *    asynchronously -> `sync` (calls - async calls);
+ *  - THREADS: a count of the distinct threads of the row -> `per_thread`
+ *    (the table's figure of unit "samples" / threads);
+ *  - ROOT_PATH: a string, a heap path from the GC roots ("[.NET Roots] >
+ *    group > ... > type") -> `root_kind` (static, local, finalizer, handle,
+ *    other);
+ *  - STACK: a string of ';'-joined frames, outermost first. A table keyed by
+ *    its stack column alone is the stage's stack profile: the stage gets
+ *    the `callees` view (what each candidate frame calls), weighted by the
+ *    table's first figure on an axis. */
+#define PP_COL_FLAG_SQL         0x2u
+#define PP_COL_FLAG_CALLS       0x4u
+#define PP_COL_FLAG_ASYNC_CALLS 0x8u
+#define PP_COL_FLAG_THREADS     0x10u
+#define PP_COL_FLAG_ROOT_PATH   0x20u
+#define PP_COL_FLAG_STACK       0x40u
 
 /* ABI 1.5: what a table means, declared in the descriptor (pp_analyzer's
  * tables) so that rules, candidates and compare can read a table they were

@@ -355,7 +355,7 @@ static const pp_table_decl alloc_tables[] = {
                                         { "kind", PP_COL_STRING, 0 },
                                         { "bytes", PP_COL_BYTES, 0 },
                                         { "samples", PP_COL_COUNT, 0 },
-                                        { "threads", PP_COL_COUNT, 0 },
+                                        { "threads", PP_COL_COUNT, PP_COL_FLAG_THREADS },
                                         { "module", PP_COL_STRING, 0 },
                                         { "call_site", PP_COL_STRING, 0 },
                                         { NULL, 0, 0 } },
@@ -381,7 +381,7 @@ static const pp_table_decl alloc_tables[] = {
     },
     {
         .name = "by_stack",
-        .columns = (const pp_column[]){ { "stack", PP_COL_STRING, 0 },
+        .columns = (const pp_column[]){ { "stack", PP_COL_STRING, PP_COL_FLAG_STACK },
                                         { "bytes", PP_COL_BYTES, 0 },
                                         { "samples", PP_COL_COUNT, 0 },
                                         { NULL, 0, 0 } },

@@ -464,7 +464,7 @@ static const pp_table_decl cpu_tables[] = {
     },
     {
         .name = "by_stack",
-        .columns = (const pp_column[]){ { "stack", PP_COL_STRING, 0 },
+        .columns = (const pp_column[]){ { "stack", PP_COL_STRING, PP_COL_FLAG_STACK },
                                         { "samples", PP_COL_COUNT, 0 },
                                         { "ms", PP_COL_NUMBER, 0 },
                                         { NULL, 0, 0 } },

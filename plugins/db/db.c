@@ -395,8 +395,8 @@ db_destroy(void *state)
 static const pp_table_decl db_tables[] = {
     {
         .name = "by_command",
-        .columns = (const pp_column[]){ { "command", PP_COL_STRING, 0 },
-                                        { "count", PP_COL_COUNT, 0 },
+        .columns = (const pp_column[]){ { "command", PP_COL_STRING, PP_COL_FLAG_SQL },
+                                        { "count", PP_COL_COUNT, PP_COL_FLAG_CALLS },
                                         { "total_ms", PP_COL_NUMBER, 0 },
                                         { "mean_ms", PP_COL_NUMBER, 0 },
                                         { "p50_ms", PP_COL_NUMBER, 0 },
@@ -404,7 +404,7 @@ static const pp_table_decl db_tables[] = {
                                         { "max_ms", PP_COL_NUMBER, 0 },
                                         { "share", PP_COL_PERCENT, 0 },
                                         { "ef_duration_ms", PP_COL_NUMBER, 0 },
-                                        { "async", PP_COL_COUNT, 0 },
+                                        { "async", PP_COL_COUNT, PP_COL_FLAG_ASYNC_CALLS },
                                         { "errors", PP_COL_COUNT, 0 },
                                         { "example", PP_COL_STRING, 0 },
                                         { NULL, 0, 0 } },

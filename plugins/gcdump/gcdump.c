@@ -353,7 +353,7 @@ static const pp_table_decl gcdump_tables[] = {
         .name = "paths",
         .columns = (const pp_column[]){ { "type", PP_COL_STRING, 0 },
                                         { "depth", PP_COL_COUNT, 0 },
-                                        { "path", PP_COL_STRING, 0 },
+                                        { "path", PP_COL_STRING, PP_COL_FLAG_ROOT_PATH },
                                         { NULL, 0, 0 } },
         .key = (const char *const[]){ "type", NULL },
         .subject = "type",

@@ -6,10 +6,10 @@
 # (pp_table_decl). A C string literal in core/ or cli/ that is exactly one
 # of them is a breach, unless ALLOWED lists it for that file.
 #
-# ALLOWED is today's offenders, listed one by one so that any new one
-# fails; it shrinks as the host reads declarations instead, down to the
-# shipped-pipelines registry. An entry no longer needed is reported (NOTE)
-# so it can go; it does not fail, as the check-layout exceptions do not.
+# ALLOWED is empty: the host reads declarations, and only the
+# shipped-pipelines registry names shipped analyzers. It stays as the one
+# place an exception would have to be argued (file: {names}); an entry no
+# longer needed is reported (NOTE) so it can go.
 # Names that are also input kinds (gcdump, spans, bench, load) are the
 # kinds' own words: each lives once, in its reader's ops (`.kind = "..."`),
 # and the host reads it from there (pp_source_ops.kind, the kinds registry).
@@ -27,15 +27,7 @@ import sys
 # trimming options; diagnose's captures and axis words).
 REGISTRY = {"cli/shipped.c"}
 
-ALLOWED = {
-    # rules' derived evidence (to read declarations; candidates and landing
-    # read them: tables[i].decl.candidate)
-    "core/rules/evidence.c": {"alloc", "by_command", "by_frame", "by_stack",
-                              "by_type_frame_kind", "cpu", "db", "gcdump", "gcdump-diff",
-                              "running", "waiting"},
-    # rules' axis words (pp_rule_axes): the user's rule files say `axis: alloc`
-    "core/rules/rules_yaml.c": {"alloc"},
-}
+ALLOWED: dict = {}
 
 # (file, a pattern of the line, the words it allows there, why): a word
 # that is the same as a shipped name and means something else on that line.

@@ -108,7 +108,7 @@ version: 1
 rules:
   - id: team.call-site
     title: Allocations whose call site is in a hot loop
-    axis: alloc
+    axis: allocation
     confidence: low
     fix: Hoist the allocation out of the loop.
     doc: https://example.com/call-site

@@ -64,7 +64,7 @@ head_ok='version: 1
 rules:
   - id: team.x
     title: T
-    axis: alloc
+    axis: allocation
     confidence: high
     fix: F.
     doc: https://example.com/t'
@@ -80,12 +80,20 @@ rules:
   - id: team.x
     title: [T]
 EOF
-bad bad-axis 5:11 "unknown axis 'memory'; expected one of: alloc, time, footprint" <<'EOF'
+bad bad-axis 5:11 "unknown axis 'memory'; expected one of: time, allocation, footprint, database, load" <<'EOF'
 version: 1
 rules:
   - id: team.x
     title: T
     axis: memory
+EOF
+# the axis word rule files said before rules used the declared axis names
+bad old-axis 5:11 "unknown axis 'alloc': write 'axis: allocation' (a rule's axis is one analyzers declare figures on: time, allocation, footprint, database, load)" <<'EOF'
+version: 1
+rules:
+  - id: team.x
+    title: T
+    axis: alloc
 EOF
 bad bad-regex 12:33 "bad regex" <<EOF
 $head_ok
@@ -292,7 +300,7 @@ else
   ko "XDG_CONFIG_HOME"; cat "$tmp/err" "$tmp/n1.xdg.rules" 2>/dev/null | sed 's/^/  /'
 fi
 # a bad user rule stops every command that uses rules, with its position
-printf 'version: 1\nrules:\n  - id: team.bad\n    axis: alloc\n    titel: x\n' >"$HOME/.config/perfpipe/rules/zz-bad.yaml"
+printf 'version: 1\nrules:\n  - id: team.bad\n    axis: allocation\n    titel: x\n' >"$HOME/.config/perfpipe/rules/zz-bad.yaml"
 want="$HOME/.config/perfpipe/rules/zz-bad.yaml:5:5: unknown key 'titel'"
 expect 2 "a bad user rule: rules validate (the rules in force) exits 2" -- "$PERFPIPE" rules validate
 has "$tmp/err" "$want" "rules validate names FILE:LINE:COLUMN of the bad user rule"
