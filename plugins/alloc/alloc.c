@@ -293,8 +293,8 @@ alloc_merge(void *state, void *child, pp_error *err)
 
 /* What finish builds (ABI 1.5): rules, candidates and compare read these
  * declarations from the result document (tables[i].decl). */
-static const pp_table_decl alloc_tables[] = {
-    {
+const pp_table_decl pp_alloc_tables[] = {
+    [PP_ALLOC_T_BY_TYPE] = {
         .name = "by_type",
         .columns = (const pp_column[]){ { "type", PP_COL_STRING, 0 },
                                         { "bytes", PP_COL_BYTES, 0 },
@@ -310,7 +310,7 @@ static const pp_table_decl alloc_tables[] = {
                                              { "share", "percent", NULL },
                                              { NULL, NULL, NULL } },
     },
-    {
+    [PP_ALLOC_T_BY_FRAME] = {
         .name = "by_frame",
         .columns = (const pp_column[]){ { "frame", PP_COL_STRING, 0 },
                                         { "bytes", PP_COL_BYTES, 0 },
@@ -333,7 +333,7 @@ static const pp_table_decl alloc_tables[] = {
                                                  .does = "allocates (sampled)",
                                                  .flags = PP_CANDIDATE_FRAME },
     },
-    {
+    [PP_ALLOC_T_BY_TYPE_FRAME] = {
         .name = "by_type_frame",
         .columns = (const pp_column[]){ { "type", PP_COL_STRING, 0 },
                                         { "frame", PP_COL_STRING, 0 },
@@ -348,7 +348,7 @@ static const pp_table_decl alloc_tables[] = {
                                              { "samples", "samples", PP_AXIS_ALLOCATION },
                                              { NULL, NULL, NULL } },
     },
-    {
+    [PP_ALLOC_T_BY_TYPE_FRAME_KIND] = {
         .name = "by_type_frame_kind",
         .columns = (const pp_column[]){ { "type", PP_COL_STRING, 0 },
                                         { "frame", PP_COL_STRING, 0 },
@@ -365,7 +365,7 @@ static const pp_table_decl alloc_tables[] = {
                                              { "samples", "samples", PP_AXIS_ALLOCATION },
                                              { NULL, NULL, NULL } },
     },
-    {
+    [PP_ALLOC_T_BY_KIND] = {
         .name = "by_kind",
         .columns = (const pp_column[]){ { "kind", PP_COL_STRING, 0 },
                                         { "bytes", PP_COL_BYTES, 0 },
@@ -379,7 +379,7 @@ static const pp_table_decl alloc_tables[] = {
                                              { "samples", "samples", PP_AXIS_ALLOCATION },
                                              { NULL, NULL, NULL } },
     },
-    {
+    [PP_ALLOC_T_BY_STACK] = {
         .name = "by_stack",
         .columns = (const pp_column[]){ { "stack", PP_COL_STRING, 0 },
                                         { "bytes", PP_COL_BYTES, 0 },
@@ -420,7 +420,7 @@ static const pp_analyzer alloc_analyzer = {
     .destroy = alloc_destroy,
     .fork = alloc_fork,
     .merge = alloc_merge,
-    .tables = alloc_tables,
+    .tables = pp_alloc_tables,
 };
 
 PP_PLUGIN_DEFINE(alloc_analyzer);

@@ -190,8 +190,8 @@ bn_destroy(void *state)
 
 /* What finish builds (ABI 1.5): rules, candidates and compare read these
  * declarations from the result document (tables[i].decl). */
-static const pp_table_decl bench_tables[] = {
-    {
+const pp_table_decl pp_bench_tables[] = {
+    [PP_BENCH_T_BENCHMARKS] = {
         .name = "benchmarks",
         .columns = (const pp_column[]){ { "benchmark", PP_COL_STRING, 0 },
                                         { "params", PP_COL_STRING, 0 },
@@ -217,7 +217,7 @@ static const pp_table_decl bench_tables[] = {
                                                PP_AXIS_ALLOCATION },
                                              { NULL, NULL, NULL } },
     },
-    {
+    [PP_BENCH_T_ITERATIONS] = {
         .name = "iterations",
         .columns = (const pp_column[]){ { "benchmark", PP_COL_STRING, 0 },
                                         { "params", PP_COL_STRING, 0 },
@@ -250,7 +250,7 @@ static const pp_analyzer descriptor = {
     .consume = bn_consume,
     .finish = bn_finish,
     .destroy = bn_destroy,
-    .tables = bench_tables,
+    .tables = pp_bench_tables,
 };
 
 PP_PLUGIN_EXPORT const pp_analyzer *perfpipe_plugin_entry(void);

@@ -392,8 +392,8 @@ db_destroy(void *state)
 
 /* What finish builds (ABI 1.5): rules, candidates and compare read these
  * declarations from the result document (tables[i].decl). */
-static const pp_table_decl db_tables[] = {
-    {
+const pp_table_decl pp_db_tables[] = {
+    [PP_DB_T_BY_COMMAND] = {
         .name = "by_command",
         .columns = (const pp_column[]){ { "command", PP_COL_STRING, 0 },
                                         { "count", PP_COL_COUNT, 0 },
@@ -425,7 +425,7 @@ static const pp_table_decl db_tables[] = {
                                                  .does = "spends in the database",
                                                  .callers = "by_caller" },
     },
-    {
+    [PP_DB_T_BY_CALLER] = {
         .name = "by_caller",
         .columns = (const pp_column[]){ { "caller", PP_COL_STRING, 0 },
                                         { "command", PP_COL_STRING, 0 },
@@ -443,7 +443,7 @@ static const pp_table_decl db_tables[] = {
                                              { "share", "percent", NULL },
                                              { NULL, NULL, NULL } },
     },
-    {
+    [PP_DB_T_N_PLUS_ONE] = {
         .name = "n_plus_one",
         .columns = (const pp_column[]){ { "command", PP_COL_STRING, 0 },
                                         { "executions", PP_COL_COUNT, 0 },
@@ -461,7 +461,7 @@ static const pp_table_decl db_tables[] = {
                                              { "window_ms", "ms", NULL },
                                              { NULL, NULL, NULL } },
     },
-    {
+    [PP_DB_T_PER_REQUEST] = {
         .name = "per_request",
         .columns = (const pp_column[]){ { "route", PP_COL_STRING, 0 },
                                         { "requests", PP_COL_COUNT, 0 },
@@ -483,7 +483,7 @@ static const pp_table_decl db_tables[] = {
                                       { "requests", "count", PP_AXIS_LOAD },
                                       { NULL, NULL, NULL } },
     },
-    {
+    [PP_DB_T_TIMELINE] = {
         .name = "timeline",
         .columns = (const pp_column[]){ { "start", PP_COL_TIMESTAMP_NS, 0 },
                                         { "duration", PP_COL_DURATION_NS, 0 },
@@ -513,7 +513,7 @@ static const pp_analyzer descriptor = {
     .consume = db_consume,
     .finish = db_finish,
     .destroy = db_destroy,
-    .tables = db_tables,
+    .tables = pp_db_tables,
 };
 
 PP_PLUGIN_DEFINE(descriptor);

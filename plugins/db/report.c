@@ -151,15 +151,7 @@ static int
 emit_by_command(db_state *st, pp_ctx *ctx, db_work *w)
 {
     const pp_host_api *h = st->host;
-    static const pp_column cols[] = {
-        { "command", PP_COL_STRING, 0 },        { "count", PP_COL_COUNT, 0 },
-        { "total_ms", PP_COL_NUMBER, 0 },       { "mean_ms", PP_COL_NUMBER, 0 },
-        { "p50_ms", PP_COL_NUMBER, 0 },         { "p95_ms", PP_COL_NUMBER, 0 },
-        { "max_ms", PP_COL_NUMBER, 0 },         { "share", PP_COL_PERCENT, 0 },
-        { "ef_duration_ms", PP_COL_NUMBER, 0 }, { "async", PP_COL_COUNT, 0 },
-        { "errors", PP_COL_COUNT, 0 },          { "example", PP_COL_STRING, 0 },
-    };
-    pp_table *t = h->table_new(ctx, "by_command", 12, cols, 1);
+    pp_table *t = pp_pc_table_new(h, ctx, &pp_db_tables[PP_DB_T_BY_COMMAND], 1, NULL);
     if (!t)
         return PP_ENOMEM;
     uint32_t n = row_limit(st, st->cmds.count);
@@ -195,13 +187,7 @@ static int
 emit_timeline(db_state *st, pp_ctx *ctx, db_work *w)
 {
     const pp_host_api *h = st->host;
-    static const pp_column cols[] = {
-        { "start", PP_COL_TIMESTAMP_NS, 0 },
-        { "duration", PP_COL_DURATION_NS, 0 },
-        { "command", PP_COL_STRING, 0 },
-        { "thread", PP_COL_COUNT, 0 },
-    };
-    pp_table *t = h->table_new(ctx, "timeline", 4, cols, 1);
+    pp_table *t = pp_pc_table_new(h, ctx, &pp_db_tables[PP_DB_T_TIMELINE], 1, NULL);
     if (!t)
         return PP_ENOMEM;
     for (uint32_t k = 0; k < w->nexec; k++) {
@@ -363,12 +349,6 @@ emit_by_caller(db_state *st, pp_ctx *ctx, db_work *w)
         }
     }
     qsort(w->crow, m, sizeof(*w->crow), cmp_caller_total);
-    static const pp_column cols[] = {
-        { "caller", PP_COL_STRING, 0 },    { "command", PP_COL_STRING, 0 },
-        { "count", PP_COL_COUNT, 0 },      { "total_ms", PP_COL_NUMBER, 0 },
-        { "share", PP_COL_PERCENT, 0 },    { "module", PP_COL_STRING, 0 },
-        { "call_site", PP_COL_STRING, 0 }, { "source", PP_COL_STRING, 0 },
-    };
     /* module and call_site only where the trace has module rundown: a result of a
      * trace without it stays what it was; source (common/srclines.h: the line
      * most of the row's time called from) only when some row has one */
@@ -379,8 +359,11 @@ emit_by_caller(db_state *st, pp_ctx *ctx, db_work *w)
     int with_src = 0;
     for (uint32_t k = 0; k < m && !with_src; k++)
         with_src = caller_row_line(w, &w->crow[k], lines) != NULL;
-    uint32_t ncols = w->any_module ? 7 + (uint32_t)with_src : 5;
-    pp_table *t = h->table_new(ctx, "by_caller", ncols, cols, 2);
+    static const char *const no_module[] = { "module", "call_site", "source", NULL };
+    pp_table *t = pp_pc_table_new(h, ctx, &pp_db_tables[PP_DB_T_BY_CALLER], 2,
+                                  !w->any_module ? no_module :
+                                  with_src       ? NULL :
+                                                   no_module + 2);
     if (!t) {
         free(lines);
         return PP_ENOMEM;

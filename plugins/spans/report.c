@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "spans.h"
+#include "../common/decl.h"
 #include "../common/quantile.h"
 
 /* One attributed downstream call, clipped to its request. */
@@ -428,13 +429,7 @@ static int
 emit_by_operation(sp_state *st, pp_ctx *ctx, sp_work *w)
 {
     const pp_host_api *h = st->host;
-    static const pp_column cols[] = {
-        { "operation", PP_COL_STRING, 0 }, { "requests", PP_COL_COUNT, 0 },
-        { "p50_ms", PP_COL_NUMBER, 0 },    { "p95_ms", PP_COL_NUMBER, 0 },
-        { "max_ms", PP_COL_NUMBER, 0 },    { "overlaps", PP_COL_COUNT, 0 },
-        { "total_ms", PP_COL_NUMBER, 0 },
-    };
-    pp_table *t = h->table_new(ctx, "by_operation", 7, cols, 1);
+    pp_table *t = pp_pc_table_new(h, ctx, &pp_spans_tables[PP_SPANS_T_BY_OPERATION], 1, NULL);
     if (!t)
         return PP_ENOMEM;
     for (uint32_t k = 0; k < w->nops; k++) {
@@ -461,12 +456,7 @@ emit_attribution(sp_state *st, pp_ctx *ctx, sp_work *w)
 {
     const pp_host_api *h = st->host;
     char adv[320];
-    static const pp_column cols[] = {
-        { "operation", PP_COL_STRING, 0 },  { "kind", PP_COL_STRING, 0 },
-        { "downstream", PP_COL_STRING, 0 }, { "ms", PP_COL_NUMBER, 0 },
-        { "share", PP_COL_PERCENT, 0 },     { "calls", PP_COL_COUNT, 0 },
-    };
-    pp_table *t = h->table_new(ctx, "attribution", 6, cols, 3);
+    pp_table *t = pp_pc_table_new(h, ctx, &pp_spans_tables[PP_SPANS_T_ATTRIBUTION], 3, NULL);
     if (!t)
         return PP_ENOMEM;
     for (size_t k = 0; k < w->contrib.n; k++) {

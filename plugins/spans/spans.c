@@ -128,8 +128,8 @@ sp_destroy(void *state)
 
 /* What finish builds (ABI 1.5): rules, candidates and compare read these
  * declarations from the result document (tables[i].decl). */
-static const pp_table_decl spans_tables[] = {
-    {
+const pp_table_decl pp_spans_tables[] = {
+    [PP_SPANS_T_BY_OPERATION] = {
         .name = "by_operation",
         .columns = (const pp_column[]){ { "operation", PP_COL_STRING, 0 },
                                         { "requests", PP_COL_COUNT, 0 },
@@ -149,7 +149,7 @@ static const pp_table_decl spans_tables[] = {
                                              { NULL, NULL, NULL } },
         .work_totals = (const char *const[]){ "requests", NULL },
     },
-    {
+    [PP_SPANS_T_ATTRIBUTION] = {
         .name = "attribution",
         .columns = (const pp_column[]){ { "operation", PP_COL_STRING, 0 },
                                         { "kind", PP_COL_STRING, 0 },
@@ -183,7 +183,7 @@ static const pp_analyzer descriptor = {
     .consume = sp_consume,
     .finish = sp_finish,
     .destroy = sp_destroy,
-    .tables = spans_tables,
+    .tables = pp_spans_tables,
 };
 
 PP_PLUGIN_DEFINE(descriptor);
