@@ -20,23 +20,23 @@ counted(const db_exec *x)
     return x->done && !x->nested;
 }
 
-static const db_cmd_agg *g_aggs; /* qsort context (finish is single-threaded per stage) */
-
+/* qsort_r: ctx is the commands' aggregates the indexes point into */
 static int
-cmp_cmd_total(const void *a, const void *b)
+cmp_cmd_total(const void *a, const void *b, void *ctx)
 {
-    const db_cmd_agg *x = &g_aggs[*(const uint32_t *)a], *y = &g_aggs[*(const uint32_t *)b];
+    const db_cmd_agg *aggs = ctx;
+    const db_cmd_agg *x = &aggs[*(const uint32_t *)a], *y = &aggs[*(const uint32_t *)b];
     if (x->total_ns != y->total_ns)
         return x->total_ns > y->total_ns ? -1 : 1;
     return (*(const uint32_t *)a > *(const uint32_t *)b) -
            (*(const uint32_t *)a < *(const uint32_t *)b);
 }
 
-static const db_exec *g_execs;
 static int
-cmp_exec_start(const void *a, const void *b)
+cmp_exec_start(const void *a, const void *b, void *ctx) /* ctx: the executions */
 {
-    const db_exec *x = &g_execs[*(const uint32_t *)a], *y = &g_execs[*(const uint32_t *)b];
+    const db_exec *execs = ctx;
+    const db_exec *x = &execs[*(const uint32_t *)a], *y = &execs[*(const uint32_t *)b];
     if (x->start_ns != y->start_ns)
         return x->start_ns < y->start_ns ? -1 : 1;
     return (*(const uint32_t *)a > *(const uint32_t *)b) -
@@ -129,15 +129,13 @@ aggregate(db_state *st, db_work *w)
         if (w->aggs[c].count && !(w->aggs[c].walls = malloc(w->aggs[c].count * sizeof(int64_t))))
             return PP_ENOMEM;
     }
-    g_execs = st->execs;
-    qsort(w->by_start, w->nexec, sizeof(uint32_t), cmp_exec_start);
+    qsort_r(w->by_start, w->nexec, sizeof(uint32_t), cmp_exec_start, st->execs);
     for (uint32_t k = 0; k < w->nexec; k++) {
         const db_exec *x = &st->execs[w->by_start[k]];
         db_cmd_agg *a = &w->aggs[x->cmd];
         a->walls[a->filled++] = x->end_ns - x->start_ns;
     }
-    g_aggs = w->aggs;
-    qsort(w->order, nc, sizeof(uint32_t), cmp_cmd_total);
+    qsort_r(w->order, nc, sizeof(uint32_t), cmp_cmd_total, w->aggs);
     return PP_OK;
 }
 
