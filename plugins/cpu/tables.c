@@ -17,6 +17,11 @@ static const pp_column thread_stack_columns[] = { { "stack", PP_COL_STRING, 0 },
                                                   { "ms", PP_COL_NUMBER, 0 },
                                                   { "thread", PP_COL_STRING, 0 },
                                                   { NULL, 0, 0 } };
+/* A table of sampled thread time with its share of the whole. */
+static const pp_figure_decl sample_share_figures[] = { { "ms", "ms", PP_AXIS_TIME },
+                                                       { "samples", "samples", PP_AXIS_TIME },
+                                                       { "share", "percent", NULL },
+                                                       { NULL, NULL, NULL } };
 static const pp_figure_decl stack_figures[] = { { "ms", "ms", PP_AXIS_TIME },
                                                 { "samples", "samples", PP_AXIS_TIME },
                                                 { NULL, NULL, NULL } };
@@ -36,10 +41,7 @@ const pp_table_decl pp_cpu_tables[] = {
                                         { NULL, 0, 0 } },
         .key = (const char *const[]){ "method", NULL },
         .subject = "method",
-        .figures = (const pp_figure_decl[]){ { "ms", "ms", PP_AXIS_TIME },
-                                             { "samples", "samples", PP_AXIS_TIME },
-                                             { "share", "percent", NULL },
-                                             { NULL, NULL, NULL } },
+        .figures = sample_share_figures,
         .candidate =
             &(const pp_candidate_decl){
                 .cost = "ms",
@@ -63,10 +65,7 @@ const pp_table_decl pp_cpu_tables[] = {
                                         { NULL, 0, 0 } },
         .key = (const char *const[]){ "wait", "waiter", NULL },
         .subject = "waiter",
-        .figures = (const pp_figure_decl[]){ { "ms", "ms", PP_AXIS_TIME },
-                                             { "samples", "samples", PP_AXIS_TIME },
-                                             { "share", "percent", NULL },
-                                             { NULL, NULL, NULL } },
+        .figures = sample_share_figures,
         .candidate = &(
             const pp_candidate_decl){ .cost = "ms",
                                       .label = "time (blocked, removable wait)",
@@ -87,10 +86,7 @@ const pp_table_decl pp_cpu_tables[] = {
                                         { NULL, 0, 0 } },
         .key = (const char *const[]){ "waiter", NULL },
         .subject = "waiter",
-        .figures = (const pp_figure_decl[]){ { "ms", "ms", PP_AXIS_TIME },
-                                             { "samples", "samples", PP_AXIS_TIME },
-                                             { "share", "percent", NULL },
-                                             { NULL, NULL, NULL } },
+        .figures = sample_share_figures,
         /* a caller blocked on a task or a lock (blocking.h): a cause an
        * await, or less sharing, removes */
         .candidate =
