@@ -10,9 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../common/modules.h"
 #include "tick.h"
-#include "type_stacks.h"
 
 static const pp_option_decl alloc_options[] = {
     { "top", PP_OPT_INT, 0, "25", "rows per table (0 = all)" },
@@ -291,118 +289,6 @@ alloc_merge(void *state, void *child, pp_error *err)
     return pp_alloc_merge(state, child, err);
 }
 
-/* What finish builds (ABI 1.5): rules, candidates and compare read these
- * declarations from the result document (tables[i].decl). */
-static const pp_table_decl alloc_tables[] = {
-    {
-        .name = "by_type",
-        .columns = (const pp_column[]){ { "type", PP_COL_STRING, 0 },
-                                        { "bytes", PP_COL_BYTES, 0 },
-                                        { "samples", PP_COL_COUNT, 0 },
-                                        { "share", PP_COL_PERCENT, 0 },
-                                        { "bytes_lo", PP_COL_BYTES, 0 },
-                                        { "bytes_hi", PP_COL_BYTES, 0 },
-                                        { NULL, 0, 0 } },
-        .key = (const char *const[]){ "type", NULL },
-        .subject = "type",
-        .figures = (const pp_figure_decl[]){ { "bytes", "bytes", PP_AXIS_ALLOCATION },
-                                             { "samples", "samples", PP_AXIS_ALLOCATION },
-                                             { "share", "percent", NULL },
-                                             { NULL, NULL, NULL } },
-    },
-    {
-        .name = "by_frame",
-        .columns = (const pp_column[]){ { "frame", PP_COL_STRING, 0 },
-                                        { "bytes", PP_COL_BYTES, 0 },
-                                        { "samples", PP_COL_COUNT, 0 },
-                                        { "share", PP_COL_PERCENT, 0 },
-                                        { "module", PP_COL_STRING, 0 },
-                                        { "call_site", PP_COL_STRING, 0 },
-                                        { "bytes_lo", PP_COL_BYTES, 0 },
-                                        { "bytes_hi", PP_COL_BYTES, 0 },
-                                        { "source", PP_COL_STRING, 0 },
-                                        { NULL, 0, 0 } },
-        .key = (const char *const[]){ "frame", NULL },
-        .subject = "frame",
-        .figures = (const pp_figure_decl[]){ { "bytes", "bytes", PP_AXIS_ALLOCATION },
-                                             { "samples", "samples", PP_AXIS_ALLOCATION },
-                                             { "share", "percent", NULL },
-                                             { NULL, NULL, NULL } },
-        .candidate = &(const pp_candidate_decl){ .cost = "bytes",
-                                                 .label = "allocation churn",
-                                                 .does = "allocates (sampled)",
-                                                 .flags = PP_CANDIDATE_FRAME },
-    },
-    {
-        .name = "by_type_frame",
-        .columns = (const pp_column[]){ { "type", PP_COL_STRING, 0 },
-                                        { "frame", PP_COL_STRING, 0 },
-                                        { "bytes", PP_COL_BYTES, 0 },
-                                        { "samples", PP_COL_COUNT, 0 },
-                                        { "module", PP_COL_STRING, 0 },
-                                        { "call_site", PP_COL_STRING, 0 },
-                                        { NULL, 0, 0 } },
-        .key = (const char *const[]){ "type", "frame", NULL },
-        .subject = "frame",
-        .figures = (const pp_figure_decl[]){ { "bytes", "bytes", PP_AXIS_ALLOCATION },
-                                             { "samples", "samples", PP_AXIS_ALLOCATION },
-                                             { NULL, NULL, NULL } },
-    },
-    {
-        .name = "by_type_frame_kind",
-        .columns = (const pp_column[]){ { "type", PP_COL_STRING, 0 },
-                                        { "frame", PP_COL_STRING, 0 },
-                                        { "kind", PP_COL_STRING, 0 },
-                                        { "bytes", PP_COL_BYTES, 0 },
-                                        { "samples", PP_COL_COUNT, 0 },
-                                        { "threads", PP_COL_COUNT, PP_COL_FLAG_THREADS },
-                                        { "module", PP_COL_STRING, 0 },
-                                        { "call_site", PP_COL_STRING, 0 },
-                                        { NULL, 0, 0 } },
-        .key = (const char *const[]){ "type", "frame", "kind", NULL },
-        .subject = "frame",
-        .figures = (const pp_figure_decl[]){ { "bytes", "bytes", PP_AXIS_ALLOCATION },
-                                             { "samples", "samples", PP_AXIS_ALLOCATION },
-                                             { NULL, NULL, NULL } },
-    },
-    {
-        .name = "by_kind",
-        .columns = (const pp_column[]){ { "kind", PP_COL_STRING, 0 },
-                                        { "bytes", PP_COL_BYTES, 0 },
-                                        { "samples", PP_COL_COUNT, 0 },
-                                        { "bytes_lo", PP_COL_BYTES, 0 },
-                                        { "bytes_hi", PP_COL_BYTES, 0 },
-                                        { NULL, 0, 0 } },
-        .key = (const char *const[]){ "kind", NULL },
-        .subject = "kind",
-        .figures = (const pp_figure_decl[]){ { "bytes", "bytes", PP_AXIS_ALLOCATION },
-                                             { "samples", "samples", PP_AXIS_ALLOCATION },
-                                             { NULL, NULL, NULL } },
-    },
-    {
-        .name = "by_stack",
-        .columns = (const pp_column[]){ { "stack", PP_COL_STRING, PP_COL_FLAG_STACK },
-                                        { "bytes", PP_COL_BYTES, 0 },
-                                        { "samples", PP_COL_COUNT, 0 },
-                                        { NULL, 0, 0 } },
-        .key = (const char *const[]){ "stack", NULL },
-        .figures = (const pp_figure_decl[]){ { "bytes", "bytes", PP_AXIS_ALLOCATION },
-                                             { "samples", "samples", PP_AXIS_ALLOCATION },
-                                             { NULL, NULL, NULL } },
-    },
-    {
-        /* only with the type-stacks option; no key: a stack repeats once
-         * per type */
-        .name = "by_type_stack",
-        .columns = pp_alloc_type_stack_columns,
-        .figures = (const pp_figure_decl[]){ { "bytes", "bytes", PP_AXIS_ALLOCATION },
-                                             { "samples", "samples", PP_AXIS_ALLOCATION },
-                                             { NULL, NULL, NULL } },
-    },
-    PP_PC_MODULES_TABLE_DECL,
-    { .name = NULL },
-};
-
 static const pp_analyzer alloc_analyzer = {
     PP_ANALYZER_HEADER,
     .name = "alloc",
@@ -420,7 +306,7 @@ static const pp_analyzer alloc_analyzer = {
     .destroy = alloc_destroy,
     .fork = alloc_fork,
     .merge = alloc_merge,
-    .tables = alloc_tables,
+    .tables = pp_alloc_tables,
 };
 
 PP_PLUGIN_DEFINE(alloc_analyzer);

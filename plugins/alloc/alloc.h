@@ -118,4 +118,16 @@ int pp_alloc_merge(pp_alloc *a, pp_alloc *c, pp_error *err);
 /* Build tables, findings and totals (report.c). */
 int pp_alloc_report(pp_alloc *a, pp_ctx *ctx, pp_error *err);
 
+/* The tables finish writes, by their place in pp_alloc_tables (alloc.c: the descriptor's
+ * declarations, each writer makes its table from its entry). */
+enum {
+    PP_ALLOC_T_BY_TYPE,
+    PP_ALLOC_T_BY_FRAME,
+    PP_ALLOC_T_BY_TYPE_FRAME,
+    PP_ALLOC_T_BY_TYPE_FRAME_KIND,
+    PP_ALLOC_T_BY_KIND,
+    PP_ALLOC_T_BY_STACK,
+};
+extern const pp_table_decl pp_alloc_tables[];
+
 #endif

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "../common/interval.h"
+#include "../common/decl.h"
 #include "../common/modules.h"
 #include "../common/srclines.h"
 #include "../common/strbuf.h"
@@ -444,8 +445,8 @@ pct(int64_t part, int64_t whole)
  * bytes; bytes_lo .. bytes_hi its 95 % interval from the tick count
  * (../common/interval.h): a row of 4 ticks is 0.27-2.6x its figure. */
 static int
-emit_simple(report *r, const char *name, const char *keycol, const pp_pc_agg *g, int with_share,
-            int64_t top, int with_lands)
+emit_simple(report *r, uint32_t table, const pp_pc_agg *g, int with_share, int64_t top,
+            int with_lands)
 {
     const pp_host_api *h = r->a->host;
     uint32_t nc = with_share ? (with_lands ? 6 : 4) : 3;
@@ -458,15 +459,8 @@ emit_simple(report *r, const char *name, const char *keycol, const pp_pc_agg *g,
     int with_src = 0;
     for (uint32_t i = 0; lines && i < n && !with_src; i++)
         with_src = lines[i] != NULL;
-    pp_column cols[9] = {
-        { keycol, PP_COL_STRING, 0 },   { "bytes", PP_COL_BYTES, 0 },
-        { "samples", PP_COL_COUNT, 0 }, { "share", PP_COL_PERCENT, 0 },
-        { "module", PP_COL_STRING, 0 }, { "call_site", PP_COL_STRING, 0 },
-    };
-    cols[nc] = (pp_column){ "bytes_lo", PP_COL_BYTES, 0 };
-    cols[nc + 1] = (pp_column){ "bytes_hi", PP_COL_BYTES, 0 };
-    cols[nc + 2] = (pp_column){ "source", PP_COL_STRING, 0 };
-    pp_table *t = h->table_new(r->ctx, name, nc + 2 + (uint32_t)with_src, cols, 1);
+    pp_table *t = pp_pc_table_new(h, r->ctx, &pp_alloc_tables[table], 1,
+                                  with_src ? NULL : (const char *const[]){ "source", NULL });
     uint32_t *order = t ? pp_pc_agg_rank(g, PP_ALLOC_BYTES, PP_ALLOC_SAMPLES) : NULL;
     if (!t || (n && !order)) {
         free(order);
@@ -525,12 +519,7 @@ static int
 emit_by_stack(report *r, int64_t top)
 {
     const pp_host_api *h = r->a->host;
-    pp_column cols[3] = {
-        { "stack", PP_COL_STRING, 0 },
-        { "bytes", PP_COL_BYTES, 0 },
-        { "samples", PP_COL_COUNT, 0 },
-    };
-    pp_table *t = h->table_new(r->ctx, "by_stack", 3, cols, 1);
+    pp_table *t = pp_pc_table_new(h, r->ctx, &pp_alloc_tables[PP_ALLOC_T_BY_STACK], 1, NULL);
     if (!t)
         return PP_ENOMEM;
     uint32_t nf = pp_alloc_folded_count(&r->folded), n = 0;
@@ -581,20 +570,13 @@ static int
 emit_type_frame(report *r, int with_kind)
 {
     const pp_host_api *h = r->a->host;
-    pp_column cols[6] = {
-        { "type", PP_COL_STRING, 0 },
-        { "frame", PP_COL_STRING, 0 },
-        { "kind", PP_COL_STRING, 0 },
-        { "bytes", PP_COL_BYTES, 0 },
-        { "samples", PP_COL_COUNT, 0 },
-        { "threads", PP_COL_COUNT, 0 }, /* distinct allocating threads */
-    };
-    if (!with_kind) {
-        cols[2] = cols[3];
-        cols[3] = cols[4];
-    }
-    pp_table *t = h->table_new(r->ctx, with_kind ? "by_type_frame_kind" : "by_type_frame",
-                               with_kind ? 6 : 4, cols, with_kind ? 3 : 2);
+    /* module, call_site: declared, not written (by_frame names them) */
+    static const char *const unwritten[] = { "module", "call_site", NULL };
+    pp_table *t = with_kind ?
+                      pp_pc_table_new(h, r->ctx, &pp_alloc_tables[PP_ALLOC_T_BY_TYPE_FRAME_KIND], 3,
+                                      unwritten) :
+                      pp_pc_table_new(h, r->ctx, &pp_alloc_tables[PP_ALLOC_T_BY_TYPE_FRAME], 2,
+                                      unwritten);
     if (!t)
         return PP_ENOMEM;
     const pp_pc_agg *g = with_kind ? &r->by_type_frame_kind : &r->by_type_frame;
@@ -670,15 +652,15 @@ pp_alloc_report(pp_alloc *a, pp_ctx *ctx, pp_error *err)
     if (rc == PP_OK)
         rc = count_row_threads(&r);
     if (rc == PP_OK)
-        rc = emit_simple(&r, "by_type", "type", &r.by_type, 1, a->top, 0);
+        rc = emit_simple(&r, PP_ALLOC_T_BY_TYPE, &r.by_type, 1, a->top, 0);
     if (rc == PP_OK)
-        rc = emit_simple(&r, "by_frame", "frame", &r.by_frame, 1, a->top, 1);
+        rc = emit_simple(&r, PP_ALLOC_T_BY_FRAME, &r.by_frame, 1, a->top, 1);
     if (rc == PP_OK)
         rc = emit_type_frame(&r, 0);
     if (rc == PP_OK)
         rc = emit_type_frame(&r, 1);
     if (rc == PP_OK)
-        rc = emit_simple(&r, "by_kind", "kind", &r.by_kind, 0, 0, 0);
+        rc = emit_simple(&r, PP_ALLOC_T_BY_KIND, &r.by_kind, 0, 0, 0);
     if (rc == PP_OK)
         rc = emit_by_stack(&r, a->top_stacks);
     if (rc == PP_OK && a->type_stacks)

@@ -1,5 +1,6 @@
 /* plugins/alloc: by_type_stack (see type_stacks.h). */
 #include "type_stacks.h"
+#include "../common/decl.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -27,7 +28,8 @@ pp_alloc_emit_type_stacks(const pp_host_api *h, pp_ctx *ctx, const pp_pc_agg *a,
                           const pp_pc_strtab *types, pp_alloc_folded *folded, const char *no_stack)
 {
     /* no key: a stack repeats once per type */
-    pp_table *t = h->table_new(ctx, "by_type_stack", 4, pp_alloc_type_stack_columns, 0);
+    pp_table *t = h->table_new(ctx, "by_type_stack", pp_pc_ncolumns(pp_alloc_type_stack_columns),
+                               pp_alloc_type_stack_columns, 0);
     uint32_t n = pp_pc_agg_count(a);
     uint32_t *order;
     int rc = PP_OK;

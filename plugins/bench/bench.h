@@ -47,4 +47,12 @@ double bn_mvalue(double *values, uint32_t n);
 
 int bn_report(bn_state *st, pp_ctx *ctx, pp_error *err);
 
+/* The tables finish writes, by their place in pp_bench_tables (bench.c: the descriptor's
+ * declarations, each writer makes its table from its entry). */
+enum {
+    PP_BENCH_T_BENCHMARKS,
+    PP_BENCH_T_ITERATIONS,
+};
+extern const pp_table_decl pp_bench_tables[];
+
 #endif

@@ -19,6 +19,7 @@
 #include <strings.h>
 
 #include "bench.h"
+#include "../common/decl.h"
 
 #define EXAMPLES 5
 
@@ -55,29 +56,8 @@ more(const listing *l, char *buf, size_t size)
 static int
 tables(bn_state *st, pp_ctx *ctx, pp_error *err)
 {
-    static const pp_column bcols[] = {
-        { "benchmark", PP_COL_STRING, 0 },
-        { "params", PP_COL_STRING, 0 },
-        { "job", PP_COL_STRING, 0 },
-        { "mean_ns", PP_COL_NUMBER, 0 },
-        { "error_ns", PP_COL_NUMBER, 0 },
-        { "median_ns", PP_COL_NUMBER, 0 },
-        { "stddev_ns", PP_COL_NUMBER, 0 },
-        { "allocated_b_op", PP_COL_BYTES, 0 },
-        { "gen0_per_1k_op", PP_COL_NUMBER, 0 },
-        { "gen1_per_1k_op", PP_COL_NUMBER, 0 },
-        { "gen2_per_1k_op", PP_COL_NUMBER, 0 },
-        { "operations", PP_COL_COUNT, 0 },
-        { "iterations", PP_COL_COUNT, 0 },
-    };
-    static const pp_column icols[] = {
-        { "benchmark", PP_COL_STRING, 0 }, { "params", PP_COL_STRING, 0 },
-        { "job", PP_COL_STRING, 0 },       { "launch", PP_COL_COUNT, 0 },
-        { "iteration", PP_COL_COUNT, 0 },  { "per_op_ns", PP_COL_NUMBER, 0 },
-        { "operations", PP_COL_COUNT, 0 }, { "iteration_ns", PP_COL_NUMBER, 0 },
-    };
     const pp_host_api *h = st->host;
-    pp_table *bt = h->table_new(ctx, "benchmarks", 13, bcols, 3), *it;
+    pp_table *bt = pp_pc_table_new(h, ctx, &pp_bench_tables[PP_BENCH_T_BENCHMARKS], 3, NULL), *it;
     char delta[64];
 
     if (bt == NULL)
@@ -112,7 +92,7 @@ tables(bn_state *st, pp_ctx *ctx, pp_error *err)
         if (h->table_row(bt, row) != PP_OK)
             goto fail;
     }
-    if ((it = h->table_new(ctx, "iterations", 8, icols, 5)) == NULL)
+    if ((it = pp_pc_table_new(h, ctx, &pp_bench_tables[PP_BENCH_T_ITERATIONS], 5, NULL)) == NULL)
         goto fail;
     if (PP_HOST_HAS(h, table_hint) && h->table_hint != NULL &&
         h->table_hint(it, "compare", "samples") != PP_OK)

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "counters_csv.h"
+#include "../common/decl.h"
 
 typedef struct cc_state {
     const pp_host_api *host;
@@ -145,20 +146,8 @@ num(double d)
 static int
 emit_by_counter(cc_state *st, pp_ctx *ctx, const cc_row *rows, size_t n, pp_error *err)
 {
-    static const pp_column cols[] = {
-        { "provider", PP_COL_STRING, 0 }, { "counter", PP_COL_STRING, 0 },
-        { "tags", PP_COL_STRING, 0 },     { "unit", PP_COL_STRING, 0 },
-        { "samples", PP_COL_COUNT, 0 },   { "min", PP_COL_NUMBER, 0 },
-        { "mean", PP_COL_NUMBER, 0 },     { "max", PP_COL_NUMBER, 0 },
-        { "p95", PP_COL_NUMBER, 0 },      { "last", PP_COL_NUMBER, 0 },
-        { "rate", PP_COL_NUMBER, 0 },     { "slope_per_min", PP_COL_NUMBER, 0 },
-        { "r2", PP_COL_NUMBER, 0 },       { "axis", PP_COL_STRING, 0 },
-        { "quantity", PP_COL_STRING, 0 }, { "first", PP_COL_NUMBER, 0 },
-        { "delta", PP_COL_NUMBER, 0 },    { "kind", PP_COL_STRING, 0 },
-        { "trend", PP_COL_STRING, 0 },
-    };
     const pp_host_api *h = st->host;
-    pp_table *t = h->table_new(ctx, "by_counter", sizeof cols / sizeof cols[0], cols, 3);
+    pp_table *t = pp_pc_table_new(h, ctx, &pp_counters_tables[PP_CTR_T_BY_COUNTER], 3, NULL);
 
     if (t == NULL) {
         h->error_set(err, PP_ENOMEM, "counters-csv: cannot create table by_counter");
@@ -204,14 +193,8 @@ static int
 emit_series(cc_state *st, pp_ctx *ctx, const cc_row *rows, size_t n, int64_t from_ns, int64_t to_ns,
             pp_error *err)
 {
-    static const pp_column cols[] = {
-        { "time_ns", PP_COL_TIMESTAMP_NS, 0 },
-        { "counter", PP_COL_STRING, 0 },
-        { "tags", PP_COL_STRING, 0 },
-        { "value", PP_COL_NUMBER, 0 },
-    };
     const pp_host_api *h = st->host;
-    pp_table *t = h->table_new(ctx, "series", 4, cols, 0);
+    pp_table *t = pp_pc_table_new(h, ctx, &pp_counters_tables[PP_CTR_T_SERIES], 0, NULL);
 
     if (t == NULL) {
         h->error_set(err, PP_ENOMEM, "counters-csv: cannot create table series");
@@ -322,8 +305,8 @@ cc_destroy(void *p)
 
 /* What finish builds (ABI 1.5): rules, candidates and compare read these
  * declarations from the result document (tables[i].decl). */
-static const pp_table_decl counters_tables[] = {
-    {
+const pp_table_decl pp_counters_tables[] = {
+    [PP_CTR_T_BY_COUNTER] = {
         .name = "by_counter",
         .columns =
             (const pp_column[]){
@@ -347,7 +330,7 @@ static const pp_table_decl counters_tables[] = {
                                              { "delta", "value", NULL },
                                              { NULL, NULL, NULL } },
     },
-    {
+    [PP_CTR_T_SERIES] = {
         .name = "series",
         .columns = (const pp_column[]){ { "time_ns", PP_COL_TIMESTAMP_NS, 0 },
                                         { "counter", PP_COL_STRING, 0 },
@@ -373,7 +356,7 @@ static const pp_analyzer cc_descriptor = {
     .consume = cc_consume,
     .finish = cc_finish,
     .destroy = cc_destroy,
-    .tables = counters_tables,
+    .tables = pp_counters_tables,
 };
 
 PP_PLUGIN_DEFINE(cc_descriptor);

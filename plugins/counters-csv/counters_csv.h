@@ -90,4 +90,12 @@ void cc_mark_trends(cc_row *rows, size_t n, const cc_thresholds *th);
 int cc_findings(const pp_host_api *host, pp_ctx *ctx, cc_row *rows, size_t n,
                 const cc_thresholds *th, int64_t window_ns);
 
+/* The tables finish writes, by their place in pp_counters_tables (counters_csv.c: the descriptor's
+ * declarations, each writer makes its table from its entry). */
+enum {
+    PP_CTR_T_BY_COUNTER,
+    PP_CTR_T_SERIES,
+};
+extern const pp_table_decl pp_counters_tables[];
+
 #endif

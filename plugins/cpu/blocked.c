@@ -1,7 +1,9 @@
 /* plugins/cpu: running versus waiting (see blocked.h). */
 #include "blocked.h"
 #include "../common/interval.h"
+#include "../common/decl.h"
 #include "../common/modules.h"
+#include "tables.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -322,17 +324,8 @@ static int
 emit_table(const pp_cpu_states *st, const pp_host_api *h, pp_ctx *ctx, int64_t top, int waits)
 {
     const pp_pc_agg *a = waits ? &st->waits : &st->running;
-    pp_column run_cols[9] = {
-        { "method", PP_COL_STRING, 0 }, { "samples", PP_COL_COUNT, 0 },
-        { "ms", PP_COL_NUMBER, 0 },     { "share", PP_COL_PERCENT, 0 },
-        { "module", PP_COL_STRING, 0 }, { "call_site", PP_COL_STRING, 0 },
-    };
-    pp_column wait_cols[7] = {
-        { "wait", PP_COL_STRING, 0 },      { "waiter", PP_COL_STRING, 0 },
-        { "samples", PP_COL_COUNT, 0 },    { "ms", PP_COL_NUMBER, 0 },
-        { "share", PP_COL_PERCENT, 0 },    { "module", PP_COL_STRING, 0 },
-        { "call_site", PP_COL_STRING, 0 },
-    };
+    /* without symbols no module, call site or source line */
+    static const char *const no_syms[] = { "module", "call_site", "source", NULL };
     const uint32_t *sites = waits ? st->wait_site : st->run_site;
     uint32_t nsites = waits ? st->wait_site_cap : st->run_site_cap;
     /* running: lo_ms .. hi_ms, the 95 % interval of ms from the sample
@@ -340,11 +333,6 @@ emit_table(const pp_cpu_states *st, const pp_host_api *h, pp_ctx *ctx, int64_t t
      * place. Not waiting: with its two keys it would no longer fit 100
      * columns, and a wait is read by its samples. */
     uint32_t nc = waits ? (st->syms ? 7 : 5) : (st->syms ? 6 : 4);
-    if (!waits) {
-        run_cols[st->syms ? 6 : 4] = (pp_column){ "lo_ms", PP_COL_NUMBER, 0 };
-        run_cols[st->syms ? 7 : 5] = (pp_column){ "hi_ms", PP_COL_NUMBER, 0 };
-        run_cols[8] = (pp_column){ "source", PP_COL_STRING, 0 }; /* only with syms: nc + 2 == 8 */
-    }
     /* source: file:line of the row's frame (../common/srclines.h), after hi_ms so the
      * columns before keep their place. */
     int with_src = !waits && st->syms && st->source;
@@ -356,8 +344,12 @@ emit_table(const pp_cpu_states *st, const pp_host_api *h, pp_ctx *ctx, int64_t t
     with_src = 0;
     for (uint32_t i = 0; lines && i < n && !with_src; i++)
         with_src = lines[i] != NULL;
-    pp_table *t = waits ? h->table_new(ctx, "waiting", nc, wait_cols, 2) :
-                          h->table_new(ctx, "running", nc + 2 + (uint32_t)with_src, run_cols, 1);
+    pp_table *t = waits ? pp_pc_table_new(h, ctx, &pp_cpu_tables[PP_CPU_T_WAITING], 2,
+                                          st->syms ? NULL : no_syms) :
+                          pp_pc_table_new(h, ctx, &pp_cpu_tables[PP_CPU_T_RUNNING], 1,
+                                          !st->syms ? no_syms :
+                                          with_src  ? NULL :
+                                                      no_syms + 2);
     uint32_t *order = t && n ? pp_pc_agg_rank(a, 1, 0) : NULL;
     if (!t || (n && !order)) {
         free(order);

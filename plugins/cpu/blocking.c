@@ -1,6 +1,8 @@
 /* plugins/cpu: blocking waits, sync over async (see blocking.h). */
 #include "blocking.h"
+#include "../common/decl.h"
 #include "../common/interval.h"
+#include "tables.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -142,13 +144,7 @@ int
 pp_cpu_blocking_emit(const pp_cpu_blocking *b, const pp_host_api *h, pp_ctx *ctx, int64_t top,
                      pp_pc_symcache *syms)
 {
-    static const pp_column cols[8] = {
-        { "waiter", PP_COL_STRING, 0 }, { "block", PP_COL_STRING, 0 },
-        { "samples", PP_COL_COUNT, 0 }, { "ms", PP_COL_NUMBER, 0 },
-        { "share", PP_COL_PERCENT, 0 }, { "lo_ms", PP_COL_NUMBER, 0 },
-        { "hi_ms", PP_COL_NUMBER, 0 },  { "module", PP_COL_STRING, 0 },
-    };
-    pp_table *t = h->table_new(ctx, "blocking", 8, cols, 1);
+    pp_table *t = pp_pc_table_new(h, ctx, &pp_cpu_tables[PP_CPU_T_BLOCKING], 1, NULL);
     if (!t)
         return PP_ENOMEM;
     uint32_t n = pp_pc_agg_count(&b->rows);

@@ -7,6 +7,7 @@
 #include "cpu.h"
 #include "../common/modules.h"
 #include "rtevents.h"
+#include "tables.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -318,205 +319,6 @@ cpu_finish(void *state, pp_ctx *ctx, pp_error *err)
     return pp_cpu_report(c, ctx, err);
 }
 
-/* What finish builds (ABI 1.5): rules, candidates and compare read these
- * declarations from the result document (tables[i].decl). */
-/* The flame tables' shape: running_stacks and waiting_stacks are one table
- * split by thread state, so they share their columns and figures. */
-static const pp_column thread_stack_columns[] = { { "stack", PP_COL_STRING, 0 },
-                                                  { "samples", PP_COL_COUNT, 0 },
-                                                  { "ms", PP_COL_NUMBER, 0 },
-                                                  { "thread", PP_COL_STRING, 0 },
-                                                  { NULL, 0, 0 } };
-static const pp_figure_decl stack_figures[] = { { "ms", "ms", PP_AXIS_TIME },
-                                                { "samples", "samples", PP_AXIS_TIME },
-                                                { NULL, NULL, NULL } };
-
-static const pp_table_decl cpu_tables[] = {
-    {
-        .name = "running",
-        .columns = (const pp_column[]){ { "method", PP_COL_STRING, 0 },
-                                        { "samples", PP_COL_COUNT, 0 },
-                                        { "ms", PP_COL_NUMBER, 0 },
-                                        { "share", PP_COL_PERCENT, 0 },
-                                        { "module", PP_COL_STRING, 0 },
-                                        { "call_site", PP_COL_STRING, 0 },
-                                        { "lo_ms", PP_COL_NUMBER, 0 },
-                                        { "hi_ms", PP_COL_NUMBER, 0 },
-                                        { "source", PP_COL_STRING, 0 },
-                                        { NULL, 0, 0 } },
-        .key = (const char *const[]){ "method", NULL },
-        .subject = "method",
-        .figures = (const pp_figure_decl[]){ { "ms", "ms", PP_AXIS_TIME },
-                                             { "samples", "samples", PP_AXIS_TIME },
-                                             { "share", "percent", NULL },
-                                             { NULL, NULL, NULL } },
-        .candidate =
-            &(const pp_candidate_decl){
-                .cost = "ms",
-                .label = "time (running thread samples)",
-                .does =
-                    "runs (thread time while running, waits excluded, framework callees included)",
-                .evidence = (const char *const[]){ "samples", NULL },
-                .stacks = "by_stack",
-                .waits = "waiting",
-                .flags = PP_CANDIDATE_FRAME },
-    },
-    {
-        .name = "waiting",
-        .columns = (const pp_column[]){ { "wait", PP_COL_STRING, 0 },
-                                        { "waiter", PP_COL_STRING, 0 },
-                                        { "samples", PP_COL_COUNT, 0 },
-                                        { "ms", PP_COL_NUMBER, 0 },
-                                        { "share", PP_COL_PERCENT, 0 },
-                                        { "module", PP_COL_STRING, 0 },
-                                        { "call_site", PP_COL_STRING, 0 },
-                                        { NULL, 0, 0 } },
-        .key = (const char *const[]){ "wait", "waiter", NULL },
-        .subject = "waiter",
-        .figures = (const pp_figure_decl[]){ { "ms", "ms", PP_AXIS_TIME },
-                                             { "samples", "samples", PP_AXIS_TIME },
-                                             { "share", "percent", NULL },
-                                             { NULL, NULL, NULL } },
-        .candidate = &(
-            const pp_candidate_decl){ .cost = "ms",
-                                      .label = "time (blocked, removable wait)",
-                                      .does = "blocks (thread time waiting)",
-                                      .evidence = (const char *const[]){ "wait", "samples", NULL },
-                                      .flags = PP_CANDIDATE_FRAME | PP_CANDIDATE_RULE_GATED },
-    },
-    {
-        .name = "blocking",
-        .columns = (const pp_column[]){ { "waiter", PP_COL_STRING, 0 },
-                                        { "block", PP_COL_STRING, 0 },
-                                        { "samples", PP_COL_COUNT, 0 },
-                                        { "ms", PP_COL_NUMBER, 0 },
-                                        { "share", PP_COL_PERCENT, 0 },
-                                        { "lo_ms", PP_COL_NUMBER, 0 },
-                                        { "hi_ms", PP_COL_NUMBER, 0 },
-                                        { "module", PP_COL_STRING, 0 },
-                                        { NULL, 0, 0 } },
-        .key = (const char *const[]){ "waiter", NULL },
-        .subject = "waiter",
-        .figures = (const pp_figure_decl[]){ { "ms", "ms", PP_AXIS_TIME },
-                                             { "samples", "samples", PP_AXIS_TIME },
-                                             { "share", "percent", NULL },
-                                             { NULL, NULL, NULL } },
-        /* a caller blocked on a task or a lock (blocking.h): a cause an
-       * await, or less sharing, removes */
-        .candidate =
-            &(const pp_candidate_decl){
-                .cost = "ms",
-                .label = "time blocked (sync over async, lock contention)",
-                .does =
-                    "blocks its thread on a task (.Wait, .Result, GetAwaiter().GetResult()) or a lock",
-                .evidence = (const char *const[]){ "block", "samples", NULL },
-                .flags = PP_CANDIDATE_FRAME },
-    },
-    {
-        .name = "by_method",
-        .columns = (const pp_column[]){ { "method", PP_COL_STRING, 0 },
-                                        { "exclusive", PP_COL_COUNT, 0 },
-                                        { "inclusive", PP_COL_COUNT, 0 },
-                                        { "exclusive_ms", PP_COL_NUMBER, 0 },
-                                        { "inclusive_ms", PP_COL_NUMBER, 0 },
-                                        { "share", PP_COL_PERCENT, 0 },
-                                        { "module", PP_COL_STRING, 0 },
-                                        { "lo_ms", PP_COL_NUMBER, 0 },
-                                        { "hi_ms", PP_COL_NUMBER, 0 },
-                                        { NULL, 0, 0 } },
-        .key = (const char *const[]){ "method", NULL },
-        .subject = "method",
-        .figures = (const pp_figure_decl[]){ { "exclusive_ms", "ms", PP_AXIS_TIME },
-                                             { "inclusive_ms", "ms", PP_AXIS_TIME },
-                                             { "exclusive", "samples", PP_AXIS_TIME },
-                                             { "inclusive", "samples", PP_AXIS_TIME },
-                                             { "share", "percent", NULL },
-                                             { NULL, NULL, NULL } },
-        .candidate = &(const pp_candidate_decl){ .cost = "exclusive_ms",
-                                                 .label = "time (thread samples)",
-                                                 .does = "runs itself (exclusive thread time)",
-                                                 .superseded_by = "running",
-                                                 .flags = PP_CANDIDATE_NO_WAITS |
-                                                          PP_CANDIDATE_FRAME },
-    },
-    {
-        .name = "by_thread",
-        .columns = (const pp_column[]){ { "thread", PP_COL_STRING, 0 },
-                                        { "samples", PP_COL_COUNT, 0 },
-                                        { "ms", PP_COL_NUMBER, 0 },
-                                        { "top_method", PP_COL_STRING, 0 },
-                                        { NULL, 0, 0 } },
-        .key = (const char *const[]){ "thread", NULL },
-        .figures = (const pp_figure_decl[]){ { "ms", "ms", PP_AXIS_TIME },
-                                             { "samples", "samples", PP_AXIS_TIME },
-                                             { NULL, NULL, NULL } },
-    },
-    /* the flame graph of running time, threads apart (speedscope) or merged */
-    {
-        .name = "running_stacks",
-        .columns = thread_stack_columns,
-        .figures = stack_figures,
-    },
-    {
-        .name = "waiting_stacks",
-        .columns = thread_stack_columns,
-        .figures = stack_figures,
-    },
-    {
-        .name = "by_stack",
-        .columns = (const pp_column[]){ { "stack", PP_COL_STRING, PP_COL_FLAG_STACK },
-                                        { "samples", PP_COL_COUNT, 0 },
-                                        { "ms", PP_COL_NUMBER, 0 },
-                                        { NULL, 0, 0 } },
-        .key = (const char *const[]){ "stack", NULL },
-        .figures = (const pp_figure_decl[]){ { "ms", "ms", PP_AXIS_TIME },
-                                             { "samples", "samples", PP_AXIS_TIME },
-                                             { NULL, NULL, NULL } },
-    },
-    {
-        .name = "by_thread_stack",
-        .columns = (const pp_column[]){ { "stack", PP_COL_STRING, 0 },
-                                        { "samples", PP_COL_COUNT, 0 },
-                                        { "ms", PP_COL_NUMBER, 0 },
-                                        { "thread", PP_COL_STRING, 0 },
-                                        { "state", PP_COL_STRING, 0 },
-                                        { NULL, 0, 0 } },
-        .figures = (const pp_figure_decl[]){ { "ms", "ms", PP_AXIS_TIME },
-                                             { "samples", "samples", PP_AXIS_TIME },
-                                             { NULL, NULL, NULL } },
-    },
-    {
-        .name = "exceptions",
-        .columns = (const pp_column[]){ { "frame", PP_COL_STRING, 0 },
-                                        { "type", PP_COL_STRING, 0 },
-                                        { "count", PP_COL_COUNT, 0 },
-                                        { "per_sec", PP_COL_NUMBER, 0 },
-                                        { NULL, 0, 0 } },
-        .key = (const char *const[]){ "frame", "type", NULL },
-        .subject = "frame",
-        .figures = (const pp_figure_decl[]){ { "count", "count", PP_AXIS_TIME },
-                                             { "per_sec", "per_second", NULL },
-                                             { NULL, NULL, NULL } },
-    },
-    {
-        .name = "contention",
-        .columns = (const pp_column[]){ { "lock", PP_COL_STRING, 0 },
-                                        { "waiter", PP_COL_STRING, 0 },
-                                        { "count", PP_COL_COUNT, 0 },
-                                        { "ms", PP_COL_NUMBER, 0 },
-                                        { "share", PP_COL_PERCENT, 0 },
-                                        { NULL, 0, 0 } },
-        .key = (const char *const[]){ "lock", "waiter", NULL },
-        .subject = "waiter",
-        .figures = (const pp_figure_decl[]){ { "ms", "ms", PP_AXIS_TIME },
-                                             { "count", "count", PP_AXIS_TIME },
-                                             { "share", "percent", NULL },
-                                             { NULL, NULL, NULL } },
-    },
-    PP_PC_MODULES_TABLE_DECL,
-    { .name = NULL },
-};
-
 static const pp_analyzer cpu_analyzer = {
     PP_ANALYZER_HEADER,
     .name = "cpu",
@@ -532,7 +334,7 @@ static const pp_analyzer cpu_analyzer = {
     .consume = cpu_consume,
     .finish = cpu_finish,
     .destroy = cpu_destroy,
-    .tables = cpu_tables,
+    .tables = pp_cpu_tables,
 };
 
 PP_PLUGIN_DEFINE(cpu_analyzer);

@@ -14,7 +14,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../common/decl.h"
 #include "../common/interval.h"
+#include "tables.h"
 #include "waits.h"
 
 static int
@@ -276,13 +278,9 @@ emit_methods(report *r)
     const pp_host_api *h = r->c->host;
     /* lo_ms .. hi_ms: the 95 % interval of exclusive_ms from the exclusive sample
      * count (../common/interval.h) */
-    pp_column cols[8] = {
-        { "method", PP_COL_STRING, 0 },       { "exclusive", PP_COL_COUNT, 0 },
-        { "inclusive", PP_COL_COUNT, 0 },     { "exclusive_ms", PP_COL_NUMBER, 0 },
-        { "inclusive_ms", PP_COL_NUMBER, 0 }, { "share", PP_COL_PERCENT, 0 },
-        { "lo_ms", PP_COL_NUMBER, 0 },        { "hi_ms", PP_COL_NUMBER, 0 },
-    };
-    pp_table *t = h->table_new(r->ctx, "by_method", 8, cols, 1);
+    /* module: declared, not written (running names each method's module) */
+    pp_table *t = pp_pc_table_new(h, r->ctx, &pp_cpu_tables[PP_CPU_T_BY_METHOD], 1,
+                                  (const char *const[]){ "module", NULL });
     if (!t)
         return PP_ENOMEM;
     uint32_t n;
@@ -313,16 +311,10 @@ emit_methods(report *r)
 }
 
 static int
-emit_relatives(report *r, const char *table, const char *col, const method_sums *sums)
+emit_relatives(report *r, uint32_t table, const method_sums *sums)
 {
     const pp_host_api *h = r->c->host;
-    pp_column cols[4] = {
-        { col, PP_COL_STRING, 0 },
-        { "samples", PP_COL_COUNT, 0 },
-        { "ms", PP_COL_NUMBER, 0 },
-        { "share", PP_COL_PERCENT, 0 },
-    };
-    pp_table *t = h->table_new(r->ctx, table, 4, cols, 1);
+    pp_table *t = pp_pc_table_new(h, r->ctx, &pp_cpu_tables[table], 1, NULL);
     if (!t)
         return PP_ENOMEM;
     uint32_t n;
@@ -348,13 +340,7 @@ emit_threads(report *r)
 {
     pp_cpu *c = r->c;
     const pp_host_api *h = c->host;
-    pp_column cols[4] = {
-        { "thread", PP_COL_STRING, 0 }, /* an id, not a quantity: no digit grouping */
-        { "samples", PP_COL_COUNT, 0 },
-        { "ms", PP_COL_NUMBER, 0 },
-        { "top_method", PP_COL_STRING, 0 },
-    };
-    pp_table *t = h->table_new(r->ctx, "by_thread", 4, cols, 1);
+    pp_table *t = pp_pc_table_new(h, r->ctx, &pp_cpu_tables[PP_CPU_T_BY_THREAD], 1, NULL);
     if (!t)
         return PP_ENOMEM;
     uint32_t nt = c->nthreads;
@@ -458,9 +444,9 @@ pp_cpu_report(pp_cpu *c, pp_ctx *ctx, pp_error *err)
     if (rc == PP_OK)
         rc = emit_threads(&r);
     if (rc == PP_OK && c->focus)
-        rc = emit_relatives(&r, "callers", "caller", r.callers);
+        rc = emit_relatives(&r, PP_CPU_T_CALLERS, r.callers);
     if (rc == PP_OK && c->focus)
-        rc = emit_relatives(&r, "callees", "callee", r.callees);
+        rc = emit_relatives(&r, PP_CPU_T_CALLEES, r.callees);
     if (rc == PP_OK)
         rc = pp_cpu_emit_running_stacks(&r);
     if (rc == PP_OK)

@@ -2,6 +2,8 @@
  * waiting_stacks, by_stack (folded stacks, thread time) and by_thread_stack
  * (each thread's stacks, for speedscope). */
 #include "report.h"
+#include "tables.h"
+#include "../common/decl.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -27,12 +29,7 @@ int
 pp_cpu_emit_stacks(report *r)
 {
     const pp_host_api *h = r->c->host;
-    pp_column cols[3] = {
-        { "stack", PP_COL_STRING, 0 },
-        { "samples", PP_COL_COUNT, 0 },
-        { "ms", PP_COL_NUMBER, 0 },
-    };
-    pp_table *t = h->table_new(r->ctx, "by_stack", 3, cols, 1);
+    pp_table *t = pp_pc_table_new(h, r->ctx, &pp_cpu_tables[PP_CPU_T_BY_STACK], 1, NULL);
     if (!t)
         return PP_ENOMEM;
     /* only folded stacks some row reached (a stack outside the view has
@@ -94,22 +91,16 @@ cmp_raw(const void *pa, const void *pb, void *arg)
     return strcmp(sa, sb);
 }
 
-/* Which raw rows a per-thread stack table keeps: all of them with their
+/* A per-thread stack table (PP_CPU_T_*) keeps all raw rows with their
  * state (by_thread_stack), or only the running or only the waiting ones
  * (running_stacks, waiting_stacks: no state column, it is the table). */
-enum { STACKS_ALL, STACKS_RUNNING, STACKS_WAITING };
-
 static int
-emit_thread_stacks(report *r, const char *name, int which)
+emit_thread_stacks(report *r, uint32_t table)
 {
     pp_cpu *c = r->c;
     const pp_host_api *h = c->host;
-    pp_column cols[5] = {
-        { "stack", PP_COL_STRING, 0 },  { "samples", PP_COL_COUNT, 0 }, { "ms", PP_COL_NUMBER, 0 },
-        { "thread", PP_COL_STRING, 0 }, { "state", PP_COL_STRING, 0 },
-    };
     /* no key: thread ids differ between runs, so compare has nothing to join */
-    pp_table *t = h->table_new(r->ctx, name, which == STACKS_ALL ? 5 : 4, cols, 0);
+    pp_table *t = pp_pc_table_new(h, r->ctx, &pp_cpu_tables[table], 0, NULL);
     if (!t)
         return PP_ENOMEM;
     uint32_t n = c->nraw;
@@ -122,13 +113,15 @@ emit_thread_stacks(report *r, const char *name, int which)
     int rc = PP_OK;
     /* top-stacks bounds the flame tables as it bounds by_stack (the text
      * formats of a deep trace); by_thread_stack is for speedscope, whole */
-    uint64_t left = which != STACKS_ALL && c->top_stacks > 0 ? (uint64_t)c->top_stacks : UINT64_MAX;
+    uint64_t left = table != PP_CPU_T_BY_THREAD_STACK && c->top_stacks > 0 ?
+                        (uint64_t)c->top_stacks :
+                        UINT64_MAX;
     for (uint32_t i = 0; i < n && rc == PP_OK && left > 0; i++) {
         uint32_t slot = pp_cpu_raw_slot(c, order[i]), stack = pp_cpu_raw_stack(c, order[i]);
         const int64_t *v = pp_cpu_raw_vals(c, order[i]);
         int waiting = stack < r->states.nstacks && r->states.is_waiting[stack];
-        if (v[PP_CPU_SAMPLES] <= 0 || (which == STACKS_RUNNING && waiting) ||
-            (which == STACKS_WAITING && !waiting))
+        if (v[PP_CPU_SAMPLES] <= 0 || (table == PP_CPU_T_RUNNING_STACKS && waiting) ||
+            (table == PP_CPU_T_WAITING_STACKS && !waiting))
             continue;
         char tid[24];
         snprintf(tid, sizeof tid, "%" PRIu64, c->threads[slot].tid);
@@ -159,7 +152,7 @@ emit_thread_stacks(report *r, const char *name, int which)
 int
 pp_cpu_emit_thread_stacks(report *r)
 {
-    return emit_thread_stacks(r, "by_thread_stack", STACKS_ALL);
+    return emit_thread_stacks(r, PP_CPU_T_BY_THREAD_STACK);
 }
 
 /* running_stacks: the stacks of samples where the thread ran, per thread.
@@ -170,12 +163,12 @@ pp_cpu_emit_thread_stacks(report *r)
 int
 pp_cpu_emit_running_stacks(report *r)
 {
-    return emit_thread_stacks(r, "running_stacks", STACKS_RUNNING);
+    return emit_thread_stacks(r, PP_CPU_T_RUNNING_STACKS);
 }
 
 /* waiting_stacks: the waits alone, their own graph (--table waiting_stacks). */
 int
 pp_cpu_emit_waiting_stacks(report *r)
 {
-    return emit_thread_stacks(r, "waiting_stacks", STACKS_WAITING);
+    return emit_thread_stacks(r, PP_CPU_T_WAITING_STACKS);
 }

@@ -10,6 +10,8 @@
 #include "../common/strtab.h"
 #include "../common/u64map.h"
 #include "blocked.h"
+#include "tables.h"
+#include "../common/decl.h"
 
 #define EV_EXC_THROWN 80u
 #define EV_CONT_START 81u
@@ -324,10 +326,10 @@ share(int64_t ns, int64_t thread_ns)
 }
 
 static int
-emit_agg(const pp_host_api *h, pp_ctx *ctx, const char *name, const pp_column *cols, uint32_t ncols,
-         const pp_pc_agg *a, uint32_t rank_col, int64_t top, int64_t span_ns, int64_t thread_ns)
+emit_agg(const pp_host_api *h, pp_ctx *ctx, uint32_t table, const pp_pc_agg *a, uint32_t rank_col,
+         int64_t top, int64_t span_ns, int64_t thread_ns)
 {
-    pp_table *t = h->table_new(ctx, name, ncols, cols, 2);
+    pp_table *t = pp_pc_table_new(h, ctx, &pp_cpu_tables[table], 2, NULL);
     uint32_t n = pp_pc_agg_count(a);
     uint32_t *order = n ? pp_pc_agg_rank(a, rank_col, 0) : NULL;
     int rc = PP_OK;
@@ -345,7 +347,7 @@ emit_agg(const pp_host_api *h, pp_ctx *ctx, const char *name, const pp_column *c
 
         memcpy(x, key, xl);
         x[xl] = '\0';
-        if (ncols == 4) { /* exceptions: frame, type, count, per_sec */
+        if (table == PP_CPU_T_EXCEPTIONS) { /* frame, type, count, per_sec */
             pp_cell c[4] = { pp_cell_str(x), pp_cell_str(tab + 1), pp_cell_int(v[0]),
                              pp_cell_dbl(span_ns > 0 ? (double)v[0] * 1e9 / (double)span_ns :
                                                        0.0) };
@@ -364,16 +366,6 @@ int
 pp_cpu_rt_emit(pp_cpu_rt *rt, pp_ctx *ctx, const pp_trace_source *src, int64_t top, int64_t span_ns,
                int64_t thread_ns)
 {
-    static const pp_column exc_cols[4] = {
-        { "frame", PP_COL_STRING, 0 },
-        { "type", PP_COL_STRING, 0 },
-        { "count", PP_COL_COUNT, 0 },
-        { "per_sec", PP_COL_NUMBER, 0 },
-    };
-    static const pp_column cont_cols[5] = {
-        { "lock", PP_COL_STRING, 0 }, { "waiter", PP_COL_STRING, 0 }, { "count", PP_COL_COUNT, 0 },
-        { "ms", PP_COL_NUMBER, 0 },   { "share", PP_COL_PERCENT, 0 },
-    };
     pp_pc_strtab names;
     pp_pc_symcache syms;
     pp_pc_agg exc, cont;
@@ -409,9 +401,9 @@ pp_cpu_rt_emit(pp_cpu_rt *rt, pp_ctx *ctx, const pp_trace_source *src, int64_t t
             rc = add_row(&cont, lock, waiter, v);
     }
     if (rc == PP_OK && rt->ncatches)
-        rc = emit_agg(rt->host, ctx, "exceptions", exc_cols, 4, &exc, 0, top, span_ns, thread_ns);
+        rc = emit_agg(rt->host, ctx, PP_CPU_T_EXCEPTIONS, &exc, 0, top, span_ns, thread_ns);
     if (rc == PP_OK && rt->nconts)
-        rc = emit_agg(rt->host, ctx, "contention", cont_cols, 5, &cont, 1, top, span_ns, thread_ns);
+        rc = emit_agg(rt->host, ctx, PP_CPU_T_CONTENTION, &cont, 1, top, span_ns, thread_ns);
     if (rc == PP_OK && rt->exceptions)
         rc = rt->host->total_int(ctx, "exceptions_thrown", PP_COL_COUNT, (int64_t)rt->exceptions);
     if (rc == PP_OK && rt->contentions)

@@ -12,7 +12,6 @@
 #include <perfpipe/plugin.h>
 
 #include "db.h"
-#include "../common/modules.h"
 #include "normalize.h"
 
 static const pp_option_decl options[] = {
@@ -390,114 +389,6 @@ db_destroy(void *state)
     free(st);
 }
 
-/* What finish builds (ABI 1.5): rules, candidates and compare read these
- * declarations from the result document (tables[i].decl). */
-static const pp_table_decl db_tables[] = {
-    {
-        .name = "by_command",
-        .columns = (const pp_column[]){ { "command", PP_COL_STRING, PP_COL_FLAG_SQL },
-                                        { "count", PP_COL_COUNT, PP_COL_FLAG_CALLS },
-                                        { "total_ms", PP_COL_NUMBER, 0 },
-                                        { "mean_ms", PP_COL_NUMBER, 0 },
-                                        { "p50_ms", PP_COL_NUMBER, 0 },
-                                        { "p95_ms", PP_COL_NUMBER, 0 },
-                                        { "max_ms", PP_COL_NUMBER, 0 },
-                                        { "share", PP_COL_PERCENT, 0 },
-                                        { "ef_duration_ms", PP_COL_NUMBER, 0 },
-                                        { "async", PP_COL_COUNT, PP_COL_FLAG_ASYNC_CALLS },
-                                        { "errors", PP_COL_COUNT, 0 },
-                                        { "example", PP_COL_STRING, 0 },
-                                        { NULL, 0, 0 } },
-        .key = (const char *const[]){ "command", NULL },
-        .subject = "command",
-        .figures = (const pp_figure_decl[]){ { "total_ms", "ms", PP_AXIS_DATABASE },
-                                             { "count", "count", PP_AXIS_DATABASE },
-                                             { "mean_ms", "ms", PP_AXIS_DATABASE },
-                                             { "p50_ms", "ms", PP_AXIS_DATABASE },
-                                             { "p95_ms", "ms", PP_AXIS_DATABASE },
-                                             { "max_ms", "ms", PP_AXIS_DATABASE },
-                                             { "share", "percent", NULL },
-                                             { "ef_duration_ms", "ms", PP_AXIS_DATABASE },
-                                             { "errors", "count", PP_AXIS_DATABASE },
-                                             { NULL, NULL, NULL } },
-        .candidate = &(const pp_candidate_decl){ .cost = "total_ms",
-                                                 .label = "time (database wall time)",
-                                                 .does = "spends in the database",
-                                                 .callers = "by_caller" },
-    },
-    {
-        .name = "by_caller",
-        .columns = (const pp_column[]){ { "caller", PP_COL_STRING, 0 },
-                                        { "command", PP_COL_STRING, 0 },
-                                        { "count", PP_COL_COUNT, 0 },
-                                        { "total_ms", PP_COL_NUMBER, 0 },
-                                        { "share", PP_COL_PERCENT, 0 },
-                                        { "module", PP_COL_STRING, 0 },
-                                        { "call_site", PP_COL_STRING, 0 },
-                                        { "source", PP_COL_STRING, 0 },
-                                        { NULL, 0, 0 } },
-        .key = (const char *const[]){ "caller", "command", NULL },
-        .subject = "caller",
-        .figures = (const pp_figure_decl[]){ { "total_ms", "ms", PP_AXIS_DATABASE },
-                                             { "count", "count", PP_AXIS_DATABASE },
-                                             { "share", "percent", NULL },
-                                             { NULL, NULL, NULL } },
-    },
-    {
-        .name = "n_plus_one",
-        .columns = (const pp_column[]){ { "command", PP_COL_STRING, 0 },
-                                        { "executions", PP_COL_COUNT, 0 },
-                                        { "window_ms", PP_COL_NUMBER, 0 },
-                                        { "group", PP_COL_STRING, 0 },
-                                        { "caller", PP_COL_STRING, 0 },
-                                        { "per_request", PP_COL_NUMBER, 0 },
-                                        { "requests", PP_COL_COUNT, 0 },
-                                        { "confidence", PP_COL_STRING, 0 },
-                                        { NULL, 0, 0 } },
-        .key = (const char *const[]){ "command", NULL },
-        .subject = "command",
-        .figures = (const pp_figure_decl[]){ { "executions", "count", PP_AXIS_DATABASE },
-                                             { "per_request", "per_request", PP_AXIS_DATABASE },
-                                             { "window_ms", "ms", NULL },
-                                             { NULL, NULL, NULL } },
-    },
-    {
-        .name = "per_request",
-        .columns = (const pp_column[]){ { "route", PP_COL_STRING, 0 },
-                                        { "requests", PP_COL_COUNT, 0 },
-                                        { "commands", PP_COL_COUNT, 0 },
-                                        { "commands_per_request", PP_COL_NUMBER, 0 },
-                                        { "max_per_request", PP_COL_COUNT, 0 },
-                                        { "db_ms", PP_COL_NUMBER, 0 },
-                                        { "db_ms_per_request", PP_COL_NUMBER, 0 },
-                                        { "request_ms_per_request", PP_COL_NUMBER, 0 },
-                                        { NULL, 0, 0 } },
-        .key = (const char *const[]){ "route", NULL },
-        .subject = "route",
-        .figures =
-            (const pp_figure_decl[]){ { "commands", "count", PP_AXIS_DATABASE },
-                                      { "db_ms", "ms", PP_AXIS_DATABASE },
-                                      { "commands_per_request", "per_request", PP_AXIS_DATABASE },
-                                      { "db_ms_per_request", "ms_per_request", PP_AXIS_DATABASE },
-                                      { "request_ms_per_request", "ms_per_request", PP_AXIS_TIME },
-                                      { "requests", "count", PP_AXIS_LOAD },
-                                      { NULL, NULL, NULL } },
-    },
-    {
-        .name = "timeline",
-        .columns = (const pp_column[]){ { "start", PP_COL_TIMESTAMP_NS, 0 },
-                                        { "duration", PP_COL_DURATION_NS, 0 },
-                                        { "command", PP_COL_STRING, 0 },
-                                        { "thread", PP_COL_COUNT, 0 },
-                                        { NULL, 0, 0 } },
-        .key = (const char *const[]){ "start", NULL },
-        .figures = (const pp_figure_decl[]){ { "duration", "ns", PP_AXIS_DATABASE },
-                                             { NULL, NULL, NULL } },
-    },
-    PP_PC_MODULES_TABLE_DECL,
-    { .name = NULL },
-};
-
 static const pp_analyzer descriptor = {
     PP_ANALYZER_HEADER,
     .name = "db",
@@ -513,7 +404,7 @@ static const pp_analyzer descriptor = {
     .consume = db_consume,
     .finish = db_finish,
     .destroy = db_destroy,
-    .tables = db_tables,
+    .tables = pp_db_tables,
 };
 
 PP_PLUGIN_DEFINE(descriptor);

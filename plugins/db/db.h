@@ -82,4 +82,15 @@ uint64_t db_guid_hash(const pp_guid *g);
 
 int db_report(db_state *st, pp_ctx *ctx, pp_error *err);
 
+/* The tables finish writes, by their place in pp_db_tables (db.c: the descriptor's
+ * declarations, each writer makes its table from its entry). */
+enum {
+    PP_DB_T_BY_COMMAND,
+    PP_DB_T_BY_CALLER,
+    PP_DB_T_N_PLUS_ONE,
+    PP_DB_T_PER_REQUEST,
+    PP_DB_T_TIMELINE,
+};
+extern const pp_table_decl pp_db_tables[];
+
 #endif

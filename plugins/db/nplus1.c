@@ -402,12 +402,6 @@ say(db_state *st, pp_ctx *ctx, const db_work *w, uint32_t c, const verdict *x, c
 static int
 report(db_state *st, pp_ctx *ctx, db_work *w, const verdict *v)
 {
-    static const pp_column cols[] = {
-        { "command", PP_COL_STRING, 0 },   { "executions", PP_COL_COUNT, 0 },
-        { "window_ms", PP_COL_NUMBER, 0 }, { "group", PP_COL_STRING, 0 },
-        { "caller", PP_COL_STRING, 0 },    { "per_request", PP_COL_NUMBER, 0 },
-        { "requests", PP_COL_COUNT, 0 },   { "confidence", PP_COL_STRING, 0 },
-    };
     const pp_host_api *h = st->host;
     pp_table *t = NULL;
     uint32_t low = 0;
@@ -423,7 +417,7 @@ report(db_state *st, pp_ctx *ctx, db_work *w, const verdict *v)
         say(st, ctx, w, c, x, caller);
         if (x->level == V_LOW)
             continue;
-        if (!t && !(t = h->table_new(ctx, "n_plus_one", 8, cols, 1)))
+        if (!t && !(t = pp_pc_table_new(h, ctx, &pp_db_tables[PP_DB_T_N_PLUS_ONE], 1, NULL)))
             return PP_ENOMEM;
         const char *group = x->level == V_HIGH ? (x->by_request ? "request" : "activity") :
                             x->one_caller      ? "caller" :

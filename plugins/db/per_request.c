@@ -73,17 +73,9 @@ db_emit_per_request(db_state *st, pp_ctx *ctx, db_work *w)
             complete++;
         }
     }
-    static const pp_column cols[] = {
-        { "route", PP_COL_STRING, 0 },
-        { "requests", PP_COL_COUNT, 0 },
-        { "commands", PP_COL_COUNT, 0 },
-        { "commands_per_request", PP_COL_NUMBER, 0 },
-        { "max_per_request", PP_COL_COUNT, 0 },
-        { "db_ms", PP_COL_NUMBER, 0 },
-        { "db_ms_per_request", PP_COL_NUMBER, 0 },
-        { "request_ms_per_request", PP_COL_NUMBER, 0 },
-    };
-    pp_table *t = rc == PP_OK ? h->table_new(ctx, "per_request", 8, cols, 1) : NULL;
+    pp_table *t = rc == PP_OK ?
+                      pp_pc_table_new(h, ctx, &pp_db_tables[PP_DB_T_PER_REQUEST], 1, NULL) :
+                      NULL;
     if (rc == PP_OK && !t)
         rc = PP_ENOMEM;
     for (uint32_t c = 0; rc == PP_OK && c < rq->routes.count; c++) {

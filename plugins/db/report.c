@@ -20,23 +20,23 @@ counted(const db_exec *x)
     return x->done && !x->nested;
 }
 
-static const db_cmd_agg *g_aggs; /* qsort context (finish is single-threaded per stage) */
-
+/* qsort_r: ctx is the commands' aggregates the indexes point into */
 static int
-cmp_cmd_total(const void *a, const void *b)
+cmp_cmd_total(const void *a, const void *b, void *ctx)
 {
-    const db_cmd_agg *x = &g_aggs[*(const uint32_t *)a], *y = &g_aggs[*(const uint32_t *)b];
+    const db_cmd_agg *aggs = ctx;
+    const db_cmd_agg *x = &aggs[*(const uint32_t *)a], *y = &aggs[*(const uint32_t *)b];
     if (x->total_ns != y->total_ns)
         return x->total_ns > y->total_ns ? -1 : 1;
     return (*(const uint32_t *)a > *(const uint32_t *)b) -
            (*(const uint32_t *)a < *(const uint32_t *)b);
 }
 
-static const db_exec *g_execs;
 static int
-cmp_exec_start(const void *a, const void *b)
+cmp_exec_start(const void *a, const void *b, void *ctx) /* ctx: the executions */
 {
-    const db_exec *x = &g_execs[*(const uint32_t *)a], *y = &g_execs[*(const uint32_t *)b];
+    const db_exec *execs = ctx;
+    const db_exec *x = &execs[*(const uint32_t *)a], *y = &execs[*(const uint32_t *)b];
     if (x->start_ns != y->start_ns)
         return x->start_ns < y->start_ns ? -1 : 1;
     return (*(const uint32_t *)a > *(const uint32_t *)b) -
@@ -129,15 +129,13 @@ aggregate(db_state *st, db_work *w)
         if (w->aggs[c].count && !(w->aggs[c].walls = malloc(w->aggs[c].count * sizeof(int64_t))))
             return PP_ENOMEM;
     }
-    g_execs = st->execs;
-    qsort(w->by_start, w->nexec, sizeof(uint32_t), cmp_exec_start);
+    qsort_r(w->by_start, w->nexec, sizeof(uint32_t), cmp_exec_start, st->execs);
     for (uint32_t k = 0; k < w->nexec; k++) {
         const db_exec *x = &st->execs[w->by_start[k]];
         db_cmd_agg *a = &w->aggs[x->cmd];
         a->walls[a->filled++] = x->end_ns - x->start_ns;
     }
-    g_aggs = w->aggs;
-    qsort(w->order, nc, sizeof(uint32_t), cmp_cmd_total);
+    qsort_r(w->order, nc, sizeof(uint32_t), cmp_cmd_total, w->aggs);
     return PP_OK;
 }
 
@@ -151,15 +149,7 @@ static int
 emit_by_command(db_state *st, pp_ctx *ctx, db_work *w)
 {
     const pp_host_api *h = st->host;
-    static const pp_column cols[] = {
-        { "command", PP_COL_STRING, 0 },        { "count", PP_COL_COUNT, 0 },
-        { "total_ms", PP_COL_NUMBER, 0 },       { "mean_ms", PP_COL_NUMBER, 0 },
-        { "p50_ms", PP_COL_NUMBER, 0 },         { "p95_ms", PP_COL_NUMBER, 0 },
-        { "max_ms", PP_COL_NUMBER, 0 },         { "share", PP_COL_PERCENT, 0 },
-        { "ef_duration_ms", PP_COL_NUMBER, 0 }, { "async", PP_COL_COUNT, 0 },
-        { "errors", PP_COL_COUNT, 0 },          { "example", PP_COL_STRING, 0 },
-    };
-    pp_table *t = h->table_new(ctx, "by_command", 12, cols, 1);
+    pp_table *t = pp_pc_table_new(h, ctx, &pp_db_tables[PP_DB_T_BY_COMMAND], 1, NULL);
     if (!t)
         return PP_ENOMEM;
     uint32_t n = row_limit(st, st->cmds.count);
@@ -195,13 +185,7 @@ static int
 emit_timeline(db_state *st, pp_ctx *ctx, db_work *w)
 {
     const pp_host_api *h = st->host;
-    static const pp_column cols[] = {
-        { "start", PP_COL_TIMESTAMP_NS, 0 },
-        { "duration", PP_COL_DURATION_NS, 0 },
-        { "command", PP_COL_STRING, 0 },
-        { "thread", PP_COL_COUNT, 0 },
-    };
-    pp_table *t = h->table_new(ctx, "timeline", 4, cols, 1);
+    pp_table *t = pp_pc_table_new(h, ctx, &pp_db_tables[PP_DB_T_TIMELINE], 1, NULL);
     if (!t)
         return PP_ENOMEM;
     for (uint32_t k = 0; k < w->nexec; k++) {
@@ -363,12 +347,6 @@ emit_by_caller(db_state *st, pp_ctx *ctx, db_work *w)
         }
     }
     qsort(w->crow, m, sizeof(*w->crow), cmp_caller_total);
-    static const pp_column cols[] = {
-        { "caller", PP_COL_STRING, 0 },    { "command", PP_COL_STRING, 0 },
-        { "count", PP_COL_COUNT, 0 },      { "total_ms", PP_COL_NUMBER, 0 },
-        { "share", PP_COL_PERCENT, 0 },    { "module", PP_COL_STRING, 0 },
-        { "call_site", PP_COL_STRING, 0 }, { "source", PP_COL_STRING, 0 },
-    };
     /* module and call_site only where the trace has module rundown: a result of a
      * trace without it stays what it was; source (common/srclines.h: the line
      * most of the row's time called from) only when some row has one */
@@ -379,8 +357,11 @@ emit_by_caller(db_state *st, pp_ctx *ctx, db_work *w)
     int with_src = 0;
     for (uint32_t k = 0; k < m && !with_src; k++)
         with_src = caller_row_line(w, &w->crow[k], lines) != NULL;
-    uint32_t ncols = w->any_module ? 7 + (uint32_t)with_src : 5;
-    pp_table *t = h->table_new(ctx, "by_caller", ncols, cols, 2);
+    static const char *const no_module[] = { "module", "call_site", "source", NULL };
+    pp_table *t = pp_pc_table_new(h, ctx, &pp_db_tables[PP_DB_T_BY_CALLER], 2,
+                                  !w->any_module ? no_module :
+                                  with_src       ? NULL :
+                                                   no_module + 2);
     if (!t) {
         free(lines);
         return PP_ENOMEM;

@@ -6,6 +6,7 @@
 #include <stdint.h>
 
 #include "db.h"
+#include "../common/decl.h"
 #include "../common/frames.h"
 #include "../common/modules.h"
 #include "../common/srclines.h"

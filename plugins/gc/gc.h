@@ -107,7 +107,4 @@ int gc_report(gc_state *st, pp_ctx *ctx, pp_error *err);
 enum { PP_GC_TABLE_GCS, PP_GC_TABLE_BY_GENERATION, PP_GC_TABLE_INDUCED_CALLERS };
 extern const pp_table_decl pp_gc_tables[];
 
-/* The number of columns of a NULL-name-terminated list. */
-uint32_t pp_gc_ncolumns(const pp_column *c);
-
 #endif

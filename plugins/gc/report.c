@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "gc.h"
+#include "../common/decl.h"
 
 static const char PAUSE_DEFINITION[] =
     "pause = from the start of the runtime's suspension for the GC to the end of the restart that "
@@ -59,9 +60,8 @@ cmp_index(const void *a, const void *b)
 static int
 per_gc_table(gc_state *st, pp_ctx *ctx, const gc_model *m)
 {
-    const pp_column *cols = pp_gc_tables[PP_GC_TABLE_GCS].columns;
     const pp_host_api *h = st->host;
-    pp_table *t = h->table_new(ctx, "gcs", pp_gc_ncolumns(cols), cols, 1);
+    pp_table *t = pp_pc_table_new(h, ctx, &pp_gc_tables[PP_GC_TABLE_GCS], 1, NULL);
     if (!t)
         return PP_ENOMEM;
     uint32_t n = m->count;
@@ -112,7 +112,6 @@ typedef struct gen_agg {
 static int
 gen_table(gc_state *st, pp_ctx *ctx, const gc_model *m, gen_agg *agg)
 {
-    const pp_column *cols = pp_gc_tables[PP_GC_TABLE_BY_GENERATION].columns;
     for (uint32_t i = 0; i < m->count; i++) {
         const gc_one *g = &m->gcs[i];
         if (!g->complete || g->gen > 2)
@@ -125,7 +124,7 @@ gen_table(gc_state *st, pp_ctx *ctx, const gc_model *m, gen_agg *agg)
             a->max = g->pause;
         a->promoted += (int64_t)sum5(g->promoted);
     }
-    pp_table *t = st->host->table_new(ctx, "by_generation", pp_gc_ncolumns(cols), cols, 1);
+    pp_table *t = pp_pc_table_new(st->host, ctx, &pp_gc_tables[PP_GC_TABLE_BY_GENERATION], 1, NULL);
     if (!t)
         return PP_ENOMEM;
     for (int gen = 0; gen <= 2; gen++) {
@@ -216,9 +215,9 @@ induced_callers(gc_state *st, pp_ctx *ctx, const gc_model *m, char *top, size_t 
         rc = add_caller(&rows, &nrows, &cap, caller_of(st, r), g->pause);
     }
     if (rc == PP_OK && nrows) {
-        const pp_column *cols = pp_gc_tables[PP_GC_TABLE_INDUCED_CALLERS].columns;
         qsort(rows, nrows, sizeof(*rows), cmp_caller);
-        pp_table *t = st->host->table_new(ctx, "induced_callers", pp_gc_ncolumns(cols), cols, 1);
+        pp_table *t = pp_pc_table_new(st->host, ctx, &pp_gc_tables[PP_GC_TABLE_INDUCED_CALLERS], 1,
+                                      NULL);
         rc = t ? PP_OK : PP_ENOMEM;
         for (uint32_t k = 0; k < nrows && rc == PP_OK; k++) {
             pp_cell c[4] = { pp_cell_str(rows[k].name), pp_cell_int(rows[k].gcs),

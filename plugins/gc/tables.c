@@ -44,13 +44,3 @@ const pp_table_decl pp_gc_tables[] = {
     },
     { .name = NULL },
 };
-
-uint32_t
-pp_gc_ncolumns(const pp_column *c)
-{
-    uint32_t n = 0;
-
-    while (c[n].name != NULL)
-        n++;
-    return n;
-}

@@ -474,16 +474,10 @@ emit(state *st, work *w, pp_ctx *ctx)
     const pp_heap_snapshot *c = st->snap[1];
     int rc = PP_OK;
 
-    pp_column cols[8] = {
-        { "type", PP_COL_STRING, 0 },           { "baseline_count", PP_COL_COUNT, 0 },
-        { "candidate_count", PP_COL_COUNT, 0 }, { "count_delta", PP_COL_COUNT, 0 },
-        { "baseline_bytes", PP_COL_BYTES, 0 },  { "candidate_bytes", PP_COL_BYTES, 0 },
-        { "bytes_delta", PP_COL_BYTES, 0 },     { "status", PP_COL_STRING, 0 },
-    };
     rc = gd_emit_growth(st, w, ctx);
     if (rc != PP_OK)
         return rc;
-    pp_table *t = h->table_new(ctx, "by_type", 8, cols, 1);
+    pp_table *t = pp_pc_table_new(h, ctx, &pp_gd_tables[PP_GD_T_BY_TYPE], 1, NULL);
     if (!t)
         return PP_ENOMEM;
     uint32_t shown = st->top == 0 || (uint64_t)st->top > w->nrows ? w->nrows : (uint32_t)st->top;
@@ -503,11 +497,7 @@ emit(state *st, work *w, pp_ctx *ctx)
         return rc;
 
     /* Sample paths for the top growers, in the candidate. */
-    pp_column pcols[4] = { { "type", PP_COL_STRING, 0 },
-                           { "bytes_delta", PP_COL_BYTES, 0 },
-                           { "depth", PP_COL_COUNT, 0 },
-                           { "path", PP_COL_STRING, 0 } };
-    pp_table *pt = h->table_new(ctx, "paths", 4, pcols, 1);
+    pp_table *pt = pp_pc_table_new(h, ctx, &pp_gd_tables[PP_GD_T_PATHS], 1, NULL);
     if (!pt)
         return PP_ENOMEM;
     qsort_r(w->order, w->nrows, sizeof(uint32_t), cmp_order_delta, w->rows);
@@ -532,12 +522,7 @@ emit(state *st, work *w, pp_ctx *ctx)
         return rc;
 
     /* Leak suspects: independent ones first. */
-    pp_column scols[6] = {
-        { "type", PP_COL_STRING, 0 },       { "count_delta", PP_COL_COUNT, 0 },
-        { "bytes_delta", PP_COL_BYTES, 0 }, { "retained_bytes", PP_COL_BYTES, 0 },
-        { "owned_by", PP_COL_STRING, 0 },   { "path", PP_COL_STRING, 0 }
-    };
-    pp_table *stab = h->table_new(ctx, "leak_suspects", 6, scols, 1);
+    pp_table *stab = pp_pc_table_new(h, ctx, &pp_gd_tables[PP_GD_T_LEAK_SUSPECTS], 1, NULL);
     if (!stab)
         return PP_ENOMEM;
     for (uint32_t q = 0; q < w->nsus && rc == PP_OK; q++) {
@@ -655,7 +640,6 @@ destroy(void *p)
 }
 
 /* What finish builds (ABI 1.5): tables.c. */
-extern const pp_table_decl pp_gd_tables[];
 
 static const pp_analyzer descriptor = {
     PP_ANALYZER_HEADER,

@@ -10,6 +10,7 @@
 #include <perfpipe/plugin.h>
 
 #include "heap_common.h"
+#include "../common/decl.h"
 
 typedef struct state {
     const pp_host_api *host;
@@ -102,5 +103,10 @@ const char *gd_growth_path(state *st, work *w, uint32_t r);
 
 /* Table growth into ctx. PP_OK, PP_ENOMEM or the host's error. */
 int gd_emit_growth(state *st, work *w, pp_ctx *ctx);
+
+/* The tables finish writes, by their place in pp_gd_tables (tables.c: the
+ * descriptor's declarations; each writer makes its table from its entry). */
+enum { PP_GD_T_GROWTH, PP_GD_T_BY_TYPE, PP_GD_T_PATHS, PP_GD_T_LEAK_SUSPECTS };
+extern const pp_table_decl pp_gd_tables[];
 
 #endif

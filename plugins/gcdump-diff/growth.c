@@ -47,19 +47,7 @@ int
 gd_emit_growth(state *st, work *w, pp_ctx *ctx)
 {
     const pp_host_api *h = st->host;
-    pp_column cols[10] = {
-        { "type", PP_COL_STRING, 0 },
-        { "count_delta", PP_COL_COUNT, 0 },
-        { "bytes_delta", PP_COL_BYTES, 0 },
-        { "baseline_retained", PP_COL_BYTES, 0 },
-        { "candidate_retained", PP_COL_BYTES, 0 },
-        { "retained_delta", PP_COL_BYTES, 0 },
-        { "share", PP_COL_PERCENT, 0 },
-        { "owned_by", PP_COL_STRING, 0 },
-        { "payload", PP_COL_STRING, 0 },
-        { "path", PP_COL_STRING, 0 },
-    };
-    pp_table *t = h->table_new(ctx, "growth", 10, cols, 1);
+    pp_table *t = pp_pc_table_new(h, ctx, &pp_gd_tables[PP_GD_T_GROWTH], 1, NULL);
     if (!t)
         return PP_ENOMEM;
     uint32_t n = 0;

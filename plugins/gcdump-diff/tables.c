@@ -4,14 +4,12 @@
 
 #include <stddef.h>
 
-#include <perfpipe/plugin.h>
-
-extern const pp_table_decl pp_gd_tables[];
+#include "gcdump_diff.h"
 
 /* What finish builds (ABI 1.5): rules, candidates and compare read these
  * declarations from the result document (tables[i].decl). */
 const pp_table_decl pp_gd_tables[] = {
-    {
+    [PP_GD_T_GROWTH] = {
         .name = "growth",
         .columns = (const pp_column[]){ { "type", PP_COL_STRING, 0 },
                                         { "count_delta", PP_COL_COUNT, 0 },
@@ -40,7 +38,7 @@ const pp_table_decl pp_gd_tables[] = {
                                       .evidence = (const char *const[]){ "count_delta", "payload",
                                                                          "path", NULL } },
     },
-    {
+    [PP_GD_T_BY_TYPE] = {
         .name = "by_type",
         .columns = (const pp_column[]){ { "type", PP_COL_STRING, 0 },
                                         { "baseline_count", PP_COL_COUNT, 0 },
@@ -64,7 +62,7 @@ const pp_table_decl pp_gd_tables[] = {
                                                  .superseded_by = "growth",
                                                  .flags = PP_CANDIDATE_HEAP_TYPE },
     },
-    {
+    [PP_GD_T_PATHS] = {
         .name = "paths",
         .columns = (const pp_column[]){ { "type", PP_COL_STRING, 0 },
                                         { "bytes_delta", PP_COL_BYTES, 0 },
@@ -76,7 +74,7 @@ const pp_table_decl pp_gd_tables[] = {
         .figures = (const pp_figure_decl[]){ { "bytes_delta", "bytes", PP_AXIS_FOOTPRINT },
                                              { NULL, NULL, NULL } },
     },
-    {
+    [PP_GD_T_LEAK_SUSPECTS] = {
         .name = "leak_suspects",
         .columns = (const pp_column[]){ { "type", PP_COL_STRING, 0 },
                                         { "count_delta", PP_COL_COUNT, 0 },

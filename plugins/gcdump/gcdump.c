@@ -11,6 +11,12 @@
 #include <perfpipe/plugin.h>
 
 #include "heap_common.h"
+#include "../common/decl.h"
+
+/* The tables finish writes, by their place in pp_gcdump_tables (below: the
+ * descriptor's declarations; each writer makes its table from its entry). */
+enum { PP_GCDUMP_T_BY_TYPE, PP_GCDUMP_T_PATHS };
+extern const pp_table_decl pp_gcdump_tables[];
 
 static const pp_option_decl options[] = {
     { "top", PP_OPT_INT, 0, "25", "rows of by_type (0 = all types)" },
@@ -231,12 +237,10 @@ finish(void *p, pp_ctx *ctx, pp_error *err)
     qsort(order, nused, sizeof(*order), cmp_rows);
     uint32_t nrows = st->top == 0 || (uint64_t)st->top > nused ? nused : (uint32_t)st->top;
 
-    pp_column cols[6] = {
-        { "type", PP_COL_STRING, 0 },          { "count", PP_COL_COUNT, 0 },
-        { "bytes", PP_COL_BYTES, 0 },          { "share", PP_COL_PERCENT, 0 },
-        { "retained_bytes", PP_COL_BYTES, 0 }, { "retained_share", PP_COL_PERCENT, 0 },
-    };
-    pp_table *t = h->table_new(ctx, "by_type", st->retained ? 6 : 4, cols, 1);
+    /* without the dominator tree (option retained off), no retained figures */
+    static const char *const no_retained[] = { "retained_bytes", "retained_share", NULL };
+    pp_table *t = pp_pc_table_new(h, ctx, &pp_gcdump_tables[PP_GCDUMP_T_BY_TYPE], 1,
+                                  st->retained ? NULL : no_retained);
     if (!t)
         goto oom;
     rc = PP_OK;
@@ -261,10 +265,7 @@ finish(void *p, pp_ctx *ctx, pp_error *err)
 
     if (st->retained) {
         /* One sample path per top type: its instance retaining the most. */
-        pp_column pcols[3] = { { "type", PP_COL_STRING, 0 },
-                               { "depth", PP_COL_COUNT, 0 },
-                               { "path", PP_COL_STRING, 0 } };
-        pp_table *pt = h->table_new(ctx, "paths", 3, pcols, 1);
+        pp_table *pt = pp_pc_table_new(h, ctx, &pp_gcdump_tables[PP_GCDUMP_T_PATHS], 1, NULL);
         if (!pt)
             goto oom;
         char *buf = malloc(4096);
@@ -330,8 +331,8 @@ destroy(void *p)
 
 /* What finish builds (ABI 1.5): rules, candidates and compare read these
  * declarations from the result document (tables[i].decl). */
-static const pp_table_decl gcdump_tables[] = {
-    {
+const pp_table_decl pp_gcdump_tables[] = {
+    [PP_GCDUMP_T_BY_TYPE] = {
         .name = "by_type",
         .columns = (const pp_column[]){ { "type", PP_COL_STRING, 0 },
                                         { "count", PP_COL_COUNT, 0 },
@@ -349,7 +350,7 @@ static const pp_table_decl gcdump_tables[] = {
                                              { "retained_share", "percent", NULL },
                                              { NULL, NULL, NULL } },
     },
-    {
+    [PP_GCDUMP_T_PATHS] = {
         .name = "paths",
         .columns = (const pp_column[]){ { "type", PP_COL_STRING, 0 },
                                         { "depth", PP_COL_COUNT, 0 },
@@ -377,7 +378,7 @@ static const pp_analyzer descriptor = {
     .consume = consume,
     .finish = finish,
     .destroy = destroy,
-    .tables = gcdump_tables,
+    .tables = pp_gcdump_tables,
 };
 
 PP_PLUGIN_DEFINE(descriptor);

@@ -207,6 +207,7 @@ static const pp_analyzer descriptor = {
     .consume = ld_consume,
     .finish = ld_finish,
     .destroy = ld_destroy,
+    .tables = ld_tables,
 };
 
 PP_PLUGIN_DEFINE(descriptor);

@@ -34,4 +34,16 @@ typedef struct ld_state {
 /* Tables, totals and findings of st. PP_OK or a PP_E* code with err. */
 int ld_report(ld_state *st, pp_ctx *ctx, pp_error *err);
 
+/* The tables ld_report writes, by their place in ld_tables (report.c, the
+ * descriptor's declarations), ended by a NULL name. */
+enum {
+    LD_T_LATENCY,
+    LD_T_REQUEST_LATENCY,
+    LD_T_STATUSES,
+    LD_T_ERROR_KINDS,
+    LD_T_THRESHOLDS,
+    LD_T_END
+};
+extern const pp_table_decl ld_tables[];
+
 #endif

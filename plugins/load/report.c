@@ -25,6 +25,59 @@
 #include <string.h>
 
 #include "load.h"
+#include "../common/decl.h"
+
+/* Columns declared once: each table below is made from its entry. */
+const pp_table_decl ld_tables[] = {
+    [LD_T_LATENCY] = {
+        .name = "latency",
+        .columns = (const pp_column[]){ { "scope", PP_COL_STRING, 0 },
+                                        { "p95_ms", PP_COL_NUMBER, 0 },
+                                        { "p50_ms", PP_COL_NUMBER, 0 },
+                                        { "p90_ms", PP_COL_NUMBER, 0 },
+                                        { "p99_ms", PP_COL_NUMBER, 0 },
+                                        { "slowest_ms", PP_COL_NUMBER, 0 },
+                                        { "mean_ms", PP_COL_NUMBER, 0 },
+                                        { "ms_per_request", PP_COL_NUMBER, 0 },
+                                        { "served", PP_COL_NUMBER, 0 },
+                                        { "failed", PP_COL_NUMBER, 0 },
+                                        { "rps", PP_COL_NUMBER, 0 },
+                                        { NULL, 0, 0 } },
+        .key = (const char *const[]){ "scope", NULL },
+    },
+    /* a sample, one row per request (the scope repeats): no key */
+    [LD_T_REQUEST_LATENCY] = {
+        .name = "request_latency",
+        .columns = (const pp_column[]){ { "scope", PP_COL_STRING, 0 },
+                                        { "ms", PP_COL_NUMBER, 0 },
+                                        { NULL, 0, 0 } },
+    },
+    [LD_T_STATUSES] = {
+        .name = "statuses",
+        .columns = (const pp_column[]){ { "scope", PP_COL_STRING, 0 },
+                                        { "code", PP_COL_STRING, 0 },
+                                        { "responses", PP_COL_COUNT, 0 },
+                                        { NULL, 0, 0 } },
+        .key = (const char *const[]){ "scope", "code", NULL },
+    },
+    [LD_T_ERROR_KINDS] = {
+        .name = "error_kinds",
+        .columns = (const pp_column[]){ { "scope", PP_COL_STRING, 0 },
+                                        { "kind", PP_COL_STRING, 0 },
+                                        { "occurrences", PP_COL_COUNT, 0 },
+                                        { NULL, 0, 0 } },
+        .key = (const char *const[]){ "scope", "kind", NULL },
+    },
+    [LD_T_THRESHOLDS] = {
+        .name = "thresholds",
+        .columns = (const pp_column[]){ { "metric", PP_COL_STRING, 0 },
+                                        { "threshold", PP_COL_STRING, 0 },
+                                        { "result", PP_COL_STRING, 0 },
+                                        { NULL, 0, 0 } },
+        .key = (const char *const[]){ "metric", "threshold", NULL },
+    },
+    [LD_T_END] = { .name = NULL },
+};
 
 static pp_cell
 ms_cell(double ns)
@@ -54,10 +107,6 @@ ms_per_request(const pp_load_result *x)
 static int
 samples_table(ld_state *st, pp_ctx *ctx, pp_table *latency)
 {
-    static const pp_column cols[] = {
-        { "scope", PP_COL_STRING, 0 },
-        { "ms", PP_COL_NUMBER, 0 },
-    };
     static const char *const hints[][2] = {
         { "compare", "quantile" }, { "samples", "request_latency" },
         { "sample_key", "scope" }, { "sample_value", "ms" },
@@ -72,7 +121,7 @@ samples_table(ld_state *st, pp_ctx *ctx, pp_table *latency)
         any += st->scopes[i].nsamples;
     if (any == 0)
         return PP_OK;
-    if ((t = h->table_new(ctx, "request_latency", 2, cols, 0)) == NULL)
+    if ((t = pp_pc_table_new(h, ctx, &ld_tables[LD_T_REQUEST_LATENCY], 0, NULL)) == NULL)
         return PP_ENOMEM;
     rc = h->table_hint(t, "compare", "samples");
     for (size_t k = 0; k < sizeof hints / sizeof hints[0] && rc == PP_OK; k++)
@@ -92,16 +141,8 @@ samples_table(ld_state *st, pp_ctx *ctx, pp_table *latency)
 static int
 latency_table(ld_state *st, pp_ctx *ctx)
 {
-    static const pp_column cols[] = {
-        { "scope", PP_COL_STRING, 0 },   { "p95_ms", PP_COL_NUMBER, 0 },
-        { "p50_ms", PP_COL_NUMBER, 0 },  { "p90_ms", PP_COL_NUMBER, 0 },
-        { "p99_ms", PP_COL_NUMBER, 0 },  { "slowest_ms", PP_COL_NUMBER, 0 },
-        { "mean_ms", PP_COL_NUMBER, 0 }, { "ms_per_request", PP_COL_NUMBER, 0 },
-        { "served", PP_COL_NUMBER, 0 },  { "failed", PP_COL_NUMBER, 0 },
-        { "rps", PP_COL_NUMBER, 0 },
-    };
     const pp_host_api *h = st->host;
-    pp_table *t = h->table_new(ctx, "latency", 11, cols, 1);
+    pp_table *t = pp_pc_table_new(h, ctx, &ld_tables[LD_T_LATENCY], 1, NULL);
 
     if (t == NULL)
         return PP_ENOMEM;
@@ -132,25 +173,10 @@ latency_table(ld_state *st, pp_ctx *ctx)
 static int
 count_tables(ld_state *st, pp_ctx *ctx)
 {
-    static const pp_column scols[] = {
-        { "scope", PP_COL_STRING, 0 },
-        { "code", PP_COL_STRING, 0 },
-        { "responses", PP_COL_COUNT, 0 },
-    };
-    static const pp_column ecols[] = {
-        { "scope", PP_COL_STRING, 0 },
-        { "kind", PP_COL_STRING, 0 },
-        { "occurrences", PP_COL_COUNT, 0 },
-    };
-    static const pp_column tcols[] = {
-        { "metric", PP_COL_STRING, 0 },
-        { "threshold", PP_COL_STRING, 0 },
-        { "result", PP_COL_STRING, 0 },
-    };
     const pp_host_api *h = st->host;
-    pp_table *ts = h->table_new(ctx, "statuses", 3, scols, 2);
-    pp_table *te = h->table_new(ctx, "error_kinds", 3, ecols, 2);
-    pp_table *tt = h->table_new(ctx, "thresholds", 3, tcols, 2);
+    pp_table *ts = pp_pc_table_new(h, ctx, &ld_tables[LD_T_STATUSES], 2, NULL);
+    pp_table *te = pp_pc_table_new(h, ctx, &ld_tables[LD_T_ERROR_KINDS], 2, NULL);
+    pp_table *tt = pp_pc_table_new(h, ctx, &ld_tables[LD_T_THRESHOLDS], 2, NULL);
     int rc = ts && te && tt ? PP_OK : PP_ENOMEM;
 
     /* More 200s is better, more 500s worse: no one direction for compare,

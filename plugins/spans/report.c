@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "spans.h"
+#include "../common/decl.h"
 #include "../common/quantile.h"
 
 /* One attributed downstream call, clipped to its request. */
@@ -64,12 +65,12 @@ vec_push(sp_vec *c, uint32_t op, uint32_t kind, uint32_t name, int64_t ns, int64
     return PP_OK;
 }
 
-static const sp_span *g_spans; /* qsort context: finish() runs single-threaded per stage */
-
+/* qsort_r: ctx is the spans the indexes point into */
 static int
-cmp_req_start(const void *a, const void *b)
+cmp_req_start(const void *a, const void *b, void *ctx)
 {
-    const sp_span *x = &g_spans[*(const uint32_t *)a], *y = &g_spans[*(const uint32_t *)b];
+    const sp_span *spans = ctx;
+    const sp_span *x = &spans[*(const uint32_t *)a], *y = &spans[*(const uint32_t *)b];
     if (x->start != y->start)
         return x->start < y->start ? -1 : 1;
     return (x->end > y->end) - (x->end < y->end);
@@ -121,12 +122,12 @@ cmp_contrib_key(const void *a, const void *b)
 
 /* Report order: operations by total time, kinds in SP_DS order with
  * in-proc last, the kind's "*" row first, then downstreams by time. */
-static const uint32_t *g_op_rank;
 static int
-cmp_contrib_report(const void *a, const void *b)
+cmp_contrib_report(const void *a, const void *b, void *ctx) /* ctx: each op's rank */
 {
     const sp_contrib *x = a, *y = b;
-    uint32_t rx = g_op_rank[x->op], ry = g_op_rank[y->op];
+    const uint32_t *op_rank = ctx;
+    uint32_t rx = op_rank[x->op], ry = op_rank[y->op];
     if (rx != ry)
         return rx < ry ? -1 : 1;
     uint32_t kx = x->kind == SP_DS_NONE ? 99 : x->kind, ky = y->kind == SP_DS_NONE ? 99 : y->kind;
@@ -140,11 +141,11 @@ cmp_contrib_report(const void *a, const void *b)
     return (x->name > y->name) - (x->name < y->name);
 }
 
-static sp_op *g_ops;
 static int
-cmp_op_report(const void *a, const void *b)
+cmp_op_report(const void *a, const void *b, void *ctx) /* ctx: the ops indexed */
 {
-    const sp_op *x = &g_ops[*(const uint32_t *)a], *y = &g_ops[*(const uint32_t *)b];
+    const sp_op *ops = ctx;
+    const sp_op *x = &ops[*(const uint32_t *)a], *y = &ops[*(const uint32_t *)b];
     if (x->total_ns != y->total_ns)
         return x->total_ns > y->total_ns ? -1 : 1;
     return (x->name > y->name) - (x->name < y->name);
@@ -249,8 +250,7 @@ find_requests(sp_state *st, sp_work *w)
     for (uint32_t i = 0; i < st->count; i++)
         if (st->spans[i].kind == PP_SPAN_SERVER && !has_ancestor(st, w->by_id, i, 1))
             w->reqs[w->nreq++] = i;
-    g_spans = st->spans;
-    qsort(w->reqs, w->nreq, sizeof(uint32_t), cmp_req_start);
+    qsort_r(w->reqs, w->nreq, sizeof(uint32_t), cmp_req_start, st->spans);
     /* A server span of ANOTHER service inside a request is that request's
      * downstream even when trace context was not propagated (no parent
      * link): it is not a request of its own. */
@@ -312,8 +312,7 @@ find_requests(sp_state *st, sp_work *w)
         return PP_ENOMEM;
     for (uint32_t o = 0; o < w->nops; o++)
         w->op_order[o] = o;
-    g_ops = w->ops;
-    qsort(w->op_order, w->nops, sizeof(uint32_t), cmp_op_report);
+    qsort_r(w->op_order, w->nops, sizeof(uint32_t), cmp_op_report, w->ops);
     for (uint32_t i = 0; i < w->nops; i++)
         w->op_rank[w->op_order[i]] = i;
     return PP_OK;
@@ -419,8 +418,7 @@ attribute(sp_state *st, sp_work *w)
         }
     }
     w->contrib.n = out;
-    g_op_rank = w->op_rank;
-    qsort(c, out, sizeof(*c), cmp_contrib_report);
+    qsort_r(c, out, sizeof(*c), cmp_contrib_report, w->op_rank);
     return PP_OK;
 }
 
@@ -428,13 +426,7 @@ static int
 emit_by_operation(sp_state *st, pp_ctx *ctx, sp_work *w)
 {
     const pp_host_api *h = st->host;
-    static const pp_column cols[] = {
-        { "operation", PP_COL_STRING, 0 }, { "requests", PP_COL_COUNT, 0 },
-        { "p50_ms", PP_COL_NUMBER, 0 },    { "p95_ms", PP_COL_NUMBER, 0 },
-        { "max_ms", PP_COL_NUMBER, 0 },    { "overlaps", PP_COL_COUNT, 0 },
-        { "total_ms", PP_COL_NUMBER, 0 },
-    };
-    pp_table *t = h->table_new(ctx, "by_operation", 7, cols, 1);
+    pp_table *t = pp_pc_table_new(h, ctx, &pp_spans_tables[PP_SPANS_T_BY_OPERATION], 1, NULL);
     if (!t)
         return PP_ENOMEM;
     for (uint32_t k = 0; k < w->nops; k++) {
@@ -461,12 +453,7 @@ emit_attribution(sp_state *st, pp_ctx *ctx, sp_work *w)
 {
     const pp_host_api *h = st->host;
     char adv[320];
-    static const pp_column cols[] = {
-        { "operation", PP_COL_STRING, 0 },  { "kind", PP_COL_STRING, 0 },
-        { "downstream", PP_COL_STRING, 0 }, { "ms", PP_COL_NUMBER, 0 },
-        { "share", PP_COL_PERCENT, 0 },     { "calls", PP_COL_COUNT, 0 },
-    };
-    pp_table *t = h->table_new(ctx, "attribution", 6, cols, 3);
+    pp_table *t = pp_pc_table_new(h, ctx, &pp_spans_tables[PP_SPANS_T_ATTRIBUTION], 3, NULL);
     if (!t)
         return PP_ENOMEM;
     for (size_t k = 0; k < w->contrib.n; k++) {

@@ -53,4 +53,12 @@ int sp_report(sp_state *st, pp_ctx *ctx, pp_error *err);
 
 const char *sp_ds_kind_name(uint32_t ds_kind);
 
+/* The tables finish writes, by their place in pp_spans_tables (spans.c: the descriptor's
+ * declarations, each writer makes its table from its entry). */
+enum {
+    PP_SPANS_T_BY_OPERATION,
+    PP_SPANS_T_ATTRIBUTION,
+};
+extern const pp_table_decl pp_spans_tables[];
+
 #endif

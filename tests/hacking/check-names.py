@@ -61,6 +61,16 @@ CONTEXTS = [
     ("core/counters/quantity.c",
      re.compile(r'^\s*\{ "[^"]+", [^,]+, "exceptions" \},|\(quantity, "exceptions"\)'),
      {"exceptions"}, "a counter's quantity"),
+    # the candidate declaration's member (pp_candidate_decl.callers)
+    (("core/candidates.c", "core/result/decl.c"), re.compile(r'"callers"[,)]'), {"callers"},
+     "a candidate declaration's member"),
+    # the load tools' own JSON members (k6, vegeta)
+    (("core/load/json.c", "core/load/vegeta_lines.c"),
+     re.compile(r'json_object_get\((res|m|line), "(latency|thresholds)"\)'),
+     {"latency", "thresholds"}, "a load tool's JSON member"),
+    # the rules' derived view of a stage's stack profile (build_callees)
+    ("core/rules/evidence.c", re.compile(r'"callees"'), {"callees"},
+     "the rules' derived view"),
 ]
 
 

@@ -36,8 +36,11 @@ make_tree() {  # $1 = 1: with the breaches
   { echo "int a_one(void);"; echo "int b_two(void) { return a_one() + 2; }"; } >"$src/core/x/b.c"
   # Over the limit by one line, or at it.
   { echo "static const int table[] = {"
-    for ((i = 0; i < (${1:-0} == 1 ? 798 : 797); i++)); do echo "    $i,"; done
-    echo "};"; echo "int p_get(int i) { return table[i]; }"; } >"$src/plugins/p/big.c"
+    for ((i = 0; i < 797; i++)); do echo "    $i,"; done
+    echo "};"; echo "int p_get(int i) { return table[i]; }"
+    # a plugin's comparator context in a thread-local: a mutable static too
+    [ "$1" = 1 ] && echo "static _Thread_local const int *p_ctx; int p_set(const int *c) { p_ctx = c; return p_ctx != 0; }"
+  } >"$src/plugins/p/big.c"
   # core/y calls core/x; with the breaches core/x calls core/y back.
   { echo "int a_one(void);"; echo "int y_fn(void) { return a_one() + 3; }"; } >"$src/core/y/y.c"
   cc -c -fPIC -o "$build/core/y/.libs/liby_la-y.o" "$src/core/y/y.c" || return 1
@@ -61,6 +64,8 @@ grep -q '^FAIL: core/x/: files call each other: a.c -> b.c (b_two); b.c -> a.c (
   ok "the circle a.c <-> b.c is named with its symbols" || bad "no circle failure"
 grep -q "^FAIL: core/x/a.c: mutable static 'counter' (.bss)" "$work/out" &&
   ok "the mutable static is named" || bad "no mutable-static failure"
+grep -q "^FAIL: plugins/p/big.c: mutable static 'p_ctx' (.tbss)" "$work/out" &&
+  ok "a plugin's thread-local static is named" || bad "no failure for the plugin's thread-local"
 grep -q '^FAIL: folders call each other: core/x -> core/y (y_fn); core/y -> core/x (a_one)' "$work/out" &&
   ok "the circle core/x <-> core/y is named with its symbols" || bad "no folder-circle failure"
 grep -q '^FAIL: cli/c.c includes core/x/x_internal.h, the internal header of core/x/' "$work/out" &&
