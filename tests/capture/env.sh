@@ -42,6 +42,14 @@ pp_build() {
 
 pp_oracle() { dotnet "$PP_ORACLE_DLL" "$@"; }
 
+# pp_oracle_zst CAPTURE.zst ORACLE.json.zst: the oracle of a zstd-compressed capture (TraceEvent reads
+# the plain file: it is unpacked beside it for the run), its JSON compressed the same way.
+pp_oracle_zst() {
+  local plain=${1%.zst} out=${2%.zst}
+  zstd -q -d -f "$1" -o "$plain" && pp_oracle "$plain" -o "$out" && zstd -q -19 -f --rm "$out" -o "$2"
+  local rc=$?; rm -f "$plain"; return $rc
+}
+
 # pp_runtime_version: the runtime the workload runs on (Microsoft.NETCore.App version).
 pp_runtime_version() { dotnet --list-runtimes | awk '$1=="Microsoft.NETCore.App"{v=$2} END{print v}'; }
 
@@ -57,6 +65,8 @@ pp_merge_rows() {
   } > "$PP_DATA/MANIFEST.tmp"
   mv "$PP_DATA/MANIFEST.tmp" "$PP_DATA/MANIFEST"
   for f in "$dir"/*; do
-    f=$(basename "$f"); pp_log "oracle $f"; pp_oracle "$PP_DATA/$f" -o "$PP_DATA/${f%.nettrace}.oracle.json"
+    f=$(basename "$f")
+    case $f in *.zst) continue ;; esac   # compressed captures: the oracle was run on the plain trace
+    pp_log "oracle $f"; pp_oracle "$PP_DATA/$f" -o "$PP_DATA/${f%.nettrace}.oracle.json"
   done
 }

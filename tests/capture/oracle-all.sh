@@ -7,7 +7,10 @@ set -euo pipefail
 grep -v '^#' "$PP_DATA/MANIFEST" | while IFS=$'\t' read -r file kind _ _ _ oracle _; do
   pp_log "oracle $file -> $oracle"
   [ "$oracle" = "-" ] && continue   # no Microsoft reader for this kind (spans)
-  pp_oracle "$PP_DATA/$file" -o "$PP_DATA/$oracle"
+  case $file in
+    *.zst) pp_oracle_zst "$PP_DATA/$file" "$PP_DATA/$oracle" ;;
+    *) pp_oracle "$PP_DATA/$file" -o "$PP_DATA/$oracle" ;;
+  esac
 done
 CORPUS="${PP_CORPUS:-$PP_TESTS/../../shared/corpus}"
 if [ -d "$CORPUS" ]; then

@@ -30,7 +30,7 @@ if [ -z "$ONLY" ] || [ "$ONLY" = counters ]; then
   "$PP_TESTS/capture/capture-counters-gcdump.sh" churn leak
 fi
 if [ -z "$ONLY" ] || [ "$ONLY" = spans ]; then "$PP_TESTS/capture/capture-spans.sh"; fi
-if [ -z "$ONLY" ] || [ "$ONLY" = fix ]; then "$PP_TESTS/capture/capture-fix.sh"; fi
+if [ -z "$ONLY" ] || [ "$ONLY" = fix ]; then "$PP_TESTS/capture/capture-fix.sh" && "$PP_TESTS/capture/capture-fix.sh" set; fi
 if [ -z "$ONLY" ] || [ "$ONLY" = gc ]; then "$PP_TESTS/capture/capture-gc.sh"; fi
 if [ -z "$ONLY" ] || [ "$ONLY" = bench ]; then "$PP_TESTS/capture/capture-bench.sh"; fi
 

@@ -14,9 +14,19 @@ def check(name, ok, why=""):
     if ok: passed += 1; print("PASS " + name)
     else: failed += 1; print("FAIL " + name + (": " + why if why else ""))
     return ok
+import subprocess
+PACKED = (".zst", ".xz", ".gz")   # compressed captures (core/unpack.c reads them as the plain file)
+UNPACK = {".zst": ["zstd", "-q", "-d", "-c"], ".xz": ["xz", "-d", "-c"], ".gz": ["gzip", "-d", "-c"]}
+def unpacked(p):   # the bytes of a fixture, decompressed when it is packed
+    ext = next((e for e in PACKED if p.endswith(e)), None)
+    if ext is None:
+        with open(os.path.join(data, p), "rb") as f: return f.read()
+    with open(os.path.join(data, p), "rb") as f:   # on stdin: zstd leaves a symlinked file alone
+        return subprocess.run(UNPACK[ext], stdin=f, check=True, capture_output=True).stdout
+def plain_name(f):
+    return next((f[:-len(e)] for e in PACKED if f.endswith(e)), f)
 def load(p):
-    try:
-        with open(os.path.join(data, p)) as f: return json.load(f)
+    try: return json.loads(unpacked(p))
     except Exception as e: return None
 def within(v, lo, hi): return v is not None and lo <= v <= hi
 
@@ -32,10 +42,15 @@ if check("MANIFEST exists", os.path.isfile(mpath)):
         if not check(f"MANIFEST line {ln} has 10 columns", len(cols) == 10, f"{len(cols)} columns"): continue
         rows.append(dict(zip(["file","kind","scenario","knobs","truth","oracle","runtime","tool","tool_version","command"], cols)))
 listed = {r["file"] for r in rows}
-on_disk = sorted(f for f in os.listdir(data) if f.endswith((".nettrace", ".gcdump")) or
-                 (f.endswith((".csv", ".json")) and "counters" in f and not f.endswith((".truth.json", ".oracle.json"))) or
-                 f.endswith(".otlp.json"))
-check("every capture in tests/data is listed in MANIFEST", set(on_disk) <= listed, ", ".join(sorted(set(on_disk) - listed)))
+def is_capture(f):   # a compressed capture counts as its plain name does
+    f = plain_name(f)
+    return (f.endswith((".nettrace", ".gcdump")) or
+            (f.endswith((".csv", ".json")) and "counters" in f and not f.endswith((".truth.json", ".oracle.json"))) or
+            f.endswith(".otlp.json"))
+on_disk = sorted(f for f in os.listdir(data) if is_capture(f))
+check("every capture in tests/data (compressed ones too) is listed in MANIFEST", set(on_disk) <= listed, ", ".join(sorted(set(on_disk) - listed)))
+for f in (x for x in on_disk if x != plain_name(x)):
+    check(f"{f}: zstd-compressed (xz/gzip only for archives)", f.endswith(".zst"))
 for kind in sorted(KINDS):
     check(f"MANIFEST has a {kind} fixture", any(r["kind"] == kind for r in rows))
 total = 0
@@ -43,6 +58,9 @@ for r in rows:
     f = r["file"]; p = os.path.join(data, f)
     if not check(f"{f}: exists", os.path.isfile(p)): continue
     sz = os.path.getsize(p); total += sz
+    if f != plain_name(f):   # the oracle read the plain capture: its size is the unpacked one
+        try: sz = len(unpacked(f))
+        except Exception as e: check(f"{f}: decompresses", False, str(e)); continue
     check(f"{f}: size sane ({sz} bytes)", 1024 <= sz <= MAX_FILE)
     check(f"{f}: kind '{r['kind']}' known", r["kind"] in KINDS)
     check(f"{f}: runtime/tool recorded", r["runtime"] != "" and r["tool"] != "" and r["command"] != "")
@@ -252,6 +270,34 @@ for r in fix:
 check("fix-shape fixtures: at least eight shapes, each with its healthy twin",
       len({(load(r["truth"]) or {}).get("shape") for r in fix}) >= 8 and
       all(any(x["file"] == r["file"].replace("-bad.", "-good.") for x in fix) for r in fix if "-bad." in r["file"]))
+
+# The rules' pairs (issue #45, capture-fix.sh set): one capture per variant, every shape of the set in it.
+sets = {load(r["truth"]).get("variant"): (r, load(r["truth"]), load(r["oracle"])) for r in rows if r["scenario"] == "fix-set"}
+for variant, (r, t, o) in sorted(sets.items()):
+    f = r["file"]
+    if not check(f"{f}: truth and oracle parse, {len(t.get('set', []))} shapes", t and o and len(t.get("set", [])) >= 10): continue
+    check(f"{f}: packed (zstd) and under 300 KB", f.endswith(".nettrace.zst") and os.path.getsize(os.path.join(data, f)) < 300 << 10)
+    fuf = users(o)
+    inc = {x["method"]: x["total"] for x in o.get("samples", {}).get("inclusive", [])}
+    for sh in t["set"]:
+        check(f"{f}: {sh['shape']}: the {variant} variant ran {sh['calls']} calls",
+              sh["variant"] == variant and sh["expect_rule"] == (variant == "bad") and sh["calls"] >= sh["clients"] * 40)
+        if variant == "bad":   # a healthy twin may be too cheap to be sampled at all (a few ms)
+            check(f"{f}: {sh['shape']}: TraceEvent sees {sh['method']}", sh["method"] in fuf or inc.get(sh["method"], 0) > 0,
+                  "not in by_first_user_frame nor inclusive samples")
+    if variant == "bad":
+        fin = sum(e["count"] for e in o["raw"]["events"] if e["name"] == "GC/FinalizeObject")
+        check(f"{f}: the finalizer shape's objects reach the finalizer (GC/FinalizeObject {fin})", fin >= 1000)
+check("rules' pairs: a bad and a good capture of one shape set",
+      set(sets) == {"bad", "good"} and [x["shape"] for x in sets["bad"][1]["set"]] == [x["shape"] for x in sets["good"][1]["set"]])
+for r in (x for x in rows if x["scenario"] == "gc-counters"):
+    f, t, o = r["file"], load(r["truth"]), load(r["oracle"])
+    if not (t and o): check(f"{f}: truth and oracle parse", False); continue
+    ser = {x["name"]: x for x in o["series"]}
+    g2 = next((x for n, x in ser.items() if n.startswith("dotnet.gc.collections") and n.endswith("gen2]")), {})
+    # the counters start a little after the process: they see at most the gen2s it counted itself
+    check(f"{f}: gen2 collections in the counters ({g2.get('sum')}) <= the process's own ({t['gc_count_gen2']}), most of them",
+          g2.get("sum", -1) <= t["gc_count_gen2"] and g2.get("sum", 0) >= 0.6 * t["gc_count_gen2"])
 
 # GC fixtures (issue 37): the process's own GC.CollectionCount deltas against TraceEvent's GC model.
 for r in (x for x in rows if x["scenario"] == "gc"):

@@ -94,7 +94,7 @@ assert len(rules) >= 45, len(rules)
 fixtures = set()
 for dp, _, fs in os.walk(data):
     for f in fs:
-        fixtures.add(re.sub(r"\.(nettrace|gcdump|truth\.json|oracle\.json|wrk\.txt|json|csv)$", "", f))
+        fixtures.add(re.sub(r"\.(nettrace|gcdump|truth\.json|oracle\.json|wrk\.txt|json|csv)(\.zst)?$", "", f))
 tests = "".join(open(os.path.join(e2e, f)).read() for f in os.listdir(e2e) if f.endswith(".sh"))
 rows = {}
 for line in doc.splitlines():

@@ -442,6 +442,12 @@ EXTRA_CASES = {
         cpu_wait("System.Threading.Monitor.Enter_Slowpath", "App.Cache.Get", 30),
         cpu_events(waiting=[["System.Threading.Monitor.Enter_Slowpath", "App.Hot.Run", 6, 18.8, 80.0]]),
         None),
+    # the application's own GetHashCode is the hot leaf (the candidate itself); a framework one is not
+    # the application's key (string hashing in a dictionary of strings), nor a cold one
+    "hash.expensive-equality#running": (
+        cpu_running("App.Key.GetHashCode", 20),
+        [cpu_running("System.String.GetHashCode", 20), cpu_running("App.Key.GetHashCode", 2)],
+        "App.Key.GetHashCode"),
 }
 
 

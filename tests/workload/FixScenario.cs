@@ -47,19 +47,52 @@ namespace Workload
             ["syncasync"] = SyncOverAsyncScenario.Shape,
             ["httpclient"] = HttpClientScenario.Shape,
             ["eftracking"] = EfTrackingScenario.Shape,
+            ["induced"] = RulePairShapes.Induced,
+            ["reflection"] = RulePairShapes.Reflection,
+            ["split"] = RulePairShapes.Split,
+            ["hash"] = RulePairShapes.Hash,
+            ["timer"] = RulePairShapes.Timer,
+            ["enumkey"] = RulePairShapes.EnumKey,
+            ["sbcapacity"] = RulePairShapes.Builder,
+            ["format"] = RulePairShapes.Format,
+            ["linq"] = RulePairShapes.Linq,
+            ["growth"] = RulePairShapes.Growth,
+            ["mstoarray"] = RulePairShapes.ToArray,
+            ["crypto"] = RulePairShapes.Crypto,
+            ["datetime"] = RulePairShapes.Now,
+            ["pinned"] = RulePairShapes.Pinned,
+            ["finalizer"] = RulePairShapes.Finalizer,
+            ["spin"] = RulePairShapes.Spin,
+            ["logging"] = RulePairShapes.Logging,
         };
 
+        // --shape A,B,...: the shapes run one after the other in this process (one capture holds them
+        // all); the truth then has one entry per shape under "set".
         public static void Run(Args a, JsonObject truth)
         {
-            string name = a.Str("shape", null);
+            string names = a.Str("shape", null);
             string variant = a.Str("variant", "bad");
-            if (name == null || !Shapes.TryGetValue(name, out var make))
+            if (names == null)
                 throw new ArgumentException("fix: --shape " + string.Join("|", Shapes.Keys) + " is required");
             if (variant != "bad" && variant != "good")
                 throw new ArgumentException("fix: --variant bad|good");
-            a.Knobs["shape"] = name;
+            a.Knobs["shape"] = names;
             a.Knobs["variant"] = variant;
-            FixShape s = make(a);
+            string[] list = names.Split(',');
+            foreach (string n in list)
+                if (!Shapes.ContainsKey(n)) throw new ArgumentException("fix: unknown shape " + n + " (" + string.Join("|", Shapes.Keys) + ")");
+            if (list.Length == 1) { RunOne(a, list[0], variant, truth); Truth.Emit(a, truth); return; }
+            var set = new JsonArray();
+            foreach (string n in list) { var t = new JsonObject(); RunOne(a, n, variant, t); set.Add(t); }
+            truth["variant"] = variant;
+            truth["assembly"] = typeof(FixScenario).Assembly.GetName().Name;
+            truth["set"] = set;
+            Truth.Emit(a, truth);
+        }
+
+        static void RunOne(Args a, string name, string variant, JsonObject truth)
+        {
+            FixShape s = Shapes[name](a);
             int clients = a.Int("clients", s.Clients);
             int calls = a.Int("calls", s.Calls);
             s.Setup?.Invoke();
@@ -116,7 +149,6 @@ namespace Workload
             var f = new JsonObject();
             s.Facts?.Invoke(f);
             truth["facts"] = f;
-            Truth.Emit(a, truth);
         }
     }
 }
