@@ -13,12 +13,13 @@
 #include <time.h>
 #include <unistd.h>
 #include <sys/socket.h>
-#include <sys/un.h>
 
 #include <perfpipe/perfpipe.h>
 
 #include "ipc/heapsnap.h"
 #include "ipc/ipc.h"
+
+#include "fake_runtime.h"
 
 typedef struct stall_server {
     int lfd;
@@ -26,21 +27,6 @@ typedef struct stall_server {
     int info, collect, stop;
     int held[8], nheld;
 } stall_server;
-
-static size_t
-read_msg(int fd, uint8_t *out, size_t cap)
-{
-    size_t got = 0, want = 20;
-    while (got < want && got < cap) {
-        ssize_t k = read(fd, out + got, (want < cap ? want : cap) - got);
-        if (k <= 0)
-            break;
-        got += (size_t)k;
-        if (got >= 16)
-            want = (size_t)out[14] | (size_t)out[15] << 8;
-    }
-    return got;
-}
 
 static void
 hold(stall_server *sv, int fd)
@@ -60,7 +46,7 @@ serve(void *arg)
         if (fd < 0)
             return NULL;
         uint8_t req[1024];
-        if (read_msg(fd, req, sizeof req) < 20) {
+        if (fake_runtime_read(fd, req, sizeof req) < 20) {
             close(fd);
             continue;
         }
@@ -103,13 +89,8 @@ serve(void *arg)
 static void
 start(stall_server *sv, char *path, size_t size, pthread_t *t)
 {
-    struct sockaddr_un sa = { .sun_family = AF_UNIX };
-    snprintf(path, size, "/tmp/pp-check-stall-%ld-%d.sock", (long)getpid(), sv->stall_info);
-    unlink(path);
-    snprintf(sa.sun_path, sizeof sa.sun_path, "%s", path);
-    sv->lfd = socket(AF_UNIX, SOCK_STREAM, 0);
-    ck_assert_int_eq(bind(sv->lfd, (struct sockaddr *)&sa, sizeof sa), 0);
-    ck_assert_int_eq(listen(sv->lfd, 4), 0);
+    sv->lfd = fake_runtime_listen(path, size, "stall", sv->stall_info);
+    ck_assert_int_ge(sv->lfd, 0);
     pthread_create(t, NULL, serve, sv);
 }
 
