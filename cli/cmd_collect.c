@@ -73,8 +73,8 @@ static const char collect_usage[] =
     "                           by `perfpipe gcdump`, `gcdump-diff`, `dotnet-gcdump report` and\n"
     "                           PerfView. Per-type counts and bytes equal dotnet-gcdump's.\n"
     "  -o, --output FILE        default yyyyMMdd_HHmmss_PID.gcdump (written whole or not at all)\n"
-    "  --timeout TIME           give up when the walk has not started, or made no progress, for\n"
-    "                           TIME (default 30s)\n"
+    "  --timeout TIME           give up when the walk has made no progress for TIME (default\n"
+    "                           30s); before it streams, while the process uses no CPU\n"
     "  --buffersize MB          the dump session's buffer (default: half the target's RSS,\n"
     "                           256-4096; a dump that lost events is taken again with a buffer\n"
     "                           sized to hold the walk, <= 4096)\n"
@@ -88,6 +88,8 @@ static const char collect_usage[] =
     "process / cannot attach / the capture ended early (the file is kept and says where);\n"
     "5 the output cannot be written; 7 out of memory. --gcdump: 3 also when the heap dump\n"
     "did not complete (timeout, interrupted, events dropped: no file is written).\n"
+    "PERFPIPE_IPC_TIMEOUT=SECONDS: the wait for each other diagnostics command's reply\n"
+    "(default 30 with --gcdump, 10 for a trace).\n"
     "Details: man perfpipe-collect.\n";
 
 static volatile sig_atomic_t signals_seen;

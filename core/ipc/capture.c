@@ -24,7 +24,8 @@
 
 /* How long the runtime may take to answer one command, and to finish its
  * rundown after StopTracing before the stream is cut. */
-#define CMD_TIMEOUT_MS     10000
+/* A command's reply; PERFPIPE_IPC_TIMEOUT (seconds) overrides. */
+#define CMD_TIMEOUT_MS     pp_ipc_command_timeout_ms(10000)
 #define RUNDOWN_TIMEOUT_MS 60000
 #define MAX_OPEN           8
 

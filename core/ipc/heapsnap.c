@@ -27,9 +27,13 @@
 #include "nettrace/stream.h"
 #include "outfile.h"
 
-/* A runtime still ending another tool's heap-dump session of a big heap
- * answered nothing for over 10 s (measured, 1.67 GB heap, load ~30). */
-#define CMD_TIMEOUT_MS    30000
+/* A command's reply, unless PERFPIPE_IPC_TIMEOUT says otherwise: a runtime
+ * still ending another tool's heap-dump session of a big heap answered
+ * nothing for over 10 s (measured, 1.67 GB heap, load ~30). */
+#define CMD_TIMEOUT_MS 30000
+/* The heap-dump session's start waits while the target uses CPU, up to
+ * this many times --timeout in all. */
+#define START_CAP_FACTOR  20
 #define RUNDOWN_TIMEOUT_S 60.0
 #define FLUSH_WAIT_MS     3000
 #define DEFAULT_TIMEOUT_S 30.0
@@ -63,6 +67,71 @@ send_ctl(ctl *c, char b)
 {
     ssize_t k = write(c->pipe[1], &b, 1);
     (void)k;
+}
+
+static int
+cmd_ms(void)
+{
+    return pp_ipc_command_timeout_ms(CMD_TIMEOUT_MS);
+}
+
+/* A reply that did not come (pp_ipc_no_reply) becomes a failure that names
+ * the step, how long it waited and what to do next. */
+static void
+name_step(pp_error *err, const char *step, const char *advice)
+{
+    char waited[128];
+    snprintf(waited, sizeof waited, "%s", err->message + strlen(PP_IPC_NO_REPLY));
+    pp_error_set(err, PP_EIO, "heap snapshot: the runtime did not answer %s%s: %s", step, waited,
+                 advice);
+}
+
+#define IPC_TIMEOUT_ADVICE "PERFPIPE_IPC_TIMEOUT=SECONDS waits longer"
+
+/* ProcessInfo, asked once more when no answer comes: the diagnostics
+ * server answers one command at a time and may still be ending an earlier
+ * session of a big heap. Safe to repeat: it changes nothing. */
+static int
+process_info(pp_ipc_endpoint *ep, pp_ipc_process_info *info, pp_error *err)
+{
+    int rc = pp_ipc_process_info_get(ep, cmd_ms(), info, err);
+    if (rc != PP_OK && pp_ipc_no_reply(err) && !pp_ipc_cancel)
+        rc = pp_ipc_process_info_get(ep, cmd_ms(), info, err);
+    if (rc != PP_OK && pp_ipc_no_reply(err))
+        name_step(
+            err, "ProcessInfo (the first command, asked twice)",
+            "its diagnostics server answers one command at a time: is it still ending an "
+            "earlier session (a big heap's takes long), or is the process stopped? " IPC_TIMEOUT_ADVICE);
+    return rc;
+}
+
+/* The target's CPU time, from /proc: a runtime walking its heap uses CPU,
+ * a stopped (or frozen) one does not. */
+typedef struct cpu_watch {
+    uint64_t pid;
+    unsigned long long ticks;
+} cpu_watch;
+
+static int
+target_alive(void *user)
+{
+    cpu_watch *w = user;
+    char path[64], buf[1024];
+    unsigned long long ut, st;
+    snprintf(path, sizeof path, "/proc/%llu/stat", (unsigned long long)w->pid);
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return 0;
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    fclose(f);
+    buf[n] = '\0';
+    const char *p = strrchr(buf, ')'); /* the command name may hold spaces */
+    if (!p ||
+        sscanf(p + 1, " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu", &ut, &st) != 2)
+        return 0;
+    int moved = ut + st > w->ticks;
+    w->ticks = ut + st;
+    return moved;
 }
 
 /* Stop when the dump ended ('d'), on a signal ('s'), at the timeout; cut
@@ -111,7 +180,7 @@ control(void *arg)
                 c->why = b == 'd' ? WHY_DONE : b == 's' ? WHY_SIGNAL : WHY_TIMEOUT;
             c->stopped = 1;
             stop_at = since(&c->t0);
-            if (pp_ipc_session_stop(c->session, CMD_TIMEOUT_MS, NULL) != PP_OK)
+            if (pp_ipc_session_stop(c->session, cmd_ms(), NULL) != PP_OK)
                 shutdown(pp_ipc_session_fd(c->session), SHUT_RDWR);
         }
     }
@@ -120,7 +189,7 @@ control(void *arg)
 static void *
 stop_async(void *arg)
 {
-    pp_ipc_session_stop(arg, CMD_TIMEOUT_MS, NULL);
+    pp_ipc_session_stop(arg, cmd_ms(), NULL);
     return NULL;
 }
 
@@ -150,7 +219,16 @@ flush_types(pp_ipc_endpoint *ep, pp_error *err)
     pp_ipc_provider p = { "Microsoft-DotNETCore-SampleProfiler", 0, 4, NULL };
     pp_ipc_session_config cfg = { .buffer_mb = 16, .nproviders = 1, .providers = &p };
     pp_ipc_session *s;
-    int rc = pp_ipc_session_start(ep, &cfg, CMD_TIMEOUT_MS, &s, err);
+    /* Asked once more when no answer comes (as ProcessInfo): a first
+     * request the runtime takes up late starts a session whose stream is
+     * closed, which it ends; the session logs no heap. */
+    int rc = pp_ipc_session_start(ep, &cfg, cmd_ms(), &s, err);
+    if (rc != PP_OK && pp_ipc_no_reply(err) && !pp_ipc_cancel)
+        rc = pp_ipc_session_start(ep, &cfg, cmd_ms(), &s, err);
+    if (rc != PP_OK && pp_ipc_no_reply(err))
+        name_step(err, "the type-flush session's start (CollectTracing, asked twice)",
+                  "its diagnostics server answers one command at a time: is it busy with another "
+                  "tool's session, or is the process stopped? " IPC_TIMEOUT_ADVICE);
     if (rc != PP_OK)
         return rc;
     int fd = pp_ipc_session_fd(s);
@@ -159,7 +237,7 @@ flush_types(pp_ipc_endpoint *ep, pp_error *err)
     pthread_t t;
     int started = pthread_create(&t, NULL, stop_async, s) == 0;
     if (!started)
-        pp_ipc_session_stop(s, CMD_TIMEOUT_MS, NULL);
+        pp_ipc_session_stop(s, cmd_ms(), NULL);
     drain_fd(fd, 15000);
     if (started)
         pthread_join(t, NULL);
@@ -346,14 +424,36 @@ static int
 start_dump(run *r, pp_ipc_endpoint *ep, pp_error *err)
 {
     pp_ipc_provider p = { "Microsoft-Windows-DotNETRuntime", PP_HEAPSNAP_KEYWORDS, 5, NULL };
+    /* The runtime answers this start only once the induced GC has walked
+     * the heap (the enable callback runs the GC before the reply): 30 s
+     * were too few for 21 M objects at load 30. dotnet-gcdump waits for
+     * this reply without a limit; here the wait lasts while the target
+     * uses CPU, and --timeout counts from its last CPU tick. */
+    cpu_watch w = { ep->pid, 0 };
+    double idle_ms = r->c.timeout_s * 1000.0;
     pp_ipc_session_config cfg = {
         .buffer_mb = r->buffer_mb,
         .rundown_keyword = PP_IPC_DEFAULT_RUNDOWN_KEYWORD, /* module names */
         .request_stackwalk = 0,
         .nproviders = 1,
         .providers = &p,
+        .alive = ep->pid ? target_alive : NULL,
+        .alive_user = &w,
+        .alive_cap_ms = idle_ms * START_CAP_FACTOR > INT32_MAX ? INT32_MAX :
+                                                                 (int)(idle_ms * START_CAP_FACTOR),
     };
-    int rc = pp_ipc_session_start(ep, &cfg, CMD_TIMEOUT_MS, &r->c.session, err);
+    if (ep->pid)
+        target_alive(&w);
+    int rc = pp_ipc_session_start(ep, &cfg, idle_ms > INT32_MAX ? INT32_MAX : (int)idle_ms,
+                                  &r->c.session, err);
+    if (rc != PP_OK && pp_ipc_no_reply(err))
+        name_step(err, "the heap-dump session's start (CollectTracing)",
+                  ep->pid ? "it answers once the induced GC has walked the heap, and the process "
+                            "used no CPU meanwhile: is it stopped? --timeout SECONDS waits longer "
+                            "(not asked again: a second request would wait behind the first)" :
+                            "it answers once the induced GC has walked the heap (longer on a big "
+                            "heap or a loaded machine): --timeout SECONDS waits longer (not asked "
+                            "again: a second request would wait behind the first)");
     if (rc != PP_OK)
         return rc;
     clock_gettime(CLOCK_MONOTONIC, &r->c.t0);
@@ -447,7 +547,7 @@ attempt(run *r, pp_ipc_endpoint *ep, int resume, const pp_heap_snapshot **snap, 
         return rc;
     if (resume) {
         pp_error ignored = PP_ERROR_INIT;
-        pp_ipc_resume_runtime(ep, CMD_TIMEOUT_MS, &ignored);
+        pp_ipc_resume_runtime(ep, cmd_ms(), &ignored);
     }
     sigset_t all, old;
     sigfillset(&all);
@@ -492,7 +592,7 @@ pp_heapsnap_collect(const pp_heapsnap_spec *spec, pp_heapsnap_result *res, pp_er
     r.c.timeout_s = spec->timeout_s > 0 ? spec->timeout_s : DEFAULT_TIMEOUT_S;
     if ((rc = pp_capture_target(&spec->target, &ep, err)) != PP_OK)
         return rc;
-    if ((rc = pp_ipc_process_info_get(&ep, CMD_TIMEOUT_MS, &info, err)) != PP_OK)
+    if ((rc = process_info(&ep, &info, err)) != PP_OK)
         goto out;
     have_info = 1;
     res->pid = ep.pid ? ep.pid : info.pid;

@@ -41,8 +41,9 @@ typedef struct pp_heapsnap_spec {
     /* pid / process_name / diagnostic_port, follow_child, listen_timeout_ms,
      * buffer_mb (0 = 256) and output (the .gcdump, required) are used. */
     pp_capture_spec target;
-    double timeout_s; /* until the walk starts, then without its progress;
-                                    0 = 30 s (dotnet-gcdump's) */
+    double timeout_s; /* without progress: the dump session's start
+                                    without the target using CPU, then the
+                                    walk's events; 0 = 30 s (dotnet-gcdump's) */
     void (*progress)(void *user, const pp_heapsnap_progress *p);
     void *user;
 } pp_heapsnap_spec;
@@ -72,7 +73,11 @@ typedef struct pp_heapsnap_result {
  * 4096 MB. Errors: PP_ENOTFOUND (no
  * such process), PP_EINVAL (a refused target, bad spec), PP_EIO (attach or
  * stream failed; the runtime sent no heap dump within the timeout; events
- * were lost twice: message says which), PP_ENOMEM, PP_ELIMIT (too big for
+ * were lost twice: message says which; a command without a reply: the
+ * message names the step, how long it waited and the option or variable
+ * that waits longer. ProcessInfo and the type-flush session's start are
+ * asked once more first; the dump session's start is not, as a second
+ * request would queue behind the first), PP_ENOMEM, PP_ELIMIT (too big for
  * the format). On error no file is left at the output. */
 int pp_heapsnap_collect(const pp_heapsnap_spec *spec, pp_heapsnap_result *res, pp_error *err);
 

@@ -87,6 +87,21 @@ int pp_ipc_send(int fd, uint8_t set, uint8_t id, const void *payload, size_t len
 /* Receive one whole message within timeout_ms. A server error reply is
  * returned as a message (set 0xFF, id 0xFF); see pp_ipc_reply_check. */
 int pp_ipc_recv(int fd, pp_ipc_msg *msg, int timeout_ms, pp_error *err);
+/* pp_ipc_recv for a command the runtime answers only once its work is done
+ * (a heap dump's CollectTracing: after the induced GC has walked the heap):
+ * the idle_ms timeout counts from the last time alive(user) answered
+ * nonzero (asked about once a second; NULL = never), up to cap_ms in all
+ * (< 0 = no cap). */
+int pp_ipc_recv_watch(int fd, pp_ipc_msg *msg, int idle_ms, int (*alive)(void *user), void *user,
+                      int cap_ms, pp_error *err);
+/* The message of a reply that did not come in time starts with this;
+ * pp_ipc_no_reply tells such an error from the others (the caller names
+ * the step and says what to do). */
+#define PP_IPC_NO_REPLY "diagnostics IPC: the runtime did not answer"
+int pp_ipc_no_reply(const pp_error *err);
+/* The wait for a command's reply: PERFPIPE_IPC_TIMEOUT (seconds, > 0, an
+ * optional 's') when set and valid, else dflt_ms. */
+int pp_ipc_command_timeout_ms(int dflt_ms);
 void pp_ipc_msg_free(pp_ipc_msg *msg);
 /* PP_OK for an OK reply; for an error reply PP_EUNSUPPORTED when the
  * HRESULT is UNKNOWN_COMMAND, else PP_EIO, with what names the command in
@@ -190,6 +205,12 @@ typedef struct pp_ipc_session_config {
     int request_stackwalk;    /* 1 = stacks with events (dotnet-trace's default) */
     size_t nproviders;
     const pp_ipc_provider *providers;
+    /* The start's reply: when alive is set, timeout_ms counts from the
+     * last time alive(alive_user) answered nonzero, up to alive_cap_ms in
+     * all (pp_ipc_recv_watch). */
+    int (*alive)(void *user);
+    void *alive_user;
+    int alive_cap_ms;
 } pp_ipc_session_config;
 
 typedef struct pp_ipc_session pp_ipc_session;

@@ -183,25 +183,62 @@ now_ms(void)
     return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-/* Read exactly n bytes before the deadline (< 0 = none). */
+/* How long a reply may take: idle_ms (< 0 = forever) from the start or
+ * from the last time alive(user) answered nonzero, asked about once a
+ * second; never past cap (< 0 = none). */
+typedef struct wait_for {
+    int idle_ms;
+    int (*alive)(void *user);
+    void *user;
+    int64_t start, deadline, cap;
+} wait_for;
+
+static void
+timed_out(const wait_for *w, pp_error *err)
+{
+    int64_t now = now_ms();
+    double idle = w->idle_ms / 1000.0, all = (double)(now - w->start) / 1000.0;
+    if (w->alive && w->cap >= 0 && now >= w->cap)
+        pp_error_set(err, PP_EIO, "%s in %.0f s, its limit (the process ran all along)",
+                     PP_IPC_NO_REPLY, all);
+    else if (w->alive && all > idle + 0.5)
+        pp_error_set(err, PP_EIO, "%s within %.3g s without progress (%.0f s in all)",
+                     PP_IPC_NO_REPLY, idle, all);
+    else
+        pp_error_set(err, PP_EIO, "%s within %.3g s", PP_IPC_NO_REPLY, idle);
+}
+
+/* Read exactly n bytes before w's deadline. */
 static int
-read_exact(int fd, uint8_t *p, size_t n, int64_t deadline, pp_error *err)
+read_exact(int fd, uint8_t *p, size_t n, wait_for *w, pp_error *err)
 {
     size_t got = 0;
 
     while (got < n) {
-        if (deadline >= 0) {
-            int64_t left = deadline - now_ms();
-            struct pollfd pfd = { fd, POLLIN, 0 };
+        if (w->deadline >= 0) {
+            int64_t now = now_ms(), left = w->deadline - now;
+            if (left <= 0 && w->alive && (w->cap < 0 || now < w->cap) && w->alive(w->user)) {
+                w->deadline = now + w->idle_ms;
+                left = w->idle_ms;
+            }
             if (left <= 0) {
-                pp_error_set(err, PP_EIO, "diagnostics IPC: the runtime did not answer in time");
+                timed_out(w, err);
                 return PP_EIO;
             }
+            if (w->alive && left > 1000)
+                left = 1000;
+            struct pollfd pfd = { fd, POLLIN, 0 };
             int pr = poll(&pfd, 1, (int)left);
             if (pr < 0 && errno == EINTR)
                 continue;
-            if (pr == 0)
+            if (pr == 0) {
+                /* A live target moves the deadline on (but not past cap). */
+                if (w->alive && w->alive(w->user)) {
+                    int64_t d = now_ms() + w->idle_ms;
+                    w->deadline = w->cap >= 0 && d > w->cap ? w->cap : d;
+                }
                 continue;
+            }
         }
         ssize_t k = read(fd, p + got, n - got);
         if (k < 0) {
@@ -222,14 +259,13 @@ read_exact(int fd, uint8_t *p, size_t n, int64_t deadline, pp_error *err)
     return PP_OK;
 }
 
-int
-pp_ipc_recv(int fd, pp_ipc_msg *msg, int timeout_ms, pp_error *err)
+static int
+recv_within(int fd, pp_ipc_msg *msg, wait_for *w, pp_error *err)
 {
     uint8_t h[PP_IPC_HEADER_SIZE];
-    int64_t deadline = timeout_ms < 0 ? -1 : now_ms() + timeout_ms;
 
     memset(msg, 0, sizeof *msg);
-    int rc = read_exact(fd, h, sizeof h, deadline, err);
+    int rc = read_exact(fd, h, sizeof h, w, err);
     if (rc != PP_OK)
         return rc;
     if (memcmp(h, magic, 14) != 0) {
@@ -254,13 +290,52 @@ pp_ipc_recv(int fd, pp_ipc_msg *msg, int timeout_ms, pp_error *err)
             pp_error_set(err, PP_ENOMEM, "diagnostics IPC: out of memory");
             return PP_ENOMEM;
         }
-        rc = read_exact(fd, msg->payload, msg->len, deadline, err);
+        rc = read_exact(fd, msg->payload, msg->len, w, err);
         if (rc != PP_OK) {
             pp_ipc_msg_free(msg);
             return rc;
         }
     }
     return PP_OK;
+}
+
+int
+pp_ipc_recv(int fd, pp_ipc_msg *msg, int timeout_ms, pp_error *err)
+{
+    return pp_ipc_recv_watch(fd, msg, timeout_ms, NULL, NULL, -1, err);
+}
+
+int
+pp_ipc_recv_watch(int fd, pp_ipc_msg *msg, int idle_ms, int (*alive)(void *user), void *user,
+                  int cap_ms, pp_error *err)
+{
+    wait_for w = { idle_ms, alive, user, now_ms(), -1, -1 };
+    if (idle_ms >= 0) {
+        w.deadline = w.start + idle_ms;
+        w.cap = cap_ms < 0 ? -1 : w.start + cap_ms;
+    }
+    return recv_within(fd, msg, &w, err);
+}
+
+int
+pp_ipc_no_reply(const pp_error *err)
+{
+    return err && strncmp(err->message, PP_IPC_NO_REPLY, strlen(PP_IPC_NO_REPLY)) == 0;
+}
+
+int
+pp_ipc_command_timeout_ms(int dflt_ms)
+{
+    const char *v = getenv("PERFPIPE_IPC_TIMEOUT");
+    char *end;
+    if (!v || !*v)
+        return dflt_ms;
+    double s = strtod(v, &end);
+    if (end != v && *end == 's') /* "90s", as --timeout takes it */
+        end++;
+    if (end == v || *end || !(s > 0) || s > 86400.0)
+        return dflt_ms;
+    return (int)(s * 1000.0 + 0.5);
 }
 
 void

@@ -73,7 +73,8 @@ start_with(pp_ipc_endpoint *ep, uint8_t id, const pp_ipc_session_config *cfg, in
     rc = pp_ipc_send(fd, PP_IPC_SET_EVENTPIPE, id, b.data, b.len, err);
     pp_ipc_buf_free(&b);
     if (rc == PP_OK)
-        rc = pp_ipc_recv(fd, &m, timeout_ms, err);
+        rc = pp_ipc_recv_watch(fd, &m, timeout_ms, cfg->alive, cfg->alive_user,
+                               cfg->alive ? cfg->alive_cap_ms : -1, err);
     if (rc == PP_OK) {
         rc = pp_ipc_reply_check(&m, names[id], NULL, err);
         if (rc == PP_OK) {

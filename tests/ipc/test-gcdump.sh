@@ -69,6 +69,16 @@ check "collect --gcdump refuses a symlink output (exit 5), left alone" \
   bash -c "[ $rc = 5 ] && [ -L link.gcdump ] && [ \"\$(readlink link.gcdump)\" = /dev/null ]"
 "$PERFPIPE" collect --gcdump --profile gc-verbose -p "$PID" -o x.gcdump 2> opt.err; rc=$?
 check "collect --gcdump with a trace option: exit 2 ($(cat opt.err))" bash -c "[ $rc = 2 ] && [ ! -e x.gcdump ]"
+# A stopped runtime answers nothing: the failure names the step, how long it waited and the variable
+# that waits longer, after asking twice (issue 35; before, "the runtime did not answer in time" after
+# 30 s). About 2 s.
+kill -STOP "$PID"
+PERFPIPE_IPC_TIMEOUT=1 "$PERFPIPE" collect --gcdump -p "$PID" -o stopped.gcdump 2> stopped.err; rc=$?
+kill -CONT "$PID"
+check "collect --gcdump of a stopped process: exit 3, no file, the step named ($(cat stopped.err))" \
+  bash -c "[ $rc = 3 ] && [ ! -e stopped.gcdump ] &&
+    grep -q 'did not answer ProcessInfo (the first command, asked twice) within 1 s' stopped.err &&
+    grep -q 'PERFPIPE_IPC_TIMEOUT=SECONDS' stopped.err"
 
 # ---- settle the process (see the header), then the pair that must agree
 snap_pp() { "$PERFPIPE" collect --gcdump -p "$PID" -o "$1" 2>> snaps.err; }

@@ -12,7 +12,6 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/socket.h>
-#include <sys/un.h>
 
 #include <perfpipe/perfpipe.h>
 
@@ -21,6 +20,8 @@
 #include "ipc/ipc.h"
 #include "ipc/providers.h"
 #include "ipc/spool.h"
+
+#include "fake_runtime.h"
 
 START_TEST(strings_round_trip)
 {
@@ -171,21 +172,6 @@ typedef struct server {
     size_t req_len[4];
 } server;
 
-static size_t
-read_msg(int fd, uint8_t *out, size_t cap)
-{
-    size_t got = 0, want = 20;
-    while (got < want && got < cap) {
-        ssize_t k = read(fd, out + got, (want < cap ? want : cap) - got);
-        if (k <= 0)
-            break;
-        got += (size_t)k;
-        if (got >= 16)
-            want = (size_t)out[14] | (size_t)out[15] << 8;
-    }
-    return got;
-}
-
 static void
 reply(int fd, uint8_t set, uint8_t id, const pp_ipc_buf *payload)
 {
@@ -201,7 +187,7 @@ serve(void *arg)
         int fd = accept(sv->lfd, NULL, NULL);
         if (fd < 0)
             return NULL;
-        sv->req_len[i] = read_msg(fd, sv->req[i], sizeof sv->req[i]);
+        sv->req_len[i] = fake_runtime_read(fd, sv->req[i], sizeof sv->req[i]);
         pp_ipc_buf b = { 0 };
         if (sv->script == 0 && i == 0) {
             pp_ipc_buf_u32(&b, PP_IPC_HR_UNKNOWN_COMMAND);
@@ -239,13 +225,8 @@ serve(void *arg)
 static void
 start_server(server *sv, char *path, size_t size, pthread_t *t)
 {
-    struct sockaddr_un sa = { .sun_family = AF_UNIX };
-    snprintf(path, size, "/tmp/pp-check-ipc-%ld-%d.sock", (long)getpid(), sv->script);
-    unlink(path);
-    snprintf(sa.sun_path, sizeof sa.sun_path, "%s", path);
-    sv->lfd = socket(AF_UNIX, SOCK_STREAM, 0);
-    ck_assert_int_eq(bind(sv->lfd, (struct sockaddr *)&sa, sizeof sa), 0);
-    ck_assert_int_eq(listen(sv->lfd, 4), 0);
+    sv->lfd = fake_runtime_listen(path, size, "ipc", sv->script);
+    ck_assert_int_ge(sv->lfd, 0);
     pthread_create(t, NULL, serve, sv);
 }
 
@@ -287,7 +268,10 @@ START_TEST(session_start_stop)
     pp_ipc_session *s;
     pp_error err = PP_ERROR_INIT;
     pp_ipc_provider p = { "Microsoft-Windows-DotNETRuntime", 0x8003, 5, NULL };
-    pp_ipc_session_config cfg = { 0, PP_IPC_DEFAULT_RUNDOWN_KEYWORD, 1, 1, &p };
+    pp_ipc_session_config cfg = { .rundown_keyword = PP_IPC_DEFAULT_RUNDOWN_KEYWORD,
+                                  .request_stackwalk = 1,
+                                  .nproviders = 1,
+                                  .providers = &p };
 
     start_server(&sv, path, sizeof path, &t);
     ck_assert_int_eq(pp_ipc_endpoint_connect(&ep, path, &err), PP_OK);
