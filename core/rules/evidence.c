@@ -11,6 +11,7 @@
 #include <perfpipe/plugin.h>
 
 #include "rules/evidence.h"
+#include "rules/selftime.h"
 
 /* The schema rule files are checked against: {analyzer: {table: {column:
  * "s" or "n"}}}, filled from what analyzers declare of their tables (ABI
@@ -39,6 +40,7 @@ static const ev_derived derived[] = {
 static const ev_derived views[] = {
     { "alloc", "callees", NULL, "frame:s,callee:s,bytes:n,share:n,samples:n" },
     { "cpu", "callees", NULL, "frame:s,callee:s,ms:n,share:n,pool_ms:n,samples:n" },
+    { "cpu", "self_time", NULL, PP_EV_SELF_TIME_COLUMNS },
 };
 
 /* Add "a:s,b:n" to the table object t. */
@@ -675,6 +677,10 @@ pp_ev_get(pp_ev_cache *c, const json_t *stage, const char *name)
     if (strcmp(name, "callees") == 0 && (strcmp(an, "alloc") == 0 || strcmp(an, "cpu") == 0) &&
         stage_table(stage, "callees") == NULL) {
         rc = build_callees(an, stage, &e->t);
+    } else if (strcmp(name, "self_time") == 0 && strcmp(an, "cpu") == 0 &&
+               stage_table(stage, "self_time") == NULL) {
+        rc = pp_ev_self_time(stage_table(stage, "running"), stage_table(stage, "by_stack"),
+                             stage_table(stage, "modules"), &e->t);
     } else if ((raw = stage_table(stage, name)) != NULL) {
         rc = copy_table(an, raw, &e->t);
     } else {
