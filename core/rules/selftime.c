@@ -6,29 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "rules/cells.h"
 #include "rules/selftime.h"
-
-/* Index of column `name` of a raw table (columns as objects or names). */
-static int
-col(const json_t *table, const char *name)
-{
-    size_t i;
-    json_t *c;
-
-    json_array_foreach(json_object_get(table, "columns"), i, c) {
-        const char *n = json_is_object(c) ? json_string_value(json_object_get(c, "name")) :
-                                            json_string_value(c);
-        if (n != NULL && strcmp(n, name) == 0)
-            return (int)i;
-    }
-    return -1;
-}
-
-static const char *
-cell_str(const json_t *row, int i)
-{
-    return i >= 0 ? json_string_value(json_array_get(row, (size_t)i)) : NULL;
-}
 
 static double
 cell_num(const json_t *row, int i)
@@ -99,9 +78,11 @@ int
 pp_ev_self_time(const json_t *running, const json_t *stacks, const json_t *modules,
                 pp_ev_table *out)
 {
-    int mi = col(running, "method"), modi = col(running, "module"), rmi = col(running, "ms");
-    int si = col(stacks, "stack"), wi = col(stacks, "ms"), ni = col(stacks, "samples");
-    int mmod = col(modules, "module"), mcls = col(modules, "class");
+    int mi = pp_ev_raw_col(running, "method"), modi = pp_ev_raw_col(running, "module"),
+        rmi = pp_ev_raw_col(running, "ms");
+    int si = pp_ev_raw_col(stacks, "stack"), wi = pp_ev_raw_col(stacks, "ms"),
+        ni = pp_ev_raw_col(stacks, "samples");
+    int mmod = pp_ev_raw_col(modules, "module"), mcls = pp_ev_raw_col(modules, "class");
     size_t nrun = json_array_size(json_object_get(running, "rows")), n = 0, i;
     double *sums = calloc(nrun * NSUM + 1, sizeof *sums), total = 0;
     st_row *rows = calloc(nrun + 1, sizeof *rows);
@@ -115,10 +96,10 @@ pp_ev_self_time(const json_t *running, const json_t *stacks, const json_t *modul
         goto out;
     /* the sums of each method live in `sums`; index maps its name to them */
     json_array_foreach(json_object_get(running, "rows"), i, row) {
-        const char *m = cell_str(row, mi);
+        const char *m = pp_ev_raw_str(row, mi);
 
         total += cell_num(row, rmi);
-        if (m == NULL || m[0] == '[' || json_object_get(index, m) != NULL)
+        if (m[0] == '\0' || m[0] == '[' || json_object_get(index, m) != NULL)
             continue;
         rows[n].run = row;
         rows[n].s = sums + n * NSUM;
@@ -127,11 +108,11 @@ pp_ev_self_time(const json_t *running, const json_t *stacks, const json_t *modul
         n++;
     }
     json_array_foreach(json_object_get(stacks, "rows"), i, row) {
-        const char *s = cell_str(row, si);
+        const char *s = pp_ev_raw_str(row, si);
         double w = cell_num(row, wi);
         char *copy;
 
-        if (s == NULL || w <= 0 || (copy = strdup(s)) == NULL)
+        if (s[0] == '\0' || w <= 0 || (copy = strdup(s)) == NULL)
             continue;
         fold(index, sums, copy, w, cell_num(row, ni));
         free(copy);
@@ -139,20 +120,18 @@ pp_ev_self_time(const json_t *running, const json_t *stacks, const json_t *modul
     qsort(rows, n, sizeof *rows, by_self);
     for (i = 0; i < n; i++) {
         const double *s = rows[i].s;
-        const char *mod = cell_str(rows[i].run, modi), *cls = "";
+        const char *mod = pp_ev_raw_str(rows[i].run, modi), *cls = "";
         size_t k;
         json_t *m;
 
         json_array_foreach(json_object_get(modules, "rows"), k, m)
-            if (mod != NULL && cell_str(m, mmod) != NULL && strcmp(cell_str(m, mmod), mod) == 0 &&
-                cell_str(m, mcls) != NULL)
-                cls = cell_str(m, mcls);
+            if (mod[0] != '\0' && strcmp(pp_ev_raw_str(m, mmod), mod) == 0)
+                cls = pp_ev_raw_str(m, mcls);
         if (s[MS] <= 0)
             continue;
         if (json_array_append_new(out->rows,
-                                  json_pack("[sssfffffi]", cell_str(rows[i].run, mi),
-                                            mod != NULL ? mod : "", cls, s[MS], s[SELF],
-                                            100.0 * s[SELF] / s[MS],
+                                  json_pack("[sssfffffi]", pp_ev_raw_str(rows[i].run, mi), mod, cls,
+                                            s[MS], s[SELF], 100.0 * s[SELF] / s[MS],
                                             total > 0 ? 100.0 * s[SELF] / total : 0.0,
                                             100.0 * s[REQ] / s[MS], (json_int_t)s[NSAMP])) != 0)
             goto out;

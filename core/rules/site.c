@@ -4,32 +4,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "rules/cells.h"
 #include "rules/site.h"
-
-static int
-col(const json_t *table, const char *name)
-{
-    size_t i;
-    json_t *c;
-
-    if (name == NULL)
-        return -1;
-    json_array_foreach(json_object_get(table, "columns"), i, c) {
-        const char *n = json_is_object(c) ? json_string_value(json_object_get(c, "name")) :
-                                            json_string_value(c);
-        if (n != NULL && strcmp(n, name) == 0)
-            return (int)i;
-    }
-    return -1;
-}
-
-static const char *
-cell(const json_t *row, int i)
-{
-    const char *s = i >= 0 ? json_string_value(json_array_get(row, (size_t)i)) : NULL;
-
-    return s != NULL ? s : "";
-}
 
 /* The class (application, package, framework, unknown) of module, from the
  * stage's table whose subject is the module; "" when none says. */
@@ -42,13 +18,13 @@ module_class(const json_t *stage, const char *module)
     json_array_foreach(json_object_get(stage, "tables"), k, t) {
         const char *subj = json_string_value(
             json_object_get(json_object_get(t, "decl"), "subject"));
-        int mi = col(t, "module"), ci = col(t, "class");
+        int mi = pp_ev_raw_col(t, "module"), ci = pp_ev_raw_col(t, "class");
 
         if (subj == NULL || strcmp(subj, "module") != 0 || mi < 0 || ci < 0)
             continue;
         json_array_foreach(json_object_get(t, "rows"), i, row)
-            if (strcmp(cell(row, mi), module) == 0)
-                return cell(row, ci);
+            if (strcmp(pp_ev_raw_str(row, mi), module) == 0)
+                return pp_ev_raw_str(row, ci);
     }
     return "";
 }
@@ -62,8 +38,8 @@ pp_ev_frame_site(const json_t *stage, const char *frame, char *site, size_t size
     site[0] = '\0';
     json_array_foreach(json_object_get(stage, "tables"), k, t) {
         const json_t *decl = json_object_get(t, "decl");
-        int si = col(t, json_string_value(json_object_get(decl, "subject")));
-        int mi = col(t, "module"), ci = col(t, "call_site");
+        int si = pp_ev_raw_col(t, json_string_value(json_object_get(decl, "subject")));
+        int mi = pp_ev_raw_col(t, "module"), ci = pp_ev_raw_col(t, "call_site");
 
         if (!json_is_true(json_object_get(json_object_get(decl, "candidate"), "frame")) || si < 0 ||
             mi < 0)
@@ -71,10 +47,10 @@ pp_ev_frame_site(const json_t *stage, const char *frame, char *site, size_t size
         json_array_foreach(json_object_get(t, "rows"), i, row) {
             const char *cls, *call;
 
-            if (strcmp(cell(row, si), frame) != 0)
+            if (strcmp(pp_ev_raw_str(row, si), frame) != 0)
                 continue;
-            cls = module_class(stage, cell(row, mi));
-            call = cell(row, ci);
+            cls = module_class(stage, pp_ev_raw_str(row, mi));
+            call = pp_ev_raw_str(row, ci);
             if (strcmp(cls, "application") == 0)
                 return PP_EV_SITE_APP;
             if (cls[0] == '\0' || strcmp(cls, "unknown") == 0)

@@ -63,9 +63,9 @@ label(char *buf, size_t size, const cc_series *s)
  * the whole growth (a steady leak puts a third of its growth there; a
  * cache that filled early and then held, none; a working set that kept
  * rising only while garbage piled up between two collections flattens
- * once they run), and the series ends no lower than that earlier peak (a
- * full collection that takes the heap back below it found the growth was
- * garbage: evicted entries promoted to gen2 look like growth until one
+ * once they run), and the series ends near its peak, within a fifth of its
+ * growth (a full collection that takes the heap well back found the growth
+ * was garbage: evicted entries promoted to gen2 look like growth until one
  * runs). Footprints saw-tooth with each GC, so peaks, not single points,
  * are compared. */
 static int
@@ -95,7 +95,7 @@ persists(const cc_row *r)
     }
     if (nl == 0 || !isfinite(early) || !(late > lo))
         return 0;
-    return late - early >= 0.2 * (late - lo) && last >= early;
+    return late - early >= 0.2 * (late - lo) && last >= late - 0.2 * (late - lo);
 }
 
 /* Distinct levels of the series in its trend window. A footprint the
@@ -176,9 +176,9 @@ trend_findings(const pp_host_api *h, pp_ctx *ctx, const cc_row *rows, size_t n)
         label(lab, sizeof lab, r->s);
         rc = h->finding(ctx, PP_SEVERITY_INFO, "counters.bounded_growth",
                         "footprint grew, then stopped: %s (%s) rose from %s to %s and ended "
-                        "the %.0f s window at %s, hardly higher, or lower, than before its "
-                        "last third: a structure filling up to a bound (a cache warming up) "
-                        "or garbage a full collection took back, not a leak. A leak keeps "
+                        "the %.0f s window at %s, hardly higher in its last third or well "
+                        "below its peak: a structure filling up to a bound (a cache warming "
+                        "up) or garbage a full collection took back, not a leak. A leak keeps "
                         "growing: confirm over a longer run",
                         r->s->quantity, lab, b, c, (double)(r->st.t_last - r->st.t_trend) / 1e9, a);
     }

@@ -77,21 +77,23 @@ else:
 PY
 done
 
-# The same scenario as a counters series (tests/capture/capture-cache-counters.sh: one phase of
+# The same scenario as a counters series (tests/capture/capture-cache.sh --counters: one phase of
 # 1000 new keys a second for 26 s, dotnet-counters once a second; another run than the
 # snapshots'): the never-evicting cache's footprint keeps growing to the end (counters.leak_suspect
 # on the gen2 heap); the cache bounded at 10 000 entries fills in ~10 s, and its gen2 heap, which
 # keeps rising while evicted entries are promoted, falls back at the first full collection:
 # bounded, never a leak suspect. With the first snapshot pair, the series is what decides
 # leak.static-collection (its `requires`): the bounded series must not make the cache a leak.
-for m in leak bounded; do
-  [ -f "$DATA/cache-$m-counters.csv.xz" ] || { echo "FAIL: $m: no counters series"; fail=$((fail + 1)); continue; }
-  run "$m: counters-csv" "$PERFPIPE" counters-csv "$DATA/cache-$m-counters.csv.xz" --format json \
-    -o "$tmp/$m-counters.json" || continue
-  run "$m: candidates, snapshots 1-2 and the series" "$PERFPIPE" candidates "$tmp/$m-12.json" \
-    "$tmp/$m-counters.json" --format json -o "$tmp/$m-series.json" || continue
-  check "$m: the counters series: a leak keeps growing, a bounded cache does not" "$tmp/$m-counters.json" \
-    "$tmp/$m-series.json" "$DATA/cache-$m-counters.truth.json" <<'PY'
+# Two runs of each mode (counters, counters2): the verdict must not hang on when a GC fell.
+for s in leak-counters bounded-counters leak-counters2 bounded-counters2; do
+  m=${s%%-*}
+  [ -f "$DATA/cache-$s.csv.xz" ] || { echo "FAIL: $s: no counters series"; fail=$((fail + 1)); continue; }
+  run "$s: counters-csv" "$PERFPIPE" counters-csv "$DATA/cache-$s.csv.xz" --format json \
+    -o "$tmp/$s.json" || continue
+  run "$s: candidates, snapshots 1-2 and the series" "$PERFPIPE" candidates "$tmp/$m-12.json" \
+    "$tmp/$s.json" --format json -o "$tmp/$s-series.json" || continue
+  check "$s: the counters series: a leak keeps growing, a bounded cache does not" "$tmp/$s.json" \
+    "$tmp/$s-series.json" "$DATA/cache-$s.truth.json" <<'PY'
 import json, sys
 cc, series, truth = (json.load(open(p)) for p in sys.argv[1:4])
 st = cc["stages"][0]
