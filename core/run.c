@@ -28,6 +28,8 @@ record_options(json_t *doc, const pp_pipeline *p)
 
             if (text != NULL)
                 json_object_set_new(opts, a->options[i].name, json_string(text));
+            else if (pp_options_is_set(p->stages[s].opts, a->options[i].name) != 0)
+                rc = PP_ENOMEM; /* set, but its text lost to memory: no short "ok" record */
         }
         json_object_set_new(json_array_get(stages, s), "options", opts);
         /* What the analyzer declares of its tables (ABI 1.5): readers of

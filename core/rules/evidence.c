@@ -15,6 +15,7 @@
 #include "result/decl.h"
 #include "rules/derive.h"
 #include "rules/evidence.h"
+#include "rules/selftime.h"
 
 /* The schema rule files are checked against: {analyzer: {table: {column:
  * "s" or "n"}}}, filled from what analyzers declare of their tables (ABI
@@ -177,11 +178,15 @@ add_derived(json_t *schema, const char *analyzer, json_t *t, const ev_decl *e)
         return -1;
     if (!e->keyed_by_stack || e->weight == NULL)
         return 0;
-    return callees_list(e, list, sizeof list) != 0 ||
-                   (v = schema_table(schema, analyzer, "callees")) == NULL ||
-                   add_list(v, list) != 0 ?
-               -1 :
-               0;
+    if (callees_list(e, list, sizeof list) != 0 ||
+        (v = schema_table(schema, analyzer, "callees")) == NULL || add_list(v, list) != 0)
+        return -1;
+    /* a time profile also gives the self_time view (rules/selftime.h) */
+    return strcmp(e->weight_axis, PP_AXIS_TIME) != 0 ||
+                   ((v = schema_table(schema, analyzer, "self_time")) != NULL &&
+                    add_list(v, PP_EV_SELF_TIME_COLUMNS) == 0) ?
+               0 :
+               -1;
 }
 
 int
@@ -561,6 +566,30 @@ candidate_frames(json_t *frames, const json_t *stage)
     }
 }
 
+/* The tables the self_time view reads: the first frame-candidate table
+ * (decl.candidate.frame, not superseded) whose candidate names its stacks
+ * table (decl.candidate.stacks) when the stage has it; 0 when none does. */
+static int
+self_time_tables(const json_t *stage, const json_t **frames, const json_t **stacks)
+{
+    size_t k;
+    json_t *t;
+
+    json_array_foreach(json_object_get(stage, "tables"), k, t) {
+        const json_t *c = json_object_get(json_object_get(t, "decl"), "candidate");
+        const char *over = json_string_value(json_object_get(c, "superseded_by"));
+        const char *st = json_string_value(json_object_get(c, "stacks"));
+
+        if (json_is_true(json_object_get(c, "frame")) && st != NULL &&
+            (over == NULL || stage_table(stage, over) == NULL) &&
+            (*stacks = stage_table(stage, st)) != NULL) {
+            *frames = t;
+            return 1;
+        }
+    }
+    return 0;
+}
+
 /* The `callees` view of a stage with a stack profile: frame, callee, the
  * profile's weight (its first figure on an axis: ms, bytes...), share of
  * the frame's own stacks, largest first, on a time axis the part on
@@ -709,7 +738,7 @@ const pp_ev_table *
 pp_ev_get(pp_ev_cache *c, const json_t *stage, const char *name)
 {
     const char *an = pp_ev_analyzer(stage);
-    const json_t *raw;
+    const json_t *raw, *frames = NULL, *stacks = NULL;
     ev_entry *e;
     ev_decl d;
     int rc;
@@ -736,6 +765,10 @@ pp_ev_get(pp_ev_cache *c, const json_t *stage, const char *name)
         rc = copy_table(raw, &e->t);
     } else if (strcmp(name, "callees") == 0 && stack_profile(stage, &d) != NULL) {
         rc = build_callees(stage, &e->t);
+    } else if (strcmp(name, "self_time") == 0 && stack_profile(stage, &d) != NULL &&
+               strcmp(d.weight_axis, PP_AXIS_TIME) == 0 &&
+               self_time_tables(stage, &frames, &stacks)) {
+        rc = pp_ev_self_time(frames, stacks, stage_table(stage, "modules"), &e->t);
     } else {
         return NULL;
     }

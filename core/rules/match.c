@@ -12,6 +12,7 @@
 #include "result/result.h"
 #include "rules/evidence.h"
 #include "rules/rules.h"
+#include "rules/site.h"
 
 static int
 cond_holds(const pp_rule_cond *c, const json_t *cell)
@@ -221,6 +222,55 @@ default_message(const pp_rule *r, const pp_rule_clause *cl, const pp_ev_table *t
     }
 }
 
+/* The row a finding names: the first holding row whose target lands in
+ * the application (or is no frame at all); failing that, the first whose
+ * framework target an application frame calls, its target replaced by
+ * that caller in a copy (*moved: the framework frame, for the message);
+ * failing that, the first row (*moved: its frame, *none set). A new
+ * reference. */
+static json_t *
+landing_row(const pp_rule_clause *cl, const pp_ev_table *t, const json_t *stage,
+            const json_t *first, char *moved, size_t size, int *none)
+{
+    int ti = cl->target != NULL ? pp_ev_column(t, cl->target) : -1;
+    const json_t *caller_row = NULL;
+    char site[512], caller[512] = "";
+    size_t i;
+    json_t *row, *copy;
+
+    moved[0] = '\0';
+    *none = 0;
+    if (ti < 0)
+        return json_incref((json_t *)first);
+    json_array_foreach(t->rows, i, row) {
+        const char *v = json_string_value(json_array_get(row, (size_t)ti));
+        pp_ev_site where;
+
+        if (v == NULL || !row_holds(cl, t, row))
+            continue;
+        where = pp_ev_frame_site(stage, v, site, sizeof site);
+        if (where == PP_EV_SITE_APP || where == PP_EV_SITE_UNKNOWN)
+            return json_incref(row);
+        if (where == PP_EV_SITE_CALLER && caller_row == NULL) {
+            caller_row = row;
+            snprintf(caller, sizeof caller, "%s", site);
+        }
+    }
+    row = (json_t *)(caller_row != NULL ? caller_row : first);
+    snprintf(moved, size, "%s", json_string_value(json_array_get(row, (size_t)ti)));
+    if (caller_row == NULL) {
+        *none = 1;
+        return json_incref(row);
+    }
+    if ((copy = json_copy(row)) == NULL ||
+        json_array_set_new(copy, (size_t)ti, json_string(caller)) != 0) {
+        json_decref(copy);
+        moved[0] = '\0';
+        return json_incref(row);
+    }
+    return copy;
+}
+
 void
 pp_rules_stage_findings(const pp_ruleset *set, pp_ev_cache *cache, const json_t *const *docs,
                         size_t ndocs, const json_t *stage, pp_rules_finding_fn fn, void *user)
@@ -240,16 +290,32 @@ pp_rules_stage_findings(const pp_ruleset *set, pp_ev_cache *cache, const json_t 
             const char *tv = ti >= 0 ? json_string_value(json_array_get(row, (size_t)ti)) : NULL;
 
             /* a target-tied `requires` is judged on the first row's target */
+            char moved[512], where[640] = "";
+            json_t *lands;
+            int none;
+
             if (n == 0 || !requires_hold(r, cache, docs, ndocs, stage, tv))
                 continue;
+            /* a framework frame is evidence, not where a fix lands: the
+             * finding names the application frame that calls it */
+            if ((lands = landing_row(&r->match[m], t, stage, row, moved, sizeof moved, &none)) ==
+                NULL)
+                continue;
             if (r->message != NULL)
-                fill_template(r->message, t, row, msg, sizeof msg);
+                fill_template(r->message, t, lands, msg, sizeof msg);
             else
-                default_message(r, &r->match[m], t, row, msg, sizeof msg);
+                default_message(r, &r->match[m], t, lands, msg, sizeof msg);
+            json_decref(lands);
+            if (moved[0] != '\0')
+                snprintf(where, sizeof where,
+                         none ? " (%s is a framework frame no application frame calls: no change "
+                                "lands there)" :
+                                " (the evidence is in the framework frame %s it calls)",
+                         moved);
             if (n > 1)
                 snprintf(more, sizeof more, " (and %zu more)", n - 1);
-            snprintf(text, sizeof text, "%s%s. Fix: %s (rule %s, confidence %s; %s)", msg, more,
-                     r->fix, r->id, pp_rule_confidence(r), r->doc);
+            snprintf(text, sizeof text, "%s%s%s. Fix: %s (rule %s, confidence %s; %s)", msg, where,
+                     more, r->fix, r->id, pp_rule_confidence(r), r->doc);
             fn(user, r, text);
             break; /* one finding per rule and stage */
         }

@@ -58,17 +58,22 @@ label(char *buf, size_t size, const cc_series *s)
         snprintf(buf, size, "%s", s->name);
 }
 
-/* Growth persists when the later half of the trend window still sets new
- * highs: its peak rises above the earlier half's by at least a fifth of
- * the whole growth (a steady leak: half of it; a cache that filled in the
- * first half and then held: none). Footprints saw-tooth with each GC, so
- * peaks, not single points, are compared. */
+/* Growth persists when the last third of the trend window still sets new
+ * highs: its peak rises above the peak before it by at least a fifth of
+ * the whole growth (a steady leak puts a third of its growth there; a
+ * cache that filled early and then held, none; a working set that kept
+ * rising only while garbage piled up between two collections flattens
+ * once they run), and the series ends near its peak, within a fifth of its
+ * growth (a full collection that takes the heap well back found the growth
+ * was garbage: evicted entries promoted to gen2 look like growth until one
+ * runs). Footprints saw-tooth with each GC, so peaks, not single points,
+ * are compared. */
 static int
 persists(const cc_row *r)
 {
     const cc_series *s = r->s;
-    int64_t mid = r->st.t_trend + (r->st.t_last - r->st.t_trend) / 2;
-    double early = -INFINITY, late = -INFINITY, lo = INFINITY;
+    int64_t cut = r->st.t_trend + (r->st.t_last - r->st.t_trend) * 2 / 3;
+    double early = -INFINITY, late = -INFINITY, lo = INFINITY, last = NAN;
     size_t nl = 0;
 
     for (size_t i = 0; i < s->n; i++) {
@@ -76,9 +81,10 @@ persists(const cc_row *r)
 
         if (p->t < r->st.t_trend || p->t > r->st.t_last || !isfinite(p->v))
             continue;
+        last = p->v;
         if (p->v < lo)
             lo = p->v;
-        if (p->t <= mid) {
+        if (p->t <= cut) {
             if (p->v > early)
                 early = p->v;
         } else {
@@ -89,7 +95,30 @@ persists(const cc_row *r)
     }
     if (nl == 0 || !isfinite(early) || !(late > lo))
         return 0;
-    return late - early >= 0.2 * (late - lo);
+    return late - early >= 0.2 * (late - lo) && last >= late - 0.2 * (late - lo);
+}
+
+/* Distinct levels of the series in its trend window. A footprint the
+ * runtime measures at each GC (the heap after the last collection, its
+ * committed size) changes only when one runs: two levels are two
+ * snapshots, which tell growth from nothing else (a leak, a cache
+ * warming up, one promotion); a verdict needs three. */
+static size_t
+levels(const cc_row *r)
+{
+    const cc_series *s = r->s;
+    double prev = NAN;
+    size_t n = 0;
+
+    for (size_t i = 0; i < s->n && n < 3; i++) {
+        const cc_point *p = &s->pts[i];
+
+        if (p->t < r->st.t_trend || p->t > r->st.t_last || !isfinite(p->v) || p->v == prev)
+            continue;
+        prev = p->v;
+        n++;
+    }
+    return n;
 }
 
 void
@@ -101,7 +130,7 @@ cc_mark_trends(cc_row *rows, size_t n, const cc_thresholds *th)
         r->leak = r->bounded = 0;
         if (!is_leak_quantity(r->s->quantity) || r->s->counter_type == PP_COUNTER_RATE)
             continue;
-        if (r->st.n >= 3 && isfinite(r->st.r2) && r->st.r2 >= th->leak_r2 &&
+        if (r->st.n >= 3 && levels(r) >= 3 && isfinite(r->st.r2) && r->st.r2 >= th->leak_r2 &&
             isfinite(r->st.growth_pct) && r->st.growth_pct >= th->leak_growth_pct &&
             r->st.slope_per_min >= th->leak_min_slope) {
             if (persists(r))
@@ -130,8 +159,8 @@ trend_findings(const pp_host_api *h, pp_ctx *ctx, const cc_row *rows, size_t n)
         label(lab, sizeof lab, r->s);
         rc = h->finding(ctx, PP_SEVERITY_WARNING, "counters.leak_suspect",
                         "footprint grows steadily and keeps growing: %s (%s) +%s/min, R2 %.2f, "
-                        "+%.0f%% over %.0f s (%s -> %s), still setting new highs in the later "
-                        "half of the window: leak suspect. Next: take two gcdumps a few "
+                        "+%.0f%% over %.0f s (%s -> %s), still setting new highs in the last "
+                        "third of the window: leak suspect. Next: take two gcdumps a few "
                         "minutes apart: dotnet-gcdump collect -p PID, and run perfpipe "
                         "gcdump-diff BASE CAND",
                         r->s->quantity, lab, a, r->st.r2, r->st.growth_pct,
@@ -141,15 +170,17 @@ trend_findings(const pp_host_api *h, pp_ctx *ctx, const cc_row *rows, size_t n)
         const cc_row *r = &rows[i];
         if (!r->bounded)
             continue;
+        fmt_bytes(a, sizeof a, r->st.last);
         fmt_bytes(b, sizeof b, r->st.trend_first);
         fmt_bytes(c, sizeof c, r->st.max);
         label(lab, sizeof lab, r->s);
         rc = h->finding(ctx, PP_SEVERITY_INFO, "counters.bounded_growth",
-                        "footprint grew, then stopped: %s (%s) rose from %s to %s in the "
-                        "earlier half of the %.0f s window and set no new high in the later "
-                        "half: a structure filling up to a bound (a cache warming up), not a "
-                        "leak. A leak keeps growing: confirm over a longer run",
-                        r->s->quantity, lab, b, c, (double)(r->st.t_last - r->st.t_trend) / 1e9);
+                        "footprint grew, then stopped: %s (%s) rose from %s to %s and ended "
+                        "the %.0f s window at %s, hardly higher in its last third or well "
+                        "below its peak: a structure filling up to a bound (a cache warming "
+                        "up) or garbage a full collection took back, not a leak. A leak keeps "
+                        "growing: confirm over a longer run",
+                        r->s->quantity, lab, b, c, (double)(r->st.t_last - r->st.t_trend) / 1e9, a);
     }
     return rc;
 }

@@ -6,11 +6,17 @@
 # stays there (snapshot 3). Files: tests/data/cache/cache-MODE-sN.gcdump and cache-MODE.truth.json
 # (the scenario's own counts at each snapshot). No MANIFEST rows and no oracle: the tests judge
 # perfpipe's verdicts against the truth (tests/data/cache/README.md).
-#   capture-cache.sh [leak|bounded]...   (default: both)
+# With --counters, a counters series instead: one phase of --per-phase new keys (8 KB reports) a
+# second for about 26 s while dotnet-counters records System.Runtime once a second; `leak` grows
+# all run long, `bounded` for the ~10 s its bound takes to fill. Files:
+# tests/data/cache/cache-MODE-counters.csv.xz and cache-MODE-counters.truth.json (entries after
+# each phase).
+#   capture-cache.sh [--counters] [leak|bounded]...   (default: both)
 set -euo pipefail
 . "$(dirname "$0")/env.sh"
 OUT="$PP_DATA/cache"
 KNOBS="--per-phase 1000 --bound 256 --snapshots 3"
+PHASES=26   # --counters: one a second
 SIG=$(mktemp -d /tmp/pp-sig.XXXXXX)
 trap 'rm -rf "$SIG"' EXIT
 mkdir -p "$OUT"
@@ -33,7 +39,32 @@ capture() { # mode
   ls -l "$OUT/cache-$m"-s*.gcdump >&2
 }
 
+capture_counters() { # mode
+  local m=$1 wpid cpid s csv="$OUT/cache-$m-counters.csv"
+  rm -f "$SIG"/* "$csv" "$csv.xz" "$OUT/cache-$m-counters.truth.json"
+  dotnet "$PP_WORKLOAD_DLL" cache --mode "$m" --per-phase 1000 --bound 10000 --snapshots "$PHASES" \
+    --signal-dir "$SIG" --truth "$OUT/cache-$m-counters.truth.json" >/dev/null &
+  wpid=$!
+  wait_file "$SIG/snapshot1.ready"
+  pp_log "cache $m: dotnet-counters collect -> $(basename "$csv") (pid $wpid)"
+  "$PP_COUNTERS" collect -p "$wpid" --format csv --refresh-interval 1 \
+    --duration 00:00:00:$((PHASES + 2)) -o "$csv" >/dev/null &
+  cpid=$!
+  sleep 2   # the session is up and has a first sample of the empty cache
+  for s in $(seq 1 "$PHASES"); do
+    wait_file "$SIG/snapshot$s.ready"
+    touch "$SIG/snapshot$s.go"
+    sleep 1
+  done
+  wait "$wpid"
+  wait "$cpid" || true
+  xz -9e -f "$csv"
+  ls -l "$csv.xz" >&2
+}
+
+how=capture
+[ "${1:-}" != --counters ] || { how=capture_counters; shift; }
 [ $# -gt 0 ] || set -- leak bounded
 for m in "$@"; do
-  case $m in leak|bounded) capture "$m" ;; *) echo "unknown mode: $m" >&2; exit 2 ;; esac
+  case $m in leak|bounded) "$how" "$m" ;; *) echo "unknown mode: $m" >&2; exit 2 ;; esac
 done

@@ -11,7 +11,8 @@
 #   - leak, 1-2 and 2-3: the top candidate is the entry type (the owner of the growing payload),
 #     held by the truth's dictionary, with leak.static-collection (high);
 #   - bounded, 1-2 and 2-3: no leak.static-collection anywhere (candidate or rule finding); the
-#     entry type is named bounded (heap.bounded-growth).
+#     entry type is named bounded (heap.bounded-growth);
+#   - the counters series of each mode (below): leak_suspect for the leak, bounded for the cache.
 set -u
 PERFPIPE=${PERFPIPE:?}
 DATA=${PP_TESTDATA:?}/cache
@@ -73,6 +74,55 @@ else:
     assert top == {"heap.bounded-growth": "medium"}, top
     print("bounded at %d: #1 %s heap.bounded-growth (medium), no leak verdict; two snapshots: grew (low)" % (
         truth["bound"], entry))
+PY
+done
+
+# The same scenario as a counters series (tests/capture/capture-cache.sh --counters: one phase of
+# 1000 new keys a second for 26 s, dotnet-counters once a second; another run than the
+# snapshots'): the never-evicting cache's footprint keeps growing to the end (counters.leak_suspect
+# on the gen2 heap); the cache bounded at 10 000 entries fills in ~10 s, and its gen2 heap, which
+# keeps rising while evicted entries are promoted, falls back at the first full collection:
+# bounded, never a leak suspect. With the first snapshot pair, the series is what decides
+# leak.static-collection (its `requires`): the bounded series must not make the cache a leak.
+# Two runs of each mode (counters, counters2): the verdict must not hang on when a GC fell.
+for s in leak-counters bounded-counters leak-counters2 bounded-counters2; do
+  m=${s%%-*}
+  [ -f "$DATA/cache-$s.csv.xz" ] || { echo "FAIL: $s: no counters series"; fail=$((fail + 1)); continue; }
+  run "$s: counters-csv" "$PERFPIPE" counters-csv "$DATA/cache-$s.csv.xz" --format json \
+    -o "$tmp/$s.json" || continue
+  run "$s: candidates, snapshots 1-2 and the series" "$PERFPIPE" candidates "$tmp/$m-12.json" \
+    "$tmp/$s.json" --format json -o "$tmp/$s-series.json" || continue
+  check "$s: the counters series: a leak keeps growing, a bounded cache does not" "$tmp/$s.json" \
+    "$tmp/$s-series.json" "$DATA/cache-$s.truth.json" <<'PY'
+import json, sys
+cc, series, truth = (json.load(open(p)) for p in sys.argv[1:4])
+st = cc["stages"][0]
+t = next(t for t in st["tables"] if t["name"] == "by_counter")
+cols = [c["name"] for c in t["columns"]]
+rows = {r["quantity"]: r for r in (dict(zip(cols, x)) for x in t["rows"])}
+codes = [f["code"] for f in st["findings"]]
+verdict = st["totals"]["footprint_verdict"]["value"]
+n = truth["entries_at_snapshot"]                 # entries after each one-second phase
+cand = series["stages"][0]
+ct = next(t for t in cand["tables"] if t["name"] == "candidates")
+ccols = [c["name"] for c in ct["columns"]]
+top = dict(zip(ccols, ct["rows"][0]))
+ids = {h["id"]: h["confidence"] for h in ct["row_rules"][0]}
+assert top["target"] == truth["entry_type"], top["target"]
+if truth["leak"]:
+    assert n == sorted(n) and n[-1] == 1000 * (len(n) - 1), n      # only ever added to
+    assert verdict == "leak_suspect" and rows["gc.heap.gen2"]["trend"] == "growing", (verdict, rows["gc.heap.gen2"])
+    assert ids.get("leak.static-collection") == "high", ids
+else:
+    assert max(n) == n[-1] == truth["bound"] and n.index(truth["bound"]) < len(n) // 2, n  # full early
+    assert "counters.leak_suspect" not in codes, [f["message"][:160] for f in st["findings"]]
+    assert verdict == "bounded" and rows["gc.heap.gen2"]["trend"] == "bounded", (verdict, rows["gc.heap.gen2"])
+    assert not any(r["trend"] == "growing" for r in rows.values()), [q for q, r in rows.items() if r["trend"]]
+    assert "leak.static-collection" not in ids and ids.get("heap.static-growth") == "low", ids
+g = rows["gc.heap.gen2"]
+print("%s: footprint %s; gen2 after GC %.1f -> %.1f MB (max %.1f), trend %s; #1 %s %s" % (
+    truth["mode"], verdict, g["first"] / 1e6, g["last"] / 1e6, g["max"] / 1e6, g["trend"],
+    top["target"], ids))
 PY
 done
 

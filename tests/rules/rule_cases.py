@@ -101,6 +101,31 @@ def cpu_callee(method, callee, share_pct, total_ms=1000.0, root="App.Main"):
                        "waiting": [], "by_stack": stacks})
 
 
+def cpu_self(method, self_pct, root=None, cls="application", other_ms=50.0):
+    """method runs 800 running ms, self_pct of it as the leaf and the rest in a library callee,
+    from root (a request by default: Kestrel on a pool thread), in module WebApp of class cls;
+    a framework method runs other_ms beside it."""
+    root = root or (POOL + ";Microsoft.AspNetCore.Routing.EndpointMiddleware.Invoke")
+    own, other = 800.0 * self_pct / 100, "System.Threading.PortableThreadPool.WorkerDoWork"
+    stacks = [[f"{root};{method}", int(own), own],
+              [f"{root};{method};System.IO.Hashing.Crc32.Append", int(800 - own), 800 - own],
+              [f"{POOL};{other}", int(other_ms), other_ms]]
+    stacks = [r for r in stacks if r[2] > 0]
+    total = 800 + other_ms
+    d = doc("cpu", {"running": [[method, 800, 800.0, 80000 / total],
+                                [other, int(other_ms), other_ms, 100 * other_ms / total]],
+                    "waiting": [], "by_stack": stacks})
+    st = d["stages"][0]
+    run = next(t for t in st["tables"] if t["name"] == "running")
+    run["columns"].append({"name": "module", "type": "string"})
+    for r in run["rows"]:
+        r.append("WebApp" if r[0] == method else "System.Private.CoreLib")
+    st["tables"].append({"name": "modules", "key": ["module"],
+                         "columns": [{"name": "module", "type": "string"},
+                                     {"name": "class", "type": "string"}],
+                         "rows": [["WebApp", cls], ["System.Private.CoreLib", "framework"]]})
+    return d
+
 def cpu_wait(wait, waiter, share_pct):
     return doc("cpu", {"running": [["App.Hot.Run", 100, 1000.0, 100.0]],
                        "waiting": [[wait, waiter, 50, 500.0 * share_pct / 10, share_pct]],
@@ -334,6 +359,16 @@ CASES = {
                                 counters(gauge("memory.working_set", 5e7, 9e7, "")), None),
     "gc.gc-cpu": (cpu_running("WKS::gc_heap::mark_object_simple", 20),
                   cpu_running("WKS::gc_heap::mark_object_simple", 2), "WKS::gc_heap::mark_object_simple"),
+    # an algorithmic loop of the app's own on a request (CRC bit by bit) vs the same method calling
+    # a library for it, the loop on a thread of its own (no request path), a framework loop, and
+    # a loop that is little of the running time
+    "cpu.self-time-hot": (
+        cpu_self("WebApp.Shop.DigestNaive", 100),
+        [cpu_self("WebApp.Shop.DigestNaive", 10),
+         cpu_self("WebApp.Shop.DigestNaive", 100, root="System.Threading.Thread.StartCallback"),
+         cpu_self("WebApp.Shop.DigestNaive", 100, cls="framework"),
+         cpu_self("WebApp.Shop.DigestNaive", 100, other_ms=4000.0)],
+        "WebApp.Shop.DigestNaive"),
     "hash.expensive-equality": (cpu_callee("App.Index.Find", "App.Key.GetHashCode", 40),
                                 cpu_callee("App.Index.Find", "App.Key.get_Id", 40), "App.Index.Find"),
     "reflection.hot-path": (

@@ -42,6 +42,57 @@ else
   ko "rule cases"; grep -v '^PASS' "$tmp/cases.out" | sed 's/^/  /'
 fi
 
+# ---- a rule's own finding names where the fix lands ----
+# lock.contention matches a waiter that is a framework frame (a ConcurrentDictionary's GetOrAdd
+# blocked on its lock): the finding names the application frame that calls it (the waiting row's
+# call_site, as candidates attributes it), the framework frame as evidence; without an
+# application caller it says no change lands there. (The real-capture case, a callees row of
+# ThreadPoolWorkQueue.Dispatch beside one of the app's own method: test-webapp-planted.sh.)
+for caller in App.Cache.Get ""; do
+  python3 - "$tmp/site.json" "$caller" <<'PY2'
+import json, sys
+def table(name, cols, rows, decl):
+    return {"name": name, "key": [cols.split(":")[0]], "decl": decl, "rows": rows,
+            "columns": [{"name": n, "type": t} for n, t in (c.split(":") for c in cols.split())]}
+frame = {"cost": "ms", "label": "time", "does": "runs", "frame": True}
+gor = "System.Collections.Concurrent.ConcurrentDictionary`2.GetOrAdd"
+stage = {"id": "cpu", "analyzer": {"name": "cpu", "version": "1.0.0"}, "status": "ok",
+         "findings": [], "totals": {}, "tables": [
+    table("running", "method:string samples:count ms:number share:percent module:string call_site:string",
+          [["App.Hot.Run", 100, 1000.0, 100.0, "App", "App.Hot.Run"]],
+          {"subject": "method", "candidate": frame}),
+    table("waiting", "wait:string waiter:string samples:count ms:number share:percent module:string "
+          "call_site:string",
+          [["System.Threading.Monitor.Enter_Slowpath", gor, 50, 400.0, 40.0, "System.Private.CoreLib",
+            sys.argv[2]]], {"subject": "waiter", "candidate": dict(frame, rule_gated=True)}),
+    table("modules", "module:string class:string",
+          [["App", "application"], ["System.Private.CoreLib", "framework"]], {"subject": "module"}),
+    table("by_stack", "stack:string samples:count ms:number",
+          [["App.Main;App.Hot.Run", 100, 1000.0]], {})]}
+json.dump({"format": "perfpipe-result/1", "tool": {"name": "perfpipe", "version": "0.0.0-test"},
+           "pipeline": "cpu", "knobs": {}, "inputs": [], "stages": [stage]}, open(sys.argv[1], "w"))
+PY2
+  expect 0 "site (${caller:-none}): candidates" -- "$PERFPIPE" candidates "$tmp/site.json" \
+    --format json -o "$tmp/site.cand.json"
+  if python3 - "$tmp/site.cand.json" "$caller" >"$tmp/site.out" 2>&1 <<'PY2'
+import json, sys
+d, caller = json.load(open(sys.argv[1])), sys.argv[2]
+T = {t["name"]: t for t in d["stages"][0]["tables"]}
+f = [r[4] for r in T["rule_findings"]["rows"] if r[1] == "lock.contention"]
+assert len(f) == 1, T["rule_findings"]["rows"]
+gor = "System.Collections.Concurrent.ConcurrentDictionary`2.GetOrAdd"
+if caller:
+    assert f[0].startswith("Threads waiting for a lock: waiter %s," % caller), f[0]
+    assert "(the evidence is in the framework frame %s it calls)" % gor in f[0], f[0]
+else:
+    assert "waiter %s," % gor in f[0] and "no change lands there" in f[0], f[0]
+print(f[0][:160])
+PY2
+  then ok "lock.contention on a framework waiter: the finding names ${caller:-no application frame}"
+  else ko "lock.contention on a framework waiter (${caller:-no caller})"; fi
+  sed 's/^/  /' "$tmp/site.out"
+done
+
 expect 0 "rules --help" -- "$PERFPIPE" rules --help
 has "$tmp/out" "~/.config/perfpipe/rules" "rules --help names the user directory"
 expect 2 "rules with no subcommand is a usage error" -- "$PERFPIPE" rules
