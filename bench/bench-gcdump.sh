@@ -9,7 +9,8 @@
 # Env: PERFPIPE (default _build/perfpipe), PP_BENCH_BEFORE=PERFPIPE_BINARY adds an older build as
 # a third, interleaved tool; PP_BENCH_DIR (default /tmp/perfpipe-bench) holds heap-base.gcdump and
 # heap-grown.gcdump. Wall = elapsed; CPU = user + sys (perfpipe's gcdump uses a second thread for
-# the paths' search and the file hash, so its CPU exceeds its wall time); peak RSS from
+# the paths' search and the file hash, and for halves of the dominator pass and of the
+# retained sizes' walk, so its CPU exceeds its wall time); peak RSS from
 # /usr/bin/time (the largest process: perfpipe runs its stages in one child). Output goes to /dev/null for every tool (dotnet-gcdump report
 # prints to stdout; perfpipe writes its JSON document).
 set -euo pipefail
@@ -64,6 +65,7 @@ for r in $(seq "$RUNS"); do
   echo "$r $(run_tool diff)"
   [ -n "${PP_BENCH_BEFORE:-}" ] && echo "$r $(run_tool diff-before)"
 done > "$TMP/rows"
+echo "load after the rounds: $(cut -d' ' -f1-3 /proc/loadavg)" >&2
 [ -n "${PP_BENCH_BEFORE:-}" ] && { cmp "$TMP/pp.json" "$TMP/before.json" >/dev/null && cmp "$TMP/ppn.json" "$TMP/beforen.json" >/dev/null &&
   cmp "$TMP/diff.json" "$TMP/diffb.json" >/dev/null &&
   echo "before and after: identical JSON (cmp)" >&2 || echo "before and after: JSON DIFFERS" >&2; }
@@ -80,7 +82,8 @@ for f in rows:
     print(f"| {f[0]} | {tool} | {f[-3]} | {f[-2]} | {f[-1]} | {int(f[-1]) * 1048576 / nodes:.1f} |")
 for k, v in by.items():
     w = sorted(x[0] for x in v); c = sorted(x[1] for x in v)
-    print(f"{k}: median wall {w[len(w) // 2]:.2f} s, median CPU {c[len(c) // 2]:.2f} s, "
+    print(f"{k}: median wall {w[len(w) // 2]:.2f} s (range {w[0]:.2f}-{w[-1]:.2f}), "
+          f"median CPU {c[len(c) // 2]:.2f} s (range {c[0]:.2f}-{c[-1]:.2f}), "
           f"max RSS {max(x[2] for x in v)} MB", file=sys.stderr)
 one, diff = by.get("perfpipe gcdump (retained)"), by.get("perfpipe gcdump-diff")
 if one and diff:

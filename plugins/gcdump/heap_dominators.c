@@ -137,21 +137,50 @@ dfs(const pp_heap_snapshot *s, uint8_t *pre, uint8_t *rpo, size_t *rpo_len, uint
 }
 
 /* The pairs' targets from node to preorder, in one pass whose reads of
- * pre[] do not wait on each other; marks them in ismulti and isforest. */
+ * pre[] do not wait on each other; marks them in ismulti. One job is a
+ * range of the pairs and a bitmap of its own (resolve_pairs() ORs them). */
+typedef struct resolve_job {
+    const uint8_t *pre;
+    uint8_t *pairs;
+    unsigned b;
+    uint64_t lo, hi;
+    uint64_t *ismulti;
+} resolve_job;
+
 static void
-resolve_pairs(const uint8_t *pre, uint8_t *pairs, unsigned b, uint64_t np, uint64_t *ismulti,
-              uint64_t *isforest)
+resolve_range(void *arg)
 {
     enum { AHEAD = 32 };
-    for (uint64_t i = 0; i < np; i++) {
-        if (i + AHEAD < np)
-            __builtin_prefetch(pre + (size_t)pair_get(pairs + (i + AHEAD) * 2 * b, b) * b);
-        uint8_t *p = pairs + i * 2 * b;
-        uint32_t pw = pair_get(pre + (size_t)pair_get(p, b) * b, b);
+    const resolve_job *j = arg;
+    unsigned b = j->b;
+    for (uint64_t i = j->lo; i < j->hi; i++) {
+        if (i + AHEAD < j->hi)
+            __builtin_prefetch(j->pre + (size_t)pair_get(j->pairs + (i + AHEAD) * 2 * b, b) * b);
+        uint8_t *p = j->pairs + i * 2 * b;
+        uint32_t pw = pair_get(j->pre + (size_t)pair_get(p, b) * b, b);
         pair_put(p, pw, b);
-        bit_set(ismulti, pw);
-        bit_set(isforest, pw);
+        bit_set(j->ismulti, pw);
     }
+}
+
+/* Both halves of the pairs at once (the reads of pre[] are the pass's
+ * misses); every multi node is a forest node too. */
+static int
+resolve_pairs(const uint8_t *pre, uint8_t *pairs, unsigned b, uint64_t np, size_t words,
+              uint64_t *ismulti, uint64_t *isforest)
+{
+    uint64_t *second = calloc(words, sizeof(uint64_t));
+    if (!second)
+        return PP_ENOMEM;
+    resolve_job ja = { pre, pairs, b, 0, np / 2, ismulti },
+                jb = { pre, pairs, b, np / 2, np, second };
+    hc_run2(resolve_range, &ja, &jb, np);
+    for (size_t i = 0; i < words; i++) {
+        ismulti[i] |= second[i];
+        isforest[i] |= ismulti[i];
+    }
+    free(second);
+    return PP_OK;
 }
 
 /* Bits set in x. Without -mpopcnt, __builtin_popcountll is a call into
@@ -193,24 +222,69 @@ rank_of(const uint64_t *ismulti, const uint32_t *rank, uint32_t t)
  * from the top (a counting sort of the pairs, whose targets become
  * q = nmulti - 1 - rank on the way): preds[pstart[q] .. pstart[q + 1]).
  * Highest rank first is the order the semidominators go, so they read the
- * lists in one forward sweep. The order within a list does not matter:
- * semidominators take a minimum. */
+ * lists in one forward sweep. The order within a list does not matter
+ * (semidominators take a minimum); it is the pairs' order all the same:
+ * the two halves of the pairs are counted and placed side by side, the
+ * second's entries of a list after the first's. */
+typedef struct fill_job {
+    uint8_t *pairs;
+    unsigned b;
+    uint64_t lo, hi;
+    const uint64_t *ismulti;
+    const uint32_t *rank;
+    uint32_t nmulti;
+    uint32_t *at;    /* [q]: this half's count, then its next slot */
+    uint32_t *preds; /* NULL while counting */
+} fill_job;
+
 static void
+fill_range(void *arg)
+{
+    const fill_job *j = arg;
+    unsigned b = j->b;
+    if (!j->preds) {
+        for (uint64_t i = j->lo; i < j->hi; i++) {
+            uint8_t *p = j->pairs + i * 2 * b;
+            uint32_t q = j->nmulti - 1 - rank_of(j->ismulti, j->rank, pair_get(p, b));
+            pair_put(p, q, b); /* once, kept */
+            j->at[q]++;
+        }
+        return;
+    }
+    for (uint64_t i = j->lo; i < j->hi; i++)
+        j->preds[j->at[pair_get(j->pairs + i * 2 * b, b)]++] = pair_get(j->pairs + i * 2 * b + b,
+                                                                        b);
+}
+
+static int
 fill_preds(uint8_t *pairs, unsigned b, uint64_t np, const uint64_t *ismulti, const uint32_t *rank,
            uint32_t nmulti, uint32_t *pstart, uint32_t *preds)
 {
+    uint32_t *second = calloc((size_t)nmulti + 1, sizeof(uint32_t));
+    if (!second)
+        return PP_ENOMEM;
     memset(pstart, 0, ((size_t)nmulti + 2) * sizeof(uint32_t));
-    for (uint64_t i = 0; i < np; i++) {
-        uint8_t *p = pairs + i * 2 * b;
-        uint32_t q = nmulti - 1 - rank_of(ismulti, rank, pair_get(p, b));
-        pair_put(p, q, b); /* once, kept */
-        pstart[(size_t)q + 2]++;
+    fill_job ja = { pairs, b, 0, np / 2, ismulti, rank, nmulti, pstart + 1, NULL },
+             jb = { pairs, b, np / 2, np, ismulti, rank, nmulti, second, NULL };
+    hc_run2(fill_range, &ja, &jb, np);
+    /* pstart[q + 1] becomes the first half's next slot in list q, second[q]
+     * the second's (the first's count read before its slot is written). */
+    uint32_t run = 0;
+    for (uint32_t q = 0; q < nmulti; q++) {
+        uint32_t na = pstart[(size_t)q + 1], nb = second[q];
+        pstart[(size_t)q + 1] = run;
+        second[q] = run + na;
+        run += na + nb;
     }
-    for (uint32_t i = 0; i < nmulti; i++)
-        pstart[(size_t)i + 2] += pstart[(size_t)i + 1];
-    for (uint64_t i = 0; i < np; i++)
-        preds[pstart[(size_t)pair_get(pairs + i * 2 * b, b) + 1]++] = pair_get(
-            pairs + i * 2 * b + b, b);
+    ja.preds = jb.preds = preds;
+    hc_run2(fill_range, &ja, &jb, np);
+    /* The second half's slots end where each list does. */
+    for (uint32_t q = 0; q < nmulti; q++)
+        pstart[(size_t)q + 1] = second[q];
+    pstart[0] = 0;
+    pstart[(size_t)nmulti + 1] = run;
+    free(second);
+    return PP_OK;
 }
 
 /* Highest marked index below t (one is known to be there). */
@@ -273,36 +347,89 @@ forest_pass(uint32_t nr, const uint32_t *parent, const uint64_t *ismulti, const 
  * preorder) to what the semidominators read: a source below the target,
  * or a source above whose nearest forest node F(v) is not above it, is a
  * candidate (folded into cand); any other becomes F(v)'s forest index
- * (1-based), always above the target's. Lists shrink in place. */
+ * (1-based), always above the target's. Lists shrink in place. One job is
+ * the lists q0 .. q1 (t: past the target of q0), written from where q0's
+ * began (*out: where they end) up to hi, q1's end, read before any job ran:
+ * pstart[q1] is the next job's to write. */
+typedef struct fold_job {
+    uint32_t t, q0, q1, hi, out;
+    const uint64_t *ismulti, *isforest;
+    const uint32_t *frank, *fp;
+    uint32_t *pstart, *preds, *cand;
+} fold_job;
+
 static void
-fold_preds(uint32_t nr, const uint64_t *ismulti, const uint64_t *isforest, const uint32_t *frank,
-           const uint32_t *fp, uint32_t nmulti, uint32_t *pstart, uint32_t *preds, uint32_t *cand)
+fold_range(void *arg)
 {
-    uint32_t t = nr, out = 0, np = pstart[nmulti];
-    for (uint32_t q = 0; q < nmulti; q++) {
-        t = prev_marked(ismulti, t);
-        uint32_t lo = pstart[q], hi = pstart[q + 1], c = cand[q];
-        pstart[q] = out;
+    fold_job *j = arg;
+    const uint64_t *isforest = j->isforest;
+    const uint32_t *fp = j->fp;
+    uint32_t *preds = j->preds, t = j->t, out = j->pstart[j->q0], end = j->hi;
+    for (uint32_t q = j->q0; q < j->q1; q++) {
+        t = prev_marked(j->ismulti, t);
+        uint32_t lo = j->pstart[q], hi = q + 1 == j->q1 ? end : j->pstart[q + 1], c = j->cand[q];
+        j->pstart[q] = out;
         for (uint32_t k = lo; k < hi; k++) {
             /* fp[] is read at random, and little else is done a source:
              * ask for the slots 64 ahead (16: 53 ms, 64: 39 on the bench
              * heap, medians of 4). */
-            if (k + 64 < np)
+            if (k + 64 < end)
                 __builtin_prefetch(&fp[preds[k + 64]]);
             uint32_t v = preds[k];
             if (v > t) {
                 v = bit_get(isforest, v) ? v : fp[v];
                 if (v > t && v != HC_NONE) { /* HC_NONE: not above t, see above */
-                    preds[out++] = rank_of(isforest, frank, v) + 1;
+                    preds[out++] = rank_of(isforest, j->frank, v) + 1;
                     continue;
                 }
             }
             if (v < c)
                 c = v;
         }
-        cand[q] = c;
+        j->cand[q] = c;
     }
-    pstart[nmulti] = out;
+    j->out = out;
+}
+
+/* The r-th marked index (from 0; one is known to be there). */
+static uint32_t
+nth_marked(const uint64_t *b, uint32_t r)
+{
+    size_t i = 0;
+    for (uint32_t c; r >= (c = popcount64(b[i])); i++)
+        r -= c;
+    uint64_t w = b[i];
+    while (r--)
+        w &= w - 1;
+    return (uint32_t)(i * 64 + (unsigned)__builtin_ctzll(w));
+}
+
+/* The lists in two jobs of about as many sources each; the second's then
+ * move down to follow the first's. */
+static void
+fold_preds(uint32_t nr, const uint64_t *ismulti, const uint64_t *isforest, const uint32_t *frank,
+           const uint32_t *fp, uint32_t nmulti, uint32_t *pstart, uint32_t *preds, uint32_t *cand)
+{
+    uint32_t np = pstart[nmulti], qh = 0, top = nmulti;
+    while (qh < top) { /* the first list that starts past half the sources */
+        uint32_t mid = qh + (top - qh) / 2;
+        if (pstart[mid] < np / 2)
+            qh = mid + 1;
+        else
+            top = mid;
+    }
+    fold_job ja = { nr, 0, qh, pstart[qh], 0, ismulti, isforest, frank, fp, pstart, preds, cand },
+             jb = ja;
+    jb.q0 = qh;
+    jb.q1 = nmulti;
+    jb.hi = np;
+    jb.t = qh < nmulti ? nth_marked(ismulti, nmulti - 1 - qh) + 1 : 0;
+    uint32_t base = pstart[qh];
+    hc_run2(fold_range, &ja, &jb, np);
+    memmove(preds + ja.out, preds + base, (size_t)(jb.out - base) * sizeof(uint32_t));
+    for (uint32_t q = qh; q < nmulti; q++)
+        pstart[q] -= base - ja.out;
+    pstart[nmulti] = jb.out - (base - ja.out);
 }
 
 enum { ANC = 0, LAB = 1 };
@@ -425,7 +552,8 @@ hc_dom_core(const pp_heap_snapshot *s, int packed, void **rpo_out, unsigned *rpo
         goto oom;
     if (!(nr = dfs(s, pre, rpo8, &rpo_len, parent, pairs, pb, &np, isforest)))
         goto oom;
-    resolve_pairs(pre, pairs, pb, np, ismulti, isforest);
+    if (resolve_pairs(pre, pairs, pb, np, words, ismulti, isforest) != PP_OK)
+        goto oom;
     uint8_t *shrunk = realloc(rpo8, rpo_len);
     if (shrunk)
         rpo8 = shrunk;
@@ -444,7 +572,8 @@ hc_dom_core(const pp_heap_snapshot *s, int packed, void **rpo_out, unsigned *rpo
     cand = malloc(((size_t)nmulti + 1) * sizeof(uint32_t));
     if (!pstart || !cand)
         goto oom;
-    fill_preds(pairs, pb, np, ismulti, rank, nmulti, pstart, preds);
+    if (fill_preds(pairs, pb, np, ismulti, rank, nmulti, pstart, preds) != PP_OK)
+        goto oom;
     /* Fresh pages cost a fault and a clear each: the pairs' block (6 or
      * 8 bytes an edge, touched as far as the DFS wrote) holds fp, then the
      * forest, then goes to the caller, never shrunk on the way: the

@@ -420,6 +420,9 @@ START_TEST(test_dominators_random_graphs)
                  live = 2 + (uint32_t)(xorshift(&rng) % (spread > 3 ? 60 : 150));
         rgraph g;
         rgraph_make(&g, &rng, live, spread);
+        /* Every other graph with the pass's halves on two threads (the
+         * plugin's way past hc_split_min), the others one after the other. */
+        hc_split_min = i % 2 ? 0 : UINT64_MAX;
         hc_dom d;
         ck_assert_int_eq(hc_dominators(&g.s, &d), 0);
         check_idoms_naive(&g.s, &d);
@@ -449,6 +452,40 @@ START_TEST(test_dominators_random_graphs)
 }
 END_TEST
 
+/* Larger random graphs, where the two halves of each split pass
+ * (resolve_pairs, fill_preds, fold_preds) hold many lists each, on two
+ * threads and then one after the other: the same idoms as the naive ones
+ * both ways, and the same summary as the tree's. */
+START_TEST(test_dominators_split_halves)
+{
+    uint64_t rng = 0x5851f42d4c957f2dull;
+    uint32_t nodes = 0;
+    for (uint32_t i = 0; i < 6; i++) {
+        rgraph g;
+        rgraph_make(&g, &rng, 1500 + (uint32_t)(xorshift(&rng) % 1500), i % 3 ? 1 : 3);
+        /* Every other graph with one size for all, and the nodes without
+         * references of their own type: all of that type's instances
+         * retain the same, in both parts, and the lowest index must win. */
+        for (uint32_t v = 0; i % 2 && v < g.s.node_count; v++) {
+            g.node_size[v] = g.node_size32[v] = 24;
+            if (v != g.s.root)
+                g.node_type[v] = g.edge_start32[v] == g.edge_start32[v + 1] ? 2 : 1;
+        }
+        for (int split = 0; split < 2; split++) {
+            hc_split_min = split ? 0 : UINT64_MAX;
+            hc_dom d;
+            ck_assert_int_eq(hc_dominators(&g.s, &d), 0);
+            check_idoms_naive(&g.s, &d);
+            nodes += d.nreach;
+            hc_dom_free(&d);
+            check_summary_against_tree(&g.s);
+        }
+        rgraph_free(&g);
+    }
+    ck_assert_uint_gt(nodes, 10000);
+}
+END_TEST
+
 /* Past 2^24 nodes the DFS's pairs (and the summary's rpo) take 4 bytes a
  * number instead of 3: a graph over 17,207,440 node indices (40 reachable
  * ones, scattered, the last live one past 2^24; two random graphs), its
@@ -460,6 +497,7 @@ START_TEST(test_dominators_past_2_24)
     for (int i = 0; i < 2; i++) {
         rgraph g;
         rgraph_make(&g, &rng, 40, (1u << 24) / 39 + 2);
+        hc_split_min = i ? 0 : UINT64_MAX;
         ck_assert_uint_gt(g.s.node_count, 1u << 24);
         hc_dom d;
         ck_assert_int_eq(hc_dominators(&g.s, &d), 0);
@@ -655,6 +693,7 @@ main(void)
     tcase_add_test(tc, test_dominators_hand_built);
     tcase_add_test(tc, test_dominators_forest_top);
     tcase_add_test(tc, test_dominators_random_graphs);
+    tcase_add_test(tc, test_dominators_split_halves);
     tcase_add_test(tc, test_dominators_past_2_24);
     tcase_add_test(tc, test_type_keys_merge_size_buckets);
     tcase_add_test(tc, test_path_string);
