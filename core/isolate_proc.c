@@ -133,7 +133,11 @@ pp_reaper_end_strays(const pp_reaper *r)
             break;
 
         for (size_t i = 0; i < n; i++) {
-            if (kept(kids[i], r->keep, r->nkeep))
+            /* A child in this process's own group that was not there
+             * before is the embedding program's (another thread forked it),
+             * not a stage's: those are in the stages' group or one of their
+             * own. */
+            if (kept(kids[i], r->keep, r->nkeep) || getpgid(kids[i]) == getpgrp())
                 continue;
             kill(kids[i], SIGKILL);
             while (waitpid(kids[i], NULL, 0) < 0 && errno == EINTR)

@@ -36,9 +36,9 @@ typedef struct pp_reaper {
  * its children cannot be listed: nothing is ended then). */
 void pp_reaper_start(pp_reaper *r);
 
-/* Kill and reap every child that is not one of r's kept ones: the
- * processes a stage forked and left behind, which come to this process
- * whatever session or process group they moved to. */
+/* Kill and reap every child that is not one of r's kept ones nor in this
+ * process's group: the processes a stage forked and left behind, which
+ * come to this process whatever session or process group they moved to. */
 void pp_reaper_end_strays(const pp_reaper *r);
 
 /* Undo pp_reaper_start. */
