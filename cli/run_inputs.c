@@ -145,17 +145,21 @@ cli_run_bound_free(bound *b)
         free(b->names[i]);
 }
 
+/* An exit code: usage for too many, out of memory for a name not copied. */
 static int
 bind_input(bound *b, const char *name, const char *path)
 {
-    if (b->ninputs >= MAX_ARGS || b->nnames >= MAX_ARGS ||
-        (b->names[b->nnames] = strdup(name)) == NULL) {
+    if (b->ninputs >= MAX_ARGS || b->nnames >= MAX_ARGS) {
         pp_cli_error("too many inputs");
-        return -1;
+        return PP_EXIT_USAGE;
+    }
+    if ((b->names[b->nnames] = strdup(name)) == NULL) {
+        pp_cli_error("out of memory");
+        return PP_EXIT_NOMEM;
     }
     b->inputs[b->ninputs].key = b->names[b->nnames++];
     b->inputs[b->ninputs++].value = path;
-    return 0;
+    return PP_EXIT_OK;
 }
 
 static const pp_pipeline_kv *
@@ -189,6 +193,8 @@ input_named_by_var(const pp_pipeline *q, const char *key)
 int
 cli_run_bind_args(const run_args *a, const pp_pipeline *q, bound *b)
 {
+    int rc;
+
     if (a->mode == MODE_ANALYZER) {
         if ((uint32_t)a->npositional != q->input_count) {
             char names[512] = "";
@@ -203,12 +209,12 @@ cli_run_bind_args(const run_args *a, const pp_pipeline *q, bound *b)
             return PP_EXIT_USAGE;
         }
         for (uint32_t i = 0; i < q->input_count; i++)
-            if (bind_input(b, q->inputs[i].name, a->positional[i]) < 0)
-                return PP_EXIT_USAGE;
+            if ((rc = bind_input(b, q->inputs[i].name, a->positional[i])) != PP_EXIT_OK)
+                return rc;
     } else {
         for (size_t i = 0; i < a->ninputs; i++)
-            if (bind_input(b, a->inputs[i].key, a->inputs[i].value) < 0)
-                return PP_EXIT_USAGE;
+            if ((rc = bind_input(b, a->inputs[i].key, a->inputs[i].value)) != PP_EXIT_OK)
+                return rc;
     }
     for (size_t i = 0; i < a->nsets; i++) {
         const pp_pipeline_input *in = input_named_by_var(q, a->sets[i].key);
@@ -220,8 +226,9 @@ cli_run_bind_args(const run_args *a, const pp_pipeline *q, bound *b)
             pp_cli_error("--set %s=%s: ${%s} is the path of input '%s', already given as '%s'",
                          a->sets[i].key, a->sets[i].value, a->sets[i].key, in->name, given->value);
             return PP_EXIT_USAGE;
-        } else if (given == NULL && bind_input(b, in->name, a->sets[i].value) < 0) {
-            return PP_EXIT_USAGE;
+        } else if (given == NULL &&
+                   (rc = bind_input(b, in->name, a->sets[i].value)) != PP_EXIT_OK) {
+            return rc;
         }
     }
     return PP_EXIT_OK;

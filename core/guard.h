@@ -26,6 +26,14 @@ typedef struct pp_guard_watch {
      * counts above are then not the serial read's, so a fault is retried
      * with one thread and blamed from that attempt. */
     volatile uint32_t parallel;
+    /* The interrupt protocol (isolate.c), read and written sequentially
+     * consistent: the parent sets `interrupted` (the signal) before it
+     * reads `writing`; the child sets `writing` before it reads
+     * `interrupted`. So either the child sees the interrupt and writes
+     * nothing, or the parent sees it writing and forwards the signal to
+     * the host's handler, which removes its temporary files. */
+    uint32_t writing;
+    uint32_t interrupted;
     volatile uint64_t records[]; /* [nstages] records handed, then
                                       * [nstages] bytes written to stdout */
 } pp_guard_watch;

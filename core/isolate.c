@@ -21,6 +21,7 @@
 
 #include "guard.h"
 #include "isolate.h"
+#include "isolate_proc.h"
 #include "result/result.h"
 
 /* What the child sends before the document text. */
@@ -116,7 +117,7 @@ trap_write(void *cookie, const char *buf, size_t size)
 
 static void
 run_child(const pp_plan *plan, const pp_run_hooks *hooks, const pp_guard *g, int fd,
-          const proc_state *ps)
+          const proc_state *ps, const pp_sig_state *sigs)
 {
     stdout_trap *trap = malloc(sizeof *trap); /* lives until _exit */
     cookie_io_functions_t io = { NULL, trap_write, NULL, NULL };
@@ -161,6 +162,12 @@ run_child(const pp_plan *plan, const pp_run_hooks *hooks, const pp_guard *g, int
     if (f != NULL)
         fflush(f);
     stdout = real_stdout;
+    /* Signals as the host set them up, whatever a plugin ignored, caught or
+     * blocked; then nothing is written after an interrupt (guard.h). */
+    pp_sig_state_restore(sigs);
+    __atomic_store_n(&g->watch->writing, 1, __ATOMIC_SEQ_CST);
+    if (__atomic_load_n(&g->watch->interrupted, __ATOMIC_SEQ_CST) != 0)
+        _exit(122);
     /* A plugin that closed descriptors took the channel to the parent:
      * nothing can be told, nothing is written (the parent says why). */
     if (!same_file(fd, &pipe_st))
@@ -243,10 +250,14 @@ watch_child(pid_t pid, int fd, pp_guard_watch *w, const pp_plan *plan, uint32_t 
         if (n > 0 && a->sfd >= 0 && (p[1].revents & POLLIN)) {
             struct signalfd_siginfo si;
 
-            /* Interrupted: the child removes its temporary files first. */
+            /* Interrupted. A child writing the outputs gets the signal, so
+             * that its handler removes its temporary files; one still in
+             * plugin code (which may ignore, catch or block it) has
+             * written nothing and is ended (guard.h). */
             if (read(a->sfd, &si, sizeof si) == (ssize_t)sizeof si) {
                 a->signal = (int)si.ssi_signo;
-                kill(-pid, a->signal);
+                __atomic_store_n(&w->interrupted, (uint32_t)a->signal, __ATOMIC_SEQ_CST);
+                kill(-pid, __atomic_load_n(&w->writing, __ATOMIC_SEQ_CST) ? a->signal : SIGKILL);
             }
             if (!(p[0].revents & (POLLIN | POLLHUP)))
                 continue;
@@ -371,6 +382,30 @@ stdout_faults(const pp_plan *plan, const pp_guard_watch *w, json_t *doc, int *rc
     }
 }
 
+/* The stages' process, from fork to _exit. */
+static void
+child_main(const pp_plan *plan, const pp_run_hooks *hooks, const pp_guard *g, const int fds[2],
+           int sfd, const sigset_t *old_mask, const proc_state *pst)
+{
+    pp_sig_state sigs;
+
+    close(fds[0]);
+    if (sfd >= 0)
+        close(sfd);
+    /* Forwarded SIGINT/SIGTERM end the stages even when perfpipe
+     * started with them ignored: nothing is written after them. */
+    for (int k = 0; k < 2; k++) {
+        int sig = k == 0 ? SIGINT : SIGTERM;
+        struct sigaction old;
+        if (sigaction(sig, NULL, &old) == 0 && old.sa_handler == SIG_IGN)
+            signal(sig, SIG_DFL);
+    }
+    sigprocmask(SIG_SETMASK, old_mask, NULL);
+    /* What the host set up, put back before the outputs are written. */
+    pp_sig_state_take(&sigs);
+    run_child(plan, hooks, g, fds[1], pst, &sigs);
+}
+
 int
 pp_isolate_run(const pp_plan *plan, const pp_run_hooks *hooks, json_t **doc, pp_error *err)
 {
@@ -400,6 +435,11 @@ pp_isolate_run(const pp_plan *plan, const pp_run_hooks *hooks, json_t **doc, pp_
     sigaddset(&forward, SIGHUP);
     sigprocmask(SIG_BLOCK, &forward, &old_mask);
     sfd = signalfd(-1, &forward, SFD_CLOEXEC);
+    /* This process adopts whatever the stages' process forks and leaves
+     * behind, even in a session of its own (a daemon), and ends it after
+     * each attempt; the children it had before are its caller's. */
+    pp_reaper reaper;
+    pp_reaper_start(&reaper);
     proc_state pst;
     pst.mask = umask(022);
     umask(pst.mask);
@@ -423,24 +463,13 @@ pp_isolate_run(const pp_plan *plan, const pp_run_hooks *hooks, json_t **doc, pp_
             rc = PP_EIO;
             break;
         }
-        if (pid == 0) {
-            close(fds[0]);
-            if (sfd >= 0)
-                close(sfd);
-            /* Forwarded SIGINT/SIGTERM end the stages even when perfpipe
-             * started with them ignored: nothing is written after them. */
-            for (int k = 0; k < 2; k++) {
-                int sig = k == 0 ? SIGINT : SIGTERM;
-                struct sigaction old;
-                if (sigaction(sig, NULL, &old) == 0 && old.sa_handler == SIG_IGN)
-                    signal(sig, SIG_DFL);
-            }
-            sigprocmask(SIG_SETMASK, &old_mask, NULL);
-            run_child(plan, &serial, &g, fds[1], &pst);
-        }
+        if (pid == 0)
+            child_main(plan, &serial, &g, fds, sfd, &old_mask, &pst);
         setpgid(pid, pid); /* as the child does: no race on who runs first */
         close(fds[1]);
-        if (watch_child(pid, fds[0], w, plan, cli, &a) != 0) {
+        int watched = watch_child(pid, fds[0], w, plan, cli, &a);
+        pp_reaper_end_strays(&reaper);
+        if (watched != 0) {
             close(fds[0]);
             free(a.buf);
             pp_error_set(err, PP_ENOMEM, "out of memory reading the result document");
@@ -507,6 +536,7 @@ pp_isolate_run(const pp_plan *plan, const pp_run_hooks *hooks, json_t **doc, pp_
         json_decref(faults[s]);
     free(faults);
     munmap(w, wsize);
+    pp_reaper_stop(&reaper);
     if (sfd >= 0)
         close(sfd);
     sigprocmask(SIG_SETMASK, &old_mask, NULL);

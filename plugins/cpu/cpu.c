@@ -269,6 +269,8 @@ cpu_consume(void *state, const pp_record *rec, pp_error *err)
     if (c->managed_only && type != PP_CPU_SAMPLE_MANAGED)
         return PP_OK;
     uint32_t stack_id, *memo_unused;
+    if (ev->stack_depth == 0 && ev->stack_id != 0 && ev->stack == NULL)
+        c->lost_stack++; /* its stack is in a block the trace lost: damage, not the profile */
     if (pp_pc_stacks_id(&c->stacks, ev, &stack_id, &memo_unused) != PP_OK)
         return oom(c, err);
     if (stack_id >= c->stack_cap) {

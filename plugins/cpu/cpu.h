@@ -89,6 +89,7 @@ typedef struct pp_cpu {
     uint64_t by_type[3];       /* admitted samples per type (Error, External, Managed) */
     uint64_t samples;          /* admitted samples in the view */
     uint64_t malformed;
+    uint64_t lost_stack; /* admitted samples naming a stack the (damaged) trace lost */
     uint64_t events;
     int64_t first_ns, last_ns;
     struct pp_cpu_rt *rt; /* exception and contention events (rtevents.h) */

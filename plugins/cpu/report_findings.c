@@ -85,6 +85,14 @@ pp_cpu_emit_findings(report *r, int64_t span)
             "%" PRIu64
             " ThreadSample events had a payload shorter than its 4-byte Type and were skipped",
             c->malformed);
+    if (c->lost_stack)
+        h->finding(ctx, PP_SEVERITY_WARNING, "cpu.stacks_lost",
+                   "%" PRIu64 " of %" PRId64
+                   " samples (%.1f%%) name a stack the trace does not hold and are listed as "
+                   "\"[no stack]\": the input is damaged (a stack block is missing; see the "
+                   "input's damage), not captured without stacks",
+                   c->lost_stack, r->total_samples,
+                   pp_cpu_pct((int64_t)c->lost_stack, r->total_samples));
     double unres = pp_cpu_pct(r->unresolved_frames, r->frames);
     if (r->frames > 0 && unres > 50.0)
         h->finding(

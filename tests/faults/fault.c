@@ -22,13 +22,26 @@
  *   linger    forks in create a child that sleeps 1000 s, its pid written
  *             to $PP_FAULT_PIDFILE
  *   nan       a table of figures: NaN, +infinity, -infinity and 1.5
- *   dupkey    a keyed table whose rows repeat a key ("a" twice) */
+ *   dupkey    a keyed table whose rows repeat a key ("a" twice)
+ *   signals   in create, $PP_FAULT_SIGMODE for SIGINT, SIGTERM and SIGHUP:
+ *             "ignore" (SIG_IGN), "handler" (a handler that does nothing)
+ *             or "block" (sigprocmask); in finish, when $PP_FAULT_READY is
+ *             set, creates that file and goes on after $PP_FAULT_HOLD
+ *             seconds whatever signal comes
+ *   daemon    forks in create a daemon: a second fork, setsid(), SIGINT,
+ *             SIGTERM and SIGHUP ignored, the descriptors kept, its pid
+ *             written to $PP_FAULT_PIDFILE; finish never returns when
+ *             $PP_FAULT_HANG is set */
+#include <errno.h>
 #include <math.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <perfpipe/plugin.h>
@@ -56,6 +69,8 @@
 #define F_LINGER     21
 #define F_NAN        22
 #define F_DUPKEY     23
+#define F_SIGNALS    24
+#define F_DAEMON     25
 
 #ifndef FAULT
 #error FAULT must name the fault
@@ -70,6 +85,112 @@ typedef struct state {
     uint64_t records;
     pp_table *kept;
 } state;
+
+static void
+do_nothing(int sig)
+{
+    (void)sig;
+}
+
+/* SIGINT, SIGTERM and SIGHUP ignored, caught or blocked ($PP_FAULT_SIGMODE). */
+static void
+change_signals(void)
+{
+    const char *mode = getenv("PP_FAULT_SIGMODE") ? getenv("PP_FAULT_SIGMODE") : "ignore";
+    static const int sigs[] = { SIGINT, SIGTERM, SIGHUP };
+    sigset_t set;
+
+    sigemptyset(&set);
+    for (int i = 0; i < 3; i++) {
+        if (strcmp(mode, "ignore") == 0)
+            signal(sigs[i], SIG_IGN);
+        else if (strcmp(mode, "handler") == 0) {
+            struct sigaction sa;
+            memset(&sa, 0, sizeof sa);
+            sa.sa_handler = do_nothing;
+            sa.sa_flags = SA_RESTART;
+            sigaction(sigs[i], &sa, NULL);
+        }
+        sigaddset(&set, sigs[i]);
+    }
+    if (strcmp(mode, "block") == 0)
+        sigprocmask(SIG_BLOCK, &set, NULL);
+}
+
+/* Write our pid to $PP_FAULT_PIDFILE (through a temporary name: a reader
+ * never sees it half written). */
+static void
+write_pid(pid_t pid)
+{
+    const char *path = getenv("PP_FAULT_PIDFILE");
+    char tmp[4096];
+    FILE *f;
+
+    if (path == NULL)
+        return;
+    snprintf(tmp, sizeof tmp, "%s.tmp", path);
+    if ((f = fopen(tmp, "w")) != NULL) {
+        fprintf(f, "%d\n", (int)pid);
+        fclose(f);
+        rename(tmp, path);
+    }
+}
+
+/* A daemon as the books make one, except that it keeps every descriptor
+ * (the stages' pipe and the real stdout among them). create() returns
+ * once its pid is written. */
+static void
+daemonize(void)
+{
+    int ready[2];
+    char c = 0;
+    pid_t pid;
+
+    if (pipe(ready) != 0)
+        return;
+    if ((pid = fork()) != 0) {
+        close(ready[1]);
+        if (pid > 0) {
+            while (read(ready[0], &c, 1) < 0 && errno == EINTR)
+                ;
+            while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+                ;
+        }
+        close(ready[0]);
+        return;
+    }
+    close(ready[0]);
+    setsid();
+    signal(SIGINT, SIG_IGN);
+    signal(SIGTERM, SIG_IGN);
+    signal(SIGHUP, SIG_IGN);
+    if (fork() != 0)
+        _exit(0);
+    write_pid(getpid());
+    (void)write(ready[1], &c, 1);
+    close(ready[1]);
+    for (;;)
+        pause();
+}
+
+/* Create $PP_FAULT_READY, then go on only after $PP_FAULT_HOLD seconds,
+ * whatever signal interrupts the wait. */
+static void
+ready_then_hold(void)
+{
+    const char *ready = getenv("PP_FAULT_READY"), *hold = getenv("PP_FAULT_HOLD");
+    struct timespec start, now;
+    FILE *f;
+
+    if (ready == NULL || (f = fopen(ready, "w")) == NULL)
+        return;
+    fclose(f);
+    clock_gettime(CLOCK_MONOTONIC, &start);
+    do {
+        usleep(20000);
+        clock_gettime(CLOCK_MONOTONIC, &now);
+    } while (now.tv_sec - start.tv_sec < (hold ? atoi(hold) : 0));
+}
 
 static int
 create(const pp_host_api *host, pp_ctx *ctx, const pp_options *opts, void **out, pp_error *err)
@@ -91,6 +212,10 @@ create(const pp_host_api *host, pp_ctx *ctx, const pp_options *opts, void **out,
     if (FAULT == F_CLOSEFDS)
         for (int fd = 3; fd < 1024; fd++)
             close(fd);
+    if (FAULT == F_SIGNALS)
+        change_signals();
+    if (FAULT == F_DAEMON)
+        daemonize();
     if (FAULT == F_LINGER) {
         pid_t pid = fork();
         if (pid == 0) {
@@ -160,6 +285,11 @@ finish(void *st, pp_ctx *ctx, pp_error *err)
         abort();
     if (FAULT == F_SLEEP)
         sleep(1000);
+    if (FAULT == F_SIGNALS)
+        ready_then_hold();
+    if (FAULT == F_DAEMON && getenv("PP_FAULT_HANG") != NULL)
+        for (;;)
+            pause();
     if (FAULT == F_NULLARGS) {
         s->host->table_new(ctx, NULL, 1, cols, 1);
         s->host->table_new(ctx, "t", 1, NULL, 1);

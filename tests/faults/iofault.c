@@ -6,6 +6,12 @@
  *   PP_IOFAULT_N      the call to fail, counted from 1 (0: count only)
  *   PP_IOFAULT_ERRNO  ENOSPC (default) or EIO; malloc fails with ENOMEM
  *   PP_IOFAULT_LOG    a file that gets "OP CALLS INJECTED" at exit
+ *   PP_IOFAULT_HOLD   a file: the n-th write does not fail but creates it
+ *                     (holding the written file's name), then waits
+ *                     PP_IOFAULT_HOLD_S seconds (default 30) whatever
+ *                     signal comes, and goes on: a disk that stalls, for
+ *                     interrupting a run while it writes, with no sleep
+ *                     racing the run
  *
  * glibc's stdio writes with its internal write, which no preload sees: a
  * stream made by fdopen (how perfpipe opens its outputs) is rebuilt here
@@ -26,6 +32,7 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 extern void *__libc_malloc(size_t);
@@ -123,10 +130,41 @@ is_file(int fd)
     return fd > 2 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
 }
 
+/* The stall of PP_IOFAULT_HOLD: announce the file being written, wait. */
+static void
+hold(int fd)
+{
+    const char *ready = getenv("PP_IOFAULT_HOLD"), *secs = getenv("PP_IOFAULT_HOLD_S");
+    char link[64], name[4096];
+    ssize_t len;
+    int out;
+    struct timespec start, now, step = { 0, 20000000 };
+
+    snprintf(link, sizeof link, "/proc/self/fd/%d", fd);
+    if ((len = readlink(link, name, sizeof name - 1)) < 0)
+        len = 0;
+    name[len++] = '\n';
+    if ((out = (int)syscall(SYS_openat, AT_FDCWD, ready, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC,
+                            0644)) >= 0) {
+        (void)syscall(SYS_write, out, name, (size_t)len);
+        (void)syscall(SYS_close, out);
+    }
+    clock_gettime(CLOCK_MONOTONIC, &start);
+    do {
+        nanosleep(&step, NULL);
+        clock_gettime(CLOCK_MONOTONIC, &now);
+    } while (now.tv_sec - start.tv_sec < (secs != NULL ? atoi(secs) : 30));
+}
+
 ssize_t
 write(int fd, const void *buf, size_t n)
 {
-    if (is_file(fd) && hit(OP_WRITE)) {
+    if (is_file(fd) && getenv("PP_IOFAULT_HOLD") != NULL) {
+        if (hit(OP_WRITE)) {
+            __atomic_sub_fetch(&counts[1], 1, __ATOMIC_RELAXED); /* held, not failed */
+            hold(fd);
+        }
+    } else if (is_file(fd) && hit(OP_WRITE)) {
         errno = fail_errno;
         return -1;
     }

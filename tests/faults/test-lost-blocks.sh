@@ -6,6 +6,11 @@
 # input.damaged), compare against the original says "cannot judge" (exit 6
 # with --fail-on regression), and alloc never blames the capture profile
 # (alloc.no_stacks) for stacks the damage took (alloc.stacks_lost instead).
+# The same for cpu on a real sampled capture (cpu-sampled): a StackBlock
+# removed (every 4th in turn), cpu adds no finding but the damage's (input.damaged,
+# and cpu.stacks_lost whenever samples lost their stacks: on f1f164a those
+# samples were "[no stack]" with nothing saying why), and compare with the
+# original cannot judge.
 set -u
 PERFPIPE=${PERFPIPE:?}
 DATA=${PP_TESTDATA:?}
@@ -87,6 +92,50 @@ grep -q "a stack block is missing (events naming ids [0-9]*-[0-9]* have no stack
   ok "stderr names the hole in the stack ids" || { ko "no stack-id hole on stderr"; cat "$tmp/s2.json.err"; }
 [ "$(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['inputs'][0]['damage']['missing_blocks'])" "$tmp/s2.json")" = 1 ] &&
   ok "one missing block counted" || ko "missing_blocks is not 1"
+
+# cpu on a real sampled capture: every 4th StackBlock (first and last
+# among them) removed in turn, to keep the suite short.
+t=$DATA/cpu-sampled.nettrace
+"$PERFPIPE" cpu "$t" --format json -o "$tmp/cpu-orig.json" 2>/dev/null || ko "cpu-sampled: the clean capture runs"
+read -r nev nst < <(mutate "$t" /dev/null count)
+said=0 blamed=0 judged=0 flagged=0 nostack=0 tried=0
+for ((i = 0; i < nst; i += 4)); do
+  tried=$((tried + 1))
+  mutate "$t" "$tmp/c.nettrace" drop-stack "$i"
+  "$PERFPIPE" cpu "$tmp/c.nettrace" --format json -o "$tmp/c.json" 2>/dev/null; rc=$?
+  # "FLAGGED NOSTACK LOST EXTRA": the stage partial with input.damaged and
+  # damage recorded; "[no stack]" rows the original has not; cpu.stacks_lost;
+  # the findings the original has not, beside those two.
+  read -r fl ns lost extra < <(python3 - "$tmp/cpu-orig.json" "$tmp/c.json" <<'PY'
+import json, sys
+o, d = (json.load(open(p)) for p in sys.argv[1:3])
+codes = lambda doc: {f["code"] for s in doc["stages"] for f in s["findings"]}
+nost = lambda doc: sum('"[no stack]"' in json.dumps(t["rows"]) for s in doc["stages"] for t in s["tables"])
+dmg = sum(v for k, v in d["inputs"][0]["damage"].items() if k != "truncated_at" and v)
+st = d["stages"][0]["status"]
+extra = codes(d) - codes(o) - {"input.damaged", "cpu.stacks_lost"}
+print(dmg > 0 and st == "partial" and "input.damaged" in codes(d), nost(d) > nost(o),
+      "cpu.stacks_lost" in codes(d), ",".join(sorted(extra)) or "-")
+PY
+)
+  [ "$rc" = 0 ] && [ "$fl" = True ] && flagged=$((flagged + 1)) || echo "  cpu-sampled drop-stack $i: exit $rc, flagged $fl"
+  if [ "$extra" != - ]; then blamed=$((blamed + 1)); echo "  cpu-sampled drop-stack $i: new findings $extra"; fi
+  if [ "$ns" = True ]; then
+    nostack=$((nostack + 1))
+    [ "$lost" = True ] && said=$((said + 1)) || echo "  cpu-sampled drop-stack $i: [no stack] samples, no cpu.stacks_lost"
+  fi
+  "$PERFPIPE" compare --fail-on regression "$tmp/cpu-orig.json" "$tmp/c.json" >/dev/null 2>&1; crc=$?
+  if [ "$crc" = 6 ]; then judged=$((judged + 1)); else echo "  cpu-sampled drop-stack $i: compare exit $crc"; fi
+done
+[ "$tried" -gt 0 ] && [ "$flagged" = "$tried" ] && ok "cpu-sampled: each of $tried StackBlocks removed (of $nst) is flagged" ||
+  ko "cpu-sampled: $flagged of $tried StackBlocks removed flagged"
+[ "$blamed" = 0 ] && ok "cpu-sampled: cpu adds no finding but the damage's (never blames the profile)" ||
+  ko "cpu-sampled: other findings on $blamed of $tried"
+[ "$nostack" -gt 0 ] && [ "$said" = "$nostack" ] &&
+  ok "cpu-sampled: cpu.stacks_lost on each of the $nostack copies whose samples lost stacks" ||
+  ko "cpu-sampled: cpu.stacks_lost on $said of $nostack copies whose samples lost stacks"
+[ "$judged" = "$tried" ] && ok "cpu-sampled: compare with each such copy cannot judge (exit 6)" ||
+  ko "cpu-sampled: compare exit 6 on $judged of $tried"
 
 echo "passed $pass, failed $fail"
 [ "$fail" = 0 ]

@@ -4,7 +4,10 @@
 # descriptor above 2, or fork a child that sleeps on. The -o file lands
 # where the user said (relative to the user's directory), with the user's
 # umask; closed descriptors end the run with exit 4 and no file; a
-# lingering child is ended with the run, which finishes in time.
+# lingering child is ended with the run, which finishes in time; so is a
+# daemon (a second fork in a session of its own, SIGTERM ignored, every
+# descriptor kept): f1f164a left it running, holding the run's standard
+# output (a reader of the document waited for it).
 set -u
 PERFPIPE=${PERFPIPE:?}
 DATA=${PP_TESTDATA:?}
@@ -32,7 +35,7 @@ outputs:
 YAML
 }
 mkdir -p "$tmp/user" "$tmp/elsewhere"
-for f in chdir umask closefds linger sleep; do pipeline $f >"$tmp/$f.yaml"; done
+for f in chdir umask closefds linger sleep daemon; do pipeline $f >"$tmp/$f.yaml"; done
 
 # chdir: a relative -o stays relative to the user's directory.
 (cd "$tmp/user" && PP_FAULT_DIR="$tmp/elsewhere" "$PERFPIPE" run "$tmp/chdir.yaml" \
@@ -81,6 +84,35 @@ if [ -n "$pid" ] && alive "$pid"; then
 else
   ok "linger: its child is gone"
 fi
+
+# daemon: after a normal run, and after a stage timeout, the daemon the
+# stage left is gone when perfpipe exits (the process table says so, by
+# the pid it wrote before create() returned), and the reader of the
+# document gets its end.
+gone() { [ -n "$1" ] && ! ps -p "$1" >/dev/null 2>&1; }
+for how in done timeout; do
+  rm -f "$tmp/daemon.pid"
+  hang=; [ "$how" = timeout ] && hang=1
+  start=$(date +%s)
+  # The reader is bounded: on a build where the daemon holds stdout it
+  # would wait for ever.
+  env ${hang:+PP_FAULT_HANG=1} PP_FAULT_PIDFILE="$tmp/daemon.pid" timeout 60 "$PERFPIPE" run "$tmp/daemon.yaml" \
+    --plugin-dir "$FAULTS" --stage-timeout 3 2>"$tmp/daemon.err" | timeout 60 cat >"$tmp/daemon.json"
+  st=("${PIPESTATUS[@]}"); rc=${st[0]}; rd=${st[1]}
+  took=$(( $(date +%s) - start ))
+  want=0; [ "$how" = timeout ] && want=4
+  pid=$(cat "$tmp/daemon.pid" 2>/dev/null)
+  check "daemon ($how): the plugin made a daemon (pid $pid)" [ -n "$pid" ]
+  check "daemon ($how): exit $want ($rc)" [ "$rc" = $want ]
+  check "daemon ($how): the reader of the document got its end (status $rd, $took s)" [ "$rd" = 0 ]
+  if [ "$how" = done ]; then
+    check "daemon ($how): the document is whole" [ "$(q "$tmp/daemon.json" '",".join(s["status"] for s in d["stages"])')" = ok,ok ]
+  else
+    check "daemon ($how): the stage failed by its timeout" grep -q "made no progress for 3 s" "$tmp/daemon.err"
+    check "daemon ($how): alloc's result is whole" [ "$(q "$tmp/daemon.json" '",".join(s["status"] for s in d["stages"])')" = ok,failed ]
+  fi
+  if gone "$pid"; then ok "daemon ($how): no process left"; else ko "daemon ($how): the daemon $pid is still running"; kill -KILL "$pid" 2>/dev/null; fi
+done
 
 # SIGINT with SIGINT ignored from the start (a script's background job):
 # the run still ends by the signal (the shell sees 130), and no result is
