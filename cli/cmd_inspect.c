@@ -13,6 +13,7 @@
 #include "nettrace/inspect.h"
 #include "result/result.h"
 #include "source.h"
+#include "unpack.h"
 
 static int
 parse(int argc, char **argv, const char *usage, const char **format, const char **output,
@@ -61,13 +62,106 @@ parse(int argc, char **argv, const char *usage, const char **format, const char 
     return 0;
 }
 
+/* Replace each "/dev/fd/N" a decompressed trace was read through by the
+ * path the user gave, in s (a malloc'd copy when it changes, else NULL). */
+static char *
+as_given(const char *s, const char *where, const char *file)
+{
+    size_t wl = strlen(where), fl = strlen(file), n = 0;
+    const char *p;
+    char *out, *o;
+
+    for (p = s; (p = strstr(p, where)) != NULL; p += wl)
+        n++;
+    if (n == 0 || (out = malloc(strlen(s) + n * fl + 1)) == NULL)
+        return NULL;
+    for (o = out, p = s;;) {
+        const char *q = strstr(p, where);
+
+        if (q == NULL) {
+            strcpy(o, p);
+            return out;
+        }
+        memcpy(o, p, (size_t)(q - p));
+        o += q - p;
+        memcpy(o, file, fl);
+        o += fl;
+        p = q + wl;
+    }
+}
+
+/* Every string of v (a document) and err's message as given (as_given). */
+static void
+doc_as_given(json_t *v, const char *where, const char *file)
+{
+    const char *k;
+    json_t *x;
+    size_t i;
+    char *s;
+
+    if (json_is_object(v)) {
+        json_object_foreach(v, k, x) {
+            if (json_is_string(x) && (s = as_given(json_string_value(x), where, file)) != NULL) {
+                json_string_set(x, s);
+                free(s);
+            } else {
+                doc_as_given(x, where, file);
+            }
+        }
+    } else if (json_is_array(v)) {
+        json_array_foreach(v, i, x) {
+            if (json_is_string(x) && (s = as_given(json_string_value(x), where, file)) != NULL) {
+                json_string_set(x, s);
+                free(s);
+            } else {
+                doc_as_given(x, where, file);
+            }
+        }
+    }
+}
+
+/* Inspect file, read through a decompressor when it is xz, gzip or zstd
+ * (unpack.h: as `run` reads it); the document and messages name file. */
+static int
+inspect_file(const char *file, unsigned jobs, json_t **doc, pp_error *err)
+{
+    pp_unpack *u = NULL;
+    const char *where = NULL;
+    pp_error uerr = PP_ERROR_INIT;
+    int rc = strcmp(file, "/dev/stdin") == 0 ? PP_OK :
+                                               pp_unpack_open(file, file, 1, &u, &where, err);
+    char *msg;
+
+    if (rc != PP_OK)
+        return rc;
+    rc = pp_nettrace_inspect_doc(u != NULL ? where : file, jobs, doc, err);
+    if (u == NULL)
+        return rc;
+    if (pp_unpack_finish(u, rc == PP_OK, &uerr) != PP_OK) {
+        /* the compressed stream's damage explains whatever the reader saw */
+        json_decref(*doc);
+        *doc = NULL;
+        *err = uerr;
+        rc = uerr.code != PP_OK ? uerr.code : PP_EFORMAT;
+    }
+    if (*doc != NULL)
+        doc_as_given(*doc, where, file);
+    if (rc != PP_OK && (msg = as_given(err->message, where, file)) != NULL) {
+        snprintf(err->message, sizeof err->message, "%s", msg);
+        free(msg);
+    }
+    pp_unpack_free(u);
+    return rc;
+}
+
 int
 pp_cmd_inspect(int argc, char **argv)
 {
     static const char usage[] =
         "Usage: perfpipe inspect TRACE.nettrace [--format FMT] [-o FILE [--force]] [--jobs N]\n"
         "\n"
-        "TRACE `-` is standard input.\n"
+        "TRACE `-` is standard input; a file compressed with xz, gzip or zstd is read\n"
+        "as it is decompressed.\n"
         "The facts of a trace: format version, pointer size, process, clock, start\n"
         "time, duration, event/stack/metadata counts, unresolved-frame share,\n"
         "dropped events, and a table `events` counting every provider/event/version\n"
@@ -90,8 +184,8 @@ pp_cmd_inspect(int argc, char **argv)
     if (parse(argc, argv, usage, &format, &output, &table, &file, &jobs) < 0)
         return PP_EXIT_USAGE;
     if (strcmp(file, "-") == 0)
-        file = "/dev/stdin"; /* a pipe is read serially (--jobs above) */
-    rc = pp_nettrace_inspect_doc(file, jobs, &doc, &err); /* 0: the default jobs */
+        file = "/dev/stdin";                   /* a pipe is read serially (--jobs above) */
+    rc = inspect_file(file, jobs, &doc, &err); /* jobs 0: the default */
     if (rc != PP_OK || doc == NULL) {
         /* a gcdump, counters or spans file: name it and the command that reads it */
         if (rc == PP_EFORMAT)
