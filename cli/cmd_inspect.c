@@ -90,33 +90,25 @@ as_given(const char *s, const char *where, const char *file)
     }
 }
 
-/* Every string of v (a document) and err's message as given (as_given). */
+/* Every string under v (a document) as given (as_given). */
 static void
 doc_as_given(json_t *v, const char *where, const char *file)
 {
-    const char *k;
-    json_t *x;
-    size_t i;
+    void *it = json_is_object(v) ? json_object_iter(v) : NULL;
+    size_t n = json_is_array(v) ? json_array_size(v) : 0;
     char *s;
 
-    if (json_is_object(v)) {
-        json_object_foreach(v, k, x) {
-            if (json_is_string(x) && (s = as_given(json_string_value(x), where, file)) != NULL) {
-                json_string_set(x, s);
-                free(s);
-            } else {
-                doc_as_given(x, where, file);
-            }
+    for (size_t i = 0; it != NULL || i < n; i++) {
+        json_t *x = it != NULL ? json_object_iter_value(it) : json_array_get(v, i);
+
+        if (json_is_string(x) && (s = as_given(json_string_value(x), where, file)) != NULL) {
+            json_string_set(x, s);
+            free(s);
+        } else {
+            doc_as_given(x, where, file);
         }
-    } else if (json_is_array(v)) {
-        json_array_foreach(v, i, x) {
-            if (json_is_string(x) && (s = as_given(json_string_value(x), where, file)) != NULL) {
-                json_string_set(x, s);
-                free(s);
-            } else {
-                doc_as_given(x, where, file);
-            }
-        }
+        if (it != NULL && (it = json_object_iter_next(v, it)) == NULL)
+            break;
     }
 }
 

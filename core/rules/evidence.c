@@ -13,6 +13,7 @@
 #include <perfpipe/plugin.h>
 
 #include "result/decl.h"
+#include "rules/cells.h"
 #include "rules/derive.h"
 #include "rules/evidence.h"
 #include "rules/selftime.h"
@@ -308,21 +309,6 @@ stage_table(const json_t *stage, const char *name)
     return NULL;
 }
 
-static int
-raw_column(const json_t *table, const char *name)
-{
-    size_t i;
-    json_t *c;
-
-    json_array_foreach(json_object_get(table, "columns"), i, c) {
-        const char *n = json_is_object(c) ? json_string_value(json_object_get(c, "name")) :
-                                            json_string_value(c);
-        if (n != NULL && strcmp(n, name) == 0)
-            return (int)i;
-    }
-    return -1;
-}
-
 int
 pp_ev_column(const pp_ev_table *t, const char *name)
 {
@@ -391,16 +377,16 @@ copy_table(const json_t *table, pp_ev_table *out)
     json_t *c, *row;
 
     decl_of_table(table, &e);
-    if (e.root_path != NULL && raw_column(table, "root_kind") >= 0)
+    if (e.root_path != NULL && pp_ev_raw_col(table, "root_kind") >= 0)
         e.root_path = NULL;
-    if (e.threads != NULL && raw_column(table, "per_thread") >= 0)
+    if (e.threads != NULL && pp_ev_raw_col(table, "per_thread") >= 0)
         e.threads = NULL;
-    ix[0] = e.sql ? raw_column(table, e.sql) : -1;
-    ix[1] = e.calls ? raw_column(table, e.calls) : -1;
-    ix[2] = e.async ? raw_column(table, e.async) : -1;
-    ix[3] = e.root_path ? raw_column(table, e.root_path) : -1;
-    ix[4] = e.samples ? raw_column(table, e.samples) : -1;
-    ix[5] = e.threads ? raw_column(table, e.threads) : -1;
+    ix[0] = pp_ev_raw_col(table, e.sql);
+    ix[1] = pp_ev_raw_col(table, e.calls);
+    ix[2] = pp_ev_raw_col(table, e.async);
+    ix[3] = pp_ev_raw_col(table, e.root_path);
+    ix[4] = pp_ev_raw_col(table, e.samples);
+    ix[5] = pp_ev_raw_col(table, e.threads);
     out->columns = json_array();
     out->rows = json_array();
     if (out->columns == NULL || out->rows == NULL)
@@ -455,7 +441,7 @@ by_weight(const void *a, const void *b)
 static void
 add_frames(json_t *frames, const json_t *table, const char *col)
 {
-    int ci = table ? raw_column(table, col) : -1;
+    int ci = table ? pp_ev_raw_col(table, col) : -1;
     size_t i;
     json_t *row;
 
@@ -603,9 +589,9 @@ build_callees(const json_t *stage, pp_ev_table *out)
     ev_decl e;
     const json_t *stacks = stack_profile(stage, &e);
     char list[256];
-    int si = stacks ? raw_column(stacks, e.stack) : -1,
-        wi = stacks ? raw_column(stacks, e.weight) : -1;
-    int ni = stacks && e.samples ? raw_column(stacks, e.samples) : -1;
+    int si = stacks ? pp_ev_raw_col(stacks, e.stack) : -1,
+        wi = stacks ? pp_ev_raw_col(stacks, e.weight) : -1;
+    int ni = stacks && e.samples ? pp_ev_raw_col(stacks, e.samples) : -1;
     const char *wtype = json_string_value(
         json_object_get(json_array_get(json_object_get(stacks, "columns"), (size_t)wi), "type"));
     int real = wtype != NULL && (strcmp(wtype, "number") == 0 || strcmp(wtype, "percent") == 0);
