@@ -94,6 +94,7 @@ typedef struct node_range {
     uint64_t nedges, sum;    /* out: edges kept, bytes */
     uint64_t dangling;       /* out: children past the node table, dropped */
     uint32_t dangling_nodes; /* out: nodes with at least one */
+    uint64_t claimed;        /* out: children the records claim, kept or not */
 } node_range;
 
 /* Every child delta takes at least one blob byte, so the edges fit in
@@ -202,6 +203,7 @@ decode_range(node_range *r)
     r->nedges = total_edges;
     r->dangling = dangling;
     r->dangling_nodes = dangling_nodes;
+    r->claimed = claimed;
     r->sum = sum;
     return PP_OK;
 }
@@ -267,6 +269,7 @@ decode_split(pp_fs *fs, pp_gcdump *d, size_t table_at, uint32_t n, size_t blob_a
                                0,
                                0,
                                0,
+                               0,
                                0 };
     }
     int threaded = rc == PP_OK && edges_b && pthread_create(&h[1].tid, NULL, half_main, &h[1]) == 0;
@@ -274,8 +277,11 @@ decode_split(pp_fs *fs, pp_gcdump *d, size_t table_at, uint32_t n, size_t blob_a
         half_decode(&h[0]);
         pthread_join(h[1].tid, NULL);
     }
+    /* Each half checks its own claims against the blob; the serial
+     * decode checks the whole table's (a fuzzer found halves that each
+     * fit and together overlap). */
     rc = threaded && h[0].rc == PP_OK && h[1].rc == PP_OK &&
-                 h[0].r.nedges + h[1].r.nedges <= blob_len ?
+                 h[0].r.claimed + h[1].r.claimed <= blob_len ?
              PP_OK :
              PP_EFORMAT;
     uint32_t *map = rc == PP_OK ? malloc((local.count ? local.count : 1) * sizeof(uint32_t)) : NULL;
@@ -326,7 +332,7 @@ pp_gcdump_decode_nodes(pp_fs *fs, pp_gcdump *d, size_t table_at, uint32_t n, siz
                                   (unsigned)n);
         }
         node_range r = { fs,         d,        table_at,        blob_at, n, blob_len, 0, n,
-                         &d->shapes, d->edges, d->edge_start32, 0,       0, 0,        0 };
+                         &d->shapes, d->edges, d->edge_start32, 0,       0, 0,        0, 0 };
         if ((rc = decode_range(&r)) != PP_OK)
             return rc;
         d->edge_start32[n] = (uint32_t)r.nedges;
