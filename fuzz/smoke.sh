@@ -57,7 +57,9 @@ while [ $# -gt 0 ]; do
         cov=$(grep -oE 'cov: [0-9]+ ft: [0-9]+' "$log" | tail -1 || true)
         printf '  %-13s %-6s %8s runs %6s exec/s  %s\n' "$t" "$verdict" "${runs:-?}" "${eps:-?}" "$cov"
         if [ "$verdict" = FAILED ]; then
-            grep -E 'ERROR|runtime error|SUMMARY|Test unit written' "$log" | head -12 || true
+            # the target's own contract checks (fuzz_run.c's fail()) say why they
+            # aborted on a line of their own, before libFuzzer's "deadly signal"
+            grep -E '^fuzz_|ERROR|runtime error|SUMMARY|Test unit written' "$log" | head -12 || true
             for a in "$out/fuzz/artifacts/$t"/*; do
                 [ -f "$a" ] || continue
                 echo "  reproducer: $a"

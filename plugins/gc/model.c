@@ -109,8 +109,10 @@ on_suspend_end(walk *w, const gc_rec *r)
     int64_t tid = (int64_t)r->thread;
     if (tid != w->tid_bgc && tid != w->tid_gc)
         return;
-    if (w->tid_bgc > 0 && w->current_bgc >= 0)
-        w->m->gcs[w->current_bgc].suspend += r->t - w->suspend_t;
+    if (w->tid_bgc > 0 && w->current_bgc >= 0) {
+        gc_one *b = &w->m->gcs[w->current_bgc];
+        b->suspend = pp_i64_add_sat(b->suspend, pp_i64_add_sat(r->t, -w->suspend_t));
+    }
     w->suspend_end_t = r->t;
 }
 
@@ -118,9 +120,9 @@ static void
 concurrent_pause(walk *w, gc_one *g, int64_t restart_end)
 {
     if (w->tid_bgc > 0)
-        g->pause += restart_end - w->suspend_t;
+        g->pause = pp_i64_add_sat(g->pause, pp_i64_add_sat(restart_end, -w->suspend_t));
     else
-        g->pause = restart_end - g->pause_start;
+        g->pause = pp_i64_add_sat(restart_end, -g->pause_start);
 }
 
 static void
@@ -298,10 +300,13 @@ gc_model_build(gc_state *st, gc_model *m)
         case GC_EV_GLOBAL:
         case GC_EV_PERHEAP: on_history(&w, r); break;
         case GC_EV_TRIGGERED: w.trigger = (int64_t)i; break;
-        case GC_EV_ALLOC:
+        case GC_EV_ALLOC: {
+            /* A damaged amount saturates the running sum, never wraps it. */
+            int64_t *now = &w.alloc_now[r->a == 0 ? 0 : 1];
             w.alloc_ticks = 1;
-            w.alloc_now[r->a == 0 ? 0 : 1] += (int64_t)r->amount;
+            *now = pp_i64_add_sat(*now, r->amount > INT64_MAX ? INT64_MAX : (int64_t)r->amount);
             break;
+        }
         default: break;
         }
     }

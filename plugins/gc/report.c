@@ -29,6 +29,13 @@ mb_bytes(double mb)
     return pp_i64_from_double(mb * 1e6 + (mb >= 0 ? 0.5 : -0.5));
 }
 
+/* A byte count a damaged input may put past int64_t, saturated. */
+static int64_t
+clamp_u64(uint64_t v)
+{
+    return v > (uint64_t)INT64_MAX ? INT64_MAX : (int64_t)v;
+}
+
 static uint64_t
 sum5(const uint64_t *v)
 {
@@ -95,8 +102,9 @@ per_gc_table(gc_state *st, pp_ctx *ctx, const gc_model *m)
             c[10 + q] = g->has_stats ? pp_cell_int((int64_t)g->after[q]) : pp_cell_int(0);
         c[15] = g->has_stats ? pp_cell_int((int64_t)sum5(g->promoted)) : pp_cell_int(0);
         c[16] = g->has_stats ? pp_cell_int(g->pinned) : pp_cell_int(0);
-        c[17] = g->has_alloc_ticks ? pp_cell_int(g->alloc_since[0] + g->alloc_since[1]) :
-                                     pp_cell_int(0);
+        c[17] = g->has_alloc_ticks ?
+                    pp_cell_int(pp_i64_add_sat(g->alloc_since[0], g->alloc_since[1])) :
+                    pp_cell_int(0);
         c[18] = g->heap_count > 0 ? pp_cell_int(g->heap_count) : pp_cell_int(0);
         c[19] = pp_cell_int(g->complete);
         rc = h->table_row(t, c);
@@ -119,10 +127,10 @@ gen_table(gc_state *st, pp_ctx *ctx, const gc_model *m, gen_agg *agg)
         gen_agg *a = &agg[g->gen];
         a->count++;
         a->induced += gc_is_induced(g->reason);
-        a->total += g->pause;
+        a->total = pp_i64_add_sat(a->total, g->pause);
         if (g->pause > a->max)
             a->max = g->pause;
-        a->promoted += (int64_t)sum5(g->promoted);
+        a->promoted = pp_i64_add_sat(a->promoted, clamp_u64(sum5(g->promoted)));
     }
     pp_table *t = pp_pc_table_new(st->host, ctx, &pp_gc_tables[PP_GC_TABLE_BY_GENERATION], 1, NULL);
     if (!t)
@@ -182,7 +190,7 @@ add_caller(caller_row **rows, uint32_t *n, uint32_t *cap, const char *name, int6
         (*n)++;
     }
     (*rows)[k].gcs++;
-    (*rows)[k].pause += pause;
+    (*rows)[k].pause = pp_i64_add_sat((*rows)[k].pause, pause);
     return PP_OK;
 }
 
@@ -247,7 +255,7 @@ summarize(const gc_state *st, const gc_model *m, summary *s)
             continue;
         s->complete++;
         s->induced += gc_is_induced(g->reason);
-        s->total_pause += g->pause;
+        s->total_pause = pp_i64_add_sat(s->total_pause, g->pause);
         if (g->pause > s->longest) {
             s->longest = g->pause;
             s->longest_i = i;
@@ -293,7 +301,8 @@ totals(gc_state *st, pp_ctx *ctx, const gc_model *m, const summary *s, const gen
     int64_t allocated = 0;
     for (uint32_t i = 0; i < m->count; i++)
         if (m->gcs[i].complete && m->gcs[i].has_alloc_ticks)
-            allocated += m->gcs[i].alloc_since[0] + m->gcs[i].alloc_since[1];
+            allocated = pp_i64_add_sat(
+                allocated, pp_i64_add_sat(m->gcs[i].alloc_since[0], m->gcs[i].alloc_since[1]));
     h->total_int(ctx, "gcs", PP_COL_COUNT, s->complete);
     h->total_int(ctx, "incomplete_gcs", PP_COL_COUNT, (int64_t)m->count - s->complete);
     h->total_int(ctx, "gen0_gcs", PP_COL_COUNT, agg[0].count);
