@@ -8,7 +8,7 @@
 
 #include <perfpipe/error.h>
 
-#include "loader.h"
+#include "loader/loader.h"
 #include "result/result.h"
 
 /* Exit codes: documented in perfpipe(1) and `perfpipe --help`. */

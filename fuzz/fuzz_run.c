@@ -48,12 +48,12 @@
 
 #include <perfpipe/perfpipe.h>
 
-#include "engine.h"
-#include "loader.h"
+#include "engine/engine.h"
+#include "loader/loader.h"
 #include "pipeline/pipeline.h"
 #include "result/formats.h"
 #include "result/result.h"
-#include "run.h"
+#include "run/run.h"
 
 #ifndef FUZZ_RUN_KIND
 #error FUZZ_RUN_KIND must name the input kind

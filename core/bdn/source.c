@@ -8,8 +8,8 @@
 
 #include <perfpipe/perfpipe.h>
 
-#include "source.h"
-#include "textfile.h"
+#include "input/source.h"
+#include "base/textfile.h"
 #include "bdn/bdn.h"
 
 static int

@@ -26,7 +26,7 @@
 #include "ipc/capture_source.h"
 #include "ipc/ipc.h"
 #include "nettrace/stream.h"
-#include "source.h"
+#include "input/source.h"
 
 typedef struct cap_src {
     pp_capture *cap;

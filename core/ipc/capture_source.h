@@ -6,7 +6,7 @@
 #define PP_CORE_IPC_CAPTURE_SOURCE_H
 
 #include "ipc/capture.h"
-#include "source.h"
+#include "input/source.h"
 
 #define PP_CAPTURE_PREFIX "capture:"
 

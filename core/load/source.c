@@ -10,8 +10,8 @@
 
 #include <perfpipe/perfpipe.h>
 
-#include "source.h"
-#include "textfile.h"
+#include "input/source.h"
+#include "base/textfile.h"
 #include "load/load.h"
 #include "load/kind.h"
 

@@ -14,7 +14,7 @@
 
 #include <perfpipe/perfpipe.h>
 #include "native/native.h"
-#include "outfile.h"
+#include "output/outfile.h"
 
 int
 pp_native_maps_save(const pp_native_maps *m, const char *path, pp_error *err)

@@ -6,8 +6,8 @@
 #include <string.h>
 #include <jansson.h>
 
-#include "advice.h"
-#include "source.h"
+#include "base/advice.h"
+#include "input/source.h"
 #include "nettrace/nettrace_internal.h"
 
 static int

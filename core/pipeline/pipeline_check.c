@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "loader.h"
+#include "loader/loader.h"
 #include "pipeline/internal.h"
 
 int

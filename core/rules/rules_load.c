@@ -14,7 +14,7 @@
 
 #include <perfpipe/perfpipe.h>
 
-#include "paths.h"
+#include "loader/paths.h"
 #include "pipeline/yaml_tree.h"
 #include "rules/rules.h"
 

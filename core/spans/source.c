@@ -8,7 +8,7 @@
 #include <perfpipe/perfpipe.h>
 #include <perfpipe/spans.h>
 
-#include "source.h"
+#include "input/source.h"
 #include "spans/reader_internal.h"
 
 typedef struct spans_source {

@@ -53,8 +53,8 @@ MUTABLE_ALLOWED = {
     # them (issue 43): a host call with no stage (trace_symbolize,
     # trace_field), jansson's allocator, a metadata row's parse (per
     # thread: regions are read on threads).
-    ("core/host.c", "memory_failures"),
-    ("core/jsonmem.c", "failures"),
+    ("core/engine/host.c", "memory_failures"),
+    ("core/result/jsonmem.c", "failures"),
     ("core/nettrace/metadata.c", "meta_oom"),
 }
 # Symbols sanitizers and coverage add to every object; not the code's own.

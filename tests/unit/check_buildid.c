@@ -9,7 +9,7 @@
 #include <string.h>
 #include <jansson.h>
 
-#include "buildid.h"
+#include "compare/buildid.h"
 
 static json_t *
 doc_of(const char *text)

@@ -9,7 +9,7 @@
 
 #include <perfpipe/error.h>
 
-#include "compare_quantile.h"
+#include "compare/compare_quantile.h"
 
 /* Requests that take 1..n ms, in a scrambled order (the sort is ours). */
 static void

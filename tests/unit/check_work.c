@@ -7,7 +7,7 @@
 #include <jansson.h>
 
 #include "result/result.h"
-#include "work.h"
+#include "result/work.h"
 
 static json_t *
 doc_of(const char *text)

@@ -11,7 +11,7 @@
 
 #include <perfpipe/perfpipe.h>
 
-#include "host.h"
+#include "engine/host.h"
 #include "loader.h"
 #include "registry/kinds.h"
 #include "loader_probe.h"

@@ -5,7 +5,7 @@
 
 #include <jansson.h>
 
-#include "engine.h"
+#include "engine/engine.h"
 #include "pipeline/pipeline.h"
 
 /* Run p (pp_pipeline_check must have succeeded). Same returns as

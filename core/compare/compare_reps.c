@@ -27,7 +27,7 @@
 
 #include "compare_internal.h"
 #include "compare_stats.h"
-#include "work.h"
+#include "result/work.h"
 
 #define Z95 1.959963984540054
 /* A row pools into its table's c2 when every replicate saw this many. */

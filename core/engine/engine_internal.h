@@ -11,8 +11,8 @@
 #include "guard.h"
 #include "hash.h"
 #include "host.h"
-#include "source.h"
-#include "unpack.h"
+#include "input/source.h"
+#include "input/unpack.h"
 
 typedef struct stage_run {
     const pp_plan_stage *plan;

@@ -6,7 +6,7 @@
 #include <perfpipe/perfpipe.h>
 
 #include "isolate.h"
-#include "jsonmem.h"
+#include "result/jsonmem.h"
 #include "result/decl.h"
 #include "rules/evidence.h"
 #include "rules/rules.h"

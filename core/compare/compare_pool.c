@@ -19,7 +19,7 @@
 
 #include "compare_internal.h"
 #include "result/result.h"
-#include "work.h"
+#include "result/work.h"
 
 /* A figure that is already a rate or a statistic (compare_classify.c
  * divides none of these by the work either): averaged, not summed. */

@@ -9,20 +9,20 @@
 
 #include <perfpipe/perfpipe.h>
 
-#include "damage.h"
+#include "result/damage.h"
 #include "engine.h"
-#include "advice.h"
+#include "base/advice.h"
 #include "engine_internal.h"
 #include "gcdump/legacy.h"
 #include "guard.h"
 #include "hash.h"
 #include "host.h"
-#include "jsonmem.h"
-#include "loader.h"
+#include "result/jsonmem.h"
+#include "loader/loader.h"
 #include "nettrace/inspect.h"
-#include "work.h"
+#include "result/work.h"
 #include "result/result.h"
-#include "source.h"
+#include "input/source.h"
 
 static void
 on_bytes(void *user, const void *data, size_t len)

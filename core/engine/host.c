@@ -12,7 +12,7 @@
 
 #include <perfpipe/perfpipe.h>
 
-#include "advice.h"
+#include "base/advice.h"
 #include "host.h"
 #include <perfpipe/nettrace.h>
 #include "nettrace/symbols.h"

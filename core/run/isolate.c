@@ -19,7 +19,7 @@
 
 #include <perfpipe/perfpipe.h>
 
-#include "guard.h"
+#include "engine/guard.h"
 #include "isolate.h"
 #include "isolate_proc.h"
 #include "result/result.h"

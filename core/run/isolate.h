@@ -16,7 +16,7 @@
 
 #include <jansson.h>
 
-#include "engine.h"
+#include "engine/engine.h"
 
 /* Same contract as pp_engine_run; hooks->stage_timeout_s is the progress
  * limit (0 = PP_STAGE_TIMEOUT_DEFAULT). Falls back to running in process

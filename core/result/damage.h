@@ -10,7 +10,7 @@
 #include <stdint.h>
 #include <jansson.h>
 
-#include "source.h"
+#include "input/source.h"
 
 /* The "damage" object: truncated_at (offset or null), dropped_events,
  * repeated_blocks, reordered_blocks, missing_blocks, sequence_gaps and

@@ -6,7 +6,7 @@
 
 #include <perfpipe/plugin.h>
 
-#include "advice.h"
+#include "base/advice.h"
 #include "candidates_emit.h"
 #include "candidates_lands.h"
 

@@ -9,7 +9,7 @@
 
 #include "candidates_cost.h"
 #include "result/result.h"
-#include "work.h"
+#include "result/work.h"
 
 void
 pp_cand_unit_of(const json_t *doc, pp_cand_unit *u)

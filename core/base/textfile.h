@@ -11,7 +11,7 @@
 
 #include <perfpipe/error.h>
 
-#include "source.h"
+#include "input/source.h"
 
 /* Read the regular file `path` into a malloc'ed buffer of *len + 1 bytes,
  * NUL-terminated (the caller frees *buf). `not_regular` ends the message

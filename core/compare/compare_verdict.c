@@ -10,7 +10,7 @@
 #include <perfpipe/perfpipe.h>
 
 #include "compare_internal.h"
-#include "work.h"
+#include "result/work.h"
 
 /* Work per side differs this much (either way): named as such. */
 #define WORK_DIFFERS 2.0

@@ -7,7 +7,7 @@
 
 #include <perfpipe/perfpipe.h>
 
-#include "host.h"
+#include "engine/host.h"
 #include "loader.h"
 #include "registry/kinds.h"
 #include "result/decl.h"
