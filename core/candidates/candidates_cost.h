@@ -1,7 +1,7 @@
 /* Private: the one scale candidates rank on (docs/candidates.md "The scale").
  *
  * Every candidate's figure becomes a cost per unit of work of the capture it
- * came from (core/work.h: per request where the trace or a load input counts
+ * came from (core/result/work.h: per request where the trace or a load input counts
  * requests, else per second of capture, else per operation; "capture" when
  * the document knows none), in estimated milliseconds: running, database and
  * removable blocked time are milliseconds already; bytes (allocated, or

@@ -23,7 +23,7 @@ typedef struct pp_lands {
  * target, the value of its subject column subject_col. callers: the stage's
  * table of each subject's callers (the source's declaration), or NULL;
  * heap_type: the target is a heap type; perfpipe: perfpipe took the capture
- * (advice names its commands, core/advice.h). Never fails: what is not known says
+ * (advice names its commands, core/base/advice.h). Never fails: what is not known says
  * so in out->why. */
 void pp_candidates_lands(const json_t *stage, const json_t *table, const json_t *row,
                          const char *target, const char *subject_col, const char *callers,

@@ -18,7 +18,7 @@
  * whose stage is not "ok", cannot be judged: compare says so in every
  * stage (compare.cannot_judge) and in compared.verdict.
  *
- * Per unit of work (core/work.h): under closed-loop load a faster build
+ * Per unit of work (core/result/work.h): under closed-loop load a faster build
  * serves more requests in the same time, so every absolute grows with the
  * work. Every total and row figure is also divided by its side's work
  * (requests when both sides know them, else seconds of capture, else

@@ -52,7 +52,7 @@ typedef struct pp_run_hooks {
     /* A plugin's log line, already prefixed with the stage id; may be NULL. */
     void (*log)(void *user, int level, const char *message);
     void *user;
-    /* Run the stages in a child process (core/isolate.h), so a plugin that
+    /* Run the stages in a child process (core/run/isolate.h), so a plugin that
      * crashes, exits, writes to stdout or stops making progress fails its
      * stage alone. Only pp_run_pipeline honours it. */
     int isolate;

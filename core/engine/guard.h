@@ -1,5 +1,5 @@
 /* Private: what the engine tells a watching parent while it runs stages in
- * a child process (core/isolate.c), and which stages an earlier attempt
+ * a child process (core/run/isolate.c), and which stages an earlier attempt
  * found faulty. Types only, shared by engine.c and isolate.c so neither
  * calls the other's internals. */
 #ifndef PP_CORE_GUARD_H

@@ -77,7 +77,7 @@ const pp_source_ops *pp_source_for_input(const char *kind, const char *path);
  * it is plainly another kind (a gcdump, counters CSV/JSON, spans JSON,
  * nettrace, NetPerf, BenchmarkDotNet export, load-test result), *err becomes one line naming
  * what it is and the analyzers that read it; otherwise *err is left as is.
- * Regular files only (core/source_sniff.c). */
+ * Regular files only (core/input/source_sniff.c). */
 void pp_source_wrong_kind(const char *kind, const char *path, pp_error *err);
 
 #endif

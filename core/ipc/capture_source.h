@@ -1,4 +1,4 @@
-/* Private: the live capture source (core/source.h) and its spec, the
+/* Private: the live capture source (core/input/source.h) and its spec, the
  * `capture:KEY=VALUE;...` text a pipeline input's path holds when the
  * input is captured live (YAML `capture:` mapping, --input NAME=capture:...,
  * or the `perfpipe ANALYZER --pid N` shorthand). */

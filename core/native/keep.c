@@ -1,5 +1,5 @@
 /* Keeping a capture's module map: the sidecar written next to the trace
- * through the project's safe-output rules (core/outfile.c). Apart from the
+ * through the project's safe-output rules (core/output/outfile.c). Apart from the
  * reading side (maps.c) because only capture writes, and writing needs
  * libppcore. */
 #include "config.h"

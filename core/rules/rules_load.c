@@ -1,6 +1,6 @@
 /* Where rules come from: the environment's, the user's, the
  * administrator's and the shipped directories, first one wins for an id
- * (the pipelines' scheme, core/paths.c). */
+ * (the pipelines' scheme, core/loader/paths.c). */
 #include "config.h"
 
 #include <dirent.h>

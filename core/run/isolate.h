@@ -1,5 +1,5 @@
 /* Private: stage isolation. The engine runs in a child process; the parent
- * watches it through shared memory (core/guard.h). When the child dies in a
+ * watches it through shared memory (core/engine/guard.h). When the child dies in a
  * plugin callback (a signal, abort, exit()), or one callback runs longer
  * than the progress limit, that stage is marked failed with what happened
  * (phase, signal or limit, the last record it was given, how far the input

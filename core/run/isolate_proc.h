@@ -1,6 +1,6 @@
 /* Private: the process state a plugin may change in the stages' process
  * (signal dispositions and mask) and the processes it may leave behind,
- * for core/isolate.c. */
+ * for core/run/isolate.c. */
 #ifndef PP_CORE_ISOLATE_PROC_H
 #define PP_CORE_ISOLATE_PROC_H
 

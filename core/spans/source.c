@@ -1,4 +1,4 @@
-/* The engine's view of a span export (core/source.h): one PP_KIND_SPANS
+/* The engine's view of a span export (core/input/source.h): one PP_KIND_SPANS
  * record per span, the whole file shown to the content hash once, as it is
  * read. */
 #include <config.h>

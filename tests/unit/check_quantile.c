@@ -1,4 +1,4 @@
-/* core/compare_quantile.c: the bootstrap interval of a percentile
+/* core/compare/compare_quantile.c: the bootstrap interval of a percentile
  * difference, which compare uses on per-request latencies (issue #36). */
 #include "config.h"
 

@@ -1,4 +1,4 @@
-/* core/work.c: the unit of work of a result document (WORK-CONTRACT.md). */
+/* core/result/work.c: the unit of work of a result document (WORK-CONTRACT.md). */
 #include "config.h"
 
 #include <check.h>
