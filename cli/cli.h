@@ -8,7 +8,7 @@
 
 #include <perfpipe/error.h>
 
-#include "loader.h"
+#include "loader/loader.h"
 #include "result/result.h"
 
 /* Exit codes: documented in perfpipe(1) and `perfpipe --help`. */
@@ -108,7 +108,7 @@ int pp_cli_parse_jobs(const char *arg, unsigned *out);
 pp_loader *pp_cli_loader(char **dirs, int ndirs);
 
 /* Write text to path ("-" or NULL = stdout) without destroying anything
- * (core/outfile.h): a regular file is replaced atomically, a symlink's
+ * (core/output/outfile.h): a regular file is replaced atomically, a symlink's
  * target is replaced and the link kept, a device or FIFO is written in
  * place. An exit code: PP_EXIT_OUTPUT on any write error. */
 typedef int (*pp_write_fn)(void *user, FILE *out);

@@ -8,9 +8,9 @@
 
 #include <perfpipe/perfpipe.h>
 
-#include "candidates.h"
+#include "candidates/candidates.h"
 #include "cli.h"
-#include "loader.h"
+#include "loader/loader.h"
 #include "result/decl.h"
 #include "result/result.h"
 #include "rules/evidence.h"

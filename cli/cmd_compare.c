@@ -9,7 +9,7 @@
 #include <perfpipe/perfpipe.h>
 
 #include "cli.h"
-#include "compare.h"
+#include "compare/compare.h"
 #include "result/formats.h"
 #include "result/result.h"
 

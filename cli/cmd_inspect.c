@@ -12,8 +12,8 @@
 #include "cli.h"
 #include "nettrace/inspect.h"
 #include "result/result.h"
-#include "source.h"
-#include "unpack.h"
+#include "input/source.h"
+#include "input/unpack.h"
 
 static int
 parse(int argc, char **argv, const char *usage, const char **format, const char **output,

@@ -9,8 +9,8 @@
 #include <jansson.h>
 
 #include "cli.h"
-#include "loader.h"
-#include "paths.h"
+#include "loader/loader.h"
+#include "loader/paths.h"
 #include "pipeline/options.h"
 #include "pipeline/pipeline.h"
 

@@ -9,7 +9,7 @@
 #include <perfpipe/perfpipe.h>
 
 #include "cli.h"
-#include "loader.h"
+#include "loader/loader.h"
 #include "result/decl.h"
 #include "rules/evidence.h"
 #include "rules/rules.h"

@@ -11,8 +11,8 @@
 #include <perfpipe/perfpipe.h>
 
 #include "cli.h"
-#include "paths.h"
-#include "run.h"
+#include "loader/paths.h"
+#include "run/run.h"
 #include "run_internal.h"
 #include "shipped.h"
 

@@ -13,9 +13,9 @@
 
 #include <perfpipe/perfpipe.h>
 
-#include "buildid.h"
+#include "compare/buildid.h"
 #include "cli.h"
-#include "compare.h"
+#include "compare/compare.h"
 #include "diag.h"
 #include "result/result.h"
 

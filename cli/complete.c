@@ -14,7 +14,7 @@
 #include <unistd.h>
 
 #include "cli.h"
-#include "paths.h"
+#include "loader/paths.h"
 #include "result/formats.h"
 
 #define MAX_WORDS 256

@@ -18,7 +18,7 @@
 #include <perfpipe/perfpipe.h>
 
 #include "cli.h"
-#include "outfile.h"
+#include "output/outfile.h"
 
 int
 pp_cli_is_dir_output(const char *path)

@@ -15,7 +15,7 @@
 #include "pipeline/pos.h"
 #include "pipeline/yaml_tree.h"
 #include "shipped.h"
-#include "textfile.h"
+#include "base/textfile.h"
 
 const char *
 pp_diag_axis_name(int i)

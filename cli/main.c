@@ -7,7 +7,7 @@
 #include <perfpipe/plugin.h>
 
 #include "cli.h"
-#include "paths.h"
+#include "loader/paths.h"
 
 static const char usage_head[] =
     "perfpipe - turn .NET performance captures into ranked, comparable answers\n"

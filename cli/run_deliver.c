@@ -10,8 +10,8 @@
 #include <perfpipe/perfpipe.h>
 
 #include "cli.h"
-#include "evidence.h"
-#include "outfile.h"
+#include "output/evidence.h"
+#include "output/outfile.h"
 #include "result/result.h"
 #include "run_internal.h"
 

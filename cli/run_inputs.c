@@ -13,9 +13,9 @@
 #include <perfpipe/perfpipe.h>
 
 #include "cli.h"
-#include "outfile.h"
+#include "output/outfile.h"
 #include "pipeline/pipeline.h"
-#include "paths.h"
+#include "loader/paths.h"
 #include "pipeline/options.h"
 #include "registry/kinds.h"
 #include "run_internal.h"

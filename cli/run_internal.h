@@ -53,7 +53,7 @@ typedef struct bound {
 
 /* Everything after the run: the message, the evidence, the outputs. With
  * isolated stages it runs in the stages' process, so the document never
- * has to cross to the parent (core/isolate.h). Returns the exit status. */
+ * has to cross to the parent (core/run/isolate.h). Returns the exit status. */
 typedef struct deliver_job {
     const run_args *a;
     const pp_pipeline *p;

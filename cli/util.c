@@ -15,7 +15,7 @@
 #include <perfpipe/perfpipe.h>
 
 #include "cli.h"
-#include "outfile.h"
+#include "output/outfile.h"
 #include "result/result.h"
 #include "shipped.h"
 

@@ -5,7 +5,7 @@
  *             the same file again as a counters input (the Metrics events
  *             of `collect --counters`) read by counters-csv; then by alloc
  *             and gc with --jobs 1 and, split at every sequence point, 2
- *             (core/engine_par.c): the same document, warnings and error,
+ *             (core/engine/engine_par.c): the same document, warnings and error,
  *             or an abort;
  *   gcdump    the input read by gcdump and, as both of its sides, by
  *             gcdump-diff;
@@ -13,7 +13,7 @@
  *   spans     the input read by spans;
  *   bench     the input (BenchmarkDotNet CSV or JSON) read by bench;
  *   load      the input (any load tool's output) read by load;
- *   packed    the input as a compressed trace (xz, gzip or zstd: core/unpack.c
+ *   packed    the input as a compressed trace (xz, gzip or zstd: core/input/unpack.c
  *             decompresses it through a pipe as the engine reads), read by
  *             alloc, cpu and gc;
  *   pipeline  the input is the pipeline YAML; its ${VARS} name small
@@ -48,12 +48,12 @@
 
 #include <perfpipe/perfpipe.h>
 
-#include "engine.h"
-#include "loader.h"
+#include "engine/engine.h"
+#include "loader/loader.h"
 #include "pipeline/pipeline.h"
 #include "result/formats.h"
 #include "result/result.h"
-#include "run.h"
+#include "run/run.h"
 
 #ifndef FUZZ_RUN_KIND
 #error FUZZ_RUN_KIND must name the input kind

@@ -71,7 +71,7 @@ if command -v python3 >/dev/null; then
 fi
 for f in "$here"/tests/data/*.nettrace "$corpus"/*.nettrace "$gen"/v6/* "$gen"/points/*; do add nettrace "$f"; done
 for f in "$here"/tests/data/*.gcdump "$here"/tests/gcdump/*.gcdump; do add gcdump "$f"; done
-# Compressed traces (core/unpack.c): the small captures' first 64 KiB, each
+# Compressed traces (core/input/unpack.c): the small captures' first 64 KiB, each
 # packed by every format the engine reads (a tool that is missing: skipped).
 mkdir -p "$out/run-packed"
 for f in "$here"/tests/data/alloc-exact.nettrace "$here"/tests/data/cpu-sampled.nettrace; do

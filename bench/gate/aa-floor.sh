@@ -4,7 +4,7 @@
 #   aa-floor.sh [--out DIR]      (PERFPIPE and PERFPIPE_PLUGIN_PATH: a built perfpipe)
 # For every A/A pair it runs the fixture's pipeline (its analyzer beside wrk's result, as
 # tests/cli/test-webapp-gate.sh does) and `perfpipe compare bad bad2`, then prints, per total, the
-# move per request of each pair and the largest. core/compare_classify.c sets CMP_TIME_NOISE and
+# move per request of each pair and the largest. core/compare/compare_classify.c sets CMP_TIME_NOISE and
 # CMP_LATENCY_NOISE above the largest moves of thread time and of latency statistics; record
 # the figures in README.md with the date and the machine. No dotnet needed (the fixtures are
 # committed).

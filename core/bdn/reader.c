@@ -10,7 +10,7 @@
 #include <perfpipe/perfpipe.h>
 
 #include "bdn/bdn_private.h"
-#include "textfile.h"
+#include "base/textfile.h"
 
 int
 pp_bdn_read_file(const char *path, char **buf, size_t *len, pp_error *err)

@@ -1,4 +1,4 @@
-/* The engine's view of a BenchmarkDotNet export (core/source.h): one
+/* The engine's view of a BenchmarkDotNet export (core/input/source.h): one
  * PP_KIND_BENCH record per benchmark case; the whole file is shown to the
  * content hash once, as it is read; a truncated export is read up to its
  * last whole benchmark and says where it stopped. */
@@ -8,8 +8,8 @@
 
 #include <perfpipe/perfpipe.h>
 
-#include "source.h"
-#include "textfile.h"
+#include "input/source.h"
+#include "base/textfile.h"
 #include "bdn/bdn.h"
 
 static int

@@ -10,7 +10,7 @@
 #include <perfpipe/perfpipe.h>
 
 #include "bdn/bdn_private.h"
-#include "textfile.h"
+#include "base/textfile.h"
 
 char *
 pp_bdn_strdup(const char *s)

@@ -8,7 +8,7 @@
 #include <perfpipe/perfpipe.h>
 
 #include "counters/counters_private.h"
-#include "sized.h"
+#include "base/sized.h"
 
 /* The 0.1 hooks struct has the shared one's layout; copy member by member
  * rather than cast, so neither depends on the other staying so. */

@@ -5,7 +5,7 @@
 
 #include <perfpipe/perfpipe.h>
 
-#include "source.h"
+#include "input/source.h"
 #include "counters/counters_private.h"
 
 typedef struct counters_source {

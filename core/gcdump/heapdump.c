@@ -13,7 +13,7 @@
 #include "gcdump/dump.h"
 #include "gcdump/filemap.h"
 #include "gcdump/kind.h"
-#include "sized.h"
+#include "base/sized.h"
 
 static int read_object(pp_fs *fs, pp_gcdump *d, const char *what);
 

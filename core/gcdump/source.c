@@ -21,7 +21,7 @@
 #include "gcdump/dump.h"
 #include "gcdump/filemap.h"
 #include "gcdump/kind.h"
-#include "source.h"
+#include "input/source.h"
 
 /* The file's hash runs on a thread of its own while the graph is decoded
  * (on the bench heap 35-50 ms of a 0.15 s decode), reading through its own

@@ -52,7 +52,7 @@ typedef struct pp_gcdump_write_info {
  * PP_ELIMIT (the file would pass the format's 32-bit offsets: > 2 GiB of
  * node blob or > 4 GiB in all), PP_ENOMEM, PP_EIO (a write failed, errno
  * named). name is used in messages. On error f holds a partial file: the
- * caller writes through a temporary file (core/outfile.h). */
+ * caller writes through a temporary file (core/output/outfile.h). */
 int pp_gcdump_write(FILE *f, const char *name, const pp_heap_snapshot *snap,
                     const pp_gcdump_write_info *info, pp_error *err);
 

@@ -1,6 +1,6 @@
 /* The live capture source: a nettrace input whose bytes come from a
  * runtime's EventPipe session instead of a file. The engine sees one more
- * source (core/source.h): records are the nettrace reader's, read from the
+ * source (core/input/source.h): records are the nettrace reader's, read from the
  * socket as they arrive, and every byte is also written to the kept file,
  * which is renamed into place when the stream ends, so re-running the
  * pipeline on it gives the same result.
@@ -26,7 +26,7 @@
 #include "ipc/capture_source.h"
 #include "ipc/ipc.h"
 #include "nettrace/stream.h"
-#include "source.h"
+#include "input/source.h"
 
 typedef struct cap_src {
     pp_capture *cap;

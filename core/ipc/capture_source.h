@@ -1,4 +1,4 @@
-/* Private: the live capture source (core/source.h) and its spec, the
+/* Private: the live capture source (core/input/source.h) and its spec, the
  * `capture:KEY=VALUE;...` text a pipeline input's path holds when the
  * input is captured live (YAML `capture:` mapping, --input NAME=capture:...,
  * or the `perfpipe ANALYZER --pid N` shorthand). */
@@ -6,7 +6,7 @@
 #define PP_CORE_IPC_CAPTURE_SOURCE_H
 
 #include "ipc/capture.h"
-#include "source.h"
+#include "input/source.h"
 
 #define PP_CAPTURE_PREFIX "capture:"
 

@@ -20,7 +20,7 @@
 #include <perfpipe/perfpipe.h>
 
 #include "ipc/capture_source.h"
-#include "source.h"
+#include "input/source.h"
 
 #define METRICS "System.Diagnostics.Metrics"
 

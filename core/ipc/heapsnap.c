@@ -25,7 +25,7 @@
 #include "ipc/ipc.h"
 #include "ipc/spool.h"
 #include "nettrace/stream.h"
-#include "outfile.h"
+#include "output/outfile.h"
 
 /* A command's reply, unless PERFPIPE_IPC_TIMEOUT says otherwise: a runtime
  * still ending another tool's heap-dump session of a big heap answered

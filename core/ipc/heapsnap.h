@@ -11,7 +11,7 @@
  *    it as bulk events; the dump is complete at that GC's GCEnd;
  * 3. the session is then stopped; its rundown names the modules;
  * 4. the graph (heap_graph.h) is written through a temporary file renamed
- *    into place (core/outfile.h).
+ *    into place (core/output/outfile.h).
  *
  * Nothing here prints; progress goes to the caller's callback. A signal
  * handler stops a snapshot in progress with pp_capture_signal() (it sets

@@ -25,7 +25,7 @@
 #include "ipc/capture_source.h"
 #include "ipc/heapsnap.h"
 #include "ipc/ipc.h"
-#include "source.h"
+#include "input/source.h"
 
 typedef struct snap_src {
     void *inner; /* the gcdump reader's source */

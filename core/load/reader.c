@@ -11,7 +11,7 @@
 #include <perfpipe/perfpipe.h>
 
 #include "load/load_private.h"
-#include "textfile.h"
+#include "base/textfile.h"
 
 int
 pp_load_read_file(const char *path, char **buf, size_t *len, pp_error *err)

@@ -1,4 +1,4 @@
-/* The engine's view of a load-test result (core/source.h): one
+/* The engine's view of a load-test result (core/input/source.h): one
  * PP_KIND_LOAD record for the whole run, then one per URL, scenario or tag;
  * the whole file is shown to the content hash once, as it is read; the run's
  * facts become the input's "load" object in the result document (the unit
@@ -10,8 +10,8 @@
 
 #include <perfpipe/perfpipe.h>
 
-#include "source.h"
-#include "textfile.h"
+#include "input/source.h"
+#include "base/textfile.h"
 #include "load/load.h"
 #include "load/kind.h"
 

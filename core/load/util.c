@@ -12,7 +12,7 @@
 #include <perfpipe/perfpipe.h>
 
 #include "load/load_private.h"
-#include "textfile.h"
+#include "base/textfile.h"
 
 int
 pp_load_fail(pp_load_reader *r, pp_error *err, int code, size_t offset, const char *fmt, ...)

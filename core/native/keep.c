@@ -1,5 +1,5 @@
 /* Keeping a capture's module map: the sidecar written next to the trace
- * through the project's safe-output rules (core/outfile.c). Apart from the
+ * through the project's safe-output rules (core/output/outfile.c). Apart from the
  * reading side (maps.c) because only capture writes, and writing needs
  * libppcore. */
 #include "config.h"
@@ -14,7 +14,7 @@
 
 #include <perfpipe/perfpipe.h>
 #include "native/native.h"
-#include "outfile.h"
+#include "output/outfile.h"
 
 int
 pp_native_maps_save(const pp_native_maps *m, const char *path, pp_error *err)

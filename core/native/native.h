@@ -53,7 +53,7 @@ void pp_native_maps_free(pp_native_maps *m);
 int pp_native_maps_merge(pp_native_maps *into, pp_native_maps *from);
 
 /* ---- keep.c ---- */
-/* Write a sidecar by the output rules of core/outfile.h (atomic for a
+/* Write a sidecar by the output rules of core/output/outfile.h (atomic for a
  * regular file, mode from the umask, symlinks followed). */
 int pp_native_maps_save(const pp_native_maps *m, const char *path, pp_error *err);
 /* What perfpipe collect keeps: *seen (consumed) merged with the process's

@@ -8,7 +8,7 @@
 #include <perfpipe/perfpipe.h>
 
 #include "nettrace/nettrace_internal.h"
-#include "sized.h"
+#include "base/sized.h"
 
 /* Event times stay within +-2^62 ns (146 years) of the sync time, so the
  * difference of any two (a sample's gap, a command's duration) fits in an

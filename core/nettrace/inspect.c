@@ -10,7 +10,7 @@
 #include <perfpipe/perfpipe.h>
 #include <perfpipe/plugin.h>
 
-#include "damage.h"
+#include "result/damage.h"
 #include "result/result.h"
 #include "nettrace/inspect.h"
 #include "nettrace/symbols.h"

@@ -47,7 +47,7 @@ typedef struct pp_nt_modident {
 void pp_nt_modident_observe(pp_nt_modident *m, const pp_trace_event *ev);
 
 /* Move later's modules not already in m into m (a region of the file read
- * on another thread, core/engine_par.c). */
+ * on another thread, core/engine/engine_par.c). */
 void pp_nt_modident_merge(pp_nt_modident *m, pp_nt_modident *later);
 
 /* Write `modules` (an array, application modules only, in load order) into

@@ -292,7 +292,7 @@ struct pp_trace_source {
     int64_t first_ns, last_ns;
     int have_time;
     pp_nt_process proc; /* the traced process, as the engine adapter saw it (process.c) */
-    int perfpipe_took;  /* perfpipe collect wrote the file (core/advice.h) */
+    int perfpipe_took;  /* perfpipe collect wrote the file (core/base/advice.h) */
 };
 
 /* ---- symbols.c ---- */

@@ -1,5 +1,5 @@
 /* Private: worker threads running numbered jobs (pool.c), as the
- * split reads need them (core/engine_par.c, core/nettrace/inspect_par.c):
+ * split reads need them (core/engine/engine_par.c, core/nettrace/inspect_par.c):
  * jobs start in number order, each once, and job k starts only once the
  * owner's limit is above k, so the owner bounds how far the workers run
  * ahead of what it has folded; the owner waits for each job in order. */

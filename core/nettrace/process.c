@@ -8,7 +8,7 @@
 #include <perfpipe/nettrace.h>
 #include <perfpipe/plugin.h>
 
-#include "advice.h"
+#include "base/advice.h"
 #include "nettrace/process.h"
 
 /* 1 when the field was there and replaced *slot. Out of memory marks p

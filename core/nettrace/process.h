@@ -60,7 +60,7 @@ int pp_nt_process_describe(const pp_nt_process *p, uint32_t pid, int perfpipe, j
                            char *warning, size_t size);
 
 /* Fold what `later` observed over the events that follow those `p`
- * observed (a region of the file, core/engine_par.c) into p, as if p had
+ * observed (a region of the file, core/engine/engine_par.c) into p, as if p had
  * observed them itself; later's strings move to p. Out of memory cannot
  * happen (nothing is allocated). */
 void pp_nt_process_merge(pp_nt_process *p, pp_nt_process *later);

@@ -1,4 +1,4 @@
-/* The engine adapter: pp_nettrace_source_ops (core/source.h). The engine's
+/* The engine adapter: pp_nettrace_source_ops (core/input/source.h). The engine's
  * source pointer IS the reader, so ev->source handed to plugins is the same
  * handle pp_nettrace_symbolize/info/field take, valid until close. */
 #include "config.h"
@@ -6,8 +6,8 @@
 #include <string.h>
 #include <jansson.h>
 
-#include "advice.h"
-#include "source.h"
+#include "base/advice.h"
+#include "input/source.h"
 #include "nettrace/nettrace_internal.h"
 
 static int

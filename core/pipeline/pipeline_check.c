@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "loader.h"
+#include "loader/loader.h"
 #include "pipeline/internal.h"
 
 int
@@ -211,7 +211,7 @@ pp_pipeline_check(pp_pipeline *p, pp_analyzer_lookup_fn lookup, void *user, pp_e
         }
         s->analyzer = a;
         if (a->flags & PP_ANALYZER_FLAG_STANDIN)
-            continue; /* a refused plugin's stand-in (core/loader.h): fails when run */
+            continue; /* a refused plugin's stand-in (core/loader/loader.h): fails when run */
         if ((rc = check_stage(p, s, a, err)) != PP_OK)
             return rc;
     }

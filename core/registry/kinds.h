@@ -10,7 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "source.h"
+#include "input/source.h"
 
 typedef struct pp_input_kind {
     const pp_source_ops *reader; /* its kind and kind_bit name the row */

@@ -22,7 +22,7 @@
  * number hold a JSON number, or null where the value was NaN or infinite.
  * Severities are "info", "warning", "error". Totals of type "string" hold a
  * JSON string. A stage is "partial" when an input it read is damaged (see
- * core/damage.h): it then carries an `input.damaged` warning.
+ * core/result/damage.h): it then carries an `input.damaged` warning.
  *
  * Threading: a document is built by one thread at a time; there is no
  * process-wide state (table wrappers live in caller-owned sets).

@@ -1,6 +1,6 @@
 /* Where rules come from: the environment's, the user's, the
  * administrator's and the shipped directories, first one wins for an id
- * (the pipelines' scheme, core/paths.c). */
+ * (the pipelines' scheme, core/loader/paths.c). */
 #include "config.h"
 
 #include <dirent.h>
@@ -14,7 +14,7 @@
 
 #include <perfpipe/perfpipe.h>
 
-#include "paths.h"
+#include "loader/paths.h"
 #include "pipeline/yaml_tree.h"
 #include "rules/rules.h"
 

@@ -9,7 +9,7 @@
 #include <perfpipe/spans.h>
 
 #include "spans/reader_internal.h"
-#include "sized.h"
+#include "base/sized.h"
 
 int
 pp_spans_reader_open(const char *path, const pp_reader_hooks *hooks, pp_spans_reader **out,

@@ -1,4 +1,4 @@
-/* The engine's view of a span export (core/source.h): one PP_KIND_SPANS
+/* The engine's view of a span export (core/input/source.h): one PP_KIND_SPANS
  * record per span, the whole file shown to the content hash once, as it is
  * read. */
 #include <config.h>
@@ -8,7 +8,7 @@
 #include <perfpipe/perfpipe.h>
 #include <perfpipe/spans.h>
 
-#include "source.h"
+#include "input/source.h"
 #include "spans/reader_internal.h"
 
 typedef struct spans_source {

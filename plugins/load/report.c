@@ -11,7 +11,7 @@
  * vegeta encode --to json),
  * table "request_latency" holds those latencies (scope, ms) and the
  * latency table's hints send compare to its quantile test on them
- * (core/compare_quantile.h: a bootstrap interval of the p95 difference);
+ * (core/compare/compare_quantile.h: a bootstrap interval of the p95 difference);
  * without them compare judges the printed figures by thresholds.
  * Tables "statuses", "error_kinds" and "thresholds" list what the tool
  * counted. Totals are the whole run's figures. Findings: requests failed,

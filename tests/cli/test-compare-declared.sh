@@ -3,7 +3,7 @@
 # not from the shipped cpu analyzer's totals. A figure declared in samples on
 # the time axis counts time (each sample stands for an interval of a thread's
 # time), so one capture per side gates it at the run-to-run time floor (60 %,
-# core/compare_classify.c), whoever the analyzer:
+# core/compare/compare_classify.c), whoever the analyzer:
 #  - a third-party table "hot" (analyzer acme-sampler, figure "hits" declared
 #    {unit samples, axis time}) and the same numbers in cpu's words (table
 #    running, figure samples, as cpu declares it) get the same verdicts: a

@@ -28,7 +28,7 @@ tar -xJf "$DATA/webapp.tar.xz" -C "$tmp" || { echo "FAIL: cannot unpack $DATA/we
 #    "immaterial"); a row that disappears is now weighed against its table's own running_samples;
 #  - A/A (churn c1, hotpath c1, exceptions c1 and c4): run-to-run noise beyond sampling. One capture
 #    per side now gates times at a floor of 60 % and latency statistics at 150 %, measured on
-#    these A/A pairs (bench/gate/aa-floor.sh; core/compare_classify.c).
+#    these A/A pairs (bench/gate/aa-floor.sh; core/compare/compare_classify.c).
 XFAIL=""
 
 truth() { python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))[sys.argv[2]])' "$1" "$2"; }

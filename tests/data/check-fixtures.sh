@@ -15,7 +15,7 @@ def check(name, ok, why=""):
     else: failed += 1; print("FAIL " + name + (": " + why if why else ""))
     return ok
 import subprocess
-PACKED = (".zst", ".xz", ".gz")   # compressed captures (core/unpack.c reads them as the plain file)
+PACKED = (".zst", ".xz", ".gz")   # compressed captures (core/input/unpack.c reads them as the plain file)
 UNPACK = {".zst": ["zstd", "-q", "-d", "-c"], ".xz": ["xz", "-d", "-c"], ".gz": ["gzip", "-d", "-c"]}
 def unpacked(p):   # the bytes of a fixture, decompressed when it is packed
     ext = next((e for e in PACKED if p.endswith(e)), None)

@@ -12,8 +12,12 @@
 #   5. no file includes another folder's internal header (one whose name
 #      ends in "internal.h": what its folder keeps to itself);
 #   6. no call circle between folders (core/X, cli, plugins/X): the same
-#      link map, folder by folder. core/'s loose top-level files count one
-#      each (they are a folder's worth of rooms not built yet, issue #41).
+#      link map, folder by folder;
+#   7. every folder of core/ says its job: a README.md with a title line
+#      "# core/X: ...", one paragraph, and a line "May call: core/Y, ..."
+#      (or "May call: nothing.") that the link map holds it to: a call into
+#      a folder the line does not list fails; no C file lies loose at
+#      core/'s top (each has the room of its job).
 # Run by `make check` from the build tree (PP_SRCDIR, PP_BUILDDIR).
 # Exit: 0 pass, 1 a rule is broken (each breach on a line of its own with
 # the file, the symbol or the size), 77 skip (no build objects, no nm).
@@ -53,8 +57,8 @@ MUTABLE_ALLOWED = {
     # them (issue 43): a host call with no stage (trace_symbolize,
     # trace_field), jansson's allocator, a metadata row's parse (per
     # thread: regions are read on threads).
-    ("core/host.c", "memory_failures"),
-    ("core/jsonmem.c", "failures"),
+    ("core/engine/host.c", "memory_failures"),
+    ("core/result/jsonmem.c", "failures"),
     ("core/nettrace/metadata.c", "meta_oom"),
 }
 # Symbols sanitizers and coverage add to every object; not the code's own.
@@ -174,14 +178,16 @@ def objects():
     PIC ones; the non-PIC twins beside them have the same symbols)."""
     for top in TOPS:
         for root, dirs, files in os.walk(os.path.join(build, top)):
-            objs = [f for f in files if f.endswith(".o") and "-" in f]
+            # An object of a target with flags of its own is TARGET-STEM.o;
+            # one without (core/libpperror.la) is plain STEM.o.
+            objs = [f for f in files if f.endswith(".o")]
             rel = os.path.relpath(root, build)
             if os.path.basename(rel) == ".libs":
                 rel = os.path.dirname(rel)
             elif ".libs" in dirs:
                 continue
             for f in sorted(objs):
-                prefix, stem = f[:-2].split("-", 1)
+                prefix, stem = f[:-2].split("-", 1) if "-" in f else ("", f[:-2])
                 # A stale object of a deleted source is not the tree's.
                 if os.path.exists(os.path.join(src, rel, stem + ".c")):
                     yield rel, prefix, stem, os.path.join(root, f)
@@ -258,22 +264,81 @@ def check_circles(objs):
     ok("%d folders' link maps read for circles" % n)
 
 
-def unit_of(rel, stem):
-    """The unit of the between-folders check: the folder, except for a loose
-    file at core/'s top, which stands alone."""
-    return "%s/%s.c" % (rel, stem) if rel == "core" else rel
-
-
-def check_folder_circles(objs):
+def folder_units(objs):
+    """{folder: (defined, undefined)} over every built object."""
     units = collections.defaultdict(lambda: (set(), set()))
     for rel, prefix, stem, path in objs:
         d, u = symbols(path)
-        units[unit_of(rel, stem)][0].update(d)
-        units[unit_of(rel, stem)][1].update(u)
+        units[rel][0].update(d)
+        units[rel][1].update(u)
+    return units
+
+
+def check_folder_circles(units):
     for calls in circle_calls(units, "%s -> %s (%s)"):
         bad("folders call each other: %s; give the lower one a one-way seam (a header it "
             "offers, that never calls back)" % calls)
-    ok("%d folders (and core/'s loose files) call one way" % len(units))
+    ok("%d folders call one way" % len(units))
+
+
+MAY_CALL = re.compile(r"^May call: (.*?)\.?$", re.M)
+
+
+def read_readme(folder):
+    """The folders a core/ folder's README.md says it may call, or None
+    (each failure said) when the README is missing or malformed."""
+    path = os.path.join(src, folder, "README.md")
+    if not os.path.exists(path):
+        bad("%s/ has no README.md: write its job in one paragraph and what it may call "
+            "(\"May call: core/Y, ...\")" % folder)
+        return None
+    with open(path, encoding="utf-8") as f:
+        text = f.read()
+    lines = text.splitlines()
+    if not lines or not lines[0].startswith("# %s: " % folder):
+        bad("%s/README.md: the first line is not \"# %s: WHAT IT IS\"" % (folder, folder))
+        return None
+    m = MAY_CALL.search(text)
+    body = text[len(lines[0]):m.start() if m else len(text)].split()
+    if len(body) < 25:
+        bad("%s/README.md: no paragraph that says the folder's job (%d words)"
+            % (folder, len(body)))
+        return None
+    if m is None:
+        bad("%s/README.md: no \"May call: core/Y, ...\" (or \"May call: nothing.\") line"
+            % folder)
+        return None
+    listed = set() if m.group(1).strip() == "nothing" else \
+        {w.strip() for w in m.group(1).split(",")}
+    for w in sorted(listed):
+        if not (w.startswith("core/") and os.path.isdir(os.path.join(src, w))):
+            bad("%s/README.md: \"May call:\" names %r, not a folder of core/" % (folder, w))
+    return listed
+
+
+def check_rooms(units):
+    folders = sorted("core/" + d for d in os.listdir(os.path.join(src, "core"))
+                     if os.path.isdir(os.path.join(src, "core", d)) and any(
+                         f.endswith((".c", ".h")) for f in os.listdir(os.path.join(src, "core", d))))
+    for f in sorted(os.listdir(os.path.join(src, "core"))):
+        if f.endswith((".c", ".h")):
+            bad("core/%s lies loose at core/'s top: move it into the folder of its job" % f)
+    n = 0
+    for folder in folders:
+        listed = read_readme(folder)
+        if listed is None or folder not in units:
+            continue
+        n += 1
+        for other in sorted(units):
+            if other == folder or not other.startswith("core/"):
+                continue
+            syms = sorted(units[folder][1] & units[other][0])
+            if syms and other not in listed:
+                bad("%s calls %s (%s), which its README.md's \"May call:\" does not list: "
+                    "list it, or call through a folder it may call"
+                    % (folder, other, ", ".join(syms[:3])))
+    ok("%d folders of core/ with a README.md, %d of them held to their \"May call:\" line"
+       % (len(folders), n))
 
 
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
@@ -342,7 +407,9 @@ def main():
         print("SKIP: no built objects under %s or no nm/objdump" % build)
         sys.exit(77)
     check_circles(objs)
-    check_folder_circles(objs)
+    units = folder_units(objs)
+    check_folder_circles(units)
+    check_rooms(units)
     check_statics(objs)
     print("%d passed, %d failed" % (passed, failed))
     sys.exit(1 if failed else 0)

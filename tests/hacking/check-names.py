@@ -39,16 +39,16 @@ CONTEXTS = [
     # (core/gcdump/kind.h, core/load/kind.h)
     (None, re.compile(r'^#define PP_[A-Z]+_KIND "[^"]+"$'), None, "an input kind's word"),
     # a stage that failed while its plugin was loaded
-    ("core/engine.c", re.compile(r'"phase", "load"'), {"load"}, "a failure phase"),
+    ("core/engine/engine.c", re.compile(r'"phase", "load"'), {"load"}, "a failure phase"),
     # why a capture ended: the process was still running
     ("core/ipc/capture.c", re.compile(r'reasons\[\] = \{ "running",'), {"running"},
      "a process state"),
     # compare's "bench" method and the columns it reads: a table's hint
     # names it ("compare" = "bench", plugin.h table_hint), whoever the
     # analyzer
-    ("core/compare_stats.c", re.compile(r'strcmp\(how, "bench"\)'), {"bench"},
+    ("core/compare/compare_stats.c", re.compile(r'strcmp\(how, "bench"\)'), {"bench"},
      "a compare method a table's hint names"),
-    ("core/compare_stats.c", re.compile(r'pp_compare_col\(t[bc], "iterations"\)'),
+    ("core/compare/compare_stats.c", re.compile(r'pp_compare_col\(t[bc], "iterations"\)'),
      {"iterations"}, "a column of the bench compare method"),
     # what an input read, counted in its facts (inputs[].spans, .benchmarks)
     (("core/spans/source.c", "core/bdn/source.c"),
@@ -62,7 +62,7 @@ CONTEXTS = [
      re.compile(r'^\s*\{ "[^"]+", [^,]+, "exceptions" \},|\(quantity, "exceptions"\)'),
      {"exceptions"}, "a counter's quantity"),
     # the candidate declaration's member (pp_candidate_decl.callers)
-    (("core/candidates.c", "core/result/decl.c"), re.compile(r'"callers"[,)]'), {"callers"},
+    (("core/candidates/candidates.c", "core/result/decl.c"), re.compile(r'"callers"[,)]'), {"callers"},
      "a candidate declaration's member"),
     # the load tools' own JSON members (k6, vegeta)
     (("core/load/json.c", "core/load/vegeta_lines.c"),

@@ -2,8 +2,10 @@
 # check-layout.py must fail on each rule it enforces: a scratch tree with
 # one breach of each (a file of 801 lines, a function of 151, two files of a
 # folder calling each other, a mutable static in core/, two folders calling
-# each other, another folder's internal header included), compiled the way
-# the build names objects, then the same tree with every breach mended.
+# each other, another folder's internal header included, a folder of core/
+# with no README.md, a call its README's "May call:" line does not list, a
+# file loose at core/'s top), compiled the way the build names objects, then
+# the same tree with every breach mended.
 # Exit: 0 pass, 1 fail, 77 skip (no cc, nm, objdump or universal-ctags).
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -45,6 +47,14 @@ make_tree() {  # $1 = 1: with the breaches
   { echo "int a_one(void);"; echo "int y_fn(void) { return a_one() + 3; }"; } >"$src/core/y/y.c"
   cc -c -fPIC -o "$build/core/y/.libs/liby_la-y.o" "$src/core/y/y.c" || return 1
   echo "int x_private(void);" >"$src/core/x/x_internal.h"
+  # Each folder's job; with the breaches core/y has none, core/x's line
+  # leaves out core/y (which it then calls), and a header lies loose.
+  readme() { printf '# core/%s: a room of the scratch tree\n\n%s\n\nMay call: %s\n' "$1" \
+    "It is here so that the layout check has a folder to read; the words of this paragraph say its job in more than twenty-five words, as every real folder's README does in the tree itself." "$2" \
+    >"$src/core/$1/README.md"; }
+  readme x "nothing."
+  if [ "$1" = 1 ]; then rm -f "$src/core/y/README.md"; echo "int stray;" >"$src/core/stray.h"
+  else readme y "core/x."; rm -f "$src/core/stray.h"; fi
   { [ "$1" = 1 ] && echo '#include "x/x_internal.h"'; echo "int c_main(void) { return 0; }"; } >"$src/cli/c.c"
   for f in a b; do
     cc -c -fPIC -o "$build/core/x/.libs/libx_la-$f.o" "$src/core/x/$f.c" || return 1
@@ -70,6 +80,12 @@ grep -q '^FAIL: folders call each other: core/x -> core/y (y_fn); core/y -> core
   ok "the circle core/x <-> core/y is named with its symbols" || bad "no folder-circle failure"
 grep -q '^FAIL: cli/c.c includes core/x/x_internal.h, the internal header of core/x/' "$work/out" &&
   ok "the include of another folder's internal header is named" || bad "no internal-include failure"
+grep -q '^FAIL: core/y/ has no README.md' "$work/out" &&
+  ok "the folder with no README.md is named" || bad "no failure for the missing README.md"
+grep -q '^FAIL: core/x calls core/y (y_fn), which its README.md.s "May call:" does not list' "$work/out" &&
+  ok "the call its README does not list is named with its symbol" || bad "no failure for the unlisted call"
+grep -q "^FAIL: core/stray.h lies loose at core/'s top" "$work/out" &&
+  ok "the loose file at core/'s top is named" || bad "no failure for the loose file"
 [ "$rc" -eq 1 ] || cat "$work/out"
 
 rm -rf "$src" "$build"

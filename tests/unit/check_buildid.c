@@ -1,4 +1,4 @@
-/* core/buildid.c: same build on both sides, and the verify seam (issue #44).
+/* core/compare/buildid.c: same build on both sides, and the verify seam (issue #44).
  * With IDENT_SAME_A, IDENT_SAME_B (two captures of one process) and
  * IDENT_OTHER (a capture of another build) set, tests/ident/test-ident.sh
  * has it judge live result documents too. */
@@ -9,7 +9,7 @@
 #include <string.h>
 #include <jansson.h>
 
-#include "buildid.h"
+#include "compare/buildid.h"
 
 static json_t *
 doc_of(const char *text)

@@ -15,7 +15,7 @@
 #include <perfpipe/perfpipe.h>
 
 #include "counters/counters_private.h"
-#include "source.h"
+#include "input/source.h"
 
 static const char *
 env_or(const char *name, const char *dflt)

@@ -16,13 +16,13 @@
 
 #include <perfpipe/perfpipe.h>
 
-#include "engine.h"
-#include "engine_internal.h"
-#include "loader.h"
+#include "engine/engine.h"
+#include "engine/engine_internal.h"
+#include "loader/loader.h"
 #include "pipeline/options.h"
 #include "pipeline/pipeline.h"
 #include "registry/kinds.h"
-#include "source.h"
+#include "input/source.h"
 #include "result/result.h"
 
 static char fixtures[4096];

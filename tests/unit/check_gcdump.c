@@ -18,7 +18,7 @@
 #include "gcdump/fastser.h"
 #include "gcdump/filemap.h"
 #include "gcdump/legacy.h"
-#include "source.h"
+#include "input/source.h"
 #include "check_gcdump_builder.h"
 #include "check_gcdump_oracle.h"
 

@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include <perfpipe/nettrace.h>
-#include "source.h"
+#include "input/source.h"
 #include "nettrace/nettrace_internal.h"
 #include "nettrace/landing.h"
 

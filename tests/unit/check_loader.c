@@ -11,7 +11,7 @@
 
 #include <perfpipe/perfpipe.h>
 
-#include "loader.h"
+#include "loader/loader.h"
 
 static char fixtures[4096];
 

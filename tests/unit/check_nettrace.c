@@ -12,7 +12,7 @@
 
 #include <jansson.h>
 #include <perfpipe/nettrace.h>
-#include "source.h"
+#include "input/source.h"
 #include "nettrace/nettrace_internal.h"
 #include "nettrace/inspect.h"
 #include "../nettrace/ntbuild.h"

@@ -16,7 +16,7 @@
 
 #include <check.h>
 
-#include "loader.h"
+#include "loader/loader.h"
 #include "mock_host.h"
 
 #define MAX_PLUGINS 64

@@ -1,4 +1,4 @@
-/* core/compare_quantile.c: the bootstrap interval of a percentile
+/* core/compare/compare_quantile.c: the bootstrap interval of a percentile
  * difference, which compare uses on per-request latencies (issue #36). */
 #include "config.h"
 
@@ -9,7 +9,7 @@
 
 #include <perfpipe/error.h>
 
-#include "compare_quantile.h"
+#include "compare/compare_quantile.h"
 
 /* Requests that take 1..n ms, in a scrambled order (the sort is ours). */
 static void

@@ -10,7 +10,7 @@
 #include <perfpipe/perfpipe.h>
 #include <perfpipe/spans.h>
 
-#include "source.h"
+#include "input/source.h"
 
 static char path_buf[4096];
 

@@ -1,4 +1,4 @@
-/* core/work.c: the unit of work of a result document (WORK-CONTRACT.md). */
+/* core/result/work.c: the unit of work of a result document (WORK-CONTRACT.md). */
 #include "config.h"
 
 #include <check.h>
@@ -7,7 +7,7 @@
 #include <jansson.h>
 
 #include "result/result.h"
-#include "work.h"
+#include "result/work.h"
 
 static json_t *
 doc_of(const char *text)

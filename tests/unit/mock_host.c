@@ -10,7 +10,7 @@
 
 #include <perfpipe/perfpipe.h>
 
-#include "advice.h"
+#include "base/advice.h"
 
 typedef struct kv {
     char *name;
