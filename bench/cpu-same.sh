@@ -27,7 +27,7 @@ PP_BENCH_DIR="${PP_BENCH_DIR:-$HOME/.cache/perfpipe-bench}"
 OUT="${OUT:-$(mktemp -d /tmp/cpu-same.XXXXXX)}"
 traces=("$@")
 if [ ${#traces[@]} = 0 ]; then
-  traces=("$REPO"/tests/data/*.nettrace /work/shared/corpus/*.nettrace)
+  traces=("$REPO"/tests/data/*.nettrace "$REPO"/tests/data/*.nettrace.zst /work/shared/corpus/*.nettrace)
   for s in s m l; do [ -s "$PP_BENCH_DIR/cpu-deep-$s.nettrace" ] && traces+=("$PP_BENCH_DIR/cpu-deep-$s.nettrace"); done
 fi
 run() {   # run BUILD OUTFILE ARGS...

@@ -60,16 +60,22 @@ mkdir -p "$gen/v6"
 # Split-reader seeds: the split reads (core/nettrace/region.c) cut only at
 # sequence points, which the captures' heads lack; these copies have one
 # before every block, cut at SMALL bytes (tests/faults/mutate-nettrace.py).
-mkdir -p "$gen/points"
+# The compressed captures (*.nettrace.zst) as the reader sees them.
+mkdir -p "$gen/points" "$gen/unpacked"
+if command -v zstd >/dev/null; then
+    for f in "$here"/tests/data/*.nettrace.zst; do
+        zstd -q -d -c "$f" >"$gen/unpacked/$(basename "$f" .zst)"
+    done
+fi
 if command -v python3 >/dev/null; then
-    for f in "$here"/tests/data/*.nettrace "$corpus"/*.nettrace; do
+    for f in "$here"/tests/data/*.nettrace "$gen"/unpacked/*.nettrace "$corpus"/*.nettrace; do
         for op in points points-seq; do
             python3 "$here/tests/faults/mutate-nettrace.py" "$f" "$gen/points/$(basename "$f").$op" \
                 "$op" "$SMALL" 2>/dev/null || rm -f "$gen/points/$(basename "$f").$op"
         done
     done
 fi
-for f in "$here"/tests/data/*.nettrace "$corpus"/*.nettrace "$gen"/v6/* "$gen"/points/*; do add nettrace "$f"; done
+for f in "$here"/tests/data/*.nettrace "$gen"/unpacked/*.nettrace "$corpus"/*.nettrace "$gen"/v6/* "$gen"/points/*; do add nettrace "$f"; done
 for f in "$here"/tests/data/*.gcdump "$here"/tests/gcdump/*.gcdump; do add gcdump "$f"; done
 # Compressed traces (core/input/unpack.c): the small captures' first 64 KiB, each
 # packed by every format the engine reads (a tool that is missing: skipped).

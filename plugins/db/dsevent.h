@@ -1,6 +1,6 @@
 /* plugins/db: decoding Microsoft-Diagnostics-DiagnosticSource payloads.
  *
- * Layout (verified on tests/data/db-database.nettrace, .NET 10, and in
+ * Layout (verified on tests/data/db-database.nettrace.zst, .NET 10, and in
  * TraceEvent's well-known parameters): SourceName and EventName as
  * NUL-terminated UTF-16LE, then a uint16 argument count, then that many
  * (Key, Value) NUL-terminated UTF-16LE string pairs. The EventPipe event id

@@ -12,25 +12,27 @@ manifest() { # file kind scenario knobs truth tool command
   [ -n "${PP_MANIFEST_DIR:-}" ] || return 0
   local tool=$6 tv=$PP_TOOL_VERSION
   [ "$tool" = "none" ] && tv="-"
-  printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$1" "$2" "$3" "$4" "$5" "${1%.*}.oracle.json" "$RT" "$tool" "$tv" "$7" > "$PP_MANIFEST_DIR/$1"
+  printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$1" "$2" "$3" "$4" "$5" "${1%.nettrace*}.oracle.json" "$RT" "$tool" "$tv" "$7" > "$PP_MANIFEST_DIR/$1"
 }
 
-trace_collect() { # out profile scenario knobs...
-  local out=$1 profile=$2 scen=$3; shift 3
+trace_collect() { # out profile scenario knobs... (an out ending in .zst is compressed with zstd -19)
+  local out=${1%.zst} profile=$2 scen=$3 packed=; shift 3
   local truth="${out%.nettrace}.truth.json"
-  rm -f "$out" "$truth"
-  pp_log "dotnet-trace collect --profile $profile -> $out"
+  [ "$out" = "$1" ] || packed=1
+  rm -f "$out" "$out.zst" "$truth"
+  pp_log "dotnet-trace collect --profile $profile -> $out${packed:+.zst}"
   "$PP_TRACE" collect --profile "$profile" -o "$out" -- dotnet "$PP_WORKLOAD_DLL" "$scen" "$@" --truth "$truth" >/dev/null
   [ -s "$out" ] && [ -s "$truth" ] || { pp_log "capture failed: $out"; return 1; }
-  manifest "$out" nettrace "$scen" "$*" "$truth" dotnet-trace \
-    "dotnet-trace collect --profile $profile -o $out -- dotnet $W $scen $* --truth $truth"
+  [ -z "$packed" ] || zstd -q -19 --rm -f "$out"
+  manifest "$out${packed:+.zst}" nettrace "$scen" "$*" "$truth" dotnet-trace \
+    "dotnet-trace collect --profile $profile -o $out -- dotnet $W $scen $* --truth $truth${packed:+ && zstd -19 --rm $out}"
 }
 
 cap_alloc()      { trace_collect alloc-gcverbose.nettrace gc-verbose alloc --mb-strings 200 --mb-buffers 100 --list-items 300000; }
 cap_alloc_skip() { trace_collect alloc-gcverbose-skip-buffers.nettrace gc-verbose alloc --mb-strings 200 --mb-buffers 100 --list-items 300000 --skip MakeBuffers; }
 cap_cpu()        { trace_collect cpu-sampled.nettrace dotnet-common,dotnet-sampled-thread-time cpu --seconds 4; }
-cap_db()         { trace_collect db-database.nettrace database db --blogs 20 --posts-per-blog 5; }
-cap_web()        { trace_collect web-sampled-db.nettrace dotnet-sampled-thread-time,database web --requests 150 --concurrency 4; }
+cap_db()         { trace_collect db-database.nettrace.zst database db --blogs 20 --posts-per-blog 5; }
+cap_web()        { trace_collect web-sampled-db.nettrace.zst dotnet-sampled-thread-time,database web --requests 150 --concurrency 4; }
 
 cap_envvar() {
   # No tool at all: the runtime writes the file itself (EventPipe file session configured by env vars).

@@ -20,8 +20,8 @@ ls "$DATA"/gc-*.nettrace >/dev/null 2>&1 || { echo "SKIP: gc fixtures not presen
 # Every fixture whose oracle has TraceEvent's GC model (the gc captures; every nettrace fixture once
 # tests/capture/oracle-all.sh has run with the gc section) is compared; the gc captures always are.
 mkdir -p "$tmp/r"
-for f in "$DATA"/*.nettrace; do
-  b=$(basename "$f" .nettrace)
+for f in "$DATA"/*.nettrace "$DATA"/*.nettrace.zst; do
+  b=$(basename "$(basename "$f" .zst)" .nettrace)
   case $b in gc-*) ;; *) grep -q '^  "gc": {' "$DATA/$b.oracle.json" 2>/dev/null || continue ;; esac
   expect 0 "gc on $b" -- "$PERFPIPE" gc "$f" --format json -o "$tmp/r/$b.json"
   cp "$tmp/r/$b.json" "$tmp/$b.json"

@@ -29,7 +29,7 @@ chrome() {  # chrome OUT URL EXTRA...: a fresh profile each time, no network
 runs=(
   "cpu cpu-sampled.nettrace"
   "alloc alloc-gcverbose.nettrace"
-  "db db-database.nettrace"
+  "db db-database.nettrace.zst"
   "gc gc-gen2-ws.nettrace"
   "counters-csv leak-counters.csv"
   "gcdump leak-after.gcdump"

@@ -23,7 +23,7 @@ print(f"{len(l)}: {l[:60]}")' "$1"
 }
 
 runs=(
-  "db db-database.nettrace"
+  "db db-database.nettrace.zst"
   "cpu cpu-sampled.nettrace"
   "alloc alloc-gcverbose.nettrace"
   "gc gc-gen2-ws.nettrace"
@@ -66,7 +66,7 @@ for t in d["stages"][0]["tables"]:
 if grep -q 'left out to fit the width' "$tmp/db.txt" && ! grep -qF -- "$sql" "$tmp/db.txt"; then
   pass=$((pass + 1)); echo "PASS: db at 100 columns names the columns it left out"
 else fail=$((fail + 1)); echo "FAIL: db at 100 columns: no 'left out' line, or the long SQL whole"; fi
-COLUMNS=100 "$PERFPIPE" db "$DATA/db-database.nettrace" --wide >"$tmp/wide.txt" 2>/dev/null
+COLUMNS=100 "$PERFPIPE" db "$DATA/db-database.nettrace.zst" --wide >"$tmp/wide.txt" 2>/dev/null
 if grep -qF -- "$sql" "$tmp/wide.txt" && ! grep -q 'left out to fit' "$tmp/wide.txt"; then
   pass=$((pass + 1)); echo "PASS: --wide keeps every column and the SQL whole"
 else fail=$((fail + 1)); echo "FAIL: --wide cut something"; fi

@@ -30,7 +30,7 @@ chrome() {  # chrome OUT URL EXTRA...: a fresh profile each time, no network
 runs=(
   "cpu cpu-sampled.nettrace"
   "alloc alloc-gcverbose.nettrace"
-  "db db-database.nettrace"
+  "db db-database.nettrace.zst"
   "counters-csv leak-counters.csv --option series=true"
   "gcdump leak-after.gcdump"
   "gcdump-diff leak-before.gcdump leak-after.gcdump"

@@ -27,9 +27,10 @@ for p in python3 /usr/bin/python3; do
 done
 [ -n "$py" ] || { echo "SKIP: Python's jsonschema is needed (apt-get install python3-jsonschema)"; exit 77; }
 
-for t in cpu-sampled web-sampled-db; do
-  "$PERFPIPE" cpu "$DATA/$t.nettrace" --format speedscope -o "$tmp/$t.speedscope.json" &&
-  "$PERFPIPE" cpu "$DATA/$t.nettrace" --format json -o "$tmp/$t.json" || { echo "FAIL: cpu on $t"; exit 1; }
+for f in cpu-sampled.nettrace web-sampled-db.nettrace.zst; do
+  t=${f%%.*}
+  "$PERFPIPE" cpu "$DATA/$f" --format speedscope -o "$tmp/$t.speedscope.json" &&
+  "$PERFPIPE" cpu "$DATA/$f" --format json -o "$tmp/$t.json" || { echo "FAIL: cpu on $t"; exit 1; }
 done
 "$PERFPIPE" alloc "$DATA/alloc-gcverbose.nettrace" --format speedscope -o "$tmp/alloc.speedscope.json" ||
   { echo "FAIL: alloc speedscope"; exit 1; }

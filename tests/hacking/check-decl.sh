@@ -70,7 +70,7 @@ run cpu-lock cpu "$D/fix-lock-bad.nettrace"
 run cpu-exc cpu "$D/fix-exceptions-bad.nettrace"
 run alloc alloc "$D/alloc-gcverbose.nettrace" --option type-stacks=true
 run db db "$D/webdb-nplus1-c1-hosting.nettrace"
-run db-sampled db "$D/web-sampled-db.nettrace"
+run db-sampled db "$D/web-sampled-db.nettrace.zst"
 run gc gc "$D/gc-induced-ws.nettrace"
 run heap gcdump "$D/leak-after.gcdump"
 run heap-noretained gcdump "$D/leak-after.gcdump" --option retained=false

@@ -18,6 +18,12 @@ pass=0; fail=0
 ok() { pass=$((pass + 1)); echo "PASS: $1"; }
 ko() { fail=$((fail + 1)); echo "FAIL: $1"; }
 mutate() { python3 "$SRC/tests/faults/mutate-nettrace.py" "$@"; }
+# The compressed fixtures (*.nettrace.zst) as plain files: a split reads a
+# file at offsets, and a compressed input is read serially through a pipe.
+command -v zstd >/dev/null || { echo "SKIP: zstd is needed to unpack the compressed fixtures"; exit 77; }
+UNPACKED=$tmp/unpacked; mkdir -p "$UNPACKED"
+for z in "$DATA"/*.nettrace.zst; do zstd -q -d -c "$z" >"$UNPACKED/$(basename "$z" .zst)" || exit 1; done
+TRACES=("$DATA"/*.nettrace "$UNPACKED"/*.nettrace)
 log=$tmp/split.log
 
 # same FILE: serial vs every split mode at 2 and 3 threads; leaves the
@@ -53,7 +59,7 @@ q() { python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print($2)" "$
 # ones have none).
 every_trace() {
   local files f split=0
-  files=("$DATA"/*.nettrace "$SRC"/tests/malformed/nettrace/*.nettrace)
+  files=("${TRACES[@]}" "$SRC"/tests/malformed/nettrace/*.nettrace)
   [ -n "$CORPUS" ] && [ -d "$CORPUS" ] && files+=("$CORPUS"/*.nettrace)
   for f in "${files[@]}"; do
     same "$f"
@@ -69,7 +75,7 @@ every_trace() {
 # Both equal --jobs 1.
 point_per_block() {
   local f b nfold=0 nser=0 ncap=0
-  for f in "$DATA"/*.nettrace; do
+  for f in "${TRACES[@]}"; do
     b=$(basename "$f")
     mutate "$f" "$tmp/$b.points" points 2>/dev/null || continue
     ncap=$((ncap + 1))

@@ -16,7 +16,7 @@ point_per_block
 
 # The shipped cuts (top 25, top-stacks 1000) happen after the merge.
 run_jobs() { "$PERFPIPE" alloc --format json --jobs "$1" "$2"; }
-for f in "$DATA"/alloc-gcverbose.nettrace "$DATA"/web-sampled-db.nettrace; do
+for f in "$DATA"/alloc-gcverbose.nettrace "$UNPACKED"/web-sampled-db.nettrace; do
   same "$f"; folded "$(basename "$f") with the default cuts"
 done
 run_jobs() { "$PERFPIPE" alloc --format json --top 0 --option top-stacks=0 --jobs "$1" "$2"; }
@@ -25,7 +25,7 @@ run_jobs() { "$PERFPIPE" alloc --format json --top 0 --option top-stacks=0 --job
 after_drop() {
   grep -q "dropped" "$tmp/s.err" && ok "the missing block is told on stderr" || ko "no damage on stderr"
 }
-t=$DATA/web-sampled-db.nettrace
+t=$UNPACKED/web-sampled-db.nettrace
 damaged "$t"
 
 # pipeline FILE STAGES...: a two-input pipeline over trace and other.

@@ -13,7 +13,7 @@ after_drop() {
   local d; d=$(q "$tmp/s.json" 'd["stages"][0]["totals"]["dropped_events"]["value"]')
   if [ "${d:-0}" -gt 0 ]; then ok "the missing block shows as $d dropped events"; else ko "no dropped events: $d"; fi
 }
-t=$DATA/web-sampled-db.nettrace
+t=$UNPACKED/web-sampled-db.nettrace
 damaged "$t"
 
 # --jobs is checked; PERFPIPE_JOBS is the default.

@@ -16,8 +16,8 @@ DATA=${PP_TESTDATA:?}
 
 
 for f in db-database web-sampled-db; do
-  [ -e "$DATA/$f.nettrace" ] || { echo "SKIP: $f absent"; continue; }
-  run "$f: db" "$PERFPIPE" db "$DATA/$f.nettrace" --top 0 --format json -o "$tmp/$f.db.json" || continue
+  [ -e "$DATA/$f.nettrace.zst" ] || { echo "SKIP: $f absent"; continue; }
+  run "$f: db" "$PERFPIPE" db "$DATA/$f.nettrace.zst" --top 0 --format json -o "$tmp/$f.db.json" || continue
   run "$f: candidates" "$PERFPIPE" candidates "$tmp/$f.db.json" --top 1000 --format json \
     -o "$tmp/$f.cand.json" || continue
   check "$f: db callers name their module and call site; db candidates land in the workload" \

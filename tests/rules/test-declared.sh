@@ -29,7 +29,7 @@ run() { # run NAME ANALYZER INPUT...
 }
 run alloc alloc "$DATA/alloc-gcverbose.nettrace"
 run cpu cpu "$DATA/fix-lock-bad.nettrace"
-run db db "$DATA/web-sampled-db.nettrace"
+run db db "$DATA/web-sampled-db.nettrace.zst"
 run counters counters-csv "$DATA/leak-counters.csv"
 run heap gcdump "$DATA/leak-after.gcdump"
 run heapdiff gcdump-diff "$DATA/leak-before.gcdump" "$DATA/leak-after.gcdump"

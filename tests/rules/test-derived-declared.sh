@@ -28,7 +28,7 @@ analyze() { # analyze NAME ANALYZER INPUT...
   local name=$1; shift
   run "$name" "$PERFPIPE" "$@" --format json -o "$tmp/$name.json"
 }
-analyze db db "$DATA/db-database.nettrace" --top 0 || exit 1
+analyze db db "$DATA/db-database.nettrace.zst" --top 0 || exit 1
 analyze cpu cpu "$DATA/fix-lock-bad.nettrace" --top 0 || exit 1
 analyze alloc alloc "$DATA/fix-strconcat-bad.nettrace" --top 0 || exit 1
 analyze heapdiff gcdump-diff "$DATA/leak-before.gcdump" "$DATA/leak-after.gcdump" || exit 1

@@ -18,6 +18,7 @@
 #include <perfpipe/nettrace.h>
 #include "nettrace/nettrace_internal.h"
 #include "nettrace/inspect.h"
+#include "unpacked.h"
 
 static const char *
 env_dir(const char *var)
@@ -162,16 +163,21 @@ START_TEST(test_fixtures_vs_oracle)
     struct dirent *e;
     while ((e = readdir(d))) {
         size_t l = strlen(e->d_name);
-        if (l < 10 || strcmp(e->d_name + l - 9, ".nettrace") != 0)
+        if (l > 4 && strcmp(e->d_name + l - 4, ".zst") == 0)
+            l -= 4; /* committed compressed: read unpacked (unpacked.h) */
+        if (l < 10 || strncmp(e->d_name + l - 9, ".nettrace", 9) != 0)
             continue;
-        char trace[4096], oracle[4096];
+        char trace[4096], oracle[4096], plain[4200];
         snprintf(trace, sizeof trace, "%s/%s", dir, e->d_name);
         snprintf(oracle, sizeof oracle, "%s/%.*s.oracle.json", dir, (int)(l - 9), e->d_name);
         if (!exists(oracle)) {
             printf("SKIP: %s has no oracle\n", trace);
             continue;
         }
-        check_against_oracle(trace, oracle);
+        int fd = unpacked_open(trace, plain, sizeof plain);
+        ck_assert_msg(fd != -2, "%s", plain);
+        check_against_oracle(plain, oracle);
+        unpacked_close(fd);
         n++;
     }
     closedir(d);
@@ -604,16 +610,19 @@ START_TEST(test_fixture_payloads)
                                    "web-sampled-db" };
     int n = 0;
     for (size_t i = 0; dir && i < sizeof names / sizeof names[0]; i++) {
-        char trace[4096], oracle[4200];
-        snprintf(trace, sizeof trace, "%s/%s.nettrace", dir, names[i]);
+        char name[4096], trace[4200], oracle[4200], plain[4300];
+        snprintf(name, sizeof name, "%s/%s.nettrace", dir, names[i]);
         snprintf(oracle, sizeof oracle, "%s/%s.oracle.json", dir, names[i]);
-        if (!exists(trace) || !exists(oracle)) {
+        if (!unpacked_exists(name, trace, sizeof trace) || !exists(oracle)) {
             printf("SKIP: %s absent\n", names[i]);
             continue;
         }
         json_t *o = json_load_file(oracle, 0, NULL);
         ck_assert_ptr_nonnull(o);
-        check_alloc_and_ds(trace, o);
+        int fd = unpacked_open(trace, plain, sizeof plain);
+        ck_assert_msg(fd != -2, "%s", plain);
+        check_alloc_and_ds(plain, o);
+        unpacked_close(fd);
         json_decref(o);
         n++;
     }

@@ -16,6 +16,7 @@
 
 #include "../../plugins/common/frames.h"
 #include "mock_host.h"
+#include "unpacked.h"
 
 const pp_analyzer *perfpipe_plugin_entry(void);
 
@@ -104,7 +105,10 @@ run_trace(const char *path, const char *view, const char *focus)
 {
     pp_error err = PP_ERROR_INIT;
     pp_trace_source *src = NULL;
-    ck_assert_msg(pp_nettrace_open(path, &src, &err) == PP_OK, "%s: %s", path, err.message);
+    char plain[4300];
+    int fd = unpacked_open(path, plain, sizeof plain); /* a .zst fixture (MANIFEST) */
+    ck_assert_msg(fd != -2, "%s", plain);
+    ck_assert_msg(pp_nettrace_open(plain, &src, &err) == PP_OK, "%s: %s", path, err.message);
     mock_host *mh = mock_host_new(perfpipe_plugin_entry());
     mock_host_forward_trace(mh, pp_nettrace_symbolize, pp_nettrace_info, pp_nettrace_field);
     mock_host_set_option(mh, "top", "0");
@@ -120,6 +124,7 @@ run_trace(const char *path, const char *view, const char *focus)
     ck_assert_msg(mock_host_finish(mh, &err) == PP_OK, "%s", err.message);
     ck_assert_msg(mock_host_violations(mh) == 0, "ABI breach: %s", mock_host_first_violation(mh));
     pp_nettrace_close(src);
+    unpacked_close(fd);
     return mh;
 }
 

@@ -24,6 +24,7 @@
 #include <perfpipe/plugin.h>
 
 #include "mock_host.h"
+#include "unpacked.h"
 
 const pp_analyzer *perfpipe_plugin_entry(void);
 
@@ -40,12 +41,15 @@ static fixture fixtures[] = {
 #define NFIXTURES (sizeof(fixtures) / sizeof(fixtures[0]))
 
 static const char *data_dir;
-static char trace_path[4200], truth_path[4200], oracle_path[4200];
+static char trace_path[4300], truth_path[4200], oracle_path[4200];
 
+/* The trace as committed: NAME.nettrace or NAME.nettrace.zst (unpacked.h). */
 static void
 use_fixture(int i)
 {
-    snprintf(trace_path, sizeof(trace_path), "%s/%s.nettrace", data_dir, fixtures[i].name);
+    char plain[4200];
+    snprintf(plain, sizeof(plain), "%s/%s.nettrace", data_dir, fixtures[i].name);
+    unpacked_exists(plain, trace_path, sizeof(trace_path));
     snprintf(truth_path, sizeof(truth_path), "%s/%s.truth.json", data_dir, fixtures[i].name);
     snprintf(oracle_path, sizeof(oracle_path), "%s/%s.oracle.json", data_dir, fixtures[i].name);
 }
@@ -68,7 +72,10 @@ run_fixture(void)
     pp_error err = PP_ERROR_INIT;
     ck_assert_int_eq(mock_host_create(mh, &err), PP_OK);
     pp_trace_source *t;
-    ck_assert_msg(pp_nettrace_open(trace_path, &t, &err) == PP_OK, "%s", err.message);
+    char plain[4400];
+    int fd = unpacked_open(trace_path, plain, sizeof(plain));
+    ck_assert_msg(fd != -2, "%s", plain);
+    ck_assert_msg(pp_nettrace_open(plain, &t, &err) == PP_OK, "%s", err.message);
     const pp_trace_event *ev;
     int rc;
     while ((rc = pp_nettrace_next(t, &ev, &err)) == 1)
@@ -76,6 +83,7 @@ run_fixture(void)
     ck_assert_msg(rc == 0, "%s", err.message);
     ck_assert_int_eq(mock_host_finish(mh, &err), PP_OK); /* symbolizes: trace still open */
     pp_nettrace_close(t);
+    unpacked_close(fd);
     ck_assert_msg(mock_host_violations(mh) == 0, "%s", mock_host_first_violation(mh));
     return mh;
 }
