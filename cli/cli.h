@@ -23,9 +23,20 @@
                                   or has a stage that is not ok */
 #define PP_EXIT_NOMEM 7 /* out of memory */
 
-/* Set by pp_cli_error when a message says "out of memory": main() then
- * ends with PP_EXIT_NOMEM whatever code the failing step returned. */
+/* Set by pp_cli_error when a message says "out of memory": the run then
+ * ends with PP_EXIT_NOMEM whatever code the failing step returned
+ * (pp_cli_exit_status), unless a result was put in place. */
 extern int pp_cli_out_of_memory;
+/* Set when a result was written: a file renamed into place, a CSV set,
+ * standard output flushed. */
+extern int pp_cli_wrote_result;
+
+/* The exit status for a command's code rc: PP_EXIT_NOMEM when an "out of
+ * memory" was said and nothing was written (a usage or input code would
+ * send the user to the wrong place); rc otherwise. A result in place
+ * keeps its run's code: 0 or 4 with its document saying why, never 7
+ * (exit 7 leaves nothing new, perfpipe(1)). */
+int pp_cli_exit_status(int rc);
 
 extern const char *pp_prog; /* "perfpipe" */
 /* -q/--quiet before the command (`perfpipe -q alloc F`): no warnings on

@@ -329,5 +329,7 @@ pp_cli_write_csv_dir(const char *dir, const json_t *doc)
     for (size_t i = 0; i < n; i++)
         free(jobs[i].path);
     free(jobs);
+    if (status == PP_EXIT_OK)
+        pp_cli_wrote_result = 1;
     return status;
 }

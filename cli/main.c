@@ -231,10 +231,7 @@ main(int argc, char **argv)
 
     if (pp_cli_flush_stdout() != PP_EXIT_OK && rc == PP_EXIT_OK)
         rc = PP_EXIT_OUTPUT;
-    /* Out of memory is the cause whatever step met it and whatever code
-     * that step chose (a usage or input code would send the user to the
-     * wrong place): perfpipe(1) EXIT STATUS. */
-    if (rc != PP_EXIT_OK && rc != PP_EXIT_NOMEM && pp_cli_out_of_memory)
-        rc = PP_EXIT_NOMEM;
-    return rc;
+    /* Out of memory is the cause whatever step met it (perfpipe(1) EXIT
+     * STATUS), unless a result is in place. */
+    return pp_cli_exit_status(rc);
 }

@@ -190,5 +190,7 @@ cli_run_deliver(void *user, json_t *doc, int rc, const pp_error *err)
     }
     if ((w = write_results(dj->a, dj->p, doc)) != PP_EXIT_OK)
         status = w;
-    return status;
+    /* Here, not only in main(): in the stages' process this is the run's
+     * status, and its "out of memory" messages were said here. */
+    return pp_cli_exit_status(status);
 }

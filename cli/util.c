@@ -23,6 +23,7 @@ const char *pp_prog = "perfpipe";
 int pp_cli_quiet;
 int pp_cli_force;
 int pp_cli_out_of_memory;
+int pp_cli_wrote_result;
 
 void
 pp_cli_error(const char *fmt, ...)
@@ -37,6 +38,14 @@ pp_cli_error(const char *fmt, ...)
     if (strstr(msg, "out of memory") != NULL)
         pp_cli_out_of_memory = 1;
     fprintf(stderr, "%s: %s\n", pp_prog, msg);
+}
+
+int
+pp_cli_exit_status(int rc)
+{
+    if (rc != PP_EXIT_OK && rc != PP_EXIT_NOMEM && pp_cli_out_of_memory && !pp_cli_wrote_result)
+        return PP_EXIT_NOMEM;
+    return rc;
 }
 
 int
@@ -212,6 +221,8 @@ pp_cli_write_output(const char *path, pp_write_fn fn, void *user)
         }
         if (pp_cli_flush_stdout() != PP_EXIT_OK)
             return PP_EXIT_OUTPUT;
+        if (rc == PP_EXIT_OK)
+            pp_cli_wrote_result = 1;
         return rc;
     }
     if (pp_outfile_open(&of, path, pp_cli_force ? PP_OUTFILE_FORCE : 0, pp_cli_temp_tracker(),
@@ -228,6 +239,7 @@ pp_cli_write_output(const char *path, pp_write_fn fn, void *user)
         pp_cli_error("%s", err.message);
         return PP_EXIT_OUTPUT;
     }
+    pp_cli_wrote_result = 1;
     return PP_EXIT_OK;
 }
 

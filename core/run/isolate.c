@@ -203,20 +203,25 @@ typedef struct attempt {
     int status;            /* waitpid status */
 } attempt;
 
+/* The child's message is read into a buffer made before the fork, which a
+ * delivered run's message (no document) always fits: once the stages'
+ * process may have put the result in place, this process allocates
+ * nothing, so a failed allocation cannot turn a written result into a
+ * failed run (exit 7 with the file there). Only a document to write here
+ * grows it, and then nothing was written yet. */
+#define MSG_BUF_START 65536
+_Static_assert(sizeof(child_msg) <= MSG_BUF_START, "a delivered run's message fits the buffer");
+
+/* Double a's full buffer. */
 static int
-grow(attempt *a, size_t need)
+grow(attempt *a)
 {
     char *p;
-    size_t cap = a->cap ? a->cap : 65536;
 
-    while (cap < need)
-        cap *= 2;
-    if (cap == a->cap)
-        return 0;
-    if ((p = realloc(a->buf, cap)) == NULL)
+    if ((p = realloc(a->buf, 2 * a->cap)) == NULL)
         return -1;
     a->buf = p;
-    a->cap = cap;
+    a->cap *= 2;
     return 0;
 }
 
@@ -265,7 +270,7 @@ watch_child(pid_t pid, int fd, pp_guard_watch *w, const pp_plan *plan, uint32_t 
         if (n > 0) {
             ssize_t r;
 
-            if (grow(a, a->len + 65536) != 0) {
+            if (a->len == a->cap && grow(a) != 0) {
                 oom = 1;
                 kill(-pid, SIGKILL);
                 break;
@@ -458,7 +463,14 @@ pp_isolate_run(const pp_plan *plan, const pp_run_hooks *hooks, json_t **doc, pp_
         memset(w, 0, wsize);
         fflush(stdout);
         fflush(stderr);
+        a.cap = MSG_BUF_START;
+        if ((a.buf = malloc(a.cap)) == NULL) {
+            pp_error_set(err, PP_ENOMEM, "out of memory starting the stages' process");
+            rc = PP_ENOMEM;
+            break;
+        }
         if (pipe2(fds, O_CLOEXEC) != 0 || (pid = fork()) < 0) {
+            free(a.buf);
             pp_error_set(err, PP_EIO, "cannot start the stages' process: %s", strerror(errno));
             rc = PP_EIO;
             break;

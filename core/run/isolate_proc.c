@@ -1,8 +1,10 @@
 /* Plugin-made process state: signals put back, strays ended (isolate_proc.h). */
+#define _GNU_SOURCE 1 /* getdents64 */
 #include "config.h"
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,21 +33,25 @@ pp_sig_state_restore(const pp_sig_state *s)
     sigprocmask(SIG_SETMASK, &s->mask, NULL);
 }
 
-/* The parent pid in /proc/PID/stat, or -1. */
+/* The parent pid in /proc/PID/stat, or -1. No stdio: the strays are ended
+ * after the result may be in place, where a failed allocation (fopen's)
+ * left them running and said nothing. */
 static pid_t
-parent_of(const char *pid)
+parent_of(pid_t pid)
 {
     char path[64], buf[512];
-    FILE *f;
-    size_t n;
+    ssize_t n;
+    int fd;
     const char *close_paren;
     long ppid;
 
-    snprintf(path, sizeof path, "/proc/%s/stat", pid);
-    if ((f = fopen(path, "re")) == NULL)
+    snprintf(path, sizeof path, "/proc/%ld/stat", (long)pid);
+    if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
         return -1;
-    n = fread(buf, 1, sizeof buf - 1, f);
-    fclose(f);
+    n = read(fd, buf, sizeof buf - 1);
+    close(fd);
+    if (n <= 0)
+        return -1;
     buf[n] = '\0';
     /* "PID (COMM) STATE PPID ...": COMM may hold spaces and parentheses. */
     if ((close_paren = strrchr(buf, ')')) == NULL ||
@@ -54,40 +60,55 @@ parent_of(const char *pid)
     return (pid_t)ppid;
 }
 
-/* The calling process's children: *out (malloc'd, or NULL when none) and
- * *n. 0, or -1 (nothing in *out) when /proc cannot be read or memory ran
- * out. */
+/* Calls fn(pid, user) for each child of the calling process; 0, or -1 when
+ * /proc cannot be read or fn says stop (-1). No allocation: /proc is read
+ * with getdents64 into a buffer on the stack. */
 static int
-children(pid_t **out, size_t *n)
+each_child(int (*fn)(pid_t, void *), void *user)
 {
-    DIR *d = opendir("/proc");
-    struct dirent *e;
+    char buf[4096];
     pid_t self = getpid();
-    size_t cap = 0;
+    int fd = open("/proc", O_RDONLY | O_DIRECTORY | O_CLOEXEC), rc = 0;
+    ssize_t n = 0;
 
-    *out = NULL;
-    *n = 0;
-    if (d == NULL)
+    if (fd < 0)
         return -1;
-    while ((e = readdir(d)) != NULL) {
-        pid_t *grown;
+    while (rc == 0 && (n = getdents64(fd, buf, sizeof buf)) > 0) {
+        for (ssize_t off = 0; rc == 0 && off < n;) {
+            const struct dirent64 *e = (const struct dirent64 *)(buf + off);
+            pid_t pid = (pid_t)strtol(e->d_name, NULL, 10);
 
-        if (e->d_name[0] < '1' || e->d_name[0] > '9' || parent_of(e->d_name) != self)
-            continue;
-        if (*n == cap) {
-            cap = cap ? 2 * cap : 8;
-            if ((grown = realloc(*out, cap * sizeof **out)) == NULL) {
-                free(*out);
-                *out = NULL;
-                *n = 0;
-                closedir(d);
-                return -1;
-            }
-            *out = grown;
+            off += e->d_reclen;
+            if (e->d_name[0] >= '1' && e->d_name[0] <= '9' && parent_of(pid) == self)
+                rc = fn(pid, user);
         }
-        (*out)[(*n)++] = (pid_t)strtol(e->d_name, NULL, 10);
     }
-    closedir(d);
+    close(fd);
+    if (n < 0)
+        rc = -1;
+    return rc;
+}
+
+typedef struct pid_list {
+    pid_t *pids;
+    size_t n, cap;
+} pid_list;
+
+static int
+add_child(pid_t pid, void *user)
+{
+    pid_list *l = user;
+
+    if (l->n == l->cap) {
+        size_t cap = l->cap ? 2 * l->cap : 8;
+        pid_t *grown = realloc(l->pids, cap * sizeof *grown);
+
+        if (grown == NULL)
+            return -1;
+        l->pids = grown;
+        l->cap = cap;
+    }
+    l->pids[l->n++] = pid;
     return 0;
 }
 
@@ -103,9 +124,13 @@ kept(pid_t pid, const pid_t *keep, size_t nkeep)
 void
 pp_reaper_start(pp_reaper *r)
 {
+    pid_list keep = { NULL, 0, 0 };
+
     r->was = 0;
-    r->on = children(&r->keep, &r->nkeep) == 0 && prctl(PR_GET_CHILD_SUBREAPER, &r->was) == 0 &&
+    r->on = each_child(add_child, &keep) == 0 && prctl(PR_GET_CHILD_SUBREAPER, &r->was) == 0 &&
             prctl(PR_SET_CHILD_SUBREAPER, 1) == 0;
+    r->keep = keep.pids;
+    r->nkeep = keep.n;
 }
 
 void
@@ -117,6 +142,28 @@ pp_reaper_stop(pp_reaper *r)
     memset(r, 0, sizeof *r);
 }
 
+typedef struct stray_round {
+    const pp_reaper *r;
+    size_t ended;
+} stray_round;
+
+static int
+end_stray(pid_t pid, void *user)
+{
+    stray_round *round = user;
+
+    /* A child in this process's own group that was not there before is
+     * the embedding program's (another thread forked it), not a stage's:
+     * those are in the stages' group or one of their own. */
+    if (kept(pid, round->r->keep, round->r->nkeep) || getpgid(pid) == getpgrp())
+        return 0;
+    kill(pid, SIGKILL);
+    while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+        ;
+    round->ended++;
+    return 0;
+}
+
 void
 pp_reaper_end_strays(const pp_reaper *r)
 {
@@ -126,26 +173,9 @@ pp_reaper_end_strays(const pp_reaper *r)
      * children come to this process as they die, for the next round. A
      * killed process forks no more, so the rounds end. */
     for (int round = 0; round < 1000; round++) {
-        size_t n, ended = 0;
-        pid_t *kids;
+        stray_round sr = { r, 0 };
 
-        if (children(&kids, &n) != 0)
-            break;
-
-        for (size_t i = 0; i < n; i++) {
-            /* A child in this process's own group that was not there
-             * before is the embedding program's (another thread forked it),
-             * not a stage's: those are in the stages' group or one of their
-             * own. */
-            if (kept(kids[i], r->keep, r->nkeep) || getpgid(kids[i]) == getpgrp())
-                continue;
-            kill(kids[i], SIGKILL);
-            while (waitpid(kids[i], NULL, 0) < 0 && errno == EINTR)
-                ;
-            ended++;
-        }
-        free(kids);
-        if (ended == 0)
+        if (each_child(end_stray, &sr) != 0 || sr.ended == 0)
             break;
     }
 }

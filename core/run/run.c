@@ -160,8 +160,15 @@ pp_run_pipeline(const pp_pipeline *p, const pp_run_hooks *hooks, json_t **doc, p
     } else {
         rc = pp_engine_run(&plan, hooks, doc, err);
     }
-    if (*doc != NULL)
-        decorate(*doc, p, &rules);
+    /* Unisolated (or a document the stages' process could not write): the
+     * same rule as decorate_and_deliver's, no document that looks whole. */
+    if (*doc != NULL && decorate(*doc, p, &rules) != PP_OK && rc == PP_OK) {
+        json_decref(*doc);
+        *doc = NULL;
+        pp_error_set(err, PP_ENOMEM,
+                     "out of memory completing the result (tables' declarations, rules)");
+        rc = PP_ENOMEM;
+    }
 out:
     pp_ruleset_free(&rules);
     json_decref(schema);

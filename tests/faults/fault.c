@@ -31,7 +31,9 @@
  *   daemon    forks in create a daemon: a second fork, setsid(), SIGINT,
  *             SIGTERM and SIGHUP ignored, the descriptors kept, its pid
  *             written to $PP_FAULT_PIDFILE; finish never returns when
- *             $PP_FAULT_HANG is set */
+ *             $PP_FAULT_HANG is set
+ *   nomem     finish fails with PP_ENOMEM, "out of memory" (an analyzer
+ *             that ran out of memory: its stage fails, the others stand) */
 #include <errno.h>
 #include <math.h>
 #include <signal.h>
@@ -71,6 +73,7 @@
 #define F_DUPKEY     23
 #define F_SIGNALS    24
 #define F_DAEMON     25
+#define F_NOMEM      26
 
 #ifndef FAULT
 #error FAULT must name the fault
@@ -290,6 +293,10 @@ finish(void *st, pp_ctx *ctx, pp_error *err)
     if (FAULT == F_DAEMON && getenv("PP_FAULT_HANG") != NULL)
         for (;;)
             pause();
+    if (FAULT == F_NOMEM) {
+        s->host->error_set(err, PP_ENOMEM, "out of memory");
+        return PP_ENOMEM;
+    }
     if (FAULT == F_NULLARGS) {
         s->host->table_new(ctx, NULL, 1, cols, 1);
         s->host->table_new(ctx, "t", 1, NULL, 1);

@@ -3,8 +3,10 @@
 # preloaded shim (tests/faults/iofault.c) fails the n-th write, fsync,
 # rename or close (ENOSPC, or EIO) or the n-th malloc/calloc/realloc of a
 # run; a run is made for each n up to the number of such calls the clean
-# run made (malloc: 100 n spread over the run). Every format and every reader is
-# covered: each case is one command writing one output.
+# run made (malloc: 100 n spread over the run), and every allocation made
+# after the output was renamed into place (the shim's PP_IOFAULT_AFTER=rename:
+# none may fail the run then, the result being there). Every format and
+# every reader is covered: each case is one command writing one output.
 #
 # A run ends well when it
 #   - exits 0 and writes exactly the clean run's output, or
@@ -38,7 +40,8 @@ ${CC:-cc} -O1 -shared -fPIC -o "$tmp/iofault.so" "$SRC/tests/faults/iofault.c" -
   { cat "$tmp/cc.err"; echo "SKIP: cannot build the fault shim"; exit 77; }
 export PERFPIPE_PLUGIN_PATH=${PERFPIPE_PLUGIN_PATH:-}
 
-runs=0 injected=0 bad=0 degraded=0
+runs=0 injected=0 bad=0 degraded=0 late=0
+AFTER=
 say_bad() { bad=$((bad + 1)); echo "BAD: $*"; }
 
 # The cases: NAME|OUTPUT|ARGS... (OUTPUT ending in / is a CSV directory).
@@ -83,13 +86,13 @@ one() {
   local before after rc
   before=$(digest "$w")
   rm -f "$tmp/log"
-  (cd "$w" && timeout 60 env PP_IOFAULT_OP="$op" PP_IOFAULT_N="$n" PP_IOFAULT_ERRNO="$e" \
+  (cd "$w" && timeout 60 env PP_IOFAULT_OP="$op" PP_IOFAULT_N="$n" PP_IOFAULT_ERRNO="$e" PP_IOFAULT_AFTER="$AFTER" \
     PP_IOFAULT_LOG="$tmp/log" LD_PRELOAD="$tmp/iofault.so" "$PERFPIPE" "$@" -o "$out" >/dev/null 2>"$tmp/err")
   rc=$?
   runs=$((runs + 1))
   local hit; hit=$(awk '{print $3}' "$tmp/log" 2>/dev/null); hit=${hit:-0}
   injected=$((injected + hit))
-  local what="$op #$n ($e) on '$*' -o $out: exit $rc"
+  local what="$op #$n${AFTER:+ after the $AFTER} ($e) on '$*' -o $out: exit $rc"
   if temps "$w" "$out" | grep -q .; then say_bad "$what: a temporary file is left"; fi
   case $rc in
     0)
@@ -146,6 +149,18 @@ while IFS='|' read -r CASE out args; do
       one "$w" "$op" "$n" "$e" "$out" "$@"
     done
   done
+  # Every allocation after the commit (the last rename) in turn: the
+  # result is in place, so the run must end 0 with it (or, had the commit
+  # not been the last step, non-zero with nothing new).
+  rm -f "$tmp/log"
+  (cd "$w" && PP_IOFAULT_OP=malloc PP_IOFAULT_N=0 PP_IOFAULT_AFTER=rename PP_IOFAULT_LOG=$tmp/log \
+    LD_PRELOAD=$tmp/iofault.so "$PERFPIPE" "$@" -o "$out" >/dev/null 2>&1)
+  rm -rf "${w:?}/${out%/}"
+  total=$(awk '{print $2}' "$tmp/log" 2>/dev/null); total=${total:-0}
+  late=$((late + total))
+  AFTER=rename
+  for ((n = 1; n <= total; n++)); do one "$w" malloc "$n" ENOMEM "$out" "$@"; done
+  AFTER=
   # An existing CSV directory with older files: they stay, or all are new.
   if [ "$CASE" = csvdir ] && [ "$mode" = full ]; then
     mkdir -p "$w.seed/csv"; echo old >"$w.seed/csv/by_type.csv"; echo mine >"$w.seed/csv/notes.txt"
@@ -159,5 +174,6 @@ while IFS='|' read -r CASE out args; do
   fi
 done < <(cases)
 echo "mode $mode: $((SECONDS - start)) s"
+echo "allocations after an output's commit, all cases: $late"
 echo "runs $runs, faults injected $injected, bad outcomes $bad (degraded, said: $degraded)"
 [ "$bad" = 0 ]

@@ -6,6 +6,13 @@
  *   PP_IOFAULT_N      the call to fail, counted from 1 (0: count only)
  *   PP_IOFAULT_ERRNO  ENOSPC (default) or EIO; malloc fails with ENOMEM
  *   PP_IOFAULT_LOG    a file that gets "OP CALLS INJECTED" at exit
+ *   PP_IOFAULT_AFTER  rename: with OP malloc, allocations count only from
+ *                     the first rename that succeeds, and from 0 again at
+ *                     each one, so N=1 fails the first allocation after an
+ *                     output was renamed into place (its commit), whichever
+ *                     process makes it; the log's CALLS is then the number
+ *                     made after the last rename, and a fourth field the
+ *                     renames
  *   PP_IOFAULT_HOLD   a file: the n-th write does not fail but creates it
  *                     (holding the written file's name), then waits
  *                     PP_IOFAULT_HOLD_S seconds (default 30) whatever
@@ -45,22 +52,23 @@ static int op = -1;
 static unsigned long target;
 /* Shared with forked children (a stage's child counts on the same line),
  * so "the n-th call" means the n-th of the whole run. */
-static unsigned long *counts; /* [0] calls, [1] injected */
-static unsigned long local_counts[2];
+static unsigned long *counts; /* [0] calls, [1] injected, [2] renames (AFTER) */
+static unsigned long local_counts[3];
 static int fail_errno = ENOSPC;
+static int after_rename;
 
 static void
 setup(void)
 {
     const char *o = getenv("PP_IOFAULT_OP"), *n = getenv("PP_IOFAULT_N"),
-               *e = getenv("PP_IOFAULT_ERRNO");
+               *e = getenv("PP_IOFAULT_ERRNO"), *after = getenv("PP_IOFAULT_AFTER");
 
     op = OP_NONE;
     counts = local_counts;
     if (o == NULL)
         return;
     {
-        void *m = mmap(NULL, 2 * sizeof(unsigned long), PROT_READ | PROT_WRITE,
+        void *m = mmap(NULL, 3 * sizeof(unsigned long), PROT_READ | PROT_WRITE,
                        MAP_SHARED | MAP_ANONYMOUS, -1, 0);
         if (m != MAP_FAILED)
             counts = m;
@@ -74,6 +82,7 @@ setup(void)
     target = n != NULL ? strtoul(n, NULL, 10) : 0;
     if (e != NULL && strcmp(e, "EIO") == 0)
         fail_errno = EIO;
+    after_rename = op == OP_MALLOC && after != NULL && strcmp(after, "rename") == 0;
 }
 
 static pid_t first_pid;
@@ -95,6 +104,8 @@ hit(int which)
         setup();
     if (op != which)
         return 0;
+    if (after_rename && __atomic_load_n(&counts[2], __ATOMIC_SEQ_CST) == 0)
+        return 0;
     if (__atomic_add_fetch(&counts[0], 1, __ATOMIC_RELAXED) != target)
         return 0;
     __atomic_add_fetch(&counts[1], 1, __ATOMIC_RELAXED);
@@ -111,7 +122,9 @@ report(void)
 
     if (log == NULL || op < 0 || getpid() != first_pid)
         return;
-    len = snprintf(line, sizeof line, "%s %lu %lu\n", names[op], counts[0], counts[1]);
+    len = after_rename ? snprintf(line, sizeof line, "%s %lu %lu %lu\n", names[op], counts[0],
+                                  counts[1], counts[2]) :
+                         snprintf(line, sizeof line, "%s %lu %lu\n", names[op], counts[0], counts[1]);
     /* Only the first process reports: its children's calls are counted in. */
     if ((fd = (int)syscall(SYS_openat, AT_FDCWD, log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC,
                            0644)) >= 0) {
@@ -184,11 +197,19 @@ fsync(int fd)
 int
 rename(const char *from, const char *to)
 {
+    int rc;
+
     if (hit(OP_RENAME)) {
         errno = fail_errno;
         return -1;
     }
-    return (int)syscall(SYS_renameat, AT_FDCWD, from, AT_FDCWD, to);
+    rc = (int)syscall(SYS_renameat, AT_FDCWD, from, AT_FDCWD, to);
+    if (rc == 0 && after_rename) {
+        /* Counted from here: what allocates after the commit. */
+        __atomic_store_n(&counts[0], 0, __ATOMIC_SEQ_CST);
+        __atomic_add_fetch(&counts[2], 1, __ATOMIC_SEQ_CST);
+    }
+    return rc;
 }
 
 int
