@@ -125,6 +125,19 @@ pp_loader *pp_cli_loader(char **dirs, int ndirs);
 typedef int (*pp_write_fn)(void *user, FILE *out);
 int pp_cli_write_output(const char *path, pp_write_fn fn, void *user);
 
+/* Every document the CLI writes is checked here first (pp_cli_write_output
+ * and pp_cli_write_doc call it): jansson's failed allocations are counted
+ * for the whole process from main() on (result/jsonmem.h), because a
+ * json_object_set_new of a json_integer that could not be made drops the
+ * member with nothing said. The count never goes back down: the first
+ * failure is remembered. PP_EXIT_OK while none failed; otherwise says so,
+ * naming path ("-" or NULL: standard output), and returns PP_EXIT_NOMEM:
+ * the caller writes nothing. */
+int pp_cli_doc_whole(const char *path);
+/* doc as indented JSON to path ("-" or NULL = stdout), through
+ * pp_cli_write_output. An exit code. */
+int pp_cli_write_json(const char *path, const struct json_t *doc);
+
 /* A reader that stops reading (`| head`) is no failure: SIGPIPE only
  * marks it (installed once by main, inherited by the isolated stages), the
  * writes then fail with EPIPE, and the output helpers stop writing without

@@ -201,10 +201,11 @@ pp_cmd_candidates(int argc, char **argv)
         status = c == PP_EIO ? PP_EXIT_INPUT : c == PP_ENOMEM ? PP_EXIT_NOMEM : PP_EXIT_USAGE;
         goto out;
     }
-    if (pp_candidates((const json_t *const *)docs, ndocs, top, use_rules ? &rules : NULL,
-                      ms_per_mib, &out, &err) != PP_OK) {
-        pp_cli_error("%s", err.message);
-        status = PP_EXIT_USAGE;
+    if ((c = pp_candidates((const json_t *const *)docs, ndocs, top, use_rules ? &rules : NULL,
+                           ms_per_mib, &out, &err)) != PP_OK) {
+        pp_cli_error("%s",
+                     err.message[0] || c != PP_ENOMEM ? err.message : "candidates: out of memory");
+        status = c == PP_ENOMEM ? PP_EXIT_NOMEM : PP_EXIT_USAGE;
         goto out;
     }
     status = pp_cli_write_doc(output, out, format, NULL);

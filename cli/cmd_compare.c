@@ -346,8 +346,10 @@ pp_cmd_compare(int argc, char **argv)
     opt.nrep_c = (size_t)(nfiles - nb);
     rc = pp_compare(docs[0], docs[1], &opt, &out, &verdict, &err);
     if (rc != PP_OK) {
-        pp_cli_error("%s", err.message);
-        status = PP_EXIT_USAGE;
+        /* an allocation deep in the join may fail with no words of its own */
+        pp_cli_error("%s",
+                     err.message[0] || rc != PP_ENOMEM ? err.message : "compare: out of memory");
+        status = rc == PP_ENOMEM ? PP_EXIT_NOMEM : PP_EXIT_USAGE;
         goto out;
     }
     {

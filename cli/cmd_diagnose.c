@@ -609,10 +609,12 @@ write_json(const char *dir, const char *name, const json_t *doc)
 
     snprintf(p, sizeof p, "%s/%s", dir, name);
     snprintf(tmp, sizeof tmp, "%s.tmp", p);
+    if (pp_cli_doc_whole(p) != PP_EXIT_OK)
+        return PP_EXIT_NOMEM;
     if (json_dump_file(doc, tmp, JSON_INDENT(2) | JSON_SORT_KEYS) != 0 || rename(tmp, p) != 0) {
         pp_cli_error("diagnose: %s: cannot write: %s", p, strerror(errno));
         unlink(tmp);
-        return PP_EXIT_OUTPUT;
+        return pp_cli_doc_whole(p) != PP_EXIT_OK ? PP_EXIT_NOMEM : PP_EXIT_OUTPUT;
     }
     return PP_EXIT_OK;
 }

@@ -101,7 +101,7 @@ pp_cmd_plugins(int argc, char **argv)
         { NULL, 0, NULL, 0 },
     };
     char *dirs[MAX_DIRS];
-    int ndirs = 0, c;
+    int ndirs = 0, c, status = PP_EXIT_OK;
     listing ls = { 0 };
     pp_loader *l;
 
@@ -142,12 +142,11 @@ pp_cmd_plugins(int argc, char **argv)
     }
     pp_loader_scan(l, list_one, &ls);
     if (ls.json) {
-        json_dumpf(ls.array, stdout, JSON_INDENT(2));
-        fputc('\n', stdout);
+        status = pp_cli_write_json(NULL, ls.array);
         json_decref(ls.array);
     }
     pp_loader_free(l);
-    return PP_EXIT_OK;
+    return status;
 }
 
 static void

@@ -113,6 +113,7 @@ pp_cmd_ps(int argc, char **argv)
     pp_error err = PP_ERROR_INIT;
     pp_ipc_proc *v;
     size_t n;
+    int status = PP_EXIT_OK;
 
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
@@ -139,8 +140,7 @@ pp_cmd_ps(int argc, char **argv)
             json_array_append_new(arr, proc_json(&v[i], v, n));
         json_object_set_new(doc, "schema", json_string("perfpipe-ps/1"));
         json_object_set_new(doc, "processes", arr);
-        json_dumpf(doc, stdout, JSON_INDENT(2));
-        fputc('\n', stdout);
+        status = pp_cli_write_json(NULL, doc);
         json_decref(doc);
     } else if (n == 0) {
         printf("No .NET processes this user can attach to were found.\n");
@@ -148,5 +148,5 @@ pp_cmd_ps(int argc, char **argv)
         print_table(v, n);
     }
     pp_ipc_procs_free(v, n);
-    return PP_EXIT_OK;
+    return status;
 }

@@ -146,8 +146,7 @@ list(const char *format)
                                                  "experimental", r->experimental, "file", r->file,
                                                  "line", (int)r->pos.line));
         }
-        json_dumpf(arr, stdout, JSON_INDENT(2));
-        fputc('\n', stdout);
+        status = pp_cli_write_json(NULL, arr);
         json_decref(arr);
     } else {
         /* grouped by axis (pp_decl_axes' order), disabled ones last */
@@ -173,7 +172,7 @@ list(const char *format)
         printf("%zu rule%s in force\n", set.count, set.count == 1 ? "" : "s");
     }
     ruleset_done(&set);
-    return pp_cli_flush_stdout();
+    return status == PP_EXIT_OK ? pp_cli_flush_stdout() : status;
 }
 
 static const char *const op_text[] = { "", "=", "~", "!~", "glob", ">=", "<=" };

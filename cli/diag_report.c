@@ -462,6 +462,11 @@ write_one(const char *dir, const char *name, const json_t *model, int html)
     }
     emit e = { f, html, 0 };
     document(&e, model);
+    if (pp_cli_doc_whole(p) != PP_EXIT_OK) {
+        fclose(f);
+        unlink(tmp);
+        return PP_EXIT_NOMEM;
+    }
     if (ferror(f) | (fclose(f) != 0) || rename(tmp, p) != 0) {
         pp_cli_error("diagnose: %s: cannot write", p);
         unlink(tmp);

@@ -8,6 +8,7 @@
 
 #include "cli.h"
 #include "loader/paths.h"
+#include "result/jsonmem.h"
 
 static const char usage_head[] =
     "perfpipe - turn .NET performance captures into ranked, comparable answers\n"
@@ -227,10 +228,17 @@ main(int argc, char **argv)
     int rc;
 
     pp_cli_catch_sigpipe();
+    /* before any document exists: every command's documents are counted */
+    pp_jsonmem_count();
     rc = dispatch(argc, argv);
 
     if (pp_cli_flush_stdout() != PP_EXIT_OK && rc == PP_EXIT_OK)
         rc = PP_EXIT_OUTPUT;
+    /* jansson says a failed allocation in a parse as a syntax error
+     * ("invalid token"): the count tells what it was */
+    if (rc != PP_EXIT_OK && rc != PP_EXIT_NOMEM && pp_jsonmem_failures() != 0 &&
+        !pp_cli_wrote_result)
+        pp_cli_error("out of memory (the message above is what it led to)");
     /* Out of memory is the cause whatever step met it (perfpipe(1) EXIT
      * STATUS), unless a result is in place. */
     return pp_cli_exit_status(rc);

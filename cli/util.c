@@ -16,6 +16,7 @@
 
 #include "cli.h"
 #include "output/outfile.h"
+#include "result/jsonmem.h"
 #include "result/result.h"
 #include "shipped.h"
 
@@ -35,7 +36,8 @@ pp_cli_error(const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
-    if (strstr(msg, "out of memory") != NULL)
+    /* ours, or the C library's (strerror(ENOMEM): a fopen that got no buffer) */
+    if (strstr(msg, "out of memory") != NULL || strstr(msg, strerror(ENOMEM)) != NULL)
         pp_cli_out_of_memory = 1;
     fprintf(stderr, "%s: %s\n", pp_prog, msg);
 }
@@ -205,12 +207,25 @@ pp_cli_flush_stdout(void)
 }
 
 int
+pp_cli_doc_whole(const char *path)
+{
+    if (pp_jsonmem_failures() == 0)
+        return PP_EXIT_OK;
+    pp_cli_error("%s: out of memory while the document was made: nothing written (free memory, "
+                 "or write fewer tables with --top N)",
+                 path == NULL || strcmp(path, "-") == 0 ? "standard output" : path);
+    return PP_EXIT_NOMEM;
+}
+
+int
 pp_cli_write_output(const char *path, pp_write_fn fn, void *user)
 {
     pp_error err = PP_ERROR_INIT;
     pp_outfile of;
     int rc;
 
+    if ((rc = pp_cli_doc_whole(path)) != PP_EXIT_OK)
+        return rc;
     if (path == NULL || strcmp(path, "-") == 0) {
         rc = fn(user, stdout);
         if (rc == PP_EXIT_OUTPUT && pp_cli_reader_gone())
@@ -221,6 +236,12 @@ pp_cli_write_output(const char *path, pp_write_fn fn, void *user)
         }
         if (pp_cli_flush_stdout() != PP_EXIT_OK)
             return PP_EXIT_OUTPUT;
+        /* what a renderer could not allocate is gone from what it wrote */
+        if (rc == PP_EXIT_OK && pp_jsonmem_failures() != 0) {
+            pp_cli_error("standard output: out of memory while the document was written: what "
+                         "was written is incomplete");
+            return PP_EXIT_NOMEM;
+        }
         if (rc == PP_EXIT_OK)
             pp_cli_wrote_result = 1;
         return rc;
@@ -231,6 +252,8 @@ pp_cli_write_output(const char *path, pp_write_fn fn, void *user)
         return PP_EXIT_OUTPUT;
     }
     rc = fn(user, of.f);
+    if (rc == PP_EXIT_OK)
+        rc = pp_cli_doc_whole(path);
     if (rc != PP_EXIT_OK) {
         pp_outfile_abort(&of);
         return rc;

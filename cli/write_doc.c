@@ -3,6 +3,7 @@
  * directory writer (csv_dir.c), which it chooses between. */
 #include "config.h"
 
+#include <errno.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -64,7 +65,10 @@ int
 pp_cli_write_doc(const char *path, const json_t *doc, const char *format, const char *table)
 {
     doc_job job = { path, doc, format, table };
+    int rc;
 
+    if ((rc = pp_cli_doc_whole(path)) != PP_EXIT_OK)
+        return rc;
     /* gzip bytes on a terminal help nobody (a pipe or a file is fine) */
     if (strcmp(format, "pprof") == 0 && (path == NULL || strcmp(path, "-") == 0) &&
         isatty(STDOUT_FILENO)) {
@@ -74,4 +78,20 @@ pp_cli_write_doc(const char *path, const json_t *doc, const char *format, const 
     if (table == NULL && strcmp(format, "csv") == 0 && pp_cli_is_dir_output(path))
         return pp_cli_write_csv_dir(path, doc);
     return pp_cli_write_output(path, write_doc, &job);
+}
+
+static int
+write_json(void *user, FILE *out)
+{
+    if (json_dumpf(user, out, JSON_INDENT(2)) == 0 && fputc('\n', out) != EOF)
+        return PP_EXIT_OK;
+    if (!pp_cli_reader_gone())
+        pp_cli_error("cannot write the document: %s", strerror(errno ? errno : EIO));
+    return PP_EXIT_OUTPUT;
+}
+
+int
+pp_cli_write_json(const char *path, const json_t *doc)
+{
+    return pp_cli_write_output(path, write_json, (void *)doc);
 }

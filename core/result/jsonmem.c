@@ -25,6 +25,12 @@ pp_jsonmem_count(void)
     json_set_alloc_funcs(counted_malloc, free);
 }
 
+void
+pp_jsonmem_lost(void)
+{
+    __atomic_add_fetch(&failures, 1, __ATOMIC_RELAXED);
+}
+
 uint64_t
 pp_jsonmem_failures(void)
 {

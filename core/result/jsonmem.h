@@ -14,7 +14,13 @@
  * (idempotent; objects made before keep working: same allocator). */
 void pp_jsonmem_count(void);
 
-/* Allocations jansson could not get in this process so far. */
+/* Allocations jansson could not get in this process so far, and those
+ * counted by pp_jsonmem_lost. */
 uint64_t pp_jsonmem_failures(void);
+
+/* Count one failed allocation outside jansson whose caller has no way to
+ * return it (a regexec that ran out of space inside a yes/no matcher): the
+ * document built after it is refused as if jansson's had failed. */
+void pp_jsonmem_lost(void);
 
 #endif

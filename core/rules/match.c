@@ -9,10 +9,27 @@
 
 #include <perfpipe/perfpipe.h>
 
+#include "result/jsonmem.h"
 #include "result/result.h"
 #include "rules/evidence.h"
 #include "rules/rules.h"
 #include "rules/site.h"
+
+/* 1 match, 0 none, -1 the matcher ran out of memory (REG_ESPACE, or
+ * fnmatch's -1): neither answer is known, so the document these matches go
+ * into is refused (jsonmem.h), not written with a rule quietly lost. */
+static int
+text_match(const pp_rule_cond *c, const char *s)
+{
+    int rc = c->op == PP_RULE_GLOB ? fnmatch(c->text, s, 0) : regexec(&c->re, s, 0, NULL, 0);
+
+    if (rc == 0)
+        return 1;
+    if (rc == (c->op == PP_RULE_GLOB ? FNM_NOMATCH : REG_NOMATCH))
+        return 0;
+    pp_jsonmem_lost();
+    return -1;
+}
 
 static int
 cond_holds(const pp_rule_cond *c, const json_t *cell)
@@ -22,9 +39,9 @@ cond_holds(const pp_rule_cond *c, const json_t *cell)
 
     switch (c->op) {
     case PP_RULE_EQUALS: return s != NULL && strcmp(s, c->text) == 0;
-    case PP_RULE_REGEX: return s != NULL && regexec(&c->re, s, 0, NULL, 0) == 0;
-    case PP_RULE_NOT_REGEX: return s != NULL && regexec(&c->re, s, 0, NULL, 0) != 0;
-    case PP_RULE_GLOB: return s != NULL && fnmatch(c->text, s, 0) == 0;
+    case PP_RULE_REGEX:
+    case PP_RULE_GLOB: return s != NULL && text_match(c, s) == 1;
+    case PP_RULE_NOT_REGEX: return s != NULL && text_match(c, s) == 0;
     case PP_RULE_MIN:
     case PP_RULE_MAX:
         if (!json_is_number(cell))
