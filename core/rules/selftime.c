@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "rules/cells.h"
+#include "rules/derive.h"
 #include "rules/selftime.h"
 
 static double
@@ -18,13 +19,13 @@ cell_num(const json_t *row, int i)
 }
 
 /* A frame of a request's processing: the server or a middleware of ASP.NET
- * Core, or a work item of the thread pool (how Kestrel and queued work run;
- * a thread of its own, Main or a timer thread is not one). */
+ * Core. A stack on a thread-pool thread is one too (how Kestrel and queued
+ * work run; a thread of its own, Main or a timer thread is not one): the
+ * pool's loops are listed once, in pp_ev_pool_stack (derive.h). */
 static int
 request_frame(const char *f)
 {
-    return strncmp(f, "Microsoft.AspNetCore.", 21) == 0 ||
-           strcmp(f, "System.Threading.ThreadPoolWorkQueue.Dispatch") == 0;
+    return strncmp(f, "Microsoft.AspNetCore.", 21) == 0;
 }
 
 /* Per method: [ms, self_ms, request_ms, samples]. */
@@ -36,7 +37,7 @@ fold(const json_t *index, double *sums, char *stack, double w, double samples)
 {
     char *names[512], *save = NULL;
     size_t n = 0;
-    int request = 0;
+    int request = pp_ev_pool_stack(stack); /* before strtok_r cuts it */
 
     for (char *f = strtok_r(stack, ";", &save); f != NULL && n < 512;
          f = strtok_r(NULL, ";", &save)) {

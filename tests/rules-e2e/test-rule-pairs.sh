@@ -10,6 +10,8 @@
 #   - gc-gen2-counters / gc-quiet-counters (tests/capture/capture-gc.sh; the gc scenario's gen2 and
 #     quiet modes under dotnet-counters): the GC counter rules report on their own on the gen2 run, at
 #     their confidence, and none of them on the quiet one.
+#   - the ranking: `candidates --top N` over the bad capture's results is exactly its N planted methods,
+#     each an application frame with its rule (the test bed's driver only dispatches: FixScenario.RunSet).
 # Prints precision and recall over the set (the docs/rules.md table quotes them).
 set -u
 PERFPIPE=${PERFPIPE:?}
@@ -97,6 +99,35 @@ assert fp == 0, "%d rules fired above low on the healthy twins" % fp
 print("on the twins, at low: %s" % ("; ".join(low) or "none"))
 print("recall %d/%d; precision %d/%d (no rule of the set above low on the %d twins; %d rule hits at all there)" % (
     tp, len(planted), tp, tp + fp, len(tgood["set"]), sum(len(v) for v in fg.values())))
+PY
+
+# The ranking (issue #45's Done-when): with N shapes planted, `candidates --top N` on the bad capture
+# is exactly the N planted methods (where each rule lands: the finalizer's Finalize, the slow key's
+# GetHashCode), each an application frame of the workload's assembly carrying its own rule; nothing of
+# the test bed's (its driver, the shapes' lambdas) ranks among them. tbad's set names N.
+n=$(python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1]))["set"]))' "$DATA/fix-set-bad.truth.json")
+run "fix-set-bad: candidates --top $n" "$PERFPIPE" candidates "$tmp/fix-set-bad.alloc.json" \
+  "$tmp/fix-set-bad.cpu.json" --top "$n" --format json -o "$tmp/fix-set-bad.top.json"
+check "fix-set-bad: the top $n candidates are exactly the $n planted methods, each an application frame with its rule" \
+  "$tmp/fix-set-bad.top.json" "$DATA/fix-set-bad.truth.json" <<'PY'
+import json, sys
+top, tbad = (json.load(open(p)) for p in sys.argv[1:3])
+t = next(t for t in top["stages"][0]["tables"] if t["name"] == "candidates")
+cols = [c["name"] for c in t["columns"]]
+rows = [dict(zip(cols, r)) for r in t["rows"]]
+lands = {"finalizer": "Workload.RulePairShapes+Handle.Finalize", "hash": "Workload.RulePairShapes+SlowKey.GetHashCode"}
+want = {lands.get(s["shape"], s["method"]): s["rule_topic"] for s in tbad["set"]}
+got = [r["target"] for r in rows]
+for i, (r, hits) in enumerate(zip(rows, t["row_rules"])):
+    print("#%-2d %-50s %8.1f %-26s %s" % (i + 1, r["target"], r["cost"], r["cost_unit"],
+                                          ",".join(h["id"] for h in hits) or "no rule"))
+assert len(rows) == len(want), "%d candidates, %d planted" % (len(rows), len(want))
+extra, missing = sorted(set(got) - set(want)), sorted(set(want) - set(got))
+assert not extra and not missing, "not planted in the top %d: %s; planted below it: %s" % (len(want), extra, missing)
+for r, hits in zip(rows, t["row_rules"]):
+    assert r["module"] == tbad["assembly"] and r["lands"].startswith("application"), (r["target"], r["module"], r["lands"])
+    assert want[r["target"]] in {h["id"] for h in hits}, "%s ranks without its rule %s: %s" % (
+        r["target"], want[r["target"]], [h["id"] for h in hits])
 PY
 
 for m in gen2 quiet; do

@@ -26,13 +26,13 @@ namespace Workload
         };
 
         public static FixShape Induced(Args a) => Make("induced", "gc.induced-collect", "CollectPerCall", "LetGcDecide",
-            "System.Private.CoreLib", "cpu", i => CollectPerCall(i), i => LetGcDecide(i), 120);
+            "System.Private.CoreLib", "cpu", i => CollectPerCall(i), i => LetGcDecide(i), 240);
         public static FixShape Reflection(Args a) => Make("reflection", "reflection.hot-path", "InvokeByName", "InvokeCachedDelegate",
-            "System.Private.CoreLib", "cpu", i => InvokeByName(i), i => InvokeCachedDelegate(i), 1500);
+            "System.Private.CoreLib", "cpu", i => InvokeByName(i), i => InvokeCachedDelegate(i), 2500);
         public static FixShape Split(Args a) => Make("split", "str.split-substring-churn", "ParseBySplit", "ParseBySpan",
-            "System.Private.CoreLib", "alloc", i => ParseBySplit(i), i => ParseBySpan(i), 50);
+            "System.Private.CoreLib", "alloc", i => ParseBySplit(i), i => ParseBySpan(i), 200);
         public static FixShape Hash(Args a) => Make("hash", "hash.expensive-equality", "LookupSlowKey", "LookupCachedHashKey",
-            "System.Private.CoreLib", "cpu", i => LookupSlowKey(i), i => LookupCachedHashKey(i), 75);
+            "System.Private.CoreLib", "cpu", i => LookupSlowKey(i), i => LookupCachedHashKey(i), 150);
         public static FixShape Timer(Args a)
         {
             FixShape s = Make("timer", "threads.timer-per-call", "TimeoutPerCallTimer", "TimeoutSharedDeadline",
@@ -43,29 +43,29 @@ namespace Workload
         public static FixShape EnumKey(Args a) => Make("enumkey", "box.enum-key", "KeyByEnumToString", "KeyByEnumIndex",
             "System.Private.CoreLib", "cpu", i => KeyByEnumToString(i), i => KeyByEnumIndex(i), 250);
         public static FixShape Builder(Args a) => Make("sbcapacity", "str.builder-no-capacity", "BuildUnsized", "BuildPresized",
-            "System.Private.CoreLib", "alloc", i => BuildUnsized(i), i => BuildPresized(i), 100);
+            "System.Private.CoreLib", "alloc", i => BuildUnsized(i), i => BuildPresized(i), 500);
         public static FixShape Format(Args a) => Make("format", "str.format-hot", "LabelByFormat", "LabelByTryFormat",
             "System.Private.CoreLib", "alloc", i => LabelByFormat(i), i => LabelByTryFormat(i), 700);
         public static FixShape Linq(Args a) => Make("linq", "linq.hot-path", "SumByLinq", "SumByLoop",
-            "System.Linq", "alloc", i => SumByLinq(i), i => SumByLoop(i), 200);
+            "System.Linq", "alloc", i => SumByLinq(i), i => SumByLoop(i), 400);
         public static FixShape Growth(Args a) => Make("growth", "mem.collection-growth", "FillUnsizedList", "FillPresizedList",
-            "System.Private.CoreLib", "alloc", i => FillUnsizedList(i), i => FillPresizedList(i), 60);
+            "System.Private.CoreLib", "alloc", i => FillUnsizedList(i), i => FillPresizedList(i), 240);
         public static FixShape ToArray(Args a) => Make("mstoarray", "mem.memorystream-toarray", "PayloadByToArray", "PayloadByGetBuffer",
-            "System.Private.CoreLib", "alloc", i => PayloadByToArray(i), i => PayloadByGetBuffer(i), 300);
+            "System.Private.CoreLib", "alloc", i => PayloadByToArray(i), i => PayloadByGetBuffer(i), 1500);
         public static FixShape Crypto(Args a) => Make("crypto", "crypto.per-call", "HashWithNewAlgorithm", "HashWithStaticHashData",
-            "System.Security.Cryptography", "cpu", i => HashWithNewAlgorithm(i), i => HashWithStaticHashData(i), 300);
+            "System.Security.Cryptography", "cpu", i => HashWithNewAlgorithm(i), i => HashWithStaticHashData(i), 900);
         public static FixShape Now(Args a) => Make("datetime", "time.datetime-now-hot", "StampLocalNow", "StampUtcNow",
             "System.Private.CoreLib", "cpu", i => StampLocalNow(i), i => StampUtcNow(i), 800);
         public static FixShape Pinned(Args a) => Make("pinned", "gc.pinned-alloc", "PinnedBufferPerCall", "PinnedBufferPooled",
-            "System.Private.CoreLib", "alloc", i => PinnedBufferPerCall(i), i => PinnedBufferPooled(i), 150);
+            "System.Private.CoreLib", "alloc", i => PinnedBufferPerCall(i), i => PinnedBufferPooled(i), 2000);
         public static FixShape Spin(Args a) => new FixShape
         {
             Name = "spin", Rule = "threads.spin-wait", BadMethod = "Workload.RulePairShapes.AwaitResultSpinning",
             GoodMethod = "Workload.RulePairShapes.AwaitResultBlocking", Framework = "System.Private.CoreLib", Evidence = "cpu",
-            Bad = i => AwaitResultSpinning(i), Good = i => AwaitResultBlocking(i), Calls = 800, Clients = 2, Setup = StartWorker,
+            Bad = i => AwaitResultSpinning(i), Good = i => AwaitResultBlocking(i), Calls = 120, Clients = 2, Setup = StartWorker,
         };
         public static FixShape Logging(Args a) => Make("logging", "log.no-source-generator", "LogByExtension", "LogByDefinedMessage",
-            "Microsoft.Extensions.Logging.Abstractions", "alloc", i => LogByExtension(i), i => LogByDefinedMessage(i), 200);
+            "Microsoft.Extensions.Logging.Abstractions", "alloc", i => LogByExtension(i), i => LogByDefinedMessage(i), 4000);
         public static FixShape Finalizer(Args a) => Make("finalizer", "gc.finalizer-backlog", "OpenFinalizable", "OpenDisposed",
             "System.Private.CoreLib", "cpu", i => OpenFinalizable(i), i => OpenDisposed(i), 300);
 
@@ -401,7 +401,8 @@ namespace Workload
 
         // --- spin: a client hands a job to a worker thread and spins (Thread.SpinWait) until the result
         // is there vs blocking on the job's monitor until the worker pulses it. The worker itself waits
-        // with Monitor.Wait in both variants: only the client's wait differs.
+        // with Monitor.Wait in both variants, and a job is a wait (a 1 ms sleep, as I/O would be): only
+        // the client's wait differs, and the worker has no running time of its own to rank.
         sealed class Job { public int Input, Output; public volatile bool Done; }
         static readonly object JobLock = new object();
         static readonly Queue<Job> Jobs = new Queue<Job>();
@@ -415,24 +416,19 @@ namespace Workload
                 {
                     Job j;
                     lock (JobLock) { while (Jobs.Count == 0) Monitor.Wait(JobLock); j = Jobs.Dequeue(); }
-                    int x = j.Input;
-                    for (int k = 0; k < 20000; k++) x = x * 31 + k;
-                    j.Output = x;
+                    Thread.Sleep(1);
+                    j.Output = j.Input * 31;
                     lock (j) { j.Done = true; Monitor.PulseAll(j); }
                 }
             }) { IsBackground = true, Name = "spin-worker" };
             _worker.Start();
         }
-        static Job Post(int i)
-        {
-            var j = new Job { Input = i };
-            lock (JobLock) { Jobs.Enqueue(j); Monitor.Pulse(JobLock); }
-            return j;
-        }
+        // (the post is written out in both: a shared helper would be a frame of its own)
         [MethodImpl(MethodImplOptions.NoInlining)]
         public static int AwaitResultSpinning(int i)
         {
-            Job j = Post(i);
+            var j = new Job { Input = i };
+            lock (JobLock) { Jobs.Enqueue(j); Monitor.Pulse(JobLock); }
             var spin = new SpinWait();
             while (!j.Done) spin.SpinOnce(-1);   // -1: never yields to a sleep, a pure spin
             return j.Output;
@@ -440,7 +436,8 @@ namespace Workload
         [MethodImpl(MethodImplOptions.NoInlining)]
         public static int AwaitResultBlocking(int i)
         {
-            Job j = Post(i);
+            var j = new Job { Input = i };
+            lock (JobLock) { Jobs.Enqueue(j); Monitor.Pulse(JobLock); }
             lock (j) { while (!j.Done) Monitor.Wait(j); }
             return j.Output;
         }
