@@ -9,8 +9,9 @@
 # Env: PERFPIPE (default _build/perfpipe), PP_BENCH_BEFORE=PERFPIPE_BINARY adds an older build as
 # a third, interleaved tool; PP_BENCH_DIR (default /tmp/perfpipe-bench) holds heap-base.gcdump and
 # heap-grown.gcdump. Wall = elapsed; CPU = user + sys (perfpipe's gcdump uses a second thread for
-# the paths' search and the file hash, and for halves of the dominator pass and of the
-# retained sizes' walk, so its CPU exceeds its wall time); peak RSS from
+# the paths' search and the file hash, for halves of the dominator pass and of the
+# retained sizes' walk, and for jobs beside its serial steps, so its CPU exceeds its wall
+# time); peak RSS from
 # /usr/bin/time (the largest process: perfpipe runs its stages in one child). Output goes to /dev/null for every tool (dotnet-gcdump report
 # prints to stdout; perfpipe writes its JSON document).
 set -euo pipefail
@@ -20,7 +21,7 @@ RUNS=3
 while [ $# -gt 0 ]; do
   case $1 in
     --runs) RUNS=$2; shift 2 ;;
-    -h|--help) sed -n '2,14p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,16p' "$0"; exit 0 ;;
     *) echo "unknown argument $1 (see --help)" >&2; exit 2 ;;
   esac
 done

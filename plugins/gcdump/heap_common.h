@@ -133,10 +133,26 @@ int hc_dominators(const pp_heap_snapshot *s, hc_dom *d);
  * *rpo_bytes says which) and *ipre (preorder number of each preorder's
  * immediate dominator, ipre[0] = 0) over the *nreach reachable nodes, and
  * *spare8, a buffer of node_count u64 plus 16 bytes the pass is done with
- * (for the caller's next pass). All three are the caller's to free. PP_OK
- * or PP_ENOMEM (then nothing is left allocated). */
-int hc_dom_core(const pp_heap_snapshot *s, int packed, void **rpo, unsigned *rpo_bytes,
+ * (for the caller's next pass). With lists, the pass hands out the
+ * dominator tree's children instead of ipre, as hc_dom_children(*ipre,
+ * *nreach, first, size) would make them with first = *spare8 and size =
+ * first + node_count (built beside the pass's last steps). All three are
+ * the caller's to free. PP_OK or PP_ENOMEM (then nothing is left
+ * allocated). */
+int hc_dom_core(const pp_heap_snapshot *s, int packed, int lists, void **rpo, unsigned *rpo_bytes,
                 uint32_t **ipre, uint64_t **spare8, uint32_t *nreach);
+
+/* Dominator-tree children as lists over preorder numbers: first[p] is p's
+ * first child, and next[w], written over ipre[w] (read here for the last
+ * time), w's next sibling; HC_NONE ends a list. Children come in ascending
+ * preorder, as a counting sort into CSR gives them, but in 4 bytes a node
+ * instead of CSR's 8. With size (may be NULL), size[p] becomes the number
+ * of nodes p dominates, itself included. */
+void hc_dom_children(uint32_t *ipre_next, uint32_t nr, uint32_t *first, uint32_t *size);
+/* hc_dom_children with size[w] = 1 already for every w < nr (set
+ * beside other work by the caller, with hc_set_ones). */
+void hc_dom_children_sized(uint32_t *ipre_next, uint32_t nr, uint32_t *first, uint32_t *size);
+void hc_set_ones(uint32_t *a, uint32_t n);
 
 /* Entry c of a 3- or 4-byte rpo of hc_dom_core (little-endian). */
 static inline uint32_t
@@ -174,7 +190,10 @@ void hc_spare_free(hc_spare *sp);
  * per-node result is kept, so the peak is the dominator pass's alone.
  * With spare (may be NULL), its two largest buffers go there, not back.
  * Past hc_split_min, the dominator pass's middle and the tree's walk run
- * in two parts on two threads (hc_run2); the figures are the same. */
+ * in two parts on two threads (hc_run2), and its last serial steps each
+ * have a job beside them (the subtree sizes' start beside the
+ * semidominators, the preorder's decode beside the children's lists);
+ * the figures are the same. */
 int hc_retained_summary(const pp_heap_snapshot *s, const hc_keys *k, uint64_t *out, uint32_t *best,
                         uint64_t *reach_bytes, uint32_t *nreach, hc_spare *spare);
 

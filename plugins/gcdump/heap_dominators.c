@@ -320,27 +320,75 @@ prev_marked(const uint64_t *b, uint32_t t)
  * fp[p] is the nearest forest node strictly above p (HC_NONE: none), for
  * every reachable p; cand[q] starts as the parent of the q-th multi node
  * from the top, and fmulti marks the multi nodes by forest index
- * (1-based). Returns the number of forest nodes. */
-static uint32_t
-forest_pass(uint32_t nr, const uint32_t *parent, const uint64_t *ismulti, const uint64_t *isforest,
-            uint32_t nmulti, uint32_t *fp, uint32_t *cand, uint64_t *fmulti)
+ * (1-based): forest_pass() below. */
+typedef struct forest_job {
+    uint32_t lo, hi; /* preorders [lo, hi) */
+    uint32_t fi, r;  /* forest and multi nodes below lo */
+    int later;       /* a parent below lo may not have its fp yet */
+    const uint32_t *parent;
+    const uint64_t *ismulti, *isforest;
+    uint32_t nmulti;
+    uint32_t *fp, *cand;
+    uint64_t *fmulti;
+} forest_job;
+
+#define FP_LATER (HC_NONE - 1) /* fp not known in its half: set after both */
+
+static void
+forest_range(void *arg)
 {
-    uint32_t fi = 0, r = 0;
-    fp[0] = HC_NONE;
-    if (bit_get(isforest, 0))
-        fi++; /* the root is never a multi node */
-    for (uint32_t p = 1; p < nr; p++) {
-        uint32_t a = parent[p];
-        fp[p] = bit_get(isforest, a) ? a : fp[a];
+    const forest_job *j = arg;
+    const uint64_t *isforest = j->isforest;
+    uint32_t *fp = j->fp, fi = j->fi, r = j->r;
+    for (uint32_t p = j->lo; p < j->hi; p++) {
+        uint32_t a = j->parent[p];
+        fp[p] = bit_get(isforest, a) ? a : j->later && a < j->lo ? FP_LATER : fp[a];
         if (bit_get(isforest, p)) {
             fi++;
-            if (bit_get(ismulti, p)) {
-                bit_set(fmulti, fi);
-                cand[nmulti - 1 - r++] = a;
+            if (bit_get(j->ismulti, p)) {
+                bit_set(j->fmulti, fi);
+                j->cand[j->nmulti - 1 - r++] = a;
             }
         }
     }
-    return fi;
+}
+
+/* In two halves at once (mid, a multiple of 64: each half's counts below
+ * it are ranks). A node outside the forest has at most one DFS child, the
+ * next preorder, so the second half's first nodes are the only ones whose
+ * fp the first half decides: a run from mid, all FP_LATER, which takes
+ * fp[mid - 1]. The second half marks its multi nodes in a bitmap of its
+ * own (the halves' bits may share a word). */
+static void
+forest_pass(uint32_t nr, const uint32_t *parent, const uint64_t *ismulti, const uint64_t *isforest,
+            const uint32_t *frank, uint32_t nf, uint32_t nmulti, uint32_t *fp, uint32_t *cand,
+            uint64_t *fmulti)
+{
+    size_t fwords = (size_t)nf / 64 + 2;
+    uint32_t mid = nr / 2 / 64 * 64;
+    uint64_t *fm_b = mid > 1 && nr < FP_LATER ? calloc(fwords, sizeof(uint64_t)) : NULL;
+    if (!fm_b)
+        mid = nr;
+    fp[0] = HC_NONE;
+    uint32_t r0 = 0;
+    for (uint32_t i = 0; i < mid / 64; i++)
+        r0 += popcount64(ismulti[i]);
+    forest_job ja = { 1,       mid,      bit_get(isforest, 0),
+                      0,       0,        parent,
+                      ismulti, isforest, nmulti,
+                      fp,      cand,     fmulti },
+               jb = { mid,     nr,       fm_b ? frank[mid / 64] : 0,
+                      r0,      1,        parent,
+                      ismulti, isforest, nmulti,
+                      fp,      cand,     fm_b ? fm_b : fmulti };
+    hc_run2(forest_range, &ja, &jb, fm_b ? nr : 0);
+    if (!fm_b)
+        return;
+    for (uint32_t p = mid; p < nr && fp[p] == FP_LATER; p++)
+        fp[p] = fp[mid - 1];
+    for (size_t i = 0; i < fwords; i++)
+        fmulti[i] |= fm_b[i];
+    free(fm_b);
 }
 
 /* Rewrites each multi node's predecessor list (fill_preds: sources by
@@ -515,6 +563,83 @@ semidominators(uint32_t nf, const uint64_t *fmulti, uint32_t nmulti, const uint3
     return PP_OK;
 }
 
+/* The pass's last steps two at a time (hc_run2 runs one function). */
+typedef struct side_job {
+    int what;            /* SIDE_* */
+    uint32_t nf, nmulti; /* SIDE_SEMI: the semidominators */
+    const uint64_t *fmulti;
+    const uint32_t *pstart, *preds;
+    uint32_t *cand;
+    uint32_t (*al)[2];
+    int rc;
+    uint32_t *ipre_next, *first, *size, nr; /* SIDE_ONES, SIDE_CHILDREN (size set
+                                                first unless ones_done) */
+    int ones_done;
+    const uint8_t *rpo8; /* SIDE_RPO */
+    uint8_t *rpo;
+    unsigned width;
+} side_job;
+
+enum { SIDE_SEMI, SIDE_ONES, SIDE_CHILDREN, SIDE_RPO };
+
+static void
+side_run(void *p)
+{
+    side_job *j = p;
+    switch (j->what) {
+    case SIDE_SEMI:
+        j->rc = semidominators(j->nf, j->fmulti, j->nmulti, j->pstart, j->preds, j->cand, j->al);
+        break;
+    case SIDE_ONES: hc_set_ones(j->size, j->nr); break;
+    case SIDE_CHILDREN:
+        if (!j->ones_done)
+            hc_set_ones(j->size, j->nr);
+        hc_dom_children_sized(j->ipre_next, j->nr, j->first, j->size);
+        break;
+    case SIDE_RPO: rpo_decode(j->rpo8, j->nr, j->rpo, j->width); break;
+    }
+}
+
+/* Immediate dominators: the nearest DFS ancestor not below the
+ * semidominator; parent[w] becomes idom[w] in place (x < w is done). A
+ * node with one predecessor keeps its parent. */
+static void
+set_idoms(uint32_t *parent, const uint64_t *ismulti, size_t words, const uint32_t *cand,
+          uint32_t nmulti)
+{
+    parent[0] = 0;
+    uint32_t r = nmulti;
+    for (size_t i = 0; i < words; i++)
+        for (uint64_t b = ismulti[i]; b; b &= b - 1) {
+            uint32_t w = (uint32_t)(i * 64 + (unsigned)__builtin_ctzll(b));
+            uint32_t x = parent[w], sw = cand[--r];
+            while (x > sw)
+                x = parent[x];
+            parent[w] = x;
+        }
+}
+
+/* The preorder's decode, and with ipre_next (else NULL) beside it the
+ * children's lists: their heads in first (al's block, done with), their
+ * links over the idoms. */
+static void
+decode_and_lists(const uint8_t *rpo8, uint8_t *rpo, unsigned width, uint32_t nr,
+                 uint32_t *ipre_next, uint32_t *first, uint32_t *size, int ones_done)
+{
+    side_job dec = { .what = SIDE_RPO, .rpo8 = rpo8, .rpo = rpo, .width = width, .nr = nr };
+    if (!ipre_next) {
+        side_run(&dec);
+        return;
+    }
+    side_job ch = { .what = SIDE_CHILDREN,
+                    .ipre_next = ipre_next,
+                    .first = first,
+                    .size = size,
+                    .nr = nr,
+                    .ones_done = ones_done };
+    hc_run2(side_run, &ch, &dec, nr);
+}
+
 /* Semi-NCA (Georgiadis; Lengauer-Tarjan's semidominators, then nearest
  * common ancestors on the DFS tree): O(m log n), iterative throughout.
  * Work arrays are indexed by preorder number and freed (or taken over) as
@@ -527,8 +652,8 @@ semidominators(uint32_t nf, const uint64_t *fmulti, uint32_t nmulti, const uint3
  * (*ipre), and a buffer for the caller's next phase: *spare8, n u64 plus
  * 16 bytes (its start already touched). All three are the caller's. */
 int
-hc_dom_core(const pp_heap_snapshot *s, int packed, void **rpo_out, unsigned *rpo_bytes_out,
-            uint32_t **ipre_out, uint64_t **spare8, uint32_t *nreach)
+hc_dom_core(const pp_heap_snapshot *s, int packed, int lists, void **rpo_out,
+            unsigned *rpo_bytes_out, uint32_t **ipre_out, uint64_t **spare8, uint32_t *nreach)
 {
     uint32_t n = s->node_count, nr, nmulti, nf;
     size_t nn = n ? n : 1, words = nn / 64 + 1, rpo_len = 0;
@@ -592,32 +717,47 @@ hc_dom_core(const pp_heap_snapshot *s, int packed, void **rpo_out, unsigned *rpo
     nf = multi_rank(isforest, words, rank); /* rank: now the forest's */
     if (!(fmulti = calloc((size_t)nf / 64 + 2, sizeof(uint64_t))))
         goto oom;
-    forest_pass(nr, parent, ismulti, isforest, nmulti, fp, cand, fmulti);
+    forest_pass(nr, parent, ismulti, isforest, rank, nf, nmulti, fp, cand, fmulti);
     fold_preds(nr, ismulti, isforest, rank, fp, nmulti, pstart, preds, cand);
     if (!(al = build_forest(fp, &fp_bytes, isforest, rank, words, parent, nf)))
         goto oom;
     fp = NULL;
     free(rank);
     rank = NULL;
-    if (semidominators(nf, fmulti, nmulti, pstart, preds, cand, al) != PP_OK)
+    /* With lists, the caller's block now (al moves into it): its second
+     * half, the subtree sizes, is set beside the semidominators when al
+     * leaves it alone (its pages are fresh: the faults go there too). */
+    size_t block_bytes = nn * sizeof(uint64_t) + 16;
+    uint32_t *size = NULL;
+    int ones_beside = 0;
+    if (lists) {
+        void *g = realloc(al, block_bytes);
+        if (!g)
+            goto oom;
+        al = (uint32_t(*)[2])g;
+        size = (uint32_t *)g + nn;
+        ones_beside = ((size_t)nf + 1) * sizeof(uint32_t[2]) <= nn * sizeof(uint32_t);
+    }
+    side_job semi = { .what = SIDE_SEMI,
+                      .nf = nf,
+                      .nmulti = nmulti,
+                      .fmulti = fmulti,
+                      .pstart = pstart,
+                      .preds = preds,
+                      .cand = cand,
+                      .al = al },
+             ones = { .what = SIDE_ONES, .size = size, .nr = nr };
+    if (ones_beside)
+        hc_run2(side_run, &semi, &ones, nr);
+    else
+        side_run(&semi);
+    if (semi.rc != PP_OK)
         goto oom;
     free(pstart);
     free(fmulti);
     pstart = NULL;
     fmulti = NULL;
-    /* Immediate dominators: the nearest DFS ancestor not below the
-     * semidominator; parent[w] becomes idom[w] in place (x < w is done).
-     * A node with one predecessor keeps its parent. */
-    parent[0] = 0;
-    uint32_t r = nmulti;
-    for (size_t i = 0; i < words; i++)
-        for (uint64_t b = ismulti[i]; b; b &= b - 1) {
-            uint32_t w = (uint32_t)(i * 64 + (unsigned)__builtin_ctzll(b));
-            uint32_t x = parent[w], sw = cand[--r];
-            while (x > sw)
-                x = parent[x];
-            parent[w] = x;
-        }
+    set_idoms(parent, ismulti, words, cand, nmulti);
     free(cand);
     free(ismulti);
     free(isforest);
@@ -627,10 +767,13 @@ hc_dom_core(const pp_heap_snapshot *s, int packed, void **rpo_out, unsigned *rpo
     if (!(rpo = realloc(preds, nn * rpo_bytes)))
         goto oom;
     preds = NULL;
-    rpo_decode(rpo8, nr, rpo, rpo_bytes);
+    decode_and_lists(rpo8, rpo, rpo_bytes, nr, lists ? parent : NULL, (uint32_t *)(void *)al, size,
+                     ones_beside);
+    if (lists)
+        block = al;
     free(rpo8);
     rpo8 = NULL;
-    if (!(block = realloc(al, nn * sizeof(uint64_t) + 16)))
+    if (!lists && !(block = realloc(al, block_bytes)))
         goto oom;
     *rpo_out = rpo;
     *rpo_bytes_out = rpo_bytes;

@@ -29,7 +29,7 @@ hc_dominators(const pp_heap_snapshot *s, hc_dom *d)
     uint64_t *retained;
     void *rpo;
     unsigned rb;
-    if (hc_dom_core(s, 0, &rpo, &rb, &d->ipre, &retained, &nr) != PP_OK)
+    if (hc_dom_core(s, 0, 0, &rpo, &rb, &d->ipre, &retained, &nr) != PP_OK)
         return PP_ENOMEM;
     /* After the pass, not beside it: its peak is the larger. */
     uint32_t *idom = malloc(nn * sizeof(uint32_t));
@@ -57,31 +57,6 @@ hc_dominators(const pp_heap_snapshot *s, hc_dom *d)
             d->retained[d->rpo[d->ipre[w]]] += d->retained[v];
     }
     return PP_OK;
-}
-
-/* Dominator-tree children as lists over preorder numbers: first[p] is p's
- * first child, and next[w], written over ipre[w] (read here for the last
- * time), w's next sibling; HC_NONE ends a list. Children come in ascending
- * preorder, as a counting sort into CSR gives them, but in 4 bytes a node
- * instead of CSR's 8, which (with ipre still held) made the run's peak.
- * With size (may be NULL), size[p] becomes the number of nodes p
- * dominates, itself included. */
-static void
-dom_children(uint32_t *ipre_next, uint32_t nr, uint32_t *first, uint32_t *size)
-{
-    memset(first, 0xff, (nr ? nr : 1) * sizeof(uint32_t));
-    if (size)
-        for (uint32_t w = 0; w < nr; w++)
-            size[w] = 1;
-    for (uint32_t w = nr; w-- > 1;) {
-        uint32_t p = ipre_next[w];
-        ipre_next[w] = first[p];
-        first[p] = w;
-        if (size) /* w's own subtree is complete: what it dominates is above it */
-            size[p] += size[w];
-    }
-    if (nr)
-        ipre_next[0] = HC_NONE;
 }
 
 /* 16 bytes: the walk goes as deep as the heap's longest dominator chain
@@ -327,16 +302,15 @@ hc_retained_summary(const pp_heap_snapshot *s, const hc_keys *k, uint64_t *out, 
     *nreach = 0;
     /* rpo packed: the walk holds it beside the snapshot, the children
      * lists and the BFS tree (with the DFS's end, the run's peak), and 3
-     * bytes a node there is 8 MB less on the bench heap. */
-    if (hc_dom_core(s, 1, &rpo_block, &rb, &ipre, &spare8, &nr) != PP_OK)
+     * bytes a node there is 8 MB less on the bench heap. The lists come
+     * from the pass (in spare8 and over ipre, built beside its last
+     * steps); the retained sizes are summed on the way back up the walk,
+     * so no node array holds them. */
+    if (hc_dom_core(s, 1, 1, &rpo_block, &rb, &ipre, &spare8, &nr) != PP_OK)
         return PP_ENOMEM;
     rpo = rpo_block;
-    /* The children's heads take the buffer the dominators are done with,
-     * their links ipre; the retained sizes are summed on the way back up
-     * the walk, so no node array holds them. */
     size_t nn = s->node_count ? s->node_count : 1;
     uint32_t *first = (uint32_t *)(void *)spare8, *next = ipre, *size = first + nn;
-    dom_children(next, nr, first, size);
     walk_job job = { .s = s,
                      .k = k,
                      .rpo = rpo,
@@ -378,7 +352,7 @@ hc_retained_by_key(const pp_heap_snapshot *s, const hc_dom *d, const hc_keys *k,
 {
     uint32_t nr = d->nreach;
     memset(out, 0, k->nkeys * sizeof(uint64_t));
-    /* Dominator-tree children as lists (dom_children: ipre holds the
+    /* Dominator-tree children as lists (hc_dom_children: ipre holds the
      * sibling links during the walk, and is given back after), then a
      * depth-first walk keeping how many ancestors of each key are open.
      * 4 bytes a node instead of CSR's 8: gcdump-diff holds the candidate's
@@ -394,7 +368,7 @@ hc_retained_by_key(const pp_heap_snapshot *s, const hc_dom *d, const hc_keys *k,
         free(open);
         return PP_ENOMEM;
     }
-    dom_children(next, nr, first, NULL);
+    hc_dom_children(next, nr, first, NULL);
 #define KEY_OF(p) k->type_key[hc_node_type(s, d->rpo[p])]
     if (nr) {
         uint32_t key = KEY_OF(0);

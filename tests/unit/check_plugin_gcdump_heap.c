@@ -283,6 +283,27 @@ rgraph_free(rgraph *g)
     free(g->edge_start);
 }
 
+/* g->s over g's arrays: n nodes, m edges, types "[root]", "A", "B". */
+static void
+rgraph_view(rgraph *g, uint32_t n, uint32_t m, uint32_t root)
+{
+    static const char *const names[] = { "[root]", "A", "B" };
+    for (uint32_t t = 0; t < 3; t++)
+        g->types[t] = (pp_heap_type){ names[t], "" };
+    g->s = (pp_heap_snapshot){ .struct_size = sizeof(pp_heap_snapshot),
+                               .node_count = n,
+                               .type_count = 3,
+                               .edge_count = m,
+                               .root = root,
+                               .types = g->types,
+                               .node_type = g->node_type,
+                               .node_size = g->node_size,
+                               .edge_start = g->edge_start,
+                               .edges = g->edges,
+                               .node_size32 = g->node_size32,
+                               .edge_start32 = g->edge_start32 };
+}
+
 /* Random heap-like graphs: a spanning structure mostly of chains (a node
  * hangs below the previous one 70 % of the time, else below any earlier),
  * a few nodes hung from nothing (unreachable, but with edges out), then
@@ -292,7 +313,6 @@ rgraph_free(rgraph *g)
 static void
 rgraph_make(rgraph *g, uint64_t *rng, uint32_t live, uint32_t spread)
 {
-    static const char *const names[] = { "[root]", "A", "B" };
     uint32_t n = live * spread, m = 0;
     uint32_t *at = malloc(live * sizeof(uint32_t)), *src = malloc(4 * live * sizeof(uint32_t)),
              *dst = malloc(4 * live * sizeof(uint32_t));
@@ -350,20 +370,7 @@ rgraph_make(rgraph *g, uint64_t *rng, uint32_t live, uint32_t spread)
         g->edges[fill[at[src[i]]]++] = at[dst[i]];
     for (uint32_t v = 0; v <= n; v++)
         g->edge_start[v] = g->edge_start32[v];
-    for (uint32_t t = 0; t < 3; t++)
-        g->types[t] = (pp_heap_type){ names[t], "" };
-    g->s = (pp_heap_snapshot){ .struct_size = sizeof(pp_heap_snapshot),
-                               .node_count = n,
-                               .type_count = 3,
-                               .edge_count = m,
-                               .root = at[0],
-                               .types = g->types,
-                               .node_type = g->node_type,
-                               .node_size = g->node_size,
-                               .edge_start = g->edge_start,
-                               .edges = g->edges,
-                               .node_size32 = g->node_size32,
-                               .edge_start32 = g->edge_start32 };
+    rgraph_view(g, n, m, at[0]);
     free(fill);
     free(at);
     free(src);
@@ -511,6 +518,67 @@ START_TEST(test_dominators_past_2_24)
     }
     ck_assert_uint_gt(nodes, 20);
     ck_assert_uint_gt(high, 0); /* a reachable node index needs the 4th byte */
+}
+END_TEST
+
+/* A chain over the middle preorder, where the dominator pass's forest
+ * step splits its work in two halves: 0 -> 1 -> ... -> 398, node 10 also
+ * holding the leaf 399 (so 10 is a branch), 399 -> 150 and 250 -> 100.
+ * The nodes from 192 (nr / 2, down to a multiple of 64) on take their
+ * nearest forest ancestor, 150 (a multi node), from the first half, and
+ * 100's semidominator, 10, comes through it (250 -> 100, and 150 is
+ * reached from 10 around 100). Idoms as the naive ones, summary as the
+ * tree's, with the halves on two threads and one after the other. */
+START_TEST(test_dominators_forest_halves)
+{
+    enum { N = 400 };
+    uint32_t src[N + 2], dst[N + 2], m = 0;
+    for (uint32_t k = 0; k < N; k++) { /* by source: the CSR as written */
+        if (k + 1 < N - 1) {
+            src[m] = k;
+            dst[m++] = k + 1;
+        }
+        if (k == 10 || k == 250 || k == N - 1) {
+            src[m] = k;
+            dst[m++] = k == 10 ? N - 1 : k == 250 ? 100 : 150;
+        }
+    }
+    rgraph g;
+    memset(&g, 0, sizeof(g));
+    g.node_type = calloc(N, sizeof(uint32_t));
+    g.node_size32 = calloc(N, sizeof(uint32_t));
+    g.node_size = calloc(N, sizeof(uint64_t));
+    g.edge_start32 = calloc(N + 1, sizeof(uint32_t));
+    g.edge_start = calloc(N + 1, sizeof(uint64_t));
+    g.edges = malloc(m * sizeof(uint32_t));
+    ck_assert(g.node_type && g.node_size32 && g.node_size && g.edge_start32 && g.edge_start &&
+              g.edges);
+    for (uint32_t i = 0; i < m; i++) {
+        g.edge_start32[src[i] + 1]++;
+        g.edges[i] = dst[i];
+    }
+    for (uint32_t v = 0; v < N; v++) {
+        g.edge_start32[v + 1] += g.edge_start32[v];
+        g.edge_start[v + 1] = g.edge_start32[v + 1];
+        g.node_type[v] = v ? 1 + v % 2 : 0;
+        g.node_size[v] = g.node_size32[v] = 8 + v;
+    }
+    rgraph_view(&g, N, m, 0);
+    for (int split = 0; split < 2; split++) {
+        hc_split_min = split ? 0 : UINT64_MAX;
+        hc_dom d;
+        ck_assert_int_eq(hc_dominators(&g.s, &d), 0);
+        ck_assert_uint_eq(d.nreach, N);
+        ck_assert_uint_eq(d.idom[100], 10);
+        ck_assert_uint_eq(d.idom[101], 100);
+        ck_assert_uint_eq(d.idom[150], 10);
+        ck_assert_uint_eq(d.idom[250], 249);
+        ck_assert_uint_eq(d.idom[N - 1], 10);
+        check_idoms_naive(&g.s, &d);
+        hc_dom_free(&d);
+        check_summary_against_tree(&g.s);
+    }
+    rgraph_free(&g);
 }
 END_TEST
 
@@ -695,6 +763,7 @@ main(void)
     tcase_add_test(tc, test_dominators_random_graphs);
     tcase_add_test(tc, test_dominators_split_halves);
     tcase_add_test(tc, test_dominators_past_2_24);
+    tcase_add_test(tc, test_dominators_forest_halves);
     tcase_add_test(tc, test_type_keys_merge_size_buckets);
     tcase_add_test(tc, test_path_string);
     tcase_add_test(tc, test_dominators_real_fixture);
