@@ -122,9 +122,10 @@ report(void)
 
     if (log == NULL || op < 0 || getpid() != first_pid)
         return;
-    len = after_rename ? snprintf(line, sizeof line, "%s %lu %lu %lu\n", names[op], counts[0],
-                                  counts[1], counts[2]) :
-                         snprintf(line, sizeof line, "%s %lu %lu\n", names[op], counts[0], counts[1]);
+    len = after_rename ?
+              snprintf(line, sizeof line, "%s %lu %lu %lu\n", names[op], counts[0], counts[1],
+                       counts[2]) :
+              snprintf(line, sizeof line, "%s %lu %lu\n", names[op], counts[0], counts[1]);
     /* Only the first process reports: its children's calls are counted in. */
     if ((fd = (int)syscall(SYS_openat, AT_FDCWD, log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC,
                            0644)) >= 0) {
