@@ -25,7 +25,7 @@
  * with fopencookie over the same descriptor, so its flushes reach write()
  * below and can fail. fileno() answers for such streams. Only writes and
  * closes of regular files fail (not descriptors 0-2: the diagnostics must
- * get out; not pipes: a disk fills, a pipe does not). malloc,
+ * get out; not pipes or /proc: a disk fills, they do not). malloc,
  * calloc and realloc count; free never fails. With the shim inherited, a
  * forked stage child counts on from its parent's count. */
 #define _GNU_SOURCE
@@ -36,8 +36,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/magic.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -140,8 +142,13 @@ static int
 is_file(int fd)
 {
     struct stat st;
+    struct statfs fs;
 
-    return fd > 2 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
+    /* /proc's files are "regular" too, but no disk is behind them (the
+     * stray check reads one per process: counting them made the close
+     * sweep as long as the machine's process list). */
+    return fd > 2 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
+           !(fstatfs(fd, &fs) == 0 && fs.f_type == PROC_SUPER_MAGIC);
 }
 
 /* The stall of PP_IOFAULT_HOLD: announce the file being written, wait. */

@@ -25,12 +25,9 @@ DATA=${PP_TESTDATA:?}
 SRC=${PP_SRCDIR:?}
 FAULTS=${PP_BUILDDIR:?}/tests/faults/.libs
 command -v python3 >/dev/null || { echo "SKIP: python3 reads the documents"; exit 77; }
-if ldd "$PERFPIPE" 2>/dev/null | grep -q libasan; then
-  echo "SKIP: an ASan build cannot take a preloaded allocator"; exit 77
-fi
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
-${CC:-cc} -O1 -shared -fPIC -o "$tmp/iofault.so" "$SRC/tests/faults/iofault.c" -ldl 2>/dev/null ||
-  { echo "SKIP: cannot build the fault shim"; exit 77; }
+. "$SRC/tests/faults/lib.sh"
+shim_or_skip
 export PERFPIPE_PLUGIN_PATH=
 pass=0; fail=0
 ok() { pass=$((pass + 1)); echo "PASS: $1"; }
@@ -107,17 +104,7 @@ EOF
 
 # A stage that ran out of memory beside an ok one: exit 4 and the document
 # (the ok stage's result, the failed one's error), isolated or not.
-cat >"$tmp/nomem.yaml" <<YAML
-version: 1
-name: nomem
-inputs:
-  trace: { kind: nettrace, path: "$trace" }
-stages:
-  - { id: alloc, analyzer: alloc, input: trace }
-  - { id: bad, analyzer: fault-nomem, input: trace }
-outputs:
-  - { format: json }
-YAML
+beside_alloc nomem "$trace" >"$tmp/nomem.yaml"
 for iso in "" --no-isolate; do
   rm -f "$tmp/n.json"
   "$PERFPIPE" run "$tmp/nomem.yaml" --plugin-dir "$FAULTS" $iso --format json -o "$tmp/n.json" 2>"$tmp/n.err"

@@ -16,12 +16,9 @@ PERFPIPE=${PERFPIPE:?}
 DATA=${PP_TESTDATA:?}
 SRC=${PP_SRCDIR:?}
 command -v python3 >/dev/null || { echo "SKIP: python3 reads the documents"; exit 77; }
-if ldd "$PERFPIPE" 2>/dev/null | grep -q libasan; then
-  echo "SKIP: an ASan build cannot take a preloaded allocator"; exit 77
-fi
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
-${CC:-cc} -O1 -shared -fPIC -o "$tmp/iofault.so" "$SRC/tests/faults/iofault.c" -ldl 2>/dev/null ||
-  { echo "SKIP: cannot build the fault shim"; exit 77; }
+. "$SRC/tests/faults/lib.sh"
+shim_or_skip
 pass=0; fail=0
 ok() { pass=$((pass + 1)); echo "PASS: $1"; }
 ko() { fail=$((fail + 1)); echo "FAIL: $1"; }

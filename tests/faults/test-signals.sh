@@ -38,17 +38,8 @@ if ! ldd "$PERFPIPE" 2>/dev/null | grep -q libasan &&
   shim=$tmp/iofault.so
 fi
 
-cat >"$tmp/sig.yaml" <<YAML
-version: 1
-name: signals
-inputs:
-  trace: { kind: nettrace, path: "$trace" }
-stages:
-  - { id: alloc, analyzer: alloc, input: trace }
-  - { id: bad, analyzer: fault-signals, input: trace }
-outputs:
-  - { format: json }
-YAML
+. "$SRC/tests/faults/lib.sh"
+beside_alloc signals "$trace" >"$tmp/sig.yaml"
 
 # Wait (at most 60 s) for the file the run creates when it is where the
 # case interrupts it.
