@@ -36,10 +36,14 @@ pp_cli_error(const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
-    /* ours, or the C library's (strerror(ENOMEM): a fopen that got no buffer) */
-    if (strstr(msg, "out of memory") != NULL || strstr(msg, strerror(ENOMEM)) != NULL)
+    /* ours, or the C library's (strerror(ENOMEM): a fopen that got no
+     * buffer), which is then named in our words too, the ones perfpipe(1)
+     * gives exit 7 for */
+    int ours = strstr(msg, "out of memory") != NULL;
+    int libc = !ours && strstr(msg, strerror(ENOMEM)) != NULL;
+    if (ours || libc)
         pp_cli_out_of_memory = 1;
-    fprintf(stderr, "%s: %s\n", pp_prog, msg);
+    fprintf(stderr, "%s: %s%s\n", pp_prog, msg, libc ? " (out of memory)" : "");
 }
 
 int
@@ -217,6 +221,44 @@ pp_cli_doc_whole(const char *path)
     return PP_EXIT_NOMEM;
 }
 
+/* Standard output gets the rendering whole or not at all: it is made in
+ * memory first, so a renderer that runs out of memory partway (or a
+ * document a failed allocation left short) writes nothing, exit 7, as a
+ * file output is aborted; a reader that went away is not an error. */
+static int
+write_stdout(pp_write_fn fn, void *user)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *mem = open_memstream(&buf, &len);
+    int rc;
+
+    if (mem == NULL) {
+        pp_cli_error("standard output: out of memory for the document: nothing written");
+        return PP_EXIT_NOMEM;
+    }
+    rc = fn(user, mem);
+    if (fclose(mem) != 0 && rc == PP_EXIT_OK) {
+        pp_cli_error("standard output: out of memory for the document: nothing written");
+        rc = PP_EXIT_NOMEM;
+    }
+    if (rc == PP_EXIT_OK && pp_jsonmem_failures() != 0) {
+        pp_cli_error("standard output: out of memory while the document was made: nothing "
+                     "written");
+        rc = PP_EXIT_NOMEM;
+    }
+    if (rc == PP_EXIT_OK && len > 0 && fwrite(buf, 1, len, stdout) != len && !pp_cli_reader_gone())
+        rc = PP_EXIT_OUTPUT;
+    free(buf);
+    if (rc != PP_EXIT_OK && rc != PP_EXIT_OUTPUT)
+        return rc;
+    if (pp_cli_flush_stdout() != PP_EXIT_OK)
+        return PP_EXIT_OUTPUT;
+    if (rc == PP_EXIT_OK)
+        pp_cli_wrote_result = 1;
+    return rc;
+}
+
 int
 pp_cli_write_output(const char *path, pp_write_fn fn, void *user)
 {
@@ -226,26 +268,8 @@ pp_cli_write_output(const char *path, pp_write_fn fn, void *user)
 
     if ((rc = pp_cli_doc_whole(path)) != PP_EXIT_OK)
         return rc;
-    if (path == NULL || strcmp(path, "-") == 0) {
-        rc = fn(user, stdout);
-        if (rc == PP_EXIT_OUTPUT && pp_cli_reader_gone())
-            return pp_cli_flush_stdout();
-        if (rc == PP_EXIT_OUTPUT) { /* already said */
-            fflush(stdout);
-            return rc;
-        }
-        if (pp_cli_flush_stdout() != PP_EXIT_OK)
-            return PP_EXIT_OUTPUT;
-        /* what a renderer could not allocate is gone from what it wrote */
-        if (rc == PP_EXIT_OK && pp_jsonmem_failures() != 0) {
-            pp_cli_error("standard output: out of memory while the document was written: what "
-                         "was written is incomplete");
-            return PP_EXIT_NOMEM;
-        }
-        if (rc == PP_EXIT_OK)
-            pp_cli_wrote_result = 1;
-        return rc;
-    }
+    if (path == NULL || strcmp(path, "-") == 0)
+        return write_stdout(fn, user);
     if (pp_outfile_open(&of, path, pp_cli_force ? PP_OUTFILE_FORCE : 0, pp_cli_temp_tracker(),
                         &err) != PP_OK) {
         pp_cli_error("%s", err.message);
