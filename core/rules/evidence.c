@@ -13,10 +13,22 @@
 #include <perfpipe/plugin.h>
 
 #include "result/decl.h"
+#include "result/jsonmem.h"
 #include "rules/cells.h"
 #include "rules/derive.h"
 #include "rules/evidence.h"
 #include "rules/selftime.h"
+
+/* An allocation outside jansson that failed while a view was built: the
+ * view is then missing, which a rule would read as "no such evidence" and
+ * match nothing. Counted, so the document built on it is refused
+ * (jsonmem.h), never written with a rule quietly lost. Returns -1. */
+static int
+lost(void)
+{
+    pp_jsonmem_lost();
+    return -1;
+}
 
 /* The schema rule files are checked against: {analyzer: {table: {column:
  * "s" or "n"}}}, filled from what analyzers declare of their tables (ABI
@@ -629,16 +641,22 @@ build_callees(const json_t *stage, pp_ev_table *out)
             json_int_t ns = json_is_integer(nv) ? json_integer_value(nv) : 0;
             char *copy;
 
-            if (s == NULL || w <= 0 || (copy = strdup(s)) == NULL)
+            if (s == NULL || w <= 0)
                 continue;
+            if ((copy = strdup(s)) == NULL) {
+                rc = lost();
+                goto out;
+            }
             rc = fold_stack(frames, sums, psums, nsums, copy, w, ns);
             free(copy);
             if (rc != 0)
                 goto out;
         }
     rc = -1;
-    if ((pairs = calloc(json_object_size(sums) + 1, sizeof *pairs)) == NULL)
+    if ((pairs = calloc(json_object_size(sums) + 1, sizeof *pairs)) == NULL) {
+        lost();
         goto out;
+    }
     json_object_foreach(sums, key, v) {
         const char *sep = strchr(key, '\x1f');
         pairs[n].frame = pairs[n].key = key;
@@ -651,8 +669,10 @@ build_callees(const json_t *stage, pp_ev_table *out)
         size_t fl = (size_t)(pairs[i].callee - 1 - pairs[i].frame);
         char *f = strndup(pairs[i].frame, fl);
 
-        if (f == NULL)
+        if (f == NULL) {
+            lost();
             goto out;
+        }
         pairs[i].frame = f;
     }
     qsort(pairs, n, sizeof *pairs, by_weight);
@@ -738,8 +758,10 @@ pp_ev_get(pp_ev_cache *c, const json_t *stage, const char *name)
         size_t ncap = c->cap ? c->cap * 2 : 16;
         ev_entry *g = realloc(c->e, ncap * sizeof *g);
 
-        if (g == NULL)
+        if (g == NULL) {
+            lost();
             return NULL;
+        }
         c->e = g;
         c->cap = ncap;
     }

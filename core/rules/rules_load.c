@@ -16,6 +16,7 @@
 
 #include "loader/paths.h"
 #include "pipeline/yaml_tree.h"
+#include "result/jsonmem.h"
 #include "rules/rules.h"
 
 static char *
@@ -29,9 +30,14 @@ join_path(const char *a, const char *b)
     return p;
 }
 
+/* A directory name that could not be copied is a rule directory silently
+ * skipped: counted (jsonmem.h), so what is built on the rules is refused,
+ * never written with the rules of that directory quietly missing. */
 static void
 add(char **dirs, size_t max, size_t *n, char *dir)
 {
+    if (dir == NULL)
+        pp_jsonmem_lost();
     if (dir != NULL && *n < max)
         dirs[(*n)++] = dir;
     else
@@ -52,6 +58,8 @@ pp_rules_dirs(char **dirs, size_t max)
     if (env != NULL && env[0] != '\0') {
         char *copy = strdup(env), *save = NULL;
 
+        if (copy == NULL)
+            pp_jsonmem_lost();
         for (char *d = copy ? strtok_r(copy, ":", &save) : NULL; d != NULL;
              d = strtok_r(NULL, ":", &save))
             add(dirs, max, &n, strdup(d));

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "result/jsonmem.h"
 #include "rules/cells.h"
 #include "rules/derive.h"
 #include "rules/selftime.h"
@@ -93,6 +94,8 @@ pp_ev_self_time(const json_t *running, const json_t *stacks, const json_t *modul
     out->columns = json_pack("[sssssssss]", "method", "module", "class", "ms", "self_ms",
                              "self_share", "share", "request_share", "samples");
     out->rows = json_array();
+    if (sums == NULL || rows == NULL)
+        pp_jsonmem_lost(); /* outside jansson: counted so the document is refused */
     if (sums == NULL || rows == NULL || index == NULL || out->columns == NULL || out->rows == NULL)
         goto out;
     /* the sums of each method live in `sums`; index maps its name to them */
@@ -113,8 +116,12 @@ pp_ev_self_time(const json_t *running, const json_t *stacks, const json_t *modul
         double w = cell_num(row, wi);
         char *copy;
 
-        if (s[0] == '\0' || w <= 0 || (copy = strdup(s)) == NULL)
+        if (s[0] == '\0' || w <= 0)
             continue;
+        if ((copy = strdup(s)) == NULL) {
+            pp_jsonmem_lost();
+            goto out;
+        }
         fold(index, sums, copy, w, cell_num(row, ni));
         free(copy);
     }
