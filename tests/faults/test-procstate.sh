@@ -11,9 +11,11 @@
 set -u
 PERFPIPE=${PERFPIPE:?}
 DATA=${PP_TESTDATA:?}
+SRC=${PP_SRCDIR:?}
 FAULTS=${PP_BUILDDIR:?}/tests/faults/.libs
 command -v python3 >/dev/null || { echo "SKIP: python3 reads the documents"; exit 77; }
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+. "$SRC/tests/faults/lib.sh"
 pass=0; fail=0
 ok() { pass=$((pass + 1)); echo "PASS: $1"; }
 ko() { fail=$((fail + 1)); echo "FAIL: $1"; }
@@ -21,21 +23,8 @@ check() { local name=$1; shift; if "$@"; then ok "$name"; else ko "$name"; fi; }
 q() { python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print($2)" "$1" 2>/dev/null; }
 trace=$DATA/alloc-exact.nettrace
 
-pipeline() {  # pipeline FAULT: alloc, then the fault plugin, on one trace
-  cat <<YAML
-version: 1
-name: procstate
-inputs:
-  trace: { kind: nettrace, path: "$trace" }
-stages:
-  - { id: alloc, analyzer: alloc, input: trace }
-  - { id: bad, analyzer: fault-$1, input: trace }
-outputs:
-  - { format: json }
-YAML
-}
 mkdir -p "$tmp/user" "$tmp/elsewhere"
-for f in chdir umask closefds linger sleep daemon; do pipeline $f >"$tmp/$f.yaml"; done
+for f in chdir umask closefds linger sleep daemon; do beside_alloc $f "$trace" >"$tmp/$f.yaml"; done
 
 # chdir: a relative -o stays relative to the user's directory.
 (cd "$tmp/user" && PP_FAULT_DIR="$tmp/elsewhere" "$PERFPIPE" run "$tmp/chdir.yaml" \
@@ -118,7 +107,6 @@ done
 # the run still ends by the signal (the shell sees 130), and no result is
 # renamed into place. fault-sleep sleeps in finish(): the signal lands
 # mid-run.
-pipeline sleep >"$tmp/sleep.yaml"
 rm -f "$tmp/user/"*
 (cd "$tmp/user" && trap '' INT && exec "$PERFPIPE" run "$tmp/sleep.yaml" --plugin-dir "$FAULTS" \
   --stage-timeout 60 --format json -o out.json 2>"$tmp/int.err") &
