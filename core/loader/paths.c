@@ -16,8 +16,8 @@
 
 #include "paths.h"
 
-static char *
-format_path(const char *a, const char *b)
+char *
+pp_path_join(const char *a, const char *b)
 {
     size_t n = strlen(a) + strlen(b) + 2;
     char *p = malloc(n);
@@ -154,7 +154,7 @@ pp_plugin_default_dirs(char **dirs, size_t max, pp_error *err)
         char user[64];
 
         snprintf(user, sizeof user, ".local/lib/perfpipe/plugins-%d", PP_ABI_MAJOR);
-        rc = add_one(format_path(home, user), dirs, max, &n);
+        rc = add_one(pp_path_join(home, user), dirs, max, &n);
     }
     if (rc == 0 && pp_build_tree_dirs(built, sizeof built, unused, sizeof unused))
         rc = add_one(strdup(built), dirs, max, &n);
@@ -185,9 +185,9 @@ pp_pipeline_dirs(char **dirs, size_t max)
 
     (void)add_list(safe_getenv("PERFPIPE_PIPELINE_PATH"), dirs, max, &n);
     if (xdg != NULL && xdg[0] == '/')
-        (void)add_one(format_path(xdg, "perfpipe/pipelines"), dirs, max, &n);
+        (void)add_one(pp_path_join(xdg, "perfpipe/pipelines"), dirs, max, &n);
     else if (home != NULL && home[0] != '\0')
-        (void)add_one(format_path(home, ".config/perfpipe/pipelines"), dirs, max, &n);
+        (void)add_one(pp_path_join(home, ".config/perfpipe/pipelines"), dirs, max, &n);
     if (pp_build_tree_dirs(unused, sizeof unused, source, sizeof source)) {
         (void)add_one(strdup(source), dirs, max, &n);
     } else {
@@ -235,7 +235,7 @@ pp_pipeline_find(const char *arg, pp_error *err)
 
         if (file != NULL) {
             snprintf(file, len, "%s.yaml", arg);
-            path = format_path(dirs[i], file);
+            path = pp_path_join(dirs[i], file);
             free(file);
         }
         if (path != NULL && is_file(path)) {

@@ -7,6 +7,10 @@
 
 #include <perfpipe/error.h>
 
+/* "a/b" as a malloc'd string the caller frees; NULL when out of memory.
+ * The directory searches here and core/rules' share it. */
+char *pp_path_join(const char *a, const char *b);
+
 /* Name of the file configure writes at the top of a build tree, beside the
  * built perfpipe program. */
 #define PP_BUILD_TREE_MARKER ".perfpipe-build-tree"

@@ -19,17 +19,6 @@
 #include "result/jsonmem.h"
 #include "rules/rules.h"
 
-static char *
-join_path(const char *a, const char *b)
-{
-    size_t n = strlen(a) + strlen(b) + 2;
-    char *p = malloc(n);
-
-    if (p != NULL)
-        snprintf(p, n, "%s/%s", a, b);
-    return p;
-}
-
 /* A directory name that could not be copied is a rule directory silently
  * skipped: counted (jsonmem.h), so what is built on the rules is refused,
  * never written with the rules of that directory quietly missing. */
@@ -66,9 +55,9 @@ pp_rules_dirs(char **dirs, size_t max)
         free(copy);
     }
     if (xdg != NULL && xdg[0] == '/')
-        add(dirs, max, &n, join_path(xdg, "perfpipe/rules"));
+        add(dirs, max, &n, pp_path_join(xdg, "perfpipe/rules"));
     else if (home != NULL && home[0] != '\0')
-        add(dirs, max, &n, join_path(home, ".config/perfpipe/rules"));
+        add(dirs, max, &n, pp_path_join(home, ".config/perfpipe/rules"));
     if (pp_build_tree_dirs(plugins, sizeof plugins, pipelines, sizeof pipelines)) {
         /* The build tree names SRC/etc/perfpipe/pipelines; the shipped rules
          * are SRC/etc/rules. */
@@ -76,7 +65,7 @@ pp_rules_dirs(char **dirs, size_t max)
 
         if (cut != NULL) {
             *cut = '\0';
-            add(dirs, max, &n, join_path(pipelines, "rules"));
+            add(dirs, max, &n, pp_path_join(pipelines, "rules"));
         }
     } else {
         add(dirs, max, &n, strdup(SYSCONFDIR "/perfpipe/rules"));
@@ -148,7 +137,7 @@ load_dir(pp_ruleset *set, const char *dir, pp_error *err)
         return PP_EIO;
     }
     for (int i = 0; i < n; i++) {
-        char *path = join_path(dir, names[i]->d_name);
+        char *path = pp_path_join(dir, names[i]->d_name);
         struct stat st;
 
         if (rc == PP_OK && path == NULL) {
