@@ -19,17 +19,6 @@
 #include "rules/evidence.h"
 #include "rules/selftime.h"
 
-/* An allocation outside jansson that failed while a view was built: the
- * view is then missing, which a rule would read as "no such evidence" and
- * match nothing. Counted, so the document built on it is refused
- * (jsonmem.h), never written with a rule quietly lost. Returns -1. */
-static int
-lost(void)
-{
-    pp_jsonmem_lost();
-    return -1;
-}
-
 /* The schema rule files are checked against: {analyzer: {table: {column:
  * "s" or "n"}}}, filled from what analyzers declare of their tables (ABI
  * 1.5, pp_table_decl) or from result documents, plus the columns and views
@@ -644,7 +633,11 @@ build_callees(const json_t *stage, pp_ev_table *out)
             if (s == NULL || w <= 0)
                 continue;
             if ((copy = strdup(s)) == NULL) {
-                rc = lost();
+                /* Counted (jsonmem.h): without the view a rule would read
+                 * "no such evidence" and match nothing; the document built
+                 * on it is refused, never written with a rule quietly lost. */
+                pp_jsonmem_lost();
+                rc = -1;
                 goto out;
             }
             rc = fold_stack(frames, sums, psums, nsums, copy, w, ns);
@@ -654,7 +647,7 @@ build_callees(const json_t *stage, pp_ev_table *out)
         }
     rc = -1;
     if ((pairs = calloc(json_object_size(sums) + 1, sizeof *pairs)) == NULL) {
-        lost();
+        pp_jsonmem_lost();
         goto out;
     }
     json_object_foreach(sums, key, v) {
@@ -670,7 +663,7 @@ build_callees(const json_t *stage, pp_ev_table *out)
         char *f = strndup(pairs[i].frame, fl);
 
         if (f == NULL) {
-            lost();
+            pp_jsonmem_lost();
             goto out;
         }
         pairs[i].frame = f;
@@ -759,7 +752,7 @@ pp_ev_get(pp_ev_cache *c, const json_t *stage, const char *name)
         ev_entry *g = realloc(c->e, ncap * sizeof *g);
 
         if (g == NULL) {
-            lost();
+            pp_jsonmem_lost();
             return NULL;
         }
         c->e = g;
