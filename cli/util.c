@@ -210,15 +210,21 @@ pp_cli_flush_stdout(void)
     return PP_EXIT_OK;
 }
 
-int
-pp_cli_doc_whole(const char *path)
+/* The one line for a document refused for want of memory, naming where it
+ * was to go. Returns PP_EXIT_NOMEM. */
+static int
+nothing_written(const char *path)
 {
-    if (pp_jsonmem_failures() == 0)
-        return PP_EXIT_OK;
     pp_cli_error("%s: out of memory while the document was made: nothing written (free memory, "
                  "or write fewer tables with --top N)",
                  path == NULL || strcmp(path, "-") == 0 ? "standard output" : path);
     return PP_EXIT_NOMEM;
+}
+
+int
+pp_cli_doc_whole(const char *path)
+{
+    return pp_jsonmem_failures() == 0 ? PP_EXIT_OK : nothing_written(path);
 }
 
 /* Standard output gets the rendering whole or not at all: it is made in
@@ -233,20 +239,13 @@ write_stdout(pp_write_fn fn, void *user)
     FILE *mem = open_memstream(&buf, &len);
     int rc;
 
-    if (mem == NULL) {
-        pp_cli_error("standard output: out of memory for the document: nothing written");
-        return PP_EXIT_NOMEM;
-    }
+    if (mem == NULL)
+        return nothing_written(NULL);
     rc = fn(user, mem);
-    if (fclose(mem) != 0 && rc == PP_EXIT_OK) {
-        pp_cli_error("standard output: out of memory for the document: nothing written");
-        rc = PP_EXIT_NOMEM;
-    }
-    if (rc == PP_EXIT_OK && pp_jsonmem_failures() != 0) {
-        pp_cli_error("standard output: out of memory while the document was made: nothing "
-                     "written");
-        rc = PP_EXIT_NOMEM;
-    }
+    if (fclose(mem) != 0 && rc == PP_EXIT_OK)
+        rc = nothing_written(NULL);
+    if (rc == PP_EXIT_OK)
+        rc = pp_cli_doc_whole(NULL);
     if (rc == PP_EXIT_OK && len > 0 && fwrite(buf, 1, len, stdout) != len && !pp_cli_reader_gone())
         rc = PP_EXIT_OUTPUT;
     free(buf);

@@ -75,7 +75,7 @@ sweep_stdout() {
     env PP_IOFAULT_OP=malloc PP_IOFAULT_N="$n" LD_PRELOAD="$tmp/iofault.so" \
       "$PERFPIPE" "$@" >"$tmp/stdout" 2>"$tmp/err"; rc=$?
     runs=$((runs + 1))
-    if [ "$rc" = 7 ] && [ ! -s "$tmp/stdout" ]; then
+    if [ "$rc" = 7 ] && [ ! -s "$tmp/stdout" ] && grep -q 'out of memory' "$tmp/err"; then
       nomem=$((nomem + 1))
     elif [ "$rc" = "$crc" ] && cmp -s "$tmp/stdout" "$clean"; then
       same=$((same + 1))
