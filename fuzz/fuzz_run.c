@@ -30,10 +30,14 @@
  * input's size into /dev/null. The engine's contracts are checked: no document
  * beside an input error, a document that validates.
  *
+ * A run is a function of its input (hermetic(), below): what the caller's
+ * environment or this machine's disk holds does not change what it reads.
+ *
  * PP_FUZZ_PLUGIN_DIR overrides the plugin directory (default: the build
  * tree's plugins/.libs beside this program's directory); PP_FUZZ_SRCDIR the
- * source tree the pipeline target takes its fixtures from; PP_FUZZ_VERBOSE
- * prints each run's outcome (to see that seeds reach the stages). */
+ * source tree the pipeline target takes its fixtures from, and every target
+ * its symbol files; PP_FUZZ_VERBOSE prints each run's outcome (to see that
+ * seeds reach the stages). */
 #include "config.h"
 
 #include <fcntl.h>
@@ -42,6 +46,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <jansson.h>
@@ -94,6 +100,20 @@ static const struct {
 #define NFIXTURES (sizeof fixtures / sizeof fixtures[0])
 static char fixture_path[NFIXTURES][PATH_MAX];
 static pp_pipeline_kv sets[NFIXTURES + 1];
+
+/* The symbol directory every run searches (PERFPIPE_SYMBOL_PATH): in-tree
+ * files under the names the seed traces' application module asks for, so
+ * the assembly and PDB readers run by path on every trace naming Workload
+ * (the trace's own id refuses the PDB unless a mutation matches it or drops
+ * it: then the assembly's id is wanted, Lines.pdb's, and lines are looked up). */
+static const struct {
+    const char *name, *file;
+} symbol_files[] = {
+    { "Workload.dll", "tests/data/pdb/portable/Lines.dll" }, /* its CodeView names Lines.pdb */
+    { "Lines.pdb", "tests/data/pdb/portable/Lines.pdb" },
+};
+#define NSYMBOLS (sizeof symbol_files / sizeof symbol_files[0])
+static char symdir[PATH_MAX + 8];
 
 static const pp_analyzer *
 lookup(void *user, const char *name, pp_error *err)
@@ -234,10 +254,63 @@ load_plugins(char **argv)
 static void
 cleanup(void)
 {
+    char link[PATH_MAX + 80];
+
     if (input[0] != '\0')
         unlink(input);
+    for (size_t i = 0; symdir[0] != '\0' && i < NSYMBOLS; i++) {
+        snprintf(link, sizeof link, "%s/%s", symdir, symbol_files[i].name);
+        unlink(link);
+    }
+    if (symdir[0] != '\0')
+        rmdir(symdir);
     if (dir[0] != '\0')
         rmdir(dir);
+}
+
+/* What the run may read besides its input: no PERFPIPE_ variable of the
+ * caller (PERFPIPE_JOBS, PERFPIPE_NETTRACE_MMAP, a symbol path, a rules
+ * path...) nor NUGET_PACKAGES (which classes a module); no user's rule
+ * files (HOME and XDG_CONFIG_HOME: the empty temporary directory); times in
+ * UTC; never the files a trace names, which exist on one machine and not on
+ * another (PERFPIPE_BUILD_CHECK=off: last session's CI abort of
+ * fuzz_run_nettrace could not be replayed here); as symbol path only
+ * symdir, links to fixed files of the source tree. */
+static void
+hermetic(const char *src)
+{
+    char name[256], target[PATH_MAX + 64], link[PATH_MAX + 80];
+    int again = 1;
+
+    while (again) { /* unsetenv moves environ: start over after each */
+        again = 0;
+        for (char **e = environ; *e != NULL && !again; e++) {
+            size_t n = strcspn(*e, "=");
+
+            if (strncmp(*e, "PERFPIPE_", 9) == 0 && n < sizeof name) {
+                snprintf(name, sizeof name, "%.*s", (int)n, *e);
+                again = unsetenv(name) == 0;
+            }
+        }
+    }
+    unsetenv("NUGET_PACKAGES");
+    snprintf(symdir, sizeof symdir, "%s/symbols", dir);
+    if (mkdir(symdir, 0700) != 0)
+        fail("cannot create", symdir);
+    for (size_t i = 0; i < NSYMBOLS; i++) {
+        snprintf(target, sizeof target, "%s/%s", src, symbol_files[i].file);
+        snprintf(link, sizeof link, "%s/%s", symdir, symbol_files[i].name);
+        if (access(target, R_OK) != 0)
+            fail("missing symbol file (set PP_FUZZ_SRCDIR)", target);
+        if (symlink(target, link) != 0)
+            fail("cannot link", link);
+    }
+    setenv("PERFPIPE_BUILD_CHECK", "off", 1);
+    setenv("PERFPIPE_SYMBOL_PATH", symdir, 1);
+    setenv("HOME", dir, 1);
+    setenv("XDG_CONFIG_HOME", dir, 1);
+    setenv("TZ", "UTC", 1);
+    tzset();
 }
 
 int
@@ -257,12 +330,13 @@ LLVMFuzzerInitialize(int *argc, char ***argv)
     if (mkdtemp(dir) == NULL)
         fail("mkdtemp", dir);
     atexit(cleanup);
+    const char *src = getenv("PP_FUZZ_SRCDIR");
+    if (src == NULL || src[0] == '\0')
+        src = PP_FUZZ_SRCDIR;
+    hermetic(src);
     if (strcmp(kind, "pipeline") == 0) {
-        const char *src = getenv("PP_FUZZ_SRCDIR");
-
         for (size_t i = 0; i < NFIXTURES; i++) {
-            snprintf(fixture_path[i], sizeof fixture_path[i], "%s/%s", src ? src : PP_FUZZ_SRCDIR,
-                     fixtures[i].file);
+            snprintf(fixture_path[i], sizeof fixture_path[i], "%s/%s", src, fixtures[i].file);
             if (access(fixture_path[i], R_OK) != 0)
                 fail("missing fixture (set PP_FUZZ_SRCDIR)", fixture_path[i]);
             sets[i].key = fixtures[i].var;

@@ -12,7 +12,13 @@
  * flushes, runtime events the analyzers read (GCAllocationTick_V4 with
  * stacks, MethodLoadVerbose_V2 for symbols, SampleProfiler ThreadSample).
  *
- *   gen-nettrace-seeds OUTDIR
+ *   gen-nettrace-seeds OUTDIR [ASSEMBLY]
+ *
+ * With ASSEMBLY (a PE file with a CodeView entry), v6-lines.nettrace also
+ * has the methods' module (ModuleLoad_V2: /app/Workload.dll, the
+ * assembly's PDB id) and their IL-to-native maps, so a reader asked for
+ * source lines opens the module's assembly and PDB from the symbol path
+ * (fuzz/fuzz_run.c links the in-tree Lines.dll there as Workload.dll).
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -311,13 +317,12 @@ labels(nb *f)
     nb_free(&b);
 }
 
-/* The analyzers' events: allocations and samples on stacks of three
- * methods, the methods' load events, a user event, sequence points. */
+/* The metadata rows workload() uses; with a PDB id, the module and
+ * IL-map events too. */
 static void
-workload(nb *f, int flush_flags, int rounds)
+workload_meta(nb *f, const uint8_t *pdb_id)
 {
-    static const char *const types[] = { "System.String", "Shop.CartLine[]", "System.Byte[]" };
-    nb b = { 0 }, fields = { 0 }, pl = { 0 };
+    nb b = { 0 }, fields = { 0 };
 
     nb_u16(&b, 0);
     meta_row(&b, 1, PROVIDER_RT, 10, "GCAllocationTick_V4", NULL, 4, 0);
@@ -325,9 +330,61 @@ workload(nb *f, int flush_flags, int rounds)
     meta_row(&b, 3, PROVIDER_SP, 0, "ThreadSample", NULL, 0, 0);
     user_fields(&fields);
     meta_row(&b, 4, "Shop-Events", 7, "Sold", &fields, 1, 1);
+    if (pdb_id != NULL) {
+        meta_row(&b, 5, PROVIDER_RT, 152, "ModuleLoad_V2", NULL, 2, 0);
+        meta_row(&b, 6, PROVIDER_RT, 190, "MethodILToNativeMap", NULL, 0, 0);
+    }
     nb_block6(f, 3, &b);
     nb_free(&b);
     nb_free(&fields);
+}
+
+/* ModuleLoad_V2 of the methods' module (id 0x7e00): ModuleID, AssemblyID,
+ * flags, reserved, IL and native paths, ClrInstanceID, the PDB signature,
+ * age and build path. */
+static void
+module_payload(nb *p, const uint8_t *pdb_id)
+{
+    nb_u64(p, 0x7e00);
+    nb_u64(p, 0x7f00);
+    nb_u32(p, 8);
+    nb_u32(p, 0);
+    nb_wstr(p, "/app/Workload.dll");
+    nb_wstr(p, "");
+    nb_u16(p, 0);
+    nb_put(p, pdb_id, 16);
+    nb_u32(p, 1);
+    nb_wstr(p, "/src/obj/Workload.pdb");
+}
+
+/* MethodILToNativeMap of one method: IL 0, 1 and NO_MAPPING (-1) over its
+ * first 0x40 bytes. */
+static void
+ilmap_payload(nb *p, uint64_t method_id)
+{
+    nb_u64(p, method_id);
+    nb_u64(p, 0);
+    nb_u8(p, 0);
+    nb_u16(p, 3);
+    nb_u32(p, 0);
+    nb_u32(p, 1);
+    nb_u32(p, 0xffffffffu);
+    nb_u32(p, 0);
+    nb_u32(p, 0x10);
+    nb_u32(p, 0x40);
+    nb_u16(p, 0);
+}
+
+/* The analyzers' events: allocations and samples on stacks of three
+ * methods, the methods' load events, a user event, sequence points; with
+ * pdb_id, the methods' module and IL maps. */
+static void
+workload(nb *f, int flush_flags, int rounds, const uint8_t *pdb_id)
+{
+    static const char *const types[] = { "System.String", "Shop.CartLine[]", "System.Byte[]" };
+    nb b = { 0 }, pl = { 0 };
+
+    workload_meta(f, pdb_id);
     for (int round = 0; round < rounds; round++) {
         /* stacks 1..3: leaf first, inside the three methods below */
         nb_u32(&b, 1);
@@ -369,17 +426,8 @@ workload(nb *f, int flush_flags, int rounds)
         nb_free(&b);
         if (flush_flags & 1)
             threads(f);
-        if (flush_flags & 2) {
-            nb_u16(&b, 0);
-            meta_row(&b, 1, PROVIDER_RT, 10, "GCAllocationTick_V4", NULL, 4, 0);
-            meta_row(&b, 2, PROVIDER_RT, 143, "MethodLoadVerbose_V2", NULL, 2, 0);
-            meta_row(&b, 3, PROVIDER_SP, 0, "ThreadSample", NULL, 0, 0);
-            user_fields(&fields);
-            meta_row(&b, 4, "Shop-Events", 7, "Sold", &fields, 1, 1);
-            nb_block6(f, 3, &b);
-            nb_free(&b);
-            nb_free(&fields);
-        }
+        if (flush_flags & 2)
+            workload_meta(f, pdb_id);
     }
     /* method loads last, as a rundown would */
     nb_u16(&b, 20);
@@ -391,6 +439,16 @@ workload(nb *f, int flush_flags, int rounds)
         method_payload(&pl, 0x10000 + (uint64_t)k * 0x1000, 0x800, "Shop.Reports.ReportBuilder",
                        names[k]);
         event(&b, 0x9F, 2, 1, 0, 1, 0, &pl);
+        nb_free(&pl);
+        if (pdb_id != NULL) {
+            ilmap_payload(&pl, (0x10000 + (uint64_t)k * 0x1000) ^ 0x55);
+            event(&b, 0x9F, 6, 1, 0, 1, 0, &pl);
+            nb_free(&pl);
+        }
+    }
+    if (pdb_id != NULL) {
+        module_payload(&pl, pdb_id);
+        event(&b, 0x9F, 5, 1, 0, 1, 0, &pl);
         nb_free(&pl);
     }
     nb_block6(f, 2, &b);
@@ -435,19 +493,50 @@ runtime_events(nb *f)
     nb_free(&b);
 }
 
+/* The PDB id of a PE file's CodeView entry: the 16 bytes after "RSDS"
+ * (the first one; the seed needs no more exact a parse). 0 when none. */
+static int
+codeview_id(const char *path, uint8_t id[16])
+{
+    static uint8_t buf[1 << 20];
+    FILE *in = fopen(path, "rb");
+    size_t n = in ? fread(buf, 1, sizeof buf, in) : 0;
+
+    if (in != NULL)
+        fclose(in);
+    for (size_t i = 0; i + 20 <= n; i++)
+        if (memcmp(buf + i, "RSDS", 4) == 0) {
+            memcpy(id, buf + i + 4, 16);
+            return 1;
+        }
+    return 0;
+}
+
 int
 main(int argc, char **argv)
 {
     nb f = { 0 };
+    uint8_t pdb_id[16];
 
-    if (argc != 2) {
-        fprintf(stderr, "usage: %s OUTDIR\n", argv[0]);
+    if (argc != 2 && argc != 3) {
+        fprintf(stderr, "usage: %s OUTDIR [ASSEMBLY]\n", argv[0]);
         return 2;
+    }
+    /* the methods' module and IL maps: source lines from the symbol path */
+    if (argc == 3 && codeview_id(argv[2], pdb_id)) {
+        header(&f, 6, 0, 8);
+        threads(&f);
+        workload(&f, 0, 2, pdb_id);
+        nb_u32(&f, 0);
+        save(argv[1], "v6-lines.nettrace", &f);
+        nb_free(&f);
+    } else if (argc == 3) {
+        fprintf(stderr, "%s: no CodeView id in %s: no v6-lines seed\n", argv[0], argv[2]);
     }
     /* the analyzers' events, V6.0, 64-bit */
     header(&f, 6, 0, 8);
     threads(&f);
-    workload(&f, 0, 2);
+    workload(&f, 0, 2, NULL);
     nb_u32(&f, 0);
     save(argv[1], "v6-analyzers.nettrace", &f);
     nb_free(&f);
@@ -456,14 +545,14 @@ main(int argc, char **argv)
     threads(&f);
     nb_u32(&f, 4u | 42u << 24);
     nb_u32(&f, 0xdeadbeef);
-    workload(&f, 3, 3);
+    workload(&f, 3, 3, NULL);
     nb_u32(&f, 0);
     save(argv[1], "v6-flush.nettrace", &f);
     nb_free(&f);
     /* 32-bit pointers (stacks of 4-byte IPs would be read as such) */
     header(&f, 6, 0, 4);
     threads(&f);
-    workload(&f, 1, 1);
+    workload(&f, 1, 1, NULL);
     nb_u32(&f, 0);
     save(argv[1], "v6-ptr4.nettrace", &f);
     nb_free(&f);
@@ -477,7 +566,7 @@ main(int argc, char **argv)
     /* cut inside the second round: a truncated V6 stream */
     header(&f, 6, 0, 8);
     threads(&f);
-    workload(&f, 0, 2);
+    workload(&f, 0, 2, NULL);
     f.n = f.n * 2 / 3;
     save(argv[1], "v6-truncated.nettrace", &f);
     nb_free(&f);

@@ -55,7 +55,7 @@ gen=$(mktemp -d "${TMPDIR:-/tmp}/pp-seeds.XXXXXX")
 trap 'rm -rf "$gen"' EXIT
 ${CC:-cc} -std=c11 -O1 -o "$gen/gen-nettrace-seeds" "$here/fuzz/gen-nettrace-seeds.c"
 mkdir -p "$gen/v6"
-"$gen/gen-nettrace-seeds" "$gen/v6"
+"$gen/gen-nettrace-seeds" "$gen/v6" "$here/tests/data/pdb/portable/Lines.dll"
 
 # Split-reader seeds: the split reads (core/nettrace/region.c) cut only at
 # sequence points, which the captures' heads lack; these copies have one
