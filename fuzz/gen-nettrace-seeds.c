@@ -512,6 +512,21 @@ codeview_id(const char *path, uint8_t id[16])
     return 0;
 }
 
+/* A V6.0 trace of the workload, ended, saved as DIR/NAME. */
+static void
+workload_seed(const char *dir, const char *name, uint32_t ptr, int flush_flags, int rounds,
+              const uint8_t *pdb_id)
+{
+    nb f = { 0 };
+
+    header(&f, 6, 0, ptr);
+    threads(&f);
+    workload(&f, flush_flags, rounds, pdb_id);
+    nb_u32(&f, 0);
+    save(dir, name, &f);
+    nb_free(&f);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -523,23 +538,12 @@ main(int argc, char **argv)
         return 2;
     }
     /* the methods' module and IL maps: source lines from the symbol path */
-    if (argc == 3 && codeview_id(argv[2], pdb_id)) {
-        header(&f, 6, 0, 8);
-        threads(&f);
-        workload(&f, 0, 2, pdb_id);
-        nb_u32(&f, 0);
-        save(argv[1], "v6-lines.nettrace", &f);
-        nb_free(&f);
-    } else if (argc == 3) {
+    if (argc == 3 && codeview_id(argv[2], pdb_id))
+        workload_seed(argv[1], "v6-lines.nettrace", 8, 0, 2, pdb_id);
+    else if (argc == 3)
         fprintf(stderr, "%s: no CodeView id in %s: no v6-lines seed\n", argv[0], argv[2]);
-    }
     /* the analyzers' events, V6.0, 64-bit */
-    header(&f, 6, 0, 8);
-    threads(&f);
-    workload(&f, 0, 2, NULL);
-    nb_u32(&f, 0);
-    save(argv[1], "v6-analyzers.nettrace", &f);
-    nb_free(&f);
+    workload_seed(argv[1], "v6-analyzers.nettrace", 8, 0, 2, NULL);
     /* both flushes, three rounds, an unknown block kind skipped by size */
     header(&f, 6, 1, 8);
     threads(&f);
@@ -550,12 +554,7 @@ main(int argc, char **argv)
     save(argv[1], "v6-flush.nettrace", &f);
     nb_free(&f);
     /* 32-bit pointers (stacks of 4-byte IPs would be read as such) */
-    header(&f, 6, 0, 4);
-    threads(&f);
-    workload(&f, 1, 1, NULL);
-    nb_u32(&f, 0);
-    save(argv[1], "v6-ptr4.nettrace", &f);
-    nb_free(&f);
+    workload_seed(argv[1], "v6-ptr4.nettrace", 4, 1, 1, NULL);
     /* lock contention and exceptions without stacks */
     header(&f, 6, 0, 8);
     threads(&f);
