@@ -1,0 +1,96 @@
+#!/bin/bash
+# Whose evidence a stack is (issue #45's engine defects), on small cpu documents built here with the
+# columns and declarations `perfpipe cpu` writes:
+#  - a callee rule counts what a frame calls before the next application frame: a GC.Collect three
+#    application calls down is the calling method's, not its callers' (the driver's loop, a lambda);
+#    framework frames in between do not stop the count.
+set -u
+PERFPIPE=${PERFPIPE:?}
+DATA=${PP_TESTDATA:?}
+. "$(dirname "$0")/../lib/checks.sh"
+unset PERFPIPE_RULES_PATH XDG_CONFIG_HOME
+export HOME="$tmp/home"; mkdir -p "$HOME"
+
+# doc.py OUT CASE: a one-stage cpu document; the running rows are what the analyzer derives from
+# the stacks (each stack's first application frame from the leaf; module App is the application).
+cat >"$tmp/doc.py" <<'PY'
+import json, sys
+out, case = sys.argv[1], sys.argv[2]
+figs = {"ms": {"unit": "ms", "axis": "time"}, "samples": {"unit": "samples", "axis": "time"},
+        "share": {"unit": "percent", "axis": None}}
+def table(name, cols, rows, decl):
+    cols = [c.split(":") for c in cols.split()]
+    decl.setdefault("key", [cols[0][0]])
+    return {"name": name, "key": decl["key"], "decl": decl, "rows": rows,
+            "columns": [{"name": n, "type": t} for n, t in cols]}
+stacks = {
+    # driver -> lambda -> the method that collects; a sweep reaching GC.Collect through framework code
+    "ancestors": [("App.Program.Main;App.Driver.Loop;App.Shapes.Lambda;App.Shapes.CollectPerCall;"
+                   "System.GC.Collect", 300.0),
+                  ("App.Program.Main;App.Driver.Loop;App.Shapes.Lambda;App.Shapes.CollectPerCall", 50.0),
+                  ("App.Program.Main;App.Driver.Loop;App.Shapes.Lambda", 30.0),
+                  ("App.Program.Main;App.Driver.Loop", 20.0),
+                  ("App.Program.Main;App.Driver.Loop;App.Shapes.Sweep;System.Threading.Tasks.Parallel.For;"
+                   "System.GC.Collect", 100.0)],
+}[case]
+running = {}
+for st, ms in stacks:
+    frames = st.split(";")
+    app = next(f for f in reversed(frames) if f.startswith("App."))
+    running[app] = running.get(app, 0.0) + ms
+total = sum(running.values())
+order = sorted(running)
+frame = {"cost": "ms", "label": "time (running thread samples)", "does": "runs", "frame": True}
+stage = {"id": "cpu", "analyzer": {"name": "cpu", "version": "1.0.0"}, "status": "ok",
+         "findings": [], "totals": {}, "tables": [
+    table("running", "method:string samples:count ms:number share:percent module:string call_site:string",
+          [[m, int(running[m] / 10), running[m], 100 * running[m] / total, "App", m] for m in order],
+          {"subject": "method", "figures": figs,
+           "candidate": dict(frame, stacks="by_stack", waits="waiting", evidence=["samples"])}),
+    table("waiting", "wait:string waiter:string samples:count ms:number share:percent module:string "
+          "call_site:string", [], {"subject": "waiter", "key": ["wait", "waiter"], "figures": figs,
+                                   "candidate": dict(frame, rule_gated=True)}),
+    table("modules", "module:string class:string",
+          [["App", "application"], ["System.Private.CoreLib", "framework"]], {"subject": "module"}),
+    table("by_stack", "stack:string samples:count ms:number", [[s, int(ms / 10), ms] for s, ms in stacks],
+          {"figures": {k: figs[k] for k in ("ms", "samples")}, "roles": {"stack": "stack"}})]}
+json.dump({"format": "perfpipe-result/1", "tool": {"name": "perfpipe", "version": "0.0.0-test"},
+           "pipeline": "cpu", "knobs": {}, "inputs": [], "stages": [stage]}, open(out, "w"))
+PY
+
+# cand.py DOC: {target: (rule ids, evidence, figure)} of the candidates, and the rule findings
+cat >"$tmp/cand.py" <<'PY'
+import json
+def cands(path):
+    d = json.load(open(path))
+    T = {t["name"]: t for t in d["stages"][0]["tables"]}
+    cols = [c["name"] for c in T["candidates"]["columns"]]
+    out = {}
+    for r, hits in zip(T["candidates"]["rows"], T["candidates"]["row_rules"]):
+        r = dict(zip(cols, r))
+        out[r["target"]] = ({h["id"] for h in hits}, r["evidence"], r["figure"])
+    return out, {f[1]: f[4] for f in T["rule_findings"]["rows"]}
+PY
+
+for c in ancestors; do
+  python3 "$tmp/doc.py" "$tmp/$c.json" "$c" || { fail=$((fail + 1)); echo "FAIL: building $c"; continue; }
+  run "$c: candidates" "$PERFPIPE" candidates "$tmp/$c.json" --format json -o "$tmp/$c.cand.json"
+done
+
+check "a callee rule stays on the method that calls the framework, off its application callers" \
+  "$tmp/ancestors.cand.json" "$tmp" <<'PY'
+import sys; sys.path.insert(0, sys.argv[2]); from cand import cands
+c, findings = cands(sys.argv[1])
+for t in sorted(c):
+    print("%-28s %s" % (t, ",".join(sorted(c[t][0])) or "no rule"))
+assert "gc.induced-collect" in c["App.Shapes.CollectPerCall"][0], c["App.Shapes.CollectPerCall"]
+# through framework frames (Parallel.For) the callee is still the sweep's own
+assert "gc.induced-collect" in c["App.Shapes.Sweep"][0], c["App.Shapes.Sweep"]
+for caller in ("App.Driver.Loop", "App.Shapes.Lambda"):
+    assert "gc.induced-collect" not in c.get(caller, (set(),))[0], "%s carries gc.induced-collect" % caller
+f = findings["gc.induced-collect"]
+assert "frame App.Shapes.CollectPerCall," in f, f
+print(f[:110])
+PY
+
+finish "engine scope: "
