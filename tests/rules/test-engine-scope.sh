@@ -3,7 +3,9 @@
 # columns and declarations `perfpipe cpu` writes:
 #  - a callee rule counts what a frame calls before the next application frame: a GC.Collect three
 #    application calls down is the calling method's, not its callers' (the driver's loop, a lambda);
-#    framework frames in between do not stop the count.
+#    framework frames in between do not stop the count;
+#  - an unnamed application method whose time a named frame's call holds is the evidence of the
+#    NEAREST such frame on its stacks, not of the first one in the list;
 set -u
 PERFPIPE=${PERFPIPE:?}
 DATA=${PP_TESTDATA:?}
@@ -32,6 +34,10 @@ stacks = {
                   ("App.Program.Main;App.Driver.Loop", 20.0),
                   ("App.Program.Main;App.Driver.Loop;App.Shapes.Sweep;System.Threading.Tasks.Parallel.For;"
                    "System.GC.Collect", 100.0)],
+    # Outer (GC.Collect) calls Inner (new Regex per call), which calls Leaf: Leaf's time is Inner's call
+    "nearest": [("App.Main;App.Outer.Run;System.GC.Collect", 200.0),
+                ("App.Main;App.Outer.Run;App.Inner.Parse;System.Text.RegularExpressions.Regex..ctor", 400.0),
+                ("App.Main;App.Outer.Run;App.Inner.Parse;App.Leaf.Touch", 100.0)],
 }[case]
 running = {}
 for st, ms in stacks:
@@ -39,7 +45,7 @@ for st, ms in stacks:
     app = next(f for f in reversed(frames) if f.startswith("App."))
     running[app] = running.get(app, 0.0) + ms
 total = sum(running.values())
-order = sorted(running)
+order = {"nearest": ["App.Outer.Run", "App.Inner.Parse", "App.Leaf.Touch"]}.get(case, sorted(running))
 frame = {"cost": "ms", "label": "time (running thread samples)", "does": "runs", "frame": True}
 stage = {"id": "cpu", "analyzer": {"name": "cpu", "version": "1.0.0"}, "status": "ok",
          "findings": [], "totals": {}, "tables": [
@@ -72,7 +78,7 @@ def cands(path):
     return out, {f[1]: f[4] for f in T["rule_findings"]["rows"]}
 PY
 
-for c in ancestors; do
+for c in ancestors nearest; do
   python3 "$tmp/doc.py" "$tmp/$c.json" "$c" || { fail=$((fail + 1)); echo "FAIL: building $c"; continue; }
   run "$c: candidates" "$PERFPIPE" candidates "$tmp/$c.json" --format json -o "$tmp/$c.cand.json"
 done
@@ -91,6 +97,19 @@ for caller in ("App.Driver.Loop", "App.Shapes.Lambda"):
 f = findings["gc.induced-collect"]
 assert "frame App.Shapes.CollectPerCall," in f, f
 print(f[:110])
+PY
+
+check "an unnamed callee is the evidence of the nearest named frame above it" \
+  "$tmp/nearest.cand.json" "$tmp" <<'PY'
+import sys; sys.path.insert(0, sys.argv[2]); from cand import cands
+c, _ = cands(sys.argv[1])
+for t in sorted(c):
+    print("%-16s %-24s %s" % (t, ",".join(sorted(c[t][0])), c[t][1][:140]))
+assert c["App.Outer.Run"][0] == {"gc.induced-collect"}, c["App.Outer.Run"]
+assert c["App.Inner.Parse"][0] == {"regex.per-call"}, c["App.Inner.Parse"]
+assert "App.Leaf.Touch" not in c, "Leaf ranks on its own"
+assert "its call holds the running time of App.Leaf.Touch" in c["App.Inner.Parse"][1], c["App.Inner.Parse"][1]
+assert "App.Leaf.Touch" not in c["App.Outer.Run"][1], c["App.Outer.Run"][1]
 PY
 
 finish "engine scope: "
