@@ -1,11 +1,14 @@
 #!/bin/bash
 # Whose evidence a stack is (issue #45's engine defects), on small cpu documents built here with the
-# columns and declarations `perfpipe cpu` writes:
+# columns and declarations `perfpipe cpu` writes, and on a real capture:
 #  - a callee rule counts what a frame calls before the next application frame: a GC.Collect three
 #    application calls down is the calling method's, not its callers' (the driver's loop, a lambda);
 #    framework frames in between do not stop the count;
 #  - an unnamed application method whose time a named frame's call holds is the evidence of the
 #    NEAREST such frame on its stacks, not of the first one in the list;
+#  - a thread starting another waits in Thread.StartCore: not running time of the starter, neither
+#    in the cpu stage's running/waiting split (fix-set-good: the driver starts its client threads)
+#    nor in a named frame's inclusive time when the document's waiting table was cut by --top.
 set -u
 PERFPIPE=${PERFPIPE:?}
 DATA=${PP_TESTDATA:?}
@@ -38,10 +41,15 @@ stacks = {
     "nearest": [("App.Main;App.Outer.Run;System.GC.Collect", 200.0),
                 ("App.Main;App.Outer.Run;App.Inner.Parse;System.Text.RegularExpressions.Regex..ctor", 400.0),
                 ("App.Main;App.Outer.Run;App.Inner.Parse;App.Leaf.Touch", 100.0)],
+    # a starter blocked in Thread.StartCore; the waiting table (cut by --top) does not name it
+    "start": [("App.Main;App.Driver.Run;System.GC.Collect", 100.0),
+              ("App.Main;App.Driver.Run;System.Threading.Thread.StartCore", 500.0)],
 }[case]
 running = {}
 for st, ms in stacks:
     frames = st.split(";")
+    if frames[-1] == "System.Threading.Thread.StartCore":
+        continue
     app = next(f for f in reversed(frames) if f.startswith("App."))
     running[app] = running.get(app, 0.0) + ms
 total = sum(running.values())
@@ -78,7 +86,7 @@ def cands(path):
     return out, {f[1]: f[4] for f in T["rule_findings"]["rows"]}
 PY
 
-for c in ancestors nearest; do
+for c in ancestors nearest start; do
   python3 "$tmp/doc.py" "$tmp/$c.json" "$c" || { fail=$((fail + 1)); echo "FAIL: building $c"; continue; }
   run "$c: candidates" "$PERFPIPE" candidates "$tmp/$c.json" --format json -o "$tmp/$c.cand.json"
 done
@@ -110,6 +118,34 @@ assert c["App.Inner.Parse"][0] == {"regex.per-call"}, c["App.Inner.Parse"]
 assert "App.Leaf.Touch" not in c, "Leaf ranks on its own"
 assert "its call holds the running time of App.Leaf.Touch" in c["App.Inner.Parse"][1], c["App.Inner.Parse"][1]
 assert "App.Leaf.Touch" not in c["App.Outer.Run"][1], c["App.Outer.Run"][1]
+PY
+
+check "Thread.StartCore is no running time of a named frame (waiting table cut)" \
+  "$tmp/start.cand.json" "$tmp" <<'PY'
+import sys; sys.path.insert(0, sys.argv[2]); from cand import cands
+c, _ = cands(sys.argv[1])
+rules, ev, fig = c["App.Driver.Run"]
+print(fig, ev[:120])
+assert "gc.induced-collect" in rules, rules
+assert fig.startswith("100 ms"), "the driver's figure is %s: its thread start counted as running" % fig
+PY
+
+# the cpu stage on a real capture: fix-set-good's driver starts its client threads (RunSet ->
+# Thread.StartCore) and the runtime starts its pool's workers; every such sample is waiting
+run "fix-set-good: cpu" "$PERFPIPE" cpu "$DATA/fix-set-good.nettrace.zst" --top 0 --format json \
+  -o "$tmp/good.cpu.json" &&
+check "fix-set-good: Thread.StartCore is waiting, never running" "$tmp/good.cpu.json" <<'PY'
+import json, sys
+T = {t["name"]: t for t in json.load(open(sys.argv[1]))["stages"][0]["tables"]}
+def rows(name):
+    cols = [c["name"] for c in T[name]["columns"]]
+    return [dict(zip(cols, r)) for r in T[name]["rows"]]
+start = "System.Threading.Thread.StartCore"
+assert not [r for r in rows("running") if r["method"] == start], "StartCore counted as running"
+w = [r for r in rows("waiting") if r["wait"] == start]
+for r in w:
+    print("%-60s %4d samples %7.1f ms" % (r["waiter"], r["samples"], r["ms"]))
+assert any(r["waiter"] == "Workload.FixScenario.RunSet" for r in w), w
 PY
 
 finish "engine scope: "
