@@ -15,12 +15,17 @@
 #include "rules/rules.h"
 
 /* Thread time spent blocked is not work a change can remove from that
- * method: waits are left out of cpu candidates (and counted). */
+ * method: waits are left out of cpu candidates (and counted). A thread
+ * starting another waits in Thread.StartCore until the new one runs (the
+ * cpu stage says so of documents it writes now; older ones counted it as
+ * running). */
 static int
 is_wait(const char *method)
 {
-    static const char *const waits[] = { "Wait",  ".Sleep", "Semaphore", "SpinOnce",
-                                         ".Join", "epoll",  "poll(",     "ReadKey" };
+    static const char *const waits[] = {
+        "Wait",  ".Sleep", "Semaphore", "SpinOnce",         ".Join",
+        "epoll", "poll(",  "ReadKey",   "Thread.StartCore", "Thread.StartInternal"
+    };
 
     for (size_t i = 0; i < sizeof waits / sizeof waits[0]; i++)
         if (strstr(method, waits[i]) != NULL)
@@ -324,20 +329,48 @@ blocked_leaf(const json_t *stage, const char *waits, const char *leaf)
     return 0;
 }
 
+/* Where frame starts in the ';'-joined stack st, at a frame boundary at or
+ * after from; NULL when it is not there. */
+static const char *
+find_frame(const char *st, const char *from, const char *frame)
+{
+    size_t flen = strlen(frame);
+
+    for (const char *p = strstr(from, frame); p != NULL; p = strstr(p + 1, frame))
+        if ((p == st || p[-1] == ';') && (p[flen] == ';' || p[flen] == '\0'))
+            return p;
+    return NULL;
+}
+
 /* 1 when the ';'-joined stack st has frame at a frame boundary at or after
  * from; *at (if not NULL) gets where it ends. */
 static int
 has_frame(const char *st, const char *from, const char *frame, const char **at)
 {
-    size_t flen = strlen(frame);
+    const char *p = find_frame(st, from, frame);
 
-    for (const char *p = strstr(from, frame); p != NULL; p = strstr(p + 1, frame))
-        if ((p == st || p[-1] == ';') && (p[flen] == ';' || p[flen] == '\0')) {
-            if (at != NULL)
-                *at = p + flen;
-            return 1;
-        }
-    return 0;
+    if (p != NULL && at != NULL)
+        *at = p + strlen(frame);
+    return p != NULL;
+}
+
+/* How many calls down from outer inner sits on stack st: from inner's first
+ * frame below outer's first up to the nearest outer above it (recursion);
+ * 0 when inner is not below outer there. */
+static size_t
+calls_below(const char *st, const char *outer, const char *inner)
+{
+    const char *after, *in, *near, *p;
+    size_t calls = 0;
+
+    if (!has_frame(st, st, outer, &after) || (in = find_frame(st, after, inner)) == NULL)
+        return 0;
+    near = after - strlen(outer);
+    while ((p = find_frame(st, near + 1, outer)) != NULL && p < in)
+        near = p;
+    for (p = near; p < in; p++)
+        calls += *p == ';';
+    return calls;
 }
 
 /* Running time of the stacks through c's frame in its stage's by_stack,
@@ -373,38 +406,50 @@ inclusive_running(const cand *c, const cand *list, size_t n)
 /* The named frame (index in list) whose calls hold at least 90 % of c's
  * running time (c is the application callee that first touches a fresh
  * buffer, or the work done under a contended lock), or n: the fix of that
- * frame changes c's cost, so c is its evidence, not a cause of its own. */
+ * frame changes c's cost, so c is its evidence, not a cause of its own.
+ * Where several named frames hold it (a loop that calls a named method that
+ * calls c), the nearest one on the stacks: c's time is that call's. */
 static size_t
 called_under(const cand *c, const cand *list, size_t n)
 {
     const json_t *t = c->r.stacks ? pp_cand_table_obj(c->stage_obj, c->r.stacks) : NULL;
+    const json_t *rows = json_object_get(t, "rows");
     int mi = pp_cand_col(t, "ms");
+    double all = 0, best_calls = 0;
+    size_t i, best = n;
+    json_t *row;
 
     if (t == NULL || mi < 0 || c->named || c->dropped)
         return n;
-    for (size_t j = 0; j < n; j++) {
-        double all = 0, under = 0;
-        size_t i;
-        json_t *row;
+    json_array_foreach(rows, i, row) {
+        const char *st = json_string_value(json_array_get(row, 0));
+
+        if (st != NULL && has_frame(st, st, c->target, NULL) &&
+            !blocked_leaf(c->stage_obj, c->r.waits, strrchr(st, ';') ? strrchr(st, ';') + 1 : st))
+            all += pp_cand_num(json_array_get(row, (size_t)mi));
+    }
+    for (size_t j = 0; j < n && all > 0; j++) {
+        double under = 0, calls = 0; /* calls: ms-weighted calls down from j to c */
 
         if (!list[j].named || list[j].stage_obj != c->stage_obj || &list[j] == c)
             continue;
-        json_array_foreach(json_object_get(t, "rows"), i, row) {
-            const char *st = json_string_value(json_array_get(row, 0)), *after;
+        json_array_foreach(rows, i, row) {
+            const char *st = json_string_value(json_array_get(row, 0));
             double ms = pp_cand_num(json_array_get(row, (size_t)mi));
+            size_t down = st != NULL ? calls_below(st, list[j].target, c->target) : 0;
 
-            if (st == NULL || !has_frame(st, st, c->target, NULL) ||
-                blocked_leaf(c->stage_obj, c->r.waits,
-                             strrchr(st, ';') ? strrchr(st, ';') + 1 : st))
+            if (down == 0 || blocked_leaf(c->stage_obj, c->r.waits,
+                                          strrchr(st, ';') ? strrchr(st, ';') + 1 : st))
                 continue;
-            all += ms;
-            if (has_frame(st, st, list[j].target, &after) && has_frame(st, after, c->target, NULL))
-                under += ms;
+            under += ms;
+            calls += ms * (double)down;
         }
-        if (all > 0 && under >= 0.9 * all)
-            return j;
+        if (under >= 0.9 * all && (best == n || calls / under < best_calls)) {
+            best = j;
+            best_calls = calls / under;
+        }
     }
-    return n;
+    return best;
 }
 
 /* 1 when two documents read the same capture (their first inputs' hashes). */

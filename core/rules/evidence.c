@@ -18,6 +18,7 @@
 #include "rules/derive.h"
 #include "rules/evidence.h"
 #include "rules/selftime.h"
+#include "rules/site.h"
 
 /* The schema rule files are checked against: {analyzer: {table: {column:
  * "s" or "n"}}}, filled from what analyzers declare of their tables (ABI
@@ -456,65 +457,66 @@ add_frames(json_t *frames, const json_t *table, const char *col)
 }
 
 /* One stack "a;b;c" of weight w and `samples` ticks or samples: each frame
- * of the set it passes through gets w (once), and each distinct frame
- * deeper than that frame's first occurrence gets w in the (frame, callee)
- * sums and samples in `nsums`. pool: the stack is a thread-pool thread's;
- * its weight also goes to the (frame, callee) sums of `psums` (pool_ms,
- * on a time weight). */
+ * of the set it passes through gets w (once), and each distinct frame it
+ * calls before the next application frame (one of `app`) gets w in the
+ * (frame, callee) sums and samples in `nsums`, once per stack. What an
+ * application frame deeper down calls is its own: a fix of that call lands
+ * there, not in its application callers (a driver's loop is not where a
+ * GC.Collect three calls down is removed). pool: the stack is a thread-pool
+ * thread's; its weight also goes to the (frame, callee) sums of `psums`
+ * (pool_ms, on a time weight). */
 static int
-fold_stack(json_t *frames, json_t *sums, json_t *psums, json_t *nsums, char *stack, double w,
-           json_int_t samples)
+fold_stack(json_t *frames, const json_t *app, json_t *sums, json_t *psums, json_t *nsums,
+           char *stack, double w, json_int_t samples)
 {
     char *names[512];
     size_t n = 0;
-    json_t *seen = json_object();
-    int pool = psums != NULL && pp_ev_pool_stack(stack);
+    json_t *seen = json_object(), *done = json_object();
+    int pool = psums != NULL && pp_ev_pool_stack(stack), rc = -1;
 
-    if (seen == NULL)
-        return -1;
+    if (seen == NULL || done == NULL)
+        goto out;
     for (char *save = NULL, *f = strtok_r(stack, ";", &save); f != NULL && n < 512;
          f = strtok_r(NULL, ";", &save))
         names[n++] = f;
     for (size_t i = 0; i < n; i++) {
         json_t *tot = json_object_get(frames, names[i]);
 
-        if (tot == NULL || json_object_get(seen, names[i]) != NULL)
+        if (tot == NULL)
             continue;
-        json_object_set_new(seen, names[i], json_true());
-        json_real_set(tot, json_real_value(tot) + w);
-        {
-            json_t *callees = json_object();
+        if (json_object_get(seen, names[i]) == NULL) {
+            json_object_set_new(seen, names[i], json_true());
+            json_real_set(tot, json_real_value(tot) + w);
+        }
+        for (size_t j = i + 1; j < n && json_object_get(app, names[j]) == NULL; j++) {
+            char key[2048];
+            json_t *s;
 
-            if (callees == NULL) {
-                json_decref(seen);
-                return -1;
-            }
-            for (size_t j = i + 1; j < n; j++) {
-                char key[2048];
-                json_t *s;
-
-                if (strcmp(names[j], names[i]) == 0 || json_object_get(callees, names[j]) != NULL)
-                    continue;
-                json_object_set_new(callees, names[j], json_true());
-                snprintf(key, sizeof key, "%s\x1f%s", names[i], names[j]);
-                if ((s = json_object_get(sums, key)) != NULL)
-                    json_real_set(s, json_real_value(s) + w);
-                else
-                    json_object_set_new(sums, key, json_real(w));
-                if ((s = json_object_get(nsums, key)) != NULL)
-                    json_integer_set(s, json_integer_value(s) + samples);
-                else
-                    json_object_set_new(nsums, key, json_integer(samples));
-                if (pool && (s = json_object_get(psums, key)) != NULL)
-                    json_real_set(s, json_real_value(s) + w);
-                else if (pool)
-                    json_object_set_new(psums, key, json_real(w));
-            }
-            json_decref(callees);
+            if (strcmp(names[j], names[i]) == 0)
+                continue;
+            snprintf(key, sizeof key, "%s\x1f%s", names[i], names[j]);
+            if (json_object_get(done, key) != NULL)
+                continue;
+            json_object_set_new(done, key, json_true());
+            if ((s = json_object_get(sums, key)) != NULL)
+                json_real_set(s, json_real_value(s) + w);
+            else
+                json_object_set_new(sums, key, json_real(w));
+            if ((s = json_object_get(nsums, key)) != NULL)
+                json_integer_set(s, json_integer_value(s) + samples);
+            else
+                json_object_set_new(nsums, key, json_integer(samples));
+            if (pool && (s = json_object_get(psums, key)) != NULL)
+                json_real_set(s, json_real_value(s) + w);
+            else if (pool)
+                json_object_set_new(psums, key, json_real(w));
         }
     }
+    rc = 0;
+out:
     json_decref(seen);
-    return 0;
+    json_decref(done);
+    return rc;
 }
 
 /* The stage's stack profile: its table keyed by its stack column alone
@@ -577,7 +579,8 @@ self_time_tables(const json_t *stage, const json_t **frames, const json_t **stac
     return 0;
 }
 
-/* The `callees` view of a stage with a stack profile: frame, callee, the
+/* The `callees` view of a stage with a stack profile: frame, callee (each
+ * frame it calls before the next application frame: fold_stack), the
  * profile's weight (its first figure on an axis: ms, bytes...), share of
  * the frame's own stacks, largest first, on a time axis the part on
  * thread-pool threads (pool_ms), and the samples through the callee (the
@@ -598,7 +601,7 @@ build_callees(const json_t *stage, pp_ev_table *out)
     int real = wtype != NULL && (strcmp(wtype, "number") == 0 || strcmp(wtype, "percent") == 0);
     int pool;
     json_t *frames = json_object(), *sums = json_object(), *nsums = json_object(), *row, *v;
-    json_t *psums = NULL;
+    json_t *psums = NULL, *app = json_object();
     pair *pairs = NULL;
     size_t i, n = 0;
     const char *key;
@@ -611,8 +614,8 @@ build_callees(const json_t *stage, pp_ev_table *out)
     out->rows = json_array();
     if (pool)
         psums = json_object();
-    if (frames == NULL || sums == NULL || nsums == NULL || (pool && psums == NULL) ||
-        out->columns == NULL || out->rows == NULL)
+    if (frames == NULL || sums == NULL || nsums == NULL || (pool && psums == NULL) || app == NULL ||
+        out->columns == NULL || out->rows == NULL || pp_ev_app_frames(stage, app) != 0)
         goto out;
     for (char *save = NULL, *c = strtok_r(list, ",", &save); c != NULL;
          c = strtok_r(NULL, ",", &save)) {
@@ -640,7 +643,7 @@ build_callees(const json_t *stage, pp_ev_table *out)
                 rc = -1;
                 goto out;
             }
-            rc = fold_stack(frames, sums, psums, nsums, copy, w, ns);
+            rc = fold_stack(frames, app, sums, psums, nsums, copy, w, ns);
             free(copy);
             if (rc != 0)
                 goto out;
@@ -697,6 +700,7 @@ out:
     json_decref(sums);
     json_decref(nsums);
     json_decref(psums);
+    json_decref(app);
     return rc;
 }
 

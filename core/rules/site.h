@@ -23,4 +23,12 @@ typedef enum pp_ev_site {
  * PP_EV_SITE_CALLER, site gets the application caller; otherwise "". */
 pp_ev_site pp_ev_frame_site(const json_t *stage, const char *frame, char *site, size_t size);
 
+/* Add to set (name -> true) the frames of `stage` that are the
+ * application's, as its analyzer decided from the process's own assemblies:
+ * the subjects of its frame-candidate tables whose `module` is of class
+ * "application", and their `call_site`s (each the first application frame
+ * from its row's frame outward). A frame no such table names is not added
+ * (a table cut by `top` names fewer). 0, or -1 when memory ran out. */
+int pp_ev_app_frames(const json_t *stage, json_t *set);
+
 #endif

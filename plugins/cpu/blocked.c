@@ -58,6 +58,11 @@ static const struct {
     { "System.Threading.WaitHandle.Wait", NULL },
     { "System.Threading.Thread.Sleep", NULL },
     { "System.Threading.Thread.Join", NULL },
+    /* Thread.Start: the runtime's ThreadNative_Start makes the OS thread,
+     * then yields until that thread has started running (or failed): the
+     * starting thread waits on the scheduler, it does not run */
+    { "System.Threading.Thread.StartCore", NULL },
+    { "System.Threading.Thread.StartInternal", NULL },
     { "System.Threading.SpinWait.", NULL },
     { "System.Threading.LowLevelLifoSemaphore.Wait", NULL },
     { "System.Threading.LowLevelMonitor.Wait", NULL },

@@ -35,7 +35,8 @@
 
 /* 1 when the frame name is a blocking call (a wait: syscalls that block in
  * read/recv/poll/epoll, WaitHandle and Monitor waits, semaphores, Sleep,
- * Join, SpinWait, console reads). Exact for P/Invoke names (Interop+Sys.Read
+ * Join, SpinWait, a thread start waiting for the new thread, console
+ * reads). Exact for P/Invoke names (Interop+Sys.Read
  * is a wait, Interop+Sys.ReadLink is not). */
 int pp_cpu_frame_blocks(const char *name);
 

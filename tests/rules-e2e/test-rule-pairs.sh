@@ -4,9 +4,10 @@
 #   - fix-set-bad / fix-set-good (tests/capture/capture-fix.sh set; tests/workload/RulePairShapes.cs):
 #     one trace per variant holds every shape of the set, run one after the other. On the bad one,
 #     each shape's rule is on the candidate of its planted method, at the rule's own confidence
-#     (proven: no experimental cap); no rule of the set lands on another shape's planted method
-#     (a rule may also sit on the test bed's own callers of that method: the client loop, the shape's
-#     lambda). On the good one no rule of the set fires above low, on a candidate or on its own.
+#     (proven: no experimental cap); no rule of the set lands on another shape's planted method, nor on
+#     the test bed's own callers of that method (the client loop, the shape's lambda), and a rule's own
+#     finding names the planted method. On the good one no rule of the set fires above low, on a
+#     candidate or on its own.
 #   - gc-gen2-counters / gc-quiet-counters (tests/capture/capture-gc.sh; the gc scenario's gen2 and
 #     quiet modes under dotnet-counters): the GC counter rules report on their own on the gen2 run, at
 #     their confidence, and none of them on the quiet one.
@@ -81,9 +82,16 @@ for target, ids in sorted(fb.items()):
         if target in own:
             assert own[target] == rid, "%s fired on %s, planted for %s" % (rid, target, own[target])
             continue
-        # the test bed's callers of a planted method: the client loop and the shapes' lambdas
-        assert target.startswith(("Workload.FixScenario", "Workload.RulePairShapes+<>c.")), (
-            "%s fired on %s, no planted method of it" % (rid, target))
+        # nor on the test bed's callers of a planted method (the client loop, the shapes' lambdas): a
+        # callee rule counts what a frame calls before the next application frame
+        raise AssertionError("%s fired on %s, no planted method of it" % (rid, target))
+# a set rule's own finding names where it lands too (gc.induced-collect's frame was the driver's loop
+# when the callees view counted past the planted method)
+for rid, c, msg in findings_b:
+    where = [m for m, r in own.items() if r == rid]
+    if rid in every:
+        assert any(" %s," % m in msg for m in where), "%s's finding names none of %s: %s" % (rid, where, msg)
+        print("finding %-22s names %s" % (rid, next(m for m in where if " %s," % m in msg).split(".")[-1]))
 fg, findings_g = fired(good)
 for target, ids in sorted(fg.items()):
     for rid, c in ids.items():

@@ -131,9 +131,9 @@ for r, hits in zip(top, t["row_rules"][:n]):
     print("#%d %s: %.3f ms/request, %s" % (r["rank"], r["target"], r["cost"],
           ", ".join("%s (%s)" % kv for kv in ids.items()) or "no rule: says why"))
 print("next: %s" % [(r["target"], round(r["cost"], 4)) for r in rows[n:n + 2]])
-# A rule that reports on its own names where the fix lands: the planted method, never the
-# framework frame its evidence row starts from (exc.control-flow's callees row of
-# ThreadPoolWorkQueue.Dispatch, which also reaches System.Runtime.EH.DispatchEx).
+# A rule that reports on its own names where the fix lands: the planted method, never a
+# framework frame above it (ThreadPoolWorkQueue.Dispatch: its callees stop at the planted
+# method, the application frame that reaches System.Runtime.EH.DispatchEx).
 own = {rules[tr["shape"]]: tr["method"] for tr in truths if rules[tr["shape"]]}
 seen = 0
 for f in T["rule_findings"]["rows"]:

@@ -46,8 +46,7 @@ fi
 # lock.contention matches a waiter that is a framework frame (a ConcurrentDictionary's GetOrAdd
 # blocked on its lock): the finding names the application frame that calls it (the waiting row's
 # call_site, as candidates attributes it), the framework frame as evidence; without an
-# application caller it says no change lands there. (The real-capture case, a callees row of
-# ThreadPoolWorkQueue.Dispatch beside one of the app's own method: test-webapp-planted.sh.)
+# application caller it says no change lands there. (On a real capture: test-webapp-planted.sh.)
 for caller in App.Cache.Get ""; do
   python3 - "$tmp/site.json" "$caller" <<'PY2'
 import json, sys

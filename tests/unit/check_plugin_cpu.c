@@ -375,6 +375,9 @@ START_TEST(test_wait_names)
     ck_assert(pp_cpu_is_wait("System.Threading.Thread.Sleep"));
     ck_assert(pp_cpu_is_wait("System.Threading.LowLevelLifoSemaphore.WaitForSignal"));
     ck_assert(pp_cpu_is_wait("System.Threading.SpinWait.SpinOnce"));
+    /* a thread starting another yields until it runs (ThreadNative_Start) */
+    ck_assert(pp_cpu_is_wait("System.Threading.Thread.StartCore"));
+    ck_assert(!pp_cpu_is_wait("System.Threading.Thread.StartCallback"));
     ck_assert(!pp_cpu_is_wait("App.Work.HotA"));
     ck_assert(!pp_cpu_is_wait("System.String.Ctor"));
     /* blocking syscalls by their P/Invoke, matched whole */
