@@ -65,24 +65,25 @@ collect() { # shape variant
     "dotnet-trace collect $PROV -o $out -- dotnet $W fix --shape $1 --variant $2${PP_FIX_KNOBS:+ $PP_FIX_KNOBS} --truth $truth"
 }
 
-# The set runs with tier-1 promotion held off (the process inherits dotnet-trace's environment): when
-# the runtime rejits hot methods at tier 1 depends on timing (call counting starts after 100 ms without
-# new tier-0 JIT), and tier 1 inlines framework frames several rules key on (StringBuilder.ExpandByABlock,
-# Enum.ToString, GC.Collect); held off, the set runs R2R and tier-0 code, where those frames stay
-# (4 of 6 recaptures passed test-rule-pairs.sh, 0 of 3 without: docs/rules.md, the rules' tier-1 gap).
-SET_ENV="DOTNET_TC_CallCountingDelayMs=3600000 DOTNET_OSR_HitLimit=2000000000"
+# The set runs at the runtime's default settings, as people run their apps: tiered JIT recompiles hot
+# methods at tier 1 mid-run (when depends on timing) and inlines framework frames some rules key on
+# (StringBuilder.ExpandByABlock, Enum.ToString, GC.Collect...); the rules know those optimized shapes too
+# (docs/rules.md, "Tiered JIT"). PP_FIX_HOLD_TIERING=1 holds tier-1 promotion off instead (R2R and tier-0
+# code only: every framework frame stays; recorded in the MANIFEST command), to compare the two shapes.
+SET_ENV=""
+[ "${PP_FIX_HOLD_TIERING:-0}" = 1 ] && SET_ENV="DOTNET_TC_CallCountingDelayMs=3600000 DOTNET_OSR_HitLimit=2000000000"
 
 collect_set() { # variant: fix-set-VARIANT.nettrace.zst, its oracle made from the plain trace
   local base="fix-set-$1" out="fix-set-$1.nettrace" truth="fix-set-$1.truth.json"
   rm -f "$out" "$out.zst" "$truth"
-  pp_log "$SET_ENV dotnet-trace collect $PROV -> $out.zst"
+  pp_log "${SET_ENV:+$SET_ENV }dotnet-trace collect $PROV -> $out.zst"
   # shellcheck disable=SC2086
   env $SET_ENV "$PP_TRACE" collect $PROV -o "$out" -- dotnet "$PP_WORKLOAD_DLL" fix --shape "$SET" --variant "$1" --truth "$truth" >/dev/null
   [ -s "$out" ] && [ -s "$truth" ] || { pp_log "capture failed: $out"; return 1; }
   zstd -q -19 --rm -f "$out"
   pp_oracle_zst "$out.zst" "$base.oracle.json.zst"
   manifest "$out.zst" nettrace fix-set "--shape $SET --variant $1" "$truth" \
-    "$SET_ENV dotnet-trace collect $PROV -o $out -- dotnet $W fix --shape $SET --variant $1 --truth $truth && zstd -19 --rm $out"
+    "${SET_ENV:+$SET_ENV }dotnet-trace collect $PROV -o $out -- dotnet $W fix --shape $SET --variant $1 --truth $truth && zstd -19 --rm $out"
 }
 
 if [ "${1:-}" = set ]; then

@@ -477,12 +477,36 @@ EXTRA_CASES = {
         cpu_wait("System.Threading.Monitor.Enter_Slowpath", "App.Cache.Get", 30),
         cpu_events(waiting=[["System.Threading.Monitor.Enter_Slowpath", "App.Hot.Run", 6, 18.8, 80.0]]),
         None),
-    # the application's own GetHashCode is the hot leaf (the candidate itself); a framework one is not
-    # the application's key (string hashing in a dictionary of strings), nor a cold one
+    # the application's own GetHashCode is the hot leaf (the candidate itself: 800 ms of its own
+    # code); a framework one is not the application's key (string hashing in a dictionary of
+    # strings), nor one whose time is in what it calls (10 % its own)
     "hash.expensive-equality#running": (
-        cpu_running("App.Key.GetHashCode", 20),
-        [cpu_running("System.String.GetHashCode", 20), cpu_running("App.Key.GetHashCode", 2)],
+        cpu_self("App.Key.GetHashCode", 100, root="App.Main;App.Index.Find"),
+        [cpu_self("System.String.GetHashCode", 100, root="App.Main;App.Index.Find", cls="framework"),
+         cpu_self("App.Key.GetHashCode", 5, root="App.Main;App.Index.Find")],
         "App.Key.GetHashCode"),
+    # tier-1 shapes (docs/rules.md, "Tiered JIT"): the framework frame the rule names was inlined,
+    # what stays is its slow path, the native context it creates, the type it allocates
+    "str.builder-no-capacity#tier1": (
+        alloc_callee("App.Report.Build", "System.Text.StringBuilder.AppendWithExpansion", 60),
+        alloc_callee("App.Report.Build", "System.Text.StringBuilder.Append", 60), "App.Report.Build"),
+    "crypto.per-call#tier1": (
+        cpu_callee("App.Auth.Sign", "Interop+Crypto.EvpMdCtxCreate", 30),
+        cpu_callee("App.Auth.Sign", "Interop+Crypto.EvpDigestOneShot", 30), "App.Auth.Sign"),
+    "crypto.per-call#alloc": (
+        alloc_type("App.Auth.Sign", "System.Security.Cryptography.HashProviderDispenser+EvpHashProvider",
+                   5_000_000),
+        alloc_type("App.Auth.Sign", "System.Byte[]", 5_000_000), "App.Auth.Sign"),
+    # Enum.ToString at 9 % of a tier-1 caller's time is still the antipattern; a static constructor
+    # filling a name table once (Enum.GetNames, the fix; or GetName for 5 ms) is not
+    "box.enum-key#tier1": (
+        cpu_callee("App.Keys.Build", "System.Enum.ToString", 9),
+        [cpu_callee("App.Keys..cctor", "System.Enum.GetNames", 55, total_ms=500.0),
+         cpu_callee("App.Keys..cctor", "System.Enum.GetName", 55, total_ms=10.0)], "App.Keys.Build"),
+    "log.no-source-generator#tier1": (
+        cpu_callee("App.Orders.Ship", "Microsoft.Extensions.Logging.FormattedLogValues..ctor", 30),
+        cpu_callee("App.Orders.Ship", "Microsoft.Extensions.Logging.LoggerMessage+<>c__DisplayClass10_0`2.<Define>b__1",
+                   30), "App.Orders.Ship"),
 }
 
 
