@@ -412,6 +412,17 @@ states_with_frames(pp_pc_strtab *names, pp_cpu_states *st, const char *const *fr
     ck_assert_int_eq(pp_cpu_states_init(st, nstacks), PP_OK);
 }
 
+/* Stacks 0..n-1 classified, then each given samples[i] samples of 1 ms. */
+static void
+stacks_with_samples(pp_cpu_states *st, const pp_pc_strtab *names, const uint32_t *const *stacks,
+                    const uint32_t *depth, const int64_t *samples, uint32_t n)
+{
+    for (uint32_t i = 0; i < n; i++)
+        ck_assert_int_eq(pp_cpu_states_stack(st, i, names, stacks[i], depth[i]), PP_OK);
+    for (uint32_t i = 0; i < n; i++)
+        pp_cpu_states_add(st, i, samples[i], samples[i] * 1000000);
+}
+
 START_TEST(test_states_split)
 {
     pp_pc_strtab names;
@@ -428,14 +439,9 @@ START_TEST(test_states_split)
     states_with_frames(&names, &st, frames, 8, id, 4);
     uint32_t hot[2] = { id[0], id[1] }, rd[3] = { id[2], id[3], id[4] },
              tp[3] = { id[5], id[6], id[7] };
-    ck_assert_int_eq(pp_cpu_states_stack(&st, 0, &names, hot, 2), PP_OK);
-    ck_assert_int_eq(pp_cpu_states_stack(&st, 1, &names, rd, 3), PP_OK);
-    ck_assert_int_eq(pp_cpu_states_stack(&st, 2, &names, tp, 3), PP_OK);
-    ck_assert_int_eq(pp_cpu_states_stack(&st, 3, &names, NULL, 0), PP_OK);
-    pp_cpu_states_add(&st, 0, 10, 10000000);
-    pp_cpu_states_add(&st, 1, 30, 30000000);
-    pp_cpu_states_add(&st, 2, 5, 5000000);
-    pp_cpu_states_add(&st, 3, 1, 1000000);
+    const uint32_t *stacks[4] = { hot, rd, tp, NULL }, depth[4] = { 2, 3, 3, 0 };
+    const int64_t samples[4] = { 10, 30, 5, 1 };
+    stacks_with_samples(&st, &names, stacks, depth, samples, 4);
     ck_assert_int_eq(st.run_s, 11);
     ck_assert_int_eq(st.wait_s, 35);
     ck_assert_uint_eq(pp_pc_agg_count(&st.running), 2);
@@ -537,12 +543,9 @@ START_TEST(test_task_waiter_wake)
     uint32_t pulse[5] = { id[0], id[1], id[2], id[3], id[4] };
     uint32_t exitlock[5] = { id[5], id[1], id[6], id[3], id[4] };
     uint32_t own[3] = { id[0], id[1], id[7] }; /* the app sets its own event: work */
-    ck_assert_int_eq(pp_cpu_states_stack(&st, 0, &names, pulse, 5), PP_OK);
-    ck_assert_int_eq(pp_cpu_states_stack(&st, 1, &names, exitlock, 5), PP_OK);
-    ck_assert_int_eq(pp_cpu_states_stack(&st, 2, &names, own, 3), PP_OK);
-    pp_cpu_states_add(&st, 0, 7, 7000000);
-    pp_cpu_states_add(&st, 1, 5, 5000000);
-    pp_cpu_states_add(&st, 2, 3, 3000000);
+    const uint32_t *stacks[3] = { pulse, exitlock, own }, depth[3] = { 5, 5, 3 };
+    const int64_t samples[3] = { 7, 5, 3 };
+    stacks_with_samples(&st, &names, stacks, depth, samples, 3);
     ck_assert_int_eq(st.wait_s, 12);
     ck_assert_int_eq(st.run_s, 3);
     ck_assert_uint_eq(pp_pc_agg_count(&st.running), 1);
