@@ -146,6 +146,24 @@ spins_first(const char *name)
     return 0;
 }
 
+/* A task's completion setting the event a thread blocked on that task sleeps
+ * on: Task.Wait, .Result and GetResult register a SetOnInvokeMres (or wait on
+ * the task's completion event), and the completing thread runs
+ * ManualResetEventSlim.Set from Task code (RunContinuations, the action's
+ * Invoke, ContingentProperties.SetCompleted). That wake (Monitor.PulseAll and
+ * the lock's release, contended by the waiter it wakes) is the blocked
+ * caller's cost, removed when it awaits instead: never work of the async
+ * method that completed the task. Measured on tests/data/webapp's
+ * sync-over-async captures: 30-70 us a request under Workstation GC, 68-114
+ * under Server GC, enough to outrank a planted cause. */
+static int
+wakes_task_waiter(const char *name, const char *caller)
+{
+    return same_method(name, "System.Threading.ManualResetEventSlim.Set") &&
+           (strncmp(caller, "System.Threading.Tasks.Task.", 28) == 0 ||
+            strncmp(caller, "System.Threading.Tasks.Task+", 28) == 0);
+}
+
 static int
 waiting_loop(const char *name)
 {
@@ -243,7 +261,9 @@ pp_cpu_states_stack(pp_cpu_states *st, uint32_t stack, const pp_pc_strtab *names
             user = (int32_t)i;
             break;
         }
-        if (wait < 0 && (pp_cpu_frame_blocks(f) || (i > 0 && waiting_loop(f))))
+        if (wait < 0 &&
+            (pp_cpu_frame_blocks(f) || (i > 0 && waiting_loop(f)) ||
+             (i + 1 < depth && wakes_task_waiter(f, pp_pc_strtab_get(names, ids[i + 1])))))
             wait = (int32_t)i;
     }
     if (wait >= 0 && st->stack_samples && stack < st->stack_known &&

@@ -19,7 +19,12 @@
  * thread ran managed code, a blocked one is External) is spinning, which
  * burns the CPU: running, not waiting. Eight threads throwing at once spin on
  * the resource lookup's lock in every throw (74 Managed samples, 0 External,
- * 3 Contention events): that is the throw's cost, not a lock wait. */
+ * 3 Contention events): that is the throw's cost, not a lock wait.
+ *
+ * A task's completion that wakes a thread blocked on it (ManualResetEventSlim.Set
+ * called from Task code: the event Task.Wait/.Result sleeps on) is waiting too,
+ * with the wake as its wait: the blocked caller's cost, gone when it awaits, and
+ * no work of the async method that completed the task. */
 #ifndef PP_CPU_BLOCKED_H
 #define PP_CPU_BLOCKED_H
 

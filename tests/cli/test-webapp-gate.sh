@@ -9,13 +9,18 @@
 #  - good -> bad: exits 1, REGRESSED;
 #  - bad -> bad2 (a second capture of the bad route, another process): exits 0, NO CHANGE.
 # The twin routes are paired by --map BAD_ROUTE=GOOD_ROUTE (which also pairs wrk's url knob).
+# Both GC modes: the Workstation set (webapp-*) and the Server GC set (webapp-svr-*, its own
+# archive: no bad2, nplus1 at 4 connections included).
 set -u
 PERFPIPE=${PERFPIPE:?}
 DATA=${PP_TESTDATA:?}/webapp
 . "$(dirname "$0")/../lib/checks.sh"
 [ -f "$DATA/webapp.tar.xz" ] || { echo "SKIP: tests/data/webapp fixtures not present"; exit 77; }
 command -v xz >/dev/null || { echo "SKIP: xz not found (the traces are one .tar.xz)"; exit 77; }
-tar -xJf "$DATA/webapp.tar.xz" -C "$tmp" || { echo "FAIL: cannot unpack $DATA/webapp.tar.xz"; exit 1; }
+SETS="webapp webapp-svr"
+for set in $SETS; do
+  tar -xJf "$DATA/$set.tar.xz" -C "$tmp" || { echo "FAIL: cannot unpack $DATA/$set.tar.xz"; exit 1; }
+done
 
 # Pairs known to fail (none today; a pair listed here that passes is an XPASS failure). The
 # eight listed before, and what changed:
@@ -29,7 +34,13 @@ tar -xJf "$DATA/webapp.tar.xz" -C "$tmp" || { echo "FAIL: cannot unpack $DATA/we
 #  - A/A (churn c1, hotpath c1, exceptions c1 and c4): run-to-run noise beyond sampling. One capture
 #    per side now gates times at a floor of 60 % and latency statistics at 150 %, measured on
 #    these A/A pairs (bench/gate/aa-floor.sh; core/compare/compare_classify.c).
-XFAIL=""
+# Server GC set (webapp-svr): its nplus1 windows are capped at 400 responses (the archive's size),
+# and on the loaded VM (load average 18-20 on 2 cores) the fixed route's capture drew wrk's worse
+# latency: mean 5.08 -> 15.28 ms at 1 connection (+200.6%, beyond the 150% latency floor measured
+# on full Workstation windows), so compare rightly says REGRESSED on load mean_ms beside the
+# structural fix (the repeated query gone, commands per request 4 -> 1.002). The capture's noise,
+# not a misreading: the 4-connection pair and good->bad pass.
+XFAIL="svr nplus1 c1 bad->good (the fixed capture's wrk latency, above)"
 
 truth() { python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))[sys.argv[2]])' "$1" "$2"; }
 pipeline() { # analyzer
@@ -56,18 +67,22 @@ outcome() {
   elif [ $x = 1 ]; then xfailed=$((xfailed + 1)); echo "XFAIL: $1: $3: $(head -1 "$tmp/out" | cut -c1-300)"
   else fail=$((fail + 1)); echo "FAIL: $1: $3"; head -1 "$tmp/out" | cut -c1-400; sed 's/^/  stderr: /' "$tmp/err" | head -3; fi
 }
-row() { printf '%-10s c%s  %-12s exit %s  %s\n' "$1" "$2" "$3" "$4" "$(head -1 "$tmp/out" | cut -c1-160)" >> "$tmp/table"; }
+row() { printf '%-4s %-10s c%s  %-12s exit %s  %s\n' "$gc" "$1" "$2" "$3" "$4" "$(head -1 "$tmp/out" | cut -c1-160)" >> "$tmp/table"; }
 
 : > "$tmp/table"
+for set in $SETS; do gc=ws; [ $set = webapp ] || gc=svr
 for s in nplus1 churn hotpath syncasync exceptions; do for c in 1 4; do
-  n=webapp-$s-c$c
-  # nplus1 at 4 connections is not archived (90 MB of database events in 1 s: the size budget;
-  # tests/data/webapp/README.md has its verdicts, measured on the captures)
-  [ -f "$tmp/$n-bad.nettrace" ] || { echo "NOTE: $n: not in the archive"; continue; }
+  n=$set-$s-c$c
+  # nplus1 at 4 connections is not in the Workstation archive (90 MB of database events in 1 s:
+  # the size budget; tests/data/webapp/README.md has its verdicts, measured on the captures)
+  [ -f "$tmp/$n-bad.nettrace" ] || { [ $n = webapp-nplus1-c4 ] || {
+    echo "FAIL: $n-bad.nettrace is not in $set.tar.xz"; fail=$((fail + 1)); }
+    echo "NOTE: $n: not in the archive"; continue; }
   an=$(truth "$DATA/$n-bad.truth.json" analyzer)
   br=$(truth "$DATA/$n-bad.truth.json" route); gr=$(truth "$DATA/$n-good.truth.json" route)
   ok=1 vs="bad good bad2"
   # nplus1 and churn have no 4-connection bad2 (the fixtures' size budget: tests/data/webapp/README.md)
+  # (the Server GC set has none: its A/A pairs are the Workstation set's)
   [ -f "$DATA/$n-bad2.wrk.txt" ] || { vs="bad good"; echo "NOTE: $n: no bad2 capture, no A/A pair"; }
   for v in $vs; do
     run "$an + wrk on $n-$v" "$PERFPIPE" run "$tmp/$an.yaml" --input trace="$tmp/$n-$v.nettrace" \
@@ -135,19 +150,19 @@ PY
     >"$tmp/out" 2>"$tmp/err"; e=$?
   row $s $c "bad->good" $e
   [ $py = 0 ] || sed 's/^/  /' "$tmp/py.out" | tail -3 | cut -c1-300
-  outcome "$s c$c bad->good" $([ $e = 0 ] && [ $py = 0 ] && grep -q "^IMPROVED" "$tmp/out" && echo 1 || echo 0) \
+  outcome "$gc $s c$c bad->good" $([ $e = 0 ] && [ $py = 0 ] && grep -q "^IMPROVED" "$tmp/out" && echo 1 || echo 0) \
     "exits 0, IMPROVED per wrk request, the bad frame (or the repeated query) gone as a structural reason"
   "$PERFPIPE" compare "$tmp/$n-good.json" "$tmp/$n-bad.json" --map "$gr=$br" --fail-on regression \
     >"$tmp/out" 2>"$tmp/err"; e=$?
   row $s $c "good->bad" $e
-  outcome "$s c$c good->bad" $([ $e = 1 ] && grep -q "^REGRESSED" "$tmp/out" && echo 1 || echo 0) \
+  outcome "$gc $s c$c good->bad" $([ $e = 1 ] && grep -q "^REGRESSED" "$tmp/out" && echo 1 || echo 0) \
     "exits 1, REGRESSED first"
   [ "$vs" = "bad good bad2" ] || continue
   "$PERFPIPE" compare "$tmp/$n-bad.json" "$tmp/$n-bad2.json" --fail-on regression >"$tmp/out" 2>"$tmp/err"; e=$?
   row $s $c "bad->bad2" $e
-  outcome "$s c$c bad->bad2" $([ $e = 0 ] && grep -q "^NO CHANGE" "$tmp/out" && echo 1 || echo 0) \
+  outcome "$gc $s c$c bad->bad2" $([ $e = 0 ] && grep -q "^NO CHANGE" "$tmp/out" && echo 1 || echo 0) \
     "exits 0, NO CHANGE first"
-done; done
-echo "verdicts (shape, connections, direction, exit, first line):"; sed 's/^/  /' "$tmp/table"
+done; done; done
+echo "verdicts (GC mode, shape, connections, direction, exit, first line):"; sed 's/^/  /' "$tmp/table"
 echo "expected failures: $xfailed"
 finish "webapp gate: "

@@ -13,13 +13,18 @@
 #     request), with ef.n-plus-one;
 #   - no framework or package frame as a target anywhere in the list;
 # and on each healthy twin no planted rule above low confidence (candidate or rule finding).
+# Both GC modes: the Workstation set (webapp-*, webapp.tar.xz) and the Server GC set (webapp-svr-*,
+# webapp-svr.tar.xz: DOTNET_gcServer=1 and System.GC.Server, nplus1 at 4 connections included).
 set -u
 PERFPIPE=${PERFPIPE:?}
 DATA=${PP_TESTDATA:?}/webapp
 . "$(dirname "$0")/../lib/checks.sh"
 [ -f "$DATA/webapp.tar.xz" ] || { echo "SKIP: tests/data/webapp fixtures not present"; exit 77; }
 command -v xz >/dev/null || { echo "SKIP: xz not found (the traces are one .tar.xz)"; exit 77; }
-tar -xJf "$DATA/webapp.tar.xz" -C "$tmp" || { echo "FAIL: cannot unpack $DATA/webapp.tar.xz"; exit 1; }
+SETS="webapp webapp-svr"
+for set in $SETS; do
+  tar -xJf "$DATA/$set.tar.xz" -C "$tmp" || { echo "FAIL: cannot unpack $DATA/$set.tar.xz"; exit 1; }
+done
 
 for a in db alloc cpu; do
   cat > "$tmp/$a.yaml" <<YAML
@@ -40,13 +45,14 @@ truth() { python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))[sys.ar
 RULES='{"nplus1": "ef.n-plus-one", "churn": "str.concat-in-loop", "syncasync": "async.sync-over-async",
         "exceptions": "exc.control-flow", "hotpath": "cpu.self-time-hot"}'
 
-for c in 1 4; do
+for set in $SETS; do for c in 1 4; do
   bad="" truths=""
   for s in nplus1 churn hotpath syncasync exceptions; do
     for v in bad good; do
-      n=webapp-$s-c$c-$v
-      # nplus1 at 4 connections is not archived (tests/data/webapp/README.md)
-      [ -f "$tmp/$n.nettrace" ] || continue
+      n=$set-$s-c$c-$v
+      # nplus1 at 4 connections is not in the Workstation archive (tests/data/webapp/README.md)
+      [ -f "$tmp/$n.nettrace" ] || { [ "$set-$s-c$c" = webapp-nplus1-c4 ] || {
+        echo "FAIL: $n.nettrace is not in $set.tar.xz"; fail=$((fail + 1)); }; continue; }
       an=$(truth "$DATA/$n.truth.json" analyzer)
       run "$n: $an + wrk" "$PERFPIPE" run "$tmp/$an.yaml" --input trace="$tmp/$n.nettrace" \
         --input results="$DATA/$n.wrk.txt" --format json -o "$tmp/$n.json" || continue
@@ -75,12 +81,12 @@ print("%d candidates (%s), no planted rule above low" % (
 PY
     done
   done
-  [ -n "$bad" ] || { echo "FAIL: c$c: no bad capture ran"; fail=$((fail + 1)); continue; }
-  run "c$c: candidates over every bad capture" "$PERFPIPE" candidates $bad --top 1000 --format json \
-    -o "$tmp/c$c.cand.json" || continue
+  [ -n "$bad" ] || { echo "FAIL: $set c$c: no bad capture ran"; fail=$((fail + 1)); continue; }
+  run "$set c$c: candidates over every bad capture" "$PERFPIPE" candidates $bad --top 1000 --format json \
+    -o "$tmp/$set-c$c.cand.json" || continue
   # shellcheck disable=SC2086
-  check "c$c: the top N candidates are the N planted causes, application frames with fix, landing and plan" \
-    "$tmp/c$c.cand.json" "$RULES" $bad -- $truths <<'PY'
+  check "$set c$c: the top N candidates are the N planted causes, application frames with fix, landing and plan" \
+    "$tmp/$set-c$c.cand.json" "$RULES" $bad -- $truths <<'PY'
 import json, sys
 cand, rules = json.load(open(sys.argv[1])), json.loads(sys.argv[2])
 sep = sys.argv.index("--")
@@ -143,6 +149,6 @@ for f in T["rule_findings"]["rows"]:
 assert seen >= 2, T["rule_findings"]["rows"]       # exc.control-flow and async.sync-over-async
 print("%d rule findings name their planted method" % seen)
 PY
-done
+done; done
 
 finish

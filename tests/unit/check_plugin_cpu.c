@@ -404,6 +404,28 @@ END_TEST
 
 /* Stacks split into running (by responsible method) and waiting (by wait
  * and waiter). */
+/* names interned from frames (ids in id), and st ready for nstacks stacks. */
+static void
+states_with_frames(pp_pc_strtab *names, pp_cpu_states *st, const char *const *frames, int n,
+                   uint32_t *id, uint32_t nstacks)
+{
+    pp_pc_strtab_init(names);
+    for (int i = 0; i < n; i++)
+        ck_assert_int_eq(pp_pc_strtab_intern(names, frames[i], strlen(frames[i]), &id[i]), PP_OK);
+    ck_assert_int_eq(pp_cpu_states_init(st, nstacks), PP_OK);
+}
+
+/* Stacks 0..n-1 classified, then each given samples[i] samples of 1 ms. */
+static void
+stacks_with_samples(pp_cpu_states *st, const pp_pc_strtab *names, const uint32_t *const *stacks,
+                    const uint32_t *depth, const int64_t *samples, uint32_t n)
+{
+    for (uint32_t i = 0; i < n; i++)
+        ck_assert_int_eq(pp_cpu_states_stack(st, i, names, stacks[i], depth[i]), PP_OK);
+    for (uint32_t i = 0; i < n; i++)
+        pp_cpu_states_add(st, i, samples[i], samples[i] * 1000000);
+}
+
 START_TEST(test_states_split)
 {
     pp_pc_strtab names;
@@ -417,20 +439,12 @@ START_TEST(test_states_split)
                              "System.Threading.PortableThreadPool+WorkerThread.WorkerThreadStart",
                              "System.Threading.Thread.StartCallback" };
     uint32_t id[8];
-    pp_pc_strtab_init(&names);
-    for (int i = 0; i < 8; i++)
-        ck_assert_int_eq(pp_pc_strtab_intern(&names, frames[i], strlen(frames[i]), &id[i]), PP_OK);
-    ck_assert_int_eq(pp_cpu_states_init(&st, 4), PP_OK);
+    states_with_frames(&names, &st, frames, 8, id, 4);
     uint32_t hot[2] = { id[0], id[1] }, rd[3] = { id[2], id[3], id[4] },
              tp[3] = { id[5], id[6], id[7] };
-    ck_assert_int_eq(pp_cpu_states_stack(&st, 0, &names, hot, 2), PP_OK);
-    ck_assert_int_eq(pp_cpu_states_stack(&st, 1, &names, rd, 3), PP_OK);
-    ck_assert_int_eq(pp_cpu_states_stack(&st, 2, &names, tp, 3), PP_OK);
-    ck_assert_int_eq(pp_cpu_states_stack(&st, 3, &names, NULL, 0), PP_OK);
-    pp_cpu_states_add(&st, 0, 10, 10000000);
-    pp_cpu_states_add(&st, 1, 30, 30000000);
-    pp_cpu_states_add(&st, 2, 5, 5000000);
-    pp_cpu_states_add(&st, 3, 1, 1000000);
+    const uint32_t *stacks[4] = { hot, rd, tp, NULL }, depth[4] = { 2, 3, 3, 0 };
+    const int64_t samples[4] = { 10, 30, 5, 1 };
+    stacks_with_samples(&st, &names, stacks, depth, samples, 4);
     ck_assert_int_eq(st.run_s, 11);
     ck_assert_int_eq(st.wait_s, 35);
     ck_assert_uint_eq(pp_pc_agg_count(&st.running), 2);
@@ -475,10 +489,7 @@ START_TEST(test_blocking_split)
     };
     enum { N = sizeof frames / sizeof frames[0] };
     uint32_t id[N];
-    pp_pc_strtab_init(&names);
-    for (int i = 0; i < N; i++)
-        ck_assert_int_eq(pp_pc_strtab_intern(&names, frames[i], strlen(frames[i]), &id[i]), PP_OK);
-    ck_assert_int_eq(pp_cpu_states_init(&st, 6), PP_OK);
+    states_with_frames(&names, &st, frames, N, id, 6);
     uint32_t result[7] = { id[0], id[1], id[2], id[3], id[4], id[5], id[11] };
     uint32_t awaiter[7] = { id[0], id[1], id[2], id[3], id[12], id[13], id[11] };
     uint32_t host_full[8] = { id[6], id[0], id[1], id[2], id[3], id[7], id[8], id[9] };
@@ -503,6 +514,50 @@ START_TEST(test_blocking_split)
     ck_assert_uint_eq(st.blocking.row[2], 0); /* Main, through the host */
     ck_assert_uint_eq(st.blocking.row[3], 0); /* the idle pool */
     ck_assert_uint_eq(st.blocking.row[5], 0); /* Main's own Wait: no pool thread */
+    pp_cpu_states_free(&st);
+    pp_pc_strtab_free(&names);
+}
+END_TEST
+
+/* The wake of a thread blocked on a task (tests/data/webapp's Server GC
+ * sync-over-async capture, leaf first): the async method that completes the
+ * task runs ManualResetEventSlim.Set from Task.RunContinuations, the event
+ * StockBlocking's .Result sleeps on. That time is the blocked caller's cost:
+ * waiting (keyed by the wake), not running work of LookupStockAsync, which
+ * otherwise ranked as a candidate above a planted cause (114 us a request).
+ * ManualResetEventSlim.Set called by application code stays running. */
+START_TEST(test_task_waiter_wake)
+{
+    pp_pc_strtab names;
+    pp_cpu_states st;
+    const char *frames[] = {
+        "System.Threading.Monitor.PulseAll", /* 0 */
+        "System.Threading.ManualResetEventSlim.Set",
+        "System.Threading.Tasks.Task.RunContinuations",
+        "System.Threading.Tasks.Task`1[System.Int32].TrySetResult",
+        "WebApp.Shop+<LookupStockAsync>d__16.MoveNext",
+        "System.Threading.Monitor.Exit_Slowpath", /* 5 */
+        "System.Threading.Tasks.Task+SetOnInvokeMres.Invoke",
+        "App.Signaller",
+    };
+    enum { N = sizeof frames / sizeof frames[0] };
+    uint32_t id[N];
+    states_with_frames(&names, &st, frames, N, id, 3);
+    uint32_t pulse[5] = { id[0], id[1], id[2], id[3], id[4] };
+    uint32_t exitlock[5] = { id[5], id[1], id[6], id[3], id[4] };
+    uint32_t own[3] = { id[0], id[1], id[7] }; /* the app sets its own event: work */
+    const uint32_t *stacks[3] = { pulse, exitlock, own }, depth[3] = { 5, 5, 3 };
+    const int64_t samples[3] = { 7, 5, 3 };
+    stacks_with_samples(&st, &names, stacks, depth, samples, 3);
+    ck_assert_int_eq(st.wait_s, 12);
+    ck_assert_int_eq(st.run_s, 3);
+    ck_assert_uint_eq(pp_pc_agg_count(&st.running), 1);
+    ck_assert_str_eq(pp_pc_agg_key(&st.running, st.row[2]), "App.Signaller");
+    ck_assert_str_eq(pp_pc_agg_key(&st.waits, st.row[0]),
+                     "System.Threading.ManualResetEventSlim.Set\t"
+                     "WebApp.Shop+<LookupStockAsync>d__16.MoveNext");
+    ck_assert_uint_eq(st.row[0], st.row[1]);
+    ck_assert_int_eq(st.blocking.s, 0); /* the waker blocks no caller of its own */
     pp_cpu_states_free(&st);
     pp_pc_strtab_free(&names);
 }
@@ -551,6 +606,7 @@ suite(void)
     tcase_add_test(tc, test_wait_names);
     tcase_add_test(tc, test_states_split);
     tcase_add_test(tc, test_blocking_split);
+    tcase_add_test(tc, test_task_waiter_wake);
     suite_add_tcase(s, tc);
     return s;
 }
