@@ -272,51 +272,116 @@ by_abs_delta(const void *x, const void *y)
     return da < db ? 1 : da > db ? -1 : 0;
 }
 
-/* Compare one table pair; adds a table and findings to out_stage. */
-static int
-compare_table(const json_t *tb, const json_t *tc, const json_t *tables, cmp_stage *s,
-              json_t *out_stage, const pp_compare_options *o, const char *weakened, cmp_judge *j,
-              pp_error *err)
+/* "a, b" of an array of names into buf, "none" for none. */
+static const char *
+names_of(const json_t *names, char *buf, size_t n)
 {
-    cmp_table *t = calloc(1, sizeof *t);
-    int rc;
+    size_t i, used = 0;
+    json_t *x;
 
-    if (t == NULL) {
+    snprintf(buf, n, "none");
+    json_array_foreach(names, i, x)
+        if (used < n)
+            used += (size_t)snprintf(buf + used, n - used, "%s%s", i ? ", " : "",
+                                     json_string_value(x));
+    return buf;
+}
+
+/* Which columns of both sides' table the comparison reads: tb and tc, or
+ * their copies cut to the columns both share (*cut_b, *cut_c: the caller
+ * drops them) with a finding naming the rest. 0 when the table cannot be
+ * compared: a reason added to reasons (the verdict is then "cannot judge",
+ * every stage says why: late_reasons); nothing is skipped without a word. */
+static int
+shared_table(const json_t *tb, const json_t *tc, json_t *out_stage, json_t *reasons, json_t **cut_b,
+             json_t **cut_c, json_t **one_side, int *rc, pp_error *err)
+{
+    char why[512], msg[1024];
+    int ok = cmp_shared_columns(tb, tc, cut_b, cut_c, one_side, why, sizeof why);
+
+    *rc = PP_OK;
+    if (ok < 0) {
         pp_error_set(err, PP_ENOMEM, "out of memory");
-        return PP_ENOMEM;
+        *rc = PP_ENOMEM;
+        return 0;
     }
-    if (!json_equal(json_object_get(tb, "columns"), json_object_get(tc, "columns")) ||
-        !json_equal(json_object_get(tb, "key"), json_object_get(tc, "key"))) {
-        char msg[512];
+    if (ok == 0) {
+        /* a side that is not an A/B table in either run hides no figure */
+        cmp_table tb_view, tc_view;
+
+        if (!cmp_columns(tb, &tb_view) && !cmp_columns(tc, &tc_view))
+            return 0;
+        snprintf(msg, sizeof msg, "%s; not compared, so no verdict holds without it", why);
+        if (json_array_append_new(reasons, json_string(msg)) != 0) {
+            pp_error_set(err, PP_ENOMEM, "out of memory");
+            *rc = PP_ENOMEM;
+        }
+        return 0;
+    }
+    if (*one_side != NULL) {
+        char b[400], c[400];
 
         snprintf(msg, sizeof msg,
-                 "table %s: the two runs have different columns or keys "
-                 "(different analyzer versions or options?); not compared",
-                 json_string_value(json_object_get(tb, "name")));
-        free(t);
-        return pp_result_finding(out_stage, PP_SEVERITY_WARNING, "compare.table_mismatch", msg);
+                 "table %s: compared on the columns both runs have; only in the baseline: %s; "
+                 "only in the candidate: %s (descriptive, no key or figure the verdict reads)",
+                 json_string_value(json_object_get(tb, "name")),
+                 names_of(json_object_get(*one_side, "baseline"), b, sizeof b),
+                 names_of(json_object_get(*one_side, "candidate"), c, sizeof c));
+        if ((*rc = pp_result_finding(out_stage, PP_SEVERITY_WARNING, "compare.columns_one_side",
+                                     msg)) != PP_OK) {
+            pp_error_set(err, *rc, "out of memory");
+            return 0;
+        }
     }
-    if (!cmp_columns(tb, t)) {
-        free(t);
-        return PP_OK;
-    }
-    t->axis = cmp_axis_of(s, t->measures[0].name);
-    t->own = cmp_own_of(s, t->name);
-    t->shown = cmp_shown_only(tb, tables);
-    t->w = s->w;
-    t->stage = json_string_value(json_object_get(out_stage, "id"));
-    if ((rc = cmp_join(tb, tc, t, o)) != PP_OK) {
-        pp_error_set(err, PP_ENOMEM, "out of memory comparing table %s", t->name);
+    return 1;
+}
+
+/* Compare one table pair; adds a table and findings to out_stage. */
+static int
+compare_table(const json_t *tb_whole, const json_t *tc_whole, const json_t *tables, cmp_stage *s,
+              json_t *out_stage, const pp_compare_options *o, const char *weakened, cmp_judge *j,
+              json_t *reasons, pp_error *err)
+{
+    json_t *cut_b = NULL, *cut_c = NULL, *one_side = NULL;
+    const json_t *tb, *tc;
+    cmp_table *t;
+    int rc;
+
+    if (!shared_table(tb_whole, tc_whole, out_stage, reasons, &cut_b, &cut_c, &one_side, &rc, err))
+        return rc;
+    tb = cut_b != NULL ? cut_b : tb_whole;
+    tc = cut_c != NULL ? cut_c : tc_whole;
+    if ((t = calloc(1, sizeof *t)) == NULL) {
+        pp_error_set(err, PP_ENOMEM, "out of memory");
+        rc = PP_ENOMEM;
+    } else if (!cmp_columns(tb, t)) {
+        rc = PP_OK;
     } else {
-        if ((rc = cmp_classify_rows(t, o)) != PP_OK) {
+        t->axis = cmp_axis_of(s, t->measures[0].name);
+        t->own = cmp_own_of(s, t->name);
+        t->shown = cmp_shown_only(tb_whole, tables);
+        t->w = s->w;
+        t->stage = json_string_value(json_object_get(out_stage, "id"));
+        if ((rc = cmp_join(tb, tc, t, o)) != PP_OK) {
+            pp_error_set(err, PP_ENOMEM, "out of memory comparing table %s", t->name);
+        } else if ((rc = cmp_classify_rows(t, o)) != PP_OK) {
             pp_error_set(err, rc, "out of memory comparing table %s", t->name);
         } else {
             qsort(t->rows, t->nrows, sizeof *t->rows, by_abs_delta);
             rc = cmp_emit_table(out_stage, t, o, weakened, j, err);
         }
+        if (rc == PP_OK && one_side != NULL &&
+            json_object_set(cmp_find_by(json_object_get(out_stage, "tables"), "name", t->name),
+                            "columns_one_side", one_side) != 0) {
+            pp_error_set(err, PP_ENOMEM, "out of memory");
+            rc = PP_ENOMEM;
+        }
+        cmp_table_free(t);
     }
-    cmp_table_free(t);
     free(t);
+    json_decref(cut_b);
+    json_decref(cut_c);
+    json_decref(one_side);
     return rc;
 }
 
@@ -343,9 +408,8 @@ mark_axes(const json_t *tables_b, cmp_stage *s)
 
 static int
 compare_stage(const json_t *stage, const json_t *other, json_t *out_stage,
-              const pp_compare_options *o, const char *weakened, const char *diff,
-              const json_t *reasons, const cmp_work *w, const json_t *note, cmp_judge *j,
-              pp_error *err)
+              const pp_compare_options *o, const char *weakened, const char *diff, json_t *reasons,
+              const cmp_work *w, const json_t *note, cmp_judge *j, pp_error *err)
 {
     json_t *tables = json_object_get(stage, "tables"), *tb;
     cmp_stage *s = calloc(1, sizeof *s);
@@ -390,7 +454,7 @@ compare_stage(const json_t *stage, const json_t *other, json_t *out_stage,
             !pp_compare_quantile(stage, other, tb, tc, out_stage, o, weakened, &tally, &rc, err) &&
             !pp_compare_hinted(stage, other, tb, tc, out_stage, o, weakened, &j->regressions, &rc,
                                err))
-            rc = compare_table(tb, tc, tables, s, out_stage, o, weakened, j, err);
+            rc = compare_table(tb, tc, tables, s, out_stage, o, weakened, j, reasons, err);
     }
     free(s);
     return rc;
@@ -416,6 +480,32 @@ compared_object(const json_t *base, const json_t *cand, const char *pipeline,
                         json_string(json_array_size(reasons) > 0 ? "cannot judge" : "judged"));
     json_object_set(compared, "cannot_judge", reasons);
     return compared;
+}
+
+/* Reasons found while comparing the tables (from index first on): every
+ * stage carries them, as it carries those known before, and the comparison
+ * cannot judge. */
+static int
+late_reasons(json_t *doc, json_t *reasons, size_t first, pp_error *err)
+{
+    json_t *stage, *why;
+    size_t i, k;
+
+    if (json_array_size(reasons) <= first)
+        return PP_OK;
+    json_object_set_new(json_object_get(doc, "compared"), "verdict", json_string("cannot judge"));
+    json_array_foreach(json_object_get(doc, "stages"), i, stage)
+        for (k = first; k < json_array_size(reasons); k++) {
+            char msg[1200];
+
+            why = json_array_get(reasons, k);
+            snprintf(msg, sizeof msg, "cannot judge: %s", json_string_value(why));
+            if (pp_result_finding(stage, PP_SEVERITY_ERROR, "compare.cannot_judge", msg) != PP_OK) {
+                pp_error_set(err, PP_ENOMEM, "out of memory");
+                return PP_ENOMEM;
+            }
+        }
+    return PP_OK;
 }
 
 int
@@ -521,6 +611,9 @@ pp_compare(const json_t *base, const json_t *cand, const pp_compare_options *o, 
         if (rc != PP_OK)
             break;
     }
+    if (rc == PP_OK)
+        rc = late_reasons(doc, reasons, (size_t)v->cannot_judge, err);
+    v->cannot_judge = (int)json_array_size(reasons);
     v->regressions = j.regressions;
     v->improvements = j.improvements;
     if (rc == PP_OK &&

@@ -123,6 +123,18 @@ int cmp_columns(const json_t *tb, cmp_table *t);
 /* Join the rows of both runs by key into t->rows (t->nrows). PP_OK or
  * PP_ENOMEM. */
 int cmp_join(const json_t *tb, const json_t *tc, cmp_table *t, const pp_compare_options *o);
+
+/* The two sides of one table with different column sets (one side read a
+ * frame's source lines from the files its trace named, the other did not).
+ * Returns 1 when the table can be compared on the columns both share: *pb
+ * and *pc are then new copies of tb and tc cut to those columns (NULL, NULL
+ * when the column sets are equal), and *one_side (new, or NULL) names the
+ * columns only one side has ({"baseline": [..], "candidate": [..]}).
+ * Returns 0 when a key, or a figure the gate judges (a measure or a share),
+ * is missing on one side or changed type: why then says which. -1: out of
+ * memory. */
+int cmp_shared_columns(const json_t *tb, const json_t *tc, json_t **pb, json_t **pc,
+                       json_t **one_side, char *why, size_t whysz);
 void cmp_table_free(cmp_table *t);
 
 /* compare_classify.c */

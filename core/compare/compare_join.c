@@ -2,6 +2,7 @@
  * join of both runs' rows by key. */
 #include "config.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -218,4 +219,156 @@ cmp_table_free(cmp_table *t)
     free(t->rows);
     t->rows = NULL;
     t->nrows = 0;
+}
+
+static const json_t *
+column_named(const json_t *cols, const char *name, size_t *at)
+{
+    size_t i;
+    json_t *c;
+
+    json_array_foreach(cols, i, c) {
+        const char *n = json_string_value(json_object_get(c, "name"));
+
+        if (n != NULL && name != NULL && strcmp(n, name) == 0) {
+            *at = i;
+            return c;
+        }
+    }
+    return NULL;
+}
+
+/* A column the verdict reads: a key joins the rows, a measure or a share
+ * is judged. Anything else (a string describing the row) only shows. */
+static int
+judged_column(const json_t *c, const json_t *keys)
+{
+    const char *name = json_string_value(json_object_get(c, "name"));
+    uint32_t type = pp_column_type_from_name(json_string_value(json_object_get(c, "type")));
+    size_t j;
+    json_t *k;
+
+    json_array_foreach(keys, j, k)
+        if (name != NULL && json_is_string(k) && strcmp(json_string_value(k), name) == 0)
+            return 1;
+    return name != NULL && !interval_column(name) && (is_measure(type) || type == PP_COL_PERCENT);
+}
+
+/* Columns of `mine` the other side lacks (or types differently) into
+ * only; 0 with why filled when one of them is judged. */
+static int
+one_side_columns(const json_t *mine, const json_t *other, const json_t *keys, const char *side,
+                 json_t *only, char *why, size_t whysz)
+{
+    size_t i, at;
+    json_t *c;
+
+    json_array_foreach(json_object_get(mine, "columns"), i, c) {
+        const char *name = json_string_value(json_object_get(c, "name"));
+        const json_t *o = column_named(json_object_get(other, "columns"), name, &at);
+
+        if (o != NULL && json_equal(json_object_get(o, "type"), json_object_get(c, "type")))
+            continue;
+        if (judged_column(c, keys)) {
+            snprintf(why, whysz,
+                     "table %s: column %s, a key or figure the verdict reads, is %s "
+                     "(different analyzer versions or options?)",
+                     json_string_value(json_object_get(mine, "name")), name ? name : "?",
+                     o == NULL ? side : "of a different type on each side");
+            return 0;
+        }
+        if (json_array_append_new(only, json_string(name ? name : "?")) != 0)
+            return -1;
+    }
+    return 1;
+}
+
+/* A copy of t cut to cols (in the order of cols, by name). */
+static json_t *
+cut_to(const json_t *t, const json_t *cols)
+{
+    json_t *out = json_copy((json_t *)t), *rows = json_array(), *row, *names = json_array();
+    size_t n = json_array_size(cols), *idx = calloc(n + 1, sizeof *idx), i;
+    int ok = out != NULL && rows != NULL && names != NULL && idx != NULL;
+
+    for (i = 0; ok && i < n; i++) {
+        const char *name = json_string_value(json_object_get(json_array_get(cols, i), "name"));
+        const json_t *c = column_named(json_object_get(t, "columns"), name, &idx[i]);
+
+        ok = c != NULL && json_array_append(names, (json_t *)c) == 0;
+    }
+    json_array_foreach(json_object_get(t, "rows"), i, row) {
+        json_t *cut = json_array();
+
+        ok = ok && cut != NULL;
+        for (size_t k = 0; ok && k < n; k++)
+            ok = json_array_append(cut, json_array_get(row, idx[k]) ? json_array_get(row, idx[k]) :
+                                                                      json_null()) == 0;
+        ok = ok && json_array_append_new(rows, cut) == 0;
+        if (!ok)
+            break;
+    }
+    free(idx);
+    if (!ok || json_object_set_new(out, "columns", names) != 0 ||
+        json_object_set_new(out, "rows", rows) != 0) {
+        json_decref(out);
+        return NULL;
+    }
+    return out;
+}
+
+int
+cmp_shared_columns(const json_t *tb, const json_t *tc, json_t **pb, json_t **pc, json_t **one_side,
+                   char *why, size_t whysz)
+{
+    const json_t *kb = json_object_get(tb, "key"), *kc = json_object_get(tc, "key");
+    json_t *ob, *oc, *shared, *c;
+    size_t i, at;
+    int rc;
+
+    *pb = *pc = *one_side = NULL;
+    if (json_equal(json_object_get(tb, "columns"), json_object_get(tc, "columns")) &&
+        json_equal(kb, kc))
+        return 1;
+    if (!json_equal(kb, kc)) {
+        char *b = json_dumps(kb, JSON_ENCODE_ANY | JSON_COMPACT);
+        char *k = json_dumps(kc, JSON_ENCODE_ANY | JSON_COMPACT);
+
+        snprintf(why, whysz, "table %s: its key is %s in the baseline and %s in the candidate",
+                 json_string_value(json_object_get(tb, "name")), b ? b : "?", k ? k : "?");
+        free(b);
+        free(k);
+        return 0;
+    }
+    ob = json_array();
+    oc = json_array();
+    shared = json_array();
+    rc = ob && oc && shared ? one_side_columns(tb, tc, kb, "only in the baseline", ob, why, whysz) :
+                              -1;
+    if (rc == 1)
+        rc = one_side_columns(tc, tb, kb, "only in the candidate", oc, why, whysz);
+    json_array_foreach(json_object_get(tb, "columns"), i, c) {
+        const json_t *o = column_named(json_object_get(tc, "columns"),
+                                       json_string_value(json_object_get(c, "name")), &at);
+
+        if (rc == 1 && o != NULL &&
+            json_equal(json_object_get(o, "type"), json_object_get(c, "type")))
+            rc = json_array_append(shared, c) == 0 ? 1 : -1;
+    }
+    if (rc == 1) {
+        *pb = cut_to(tb, shared);
+        *pc = cut_to(tc, shared);
+        *one_side = json_pack("{s:O,s:O}", "baseline", ob, "candidate", oc);
+        if (*pb == NULL || *pc == NULL || *one_side == NULL) {
+            json_decref(*pb);
+            json_decref(*pc);
+            json_decref(*one_side);
+            *pb = *pc = *one_side = NULL;
+            rc = -1;
+        }
+    }
+    json_decref(ob);
+    json_decref(oc);
+    json_decref(shared);
+    return rc;
 }
