@@ -452,8 +452,8 @@ compare_stage(const json_t *stage, const json_t *other, json_t *out_stage,
             break;
         if (tc != NULL &&
             !pp_compare_quantile(stage, other, tb, tc, out_stage, o, weakened, &tally, &rc, err) &&
-            !pp_compare_hinted(stage, other, tb, tc, out_stage, o, weakened, &j->regressions, &rc,
-                               err))
+            !pp_compare_hinted(stage, other, tb, tc, out_stage, o, weakened, &j->regressions,
+                               reasons, &rc, err))
             rc = compare_table(tb, tc, tables, s, out_stage, o, weakened, j, reasons, err);
     }
     free(s);

@@ -235,15 +235,17 @@ label(char *buf, size_t size, const json_t *row, const int *k)
 /* One joined case into the output row and the tallies. */
 static int
 judge(const json_t *rb, const json_t *rc_, const json_t *sb, const json_t *sc, const int *kb,
-      const int *kc, const int *cb, double rel, double min_delta, pp_table *t, verdicts *v,
+      const int *kc, const int (*cc)[3], double rel, double min_delta, pp_table *t, verdicts *v,
       int *regressions, pp_error *err)
 {
+    /* cc[0]: the baseline's figure columns, cc[1]: the candidate's (a column may sit at another
+     * index in a run whose analyzer added one) */
     const json_t *any = rb ? rb : rc_;
     const int *k = rb ? kb : kc;
-    double mb = rb ? num(json_array_get(rb, (size_t)cb[0])) : NAN;
-    double mc = rc_ ? num(json_array_get(rc_, (size_t)cb[0])) : NAN;
-    double ab = rb ? num(json_array_get(rb, (size_t)cb[1])) : NAN;
-    double ac = rc_ ? num(json_array_get(rc_, (size_t)cb[1])) : NAN;
+    double mb = rb ? num(json_array_get(rb, (size_t)cc[0][0])) : NAN;
+    double mc = rc_ ? num(json_array_get(rc_, (size_t)cc[1][0])) : NAN;
+    double ab = rb ? num(json_array_get(rb, (size_t)cc[0][1])) : NAN;
+    double ac = rc_ ? num(json_array_get(rc_, (size_t)cc[1][1])) : NAN;
     double thr = NAN, p = NAN;
     const char *time = "no verdict", *alloc = "same";
     char status[64], name[160];
@@ -329,8 +331,10 @@ judge(const json_t *rb, const json_t *rc_, const json_t *sb, const json_t *sc, c
     cells[n++] = pp_cell_int(isnan(ac) ? 0 : pp_i64_from_double(round(ac)));
     cells[n++] = pp_cell_int(
         pp_i64_from_double((isnan(ac) ? 0 : round(ac)) - (isnan(ab) ? 0 : round(ab))));
-    cells[n++] = pp_cell_int(rb ? pp_i64_from_double(num(json_array_get(rb, (size_t)cb[2]))) : 0);
-    cells[n++] = pp_cell_int(rc_ ? pp_i64_from_double(num(json_array_get(rc_, (size_t)cb[2]))) : 0);
+    cells[n++] = pp_cell_int(rb ? pp_i64_from_double(num(json_array_get(rb, (size_t)cc[0][2]))) :
+                                  0);
+    cells[n++] = pp_cell_int(rc_ ? pp_i64_from_double(num(json_array_get(rc_, (size_t)cc[1][2]))) :
+                                   0);
     return pp_result_table_row(t, cells, err);
 }
 
@@ -350,7 +354,7 @@ say(json_t *out_stage, uint32_t severity, const char *code, const char *head, ch
 static int
 compare_bench(const json_t *sb, const json_t *sc, const json_t *tb, const json_t *tc,
               json_t *out_stage, const pp_compare_options *o, const char *weakened,
-              int *regressions, pp_error *err)
+              int *regressions, json_t *reasons, pp_error *err)
 {
     static const pp_column cols[NCOLS] = {
         { "benchmark", PP_COL_STRING, 0 },
@@ -376,7 +380,7 @@ compare_bench(const json_t *sb, const json_t *sc, const json_t *tb, const json_t
                  *xc = pp_compare_table(sc, pp_compare_hint(tc, "samples"));
     const json_t *rows_b = json_object_get(tb, "rows"), *rows_c = json_object_get(tc, "rows");
     double rel = relative_threshold(o, name), min_delta = 0;
-    int kb[3], kc[3], cb[3], ccand[3];
+    int kb[3], kc[3], cc[2][3];
     char *matched = NULL;
     verdicts v;
     pp_table_set set = { NULL, NULL };
@@ -394,21 +398,36 @@ compare_bench(const json_t *sb, const json_t *sc, const json_t *tb, const json_t
     kc[0] = pp_compare_col(tc, "benchmark");
     kc[1] = pp_compare_col(tc, "params");
     kc[2] = pp_compare_col(tc, "job");
-    cb[0] = pp_compare_col(tb, "mean_ns");
-    cb[1] = pp_compare_col(tb, "allocated_b_op");
-    cb[2] = pp_compare_col(tb, "iterations");
-    ccand[0] = pp_compare_col(tc, "mean_ns");
-    ccand[1] = pp_compare_col(tc, "allocated_b_op");
-    ccand[2] = pp_compare_col(tc, "iterations");
-    if (kb[0] < 0 || kc[0] < 0 || cb[0] < 0 || cb[1] < 0 || cb[2] < 0 ||
-        memcmp(cb, ccand, sizeof cb) != 0 || memcmp(kb, kc, sizeof kb) != 0) {
+    {
+        static const char *const figs[3] = { "mean_ns", "allocated_b_op", "iterations" };
         char msg[512];
+        const char *missing = NULL, *side = NULL;
 
-        snprintf(msg, sizeof msg,
-                 "table %s: not the columns of a bench table in both runs "
-                 "(different analyzer versions?); not compared",
-                 name ? name : "?");
-        return pp_result_finding(out_stage, PP_SEVERITY_WARNING, "compare.table_mismatch", msg);
+        for (int f = 0; f < 3; f++) {
+            cc[0][f] = pp_compare_col(tb, figs[f]);
+            cc[1][f] = pp_compare_col(tc, figs[f]);
+            if (missing == NULL && (cc[0][f] < 0 || cc[1][f] < 0))
+                missing = figs[f], side = cc[0][f] < 0 ? "baseline" : "candidate";
+        }
+        for (int f = 0; f < 3 && missing == NULL; f++)
+            if ((kb[f] < 0) != (kc[f] < 0) || (f == 0 && kb[0] < 0))
+                missing = f == 0 ? "benchmark" :
+                          f == 1 ? "params" :
+                                   "job",
+                side = kb[f] < 0 ? "baseline" : "candidate";
+        if (missing != NULL) {
+            /* a bench table whose key or figure one run lacks hides its cases: no verdict holds
+             * without them (the caller makes it "cannot judge", exit 6 with --fail-on) */
+            snprintf(msg, sizeof msg,
+                     "table %s: column %s is not in the %s's bench table (different analyzer "
+                     "versions?); not compared, so no verdict holds without it",
+                     name ? name : "?", missing, side);
+            if (json_array_append_new(reasons, json_string(msg)) != 0) {
+                pp_error_set(err, PP_ENOMEM, "out of memory comparing table %s", name);
+                return PP_ENOMEM;
+            }
+            return PP_OK;
+        }
     }
     if ((t = pp_result_table_new(&set, out_stage, name, NCOLS, cols, 3, err)) == NULL)
         return err ? err->code : PP_EINVAL;
@@ -426,13 +445,13 @@ compare_bench(const json_t *sb, const json_t *sc, const json_t *tb, const json_t
                 other = s;
                 break;
             }
-        if ((rc = judge(r, other, xb, xc, kb, kc, cb, rel, min_delta, t, &v, regressions, err)) !=
-            PP_OK)
+        if ((rc = judge(r, other, xb, xc, kb, kc, (const int(*)[3])cc, rel, min_delta, t, &v,
+                        regressions, err)) != PP_OK)
             goto out;
     }
     json_array_foreach(rows_c, j, s)
-        if (!matched[j] && (rc = judge(NULL, s, xb, xc, kb, kc, cb, rel, min_delta, t, &v,
-                                       regressions, err)) != PP_OK)
+        if (!matched[j] && (rc = judge(NULL, s, xb, xc, kb, kc, (const int(*)[3])cc, rel, min_delta,
+                                       t, &v, regressions, err)) != PP_OK)
             goto out;
     {
         char head[768];
@@ -489,7 +508,7 @@ out:
 int
 pp_compare_hinted(const json_t *sb, const json_t *sc, const json_t *tb, const json_t *tc,
                   json_t *out_stage, const pp_compare_options *o, const char *weakened,
-                  int *regressions, int *rc, pp_error *err)
+                  int *regressions, json_t *reasons, int *rc, pp_error *err)
 {
     const char *how = pp_compare_hint(tb, "compare");
 
@@ -500,7 +519,7 @@ pp_compare_hinted(const json_t *sb, const json_t *sc, const json_t *tb, const js
         return 1;
     }
     if (strcmp(how, "bench") == 0) {
-        *rc = compare_bench(sb, sc, tb, tc, out_stage, o, weakened, regressions, err);
+        *rc = compare_bench(sb, sc, tb, tc, out_stage, o, weakened, regressions, reasons, err);
         return 1;
     }
     return 0; /* a method this build does not know: join as usual */

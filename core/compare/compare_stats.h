@@ -31,10 +31,12 @@
 
 /* When table tb (baseline stage sb) has a compare hint, compare it with tc
  * (candidate stage sc) into out_stage and return 1 (handled, *rc the
- * status); return 0 for a table compare.c joins itself. */
+ * status); return 0 for a table compare.c joins itself. A table that cannot
+ * be compared (a key or judged column on one side only) appends why to
+ * reasons (the verdict is then "cannot judge"). */
 int pp_compare_hinted(const json_t *sb, const json_t *sc, const json_t *tb, const json_t *tc,
                       json_t *out_stage, const pp_compare_options *o, const char *weakened,
-                      int *regressions, int *rc, pp_error *err);
+                      int *regressions, json_t *reasons, int *rc, pp_error *err);
 
 /* One-sided Welch test: p-value of "mean(y) - mean(x) > shift" given the two
  * samples' means, variances (n - 1) and sizes; NAN when either n < 2. */

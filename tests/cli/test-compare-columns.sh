@@ -111,4 +111,46 @@ for st in d["stages"]:
                "running" in f["message"] for f in st["findings"]), st["id"]
 PY
 fi
+# The bench tables (BenchmarkDotNet, compared case by case): an extra column on
+# one side moves the figures' indices (read per side now), and a judged figure
+# on one side only cannot be judged (was a warning, the verdict without it).
+run "bench on the alloc export" "$PERFPIPE" bench "$DATA/bench-alloc.report-full.json" \
+  --format json -o "$tmp/ba.json" || { finish; exit; }
+python3 - "$tmp" <<'PY'
+import copy, json, sys
+T = sys.argv[1]
+d = json.load(open(T + "/ba.json"))
+def bench(doc):
+    return next(t for t in doc["stages"][0]["tables"]
+                if any(c["name"] == "mean_ns" for c in t["columns"]))
+c = copy.deepcopy(d)
+t = bench(c)
+t["columns"].insert(0, {"name": "note", "type": "string"})
+for r in t["rows"]:
+    r.insert(0, "rebuilt")
+json.dump(c, open(T + "/bnote-c.json", "w"))
+c = copy.deepcopy(d)
+t = bench(c)
+i = [x["name"] for x in t["columns"]].index("allocated_b_op")
+t["columns"].pop(i)
+for r in t["rows"]:
+    r.pop(i)
+del t["decl"]["figures"]["allocated_b_op"]
+json.dump(c, open(T + "/bnoalloc-c.json", "w"))
+PY
+expect 0 "bench: a descriptive column first in the candidate, same cases: no regression" -- \
+  "$PERFPIPE" compare "$tmp/ba.json" "$tmp/bnote-c.json" --fail-on regression --format json \
+  -o "$tmp/bnote.json"
+check "bench: every case compared on its own figures (allocations the same)" "$tmp/bnote.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert not d["compared"]["cannot_judge"], d["compared"]
+codes = [f["code"] for st in d["stages"] for f in st["findings"]]
+assert "compare.table_mismatch" not in codes and "compare.structural" not in codes, codes
+assert any(t["rows"] for st in d["stages"] for t in st["tables"]), "no compared bench rows"
+PY
+expect 6 "bench: allocated_b_op only in the baseline: --fail-on exits 6 (cannot judge)" -- \
+  "$PERFPIPE" compare "$tmp/ba.json" "$tmp/bnoalloc-c.json" --fail-on regression -o "$tmp/bna.txt"
+has "$tmp/err" "column allocated_b_op is not in the candidate's bench table" \
+  "standard error says which table and column"
 finish
