@@ -351,6 +351,64 @@ say(json_t *out_stage, uint32_t severity, const char *code, const char *head, ch
     pp_result_finding(out_stage, severity, code, msg);
 }
 
+/* The case key (kb, kc) and judged figure columns (cc[0] the baseline's,
+ * cc[1] the candidate's) of a bench table, found by name on each side (a run
+ * whose analyzer added a column has them at other indices). -1 when a key or
+ * figure is on one side only: that table hides its cases, so why is added to
+ * reasons (the caller's verdict is then "cannot judge", exit 6 with
+ * --fail-on); PP_ENOMEM when it cannot be. */
+static int
+bench_columns(const json_t *tb, const json_t *tc, int *kb, int *kc, int cc[2][3], const char *name,
+              json_t *reasons, pp_error *err)
+{
+    const char *missing = NULL, *side = NULL;
+    char msg[512];
+
+    kb[0] = pp_compare_col(tb, "benchmark");
+    kb[1] = pp_compare_col(tb, "params");
+    kb[2] = pp_compare_col(tb, "job");
+    kc[0] = pp_compare_col(tc, "benchmark");
+    kc[1] = pp_compare_col(tc, "params");
+    kc[2] = pp_compare_col(tc, "job");
+    cc[0][0] = pp_compare_col(tb, "mean_ns");
+    cc[0][1] = pp_compare_col(tb, "allocated_b_op");
+    cc[0][2] = pp_compare_col(tb, "iterations");
+    cc[1][0] = pp_compare_col(tc, "mean_ns");
+    cc[1][1] = pp_compare_col(tc, "allocated_b_op");
+    cc[1][2] = pp_compare_col(tc, "iterations");
+    for (int f = 0; f < 3 && missing == NULL; f++) {
+        static const char *const key[3] = { "benchmark", "params", "job" };
+
+        if (cc[0][f] < 0 || cc[1][f] < 0) {
+            /* named as the side that has it calls it */
+            const json_t *has = cc[0][f] >= 0 ? tb : tc;
+            const int at = cc[0][f] >= 0 ? cc[0][f] : cc[1][f];
+
+            missing = at < 0 ?
+                          NULL :
+                          json_string_value(json_object_get(
+                              json_array_get(json_object_get(has, "columns"), (size_t)at), "name"));
+            side = cc[0][f] < 0 ? "baseline" : "candidate";
+            if (missing == NULL) /* on neither side: not a bench table at all */
+                missing = "(a judged figure)";
+        } else if ((kb[f] < 0) != (kc[f] < 0) || kb[0] < 0) {
+            missing = key[kb[0] < 0 ? 0 : f];
+            side = kb[f] < 0 || kb[0] < 0 ? "baseline" : "candidate";
+        }
+    }
+    if (missing == NULL)
+        return PP_OK;
+    snprintf(msg, sizeof msg,
+             "table %s: column %s is not in the %s's bench table (different analyzer "
+             "versions?); not compared, so no verdict holds without it",
+             name ? name : "?", missing, side);
+    if (json_array_append_new(reasons, json_string(msg)) != 0) {
+        pp_error_set(err, PP_ENOMEM, "out of memory comparing table %s", name);
+        return PP_ENOMEM;
+    }
+    return -1;
+}
+
 static int
 compare_bench(const json_t *sb, const json_t *sc, const json_t *tb, const json_t *tc,
               json_t *out_stage, const pp_compare_options *o, const char *weakened,
@@ -392,43 +450,8 @@ compare_bench(const json_t *sb, const json_t *sc, const json_t *tb, const json_t
     memset(&v, 0, sizeof v);
     if (pp_compare_hint(tb, "min_delta_ns") != NULL)
         min_delta = strtod(pp_compare_hint(tb, "min_delta_ns"), NULL);
-    kb[0] = pp_compare_col(tb, "benchmark");
-    kb[1] = pp_compare_col(tb, "params");
-    kb[2] = pp_compare_col(tb, "job");
-    kc[0] = pp_compare_col(tc, "benchmark");
-    kc[1] = pp_compare_col(tc, "params");
-    kc[2] = pp_compare_col(tc, "job");
-    {
-        static const char *const figs[3] = { "mean_ns", "allocated_b_op", "iterations" };
-        char msg[512];
-        const char *missing = NULL, *side = NULL;
-
-        for (int f = 0; f < 3; f++) {
-            cc[0][f] = pp_compare_col(tb, figs[f]);
-            cc[1][f] = pp_compare_col(tc, figs[f]);
-            if (missing == NULL && (cc[0][f] < 0 || cc[1][f] < 0))
-                missing = figs[f], side = cc[0][f] < 0 ? "baseline" : "candidate";
-        }
-        for (int f = 0; f < 3 && missing == NULL; f++)
-            if ((kb[f] < 0) != (kc[f] < 0) || (f == 0 && kb[0] < 0))
-                missing = f == 0 ? "benchmark" :
-                          f == 1 ? "params" :
-                                   "job",
-                side = kb[f] < 0 ? "baseline" : "candidate";
-        if (missing != NULL) {
-            /* a bench table whose key or figure one run lacks hides its cases: no verdict holds
-             * without them (the caller makes it "cannot judge", exit 6 with --fail-on) */
-            snprintf(msg, sizeof msg,
-                     "table %s: column %s is not in the %s's bench table (different analyzer "
-                     "versions?); not compared, so no verdict holds without it",
-                     name ? name : "?", missing, side);
-            if (json_array_append_new(reasons, json_string(msg)) != 0) {
-                pp_error_set(err, PP_ENOMEM, "out of memory comparing table %s", name);
-                return PP_ENOMEM;
-            }
-            return PP_OK;
-        }
-    }
+    if ((rc = bench_columns(tb, tc, kb, kc, cc, name, reasons, err)) != PP_OK)
+        return rc < 0 ? PP_OK : rc; /* < 0: not comparable, the reason given */
     if ((t = pp_result_table_new(&set, out_stage, name, NCOLS, cols, 3, err)) == NULL)
         return err ? err->code : PP_EINVAL;
     if ((matched = calloc(json_array_size(rows_c) + 1, 1)) == NULL) {
