@@ -519,7 +519,7 @@ pp_compare(const json_t *base, const json_t *cand, const pp_compare_options *o, 
     const char *weakened = "";
     json_t *doc, *stage, *reasons, *note = NULL;
     cmp_work w;
-    cmp_judge j = { 0, 0, NULL };
+    cmp_judge j = { 0, 0, NULL, "" };
     size_t i;
     int rc = PP_OK;
 

@@ -164,6 +164,35 @@ mark_timed(cmp_stage *s, const json_t *stage)
     }
 }
 
+/* The totals an analyzer declares not judged in this run (a table's hint
+ * "not_judged": names separated by spaces; "not_judged_why": the reason):
+ * figures it knows do not measure what their names say (a load tool's
+ * latency statistics that hold its synthetic samples). Either side's
+ * declaration holds: one side's figure cannot be weighed against the
+ * other's. */
+static void
+mark_not_judged(cmp_stage *s, const json_t *stage)
+{
+    const json_t *t;
+    size_t i;
+
+    json_array_foreach(json_object_get(stage, "tables"), i, t) {
+        const json_t *hints = json_object_get(t, "hints");
+        const char *names = json_string_value(json_object_get(hints, "not_judged"));
+        const char *why = json_string_value(json_object_get(hints, "not_judged_why"));
+
+        for (const char *p = names; p != NULL && *p != '\0';) {
+            size_t n = strcspn(p, " ");
+
+            for (size_t k = 0; k < s->ntotals; k++)
+                if (strlen(s->totals[k].name) == n && strncmp(s->totals[k].name, p, n) == 0 &&
+                    s->totals[k].not_judged == NULL)
+                    s->totals[k].not_judged = why ? why : "its analyzer declares it not judged";
+            p += n + strspn(p + n, " ");
+        }
+    }
+}
+
 void
 cmp_stage_totals(const json_t *stage_b, const json_t *stage_c, const cmp_work *w, cmp_stage *s)
 {
@@ -175,6 +204,8 @@ cmp_stage_totals(const json_t *stage_b, const json_t *stage_c, const cmp_work *w
     add_side(s, json_object_get(stage_c, "totals"), 1);
     mark_timed(s, stage_b);
     mark_timed(s, stage_c);
+    mark_not_judged(s, stage_b);
+    mark_not_judged(s, stage_c);
     /* A stage whose figures come from samples (alloc ticks, cpu samples):
      * its totals are judged by the rate test on those counts. */
     for (size_t i = 0; i < s->ntotals; i++) {
@@ -322,7 +353,8 @@ cmp_total_moved(const pp_compare_options *o, const cmp_total *t)
     double rel = cmp_total_rel(t), limit, p = cmp_total_p(t);
     int named = 0;
 
-    if (!t->axis || t->work || t->thin_tail || t->type == PP_COL_PERCENT || isnan(rel))
+    if (!t->axis || t->work || t->thin_tail || t->not_judged || t->type == PP_COL_PERCENT ||
+        isnan(rel))
         return 0;
     for (size_t i = 0; i < o->nthresholds; i++)
         named |= strcmp(o->thresholds[i].table, "totals") == 0 &&

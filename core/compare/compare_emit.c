@@ -63,6 +63,25 @@ decided(cmp_judge *j, const char *stage_id, const cmp_total *x, const char *unit
     json_array_append_new(j->decided, json_string(line));
 }
 
+/* An axis shown but not judged, for the verdict: "load mean_ms, p99_ms
+ * (why)", the reason once per run of the same one. */
+static void
+not_judged(cmp_judge *j, const char *stage_id, const cmp_total *x)
+{
+    size_t used = strlen(j->not_judged), n = strlen(x->not_judged);
+    /* it ends " (WHY)" */
+    int again = used >= n + 3 && j->not_judged[used - 1] == ')' &&
+                strncmp(j->not_judged + used - n - 1, x->not_judged, n) == 0 &&
+                strncmp(j->not_judged + used - n - 3, " (", 2) == 0;
+
+    if (again) /* the same reason as the last: the name joins its list */
+        snprintf(j->not_judged + used - n - 3, sizeof j->not_judged - (used - n - 3), ", %s (%s)",
+                 x->name, x->not_judged);
+    else
+        snprintf(j->not_judged + used, sizeof j->not_judged - used, "%s%s %s (%s)",
+                 used ? "; " : "", stage_id, x->name, x->not_judged);
+}
+
 /* The `totals` table: every numeric total of the stage in both runs,
  * absolute and per unit of work, and the gate on the axes (the totals a
  * table's measure adds up to). */
@@ -107,12 +126,13 @@ cmp_emit_totals(json_t *out_stage, const cmp_stage *s, const pp_compare_options 
             x->in_c ? pp_cell_dbl(x->c / x->ec) : pp_cell_null(),
             isnan(rel) ? pp_cell_null() : pp_cell_dbl(rel),
             isnan(pv) || !x->axis ? pp_cell_null() : pp_cell_dbl(pv),
-            pp_cell_str(x->work      ? "work" :
-                        !x->axis     ? "" :
-                        x->thin_tail ? "too few requests" :
-                        moved > 0    ? "REGRESSION" :
-                        moved < 0    ? "improved" :
-                                       "axis"),
+            pp_cell_str(x->work       ? "work" :
+                        !x->axis      ? "" :
+                        x->thin_tail  ? "too few requests" :
+                        x->not_judged ? "not judged" :
+                        moved > 0     ? "REGRESSION" :
+                        moved < 0     ? "improved" :
+                                        "axis"),
         };
 
         if (pp_result_table_row(t, row, err) != PP_OK) {
@@ -121,6 +141,8 @@ cmp_emit_totals(json_t *out_stage, const cmp_stage *s, const pp_compare_options 
         }
         j->regressions += moved > 0;
         j->improvements += moved < 0;
+        if (x->axis && !x->work && !x->thin_tail && x->not_judged && x->in_b && x->in_c)
+            not_judged(j, stage_id, x);
         if (moved != 0)
             decided(j, stage_id, x, s->w.unit, moved);
         if (!x->axis || !x->in_b || !x->in_c || used >= sizeof msg)

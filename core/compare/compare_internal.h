@@ -37,16 +37,18 @@ typedef struct cmp_total {
     uint32_t type; /* PP_COL_* of the total */
     double b, c;
     int in_b, in_c;
-    int axis;              /* some table's measure adds up to it: it gates */
-    int work;              /* it is the unit of work itself (requests per request) */
-    double eb, ec;         /* the work each side did: per unit = b / eb */
-    const double *kb, *kc; /* the stage's sample counts when its figures are sampled */
-    int dual;              /* its move must hold in the absolutes too */
-    int timed;             /* a time sampler's sample count (a declared figure in samples on the
+    int axis;               /* some table's measure adds up to it: it gates */
+    int work;               /* it is the unit of work itself (requests per request) */
+    double eb, ec;          /* the work each side did: per unit = b / eb */
+    const double *kb, *kc;  /* the stage's sample counts when its figures are sampled */
+    int dual;               /* its move must hold in the absolutes too */
+    int timed;              /* a time sampler's sample count (a declared figure in samples on the
                   time axis adds up to it): gates as a time */
-    int thin_tail;         /* a latency percentile with too few requests beyond it */
-    const char *kname;     /* the total kb counts (its own, samples or ticks), or NULL */
-    int reps;              /* rep_p is the replicate test's p (compare_reps.c) */
+    int thin_tail;          /* a latency percentile with too few requests beyond it */
+    const char *not_judged; /* why its analyzer declares it not judged (a table's hints
+                               "not_judged" and "not_judged_why", on either side), or NULL */
+    const char *kname;      /* the total kb counts (its own, samples or ticks), or NULL */
+    int reps;               /* rep_p is the replicate test's p (compare_reps.c) */
     double rep_p;
     double alpha; /* its test's level: CMP_ALPHA, Bonferroni over a stage's with replicates */
 } cmp_total;
@@ -69,7 +71,8 @@ typedef struct cmp_stage {
 /* What the comparison found, across stages. */
 typedef struct cmp_judge {
     int regressions, improvements;
-    json_t *decided; /* strings: what decided the verdict (moves of both kinds) */
+    json_t *decided;      /* strings: what decided the verdict (moves of both kinds) */
+    char not_judged[768]; /* "load mean_ms, p99_ms (why)": axes shown, not judged */
 } cmp_judge;
 
 #define CMP_ALPHA 0.05

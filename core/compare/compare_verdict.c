@@ -244,11 +244,14 @@ verdict_object(const json_t *doc, const cmp_judge *j, int cannot_judge, const cm
     test_of(o, test, sizeof test);
     used = strlen(line);
     if (cannot_judge == 0 && used < sizeof line)
-        snprintf(line + used, sizeof line - used, " — %s", test);
-    return json_pack("{s:s,s:s,s:s,s:s,s:O,s:o,s:o}", "overall", overall, "line", line, "unit",
+        used += (size_t)snprintf(line + used, sizeof line - used, " — %s", test);
+    if (cannot_judge == 0 && j->not_judged[0] != '\0' && used < sizeof line)
+        snprintf(line + used, sizeof line - used, "; not judged: %s", j->not_judged);
+    return json_pack("{s:s,s:s,s:s,s:s,s:O,s:o,s:o,s:s*}", "overall", overall, "line", line, "unit",
                      w->unit, "test", test, "decided_by", j->decided, "baseline",
                      side_line(json_array_get(ins, 0)), "candidate",
-                     side_line(json_array_get(ins, 1)));
+                     side_line(json_array_get(ins, 1)), "not_judged",
+                     j->not_judged[0] ? j->not_judged : NULL);
 }
 
 json_t *

@@ -15,7 +15,8 @@
  * without them compare judges the printed figures by thresholds.
  * Tables "statuses", "error_kinds" and "thresholds" list what the tool
  * counted. Totals are the whole run's figures. Findings: requests failed,
- * k6 thresholds failed, the closed-loop caveat (coordinated omission), and
+ * k6 thresholds failed, the closed-loop caveat (coordinated omission), the
+ * synthetic samples of a tool that corrects for it (latency_sum_pct), and
  * the figures the tool's output does not give. */
 #include "config.h"
 
@@ -42,6 +43,7 @@ const pp_table_decl ld_tables[] = {
                                         { "served", PP_COL_NUMBER, 0 },
                                         { "failed", PP_COL_NUMBER, 0 },
                                         { "rps", PP_COL_NUMBER, 0 },
+                                        { "latency_sum_pct", PP_COL_PERCENT, 0 },
                                         { NULL, 0, 0 } },
         .key = (const char *const[]){ "scope", NULL },
     },
@@ -102,6 +104,35 @@ ms_per_request(const pp_load_result *x)
     return NAN;
 }
 
+/* The latency the figures add up to (mean x served) as a percentage of what
+ * the connections could wait (duration x connections), for a closed-loop
+ * tool; NaN when a figure is missing. Each connection has at most one
+ * request out, so the requests' own latencies add up to at most 100 %:
+ * beyond, the figures count samples no request had. wrk (4.x) adds them
+ * after the run, for coordinated omission: each response slower than twice
+ * its expected interval (duration / requests per connection) also counts
+ * at its latency minus 1, 2, ... intervals, so one stall stands for many
+ * requests and moves the mean and the upper percentiles. */
+static double
+latency_sum_pct(const pp_load_result *x)
+{
+    if (!(x->flags & PP_LOAD_CLOSED_LOOP) || !isfinite(x->lat_mean_ns) || x->requests <= 0 ||
+        x->duration_ns <= 0 || x->connections <= 0)
+        return NAN;
+    return 100.0 * x->lat_mean_ns * (double)x->requests /
+           ((double)x->duration_ns * (double)x->connections);
+}
+
+/* Beyond the rounding of a text report (wrk prints the mean to 3 or 4
+ * figures and the duration to 10 ms): the figures hold synthetic samples. */
+#define LD_SYNTHETIC_PCT 102.0
+
+static int
+synthetic(const pp_load_result *x)
+{
+    return latency_sum_pct(x) > LD_SYNTHETIC_PCT;
+}
+
 /* The per-request latencies, and the latency table's hints to test them. The
  * table is a sample (one row per request, scope repeated): it has no key. */
 static int
@@ -149,7 +180,7 @@ latency_table(ld_state *st, pp_ctx *ctx)
     for (uint32_t i = 0; i < st->nscopes; i++) {
         const pp_load_result *x = &st->scopes[i].x;
         double mpr = ms_per_request(x);
-        pp_cell row[11] = {
+        pp_cell row[12] = {
             pp_cell_str(st->scopes[i].scope[0] ? st->scopes[i].scope : "(run)"),
             ms_cell(x->lat_p95_ns),
             ms_cell(x->lat_p50_ns),
@@ -161,12 +192,24 @@ latency_table(ld_state *st, pp_ctx *ctx)
             count_cell(x->requests),
             count_cell(x->errors),
             isfinite(x->rps) ? pp_cell_dbl(x->rps) : pp_cell_null(),
+            isfinite(latency_sum_pct(x)) ? pp_cell_dbl(latency_sum_pct(x)) : pp_cell_null(),
         };
         int rc = h->table_row(t, row);
 
         if (rc != PP_OK)
             return rc;
     }
+    /* The statistics synthetic samples reach (the mean, the tail: each sits
+     * above twice the expected interval) follow the stalls, not the
+     * requests: compare shows them without judging them, and judges p50 and
+     * ms_per_request (the requests' own count). */
+    if (synthetic(&st->scopes[0].x) &&
+        (h->table_hint(t, "not_judged", "mean_ms p90_ms p95_ms p99_ms") != PP_OK ||
+         h->table_hint(t, "not_judged_why",
+                       "synthetic samples: the latencies add up to more than duration x "
+                       "connections, latency_sum_pct over 100, as wrk's coordinated-omission "
+                       "correction counts one stall as many requests") != PP_OK))
+        return PP_ENOMEM;
     return samples_table(st, ctx, t);
 }
 
@@ -251,6 +294,46 @@ totals(ld_state *st, pp_ctx *ctx, const pp_load_result *x)
     }
 }
 
+/* The closed-loop caveat, and the synthetic samples of a tool that
+ * corrects for it (wrk: latency_sum_pct). */
+static void
+closed_loop(ld_state *st, pp_ctx *ctx, const pp_load_result *x, const char *tool)
+{
+    const pp_host_api *h = st->host;
+    int corrects = strcmp(tool, "wrk") == 0;
+    char conns[48] = "";
+
+    if (x->connections >= 0)
+        snprintf(conns, sizeof conns, " %lld", (long long)x->connections);
+    h->finding(ctx, PP_SEVERITY_INFO, "load.closed_loop",
+               "%s is closed-loop: each of its%s connections sends its next request only "
+               "after the last reply, so a slow server is sent fewer requests %s; compare runs "
+               "of one tool and one knob set, and use a fixed-rate tool (wrk2 -R, k6 "
+               "constant-arrival-rate, vegeta) for latency objectives",
+               tool, conns,
+               corrects ? "(coordinated omission); wrk corrects for it in part, after the run: "
+                          "a response slower than twice the expected interval (duration / "
+                          "requests per connection) also counts at its latency minus 1, 2, ... "
+                          "intervals, so its percentiles and mean include waits of requests "
+                          "that were never sent, guessed from the stalls" :
+                          "and the percentiles leave out the waits real clients would have "
+                          "(coordinated omission)");
+    if (synthetic(x))
+        h->finding(ctx, PP_SEVERITY_WARNING, "load.synthetic_latency",
+                   "%s's latencies add up to %.0f %% of what its%s connections could wait "
+                   "(mean %.3f ms x %lld requests = %.3f s in %.3f s): the figures hold "
+                   "synthetic samples (wrk's coordinated-omission correction: one stall of "
+                   "%.1f ms counts as up to %.0f requests at the expected interval of %.3f ms), "
+                   "so the mean and the upper percentiles follow the stalls, not the requests; "
+                   "compare shows them without judging them and judges p50 and ms_per_request",
+                   tool, latency_sum_pct(x), conns, x->lat_mean_ns / 1e6, (long long)x->requests,
+                   x->lat_mean_ns * (double)x->requests / 1e9, (double)x->duration_ns / 1e9,
+                   x->lat_max_ns / 1e6,
+                   x->lat_max_ns * (double)x->requests /
+                       ((double)x->duration_ns * (double)x->connections),
+                   (double)x->duration_ns * (double)x->connections / (double)x->requests / 1e6);
+}
+
 static void
 findings(ld_state *st, pp_ctx *ctx, const ld_scope *run)
 {
@@ -284,19 +367,8 @@ findings(ld_state *st, pp_ctx *ctx, const ld_scope *run)
             h->finding(ctx, PP_SEVERITY_WARNING, "load.threshold_failed",
                        "%s threshold failed: %s %s", tool, run->thresholds[k].metric,
                        run->thresholds[k].expr);
-    if (x->flags & PP_LOAD_CLOSED_LOOP) {
-        char conns[48] = "";
-
-        if (x->connections >= 0)
-            snprintf(conns, sizeof conns, " %lld", (long long)x->connections);
-        h->finding(ctx, PP_SEVERITY_INFO, "load.closed_loop",
-                   "%s is closed-loop: each of its%s connections sends its next request only "
-                   "after the last reply, so a slow server is sent fewer requests and the "
-                   "percentiles leave out the waits real clients would have (coordinated "
-                   "omission); compare runs of one tool and one knob set, and use a fixed-rate "
-                   "tool (wrk2 -R, k6 constant-arrival-rate, vegeta) for latency objectives",
-                   tool, conns);
-    }
+    if (x->flags & PP_LOAD_CLOSED_LOOP)
+        closed_loop(st, ctx, x, tool);
     if (x->connections < 0 && x->url[0] == '\0' && !isfinite(x->rate_per_s))
         h->finding(ctx, PP_SEVERITY_INFO, "load.knobs_unknown",
                    "%s's output (%s) does not say its knobs (connections, rate, URL), so "
