@@ -96,6 +96,7 @@ pp_load_wrk_json(pp_load_reader *r, const json_t *root, size_t at, pp_error *err
     x->lat_p90_ns = pp_load_json_num(json_object_get(lat, "p90")) * 1e3;
     x->lat_p95_ns = pp_load_json_num(json_object_get(lat, "p95")) * 1e3;
     x->lat_p99_ns = pp_load_json_num(json_object_get(lat, "p99")) * 1e3;
+    x->latency_samples = count_of(json_object_get(lat, "samples"));
     if (json_is_string(json_object_get(root, "url")) &&
         (x->url = pp_load_str(r, json_string_value(json_object_get(root, "url")), (size_t)-1)) ==
             NULL)

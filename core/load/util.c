@@ -86,6 +86,7 @@ pp_load_entry(pp_load_reader *r, const char *scope)
     }
     x->requests = x->errors = x->duration_ns = -1;
     x->connections = x->threads = x->target_requests = x->target_duration_ns = -1;
+    x->latency_samples = -1;
     x->rps = x->rate_per_s = NAN;
     x->lat_mean_ns = x->lat_stdev_ns = x->lat_min_ns = x->lat_max_ns = NAN;
     x->lat_p50_ns = x->lat_p75_ns = x->lat_p90_ns = x->lat_p95_ns = x->lat_p99_ns = NAN;

@@ -66,7 +66,16 @@ function done(summary, latency, requests)
    for _, p in ipairs({50, 75, 90, 95, 99, 99.9}) do
       add(string.format(',"p%s":%d', tostring(p), latency:percentile(p)))
    end
-   add('}')
+   -- Every latency wrk counted: latency(i) gives the i-th distinct value and
+   -- how often it was counted. wrk 4.x adds samples after the run for each
+   -- response slower than twice its expected interval (its coordinated-omission
+   -- correction), so samples beyond "requests" are synthetic.
+   local samples = 0
+   for i = 1, #latency do
+      local _, n = latency(i)
+      samples = samples + n
+   end
+   add(string.format(',"samples":%d}', samples))
    add(string.format(',"thread_rps":{"min":%.3f,"max":%.3f,"mean":%.3f,"stdev":%.3f}',
       requests.min, requests.max, requests.mean, requests.stdev))
    local sc = {}

@@ -40,7 +40,7 @@ extern "C" {
 #endif
 
 #define PP_ABI_MAJOR 1
-#define PP_ABI_MINOR 7
+#define PP_ABI_MINOR 8
 
 /* The one symbol the loader looks up. */
 #define PP_PLUGIN_ENTRY_SYMBOL "perfpipe_plugin_entry"

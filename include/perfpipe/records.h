@@ -390,6 +390,11 @@ typedef struct pp_load_result {
     double rate_per_s;          /* vegeta -rate, wrk2 -R, bombardier --rate */
     const char *url;
     const char *method;
+    /* ABI 1.8 (PP_HAS_FIELD): the latency samples the figures count, -1 when
+     * the output does not say (wrk-json.lua's latency_us.samples). Beyond
+     * requests, the tool added samples no request had: wrk's
+     * coordinated-omission correction. */
+    int64_t latency_samples;
 } pp_load_result;
 
 /* ---- the envelope ------------------------------------------------------ */

@@ -128,7 +128,10 @@ ld_consume(void *state, const pp_record *rec, pp_error *err)
     }
     s = &st->scopes[st->nscopes];
     memset(s, 0, sizeof *s);
-    s->x = *x;
+    /* a host older than the plugin's headers gives a shorter struct */
+    memcpy(&s->x, x, x->struct_size < sizeof s->x ? x->struct_size : sizeof s->x);
+    if (!PP_HAS_FIELD(x, pp_load_result, latency_samples))
+        s->x.latency_samples = -1;
     s->x.statuses = NULL;
     s->x.error_kinds = NULL;
     s->x.thresholds = NULL;

@@ -31,6 +31,20 @@ typedef struct ld_state {
     double error_percent; /* option: the errors finding's floor */
 } ld_state;
 
+/* synthetic.c: latency samples no request had (wrk's coordinated-omission
+ * correction). The requests' latencies as a percentage of duration x
+ * connections (closed loop; NaN unknown); the samples the tool counted
+ * beyond its requests (-1 unknown); whether the figures hold any. */
+double ld_latency_sum_pct(const pp_load_result *x);
+int64_t ld_synthetic_count(const pp_load_result *x);
+int ld_synthetic(const pp_load_result *x);
+/* The latency table's hints "not_judged"/"not_judged_why" for the run x:
+ * the statistics its synthetic samples decide. PP_OK or PP_ENOMEM. */
+int ld_synthetic_hints(const pp_host_api *h, pp_table *latency, const pp_load_result *x);
+/* load.synthetic_latency, when x holds synthetic samples. */
+void ld_synthetic_finding(const pp_host_api *h, pp_ctx *ctx, const pp_load_result *x,
+                          const char *tool);
+
 /* Tables, totals and findings of st. PP_OK or a PP_E* code with err. */
 int ld_report(ld_state *st, pp_ctx *ctx, pp_error *err);
 

@@ -16,7 +16,7 @@
  * Tables "statuses", "error_kinds" and "thresholds" list what the tool
  * counted. Totals are the whole run's figures. Findings: requests failed,
  * k6 thresholds failed, the closed-loop caveat (coordinated omission), the
- * synthetic samples of a tool that corrects for it (latency_sum_pct), and
+ * synthetic samples of a tool that corrects for it (synthetic.c), and
  * the figures the tool's output does not give. */
 #include "config.h"
 
@@ -44,6 +44,7 @@ const pp_table_decl ld_tables[] = {
                                         { "failed", PP_COL_NUMBER, 0 },
                                         { "rps", PP_COL_NUMBER, 0 },
                                         { "latency_sum_pct", PP_COL_PERCENT, 0 },
+                                        { "synthetic_samples", PP_COL_NUMBER, 0 },
                                         { NULL, 0, 0 } },
         .key = (const char *const[]){ "scope", NULL },
     },
@@ -104,35 +105,6 @@ ms_per_request(const pp_load_result *x)
     return NAN;
 }
 
-/* The latency the figures add up to (mean x served) as a percentage of what
- * the connections could wait (duration x connections), for a closed-loop
- * tool; NaN when a figure is missing. Each connection has at most one
- * request out, so the requests' own latencies add up to at most 100 %:
- * beyond, the figures count samples no request had. wrk (4.x) adds them
- * after the run, for coordinated omission: each response slower than twice
- * its expected interval (duration / requests per connection) also counts
- * at its latency minus 1, 2, ... intervals, so one stall stands for many
- * requests and moves the mean and the upper percentiles. */
-static double
-latency_sum_pct(const pp_load_result *x)
-{
-    if (!(x->flags & PP_LOAD_CLOSED_LOOP) || !isfinite(x->lat_mean_ns) || x->requests <= 0 ||
-        x->duration_ns <= 0 || x->connections <= 0)
-        return NAN;
-    return 100.0 * x->lat_mean_ns * (double)x->requests /
-           ((double)x->duration_ns * (double)x->connections);
-}
-
-/* Beyond the rounding of a text report (wrk prints the mean to 3 or 4
- * figures and the duration to 10 ms): the figures hold synthetic samples. */
-#define LD_SYNTHETIC_PCT 102.0
-
-static int
-synthetic(const pp_load_result *x)
-{
-    return latency_sum_pct(x) > LD_SYNTHETIC_PCT;
-}
-
 /* The per-request latencies, and the latency table's hints to test them. The
  * table is a sample (one row per request, scope repeated): it has no key. */
 static int
@@ -180,7 +152,7 @@ latency_table(ld_state *st, pp_ctx *ctx)
     for (uint32_t i = 0; i < st->nscopes; i++) {
         const pp_load_result *x = &st->scopes[i].x;
         double mpr = ms_per_request(x);
-        pp_cell row[12] = {
+        pp_cell row[13] = {
             pp_cell_str(st->scopes[i].scope[0] ? st->scopes[i].scope : "(run)"),
             ms_cell(x->lat_p95_ns),
             ms_cell(x->lat_p50_ns),
@@ -192,23 +164,16 @@ latency_table(ld_state *st, pp_ctx *ctx)
             count_cell(x->requests),
             count_cell(x->errors),
             isfinite(x->rps) ? pp_cell_dbl(x->rps) : pp_cell_null(),
-            isfinite(latency_sum_pct(x)) ? pp_cell_dbl(latency_sum_pct(x)) : pp_cell_null(),
+            isfinite(ld_latency_sum_pct(x)) ? pp_cell_dbl(ld_latency_sum_pct(x)) : pp_cell_null(),
+            count_cell(ld_synthetic_count(x)),
         };
         int rc = h->table_row(t, row);
 
         if (rc != PP_OK)
             return rc;
     }
-    /* The statistics synthetic samples reach (the mean, the tail: each sits
-     * above twice the expected interval) follow the stalls, not the
-     * requests: compare shows them without judging them, and judges p50 and
-     * ms_per_request (the requests' own count). */
-    if (synthetic(&st->scopes[0].x) &&
-        (h->table_hint(t, "not_judged", "mean_ms p90_ms p95_ms p99_ms") != PP_OK ||
-         h->table_hint(t, "not_judged_why",
-                       "synthetic samples: the latencies add up to more than duration x "
-                       "connections, latency_sum_pct over 100, as wrk's coordinated-omission "
-                       "correction counts one stall as many requests") != PP_OK))
+    /* the statistics synthetic samples decide: shown, not judged */
+    if (ld_synthetic_hints(h, t, &st->scopes[0].x) != PP_OK)
         return PP_ENOMEM;
     return samples_table(st, ctx, t);
 }
@@ -295,7 +260,7 @@ totals(ld_state *st, pp_ctx *ctx, const pp_load_result *x)
 }
 
 /* The closed-loop caveat, and the synthetic samples of a tool that
- * corrects for it (wrk: latency_sum_pct). */
+ * corrects for it (wrk: synthetic.c). */
 static void
 closed_loop(ld_state *st, pp_ctx *ctx, const pp_load_result *x, const char *tool)
 {
@@ -318,20 +283,7 @@ closed_loop(ld_state *st, pp_ctx *ctx, const pp_load_result *x, const char *tool
                           "that were never sent, guessed from the stalls" :
                           "and the percentiles leave out the waits real clients would have "
                           "(coordinated omission)");
-    if (synthetic(x))
-        h->finding(ctx, PP_SEVERITY_WARNING, "load.synthetic_latency",
-                   "%s's latencies add up to %.0f %% of what its%s connections could wait "
-                   "(mean %.3f ms x %lld requests = %.3f s in %.3f s): the figures hold "
-                   "synthetic samples (wrk's coordinated-omission correction: one stall of "
-                   "%.1f ms counts as up to %.0f requests at the expected interval of %.3f ms), "
-                   "so the mean and the upper percentiles follow the stalls, not the requests; "
-                   "compare shows them without judging them and judges p50 and ms_per_request",
-                   tool, latency_sum_pct(x), conns, x->lat_mean_ns / 1e6, (long long)x->requests,
-                   x->lat_mean_ns * (double)x->requests / 1e9, (double)x->duration_ns / 1e9,
-                   x->lat_max_ns / 1e6,
-                   x->lat_max_ns * (double)x->requests /
-                       ((double)x->duration_ns * (double)x->connections),
-                   (double)x->duration_ns * (double)x->connections / (double)x->requests / 1e6);
+    ld_synthetic_finding(h, ctx, x, tool);
 }
 
 static void

@@ -17,7 +17,9 @@ lua="$here/../../examples/wrk-json/wrk-json.lua"
 server=
 trap '[ -z "$server" ] || kill "$server" 2>/dev/null || true' EXIT INT TERM
 
+# PP_LOAD_ONLY=stall: only the stall pair below (the other fixtures stay as committed)
 for build in bad fixed; do
+    [ "${PP_LOAD_ONLY:-}" != stall ] || break
     python3 "$here/load-server.py" "$port" "$build" &
     server=$!
     sleep 1
@@ -34,6 +36,26 @@ for build in bad fixed; do
     wait "$server" 2>/dev/null || true
     server=
 done
+
+# wrk's coordinated-omission correction: one 200 ms stall (the server's 50th request) in a
+# window capped at 100 responses (wrk-cap.lua) in 2 s at 1 connection, so wrk's expected interval
+# is 20 ms: the stall's synthetic samples (latency_us.samples beyond requests) show in the count,
+# while the latencies add up to less than the 2 s (the sum cannot prove them). Its twin: the same
+# knobs on the fixed build (no stall).
+for build in stall fixed; do
+    python3 "$here/load-server.py" "$port" "$build" &
+    server=$!
+    sleep 1
+    name=wrk-stall; [ "$build" = stall ] || name=wrk-nostall
+    WRK_JSON_LUA="$lua" WRK_JSON="$out/$name.json" wrk -t1 -c1 -d2s --latency \
+        -s "$here/wrk-cap.lua" "$url" -- c=1 d=2s max=100 > "$out/$name.json.txt"
+    kill "$server"
+    wait "$server" 2>/dev/null || true
+    server=
+done
+python3 "$here/load-truth.py" "$out/wrk-stall.json.txt" > "$out/wrk-stall.json.truth.json"
+python3 "$here/load-truth.py" "$out/wrk-nostall.json.txt" > "$out/wrk-nostall.json.truth.json"
+[ "${PP_LOAD_ONLY:-}" != stall ] || { echo "capture-load: wrote the stall pair to $out"; exit 0; }
 
 for f in "$out"/wrk-bad.txt "$out"/wrk-fixed.txt "$out"/wrk-fixed-c16.txt "$out"/hey-bad.txt \
          "$out"/hey-fixed.txt "$out"/wrk-bad.json.txt "$out"/wrk-fixed.json.txt; do

@@ -5,7 +5,9 @@ One endpoint, /api, in two builds chosen by MODE, so the bad and the fixed
 run load the same URL with the same knobs, as a before/after-fix pair does:
   bad    sleeps 20 ms a request, and every 10th request answers 500
   fixed  answers at once, always 200
-Binds 127.0.0.1 only. Usage: load-server.py PORT bad|fixed
+  stall  answers at once, always 200, except the 50th request: 200 ms (one
+         deliberate stall, for wrk's coordinated-omission correction)
+Binds 127.0.0.1 only. Usage: load-server.py PORT bad|fixed|stall
 """
 import sys
 import threading
@@ -33,6 +35,12 @@ class Handler(BaseHTTPRequestHandler):
             time.sleep(0.020)
             if n % 10 == 0:
                 status = 500
+        elif MODE == "stall":
+            with _lock:
+                _count += 1
+                n = _count
+            if n == 50:
+                time.sleep(0.200)
         body = b"ok\n" if status == 200 else b"error\n"
         self.send_response(status)
         self.send_header("Content-Type", "text/plain")

@@ -13,7 +13,10 @@
 #  - every request slower (the churn capture's latencies x3 and its throughput / 3, edited from
 #    the real result) is still REGRESSED, through p50 and ms_per_request;
 #  - a run whose latencies add up to no more than the connections' time (hotpath c4, 101 %) keeps
-#    its mean judged: the same mean x3 there is a regression of mean_ms.
+#    its mean judged: the same mean x3 there is a regression of mean_ms;
+#  - with wrk-json.lua's count of latencies (tests/data/load/wrk-stall.json: one stall, a capped
+#    window whose sum cannot show it) the synthetic samples are counted, and their share decides
+#    which statistics are judged.
 set -u
 PERFPIPE=${PERFPIPE:?}
 DATA=${PP_TESTDATA:?}/webapp
@@ -118,4 +121,55 @@ assert "not_judged" not in v, v
 assert v["overall"] == "regressed" and any("load mean_ms" in x for x in v["decided_by"]), v
 print(" | ".join(v["decided_by"])[:200])
 PY
+# The count (examples/wrk-json/wrk-json.lua's latency_us.samples: every latency wrk counted) on a
+# real run (tests/capture/capture-load.sh, tests/data/load): one 200 ms stall, the window capped
+# at 100 responses in 2 s at 1 connection (wrk's interval 20 ms). The latencies add up to half the
+# connection's time, so only the count shows the stall's 9 samples (200.7 - k x 20.0 ms, k = 1..9,
+# the values wrk's own histogram holds: checked when the fixture was captured). Its twin, the same
+# knobs without the stall, counts exactly its requests.
+L=${PP_TESTDATA:?}/load
+res stall "$L/wrk-stall.json" && res nostall "$L/wrk-nostall.json" || { finish; exit; }
+check "wrk-stall: 109 latencies for 100 requests, flagged by the count alone; wrk-nostall silent" \
+  "$tmp/stall.json" "$tmp/nostall.json" <<'PY'
+import json, sys
+def side(p):
+    st = json.load(open(p))["stages"][0]
+    t = next(t for t in st["tables"] if t["name"] == "latency")
+    row = dict(zip([c["name"] for c in t["columns"]], t["rows"][0]))
+    return st, t, row
+st, t, row = side(sys.argv[1])
+assert row["synthetic_samples"] == 9 and row["served"] == 100, row
+assert row["latency_sum_pct"] < 100, row            # the sum test alone would miss it
+f = [x for x in st["findings"] if x["code"] == "load.synthetic_latency"]
+assert f and "109 latencies for 100 requests (9 synthetic)" in f[0]["message"], st["findings"]
+# share 9/109: p50 stands for the requests' p54.5 (judged), p90 for their p98 (not), and the
+# mean's synthetic part may be 9/109 x 200.7 / 10.28 = 161 % of it (not judged)
+assert t["hints"]["not_judged"] == "mean_ms p90_ms p95_ms p99_ms", t["hints"]
+st, t, row = side(sys.argv[2])
+assert row["synthetic_samples"] == 0, row
+assert not [x for x in st["findings"] if x["code"] == "load.synthetic_latency"], st["findings"]
+assert "not_judged" not in t.get("hints", {}), t
+print("stall: mean %.2f ms (p50 %.3f); no stall: synthetic_samples 0" % (
+    json.load(open(sys.argv[1]))["stages"][0]["totals"]["mean_ms"]["value"],
+    json.load(open(sys.argv[1]))["stages"][0]["totals"]["p50_ms"]["value"]))
+PY
+# the stall's mean (10.28 ms against 0.153) was a regression of the gate; p50 judges the requests
+expect 0 "wrk-nostall -> wrk-stall: one stall's synthetic mean is not a regression" -- \
+  "$PERFPIPE" compare "$tmp/nostall.json" "$tmp/stall.json" --fail-on regression
+has "$tmp/out" "not judged: load mean_ms (synthetic samples: the tool counted more latencies" \
+  "the verdict names the count as the reason"
+# every request slower on the stall run (latencies x3, requests / 3, the 9 synthetic kept)
+python3 - "$L/wrk-stall.json" "$tmp/stall3.json.in" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+d["latency_us"] = {k: (v * 3 if k != "samples" else v) for k, v in d["latency_us"].items()}
+d["requests"] //= 3; d["latency_us"]["samples"] = d["requests"] + 9
+d["status_codes"] = {"200": d["requests"]}
+open(sys.argv[2], "w").write(json.dumps(d) + "\n")
+PY
+res stall3 "$tmp/stall3.json.in"
+# (33 requests: p50 has too few beyond it to judge, ms_per_request decides)
+expect 1 "wrk-stall, every request 3x slower: REGRESSED" -- \
+  "$PERFPIPE" compare "$tmp/stall.json" "$tmp/stall3.json" --fail-on regression
+has "$tmp/out" "REGRESSED (per request): load ms_per_request 20 -> 60.61" "ms_per_request decides it"
 finish "wrk synthetic latency: "

@@ -41,6 +41,7 @@ done
 DATA=$tmp/data
 
 for f in wrk-bad.txt wrk-fixed.txt wrk-fixed-c16.txt wrk-bad.json wrk-fixed.json wrk-bad.json.txt wrk-fixed.json.txt \
+         wrk-stall.json wrk-stall.json.txt wrk-nostall.json wrk-nostall.json.txt \
          hey-bad.txt hey-fixed.txt hey-fixed.csv k6-summary.json k6-summary-export.json \
          k6-out.ndjson bombardier.json vegeta.json oha.json \
          hey-checkout-bad.csv hey-checkout-fixed.csv hey-checkout-bad2.csv \
@@ -113,7 +114,7 @@ def check(fixture, truth, rel=1e-9):
             bad.append("%s threshold %s: %r, want %s" % (fixture, key, row, result))
 for f in ("wrk-bad", "wrk-fixed", "wrk-fixed-c16", "hey-bad", "hey-fixed"):
     check(f + ".txt", f + ".truth.json")
-for f in ("wrk-bad", "wrk-fixed"):
+for f in ("wrk-bad", "wrk-fixed", "wrk-stall", "wrk-nostall"):
     check(f + ".json", f + ".json.truth.json", 0.005)
     check(f + ".json.txt", f + ".json.truth.json", 0.005)
 for f in ("k6-summary", "k6-summary-export", "bombardier", "vegeta", "oha"):
