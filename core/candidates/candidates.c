@@ -403,6 +403,34 @@ inclusive_running(const cand *c, const cand *list, size_t n)
     return ms;
 }
 
+/* 1 when two documents read the same capture (their first inputs' hashes). */
+static int
+same_capture(const json_t *a, const json_t *b)
+{
+    const char *ha = json_string_value(json_object_get(
+        json_object_get(json_array_get(json_object_get(a, "inputs"), 0), "hash"), "value"));
+    const char *hb = json_string_value(json_object_get(
+        json_object_get(json_array_get(json_object_get(b, "inputs"), 0), "hash"), "value"));
+
+    return a == b || (ha != NULL && hb != NULL && strcmp(ha, hb) == 0);
+}
+
+/* 1 when r is a frame a rule names in another stage of c's capture that
+ * has no row of its own in c's stage (its own code took no sample there:
+ * tier 1 inlined it into a loop around an application callee, c): c's
+ * time, on c's stacks under r, is then r's call's. */
+static int
+ruled_elsewhere(const cand *c, const cand *r, const cand *list, size_t n)
+{
+    if (!r->ruled || r->stage_obj == c->stage_obj || !same_capture(r->doc, c->doc))
+        return 0;
+    for (size_t k = 0; k < n; k++)
+        if (list[k].stage_obj == c->stage_obj && list[k].dropped == 0 &&
+            strcmp(list[k].target, r->target) == 0)
+            return 0;
+    return 1;
+}
+
 /* The named frame (index in list) whose calls hold at least 90 % of c's
  * running time (c is the application callee that first touches a fresh
  * buffer, or the work done under a contended lock), or n: the fix of that
@@ -431,7 +459,8 @@ called_under(const cand *c, const cand *list, size_t n)
     for (size_t j = 0; j < n && all > 0; j++) {
         double under = 0, calls = 0; /* calls: ms-weighted calls down from j to c */
 
-        if (!list[j].named || list[j].stage_obj != c->stage_obj || &list[j] == c)
+        if (&list[j] == c || !(list[j].named ? list[j].stage_obj == c->stage_obj :
+                                               ruled_elsewhere(c, &list[j], list, n)))
             continue;
         json_array_foreach(rows, i, row) {
             const char *st = json_string_value(json_array_get(row, 0));
@@ -450,18 +479,6 @@ called_under(const cand *c, const cand *list, size_t n)
         }
     }
     return best;
-}
-
-/* 1 when two documents read the same capture (their first inputs' hashes). */
-static int
-same_capture(const json_t *a, const json_t *b)
-{
-    const char *ha = json_string_value(json_object_get(
-        json_object_get(json_array_get(json_object_get(a, "inputs"), 0), "hash"), "value"));
-    const char *hb = json_string_value(json_object_get(
-        json_object_get(json_array_get(json_object_get(b, "inputs"), 0), "hash"), "value"));
-
-    return a == b || (ha != NULL && hb != NULL && strcmp(ha, hb) == 0);
 }
 
 /* 1 when a rule names c's target in any stage of a result of c's capture
@@ -484,6 +501,22 @@ named_in_doc(const cand *c, const json_t *const *docs, size_t ndocs, const pp_ru
     return 0;
 }
 
+/* c's time is the call of r, a frame a rule names in another stage with no
+ * row in c's (ruled_elsewhere): c becomes r's row in its stage, c's frame
+ * its evidence, so that r ranks by the time its call holds. */
+static void
+move_under(cand *c, const cand *r)
+{
+    snprintf(c->orig_kind, sizeof c->orig_kind, "application");
+    snprintf(c->orig, sizeof c->orig, "%s", c->target);
+    snprintf(c->target, sizeof c->target, "%s", r->target);
+    snprintf(c->lands.why, sizeof c->lands.why,
+             "the application frame a rule names whose calls hold the time of %s (its callee, "
+             "also application code): the fix of that call changes it",
+             c->orig);
+    snprintf(c->lands.call_site, sizeof c->lands.call_site, "%s", r->target);
+}
+
 /* Waits are candidates only where a rule names them a cause a change
  * removes; the others are left out (dropped 2) and counted. Then every
  * kept row gets its cost. */
@@ -504,6 +537,8 @@ judge(cand *list, size_t n, const json_t *const *docs, size_t ndocs, const pp_ru
             (*waits)++;
         c->named = c->dropped == 0 && rules != NULL && c->r.stacks != NULL && c->orig[0] == '\0' &&
                    named_in_doc(c, docs, ndocs, rules, cache);
+        c->ruled = c->dropped == 0 && rules != NULL && c->r.stacks == NULL && c->r.frame_target &&
+                   c->orig[0] == '\0' && named_in_doc(c, docs, ndocs, rules, cache);
     }
     /* A fix shape changes the frame's whole call (a fresh LOH buffer makes
      * the application callee that first touches it slow): a frame a rule
@@ -518,10 +553,16 @@ judge(cand *list, size_t n, const json_t *const *docs, size_t ndocs, const pp_ru
         }
         c->cost = pp_cand_cost(c->r.measure, c->figure, &c->unit, ms_per_mib);
     }
+    /* every answer first: a callee moved to its caller's name is no row of
+     * that caller's for the next one */
+    for (size_t i = 0; i < n; i++)
+        list[i].held_by = called_under(&list[i], list, n);
     for (size_t i = 0; i < n; i++) {
-        size_t j = called_under(&list[i], list, n);
+        size_t j = list[i].held_by;
 
-        if (j < n) {
+        if (j < n && list[j].stage_obj != list[i].stage_obj) {
+            move_under(&list[i], &list[j]);
+        } else if (j < n) {
             size_t used = strlen(list[j].absorbed);
 
             snprintf(list[j].absorbed + used, sizeof list[j].absorbed - used, "%s%s",

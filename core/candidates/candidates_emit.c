@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "candidates_emit.h"
+#include "rules/calltypes.h"
 
 void
 pp_cand_source_name(const json_t *doc, const json_t *stage, char *buf, size_t size)
@@ -19,13 +20,8 @@ pp_cand_source_name(const json_t *doc, const json_t *stage, char *buf, size_t si
 json_t *
 pp_cand_table_obj(const json_t *stage, const char *name)
 {
-    size_t k;
-    json_t *t;
-
-    json_array_foreach(json_object_get(stage, "tables"), k, t)
-        if (strcmp(json_string_value(json_object_get(t, "name")), name) == 0)
-            return t;
-    return NULL;
+    /* the stage is the caller's to add to: the table is not const */
+    return (json_t *)pp_ev_stage_table(stage, name);
 }
 
 /* Tooling follow-ups: every warning or error the inputs raised (rule

@@ -61,7 +61,10 @@ typedef struct cand {
                                     names; 3: called under a frame a rule names (its evidence) */
     int inclusive;      /* figure is the frame's inclusive running time */
     int named;          /* a running frame a rule names (in any result of its capture) */
+    int ruled;          /* a frame a rule names, from a stage without stacks (alloc's
+                                    rows): its time is in another stage's stacks */
     char absorbed[512]; /* application callees whose time its call holds (evidence) */
+    size_t held_by;     /* judge's scratch: called_under's answer */
 } cand;
 
 /* Candidates are merged by target: one row per place a fix lands. A group

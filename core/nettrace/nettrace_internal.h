@@ -349,7 +349,8 @@ int nt_ilmaps_add(pp_trace_source *r, const pp_trace_event *ev);
 int nt_ilmap_il_offset(const pp_trace_source *r, uint64_t method_id, uint32_t off, int32_t *il);
 void nt_ilmaps_free(pp_trace_source *r);
 /* srclines.c: "file:line" of ip in method m (PP_SYM_SOURCE), or why there
- * is none (PP_SYM_SOURCE_WHY); PP_SYM_CALLER: ip is a return address. */
+ * is none (PP_SYM_SOURCE_WHY); NULL when either could not be kept for want
+ * of memory; PP_SYM_CALLER: ip is a return address. */
 const char *nt_source_string(pp_trace_source *r, const nt_method *m, uint64_t ip, uint32_t flags);
 void nt_srclines_free(pp_trace_source *r);
 

@@ -50,7 +50,7 @@ set_why(nt_module *mod, const char *fmt, const char *a, const char *b, const cha
     char msg[PP_ERROR_MESSAGE_MAX + 256];
     snprintf(msg, sizeof msg, fmt, a, b, c);
     free(mod->pdb_why);
-    mod->pdb_why = strdup(msg);
+    mod->pdb_why = strdup(msg); /* NULL: told as out of memory (nt_source_string) */
 }
 
 /* Takes pdb; keeps it when its id is want's, else refuses it by both ids. */
@@ -162,7 +162,7 @@ open_pdb(pp_trace_source *r, nt_module *mod)
             snprintf(name, sizeof name, "%s.pdb", mod->name);
         search_files(mod, name, want);
     }
-    if (mod->pdb_state != 1 && have_pe && pe.ready_to_run &&
+    if (mod->pdb_state != 1 && have_pe && pe.ready_to_run && mod->pdb_why &&
         !strncmp(mod->pdb_why, "no PDB for", 10))
         set_why(mod, "no PDB: %s is ReadyToRun code without a PDB", mod->name, "", "");
     free(dll);
@@ -188,20 +188,22 @@ project_relative(const char *file, char *out, size_t cap)
     }
 }
 
+/* s kept for the trace's life (and in cache at ip), or NULL for want of
+ * memory: told as such by pp_nettrace_symbolize, never as "no line". */
 static const char *
 keep(pp_trace_source *r, pp_u64map *cache, uint64_t ip, const char *s)
 {
     char **g = nt_grow(r->source_strings, &r->source_strings_cap, r->nsource_strings + 1,
                        sizeof *g);
     if (!g)
-        return "";
+        return NULL;
     r->source_strings = g;
     char *p = strdup(s);
     if (!p)
-        return "";
+        return NULL;
     g[r->nsource_strings++] = p;
     if (cache && pp_u64map_put(cache, ip, (uint64_t)(uintptr_t)p) < 0)
-        return "";
+        return NULL;
     return p;
 }
 
@@ -227,7 +229,7 @@ nt_source_string(pp_trace_source *r, const nt_method *m, uint64_t ip, uint32_t f
         return why ? "no IL-to-native map for the method: " MAP_KEYWORD_HINT : "";
     if (mod->pdb_state == 0)
         open_pdb(r, mod);
-    if (mod->pdb_state != 1)
+    if (mod->pdb_state != 1) /* a reason lost for want of memory is not "no reason" */
         return why ? mod->pdb_why : "";
     uint64_t *hit = why ? NULL : pp_u64map_get(&r->source_cache[caller], ip);
     if (hit)

@@ -233,6 +233,16 @@ prepare(pp_trace_source *r)
 
 const char nt_symbol_oom[] = "?!(out of memory)";
 
+/* nt_source_string, a reason lost for want of memory told as such (the host
+ * counts it: the stage is partial), never as "no reason". */
+static const char *
+source_string(pp_trace_source *r, const nt_method *m, uint64_t ip, uint32_t flags)
+{
+    const char *s = nt_source_string(r, m, ip, flags);
+
+    return s != NULL ? s : nt_symbol_oom;
+}
+
 const char *
 pp_nettrace_symbolize(const pp_trace_source *src, uint64_t ip, uint32_t flags)
 {
@@ -253,7 +263,7 @@ pp_nettrace_symbolize(const pp_trace_source *src, uint64_t ip, uint32_t flags)
         const nt_method *m = &r->methods[lo - 1];
         if (ip - m->start < m->size) {
             if (flags & (PP_SYM_SOURCE | PP_SYM_SOURCE_WHY))
-                return nt_source_string(r, m, ip, flags);
+                return source_string(r, m, ip, flags);
             if (flags & PP_SYM_MODULE_ANY)
                 return nt_module_string(r, m->module_id, flags);
             const char **slot = &r->method_sym[(lo - 1) * 2 + (size_t)sig];
@@ -268,7 +278,7 @@ pp_nettrace_symbolize(const pp_trace_source *src, uint64_t ip, uint32_t flags)
         }
     }
     if (flags & (PP_SYM_SOURCE | PP_SYM_SOURCE_WHY))
-        return nt_source_string(r, NULL, ip, flags);
+        return source_string(r, NULL, ip, flags);
     if (flags & PP_SYM_MODULE_ANY)
         return nt_module_string(r, 0, flags);
     if (r->unresolved_at != r->nmethods) {

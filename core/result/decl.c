@@ -17,6 +17,7 @@ const pp_decl_role pp_decl_roles[] = {
     { PP_COL_FLAG_THREADS, "threads" },
     { PP_COL_FLAG_ROOT_PATH, "root_path" },
     { PP_COL_FLAG_STACK, "stack" },
+    { PP_COL_FLAG_TYPE, "type" },
     { 0, NULL },
 };
 

@@ -10,10 +10,12 @@
 #include <string.h>
 
 #include <perfpipe/perfpipe.h>
+#include <perfpipe/records.h>
 #include <perfpipe/plugin.h>
 
 #include "result/decl.h"
 #include "result/jsonmem.h"
+#include "rules/calltypes.h"
 #include "rules/cells.h"
 #include "rules/derive.h"
 #include "rules/evidence.h"
@@ -35,7 +37,7 @@
  * PP_COL_FLAG_*), its figure of unit "samples", its first figure on an
  * axis, and whether it is keyed by its stack (the stage's stack profile). */
 typedef struct ev_decl {
-    const char *sql, *calls, *async, *threads, *root_path, *stack;
+    const char *sql, *calls, *async, *threads, *root_path, *stack, *type;
     const char *samples, *weight, *weight_axis;
     int keyed_by_stack;
 } ev_decl;
@@ -51,6 +53,7 @@ role_slot(ev_decl *e, uint32_t flag)
     case PP_COL_FLAG_THREADS: return &e->threads;
     case PP_COL_FLAG_ROOT_PATH: return &e->root_path;
     case PP_COL_FLAG_STACK: return &e->stack;
+    case PP_COL_FLAG_TYPE: return &e->type;
     default: return NULL;
     }
 }
@@ -179,6 +182,10 @@ add_derived(json_t *schema, const char *analyzer, json_t *t, const ev_decl *e)
     derived_list(e, list, sizeof list);
     if (add_list(t, list) != 0)
         return -1;
+    if (e->stack != NULL && e->type != NULL && e->weight != NULL &&
+        (pp_ev_callee_types_list(e->weight, list, sizeof list) != 0 ||
+         (v = schema_table(schema, analyzer, "callee_types")) == NULL || add_list(v, list) != 0))
+        return -1;
     if (!e->keyed_by_stack || e->weight == NULL)
         return 0;
     if (callees_list(e, list, sizeof list) != 0 ||
@@ -297,18 +304,6 @@ const char *
 pp_ev_analyzer(const json_t *stage)
 {
     return json_string_value(json_object_get(json_object_get(stage, "analyzer"), "name"));
-}
-
-static const json_t *
-stage_table(const json_t *stage, const char *name)
-{
-    size_t k;
-    json_t *t;
-
-    json_array_foreach(json_object_get(stage, "tables"), k, t)
-        if (strcmp(json_string_value(json_object_get(t, "name")), name) == 0)
-            return t;
-    return NULL;
 }
 
 int
@@ -439,23 +434,6 @@ by_weight(const void *a, const void *b)
     return strcmp(x->callee, y->callee);
 }
 
-/* Add the frames of `col` in `table` to the set `frames` (name -> 0.0). */
-static void
-add_frames(json_t *frames, const json_t *table, const char *col)
-{
-    int ci = table ? pp_ev_raw_col(table, col) : -1;
-    size_t i;
-    json_t *row;
-
-    if (ci < 0)
-        return;
-    json_array_foreach(json_object_get(table, "rows"), i, row) {
-        const char *f = json_string_value(json_array_get(row, (size_t)ci));
-        if (f != NULL && f[0] != '[' && json_object_get(frames, f) == NULL)
-            json_object_set_new(frames, f, json_real(0));
-    }
-}
-
 /* One stack "a;b;c" of weight w and `samples` ticks or samples: each frame
  * of the set it passes through gets w (once), and each distinct frame it
  * calls before the next application frame (one of `app`) gets w in the
@@ -535,24 +513,20 @@ stack_profile(const json_t *stage, ev_decl *e)
     return NULL;
 }
 
-/* The frames the callees view is of: the subjects of the stage's tables
- * that give frame candidates (decl.candidate.frame), but for a table
- * superseded by one the stage has (no candidate comes from it then). */
-static void
-candidate_frames(json_t *frames, const json_t *stage)
+/* The stage's table of one row per stack and type (PP_COL_FLAG_STACK and
+ * PP_COL_FLAG_TYPE), with a figure on an axis; NULL when it has none. */
+static const json_t *
+type_profile(const json_t *stage, ev_decl *e)
 {
     size_t k;
     json_t *t;
 
     json_array_foreach(json_object_get(stage, "tables"), k, t) {
-        const json_t *decl = json_object_get(t, "decl"), *c = json_object_get(decl, "candidate");
-        const char *subject = json_string_value(json_object_get(decl, "subject"));
-        const char *over = json_string_value(json_object_get(c, "superseded_by"));
-
-        if (subject != NULL && json_is_true(json_object_get(c, "frame")) &&
-            (over == NULL || stage_table(stage, over) == NULL))
-            add_frames(frames, t, subject);
+        decl_of_table(t, e);
+        if (e->stack != NULL && e->type != NULL && e->weight != NULL)
+            return t;
     }
+    return NULL;
 }
 
 /* The tables the self_time view reads: the first frame-candidate table
@@ -570,8 +544,8 @@ self_time_tables(const json_t *stage, const json_t **frames, const json_t **stac
         const char *st = json_string_value(json_object_get(c, "stacks"));
 
         if (json_is_true(json_object_get(c, "frame")) && st != NULL &&
-            (over == NULL || stage_table(stage, over) == NULL) &&
-            (*stacks = stage_table(stage, st)) != NULL) {
+            (over == NULL || pp_ev_stage_table(stage, over) == NULL) &&
+            (*stacks = pp_ev_stage_table(stage, st)) != NULL) {
             *frames = t;
             return 1;
         }
@@ -615,15 +589,10 @@ build_callees(const json_t *stage, pp_ev_table *out)
     if (pool)
         psums = json_object();
     if (frames == NULL || sums == NULL || nsums == NULL || (pool && psums == NULL) || app == NULL ||
-        out->columns == NULL || out->rows == NULL || pp_ev_app_frames(stage, app) != 0)
+        out->columns == NULL || out->rows == NULL || pp_ev_app_frames(stage, app) != 0 ||
+        pp_ev_list_columns(list, out->columns) != 0)
         goto out;
-    for (char *save = NULL, *c = strtok_r(list, ",", &save); c != NULL;
-         c = strtok_r(NULL, ",", &save)) {
-        c[strcspn(c, ":")] = '\0';
-        if (json_array_append_new(out->columns, json_string(c)) != 0)
-            goto out;
-    }
-    candidate_frames(frames, stage);
+    pp_ev_candidate_frames(frames, stage);
     if (si >= 0 && wi >= 0)
         json_array_foreach(json_object_get(stacks, "rows"), i, row) {
             const char *s = json_string_value(json_array_get(row, (size_t)si));
@@ -766,14 +735,16 @@ pp_ev_get(pp_ev_cache *c, const json_t *stage, const char *name)
     memset(e, 0, sizeof *e);
     e->stage = stage;
     snprintf(e->name, sizeof e->name, "%s", name);
-    if ((raw = stage_table(stage, name)) != NULL) {
+    if ((raw = pp_ev_stage_table(stage, name)) != NULL) {
         rc = copy_table(raw, &e->t);
     } else if (strcmp(name, "callees") == 0 && stack_profile(stage, &d) != NULL) {
         rc = build_callees(stage, &e->t);
+    } else if (strcmp(name, "callee_types") == 0 && (raw = type_profile(stage, &d)) != NULL) {
+        rc = pp_ev_callee_types(stage, raw, d.stack, d.type, d.weight, d.samples, &e->t);
     } else if (strcmp(name, "self_time") == 0 && stack_profile(stage, &d) != NULL &&
                strcmp(d.weight_axis, PP_AXIS_TIME) == 0 &&
                self_time_tables(stage, &frames, &stacks)) {
-        rc = pp_ev_self_time(frames, stacks, stage_table(stage, "modules"), &e->t);
+        rc = pp_ev_self_time(frames, stacks, pp_ev_stage_table(stage, "modules"), &e->t);
     } else {
         return NULL;
     }

@@ -104,13 +104,19 @@ typedef struct pp_column {
  *  - STACK: a string of ';'-joined frames, outermost first. A table keyed by
  *    its stack column alone is the stage's stack profile: the stage gets
  *    the `callees` view (what each candidate frame calls), weighted by the
- *    table's first figure on an axis. */
+ *    table's first figure on an axis.
+ * ABI 1.8:
+ *  - TYPE: a string, the type of what the row's figures count (an allocated
+ *    type). With a STACK column in the same table (one row per stack and
+ *    type): the stage gets the `callee_types` view (the types each
+ *    candidate frame's calls allocate, docs/rules.md). */
 #define PP_COL_FLAG_SQL         0x2u
 #define PP_COL_FLAG_CALLS       0x4u
 #define PP_COL_FLAG_ASYNC_CALLS 0x8u
 #define PP_COL_FLAG_THREADS     0x10u
 #define PP_COL_FLAG_ROOT_PATH   0x20u
 #define PP_COL_FLAG_STACK       0x40u
+#define PP_COL_FLAG_TYPE        0x80u
 
 /* ABI 1.5: what a table means, declared in the descriptor (pp_analyzer's
  * tables) so that rules, candidates and compare can read a table they were

@@ -17,7 +17,7 @@ static const pp_option_decl alloc_options[] = {
     { "top-stacks", PP_OPT_INT, 0, "1000",
       "rows of by_stack, heaviest first; the rest are summed in one row \"[other stacks]\" (0 = every stack)" },
     { "type-stacks", PP_OPT_BOOL, 0, "false",
-      "emit by_type_stack, every stack per allocated type (pprof's type labels; `perfpipe alloc FILE --format pprof` sets it)" },
+      "by_type_stack (stacks per allocated type) with every row (pprof's type labels; `perfpipe alloc FILE --format pprof` sets it); false: its top-stacks heaviest, the rest in one row" },
     { "fold-generated", PP_OPT_BOOL, 0, "true",
       "attribute lambdas, closures and async state machines to the method that wrote them" },
     { "framework", PP_OPT_STRING_LIST, 0, "System.,Microsoft.,Internal.",

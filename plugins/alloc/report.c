@@ -45,7 +45,7 @@ typedef struct report {
     stack_facts *facts;
     pp_pc_strbuf buf;
     pp_pc_agg by_type, by_frame, by_type_frame, by_type_frame_kind, by_kind;
-    pp_pc_agg by_type_stack; /* only with the type-stacks option */
+    pp_pc_agg by_type_stack; /* every row with the type-stacks option */
     int64_t (*by_stack)[2];  /* [folded id] bytes, samples */
     int64_t no_stack[2];     /* the "[no stack]" row */
     int have_no_stack;
@@ -377,7 +377,7 @@ fold_rows(report *r)
             rc = note_source(r, key[1], bf, f, d[0]);
         if (rc == PP_OK)
             rc = pp_pc_agg_add(&r->by_kind, kind, strlen(kind), d, NULL);
-        if (rc == PP_OK && a->type_stacks)
+        if (rc == PP_OK)
             rc = pp_alloc_type_stack_add(&r->by_type_stack, key[0], f ? f->folded : UINT32_MAX, d);
         stack_v[0] = pp_i64_add_sat(stack_v[0], d[0]);
         stack_v[1] += d[1];
@@ -663,9 +663,10 @@ pp_alloc_report(pp_alloc *a, pp_ctx *ctx, pp_error *err)
         rc = emit_simple(&r, PP_ALLOC_T_BY_KIND, &r.by_kind, 0, 0, 0);
     if (rc == PP_OK)
         rc = emit_by_stack(&r, a->top_stacks);
-    if (rc == PP_OK && a->type_stacks)
+    if (rc == PP_OK) /* every row for pprof's type labels, else as many as by_stack */
         rc = pp_alloc_emit_type_stacks(a->host, ctx, &r.by_type_stack, &a->types, &r.folded,
-                                       NO_STACK_NAME);
+                                       NO_STACK_NAME, a->type_stacks ? 0 : a->top_stacks,
+                                       OTHER_STACKS_NAME);
     if (rc == PP_OK)
         rc = pp_pc_modules_emit(&r.mods, ctx);
     if (rc == PP_OK && r.src)

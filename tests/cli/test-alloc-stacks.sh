@@ -5,7 +5,8 @@
 # what share; `perfpipe alloc FILE` in the table or markdown format keeps
 # `top` of them (as cpu does); folded and speedscope get every stack; a
 # given top-stacks wins. The rows kept are the whole list's first rows, and
-# nothing else in the document moves.
+# nothing else in the document moves but by_type_stack (the same stacks per
+# allocated type, cut the same way).
 set -u
 PERFPIPE=${PERFPIPE:?}
 DATA=${PP_TESTDATA:?}
@@ -45,8 +46,15 @@ else:
     if other[0][2] != sum(r[2] for r in allrows[10:]): bad.append("[other stacks] samples != the rest's")
 msg = fin(ten).get("alloc.stacks_cut", {}).get("message", "")
 if ("10 heaviest of %d" % n) not in msg or ("other %d " % (n - 10)) not in msg: bad.append("finding: %r" % msg)
+# by_type_stack (a stack per allocated type: the rules' callee_types) is cut the same way
+ta = tf["by_type_stack"]["rows"]
+kt, ot = tt["by_type_stack"]["rows"][:10], tt["by_type_stack"]["rows"][10:]
+if kt != ta[:10]: bad.append("by_type_stack: top-stacks=10 rows are not the first 10")
+if len(ot) != 1 or ot[0][0] != "[other stacks]" or ot[0][1] != sum(r[1] for r in ta[10:]) or \
+        ot[0][2] != sum(r[2] for r in ta[10:]):
+    bad.append("by_type_stack: no single [other stacks] row holding the rest: %r" % ot[:2])
 for name in tf:
-    if name != "by_stack" and tf[name] != tt[name]: bad.append("table %s moved" % name)
+    if name not in ("by_stack", "by_type_stack") and tf[name] != tt[name]: bad.append("table %s moved" % name)
 if st(full)["totals"] != st(ten)["totals"]: bad.append("totals moved")
 for r in allrows[:25]:
     if r[0] not in table: bad.append("table lacks stack %s" % r[0][:60]); break

@@ -21,6 +21,7 @@ COLUMNS = {
     ("alloc", "by_type_frame_kind"): "type:string frame:string kind:string bytes:bytes samples:count "
                                      "threads:count",
     ("alloc", "by_stack"): "stack:string bytes:bytes samples:count",
+    ("alloc", "by_type_stack"): "stack:string bytes:bytes samples:count type:string",
     ("cpu", "running"): "method:string samples:count ms:number share:percent",
     ("cpu", "waiting"): "wait:string waiter:string samples:count ms:number share:percent",
     ("cpu", "by_stack"): "stack:string samples:count ms:number",
@@ -84,6 +85,29 @@ def alloc_type(frame, typ, nbytes, kind=None, threads=None):
         t["by_type_frame_kind"] = [[typ, frame, kind, nbytes, 10,
                                     0 if kind == "Small" else (threads or 1)]]
     return doc("alloc", t)
+
+
+def alloc_logger(caller, state):
+    """caller allocates 4 MB itself (the params object[]) and calls an application logger whose
+    Log boxes 6 MB of `state` (tier-1 code: the logging extension frames inlined into the caller);
+    App is the application's module."""
+    sink = "App.Log.Sink.Log"
+    d = doc("alloc", {
+        "by_frame": [[caller, 4_000_000, 10, 40.0], [sink, 6_000_000, 12, 60.0]],
+        "by_stack": [[f"App.Main;{caller}", 4_000_000, 10], [f"App.Main;{caller};{sink}", 6_000_000, 12]],
+        "by_type_stack": [[f"App.Main;{caller}", 4_000_000, 10, "System.Object[]"],
+                          [f"App.Main;{caller};{sink}", 6_000_000, 12, state]]})
+    st = d["stages"][0]
+    fr = next(t for t in st["tables"] if t["name"] == "by_frame")
+    fr["columns"] += [{"name": "module", "type": "string"}, {"name": "call_site", "type": "string"}]
+    for r in fr["rows"]:
+        r += ["App", r[0]]
+    next(t for t in st["tables"] if t["name"] == "by_type_stack")["key"] = []
+    st["tables"].append({"name": "modules", "key": ["module"],
+                         "columns": [{"name": "module", "type": "string"},
+                                     {"name": "class", "type": "string"}],
+                         "rows": [["App", "application"]]})
+    return d
 
 
 POOL = ("System.Threading.Thread.StartCallback;System.Threading.PortableThreadPool+WorkerThread."
@@ -172,8 +196,8 @@ def both(*docs):
     return out
 
 
-def cpu_running(method, share_pct):
-    return doc("cpu", {"running": [[method, 100, 10.0 * share_pct, share_pct],
+def cpu_running(method, share_pct, samples=100):
+    return doc("cpu", {"running": [[method, samples, 10.0 * share_pct, share_pct],
                                    ["App.Hot.Run", 100, 1000.0 - 10.0 * share_pct, 100 - share_pct]],
                        "waiting": [], "by_stack": [["App.Main;App.Hot.Run", 100, 1000.0]]})
 
@@ -431,7 +455,10 @@ CASES = {
                           "App.Queue.Take"),
     "threads.timer-per-call": (
         cpu_callee("App.Http.Call", "System.Threading.TimerQueueTimer..ctor", 10),
-        cpu_callee("App.Http.Call", "System.Threading.PeriodicTimer.WaitForNextTickAsync", 10),
+        # a shared timer; and the process's first timer made once, whose arming starts the timer
+        # thread (21 ms of Change waiting in Thread.StartCore on a loaded machine)
+        [cpu_callee("App.Http.Call", "System.Threading.PeriodicTimer.WaitForNextTickAsync", 10),
+         cpu_callee("App.Jobs.StartSweep", "System.Threading.TimerQueueTimer.Change", 21, total_ms=100.0)],
         "App.Http.Call"),
     "threads.queue-backlog": (counters(counter("threadpool.queue_length", 40, 500)),
                               counters(counter("threadpool.queue_length", 1, 5)), None),
@@ -503,6 +530,19 @@ EXTRA_CASES = {
         cpu_callee("App.Keys.Build", "System.Enum.ToString", 9),
         [cpu_callee("App.Keys..cctor", "System.Enum.GetNames", 55, total_ms=500.0),
          cpu_callee("App.Keys..cctor", "System.Enum.GetName", 55, total_ms=10.0)], "App.Keys.Build"),
+    # every logging frame inlined by tier 1: what is left is the FormattedLogValues state the
+    # application's own logger boxes (alloc's by_type_stack: the callee_types view); a state made
+    # by LoggerMessage.Define is the fix
+    "log.no-source-generator#types": (
+        alloc_logger("App.Orders.Ship", "Microsoft.Extensions.Logging.FormattedLogValues"),
+        alloc_logger("App.Orders.Ship", "Microsoft.Extensions.Logging.LoggerMessage+LogValues`2"),
+        "App.Orders.Ship"),
+    # the finalizer thread's own time at 4 % of the process's (many other costs beside it); a
+    # framework finalizer run twice is not a backlog
+    "gc.finalizer-backlog#cpu": (
+        cpu_running("App.NativeHandle.Finalize", 4, samples=25),
+        cpu_running("System.Reflection.Emit.DynamicResolver.Finalize", 4, samples=2),
+        "App.NativeHandle.Finalize"),
     "log.no-source-generator#tier1": (
         cpu_callee("App.Orders.Ship", "Microsoft.Extensions.Logging.FormattedLogValues..ctor", 30),
         cpu_callee("App.Orders.Ship", "Microsoft.Extensions.Logging.LoggerMessage+<>c__DisplayClass10_0`2.<Define>b__1",
