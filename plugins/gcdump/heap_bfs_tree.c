@@ -189,13 +189,15 @@ parent_pos(const hc_bfs_tree *t, uint32_t p)
 }
 
 /* Targets found in queue positions [p0, p1) (p0 a multiple of CK): their
- * positions and nodes, ascending, at most `left` of them. */
+ * positions and nodes, ascending. Both parts stop once the two together
+ * have found all `left` targets (*total). */
 typedef struct scan_job {
     const hc_bfs_tree *t;
     const uint64_t *want;
     uint32_t p0, p1, left;
     uint32_t *pos, *node; /* [left] */
     uint32_t found;
+    _Atomic uint32_t *total;
 } scan_job;
 
 static void
@@ -204,11 +206,14 @@ scan_run(void *arg)
     scan_job *j = arg;
     size_t k = j->p0 < j->p1 ? j->t->ck[j->p0 / CK] : 0;
     uint32_t w = 0;
-    for (uint32_t p = j->p0; p < j->p1 && j->found < j->left; p++) {
+    for (uint32_t p = j->p0; p < j->p1; p++) {
+        if ((p & 4095) == 0 && atomic_load_explicit(j->total, memory_order_relaxed) >= j->left)
+            break;
         w = hc_delta_get(j->t->queue, &k, w);
         if (bit_get(j->want, w)) {
             j->pos[j->found] = p;
             j->node[j->found++] = w;
+            atomic_fetch_add_explicit(j->total, 1, memory_order_relaxed);
         }
     }
 }
@@ -259,8 +264,11 @@ hc_bfs_tree_paths(hc_bfs_tree *t, const uint32_t *targets, uint32_t ntargets, ui
      * order, up to the first node whose parent is already set (the paths
      * share their upper parts). */
     uint32_t half = t->nreach / 2 / CK * CK;
-    scan_job ja = { t, want, 0, half, left, found, found + left, 0 }, jb = {
-        t, want, half, t->nreach, left, found + 2 * (size_t)left, found + 3 * (size_t)left, 0
+    _Atomic uint32_t total;
+    atomic_init(&total, 0);
+    scan_job ja = { t, want, 0, half, left, found, found + left, 0, &total }, jb = {
+        t, want,  half, t->nreach, left, found + 2 * (size_t)left, found + 3 * (size_t)left,
+        0, &total
     };
     hc_run2(scan_run, &ja, &jb, left ? t->nreach : 0);
     for (int h = 0; h < 2; h++) {
