@@ -92,6 +92,22 @@ hc_run2(void (*fn)(void *), void *a, void *b, uint64_t work)
         fn(b);
 }
 
+void
+hc_rpo_decode(const uint8_t *coded, uint32_t nr, uint8_t *rpo, unsigned width)
+{
+    uint32_t w = 0;
+    size_t k = 0;
+    for (uint32_t i = 0; i < nr; i++) {
+        w = hc_delta_get(coded, &k, w);
+        uint8_t *p = rpo + (size_t)i * width;
+        p[0] = (uint8_t)w;
+        p[1] = (uint8_t)(w >> 8);
+        p[2] = (uint8_t)(w >> 16);
+        if (width == 4)
+            p[3] = (uint8_t)(w >> 24);
+    }
+}
+
 size_t
 hc_base_name_len(const char *name)
 {

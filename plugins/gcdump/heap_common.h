@@ -137,10 +137,14 @@ int hc_dominators(const pp_heap_snapshot *s, hc_dom *d);
  * dominator tree's children instead of ipre, as hc_dom_children(*ipre,
  * *nreach, first, size) would make them with first = *spare8 and size =
  * first + node_count (built beside the pass's last steps). All three are
- * the caller's to free. PP_OK or PP_ENOMEM (then nothing is left
- * allocated). */
+ * the caller's to free. beside (may be NULL) is a job of the caller's,
+ * run once beside the semidominators (the second core is idle there),
+ * before the pass returns PP_OK; if it returns other than PP_OK, so does
+ * the pass. PP_OK or PP_ENOMEM (then nothing of the pass's is left
+ * allocated; beside may or may not have run). */
 int hc_dom_core(const pp_heap_snapshot *s, int packed, int lists, void **rpo, unsigned *rpo_bytes,
-                uint32_t **ipre, uint64_t **spare8, uint32_t *nreach);
+                uint32_t **ipre, uint64_t **spare8, uint32_t *nreach, int (*beside)(void *),
+                void *beside_arg);
 
 /* Dominator-tree children as lists over preorder numbers: first[p] is p's
  * first child, and next[w], written over ipre[w] (read here for the last
@@ -153,6 +157,12 @@ void hc_dom_children(uint32_t *ipre_next, uint32_t nr, uint32_t *first, uint32_t
  * beside other work by the caller, with hc_set_ones). */
 void hc_dom_children_sized(uint32_t *ipre_next, uint32_t nr, uint32_t *first, uint32_t *size);
 void hc_set_ones(uint32_t *a, uint32_t n);
+
+/* rpo (preorder -> node) is written once, in order, by the DFS and read
+ * again only when the dominator pass hands it out: in between it is
+ * delta-coded (on the bench heap 92 % of the differences are below 16).
+ * This writes its nr entries out in width (3 or 4) bytes each. */
+void hc_rpo_decode(const uint8_t *coded, uint32_t nr, uint8_t *rpo, unsigned width);
 
 /* Entry c of a 3- or 4-byte rpo of hc_dom_core (little-endian). */
 static inline uint32_t
@@ -196,6 +206,13 @@ void hc_spare_free(hc_spare *sp);
  * the figures are the same. */
 int hc_retained_summary(const pp_heap_snapshot *s, const hc_keys *k, uint64_t *out, uint32_t *best,
                         uint64_t *reach_bytes, uint32_t *nreach, hc_spare *spare);
+/* hc_retained_summary with the caller's job beside the dominator pass's
+ * semidominators (hc_dom_core's beside): k, out and best are read only
+ * after it ran, so it may build k (out and best then need room for the
+ * most keys there can be, one a type). */
+int hc_retained_summary_beside(const pp_heap_snapshot *s, const hc_keys *k, uint64_t *out,
+                               uint32_t *best, uint64_t *reach_bytes, uint32_t *nreach,
+                               hc_spare *spare, int (*beside)(void *), void *beside_arg);
 
 /* A sequence of node indices written once, in order, as the difference
  * to the previous one (the DFS's and the BFS's orders keep most of them
@@ -254,7 +271,8 @@ int hc_bfs_parents(const pp_heap_snapshot *s, uint32_t **parent);
  * valid until the tree is freed; without a thread, hc_bfs_tree_paths does
  * it). hc_bfs_tree_paths waits for it, then fills parent[node_count]
  * (the caller's) with hc_bfs_parents' parents on the paths from each
- * reachable target to the root (parent[root] = root), HC_NONE elsewhere.
+ * reachable target to the root (parent[root] = root), HC_NONE at each
+ * target not reached; the other entries are left as they were.
  * PP_ENOMEM when the search could not be held. hc_bfs_tree_free stops the
  * search if it runs and frees the tree, whatever came before. */
 typedef struct hc_bfs_tree {

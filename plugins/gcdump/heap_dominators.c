@@ -45,20 +45,6 @@ pair_get(const uint8_t *p, unsigned b)
     return b == 4 ? v | (uint32_t)p[3] << 24 : v;
 }
 
-/* rpo (preorder -> node) is written once, in order, by the DFS and read
- * again only when the pass hands it out: in between it is delta-coded
- * (heap_common.h; on the bench heap 92 % of the differences are below 16). */
-static void
-rpo_decode(const uint8_t *b, uint32_t nr, uint8_t *rpo, unsigned width)
-{
-    uint32_t w = 0;
-    size_t k = 0;
-    for (uint32_t i = 0; i < nr; i++) {
-        w = hc_delta_get(b, &k, w);
-        pair_put(rpo + (size_t)i * width, w, width);
-    }
-}
-
 /* Depth-first preorder from the root with DFS-tree parents. Most heap
  * objects have one referrer (92 % of the bench heap): the edge that first
  * reaches a node is its DFS-tree edge, and a node no other edge reaches has
@@ -578,6 +564,8 @@ typedef struct side_job {
     const uint8_t *rpo8; /* SIDE_RPO */
     uint8_t *rpo;
     unsigned width;
+    int (*beside)(void *); /* SIDE_ONES: then this (may be NULL), */
+    void *beside_arg;      /* its PP_OK or not in rc */
 } side_job;
 
 enum { SIDE_SEMI, SIDE_ONES, SIDE_CHILDREN, SIDE_RPO };
@@ -590,13 +578,17 @@ side_run(void *p)
     case SIDE_SEMI:
         j->rc = semidominators(j->nf, j->fmulti, j->nmulti, j->pstart, j->preds, j->cand, j->al);
         break;
-    case SIDE_ONES: hc_set_ones(j->size, j->nr); break;
+    case SIDE_ONES:
+        if (j->size)
+            hc_set_ones(j->size, j->nr);
+        j->rc = j->beside ? j->beside(j->beside_arg) : PP_OK;
+        break;
     case SIDE_CHILDREN:
         if (!j->ones_done)
             hc_set_ones(j->size, j->nr);
         hc_dom_children_sized(j->ipre_next, j->nr, j->first, j->size);
         break;
-    case SIDE_RPO: rpo_decode(j->rpo8, j->nr, j->rpo, j->width); break;
+    case SIDE_RPO: hc_rpo_decode(j->rpo8, j->nr, j->rpo, j->width); break;
     }
 }
 
@@ -653,7 +645,8 @@ decode_and_lists(const uint8_t *rpo8, uint8_t *rpo, unsigned width, uint32_t nr,
  * 16 bytes (its start already touched). All three are the caller's. */
 int
 hc_dom_core(const pp_heap_snapshot *s, int packed, int lists, void **rpo_out,
-            unsigned *rpo_bytes_out, uint32_t **ipre_out, uint64_t **spare8, uint32_t *nreach)
+            unsigned *rpo_bytes_out, uint32_t **ipre_out, uint64_t **spare8, uint32_t *nreach,
+            int (*beside)(void *), void *beside_arg)
 {
     uint32_t n = s->node_count, nr, nmulti, nf;
     size_t nn = n ? n : 1, words = nn / 64 + 1, rpo_len = 0;
@@ -746,12 +739,13 @@ hc_dom_core(const pp_heap_snapshot *s, int packed, int lists, void **rpo_out,
                       .preds = preds,
                       .cand = cand,
                       .al = al },
-             ones = { .what = SIDE_ONES, .size = size, .nr = nr };
-    if (ones_beside)
-        hc_run2(side_run, &semi, &ones, nr);
-    else
-        side_run(&semi);
-    if (semi.rc != PP_OK)
+             ones = { .what = SIDE_ONES,
+                      .size = ones_beside ? size : NULL,
+                      .nr = nr,
+                      .beside = beside,
+                      .beside_arg = beside_arg };
+    hc_run2(side_run, &semi, &ones, ones_beside || beside ? nr : 0); /* 0: one after the other */
+    if (semi.rc != PP_OK || ones.rc != PP_OK)
         goto oom;
     free(pstart);
     free(fmulti);

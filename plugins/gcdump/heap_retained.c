@@ -29,7 +29,7 @@ hc_dominators(const pp_heap_snapshot *s, hc_dom *d)
     uint64_t *retained;
     void *rpo;
     unsigned rb;
-    if (hc_dom_core(s, 0, 0, &rpo, &rb, &d->ipre, &retained, &nr) != PP_OK)
+    if (hc_dom_core(s, 0, 0, &rpo, &rb, &d->ipre, &retained, &nr, NULL, NULL) != PP_OK)
         return PP_ENOMEM;
     /* After the pass, not beside it: its peak is the larger. */
     uint32_t *idom = malloc(nn * sizeof(uint32_t));
@@ -291,13 +291,19 @@ int
 hc_retained_summary(const pp_heap_snapshot *s, const hc_keys *k, uint64_t *out, uint32_t *best,
                     uint64_t *reach_bytes, uint32_t *nreach, hc_spare *spare)
 {
+    return hc_retained_summary_beside(s, k, out, best, reach_bytes, nreach, spare, NULL, NULL);
+}
+
+int
+hc_retained_summary_beside(const pp_heap_snapshot *s, const hc_keys *k, uint64_t *out,
+                           uint32_t *best, uint64_t *reach_bytes, uint32_t *nreach, hc_spare *spare,
+                           int (*beside)(void *), void *beside_arg)
+{
     uint32_t *ipre, nr;
     uint8_t *rpo;
     unsigned rb;
     void *rpo_block;
     uint64_t *spare8;
-    uint32_t nk = k->nkeys ? k->nkeys : 1;
-    memset(out, 0, k->nkeys * sizeof(uint64_t));
     *reach_bytes = 0;
     *nreach = 0;
     /* rpo packed: the walk holds it beside the snapshot, the children
@@ -306,8 +312,11 @@ hc_retained_summary(const pp_heap_snapshot *s, const hc_keys *k, uint64_t *out, 
      * from the pass (in spare8 and over ipre, built beside its last
      * steps); the retained sizes are summed on the way back up the walk,
      * so no node array holds them. */
-    if (hc_dom_core(s, 1, 1, &rpo_block, &rb, &ipre, &spare8, &nr) != PP_OK)
+    if (hc_dom_core(s, 1, 1, &rpo_block, &rb, &ipre, &spare8, &nr, beside, beside_arg) != PP_OK)
         return PP_ENOMEM;
+    /* k is read from here on: beside may have built it. */
+    uint32_t nk = k->nkeys ? k->nkeys : 1;
+    memset(out, 0, k->nkeys * sizeof(uint64_t));
     rpo = rpo_block;
     size_t nn = s->node_count ? s->node_count : 1;
     uint32_t *first = (uint32_t *)(void *)spare8, *next = ipre, *size = first + nn;

@@ -685,9 +685,10 @@ END_TEST
 
 /* The BFS tree's paths against the full search, on the real fixture:
  * every parent on the way from each target to the root is the full
- * search's (what the sample paths print) and no other is set, built on a
- * thread and on the caller's, targets spread over the node indices, the
- * root among them and one given twice. */
+ * search's (what the sample paths print), a target not reached reads
+ * HC_NONE and no other entry is written, built on a thread and on the
+ * caller's, the queue scanned in one part and in two at once, targets
+ * spread over the node indices, the root among them and one given twice. */
 START_TEST(test_bfs_tree_real_fixture)
 {
     char path[4096];
@@ -704,10 +705,13 @@ START_TEST(test_bfs_tree_real_fixture)
     targets[nt++] = targets[3];
     targets[nt++] = n - 1;
     uint32_t steps = 0, reached = 0;
+    uint64_t split_min = hc_split_min;
     for (int threaded = 0; threaded < 2; threaded++) {
         hc_bfs_tree tree;
         uint32_t *tp = malloc((size_t)n * sizeof(uint32_t));
         ck_assert(tp);
+        memset(tp, 0xab, (size_t)n * sizeof(uint32_t)); /* what the caller's buffer held */
+        hc_split_min = threaded ? 0 : UINT64_MAX;
         if (threaded) {
             hc_bfs_tree_start(&tree, s);
         } else {
@@ -717,17 +721,21 @@ START_TEST(test_bfs_tree_real_fixture)
         }
         ck_assert_int_eq(hc_bfs_tree_paths(&tree, targets, nt, tp), 0);
         hc_bfs_tree_free(&tree);
+        hc_split_min = split_min;
         uint32_t set = 0, on_paths = 0;
         for (uint32_t v = 0; v < n; v++)
-            set += tp[v] != HC_NONE;
+            set += tp[v] != 0xababababu;
         ck_assert_uint_eq(tp[s->root], s->root);
         uint8_t *mark = calloc(n, 1);
         ck_assert(mark);
         for (uint32_t i = 0; i < nt; i++) {
             uint32_t v = targets[i];
             ck_assert_msg((tp[v] == HC_NONE) == (full[v] == HC_NONE), "target %u reached", v);
-            if (full[v] == HC_NONE)
+            if (full[v] == HC_NONE) {
+                on_paths += !mark[v]; /* written: HC_NONE */
+                mark[v] = 1;
                 continue;
+            }
             reached++;
             for (uint32_t depth = 0; v != s->root; depth++) {
                 ck_assert_msg(tp[v] == full[v], "node %u: parent %u, full search %u", v, tp[v],
