@@ -116,7 +116,7 @@ fold_typed_stack(json_t *frames, const json_t *app, json_t *sums, json_t *nsums,
         json_t *tot = json_object_get(frames, names[i]);
         const char *via = "";
         size_t apps = 0;
-        char key[4096];
+        char *key;
 
         if (tot == NULL || json_object_get(seen, names[i]) != NULL)
             continue;
@@ -130,8 +130,16 @@ fold_typed_stack(json_t *frames, const json_t *app, json_t *sums, json_t *nsums,
             }
         if (apps >= 2)
             continue;
-        snprintf(key, sizeof key, "%s\x1f%s\x1f%s", names[i], type, via);
+        /* sized to the names: a fixed buffer would cut a long generic
+         * frame's key and lose the separators emit_rows splits on */
+        key = malloc(strlen(names[i]) + strlen(type) + strlen(via) + 3);
+        if (key == NULL) {
+            rc = -1;
+            break;
+        }
+        sprintf(key, "%s\x1f%s\x1f%s", names[i], type, via);
         rc = add_sum(sums, nsums, key, w, ns);
+        free(key);
     }
     json_decref(seen);
     return rc;
@@ -170,14 +178,20 @@ emit_rows(const json_t *frames, const json_t *sums, const json_t *nsums, int rea
     }
     qsort(v, n, sizeof *v, by_weight);
     for (size_t i = 0; i < n && rc == 0; i++) {
-        char buf[4096], *type, *via;
+        char *buf = strdup(v[i].key), *type, *via;
         json_t *r = json_array();
         double tot;
 
-        snprintf(buf, sizeof buf, "%s", v[i].key);
-        type = strchr(buf, '\x1f');
+        /* the key holds two separators by construction (fold_typed_stack);
+         * a NULL here is strdup's */
+        if (buf == NULL || (type = strchr(buf, '\x1f')) == NULL ||
+            (via = strchr(type + 1, '\x1f')) == NULL) {
+            free(buf);
+            json_decref(r);
+            rc = -1;
+            break;
+        }
         *type++ = '\0';
-        via = strchr(type, '\x1f');
         *via++ = '\0';
         tot = json_real_value(json_object_get(frames, buf));
         rc |= r == NULL || json_array_append_new(r, json_string(buf)) != 0 ||
@@ -189,6 +203,7 @@ emit_rows(const json_t *frames, const json_t *sums, const json_t *nsums, int rea
               json_array_append_new(
                   r, json_integer(json_integer_value(json_object_get(nsums, v[i].key)))) != 0 ||
               json_array_append_new(out->rows, r) != 0;
+        free(buf);
     }
     free(v);
     return rc ? -1 : 0;

@@ -133,6 +133,19 @@ assert not [t for t in c if c[t][0]], {t: c[t][0] for t in c if c[t][0]}
 print("no rule on", ", ".join(sorted(c)))
 PY
 
+# A frame name longer than any fixed key buffer (a deep generic instantiation): the view keys its
+# sums by frame, type and via together, so a cut key lost its separators (a crash before).
+long=$(printf 'X%.0s' $(seq 5000))
+sed "s/App\.Orders\.Ship/App.Orders.Ship$long/g" "$tmp/both.json" >"$tmp/long.json" &&
+run "a 5,000-character frame: candidates" "$PERFPIPE" candidates "$tmp/long.json" --format json \
+  -o "$tmp/long.cand.json" &&
+check "a 5,000-character frame is still a candidate" "$tmp/long.cand.json" "$tmp" <<'PY'
+import sys; sys.path.insert(0, sys.argv[2]); from cand import cands
+c = cands(sys.argv[1])
+t = [t for t in c if t.startswith("App.Orders.Ship")]
+assert len(t) == 1, [len(x) for x in t]  # the candidate names it in its first 511 bytes
+PY
+
 python3 "$tmp/doc.py" "$tmp/alloc.json" both "$tmp/cpu.json" &&
 run "named across stages: candidates" "$PERFPIPE" candidates "$tmp/alloc.json" "$tmp/cpu.json" \
   --format json -o "$tmp/cross.cand.json" &&
